@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# install-deps.sh: installs the Debian packages flexlet builds, tests and runs with, and only
+# those that are missing. The one place the project's dependencies are listed (docs/dependencies.md
+# says why each was chosen).
+set -euo pipefail
+
+packages=(
+        build-essential pkg-config clang clang-format cppcheck libclang-rt-14-dev
+        libjansson-dev libsqlite3-dev libmicrohttpd-dev libgnutls28-dev libcurl4-gnutls-dev
+        libcmocka-dev
+        openssl curl
+)
+
+missing=()
+for p in "${packages[@]}"; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+        if [ "$(id -u)" -ne 0 ]; then
+                echo "install-deps: missing packages: ${missing[*]} (run as root to install)" >&2
+                exit 1
+        fi
+        echo "install-deps: installing ${missing[*]}" >&2
+        export DEBIAN_FRONTEND=noninteractive
+        apt-get update -qq >/dev/null
+        apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi

@@ -1,0 +1,60 @@
+/* json.c: small jansson helpers (path lookup, ensure, compact dump). */
+#include <string.h>
+
+#include "base/alloc.h"
+#include "base/json.h"
+
+json_t *json_path(const json_t *root, const char *dotted)
+{
+        const json_t *cur = root;
+        const char *p = dotted;
+
+        while (cur && *p) {
+                const char *dot = strchr(p, '.');
+                size_t n = dot ? (size_t) (dot - p) : strlen(p);
+                char key[256];
+
+                if (!json_is_object(cur) || n >= sizeof(key))
+                        return NULL;
+                memcpy(key, p, n);
+                key[n] = '\0';
+                cur = json_object_get(cur, key);
+                p += n + (dot ? 1 : 0);
+        }
+        return (json_t *) cur;
+}
+
+const char *json_path_string(const json_t *root, const char *dotted)
+{
+        return json_string_value(json_path(root, dotted));
+}
+
+json_t *json_object_ensure(json_t *obj, const char *key)
+{
+        json_t *v = json_object_get(obj, key);
+
+        if (json_is_object(v))
+                return v;
+        v = json_object();
+        json_object_set_new(obj, key, v);
+        return v;
+}
+
+char *json_dump_compact(const json_t *v)
+{
+        char *s = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+        if (!s)
+                s = xstrdup("null");
+        return s;
+}
+
+bool json_is_empty(const json_t *v)
+{
+        if (!v || json_is_null(v))
+                return true;
+        if (json_is_object(v))
+                return json_object_size(v) == 0;
+        if (json_is_array(v))
+                return json_array_size(v) == 0;
+        return false;
+}

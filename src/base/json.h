@@ -1,0 +1,26 @@
+/* json.h: jansson helpers used across subsystems: cleanup, path lookup, typed getters.
+ * Every object in flexlet is a jansson json_t between decode and encode; the schema
+ * (api/schema.h) says what shape each kind has. */
+#ifndef FLEXLET_BASE_JSON_H
+#define FLEXLET_BASE_JSON_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include "base/macro.h"
+
+/* jansson 2.14 provides json_decrefp. */
+#define cleanup_json __attribute__((cleanup(json_decrefp)))
+
+/* Follows a dotted path of object keys ("metadata.name"); NULL when any step is missing. */
+json_t *json_path(const json_t *root, const char *dotted);
+/* The string at a dotted path, or NULL when absent or not a string. */
+const char *json_path_string(const json_t *root, const char *dotted);
+/* Gets or creates the object at key (replacing a non-object value). Borrowed reference. */
+json_t *json_object_ensure(json_t *obj, const char *key);
+/* Serialises compactly with sorted keys off (insertion order kept); caller frees. */
+char *json_dump_compact(const json_t *v);
+/* True when v is NULL, JSON null, an empty object or an empty array. */
+bool json_is_empty(const json_t *v);
+
+#endif

@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# run-all.sh: the whole test suite, as `make test` runs it:
+#   1. build, then the cmocka unit tests;
+#   2. the same unit tests built with clang under AddressSanitizer + UBSan;
+#   3. a short libFuzzer run of every fuzz target over its seed corpus;
+#   4. black-box API tests: `flexlet serve` on loopback driven by the real kubectl.
+# Every step reports TAP lines ("ok N - name" / "not ok N - name"); this script counts them and
+# ends with "N passed, N failed". A binary that dies without reporting counts as one failure.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+passed=0
+failed=0
+log_dir=$(mktemp -d /tmp/flexlet-tests.XXXXXX)
+
+# count_tap NAME LOGFILE EXIT_CODE: adds the TAP results of one runner to the totals.
+count_tap() {
+        local name=$1 log=$2 rc=$3 ok notok
+        ok=$(grep -cE '^ok ' "$log" || true)
+        notok=$(grep -cE '^not ok ' "$log" || true)
+        passed=$((passed + ok))
+        failed=$((failed + notok))
+        if [ "$notok" -gt 0 ]; then
+                echo "--- $name: $notok failed"
+                grep -E '^not ok |^# ' "$log" | head -40
+        fi
+        if [ "$rc" -ne 0 ] && [ "$notok" -eq 0 ]; then
+                failed=$((failed + 1))
+                echo "--- $name: exited $rc without reporting a failure"
+                tail -20 "$log"
+        fi
+}
+
+# build_step NAME COMMAND...: a build that fails counts as one failure.
+build_step() {
+        local name=$1
+        shift
+        if "$@" >"$log_dir/$name.build" 2>&1; then
+                return 0
+        fi
+        echo "--- build $name failed"
+        tail -30 "$log_dir/$name.build"
+        failed=$((failed + 1))
+        return 1
+}
+
+run_units() {
+        local dir=$1 label=$2 t log
+        for t in $(find "$dir/tests/unit" -type f -perm -u+x -name 'test-*' 2>/dev/null | sort); do
+                log="$log_dir/$label-$(basename "$t").log"
+                CMOCKA_MESSAGE_OUTPUT=TAP "$t" >"$log" 2>&1
+                count_tap "$label $(basename "$t")" "$log" $?
+        done
+}
+
+nproc=$(nproc 2>/dev/null || echo 2)
+
+echo "== unit tests"
+if build_step unit make -j"$nproc" all unit-tests; then
+        run_units build unit
+fi
+
+echo "== unit tests under ASan+UBSan"
+if build_step asan make -j"$nproc" test-asan; then
+        ASAN_OPTIONS=detect_leaks=1 run_units build-asan asan
+fi
+
+echo "== fuzz smoke"
+if build_step fuzz make -j"$nproc" fuzz-build; then
+        for f in build-fuzz/tests/fuzz/fuzz-*; do
+                [ -x "$f" ] || continue
+                name=$(basename "$f")
+                corpus="tests/fuzz/corpus/${name#fuzz-}"
+                work=$(mktemp -d)
+                cp -r "$corpus"/. "$work"/ 2>/dev/null
+                if "$f" -max_total_time=15 -rss_limit_mb=1024 "$work" >"$log_dir/$name.log" 2>&1; then
+                        echo "ok 1 - $name" >"$log_dir/$name.tap"
+                else
+                        echo "not ok 1 - $name" >"$log_dir/$name.tap"
+                        tail -30 "$log_dir/$name.log" | sed 's/^/# /' >>"$log_dir/$name.tap"
+                fi
+                rm -rf "$work"
+                count_tap "$name" "$log_dir/$name.tap" 0
+        done
+fi
+
+echo "== API tests (real kubectl against flexlet serve)"
+for t in tests/api/test-*.sh; do
+        [ -f "$t" ] || continue
+        log="$log_dir/$(basename "$t").log"
+        bash "$t" >"$log" 2>&1
+        count_tap "$(basename "$t")" "$log" $?
+done
+
+echo "logs: $log_dir"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
