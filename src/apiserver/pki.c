@@ -1,0 +1,920 @@
+/* pki.c: creates and loads the API server's CA, serving certificate and admin token under
+ * DATA_DIR/pki/, and writes DATA_DIR/kubeconfig (see pki.h for the layout and the rules).
+ * Certificates and keys are made with GnuTLS; randomness comes from gnutls_rnd(). This file does
+ * not serve TLS: the HTTP server takes the PEM text from the accessors. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <gnutls/crypto.h>
+#include <gnutls/gnutls.h>
+#include <gnutls/x509.h>
+
+#include "apiserver/pki.h"
+#include "base/alloc.h"
+#include "base/strbuf.h"
+
+#define PKI_DIR          "pki"
+#define CA_KEY_FILE      "ca.key"
+#define CA_CERT_FILE     "ca.crt"
+#define SERVER_KEY_FILE  "server.key"
+#define SERVER_CERT_FILE "server.crt"
+#define TOKEN_FILE       "admin.token"
+#define KUBECONFIG_FILE  "kubeconfig"
+#define CA_COMMON_NAME   "flexlet-ca"
+#define SERVER_CN        "flexlet-apiserver"
+#define DAY_SECONDS      ((time_t) 24 * 60 * 60)
+#define CA_LIFETIME      (10 * 365 * DAY_SECONDS)
+#define SERVER_LIFETIME  (365 * DAY_SECONDS)
+#define RENEW_BEFORE     (30 * DAY_SECONDS)
+/* Certificates start a little in the past so a client whose clock runs behind still accepts
+ * them (kubeadm backdates its certificates by the same five minutes). */
+#define BACKDATE      ((time_t) 5 * 60)
+#define TOKEN_BYTES   32
+#define MAX_TOKEN_LEN 1024
+#define MAX_PEM_FILE  (64 * 1024)
+#define MAX_DNS_NAME  253
+#define SHA256_LEN    32
+
+struct pki {
+        char *ca_cert_pem;
+        char *server_cert_pem;
+        char *server_key_pem;
+        char *token;
+        unsigned char token_digest[SHA256_LEN];
+};
+
+struct ip_san {
+        unsigned char addr[16];
+        size_t len; /* 4 or 16 */
+};
+
+/* A certificate with its private key, both parsed and as PEM text. */
+struct credential {
+        gnutls_x509_crt_t crt;
+        gnutls_x509_privkey_t key;
+        char *crt_pem;
+        char *key_pem;
+};
+
+static void credential_release(struct credential *c)
+{
+        if (c->crt)
+                gnutls_x509_crt_deinit(c->crt);
+        if (c->key)
+                gnutls_x509_privkey_deinit(c->key);
+        free(c->crt_pem);
+        if (c->key_pem)
+                gnutls_memset(c->key_pem, 0, strlen(c->key_pem));
+        free(c->key_pem);
+        *c = (struct credential){ 0 };
+}
+
+#define cleanup_credential __attribute__((cleanup(credential_release)))
+
+/* ---- files ---- */
+
+/* Reads dfd/name (dir names dfd in messages). A missing file is not an error: *ret = NULL. The
+ * text is NUL-terminated; files over MAX_PEM_FILE are refused. A secret file that group or others
+ * may read is narrowed to 0600 first. */
+static int read_small_file(int dfd, const char *dir, const char *name, bool secret, char **ret,
+                           size_t *ret_len, struct error **reterr)
+{
+        cleanup_close int fd = -1;
+        cleanup_free char *buf = NULL;
+        struct stat st;
+        size_t len = 0;
+
+        fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+        if (fd < 0) {
+                if (errno == ENOENT) {
+                        *ret = NULL;
+                        if (ret_len)
+                                *ret_len = 0;
+                        return 0;
+                }
+                return error_set(reterr, errno, "reading \"%s/%s\": %s", dir, name,
+                                 strerror(errno));
+        }
+        if (fstat(fd, &st) < 0)
+                return error_set(reterr, errno, "reading \"%s/%s\": %s", dir, name,
+                                 strerror(errno));
+        if (!S_ISREG(st.st_mode))
+                return error_set(reterr, EINVAL, "reading \"%s/%s\": not a regular file", dir,
+                                 name);
+        if (secret && (st.st_mode & 077) && fchmod(fd, 0600) < 0)
+                return error_set(reterr, errno, "setting the mode of \"%s/%s\": %s", dir, name,
+                                 strerror(errno));
+        buf = xmalloc(MAX_PEM_FILE + 1);
+        for (;;) {
+                ssize_t n = read(fd, buf + len, MAX_PEM_FILE + 1 - len);
+                if (n < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        return error_set(reterr, errno, "reading \"%s/%s\": %s", dir, name,
+                                         strerror(errno));
+                }
+                if (n == 0)
+                        break;
+                len += (size_t) n;
+                if (len > MAX_PEM_FILE)
+                        return error_set(reterr, EFBIG, "reading \"%s/%s\": larger than %d bytes",
+                                         dir, name, MAX_PEM_FILE);
+        }
+        buf[len] = '\0';
+        *ret = TAKE_PTR(buf);
+        if (ret_len)
+                *ret_len = len;
+        return 0;
+}
+
+static int write_all(int fd, const char *data, size_t len)
+{
+        while (len > 0) {
+                ssize_t n = write(fd, data, len);
+                if (n < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        return -errno;
+                }
+                data += n;
+                len -= (size_t) n;
+        }
+        return 0;
+}
+
+/* Replaces dfd/name with data: writes ".name.tmp", fsyncs it, renames it over name and fsyncs
+ * the directory, so readers and crashes see the old or the new content, never a mix. */
+static int write_file_atomic(int dfd, const char *dir, const char *name, const char *data,
+                             size_t len, mode_t mode, struct error **reterr)
+{
+        cleanup_free char *tmp = xasprintf(".%s.tmp", name);
+        cleanup_close int fd = -1;
+        int r;
+
+        if (unlinkat(dfd, tmp, 0) < 0 && errno != ENOENT)
+                return error_set(reterr, errno, "writing \"%s/%s\": %s", dir, tmp, strerror(errno));
+        fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode);
+        if (fd < 0)
+                return error_set(reterr, errno, "writing \"%s/%s\": %s", dir, tmp, strerror(errno));
+        /* The umask must not change the mode we promise. */
+        if (fchmod(fd, mode) < 0) {
+                r = -errno;
+                goto fail;
+        }
+        r = write_all(fd, data, len);
+        if (r < 0)
+                goto fail;
+        if (fsync(fd) < 0) {
+                r = -errno;
+                goto fail;
+        }
+        if (close(TAKE_FD(fd)) < 0) {
+                r = -errno;
+                goto fail;
+        }
+        if (renameat(dfd, tmp, dfd, name) < 0) {
+                r = -errno;
+                goto fail;
+        }
+        if (fsync(dfd) < 0)
+                return error_set(reterr, errno, "syncing \"%s\": %s", dir, strerror(errno));
+        return 0;
+fail:
+        (void) unlinkat(dfd, tmp, 0);
+        return error_set(reterr, -r, "writing \"%s/%s\": %s", dir, name, strerror(-r));
+}
+
+/* Opens (creating with mode 0700 if absent) the directory path relative to dfd. */
+static int open_private_dir(int dfd, const char *path, const char *shown, int *ret,
+                            struct error **reterr)
+{
+        cleanup_close int fd = -1;
+        struct stat st;
+
+        if (mkdirat(dfd, path, 0700) < 0 && errno != EEXIST)
+                return error_set(reterr, errno, "creating \"%s\": %s", shown, strerror(errno));
+        fd = openat(dfd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0)
+                return error_set(reterr, errno, "opening \"%s\": %s", shown, strerror(errno));
+        if (fstat(fd, &st) < 0)
+                return error_set(reterr, errno, "opening \"%s\": %s", shown, strerror(errno));
+        *ret = TAKE_FD(fd);
+        return (int) (st.st_mode & 07777);
+}
+
+/* ---- GnuTLS helpers ---- */
+
+static int gnutls_fail(struct error **reterr, int errnum, int gr, const char *what)
+{
+        return error_set(reterr, errnum, "%s: %s", what, gnutls_strerror(gr));
+}
+
+static char *datum_to_string(gnutls_datum_t *d)
+{
+        char *s = xstrndup((const char *) d->data, d->size);
+        gnutls_free(d->data);
+        d->data = NULL;
+        d->size = 0;
+        return s;
+}
+
+static int import_cert(const char *pem, size_t len, gnutls_x509_crt_t *ret)
+{
+        gnutls_datum_t d = { .data = (unsigned char *) pem, .size = (unsigned) len };
+        gnutls_x509_crt_t crt;
+        int gr;
+
+        gr = gnutls_x509_crt_init(&crt);
+        if (gr < 0)
+                return gr;
+        gr = gnutls_x509_crt_import(crt, &d, GNUTLS_X509_FMT_PEM);
+        if (gr < 0) {
+                gnutls_x509_crt_deinit(crt);
+                return gr;
+        }
+        *ret = crt;
+        return 0;
+}
+
+static int import_key(const char *pem, size_t len, gnutls_x509_privkey_t *ret)
+{
+        gnutls_datum_t d = { .data = (unsigned char *) pem, .size = (unsigned) len };
+        gnutls_x509_privkey_t key;
+        int gr;
+
+        gr = gnutls_x509_privkey_init(&key);
+        if (gr < 0)
+                return gr;
+        gr = gnutls_x509_privkey_import2(key, &d, GNUTLS_X509_FMT_PEM, NULL, GNUTLS_PKCS_PLAIN);
+        if (gr < 0) {
+                gnutls_x509_privkey_deinit(key);
+                return gr;
+        }
+        *ret = key;
+        return 0;
+}
+
+/* True when key is the private half of crt's public key. */
+static bool key_matches_cert(gnutls_x509_crt_t crt, gnutls_x509_privkey_t key)
+{
+        unsigned char a[64], b[64];
+        size_t alen = sizeof(a), blen = sizeof(b);
+
+        if (gnutls_x509_crt_get_key_id(crt, GNUTLS_KEYID_USE_SHA256, a, &alen) < 0)
+                return false;
+        if (gnutls_x509_privkey_get_key_id(key, GNUTLS_KEYID_USE_SHA256, b, &blen) < 0)
+                return false;
+        return alen == blen && memcmp(a, b, alen) == 0;
+}
+
+/* Loads a certificate and its key from PEM text; -EINVAL with a message when either does not
+ * parse or they do not belong together. */
+static int credential_load(struct credential *c, char *crt_pem, size_t crt_len, char *key_pem,
+                           size_t key_len, const char *dir, const char *crt_name,
+                           const char *key_name, struct error **reterr)
+{
+        int gr;
+
+        c->crt_pem = crt_pem;
+        c->key_pem = key_pem;
+        gr = import_cert(crt_pem, crt_len, &c->crt);
+        if (gr < 0)
+                return error_set(reterr, EINVAL, "parsing \"%s/%s\": %s", dir, crt_name,
+                                 gnutls_strerror(gr));
+        gr = import_key(key_pem, key_len, &c->key);
+        if (gr < 0)
+                return error_set(reterr, EINVAL, "parsing \"%s/%s\": %s", dir, key_name,
+                                 gnutls_strerror(gr));
+        if (!key_matches_cert(c->crt, c->key))
+                return error_set(reterr, EINVAL, "\"%s/%s\" is not the key of \"%s/%s\"", dir,
+                                 key_name, dir, crt_name);
+        return 0;
+}
+
+static int generate_key(struct credential *c, struct error **reterr)
+{
+        gnutls_datum_t out = { 0 };
+        int gr;
+
+        gr = gnutls_x509_privkey_init(&c->key);
+        if (gr < 0)
+                return gnutls_fail(reterr, ENOMEM, gr, "creating a private key");
+        gr = gnutls_x509_privkey_generate2(c->key, GNUTLS_PK_ECDSA,
+                                           GNUTLS_CURVE_TO_BITS(GNUTLS_ECC_CURVE_SECP256R1), 0,
+                                           NULL, 0);
+        if (gr < 0)
+                return gnutls_fail(reterr, EIO, gr, "generating an ECDSA P-256 key");
+        gr = gnutls_x509_privkey_export2_pkcs8(c->key, GNUTLS_X509_FMT_PEM, NULL, GNUTLS_PKCS_PLAIN,
+                                               &out);
+        if (gr < 0)
+                return gnutls_fail(reterr, EIO, gr, "encoding a private key");
+        c->key_pem = datum_to_string(&out);
+        return 0;
+}
+
+/* Starts a v3 certificate for c->key: random serial, subject CN, validity, subject key id. */
+static int cert_begin(struct credential *c, const char *cn, time_t not_before, time_t not_after,
+                      struct error **reterr)
+{
+        /* RFC 5280 4.1.2.2: a positive serial of at most 20 octets; 16 random octets with the
+         * top bit cleared and the next one set stay positive and minimally encoded. */
+        unsigned char serial[16], keyid[64];
+        size_t keyid_len = sizeof(keyid);
+        int gr;
+
+        gr = gnutls_rnd(GNUTLS_RND_NONCE, serial, sizeof(serial));
+        if (gr < 0)
+                return gnutls_fail(reterr, EIO, gr, "generating a serial number");
+        serial[0] = (unsigned char) ((serial[0] & 0x7f) | 0x40);
+
+        gr = gnutls_x509_crt_init(&c->crt);
+        if (gr < 0)
+                return gnutls_fail(reterr, ENOMEM, gr, "creating a certificate");
+        if ((gr = gnutls_x509_crt_set_version(c->crt, 3)) < 0 ||
+            (gr = gnutls_x509_crt_set_serial(c->crt, serial, sizeof(serial))) < 0 ||
+            (gr = gnutls_x509_crt_set_dn_by_oid(c->crt, GNUTLS_OID_X520_COMMON_NAME, 0, cn,
+                                                (unsigned) strlen(cn))) < 0 ||
+            (gr = gnutls_x509_crt_set_activation_time(c->crt, not_before)) < 0 ||
+            (gr = gnutls_x509_crt_set_expiration_time(c->crt, not_after)) < 0 ||
+            (gr = gnutls_x509_crt_set_key(c->crt, c->key)) < 0 ||
+            (gr = gnutls_x509_crt_get_key_id(c->crt, 0, keyid, &keyid_len)) < 0 ||
+            (gr = gnutls_x509_crt_set_subject_key_id(c->crt, keyid, keyid_len)) < 0)
+                return gnutls_fail(reterr, EIO, gr, "building a certificate");
+        return 0;
+}
+
+static int cert_finish(struct credential *c, const struct credential *issuer, struct error **reterr)
+{
+        gnutls_datum_t out = { 0 };
+        int gr;
+
+        gr = gnutls_x509_crt_sign2(c->crt, issuer->crt, issuer->key, GNUTLS_DIG_SHA256, 0);
+        if (gr < 0)
+                return gnutls_fail(reterr, EIO, gr, "signing a certificate");
+        gr = gnutls_x509_crt_export2(c->crt, GNUTLS_X509_FMT_PEM, &out);
+        if (gr < 0)
+                return gnutls_fail(reterr, EIO, gr, "encoding a certificate");
+        c->crt_pem = datum_to_string(&out);
+        return 0;
+}
+
+static int issue_ca(struct credential *ca, time_t now, struct error **reterr)
+{
+        int r, gr;
+
+        r = generate_key(ca, reterr);
+        if (r < 0)
+                return r;
+        r = cert_begin(ca, CA_COMMON_NAME, now - BACKDATE, now + CA_LIFETIME, reterr);
+        if (r < 0)
+                return r;
+        if ((gr = gnutls_x509_crt_set_basic_constraints(ca->crt, 1, -1)) < 0 ||
+            (gr = gnutls_x509_crt_set_key_usage(ca->crt, GNUTLS_KEY_KEY_CERT_SIGN |
+                                                                 GNUTLS_KEY_CRL_SIGN)) < 0)
+                return gnutls_fail(reterr, EIO, gr, "building the CA certificate");
+        /* Self-signed: the CA is its own issuer. */
+        return cert_finish(ca, ca, reterr);
+}
+
+static int issue_server(struct credential *srv, const struct credential *ca, time_t now,
+                        const char *const *dns, const struct ip_san *ips, size_t n_ips,
+                        struct error **reterr)
+{
+        unsigned char akid[64];
+        size_t akid_len = sizeof(akid);
+        time_t not_after = now + SERVER_LIFETIME, ca_not_after;
+        int r, gr;
+
+        /* A certificate must not outlive its issuer. */
+        ca_not_after = gnutls_x509_crt_get_expiration_time(ca->crt);
+        if (ca_not_after != (time_t) -1 && ca_not_after < not_after)
+                not_after = ca_not_after;
+
+        r = generate_key(srv, reterr);
+        if (r < 0)
+                return r;
+        r = cert_begin(srv, SERVER_CN, now - BACKDATE, not_after, reterr);
+        if (r < 0)
+                return r;
+        if ((gr = gnutls_x509_crt_set_basic_constraints(srv->crt, 0, -1)) < 0 ||
+            (gr = gnutls_x509_crt_set_key_usage(
+                     srv->crt, GNUTLS_KEY_DIGITAL_SIGNATURE | GNUTLS_KEY_KEY_ENCIPHERMENT)) < 0 ||
+            (gr = gnutls_x509_crt_set_key_purpose_oid(srv->crt, GNUTLS_KP_TLS_WWW_SERVER, 0)) < 0)
+                return gnutls_fail(reterr, EIO, gr, "building the serving certificate");
+        if (gnutls_x509_crt_get_subject_key_id(ca->crt, akid, &akid_len, NULL) >= 0) {
+                gr = gnutls_x509_crt_set_authority_key_id(srv->crt, akid, akid_len);
+                if (gr < 0)
+                        return gnutls_fail(reterr, EIO, gr, "building the serving certificate");
+        }
+        for (size_t i = 0; dns && dns[i]; i++) {
+                gr = gnutls_x509_crt_set_subject_alt_name(srv->crt, GNUTLS_SAN_DNSNAME, dns[i],
+                                                          (unsigned) strlen(dns[i]),
+                                                          GNUTLS_FSAN_APPEND);
+                if (gr < 0)
+                        return gnutls_fail(reterr, EIO, gr, "adding a DNS name");
+        }
+        for (size_t i = 0; i < n_ips; i++) {
+                gr = gnutls_x509_crt_set_subject_alt_name(srv->crt, GNUTLS_SAN_IPADDRESS,
+                                                          ips[i].addr, (unsigned) ips[i].len,
+                                                          GNUTLS_FSAN_APPEND);
+                if (gr < 0)
+                        return gnutls_fail(reterr, EIO, gr, "adding an IP address");
+        }
+        return cert_finish(srv, ca, reterr);
+}
+
+/* True when crt's subjectAltName lists every requested DNS name and IP address. */
+static bool cert_covers(gnutls_x509_crt_t crt, const char *const *dns, const struct ip_san *ips,
+                        size_t n_ips)
+{
+        for (size_t i = 0; dns && dns[i]; i++) {
+                size_t want = strlen(dns[i]);
+                bool found = false;
+                for (unsigned seq = 0; !found; seq++) {
+                        char buf[MAX_DNS_NAME + 2];
+                        size_t len = sizeof(buf);
+                        unsigned type;
+                        int gr = gnutls_x509_crt_get_subject_alt_name2(crt, seq, buf, &len, &type,
+                                                                       NULL);
+                        if (gr == GNUTLS_E_SHORT_MEMORY_BUFFER)
+                                continue;
+                        if (gr < 0)
+                                break;
+                        /* RFC 4343: DNS names compare case-insensitively. */
+                        found = type == GNUTLS_SAN_DNSNAME && len == want &&
+                                strncasecmp(buf, dns[i], want) == 0;
+                }
+                if (!found)
+                        return false;
+        }
+        for (size_t i = 0; i < n_ips; i++) {
+                bool found = false;
+                for (unsigned seq = 0; !found; seq++) {
+                        unsigned char buf[MAX_DNS_NAME + 2];
+                        size_t len = sizeof(buf);
+                        unsigned type;
+                        int gr = gnutls_x509_crt_get_subject_alt_name2(crt, seq, buf, &len, &type,
+                                                                       NULL);
+                        if (gr == GNUTLS_E_SHORT_MEMORY_BUFFER)
+                                continue;
+                        if (gr < 0)
+                                break;
+                        found = type == GNUTLS_SAN_IPADDRESS && len == ips[i].len &&
+                                memcmp(buf, ips[i].addr, len) == 0;
+                }
+                if (!found)
+                        return false;
+        }
+        return true;
+}
+
+/* Why the stored serving certificate cannot be kept, or NULL when it can. */
+static const char *server_cert_problem(const struct credential *srv, const struct credential *ca,
+                                       time_t now, const char *const *dns, const struct ip_san *ips,
+                                       size_t n_ips)
+{
+        unsigned status = 0;
+        time_t expires;
+
+        if (gnutls_x509_crt_verify(srv->crt, &ca->crt, 1, 0, &status) < 0 || status != 0)
+                return "not valid under the CA";
+        expires = gnutls_x509_crt_get_expiration_time(srv->crt);
+        if (expires == (time_t) -1 || expires - now < RENEW_BEFORE)
+                return "expires within 30 days";
+        if (!cert_covers(srv->crt, dns, ips, n_ips))
+                return "does not name every requested host";
+        return NULL;
+}
+
+/* ---- options ---- */
+
+static int parse_options(const struct pki_options *o, struct ip_san **ret_ips, size_t *ret_n,
+                         struct error **reterr)
+{
+        cleanup_free struct ip_san *ips = NULL;
+        size_t n_dns = 0, n_ips = 0;
+
+        if (!o || !o->data_dir || !*o->data_dir)
+                return error_set(reterr, EINVAL, "pki: no data directory given");
+        if (!o->server_url || !*o->server_url)
+                return error_set(reterr, EINVAL, "pki: no server URL given");
+        for (size_t i = 0; o->dns_names && o->dns_names[i]; i++) {
+                const char *s = o->dns_names[i];
+                size_t len = strlen(s);
+                if (len == 0 || len > MAX_DNS_NAME ||
+                    strspn(s,
+                           "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._") !=
+                            len)
+                        return error_set(reterr, EINVAL, "pki: invalid DNS name \"%s\"", s);
+                n_dns++;
+        }
+        for (size_t i = 0; o->ip_addresses && o->ip_addresses[i]; i++)
+                n_ips++;
+        if (n_dns + n_ips == 0)
+                return error_set(reterr, EINVAL,
+                                 "pki: the serving certificate needs a DNS name or an IP address");
+        ips = xcalloc(n_ips ? n_ips : 1, sizeof(*ips));
+        for (size_t i = 0; i < n_ips; i++) {
+                const char *s = o->ip_addresses[i];
+                if (inet_pton(AF_INET, s, ips[i].addr) == 1)
+                        ips[i].len = 4;
+                else if (inet_pton(AF_INET6, s, ips[i].addr) == 1)
+                        ips[i].len = 16;
+                else
+                        return error_set(reterr, EINVAL, "pki: invalid IP address \"%s\"", s);
+        }
+        *ret_ips = TAKE_PTR(ips);
+        *ret_n = n_ips;
+        return 0;
+}
+
+/* ---- token ---- */
+
+static void token_generate(char out[static 2 * TOKEN_BYTES + 1])
+{
+        static const char hex[] = "0123456789abcdef";
+        unsigned char raw[TOKEN_BYTES];
+
+        /* gnutls_rnd only fails when the library's self-tests failed; no token is better than a
+         * guessable one. */
+        if (gnutls_rnd(GNUTLS_RND_KEY, raw, sizeof(raw)) < 0)
+                abort();
+        for (size_t i = 0; i < sizeof(raw); i++) {
+                out[2 * i] = hex[raw[i] >> 4];
+                out[2 * i + 1] = hex[raw[i] & 0xf];
+        }
+        out[2 * TOKEN_BYTES] = '\0';
+        gnutls_memset(raw, 0, sizeof(raw));
+}
+
+/* Takes the token out of the file text: trailing whitespace dropped; what remains must be
+ * printable ASCII without spaces, as an Authorization header can carry it. */
+static int token_parse(char *text, const char *dir, struct error **reterr)
+{
+        size_t len = strlen(text);
+
+        while (len > 0 && (text[len - 1] == '\n' || text[len - 1] == '\r' || text[len - 1] == ' ' ||
+                           text[len - 1] == '\t'))
+                text[--len] = '\0';
+        if (len == 0)
+                return error_set(reterr, EINVAL, "reading \"%s/%s\": the token is empty", dir,
+                                 TOKEN_FILE);
+        if (len > MAX_TOKEN_LEN)
+                return error_set(reterr, EINVAL, "reading \"%s/%s\": the token is too long", dir,
+                                 TOKEN_FILE);
+        for (size_t i = 0; i < len; i++)
+                if ((unsigned char) text[i] <= 0x20 || (unsigned char) text[i] >= 0x7f)
+                        return error_set(
+                                reterr, EINVAL,
+                                "reading \"%s/%s\": the token has a character a bearer token cannot carry",
+                                dir, TOKEN_FILE);
+        return 0;
+}
+
+static void sha256(const char *s, unsigned char out[static SHA256_LEN])
+{
+        if (gnutls_hash_fast(GNUTLS_DIG_SHA256, s, strlen(s), out) < 0)
+                abort();
+}
+
+bool pki_token_equal(const struct pki *p, const char *token)
+{
+        unsigned char digest[SHA256_LEN];
+        volatile unsigned char diff = 0;
+
+        if (!p || !p->token || !token)
+                return false;
+        /* Comparing digests makes the time depend only on the presented token's length, never
+         * on how many leading characters match. */
+        sha256(token, digest);
+        for (size_t i = 0; i < SHA256_LEN; i++)
+                diff |= digest[i] ^ p->token_digest[i];
+        return diff == 0;
+}
+
+/* ---- kubeconfig ---- */
+
+static void base64_add(struct strbuf *sb, const unsigned char *in, size_t len)
+{
+        static const char tbl[] =
+                "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+        size_t i;
+
+        strbuf_grow(sb, (len + 2) / 3 * 4);
+        for (i = 0; i + 2 < len; i += 3) {
+                uint32_t v = (uint32_t) in[i] << 16 | (uint32_t) in[i + 1] << 8 | in[i + 2];
+                strbuf_addch(sb, tbl[v >> 18 & 63]);
+                strbuf_addch(sb, tbl[v >> 12 & 63]);
+                strbuf_addch(sb, tbl[v >> 6 & 63]);
+                strbuf_addch(sb, tbl[v & 63]);
+        }
+        if (i < len) {
+                uint32_t v = (uint32_t) in[i] << 16;
+                if (i + 1 < len)
+                        v |= (uint32_t) in[i + 1] << 8;
+                strbuf_addch(sb, tbl[v >> 18 & 63]);
+                strbuf_addch(sb, tbl[v >> 12 & 63]);
+                strbuf_addch(sb, i + 1 < len ? tbl[v >> 6 & 63] : '=');
+                strbuf_addch(sb, '=');
+        }
+}
+
+/* Adds s as a YAML scalar: plain when it is unmistakably a string, double-quoted otherwise
+ * (values that YAML would read as a number, boolean or null, or that hold special characters). */
+static void yaml_scalar_add(struct strbuf *sb, const char *s)
+{
+        static const char *const words[] = { "y",   "n",    "yes",   "no",  "on",
+                                             "off", "true", "false", "null" };
+        size_t len = strlen(s);
+        bool plain = len > 0 && ((s[0] >= 'a' && s[0] <= 'z') || (s[0] >= 'A' && s[0] <= 'Z')) &&
+                     strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+                               "-._/:@+=[]") == len;
+
+        for (size_t i = 0; plain && i < ARRAY_SIZE(words); i++)
+                if (strcasecmp(s, words[i]) == 0)
+                        plain = false;
+        if (plain) {
+                strbuf_addstr(sb, s);
+                return;
+        }
+        strbuf_addch(sb, '"');
+        for (const unsigned char *c = (const unsigned char *) s; *c; c++) {
+                if (*c == '"' || *c == '\\') {
+                        strbuf_addch(sb, '\\');
+                        strbuf_addch(sb, (char) *c);
+                } else if (*c < 0x20 || *c == 0x7f) {
+                        strbuf_addf(sb, "\\x%02x", *c);
+                } else {
+                        strbuf_addch(sb, (char) *c);
+                }
+        }
+        strbuf_addch(sb, '"');
+}
+
+char *pki_kubeconfig_format(const struct pki *p, const char *server_url, const char *cluster_name)
+{
+        struct strbuf sb;
+        const char *name = cluster_name ? cluster_name : PKI_DEFAULT_CLUSTER_NAME;
+
+        strbuf_init(&sb);
+        strbuf_addstr(&sb, "apiVersion: v1\nkind: Config\nclusters:\n- cluster:\n"
+                           "    certificate-authority-data: ");
+        base64_add(&sb, (const unsigned char *) p->ca_cert_pem, strlen(p->ca_cert_pem));
+        strbuf_addstr(&sb, "\n    server: ");
+        yaml_scalar_add(&sb, server_url);
+        strbuf_addstr(&sb, "\n  name: ");
+        yaml_scalar_add(&sb, name);
+        strbuf_addstr(&sb, "\ncontexts:\n- context:\n    cluster: ");
+        yaml_scalar_add(&sb, name);
+        strbuf_addstr(&sb, "\n    namespace: default\n    user: " PKI_KUBECONFIG_USER "\n  name: ");
+        yaml_scalar_add(&sb, name);
+        strbuf_addstr(&sb, "\ncurrent-context: ");
+        yaml_scalar_add(&sb, name);
+        strbuf_addstr(&sb, "\npreferences: {}\nusers:\n- name: " PKI_KUBECONFIG_USER
+                           "\n  user:\n    token: ");
+        yaml_scalar_add(&sb, p->token);
+        strbuf_addch(&sb, '\n');
+        return strbuf_detach(&sb);
+}
+
+int pki_write_kubeconfig(const struct pki *p, const char *path, const char *server_url,
+                         const char *cluster_name, struct error **reterr)
+{
+        cleanup_free char *text = NULL;
+        cleanup_free char *dir = NULL;
+        cleanup_close int dfd = -1;
+        const char *slash = strrchr(path, '/');
+        const char *base = slash ? slash + 1 : path;
+
+        if (!*base)
+                return error_set(reterr, EINVAL, "writing \"%s\": not a file name", path);
+        if (!server_url || !*server_url)
+                return error_set(reterr, EINVAL, "writing \"%s\": no server URL given", path);
+        dir = slash ? (slash == path ? xstrdup("/") : xstrndup(path, (size_t) (slash - path)))
+                    : xstrdup(".");
+        dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (dfd < 0)
+                return error_set(reterr, errno, "writing \"%s\": %s", path, strerror(errno));
+        text = pki_kubeconfig_format(p, server_url, cluster_name);
+        return write_file_atomic(dfd, dir, base, text, strlen(text), 0600, reterr);
+}
+
+/* ---- pki_ensure ---- */
+
+/* Loads the CA, or creates it when ca.crt is absent. ca.key without ca.crt is what a crash
+ * between the two writes leaves; no client can trust a CA whose certificate was never written,
+ * so it is replaced. ca.crt without a usable ca.key is an error. */
+static int ensure_ca(int pfd, const char *dir, time_t now, struct credential *ca, int *changes,
+                     struct error **reterr)
+{
+        cleanup_free char *crt = NULL;
+        cleanup_free char *key = NULL;
+        size_t crt_len, key_len;
+        time_t expires;
+        int r;
+
+        r = read_small_file(pfd, dir, CA_CERT_FILE, false, &crt, &crt_len, reterr);
+        if (r < 0)
+                return r;
+        if (!crt) {
+                r = issue_ca(ca, now, reterr);
+                if (r < 0)
+                        return r;
+                r = write_file_atomic(pfd, dir, CA_KEY_FILE, ca->key_pem, strlen(ca->key_pem), 0600,
+                                      reterr);
+                if (r < 0)
+                        return r;
+                r = write_file_atomic(pfd, dir, CA_CERT_FILE, ca->crt_pem, strlen(ca->crt_pem),
+                                      0644, reterr);
+                if (r < 0)
+                        return r;
+                *changes |= PKI_CREATED_CA;
+                return 0;
+        }
+        r = read_small_file(pfd, dir, CA_KEY_FILE, true, &key, &key_len, reterr);
+        if (r < 0)
+                return r;
+        if (!key)
+                return error_set(reterr, EINVAL,
+                                 "\"%s/%s\" exists but \"%s/%s\" does not: the CA cannot sign", dir,
+                                 CA_CERT_FILE, dir, CA_KEY_FILE);
+        r = credential_load(ca, TAKE_PTR(crt), crt_len, TAKE_PTR(key), key_len, dir, CA_CERT_FILE,
+                            CA_KEY_FILE, reterr);
+        if (r < 0)
+                return r;
+        expires = gnutls_x509_crt_get_expiration_time(ca->crt);
+        if (expires == (time_t) -1 || expires <= now)
+                return error_set(reterr, EKEYEXPIRED,
+                                 "\"%s/%s\" has expired: remove \"%s\" to create a new CA", dir,
+                                 CA_CERT_FILE, dir);
+        return 0;
+}
+
+static int ensure_server(int pfd, const char *dir, time_t now, const struct credential *ca,
+                         const char *const *dns, const struct ip_san *ips, size_t n_ips,
+                         struct credential *srv, int *changes, struct error **reterr)
+{
+        cleanup_free char *crt = NULL;
+        cleanup_free char *key = NULL;
+        size_t crt_len, key_len;
+        int r;
+
+        /* The serving pair is derived state: anything wrong with it (unreadable, mismatched,
+         * from an earlier CA, too old, missing a name) is repaired by issuing a new one. */
+        if (!(*changes & PKI_CREATED_CA)) {
+                r = read_small_file(pfd, dir, SERVER_CERT_FILE, false, &crt, &crt_len, reterr);
+                if (r < 0)
+                        return r;
+                r = read_small_file(pfd, dir, SERVER_KEY_FILE, true, &key, &key_len, reterr);
+                if (r < 0)
+                        return r;
+        }
+        if (crt && key) {
+                cleanup_error struct error *ignored = NULL;
+                r = credential_load(srv, TAKE_PTR(crt), crt_len, TAKE_PTR(key), key_len, dir,
+                                    SERVER_CERT_FILE, SERVER_KEY_FILE, &ignored);
+                if (r == 0 && !server_cert_problem(srv, ca, now, dns, ips, n_ips))
+                        return 0;
+                credential_release(srv);
+        }
+        r = issue_server(srv, ca, now, dns, ips, n_ips, reterr);
+        if (r < 0)
+                return r;
+        /* Key first: a crash before the certificate lands leaves a mismatched pair, which the
+         * next start repairs. */
+        r = write_file_atomic(pfd, dir, SERVER_KEY_FILE, srv->key_pem, strlen(srv->key_pem), 0600,
+                              reterr);
+        if (r < 0)
+                return r;
+        r = write_file_atomic(pfd, dir, SERVER_CERT_FILE, srv->crt_pem, strlen(srv->crt_pem), 0644,
+                              reterr);
+        if (r < 0)
+                return r;
+        *changes |= PKI_ISSUED_SERVER_CERT;
+        return 0;
+}
+
+static int ensure_token(int pfd, const char *dir, char **ret, int *changes, struct error **reterr)
+{
+        cleanup_free char *text = NULL;
+        char fresh[2 * TOKEN_BYTES + 2];
+        int r;
+
+        r = read_small_file(pfd, dir, TOKEN_FILE, true, &text, NULL, reterr);
+        if (r < 0)
+                return r;
+        if (text) {
+                r = token_parse(text, dir, reterr);
+                if (r < 0)
+                        return r;
+                *ret = TAKE_PTR(text);
+                return 0;
+        }
+        token_generate(fresh);
+        strcat(fresh, "\n");
+        r = write_file_atomic(pfd, dir, TOKEN_FILE, fresh, strlen(fresh), 0600, reterr);
+        if (r >= 0) {
+                fresh[2 * TOKEN_BYTES] = '\0';
+                *ret = xstrdup(fresh);
+                *changes |= PKI_CREATED_TOKEN;
+        }
+        gnutls_memset(fresh, 0, sizeof(fresh));
+        return r;
+}
+
+int pki_ensure(const struct pki_options *o, struct pki **ret, struct error **reterr)
+{
+        cleanup_free struct ip_san *ips = NULL;
+        cleanup_free char *pki_dir = NULL;
+        cleanup_free char *kubeconfig = NULL;
+        cleanup_credential struct credential ca = { 0 };
+        cleanup_credential struct credential srv = { 0 };
+        cleanup_pki struct pki *p = NULL;
+        cleanup_close int dfd = -1;
+        cleanup_close int pfd = -1;
+        size_t n_ips = 0;
+        time_t now = time(NULL);
+        int changes = 0, r;
+
+        r = parse_options(o, &ips, &n_ips, reterr);
+        if (r < 0)
+                return r;
+        r = open_private_dir(AT_FDCWD, o->data_dir, o->data_dir, &dfd, reterr);
+        if (r < 0)
+                return r;
+        pki_dir = xasprintf("%s/%s", o->data_dir, PKI_DIR);
+        r = open_private_dir(dfd, PKI_DIR, pki_dir, &pfd, reterr);
+        if (r < 0)
+                return r;
+        /* The keys live here: nobody else may list or enter it. */
+        if ((r & 077) && fchmod(pfd, 0700) < 0)
+                return error_set(reterr, errno, "setting the mode of \"%s\": %s", pki_dir,
+                                 strerror(errno));
+
+        p = xcalloc(1, sizeof(*p));
+        r = ensure_ca(pfd, pki_dir, now, &ca, &changes, reterr);
+        if (r < 0)
+                return r;
+        r = ensure_server(pfd, pki_dir, now, &ca, o->dns_names, ips, n_ips, &srv, &changes, reterr);
+        if (r < 0)
+                return r;
+        r = ensure_token(pfd, pki_dir, &p->token, &changes, reterr);
+        if (r < 0)
+                return r;
+        sha256(p->token, p->token_digest);
+        p->ca_cert_pem = TAKE_PTR(ca.crt_pem);
+        p->server_cert_pem = TAKE_PTR(srv.crt_pem);
+        p->server_key_pem = TAKE_PTR(srv.key_pem);
+
+        kubeconfig = pki_kubeconfig_format(p, o->server_url, o->cluster_name);
+        r = write_file_atomic(dfd, o->data_dir, KUBECONFIG_FILE, kubeconfig, strlen(kubeconfig),
+                              0600, reterr);
+        if (r < 0)
+                return r;
+        *ret = TAKE_PTR(p);
+        return changes;
+}
+
+const char *pki_ca_cert_pem(const struct pki *p)
+{
+        return p->ca_cert_pem;
+}
+
+const char *pki_server_cert_pem(const struct pki *p)
+{
+        return p->server_cert_pem;
+}
+
+const char *pki_server_key_pem(const struct pki *p)
+{
+        return p->server_key_pem;
+}
+
+const char *pki_admin_token(const struct pki *p)
+{
+        return p->token;
+}
+
+struct pki *pki_free(struct pki *p)
+{
+        if (!p)
+                return NULL;
+        if (p->server_key_pem)
+                gnutls_memset(p->server_key_pem, 0, strlen(p->server_key_pem));
+        if (p->token)
+                gnutls_memset(p->token, 0, strlen(p->token));
+        free(p->ca_cert_pem);
+        free(p->server_cert_pem);
+        free(p->server_key_pem);
+        free(p->token);
+        free(p);
+        return NULL;
+}

@@ -1,0 +1,88 @@
+/* pki.h: the API server's credentials: its own CA, the HTTPS serving certificate, the admin
+ * bearer token, and the kubeconfig that lets kubectl use them.
+ *
+ * kubectl sends a bearer token only over HTTPS, so `flexlet serve` creates all of this on first
+ * start and loads it afterwards. Everything lives under DATA_DIR/pki/ (mode 0700):
+ *
+ *   ca.key, ca.crt          self-signed CA, ECDSA P-256, 10 years, CN=flexlet-ca,
+ *                           basicConstraints CA:TRUE, keyUsage keyCertSign|cRLSign
+ *   server.key, server.crt  serving certificate signed by the CA, ECDSA P-256, 1 year,
+ *                           CN=flexlet-apiserver, SANs = the requested DNS names and IP
+ *                           addresses, extKeyUsage serverAuth,
+ *                           keyUsage digitalSignature|keyEncipherment
+ *   admin.token             32 random bytes, hex-encoded (64 characters and a newline)
+ *
+ * and DATA_DIR/kubeconfig (0600), rewritten on every start. Private keys and the token are 0600,
+ * certificates 0644. PEM files hold one object each; keys are unencrypted PKCS#8. Every write
+ * goes to a temporary file that is fsynced and renamed over the target, then the directory is
+ * fsynced, so a crash leaves either the old or the new file.
+ *
+ * The CA and the token are never replaced once they exist. The serving certificate is issued
+ * again (with a new key) when it is missing, unreadable, does not match its key, is not signed by
+ * the CA, does not name every requested DNS name and IP address, or expires within 30 days. */
+#ifndef FLEXLET_APISERVER_PKI_H
+#define FLEXLET_APISERVER_PKI_H
+
+#include <stdbool.h>
+
+#include "base/error.h"
+#include "base/macro.h"
+
+struct pki_options {
+        const char *data_dir; /* required; created (0700) if absent, its parent must exist */
+        /* NULL-terminated lists, either may be NULL; together they must name at least one SAN.
+         * DNS names are compared case-insensitively; IP addresses are IPv4 or IPv6 literals
+         * ("127.0.0.1", "::1") and become iPAddress SANs. */
+        const char *const *dns_names;
+        const char *const *ip_addresses;
+        const char *server_url;   /* required, e.g. "https://127.0.0.1:6443" */
+        const char *cluster_name; /* kubeconfig cluster and context name; NULL: "flexlet" */
+};
+
+#define PKI_DEFAULT_CLUSTER_NAME "flexlet"
+#define PKI_KUBECONFIG_USER      "admin"
+
+/* What pki_ensure() had to create; it returns these or'ed together (0: everything loaded). */
+enum pki_change {
+        PKI_CREATED_CA = 1 << 0,
+        PKI_CREATED_TOKEN = 1 << 1,
+        PKI_ISSUED_SERVER_CERT = 1 << 2,
+};
+
+struct pki;
+
+/* Loads or creates the credentials described above and writes DATA_DIR/kubeconfig. On success
+ * sets *ret to a new struct pki owned by the caller and returns a mask of enum pki_change
+ * (>= 0). Fails with -EINVAL for bad options (no SANs, a malformed IP address or DNS name, no
+ * data_dir or server_url) or a CA / token that exists but cannot be used (unreadable PEM, a
+ * CA key that does not match ca.crt, ca.crt without ca.key, an empty token); -EKEYEXPIRED
+ * when the CA has expired; -errno from the file system; *reterr says which file and why. A broken
+ * CA is never replaced silently: clients may trust it. */
+int pki_ensure(const struct pki_options *o, struct pki **ret, struct error **reterr);
+
+/* Renders a kubeconfig (YAML) that reaches server_url with the CA and the admin token. The
+ * cluster and context are named cluster_name (NULL: "flexlet"), the user "admin", the context's
+ * namespace is "default". Caller frees. */
+char *pki_kubeconfig_format(const struct pki *p, const char *server_url, const char *cluster_name);
+
+/* Writes pki_kubeconfig_format() atomically to path with mode 0600. */
+int pki_write_kubeconfig(const struct pki *p, const char *path, const char *server_url,
+                         const char *cluster_name, struct error **reterr);
+
+/* PEM text exactly as stored on disk; borrowed, valid until pki_free(). */
+const char *pki_ca_cert_pem(const struct pki *p);
+const char *pki_server_cert_pem(const struct pki *p);
+const char *pki_server_key_pem(const struct pki *p);
+/* The admin bearer token without the trailing newline; borrowed. */
+const char *pki_admin_token(const struct pki *p);
+
+/* True when token (NULL allowed: false) is exactly the admin token. The time taken does not
+ * depend on how much of the token matches: both sides are hashed with SHA-256 and the digests
+ * compared without early exit. */
+bool pki_token_equal(const struct pki *p, const char *token);
+
+struct pki *pki_free(struct pki *p);
+DEFINE_CLEANUP(struct pki, pki_free, pki)
+#define cleanup_pki cleanup_of(pki_free)
+
+#endif
