@@ -4,6 +4,7 @@
 #define FLEXLET_BASE_MACRO_H
 
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))

@@ -1,0 +1,265 @@
+/* api.c: the front of the API server: health endpoints, authentication, version, discovery
+ * and OpenAPI, and the routing of resource URLs to the registry's verbs. Knows nothing of
+ * HTTP libraries (see http-server.c) nor of storage details (see registry.c). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "apiserver/apiserver-internal.h"
+#include "apiserver/discovery.h"
+#include "apiserver/pki.h"
+#include "apiserver/status.h"
+#include "base/alloc.h"
+#include "base/json.h"
+
+#define NOT_FOUND_MESSAGE "the server could not find the requested resource"
+
+const char *api_request_query(const struct api_request *r, const char *key)
+{
+        for (size_t i = 0; i < r->n_query; i++)
+                if (streq(r->query[i].key, key))
+                        return r->query[i].value ? r->query[i].value : "";
+        return NULL;
+}
+
+void api_response_init(struct api_response *r)
+{
+        r->status = 0;
+        r->content_type = "application/json";
+        strbuf_init(&r->body);
+        strbuf_init(&r->warnings);
+        r->stream = (struct api_stream){ 0 };
+}
+
+void api_response_release(struct api_response *r)
+{
+        strbuf_release(&r->body);
+        strbuf_release(&r->warnings);
+        if (r->stream.free)
+                r->stream.free(r->stream.ctx);
+        r->stream = (struct api_stream){ 0 };
+}
+
+void api_response_json(struct api_response *r, unsigned status, const json_t *obj)
+{
+        cleanup_free char *text = json_dump_compact(obj);
+
+        r->status = status;
+        r->content_type = "application/json";
+        strbuf_reset(&r->body);
+        strbuf_addstr(&r->body, text);
+}
+
+static void respond_text(struct api_response *r, unsigned status, const char *text)
+{
+        r->status = status;
+        r->content_type = "text/plain; charset=utf-8";
+        strbuf_reset(&r->body);
+        strbuf_addstr(&r->body, text);
+}
+
+int apiserver_new(struct store *store, const struct pki *pki, const struct apiserver_options *o,
+                  struct apiserver **ret)
+{
+        struct apiserver *s = xcalloc(1, sizeof(*s));
+
+        s->store = store;
+        s->pki = pki;
+        s->opts = *o;
+        atomic_store(&s->ready, false);
+        *ret = s;
+        return 0;
+}
+
+struct apiserver *apiserver_free(struct apiserver *s)
+{
+        free(s);
+        return NULL;
+}
+
+void apiserver_set_ready(struct apiserver *s, bool ready)
+{
+        atomic_store(&s->ready, ready);
+}
+
+static bool authenticated(const struct apiserver *s, const struct api_request *req)
+{
+        const char *a = req->authorization;
+
+        if (!s->opts.require_auth)
+                return true;
+        if (!a || strncasecmp(a, "Bearer ", 7) != 0)
+                return false;
+        return pki_token_equal(s->pki, a + 7);
+}
+
+static void respond_version(struct api_response *resp)
+{
+        json_t *v =
+                json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s}", "major", "1", "minor",
+                          "33", "gitVersion", "v1.33.0+flexlet", "gitCommit", "flexlet",
+                          "gitTreeState", "clean", "buildDate", "2026-01-01T00:00:00Z", "goVersion",
+                          "none", "compiler", "gcc", "platform", "linux/amd64");
+        api_response_json(resp, 200, v);
+        json_decref(v);
+}
+
+/* Splits path into at most max segments (in place in buf); returns the count or -1. */
+static int split_path(char *buf, char **seg, int max)
+{
+        int n = 0;
+
+        for (char *p = strtok(buf, "/"); p; p = strtok(NULL, "/")) {
+                if (n == max)
+                        return -1;
+                seg[n++] = p;
+        }
+        return n;
+}
+
+static int subresource_from_string(const struct api_resource *r, const char *s,
+                                   enum api_subresource *ret)
+{
+        if (!api_resource_has_subresource(r, s))
+                return -ENOENT;
+        if (streq(s, "status"))
+                *ret = API_SUB_STATUS;
+        else if (streq(s, "resize"))
+                *ret = API_SUB_RESIZE;
+        else
+                return -ENOENT;
+        return 0;
+}
+
+/* Parses the part after /api/v1 or /apis/G/V into a target. */
+static int parse_target(const char *group, char **seg, int n, struct api_target *t)
+{
+        const struct api_resource *r;
+        int i = 0;
+
+        *t = (struct api_target){ .sub = API_SUB_NONE };
+        /* /namespaces/{ns}/{plural}... names a namespaced resource, unless {plural} is a
+         * subresource of the namespace itself. */
+        if (n >= 3 && streq(seg[0], "namespaces") && (r = api_resource_by_plural(group, seg[2])) &&
+            r->namespaced) {
+                t->ns = seg[1];
+                i = 2;
+        }
+        if (i >= n)
+                return -ENOENT;
+        t->res = api_resource_by_plural(group, seg[i]);
+        if (!t->res)
+                return -ENOENT;
+        if (t->ns == NULL && t->res->namespaced && n - i > 1)
+                return -ENOENT; /* a namespaced item needs its namespace */
+        if (n - i >= 2)
+                t->name = seg[i + 1];
+        if (n - i == 3 && subresource_from_string(t->res, seg[i + 2], &t->sub) < 0)
+                return -ENOENT;
+        if (n - i > 3)
+                return -ENOENT;
+        return 0;
+}
+
+static bool is_protobuf(const char *content_type)
+{
+        return content_type &&
+               strncmp(content_type, "application/vnd.kubernetes.protobuf", 35) == 0;
+}
+
+static void route_resource(struct apiserver *s, const char *group, char **seg, int n,
+                           const struct api_request *req, struct api_response *resp)
+{
+        struct api_target t;
+        const char *m = req->method;
+
+        if (parse_target(group, seg, n, &t) < 0) {
+                status_respond(resp, ENOENT, NOT_FOUND_MESSAGE, NULL);
+                return;
+        }
+        if ((streq(m, "POST") || streq(m, "PUT")) && is_protobuf(req->content_type)) {
+                status_respond(
+                        resp, EPROTONOSUPPORT,
+                        "the body of the request was in an unknown format - accepted media types include: application/json, application/yaml",
+                        NULL);
+                return;
+        }
+        if (streq(m, "GET"))
+                (t.name ? registry_get : registry_list)(s, &t, req, resp);
+        else if (streq(m, "POST") && !t.name)
+                registry_create(s, &t, req, resp);
+        else if (streq(m, "PUT") && t.name)
+                registry_update(s, &t, req, resp);
+        else if (streq(m, "PATCH") && t.name)
+                registry_patch(s, &t, req, resp);
+        else if (streq(m, "DELETE") && t.name && t.sub == API_SUB_NONE)
+                registry_delete(s, &t, req, resp);
+        else if (streq(m, "DELETE") && !t.name)
+                registry_delete_collection(s, &t, req, resp);
+        else {
+                cleanup_free char *msg = xasprintf(
+                        "the server does not allow this method on the requested resource");
+                status_respond(resp, EOPNOTSUPP, msg, NULL);
+        }
+}
+
+void api_handle(struct apiserver *s, const struct api_request *req, struct api_response *resp)
+{
+        const char *p = req->path;
+        cleanup_free char *buf = NULL;
+        char *seg[8];
+        int n;
+
+        if (streq(p, "/healthz") || streq(p, "/livez")) {
+                respond_text(resp, 200, "ok");
+                return;
+        }
+        if (streq(p, "/readyz")) {
+                if (atomic_load(&s->ready))
+                        respond_text(resp, 200, "ok");
+                else
+                        respond_text(resp, 500, "[-]flexlet not ready\nreadyz check failed");
+                return;
+        }
+        if (streq(p, "/version")) {
+                respond_version(resp);
+                return;
+        }
+        if (!authenticated(s, req)) {
+                status_respond(resp, EKEYREJECTED, "Unauthorized", NULL);
+                return;
+        }
+        if (streq(p, "/api") || streq(p, "/api/")) {
+                discovery_api(resp, discovery_wants_aggregated(req->accept), s->opts.listen);
+                return;
+        }
+        if (streq(p, "/apis") || streq(p, "/apis/")) {
+                discovery_apis(resp, discovery_wants_aggregated(req->accept));
+                return;
+        }
+        if (strncmp(p, "/openapi/v3", 11) == 0 && (p[11] == '\0' || p[11] == '/')) {
+                openapi_v3(resp, p + 11);
+                return;
+        }
+        buf = xstrdup(p);
+        n = split_path(buf, seg, (int) ARRAY_SIZE(seg));
+        if (n >= 2 && streq(seg[0], "api") && streq(seg[1], "v1")) {
+                if (n == 2)
+                        discovery_resource_list(resp, "", "v1");
+                else
+                        route_resource(s, "", seg + 2, n - 2, req, resp);
+                return;
+        }
+        if (n >= 3 && streq(seg[0], "apis")) {
+                if (n == 3)
+                        discovery_resource_list(resp, seg[1], seg[2]);
+                else if (api_resource_by_plural(seg[1], seg[3]) ||
+                         (n >= 6 && streq(seg[3], "namespaces")))
+                        route_resource(s, seg[1], seg + 3, n - 3, req, resp);
+                else
+                        status_respond(resp, ENOENT, NOT_FOUND_MESSAGE, NULL);
+                return;
+        }
+        status_respond(resp, ENOENT, NOT_FOUND_MESSAGE, NULL);
+}

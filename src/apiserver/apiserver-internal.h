@@ -1,0 +1,61 @@
+/* apiserver-internal.h: what the API server's files share and nothing outside apiserver/ sees:
+ * the server context, the parsed request target, and the registry/watch entry points. */
+#ifndef FLEXLET_APISERVER_INTERNAL_H
+#define FLEXLET_APISERVER_INTERNAL_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+
+#include "api/schema.h"
+#include "apiserver/api.h"
+#include "apiserver/resources.h"
+
+struct label_selector;
+struct field_selector;
+
+struct apiserver {
+        struct store *store;
+        const struct pki *pki;
+        struct apiserver_options opts;
+        atomic_bool ready;
+};
+
+/* What a resource URL names. */
+struct api_target {
+        const struct api_resource *res;
+        const char *ns;   /* namespace from the URL; NULL for cluster scope or all namespaces */
+        const char *name; /* NULL for a collection */
+        enum api_subresource sub;
+};
+
+/* Verb handlers (registry.c). Each writes a complete response. */
+void registry_get(struct apiserver *s, const struct api_target *t, const struct api_request *req,
+                  struct api_response *resp);
+void registry_list(struct apiserver *s, const struct api_target *t, const struct api_request *req,
+                   struct api_response *resp);
+void registry_create(struct apiserver *s, const struct api_target *t,
+                     const struct api_request *req, struct api_response *resp);
+void registry_update(struct apiserver *s, const struct api_target *t,
+                     const struct api_request *req, struct api_response *resp);
+void registry_patch(struct apiserver *s, const struct api_target *t, const struct api_request *req,
+                    struct api_response *resp);
+void registry_delete(struct apiserver *s, const struct api_target *t,
+                     const struct api_request *req, struct api_response *resp);
+void registry_delete_collection(struct apiserver *s, const struct api_target *t,
+                                const struct api_request *req, struct api_response *resp);
+
+/* Parses labelSelector and fieldSelector from the query; on a bad selector writes a 400 and
+ * returns < 0. */
+int request_selectors(const struct api_target *t, const struct api_request *req,
+                      struct api_response *resp, struct label_selector **ret_labels,
+                      struct field_selector **ret_fields);
+bool object_matches(const json_t *obj, const struct label_selector *ls,
+                    const struct field_selector *fs);
+/* True when Accept asks for a metav1.Table. */
+bool request_wants_table(const struct api_request *req);
+
+/* Streams a watch (watch.c); takes ownership of the selectors. */
+void watch_serve(struct apiserver *s, const struct api_target *t, const struct api_request *req,
+                 struct api_response *resp, struct label_selector *ls, struct field_selector *fs);
+
+#endif

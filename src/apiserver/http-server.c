@@ -1,0 +1,300 @@
+/* http-server.c: the HTTP layer, the only file that includes libmicrohttpd. It collects a
+ * request (headers, query, body up to API_MAX_BODY_BYTES), hands it to api_handle() and writes
+ * the response back, streaming it when the handler returned a stream. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "apiserver/http-server.h"
+#include "apiserver/status.h"
+#include "base/alloc.h"
+
+/* Idle keep-alive connections are closed after this; watch streams send a heartbeat far more
+ * often, so they are never idle. */
+#define CONNECTION_TIMEOUT_S 300
+#define MAX_CONNECTIONS      1024
+#define MAX_QUERY_PARAMS     64
+#define STREAM_BLOCK_SIZE    (16 * 1024)
+
+struct http_server {
+        struct MHD_Daemon *daemon;
+        struct apiserver *api;
+};
+
+struct request_ctx {
+        struct strbuf body;
+        bool too_large;
+};
+
+struct query_collect {
+        struct api_query_param params[MAX_QUERY_PARAMS];
+        size_t n;
+};
+
+static enum MHD_Result collect_query(void *cls, enum MHD_ValueKind kind, const char *key,
+                                     const char *value)
+{
+        struct query_collect *q = cls;
+
+        if (q->n == MAX_QUERY_PARAMS)
+                return MHD_NO;
+        q->params[q->n].key = key;
+        q->params[q->n].value = value;
+        q->n++;
+        return MHD_YES;
+}
+
+static ssize_t stream_reader(void *cls, uint64_t pos, char *buf, size_t max)
+{
+        struct api_stream *st = cls;
+        ssize_t n = st->read(st->ctx, buf, max);
+
+        return n < 0 ? MHD_CONTENT_READER_END_OF_STREAM : n;
+}
+
+static void stream_free(void *cls)
+{
+        struct api_stream *st = cls;
+
+        st->free(st->ctx);
+        free(st);
+}
+
+/* Warning header: 299 - "<text>" with the text's quotes and backslashes escaped. */
+static void add_warnings(struct MHD_Response *mr, const struct strbuf *warnings)
+{
+        const char *line = warnings->buf;
+
+        while (line && *line) {
+                const char *nl = strchr(line, '\n');
+                size_t n = nl ? (size_t) (nl - line) : strlen(line);
+                struct strbuf v;
+
+                strbuf_init(&v);
+                strbuf_addstr(&v, "299 - \"");
+                for (size_t i = 0; i < n; i++) {
+                        if (line[i] == '"' || line[i] == '\\')
+                                strbuf_addch(&v, '\\');
+                        strbuf_addch(&v, line[i]);
+                }
+                strbuf_addch(&v, '"');
+                (void) MHD_add_response_header(mr, "Warning", v.buf);
+                strbuf_release(&v);
+                line = nl ? nl + 1 : NULL;
+        }
+}
+
+static enum MHD_Result send_response(struct MHD_Connection *conn, struct api_response *resp)
+{
+        struct MHD_Response *mr;
+        enum MHD_Result ret;
+
+        if (resp->stream.read) {
+                struct api_stream *st = xmalloc(sizeof(*st));
+                *st = resp->stream;
+                resp->stream = (struct api_stream){ 0 };
+                mr = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, STREAM_BLOCK_SIZE,
+                                                       stream_reader, st, stream_free);
+        } else {
+                size_t len = resp->body.len;
+                char *body = strbuf_detach(&resp->body);
+                strbuf_init(&resp->body);
+                mr = MHD_create_response_from_buffer_with_free_callback(len, body, free);
+        }
+        if (!mr)
+                return MHD_NO;
+        (void) MHD_add_response_header(mr, "Content-Type", resp->content_type);
+        (void) MHD_add_response_header(mr, "Cache-Control", "no-cache, private");
+        add_warnings(mr, &resp->warnings);
+        ret = MHD_queue_response(conn, resp->status ? resp->status : 500, mr);
+        MHD_destroy_response(mr);
+        return ret;
+}
+
+static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char *url,
+                              const char *method, const char *version, const char *upload_data,
+                              size_t *upload_data_size, void **con_cls)
+{
+        struct http_server *h = cls;
+        struct request_ctx *ctx = *con_cls;
+        struct query_collect q = { .n = 0 };
+        struct api_request req;
+        struct api_response resp;
+        enum MHD_Result ret;
+
+        if (!ctx) {
+                ctx = xcalloc(1, sizeof(*ctx));
+                strbuf_init(&ctx->body);
+                *con_cls = ctx;
+                return MHD_YES;
+        }
+        if (*upload_data_size) {
+                if (ctx->body.len + *upload_data_size > API_MAX_BODY_BYTES)
+                        ctx->too_large = true;
+                else
+                        strbuf_add(&ctx->body, upload_data, *upload_data_size);
+                *upload_data_size = 0;
+                return MHD_YES;
+        }
+
+        api_response_init(&resp);
+        if (ctx->too_large) {
+                status_respond(&resp, E2BIG,
+                               "the request body is too large: limit is 3145728 bytes", NULL);
+        } else {
+                (void) MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, collect_query, &q);
+                req = (struct api_request){
+                        .method = method,
+                        .path = url,
+                        .query = q.params,
+                        .n_query = q.n,
+                        .accept = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Accept"),
+                        .content_type =
+                                MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Type"),
+                        .authorization =
+                                MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Authorization"),
+                        .body = ctx->body.buf,
+                        .body_len = ctx->body.len,
+                };
+                api_handle(h->api, &req, &resp);
+        }
+        ret = send_response(conn, &resp);
+        api_response_release(&resp);
+        return ret;
+}
+
+static void request_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
+                              enum MHD_RequestTerminationCode toe)
+{
+        struct request_ctx *ctx = *con_cls;
+
+        if (!ctx)
+                return;
+        strbuf_release(&ctx->body);
+        free(ctx);
+        *con_cls = NULL;
+}
+
+/* Parses "HOST:PORT" / "[V6]:PORT" into a socket address. */
+static int parse_listen(const char *listen, struct sockaddr_storage *ss, socklen_t *len,
+                        struct error **reterr)
+{
+        cleanup_free char *host = NULL;
+        const char *colon;
+        char *end;
+        long port;
+
+        if (listen[0] == '[') {
+                const char *close = strchr(listen, ']');
+                if (!close || close[1] != ':')
+                        return error_set(reterr, EINVAL,
+                                         "listen address \"%s\": expected [HOST]:PORT", listen);
+                host = xstrndup(listen + 1, (size_t) (close - listen - 1));
+                colon = close + 1;
+        } else {
+                colon = strrchr(listen, ':');
+                if (!colon)
+                        return error_set(reterr, EINVAL,
+                                         "listen address \"%s\": expected HOST:PORT", listen);
+                host = xstrndup(listen, (size_t) (colon - listen));
+        }
+        port = strtol(colon + 1, &end, 10);
+        if (*end || port < 0 || port > 65535 || colon[1] == '\0')
+                return error_set(reterr, EINVAL, "listen address \"%s\": bad port", listen);
+        memset(ss, 0, sizeof(*ss));
+        if (!*host || streq(host, "0.0.0.0")) {
+                struct sockaddr_in *in = (struct sockaddr_in *) ss;
+                in->sin_family = AF_INET;
+                in->sin_port = htons((uint16_t) port);
+                in->sin_addr.s_addr = htonl(INADDR_ANY);
+                *len = sizeof(*in);
+                return 0;
+        }
+        if (strchr(host, ':')) {
+                struct sockaddr_in6 *in6 = (struct sockaddr_in6 *) ss;
+                in6->sin6_family = AF_INET6;
+                in6->sin6_port = htons((uint16_t) port);
+                if (inet_pton(AF_INET6, host, &in6->sin6_addr) != 1)
+                        return error_set(reterr, EINVAL, "listen address \"%s\": bad IPv6 address",
+                                         listen);
+                *len = sizeof(*in6);
+                return 0;
+        }
+        {
+                struct sockaddr_in *in = (struct sockaddr_in *) ss;
+                in->sin_family = AF_INET;
+                in->sin_port = htons((uint16_t) port);
+                if (streq(host, "localhost"))
+                        in->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+                else if (inet_pton(AF_INET, host, &in->sin_addr) != 1)
+                        return error_set(
+                                reterr, EINVAL,
+                                "listen address \"%s\": bad IPv4 address (use an IP address)",
+                                listen);
+                *len = sizeof(*in);
+        }
+        return 0;
+}
+
+int http_server_start(struct apiserver *api, const struct http_server_options *o,
+                      struct http_server **ret, struct error **reterr)
+{
+        struct sockaddr_storage ss;
+        socklen_t sslen;
+        unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD;
+        struct http_server *h;
+        int r;
+
+        r = parse_listen(o->listen, &ss, &sslen, reterr);
+        if (r < 0)
+                return r;
+        if (ss.ss_family == AF_INET6)
+                flags |= MHD_USE_IPv6;
+        if (o->cert_pem)
+                flags |= MHD_USE_TLS;
+        h = xcalloc(1, sizeof(*h));
+        h->api = api;
+        if (o->cert_pem)
+                h->daemon = MHD_start_daemon(
+                        flags, 0, NULL, NULL, handle, h, MHD_OPTION_SOCK_ADDR, &ss,
+                        MHD_OPTION_HTTPS_MEM_KEY, o->key_pem, MHD_OPTION_HTTPS_MEM_CERT,
+                        o->cert_pem, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned) CONNECTION_TIMEOUT_S,
+                        MHD_OPTION_CONNECTION_LIMIT, (unsigned) MAX_CONNECTIONS,
+                        MHD_OPTION_NOTIFY_COMPLETED, request_completed, h, MHD_OPTION_END);
+        else
+                h->daemon = MHD_start_daemon(
+                        flags, 0, NULL, NULL, handle, h, MHD_OPTION_SOCK_ADDR, &ss,
+                        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned) CONNECTION_TIMEOUT_S,
+                        MHD_OPTION_CONNECTION_LIMIT, (unsigned) MAX_CONNECTIONS,
+                        MHD_OPTION_NOTIFY_COMPLETED, request_completed, h, MHD_OPTION_END);
+        if (!h->daemon) {
+                free(h);
+                return error_set(
+                        reterr, EADDRINUSE,
+                        "listen on \"%s\": cannot start the HTTPS server (address in use or not available)",
+                        o->listen);
+        }
+        *ret = h;
+        return 0;
+}
+
+unsigned http_server_port(const struct http_server *h)
+{
+        const union MHD_DaemonInfo *info =
+                MHD_get_daemon_info(h->daemon, MHD_DAEMON_INFO_BIND_PORT);
+
+        return info ? info->port : 0;
+}
+
+struct http_server *http_server_stop(struct http_server *h)
+{
+        if (h) {
+                MHD_stop_daemon(h->daemon);
+                free(h);
+        }
+        return NULL;
+}

@@ -1,0 +1,195 @@
+/* openapi.c: the OpenAPI v3 documents, generated once from the resource table and schemas.
+ *
+ * kubectl needs, per group-version, a `patch` operation with x-kubernetes-group-version-kind
+ * and a fieldValidation parameter (then it trusts the server to validate). No requestBody is
+ * declared on purpose: kubectl apply then builds its patches from its compiled-in types, which
+ * is what upstream clients do against upstream servers (kubectl-wire.md §3). */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "apiserver/discovery.h"
+#include "apiserver/resources.h"
+#include "apiserver/status.h"
+#include "base/alloc.h"
+#include "base/json.h"
+
+#define MAX_SCHEMA_DEPTH 32
+
+static json_t *schema_json(const struct schema *s, int depth);
+
+static json_t *object_json(const struct schema *s, int depth)
+{
+        json_t *props = json_object();
+
+        for (const struct schema_field *f = s->fields; f && f->name; f++)
+                json_object_set_new(props, f->name, schema_json(f->schema, depth + 1));
+        return json_pack("{s:s, s:o}", "type", "object", "properties", props);
+}
+
+static json_t *list_json(const struct schema *s, int depth)
+{
+        json_t *l =
+                json_pack("{s:s, s:o}", "type", "array", "items", schema_json(s->items, depth + 1));
+
+        switch (s->list_type) {
+        case SCHEMA_LIST_ATOMIC:
+                json_object_set_new(l, "x-kubernetes-list-type", json_string("atomic"));
+                break;
+        case SCHEMA_LIST_MAP:
+                json_object_set_new(l, "x-kubernetes-list-type", json_string("map"));
+                json_object_set_new(l, "x-kubernetes-list-map-keys",
+                                    json_pack("[s]", s->merge_key));
+                json_object_set_new(l, "x-kubernetes-patch-strategy",
+                                    json_string(s->retain_keys ? "merge,retainKeys" : "merge"));
+                json_object_set_new(l, "x-kubernetes-patch-merge-key", json_string(s->merge_key));
+                break;
+        case SCHEMA_LIST_SET:
+                json_object_set_new(l, "x-kubernetes-list-type", json_string("set"));
+                json_object_set_new(l, "x-kubernetes-patch-strategy", json_string("merge"));
+                break;
+        }
+        return l;
+}
+
+static json_t *schema_json(const struct schema *s, int depth)
+{
+        if (!s || depth > MAX_SCHEMA_DEPTH)
+                return json_pack("{s:b}", "x-kubernetes-preserve-unknown-fields", 1);
+        switch (s->kind) {
+        case SCHEMA_STRING:
+                return json_pack("{s:s}", "type", "string");
+        case SCHEMA_TIME:
+                return json_pack("{s:s, s:s}", "type", "string", "format", "date-time");
+        case SCHEMA_INTEGER:
+                return json_pack("{s:s, s:s}", "type", "integer", "format", "int64");
+        case SCHEMA_NUMBER:
+                return json_pack("{s:s, s:s}", "type", "number", "format", "double");
+        case SCHEMA_BOOLEAN:
+                return json_pack("{s:s}", "type", "boolean");
+        case SCHEMA_QUANTITY:
+        case SCHEMA_INT_OR_STRING:
+                return json_pack("{s:b, s:[{s:s}, {s:s}]}", "x-kubernetes-int-or-string", 1,
+                                 "anyOf", "type", "integer", "type", "string");
+        case SCHEMA_OBJECT:
+                return object_json(s, depth);
+        case SCHEMA_MAP:
+                return json_pack("{s:s, s:o}", "type", "object", "additionalProperties",
+                                 schema_json(s->items, depth + 1));
+        case SCHEMA_LIST:
+                return list_json(s, depth);
+        case SCHEMA_ANY:
+        case SCHEMA_KIND_MAX:
+                break;
+        }
+        return json_pack("{s:b}", "x-kubernetes-preserve-unknown-fields", 1);
+}
+
+static char *component_name(const struct api_resource *r)
+{
+        return xasprintf("io.k8s.api.%s.%s.%s", r->group[0] ? "storage" : "core", r->version,
+                         r->kind);
+}
+
+static json_t *patch_operation(const struct api_resource *r)
+{
+        return json_pack("{s:{s:s, s:s, s:s}, s:[{s:s, s:s, s:{s:s}}, {s:s, s:s, s:{s:s}}, "
+                         "{s:s, s:s, s:{s:s}}], s:{}}",
+                         "x-kubernetes-group-version-kind", "group", r->group, "version",
+                         r->version, "kind", r->kind, "parameters", "name", "fieldValidation", "in",
+                         "query", "schema", "type", "string", "name", "dryRun", "in", "query",
+                         "schema", "type", "string", "name", "fieldManager", "in", "query",
+                         "schema", "type", "string", "responses");
+}
+
+/* The document of one group-version ("" / "v1" is the core group), or NULL when unknown. */
+static json_t *group_version_doc(const char *group, const char *version)
+{
+        json_t *paths = json_object(), *schemas = json_object();
+        bool any = false;
+
+        for (size_t i = 0; i < n_api_resources; i++) {
+                const struct api_resource *r = api_resources[i];
+                cleanup_free char *path = NULL, *name = NULL;
+                cleanup_free char *prefix = r->group[0]
+                                                    ? xasprintf("/apis/%s/%s", r->group, r->version)
+                                                    : xasprintf("/api/%s", r->version);
+
+                if (!streq(r->group, group) || !streq(r->version, version))
+                        continue;
+                any = true;
+                path = r->namespaced
+                               ? xasprintf("%s/namespaces/{namespace}/%s/{name}", prefix, r->plural)
+                               : xasprintf("%s/%s/{name}", prefix, r->plural);
+                json_object_set_new(paths, path, json_pack("{s:o}", "patch", patch_operation(r)));
+                name = component_name(r);
+                json_object_set_new(schemas, name, schema_json(r->schema, 0));
+        }
+        if (!any) {
+                json_decref(paths);
+                json_decref(schemas);
+                return NULL;
+        }
+        return json_pack("{s:s, s:{s:s, s:s}, s:o, s:{s:o}}", "openapi", "3.0.0", "info", "title",
+                         "Kubernetes", "version", "v1.33.0", "paths", paths, "components",
+                         "schemas", schemas);
+}
+
+/* Generated once: the documents never change while the process runs. */
+static struct {
+        pthread_once_t once;
+        json_t *root;
+        json_t *docs; /* "api/v1" -> document */
+} cache = { .once = PTHREAD_ONCE_INIT };
+
+static uint64_t fnv1a(const char *s)
+{
+        uint64_t h = 14695981039346656037ULL;
+
+        for (; *s; s++)
+                h = (h ^ (unsigned char) *s) * 1099511628211ULL;
+        return h;
+}
+
+static void build_cache(void)
+{
+        json_t *paths = json_object();
+
+        cache.docs = json_object();
+        for (size_t i = 0; i < n_api_resources; i++) {
+                const struct api_resource *r = api_resources[i];
+                cleanup_free char *key = r->group[0] ? xasprintf("apis/%s/%s", r->group, r->version)
+                                                     : xasprintf("api/%s", r->version);
+                cleanup_free char *text = NULL, *url = NULL;
+                json_t *doc;
+
+                if (json_object_get(cache.docs, key))
+                        continue;
+                doc = group_version_doc(r->group, r->version);
+                text = json_dump_compact(doc);
+                url = xasprintf("/openapi/v3/%s?hash=%016llX", key,
+                                (unsigned long long) fnv1a(text));
+                json_object_set_new(cache.docs, key, doc);
+                json_object_set_new(paths, key, json_pack("{s:s}", "serverRelativeURL", url));
+        }
+        cache.root = json_pack("{s:o}", "paths", paths);
+}
+
+void openapi_v3(struct api_response *resp, const char *rest)
+{
+        const json_t *doc;
+
+        (void) pthread_once(&cache.once, build_cache);
+        if (!rest || !*rest || streq(rest, "/")) {
+                api_response_json(resp, 200, cache.root);
+                return;
+        }
+        doc = json_object_get(cache.docs, rest[0] == '/' ? rest + 1 : rest);
+        if (!doc) {
+                status_respond(resp, ENOENT, "the server could not find the requested resource",
+                               NULL);
+                return;
+        }
+        api_response_json(resp, 200, doc);
+}

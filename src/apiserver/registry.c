@@ -1,0 +1,936 @@
+/* registry.c: the generic verbs over the store for every resource: get, list, create, update,
+ * patch, delete. Kind-specific rules come from each descriptor's strategy; this file owns the
+ * rules all kinds share: decoding and field validation, server-owned metadata (uid,
+ * creationTimestamp, generation, deletion fields), resourceVersion preconditions, dry run,
+ * graceful deletion and finalizers, Table output. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+
+#include "api/field-error.h"
+#include "api/patch.h"
+#include "api/selector.h"
+#include "apiserver/apiserver-internal.h"
+#include "apiserver/status.h"
+#include "apiserver/table.h"
+#include "base/alloc.h"
+#include "base/json.h"
+#include "base/timeutil.h"
+#include "store/store.h"
+
+/* K8S: the patch handler retries a patch whose write raced another writer. */
+#define PATCH_CONFLICT_RETRIES 5
+
+bool request_wants_table(const struct api_request *req)
+{
+        return req->accept && strstr(req->accept, "as=Table");
+}
+
+static bool dry_run(const struct api_request *req)
+{
+        const char *v = api_request_query(req, "dryRun");
+        return v && streq(v, "All");
+}
+
+static const char *obj_name(const json_t *obj)
+{
+        const char *n = json_path_string(obj, "metadata.name");
+        return n ? n : "";
+}
+
+static uint64_t obj_rv(const json_t *obj)
+{
+        const char *rv = json_path_string(obj, "metadata.resourceVersion");
+        return rv ? strtoull(rv, NULL, 10) : 0;
+}
+
+static const char *store_ns(const struct api_target *t)
+{
+        return t->res->namespaced ? t->ns : "";
+}
+
+int request_selectors(const struct api_target *t, const struct api_request *req,
+                      struct api_response *resp, struct label_selector **ret_labels,
+                      struct field_selector **ret_fields)
+{
+        cleanup_error struct error *err = NULL;
+        struct label_selector *ls = NULL;
+        struct field_selector *fs = NULL;
+        const char *l = api_request_query(req, "labelSelector");
+        const char *f = api_request_query(req, "fieldSelector");
+
+        if (label_selector_parse(l ? l : "", &ls, &err) < 0) {
+                status_respond(resp, EINVAL, err->message, NULL);
+                return -EINVAL;
+        }
+        if (field_selector_parse(f ? f : "", t->res->field_labels, &fs, &err) < 0) {
+                label_selector_free(ls);
+                status_respond(resp, EINVAL, err->message, NULL);
+                return -EINVAL;
+        }
+        *ret_labels = ls;
+        *ret_fields = fs;
+        return 0;
+}
+
+bool object_matches(const json_t *obj, const struct label_selector *ls,
+                    const struct field_selector *fs)
+{
+        return label_selector_matches(ls, json_path(obj, "metadata.labels")) &&
+               field_selector_matches(fs, obj);
+}
+
+/* Writes obj (or a one-row Table when asked for) with the given status code. */
+static void respond_object(const struct api_target *t, const struct api_request *req,
+                           struct api_response *resp, unsigned code, const json_t *obj)
+{
+        enum table_include include;
+        json_t *items, *table;
+
+        if (!request_wants_table(req)) {
+                api_response_json(resp, code, obj);
+                return;
+        }
+        if (table_include_from_string(api_request_query(req, "includeObject"), &include) < 0)
+                include = TABLE_INCLUDE_METADATA;
+        items = json_pack("[O]", obj);
+        table = table_build(t->res, items, true, include,
+                            json_path_string(obj, "metadata.resourceVersion"));
+        api_response_json(resp, code, table);
+        resp->content_type = "application/json;as=Table;v=v1;g=meta.k8s.io";
+        json_decref(table);
+        json_decref(items);
+}
+
+static void respond_store_error(const struct api_target *t, const char *name,
+                                struct api_response *resp, int r, const struct error *err)
+{
+        if (r == -ENOENT)
+                status_not_found(resp, t->res, name);
+        else if (r == -EEXIST)
+                status_already_exists(resp, t->res, name);
+        else if (r == -ESTALE)
+                status_conflict(resp, t->res, name, CONFLICT_MODIFIED);
+        else
+                status_respond(resp, r, err ? err->message : strerror(-r), NULL);
+}
+
+void registry_get(struct apiserver *s, const struct api_target *t, const struct api_request *req,
+                  struct api_response *resp)
+{
+        cleanup_error struct error *err = NULL;
+        cleanup_json json_t *obj = NULL;
+        int r = store_get(s->store, t->res->plural, store_ns(t), t->name, &obj, &err);
+
+        if (r < 0) {
+                respond_store_error(t, t->name, resp, r, err);
+                return;
+        }
+        respond_object(t, req, resp, 200, obj);
+}
+
+void registry_list(struct apiserver *s, const struct api_target *t, const struct api_request *req,
+                   struct api_response *resp)
+{
+        cleanup_error struct error *err = NULL;
+        cleanup_json json_t *items = NULL, *out = NULL, *doc = NULL;
+        struct label_selector *ls = NULL;
+        struct field_selector *fs = NULL;
+        const char *watch = api_request_query(req, "watch");
+        uint64_t rv;
+        char rvbuf[32];
+        size_t i;
+        json_t *obj;
+        int r;
+
+        if (request_selectors(t, req, resp, &ls, &fs) < 0)
+                return;
+        if (watch && (streq(watch, "true") || streq(watch, "1"))) {
+                watch_serve(s, t, req, resp, ls, fs);
+                return;
+        }
+        r = store_list(s->store, t->res->plural, t->res->namespaced ? t->ns : NULL, &items, &rv,
+                       &err);
+        if (r < 0) {
+                label_selector_free(ls);
+                field_selector_free(fs);
+                status_respond(resp, r, err ? err->message : "list failed", NULL);
+                return;
+        }
+        out = json_array();
+        json_array_foreach(items, i, obj) {
+                if (object_matches(obj, ls, fs))
+                        json_array_append(out, obj);
+        }
+        label_selector_free(ls);
+        field_selector_free(fs);
+        (void) snprintf(rvbuf, sizeof(rvbuf), "%llu", (unsigned long long) rv);
+        if (request_wants_table(req)) {
+                enum table_include include;
+                if (table_include_from_string(api_request_query(req, "includeObject"), &include) <
+                    0)
+                        include = TABLE_INCLUDE_METADATA;
+                doc = table_build(t->res, out, true, include, rvbuf);
+                api_response_json(resp, 200, doc);
+                resp->content_type = "application/json;as=Table;v=v1;g=meta.k8s.io";
+                return;
+        }
+        doc = json_pack("{s:s, s:s, s:{s:s}, s:O}", "kind", t->res->list_kind, "apiVersion",
+                        t->res->api_version, "metadata", "resourceVersion", rvbuf, "items", out);
+        api_response_json(resp, 200, doc);
+}
+
+/* Reads fieldValidation (default Warn, as kube-apiserver). */
+static int request_field_validation(const struct api_request *req, struct api_response *resp,
+                                    enum field_validation *ret)
+{
+        const char *v = api_request_query(req, "fieldValidation");
+        cleanup_free char *msg = NULL;
+
+        if (!v || !*v) {
+                *ret = FIELD_VALIDATION_WARN;
+                return 0;
+        }
+        if (field_validation_from_string(v, ret) == 0)
+                return 0;
+        msg = xasprintf("fieldValidation: Unsupported value: \"%s\": supported values: "
+                        "\"Ignore\", \"Strict\", \"Warn\"",
+                        v);
+        status_respond(resp, EINVAL, msg, NULL);
+        return -EINVAL;
+}
+
+/* Checks obj against the kind's schema. Unknown fields: Strict fails, Warn adds Warning
+ * headers, Ignore drops them. On failure the 400 is written and < 0 returned. */
+static int check_fields(const struct api_target *t, json_t *obj, enum field_validation mode,
+                        struct api_response *resp)
+{
+        cleanup_error struct error *err = NULL;
+        struct strbuf unknown;
+        cleanup_free char *msg = NULL;
+        int r;
+
+        strbuf_init(&unknown);
+        r = schema_check(t->res->schema, obj, "", &unknown, &err);
+        if (r < 0) {
+                msg = xasprintf("%s in version \"%s\" cannot be handled as a %s: %s", t->res->kind,
+                                t->res->version, t->res->kind, err->message);
+                status_respond(resp, EINVAL, msg, NULL);
+                strbuf_release(&unknown);
+                return r;
+        }
+        if (unknown.len && mode == FIELD_VALIDATION_STRICT) {
+                /* "unknown field \"a\"\nunknown field \"b\"\n" -> comma-separated */
+                while (unknown.len && unknown.buf[unknown.len - 1] == '\n')
+                        unknown.buf[--unknown.len] = '\0';
+                for (char *p = unknown.buf; (p = strchr(p, '\n'));)
+                        *p = ',';
+                msg = xasprintf("%s in version \"%s\" cannot be handled as a %s: strict decoding "
+                                "error: %s",
+                                t->res->kind, t->res->version, t->res->kind, unknown.buf);
+                for (char *p = msg; (p = strstr(p, ",unknown"));)
+                        memmove(p + 2, p + 1, strlen(p + 1) + 1), p[0] = ',', p[1] = ' ', p += 2;
+                status_respond(resp, EINVAL, msg, NULL);
+                strbuf_release(&unknown);
+                return -EINVAL;
+        }
+        if (unknown.len && mode == FIELD_VALIDATION_WARN) {
+                char *line = unknown.buf, *nl;
+                for (; (nl = strchr(line, '\n')); line = nl + 1) {
+                        *nl = '\0';
+                        strbuf_addf(&resp->warnings, "%s\n", line);
+                }
+        }
+        strbuf_release(&unknown);
+        return 0;
+}
+
+/* Parses a JSON request body; writes a 400 on failure. */
+static json_t *parse_body(const struct api_request *req, struct api_response *resp,
+                          const char *what)
+{
+        json_error_t jerr;
+        json_t *obj;
+        cleanup_free char *msg = NULL;
+
+        if (req->body_len == 0) {
+                status_respond(resp, EINVAL, "the body of the request was empty", NULL);
+                return NULL;
+        }
+        obj = json_loadb(req->body, req->body_len, JSON_DECODE_ANY, &jerr);
+        if (!obj) {
+                msg = xasprintf("%s: json parse error: %s (line %d, column %d)", what, jerr.text,
+                                jerr.line, jerr.column);
+                status_respond(resp, EINVAL, msg, NULL);
+        }
+        return obj;
+}
+
+/* Checks apiVersion and kind of a decoded object against the resource. */
+static int check_type_meta(const struct api_target *t, const json_t *obj, struct api_response *resp)
+{
+        const char *kind = json_string_value(json_object_get(obj, "kind"));
+        const char *api_version = json_string_value(json_object_get(obj, "apiVersion"));
+        cleanup_free char *text = NULL, *msg = NULL;
+
+        if (!json_is_object(obj)) {
+                status_respond(
+                        resp, EINVAL,
+                        "couldn't get version/kind; json parse error: the body is not a JSON object",
+                        NULL);
+                return -EINVAL;
+        }
+        if (!kind || !*kind) {
+                text = json_dump_compact(obj);
+                msg = xasprintf("Object 'Kind' is missing in '%.1024s'", text);
+                status_respond(resp, EINVAL, msg, NULL);
+                return -EINVAL;
+        }
+        if (api_version && *api_version && !streq(api_version, t->res->api_version)) {
+                msg = xasprintf("the API version in the data (%s) does not match the expected "
+                                "API version (%s)",
+                                api_version, t->res->api_version);
+                status_respond(resp, EINVAL, msg, NULL);
+                return -EINVAL;
+        }
+        if (!streq(kind, t->res->kind)) {
+                msg = xasprintf("%s in version \"%s\" cannot be handled as a %s: no kind \"%s\" "
+                                "is registered for version \"%s\"",
+                                kind, t->res->version, t->res->kind, kind, t->res->api_version);
+                status_respond(resp, EINVAL, msg, NULL);
+                return -EINVAL;
+        }
+        return 0;
+}
+
+/* K8S: the namespace in the body must match the URL; empty takes the URL's. */
+static int check_namespace(const struct api_target *t, json_t *obj, struct api_response *resp)
+{
+        json_t *meta = json_object_ensure(obj, "metadata");
+        const char *ns = json_string_value(json_object_get(meta, "namespace"));
+
+        if (!t->res->namespaced) {
+                json_object_del(meta, "namespace");
+                return 0;
+        }
+        if (ns && *ns && !streq(ns, t->ns)) {
+                status_respond(
+                        resp, EINVAL,
+                        "the namespace of the provided object does not match the namespace sent on the request",
+                        NULL);
+                return -EINVAL;
+        }
+        json_object_set_new(meta, "namespace", json_string(t->ns));
+        return 0;
+}
+
+static void new_uid(char buf[static 37])
+{
+        unsigned char b[16];
+
+        if (getrandom(b, sizeof(b), 0) != (ssize_t) sizeof(b))
+                abort();
+        b[6] = (unsigned char) ((b[6] & 0x0f) | 0x40);
+        b[8] = (unsigned char) ((b[8] & 0x3f) | 0x80);
+        (void) snprintf(buf, 37,
+                        "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+                        b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11],
+                        b[12], b[13], b[14], b[15]);
+}
+
+/* K8S: names.SimpleNameGenerator: generateName + 5 random characters. */
+static char *generate_name(const char *prefix)
+{
+        static const char alphabet[] = "bcdfghjklmnpqrstvwxz2456789";
+        unsigned char r[5];
+        char suffix[6];
+
+        if (getrandom(r, sizeof(r), 0) != (ssize_t) sizeof(r))
+                abort();
+        for (size_t i = 0; i < 5; i++)
+                suffix[i] = alphabet[r[i] % (sizeof(alphabet) - 1)];
+        suffix[5] = '\0';
+        return xasprintf("%.58s%s", prefix, suffix);
+}
+
+static void set_now(json_t *meta, const char *key)
+{
+        char ts[32];
+
+        time_format_rfc3339(time(NULL), ts);
+        json_object_set_new(meta, key, json_string(ts));
+}
+
+static bool namespace_exists(struct apiserver *s, const char *ns)
+{
+        cleanup_json json_t *obj = NULL;
+
+        return store_get(s->store, "namespaces", "", ns, &obj, NULL) == 0;
+}
+
+/* Validation failures from a strategy hook become a 422. */
+static int respond_if_invalid(const struct api_target *t, const char *name,
+                              struct field_error_list *errs, struct api_response *resp)
+{
+        if (!errs->n)
+                return 0;
+        status_invalid(resp, t->res, name, errs);
+        return -EBADMSG;
+}
+
+/* The create path shared by POST and apply-to-absent. Consumes nothing; obj is modified. */
+static void create_object(struct apiserver *s, const struct api_target *t,
+                          const struct api_request *req, struct api_response *resp, json_t *obj)
+{
+        cleanup_error struct error *err = NULL;
+        struct field_error_list errs;
+        json_t *meta;
+        const char *name;
+        char uid[37];
+        int r;
+
+        if (check_namespace(t, obj, resp) < 0)
+                return;
+        meta = json_object_ensure(obj, "metadata");
+        if (t->res->namespaced && !namespace_exists(s, t->ns)) {
+                struct api_target nst = { .res = api_resource_by_plural("", "namespaces") };
+                status_not_found(resp, nst.res, t->ns);
+                return;
+        }
+        if (json_path_string(obj, "metadata.resourceVersion")) {
+                status_respond(resp, EIO,
+                               "resourceVersion should not be set on objects to be created", NULL);
+                return;
+        }
+        name = json_string_value(json_object_get(meta, "name"));
+        if ((!name || !*name) && json_string_value(json_object_get(meta, "generateName"))) {
+                cleanup_free char *generated =
+                        generate_name(json_string_value(json_object_get(meta, "generateName")));
+                json_object_set_new(meta, "name", json_string(generated));
+        }
+        new_uid(uid);
+        json_object_set_new(meta, "uid", json_string(uid));
+        set_now(meta, "creationTimestamp");
+        json_object_del(meta, "deletionTimestamp");
+        json_object_del(meta, "deletionGracePeriodSeconds");
+        if (t->res->strategy->spec_changed)
+                json_object_set_new(meta, "generation", json_integer(1));
+        else
+                json_object_del(meta, "generation");
+        json_object_set_new(obj, "apiVersion", json_string(t->res->api_version));
+        json_object_set_new(obj, "kind", json_string(t->res->kind));
+
+        if (t->res->strategy->prepare_create)
+                t->res->strategy->prepare_create(obj);
+        field_error_list_init(&errs);
+        t->res->strategy->validate_create(obj, &errs);
+        r = respond_if_invalid(t, obj_name(obj), &errs, resp);
+        field_error_list_release(&errs);
+        if (r < 0)
+                return;
+        if (dry_run(req)) {
+                respond_object(t, req, resp, 201, obj);
+                return;
+        }
+        r = store_create(s->store, t->res->plural, store_ns(t), obj_name(obj), obj, &err);
+        if (r < 0) {
+                respond_store_error(t, obj_name(obj), resp, r, err);
+                return;
+        }
+        respond_object(t, req, resp, 201, obj);
+}
+
+void registry_create(struct apiserver *s, const struct api_target *t, const struct api_request *req,
+                     struct api_response *resp)
+{
+        cleanup_json json_t *obj = NULL;
+        enum field_validation mode;
+
+        if (request_field_validation(req, resp, &mode) < 0)
+                return;
+        obj = parse_body(req, resp, "couldn't get version/kind");
+        if (!obj || check_type_meta(t, obj, resp) < 0 || check_fields(t, obj, mode, resp) < 0)
+                return;
+        create_object(s, t, req, resp, obj);
+}
+
+/* Copies the metadata the server owns from old to new: what a client may not change by
+ * writing it (uid, creationTimestamp, deletion fields, generation). */
+static void keep_server_metadata(json_t *new_obj, const json_t *old)
+{
+        static const char *const owned[] = { "uid",
+                                             "creationTimestamp",
+                                             "deletionTimestamp",
+                                             "deletionGracePeriodSeconds",
+                                             "generation",
+                                             "selfLink" };
+        json_t *meta = json_object_ensure(new_obj, "metadata");
+        const json_t *old_meta = json_object_get(old, "metadata");
+
+        for (size_t i = 0; i < ARRAY_SIZE(owned); i++) {
+                json_t *v = json_object_get(old_meta, owned[i]);
+                if (v)
+                        json_object_set(meta, owned[i], v);
+                else
+                        json_object_del(meta, owned[i]);
+        }
+}
+
+/* K8S: an object being deleted whose last finalizer is gone and whose grace period is over
+ * is removed by the write that removed the finalizer. */
+static bool should_delete_on_update(const json_t *obj)
+{
+        const json_t *grace = json_path(obj, "metadata.deletionGracePeriodSeconds");
+
+        return json_path(obj, "metadata.deletionTimestamp") &&
+               json_array_size(json_path(obj, "metadata.finalizers")) == 0 &&
+               (!grace || json_integer_value(grace) == 0);
+}
+
+/* The update path shared by PUT and PATCH: new_obj is the full requested object, old the
+ * stored one it was computed against. Returns -ESTALE (without responding) when the store
+ * moved under us and the caller may retry; otherwise writes the response and returns 0. */
+static int update_object(struct apiserver *s, const struct api_target *t,
+                         const struct api_request *req, struct api_response *resp, json_t *new_obj,
+                         const json_t *old, bool caller_precondition)
+{
+        cleanup_error struct error *err = NULL;
+        cleanup_json json_t *to_store = NULL;
+        struct field_error_list errs;
+        uint64_t old_rv = obj_rv(old);
+        const char *name = obj_name(old);
+        int r;
+
+        if (caller_precondition && obj_rv(new_obj) != old_rv) {
+                status_conflict(resp, t->res, name, CONFLICT_MODIFIED);
+                return 0;
+        }
+        keep_server_metadata(new_obj, old);
+        json_object_set_new(new_obj, "apiVersion", json_string(t->res->api_version));
+        json_object_set_new(new_obj, "kind", json_string(t->res->kind));
+        to_store = t->res->strategy->prepare_update(t->sub, new_obj, old);
+        if (t->res->strategy->spec_changed && t->res->strategy->spec_changed(to_store, old)) {
+                json_t *meta = json_object_ensure(to_store, "metadata");
+                json_int_t gen = json_integer_value(json_object_get(meta, "generation"));
+                json_object_set_new(meta, "generation", json_integer(gen + 1));
+        }
+        field_error_list_init(&errs);
+        t->res->strategy->validate_update(t->sub, to_store, old, &errs);
+        r = respond_if_invalid(t, name, &errs, resp);
+        field_error_list_release(&errs);
+        if (r < 0)
+                return 0;
+        if (dry_run(req)) {
+                respond_object(t, req, resp, 200, to_store);
+                return 0;
+        }
+        if (should_delete_on_update(to_store)) {
+                cleanup_json json_t *last = NULL;
+                r = store_delete(s->store, t->res->plural, store_ns(t), name, old_rv, &last, &err);
+                if (r == -ESTALE && !caller_precondition)
+                        return r;
+                if (r < 0)
+                        respond_store_error(t, name, resp, r, err);
+                else
+                        respond_object(t, req, resp, 200, last);
+                return 0;
+        }
+        r = store_update(s->store, t->res->plural, store_ns(t), name, to_store, old_rv, &err);
+        if (r == -ESTALE && !caller_precondition)
+                return r;
+        if (r < 0) {
+                respond_store_error(t, name, resp, r, err);
+                return 0;
+        }
+        respond_object(t, req, resp, 200, to_store);
+        return 0;
+}
+
+static int check_url_name(const struct api_target *t, const json_t *obj, struct api_response *resp)
+{
+        const char *name = json_path_string(obj, "metadata.name");
+        cleanup_free char *msg = NULL;
+
+        if (name && *name && !streq(name, t->name)) {
+                msg = xasprintf(
+                        "the name of the object (%s) does not match the name on the URL (%s)", name,
+                        t->name);
+                status_respond(resp, EINVAL, msg, NULL);
+                return -EINVAL;
+        }
+        json_object_set_new(json_object_ensure((json_t *) obj, "metadata"), "name",
+                            json_string(t->name));
+        return 0;
+}
+
+void registry_update(struct apiserver *s, const struct api_target *t, const struct api_request *req,
+                     struct api_response *resp)
+{
+        cleanup_error struct error *err = NULL;
+        cleanup_json json_t *obj = NULL, *old = NULL;
+        enum field_validation mode;
+        struct field_error_list errs;
+        int r;
+
+        if (request_field_validation(req, resp, &mode) < 0)
+                return;
+        obj = parse_body(req, resp, "couldn't get version/kind");
+        if (!obj || check_type_meta(t, obj, resp) < 0 || check_fields(t, obj, mode, resp) < 0 ||
+            check_url_name(t, obj, resp) < 0 || check_namespace(t, obj, resp) < 0)
+                return;
+        if (!json_path_string(obj, "metadata.resourceVersion")) {
+                /* K8S: an update must say which version it replaces. */
+                field_error_list_init(&errs);
+                field_error_add(&errs, FIELD_ERROR_INVALID, "metadata.resourceVersion", "0x0",
+                                "must be specified for an update");
+                status_invalid(resp, t->res, t->name, &errs);
+                field_error_list_release(&errs);
+                return;
+        }
+        r = store_get(s->store, t->res->plural, store_ns(t), t->name, &old, &err);
+        if (r < 0) {
+                respond_store_error(t, t->name, resp, r, err);
+                return;
+        }
+        (void) update_object(s, t, req, resp, obj, old, true);
+}
+
+enum patch_type {
+        PATCH_STRATEGIC,
+        PATCH_MERGE,
+        PATCH_JSON,
+        PATCH_APPLY,
+        PATCH_TYPE_MAX,
+};
+
+static int patch_type_from_content_type(const char *ct, enum patch_type *ret)
+{
+        static const char *const names[PATCH_TYPE_MAX] = {
+                [PATCH_STRATEGIC] = "application/strategic-merge-patch+json",
+                [PATCH_MERGE] = "application/merge-patch+json",
+                [PATCH_JSON] = "application/json-patch+json",
+                [PATCH_APPLY] = "application/apply-patch+yaml",
+        };
+        size_t n;
+
+        if (!ct)
+                return -EPROTONOSUPPORT;
+        n = strcspn(ct, "; ");
+        for (int i = 0; i < PATCH_TYPE_MAX; i++)
+                if (strlen(names[i]) == n && strncmp(ct, names[i], n) == 0) {
+                        *ret = (enum patch_type) i;
+                        return 0;
+                }
+        return -EPROTONOSUPPORT;
+}
+
+static int compute_patch(const struct api_target *t, enum patch_type type, const json_t *old,
+                         const json_t *patch, json_t **ret, struct error **reterr)
+{
+        switch (type) {
+        case PATCH_STRATEGIC:
+                return patch_strategic_merge(old, patch, t->res->schema, ret, reterr);
+        case PATCH_MERGE:
+                return patch_merge(old, patch, ret, reterr);
+        case PATCH_JSON:
+                return patch_json(old, patch, ret, reterr);
+        case PATCH_APPLY:
+                return patch_apply(old, patch, t->res->schema, ret, reterr);
+        case PATCH_TYPE_MAX:
+                break;
+        }
+        return -EINVAL;
+}
+
+void registry_patch(struct apiserver *s, const struct api_target *t, const struct api_request *req,
+                    struct api_response *resp)
+{
+        cleanup_json json_t *patch = NULL;
+        enum field_validation mode;
+        enum patch_type type;
+        bool precondition;
+
+        if (patch_type_from_content_type(req->content_type, &type) < 0) {
+                status_respond(
+                        resp, EPROTONOSUPPORT,
+                        "the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml, application/strategic-merge-patch+json",
+                        NULL);
+                return;
+        }
+        if (request_field_validation(req, resp, &mode) < 0)
+                return;
+        if (type == PATCH_APPLY && !api_request_query(req, "fieldManager")) {
+                status_respond(
+                        resp, EINVAL,
+                        "PATCH, application/apply-patch+yaml: fieldManager is required for apply requests",
+                        NULL);
+                return;
+        }
+        patch = parse_body(req, resp, "error decoding patch");
+        if (!patch)
+                return;
+        if (type == PATCH_JSON ? !json_is_array(patch) : !json_is_object(patch)) {
+                status_respond(resp, EINVAL,
+                               type == PATCH_JSON ? "json patch must be an array of operations"
+                                                  : "patch body must be a JSON object",
+                               NULL);
+                return;
+        }
+        precondition = type != PATCH_JSON && json_path_string(patch, "metadata.resourceVersion");
+
+        for (int attempt = 0; attempt <= PATCH_CONFLICT_RETRIES; attempt++) {
+                cleanup_error struct error *err = NULL;
+                cleanup_json json_t *old = NULL, *patched = NULL;
+                int r = store_get(s->store, t->res->plural, store_ns(t), t->name, &old, &err);
+
+                if (r == -ENOENT && type == PATCH_APPLY && t->sub == API_SUB_NONE) {
+                        /* K8S: server-side apply creates what is absent. */
+                        cleanup_json json_t *obj = json_deep_copy(patch);
+                        if (check_type_meta(t, obj, resp) < 0 || check_url_name(t, obj, resp) < 0 ||
+                            check_fields(t, obj, mode, resp) < 0)
+                                return;
+                        create_object(s, t, req, resp, obj);
+                        return;
+                }
+                if (r < 0) {
+                        respond_store_error(t, t->name, resp, r, err);
+                        return;
+                }
+                if (type == PATCH_APPLY &&
+                    (check_type_meta(t, patch, resp) < 0 || check_url_name(t, patch, resp) < 0))
+                        return;
+                r = compute_patch(t, type, old, patch, &patched, &err);
+                if (r < 0) {
+                        status_respond(resp, r == -EINVAL ? EBADMSG : r,
+                                       err ? err->message : "the patch could not be applied", NULL);
+                        return;
+                }
+                if (!json_is_object(patched) || check_fields(t, patched, mode, resp) < 0 ||
+                    check_url_name(t, patched, resp) < 0 || check_namespace(t, patched, resp) < 0) {
+                        if (!json_is_object(patched))
+                                status_respond(resp, EBADMSG, "the patch did not produce an object",
+                                               NULL);
+                        return;
+                }
+                if (!precondition)
+                        json_object_set(json_object_ensure(patched, "metadata"), "resourceVersion",
+                                        json_path(old, "metadata.resourceVersion"));
+                r = update_object(s, t, req, resp, patched, old, precondition);
+                if (r != -ESTALE)
+                        return;
+                /* The store moved between our read and our write: read again, patch again. */
+                api_response_release(resp);
+                api_response_init(resp);
+        }
+        status_conflict(resp, t->res, t->name, CONFLICT_MODIFIED);
+}
+
+/* DeleteOptions from the body (optional): gracePeriodSeconds and preconditions. */
+struct delete_options {
+        long long grace; /* -1: not given */
+        const char *uid;
+        const char *rv;
+};
+
+static int parse_delete_options(const struct api_request *req, struct api_response *resp,
+                                json_t **ret_body, struct delete_options *o)
+{
+        json_t *body = NULL;
+        const char *q = api_request_query(req, "gracePeriodSeconds");
+
+        o->grace = q ? strtoll(q, NULL, 10) : -1;
+        o->uid = o->rv = NULL;
+        if (req->body_len) {
+                body = parse_body(req, resp, "couldn't decode DeleteOptions");
+                if (!body)
+                        return -EINVAL;
+                if (json_is_integer(json_object_get(body, "gracePeriodSeconds")))
+                        o->grace = json_integer_value(json_object_get(body, "gracePeriodSeconds"));
+                o->uid = json_path_string(body, "preconditions.uid");
+                o->rv = json_path_string(body, "preconditions.resourceVersion");
+        }
+        *ret_body = body;
+        return 0;
+}
+
+/* K8S: pod strategy CheckGracefulDelete: the grace period a pod deletion gets. Unscheduled
+ * and finished pods go at once; otherwise the request's or the spec's period. */
+static long long graceful_period(const struct api_target *t, const json_t *obj, long long asked)
+{
+        const char *phase;
+        long long grace;
+
+        if (!streq(t->res->plural, "pods"))
+                return 0;
+        grace = asked >= 0 ? asked
+                           : (json_is_integer(json_path(obj, "spec.terminationGracePeriodSeconds"))
+                                      ? json_integer_value(json_path(
+                                                obj, "spec.terminationGracePeriodSeconds"))
+                                      : 30);
+        phase = json_path_string(obj, "status.phase");
+        if (!json_path_string(obj, "spec.nodeName") ||
+            (phase && (streq(phase, "Succeeded") || streq(phase, "Failed"))))
+                return 0;
+        return grace < 0 ? 1 : grace;
+}
+
+/* Deletes one object (already read as old). Returns -ESTALE to let the caller retry. */
+static int delete_object(struct apiserver *s, const struct api_target *t,
+                         const struct api_request *req, struct api_response *resp,
+                         const json_t *old, const struct delete_options *o, bool respond)
+{
+        cleanup_error struct error *err = NULL;
+        cleanup_json json_t *last = NULL, *marked = NULL;
+        const char *name = obj_name(old);
+        long long grace = graceful_period(t, old, o->grace);
+        bool has_finalizers = json_array_size(json_path(old, "metadata.finalizers")) > 0;
+        int r;
+
+        if (o->uid && !streq(o->uid, json_path_string(old, "metadata.uid") ?: "")) {
+                cleanup_free char *why = xasprintf(
+                        "Precondition failed: UID in precondition: %s, UID in object meta: %s",
+                        o->uid, json_path_string(old, "metadata.uid") ?: "");
+                status_conflict(resp, t->res, name, why);
+                return 0;
+        }
+        if (o->rv && strtoull(o->rv, NULL, 10) != obj_rv(old)) {
+                cleanup_free char *why = xasprintf(
+                        "Precondition failed: ResourceVersion in precondition: %s, ResourceVersion in object meta: %s",
+                        o->rv, json_path_string(old, "metadata.resourceVersion") ?: "");
+                status_conflict(resp, t->res, name, why);
+                return 0;
+        }
+        if (grace > 0 || has_finalizers) {
+                const json_t *cur = json_path(old, "metadata.deletionGracePeriodSeconds");
+                json_t *meta;
+                char ts[32];
+
+                /* K8S: a repeated graceful delete may only shorten the period. */
+                if (json_path(old, "metadata.deletionTimestamp") && cur &&
+                    json_integer_value(cur) <= grace) {
+                        if (respond)
+                                respond_object(t, req, resp, 200, old);
+                        return 0;
+                }
+                marked = json_deep_copy(old);
+                meta = json_object_get(marked, "metadata");
+                time_format_rfc3339(time(NULL) + grace, ts);
+                json_object_set_new(meta, "deletionTimestamp", json_string(ts));
+                json_object_set_new(meta, "deletionGracePeriodSeconds", json_integer(grace));
+                if (dry_run(req)) {
+                        if (respond)
+                                respond_object(t, req, resp, 200, marked);
+                        return 0;
+                }
+                r = store_update(s->store, t->res->plural, store_ns(t), name, marked, obj_rv(old),
+                                 &err);
+                if (r == -ESTALE)
+                        return r;
+                if (r < 0)
+                        respond_store_error(t, name, resp, r, err);
+                else if (respond)
+                        respond_object(t, req, resp, 200, marked);
+                return 0;
+        }
+        if (dry_run(req)) {
+                if (respond)
+                        respond_object(t, req, resp, 200, old);
+                return 0;
+        }
+        r = store_delete(s->store, t->res->plural, store_ns(t), name, obj_rv(old), &last, &err);
+        if (r == -ESTALE)
+                return r;
+        if (r < 0)
+                respond_store_error(t, name, resp, r, err);
+        else if (respond)
+                respond_object(t, req, resp, 200, last);
+        return 0;
+}
+
+void registry_delete(struct apiserver *s, const struct api_target *t, const struct api_request *req,
+                     struct api_response *resp)
+{
+        cleanup_json json_t *body = NULL;
+        struct delete_options o;
+
+        if (parse_delete_options(req, resp, &body, &o) < 0)
+                return;
+        if (t->res->strategy == &namespace_strategy && streq(t->name, "default")) {
+                status_forbidden(resp, t->res, t->name, "this namespace may not be deleted");
+                return;
+        }
+        for (int attempt = 0; attempt <= PATCH_CONFLICT_RETRIES; attempt++) {
+                cleanup_error struct error *err = NULL;
+                cleanup_json json_t *old = NULL;
+                int r = store_get(s->store, t->res->plural, store_ns(t), t->name, &old, &err);
+
+                if (r < 0) {
+                        respond_store_error(t, t->name, resp, r, err);
+                        return;
+                }
+                if (t->res->strategy == &namespace_strategy && !dry_run(req)) {
+                        /* The namespace's contents go with it. */
+                        for (size_t i = 0; i < n_api_resources; i++) {
+                                const struct api_resource *r2 = api_resources[i];
+                                struct api_target ct = { .res = r2, .ns = t->name };
+                                struct api_response sub;
+                                if (!r2->namespaced)
+                                        continue;
+                                api_response_init(&sub);
+                                registry_delete_collection(s, &ct, req, &sub);
+                                api_response_release(&sub);
+                        }
+                }
+                if (delete_object(s, t, req, resp, old, &o, true) != -ESTALE)
+                        return;
+        }
+        status_conflict(resp, t->res, t->name, CONFLICT_MODIFIED);
+}
+
+void registry_delete_collection(struct apiserver *s, const struct api_target *t,
+                                const struct api_request *req, struct api_response *resp)
+{
+        cleanup_error struct error *err = NULL;
+        cleanup_json json_t *items = NULL, *body = NULL, *deleted = NULL, *doc = NULL;
+        struct label_selector *ls = NULL;
+        struct field_selector *fs = NULL;
+        struct delete_options o;
+        uint64_t rv;
+        size_t i;
+        json_t *obj;
+        int r;
+
+        if (parse_delete_options(req, resp, &body, &o) < 0)
+                return;
+        o.uid = o.rv = NULL;
+        if (request_selectors(t, req, resp, &ls, &fs) < 0)
+                return;
+        r = store_list(s->store, t->res->plural, t->res->namespaced ? t->ns : NULL, &items, &rv,
+                       &err);
+        if (r < 0) {
+                label_selector_free(ls);
+                field_selector_free(fs);
+                status_respond(resp, r, err ? err->message : "list failed", NULL);
+                return;
+        }
+        deleted = json_array();
+        json_array_foreach(items, i, obj) {
+                struct api_target one = *t;
+                if (!object_matches(obj, ls, fs))
+                        continue;
+                one.ns = t->res->namespaced ? json_path_string(obj, "metadata.namespace") : NULL;
+                one.name = obj_name(obj);
+                if (delete_object(s, &one, req, resp, obj, &o, false) == 0)
+                        json_array_append(deleted, obj);
+        }
+        label_selector_free(ls);
+        field_selector_free(fs);
+        doc = json_pack("{s:s, s:s, s:{}, s:O}", "kind", t->res->list_kind, "apiVersion",
+                        t->res->api_version, "metadata", "items", deleted);
+        api_response_release(resp);
+        api_response_init(resp);
+        api_response_json(resp, 200, doc);
+}

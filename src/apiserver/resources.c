@@ -1,0 +1,152 @@
+/* resources.c: the descriptor table of every served resource and the lookups over it.
+ * What each resource is lives here; how it is stored, routed and printed lives elsewhere and
+ * reads this table. */
+#include <string.h>
+
+#include "api/schemas.h"
+#include "apiserver/resources.h"
+#include "apiserver/table.h"
+#include "base/macro.h"
+
+static const char *const verbs_all[] = { "create", "delete", "deletecollection", "get", "list",
+                                         "patch", "update", "watch", NULL };
+static const char *const verbs_namespace[] = { "create", "delete", "get", "list",
+                                               "patch", "update", "watch", NULL };
+
+static const char *const pod_short[] = { "po", NULL };
+static const char *const pod_categories[] = { "all", NULL };
+static const char *const pod_subresources[] = { "status", "resize", NULL };
+/* K8S: pod field label conversion (pkg/apis/core/v1/conversion.go). */
+static const char *const pod_fields[] = { "metadata.name", "metadata.namespace", "spec.nodeName",
+                                          "spec.restartPolicy", "spec.schedulerName",
+                                          "spec.serviceAccountName", "spec.hostNetwork",
+                                          "status.phase", "status.podIP", "status.podIPs",
+                                          "status.nominatedNodeName", NULL };
+
+static const struct api_resource pods = {
+        .group = "",
+        .version = "v1",
+        .api_version = "v1",
+        .plural = "pods",
+        .singular = "pod",
+        .kind = "Pod",
+        .list_kind = "PodList",
+        .namespaced = true,
+        .short_names = pod_short,
+        .categories = pod_categories,
+        .verbs = verbs_all,
+        .subresources = pod_subresources,
+        .schema = &schema_pod,
+        .field_labels = pod_fields,
+        .columns = pod_columns,
+        .n_columns = POD_COLUMNS,
+        .table_row = pod_table_row,
+        .strategy = &pod_strategy,
+};
+
+static const char *const ns_short[] = { "ns", NULL };
+static const char *const ns_subresources[] = { "status", NULL };
+static const char *const ns_fields[] = { "metadata.name", "status.phase", NULL };
+
+static const struct api_resource namespaces = {
+        .group = "",
+        .version = "v1",
+        .api_version = "v1",
+        .plural = "namespaces",
+        .singular = "namespace",
+        .kind = "Namespace",
+        .list_kind = "NamespaceList",
+        .namespaced = false,
+        .short_names = ns_short,
+        .verbs = verbs_namespace,
+        .subresources = ns_subresources,
+        .schema = &schema_namespace,
+        .field_labels = ns_fields,
+        .columns = namespace_columns,
+        .n_columns = NAMESPACE_COLUMNS,
+        .table_row = namespace_table_row,
+        .strategy = &namespace_strategy,
+};
+
+static const char *const node_short[] = { "no", NULL };
+static const char *const node_subresources[] = { "status", NULL };
+static const char *const node_fields[] = { "metadata.name", "spec.unschedulable", NULL };
+
+static const struct api_resource nodes = {
+        .group = "",
+        .version = "v1",
+        .api_version = "v1",
+        .plural = "nodes",
+        .singular = "node",
+        .kind = "Node",
+        .list_kind = "NodeList",
+        .namespaced = false,
+        .short_names = node_short,
+        .verbs = verbs_all,
+        .subresources = node_subresources,
+        .schema = &schema_node,
+        .field_labels = node_fields,
+        .columns = node_columns,
+        .n_columns = NODE_COLUMNS,
+        .table_row = node_table_row,
+        .strategy = &node_strategy,
+};
+
+static const char *const event_short[] = { "ev", NULL };
+/* K8S: event field labels (pkg/apis/core/v1/conversion.go, eventFieldSelector). */
+static const char *const event_fields[] = {
+        "metadata.name",           "metadata.namespace",
+        "involvedObject.kind",     "involvedObject.namespace",
+        "involvedObject.name",     "involvedObject.uid",
+        "involvedObject.apiVersion", "involvedObject.resourceVersion",
+        "involvedObject.fieldPath", "reason",
+        "reportingComponent",      "source",
+        "type",                    NULL,
+};
+
+static const struct api_resource events = {
+        .group = "",
+        .version = "v1",
+        .api_version = "v1",
+        .plural = "events",
+        .singular = "event",
+        .kind = "Event",
+        .list_kind = "EventList",
+        .namespaced = true,
+        .short_names = event_short,
+        .verbs = verbs_all,
+        .schema = &schema_event,
+        .field_labels = event_fields,
+        .columns = event_columns,
+        .n_columns = EVENT_COLUMNS,
+        .table_row = event_table_row,
+        .strategy = &event_strategy,
+};
+
+const struct api_resource *const api_resources[] = { &pods, &namespaces, &nodes, &events };
+const size_t n_api_resources = ARRAY_SIZE(api_resources);
+
+const struct api_resource *api_resource_by_plural(const char *group, const char *plural)
+{
+        for (size_t i = 0; i < n_api_resources; i++)
+                if (streq(api_resources[i]->group, group) &&
+                    streq(api_resources[i]->plural, plural))
+                        return api_resources[i];
+        return NULL;
+}
+
+const struct api_resource *api_resource_by_kind(const char *group, const char *kind)
+{
+        for (size_t i = 0; i < n_api_resources; i++)
+                if (streq(api_resources[i]->group, group) && streq(api_resources[i]->kind, kind))
+                        return api_resources[i];
+        return NULL;
+}
+
+bool api_resource_has_subresource(const struct api_resource *r, const char *sub)
+{
+        for (const char *const *s = r->subresources; s && *s; s++)
+                if (streq(*s, sub))
+                        return true;
+        return false;
+}

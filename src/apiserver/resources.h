@@ -1,0 +1,84 @@
+/* resources.h: the one table of API resources.
+ *
+ * Each resource is a const descriptor (like tmux's cmd_entry): names, scope, schema, the field
+ * selectors it supports, its Table columns and its strategy hooks. Routing, discovery, OpenAPI,
+ * Tables and the generic registry all read this table; adding a kind means adding a
+ * descriptor, a schema and (if it has rules) a strategy. */
+#ifndef FLEXLET_APISERVER_RESOURCES_H
+#define FLEXLET_APISERVER_RESOURCES_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <time.h>
+
+#include "api/field-error.h"
+#include "api/schema.h"
+
+struct table_column {
+        const char *name;
+        const char *type;   /* "string", "integer", "date" */
+        const char *format; /* "name" for the name column, else "" */
+        const char *description;
+        int priority; /* 0 shown by default, 1 with -o wide */
+};
+
+/* Subresource a write arrives through; each strategy decides what it may change. */
+enum api_subresource {
+        API_SUB_NONE,
+        API_SUB_STATUS,
+        API_SUB_RESIZE,
+        API_SUB_MAX,
+};
+
+struct resource_strategy {
+        /* Fills defaults and server-owned fields of a new object (not meta: the registry does
+         * uid, creationTimestamp, generation). */
+        void (*prepare_create)(json_t *obj);
+        void (*validate_create)(const json_t *obj, struct field_error_list *errs);
+        /* Turns the requested new object into the one to store, given the stored old one and
+         * the subresource (e.g. keeps old status on a main-resource update). Returns a new
+         * reference; may return a reference to new_obj. */
+        json_t *(*prepare_update)(enum api_subresource sub, json_t *new_obj, const json_t *old);
+        void (*validate_update)(enum api_subresource sub, const json_t *new_obj,
+                                const json_t *old, struct field_error_list *errs);
+        /* Whether a change from old to new bumps metadata.generation. */
+        bool (*spec_changed)(const json_t *new_obj, const json_t *old);
+};
+
+struct api_resource {
+        const char *group;   /* "" for the core group */
+        const char *version; /* "v1" */
+        const char *api_version; /* "v1", "storage.k8s.io/v1": what objects carry */
+        const char *plural;
+        const char *singular;
+        const char *kind;
+        const char *list_kind;
+        bool namespaced;
+        const char *const *short_names; /* NULL-terminated */
+        const char *const *categories;  /* NULL-terminated, may be NULL */
+        const char *const *verbs;       /* NULL-terminated */
+        const char *const *subresources; /* NULL-terminated: "status", "resize" */
+        const struct schema *schema;
+        const char *const *field_labels; /* field selectors supported, NULL-terminated */
+        const struct table_column *columns;
+        size_t n_columns;
+        /* Fills one Table row's cells (json array) for obj. */
+        void (*table_row)(const json_t *obj, time_t now, json_t *cells);
+        const struct resource_strategy *strategy;
+};
+
+extern const struct api_resource *const api_resources[];
+extern const size_t n_api_resources;
+
+/* Lookups by group and plural, and by group + kind. NULL when unknown. */
+const struct api_resource *api_resource_by_plural(const char *group, const char *plural);
+const struct api_resource *api_resource_by_kind(const char *group, const char *kind);
+bool api_resource_has_subresource(const struct api_resource *r, const char *sub);
+
+/* Strategies defined beside each kind's rules. */
+extern const struct resource_strategy pod_strategy;
+extern const struct resource_strategy namespace_strategy;
+extern const struct resource_strategy node_strategy;
+extern const struct resource_strategy event_strategy;
+
+#endif

@@ -1,0 +1,69 @@
+/* strategy-pod.c: how pods are created and updated through each subresource (upstream's
+ * podStrategy, podStatusStrategy and podResizeStrategy): the main resource may not touch
+ * status, /status may not touch spec, /resize keeps only the resizable fields. The rules
+ * themselves live in api/validation.h. */
+#include "api/validation.h"
+#include "apiserver/resources.h"
+#include "base/json.h"
+
+static void pod_prepare_create(json_t *pod)
+{
+        pod_set_defaults(pod);
+        pod_prepare_for_create(pod);
+}
+
+static void pod_validate_create(const json_t *pod, struct field_error_list *errs)
+{
+        (void) validate_pod_create(pod, errs);
+}
+
+static json_t *pod_prepare_update(enum api_subresource sub, json_t *new_pod, const json_t *old)
+{
+        json_t *out;
+
+        switch (sub) {
+        case API_SUB_RESIZE:
+                return pod_drop_non_resize_updates(new_pod, old);
+        case API_SUB_STATUS:
+                /* K8S: podStatusStrategy: the spec stays as stored. */
+                out = json_deep_copy(new_pod);
+                json_object_set(out, "spec", json_object_get(old, "spec"));
+                return out;
+        case API_SUB_NONE:
+        case API_SUB_MAX:
+                break;
+        }
+        /* K8S: podStrategy.PrepareForUpdate: status is written only through /status. */
+        out = json_deep_copy(new_pod);
+        pod_set_defaults(out);
+        if (json_object_get(old, "status"))
+                json_object_set(out, "status", json_object_get(old, "status"));
+        else
+                json_object_del(out, "status");
+        return out;
+}
+
+static void pod_validate_update(enum api_subresource sub, const json_t *new_pod, const json_t *old,
+                                struct field_error_list *errs)
+{
+        switch (sub) {
+        case API_SUB_RESIZE:
+                (void) validate_pod_resize(new_pod, old, errs);
+                return;
+        case API_SUB_STATUS:
+                (void) validate_object_meta_update(new_pod, old, errs);
+                return;
+        case API_SUB_NONE:
+        case API_SUB_MAX:
+                break;
+        }
+        (void) validate_pod_update(new_pod, old, errs);
+}
+
+const struct resource_strategy pod_strategy = {
+        .prepare_create = pod_prepare_create,
+        .validate_create = pod_validate_create,
+        .prepare_update = pod_prepare_update,
+        .validate_update = pod_validate_update,
+        .spec_changed = pod_spec_changed,
+};

@@ -1,0 +1,531 @@
+/* table.c: builds metav1.Table objects and the per-kind rows, following upstream's printers
+ * (pkg/printers/internalversion/printers.go) cell by cell. The apiserver always prints the
+ * wide set; kubectl hides priority-1 columns unless asked for -o wide. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "apiserver/table.h"
+#include "base/alloc.h"
+#include "base/json.h"
+#include "base/strbuf.h"
+#include "base/timeutil.h"
+
+const struct table_column pod_columns[POD_COLUMNS] = {
+        { "Name", "string", "name", "Name must be unique within a namespace.", 0 },
+        { "Ready", "string", "", "The aggregate readiness state of this pod for accepting traffic.",
+          0 },
+        { "Status", "string", "", "The aggregate status of the containers in this pod.", 0 },
+        { "Restarts", "string", "",
+          "The number of times the containers in this pod have been restarted and when the last container in this pod has restarted.",
+          0 },
+        { "Age", "string", "",
+          "CreationTimestamp is a timestamp representing the server time when this object was created.",
+          0 },
+        { "IP", "string", "",
+          "podIP address allocated to the pod. Routable at least within the cluster. Empty if not yet allocated.",
+          1 },
+        { "Node", "string", "", "NodeName is a request to schedule this pod onto a specific node.",
+          1 },
+        { "Nominated Node", "string", "",
+          "nominatedNodeName is set when this pod preempts other pods on the node.", 1 },
+        { "Readiness Gates", "string", "",
+          "If specified, all readiness gates will be evaluated for pod readiness.", 1 },
+};
+
+const struct table_column namespace_columns[NAMESPACE_COLUMNS] = {
+        { "Name", "string", "name", "Name must be unique within a namespace.", 0 },
+        { "Status", "string", "", "The status of the namespace", 0 },
+        { "Age", "string", "",
+          "CreationTimestamp is a timestamp representing the server time when this object was created.",
+          0 },
+};
+
+const struct table_column node_columns[NODE_COLUMNS] = {
+        { "Name", "string", "name", "Name must be unique within a namespace.", 0 },
+        { "Status", "string", "", "The status of the node", 0 },
+        { "Roles", "string", "", "The roles of the node", 0 },
+        { "Age", "string", "",
+          "CreationTimestamp is a timestamp representing the server time when this object was created.",
+          0 },
+        { "Version", "string", "", "Kubelet Version reported by the node.", 0 },
+        { "Internal-IP", "string", "", "List of addresses reachable to the node.", 1 },
+        { "External-IP", "string", "", "List of addresses reachable to the node.", 1 },
+        { "OS-Image", "string", "",
+          "OS Image reported by the node from /etc/os-release (e.g. Debian GNU/Linux 7 (wheezy)).",
+          1 },
+        { "Kernel-Version", "string", "",
+          "Kernel Version reported by the node from 'uname -r' (e.g. 3.16.0-0.bpo.4-amd64).", 1 },
+        { "Container-Runtime", "string", "",
+          "ContainerRuntime Version reported by the node through runtime remote API (e.g. containerd://1.4.2).",
+          1 },
+};
+
+const struct table_column event_columns[EVENT_COLUMNS] = {
+        { "Last Seen", "string", "", "The last time the event was observed.", 0 },
+        { "Type", "string", "",
+          "Type of this event (Normal, Warning), new types could be added in the future.", 0 },
+        { "Reason", "string", "",
+          "This should be a short, machine understandable string that gives the reason for this event being generated.",
+          0 },
+        { "Object", "string", "", "The object this Event is about.", 0 },
+        { "Subobject", "string", "", "The subobject this Event is about.", 1 },
+        { "Source", "string", "", "The component reporting this event.", 1 },
+        { "Message", "string", "", "A human-readable description of the status of this operation.",
+          0 },
+        { "First Seen", "string", "", "The time at which the event was first recorded.", 1 },
+        { "Count", "integer", "", "The number of times this event has occurred.", 1 },
+        { "Name", "string", "name", "Name must be unique within a namespace.", 1 },
+};
+
+int table_include_from_string(const char *s, enum table_include *ret)
+{
+        if (!s || !*s || streq(s, "Metadata"))
+                *ret = TABLE_INCLUDE_METADATA;
+        else if (streq(s, "Object"))
+                *ret = TABLE_INCLUDE_OBJECT;
+        else if (streq(s, "None"))
+                *ret = TABLE_INCLUDE_NONE;
+        else
+                return -EINVAL;
+        return 0;
+}
+
+/* K8S: translateTimestampSince: "<unknown>" for a zero time. */
+static void age_since(const char *timestamp, time_t now, char buf[static 32])
+{
+        time_t t;
+
+        if (!timestamp || time_parse_rfc3339(timestamp, &t) < 0) {
+                (void) snprintf(buf, 32, "<unknown>");
+                return;
+        }
+        time_format_age(now, t, buf);
+}
+
+static const char *str_or(const char *s, const char *dflt)
+{
+        return s && *s ? s : dflt;
+}
+
+static bool has_condition_true(const json_t *conditions, const char *type)
+{
+        size_t i;
+        json_t *c;
+
+        json_array_foreach(conditions, i, c) {
+                const char *t = json_string_value(json_object_get(c, "type"));
+                const char *st = json_string_value(json_object_get(c, "status"));
+                if (t && st && streq(t, type) && streq(st, "True"))
+                        return true;
+        }
+        return false;
+}
+
+static bool is_restartable_init(const json_t *pod, const char *name)
+{
+        size_t i;
+        json_t *c;
+
+        json_array_foreach(json_path(pod, "spec.initContainers"), i, c) {
+                const char *n = json_string_value(json_object_get(c, "name"));
+                const char *rp = json_string_value(json_object_get(c, "restartPolicy"));
+                if (n && streq(n, name))
+                        return rp && streq(rp, "Always");
+        }
+        return false;
+}
+
+/* Latest lastState.terminated.finishedAt among statuses, into *latest (0 when none). */
+static void note_last_restart(const json_t *status, time_t *latest)
+{
+        const char *fin = json_path_string(status, "lastState.terminated.finishedAt");
+        time_t t;
+
+        if (fin && time_parse_rfc3339(fin, &t) == 0 && t > *latest)
+                *latest = t;
+}
+
+static char *terminated_reason(const json_t *term, const char *prefix)
+{
+        const char *reason = json_string_value(json_object_get(term, "reason"));
+        json_int_t sig = json_integer_value(json_object_get(term, "signal"));
+        json_int_t code = json_integer_value(json_object_get(term, "exitCode"));
+
+        if (reason && *reason)
+                return xasprintf("%s%s", prefix, reason);
+        if (sig)
+                return xasprintf("%sSignal:%lld", prefix, (long long) sig);
+        return xasprintf("%sExitCode:%lld", prefix, (long long) code);
+}
+
+/* K8S: printPod. */
+void pod_table_row(const json_t *pod, time_t now, json_t *cells)
+{
+        const json_t *status = json_object_get(pod, "status");
+        const json_t *init_statuses = json_object_get(status, "initContainerStatuses");
+        const json_t *statuses = json_object_get(status, "containerStatuses");
+        long restarts = 0, init_restarts = 0;
+        size_t total = json_array_size(json_path(pod, "spec.containers"));
+        size_t ready = 0, n_init = json_array_size(json_path(pod, "spec.initContainers"));
+        time_t last_restart = 0;
+        cleanup_free char *reason = NULL;
+        bool initializing = false;
+        char age[32], buf[64];
+        size_t i;
+        json_t *c;
+
+        reason = xstrdup(str_or(json_string_value(json_object_get(status, "phase")), ""));
+        if (json_string_value(json_object_get(status, "reason"))) {
+                free(reason);
+                reason = xstrdup(json_string_value(json_object_get(status, "reason")));
+        }
+        json_array_foreach(json_path(pod, "spec.initContainers"), i, c) {
+                const char *rp = json_string_value(json_object_get(c, "restartPolicy"));
+                if (rp && streq(rp, "Always"))
+                        total++;
+        }
+
+        json_array_foreach(init_statuses, i, c) {
+                const char *name = str_or(json_string_value(json_object_get(c, "name")), "");
+                const json_t *term = json_path(c, "state.terminated");
+                const char *waiting = json_path_string(c, "state.waiting.reason");
+                bool restartable = is_restartable_init(pod, name);
+
+                restarts += (long) json_integer_value(json_object_get(c, "restartCount"));
+                note_last_restart(c, &last_restart);
+                if (restartable) {
+                        init_restarts +=
+                                (long) json_integer_value(json_object_get(c, "restartCount"));
+                        if (json_is_true(json_object_get(c, "ready")))
+                                ready++;
+                }
+                if (term && json_integer_value(json_object_get(term, "exitCode")) == 0)
+                        continue;
+                if (restartable && json_is_true(json_object_get(c, "started")))
+                        continue;
+                free(reason);
+                if (term)
+                        reason = terminated_reason(term, "Init:");
+                else if (waiting && *waiting && !streq(waiting, "PodInitializing"))
+                        reason = xasprintf("Init:%s", waiting);
+                else
+                        reason = xasprintf("Init:%zu/%zu", i, n_init);
+                initializing = true;
+                break;
+        }
+
+        if (!initializing ||
+            has_condition_true(json_object_get(status, "conditions"), "Initialized")) {
+                bool has_running = false;
+
+                restarts = init_restarts;
+                for (size_t j = json_array_size(statuses); j-- > 0;) {
+                        const json_t *cs = json_array_get(statuses, j);
+                        const char *waiting = json_path_string(cs, "state.waiting.reason");
+                        const json_t *term = json_path(cs, "state.terminated");
+
+                        restarts += (long) json_integer_value(json_object_get(cs, "restartCount"));
+                        note_last_restart(cs, &last_restart);
+                        if (waiting && *waiting) {
+                                free(reason);
+                                reason = xstrdup(waiting);
+                        } else if (term) {
+                                free(reason);
+                                reason = terminated_reason(term, "");
+                        } else if (json_is_true(json_object_get(cs, "ready")) &&
+                                   json_path(cs, "state.running")) {
+                                has_running = true;
+                                ready++;
+                        }
+                }
+                if (streq(reason, "Completed") && has_running) {
+                        free(reason);
+                        reason = xstrdup(
+                                has_condition_true(json_object_get(status, "conditions"), "Ready")
+                                        ? "Running"
+                                        : "NotReady");
+                }
+        }
+
+        if (json_path(pod, "metadata.deletionTimestamp")) {
+                const char *sr = json_string_value(json_object_get(status, "reason"));
+                const char *phase = json_string_value(json_object_get(status, "phase"));
+                if (sr && streq(sr, "NodeLost")) {
+                        free(reason);
+                        reason = xstrdup("Unknown");
+                } else if (!phase || (!streq(phase, "Succeeded") && !streq(phase, "Failed"))) {
+                        free(reason);
+                        reason = xstrdup("Terminating");
+                }
+        }
+
+        json_array_append_new(cells,
+                              json_string(str_or(json_path_string(pod, "metadata.name"), "")));
+        (void) snprintf(buf, sizeof(buf), "%zu/%zu", ready, total);
+        json_array_append_new(cells, json_string(buf));
+        json_array_append_new(cells, json_string(reason));
+        if (restarts != 0 && last_restart) {
+                char ago[32];
+                time_format_age(now, last_restart, ago);
+                (void) snprintf(buf, sizeof(buf), "%ld (%s ago)", restarts, ago);
+        } else {
+                (void) snprintf(buf, sizeof(buf), "%ld", restarts);
+        }
+        json_array_append_new(cells, json_string(buf));
+        age_since(json_path_string(pod, "metadata.creationTimestamp"), now, age);
+        json_array_append_new(cells, json_string(age));
+
+        {
+                const char *ip = json_string_value(json_object_get(
+                        json_array_get(json_object_get(status, "podIPs"), 0), "ip"));
+                const json_t *gates = json_path(pod, "spec.readinessGates");
+
+                json_array_append_new(cells, json_string(str_or(ip, "<none>")));
+                json_array_append_new(
+                        cells,
+                        json_string(str_or(json_path_string(pod, "spec.nodeName"), "<none>")));
+                json_array_append_new(cells,
+                                      json_string(str_or(json_string_value(json_object_get(
+                                                                 status, "nominatedNodeName")),
+                                                         "<none>")));
+                if (json_array_size(gates) > 0) {
+                        size_t t = 0;
+                        json_array_foreach(gates, i, c) {
+                                const char *ct =
+                                        json_string_value(json_object_get(c, "conditionType"));
+                                if (ct &&
+                                    has_condition_true(json_object_get(status, "conditions"), ct))
+                                        t++;
+                        }
+                        (void) snprintf(buf, sizeof(buf), "%zu/%zu", t, json_array_size(gates));
+                        json_array_append_new(cells, json_string(buf));
+                } else {
+                        json_array_append_new(cells, json_string("<none>"));
+                }
+        }
+}
+
+void namespace_table_row(const json_t *ns, time_t now, json_t *cells)
+{
+        char age[32];
+
+        json_array_append_new(cells,
+                              json_string(str_or(json_path_string(ns, "metadata.name"), "")));
+        json_array_append_new(cells, json_string(str_or(json_path_string(ns, "status.phase"), "")));
+        age_since(json_path_string(ns, "metadata.creationTimestamp"), now, age);
+        json_array_append_new(cells, json_string(age));
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+        return strcmp(*(char *const *) a, *(char *const *) b);
+}
+
+/* K8S: findNodeRoles: node-role.kubernetes.io/<role> labels and kubernetes.io/role. */
+static char *node_roles(const json_t *labels)
+{
+        const char *key;
+        json_t *v;
+        const char *roles[64];
+        size_t n = 0;
+        struct strbuf sb;
+
+        json_object_foreach((json_t *) labels, key, v) {
+                if (n == ARRAY_SIZE(roles))
+                        break;
+                if (strncmp(key, "node-role.kubernetes.io/", 24) == 0 && key[24])
+                        roles[n++] = key + 24;
+                else if (streq(key, "kubernetes.io/role") && json_string_value(v) &&
+                         *json_string_value(v))
+                        roles[n++] = json_string_value(v);
+        }
+        if (!n)
+                return xstrdup("<none>");
+        qsort(roles, n, sizeof(roles[0]), cmp_str);
+        strbuf_init(&sb);
+        for (size_t i = 0; i < n; i++) {
+                if (i && streq(roles[i], roles[i - 1]))
+                        continue;
+                if (sb.len)
+                        strbuf_addch(&sb, ',');
+                strbuf_addstr(&sb, roles[i]);
+        }
+        return strbuf_detach(&sb);
+}
+
+static const char *node_address(const json_t *node, const char *type)
+{
+        size_t i;
+        json_t *a;
+
+        json_array_foreach(json_path(node, "status.addresses"), i, a) {
+                const char *t = json_string_value(json_object_get(a, "type"));
+                if (t && streq(t, type))
+                        return json_string_value(json_object_get(a, "address"));
+        }
+        return NULL;
+}
+
+/* K8S: printNode. */
+void node_table_row(const json_t *node, time_t now, json_t *cells)
+{
+        const char *ready = NULL;
+        cleanup_free char *roles = node_roles(json_path(node, "metadata.labels"));
+        struct strbuf st;
+        char age[32];
+        size_t i;
+        json_t *c;
+
+        json_array_foreach(json_path(node, "status.conditions"), i, c) {
+                const char *t = json_string_value(json_object_get(c, "type"));
+                if (t && streq(t, "Ready"))
+                        ready = json_string_value(json_object_get(c, "status"));
+        }
+        strbuf_init(&st);
+        if (ready && streq(ready, "True"))
+                strbuf_addstr(&st, "Ready");
+        else if (ready && streq(ready, "False"))
+                strbuf_addstr(&st, "NotReady");
+        else
+                strbuf_addstr(&st, "Unknown");
+        if (json_is_true(json_path(node, "spec.unschedulable")))
+                strbuf_addstr(&st, ",SchedulingDisabled");
+
+        json_array_append_new(cells,
+                              json_string(str_or(json_path_string(node, "metadata.name"), "")));
+        json_array_append_new(cells, json_string(st.buf));
+        json_array_append_new(cells, json_string(roles));
+        age_since(json_path_string(node, "metadata.creationTimestamp"), now, age);
+        json_array_append_new(cells, json_string(age));
+        json_array_append_new(
+                cells,
+                json_string(str_or(json_path_string(node, "status.nodeInfo.kubeletVersion"), "")));
+        json_array_append_new(cells,
+                              json_string(str_or(node_address(node, "InternalIP"), "<none>")));
+        json_array_append_new(cells,
+                              json_string(str_or(node_address(node, "ExternalIP"), "<none>")));
+        json_array_append_new(cells,
+                              json_string(str_or(json_path_string(node, "status.nodeInfo.osImage"),
+                                                 "<unknown>")));
+        json_array_append_new(
+                cells, json_string(str_or(json_path_string(node, "status.nodeInfo.kernelVersion"),
+                                          "<unknown>")));
+        json_array_append_new(
+                cells, json_string(str_or(
+                               json_path_string(node, "status.nodeInfo.containerRuntimeVersion"),
+                               "<unknown>")));
+        strbuf_release(&st);
+}
+
+/* K8S: printEvent. */
+void event_table_row(const json_t *ev, time_t now, json_t *cells)
+{
+        char first[32], last[32];
+        json_int_t count = json_integer_value(json_object_get(ev, "count"));
+        const char *kind = str_or(json_path_string(ev, "involvedObject.kind"), "");
+        const char *name = json_path_string(ev, "involvedObject.name");
+        const char *component =
+                str_or(json_path_string(ev, "source.component"),
+                       json_string_value(json_object_get(ev, "reportingComponent")));
+        const char *instance = str_or(json_path_string(ev, "source.host"),
+                                      json_string_value(json_object_get(ev, "reportingInstance")));
+        cleanup_free char *target = NULL, *source = NULL, *message = NULL;
+        const char *msg = str_or(json_string_value(json_object_get(ev, "message")), "");
+        size_t mlen;
+
+        age_since(json_string_value(json_object_get(ev, "firstTimestamp"))
+                          ? json_string_value(json_object_get(ev, "firstTimestamp"))
+                          : json_string_value(json_object_get(ev, "eventTime")),
+                  now, first);
+        if (json_string_value(json_object_get(ev, "lastTimestamp")))
+                age_since(json_string_value(json_object_get(ev, "lastTimestamp")), now, last);
+        else
+                memcpy(last, first, sizeof(last));
+        if (json_path(ev, "series")) {
+                age_since(json_path_string(ev, "series.lastObservedTime"), now, last);
+                count = json_integer_value(json_path(ev, "series.count"));
+        } else if (count == 0) {
+                count = 1;
+        }
+        target = xstrdup(kind);
+        for (char *p = target; *p; p++)
+                *p = (char) (*p >= 'A' && *p <= 'Z' ? *p + 32 : *p);
+        if (name && *name) {
+                char *t = xasprintf("%s/%s", target, name);
+                free(target);
+                target = t;
+        }
+        source = instance && *instance ? xasprintf("%s, %s", str_or(component, ""), instance)
+                                       : xstrdup(str_or(component, ""));
+        while (*msg == ' ' || *msg == '\n' || *msg == '\t')
+                msg++;
+        mlen = strlen(msg);
+        while (mlen && (msg[mlen - 1] == ' ' || msg[mlen - 1] == '\n' || msg[mlen - 1] == '\t'))
+                mlen--;
+        message = xstrndup(msg, mlen);
+
+        json_array_append_new(cells, json_string(last));
+        json_array_append_new(
+                cells, json_string(str_or(json_string_value(json_object_get(ev, "type")), "")));
+        json_array_append_new(
+                cells, json_string(str_or(json_string_value(json_object_get(ev, "reason")), "")));
+        json_array_append_new(cells, json_string(target));
+        json_array_append_new(
+                cells, json_string(str_or(json_path_string(ev, "involvedObject.fieldPath"), "")));
+        json_array_append_new(cells, json_string(source));
+        json_array_append_new(cells, json_string(message));
+        json_array_append_new(cells, json_string(first));
+        json_array_append_new(cells, json_integer(count));
+        json_array_append_new(cells,
+                              json_string(str_or(json_path_string(ev, "metadata.name"), "")));
+}
+
+static json_t *partial_metadata(const json_t *obj)
+{
+        return json_pack("{s:s, s:s, s:O}", "kind", "PartialObjectMetadata", "apiVersion",
+                         "meta.k8s.io/v1", "metadata", json_object_get(obj, "metadata"));
+}
+
+json_t *table_build(const struct api_resource *r, const json_t *items, bool with_columns,
+                    enum table_include include, const char *rv)
+{
+        json_t *table = json_pack("{s:s, s:s, s:{}}", "kind", "Table", "apiVersion",
+                                  "meta.k8s.io/v1", "metadata");
+        json_t *rows = json_array();
+        time_t now = time(NULL);
+        size_t i;
+        json_t *obj;
+
+        if (rv)
+                json_object_set_new(json_object_get(table, "metadata"), "resourceVersion",
+                                    json_string(rv));
+        if (with_columns) {
+                json_t *cols = json_array();
+                for (size_t c = 0; c < r->n_columns; c++)
+                        json_array_append_new(cols, json_pack("{s:s, s:s, s:s, s:s, s:i}", "name",
+                                                              r->columns[c].name, "type",
+                                                              r->columns[c].type, "format",
+                                                              r->columns[c].format, "description",
+                                                              r->columns[c].description, "priority",
+                                                              r->columns[c].priority));
+                json_object_set_new(table, "columnDefinitions", cols);
+        } else {
+                json_object_set_new(table, "columnDefinitions", json_null());
+        }
+        json_array_foreach(items, i, obj) {
+                json_t *cells = json_array();
+                json_t *row;
+
+                r->table_row(obj, now, cells);
+                row = json_pack("{s:o}", "cells", cells);
+                if (include == TABLE_INCLUDE_METADATA)
+                        json_object_set_new(row, "object", partial_metadata(obj));
+                else if (include == TABLE_INCLUDE_OBJECT)
+                        json_object_set_new(row, "object", json_deep_copy(obj));
+                json_array_append_new(rows, row);
+        }
+        json_object_set_new(table, "rows", rows);
+        return table;
+}

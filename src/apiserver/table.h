@@ -1,0 +1,37 @@
+/* table.h: metav1.Table responses (`kubectl get`'s columns) with upstream's column sets and
+ * cell rules (pkg/printers/internalversion/printers.go). */
+#ifndef FLEXLET_APISERVER_TABLE_H
+#define FLEXLET_APISERVER_TABLE_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <time.h>
+
+#include "apiserver/resources.h"
+
+enum table_include {
+        TABLE_INCLUDE_METADATA, /* rows[].object is PartialObjectMetadata (the default) */
+        TABLE_INCLUDE_OBJECT,
+        TABLE_INCLUDE_NONE,
+};
+int table_include_from_string(const char *s, enum table_include *ret);
+
+/* A Table of items (borrowed JSON array). with_columns false gives "columnDefinitions": null,
+ * as watch events after the first. rv may be NULL (watch rows carry no list version). */
+json_t *table_build(const struct api_resource *r, const json_t *items, bool with_columns,
+                    enum table_include include, const char *rv);
+
+#define POD_COLUMNS       9
+#define NAMESPACE_COLUMNS 3
+#define NODE_COLUMNS      10
+#define EVENT_COLUMNS     10
+extern const struct table_column pod_columns[POD_COLUMNS];
+extern const struct table_column namespace_columns[NAMESPACE_COLUMNS];
+extern const struct table_column node_columns[NODE_COLUMNS];
+extern const struct table_column event_columns[EVENT_COLUMNS];
+void pod_table_row(const json_t *pod, time_t now, json_t *cells);
+void namespace_table_row(const json_t *ns, time_t now, json_t *cells);
+void node_table_row(const json_t *node, time_t now, json_t *cells);
+void event_table_row(const json_t *ev, time_t now, json_t *cells);
+
+#endif

@@ -1,0 +1,169 @@
+/* watch.c: the watch stream: one JSON event per line, {"type":..,"object":..}, filtered by
+ * the request's selectors, as Table rows when the client asked for a Table (columns only in
+ * the first event, as upstream's watchEmbeddedEncoder). The stream stays open until the client
+ * leaves, timeoutSeconds passes or the store closes; a newline every few idle seconds lets the
+ * HTTP layer notice a client that went away. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/selector.h"
+#include "apiserver/apiserver-internal.h"
+#include "apiserver/status.h"
+#include "apiserver/table.h"
+#include "base/alloc.h"
+#include "base/json.h"
+#include "base/timeutil.h"
+#include "store/store.h"
+
+#define WATCH_POLL_MS      1000
+#define WATCH_HEARTBEAT_MS 10000
+
+struct watch_stream {
+        struct store_watch *w;
+        const struct api_resource *res;
+        struct label_selector *ls;
+        struct field_selector *fs;
+        bool table;
+        bool columns_sent;
+        enum table_include include;
+        struct strbuf pending;
+        size_t off;
+        int64_t deadline_ms; /* 0: none */
+        int64_t last_write_ms;
+        bool done;
+};
+
+static void watch_stream_free(void *ctx)
+{
+        struct watch_stream *ws = ctx;
+
+        store_watch_stop(ws->w);
+        label_selector_free(ws->ls);
+        field_selector_free(ws->fs);
+        strbuf_release(&ws->pending);
+        free(ws);
+}
+
+static void append_event(struct watch_stream *ws, const char *type, const json_t *obj)
+{
+        cleanup_json json_t *ev = NULL;
+        cleanup_free char *line = NULL;
+
+        if (ws->table) {
+                cleanup_json json_t *items = json_pack("[O]", obj);
+                json_t *table = table_build(ws->res, items, !ws->columns_sent, ws->include, NULL);
+                json_object_set_new(
+                        json_object_get(table, "metadata"), "resourceVersion",
+                        json_string(json_path_string(obj, "metadata.resourceVersion") ?: ""));
+                ws->columns_sent = true;
+                ev = json_pack("{s:s, s:o}", "type", type, "object", table);
+        } else {
+                ev = json_pack("{s:s, s:O}", "type", type, "object", obj);
+        }
+        line = json_dump_compact(ev);
+        strbuf_addstr(&ws->pending, line);
+        strbuf_addch(&ws->pending, '\n');
+}
+
+static ssize_t watch_stream_read(void *ctx, char *buf, size_t max)
+{
+        struct watch_stream *ws = ctx;
+
+        for (;;) {
+                struct store_event ev;
+                int64_t now;
+                int r;
+
+                if (ws->off < ws->pending.len) {
+                        size_t n = ws->pending.len - ws->off;
+                        if (n > max)
+                                n = max;
+                        memcpy(buf, ws->pending.buf + ws->off, n);
+                        ws->off += n;
+                        if (ws->off == ws->pending.len) {
+                                strbuf_reset(&ws->pending);
+                                ws->off = 0;
+                        }
+                        ws->last_write_ms = time_monotonic_ms();
+                        return (ssize_t) n;
+                }
+                if (ws->done)
+                        return -1;
+                now = time_monotonic_ms();
+                if (ws->deadline_ms && now >= ws->deadline_ms)
+                        return -1;
+                r = store_watch_next(ws->w, WATCH_POLL_MS, &ev);
+                if (r < 0) {
+                        ws->done = true;
+                        continue;
+                }
+                if (r == 0) {
+                        if (time_monotonic_ms() - ws->last_write_ms >= WATCH_HEARTBEAT_MS)
+                                strbuf_addch(&ws->pending, '\n');
+                        continue;
+                }
+                if (object_matches(ev.object, ws->ls, ws->fs))
+                        append_event(ws, store_event_type_to_string(ev.type), ev.object);
+                store_event_release(&ev);
+        }
+}
+
+void watch_serve(struct apiserver *s, const struct api_target *t, const struct api_request *req,
+                 struct api_response *resp, struct label_selector *ls, struct field_selector *fs)
+{
+        cleanup_error struct error *err = NULL;
+        const char *rv_s = api_request_query(req, "resourceVersion");
+        const char *timeout_s = api_request_query(req, "timeoutSeconds");
+        struct watch_stream *ws;
+        uint64_t rv = 0;
+        char *end = NULL;
+        int r;
+
+        if (rv_s && *rv_s) {
+                rv = strtoull(rv_s, &end, 10);
+                if (*end) {
+                        cleanup_free char *msg = xasprintf("invalid resource version: %s", rv_s);
+                        label_selector_free(ls);
+                        field_selector_free(fs);
+                        status_respond(resp, EINVAL, msg, NULL);
+                        return;
+                }
+        }
+        ws = xcalloc(1, sizeof(*ws));
+        ws->res = t->res;
+        ws->ls = ls;
+        ws->fs = fs;
+        ws->table = request_wants_table(req);
+        if (table_include_from_string(api_request_query(req, "includeObject"), &ws->include) < 0)
+                ws->include = TABLE_INCLUDE_METADATA;
+        strbuf_init(&ws->pending);
+        ws->last_write_ms = time_monotonic_ms();
+        if (timeout_s && atoll(timeout_s) > 0)
+                ws->deadline_ms = ws->last_write_ms + atoll(timeout_s) * 1000;
+
+        r = store_watch_start(s->store, t->res->plural, t->res->namespaced ? t->ns : NULL, rv,
+                              &ws->w, &err);
+        if (r == -ERANGE) {
+                /* K8S: a watch from a version that left history is one ERROR event, 410. */
+                cleanup_free char *msg =
+                        xasprintf("too old resource version: %llu (%llu)", (unsigned long long) rv,
+                                  (unsigned long long) store_current_rv(s->store));
+                cleanup_json json_t *st = status_build(ERANGE, msg, NULL);
+                cleanup_json json_t *ev = json_pack("{s:s, s:O}", "type", "ERROR", "object", st);
+                cleanup_free char *line = json_dump_compact(ev);
+                strbuf_addstr(&ws->pending, line);
+                strbuf_addch(&ws->pending, '\n');
+                ws->done = true;
+        } else if (r < 0) {
+                watch_stream_free(ws);
+                status_respond(resp, r, err ? err->message : "watch failed", NULL);
+                return;
+        }
+        resp->status = 200;
+        resp->content_type = "application/json;stream=watch";
+        resp->stream.read = watch_stream_read;
+        resp->stream.free = watch_stream_free;
+        resp->stream.ctx = ws;
+}

@@ -1,0 +1,41 @@
+/* main.c: dispatches `flexlet <command>` to its subcommand. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd/cmd.h"
+
+static const struct {
+        const char *name;
+        int (*run)(int argc, char **argv);
+        const char *help;
+} commands[] = {
+        { "serve", cmd_serve, "all-in-one: API server on an embedded SQLite store" },
+        { "version", cmd_version, "print the version" },
+};
+
+static void usage(FILE *f)
+{
+        (void) fprintf(f, "usage: flexlet <command> [flags]\n\ncommands:\n");
+        for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+                (void) fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].help);
+        (void) fprintf(f, "\n`flexlet <command> --help` lists a command's flags.\n");
+}
+
+int main(int argc, char **argv)
+{
+        if (argc < 2) {
+                usage(stderr);
+                return 2;
+        }
+        if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0 ||
+            strcmp(argv[1], "help") == 0) {
+                usage(stdout);
+                return 0;
+        }
+        for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+                if (strcmp(argv[1], commands[i].name) == 0)
+                        return commands[i].run(argc - 1, argv + 1);
+        (void) fprintf(stderr, "flexlet: unknown command \"%s\"\n\n", argv[1]);
+        usage(stderr);
+        return 2;
+}

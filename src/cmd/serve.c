@@ -1,0 +1,273 @@
+/* serve.c: `flexlet serve`, the all-in-one cluster: credentials, the SQLite store, the API
+ * server over HTTPS, the bootstrap namespaces, then wait for SIGINT/SIGTERM.
+ * Flags for parts still to come (node agent, etcd) are accepted, checked and documented. */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "apiserver/api.h"
+#include "apiserver/http-server.h"
+#include "apiserver/pki.h"
+#include "base/alloc.h"
+#include "base/error.h"
+#include "base/json.h"
+#include "cmd/cmd.h"
+#include "store/store.h"
+
+struct serve_flags {
+        const char *data_dir;
+        const char *listen;
+        const char *node_name;
+        const char *cgroup_root;
+        const char *allocatable;
+        const char *feature_gates;
+        const char *store;
+        const char *etcd_endpoints;
+};
+
+static void serve_usage(FILE *f)
+{
+        (void) fprintf(
+                f,
+                "usage: flexlet serve [flags]\n\n"
+                "  --data-dir DIR          store, credentials, kubeconfig (default /var/lib/flexlet)\n"
+                "  --listen HOST:PORT      HTTPS address (default 127.0.0.1:6443)\n"
+                "  --node-name NAME        this node's name (default: the host name)\n"
+                "  --cgroup-root NAME      parent of every cgroup flexlet makes (default flexlet)\n"
+                "  --allocatable LIST      node allocatable override, e.g. cpu=4,memory=4Gi\n"
+                "  --feature-gates LIST    Name=true|false,...\n"
+                "  --store sqlite|etcd     storage backend (default sqlite; etcd is not available yet)\n"
+                "  --etcd-endpoints URLS   etcd endpoints, for --store etcd\n");
+}
+
+/* "k=v,k=v" with non-empty keys and values; the node agent interprets them. */
+static int check_key_value_list(const char *flag, const char *list)
+{
+        cleanup_free char *copy = xstrdup(list);
+        char *save = NULL;
+
+        for (char *item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+                char *eq = strchr(item, '=');
+                if (!eq || eq == item || !eq[1]) {
+                        (void) fprintf(stderr, "flexlet serve: %s: \"%s\" is not NAME=VALUE\n",
+                                       flag, item);
+                        return -EINVAL;
+                }
+        }
+        return 0;
+}
+
+static int parse_flags(int argc, char **argv, struct serve_flags *f)
+{
+        static const struct option options[] = {
+                { "data-dir", required_argument, NULL, 'd' },
+                { "listen", required_argument, NULL, 'l' },
+                { "node-name", required_argument, NULL, 'n' },
+                { "cgroup-root", required_argument, NULL, 'c' },
+                { "allocatable", required_argument, NULL, 'a' },
+                { "feature-gates", required_argument, NULL, 'f' },
+                { "store", required_argument, NULL, 's' },
+                { "etcd-endpoints", required_argument, NULL, 'e' },
+                { "help", no_argument, NULL, 'h' },
+                { NULL, 0, NULL, 0 },
+        };
+        int c;
+
+        optind = 1;
+        while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+                switch (c) {
+                case 'd':
+                        f->data_dir = optarg;
+                        break;
+                case 'l':
+                        f->listen = optarg;
+                        break;
+                case 'n':
+                        f->node_name = optarg;
+                        break;
+                case 'c':
+                        f->cgroup_root = optarg;
+                        break;
+                case 'a':
+                        f->allocatable = optarg;
+                        break;
+                case 'f':
+                        f->feature_gates = optarg;
+                        break;
+                case 's':
+                        f->store = optarg;
+                        break;
+                case 'e':
+                        f->etcd_endpoints = optarg;
+                        break;
+                case 'h':
+                        serve_usage(stdout);
+                        exit(0);
+                default:
+                        serve_usage(stderr);
+                        return -EINVAL;
+                }
+        }
+        if (optind < argc) {
+                (void) fprintf(stderr, "flexlet serve: unexpected argument \"%s\"\n", argv[optind]);
+                return -EINVAL;
+        }
+        if (f->allocatable && check_key_value_list("--allocatable", f->allocatable) < 0)
+                return -EINVAL;
+        if (f->feature_gates && check_key_value_list("--feature-gates", f->feature_gates) < 0)
+                return -EINVAL;
+        if (!streq(f->store, "sqlite")) {
+                (void) fprintf(
+                        stderr,
+                        "flexlet serve: --store %s: only sqlite is available in this version\n",
+                        f->store);
+                return -EINVAL;
+        }
+        return 0;
+}
+
+/* Creates a namespace through the API itself, so it gets what every namespace gets. */
+static void bootstrap_namespace(struct apiserver *api, const char *token, const char *name)
+{
+        cleanup_free char *auth = xasprintf("Bearer %s", token);
+        cleanup_free char *body = xasprintf(
+                "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"%s\"}}",
+                name);
+        struct api_request req = {
+                .method = "POST",
+                .path = "/api/v1/namespaces",
+                .content_type = "application/json",
+                .authorization = auth,
+                .body = body,
+                .body_len = strlen(body),
+        };
+        struct api_response resp;
+
+        api_response_init(&resp);
+        api_handle(api, &req, &resp);
+        if (resp.status != 201 && resp.status != 409)
+                (void) fprintf(stderr, "flexlet: creating namespace \"%s\": %s\n", name,
+                               resp.body.buf);
+        api_response_release(&resp);
+}
+
+/* The host part of HOST:PORT for the URL clients use (a wildcard becomes loopback). */
+static char *client_host(const char *listen)
+{
+        const char *colon = strrchr(listen, ':');
+        cleanup_free char *host =
+                xstrndup(listen, colon ? (size_t) (colon - listen) : strlen(listen));
+
+        if (!*host || streq(host, "0.0.0.0"))
+                return xstrdup("127.0.0.1");
+        if (streq(host, "[::]"))
+                return xstrdup("[::1]");
+        return TAKE_PTR(host);
+}
+
+int cmd_serve(int argc, char **argv)
+{
+        struct serve_flags f = { .data_dir = "/var/lib/flexlet",
+                                 .listen = "127.0.0.1:6443",
+                                 .cgroup_root = "flexlet",
+                                 .store = "sqlite" };
+        cleanup_error struct error *err = NULL;
+        cleanup_free char *db = NULL, *url = NULL, *host = NULL, *kubeconfig = NULL, *bare = NULL;
+        char hostname[HOST_NAME_MAX + 1] = "localhost";
+        struct pki *pki = NULL;
+        struct store *store = NULL;
+        struct apiserver *api = NULL;
+        struct http_server *http = NULL;
+        sigset_t sigs;
+        int sig, r;
+
+        if (parse_flags(argc, argv, &f) < 0)
+                return 2;
+        /* Block the shutdown signals before any thread starts, so sigwait() receives them. */
+        sigemptyset(&sigs);
+        sigaddset(&sigs, SIGINT);
+        sigaddset(&sigs, SIGTERM);
+        (void) pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+        (void) signal(SIGPIPE, SIG_IGN);
+        (void) gethostname(hostname, sizeof(hostname));
+        if (!f.node_name)
+                f.node_name = hostname;
+        if (mkdir(f.data_dir, 0700) < 0 && errno != EEXIST) {
+                (void) fprintf(stderr, "flexlet serve: data dir \"%s\": %s\n", f.data_dir,
+                               strerror(errno));
+                return 1;
+        }
+
+        host = client_host(f.listen);
+        url = xasprintf("https://%s:%s", host, strrchr(f.listen, ':') + 1);
+        bare = xstrdup(host[0] == '[' ? host + 1 : host);
+        if (bare[0] && bare[strlen(bare) - 1] == ']')
+                bare[strlen(bare) - 1] = '\0';
+        {
+                const char *dns[] = { "localhost", hostname, NULL };
+                const char *ips[] = { "127.0.0.1", "::1", NULL, NULL };
+                struct pki_options po = { .data_dir = f.data_dir,
+                                          .dns_names = dns,
+                                          .ip_addresses = ips,
+                                          .server_url = url };
+                if (!streq(bare, "127.0.0.1") && !streq(bare, "::1") && !streq(bare, "localhost"))
+                        ips[2] = bare;
+                r = pki_ensure(&po, &pki, &err);
+        }
+        if (r < 0) {
+                (void) fprintf(stderr, "flexlet serve: credentials: %s\n", err->message);
+                return 1;
+        }
+
+        db = xasprintf("%s/store.db", f.data_dir);
+        r = store_open_sqlite(db, &store, &err);
+        if (r < 0) {
+                (void) fprintf(stderr, "flexlet serve: store: %s\n", err->message);
+                pki_free(pki);
+                return 1;
+        }
+        {
+                struct apiserver_options ao = { .node_name = f.node_name,
+                                                .listen = f.listen,
+                                                .require_auth = true };
+                (void) apiserver_new(store, pki, &ao, &api);
+        }
+        {
+                struct http_server_options ho = { .listen = f.listen,
+                                                  .cert_pem = pki_server_cert_pem(pki),
+                                                  .key_pem = pki_server_key_pem(pki) };
+                r = http_server_start(api, &ho, &http, &err);
+        }
+        if (r < 0) {
+                (void) fprintf(stderr, "flexlet serve: %s\n", err->message);
+                apiserver_free(api);
+                store_close(store);
+                pki_free(pki);
+                return 1;
+        }
+        bootstrap_namespace(api, pki_admin_token(pki), "default");
+        bootstrap_namespace(api, pki_admin_token(pki), "kube-system");
+        bootstrap_namespace(api, pki_admin_token(pki), "kube-public");
+        bootstrap_namespace(api, pki_admin_token(pki), "kube-node-lease");
+        apiserver_set_ready(api, true);
+
+        kubeconfig = xasprintf("%s/kubeconfig", f.data_dir);
+        (void) fprintf(stderr, "flexlet: serving %s (node %s); export KUBECONFIG=%s\n", url,
+                       f.node_name, kubeconfig);
+
+        (void) sigwait(&sigs, &sig);
+        (void) fprintf(stderr, "flexlet: %s, shutting down\n", strsignal(sig));
+
+        http_server_stop(http);
+        apiserver_free(api);
+        store_close(store);
+        pki_free(pki);
+        return 0;
+}
