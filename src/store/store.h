@@ -1,22 +1,44 @@
 /* store.h: the storage interface every backend implements (SQLite now, etcd later).
  *
  * Objects are JSON (jansson) keyed by (resource, namespace, name); cluster-scoped objects use
- * namespace "". One global 64-bit resourceVersion orders every write; a write stamps
- * metadata.resourceVersion (a decimal string) into the object. Writes are durable when they
- * return. Watches replay history from a resourceVersion out of an in-memory window and then
- * deliver live events; a watch from a version older than the window fails with -ERANGE (the
+ * namespace "" (NULL is accepted as ""). One global 64-bit resourceVersion orders every write; a
+ * write stamps metadata.resourceVersion (a decimal string) into the object. Writes are durable
+ * when they return. Watches replay history from a resourceVersion out of an in-memory window and
+ * then deliver live events; a watch from a version older than the window fails with -ERANGE (the
  * caller answers 410 Expired). Selectors are not the store's business: callers filter.
  *
+ * Threads: every function may be called from any thread at the same time, except store_close,
+ * which must be the last call on the store (watchers may still be waiting in store_watch_next:
+ * they wake with -ECANCELED and must still be stopped). One process owns a database at a time.
+ *
  * Errors: -ENOENT not found, -EEXIST already exists, -ESTALE resourceVersion precondition failed
- * (409 Conflict), -ERANGE watch version too old, other -errno for I/O (with *reterr). */
+ * (409 Conflict), -ERANGE watch version too old, -E2BIG object larger than
+ * STORE_MAX_OBJECT_BYTES, -EINVAL bad arguments (not a JSON object, empty resource or name),
+ * other -errno for I/O (with *reterr). */
 #ifndef FLEXLET_STORE_STORE_H
 #define FLEXLET_STORE_STORE_H
 
 #include <jansson.h>
+#include <stddef.h>
 #include <stdint.h>
 #include "base/error.h"
 
+/* K8S: the apiserver refuses request bodies over 3 MiB (MaxRequestBodyBytes); the store refuses
+ * any object whose stored JSON is larger, so nothing stored can be unservable. */
+#define STORE_MAX_OBJECT_BYTES (3 * 1024 * 1024)
+
+/* Defaults for struct store_options. */
+#define STORE_WATCH_WINDOW_DEFAULT 10000 /* events of history kept for watch replay */
+#define STORE_WATCH_QUEUE_DEFAULT  1024  /* live events a watcher may leave unread */
+#define STORE_BUSY_TIMEOUT_DEFAULT 5000  /* ms SQLite waits on a locked database */
+
 struct store;
+
+struct store_options {
+        size_t watch_window; /* 0: STORE_WATCH_WINDOW_DEFAULT */
+        size_t watch_queue;  /* 0: STORE_WATCH_QUEUE_DEFAULT */
+        int busy_timeout_ms; /* 0: STORE_BUSY_TIMEOUT_DEFAULT */
+};
 
 enum store_event_type {
         STORE_EVENT_ADDED,
@@ -25,6 +47,8 @@ enum store_event_type {
         STORE_EVENT_TYPE_MAX,
 };
 const char *store_event_type_to_string(enum store_event_type t); /* "ADDED" ... */
+/* The type named s ("ADDED", ...), or -EINVAL. */
+int store_event_type_from_string(const char *s);
 
 struct store_event {
         enum store_event_type type;
@@ -32,10 +56,21 @@ struct store_event {
         json_t *object; /* owned by the event: new state, or last state for DELETED (stamped
                          * with the deletion's resourceVersion) */
 };
+/* Drops ev->object and clears *ev; NULL-safe. */
 void store_event_release(struct store_event *ev);
 
-/* Opens (creating if needed) the SQLite store at path (WAL, synchronous=FULL). */
+/* Parses a resourceVersion as the store writes it: a decimal uint64 without sign, spaces or
+ * leading zeros ("0" itself is accepted). Returns 0, or -EINVAL. */
+int store_rv_parse(const char *s, uint64_t *ret_rv);
+
+/* Opens (creating if needed) the SQLite store at path: WAL journal, synchronous=FULL (a write
+ * is on disk when it returns), busy timeout. The watch window starts empty at the current
+ * resourceVersion. */
 int store_open_sqlite(const char *path, struct store **ret, struct error **reterr);
+/* The same with options (NULL: defaults). */
+int store_open_sqlite_with(const char *path, const struct store_options *o, struct store **ret,
+                           struct error **reterr);
+/* Closes; wakes every watcher with -ECANCELED. NULL-safe, returns NULL. */
 struct store *store_close(struct store *s);
 
 /* The newest resourceVersion written. */
@@ -44,11 +79,12 @@ uint64_t store_current_rv(struct store *s);
 /* *ret_obj is a new reference. */
 int store_get(struct store *s, const char *resource, const char *ns, const char *name,
               json_t **ret_obj, struct error **reterr);
-/* All objects of resource in ns (NULL: every namespace), ordered by namespace then name.
- * *ret_items is a new JSON array; *ret_rv the resourceVersion the list is consistent at. */
+/* All objects of resource in ns (NULL: every namespace), ordered by namespace then name (byte
+ * order). *ret_items is a new JSON array; *ret_rv the resourceVersion the list is consistent
+ * at. */
 int store_list(struct store *s, const char *resource, const char *ns, json_t **ret_items,
                uint64_t *ret_rv, struct error **reterr);
-/* Creates; stamps obj's metadata.resourceVersion. */
+/* Creates; stamps obj's metadata.resourceVersion (obj is left as it was on failure). */
 int store_create(struct store *s, const char *resource, const char *ns, const char *name,
                  json_t *obj, struct error **reterr);
 /* Replaces. expected_rv 0 = unconditional, else -ESTALE unless it equals the stored version.
@@ -64,14 +100,19 @@ int store_delete(struct store *s, const char *resource, const char *ns, const ch
 
 struct store_watch;
 /* Watches resource in ns (NULL: all namespaces). from_rv 0: first a synthetic ADDED for every
- * current object, then live events, with nothing lost between. from_rv > 0: every event with
- * rv > from_rv, then live; -ERANGE when from_rv predates the history window. */
+ * current object (ordered as store_list, each with its own version as rv), then live events,
+ * with nothing lost or repeated between. from_rv > 0: every event with rv > from_rv, then live;
+ * -ERANGE when from_rv predates the history window (message "too old resource version: N (M)",
+ * M the oldest version a watch may start from). A from_rv ahead of the store is accepted and
+ * delivers events with rv > from_rv. */
 int store_watch_start(struct store *s, const char *resource, const char *ns, uint64_t from_rv,
                       struct store_watch **ret, struct error **reterr);
-/* Waits up to timeout_ms (-1 forever) for the next event: 1 with *ret filled, 0 on timeout,
- * -ECANCELED once the store is closing or the watcher fell too far behind (the client must
- * re-list). */
+/* Waits up to timeout_ms (-1 forever) for the next event: 1 with *ret filled (caller releases
+ * it), 0 on timeout, -ECANCELED once the store is closing or the watcher fell too far behind
+ * (more than the queue size of unread live events: the client must re-list). After the
+ * synthetic ADDEDs, events come in strictly increasing rv. One thread at a time per watcher. */
 int store_watch_next(struct store_watch *w, int timeout_ms, struct store_event *ret);
+/* Stops and frees; NULL-safe, returns NULL. Valid after store_close. */
 struct store_watch *store_watch_stop(struct store_watch *w);
 
 #endif

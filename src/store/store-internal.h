@@ -1,0 +1,118 @@
+/* store-internal.h: what store.c, the backends (store-sqlite.c; store-etcd.c later) and the
+ * watch cache share. Nothing outside src/store/ includes it.
+ *
+ * store.c owns the public API: it checks arguments, dispatches to a backend through
+ * struct store_backend_ops, and owns the watch cache. A backend owns persistence and the
+ * resourceVersion counter, and publishes every committed change into the watch cache. */
+#ifndef FLEXLET_STORE_STORE_INTERNAL_H
+#define FLEXLET_STORE_STORE_INTERNAL_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "base/error.h"
+#include "store/store.h"
+
+struct watch_cache;
+struct store_backend;
+
+/* Every function is called with arguments store.c has checked: resource and name non-empty, ns
+ * non-NULL ("" for cluster-scoped) except for list where NULL means every namespace, obj a JSON
+ * object. Return values and errors are those of the matching store_* function in store.h. */
+struct store_backend_ops {
+        const char *name;
+        /* Frees the backend. Called once, after the watch cache is shut down. */
+        void (*free)(struct store_backend *b);
+        uint64_t (*current_rv)(struct store_backend *b);
+        int (*get)(struct store_backend *b, const char *resource, const char *ns, const char *name,
+                   json_t **ret_obj, struct error **reterr);
+        int (*list)(struct store_backend *b, const char *resource, const char *ns,
+                    json_t **ret_items, uint64_t *ret_rv, struct error **reterr);
+        int (*create)(struct store_backend *b, const char *resource, const char *ns,
+                      const char *name, json_t *obj, struct error **reterr);
+        int (*update)(struct store_backend *b, const char *resource, const char *ns,
+                      const char *name, json_t *obj, uint64_t expected_rv, struct error **reterr);
+        int (*delete)(struct store_backend *b, const char *resource, const char *ns,
+                      const char *name, uint64_t expected_rv, json_t **ret_last,
+                      struct error **reterr);
+};
+
+/* The head of every backend's own struct. */
+struct store_backend {
+        const struct store_backend_ops *ops;
+        /* Set by store.c before the first write. The backend publishes each committed change
+         * with watch_cache_publish, in increasing resourceVersion order, before the write
+         * returns to its caller. */
+        struct watch_cache *cache;
+};
+
+/* Assembles a store from an opened backend (taken over, freed on failure too). */
+int store_new(struct store_backend *b, const struct store_options *o, struct store **ret,
+              struct error **reterr);
+/* Opens the SQLite backend (store-sqlite.c). */
+int store_sqlite_open(const char *path, const struct store_options *o, struct store_backend **ret,
+                      struct error **reterr);
+
+/* --- helpers every backend uses (store.c) --- */
+
+/* Remembers obj's metadata.resourceVersion (or its absence) so a failed write can put obj back
+ * as the caller gave it. */
+struct store_stamp_saved {
+        json_t *metadata; /* the "metadata" value before, when it was not an object */
+        json_t *rv;       /* metadata.resourceVersion before */
+        bool had_metadata_object;
+};
+/* Sets obj's metadata.resourceVersion to rv as a decimal string, saving what was there (saved
+ * may be NULL when nothing needs restoring). */
+void store_object_stamp(json_t *obj, uint64_t rv, struct store_stamp_saved *saved);
+/* Puts back what store_object_stamp saved, and forgets it. */
+void store_object_unstamp(json_t *obj, struct store_stamp_saved *saved);
+/* Forgets what store_object_stamp saved, keeping the stamp. */
+void store_stamp_saved_release(struct store_stamp_saved *saved);
+/* obj's metadata.resourceVersion, 0 when absent or malformed. */
+uint64_t store_object_rv(const json_t *obj);
+/* Serialises obj compactly into *ret_json (caller frees); -E2BIG past STORE_MAX_OBJECT_BYTES. */
+int store_object_encode(const json_t *obj, const char *resource, const char *name, char **ret_json,
+                        size_t *ret_len, struct error **reterr);
+/* Parses what store_object_encode wrote; -EIO when it is not a JSON object. */
+int store_object_decode(const char *json, size_t len, const char *resource, const char *name,
+                        json_t **ret_obj, struct error **reterr);
+
+/* The messages upstream writes for each outcome (K8S: apimachinery's StatusError texts). */
+int store_error_not_found(struct error **reterr, const char *resource, const char *name);
+int store_error_exists(struct error **reterr, const char *resource, const char *name);
+int store_error_conflict(struct error **reterr, const char *resource, const char *name);
+int store_error_precondition(struct error **reterr, const char *resource, const char *name,
+                             uint64_t expected_rv, uint64_t stored_rv);
+
+/* --- the watch cache (watch-cache.c) ---
+ *
+ * A ring of the most recent events shared by every backend, and the watchers fed from it. All
+ * state sits under one mutex; publishing never blocks on a watcher: a watcher whose queue of
+ * unread live events is full is cancelled. Event objects are immutable once published and
+ * shared by reference between the ring and the watchers' queues; each delivery hands the reader
+ * its own copy. The cache is reference counted: the store holds one reference and each watcher
+ * another, so a watcher outlives store_close safely. */
+
+/* window: events retained (>= 1); queue_max: unread live events per watcher (>= 1); start_rv:
+ * the store's current version (the window is empty and complete from there). */
+struct watch_cache *watch_cache_new(size_t window, size_t queue_max, uint64_t start_rv);
+/* Drops a reference; frees on the last. NULL-safe, returns NULL. */
+struct watch_cache *watch_cache_unref(struct watch_cache *c);
+/* Cancels every watcher and refuses new ones; later publishes are dropped. */
+void watch_cache_shutdown(struct watch_cache *c);
+/* Records a committed change and fans it out. Takes obj over (it must not be touched again).
+ * rv must exceed every rv published before. */
+void watch_cache_publish(struct watch_cache *c, enum store_event_type type, const char *resource,
+                         const char *ns, uint64_t rv, json_t *obj);
+/* Starts a watcher of resource in ns (NULL: all): first a synthetic ADDED for each object of
+ * initial (a JSON array taken over, or NULL), then every retained event with rv > from_rv,
+ * then live events with rv > from_rv. -ERANGE when events after from_rv were already dropped
+ * from the window; -ECANCELED after shutdown. */
+int watch_cache_watch(struct watch_cache *c, const char *resource, const char *ns, uint64_t from_rv,
+                      json_t *initial, struct store_watch **ret, struct error **reterr);
+/* The oldest from_rv a watch may start from now (every event after it is retained). */
+uint64_t watch_cache_oldest_rv(struct watch_cache *c);
+
+#endif

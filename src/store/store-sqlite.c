@@ -1,0 +1,670 @@
+/* store-sqlite.c: the embedded SQLite backend. One table of objects and a one-row table with the
+ * resourceVersion counter; each write is one transaction that bumps the counter, stamps the
+ * object and is on disk (WAL, synchronous=FULL) before it returns. Writes go through one
+ * connection under a mutex; reads use a small pool of other connections, which WAL lets run
+ * beside the writer. Watch history is not kept here: committed writes go to the watch cache. */
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <sqlite3.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "base/json.h"
+#include "store/store-internal.h"
+
+#define SCHEMA_VERSION 1
+#define READERS        4
+
+static const char schema_sql[] = "CREATE TABLE IF NOT EXISTS objects ("
+                                 " id INTEGER PRIMARY KEY,"
+                                 " resource TEXT NOT NULL,"
+                                 " namespace TEXT NOT NULL,"
+                                 " name TEXT NOT NULL,"
+                                 " rv INTEGER NOT NULL,"
+                                 " json TEXT NOT NULL,"
+                                 " UNIQUE (resource, namespace, name));"
+                                 "CREATE TABLE IF NOT EXISTS revision ("
+                                 " id INTEGER PRIMARY KEY CHECK (id = 1),"
+                                 " rv INTEGER NOT NULL);"
+                                 "INSERT OR IGNORE INTO revision (id, rv) VALUES (1, 0);";
+
+#define SQL_GET      "SELECT rv, json FROM objects WHERE resource = ?1 AND namespace = ?2 AND name = ?3"
+#define SQL_LIST_ALL "SELECT json FROM objects WHERE resource = ?1 ORDER BY namespace, name"
+#define SQL_LIST_NS  "SELECT json FROM objects WHERE resource = ?1 AND namespace = ?2 ORDER BY name"
+#define SQL_RV       "SELECT rv FROM revision WHERE id = 1"
+
+struct reader {
+        sqlite3 *db;
+        sqlite3_stmt *get, *list_all, *list_ns, *rv, *begin, *end;
+};
+
+struct store_sqlite {
+        struct store_backend base;
+        char *path;
+
+        /* Writer: everything below under wlock. */
+        pthread_mutex_t wlock;
+        sqlite3 *wdb;
+        sqlite3_stmt *begin, *commit, *rollback, *get, *insert, *update, *delete, *set_rv;
+        uint64_t rv; /* the counter as committed; read atomically without wlock */
+
+        /* Readers: a pool; free ones on the stack rfree[0..nfree). */
+        pthread_mutex_t rlock;
+        pthread_cond_t rcond;
+        struct reader readers[READERS];
+        struct reader *rfree[READERS];
+        size_t nfree;
+};
+
+static int sqlite_errno(sqlite3 *db, int rc)
+{
+        int sys = db ? sqlite3_system_errno(db) : 0;
+
+        switch (rc & 0xff) {
+        case SQLITE_NOMEM:
+                return -ENOMEM;
+        case SQLITE_BUSY:
+        case SQLITE_LOCKED:
+                return -EBUSY;
+        case SQLITE_FULL:
+                return -ENOSPC;
+        case SQLITE_READONLY:
+                return -EROFS;
+        case SQLITE_PERM:
+        case SQLITE_AUTH:
+                return -EACCES;
+        case SQLITE_TOOBIG:
+                return -E2BIG;
+        case SQLITE_CANTOPEN:
+        case SQLITE_IOERR:
+                return sys > 0 ? -sys : -EIO;
+        default:
+                return -EIO;
+        }
+}
+
+/* Sets *reterr to "<context>: <sqlite message>" and returns the matching -errno. */
+static int sqlite_fail(sqlite3 *db, int rc, struct error **reterr, const char *fmt, ...)
+        _printf_(4, 5);
+static int sqlite_fail(sqlite3 *db, int rc, struct error **reterr, const char *fmt, ...)
+{
+        va_list ap;
+        char *ctx;
+        int r = sqlite_errno(db, rc);
+
+        va_start(ap, fmt);
+        if (vasprintf(&ctx, fmt, ap) < 0)
+                abort();
+        va_end(ap);
+        error_set(reterr, -r, "%s: %s", ctx, db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
+        free(ctx);
+        return r;
+}
+
+static void stmt_done(sqlite3_stmt *st)
+{
+        sqlite3_reset(st);
+        sqlite3_clear_bindings(st);
+}
+
+static int prepare(sqlite3 *db, const char *sql, sqlite3_stmt **ret, struct error **reterr)
+{
+        int rc = sqlite3_prepare_v3(db, sql, -1, SQLITE_PREPARE_PERSISTENT, ret, NULL);
+
+        if (rc != SQLITE_OK)
+                return sqlite_fail(db, rc, reterr, "preparing \"%s\"", sql);
+        return 0;
+}
+
+static void bind_key(sqlite3_stmt *st, const char *resource, const char *ns, const char *name)
+{
+        sqlite3_bind_text(st, 1, resource, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 2, ns, -1, SQLITE_STATIC);
+        if (name)
+                sqlite3_bind_text(st, 3, name, -1, SQLITE_STATIC);
+}
+
+/* Runs a statement that returns no rows. */
+static int step_done(sqlite3 *db, sqlite3_stmt *st, struct error **reterr, const char *what)
+{
+        int rc = sqlite3_step(st);
+
+        stmt_done(st);
+        if (rc != SQLITE_DONE)
+                return sqlite_fail(db, rc, reterr, "%s", what);
+        return 0;
+}
+
+static int exec(sqlite3 *db, const char *sql, struct error **reterr)
+{
+        int rc = sqlite3_exec(db, sql, NULL, NULL, NULL);
+
+        if (rc != SQLITE_OK)
+                return sqlite_fail(db, rc, reterr, "opening store: running \"%s\"", sql);
+        return 0;
+}
+
+static int open_db(const char *path, int flags, int busy_ms, sqlite3 **ret, struct error **reterr)
+{
+        sqlite3 *db = NULL;
+        int rc;
+
+        /* NOMUTEX: each connection is used by one thread at a time, under our own locks. */
+        rc = sqlite3_open_v2(path, &db, flags | SQLITE_OPEN_NOMUTEX, NULL);
+        if (rc != SQLITE_OK) {
+                int r = sqlite_fail(db, rc, reterr, "opening store \"%s\"", path);
+                sqlite3_close_v2(db);
+                return r;
+        }
+        sqlite3_busy_timeout(db, busy_ms);
+        *ret = db;
+        return 0;
+}
+
+/* Reads one integer from a single-row query. */
+static int query_int(sqlite3 *db, const char *sql, int64_t *ret, struct error **reterr)
+{
+        sqlite3_stmt *st;
+        int rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
+
+        if (rc != SQLITE_OK)
+                return sqlite_fail(db, rc, reterr, "opening store: running \"%s\"", sql);
+        rc = sqlite3_step(st);
+        if (rc != SQLITE_ROW) {
+                int r = sqlite_fail(db, rc == SQLITE_DONE ? SQLITE_CORRUPT : rc, reterr,
+                                    "opening store: running \"%s\"", sql);
+                sqlite3_finalize(st);
+                return r;
+        }
+        *ret = sqlite3_column_int64(st, 0);
+        sqlite3_finalize(st);
+        return 0;
+}
+
+static int query_text(sqlite3 *db, const char *sql, char *buf, size_t size, struct error **reterr)
+{
+        sqlite3_stmt *st;
+        int rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
+
+        if (rc != SQLITE_OK)
+                return sqlite_fail(db, rc, reterr, "opening store: running \"%s\"", sql);
+        rc = sqlite3_step(st);
+        if (rc != SQLITE_ROW) {
+                int r = sqlite_fail(db, rc == SQLITE_DONE ? SQLITE_CORRUPT : rc, reterr,
+                                    "opening store: running \"%s\"", sql);
+                sqlite3_finalize(st);
+                return r;
+        }
+        (void) snprintf(buf, size, "%s", (const char *) sqlite3_column_text(st, 0));
+        sqlite3_finalize(st);
+        return 0;
+}
+
+static void reader_close(struct reader *rd)
+{
+        sqlite3_finalize(rd->get);
+        sqlite3_finalize(rd->list_all);
+        sqlite3_finalize(rd->list_ns);
+        sqlite3_finalize(rd->rv);
+        sqlite3_finalize(rd->begin);
+        sqlite3_finalize(rd->end);
+        sqlite3_close_v2(rd->db);
+        *rd = (struct reader){ 0 };
+}
+
+static int reader_open(struct reader *rd, const char *path, int busy_ms, struct error **reterr)
+{
+        int r;
+
+        r = open_db(path, SQLITE_OPEN_READWRITE, busy_ms, &rd->db, reterr);
+        if (r >= 0)
+                r = exec(rd->db, "PRAGMA query_only = ON", reterr);
+        if (r >= 0)
+                r = prepare(rd->db, SQL_GET, &rd->get, reterr);
+        if (r >= 0)
+                r = prepare(rd->db, SQL_LIST_ALL, &rd->list_all, reterr);
+        if (r >= 0)
+                r = prepare(rd->db, SQL_LIST_NS, &rd->list_ns, reterr);
+        if (r >= 0)
+                r = prepare(rd->db, SQL_RV, &rd->rv, reterr);
+        if (r >= 0)
+                r = prepare(rd->db, "BEGIN", &rd->begin, reterr);
+        if (r >= 0)
+                r = prepare(rd->db, "COMMIT", &rd->end, reterr);
+        return r;
+}
+
+static struct reader *reader_get(struct store_sqlite *s)
+{
+        struct reader *rd;
+
+        pthread_mutex_lock(&s->rlock);
+        while (s->nfree == 0)
+                pthread_cond_wait(&s->rcond, &s->rlock);
+        rd = s->rfree[--s->nfree];
+        pthread_mutex_unlock(&s->rlock);
+        return rd;
+}
+
+static void reader_put(struct store_sqlite *s, struct reader *rd)
+{
+        pthread_mutex_lock(&s->rlock);
+        s->rfree[s->nfree++] = rd;
+        pthread_cond_signal(&s->rcond);
+        pthread_mutex_unlock(&s->rlock);
+}
+
+static void sqlite_free(struct store_backend *b)
+{
+        struct store_sqlite *s = (struct store_sqlite *) b;
+
+        if (!s)
+                return;
+        for (size_t i = 0; i < READERS; i++)
+                reader_close(&s->readers[i]);
+        sqlite3_finalize(s->begin);
+        sqlite3_finalize(s->commit);
+        sqlite3_finalize(s->rollback);
+        sqlite3_finalize(s->get);
+        sqlite3_finalize(s->insert);
+        sqlite3_finalize(s->update);
+        sqlite3_finalize(s->delete);
+        sqlite3_finalize(s->set_rv);
+        /* close_v2 checkpoints the WAL into the main file when this is the last connection. */
+        sqlite3_close_v2(s->wdb);
+        pthread_mutex_destroy(&s->wlock);
+        pthread_mutex_destroy(&s->rlock);
+        pthread_cond_destroy(&s->rcond);
+        free(s->path);
+        free(s);
+}
+
+static uint64_t sqlite_current_rv(struct store_backend *b)
+{
+        struct store_sqlite *s = (struct store_sqlite *) b;
+
+        return __atomic_load_n(&s->rv, __ATOMIC_ACQUIRE);
+}
+
+/* Reads the stored row at key into *ret_rv and *ret_obj (either may be NULL): 0, or -ENOENT
+ * (without touching reterr: the caller words it). */
+static int row_read(sqlite3 *db, sqlite3_stmt *st, const char *resource, const char *ns,
+                    const char *name, uint64_t *ret_rv, json_t **ret_obj, struct error **reterr)
+{
+        int rc, r = 0;
+
+        bind_key(st, resource, ns, name);
+        rc = sqlite3_step(st);
+        if (rc == SQLITE_ROW) {
+                if (ret_rv)
+                        *ret_rv = (uint64_t) sqlite3_column_int64(st, 0);
+                if (ret_obj)
+                        r = store_object_decode((const char *) sqlite3_column_text(st, 1),
+                                                (size_t) sqlite3_column_bytes(st, 1), resource,
+                                                name, ret_obj, reterr);
+        } else if (rc == SQLITE_DONE) {
+                r = -ENOENT;
+        } else {
+                r = sqlite_fail(db, rc, reterr, "reading %s \"%s\"", resource, name);
+        }
+        stmt_done(st);
+        return r;
+}
+
+static int sqlite_get(struct store_backend *b, const char *resource, const char *ns,
+                      const char *name, json_t **ret_obj, struct error **reterr)
+{
+        struct store_sqlite *s = (struct store_sqlite *) b;
+        struct reader *rd = reader_get(s);
+        int r = row_read(rd->db, rd->get, resource, ns, name, NULL, ret_obj, reterr);
+
+        reader_put(s, rd);
+        if (r == -ENOENT)
+                return store_error_not_found(reterr, resource, name);
+        return r;
+}
+
+static int sqlite_list(struct store_backend *b, const char *resource, const char *ns,
+                       json_t **ret_items, uint64_t *ret_rv, struct error **reterr)
+{
+        struct store_sqlite *s = (struct store_sqlite *) b;
+        struct reader *rd = reader_get(s);
+        sqlite3_stmt *st = ns ? rd->list_ns : rd->list_all;
+        cleanup_json json_t *items = json_array();
+        uint64_t rv = 0;
+        int rc, r;
+
+        /* One read transaction: the counter and the rows come from the same snapshot. */
+        r = step_done(rd->db, rd->begin, reterr, "listing: starting a read");
+        if (r < 0)
+                goto out;
+        rc = sqlite3_step(rd->rv);
+        if (rc == SQLITE_ROW)
+                rv = (uint64_t) sqlite3_column_int64(rd->rv, 0);
+        stmt_done(rd->rv);
+        if (rc != SQLITE_ROW) {
+                r = sqlite_fail(rd->db, rc, reterr, "listing %s: reading the version", resource);
+                goto end;
+        }
+        bind_key(st, resource, ns, NULL);
+        while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+                json_t *o;
+
+                r = store_object_decode((const char *) sqlite3_column_text(st, 0),
+                                        (size_t) sqlite3_column_bytes(st, 0), resource, "(list)",
+                                        &o, reterr);
+                if (r < 0)
+                        break;
+                json_array_append_new(items, o);
+        }
+        stmt_done(st);
+        if (r >= 0 && rc != SQLITE_DONE)
+                r = sqlite_fail(rd->db, rc, reterr, "listing %s", resource);
+end:
+        (void) step_done(rd->db, rd->end, NULL, "listing: ending a read");
+out:
+        reader_put(s, rd);
+        if (r < 0)
+                return r;
+        *ret_items = TAKE_PTR(items);
+        *ret_rv = rv;
+        return 0;
+}
+
+/* Called under wlock: commits the open transaction with the counter moved to rv, or rolls it
+ * back. On success the in-memory counter follows. */
+static int commit_rv(struct store_sqlite *s, uint64_t rv, const char *what, struct error **reterr)
+{
+        int r;
+
+        sqlite3_bind_int64(s->set_rv, 1, (sqlite3_int64) rv);
+        r = step_done(s->wdb, s->set_rv, reterr, what);
+        if (r >= 0)
+                r = step_done(s->wdb, s->commit, reterr, what);
+        if (r < 0) {
+                /* A failed COMMIT may already have rolled back; a second ROLLBACK is harmless. */
+                if (!sqlite3_get_autocommit(s->wdb))
+                        (void) step_done(s->wdb, s->rollback, NULL, what);
+                return r;
+        }
+        __atomic_store_n(&s->rv, rv, __ATOMIC_RELEASE);
+        return 0;
+}
+
+static void rollback(struct store_sqlite *s)
+{
+        if (!sqlite3_get_autocommit(s->wdb))
+                (void) step_done(s->wdb, s->rollback, NULL, "rolling back");
+}
+
+static int sqlite_create(struct store_backend *b, const char *resource, const char *ns,
+                         const char *name, json_t *obj, struct error **reterr)
+{
+        struct store_sqlite *s = (struct store_sqlite *) b;
+        struct store_stamp_saved saved;
+        cleanup_free char *json = NULL;
+        size_t len;
+        uint64_t rv;
+        int r;
+
+        pthread_mutex_lock(&s->wlock);
+        rv = s->rv + 1;
+        store_object_stamp(obj, rv, &saved);
+        r = store_object_encode(obj, resource, name, &json, &len, reterr);
+        if (r < 0)
+                goto fail;
+        r = step_done(s->wdb, s->begin, reterr, "creating: starting a write");
+        if (r < 0)
+                goto fail;
+        bind_key(s->insert, resource, ns, name);
+        sqlite3_bind_int64(s->insert, 4, (sqlite3_int64) rv);
+        sqlite3_bind_text(s->insert, 5, json, (int) len, SQLITE_STATIC);
+        r = sqlite3_step(s->insert);
+        stmt_done(s->insert);
+        if (r == SQLITE_CONSTRAINT) {
+                rollback(s);
+                r = store_error_exists(reterr, resource, name);
+                goto fail;
+        }
+        if (r != SQLITE_DONE) {
+                r = sqlite_fail(s->wdb, r, reterr, "creating %s \"%s\"", resource, name);
+                rollback(s);
+                goto fail;
+        }
+        r = commit_rv(s, rv, "creating: committing", reterr);
+        if (r < 0)
+                goto fail;
+        store_stamp_saved_release(&saved);
+        watch_cache_publish(b->cache, STORE_EVENT_ADDED, resource, ns, rv, json_deep_copy(obj));
+        pthread_mutex_unlock(&s->wlock);
+        return 0;
+fail:
+        store_object_unstamp(obj, &saved);
+        pthread_mutex_unlock(&s->wlock);
+        return r;
+}
+
+static int sqlite_update(struct store_backend *b, const char *resource, const char *ns,
+                         const char *name, json_t *obj, uint64_t expected_rv, struct error **reterr)
+{
+        struct store_sqlite *s = (struct store_sqlite *) b;
+        struct store_stamp_saved saved = { 0 };
+        cleanup_json json_t *old = NULL;
+        cleanup_free char *json = NULL;
+        uint64_t old_rv, rv;
+        size_t len;
+        int r;
+
+        pthread_mutex_lock(&s->wlock);
+        /* Every write happens under wlock, so reading outside a transaction is consistent. */
+        r = row_read(s->wdb, s->get, resource, ns, name, &old_rv, &old, reterr);
+        if (r == -ENOENT)
+                r = store_error_not_found(reterr, resource, name);
+        if (r < 0)
+                goto out;
+        if (expected_rv && expected_rv != old_rv) {
+                r = store_error_conflict(reterr, resource, name);
+                goto out;
+        }
+        /* K8S: an update that changes nothing writes nothing and keeps the resourceVersion
+         * (kubectl then prints "unchanged" / "(no change)"). Stamped with the stored version,
+         * obj equals the stored object exactly when only resourceVersion differed. */
+        store_object_stamp(obj, old_rv, &saved);
+        if (json_equal(obj, old)) {
+                store_stamp_saved_release(&saved);
+                r = 0;
+                goto out;
+        }
+        rv = s->rv + 1;
+        store_object_stamp(obj, rv, NULL);
+        r = store_object_encode(obj, resource, name, &json, &len, reterr);
+        if (r < 0)
+                goto fail;
+        r = step_done(s->wdb, s->begin, reterr, "updating: starting a write");
+        if (r < 0)
+                goto fail;
+        bind_key(s->update, resource, ns, name);
+        sqlite3_bind_int64(s->update, 4, (sqlite3_int64) rv);
+        sqlite3_bind_text(s->update, 5, json, (int) len, SQLITE_STATIC);
+        r = step_done(s->wdb, s->update, reterr, "updating: writing");
+        if (r < 0) {
+                rollback(s);
+                goto fail;
+        }
+        r = commit_rv(s, rv, "updating: committing", reterr);
+        if (r < 0)
+                goto fail;
+        store_stamp_saved_release(&saved);
+        watch_cache_publish(b->cache, STORE_EVENT_MODIFIED, resource, ns, rv, json_deep_copy(obj));
+        r = 1;
+        goto out;
+fail:
+        store_object_unstamp(obj, &saved);
+out:
+        pthread_mutex_unlock(&s->wlock);
+        return r;
+}
+
+static int sqlite_delete(struct store_backend *b, const char *resource, const char *ns,
+                         const char *name, uint64_t expected_rv, json_t **ret_last,
+                         struct error **reterr)
+{
+        struct store_sqlite *s = (struct store_sqlite *) b;
+        cleanup_json json_t *old = NULL;
+        uint64_t old_rv, rv;
+        int r;
+
+        pthread_mutex_lock(&s->wlock);
+        r = row_read(s->wdb, s->get, resource, ns, name, &old_rv, &old, reterr);
+        if (r == -ENOENT)
+                r = store_error_not_found(reterr, resource, name);
+        if (r < 0)
+                goto out;
+        if (expected_rv && expected_rv != old_rv) {
+                r = store_error_precondition(reterr, resource, name, expected_rv, old_rv);
+                goto out;
+        }
+        rv = s->rv + 1;
+        r = step_done(s->wdb, s->begin, reterr, "deleting: starting a write");
+        if (r < 0)
+                goto out;
+        bind_key(s->delete, resource, ns, name);
+        r = step_done(s->wdb, s->delete, reterr, "deleting: writing");
+        if (r < 0) {
+                rollback(s);
+                goto out;
+        }
+        r = commit_rv(s, rv, "deleting: committing", reterr);
+        if (r < 0)
+                goto out;
+        /* K8S: the DELETED event carries the last state with the deletion's resourceVersion. */
+        store_object_stamp(old, rv, NULL);
+        if (ret_last)
+                *ret_last = json_deep_copy(old);
+        watch_cache_publish(b->cache, STORE_EVENT_DELETED, resource, ns, rv, TAKE_PTR(old));
+        r = 0;
+out:
+        pthread_mutex_unlock(&s->wlock);
+        return r;
+}
+
+static const struct store_backend_ops sqlite_ops = {
+        .name = "sqlite",
+        .free = sqlite_free,
+        .current_rv = sqlite_current_rv,
+        .get = sqlite_get,
+        .list = sqlite_list,
+        .create = sqlite_create,
+        .update = sqlite_update,
+        .delete = sqlite_delete,
+};
+
+/* Creates the tables on a new database, checks the schema version of an old one. */
+static int schema_init(sqlite3 *db, const char *path, struct error **reterr)
+{
+        int64_t version;
+        int r;
+
+        r = exec(db, "BEGIN IMMEDIATE", reterr);
+        if (r < 0)
+                return r;
+        r = query_int(db, "PRAGMA user_version", &version, reterr);
+        if (r >= 0 && version > SCHEMA_VERSION)
+                r = error_set(reterr, EPROTO,
+                              "opening store \"%s\": schema version %" PRId64
+                              " is newer than this flexlet understands (%d)",
+                              path, version, SCHEMA_VERSION);
+        if (r >= 0)
+                r = exec(db, schema_sql, reterr);
+        if (r >= 0 && version < SCHEMA_VERSION)
+                r = exec(db, "PRAGMA user_version = 1", reterr);
+        if (r >= 0)
+                r = exec(db, "COMMIT", reterr);
+        if (r < 0 && !sqlite3_get_autocommit(db))
+                (void) exec(db, "ROLLBACK", NULL);
+        return r;
+}
+
+int store_sqlite_open(const char *path, const struct store_options *o, struct store_backend **ret,
+                      struct error **reterr)
+{
+        struct store_sqlite *s;
+        int busy = o && o->busy_timeout_ms > 0 ? o->busy_timeout_ms : STORE_BUSY_TIMEOUT_DEFAULT;
+        char mode[16];
+        int64_t rv;
+        int r;
+
+        if (!sqlite3_threadsafe())
+                return error_set(reterr, ENOTSUP,
+                                 "opening store: libsqlite3 is built without thread support");
+        s = xcalloc(1, sizeof(*s));
+        s->base.ops = &sqlite_ops;
+        s->path = xstrdup(path);
+        if (pthread_mutex_init(&s->wlock, NULL) != 0 || pthread_mutex_init(&s->rlock, NULL) ||
+            pthread_cond_init(&s->rcond, NULL) != 0)
+                abort();
+
+        r = open_db(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, busy, &s->wdb, reterr);
+        if (r < 0)
+                goto fail;
+        /* WAL: readers never block the writer nor the writer them. synchronous=FULL: the WAL is
+         * fsynced at each commit, so a write that returned survives power loss. */
+        r = query_text(s->wdb, "PRAGMA journal_mode = WAL", mode, sizeof(mode), reterr);
+        if (r >= 0 && strcmp(mode, "wal") != 0)
+                r = error_set(reterr, ENOTSUP,
+                              "opening store \"%s\": cannot use a write-ahead log (journal mode "
+                              "is \"%s\")",
+                              path, mode);
+        if (r >= 0)
+                r = exec(s->wdb, "PRAGMA synchronous = FULL", reterr);
+        if (r >= 0)
+                r = schema_init(s->wdb, path, reterr);
+        if (r >= 0)
+                r = query_int(s->wdb, SQL_RV, &rv, reterr);
+        if (r < 0)
+                goto fail;
+        if (rv < 0) {
+                r = error_set(reterr, EIO, "opening store \"%s\": negative resourceVersion", path);
+                goto fail;
+        }
+        s->rv = (uint64_t) rv;
+
+        r = prepare(s->wdb, "BEGIN IMMEDIATE", &s->begin, reterr);
+        if (r >= 0)
+                r = prepare(s->wdb, "COMMIT", &s->commit, reterr);
+        if (r >= 0)
+                r = prepare(s->wdb, "ROLLBACK", &s->rollback, reterr);
+        if (r >= 0)
+                r = prepare(s->wdb, SQL_GET, &s->get, reterr);
+        if (r >= 0)
+                r = prepare(s->wdb,
+                            "INSERT INTO objects (resource, namespace, name, rv, json)"
+                            " VALUES (?1, ?2, ?3, ?4, ?5)",
+                            &s->insert, reterr);
+        if (r >= 0)
+                r = prepare(s->wdb,
+                            "UPDATE objects SET rv = ?4, json = ?5"
+                            " WHERE resource = ?1 AND namespace = ?2 AND name = ?3",
+                            &s->update, reterr);
+        if (r >= 0)
+                r = prepare(s->wdb,
+                            "DELETE FROM objects"
+                            " WHERE resource = ?1 AND namespace = ?2 AND name = ?3",
+                            &s->delete, reterr);
+        if (r >= 0)
+                r = prepare(s->wdb, "UPDATE revision SET rv = ?1 WHERE id = 1", &s->set_rv, reterr);
+        for (size_t i = 0; r >= 0 && i < READERS; i++) {
+                r = reader_open(&s->readers[i], path, busy, reterr);
+                s->rfree[s->nfree++] = &s->readers[i];
+        }
+        if (r < 0)
+                goto fail;
+        *ret = &s->base;
+        return 0;
+fail:
+        sqlite_free(&s->base);
+        return r;
+}

@@ -1,0 +1,373 @@
+/* watch-cache.c: the in-memory watch history every backend shares: a ring of the most recent
+ * events, and the watchers fed from it (store_watch_next/store_watch_stop live here).
+ * It never touches storage: backends publish committed changes into it, store.c starts
+ * watches on it. Publishing never waits for a watcher; a watcher that does not keep up is
+ * cancelled instead. */
+#include <assert.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <string.h>
+#include <time.h>
+
+#include "base/alloc.h"
+#include "store/store-internal.h"
+
+/* One change, shared by reference between the ring and the watchers' queues. Its object is
+ * never modified once published; refs is atomic so readers can drop theirs unlocked. */
+struct wc_event {
+        unsigned refs;
+        enum store_event_type type;
+        uint64_t rv;
+        json_t *object;
+        const char *ns;  /* points into key */
+        char resource[]; /* "resource\0ns\0" */
+};
+
+struct watch_cache {
+        pthread_mutex_t lock;
+        unsigned refs; /* the store's and one per watcher; under lock */
+        bool closed;
+        size_t window;
+        size_t queue_max;
+        struct wc_event **ring; /* window slots; head is the oldest of count */
+        size_t head, count;
+        uint64_t start_rv; /* every event with rv > start_rv is in the ring */
+        uint64_t last_rv;  /* newest published, or start_rv */
+        struct store_watch *watchers;
+};
+
+struct store_watch {
+        struct watch_cache *cache;
+        struct store_watch *prev, *next; /* in cache->watchers, under cache->lock */
+        char *resource;
+        char *ns; /* NULL: every namespace */
+        uint64_t from_rv;
+        pthread_cond_t cond;
+        struct wc_event **q; /* circular, q_cap slots, grows */
+        size_t q_cap, q_head, q_len;
+        size_t backlog; /* queued at start (synthetic or replayed) and still unread: these do
+                         * not count against queue_max, only live events do */
+        bool cancelled;
+};
+
+static struct wc_event *wc_event_new(enum store_event_type type, const char *resource,
+                                     const char *ns, uint64_t rv, json_t *obj)
+{
+        size_t rl = strlen(resource), nl = strlen(ns);
+        struct wc_event *e = xmalloc(sizeof(*e) + rl + nl + 2);
+
+        e->refs = 1;
+        e->type = type;
+        e->rv = rv;
+        e->object = obj;
+        memcpy(e->resource, resource, rl + 1);
+        memcpy(e->resource + rl + 1, ns, nl + 1);
+        e->ns = e->resource + rl + 1;
+        return e;
+}
+
+static struct wc_event *wc_event_ref(struct wc_event *e)
+{
+        __atomic_add_fetch(&e->refs, 1, __ATOMIC_RELAXED);
+        return e;
+}
+
+static void wc_event_unref(struct wc_event *e)
+{
+        if (!e || __atomic_sub_fetch(&e->refs, 1, __ATOMIC_ACQ_REL) > 0)
+                return;
+        json_decref(e->object);
+        free(e);
+}
+
+struct watch_cache *watch_cache_new(size_t window, size_t queue_max, uint64_t start_rv)
+{
+        struct watch_cache *c = xcalloc(1, sizeof(*c));
+
+        assert(window > 0 && queue_max > 0);
+        if (pthread_mutex_init(&c->lock, NULL) != 0)
+                abort();
+        c->refs = 1;
+        c->window = window;
+        c->queue_max = queue_max;
+        c->ring = xcalloc(window, sizeof(*c->ring));
+        c->start_rv = start_rv;
+        c->last_rv = start_rv;
+        return c;
+}
+
+struct watch_cache *watch_cache_unref(struct watch_cache *c)
+{
+        unsigned left;
+
+        if (!c)
+                return NULL;
+        pthread_mutex_lock(&c->lock);
+        left = --c->refs;
+        pthread_mutex_unlock(&c->lock);
+        if (left > 0)
+                return NULL;
+        assert(!c->watchers);
+        for (size_t i = 0; i < c->count; i++)
+                wc_event_unref(c->ring[(c->head + i) % c->window]);
+        free(c->ring);
+        pthread_mutex_destroy(&c->lock);
+        free(c);
+        return NULL;
+}
+
+/* Called with the cache locked. */
+static void watcher_drain(struct store_watch *w)
+{
+        while (w->q_len > 0) {
+                wc_event_unref(w->q[w->q_head]);
+                w->q_head = (w->q_head + 1) % w->q_cap;
+                w->q_len--;
+        }
+        w->backlog = 0;
+}
+
+/* Called with the cache locked. */
+static void watcher_cancel(struct store_watch *w)
+{
+        w->cancelled = true;
+        watcher_drain(w);
+        pthread_cond_signal(&w->cond);
+}
+
+/* Called with the cache locked (or before the watcher is visible). Takes e over. */
+static void watcher_push(struct store_watch *w, struct wc_event *e)
+{
+        if (w->q_len == w->q_cap) {
+                size_t cap = w->q_cap ? w->q_cap * 2 : 16;
+                struct wc_event **q = xmalloc(cap * sizeof(*q));
+
+                for (size_t i = 0; i < w->q_len; i++)
+                        q[i] = w->q[(w->q_head + i) % w->q_cap];
+                free(w->q);
+                w->q = q;
+                w->q_cap = cap;
+                w->q_head = 0;
+        }
+        w->q[(w->q_head + w->q_len) % w->q_cap] = e;
+        w->q_len++;
+}
+
+static bool watcher_matches(const struct store_watch *w, const struct wc_event *e)
+{
+        return streq(w->resource, e->resource) && (!w->ns || streq(w->ns, e->ns));
+}
+
+void watch_cache_shutdown(struct watch_cache *c)
+{
+        pthread_mutex_lock(&c->lock);
+        c->closed = true;
+        for (struct store_watch *w = c->watchers; w; w = w->next)
+                watcher_cancel(w);
+        pthread_mutex_unlock(&c->lock);
+}
+
+void watch_cache_publish(struct watch_cache *c, enum store_event_type type, const char *resource,
+                         const char *ns, uint64_t rv, json_t *obj)
+{
+        struct wc_event *e = wc_event_new(type, resource, ns, rv, obj);
+
+        pthread_mutex_lock(&c->lock);
+        if (c->closed) {
+                pthread_mutex_unlock(&c->lock);
+                wc_event_unref(e);
+                return;
+        }
+        assert(rv > c->last_rv);
+        if (c->count == c->window) {
+                struct wc_event *old = c->ring[c->head];
+
+                /* The window now starts after the dropped event. */
+                c->start_rv = old->rv;
+                wc_event_unref(old);
+                c->head = (c->head + 1) % c->window;
+                c->count--;
+        }
+        c->ring[(c->head + c->count) % c->window] = e;
+        c->count++;
+        c->last_rv = rv;
+
+        for (struct store_watch *w = c->watchers; w; w = w->next) {
+                if (w->cancelled || rv <= w->from_rv || !watcher_matches(w, e))
+                        continue;
+                if (w->q_len - w->backlog >= c->queue_max) {
+                        /* Never make writers wait on a slow reader: it re-lists instead. */
+                        watcher_cancel(w);
+                        continue;
+                }
+                watcher_push(w, wc_event_ref(e));
+                pthread_cond_signal(&w->cond);
+        }
+        pthread_mutex_unlock(&c->lock);
+}
+
+uint64_t watch_cache_oldest_rv(struct watch_cache *c)
+{
+        uint64_t rv;
+
+        pthread_mutex_lock(&c->lock);
+        rv = c->start_rv;
+        pthread_mutex_unlock(&c->lock);
+        return rv;
+}
+
+static struct store_watch *watcher_free(struct store_watch *w)
+{
+        watcher_drain(w);
+        free(w->q);
+        free(w->resource);
+        free(w->ns);
+        pthread_cond_destroy(&w->cond);
+        free(w);
+        return NULL;
+}
+
+int watch_cache_watch(struct watch_cache *c, const char *resource, const char *ns, uint64_t from_rv,
+                      json_t *initial, struct store_watch **ret, struct error **reterr)
+{
+        struct store_watch *w = xcalloc(1, sizeof(*w));
+        pthread_condattr_t attr;
+        size_t i;
+        json_t *item;
+
+        w->cache = c;
+        w->resource = xstrdup(resource);
+        w->ns = ns ? xstrdup(ns) : NULL;
+        w->from_rv = from_rv;
+        if (pthread_condattr_init(&attr) != 0 ||
+            pthread_condattr_setclock(&attr, CLOCK_MONOTONIC) != 0 ||
+            pthread_cond_init(&w->cond, &attr) != 0)
+                abort();
+        pthread_condattr_destroy(&attr);
+
+        /* Synthetic ADDEDs are the watcher's alone; build them before taking the lock. */
+        json_array_foreach(initial, i, item) {
+                const char *item_ns = json_string_value(
+                        json_object_get(json_object_get(item, "metadata"), "namespace"));
+
+                watcher_push(w, wc_event_new(STORE_EVENT_ADDED, resource, item_ns ? item_ns : "",
+                                             store_object_rv(item), json_incref(item)));
+        }
+        json_decref(initial);
+
+        pthread_mutex_lock(&c->lock);
+        if (c->closed) {
+                pthread_mutex_unlock(&c->lock);
+                watcher_free(w);
+                return error_set(reterr, ECANCELED, "watching %s: the store is closing", resource);
+        }
+        if (from_rv < c->start_rv) {
+                uint64_t oldest = c->start_rv;
+
+                pthread_mutex_unlock(&c->lock);
+                watcher_free(w);
+                /* K8S: watch from a version older than the cache → 410 Gone, reason Expired */
+                return error_set(reterr, ERANGE,
+                                 "too old resource version: %" PRIu64 " (%" PRIu64 ")", from_rv,
+                                 oldest);
+        }
+        for (i = 0; i < c->count; i++) {
+                struct wc_event *e = c->ring[(c->head + i) % c->window];
+
+                if (e->rv > from_rv && watcher_matches(w, e))
+                        watcher_push(w, wc_event_ref(e));
+        }
+        w->backlog = w->q_len;
+        w->next = c->watchers;
+        if (w->next)
+                w->next->prev = w;
+        c->watchers = w;
+        c->refs++;
+        pthread_mutex_unlock(&c->lock);
+        *ret = w;
+        return 0;
+}
+
+int store_watch_next(struct store_watch *w, int timeout_ms, struct store_event *ret)
+{
+        struct watch_cache *c = w->cache;
+        struct timespec deadline;
+        struct wc_event *e;
+
+        if (timeout_ms > 0) {
+                clock_gettime(CLOCK_MONOTONIC, &deadline);
+                deadline.tv_sec += timeout_ms / 1000;
+                deadline.tv_nsec += (long) (timeout_ms % 1000) * 1000000L;
+                if (deadline.tv_nsec >= 1000000000L) {
+                        deadline.tv_sec++;
+                        deadline.tv_nsec -= 1000000000L;
+                }
+        }
+
+        pthread_mutex_lock(&c->lock);
+        for (;;) {
+                int r;
+
+                if (w->cancelled) {
+                        pthread_mutex_unlock(&c->lock);
+                        return -ECANCELED;
+                }
+                if (w->q_len > 0)
+                        break;
+                if (timeout_ms == 0) {
+                        pthread_mutex_unlock(&c->lock);
+                        return 0;
+                }
+                if (timeout_ms < 0)
+                        r = pthread_cond_wait(&w->cond, &c->lock);
+                else
+                        r = pthread_cond_timedwait(&w->cond, &c->lock, &deadline);
+                if (r == ETIMEDOUT && !w->cancelled && w->q_len == 0) {
+                        pthread_mutex_unlock(&c->lock);
+                        return 0;
+                }
+        }
+        e = w->q[w->q_head];
+        w->q_head = (w->q_head + 1) % w->q_cap;
+        w->q_len--;
+        if (w->backlog > 0)
+                w->backlog--;
+        pthread_mutex_unlock(&c->lock);
+
+        ret->type = e->type;
+        ret->rv = e->rv;
+        /* The last holder may take the object; otherwise others share it and get a copy. Nobody
+         * can gain a reference to an event once the ring and every queue have let it go. */
+        if (__atomic_load_n(&e->refs, __ATOMIC_ACQUIRE) == 1) {
+                ret->object = e->object;
+                e->object = NULL;
+        } else {
+                ret->object = json_deep_copy(e->object);
+                if (!ret->object)
+                        abort();
+        }
+        wc_event_unref(e);
+        return 1;
+}
+
+struct store_watch *store_watch_stop(struct store_watch *w)
+{
+        struct watch_cache *c;
+
+        if (!w)
+                return NULL;
+        c = w->cache;
+        pthread_mutex_lock(&c->lock);
+        if (w->prev)
+                w->prev->next = w->next;
+        else
+                c->watchers = w->next;
+        if (w->next)
+                w->next->prev = w->prev;
+        watcher_drain(w);
+        pthread_mutex_unlock(&c->lock);
+        watcher_free(w);
+        watch_cache_unref(c);
+        return NULL;
+}

@@ -1,0 +1,925 @@
+/* test-store.c: the store contract (store.h) on the SQLite backend, in a temporary folder:
+ * CRUD and its errors, optimistic concurrency, no-op updates, list order and version, watches
+ * (from 0, replay, too old, DELETED, slow watchers, close), concurrent writers, reopening. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/alloc.h"
+#include "base/json.h"
+#include "store/store.h"
+
+struct fixture {
+        char dir[256];
+        char path[300];
+        struct store *s;
+};
+
+static void remove_db(struct fixture *f)
+{
+        static const char *const suffixes[] = { "", "-wal", "-shm", "-journal" };
+
+        for (size_t i = 0; i < ARRAY_SIZE(suffixes); i++) {
+                char p[320];
+
+                (void) snprintf(p, sizeof(p), "%s%s", f->path, suffixes[i]);
+                (void) unlink(p);
+        }
+}
+
+static int open_with(struct fixture *f, const struct store_options *o)
+{
+        struct error *err = NULL;
+        int r = store_open_sqlite_with(f->path, o, &f->s, &err);
+
+        if (r < 0)
+                fail_msg("store_open_sqlite: %s", err ? err->message : "?");
+        error_free(err);
+        return r;
+}
+
+static int setup(void **state)
+{
+        struct fixture *f = xcalloc(1, sizeof(*f));
+        const char *tmp = getenv("TMPDIR");
+
+        (void) snprintf(f->dir, sizeof(f->dir), "%s/flexlet-store-XXXXXX", tmp ? tmp : "/tmp");
+        if (!mkdtemp(f->dir))
+                return -1;
+        (void) snprintf(f->path, sizeof(f->path), "%s/store.db", f->dir);
+        open_with(f, NULL);
+        *state = f;
+        return 0;
+}
+
+static int teardown(void **state)
+{
+        struct fixture *f = *state;
+
+        store_close(f->s);
+        remove_db(f);
+        (void) rmdir(f->dir);
+        free(f);
+        return 0;
+}
+
+static void reopen(struct fixture *f, const struct store_options *o)
+{
+        f->s = store_close(f->s);
+        assert_int_equal(open_with(f, o), 0);
+}
+
+static json_t *pod(const char *ns, const char *name, const char *image)
+{
+        json_t *o = json_pack("{s:s, s:s, s:{s:s}, s:{s:[{s:s, s:s}]}}", "apiVersion", "v1", "kind",
+                              "Pod", "metadata", "name", name, "spec", "containers", "name", "c",
+                              "image", image);
+
+        if (ns && *ns)
+                json_object_set_new(json_object_get(o, "metadata"), "namespace", json_string(ns));
+        return o;
+}
+
+static const char *rv_of(const json_t *o)
+{
+        return json_path_string(o, "metadata.resourceVersion");
+}
+
+static void create_ok(struct store *s, const char *resource, const char *ns, const char *name,
+                      const char *image)
+{
+        cleanup_json json_t *o = pod(ns, name, image);
+        struct error *err = NULL;
+        int r = store_create(s, resource, ns, name, o, &err);
+
+        if (r < 0)
+                fail_msg("create %s: %s", name, err->message);
+        assert_int_equal(r, 0);
+        error_free(err);
+}
+
+static void next_event(struct store_watch *w, enum store_event_type type, uint64_t rv,
+                       const char *name)
+{
+        struct store_event ev = { 0 };
+        char buf[24];
+
+        assert_int_equal(store_watch_next(w, 5000, &ev), 1);
+        assert_string_equal(store_event_type_to_string(ev.type), store_event_type_to_string(type));
+        assert_int_equal(ev.rv, rv);
+        assert_string_equal(json_path_string(ev.object, "metadata.name"), name);
+        (void) snprintf(buf, sizeof(buf), "%llu", (unsigned long long) rv);
+        assert_string_equal(rv_of(ev.object), buf);
+        store_event_release(&ev);
+}
+
+static void no_event(struct store_watch *w)
+{
+        struct store_event ev = { 0 };
+
+        assert_int_equal(store_watch_next(w, 0, &ev), 0);
+}
+
+/* --- plain functions --- */
+
+static void test_rv_parse(void **state)
+{
+        static const struct {
+                const char *in;
+                int r;
+                uint64_t v;
+        } cases[] = {
+                { "0", 0, 0 },
+                { "1", 0, 1 },
+                { "1234567", 0, 1234567 },
+                { "18446744073709551615", 0, UINT64_MAX },
+                { "18446744073709551616", -EINVAL, 0 },
+                { "01", -EINVAL, 0 },
+                { "", -EINVAL, 0 },
+                { "-1", -EINVAL, 0 },
+                { "+1", -EINVAL, 0 },
+                { " 1", -EINVAL, 0 },
+                { "1 ", -EINVAL, 0 },
+                { "1a", -EINVAL, 0 },
+                { NULL, -EINVAL, 0 },
+        };
+
+        for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+                uint64_t v = 42;
+                int r = store_rv_parse(cases[i].in, &v);
+
+                assert_int_equal(r, cases[i].r);
+                assert_int_equal(v, cases[i].r == 0 ? cases[i].v : 42);
+        }
+}
+
+static void test_event_type_strings(void **state)
+{
+        static const char *const names[] = { "ADDED", "MODIFIED", "DELETED" };
+
+        for (int t = 0; t < STORE_EVENT_TYPE_MAX; t++) {
+                assert_string_equal(store_event_type_to_string(t), names[t]);
+                assert_int_equal(store_event_type_from_string(names[t]), t);
+        }
+        assert_null(store_event_type_to_string(STORE_EVENT_TYPE_MAX));
+        assert_int_equal(store_event_type_from_string("BOOKMARK"), -EINVAL);
+        assert_int_equal(store_event_type_from_string("added"), -EINVAL);
+}
+
+/* --- CRUD --- */
+
+static void test_crud(void **state)
+{
+        struct fixture *f = *state;
+        cleanup_json json_t *o = pod("default", "web", "busybox");
+        cleanup_json json_t *got = NULL, *last = NULL, *got2 = NULL;
+        struct error *err = NULL;
+
+        assert_int_equal(store_current_rv(f->s), 0);
+        assert_int_equal(store_create(f->s, "pods", "default", "web", o, NULL), 0);
+        assert_string_equal(rv_of(o), "1");
+        assert_int_equal(store_current_rv(f->s), 1);
+
+        assert_int_equal(store_get(f->s, "pods", "default", "web", &got, NULL), 0);
+        assert_true(json_equal(got, o));
+
+        json_object_set_new(json_object_get(o, "metadata"), "labels",
+                            json_pack("{s:s}", "app", "web"));
+        assert_int_equal(store_update(f->s, "pods", "default", "web", o, 1, NULL), 1);
+        assert_string_equal(rv_of(o), "2");
+        assert_int_equal(store_get(f->s, "pods", "default", "web", &got2, NULL), 0);
+        assert_string_equal(json_path_string(got2, "metadata.labels.app"), "web");
+        assert_string_equal(rv_of(got2), "2");
+
+        assert_int_equal(store_delete(f->s, "pods", "default", "web", 0, &last, NULL), 0);
+        assert_string_equal(rv_of(last), "3");
+        assert_string_equal(json_path_string(last, "metadata.labels.app"), "web");
+        assert_int_equal(store_current_rv(f->s), 3);
+
+        json_decref(got);
+        got = NULL;
+        assert_int_equal(store_get(f->s, "pods", "default", "web", &got, &err), -ENOENT);
+        assert_null(got);
+        assert_string_equal(err->message, "pods \"web\" not found");
+        err = error_free(err);
+
+        /* K8S: NotFound for update and delete of a missing object too. */
+        assert_int_equal(store_update(f->s, "pods", "default", "web", o, 0, &err), -ENOENT);
+        assert_string_equal(err->message, "pods \"web\" not found");
+        err = error_free(err);
+        assert_int_equal(store_delete(f->s, "pods", "default", "web", 0, NULL, NULL), -ENOENT);
+        assert_int_equal(store_current_rv(f->s), 3);
+}
+
+static void test_key_is_resource_namespace_name(void **state)
+{
+        struct fixture *f = *state;
+        cleanup_json json_t *a = NULL, *b = NULL, *c = NULL;
+        json_t *missing = NULL;
+
+        create_ok(f->s, "pods", "one", "x", "a");
+        create_ok(f->s, "pods", "two", "x", "b");
+        create_ok(f->s, "configmaps", "one", "x", "c");
+        /* Cluster-scoped: NULL and "" are the same namespace. */
+        create_ok(f->s, "nodes", NULL, "x", "d");
+        assert_int_equal(store_get(f->s, "pods", "one", "x", &a, NULL), 0);
+        assert_int_equal(store_get(f->s, "pods", "two", "x", &b, NULL), 0);
+        assert_int_equal(store_get(f->s, "nodes", "", "x", &c, NULL), 0);
+        assert_string_equal(json_string_value(json_object_get(
+                                    json_array_get(json_path(a, "spec.containers"), 0), "image")),
+                            "a");
+        assert_string_equal(json_string_value(json_object_get(
+                                    json_array_get(json_path(b, "spec.containers"), 0), "image")),
+                            "b");
+        assert_string_equal(rv_of(c), "4");
+        assert_int_equal(store_get(f->s, "pods", "three", "x", &missing, NULL), -ENOENT);
+        assert_null(missing);
+}
+
+static void test_create_existing(void **state)
+{
+        struct fixture *f = *state;
+        cleanup_json json_t *o = pod("default", "web", "other");
+        cleanup_json json_t *before = NULL, *got = NULL;
+        struct error *err = NULL;
+
+        create_ok(f->s, "pods", "default", "web", "busybox");
+        before = json_deep_copy(o);
+        /* K8S: create of an existing name → 409 AlreadyExists. */
+        assert_int_equal(store_create(f->s, "pods", "default", "web", o, &err), -EEXIST);
+        assert_string_equal(err->message, "pods \"web\" already exists");
+        error_free(err);
+        assert_true(json_equal(o, before)); /* not stamped */
+        assert_int_equal(store_current_rv(f->s), 1);
+        assert_int_equal(store_get(f->s, "pods", "default", "web", &got, NULL), 0);
+        assert_string_equal(rv_of(got), "1");
+}
+
+static void test_invalid_arguments(void **state)
+{
+        struct fixture *f = *state;
+        cleanup_json json_t *arr = json_array(), *o = pod("", "x", "i");
+        json_t *got = NULL;
+
+        assert_int_equal(store_create(f->s, "pods", "ns", "x", arr, NULL), -EINVAL);
+        assert_int_equal(store_create(f->s, "", "ns", "x", o, NULL), -EINVAL);
+        assert_int_equal(store_create(f->s, "pods", "ns", "", o, NULL), -EINVAL);
+        assert_int_equal(store_create(f->s, "pods", "ns", NULL, o, NULL), -EINVAL);
+        assert_int_equal(store_update(f->s, "pods", "ns", "x", arr, 0, NULL), -EINVAL);
+        assert_int_equal(store_get(f->s, NULL, "ns", "x", &got, NULL), -EINVAL);
+        assert_int_equal(store_current_rv(f->s), 0);
+        assert_null(json_path(o, "metadata.resourceVersion"));
+}
+
+static void test_too_big(void **state)
+{
+        struct fixture *f = *state;
+        size_t n = STORE_MAX_OBJECT_BYTES;
+        char *big = xmalloc(n + 1);
+        cleanup_json json_t *o = pod("default", "big", "busybox"), *before = NULL;
+        struct error *err = NULL;
+
+        memset(big, 'x', n);
+        big[n] = '\0';
+        json_object_set_new(o, "data", json_string(big));
+        before = json_deep_copy(o);
+        assert_int_equal(store_create(f->s, "configmaps", "default", "big", o, &err), -E2BIG);
+        assert_non_null(strstr(err->message, "limit is 3145728"));
+        err = error_free(err);
+        assert_true(json_equal(o, before));
+        assert_int_equal(store_current_rv(f->s), 0);
+
+        /* Just under the cap is stored. */
+        big[n - 200] = '\0';
+        json_object_set_new(o, "data", json_string(big));
+        assert_int_equal(store_create(f->s, "configmaps", "default", "big", o, NULL), 0);
+        /* Growing it past the cap by update is refused the same way, and changes nothing. */
+        big[n - 200] = 'x';
+        json_object_set_new(o, "data", json_string(big));
+        assert_int_equal(store_update(f->s, "configmaps", "default", "big", o, 0, NULL), -E2BIG);
+        assert_string_equal(rv_of(o), "1");
+        assert_int_equal(store_current_rv(f->s), 1);
+        free(big);
+}
+
+/* --- optimistic concurrency --- */
+
+static void test_conflict(void **state)
+{
+        struct fixture *f = *state;
+        cleanup_json json_t *o = pod("default", "web", "v2");
+        struct error *err = NULL;
+
+        create_ok(f->s, "pods", "default", "web", "v1");   /* rv 1 */
+        create_ok(f->s, "pods", "default", "other", "v1"); /* rv 2 */
+
+        /* K8S: resourceVersion mismatch → 409 Conflict with OptimisticLockErrorMsg. */
+        assert_int_equal(store_update(f->s, "pods", "default", "web", o, 2, &err), -ESTALE);
+        assert_string_equal(err->message,
+                            "Operation cannot be fulfilled on pods \"web\": the object has been "
+                            "modified; please apply your changes to the latest version and try "
+                            "again");
+        err = error_free(err);
+        assert_null(json_path(o, "metadata.resourceVersion"));
+
+        assert_int_equal(store_update(f->s, "pods", "default", "web", o, 1, NULL), 1);
+        assert_string_equal(rv_of(o), "3");
+        /* The old version no longer matches: the second writer of a read-modify-write loses. */
+        assert_int_equal(store_update(f->s, "pods", "default", "web", o, 1, NULL), -ESTALE);
+
+        /* K8S: delete precondition mismatch → 409 Conflict naming both versions. */
+        assert_int_equal(store_delete(f->s, "pods", "default", "web", 1, NULL, &err), -ESTALE);
+        assert_string_equal(err->message,
+                            "Operation cannot be fulfilled on pods \"web\": Precondition failed: "
+                            "ResourceVersion in precondition: 1, ResourceVersion in object "
+                            "meta: 3");
+        err = error_free(err);
+        assert_int_equal(store_current_rv(f->s), 3);
+        assert_int_equal(store_delete(f->s, "pods", "default", "web", 3, NULL, NULL), 0);
+        assert_int_equal(store_current_rv(f->s), 4);
+}
+
+/* --- no-op updates --- */
+
+static void test_noop_update(void **state)
+{
+        struct fixture *f = *state;
+        /* Each case: how the new object differs from the stored one, and whether that is a
+         * write. */
+        static const struct {
+                const char *what;
+                const char *rv; /* metadata.resourceVersion to put in the update, NULL: none */
+                const char *label;
+                bool reorder;
+                int expect;
+        } cases[] = {
+                { "identical", "1", NULL, false, 0 },
+                { "stale resourceVersion", "77", NULL, false, 0 },
+                { "no resourceVersion", NULL, NULL, false, 0 },
+                { "keys in another order", "1", NULL, true, 0 },
+                { "a new label", "1", "x", false, 1 },
+        };
+        struct store_watch *w = NULL;
+
+        create_ok(f->s, "pods", "default", "web", "busybox");
+        assert_int_equal(store_watch_start(f->s, "pods", NULL, 1, &w, NULL), 0);
+        for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+                cleanup_json json_t *stored = NULL, *o = NULL;
+                uint64_t before = store_current_rv(f->s);
+
+                assert_int_equal(store_get(f->s, "pods", "default", "web", &stored, NULL), 0);
+                if (cases[i].reorder) {
+                        const char *k;
+                        json_t *v;
+
+                        /* Same members, inserted last to first. */
+                        o = json_object();
+                        for (size_t j = json_object_size(stored); j-- > 0;) {
+                                size_t n = 0;
+
+                                json_object_foreach(stored, k, v) {
+                                        if (n++ == j)
+                                                json_object_set(o, k, v);
+                                }
+                        }
+                } else {
+                        o = json_deep_copy(stored);
+                }
+                if (cases[i].rv)
+                        json_object_set_new(json_object_get(o, "metadata"), "resourceVersion",
+                                            json_string(cases[i].rv));
+                else
+                        json_object_del(json_object_get(o, "metadata"), "resourceVersion");
+                if (cases[i].label)
+                        json_object_set_new(json_object_get(o, "metadata"), "labels",
+                                            json_pack("{s:s}", "l", cases[i].label));
+
+                assert_int_equal(store_update(f->s, "pods", "default", "web", o, 0, NULL),
+                                 cases[i].expect);
+                if (cases[i].expect == 0) {
+                        /* K8S: no-op update keeps the resourceVersion and emits nothing. */
+                        assert_int_equal(store_current_rv(f->s), before);
+                        assert_string_equal(rv_of(o), rv_of(stored));
+                        no_event(w);
+                } else {
+                        assert_int_equal(store_current_rv(f->s), before + 1);
+                        next_event(w, STORE_EVENT_MODIFIED, before + 1, "web");
+                }
+        }
+        store_watch_stop(w);
+}
+
+/* --- list --- */
+
+static void test_list(void **state)
+{
+        struct fixture *f = *state;
+        static const char *const creates[][2] = {
+                { "b", "z" }, { "a", "y" }, { "b", "a" }, { "a", "b" }, { "a-b", "c" },
+        };
+        static const char *const all_order[][2] = {
+                { "a", "b" }, { "a", "y" }, { "a-b", "c" }, { "b", "a" }, { "b", "z" },
+        };
+        cleanup_json json_t *all = NULL, *in_a = NULL, *none = NULL;
+        uint64_t rv = 0;
+
+        for (size_t i = 0; i < ARRAY_SIZE(creates); i++)
+                create_ok(f->s, "pods", creates[i][0], creates[i][1], "i");
+        create_ok(f->s, "configmaps", "a", "cm", "i");
+
+        assert_int_equal(store_list(f->s, "pods", NULL, &all, &rv, NULL), 0);
+        assert_int_equal(rv, 6);
+        assert_int_equal(json_array_size(all), ARRAY_SIZE(all_order));
+        for (size_t i = 0; i < ARRAY_SIZE(all_order); i++) {
+                json_t *item = json_array_get(all, i);
+
+                assert_string_equal(json_path_string(item, "metadata.namespace"), all_order[i][0]);
+                assert_string_equal(json_path_string(item, "metadata.name"), all_order[i][1]);
+        }
+
+        assert_int_equal(store_list(f->s, "pods", "a", &in_a, &rv, NULL), 0);
+        assert_int_equal(json_array_size(in_a), 2);
+        assert_string_equal(json_path_string(json_array_get(in_a, 0), "metadata.name"), "b");
+        assert_string_equal(json_path_string(json_array_get(in_a, 1), "metadata.name"), "y");
+        assert_string_equal(rv_of(json_array_get(in_a, 0)), "4");
+
+        assert_int_equal(store_list(f->s, "secrets", NULL, &none, &rv, NULL), 0);
+        assert_int_equal(json_array_size(none), 0);
+        assert_int_equal(rv, 6);
+}
+
+/* --- watch --- */
+
+static void test_watch_from_zero(void **state)
+{
+        struct fixture *f = *state;
+        struct store_watch *w = NULL, *w_other = NULL;
+        cleanup_json json_t *o = NULL;
+
+        create_ok(f->s, "pods", "default", "b", "i");       /* 1 */
+        create_ok(f->s, "pods", "default", "a", "i");       /* 2 */
+        create_ok(f->s, "pods", "other", "c", "i");         /* 3 */
+        create_ok(f->s, "configmaps", "default", "d", "i"); /* 4 */
+
+        /* K8S: resourceVersion=0 → a synthetic ADDED per current object, then live. */
+        assert_int_equal(store_watch_start(f->s, "pods", "default", 0, &w, NULL), 0);
+        assert_int_equal(store_watch_start(f->s, "pods", "other", 0, &w_other, NULL), 0);
+        next_event(w, STORE_EVENT_ADDED, 2, "a");
+        next_event(w, STORE_EVENT_ADDED, 1, "b");
+        no_event(w);
+        next_event(w_other, STORE_EVENT_ADDED, 3, "c");
+        no_event(w_other);
+
+        create_ok(f->s, "pods", "default", "e", "i");       /* 5 */
+        create_ok(f->s, "pods", "other", "f", "i");         /* 6: other namespace */
+        create_ok(f->s, "configmaps", "default", "g", "i"); /* 7: other resource */
+        assert_int_equal(store_get(f->s, "pods", "default", "a", &o, NULL), 0);
+        json_object_set_new(o, "status", json_pack("{s:s}", "phase", "Running"));
+        assert_int_equal(store_update(f->s, "pods", "default", "a", o, 0, NULL), 1);    /* 8 */
+        assert_int_equal(store_delete(f->s, "pods", "default", "b", 0, NULL, NULL), 0); /* 9 */
+
+        next_event(w, STORE_EVENT_ADDED, 5, "e");
+        next_event(w, STORE_EVENT_MODIFIED, 8, "a");
+        next_event(w, STORE_EVENT_DELETED, 9, "b");
+        no_event(w);
+        next_event(w_other, STORE_EVENT_ADDED, 6, "f");
+        no_event(w_other);
+        store_watch_stop(w);
+        store_watch_stop(w_other);
+}
+
+static void test_watch_all_namespaces(void **state)
+{
+        struct fixture *f = *state;
+        struct store_watch *w = NULL;
+
+        create_ok(f->s, "pods", "b", "x", "i"); /* 1 */
+        create_ok(f->s, "pods", "a", "y", "i"); /* 2 */
+        assert_int_equal(store_watch_start(f->s, "pods", NULL, 0, &w, NULL), 0);
+        next_event(w, STORE_EVENT_ADDED, 2, "y");
+        next_event(w, STORE_EVENT_ADDED, 1, "x");
+        create_ok(f->s, "pods", "c", "z", "i");   /* 3 */
+        create_ok(f->s, "nodes", NULL, "n", "i"); /* 4 */
+        next_event(w, STORE_EVENT_ADDED, 3, "z");
+        no_event(w);
+        store_watch_stop(w);
+}
+
+static void test_watch_replay(void **state)
+{
+        struct fixture *f = *state;
+        struct store_watch *w = NULL, *w_now = NULL;
+        cleanup_json json_t *o = NULL;
+
+        create_ok(f->s, "pods", "default", "a", "i"); /* 1 */
+        create_ok(f->s, "pods", "default", "b", "i"); /* 2 */
+        assert_int_equal(store_get(f->s, "pods", "default", "a", &o, NULL), 0);
+        json_object_set_new(o, "status", json_pack("{s:s}", "phase", "Running"));
+        assert_int_equal(store_update(f->s, "pods", "default", "a", o, 1, NULL), 1);    /* 3 */
+        assert_int_equal(store_delete(f->s, "pods", "default", "b", 2, NULL, NULL), 0); /* 4 */
+
+        /* K8S: resourceVersion=N → every change after N, then live. */
+        assert_int_equal(store_watch_start(f->s, "pods", "default", 2, &w, NULL), 0);
+        next_event(w, STORE_EVENT_MODIFIED, 3, "a");
+        next_event(w, STORE_EVENT_DELETED, 4, "b");
+        no_event(w);
+
+        /* From the current version: nothing old, then live. */
+        assert_int_equal(store_watch_start(f->s, "pods", "default", 4, &w_now, NULL), 0);
+        no_event(w_now);
+        create_ok(f->s, "pods", "default", "c", "i"); /* 5 */
+        next_event(w, STORE_EVENT_ADDED, 5, "c");
+        next_event(w_now, STORE_EVENT_ADDED, 5, "c");
+        store_watch_stop(w);
+        store_watch_stop(w_now);
+
+        /* From a version ahead of the store: only what comes after it. */
+        assert_int_equal(store_watch_start(f->s, "pods", "default", 6, &w, NULL), 0);
+        create_ok(f->s, "pods", "default", "d", "i"); /* 6: not after 6 */
+        create_ok(f->s, "pods", "default", "e", "i"); /* 7 */
+        next_event(w, STORE_EVENT_ADDED, 7, "e");
+        store_watch_stop(w);
+}
+
+static void test_watch_too_old(void **state)
+{
+        struct fixture *f = *state;
+        const struct store_options o = { .watch_window = 4 };
+        struct store_watch *w = NULL;
+        struct error *err = NULL;
+        char name[16];
+
+        reopen(f, &o);
+        for (int i = 1; i <= 10; i++) {
+                (void) snprintf(name, sizeof(name), "p%d", i);
+                create_ok(f->s, "pods", "default", name, "i");
+        }
+        /* The window holds 7..10, so a watch may start from 6 or later. */
+        /* K8S: too old → 410 Expired "too old resource version: N (M)". */
+        assert_int_equal(store_watch_start(f->s, "pods", NULL, 1, &w, &err), -ERANGE);
+        assert_string_equal(err->message, "too old resource version: 1 (6)");
+        err = error_free(err);
+        assert_int_equal(store_watch_start(f->s, "pods", NULL, 5, &w, NULL), -ERANGE);
+        assert_null(w);
+
+        assert_int_equal(store_watch_start(f->s, "pods", NULL, 6, &w, NULL), 0);
+        for (int i = 7; i <= 10; i++) {
+                (void) snprintf(name, sizeof(name), "p%d", i);
+                next_event(w, STORE_EVENT_ADDED, (uint64_t) i, name);
+        }
+        no_event(w);
+        w = store_watch_stop(w);
+
+        /* From 0 never expires: the list covers what the window lost. */
+        assert_int_equal(store_watch_start(f->s, "pods", NULL, 0, &w, NULL), 0);
+        for (int i = 1; i <= 10; i++) {
+                struct store_event ev = { 0 };
+
+                assert_int_equal(store_watch_next(w, 1000, &ev), 1);
+                assert_int_equal(ev.type, STORE_EVENT_ADDED);
+                store_event_release(&ev);
+        }
+        no_event(w);
+        store_watch_stop(w);
+}
+
+static void test_deleted_event(void **state)
+{
+        struct fixture *f = *state;
+        struct store_watch *w = NULL;
+        cleanup_json json_t *o = NULL, *last = NULL;
+        struct store_event ev = { 0 };
+
+        create_ok(f->s, "pods", "default", "web", "busybox"); /* 1 */
+        assert_int_equal(store_get(f->s, "pods", "default", "web", &o, NULL), 0);
+        json_object_set_new(json_object_get(o, "metadata"), "labels",
+                            json_pack("{s:s}", "final", "yes"));
+        assert_int_equal(store_update(f->s, "pods", "default", "web", o, 0, NULL), 1); /* 2 */
+        assert_int_equal(store_watch_start(f->s, "pods", "default", 2, &w, NULL), 0);
+        assert_int_equal(store_delete(f->s, "pods", "default", "web", 2, &last, NULL), 0);
+
+        /* K8S: DELETED carries the last state stamped with the deletion's resourceVersion. */
+        assert_int_equal(store_watch_next(w, 1000, &ev), 1);
+        assert_int_equal(ev.type, STORE_EVENT_DELETED);
+        assert_int_equal(ev.rv, 3);
+        assert_string_equal(rv_of(ev.object), "3");
+        assert_string_equal(json_path_string(ev.object, "metadata.labels.final"), "yes");
+        assert_true(json_equal(ev.object, last));
+        store_event_release(&ev);
+        assert_null(ev.object);
+        store_watch_stop(w);
+}
+
+static void test_watch_timeout(void **state)
+{
+        struct fixture *f = *state;
+        struct store_watch *w = NULL;
+        struct store_event ev = { 0 };
+
+        assert_int_equal(store_watch_start(f->s, "pods", NULL, 0, &w, NULL), 0);
+        assert_int_equal(store_watch_next(w, 20, &ev), 0);
+        assert_null(ev.object);
+        store_watch_stop(w);
+}
+
+static void test_slow_watcher_cancelled(void **state)
+{
+        struct fixture *f = *state;
+        const struct store_options o = { .watch_queue = 4 };
+        struct store_watch *slow = NULL, *other = NULL, *keeping_up = NULL;
+        struct store_event ev = { 0 };
+        char name[16];
+
+        reopen(f, &o);
+        create_ok(f->s, "pods", "default", "old1", "i");
+        create_ok(f->s, "pods", "default", "old2", "i");
+        /* The synthetic ADDEDs of a watch from 0 do not count against the queue. */
+        assert_int_equal(store_watch_start(f->s, "pods", NULL, 0, &slow, NULL), 0);
+        assert_int_equal(store_watch_start(f->s, "configmaps", NULL, 0, &other, NULL), 0);
+        assert_int_equal(store_watch_start(f->s, "pods", NULL, 0, &keeping_up, NULL), 0);
+        next_event(keeping_up, STORE_EVENT_ADDED, 1, "old1");
+        next_event(keeping_up, STORE_EVENT_ADDED, 2, "old2");
+        for (int i = 0; i < 10; i++) {
+                (void) snprintf(name, sizeof(name), "p%d", i);
+                /* Writers never wait for the slow reader. */
+                create_ok(f->s, "pods", "default", name, "i");
+                next_event(keeping_up, STORE_EVENT_ADDED, (uint64_t) i + 3, name);
+        }
+        assert_int_equal(store_watch_next(slow, 0, &ev), -ECANCELED);
+        assert_int_equal(store_watch_next(slow, 1000, &ev), -ECANCELED);
+        assert_null(ev.object);
+        /* A watcher of another resource saw nothing to fall behind on. */
+        assert_int_equal(store_watch_next(other, 0, &ev), 0);
+        store_watch_stop(slow);
+        store_watch_stop(other);
+        store_watch_stop(keeping_up);
+}
+
+struct waiter {
+        struct store_watch *w;
+        int r;
+};
+
+static void *wait_forever(void *p)
+{
+        struct waiter *wt = p;
+        struct store_event ev = { 0 };
+
+        wt->r = store_watch_next(wt->w, -1, &ev);
+        store_event_release(&ev);
+        return NULL;
+}
+
+static void test_close_wakes_watchers(void **state)
+{
+        struct fixture *f = *state;
+        struct waiter wt[3] = { 0 };
+        pthread_t th[3];
+        struct store_event ev = { 0 };
+
+        for (size_t i = 0; i < ARRAY_SIZE(wt); i++) {
+                assert_int_equal(
+                        store_watch_start(f->s, i ? "pods" : "nodes", NULL, 0, &wt[i].w, NULL), 0);
+                assert_int_equal(pthread_create(&th[i], NULL, wait_forever, &wt[i]), 0);
+        }
+        usleep(20000); /* let them block; the outcome is the same if they have not yet */
+        f->s = store_close(f->s);
+        for (size_t i = 0; i < ARRAY_SIZE(wt); i++) {
+                assert_int_equal(pthread_join(th[i], NULL), 0);
+                assert_int_equal(wt[i].r, -ECANCELED);
+                /* Still a valid handle after close, and still cancelled. */
+                assert_int_equal(store_watch_next(wt[i].w, 0, &ev), -ECANCELED);
+                store_watch_stop(wt[i].w);
+        }
+        assert_int_equal(open_with(f, NULL), 0);
+}
+
+/* --- concurrency --- */
+
+#define WRITERS           4
+#define WRITES_PER_THREAD 25
+
+struct writer {
+        struct store *s;
+        int id;
+        uint64_t rvs[WRITES_PER_THREAD * 2];
+        int failures;
+};
+
+static void *write_many(void *p)
+{
+        struct writer *wr = p;
+
+        for (int i = 0; i < WRITES_PER_THREAD; i++) {
+                char name[32];
+                json_t *o;
+
+                (void) snprintf(name, sizeof(name), "w%d-%d", wr->id, i);
+                o = pod("default", name, "v1");
+                if (store_create(wr->s, "pods", "default", name, o, NULL) != 0 ||
+                    store_rv_parse(rv_of(o), &wr->rvs[2 * i]) < 0)
+                        wr->failures++;
+                json_object_set_new(o, "status", json_pack("{s:s}", "phase", "Running"));
+                if (store_update(wr->s, "pods", "default", name, o, wr->rvs[2 * i], NULL) != 1 ||
+                    store_rv_parse(rv_of(o), &wr->rvs[2 * i + 1]) < 0)
+                        wr->failures++;
+                json_decref(o);
+        }
+        return NULL;
+}
+
+static void test_concurrent_writers(void **state)
+{
+        struct fixture *f = *state;
+        const struct store_options o = { .watch_queue = 4096 };
+        struct writer wr[WRITERS];
+        pthread_t th[WRITERS];
+        struct store_watch *w = NULL;
+        bool seen[WRITERS * WRITES_PER_THREAD * 2 + 1] = { 0 };
+        uint64_t prev = 0;
+        cleanup_json json_t *items = NULL;
+        uint64_t list_rv = 0;
+
+        reopen(f, &o);
+        assert_int_equal(store_watch_start(f->s, "pods", NULL, 0, &w, NULL), 0);
+        for (int i = 0; i < WRITERS; i++) {
+                wr[i] = (struct writer){ .s = f->s, .id = i };
+                assert_int_equal(pthread_create(&th[i], NULL, write_many, &wr[i]), 0);
+        }
+        for (int i = 0; i < WRITERS; i++) {
+                assert_int_equal(pthread_join(th[i], NULL), 0);
+                assert_int_equal(wr[i].failures, 0);
+                /* Each thread sees its own writes in increasing versions. */
+                for (int j = 1; j < WRITES_PER_THREAD * 2; j++)
+                        assert_true(wr[i].rvs[j] > wr[i].rvs[j - 1]);
+                for (int j = 0; j < WRITES_PER_THREAD * 2; j++) {
+                        assert_true(wr[i].rvs[j] >= 1 && wr[i].rvs[j] < ARRAY_SIZE(seen));
+                        assert_false(seen[wr[i].rvs[j]]); /* unique across threads */
+                        seen[wr[i].rvs[j]] = true;
+                }
+        }
+        assert_int_equal(store_current_rv(f->s), WRITERS * WRITES_PER_THREAD * 2);
+
+        /* The watch saw every write once, in strictly increasing order. */
+        for (int i = 0; i < WRITERS * WRITES_PER_THREAD * 2; i++) {
+                struct store_event ev = { 0 };
+
+                assert_int_equal(store_watch_next(w, 1000, &ev), 1);
+                assert_true(ev.rv > prev);
+                prev = ev.rv;
+                store_event_release(&ev);
+        }
+        assert_int_equal(prev, WRITERS * WRITES_PER_THREAD * 2);
+        no_event(w);
+        store_watch_stop(w);
+
+        assert_int_equal(store_list(f->s, "pods", "default", &items, &list_rv, NULL), 0);
+        assert_int_equal(json_array_size(items), WRITERS * WRITES_PER_THREAD);
+        assert_int_equal(list_rv, WRITERS * WRITES_PER_THREAD * 2);
+}
+
+struct creator {
+        struct store *s;
+        int n;
+};
+
+static void *create_n(void *p)
+{
+        struct creator *c = p;
+
+        for (int i = 0; i < c->n; i++) {
+                char name[32];
+                json_t *o;
+
+                (void) snprintf(name, sizeof(name), "c%03d", i);
+                o = pod("default", name, "i");
+                (void) store_create(c->s, "pods", "default", name, o, NULL);
+                json_decref(o);
+        }
+        return NULL;
+}
+
+/* A watch from 0 started while writes land sees each object exactly once: in the synthetic
+ * list or as a live event, never both, never neither. */
+static void test_watch_from_zero_during_writes(void **state)
+{
+        struct fixture *f = *state;
+        struct creator c = { .s = f->s, .n = 60 };
+        pthread_t th;
+        struct store_watch *w[6] = { 0 };
+        int count[ARRAY_SIZE(w)][60];
+
+        memset(count, 0, sizeof(count));
+        assert_int_equal(pthread_create(&th, NULL, create_n, &c), 0);
+        for (size_t i = 0; i < ARRAY_SIZE(w); i++) {
+                assert_int_equal(store_watch_start(f->s, "pods", "default", 0, &w[i], NULL), 0);
+                usleep(3000);
+        }
+        assert_int_equal(pthread_join(th, NULL), 0);
+        assert_int_equal(store_current_rv(f->s), 60);
+        for (size_t i = 0; i < ARRAY_SIZE(w); i++) {
+                struct store_event ev = { 0 };
+
+                while (store_watch_next(w[i], 0, &ev) == 1) {
+                        int k = atoi(json_path_string(ev.object, "metadata.name") + 1);
+
+                        assert_int_equal(ev.type, STORE_EVENT_ADDED);
+                        count[i][k]++;
+                        store_event_release(&ev);
+                }
+                for (int k = 0; k < 60; k++)
+                        assert_int_equal(count[i][k], 1);
+                store_watch_stop(w[i]);
+        }
+}
+
+/* --- persistence --- */
+
+static void test_reopen_persists(void **state)
+{
+        struct fixture *f = *state;
+        cleanup_json json_t *o = pod("default", "web", "busybox");
+        cleanup_json json_t *got = NULL, *n = pod("default", "next", "busybox");
+        struct store_watch *w = NULL;
+        struct error *err = NULL;
+
+        assert_int_equal(store_create(f->s, "pods", "default", "web", o, NULL), 0);
+        create_ok(f->s, "pods", "default", "gone", "i");
+        assert_int_equal(store_delete(f->s, "pods", "default", "gone", 0, NULL, NULL), 0);
+        assert_int_equal(store_current_rv(f->s), 3);
+
+        reopen(f, NULL);
+        assert_int_equal(store_current_rv(f->s), 3);
+        assert_int_equal(store_get(f->s, "pods", "default", "web", &got, NULL), 0);
+        assert_true(json_equal(got, o));
+        assert_int_equal(store_get(f->s, "pods", "default", "gone", &got, NULL), -ENOENT);
+
+        /* After a restart the window is empty at the current version. */
+        assert_int_equal(store_watch_start(f->s, "pods", NULL, 2, &w, &err), -ERANGE);
+        assert_string_equal(err->message, "too old resource version: 2 (3)");
+        error_free(err);
+        assert_int_equal(store_watch_start(f->s, "pods", NULL, 3, &w, NULL), 0);
+
+        /* The counter continues where it stopped. */
+        assert_int_equal(store_create(f->s, "pods", "default", "next", n, NULL), 0);
+        assert_string_equal(rv_of(n), "4");
+        next_event(w, STORE_EVENT_ADDED, 4, "next");
+        store_watch_stop(w);
+}
+
+static void test_open_errors(void **state)
+{
+        struct fixture *f = *state;
+        struct store *s = NULL;
+        struct error *err = NULL;
+        char p[320];
+
+        (void) snprintf(p, sizeof(p), "%s/missing/dir/store.db", f->dir);
+        assert_true(store_open_sqlite(p, &s, &err) < 0);
+        assert_null(s);
+        assert_non_null(strstr(err->message, "opening store"));
+        err = error_free(err);
+        assert_int_equal(store_open_sqlite("", &s, &err), -EINVAL);
+        error_free(err);
+}
+
+int main(void)
+{
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_rv_parse),
+                cmocka_unit_test(test_event_type_strings),
+                cmocka_unit_test_setup_teardown(test_crud, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_key_is_resource_namespace_name, setup,
+                                                teardown),
+                cmocka_unit_test_setup_teardown(test_create_existing, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_invalid_arguments, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_too_big, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_conflict, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_noop_update, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_list, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_watch_from_zero, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_watch_all_namespaces, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_watch_replay, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_watch_too_old, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_deleted_event, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_watch_timeout, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_slow_watcher_cancelled, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_close_wakes_watchers, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_concurrent_writers, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_watch_from_zero_during_writes, setup,
+                                                teardown),
+                cmocka_unit_test_setup_teardown(test_reopen_persists, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_open_errors, setup, teardown),
+        };
+
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
