@@ -45,6 +45,114 @@ static const char *scalar_string(const json_t *v, char *buf, size_t size)
         return "";
 }
 
+/* Decodes one UTF-8 sequence as Go's range over a string does: an invalid or truncated
+ * sequence counts as one byte (U+FFFD). Returns the sequence length and the code point in
+ * *ret_rune, or -1 there for an invalid byte. */
+static size_t utf8_next(const unsigned char *s, int32_t *ret_rune)
+{
+        unsigned char b = s[0], lo = 0x80, hi = 0xBF;
+        int32_t r;
+        size_t n;
+
+        if (b < 0x80) {
+                *ret_rune = b;
+                return 1;
+        }
+        if (b >= 0xC2 && b <= 0xDF) {
+                n = 2;
+                r = b & 0x1F;
+        } else if (b >= 0xE0 && b <= 0xEF) {
+                n = 3;
+                r = b & 0x0F;
+                if (b == 0xE0)
+                        lo = 0xA0;
+                else if (b == 0xED)
+                        hi = 0x9F;
+        } else if (b >= 0xF0 && b <= 0xF4) {
+                n = 4;
+                r = b & 0x07;
+                if (b == 0xF0)
+                        lo = 0x90;
+                else if (b == 0xF4)
+                        hi = 0x8F;
+        } else
+                goto invalid;
+        if (s[1] < lo || s[1] > hi)
+                goto invalid;
+        r = (r << 6) | (s[1] & 0x3F);
+        for (size_t i = 2; i < n; i++) {
+                if (s[i] < 0x80 || s[i] > 0xBF)
+                        goto invalid;
+                r = (r << 6) | (s[i] & 0x3F);
+        }
+        *ret_rune = r;
+        return n;
+invalid:
+        *ret_rune = -1;
+        return 1;
+}
+
+/* Go's unicode.IsPrint for a non-ASCII code point, approximated: C1 controls, non-ASCII
+ * spaces, format characters, private use and noncharacters are not printable; unassigned code
+ * points (which Go also escapes) are taken as printable. */
+static bool rune_is_print(int32_t r)
+{
+        return !((r >= 0x80 && r <= 0xA0) || r == 0xAD || r == 0x61C || r == 0x1680 ||
+                 r == 0x180E || (r >= 0x2000 && r <= 0x200F) || (r >= 0x2028 && r <= 0x202F) ||
+                 (r >= 0x205F && r <= 0x206F) || r == 0x3000 || (r >= 0xD800 && r <= 0xF8FF) ||
+                 r == 0xFEFF || (r >= 0xFFF9 && r <= 0xFFFB) || (r & 0xFFFE) == 0xFFFE ||
+                 r >= 0xF0000);
+}
+
+/* Go's %q (strconv.Quote), which upstream uses for bad values and field labels. Selector text
+ * arrives raw from the query string, so control characters and invalid UTF-8 must come out
+ * escaped as upstream prints them ("\v", "\x01", "\xff"); field_value_quote only escapes '"'
+ * and '\'. Caller frees. */
+static char *quote_go(const char *s)
+{
+        struct strbuf sb;
+
+        strbuf_init(&sb);
+        strbuf_addch(&sb, '"');
+        while (*s) {
+                int32_t r;
+                size_t n = utf8_next((const unsigned char *) s, &r);
+
+                if (r < 0)
+                        strbuf_addf(&sb, "\\x%02x", (unsigned char) *s);
+                else if (r == '"' || r == '\\') {
+                        strbuf_addch(&sb, '\\');
+                        strbuf_addch(&sb, (char) r);
+                } else if (r >= 0x20 && r < 0x7F)
+                        strbuf_addch(&sb, (char) r);
+                else if (r >= 0x80 && rune_is_print(r))
+                        strbuf_add(&sb, s, n);
+                else if (r == '\a')
+                        strbuf_addstr(&sb, "\\a");
+                else if (r == '\b')
+                        strbuf_addstr(&sb, "\\b");
+                else if (r == '\f')
+                        strbuf_addstr(&sb, "\\f");
+                else if (r == '\n')
+                        strbuf_addstr(&sb, "\\n");
+                else if (r == '\r')
+                        strbuf_addstr(&sb, "\\r");
+                else if (r == '\t')
+                        strbuf_addstr(&sb, "\\t");
+                else if (r == '\v')
+                        strbuf_addstr(&sb, "\\v");
+                else if (r < 0x20 || r == 0x7F)
+                        strbuf_addf(&sb, "\\x%02x", (unsigned) r);
+                else if (r < 0x10000)
+                        strbuf_addf(&sb, "\\u%04x", (unsigned) r);
+                else
+                        strbuf_addf(&sb, "\\U%08x", (unsigned) r);
+                s += n;
+        }
+        strbuf_addch(&sb, '"');
+        return strbuf_detach(&sb);
+}
+
 static int cmp_strp(const void *a, const void *b)
 {
         return strcmp(*(char *const *) a, *(char *const *) b);
@@ -458,7 +566,7 @@ static int requirement_validate(const char *key, enum label_op op, const struct 
                         int64_t dummy;
                         if (!parse_int64(values->v[i], &dummy)) {
                                 cleanup_free char *path = xasprintf("values[%zu]", i);
-                                cleanup_free char *q = field_value_quote(values->v[i]);
+                                cleanup_free char *q = quote_go(values->v[i]);
                                 field_error_add(&errs, FIELD_ERROR_INVALID, path, q, "%s",
                                                 "for 'Gt', 'Lt' operators, the value must be an "
                                                 "integer");
@@ -469,7 +577,7 @@ static int requirement_validate(const char *key, enum label_op op, const struct 
                 cleanup_free char *msgs = label_value_errors(values->v[i]);
                 if (msgs) {
                         cleanup_free char *path = xasprintf("values[%zu][%s]", i, key);
-                        cleanup_free char *q = field_value_quote(values->v[i]);
+                        cleanup_free char *q = quote_go(values->v[i]);
                         field_error_add(&errs, FIELD_ERROR_INVALID, path, q, "%s", msgs);
                 }
         }
@@ -500,7 +608,7 @@ static int parse_key(struct parser *p, char **ret_key, int *ret_op, struct error
         msgs = qualified_name_errors(lit);
         if (msgs) {
                 /* K8S: the parser's field path is nil, which prints as "<nil>". */
-                cleanup_free char *q = field_value_quote(lit);
+                cleanup_free char *q = quote_go(lit);
                 int r = error_set(reterr, EINVAL, "<nil>: Invalid value: %s: %s", q, msgs);
                 free(msgs);
                 return r;
@@ -891,45 +999,6 @@ static bool split_term(const char *term, size_t *ret_field_len, bool *ret_not_eq
         return false;
 }
 
-/* Decodes one UTF-8 sequence as Go's range over a string does: an invalid or truncated
- * sequence is one byte of U+FFFD. Returns the sequence length; *ret_valid tells which. */
-static size_t utf8_next(const unsigned char *s, bool *ret_valid)
-{
-        unsigned char b = s[0], lo = 0x80, hi = 0xBF;
-        size_t n;
-
-        *ret_valid = true;
-        if (b < 0x80)
-                return 1;
-        if (b >= 0xC2 && b <= 0xDF)
-                n = 2;
-        else if (b >= 0xE0 && b <= 0xEF) {
-                n = 3;
-                if (b == 0xE0)
-                        lo = 0xA0;
-                else if (b == 0xED)
-                        hi = 0x9F;
-        } else if (b >= 0xF0 && b <= 0xF4) {
-                n = 4;
-                if (b == 0xF0)
-                        lo = 0x90;
-                else if (b == 0xF4)
-                        hi = 0x8F;
-        } else {
-                *ret_valid = false;
-                return 1;
-        }
-        if (s[1] < lo || s[1] > hi)
-                goto invalid;
-        for (size_t i = 2; i < n; i++)
-                if (s[i] < 0x80 || s[i] > 0xBF)
-                        goto invalid;
-        return n;
-invalid:
-        *ret_valid = false;
-        return 1;
-}
-
 #define UTF8_REPLACEMENT "\xEF\xBF\xBD"
 
 /* K8S: UnescapeValue: "\\", "\," and "\=" stand for the character; any other escape, a
@@ -946,10 +1015,10 @@ static int unescape_value(const char *s, char **ret, struct error **reterr)
         }
         strbuf_init(&sb);
         while (*s) {
-                bool valid;
-                size_t n = utf8_next((const unsigned char *) s, &valid);
-                const char *rune = valid ? s : UTF8_REPLACEMENT;
-                size_t rune_len = valid ? n : 3;
+                int32_t r;
+                size_t n = utf8_next((const unsigned char *) s, &r);
+                const char *rune = r >= 0 ? s : UTF8_REPLACEMENT;
+                size_t rune_len = r >= 0 ? n : 3;
 
                 if (in_slash) {
                         if (*s != '\\' && *s != ',' && *s != '=') {
@@ -992,7 +1061,7 @@ static int check_field_supported(const char *field, const char *const *supported
                 cleanup_free char *q = NULL;
                 if (streq(field, "metadata.name") || streq(field, "metadata.namespace"))
                         return 0;
-                q = field_value_quote(field);
+                q = quote_go(field);
                 return error_set(reterr, EINVAL,
                                  "%s is not a known field selector: only \"metadata.name\", "
                                  "\"metadata.namespace\"",
@@ -1034,6 +1103,12 @@ int field_selector_parse(const char *s, const char *const *supported_fields,
                 r = unescape_value(rhs, &t->value, reterr);
                 if (r < 0)
                         break;
+                /* K8S: Transform drops a term whose field and value are both empty. */
+                if (field_len == 0 && !t->value[0]) {
+                        free(t->value);
+                        t->value = NULL;
+                        continue;
+                }
                 t->field = xstrndup(parts.v[i], field_len);
                 t->not_equal = not_equal;
                 sel->n++;
