@@ -9,8 +9,8 @@ PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 WARN     := -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter -Wmissing-prototypes \
             -Wstrict-prototypes -Wformat=2 -Wno-format-nonliteral
 CFLAGS   ?= -O2 -g
-CFLAGS   += -std=gnu11 $(WARN) -D_GNU_SOURCE -Isrc $(PKG_CFLAGS) -MMD -MP
-LDLIBS   += $(PKG_LIBS) -lpthread
+override CFLAGS += -std=gnu11 $(WARN) -D_GNU_SOURCE -Isrc $(PKG_CFLAGS) -MMD -MP
+override LDLIBS += $(PKG_LIBS) -lpthread
 
 LIB_SRCS := $(sort $(wildcard src/base/*.c src/api/*.c src/store/*.c src/apiserver/*.c \
               src/client/*.c src/controllers/*.c src/node/*.c src/node/*/*.c))
