@@ -92,16 +92,17 @@ invalid:
         return 1;
 }
 
-/* Go's unicode.IsPrint for a non-ASCII code point, approximated: C1 controls, non-ASCII
- * spaces, format characters, private use and noncharacters are not printable; unassigned code
- * points (which Go also escapes) are taken as printable. */
+/* Go's unicode.IsPrint for a non-ASCII code point, approximated without Unicode tables: C1
+ * controls, non-ASCII spaces, format characters, private use, noncharacters, tags and the
+ * unassigned planes 4-13 are not printable; unassigned code points inside planes 0-3 (which Go
+ * also escapes) pass as printable. */
 static bool rune_is_print(int32_t r)
 {
         return !((r >= 0x80 && r <= 0xA0) || r == 0xAD || r == 0x61C || r == 0x1680 ||
                  r == 0x180E || (r >= 0x2000 && r <= 0x200F) || (r >= 0x2028 && r <= 0x202F) ||
                  (r >= 0x205F && r <= 0x206F) || r == 0x3000 || (r >= 0xD800 && r <= 0xF8FF) ||
-                 r == 0xFEFF || (r >= 0xFFF9 && r <= 0xFFFB) || (r & 0xFFFE) == 0xFFFE ||
-                 r >= 0xF0000);
+                 r == 0xFEFF || (r >= 0xFDD0 && r <= 0xFDEF) || (r >= 0xFFF9 && r <= 0xFFFB) ||
+                 (r & 0xFFFE) == 0xFFFE || (r >= 0x323B0 && r <= 0xE00FF) || r >= 0xE01F0);
 }
 
 /* Go's %q (strconv.Quote), which upstream uses for bad values and field labels. Selector text
