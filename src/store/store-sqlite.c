@@ -4,12 +4,15 @@
  * connection under a mutex; reads use a small pool of other connections, which WAL lets run
  * beside the writer. Watch history is not kept here: committed writes go to the watch cache. */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <sqlite3.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
 
 #include "base/alloc.h"
 #include "base/json.h"
@@ -44,6 +47,7 @@ struct reader {
 struct store_sqlite {
         struct store_backend base;
         char *path;
+        int lock_fd; /* flock()ed "<path>-lock": one owner at a time */
 
         /* Writer: everything below under wlock. */
         pthread_mutex_t wlock;
@@ -278,6 +282,8 @@ static void sqlite_free(struct store_backend *b)
         pthread_mutex_destroy(&s->wlock);
         pthread_mutex_destroy(&s->rlock);
         pthread_cond_destroy(&s->rcond);
+        if (s->lock_fd >= 0)
+                (void) close(s->lock_fd);
         free(s->path);
         free(s);
 }
@@ -588,6 +594,32 @@ static int schema_init(sqlite3 *db, const char *path, struct error **reterr)
         return r;
 }
 
+/* The counter and the watch cache live in this process's memory, so a second owner (another
+ * flexlet on the same data dir, or a second open here) would hand out versions twice. A flock
+ * on a separate file refuses it: SQLite's own POSIX locks on the database are dropped by
+ * closing any descriptor of that file, so the database itself is not touched. */
+static int lock_owner(struct store_sqlite *s, struct error **reterr)
+{
+        cleanup_free char *lock_path = xasprintf("%s-lock", s->path);
+
+        s->lock_fd = open(lock_path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOCTTY, 0600);
+        if (s->lock_fd < 0) {
+                int e = errno;
+
+                return error_set(reterr, e, "opening store \"%s\": %s", lock_path, strerror(e));
+        }
+        if (flock(s->lock_fd, LOCK_EX | LOCK_NB) < 0) {
+                int e = errno;
+
+                if (e == EWOULDBLOCK)
+                        return error_set(reterr, EBUSY,
+                                         "opening store \"%s\": in use by another owner", s->path);
+                return error_set(reterr, e, "opening store \"%s\": locking: %s", lock_path,
+                                 strerror(e));
+        }
+        return 0;
+}
+
 int store_sqlite_open(const char *path, const struct store_options *o, struct store_backend **ret,
                       struct error **reterr)
 {
@@ -603,10 +635,14 @@ int store_sqlite_open(const char *path, const struct store_options *o, struct st
         s = xcalloc(1, sizeof(*s));
         s->base.ops = &sqlite_ops;
         s->path = xstrdup(path);
+        s->lock_fd = -1;
         if (pthread_mutex_init(&s->wlock, NULL) != 0 || pthread_mutex_init(&s->rlock, NULL) ||
             pthread_cond_init(&s->rcond, NULL) != 0)
                 abort();
 
+        r = lock_owner(s, reterr);
+        if (r < 0)
+                goto fail;
         r = open_db(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, busy, &s->wdb, reterr);
         if (r < 0)
                 goto fail;

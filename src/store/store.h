@@ -9,7 +9,8 @@
  *
  * Threads: every function may be called from any thread at the same time, except store_close,
  * which must be the last call on the store (watchers may still be waiting in store_watch_next:
- * they wake with -ECANCELED and must still be stopped). One process owns a database at a time.
+ * they wake with -ECANCELED and must still be stopped). One store owns a database at a time:
+ * a second open of the same path fails with -EBUSY until the first is closed.
  *
  * Errors: -ENOENT not found, -EEXIST already exists, -ESTALE resourceVersion precondition failed
  * (409 Conflict), -ERANGE watch version too old, -E2BIG object larger than
@@ -64,8 +65,8 @@ void store_event_release(struct store_event *ev);
 int store_rv_parse(const char *s, uint64_t *ret_rv);
 
 /* Opens (creating if needed) the SQLite store at path: WAL journal, synchronous=FULL (a write
- * is on disk when it returns), busy timeout. The watch window starts empty at the current
- * resourceVersion. */
+ * is on disk when it returns), busy timeout. Beside path live SQLite's "-wal" and "-shm" and
+ * the owner lock "-lock". The watch window starts empty at the current resourceVersion. */
 int store_open_sqlite(const char *path, struct store **ret, struct error **reterr);
 /* The same with options (NULL: defaults). */
 int store_open_sqlite_with(const char *path, const struct store_options *o, struct store **ret,

@@ -26,7 +26,7 @@ struct fixture {
 
 static void remove_db(struct fixture *f)
 {
-        static const char *const suffixes[] = { "", "-wal", "-shm", "-journal" };
+        static const char *const suffixes[] = { "", "-wal", "-shm", "-journal", "-lock" };
 
         for (size_t i = 0; i < ARRAY_SIZE(suffixes); i++) {
                 char p[320];
@@ -889,7 +889,17 @@ static void test_open_errors(void **state)
         assert_non_null(strstr(err->message, "opening store"));
         err = error_free(err);
         assert_int_equal(store_open_sqlite("", &s, &err), -EINVAL);
-        error_free(err);
+        err = error_free(err);
+
+        /* One owner at a time: the counter lives in the owner's memory. */
+        assert_int_equal(store_open_sqlite(f->path, &s, &err), -EBUSY);
+        assert_null(s);
+        assert_non_null(strstr(err->message, "in use"));
+        err = error_free(err);
+        create_ok(f->s, "pods", "default", "still-works", "i");
+        f->s = store_close(f->s);
+        assert_int_equal(store_open_sqlite(f->path, &f->s, NULL), 0);
+        assert_int_equal(store_current_rv(f->s), 1);
 }
 
 int main(void)

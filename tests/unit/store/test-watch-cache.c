@@ -1,0 +1,228 @@
+/* test-watch-cache.c: the in-memory watch history on its own, without storage: window edges
+ * (also with gaps between versions, as etcd produces them), the bound on unread live events,
+ * each reader owning its copy, and watchers outliving the store's reference. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <stdio.h>
+
+#include "base/json.h"
+#include "store/store-internal.h"
+
+static json_t *obj(const char *name, uint64_t rv)
+{
+        char buf[24];
+
+        (void) snprintf(buf, sizeof(buf), "%llu", (unsigned long long) rv);
+        return json_pack("{s:{s:s, s:s, s:s}}", "metadata", "name", name, "namespace", "ns",
+                         "resourceVersion", buf);
+}
+
+static void publish(struct watch_cache *c, const char *resource, const char *ns, uint64_t rv)
+{
+        char name[24];
+
+        (void) snprintf(name, sizeof(name), "o%llu", (unsigned long long) rv);
+        watch_cache_publish(c, STORE_EVENT_MODIFIED, resource, ns, rv, obj(name, rv));
+}
+
+static uint64_t next_rv(struct store_watch *w)
+{
+        struct store_event ev = { 0 };
+        uint64_t rv;
+
+        assert_int_equal(store_watch_next(w, 0, &ev), 1);
+        rv = ev.rv;
+        store_event_release(&ev);
+        return rv;
+}
+
+static void test_window_edges(void **state)
+{
+        /* Table: after publishing 6..9 into a window of 3 that started at 5, which from_rv
+         * values may start a watch and what they replay. */
+        static const struct {
+                uint64_t from;
+                int r;
+                uint64_t first; /* first replayed rv, 0: none */
+        } cases[] = {
+                { 4, -ERANGE, 0 }, { 5, -ERANGE, 0 }, { 6, 0, 7 },  { 7, 0, 8 },
+                { 8, 0, 9 },       { 9, 0, 0 },       { 12, 0, 0 },
+        };
+        struct watch_cache *c = watch_cache_new(3, 8, 5);
+
+        assert_int_equal(watch_cache_oldest_rv(c), 5);
+        for (uint64_t rv = 6; rv <= 8; rv++)
+                publish(c, "pods", "ns", rv);
+        assert_int_equal(watch_cache_oldest_rv(c), 5); /* nothing dropped yet */
+        publish(c, "pods", "ns", 9);
+        assert_int_equal(watch_cache_oldest_rv(c), 6);
+
+        for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+                struct store_watch *w = NULL;
+                struct store_event ev = { 0 };
+                struct error *err = NULL;
+                int r = watch_cache_watch(c, "pods", NULL, cases[i].from, NULL, &w, &err);
+
+                assert_int_equal(r, cases[i].r);
+                if (r < 0) {
+                        char want[64];
+
+                        (void) snprintf(want, sizeof(want), "too old resource version: %llu (6)",
+                                        (unsigned long long) cases[i].from);
+                        assert_string_equal(err->message, want);
+                        error_free(err);
+                        assert_null(w);
+                        continue;
+                }
+                if (cases[i].first) {
+                        for (uint64_t rv = cases[i].first; rv <= 9; rv++)
+                                assert_int_equal(next_rv(w), rv);
+                }
+                assert_int_equal(store_watch_next(w, 0, &ev), 0);
+                store_watch_stop(w);
+        }
+        watch_cache_shutdown(c);
+        watch_cache_unref(c);
+}
+
+static void test_versions_with_gaps(void **state)
+{
+        struct watch_cache *c = watch_cache_new(2, 8, 0);
+        struct store_watch *w = NULL;
+
+        publish(c, "pods", "ns", 10);
+        publish(c, "pods", "ns", 20);
+        publish(c, "pods", "ns", 30); /* drops 10 */
+        assert_int_equal(watch_cache_oldest_rv(c), 10);
+        assert_int_equal(watch_cache_watch(c, "pods", NULL, 9, NULL, &w, NULL), -ERANGE);
+        /* 15 lies in the gap: everything after it (20, 30) is still held. */
+        assert_int_equal(watch_cache_watch(c, "pods", NULL, 15, NULL, &w, NULL), 0);
+        assert_int_equal(next_rv(w), 20);
+        assert_int_equal(next_rv(w), 30);
+        store_watch_stop(w);
+        watch_cache_unref(c);
+}
+
+static void test_filters_and_skips(void **state)
+{
+        struct watch_cache *c = watch_cache_new(16, 8, 0);
+        struct store_watch *w_ns = NULL, *w_all = NULL, *w_ahead = NULL;
+        struct store_event ev = { 0 };
+
+        assert_int_equal(watch_cache_watch(c, "pods", "a", 0, NULL, &w_ns, NULL), 0);
+        assert_int_equal(watch_cache_watch(c, "pods", NULL, 0, NULL, &w_all, NULL), 0);
+        /* A watcher whose list is ahead of what was published skips what the list holds. */
+        assert_int_equal(watch_cache_watch(c, "pods", NULL, 3, NULL, &w_ahead, NULL), 0);
+        publish(c, "pods", "a", 1);
+        publish(c, "pods", "b", 2);
+        publish(c, "pod", "a", 3); /* a resource named by a prefix does not match */
+        publish(c, "podsx", "a", 4);
+        publish(c, "pods", "", 5);
+        publish(c, "pods", "a", 6);
+
+        assert_int_equal(next_rv(w_ns), 1);
+        assert_int_equal(next_rv(w_ns), 6);
+        assert_int_equal(store_watch_next(w_ns, 0, &ev), 0);
+        assert_int_equal(next_rv(w_all), 1);
+        assert_int_equal(next_rv(w_all), 2);
+        assert_int_equal(next_rv(w_all), 5);
+        assert_int_equal(next_rv(w_all), 6);
+        assert_int_equal(store_watch_next(w_all, 0, &ev), 0);
+        assert_int_equal(next_rv(w_ahead), 5);
+        assert_int_equal(next_rv(w_ahead), 6);
+        store_watch_stop(w_ns);
+        store_watch_stop(w_all);
+        store_watch_stop(w_ahead);
+        watch_cache_unref(c);
+}
+
+static void test_backlog_is_not_bounded_live_is(void **state)
+{
+        struct watch_cache *c = watch_cache_new(16, 2, 0);
+        struct store_watch *w = NULL;
+        json_t *initial = json_array();
+        struct store_event ev = { 0 };
+
+        for (uint64_t rv = 1; rv <= 5; rv++)
+                json_array_append_new(initial, obj("x", rv));
+        assert_int_equal(watch_cache_watch(c, "pods", NULL, 5, initial, &w, NULL), 0);
+        /* Five synthetic ADDEDs wait unread; two live events still fit the queue of 2. */
+        publish(c, "pods", "ns", 6);
+        publish(c, "pods", "ns", 7);
+        for (uint64_t rv = 1; rv <= 5; rv++) {
+                assert_int_equal(store_watch_next(w, 0, &ev), 1);
+                assert_int_equal(ev.type, STORE_EVENT_ADDED);
+                assert_int_equal(ev.rv, rv);
+                store_event_release(&ev);
+        }
+        assert_int_equal(next_rv(w), 6);
+        /* One unread live event (7); a second and third fill and overflow the queue. */
+        publish(c, "pods", "ns", 8);
+        assert_int_equal(next_rv(w), 7);
+        publish(c, "pods", "ns", 9);
+        publish(c, "pods", "ns", 10);
+        assert_int_equal(store_watch_next(w, 0, &ev), -ECANCELED);
+        store_watch_stop(w);
+        watch_cache_unref(c);
+}
+
+static void test_each_reader_owns_its_copy(void **state)
+{
+        struct watch_cache *c = watch_cache_new(4, 8, 0);
+        struct store_watch *w1 = NULL, *w2 = NULL;
+        struct store_event e1 = { 0 }, e2 = { 0 };
+
+        assert_int_equal(watch_cache_watch(c, "pods", NULL, 0, NULL, &w1, NULL), 0);
+        assert_int_equal(watch_cache_watch(c, "pods", NULL, 0, NULL, &w2, NULL), 0);
+        publish(c, "pods", "ns", 1);
+        assert_int_equal(store_watch_next(w1, 0, &e1), 1);
+        json_object_set_new(e1.object, "changed", json_true());
+        assert_int_equal(store_watch_next(w2, 0, &e2), 1);
+        assert_ptr_not_equal(e1.object, e2.object);
+        assert_null(json_object_get(e2.object, "changed"));
+        assert_string_equal(json_path_string(e2.object, "metadata.name"), "o1");
+        store_event_release(&e1);
+        store_event_release(&e2);
+        store_watch_stop(w1);
+        store_watch_stop(w2);
+        watch_cache_unref(c);
+}
+
+static void test_watchers_outlive_shutdown(void **state)
+{
+        struct watch_cache *c = watch_cache_new(4, 8, 0);
+        struct store_watch *w = NULL, *late = NULL;
+        struct store_event ev = { 0 };
+        struct error *err = NULL;
+
+        assert_int_equal(watch_cache_watch(c, "pods", NULL, 0, NULL, &w, NULL), 0);
+        publish(c, "pods", "ns", 1); /* queued, never read */
+        watch_cache_shutdown(c);
+        assert_int_equal(watch_cache_watch(c, "pods", NULL, 0, json_array(), &late, &err),
+                         -ECANCELED);
+        error_free(err);
+        publish(c, "pods", "ns", 2); /* dropped */
+        watch_cache_unref(c);        /* the store lets go; the watcher still holds it */
+        assert_int_equal(store_watch_next(w, 100, &ev), -ECANCELED);
+        store_watch_stop(w); /* frees the cache */
+        assert_null(store_watch_stop(NULL));
+}
+
+int main(void)
+{
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_window_edges),
+                cmocka_unit_test(test_versions_with_gaps),
+                cmocka_unit_test(test_filters_and_skips),
+                cmocka_unit_test(test_backlog_is_not_bounded_live_is),
+                cmocka_unit_test(test_each_reader_owns_its_copy),
+                cmocka_unit_test(test_watchers_outlive_shutdown),
+        };
+
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
