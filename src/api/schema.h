@@ -13,7 +13,7 @@
 #include "base/strbuf.h"
 
 enum schema_kind {
-        SCHEMA_ANY,           /* free-form JSON: maps merge, lists replace */
+        SCHEMA_ANY, /* free-form JSON: maps merge, lists replace */
         SCHEMA_STRING,
         SCHEMA_INTEGER,
         SCHEMA_NUMBER,
@@ -36,20 +36,35 @@ enum schema_list_type {
 
 struct schema_field;
 
+/* go_type names the Go type for decode error messages and OpenAPI:
+ * - SCHEMA_OBJECT: the bare struct name ("PodSpec"); messages print it as "v1.PodSpec" (core/v1
+ *   and meta/v1 are both package v1);
+ * - SCHEMA_TIME: NULL for metav1.Time, SCHEMA_GO_MICRO_TIME for metav1.MicroTime (RFC 3339 with
+ *   exactly six fractional digits);
+ * - any other kind: the full type as Go prints it ("v1.RestartPolicy", "types.UID", "int32",
+ *   "v1.ResourceList"), or NULL for the default of the kind (string, int64, float64, bool,
+ *   resource.Quantity, intstr.IntOrString, map[string]<items>, []<items>, interface {}). An
+ *   integer whose go_type is "int32" is range-checked as int32. */
 struct schema {
         enum schema_kind kind;
-        const char *go_type;                /* "PodSpec": for decode error messages and OpenAPI */
-        const struct schema_field *fields;  /* SCHEMA_OBJECT: terminated by { NULL } */
-        const struct schema *items;         /* SCHEMA_LIST element / SCHEMA_MAP value */
-        enum schema_list_type list_type;    /* SCHEMA_LIST */
-        const char *merge_key;              /* SCHEMA_LIST_MAP */
-        bool retain_keys;                   /* patchStrategy includes retainKeys */
+        const char *go_type;
+        const struct schema_field *fields; /* SCHEMA_OBJECT: terminated by { NULL } */
+        const struct schema *items;        /* SCHEMA_LIST element / SCHEMA_MAP value */
+        enum schema_list_type list_type;   /* SCHEMA_LIST */
+        const char *merge_key;             /* SCHEMA_LIST_MAP */
+        bool retain_keys;                  /* patchStrategy includes retainKeys */
 };
 
 struct schema_field {
         const char *name;
         const struct schema *schema;
 };
+
+#define SCHEMA_GO_MICRO_TIME "v1.MicroTime"
+/* Deepest nesting schema_check walks; deeper values fail with -EINVAL. */
+#define SCHEMA_MAX_DEPTH 64
+/* K8S: sigs.k8s.io/json keeps at most 100 strict errors; schema_check lists as many. */
+#define SCHEMA_MAX_UNKNOWN 100
 
 /* Field of an object schema, or NULL when s is not an object or has no such field. */
 const struct schema *schema_field(const struct schema *s, const char *name);
@@ -62,17 +77,29 @@ enum field_validation {
         FIELD_VALIDATION_IGNORE, /* unknown fields dropped silently */
         FIELD_VALIDATION_MAX,
 };
+/* K8S: the fieldValidation query parameter: "Strict", "Warn" or "Ignore" (case-sensitive); NULL
+ * or "" is the server default, Warn. Anything else is -EINVAL. */
 int field_validation_from_string(const char *s, enum field_validation *ret);
+/* "Strict", "Warn", "Ignore"; NULL when out of range. */
+const char *field_validation_to_string(enum field_validation v);
 
-/* Checks v against s in place, as kube-apiserver's decoder does:
+/* Checks v against s in place, as kube-apiserver's decoder (sigs.k8s.io/json) does:
  * - a value of the wrong JSON type fails with -EINVAL and upstream's decode message
- *   ("json: cannot unmarshal number into Go struct field PodSpec.spec.containers.name of type
- *   string");
- * - an invalid quantity fails with -EINVAL and QUANTITY_REGEXP_MESSAGE;
- * - numeric quantities are rewritten as canonical strings (upstream's stored form);
+ *   ("json: cannot unmarshal number into Go struct field Container.spec.containers.name of type
+ *   string": innermost struct, then the path of JSON field names without list indices or map
+ *   keys);
+ * - an invalid quantity fails with -EINVAL and QUANTITY_REGEXP_MESSAGE (or the other
+ *   resource.Quantity parse messages); an invalid time with Go's time.Parse message;
+ * - quantities (strings or JSON numbers) are rewritten as upstream's stored String() form, times
+ *   as UTC RFC 3339 (upstream re-encodes both);
+ * - null object fields are removed; null list elements and map values become the item's zero
+ *   value, as Go's decoder leaves them;
  * - unknown fields are removed from v and each is appended to unknown as
- *   `unknown field "spec.foo"` followed by '\n'. The caller decides (by field validation mode)
- *   whether that is an error or a warning.
+ *   `unknown field "spec.containers[0].foo"` followed by '\n' (at most SCHEMA_MAX_UNKNOWN). The
+ *   caller decides (by field validation mode) whether that is an error or a warning.
+ * Like Go's decoder, a quantity, time or IntOrString error stops the walk at once, while a plain
+ * type error is remembered (the first one wins) and the walk goes on. On failure v may be
+ * partly rewritten and unknown partly filled. A number at the root itself cannot be rewritten.
  * `path` is the JSON path prefix of v ("" for the root). */
 int schema_check(const struct schema *s, json_t *v, const char *path, struct strbuf *unknown,
                  struct error **reterr);

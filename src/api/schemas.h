@@ -1,0 +1,67 @@
+/* schemas.h: the schema of every kind flexlet serves (api/schema-*.c) and the shared pieces
+ * they are built from. Everything here is static const data described by api/schema.h; the
+ * SCHEMA_* macros below are how the tables in schema-*.c spell lists, maps and structs. */
+#ifndef FLEXLET_API_SCHEMAS_H
+#define FLEXLET_API_SCHEMAS_H
+
+#include <stddef.h>
+#include "api/schema.h"
+
+/* ---- kinds (core/v1) ---- */
+extern const struct schema schema_pod, schema_node, schema_event, schema_namespace;
+
+/* "Pod", "Node", "Event", "Namespace": the kind's schema; NULL for any other kind. */
+const struct schema *schema_for_kind(const char *kind);
+
+/* ---- meta/v1 ---- */
+extern const struct schema schema_object_meta, schema_list_meta, schema_type_meta,
+        schema_owner_reference, schema_managed_fields_entry, schema_managed_fields_operation_type,
+        schema_shard_info, schema_label_selector, schema_label_selector_requirement,
+        schema_label_selector_operator;
+
+/* ---- core/v1 types more than one kind uses ---- */
+extern const struct schema schema_resource_requirements, schema_resource_list,
+        schema_resource_claim, schema_object_reference, schema_condition_status,
+        schema_taint_effect;
+
+/* ---- leaves ---- */
+extern const struct schema schema_any, schema_string, schema_int32, schema_int64, schema_float64,
+        schema_bool, schema_quantity, schema_int_or_string, schema_time, schema_micro_time,
+        schema_uid, schema_string_map, schema_string_list;
+
+/* ---- table spelling ---- */
+#define SCHEMA_FIELDS_END \
+ {                        \
+  NULL, NULL              \
+ }
+#define SCHEMA_STRUCT(go, fields_)                            \
+ {                                                            \
+  .kind = SCHEMA_OBJECT, .go_type = (go), .fields = (fields_) \
+ }
+#define SCHEMA_NAMED(kind_, go)    \
+ {                                 \
+  .kind = (kind_), .go_type = (go) \
+ }
+/* K8S: no patchStrategy: a patch replaces the whole list. */
+#define SCHEMA_ATOMIC_LIST(items_) \
+ (&(const struct schema){ .kind = SCHEMA_LIST, .items = (items_), .list_type = SCHEMA_LIST_ATOMIC })
+/* K8S: patchStrategy=merge on a primitive list: union. */
+#define SCHEMA_SET_LIST(items_) \
+ (&(const struct schema){ .kind = SCHEMA_LIST, .items = (items_), .list_type = SCHEMA_LIST_SET })
+/* K8S: patchStrategy=merge, patchMergeKey=key. */
+#define SCHEMA_MAP_LIST(items_, key)                    \
+ (&(const struct schema){ .kind = SCHEMA_LIST,          \
+                          .items = (items_),            \
+                          .list_type = SCHEMA_LIST_MAP, \
+                          .merge_key = (key) })
+/* K8S: patchStrategy=merge,retainKeys, patchMergeKey=key. */
+#define SCHEMA_MAP_LIST_RETAIN(items_, key)             \
+ (&(const struct schema){ .kind = SCHEMA_LIST,          \
+                          .items = (items_),            \
+                          .list_type = SCHEMA_LIST_MAP, \
+                          .merge_key = (key),           \
+                          .retain_keys = true })
+/* map[string]<items> */
+#define SCHEMA_MAP_OF(items_) (&(const struct schema){ .kind = SCHEMA_MAP, .items = (items_) })
+
+#endif
