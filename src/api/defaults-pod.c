@@ -289,6 +289,40 @@ static void default_volume(json_t *vol)
                 json_object_set_new(host_path, "type", json_string(""));
 }
 
+/* K8S: defaultPodRequests (PodLevelResources): with pod-level limits set, missing pod-level
+ * cpu/memory requests become the containers' aggregate requests, or else the pod-level limit. */
+static void default_pod_requests(json_t *spec)
+{
+        static const char *const supported[] = { "cpu", "memory" };
+        json_t *res = vj_obj(spec, "resources");
+        json_t *limits = vj_obj(res, "limits");
+        json_t *reqs;
+        struct vres aggr = { 0 };
+
+        if (json_object_size(limits) == 0)
+                return;
+        reqs = vj_obj(res, "requests") ? json_incref(vj_obj(res, "requests")) : json_object();
+        v_aggregate_container_requests(spec, &aggr);
+        for (size_t i = 0; i < aggr.n; i++) {
+                bool ok = false;
+                for (size_t k = 0; k < ARRAY_SIZE(supported); k++)
+                        ok |= streq(aggr.items[i].name, supported[k]);
+                if (ok && !json_object_get(reqs, aggr.items[i].name)) {
+                        cleanup_free char *q = vq_sum_string(&aggr.items[i].sum);
+                        json_object_set_new(reqs, aggr.items[i].name, json_string(q));
+                }
+        }
+        vres_release(&aggr);
+        for (size_t k = 0; k < ARRAY_SIZE(supported); k++) {
+                json_t *lim = json_object_get(limits, supported[k]);
+                if (lim && !json_object_get(reqs, supported[k]))
+                        json_object_set_new(reqs, supported[k], json_deep_copy(lim));
+        }
+        if (json_object_size(reqs) > 0)
+                json_object_set(res, "requests", reqs);
+        json_decref(reqs);
+}
+
 void pod_set_defaults(json_t *pod)
 {
         json_t *spec, *status;
@@ -307,6 +341,7 @@ void pod_set_defaults(json_t *pod)
                 default_requests_from_limits(v);
         json_array_foreach(vj_arr(spec, "initContainers"), i, v)
                 default_requests_from_limits(v);
+        default_pod_requests(spec);
         if (!json_is_boolean(json_object_get(spec, "enableServiceLinks")))
                 json_object_set_new(spec, "enableServiceLinks", json_true());
 

@@ -135,6 +135,77 @@ bool v_is_sidecar(const json_t *container)
         return p && streq(p, "Always");
 }
 
+/* ---- aggregated requests (K8S: component-helpers resource.AggregateContainerRequests) ---- */
+
+struct vres_entry *vres_get(struct vres *r, const char *name)
+{
+        for (size_t i = 0; i < r->n; i++) {
+                if (streq(r->items[i].name, name))
+                        return &r->items[i];
+        }
+        r->items = xrealloc(r->items, (r->n + 1) * sizeof(*r->items));
+        r->items[r->n] = (struct vres_entry){ .name = name };
+        return &r->items[r->n++];
+}
+
+void vres_add_list(struct vres *r, const json_t *list)
+{
+        const char *name;
+        json_t *v;
+
+        json_object_foreach((json_t *) list, name, v) {
+                struct quantity q;
+                if (vq_parse(v, &q) == 0)
+                        vq_sum_add(&vres_get(r, name)->sum, &q);
+        }
+}
+
+void vres_add(struct vres *r, const struct vres *other)
+{
+        for (size_t i = 0; i < other->n; i++)
+                vq_sum_add_sum(&vres_get(r, other->items[i].name)->sum, &other->items[i].sum);
+}
+
+void vres_max(struct vres *r, const struct vres *other)
+{
+        for (size_t i = 0; i < other->n; i++)
+                vq_sum_max(&vres_get(r, other->items[i].name)->sum, &other->items[i].sum);
+}
+
+void vres_release(struct vres *r)
+{
+        free(r->items);
+        r->items = NULL;
+        r->n = 0;
+}
+
+void v_aggregate_container_requests(const json_t *spec, struct vres *reqs)
+{
+        struct vres sidecars = { 0 }, inits = { 0 };
+        size_t i;
+        json_t *c;
+
+        json_array_foreach(vj_arr(spec, "containers"), i, c)
+                vres_add_list(reqs, vj_obj(vj_obj(c, "resources"), "requests"));
+        json_array_foreach(vj_arr(spec, "initContainers"), i, c) {
+                const json_t *list = vj_obj(vj_obj(c, "resources"), "requests");
+                struct vres cur = { 0 };
+                if (v_is_sidecar(c)) {
+                        vres_add_list(reqs, list);
+                        vres_add_list(&sidecars, list);
+                        vres_add(&cur, &sidecars);
+                } else {
+                        vres_add_list(&cur, list);
+                        vres_add(&cur, &sidecars);
+                }
+                vres_max(&inits, &cur);
+                vres_release(&cur);
+        }
+        vres_max(reqs, &inits);
+        vres_release(&sidecars);
+        vres_release(&inits);
+}
+
 /* ---- QoS ---- */
 
 enum { QOS_CPU, QOS_MEMORY, QOS_N };

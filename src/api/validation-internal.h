@@ -67,6 +67,24 @@ int vq_sum_cmp(const struct vq_sum *a, const struct vq_sum *b);
 /* Canonical string of the sum; caller frees. */
 char *vq_sum_string(const struct vq_sum *s);
 
+/* A resource list of sums, in first-seen order (names borrowed from the pod). */
+struct vres_entry {
+        const char *name;
+        struct vq_sum sum;
+};
+struct vres {
+        struct vres_entry *items;
+        size_t n;
+};
+struct vres_entry *vres_get(struct vres *r, const char *name);
+void vres_add_list(struct vres *r, const json_t *list);
+void vres_add(struct vres *r, const struct vres *other);
+void vres_max(struct vres *r, const struct vres *other);
+void vres_release(struct vres *r);
+/* K8S: resourcehelper.AggregateContainerRequests: regular containers and sidecars add up, a
+ * plain init container counts with the sidecars started before it, the larger total wins. */
+void v_aggregate_container_requests(const json_t *spec, struct vres *reqs);
+
 /* ---- shared rules ---- */
 
 /* Every v1 VolumeSource member in the order upstream's validateVolumeSource checks them; err_key
