@@ -1,0 +1,544 @@
+/* client.c: the API client over libcurl (the only file that includes curl/curl.h): one easy
+ * handle per client so requests reuse a keep-alive connection, whole-body requests decoded as
+ * JSON, and watch streams split into events line by line as bytes arrive. It does not retry,
+ * relist or interpret Kubernetes semantics; callers decide what a status or an event means. */
+#include <assert.h>
+#include <curl/curl.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "base/alloc.h"
+#include "base/json.h"
+#include "base/strbuf.h"
+#include "base/timeutil.h"
+#include "client/client.h"
+
+/* A non-200 answer to a watch carries a Status; more than this of it is not worth reading. */
+#define WATCH_ERROR_BODY_MAX (64 * 1024)
+
+struct api_client {
+        CURL *curl;
+        char *server_url;  /* without a trailing '/' */
+        char *auth_header; /* "Authorization: Bearer ..." or NULL */
+        long idle_timeout_ms;
+        char errbuf[CURL_ERROR_SIZE];
+};
+
+/* One request's or one watch's state, shared by the libcurl callbacks. */
+struct transfer {
+        struct strbuf body;
+        size_t cap;
+        bool too_big;
+        int64_t last_activity_ms;
+        curl_off_t last_ulnow;
+        long idle_timeout_ms;
+        bool idle_expired;
+
+        /* watch only */
+        CURL *curl;
+        bool watch;
+        long status;    /* 0 until the first body bytes arrive */
+        size_t scanned; /* body[0, scanned) holds no '\n' */
+        api_client_watch_fn on_event;
+        void *ud;
+        const char *what;
+        size_t n_events;
+        int stop;          /* callback's non-zero return */
+        struct error *err; /* a malformed event */
+};
+
+static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
+static CURLcode curl_init_result;
+
+/* curl_global_init() is not guaranteed thread-safe; run it exactly once. The process keeps
+ * libcurl initialised until it exits. */
+static void curl_init_once(void)
+{
+        curl_init_result = curl_global_init(CURL_GLOBAL_DEFAULT);
+}
+
+struct api_client *api_client_free(struct api_client *c)
+{
+        if (!c)
+                return NULL;
+        if (c->curl)
+                curl_easy_cleanup(c->curl);
+        free(c->server_url);
+        free(c->auth_header);
+        free(c);
+        return NULL;
+}
+
+static size_t header_cb(char *data, size_t size, size_t n, void *ud)
+{
+        struct transfer *t = ud;
+
+        t->last_activity_ms = time_monotonic_ms();
+        return size * n;
+}
+
+/* Fails the transfer when nothing moved for idle_timeout_ms. libcurl calls this at least about
+ * once a second while a transfer waits. */
+static int xferinfo_cb(void *ud, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal,
+                       curl_off_t ulnow)
+{
+        struct transfer *t = ud;
+        int64_t now = time_monotonic_ms();
+
+        if (ulnow != t->last_ulnow) {
+                t->last_ulnow = ulnow;
+                t->last_activity_ms = now;
+        }
+        if (now - t->last_activity_ms > t->idle_timeout_ms) {
+                t->idle_expired = true;
+                return 1;
+        }
+        return 0;
+}
+
+static size_t body_cb(char *data, size_t size, size_t n, void *ud)
+{
+        struct transfer *t = ud;
+        size_t len = size * n;
+
+        t->last_activity_ms = time_monotonic_ms();
+        if (len > t->cap - t->body.len) {
+                t->too_big = true;
+                return 0;
+        }
+        strbuf_add(&t->body, data, len);
+        return len;
+}
+
+int api_client_new(const struct api_client_options *o, struct api_client **ret,
+                   struct error **reterr)
+{
+        cleanup_api_client struct api_client *c = NULL;
+        const char *url;
+        size_t len;
+
+        if (!o || !o->server_url)
+                return error_set(reterr, EINVAL, "api client: no server URL");
+        url = o->server_url;
+        if (strncasecmp(url, "https://", 8) != 0 && strncasecmp(url, "http://", 7) != 0)
+                return error_set(reterr, EINVAL,
+                                 "api client: server URL \"%s\": expected http:// or https://",
+                                 url);
+        if (o->idle_timeout_ms < 0)
+                return error_set(reterr, EINVAL, "api client: negative idle timeout");
+        if (o->ca_file) {
+                int fd = open(o->ca_file, O_RDONLY | O_CLOEXEC);
+                if (fd < 0)
+                        return error_set(reterr, errno, "api client: CA file \"%s\": %s",
+                                         o->ca_file, strerror(errno));
+                (void) close(fd);
+        }
+        (void) pthread_once(&curl_once, curl_init_once);
+        if (curl_init_result != CURLE_OK)
+                return error_set(reterr, EIO, "api client: initialising libcurl: %s",
+                                 curl_easy_strerror(curl_init_result));
+
+        c = xcalloc(1, sizeof(*c));
+        len = strlen(url);
+        while (len > 0 && url[len - 1] == '/')
+                len--;
+        c->server_url = xstrndup(url, len);
+        if (o->token)
+                c->auth_header = xasprintf("Authorization: Bearer %s", o->token);
+        c->idle_timeout_ms =
+                o->idle_timeout_ms ? o->idle_timeout_ms : API_CLIENT_DEFAULT_IDLE_TIMEOUT;
+        c->curl = curl_easy_init();
+        if (!c->curl)
+                return error_set(reterr, ENOMEM, "api client: cannot create a libcurl handle");
+
+        /* Options that hold for every transfer of this handle. Failures of setopt here can
+         * only be an unknown option (a libcurl built without it) and surface at perform. */
+        (void) curl_easy_setopt(c->curl, CURLOPT_NOSIGNAL, 1L);
+        (void) curl_easy_setopt(c->curl, CURLOPT_ERRORBUFFER, c->errbuf);
+        (void) curl_easy_setopt(c->curl, CURLOPT_PROTOCOLS_STR, "http,https");
+        (void) curl_easy_setopt(c->curl, CURLOPT_CONNECTTIMEOUT_MS,
+                                (long) API_CLIENT_CONNECT_TIMEOUT_MS);
+        (void) curl_easy_setopt(c->curl, CURLOPT_TCP_NODELAY, 1L);
+        (void) curl_easy_setopt(c->curl, CURLOPT_TCP_KEEPALIVE, 1L);
+        (void) curl_easy_setopt(c->curl, CURLOPT_SSL_VERIFYPEER, 1L);
+        (void) curl_easy_setopt(c->curl, CURLOPT_SSL_VERIFYHOST, 2L);
+        if (o->ca_file)
+                (void) curl_easy_setopt(c->curl, CURLOPT_CAINFO, o->ca_file);
+        (void) curl_easy_setopt(c->curl, CURLOPT_USERAGENT, "flexlet-client/1");
+        (void) curl_easy_setopt(c->curl, CURLOPT_NOPROGRESS, 0L);
+        (void) curl_easy_setopt(c->curl, CURLOPT_XFERINFOFUNCTION, xferinfo_cb);
+        (void) curl_easy_setopt(c->curl, CURLOPT_HEADERFUNCTION, header_cb);
+        *ret = TAKE_PTR(c);
+        return 0;
+}
+
+/* Headers of one request: Accept, the token, no "Expect: 100-continue" (it costs a round trip
+ * on every body over 1 KiB), and the body's type. */
+static struct curl_slist *request_headers(const struct api_client *c, const char *content_type)
+{
+        struct curl_slist *h = NULL;
+
+        h = curl_slist_append(h, "Accept: application/json");
+        h = curl_slist_append(h, "Expect:");
+        if (c->auth_header)
+                h = curl_slist_append(h, c->auth_header);
+        if (content_type) {
+                cleanup_free char *ct = xasprintf("Content-Type: %s", content_type);
+                h = curl_slist_append(h, ct);
+        }
+        if (!h)
+                abort(); /* allocation failure, as xmalloc */
+        return h;
+}
+
+static void transfer_init(struct transfer *t, const struct api_client *c, size_t cap)
+{
+        *t = (struct transfer){ .cap = cap, .idle_timeout_ms = c->idle_timeout_ms };
+        strbuf_init(&t->body);
+        t->last_activity_ms = time_monotonic_ms();
+}
+
+static void transfer_release(struct transfer *t)
+{
+        strbuf_release(&t->body);
+        t->err = error_free(t->err);
+}
+
+/* Turns a failed curl_easy_perform() into -errno and a message. */
+static int transfer_error(struct api_client *c, const struct transfer *t, CURLcode cc,
+                          const char *what, struct error **reterr)
+{
+        const char *detail = c->errbuf[0] ? c->errbuf : curl_easy_strerror(cc);
+        long os_errno = 0;
+        int errnum;
+
+        if (t->idle_expired)
+                return error_set(reterr, ETIMEDOUT, "%s: no data from the server for %ld ms", what,
+                                 t->idle_timeout_ms);
+        if (t->too_big)
+                return error_set(reterr, EFBIG, "%s: %s exceeds %zu bytes", what,
+                                 t->watch ? "watch event" : "response body", t->cap);
+        switch (cc) {
+        case CURLE_COULDNT_CONNECT:
+                (void) curl_easy_getinfo(c->curl, CURLINFO_OS_ERRNO, &os_errno);
+                errnum = os_errno > 0 ? (int) os_errno : ECONNREFUSED;
+                break;
+        case CURLE_COULDNT_RESOLVE_HOST:
+                errnum = EHOSTUNREACH;
+                break;
+        case CURLE_OPERATION_TIMEDOUT:
+                errnum = ETIMEDOUT;
+                break;
+        case CURLE_URL_MALFORMAT:
+                errnum = EINVAL;
+                break;
+        case CURLE_OUT_OF_MEMORY:
+                errnum = ENOMEM;
+                break;
+        case CURLE_SSL_CONNECT_ERROR:
+        case CURLE_PEER_FAILED_VERIFICATION:
+        case CURLE_SSL_CERTPROBLEM:
+        case CURLE_SSL_CIPHER:
+        case CURLE_SSL_CACERT_BADFILE:
+        case CURLE_SSL_ISSUER_ERROR:
+        case CURLE_SSL_INVALIDCERTSTATUS:
+        case CURLE_SSL_PINNEDPUBKEYNOTMATCH:
+        case CURLE_USE_SSL_FAILED:
+                errnum = EPROTO;
+                break;
+        default:
+                errnum = EIO;
+                break;
+        }
+        return error_set(reterr, errnum, "%s: %s", what, detail);
+}
+
+static CURLcode perform(struct api_client *c, struct transfer *t, const char *path,
+                        struct curl_slist *headers, curl_write_callback write_cb)
+{
+        cleanup_free char *url = xasprintf("%s%s", c->server_url, path);
+
+        c->errbuf[0] = '\0';
+        (void) curl_easy_setopt(c->curl, CURLOPT_URL, url);
+        (void) curl_easy_setopt(c->curl, CURLOPT_HTTPHEADER, headers);
+        (void) curl_easy_setopt(c->curl, CURLOPT_WRITEFUNCTION, write_cb);
+        (void) curl_easy_setopt(c->curl, CURLOPT_WRITEDATA, t);
+        (void) curl_easy_setopt(c->curl, CURLOPT_HEADERDATA, t);
+        (void) curl_easy_setopt(c->curl, CURLOPT_XFERINFODATA, t);
+        return curl_easy_perform(c->curl);
+}
+
+/* The JSON in buf[0, len): NULL for an empty or all-whitespace body. */
+static int decode_body(const char *buf, size_t len, const char *what, json_t **ret,
+                       struct error **reterr)
+{
+        json_error_t jerr;
+        json_t *v;
+        size_t i;
+
+        for (i = 0; i < len; i++)
+                if (!strchr(" \t\r\n", buf[i]))
+                        break;
+        if (i == len) {
+                *ret = NULL;
+                return 0;
+        }
+        v = json_loadb(buf, len, 0, &jerr);
+        if (!v)
+                return error_set(reterr, EBADMSG, "%s: invalid JSON in the response: %s", what,
+                                 jerr.text);
+        *ret = v;
+        return 0;
+}
+
+int api_client_request(struct api_client *c, const char *method, const char *path_and_query,
+                       const char *content_type, const char *body, size_t body_len,
+                       long *ret_status, json_t **ret_json, struct error **reterr)
+{
+        cleanup_free char *what = NULL;
+        struct curl_slist *headers;
+        struct transfer t;
+        const char *custom;
+        bool head;
+        long status = 0;
+        CURLcode cc;
+        int r = 0;
+
+        if (!method || !*method || !path_and_query || path_and_query[0] != '/')
+                return error_set(reterr, EINVAL, "request \"%s %s\": the path must start with '/'",
+                                 method ?: "", path_and_query ?: "");
+        what = xasprintf("request \"%s %s\"", method, path_and_query);
+        head = streq(method, "HEAD");
+        if (body && !content_type)
+                content_type = "application/json";
+
+        /* The handle keeps options across transfers: set every one that differs per method. */
+        if (body) {
+                (void) curl_easy_setopt(c->curl, CURLOPT_POSTFIELDSIZE_LARGE,
+                                        (curl_off_t) body_len);
+                (void) curl_easy_setopt(c->curl, CURLOPT_POSTFIELDS, body);
+        } else {
+                (void) curl_easy_setopt(c->curl, CURLOPT_HTTPGET, 1L);
+        }
+        /* After HTTPGET, which clears it. */
+        (void) curl_easy_setopt(c->curl, CURLOPT_NOBODY, head ? 1L : 0L);
+        custom = (head || (!body && streq(method, "GET")) || (body && streq(method, "POST")))
+                         ? NULL
+                         : method;
+        (void) curl_easy_setopt(c->curl, CURLOPT_CUSTOMREQUEST, custom);
+
+        transfer_init(&t, c, API_CLIENT_MAX_RESPONSE_BYTES);
+        headers = request_headers(c, content_type);
+        cc = perform(c, &t, path_and_query, headers, body_cb);
+        curl_slist_free_all(headers);
+        if (cc != CURLE_OK) {
+                r = transfer_error(c, &t, cc, what, reterr);
+                goto out;
+        }
+        (void) curl_easy_getinfo(c->curl, CURLINFO_RESPONSE_CODE, &status);
+        if (ret_json) {
+                r = decode_body(t.body.buf, t.body.len, what, ret_json, reterr);
+                if (r < 0)
+                        goto out;
+        }
+        if (ret_status)
+                *ret_status = status;
+out:
+        transfer_release(&t);
+        return r;
+}
+
+/* One line of a watch stream (without its '\n'): skipped when blank, else an event handed to
+ * the callback. Returns 0 to go on, non-zero to stop (t->stop or t->err says why). */
+static int watch_line(struct transfer *t, const char *line, size_t len)
+{
+        cleanup_json json_t *ev = NULL;
+        json_error_t jerr;
+        json_t *type, *object;
+        size_t i;
+        int r;
+
+        for (i = 0; i < len; i++)
+                if (!strchr(" \t\r", line[i]))
+                        break;
+        if (i == len)
+                return 0; /* heartbeat */
+        t->n_events++;
+        ev = json_loadb(line, len, 0, &jerr);
+        if (!ev) {
+                (void) error_set(&t->err, EBADMSG, "%s: event %zu: invalid JSON: %s", t->what,
+                                 t->n_events, jerr.text);
+                return 1;
+        }
+        type = json_object_get(ev, "type");
+        object = json_object_get(ev, "object");
+        if (!json_is_string(type) || !json_is_object(object)) {
+                (void) error_set(&t->err, EBADMSG,
+                                 "%s: event %zu: expected {\"type\": string, \"object\": object}",
+                                 t->what, t->n_events);
+                return 1;
+        }
+        r = t->on_event(t->ud, json_string_value(type), object);
+        if (r != 0) {
+                t->stop = r;
+                return 1;
+        }
+        return 0;
+}
+
+/* Appends what arrived and hands every complete line to watch_line(); a partial line waits in
+ * t->body for the rest. */
+static size_t watch_cb(char *data, size_t size, size_t n, void *ud)
+{
+        struct transfer *t = ud;
+        size_t len = size * n, start = 0;
+        char *nl;
+
+        t->last_activity_ms = time_monotonic_ms();
+        if (t->status == 0)
+                (void) curl_easy_getinfo(t->curl, CURLINFO_RESPONSE_CODE, &t->status);
+        if (t->status != 200) {
+                /* An error answer: keep the start of its Status for the message. */
+                size_t room = WATCH_ERROR_BODY_MAX - t->body.len;
+                strbuf_add(&t->body, data, len < room ? len : room);
+                return len;
+        }
+        /* t->body holds at most cap bytes of a partial line before this; libcurl hands over
+         * at most CURL_MAX_WRITE_SIZE bytes per call, so memory stays bounded. */
+        strbuf_add(&t->body, data, len);
+        while ((nl = memchr(t->body.buf + t->scanned, '\n', t->body.len - t->scanned))) {
+                size_t end = (size_t) (nl - t->body.buf);
+                if (watch_line(t, t->body.buf + start, end - start))
+                        return 0;
+                start = end + 1;
+                t->scanned = start;
+        }
+        if (start > 0) {
+                t->body.len -= start;
+                memmove(t->body.buf, t->body.buf + start, t->body.len);
+                t->body.buf[t->body.len] = '\0';
+        }
+        t->scanned = t->body.len;
+        if (t->body.len > t->cap) {
+                t->too_big = true;
+                return 0;
+        }
+        return len;
+}
+
+static int watch_status_error(const struct transfer *t, long status, struct error **reterr)
+{
+        cleanup_json json_t *st = json_loadb(t->body.buf, t->body.len, 0, NULL);
+        const char *msg = json_path_string(st, "message");
+        int errnum;
+
+        switch (status) {
+        case 400:
+        case 422:
+                errnum = EINVAL;
+                break;
+        case 401:
+        case 403:
+                errnum = EACCES;
+                break;
+        case 404:
+                errnum = ENOENT;
+                break;
+        case 410:
+                errnum = ESTALE;
+                break;
+        case 429:
+                errnum = EAGAIN;
+                break;
+        default:
+                errnum = EIO;
+                break;
+        }
+        return error_set(reterr, errnum, "%s: status %ld: %s", t->what, status,
+                         msg ?: "no Status message");
+}
+
+/* The result of a watch that watch_line() stopped: the callback's value or a bad event. */
+static int watch_stopped(struct transfer *t, struct error **reterr)
+{
+        if (t->stop > 0)
+                return t->stop;
+        if (t->stop < 0)
+                return error_set(reterr, -t->stop, "%s: event handler: %s", t->what,
+                                 strerror(-t->stop));
+        assert(t->err);
+        if (reterr) {
+                error_free(*reterr);
+                *reterr = TAKE_PTR(t->err);
+                return -(*reterr)->errnum;
+        }
+        return -t->err->errnum;
+}
+
+int api_client_watch(struct api_client *c, const char *path_and_query, api_client_watch_fn on_event,
+                     void *ud, struct error **reterr)
+{
+        cleanup_free char *what = NULL;
+        struct curl_slist *headers;
+        struct transfer t;
+        long status = 0;
+        CURLcode cc;
+        int r = 0;
+
+        if (!path_and_query || path_and_query[0] != '/' || !on_event)
+                return error_set(reterr, EINVAL, "watch \"%s\": the path must start with '/'",
+                                 path_and_query ?: "");
+        what = xasprintf("watch \"%s\"", path_and_query);
+
+        (void) curl_easy_setopt(c->curl, CURLOPT_HTTPGET, 1L);
+        (void) curl_easy_setopt(c->curl, CURLOPT_NOBODY, 0L);
+        (void) curl_easy_setopt(c->curl, CURLOPT_CUSTOMREQUEST, NULL);
+
+        transfer_init(&t, c, API_CLIENT_MAX_EVENT_BYTES);
+        t.watch = true;
+        t.curl = c->curl;
+        t.on_event = on_event;
+        t.ud = ud;
+        t.what = what;
+        headers = request_headers(c, NULL);
+        cc = perform(c, &t, path_and_query, headers, watch_cb);
+        curl_slist_free_all(headers);
+
+        if (t.stop || t.err) {
+                r = watch_stopped(&t, reterr);
+                goto out;
+        }
+        if (cc != CURLE_OK) {
+                r = transfer_error(c, &t, cc, what, reterr);
+                goto out;
+        }
+        (void) curl_easy_getinfo(c->curl, CURLINFO_RESPONSE_CODE, &status);
+        if (status != 200) {
+                r = watch_status_error(&t, status, reterr);
+                goto out;
+        }
+        /* The stream ended: a last event without its '\n' still counts; a partial JSON
+         * document is an event cut short. */
+        if (t.body.len > 0) {
+                cleanup_json json_t *last = NULL;
+                bool blank = strspn(t.body.buf, " \t\r") == t.body.len;
+
+                if (!blank && !(last = json_loadb(t.body.buf, t.body.len, 0, NULL))) {
+                        r = error_set(reterr, EPROTO, "%s: the stream ended inside an event", what);
+                        goto out;
+                }
+                if (watch_line(&t, t.body.buf, t.body.len))
+                        r = watch_stopped(&t, reterr);
+        }
+out:
+        transfer_release(&t);
+        return r;
+}

@@ -1,0 +1,103 @@
+/* client.h: the HTTP client of the Kubernetes API that every flexlet component other than the
+ * apiserver uses (controllers, node agents, benchmarks, tests). It speaks what kubectl speaks:
+ * JSON over HTTP/1.1 (HTTPS with the cluster's CA), a bearer token, watch streams of one JSON
+ * event per line. It is the only module that includes libcurl.
+ *
+ * Threads: a struct api_client owns one libcurl easy handle and therefore one keep-alive
+ * connection that successive requests reuse. A client may be used by only one thread at a time
+ * (it keeps no lock); give each thread its own client. Different clients are independent and
+ * may run concurrently; api_client_new() initialises libcurl once for the process, safely from
+ * any thread.
+ *
+ * Errors: functions return >= 0 on success and -errno on failure, with *reterr (when reterr is
+ * not NULL) saying what failed: "request \"GET /api/v1/pods\": cause". An HTTP status such as
+ * 404 or 409 is not a failure of api_client_request(): the caller reads *ret_status and the
+ * Status object in the body. Transport failures map to errno values:
+ *   -ECONNREFUSED  nothing listens at the address       -ETIMEDOUT  connect or idle timeout
+ *   -EHOSTUNREACH  name not resolved, host unreachable   -EPROTO     TLS failure (including an
+ *   -EFBIG         response or watch line over the cap               untrusted certificate)
+ *   -EBADMSG       a body or event that is not valid JSON / not a watch event
+ *   -EIO           any other transport failure
+ *
+ * Limits: a response body is capped at API_CLIENT_MAX_RESPONSE_BYTES and one watch event line
+ * at API_CLIENT_MAX_EVENT_BYTES; connecting is given API_CLIENT_CONNECT_TIMEOUT_MS; a request
+ * or watch that receives no byte for idle_timeout_ms fails with -ETIMEDOUT (the apiserver
+ * sends a watch heartbeat every 10 s, so a healthy idle watch never trips it). */
+#ifndef FLEXLET_CLIENT_CLIENT_H
+#define FLEXLET_CLIENT_CLIENT_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "base/error.h"
+#include "base/macro.h"
+
+#define API_CLIENT_MAX_RESPONSE_BYTES   (64 * 1024 * 1024)
+#define API_CLIENT_MAX_EVENT_BYTES      (16 * 1024 * 1024)
+#define API_CLIENT_CONNECT_TIMEOUT_MS   10000
+#define API_CLIENT_DEFAULT_IDLE_TIMEOUT 60000
+
+struct api_client_options {
+        /* "https://127.0.0.1:6443" or "http://..." (tests); a trailing '/' is ignored. Required.
+         */
+        const char *server_url;
+        /* PEM file of the CA that signed the server's certificate (DATA_DIR/pki/ca.crt); NULL:
+         * the system's trust store. The peer and host name are always verified. */
+        const char *ca_file;
+        /* Bearer token sent as "Authorization: Bearer <token>"; NULL: no Authorization. */
+        const char *token;
+        /* Milliseconds without receiving a byte after which a request or watch fails with
+         * -ETIMEDOUT; 0: API_CLIENT_DEFAULT_IDLE_TIMEOUT. */
+        long idle_timeout_ms;
+};
+
+struct api_client;
+
+/* Creates a client; the options' strings are copied. Fails with -EINVAL for a missing or
+ * non-http(s) server_url, -errno (with the file named) when ca_file cannot be read. */
+int api_client_new(const struct api_client_options *o, struct api_client **ret,
+                   struct error **reterr);
+/* Closes the connection and frees the client. NULL-safe; returns NULL. */
+struct api_client *api_client_free(struct api_client *c);
+DEFINE_CLEANUP(struct api_client, api_client_free, api_client)
+#define cleanup_api_client cleanup_of(api_client_free)
+
+/* Sends one request and reads the whole response over the client's keep-alive connection.
+ *
+ * method: "GET", "POST", "PUT", "PATCH", "DELETE", ...; path_and_query starts with '/' and is
+ * sent as given (the caller escapes it). body (NULL: none) of body_len bytes is sent with
+ * content_type (NULL with a body: "application/json"); kubectl's patch types are
+ * "application/strategic-merge-patch+json", "application/merge-patch+json" and
+ * "application/json-patch+json". Every request sends "Accept: application/json".
+ *
+ * On success (any HTTP status) returns 0, sets *ret_status (if not NULL) to the status code
+ * and, when ret_json is not NULL, *ret_json to the decoded body (a new reference, owned by the
+ * caller) or to NULL when the body is empty. A body that is not valid JSON fails with -EBADMSG
+ * when ret_json is not NULL and is ignored otherwise. */
+int api_client_request(struct api_client *c, const char *method, const char *path_and_query,
+                       const char *content_type, const char *body, size_t body_len,
+                       long *ret_status, json_t **ret_json, struct error **reterr);
+
+/* Called once per watch event in the order the server sent them. type is "ADDED", "MODIFIED",
+ * "DELETED", "BOOKMARK" or "ERROR" (an ERROR's object is a Status); both type and object are
+ * borrowed for the call (json_incref() the object to keep it). Return 0 to go on, > 0 to stop
+ * the watch normally, < 0 (-errno) to stop it with that error. */
+typedef int (*api_client_watch_fn)(void *ud, const char *type, json_t *object);
+
+/* GETs path_and_query (which should carry watch=true or watch=1) and feeds every event of the
+ * newline-delimited stream to on_event; empty lines (heartbeats) are skipped. Events may arrive
+ * split across any number of network reads; each line must be one JSON object
+ * {"type": string, "object": object}.
+ *
+ * Returns 0 when the server ends the stream (timeoutSeconds passed, the server stopped), the
+ * callback's positive value when it stopped the watch, and -errno on failure: the callback's
+ * negative value, -EBADMSG for a line that is not an event, -EPROTO for a stream that ends
+ * inside an event, -EFBIG for a line over API_CLIENT_MAX_EVENT_BYTES, a transport error as
+ * above, or, when the server answers with a status other than 200, -EINVAL (400, 422),
+ * -EACCES (401, 403), -ENOENT (404), -ESTALE (410), -EAGAIN (429) or -EIO (other), with the
+ * status code and the Status message in *reterr. After any return the client can be used
+ * again; a watch stopped early closes the connection and the next request opens a new one. */
+int api_client_watch(struct api_client *c, const char *path_and_query, api_client_watch_fn on_event,
+                     void *ud, struct error **reterr);
+
+#endif
