@@ -242,9 +242,34 @@ struct list_meta {
         const char *name; /* the element type, for "cannot merge lists without merge key" */
 };
 
+/* What upstream's struct-based PatchMeta.Name() says of an element type: its Go kind. */
+static const char *go_kind_name(const struct schema *s)
+{
+        if (!s)
+                return "interface";
+        switch (s->kind) {
+        case SCHEMA_STRING:
+                return "string";
+        case SCHEMA_INTEGER:
+                return s->go_type && streq(s->go_type, "int32") ? "int32" : "int64";
+        case SCHEMA_NUMBER:
+                return "float64";
+        case SCHEMA_BOOLEAN:
+                return "bool";
+        case SCHEMA_MAP:
+                return "map";
+        case SCHEMA_LIST:
+                return "slice";
+        case SCHEMA_ANY:
+                return "interface";
+        default: /* objects, Quantity, Time, IntOrString are Go structs */
+                return "struct";
+        }
+}
+
 static struct list_meta list_meta(const struct schema *s)
 {
-        struct list_meta lm = { .merge_key = "", .name = "struct" };
+        struct list_meta lm = { .merge_key = "", .name = "interface" };
 
         if (!s || s->kind != SCHEMA_LIST)
                 return lm;
@@ -252,8 +277,7 @@ static struct list_meta list_meta(const struct schema *s)
         lm.merge = s->list_type != SCHEMA_LIST_ATOMIC;
         if (s->list_type == SCHEMA_LIST_MAP && s->merge_key)
                 lm.merge_key = s->merge_key;
-        if (s->items && s->items->go_type)
-                lm.name = s->items->go_type;
+        lm.name = go_kind_name(s->items);
         return lm;
 }
 
@@ -311,7 +335,7 @@ static uint64_t value_hash(const json_t *v, int depth)
                         h = mix(h ^ value_hash(child, depth + 1)) + i;
                 return h;
         case JSON_STRING:
-                return hash_bytes(json_string_value(v), json_string_length(v));
+                return mix(hash_bytes(json_string_value(v), json_string_length(v)));
         case JSON_INTEGER:
         case JSON_REAL:
                 d = json_number_value(v);
@@ -909,6 +933,119 @@ static json_t *aliased_view(const json_t *merged, size_t survivors, size_t delet
         return view;
 }
 
+/* Server-side apply of a merging list, as structured-merge-diff's visitListItems orders it:
+ * live and applied lists are walked together; items only the live object has stay where they
+ * are, applied items come in applied order, and an item both have is merged where the applied
+ * list puts it. Items are identified by merge key (map-lists) or by value (sets). Live items
+ * without a usable key, or repeating one, are kept as live-only items. lhs is consumed. */
+static int apply_list(struct smp *m, json_t *lhs, const json_t *rhs, const struct list_meta *lm,
+                      bool by_key, json_t **ret)
+{
+        size_t ln = json_array_size(lhs), rn = json_array_size(rhs), li = 0, ri = 0, i;
+        cleanup_free ssize_t *lhs_in_rhs = NULL, *rhs_in_lhs = NULL, *shared = NULL;
+        cleanup_free bool *rhs_skip = NULL;
+        struct vindex lix = { 0 }, rix = { 0 };
+        size_t nshared = 0, next = 0;
+        json_t *out = patch_checked(json_array());
+        int r = 0;
+
+        /* Index both sides: live by first occurrence, applied (already checked) by key. */
+        lhs_in_rhs = xcalloc(ln + 1, sizeof(*lhs_in_rhs));
+        rhs_in_lhs = xcalloc(rn + 1, sizeof(*rhs_in_lhs));
+        rhs_skip = xcalloc(rn + 1, sizeof(*rhs_skip));
+        shared = xcalloc(rn + 1, sizeof(*shared));
+        vindex_init(&lix, ln);
+        vindex_init(&rix, rn);
+        for (i = 0; i < rn; i++) {
+                const json_t *e = json_array_get(rhs, i);
+                const json_t *k = by_key ? json_object_get(e, lm->merge_key) : e;
+
+                if (vindex_find(&rix, k) >= 0)
+                        rhs_skip[i] = true; /* a repeated set value */
+                else
+                        vindex_add(&rix, k, i);
+        }
+        for (i = 0; i < ln; i++) {
+                const json_t *e = json_array_get(lhs, i);
+                const json_t *k =
+                        by_key ? (json_is_object(e) ? json_object_get(e, lm->merge_key) : NULL) : e;
+
+                lhs_in_rhs[i] = -1;
+                if (!k || vindex_find(&lix, k) >= 0)
+                        continue;
+                vindex_add(&lix, k, i);
+                lhs_in_rhs[i] = vindex_find(&rix, k);
+        }
+        for (i = 0; i < rn; i++) {
+                const json_t *e = json_array_get(rhs, i);
+
+                rhs_in_lhs[i] =
+                        rhs_skip[i]
+                                ? -1
+                                : vindex_find(&lix, by_key ? json_object_get(e, lm->merge_key) : e);
+                if (rhs_in_lhs[i] >= 0)
+                        shared[nshared++] = (ssize_t) i;
+        }
+
+        while ((li < ln || ri < rn) && r >= 0) {
+                json_t *item = NULL;
+
+                if (ri < rn && rhs_skip[ri]) {
+                        ri++;
+                        continue;
+                }
+                if (li < ln && ri < rn) {
+                        if (lhs_in_rhs[li] == (ssize_t) ri) {
+                                /* The same item on both sides: merge it here. */
+                                goto take_rhs;
+                        }
+                        if (lhs_in_rhs[li] >= 0 && next < nshared &&
+                            shared[next] != lhs_in_rhs[li]) {
+                                li++; /* shared, but it comes later in the applied order */
+                                continue;
+                        }
+                }
+                if (li < ln && lhs_in_rhs[li] < 0) {
+                        patch_array_append(out, json_incref(json_array_get(lhs, li++)));
+                        continue;
+                }
+                if (ri >= rn) {
+                        li++; /* cannot happen with consistent indexes; never loop forever */
+                        continue;
+                }
+        take_rhs : {
+                const json_t *e = json_array_get(rhs, ri);
+                ssize_t partner = rhs_in_lhs[ri];
+                size_t mark =
+                        by_key ? path_push_elem(m, lm->merge_key, json_object_get(e, lm->merge_key))
+                               : m->path.len;
+
+                if (partner >= 0 && by_key)
+                        r = merge_map(m, json_incref(json_array_get(lhs, (size_t) partner)), e,
+                                      lm->items, &item);
+                else
+                        r = new_value(m, e, lm->items, &item);
+                path_pop(m, mark);
+                if (r >= 0 && item)
+                        patch_array_append(out, item);
+                if (partner >= 0 && (size_t) partner == li)
+                        li++;
+                if (next < nshared && shared[next] == (ssize_t) ri)
+                        next++;
+                ri++;
+        }
+        }
+        vindex_release(&lix);
+        vindex_release(&rix);
+        json_decref(lhs);
+        if (r < 0) {
+                json_decref(out);
+                return r;
+        }
+        *ret = out;
+        return 0;
+}
+
 /* upstream's mergeSlice for a list with patchStrategy=merge (or a deletion list). orig is
  * consumed. *ret_view (when asked) gets aliased_view() or stays NULL when the caller's view of
  * the original is unchanged. */
@@ -926,11 +1063,24 @@ static int merge_slice(struct smp *m, json_t *orig, const json_t *patch, const s
                 *ret = TAKE_PTR(o);
                 return 0;
         }
+        if (m->apply && *lm->merge_key) {
+                r = apply_check_list(m, patch, lm->merge_key);
+                if (r < 0)
+                        return r;
+        }
         r = slice_element_kind(m, o, patch, &kind);
         if (r < 0)
                 return r;
+        if (m->apply) {
+                if (kind == GK_MAP && !*lm->merge_key)
+                        return error_set(m->reterr, EINVAL,
+                                         "%s: associative list without keys has an element "
+                                         "that's a map type",
+                                         m->path.buf);
+                return apply_list(m, TAKE_PTR(o), patch, lm, kind == GK_MAP, ret);
+        }
         if (kind != GK_MAP) {
-                if (delete_list && !m->apply) {
+                if (delete_list) {
                         *ret = delete_from_slice(o, patch);
                         return 0;
                 }
@@ -941,18 +1091,9 @@ static int merge_slice(struct smp *m, json_t *orig, const json_t *patch, const s
         if (!*lm->merge_key)
                 return error_set(m->reterr, EINVAL, "cannot merge lists without merge key for %s",
                                  lm->name);
-        if (m->apply) {
-                r = apply_check_list(m, patch, lm->merge_key);
-                if (r < 0)
-                        return r;
-                server = TAKE_PTR(o);
-                rest = json_incref((json_t *) patch);
-        } else {
-                r = special_elements(m, TAKE_PTR(o), patch, lm->merge_key, &server, &rest,
-                                     &replaced);
-                if (r < 0)
-                        return r;
-        }
+        r = special_elements(m, TAKE_PTR(o), patch, lm->merge_key, &server, &rest, &replaced);
+        if (r < 0)
+                return r;
         /* The server's order is that of the list before the merge appends to it. */
         server_n = json_array_size(server);
         merged = patch_checked(json_array());
