@@ -379,9 +379,8 @@ static void civil_from_days(int64_t z, int64_t *ret_y, int *ret_m, int *ret_d)
         *ret_y = y + (*ret_m <= 2);
 }
 
-static int time_parse_error(struct error **reterr, const char *value, const char *layout,
-                            const char *value_elem, size_t value_elem_len, const char *layout_elem,
-                            const char *message)
+/* K8S: time.ParseError with a message: `parsing time "<value>"<message>`. */
+static int time_parse_message(struct error **reterr, const char *value, const char *message)
 {
         struct strbuf sb;
         int r;
@@ -389,16 +388,29 @@ static int time_parse_error(struct error **reterr, const char *value, const char
         strbuf_init(&sb);
         strbuf_addstr(&sb, "parsing time ");
         quote_time(&sb, value, strlen(value));
-        if (message)
-                strbuf_addstr(&sb, message);
-        else {
-                strbuf_addstr(&sb, " as ");
-                quote_time(&sb, layout, strlen(layout));
-                strbuf_addstr(&sb, ": cannot parse ");
-                quote_time(&sb, value_elem, value_elem_len);
-                strbuf_addstr(&sb, " as ");
-                quote_time(&sb, layout_elem, strlen(layout_elem));
-        }
+        strbuf_addstr(&sb, message);
+        r = error_set(reterr, EINVAL, "%s", sb.buf);
+        strbuf_release(&sb);
+        return r;
+}
+
+/* K8S: time.ParseError without one:
+ * `parsing time "<value>" as "<layout>": cannot parse "<rest>" as "<element>"`. */
+static int time_parse_error(struct error **reterr, const char *value, const char *layout,
+                            const char *rest, size_t rest_len, const char *element)
+{
+        struct strbuf sb;
+        int r;
+
+        strbuf_init(&sb);
+        strbuf_addstr(&sb, "parsing time ");
+        quote_time(&sb, value, strlen(value));
+        strbuf_addstr(&sb, " as ");
+        quote_time(&sb, layout, strlen(layout));
+        strbuf_addstr(&sb, ": cannot parse ");
+        quote_time(&sb, rest, rest_len);
+        strbuf_addstr(&sb, " as ");
+        quote_time(&sb, element, strlen(element));
         r = error_set(reterr, EINVAL, "%s", sb.buf);
         strbuf_release(&sb);
         return r;
@@ -431,7 +443,7 @@ static int parse_go_time(const char *value, bool micro, char **ret, struct error
                         for (const char *p = ch->text; *p; p++) {
                                 if (!n || *s != *p)
                                         return time_parse_error(reterr, value, layout_text, s, n,
-                                                                ch->text, NULL);
+                                                                ch->text);
                                 s++, n--;
                         }
                         continue;
@@ -521,11 +533,10 @@ static int parse_go_time(const char *value, bool micro, char **ret, struct error
                 }
                 if (range) {
                         snprintf(extra, sizeof(extra), ": %s out of range", range);
-                        return time_parse_error(reterr, value, layout_text, NULL, 0, NULL, extra);
+                        return time_parse_message(reterr, value, extra);
                 }
                 if (err)
-                        return time_parse_error(reterr, value, layout_text, hold, hold_n, ch->text,
-                                                NULL);
+                        return time_parse_error(reterr, value, layout_text, hold, hold_n, ch->text);
         }
         if (n) {
                 struct strbuf sb;
@@ -534,13 +545,12 @@ static int parse_go_time(const char *value, bool micro, char **ret, struct error
                 strbuf_init(&sb);
                 strbuf_addstr(&sb, ": extra text: ");
                 quote_time(&sb, s, n);
-                r = time_parse_error(reterr, value, layout_text, NULL, 0, NULL, sb.buf);
+                r = time_parse_message(reterr, value, sb.buf);
                 strbuf_release(&sb);
                 return r;
         }
         if (day < 1 || day > days_in(month, year))
-                return time_parse_error(reterr, value, layout_text, NULL, 0, NULL,
-                                        ": day out of range");
+                return time_parse_message(reterr, value, ": day out of range");
 
         /* K8S: Time.MarshalJSON writes t.UTC() in the same layout. */
         secs = days_from_civil(year, month, day) * 86400 + hour * 3600 + minute * 60 + second -
