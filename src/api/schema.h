@@ -48,7 +48,7 @@ struct schema_field;
 struct schema {
         enum schema_kind kind;
         const char *go_type;
-        const struct schema_field *fields; /* SCHEMA_OBJECT: terminated by { NULL } */
+        const struct schema_field *fields; /* SCHEMA_OBJECT: ends with name NULL */
         const struct schema *items;        /* SCHEMA_LIST element / SCHEMA_MAP value */
         enum schema_list_type list_type;   /* SCHEMA_LIST */
         const char *merge_key;             /* SCHEMA_LIST_MAP */
@@ -60,6 +60,7 @@ struct schema_field {
         const struct schema *schema;
 };
 
+/* go_type of a metav1.MicroTime (SCHEMA_TIME). */
 #define SCHEMA_GO_MICRO_TIME "v1.MicroTime"
 /* Deepest nesting schema_check walks; deeper values fail with -EINVAL. */
 #define SCHEMA_MAX_DEPTH 64
@@ -100,7 +101,8 @@ const char *field_validation_to_string(enum field_validation v);
  * Like Go's decoder, a quantity, time or IntOrString error stops the walk at once, while a plain
  * type error is remembered (the first one wins) and the walk goes on. On failure v may be
  * partly rewritten and unknown partly filled. A number at the root itself cannot be rewritten.
- * `path` is the JSON path prefix of v ("" for the root). */
+ * `path` is the JSON path prefix of v ("" or NULL for the root); unknown may be NULL (unknown
+ * fields are still removed). Duplicate keys are the parser's business: jansson keeps the last. */
 int schema_check(const struct schema *s, json_t *v, const char *path, struct strbuf *unknown,
                  struct error **reterr);
 
