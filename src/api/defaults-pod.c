@@ -353,10 +353,13 @@ void pod_set_defaults(json_t *pod)
         set_default_int(spec, "terminationGracePeriodSeconds", 30);
         set_default_string(spec, "schedulerName", "default-scheduler");
 
-        /* K8S: Priority admission with no PriorityClass: priority 0, PreemptLowerPriority */
-        if (!vj_str(spec, "priorityClassName") || !vj_str(spec, "priorityClassName")[0])
+        /* K8S: Priority admission with no PriorityClass (and no global default class):
+         * priority 0, PreemptLowerPriority. With a class name, admission takes both from the
+         * class, so nothing is set here. */
+        if (!vj_str(spec, "priorityClassName") || !vj_str(spec, "priorityClassName")[0]) {
                 set_default_int(spec, "priority", 0);
-        set_default_string(spec, "preemptionPolicy", "PreemptLowerPriority");
+                set_default_string(spec, "preemptionPolicy", "PreemptLowerPriority");
+        }
 
         json_array_foreach(vj_arr(spec, "volumes"), i, v)
                 default_volume(v);

@@ -276,6 +276,7 @@ static void test_defaults_misc(void **state)
                     "{'name': 'h', 'hostPath': {'path': '/tmp', 'type': ''}}");
         /* a PriorityClass is the admission plugin's business: no priority here */
         assert_null(json_path(pod, "spec.priority"));
+        assert_null(json_path(pod, "spec.preemptionPolicy"));
         /* K8S: defaultPodRequests: pod-level requests follow pod-level limits */
         assert_json(json_path(pod, "spec.resources"),
                     "{'limits': {'cpu': '2', 'memory': '1Gi'}, 'requests': {'cpu': '2', "
