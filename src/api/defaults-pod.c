@@ -337,10 +337,12 @@ void pod_set_defaults(json_t *pod)
         host_network = json_is_true(json_object_get(spec, "hostNetwork"));
 
         /* K8S: SetDefaults_Pod */
-        json_array_foreach(vj_arr(spec, "containers"), i, v)
+        json_array_foreach(vj_arr(spec, "containers"), i, v) {
                 default_requests_from_limits(v);
-        json_array_foreach(vj_arr(spec, "initContainers"), i, v)
+        }
+        json_array_foreach(vj_arr(spec, "initContainers"), i, v) {
                 default_requests_from_limits(v);
+        }
         default_pod_requests(spec);
         if (!json_is_boolean(json_object_get(spec, "enableServiceLinks")))
                 json_object_set_new(spec, "enableServiceLinks", json_true());
@@ -361,11 +363,13 @@ void pod_set_defaults(json_t *pod)
                 set_default_string(spec, "preemptionPolicy", "PreemptLowerPriority");
         }
 
-        json_array_foreach(vj_arr(spec, "volumes"), i, v)
+        json_array_foreach(vj_arr(spec, "volumes"), i, v) {
                 default_volume(v);
+        }
         for (size_t l = 0; l < ARRAY_SIZE(lists); l++) {
-                json_array_foreach(vj_arr(spec, lists[l]), i, v)
+                json_array_foreach(vj_arr(spec, lists[l]), i, v) {
                         default_container(v, host_network && l < 2);
+                }
         }
         round_resource_list(vj_obj(spec, "overhead"));
         round_requirements(vj_obj(spec, "resources"));

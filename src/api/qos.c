@@ -185,8 +185,9 @@ void v_aggregate_container_requests(const json_t *spec, struct vres *reqs)
         size_t i;
         json_t *c;
 
-        json_array_foreach(vj_arr(spec, "containers"), i, c)
+        json_array_foreach(vj_arr(spec, "containers"), i, c) {
                 vres_add_list(reqs, vj_obj(vj_obj(c, "resources"), "requests"));
+        }
         json_array_foreach(vj_arr(spec, "initContainers"), i, c) {
                 const json_t *list = vj_obj(vj_obj(c, "resources"), "requests");
                 struct vres cur = { 0 };

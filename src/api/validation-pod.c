@@ -948,8 +948,9 @@ static void validate_init_containers(const json_t *spec, const json_t *volumes,
         size_t i;
         json_t *c;
 
-        json_array_foreach(vj_arr(spec, "containers"), i, c)
+        json_array_foreach(vj_arr(spec, "containers"), i, c) {
                 json_object_set_new(names, str_or_empty(c, "name"), json_true());
+        }
         json_array_foreach(inits, i, c) {
                 cleanup_free char *path = xasprintf("spec.initContainers[%zu]", i);
                 const char *name = str_or_empty(c, "name");
@@ -1140,7 +1141,7 @@ static void validate_pod_spec(const json_t *spec, struct field_error_list *errs)
                 json_decref(res);
         }
         if (vj_obj(spec, "os")) {
-                /* K8S: validateOS (message unconfirmed in upstream source, see report) */
+                /* K8S: validateOS (Required on .name, NotSupported on spec.os itself) */
                 const char *os = str_or_empty(vj_obj(spec, "os"), "name");
                 if (!os[0])
                         verr_raw(errs, FIELD_ERROR_REQUIRED, "spec.os.name", NULL,
@@ -1413,8 +1414,9 @@ size_t validate_pod_update(const json_t *new_pod, const json_t *old_pod,
                 bool old_has = false;
                 size_t j;
                 json_t *g;
-                json_array_foreach(vj_arr(os, "schedulingGates"), j, g)
+                json_array_foreach(vj_arr(os, "schedulingGates"), j, g) {
                         old_has |= streq(str_or_empty(g, "name"), name);
+                }
                 if (!old_has) {
                         cleanup_free char *fp = xasprintf("spec.schedulingGates[%zu].name", i);
                         cleanup_free char *d = xasprintf(
