@@ -170,8 +170,12 @@ int api_client_new(const struct api_client_options *o, struct api_client **ret,
         (void) curl_easy_setopt(c->curl, CURLOPT_TCP_KEEPALIVE, 1L);
         (void) curl_easy_setopt(c->curl, CURLOPT_SSL_VERIFYPEER, 1L);
         (void) curl_easy_setopt(c->curl, CURLOPT_SSL_VERIFYHOST, 2L);
-        if (o->ca_file)
+        if (o->ca_file) {
+                /* Trust this CA alone. Without clearing CAPATH, libcurl with GnuTLS also loads
+                 * every certificate under /etc/ssl/certs on each new connection. */
                 (void) curl_easy_setopt(c->curl, CURLOPT_CAINFO, o->ca_file);
+                (void) curl_easy_setopt(c->curl, CURLOPT_CAPATH, NULL);
+        }
         (void) curl_easy_setopt(c->curl, CURLOPT_USERAGENT, "flexlet-client/1");
         (void) curl_easy_setopt(c->curl, CURLOPT_NOPROGRESS, 0L);
         (void) curl_easy_setopt(c->curl, CURLOPT_XFERINFOFUNCTION, xferinfo_cb);

@@ -41,8 +41,9 @@ struct api_client_options {
         /* "https://127.0.0.1:6443" or "http://..." (tests); a trailing '/' is ignored. Required.
          */
         const char *server_url;
-        /* PEM file of the CA that signed the server's certificate (DATA_DIR/pki/ca.crt); NULL:
-         * the system's trust store. The peer and host name are always verified. */
+        /* PEM file of the CA that signed the server's certificate (DATA_DIR/pki/ca.crt), then
+         * the only CA trusted; NULL: the system's trust store. The peer and host name are
+         * always verified. */
         const char *ca_file;
         /* Bearer token sent as "Authorization: Bearer <token>"; NULL: no Authorization. */
         const char *token;
