@@ -1,0 +1,768 @@
+/* api-bench.c: throughput and latency of a running flexlet apiserver, beside the fsync floor of
+ * the disk under its data directory, measured in one run and reported as ratios.
+ *
+ * It creates N Burstable pods, then for 1, 8 and 64 concurrent clients (threads, each with its
+ * own keep-alive api_client) measures GET of a pod and PATCH pods/<name>/resize (a strategic
+ * merge patch that moves the cpu request between two values, so every PATCH is a real write),
+ * each phase bounded by a request count and a time cap; and, before and after those, 4 KiB
+ * write + fdatasync in the data directory (the disk's floor). It checks afterwards that every PATCH
+ * was a write (the store's resourceVersion advanced once per PATCH, every pod holds the last value
+ * sent). Prints a Markdown report and writes it to --out. A program, not a library: it prints and
+ * exits. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/statfs.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/alloc.h"
+#include "base/json.h"
+#include "base/strbuf.h"
+#include "client/client.h"
+
+#define CPU_LOW          "100m"
+#define CPU_HIGH         "200m"
+#define FSYNC_FILE_BYTES (4 * 1024 * 1024)
+#define FSYNC_BLOCK      4096
+
+enum op {
+        OP_CREATE,
+        OP_GET,
+        OP_PATCH,
+        OP_FSYNC,
+};
+
+static const char *const op_names[] = {
+        [OP_CREATE] = "POST pod (create)",
+        [OP_GET] = "GET pod",
+        [OP_PATCH] = "PATCH pods/x/resize",
+        [OP_FSYNC] = "4 KiB write+fdatasync",
+};
+
+struct config {
+        const char *server;
+        const char *ca_file;
+        const char *token_file;
+        const char *data_dir;
+        const char *ns;
+        const char *out;
+        const char *commit;
+        char *token;
+        pid_t server_pid;
+        size_t pods;
+        size_t requests; /* per phase, shared by its clients */
+        double seconds;  /* per phase */
+        size_t fsyncs;
+        size_t clients[8];
+        size_t n_clients;
+};
+
+struct result {
+        enum op op;
+        const char *label; /* NULL or a note after the operation's name */
+        size_t clients;
+        size_t done;
+        size_t errors;
+        long first_bad_status;
+        double seconds;
+        double p50_ms, p99_ms;
+        bool time_capped;
+};
+
+/* Per-pod state during a PATCH phase; each pod belongs to one worker, so no lock. */
+struct pod_state {
+        bool high; /* the cpu request the server holds is CPU_HIGH */
+        size_t patches;
+};
+
+struct phase {
+        const struct config *cfg;
+        enum op op;
+        size_t clients;
+        size_t per_client;
+        int64_t cap_ns;
+        struct pod_state *pods;
+        pthread_barrier_t start;
+};
+
+struct worker {
+        pthread_t thread;
+        struct phase *ph;
+        size_t index;
+        uint32_t *lat_us;
+        size_t n;
+        size_t errors;
+        long first_bad_status;
+        bool time_capped;
+        char *setup_error;
+};
+
+static _noreturn_ _printf_(1, 2) void die(const char *fmt, ...)
+{
+        va_list ap;
+
+        (void) fputs("api-bench: ", stderr);
+        va_start(ap, fmt);
+        (void) vfprintf(stderr, fmt, ap);
+        va_end(ap);
+        (void) fputc('\n', stderr);
+        exit(1);
+}
+
+static int64_t now_ns(void)
+{
+        struct timespec ts;
+
+        (void) clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (int64_t) ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static char *read_token(const char *path)
+{
+        FILE *f = fopen(path, "re");
+        char buf[512];
+        size_t n;
+
+        if (!f)
+                die("token file \"%s\": %s", path, strerror(errno));
+        n = fread(buf, 1, sizeof(buf) - 1, f);
+        (void) fclose(f);
+        buf[n] = '\0';
+        buf[strcspn(buf, "\r\n")] = '\0';
+        if (!buf[0])
+                die("token file \"%s\": empty", path);
+        return xstrdup(buf);
+}
+
+static struct api_client *client_new(const struct config *cfg)
+{
+        struct api_client_options o = { .server_url = cfg->server,
+                                        .ca_file = cfg->ca_file,
+                                        .token = cfg->token };
+        cleanup_error struct error *err = NULL;
+        struct api_client *c = NULL;
+
+        if (api_client_new(&o, &c, &err) < 0)
+                die("%s", err->message);
+        return c;
+}
+
+/* VmRSS of pid in KiB, or -1. */
+static long rss_kib(pid_t pid)
+{
+        char path[64], line[256];
+        long kib = -1;
+        FILE *f;
+
+        (void) snprintf(path, sizeof(path), "/proc/%d/status", (int) pid);
+        f = fopen(path, "re");
+        if (!f)
+                return -1;
+        while (fgets(line, sizeof(line), f))
+                if (sscanf(line, "VmRSS: %ld kB", &kib) == 1)
+                        break;
+        (void) fclose(f);
+        return kib;
+}
+
+/* The 1-minute load average: other work on the machine skews every number here. */
+static double loadavg1(void)
+{
+        double l = -1;
+        FILE *f = fopen("/proc/loadavg", "re");
+
+        if (f) {
+                if (fscanf(f, "%lf", &l) != 1)
+                        l = -1;
+                (void) fclose(f);
+        }
+        return l;
+}
+
+static char *pod_path(const struct config *cfg, size_t i, const char *sub)
+{
+        return xasprintf("/api/v1/namespaces/%s/pods/bench-%zu%s%s", cfg->ns, i, sub ? "/" : "",
+                         sub ?: "");
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+        uint32_t x = *(const uint32_t *) a, y = *(const uint32_t *) b;
+
+        return x < y ? -1 : x > y;
+}
+
+/* Nearest-rank percentile of sorted values (microseconds), in milliseconds. */
+static double percentile_ms(const uint32_t *sorted, size_t n, double p)
+{
+        size_t rank;
+
+        if (n == 0)
+                return 0;
+        rank = (size_t) (p * (double) n + 0.999999);
+        if (rank < 1)
+                rank = 1;
+        if (rank > n)
+                rank = n;
+        return sorted[rank - 1] / 1000.0;
+}
+
+static void summarize(struct result *res, uint32_t *lat, size_t n, int64_t elapsed_ns)
+{
+        qsort(lat, n, sizeof(*lat), cmp_u32);
+        res->done = n;
+        res->seconds = (double) elapsed_ns / 1e9;
+        res->p50_ms = percentile_ms(lat, n, 0.50);
+        res->p99_ms = percentile_ms(lat, n, 0.99);
+}
+
+static double rate(const struct result *r)
+{
+        return r->seconds > 0 ? (double) (r->done - r->errors) / r->seconds : 0;
+}
+
+static const char pod_fmt[] =
+        "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"bench-%zu\","
+        "\"labels\":{\"app\":\"api-bench\"}},\"spec\":{\"containers\":[{\"name\":\"c\","
+        "\"image\":\"busybox\",\"command\":[\"sleep\",\"3600\"],\"resources\":{"
+        "\"requests\":{\"cpu\":\"" CPU_LOW "\",\"memory\":\"64Mi\"},"
+        "\"limits\":{\"cpu\":\"1\",\"memory\":\"128Mi\"}}}]}}";
+
+static void create_pods(const struct config *cfg, struct result *res)
+{
+        cleanup_api_client struct api_client *c = client_new(cfg);
+        uint32_t *lat = xcalloc(cfg->pods, sizeof(*lat));
+        cleanup_free char *path = xasprintf("/api/v1/namespaces/%s/pods", cfg->ns);
+        int64_t t0 = now_ns();
+
+        *res = (struct result){ .op = OP_CREATE, .clients = 1 };
+        for (size_t i = 0; i < cfg->pods; i++) {
+                cleanup_free char *body = xasprintf(pod_fmt, i);
+                cleanup_error struct error *err = NULL;
+                cleanup_json json_t *j = NULL;
+                int64_t s = now_ns();
+                long status = 0;
+
+                if (api_client_request(c, "POST", path, NULL, body, strlen(body), &status, &j,
+                                       &err) < 0)
+                        die("%s", err->message);
+                lat[i] = (uint32_t) ((now_ns() - s) / 1000);
+                if (status != 201)
+                        die("creating pod \"bench-%zu\": status %ld: %s", i, status,
+                            json_path_string(j, "message") ?: "");
+        }
+        summarize(res, lat, cfg->pods, now_ns() - t0);
+        free(lat);
+}
+
+static void *worker_main(void *arg)
+{
+        struct worker *w = arg;
+        const struct phase *ph = w->ph;
+        const struct config *cfg = ph->cfg;
+        cleanup_api_client struct api_client *c = client_new(cfg);
+        char **paths;
+        size_t n_paths = 0, *ids;
+        int64_t deadline;
+
+        paths = xcalloc(cfg->pods / ph->clients + 1, sizeof(*paths));
+        ids = xcalloc(cfg->pods / ph->clients + 1, sizeof(*ids));
+        for (size_t p = w->index; p < cfg->pods; p += ph->clients) {
+                ids[n_paths] = p;
+                paths[n_paths++] = pod_path(cfg, p, ph->op == OP_PATCH ? "resize" : NULL);
+        }
+        /* Warm-up outside the measurement: connect and complete the TLS handshake. */
+        {
+                cleanup_free char *get = pod_path(cfg, ids[0], NULL);
+                cleanup_error struct error *err = NULL;
+                long status = 0;
+
+                if (api_client_request(c, "GET", get, NULL, NULL, 0, &status, NULL, &err) < 0)
+                        w->setup_error = xstrdup(err->message);
+                else if (status != 200)
+                        w->setup_error = xasprintf("warm-up GET: status %ld", status);
+        }
+        (void) pthread_barrier_wait(&w->ph->start);
+        deadline = now_ns() + ph->cap_ns;
+
+        for (size_t i = 0; !w->setup_error && i < ph->per_client; i++) {
+                size_t k = i % n_paths;
+                struct pod_state *st = &ph->pods[ids[k]];
+                char body[160];
+                int64_t s = now_ns();
+                long status = 0;
+                int r;
+
+                if (s >= deadline) {
+                        w->time_capped = true;
+                        break;
+                }
+                if (ph->op == OP_GET) {
+                        r = api_client_request(c, "GET", paths[k], NULL, NULL, 0, &status, NULL,
+                                               NULL);
+                } else {
+                        int len = snprintf(body, sizeof(body),
+                                           "{\"spec\":{\"containers\":[{\"name\":\"c\","
+                                           "\"resources\":{\"requests\":{\"cpu\":\"%s\"}}}]}}",
+                                           st->high ? CPU_LOW : CPU_HIGH);
+                        r = api_client_request(c, "PATCH", paths[k],
+                                               "application/strategic-merge-patch+json", body,
+                                               (size_t) len, &status, NULL, NULL);
+                }
+                w->lat_us[w->n++] = (uint32_t) ((now_ns() - s) / 1000);
+                if (r < 0 || status != 200) {
+                        if (!w->errors)
+                                w->first_bad_status = r < 0 ? r : status;
+                        w->errors++;
+                        continue;
+                }
+                if (ph->op == OP_PATCH) {
+                        st->high = !st->high;
+                        st->patches++;
+                }
+        }
+        for (size_t i = 0; i < n_paths; i++)
+                free(paths[i]);
+        free(paths);
+        free(ids);
+        return NULL;
+}
+
+static void run_phase(const struct config *cfg, enum op op, size_t clients, struct pod_state *pods,
+                      struct result *res)
+{
+        struct phase ph = {
+                .cfg = cfg,
+                .op = op,
+                .clients = clients,
+                .per_client = (cfg->requests + clients - 1) / clients,
+                .cap_ns = (int64_t) (cfg->seconds * 1e9),
+                .pods = pods,
+        };
+        struct worker *ws = xcalloc(clients, sizeof(*ws));
+        uint32_t *all;
+        size_t n = 0;
+        int64_t t0;
+
+        *res = (struct result){ .op = op, .clients = clients };
+        if (pthread_barrier_init(&ph.start, NULL, (unsigned) clients + 1))
+                die("pthread_barrier_init failed");
+        for (size_t i = 0; i < clients; i++) {
+                ws[i] = (struct worker){ .ph = &ph, .index = i };
+                ws[i].lat_us = xcalloc(ph.per_client, sizeof(uint32_t));
+                if (pthread_create(&ws[i].thread, NULL, worker_main, &ws[i]))
+                        die("pthread_create failed");
+        }
+        (void) pthread_barrier_wait(&ph.start);
+        t0 = now_ns();
+        for (size_t i = 0; i < clients; i++)
+                (void) pthread_join(ws[i].thread, NULL);
+        all = xcalloc(clients * ph.per_client + 1, sizeof(*all));
+        for (size_t i = 0; i < clients; i++) {
+                if (ws[i].setup_error)
+                        die("%s, %zu clients: %s", op_names[op], clients, ws[i].setup_error);
+                memcpy(all + n, ws[i].lat_us, ws[i].n * sizeof(*all));
+                n += ws[i].n;
+                res->errors += ws[i].errors;
+                if (ws[i].errors && !res->first_bad_status)
+                        res->first_bad_status = ws[i].first_bad_status;
+                res->time_capped |= ws[i].time_capped;
+                free(ws[i].lat_us);
+        }
+        summarize(res, all, n, now_ns() - t0);
+        (void) pthread_barrier_destroy(&ph.start);
+        free(all);
+        free(ws);
+}
+
+/* 4 KiB overwrites, each followed by fdatasync, cycling through a preallocated 4 MiB file:
+ * the I/O pattern of a reused SQLite WAL at synchronous=FULL, the store's commit floor. */
+static void fsync_floor(const struct config *cfg, const char *label, struct result *res,
+                        uint32_t *lat)
+{
+        cleanup_free char *path = xasprintf("%s/api-bench-fsync.tmp", cfg->data_dir);
+        char block[FSYNC_BLOCK];
+        int64_t t0, deadline;
+        size_t n = 0;
+        int fd;
+
+        *res = (struct result){ .op = OP_FSYNC, .label = label, .clients = 1 };
+        fd = open(path, O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC, 0600);
+        if (fd < 0)
+                die("\"%s\": %s", path, strerror(errno));
+        memset(block, 0, sizeof(block));
+        for (size_t off = 0; off < FSYNC_FILE_BYTES; off += sizeof(block))
+                if (pwrite(fd, block, sizeof(block), (off_t) off) != (ssize_t) sizeof(block))
+                        die("\"%s\": write: %s", path, strerror(errno));
+        if (fsync(fd) < 0)
+                die("\"%s\": fsync: %s", path, strerror(errno));
+
+        t0 = now_ns();
+        deadline = t0 + (int64_t) (cfg->seconds * 1e9);
+        for (; n < cfg->fsyncs; n++) {
+                off_t off = (off_t) ((n * sizeof(block)) % FSYNC_FILE_BYTES);
+                int64_t s = now_ns();
+
+                if (s >= deadline) {
+                        res->time_capped = true;
+                        break;
+                }
+                memset(block, (int) (n & 0xff), sizeof(block));
+                if (pwrite(fd, block, sizeof(block), off) != (ssize_t) sizeof(block))
+                        die("\"%s\": write: %s", path, strerror(errno));
+                if (fdatasync(fd) < 0)
+                        die("\"%s\": fdatasync: %s", path, strerror(errno));
+                lat[n] = (uint32_t) ((now_ns() - s) / 1000);
+        }
+        summarize(res, lat, n, now_ns() - t0);
+        (void) close(fd);
+        (void) unlink(path);
+}
+
+static uint64_t list_resource_version(const struct config *cfg, struct api_client *c)
+{
+        cleanup_free char *path = xasprintf("/api/v1/namespaces/%s/pods", cfg->ns);
+        cleanup_error struct error *err = NULL;
+        cleanup_json json_t *j = NULL;
+        const char *rv;
+        long status = 0;
+
+        if (api_client_request(c, "GET", path, NULL, NULL, 0, &status, &j, &err) < 0)
+                die("%s", err->message);
+        rv = json_path_string(j, "metadata.resourceVersion");
+        if (status != 200 || !rv)
+                die("listing pods: status %ld, no resourceVersion", status);
+        return strtoull(rv, NULL, 10);
+}
+
+/* Every pod must hold the cpu request its last successful PATCH sent. */
+static size_t check_pods(const struct config *cfg, struct api_client *c,
+                         const struct pod_state *pods)
+{
+        size_t wrong = 0;
+
+        for (size_t i = 0; i < cfg->pods; i++) {
+                cleanup_free char *path = pod_path(cfg, i, NULL);
+                cleanup_error struct error *err = NULL;
+                cleanup_json json_t *j = NULL;
+                json_t *ctr;
+                const char *cpu;
+
+                if (api_client_request(c, "GET", path, NULL, NULL, 0, NULL, &j, &err) < 0)
+                        die("%s", err->message);
+                ctr = json_array_get(json_path(j, "spec.containers"), 0);
+                cpu = json_path_string(ctr, "resources.requests.cpu");
+                if (!cpu || !streq(cpu, pods[i].high ? CPU_HIGH : CPU_LOW))
+                        wrong++;
+        }
+        return wrong;
+}
+
+static const char *fs_name(long type)
+{
+        switch (type) {
+        case 0xEF53:
+                return "ext4";
+        case 0x58465342:
+                return "xfs";
+        case 0x9123683E:
+                return "btrfs";
+        case 0x01021994:
+                return "tmpfs (no disk: fsync is free)";
+        case 0x794C7630:
+                return "overlayfs";
+        case 0x2FC12FC1:
+                return "zfs";
+        default:
+                return NULL;
+        }
+}
+
+static void parse_clients(struct config *cfg, const char *list)
+{
+        cleanup_free char *copy = xstrdup(list);
+        char *save = NULL;
+
+        cfg->n_clients = 0;
+        for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+                char *end;
+                unsigned long v = strtoul(t, &end, 10);
+
+                if (*end || v == 0 || v > 1024 || cfg->n_clients == ARRAY_SIZE(cfg->clients))
+                        die("--clients: \"%s\": expected up to 8 counts from 1 to 1024", list);
+                cfg->clients[cfg->n_clients++] = v;
+        }
+        if (!cfg->n_clients)
+                die("--clients: empty");
+}
+
+static size_t parse_count(const char *flag, const char *s, size_t max)
+{
+        char *end;
+        unsigned long long v = strtoull(s, &end, 10);
+
+        if (*end || !*s || v == 0 || v > max)
+                die("%s: \"%s\": expected a count from 1 to %zu", flag, s, max);
+        return (size_t) v;
+}
+
+static void usage(FILE *f)
+{
+        (void) fprintf(
+                f,
+                "usage: api-bench --server URL --ca FILE --token-file FILE --data-dir DIR\n"
+                "                 [--server-pid PID] [--namespace NS] [--pods N] [--requests N]\n"
+                "                 [--seconds S] [--clients 1,8,64] [--fsyncs N] [--out FILE]\n"
+                "                 [--commit ID]\n\n"
+                "  --pods N       pods to create and spread the load over (default 100)\n"
+                "  --requests N   requests per phase, shared by its clients (default 5000)\n"
+                "  --seconds S    time cap per phase (default 8)\n"
+                "  --fsyncs N     write+fdatasync rounds for the disk floor (default 2000)\n");
+}
+
+static void parse_args(int argc, char **argv, struct config *cfg)
+{
+        static const struct option options[] = {
+                { "server", required_argument, NULL, 's' },
+                { "ca", required_argument, NULL, 'c' },
+                { "token-file", required_argument, NULL, 't' },
+                { "data-dir", required_argument, NULL, 'd' },
+                { "server-pid", required_argument, NULL, 'p' },
+                { "namespace", required_argument, NULL, 'n' },
+                { "pods", required_argument, NULL, 'P' },
+                { "requests", required_argument, NULL, 'r' },
+                { "seconds", required_argument, NULL, 'S' },
+                { "clients", required_argument, NULL, 'C' },
+                { "fsyncs", required_argument, NULL, 'f' },
+                { "out", required_argument, NULL, 'o' },
+                { "commit", required_argument, NULL, 'g' },
+                { "help", no_argument, NULL, 'h' },
+                { NULL, 0, NULL, 0 },
+        };
+        int opt;
+
+        *cfg = (struct config){
+                .ns = "default", .pods = 100, .requests = 5000, .seconds = 8, .fsyncs = 2000
+        };
+        parse_clients(cfg, "1,8,64");
+        while ((opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+                switch (opt) {
+                case 's':
+                        cfg->server = optarg;
+                        break;
+                case 'c':
+                        cfg->ca_file = optarg;
+                        break;
+                case 't':
+                        cfg->token_file = optarg;
+                        break;
+                case 'd':
+                        cfg->data_dir = optarg;
+                        break;
+                case 'p':
+                        cfg->server_pid = (pid_t) parse_count("--server-pid", optarg, INT_MAX);
+                        break;
+                case 'n':
+                        cfg->ns = optarg;
+                        break;
+                case 'P':
+                        cfg->pods = parse_count("--pods", optarg, 100000);
+                        break;
+                case 'r':
+                        cfg->requests = parse_count("--requests", optarg, 10000000);
+                        break;
+                case 'S':
+                        cfg->seconds = (double) parse_count("--seconds", optarg, 3600);
+                        break;
+                case 'C':
+                        parse_clients(cfg, optarg);
+                        break;
+                case 'f':
+                        cfg->fsyncs = parse_count("--fsyncs", optarg, 10000000);
+                        break;
+                case 'o':
+                        cfg->out = optarg;
+                        break;
+                case 'g':
+                        cfg->commit = optarg;
+                        break;
+                case 'h':
+                        usage(stdout);
+                        exit(0);
+                default:
+                        usage(stderr);
+                        exit(2);
+                }
+        }
+        if (optind != argc || !cfg->server || !cfg->token_file || !cfg->data_dir) {
+                usage(stderr);
+                exit(2);
+        }
+        for (size_t i = 0; i < cfg->n_clients; i++)
+                if (cfg->clients[i] > cfg->pods)
+                        die("--clients %zu needs at least as many --pods", cfg->clients[i]);
+        cfg->token = read_token(cfg->token_file);
+}
+
+static void add_row(struct strbuf *sb, const struct result *r)
+{
+        strbuf_addf(sb, "| %s%s%s | %zu | %zu | %zu | %.0f | %.3f | %.3f | %s |\n", op_names[r->op],
+                    r->label ? " " : "", r->label ?: "", r->clients, r->done, r->errors, rate(r),
+                    r->p50_ms, r->p99_ms, r->time_capped ? "time cap" : "count");
+}
+
+static const struct result *find(const struct result *rs, size_t n, enum op op, size_t clients)
+{
+        for (size_t i = 0; i < n; i++)
+                if (rs[i].op == op && rs[i].clients == clients)
+                        return &rs[i];
+        return NULL;
+}
+
+int main(int argc, char **argv)
+{
+        struct config cfg;
+        struct result results[4 + 2 * ARRAY_SIZE(cfg.clients)], fs_before, fs_after;
+        uint32_t *fsync_lat;
+        double load_start, load_end;
+        size_t n_results = 0, wrong_pods, patches_ok = 0;
+        struct pod_state *pods;
+        long rss_start, rss_created, rss_end;
+        uint64_t rv_before, rv_after;
+        struct strbuf sb;
+        struct utsname un;
+        struct statfs sfs;
+        char date[64];
+        time_t now = time(NULL);
+        struct result *fs;
+        cleanup_free char *fs_desc = NULL;
+        const char *fsn;
+
+        parse_args(argc, argv, &cfg);
+        pods = xcalloc(cfg.pods, sizeof(*pods));
+        rss_start = cfg.server_pid ? rss_kib(cfg.server_pid) : -1;
+
+        load_start = loadavg1();
+        fsync_lat = xcalloc(2 * cfg.fsyncs, sizeof(*fsync_lat));
+        (void) fprintf(stderr, "api-bench: fsync floor\n");
+        fsync_floor(&cfg, "(before)", &fs_before, fsync_lat);
+
+        (void) fprintf(stderr, "api-bench: creating %zu pods\n", cfg.pods);
+        create_pods(&cfg, &results[n_results++]);
+        rss_created = cfg.server_pid ? rss_kib(cfg.server_pid) : -1;
+
+        for (size_t i = 0; i < cfg.n_clients; i++) {
+                (void) fprintf(stderr, "api-bench: GET, %zu clients\n", cfg.clients[i]);
+                run_phase(&cfg, OP_GET, cfg.clients[i], pods, &results[n_results++]);
+        }
+        {
+                cleanup_api_client struct api_client *c = client_new(&cfg);
+                rv_before = list_resource_version(&cfg, c);
+        }
+        for (size_t i = 0; i < cfg.n_clients; i++) {
+                (void) fprintf(stderr, "api-bench: PATCH resize, %zu clients\n", cfg.clients[i]);
+                run_phase(&cfg, OP_PATCH, cfg.clients[i], pods, &results[n_results++]);
+        }
+        {
+                cleanup_api_client struct api_client *c = client_new(&cfg);
+                rv_after = list_resource_version(&cfg, c);
+                wrong_pods = check_pods(&cfg, c, pods);
+        }
+        for (size_t i = 0; i < cfg.pods; i++)
+                patches_ok += pods[i].patches;
+        rss_end = cfg.server_pid ? rss_kib(cfg.server_pid) : -1;
+
+        /* The floor again after the load, so that the disk's drift shows; the ratios use both
+         * runs pooled. */
+        (void) fprintf(stderr, "api-bench: fsync floor\n");
+        fsync_floor(&cfg, "(after)", &fs_after, fsync_lat + fs_before.done);
+        results[n_results++] = fs_before;
+        results[n_results++] = fs_after;
+        fs = &results[n_results++];
+        *fs = (struct result){ .op = OP_FSYNC, .label = "(both, pooled)", .clients = 1 };
+        summarize(fs, fsync_lat, fs_before.done + fs_after.done,
+                  (int64_t) ((fs_before.seconds + fs_after.seconds) * 1e9));
+        free(fsync_lat);
+        load_end = loadavg1();
+
+        strbuf_init(&sb);
+        (void) strftime(date, sizeof(date), "%Y-%m-%d %H:%M:%S UTC", gmtime(&now));
+        (void) uname(&un);
+        if (statfs(cfg.data_dir, &sfs) < 0)
+                die("statfs \"%s\": %s", cfg.data_dir, strerror(errno));
+        fsn = fs_name((long) sfs.f_type);
+        fs_desc = fsn ? xstrdup(fsn) : xasprintf("f_type 0x%lx", (unsigned long) sfs.f_type);
+        strbuf_addf(&sb, "# flexlet API benchmark, %s\n\n", date);
+        strbuf_addf(&sb,
+                    "Machine: %ld CPUs, Linux %s %s; data directory on %s; 1-minute load average "
+                    "%.2f at the start, %.2f at the end.%s%s%s\n"
+                    "Server: `flexlet serve` (SQLite store, WAL, synchronous=FULL) over HTTPS "
+                    "on loopback; clients: api_client (libcurl, one keep-alive connection per "
+                    "client thread, warmed up before timing; bodies are not decoded while "
+                    "timing, only the status is checked).\n"
+                    "Each phase: at most %zu requests or %.0f s, spread over %zu Burstable pods; "
+                    "a PATCH moves one pod's cpu request between " CPU_LOW " and " CPU_HIGH
+                    " (each client owns its pods, so every PATCH changes the value). Latency is "
+                    "per request, seen by the client; the rate counts successful requests over "
+                    "the phase's wall time. The fsync floor is 4 KiB overwrites, each followed "
+                    "by fdatasync, cycling through a 4 MiB file in the data directory (the I/O "
+                    "of a reused SQLite WAL), run before and after the API phases.\n\n",
+                    sysconf(_SC_NPROCESSORS_ONLN), un.release, un.machine, fs_desc, load_start,
+                    load_end, cfg.commit ? " Commit: " : "", cfg.commit ?: "",
+                    cfg.commit ? "." : "", cfg.requests, cfg.seconds, cfg.pods);
+        strbuf_addstr(&sb, "| operation | clients | requests | errors | req/s | p50 ms | p99 ms | "
+                           "ended by |\n|---|---:|---:|---:|---:|---:|---:|---|\n");
+        for (size_t i = 0; i < n_results; i++)
+                add_row(&sb, &results[i]);
+
+        strbuf_addstr(&sb, "\nRatios (same run):\n\n");
+        for (size_t i = 0; i < cfg.n_clients; i++) {
+                const struct result *p = find(results, n_results, OP_PATCH, cfg.clients[i]);
+                const struct result *g = find(results, n_results, OP_GET, cfg.clients[i]);
+
+                strbuf_addf(&sb,
+                            "- %zu client%s: PATCH rate / fsync floor rate = %.2f; "
+                            "PATCH p50 / fsync p50 = %.2f; GET rate / PATCH rate = %.1f\n",
+                            cfg.clients[i], cfg.clients[i] == 1 ? "" : "s",
+                            rate(fs) > 0 ? rate(p) / rate(fs) : 0,
+                            fs->p50_ms > 0 ? p->p50_ms / fs->p50_ms : 0,
+                            rate(p) > 0 ? rate(g) / rate(p) : 0);
+        }
+        strbuf_addf(&sb,
+                    "\nWrites confirmed: resourceVersion advanced by %" PRIu64
+                    " over %zu successful PATCHes; %zu of %zu pods hold a cpu request other "
+                    "than the last one sent.\n",
+                    rv_after - rv_before, patches_ok, wrong_pods, cfg.pods);
+        if (cfg.server_pid)
+                strbuf_addf(&sb,
+                            "\nServer RSS (VmRSS): %.1f MiB at start, %.1f MiB after creating "
+                            "%zu pods, %.1f MiB after the GET and PATCH phases.\n",
+                            rss_start / 1024.0, rss_created / 1024.0, cfg.pods, rss_end / 1024.0);
+        for (size_t i = 0; i < n_results; i++)
+                if (results[i].errors)
+                        strbuf_addf(&sb, "\n%s with %zu clients: %zu errors, first %ld.\n",
+                                    op_names[results[i].op], results[i].clients, results[i].errors,
+                                    results[i].first_bad_status);
+
+        (void) fputs(sb.buf, stdout);
+        if (cfg.out) {
+                FILE *f = fopen(cfg.out, "we");
+                if (!f || fputs(sb.buf, f) < 0 || fclose(f) != 0)
+                        die("writing \"%s\": %s", cfg.out, strerror(errno));
+        }
+        strbuf_release(&sb);
+        free(pods);
+        free(cfg.token);
+        return (rv_after - rv_before == patches_ok && wrong_pods == 0) ? 0 : 1;
+}
