@@ -94,7 +94,7 @@ check_equal "all three patches landed" "1 2 3" "$(K33 get pod web -o json | jq -
 check_output "image update through SMP" "pod/web patched" K33 patch pod web -p '{"spec":{"containers":[{"name":"c1","image":"busybox:1.36"}]}}'
 check_output "pod updates may not change other fields" 'pod updates may not change fields other than' \
         K33 patch pod web -p '{"spec":{"containers":[{"name":"c1","workingDir":"/tmp"}]}}'
-check_output "json patch test failure is an error" 'test' \
+check_output "json patch test failure is an error" 'testing value /metadata/name failed: test failed' \
         K33 patch pod web --type json -p '[{"op":"test","path":"/metadata/name","value":"other"}]'
 
 # --- resize subresource
@@ -186,7 +186,7 @@ check_equal "unsupported patch type is 415" "415" \
 # --- delete and wait
 check_output "delete" 'pod "app" deleted' K33 delete pod app
 K33 delete pod ssa --wait=false >/dev/null 2>&1
-check_output "wait --for=delete" "" K33 wait --for=delete pod/ssa --timeout=10s
+check "wait --for=delete" K33 wait --for=delete pod/ssa --timeout=10s
 check_output "deleted pod is gone" 'pods "app" not found' K33 get pod app
 check_output "default namespace may not be deleted" 'namespaces "default" is forbidden: this namespace may not be deleted' K33 delete ns default
 
