@@ -144,7 +144,7 @@ static void decimal_increment(struct decimal *v)
 /* Multiplies the magnitude by a small factor. */
 static void decimal_mul_small(struct decimal *v, unsigned factor)
 {
-        char out[WORK_DIGITS];
+        char out[WORK_DIGITS] = { 0 };
         size_t len = 0;
         unsigned carry = 0;
 
