@@ -80,7 +80,7 @@ format-check:
 
 lint:
 	cppcheck --quiet --error-exitcode=1 --enable=warning --inline-suppr -Isrc --std=c11 \
-	  --suppress=missingIncludeSystem src
+	  --suppress=missingIncludeSystem --library=scripts/cppcheck-jansson.cfg src
 
 clean:
 	rm -rf build build-asan build-fuzz

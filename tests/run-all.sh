@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # run-all.sh: the whole test suite, as `make test` runs it:
+#   0. clang-format and cppcheck over the sources;
 #   1. build, then the cmocka unit tests;
 #   2. the same unit tests built with clang under AddressSanitizer + UBSan;
 #   3. a short libFuzzer run of every fuzz target over its seed corpus;
@@ -54,6 +55,16 @@ run_units() {
 }
 
 nproc=$(nproc 2>/dev/null || echo 2)
+
+echo "== static checks"
+for check in format-check lint; do
+        if make -s "$check" >"$log_dir/$check.log" 2>&1; then
+                echo "ok 1 - make $check" >"$log_dir/$check.tap"
+        else
+                { echo "not ok 1 - make $check"; tail -20 "$log_dir/$check.log" | sed 's/^/# /'; } >"$log_dir/$check.tap"
+        fi
+        count_tap "make $check" "$log_dir/$check.tap" 0
+done
 
 echo "== unit tests"
 if build_step unit make -j"$nproc" all unit-tests; then

@@ -630,52 +630,41 @@ static int check_merge_keys(struct smp *m, const json_t *list, size_t n, const c
 }
 
 /* Puts a merged list in upstream's order (normalizeElementOrder): the elements named by
- * order_list sorted by it, the others ("server-only") sorted by their place in server_list,
- * then the two interleaved so that a server-only element goes before the first patch element
- * that comes after it on the server (mergeSortedSlice). merged is consumed.
- * partition_list decides which elements are "in the patch" (upstream passes the patch list, or
- * the $setElementOrder list); order_list is the same list. kind is the elements' Go kind. */
+ * order_list (the patch list, or the $setElementOrder list) sorted by it, the others
+ * ("server-only") sorted by their place in server_list, then the two interleaved so that a
+ * server-only element goes before the first patch element that comes after it on the server
+ * (mergeSortedSlice). merged is consumed. kind is the elements' Go kind. */
 static int order_merged(struct smp *m, json_t *merged, const json_t *order_list,
                         const json_t *server_list, size_t server_n, const char *merge_key,
                         enum gkind kind, json_t **ret)
 {
         size_t n = json_array_size(merged), order_n = json_array_size(order_list);
-        bool by_key = kind == GK_MAP, keyed = *merge_key != '\0';
+        bool by_key = kind == GK_MAP;
         struct vindex order_ix = { 0 }, server_ix = { 0 };
         cleanup_free struct oitem *patch_items = NULL, *server_items = NULL, *tmp = NULL;
         size_t np = 0, ns = 0, i, j, k;
         json_t *out;
         int r = 0;
 
-        /* K8S: partitionMapsByPresentInList / normalizeSliceOrder insist every element of a
-         * keyed list is a map carrying the key. Apply is lenient with what is stored. */
-        if (keyed && !m->apply) {
-                for (i = 0; i < n; i++) {
-                        const json_t *e = json_array_get(merged, i);
-
-                        if (!json_is_object(e)) {
-                                r = err_bad_arg_type(m, "map[string]interface {}", e);
-                                goto out;
-                        }
-                        if (!json_object_get(e, merge_key)) {
-                                r = err_no_merge_key(m, e, merge_key);
-                                goto out;
-                        }
-                }
-                for (i = 0; i < order_n; i++)
-                        if (!json_is_object(json_array_get(order_list, i))) {
+        /* K8S: partitionMapsByPresentInList and normalizeSliceOrder insist every element of a
+         * keyed list, and of the list ordering it, is a map carrying the key. */
+        if (*merge_key) {
+                for (i = 0; i < n && r == 0; i++)
+                        if (!json_is_object(json_array_get(merged, i)))
+                                r = err_bad_arg_type(m, "map[string]interface {}",
+                                                     json_array_get(merged, i));
+                for (i = 0; i < order_n && r == 0; i++)
+                        if (!json_is_object(json_array_get(order_list, i)))
                                 r = error_set(m->reterr, EINVAL, "value for key %zu is not a map",
                                               i);
-                                goto out;
-                        }
         }
-        if (by_key && !m->apply) {
+        if (by_key && r == 0) {
                 r = check_merge_keys(m, merged, n, merge_key);
                 if (r >= 0)
                         r = check_merge_keys(m, order_list, order_n, merge_key);
-                if (r < 0)
-                        goto out;
         }
+        if (r < 0)
+                goto out;
 
         vindex_of_list(&order_ix, order_list, order_n, merge_key, by_key);
         vindex_of_list(&server_ix, server_list, server_n, merge_key, by_key);
@@ -686,9 +675,8 @@ static int order_merged(struct smp *m, json_t *merged, const json_t *order_list,
                 json_t *e = json_array_get(merged, i);
                 const json_t *ok = order_key(e, merge_key, by_key);
                 struct oitem it = { .v = e, .server = vindex_find(&server_ix, ok) };
-                bool absent_key = keyed && (!json_is_object(e) || !json_object_get(e, merge_key));
 
-                it.pos = absent_key ? -1 : vindex_find(&order_ix, ok);
+                it.pos = vindex_find(&order_ix, ok);
                 if (it.pos >= 0) {
                         patch_items[np++] = it;
                 } else {

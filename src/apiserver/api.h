@@ -53,7 +53,7 @@ struct api_response {
         unsigned status;
         const char *content_type; /* static string */
         struct strbuf body;
-        struct strbuf warnings; /* Warning header values, one per line */
+        struct strbuf warnings;   /* Warning header values, one per line */
         struct api_stream stream; /* stream.read != NULL: body follows from the stream */
 };
 
@@ -64,7 +64,7 @@ void api_response_json(struct api_response *r, unsigned status, const json_t *ob
 
 struct apiserver_options {
         const char *node_name;
-        const char *listen;      /* "127.0.0.1:6443", for discovery's serverAddressByClientCIDRs */
+        const char *listen; /* "127.0.0.1:6443", for discovery's serverAddressByClientCIDRs */
         bool require_auth;
 };
 

@@ -33,14 +33,14 @@ void registry_get(struct apiserver *s, const struct api_target *t, const struct 
                   struct api_response *resp);
 void registry_list(struct apiserver *s, const struct api_target *t, const struct api_request *req,
                    struct api_response *resp);
-void registry_create(struct apiserver *s, const struct api_target *t,
-                     const struct api_request *req, struct api_response *resp);
-void registry_update(struct apiserver *s, const struct api_target *t,
-                     const struct api_request *req, struct api_response *resp);
+void registry_create(struct apiserver *s, const struct api_target *t, const struct api_request *req,
+                     struct api_response *resp);
+void registry_update(struct apiserver *s, const struct api_target *t, const struct api_request *req,
+                     struct api_response *resp);
 void registry_patch(struct apiserver *s, const struct api_target *t, const struct api_request *req,
                     struct api_response *resp);
-void registry_delete(struct apiserver *s, const struct api_target *t,
-                     const struct api_request *req, struct api_response *resp);
+void registry_delete(struct apiserver *s, const struct api_target *t, const struct api_request *req,
+                     struct api_response *resp);
 void registry_delete_collection(struct apiserver *s, const struct api_target *t,
                                 const struct api_request *req, struct api_response *resp);
 

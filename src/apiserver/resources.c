@@ -8,20 +8,28 @@
 #include "apiserver/table.h"
 #include "base/macro.h"
 
-static const char *const verbs_all[] = { "create", "delete", "deletecollection", "get", "list",
-                                         "patch", "update", "watch", NULL };
-static const char *const verbs_namespace[] = { "create", "delete", "get", "list",
-                                               "patch", "update", "watch", NULL };
+static const char *const verbs_all[] = { "create", "delete", "deletecollection",
+                                         "get",    "list",   "patch",
+                                         "update", "watch",  NULL };
+static const char *const verbs_namespace[] = { "create", "delete", "get",   "list",
+                                               "patch",  "update", "watch", NULL };
 
 static const char *const pod_short[] = { "po", NULL };
 static const char *const pod_categories[] = { "all", NULL };
 static const char *const pod_subresources[] = { "status", "resize", NULL };
 /* K8S: pod field label conversion (pkg/apis/core/v1/conversion.go). */
-static const char *const pod_fields[] = { "metadata.name", "metadata.namespace", "spec.nodeName",
-                                          "spec.restartPolicy", "spec.schedulerName",
-                                          "spec.serviceAccountName", "spec.hostNetwork",
-                                          "status.phase", "status.podIP", "status.podIPs",
-                                          "status.nominatedNodeName", NULL };
+static const char *const pod_fields[] = { "metadata.name",
+                                          "metadata.namespace",
+                                          "spec.nodeName",
+                                          "spec.restartPolicy",
+                                          "spec.schedulerName",
+                                          "spec.serviceAccountName",
+                                          "spec.hostNetwork",
+                                          "status.phase",
+                                          "status.podIP",
+                                          "status.podIPs",
+                                          "status.nominatedNodeName",
+                                          NULL };
 
 static const struct api_resource pods = {
         .group = "",
@@ -95,13 +103,20 @@ static const struct api_resource nodes = {
 static const char *const event_short[] = { "ev", NULL };
 /* K8S: event field labels (pkg/apis/core/v1/conversion.go, eventFieldSelector). */
 static const char *const event_fields[] = {
-        "metadata.name",           "metadata.namespace",
-        "involvedObject.kind",     "involvedObject.namespace",
-        "involvedObject.name",     "involvedObject.uid",
-        "involvedObject.apiVersion", "involvedObject.resourceVersion",
-        "involvedObject.fieldPath", "reason",
-        "reportingComponent",      "source",
-        "type",                    NULL,
+        "metadata.name",
+        "metadata.namespace",
+        "involvedObject.kind",
+        "involvedObject.namespace",
+        "involvedObject.name",
+        "involvedObject.uid",
+        "involvedObject.apiVersion",
+        "involvedObject.resourceVersion",
+        "involvedObject.fieldPath",
+        "reason",
+        "reportingComponent",
+        "source",
+        "type",
+        NULL,
 };
 
 static const struct api_resource events = {

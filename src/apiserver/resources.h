@@ -39,24 +39,24 @@ struct resource_strategy {
          * the subresource (e.g. keeps old status on a main-resource update). Returns a new
          * reference; may return a reference to new_obj. */
         json_t *(*prepare_update)(enum api_subresource sub, json_t *new_obj, const json_t *old);
-        void (*validate_update)(enum api_subresource sub, const json_t *new_obj,
-                                const json_t *old, struct field_error_list *errs);
+        void (*validate_update)(enum api_subresource sub, const json_t *new_obj, const json_t *old,
+                                struct field_error_list *errs);
         /* Whether a change from old to new bumps metadata.generation. */
         bool (*spec_changed)(const json_t *new_obj, const json_t *old);
 };
 
 struct api_resource {
-        const char *group;   /* "" for the core group */
-        const char *version; /* "v1" */
+        const char *group;       /* "" for the core group */
+        const char *version;     /* "v1" */
         const char *api_version; /* "v1", "storage.k8s.io/v1": what objects carry */
         const char *plural;
         const char *singular;
         const char *kind;
         const char *list_kind;
         bool namespaced;
-        const char *const *short_names; /* NULL-terminated */
-        const char *const *categories;  /* NULL-terminated, may be NULL */
-        const char *const *verbs;       /* NULL-terminated */
+        const char *const *short_names;  /* NULL-terminated */
+        const char *const *categories;   /* NULL-terminated, may be NULL */
+        const char *const *verbs;        /* NULL-terminated */
         const char *const *subresources; /* NULL-terminated: "status", "resize" */
         const struct schema *schema;
         const char *const *field_labels; /* field selectors supported, NULL-terminated */

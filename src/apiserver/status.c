@@ -46,8 +46,8 @@ json_t *status_build(int errnum, const char *message, json_t *details)
         int i = find(errnum);
         json_t *st = json_pack("{s:s, s:s, s:{}, s:s, s:s, s:s, s:i}", "kind", "Status",
                                "apiVersion", "v1", "metadata", "status", "Failure", "message",
-                               message, "reason", i < 0 ? "InternalError" : codes[i].reason,
-                               "code", (int) status_code(errnum));
+                               message, "reason", i < 0 ? "InternalError" : codes[i].reason, "code",
+                               (int) status_code(errnum));
         if (details)
                 json_object_set_new(st, "details", details);
         return st;
@@ -115,8 +115,7 @@ void status_invalid(struct api_response *resp, const struct api_resource *r, con
                 json_array_append_new(causes,
                                       json_pack("{s:s, s:s, s:s}", "reason",
                                                 field_error_type_reason(errs->items[i].type),
-                                                "message", body, "field",
-                                                errs->items[i].field));
+                                                "message", body, "field", errs->items[i].field));
         }
         details = json_pack("{s:s, s:s, s:o}", "name", name, "kind", r->kind, "causes", causes);
         if (r->group[0])

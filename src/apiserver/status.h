@@ -39,7 +39,7 @@ void status_invalid(struct api_response *resp, const struct api_resource *r, con
 void status_forbidden(struct api_response *resp, const struct api_resource *r, const char *name,
                       const char *why);
 
-#define CONFLICT_MODIFIED                                                                          \
-        "the object has been modified; please apply your changes to the latest version and try again"
+#define CONFLICT_MODIFIED \
+ "the object has been modified; please apply your changes to the latest version and try again"
 
 #endif

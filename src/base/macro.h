@@ -7,10 +7,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-#define _unused_      __attribute__((unused))
+#define ARRAY_SIZE(a)  (sizeof(a) / sizeof((a)[0]))
+#define _unused_       __attribute__((unused))
 #define _printf_(a, b) __attribute__((format(printf, a, b)))
-#define _noreturn_    __attribute__((noreturn))
+#define _noreturn_     __attribute__((noreturn))
 
 static inline void freep(void *p)
 {
@@ -27,27 +27,29 @@ static inline void closep(int *fd)
 #define cleanup_close __attribute__((cleanup(closep)))
 
 /* Declares cleanup_<name> for a type whose destructor is <fn>(T *) (NULL-safe). */
-#define DEFINE_CLEANUP(type, fn, name)                                                             \
-        static inline void fn##p(type **p)                                                         \
-        {                                                                                          \
-                if (*p)                                                                            \
-                        fn(*p);                                                                    \
-        }
+#define DEFINE_CLEANUP(type, fn, name) \
+ static inline void fn##p(type **p)    \
+ {                                     \
+  if (*p)                              \
+   fn(*p);                             \
+ }
 #define cleanup_of(fn) __attribute__((cleanup(fn##p)))
 
 /* Takes ownership out of a cleanup-managed variable. */
-#define TAKE_PTR(p)                                                                                \
-        ({                                                                                         \
-                __typeof__(p) _taken = (p);                                                        \
-                (p) = NULL;                                                                        \
-                _taken;                                                                            \
-        })
-#define TAKE_FD(fd)                                                                                \
-        ({                                                                                         \
-                int _taken_fd = (fd);                                                              \
-                (fd) = -1;                                                                         \
-                _taken_fd;                                                                         \
-        })
+#define TAKE_PTR(p)     \
+ (                      \
+         {              \
+__typeof__(p) _taken = (p); \
+(p) = NULL;                 \
+_taken;                     \
+         })
+#define TAKE_FD(fd) \
+ (                  \
+         {          \
+int _taken_fd = (fd);   \
+(fd) = -1;              \
+_taken_fd;              \
+         })
 
 #define streq(a, b) (strcmp((a), (b)) == 0)
 

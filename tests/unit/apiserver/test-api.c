@@ -152,7 +152,9 @@ static void test_create_get_list(void **state)
                             "pods \"nope\" not found");
 
         assert_int_equal(create_pod("db", "db", NULL), 201);
-        assert_int_equal(call("GET", "/api/v1/pods", "labelSelector=app in (db,x)", NULL, NULL, NULL, &list), 200);
+        assert_int_equal(
+                call("GET", "/api/v1/pods", "labelSelector=app in (db,x)", NULL, NULL, NULL, &list),
+                200);
         assert_int_equal(json_array_size(json_object_get(list, "items")), 1);
         json_decref(list);
         assert_int_equal(
