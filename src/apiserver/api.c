@@ -127,6 +127,8 @@ static int subresource_from_string(const struct api_resource *r, const char *s,
                 *ret = API_SUB_STATUS;
         else if (streq(s, "resize"))
                 *ret = API_SUB_RESIZE;
+        else if (streq(s, "binding"))
+                *ret = API_SUB_BINDING;
         else
                 return -ENOENT;
         return 0;
@@ -183,6 +185,16 @@ static void route_resource(struct apiserver *s, const char *group, char **seg, i
                         resp, EPROTONOSUPPORT,
                         "the body of the request was in an unknown format - accepted media types include: application/json, application/yaml",
                         NULL);
+                return;
+        }
+        if (t.sub == API_SUB_BINDING) {
+                if (streq(m, "POST"))
+                        registry_bind(s, &t, req, resp);
+                else
+                        status_respond(
+                                resp, EOPNOTSUPP,
+                                "the server does not allow this method on the requested resource",
+                                NULL);
                 return;
         }
         if (streq(m, "GET"))

@@ -41,6 +41,9 @@ void registry_patch(struct apiserver *s, const struct api_target *t, const struc
                     struct api_response *resp);
 void registry_delete(struct apiserver *s, const struct api_target *t, const struct api_request *req,
                      struct api_response *resp);
+/* K8S: POST pods/{name}/binding: sets spec.nodeName once and marks PodScheduled. */
+void registry_bind(struct apiserver *s, const struct api_target *t, const struct api_request *req,
+                   struct api_response *resp);
 void registry_delete_collection(struct apiserver *s, const struct api_target *t,
                                 const struct api_request *req, struct api_response *resp);
 

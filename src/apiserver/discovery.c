@@ -28,6 +28,14 @@ static json_t *strv_json(const char *const *v)
         return a;
 }
 
+/* K8S: pods/binding is create-only; the other subresources read and write the parent. */
+static json_t *subresource_verbs(const char *sub)
+{
+        if (streq(sub, "binding"))
+                return json_pack("[s]", "create");
+        return json_pack("[s, s, s]", "get", "patch", "update");
+}
+
 static json_t *response_kind(const struct api_resource *r)
 {
         return json_pack("{s:s, s:s, s:s}", "group", r->group, "version", r->version, "kind",
@@ -46,7 +54,7 @@ static json_t *aggregated_resource(const struct api_resource *r)
         if (r->categories)
                 json_object_set_new(res, "categories", strv_json(r->categories));
         for (const char *const *s = r->subresources; s && *s; s++) {
-                json_t *verbs = json_pack("[s, s, s]", "get", "patch", "update");
+                json_t *verbs = subresource_verbs(*s);
                 json_array_append_new(subs,
                                       json_pack("{s:s, s:o, s:o}", "subresource", *s,
                                                 "responseKind", response_kind(r), "verbs", verbs));
@@ -171,10 +179,10 @@ void discovery_resource_list(struct api_response *resp, const char *group, const
                 for (const char *const *s = r->subresources; s && *s; s++) {
                         cleanup_free char *name = xasprintf("%s/%s", r->plural, *s);
                         json_array_append_new(resources,
-                                              json_pack("{s:s, s:s, s:b, s:s, s:[s, s, s]}", "name",
-                                                        name, "singularName", "", "namespaced",
+                                              json_pack("{s:s, s:s, s:b, s:s, s:o}", "name", name,
+                                                        "singularName", "", "namespaced",
                                                         r->namespaced, "kind", r->kind, "verbs",
-                                                        "get", "patch", "update"));
+                                                        subresource_verbs(*s)));
                 }
         }
         if (!group_version) {

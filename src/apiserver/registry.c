@@ -934,3 +934,85 @@ void registry_delete_collection(struct apiserver *s, const struct api_target *t,
         api_response_init(resp);
         api_response_json(resp, 200, doc);
 }
+
+void registry_bind(struct apiserver *s, const struct api_target *t, const struct api_request *req,
+                   struct api_response *resp)
+{
+        cleanup_json json_t *binding = parse_body(req, resp, "couldn't decode Binding");
+        const char *node;
+
+        if (!binding)
+                return;
+        node = json_path_string(binding, "target.name");
+        if (!node || !*node) {
+                struct field_error_list errs;
+                field_error_list_init(&errs);
+                field_error_add(&errs, FIELD_ERROR_REQUIRED, "target.name", NULL, "%s", "");
+                status_invalid(resp, t->res, t->name, &errs);
+                field_error_list_release(&errs);
+                return;
+        }
+        for (int attempt = 0; attempt <= PATCH_CONFLICT_RETRIES; attempt++) {
+                cleanup_error struct error *err = NULL;
+                cleanup_json json_t *pod = NULL, *st = NULL;
+                const char *assigned;
+                json_t *status, *conditions;
+                char now[32];
+                int r = store_get(s->store, t->res->plural, store_ns(t), t->name, &pod, &err);
+
+                if (r < 0) {
+                        respond_store_error(t, t->name, resp, r, err);
+                        return;
+                }
+                assigned = json_path_string(pod, "spec.nodeName");
+                if (assigned && *assigned) {
+                        cleanup_free char *msg = xasprintf(
+                                "Operation cannot be fulfilled on pods/binding \"%s\": pod %s is already assigned to node \"%s\"",
+                                t->name, t->name, assigned);
+                        status_respond(
+                                resp, ESTALE, msg,
+                                json_pack("{s:s, s:s}", "name", t->name, "kind", "pods/binding"));
+                        return;
+                }
+                if (json_path(pod, "metadata.deletionTimestamp")) {
+                        status_conflict(resp, t->res, t->name,
+                                        "pod is being deleted, cannot be assigned to a host");
+                        return;
+                }
+                json_object_set_new(json_object_ensure(pod, "spec"), "nodeName", json_string(node));
+                status = json_object_ensure(pod, "status");
+                conditions = json_object_get(status, "conditions");
+                if (!json_is_array(conditions)) {
+                        conditions = json_array();
+                        json_object_set_new(status, "conditions", conditions);
+                }
+                for (size_t i = json_array_size(conditions); i-- > 0;)
+                        if (streq(json_string_value(
+                                          json_object_get(json_array_get(conditions, i), "type"))
+                                          ?: "",
+                                  "PodScheduled"))
+                                json_array_remove(conditions, i);
+                time_format_rfc3339(time(NULL), now);
+                json_array_append_new(conditions,
+                                      json_pack("{s:s, s:s, s:n, s:s}", "type", "PodScheduled",
+                                                "status", "True", "lastProbeTime",
+                                                "lastTransitionTime", now));
+                if (dry_run(req)) {
+                        r = 0;
+                } else {
+                        r = store_update(s->store, t->res->plural, store_ns(t), t->name, pod,
+                                         obj_rv(pod), &err);
+                        if (r == -ESTALE)
+                                continue;
+                        if (r < 0) {
+                                respond_store_error(t, t->name, resp, r, err);
+                                return;
+                        }
+                }
+                st = json_pack("{s:s, s:s, s:{}, s:s, s:i}", "kind", "Status", "apiVersion", "v1",
+                               "metadata", "status", "Success", "code", 201);
+                api_response_json(resp, 201, st);
+                return;
+        }
+        status_conflict(resp, t->res, t->name, CONFLICT_MODIFIED);
+}

@@ -27,6 +27,7 @@ enum api_subresource {
         API_SUB_NONE,
         API_SUB_STATUS,
         API_SUB_RESIZE,
+        API_SUB_BINDING, /* POST only: assigns the pod to a node */
         API_SUB_MAX,
 };
 

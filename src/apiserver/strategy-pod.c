@@ -30,6 +30,7 @@ static json_t *pod_prepare_update(enum api_subresource sub, json_t *new_pod, con
                 json_object_set(out, "spec", json_object_get(old, "spec"));
                 return out;
         case API_SUB_NONE:
+        case API_SUB_BINDING:
         case API_SUB_MAX:
                 break;
         }
@@ -54,6 +55,7 @@ static void pod_validate_update(enum api_subresource sub, const json_t *new_pod,
                 (void) validate_object_meta_update(new_pod, old, errs);
                 return;
         case API_SUB_NONE:
+        case API_SUB_BINDING:
         case API_SUB_MAX:
                 break;
         }

@@ -302,6 +302,33 @@ static void test_bad_input(void **state)
                 400);
 }
 
+static void test_binding(void **state)
+{
+        cleanup_json json_t *b1 = NULL, *b2 = NULL, *pod = NULL;
+        const char *binding =
+                "{\"apiVersion\":\"v1\",\"kind\":\"Binding\",\"metadata\":{\"name\":\"web\"},"
+                "\"target\":{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"name\":\"n1\"}}";
+
+        create_default_ns();
+        assert_int_equal(create_pod("web", "web", NULL), 201);
+        assert_int_equal(call("POST", "/api/v1/namespaces/default/pods/web/binding", NULL, NULL,
+                              "application/json", binding, &b1),
+                         201);
+        assert_string_equal(json_string_value(json_object_get(b1, "status")), "Success");
+        assert_int_equal(
+                call("GET", "/api/v1/namespaces/default/pods/web", NULL, NULL, NULL, NULL, &pod),
+                200);
+        assert_string_equal(json_path_string(pod, "spec.nodeName"), "n1");
+        assert_string_equal(
+                json_path_string(json_array_get(json_path(pod, "status.conditions"), 0), "type"),
+                "PodScheduled");
+        assert_int_equal(call("POST", "/api/v1/namespaces/default/pods/web/binding", NULL, NULL,
+                              "application/json", binding, &b2),
+                         409);
+        assert_non_null(strstr(json_string_value(json_object_get(b2, "message")),
+                               "is already assigned to node \"n1\""));
+}
+
 static void test_delete(void **state)
 {
         cleanup_json json_t *d = NULL, *g = NULL, *ns = NULL;
@@ -394,6 +421,7 @@ int main(void)
                 cmocka_unit_test_setup_teardown(test_update_conflict_and_noop, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_resize, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_bad_input, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_binding, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_delete, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_watch_from_zero, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_discovery_and_openapi, setup, teardown),
