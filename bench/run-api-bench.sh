@@ -15,10 +15,11 @@ BUILD=${BUILD:-build-bench}
 make BUILD="$BUILD" -j"$(nproc)" "$BUILD/flexlet" >/dev/null
 make -C bench BUILD="$BUILD" >/dev/null
 
-FLEXLET_BIN="$ROOT/$BUILD/flexlet"
-# shellcheck source=../tests/lib/server.sh
+export FLEXLET_BIN="$ROOT/$BUILD/flexlet" # read by server.sh
+# shellcheck source=tests/lib/server.sh
 source tests/lib/server.sh
 SERVER_DIR=$(mktemp -d "${BENCH_TMPDIR:-${TMPDIR:-/tmp}}/flexlet-bench.XXXXXX")
+# shellcheck disable=SC2119 # no extra flags for the server
 server_start
 
 commit=$(git rev-parse --short HEAD)
