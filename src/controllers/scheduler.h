@@ -1,0 +1,32 @@
+/* scheduler.h: binds pods without spec.nodeName to a node where their requests fit, as an API
+ * client (list + watch pods, POST pods/{name}/binding). A pod that fits nowhere gets
+ * PodScheduled=False, reason Unschedulable, with upstream's message, and a FailedScheduling
+ * event. */
+#ifndef FLEXLET_CONTROLLERS_SCHEDULER_H
+#define FLEXLET_CONTROLLERS_SCHEDULER_H
+
+#include <jansson.h>
+#include <stdint.h>
+
+#include "base/error.h"
+#include "client/client.h"
+
+struct scheduler;
+
+/* Starts the scheduler's thread. The options are copied. */
+int scheduler_start(const struct api_client_options *o, struct scheduler **ret,
+                    struct error **reterr);
+struct scheduler *scheduler_stop(struct scheduler *s);
+
+/* K8S (KEP-1287): the requests a pod holds on its node: per resource, the larger of what the
+ * spec asks (desired) and what the node allocated (status.containerStatuses[].
+ * allocatedResources). */
+int scheduler_pod_requests(const json_t *pod, int64_t *ret_milli_cpu, int64_t *ret_memory);
+
+/* One scheduling decision, pure: the name of the node (borrowed from nodes) pod fits on given
+ * the pods already bound, or NULL and *ret_message set to upstream's FailedScheduling text
+ * (caller frees). nodes is a JSON array of Node objects, pods an array of Pod objects. */
+const char *scheduler_pick_node(const json_t *pod, const json_t *nodes, const json_t *pods,
+                                char **ret_message);
+
+#endif
