@@ -567,8 +567,9 @@ static int slice_element_kind(struct smp *m, const json_t *a, const json_t *b, e
                                 if (k == GK_SLICE)
                                         return err(m, "lists of lists are not supported");
                         } else if (k != first) {
-                                cleanup_free char *sa = go_str(a ? a : json_array());
-                                cleanup_free char *sb = go_str(b ? b : json_array());
+                                /* A missing list prints as Go's nil slice: []. */
+                                cleanup_free char *sa = a ? go_str(a) : xstrdup("[]");
+                                cleanup_free char *sb = b ? go_str(b) : xstrdup("[]");
 
                                 return error_set(m->reterr, EINVAL,
                                                  "list element types are not identical: [%s %s]",
