@@ -66,10 +66,14 @@ int patch_json(const json_t *original, const json_t *patch, json_t **ret, struct
 
 /* application/apply-patch+yaml, minimal server-side apply (kubectl-wire.md §4.5): `applied` is
  * merged onto `live` as a strategic merge patch without directives: maps merge, map-lists merge
- * by key (every applied element must carry the key, once), sets union, atomic lists replace.
- * Nulls in the applied configuration are ignored; keys starting with '$' are plain data. No
- * field ownership: fields the manager stops applying are not pruned. live NULL (object absent)
- * gives the applied object itself, nulls dropped. */
+ * by key (every applied element must carry the key, once; messages as structured-merge-diff's,
+ * e.g. `.spec.containers: element 1: associative list with keys has an element that omits key
+ * field "name" (and doesn't have default value)`), sets union, atomic lists replace. Merged
+ * lists are ordered as structured-merge-diff orders them: live-only items stay in place, applied
+ * items follow the applied order. Nulls in the applied configuration are ignored; keys starting
+ * with '$' are plain data. No field ownership: fields the manager stops applying are not pruned
+ * and there are no conflicts. live NULL (object absent) gives the applied object, nulls
+ * dropped. */
 int patch_apply(const json_t *live, const json_t *applied, const struct schema *schema,
                 json_t **ret, struct error **reterr);
 

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "api/patch.h"
+#include "api/schemas.h"
 #include "base/json.h"
 
 /* ---- a pod-like schema ------------------------------------------------------------------ */
@@ -590,6 +591,15 @@ static void test_pod_cases(void **state)
                 run_case(ENGINE_STRATEGIC, &s_pod, &pod_cases[i], true);
 }
 
+/* The same kubectl patches against flexlet's real Pod schema (api/schemas.h): its merge keys,
+ * retainKeys and atomic lists must be the ones kubectl computed the patch with. */
+static void test_real_pod_schema(void **state)
+{
+        run_case(ENGINE_STRATEGIC, &schema_pod, &pod_cases[0], true);
+        run_case(ENGINE_STRATEGIC, &schema_pod, &pod_cases[1], true);
+        run_case(ENGINE_STRATEGIC, &schema_pod, &pod_cases[2], true);
+}
+
 /* ---- upstream's own cases ----------------------------------------------------------------- */
 
 /* From k8s.io/apimachinery/pkg/util/strategicpatch/patch_test.go: the raw (order-exact) cases
@@ -1141,9 +1151,10 @@ static void test_wrong_types(void **state)
 int main(void)
 {
         const struct CMUnitTest tests[] = {
-                cmocka_unit_test(test_pod_cases),   cmocka_unit_test(test_upstream_cases),
-                cmocka_unit_test(test_apply_cases), cmocka_unit_test(test_depth_cap),
-                cmocka_unit_test(test_large_lists), cmocka_unit_test(test_wrong_types),
+                cmocka_unit_test(test_pod_cases),      cmocka_unit_test(test_real_pod_schema),
+                cmocka_unit_test(test_upstream_cases), cmocka_unit_test(test_apply_cases),
+                cmocka_unit_test(test_depth_cap),      cmocka_unit_test(test_large_lists),
+                cmocka_unit_test(test_wrong_types),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);
