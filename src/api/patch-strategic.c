@@ -8,7 +8,9 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/random.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include "api/patch-internal.h"
 #include "api/patch.h"
@@ -298,9 +300,26 @@ static uint64_t mix(uint64_t h)
         return h;
 }
 
-static uint64_t hash_bytes(const char *s, size_t n)
+/* One random seed per process, so nobody can prepare merge keys that collide. Set once with a
+ * compare-and-swap: every index sees the same seed. */
+static uint64_t hash_seed(void)
 {
-        uint64_t h = 0xcbf29ce484222325ULL;
+        static uint64_t seed;
+        uint64_t s = __atomic_load_n(&seed, __ATOMIC_RELAXED), fresh, expected = 0;
+
+        if (s)
+                return s;
+        if (getrandom(&fresh, sizeof(fresh), GRND_NONBLOCK) != (ssize_t) sizeof(fresh))
+                fresh = (uint64_t) time(NULL) ^ (uint64_t) (uintptr_t) &seed;
+        fresh |= 1;
+        __atomic_compare_exchange_n(&seed, &expected, fresh, false, __ATOMIC_RELAXED,
+                                    __ATOMIC_RELAXED);
+        return __atomic_load_n(&seed, __ATOMIC_RELAXED);
+}
+
+static uint64_t hash_bytes(uint64_t seed, const char *s, size_t n)
+{
+        uint64_t h = 0xcbf29ce484222325ULL ^ seed;
 
         while (n--) {
                 h ^= (unsigned char) *s++;
@@ -310,8 +329,9 @@ static uint64_t hash_bytes(const char *s, size_t n)
 }
 
 /* Consistent with patch_value_equal: numbers hash by value, objects regardless of key order.
- * Below a few levels everything hashes alike; equality still decides. */
-static uint64_t value_hash(const json_t *v, int depth)
+ * The whole value is hashed (its depth is capped by the input checks), so that values sharing
+ * their top levels cannot be made to collide. */
+static uint64_t value_hash(const json_t *v, uint64_t seed)
 {
         const char *key;
         json_t *child;
@@ -322,27 +342,23 @@ static uint64_t value_hash(const json_t *v, int depth)
         switch (json_typeof(v)) {
         case JSON_OBJECT:
                 h = 0x6f626a;
-                if (depth > 8)
-                        return h;
                 json_object_foreach((json_t *) v, key, child)
-                        h += mix(hash_bytes(key, strlen(key)) ^ value_hash(child, depth + 1));
+                        h += mix(hash_bytes(seed, key, strlen(key)) ^ value_hash(child, seed));
                 return mix(h);
         case JSON_ARRAY:
                 h = 0x617272;
-                if (depth > 8)
-                        return h;
                 json_array_foreach(v, i, child)
-                        h = mix(h ^ value_hash(child, depth + 1)) + i;
+                        h = mix(h ^ value_hash(child, seed)) + i;
                 return h;
         case JSON_STRING:
-                return mix(hash_bytes(json_string_value(v), json_string_length(v)));
+                return mix(hash_bytes(seed, json_string_value(v), json_string_length(v)));
         case JSON_INTEGER:
         case JSON_REAL:
                 d = json_number_value(v);
                 if (d == 0)
                         d = 0; /* -0 == 0 */
                 memcpy(&h, &d, sizeof(h));
-                return mix(h ^ 0x6e756d);
+                return mix(h ^ seed);
         case JSON_TRUE:
                 return 1;
         case JSON_FALSE:
@@ -360,6 +376,7 @@ struct vindex_slot {
 struct vindex {
         struct vindex_slot *slots;
         size_t mask;
+        uint64_t seed;
 };
 
 static void vindex_init(struct vindex *ix, size_t expected)
@@ -370,6 +387,7 @@ static void vindex_init(struct vindex *ix, size_t expected)
                 cap *= 2;
         ix->slots = xcalloc(cap, sizeof(*ix->slots));
         ix->mask = cap - 1;
+        ix->seed = hash_seed();
 }
 
 static void vindex_release(struct vindex *ix)
@@ -387,7 +405,7 @@ static void vindex_release(struct vindex *ix)
 /* The position recorded for a value equal to key, or -1. */
 static ssize_t vindex_find(const struct vindex *ix, const json_t *key)
 {
-        size_t i = value_hash(key, 0) & ix->mask;
+        size_t i = value_hash(key, ix->seed) & ix->mask;
 
         for (; ix->slots[i].key; i = (i + 1) & ix->mask)
                 if (patch_value_equal(ix->slots[i].key, key))
@@ -399,7 +417,7 @@ static ssize_t vindex_find(const struct vindex *ix, const json_t *key)
  * upstream's linear scans find the first). The table is sized for every insertion up front. */
 static void vindex_add(struct vindex *ix, const json_t *key, size_t pos)
 {
-        size_t i = value_hash(key, 0) & ix->mask;
+        size_t i = value_hash(key, ix->seed) & ix->mask;
 
         for (; ix->slots[i].key; i = (i + 1) & ix->mask)
                 if (patch_value_equal(ix->slots[i].key, key))
