@@ -5,8 +5,8 @@
  * Operations run in order on a private deep copy of the original; the first failure stops the
  * patch. Every value inserted is a copy, so the result never shares nodes with the patch. */
 #include <errno.h>
-#include <inttypes.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 
 #include "api/patch-internal.h"
@@ -46,36 +46,37 @@ struct jp {
         struct error **reterr;
 };
 
-/* strconv.Atoi: optional sign and decimal digits, within 64 bits. On failure writes Go's message
- * into msg and returns -EINVAL. */
+/* strconv.Atoi on 64 bits: optional sign and decimal digits. As Go's ParseInt, the digits are
+ * read as an unsigned 64-bit value (a bad character is a syntax error unless that value
+ * overflowed first), then checked against the signed range. On failure writes Go's message
+ * into *msg and returns -EINVAL. */
 static int go_atoi(const char *s, long long *ret, char **msg)
 {
         const char *p = s;
         bool neg = false;
-        unsigned long long v = 0, limit;
+        unsigned long long v = 0;
 
         if (*p == '+' || *p == '-')
                 neg = *p++ == '-';
         if (!*p)
                 goto syntax;
-        limit = neg ? (unsigned long long) LLONG_MAX + 1 : (unsigned long long) LLONG_MAX;
         for (; *p; p++) {
+                unsigned d = (unsigned) (*p - '0');
+
                 if (*p < '0' || *p > '9')
                         goto syntax;
-                if (v > (limit - (unsigned) (*p - '0')) / 10)
+                if (v > (ULLONG_MAX - d) / 10)
                         goto range;
-                v = v * 10 + (unsigned) (*p - '0');
+                v = v * 10 + d;
         }
+        if (v > (unsigned long long) LLONG_MAX + (neg ? 1 : 0))
+                goto range;
         *ret = neg ? (long long) (0 - v) : (long long) v;
         return 0;
 syntax:
         *msg = xasprintf("strconv.Atoi: parsing \"%s\": invalid syntax", s);
         return -EINVAL;
 range:
-        /* Go also validates the syntax of the rest before reporting the range. */
-        for (; *p; p++)
-                if (*p < '0' || *p > '9')
-                        goto syntax;
         *msg = xasprintf("strconv.Atoi: parsing \"%s\": value out of range", s);
         return -EINVAL;
 }

@@ -204,6 +204,20 @@ static const struct json_case kube_cases[] = {
           "[{\"op\":\"remove\",\"path\":\"/a/99999999999999999999\"}]", NULL, -EBADMSG,
           "error in remove for path: '/a/99999999999999999999': strconv.Atoi: parsing "
           "\"99999999999999999999\": value out of range" },
+        { "an index past int64 then a bad character is a syntax error", "{\"a\":[1]}",
+          "[{\"op\":\"remove\",\"path\":\"/a/9223372036854775808x\"}]", NULL, -EBADMSG,
+          "error in remove for path: '/a/9223372036854775808x': strconv.Atoi: parsing "
+          "\"9223372036854775808x\": invalid syntax" },
+        { "an index past int64", "{\"a\":[1]}",
+          "[{\"op\":\"remove\",\"path\":\"/a/9223372036854775808\"}]", NULL, -EBADMSG,
+          "error in remove for path: '/a/9223372036854775808': strconv.Atoi: parsing "
+          "\"9223372036854775808\": value out of range" },
+        { "the smallest int64 index", "{\"a\":[1]}",
+          "[{\"op\":\"remove\",\"path\":\"/a/-9223372036854775808\"}]", NULL, -EBADMSG,
+          "error in remove for path: '/a/-9223372036854775808': Unable to access invalid index: "
+          "-9223372036854775808: invalid index referenced" },
+        { "a signed index with a plus", "{\"a\":[1,2]}",
+          "[{\"op\":\"remove\",\"path\":\"/a/+01\"}]", "{\"a\":[1]}", 0, NULL },
         { "remove below the start", "{\"a\":[1]}", "[{\"op\":\"remove\",\"path\":\"/a/-2\"}]", NULL,
           -EBADMSG,
           "error in remove for path: '/a/-2': Unable to access invalid index: -2: invalid index "
