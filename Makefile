@@ -72,6 +72,10 @@ fuzz-build: $(FUZZ_BINS)
 run: deps all
 	@bash scripts/run-dev.sh
 
+# API benchmark (see bench/run-api-bench.sh); results land in bench/results/.
+bench: all
+	bash bench/run-api-bench.sh
+
 format:
 	clang-format -i $(LIB_SRCS) $(CMD_SRCS) $(UNIT_SRCS) $(FUZZ_SRCS) $(wildcard src/*/*.h src/*/*/*.h)
 
