@@ -19,27 +19,6 @@
 #define ERR_INVALID_INDEX "invalid index referenced"
 #define ERR_TEST_FAILED   "test failed"
 
-/* The word encoding/json uses for a JSON value's type in "cannot unmarshal X into ...". */
-static const char *go_json_kind(const json_t *v)
-{
-        switch (json_typeof(v)) {
-        case JSON_OBJECT:
-                return "object";
-        case JSON_ARRAY:
-                return "array";
-        case JSON_STRING:
-                return "string";
-        case JSON_INTEGER:
-        case JSON_REAL:
-                return "number";
-        case JSON_TRUE:
-        case JSON_FALSE:
-                return "bool";
-        default:
-                return "null";
-        }
-}
-
 struct jp {
         json_t *doc;       /* the document being patched (owned) */
         size_t copy_bytes; /* bytes added by "copy" so far */
@@ -250,7 +229,7 @@ static int op_string(const json_t *op, const char *field, const char **ret, char
         }
         if (!json_is_string(v)) {
                 *msg = xasprintf("json: cannot unmarshal %s into Go value of type string",
-                                 go_json_kind(v));
+                                 json_go_kind(v));
                 return -EINVAL;
         }
         *ret = json_string_value(v);
@@ -506,18 +485,18 @@ int patch_json(const json_t *original, const json_t *patch, json_t **ret, struct
                 return error_set(reterr, EINVAL,
                                  "json: cannot unmarshal %s into Go value of type "
                                  "jsonpatch.partialDoc",
-                                 original ? go_json_kind(original) : "null");
+                                 original ? json_go_kind(original) : "null");
         /* K8S: DecodePatch failures are 400 BadRequest; null decodes as an empty patch. */
         if (patch && !json_is_null(patch) && !json_is_array(patch))
                 return error_set(reterr, EINVAL,
                                  "json: cannot unmarshal %s into Go value of type jsonpatch.Patch",
-                                 go_json_kind(patch));
+                                 json_go_kind(patch));
         json_array_foreach(patch, i, op)
                 if (!json_is_object(op) && !json_is_null(op))
                         return error_set(reterr, EINVAL,
                                          "json: cannot unmarshal %s into Go value of type "
                                          "jsonpatch.Operation",
-                                         go_json_kind(op));
+                                         json_go_kind(op));
         /* K8S: maxJSONPatchOperations, 413 RequestEntityTooLarge. */
         if (json_array_size(patch) > PATCH_JSON_MAX_OPS)
                 return error_set(reterr, E2BIG,

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "api/schema.h"
+#include "base/json.h"
 #include "api/schemas.h"
 #include "base/alloc.h"
 #include "base/quantity.h"
@@ -81,28 +82,6 @@ const struct schema *schema_for_kind(const char *kind)
 }
 
 /* ---- Go's spelling of values, types and strings ---- */
-
-/* K8S: UnmarshalTypeError.Value for a JSON value ("number", "bool", ...). */
-static const char *json_kind_word(const json_t *v)
-{
-        switch (json_typeof(v)) {
-        case JSON_OBJECT:
-                return "object";
-        case JSON_ARRAY:
-                return "array";
-        case JSON_STRING:
-                return "string";
-        case JSON_INTEGER:
-        case JSON_REAL:
-                return "number";
-        case JSON_TRUE:
-        case JSON_FALSE:
-                return "bool";
-        case JSON_NULL:
-        default:
-                return "null";
-        }
-}
 
 /* The number's JSON text. A real comes back in its shortest round-tripping form: jansson keeps
  * no source text, so "1e3" reads as "1000". Caller frees. */
@@ -679,7 +658,7 @@ static int check_object(struct walk *w, const struct schema *s, json_t *v, struc
         void *tmp;
 
         if (!json_is_object(v)) {
-                save_type_error(w, json_kind_word(v), s);
+                save_type_error(w, json_go_kind(v), s);
                 return 0;
         }
         json_object_foreach_safe(v, tmp, key, child)
@@ -726,7 +705,7 @@ static int check_map(struct walk *w, const struct schema *s, json_t *v, struct e
         void *tmp;
 
         if (!json_is_object(v)) {
-                save_type_error(w, json_kind_word(v), s);
+                save_type_error(w, json_go_kind(v), s);
                 return 0;
         }
         json_object_foreach_safe(v, tmp, key, child)
@@ -759,7 +738,7 @@ static int check_list(struct walk *w, const struct schema *s, json_t *v, struct 
         json_t *child;
 
         if (!json_is_array(v)) {
-                save_type_error(w, json_kind_word(v), s);
+                save_type_error(w, json_go_kind(v), s);
                 return 0;
         }
         json_array_foreach(v, i, child) {
@@ -839,7 +818,7 @@ static int check_value(struct walk *w, const struct schema *s, json_t *v, json_t
         switch (s->kind) {
         case SCHEMA_STRING:
                 if (!json_is_string(v))
-                        save_type_error(w, json_kind_word(v), s);
+                        save_type_error(w, json_go_kind(v), s);
                 break;
         case SCHEMA_INTEGER:
                 if (json_is_integer(v)) {
@@ -856,15 +835,15 @@ static int check_value(struct walk *w, const struct schema *s, json_t *v, json_t
                         cleanup_free char *desc = xasprintf("number %s", text);
                         save_type_error(w, desc, s);
                 } else
-                        save_type_error(w, json_kind_word(v), s);
+                        save_type_error(w, json_go_kind(v), s);
                 break;
         case SCHEMA_NUMBER:
                 if (!json_is_number(v))
-                        save_type_error(w, json_kind_word(v), s);
+                        save_type_error(w, json_go_kind(v), s);
                 break;
         case SCHEMA_BOOLEAN:
                 if (!json_is_boolean(v))
-                        save_type_error(w, json_kind_word(v), s);
+                        save_type_error(w, json_go_kind(v), s);
                 break;
         case SCHEMA_QUANTITY:
                 r = check_quantity(v, ret_new, reterr);
@@ -882,7 +861,7 @@ static int check_value(struct walk *w, const struct schema *s, json_t *v, json_t
                         cleanup_free char *desc = xasprintf("number %s", text);
                         r = fail_type_error(w, desc, "int32", reterr);
                 } else
-                        r = fail_type_error(w, json_kind_word(v), "int32", reterr);
+                        r = fail_type_error(w, json_go_kind(v), "int32", reterr);
                 break;
         case SCHEMA_TIME: {
                 /* K8S: Time.UnmarshalJSON: json.Unmarshal into a string, then time.Parse. */
@@ -890,7 +869,7 @@ static int check_value(struct walk *w, const struct schema *s, json_t *v, json_t
                 bool micro = s->go_type && streq(s->go_type, SCHEMA_GO_MICRO_TIME);
 
                 if (!json_is_string(v)) {
-                        r = fail_type_error(w, json_kind_word(v), "string", reterr);
+                        r = fail_type_error(w, json_go_kind(v), "string", reterr);
                         break;
                 }
                 r = parse_go_time(json_string_value(v), micro, &formatted, reterr);

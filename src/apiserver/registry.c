@@ -132,18 +132,40 @@ void registry_get(struct apiserver *s, const struct api_target *t, const struct 
         respond_object(t, req, resp, 200, obj);
 }
 
+/* The objects of t's collection that match the selectors; writes the error response. */
+static int list_matching(struct apiserver *s, const struct api_target *t,
+                         const struct label_selector *ls, const struct field_selector *fs,
+                         json_t **ret_items, uint64_t *ret_rv, struct api_response *resp)
+{
+        cleanup_error struct error *err = NULL;
+        cleanup_json json_t *items = NULL;
+        json_t *out, *obj;
+        size_t i;
+        int r = store_list(s->store, t->res->plural, t->res->namespaced ? t->ns : NULL, &items,
+                           ret_rv, &err);
+
+        if (r < 0) {
+                status_respond(resp, r, err ? err->message : "list failed", NULL);
+                return r;
+        }
+        out = json_array();
+        json_array_foreach(items, i, obj) {
+                if (object_matches(obj, ls, fs))
+                        json_array_append(out, obj);
+        }
+        *ret_items = out;
+        return 0;
+}
+
 void registry_list(struct apiserver *s, const struct api_target *t, const struct api_request *req,
                    struct api_response *resp)
 {
-        cleanup_error struct error *err = NULL;
-        cleanup_json json_t *items = NULL, *out = NULL, *doc = NULL;
+        cleanup_json json_t *out = NULL, *doc = NULL;
         struct label_selector *ls = NULL;
         struct field_selector *fs = NULL;
         const char *watch = api_request_query(req, "watch");
         uint64_t rv;
         char rvbuf[32];
-        size_t i;
-        json_t *obj;
         int r;
 
         if (request_selectors(t, req, resp, &ls, &fs) < 0)
@@ -152,21 +174,11 @@ void registry_list(struct apiserver *s, const struct api_target *t, const struct
                 watch_serve(s, t, req, resp, ls, fs);
                 return;
         }
-        r = store_list(s->store, t->res->plural, t->res->namespaced ? t->ns : NULL, &items, &rv,
-                       &err);
-        if (r < 0) {
-                label_selector_free(ls);
-                field_selector_free(fs);
-                status_respond(resp, r, err ? err->message : "list failed", NULL);
-                return;
-        }
-        out = json_array();
-        json_array_foreach(items, i, obj) {
-                if (object_matches(obj, ls, fs))
-                        json_array_append(out, obj);
-        }
+        r = list_matching(s, t, ls, fs, &out, &rv, resp);
         label_selector_free(ls);
         field_selector_free(fs);
+        if (r < 0)
+                return;
         (void) snprintf(rvbuf, sizeof(rvbuf), "%llu", (unsigned long long) rv);
         if (request_wants_table(req)) {
                 enum table_include include;
@@ -908,19 +920,14 @@ void registry_delete_collection(struct apiserver *s, const struct api_target *t,
         o.uid = o.rv = NULL;
         if (request_selectors(t, req, resp, &ls, &fs) < 0)
                 return;
-        r = store_list(s->store, t->res->plural, t->res->namespaced ? t->ns : NULL, &items, &rv,
-                       &err);
-        if (r < 0) {
-                label_selector_free(ls);
-                field_selector_free(fs);
-                status_respond(resp, r, err ? err->message : "list failed", NULL);
+        r = list_matching(s, t, ls, fs, &items, &rv, resp);
+        label_selector_free(ls);
+        field_selector_free(fs);
+        if (r < 0)
                 return;
-        }
         deleted = json_array();
         json_array_foreach(items, i, obj) {
                 struct api_target one = *t;
-                if (!object_matches(obj, ls, fs))
-                        continue;
                 one.ns = t->res->namespaced ? json_path_string(obj, "metadata.namespace") : NULL;
                 one.name = obj_name(obj);
                 if (delete_object(s, &one, req, resp, obj, &o, false) == 0)

@@ -58,3 +58,24 @@ bool json_is_empty(const json_t *v)
                 return json_array_size(v) == 0;
         return false;
 }
+
+const char *json_go_kind(const json_t *v)
+{
+        switch (json_typeof(v)) {
+        case JSON_OBJECT:
+                return "object";
+        case JSON_ARRAY:
+                return "array";
+        case JSON_STRING:
+                return "string";
+        case JSON_INTEGER:
+        case JSON_REAL:
+                return "number";
+        case JSON_TRUE:
+        case JSON_FALSE:
+                return "bool";
+        case JSON_NULL:
+        default:
+                return "null";
+        }
+}

@@ -20,6 +20,9 @@ const char *json_path_string(const json_t *root, const char *dotted);
 json_t *json_object_ensure(json_t *obj, const char *key);
 /* Serialises compactly with sorted keys off (insertion order kept); caller frees. */
 char *json_dump_compact(const json_t *v);
+/* K8S: the word Go's encoding/json uses for a value's type in "cannot unmarshal X into ...":
+ * "object", "array", "string", "number", "bool" or "null". */
+const char *json_go_kind(const json_t *v);
 /* True when v is NULL, JSON null, an empty object or an empty array. */
 bool json_is_empty(const json_t *v);
 

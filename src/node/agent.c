@@ -1,0 +1,337 @@
+/* agent.c: the node agent's loops: a watch of the pods bound to this node feeding a map, a
+ * sync loop that steps every pod through pod_worker_sync() and writes back status and events,
+ * and the node heartbeat. The agent keeps no state that the API and the host do not: after a
+ * restart it lists, finds the pods' folders and containers, and carries on. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/alloc.h"
+#include "base/json.h"
+#include "base/quantity.h"
+#include "client/client.h"
+#include "client/event.h"
+#include "node/agent.h"
+#include "node/node-status.h"
+#include "node/pod-worker.h"
+
+#define SYNC_PERIOD_MS  1000
+#define HEARTBEAT_S     10
+#define WATCH_TIMEOUT_S 300
+#define RETRY_DELAY_US  (500 * 1000)
+#define COMPONENT       "kubelet"
+
+struct node_agent {
+        struct api_client_options copts;
+        char *server_url, *ca_file, *token;
+        struct node_config node;
+        char *node_name, *data_dir, *allocatable;
+        struct api_client *watch_client, *sync_client, *beat_client;
+        struct pod_host *host;
+
+        pthread_mutex_t lock;
+        pthread_cond_t wake;
+        json_t *pods; /* uid -> Pod, as the watch last saw it */
+        bool listed;  /* the map reflects a full list: orphans can be told apart */
+        bool dirty;
+
+        pthread_t watch_thread, sync_thread, beat_thread;
+        atomic_bool stop;
+};
+
+static void wake_sync(struct node_agent *a)
+{
+        pthread_mutex_lock(&a->lock);
+        a->dirty = true;
+        pthread_cond_signal(&a->wake);
+        pthread_mutex_unlock(&a->lock);
+}
+
+static int on_pod_event(void *ud, const char *type, json_t *pod)
+{
+        struct node_agent *a = ud;
+        const char *uid = json_path_string(pod, "metadata.uid");
+
+        if (atomic_load(&a->stop))
+                return 1;
+        if (streq(type, "ERROR"))
+                return -ESTALE;
+        if (!uid)
+                return 0;
+        pthread_mutex_lock(&a->lock);
+        if (streq(type, "DELETED"))
+                json_object_del(a->pods, uid);
+        else
+                json_object_set(a->pods, uid, pod);
+        a->dirty = true;
+        pthread_cond_signal(&a->wake);
+        pthread_mutex_unlock(&a->lock);
+        return 0;
+}
+
+static void *watch_main(void *arg)
+{
+        struct node_agent *a = arg;
+
+        while (!atomic_load(&a->stop)) {
+                cleanup_json json_t *list = NULL;
+                cleanup_free char *path =
+                        xasprintf("/api/v1/pods?fieldSelector=spec.nodeName%%3D%s", a->node_name);
+                cleanup_free char *wpath = NULL;
+                long status = 0;
+                size_t i;
+                json_t *pod;
+
+                if (api_client_request(a->watch_client, "GET", path, NULL, NULL, 0, &status, &list,
+                                       NULL) < 0 ||
+                    status != 200) {
+                        usleep(RETRY_DELAY_US);
+                        continue;
+                }
+                pthread_mutex_lock(&a->lock);
+                json_object_clear(a->pods);
+                json_array_foreach(json_object_get(list, "items"), i, pod) {
+                        const char *uid = json_path_string(pod, "metadata.uid");
+                        if (uid)
+                                json_object_set(a->pods, uid, pod);
+                }
+                a->listed = true;
+                a->dirty = true;
+                pthread_cond_signal(&a->wake);
+                pthread_mutex_unlock(&a->lock);
+                wpath = xasprintf("%s&watch=true&resourceVersion=%s&timeoutSeconds=%d", path,
+                                  json_path_string(list, "metadata.resourceVersion") ?: "0",
+                                  WATCH_TIMEOUT_S);
+                (void) api_client_watch(a->watch_client, wpath, on_pod_event, a, NULL);
+        }
+        return NULL;
+}
+
+static void post_events(struct node_agent *a, const json_t *pod, struct pod_events *ev)
+{
+        for (size_t i = 0; i < ev->n; i++)
+                (void) api_client_event(a->sync_client, pod, ev->items[i].type, ev->items[i].reason,
+                                        ev->items[i].message, COMPONENT, a->node_name, NULL);
+}
+
+static void write_status(struct node_agent *a, const json_t *pod, const json_t *status)
+{
+        cleanup_json json_t *patch = NULL, *resp = NULL;
+        cleanup_free char *body = NULL, *path = NULL;
+        long code = 0;
+
+        if (json_equal(json_object_get(pod, "status"), (json_t *) status))
+                return;
+        /* Merge patch: our fields replace the stored ones (lists whole), others stay. */
+        patch = json_pack("{s:O}", "status", status);
+        body = json_dump_compact(patch);
+        path = xasprintf("/api/v1/namespaces/%s/pods/%s/status",
+                         json_path_string(pod, "metadata.namespace"),
+                         json_path_string(pod, "metadata.name"));
+        (void) api_client_request(a->sync_client, "PATCH", path, "application/merge-patch+json",
+                                  body, strlen(body), &code, &resp, NULL);
+}
+
+/* K8S: the kubelet finishes a graceful deletion with a zero-grace delete guarded by the uid. */
+static void finish_deletion(struct node_agent *a, const json_t *pod)
+{
+        cleanup_json json_t *opts = NULL, *resp = NULL;
+        cleanup_free char *body = NULL, *path = NULL;
+        long code = 0;
+
+        opts = json_pack("{s:s, s:s, s:i, s:{s:s}}", "kind", "DeleteOptions", "apiVersion", "v1",
+                         "gracePeriodSeconds", 0, "preconditions", "uid",
+                         json_path_string(pod, "metadata.uid"));
+        body = json_dump_compact(opts);
+        path = xasprintf("/api/v1/namespaces/%s/pods/%s",
+                         json_path_string(pod, "metadata.namespace"),
+                         json_path_string(pod, "metadata.name"));
+        (void) api_client_request(a->sync_client, "DELETE", path, "application/json", body,
+                                  strlen(body), &code, &resp, NULL);
+}
+
+static void sync_all(struct node_agent *a)
+{
+        cleanup_json json_t *snapshot = NULL, *known = NULL;
+        bool listed;
+        const char *uid;
+        json_t *pod;
+        size_t i;
+        json_t *k;
+
+        pthread_mutex_lock(&a->lock);
+        snapshot = json_deep_copy(a->pods);
+        listed = a->listed;
+        a->dirty = false;
+        pthread_mutex_unlock(&a->lock);
+
+        json_object_foreach(snapshot, uid, pod) {
+                cleanup_error struct error *err = NULL;
+                cleanup_json json_t *status = NULL;
+                struct pod_events ev = { .n = 0 };
+                int r = pod_worker_sync(a->host, pod, &status, &ev, &err);
+
+                post_events(a, pod, &ev);
+                pod_events_release(&ev);
+                if (r < 0) {
+                        (void) fprintf(stderr, "flexlet node: pod %s/%s: %s\n",
+                                       json_path_string(pod, "metadata.namespace"),
+                                       json_path_string(pod, "metadata.name"),
+                                       err ? err->message : strerror(-r));
+                        continue;
+                }
+                if (status)
+                        write_status(a, pod, status);
+                if (r == POD_SYNC_FINISHED)
+                        finish_deletion(a, pod);
+        }
+        if (!listed)
+                return;
+        /* What is on the host but no longer in the API: a pod deleted while we were away,
+         * or force-deleted. */
+        known = pod_host_known_uids(a->host);
+        json_array_foreach(known, i, k) {
+                cleanup_error struct error *err = NULL;
+                if (json_object_get(snapshot, json_string_value(k)))
+                        continue;
+                if (pod_host_remove_orphan(a->host, json_string_value(k), &err) < 0)
+                        (void) fprintf(stderr, "flexlet node: orphan pod %s: %s\n",
+                                       json_string_value(k), err ? err->message : "cleanup failed");
+        }
+}
+
+static void *sync_main(void *arg)
+{
+        struct node_agent *a = arg;
+
+        while (!atomic_load(&a->stop)) {
+                struct timespec deadline;
+
+                sync_all(a);
+                clock_gettime(CLOCK_REALTIME, &deadline);
+                deadline.tv_nsec += (long) SYNC_PERIOD_MS * 1000000L;
+                deadline.tv_sec += deadline.tv_nsec / 1000000000L;
+                deadline.tv_nsec %= 1000000000L;
+                pthread_mutex_lock(&a->lock);
+                while (!a->dirty && !atomic_load(&a->stop) &&
+                       pthread_cond_timedwait(&a->wake, &a->lock, &deadline) == 0)
+                        ;
+                pthread_mutex_unlock(&a->lock);
+        }
+        return NULL;
+}
+
+static void *beat_main(void *arg)
+{
+        struct node_agent *a = arg;
+
+        while (!atomic_load(&a->stop)) {
+                for (int i = 0; i < HEARTBEAT_S * 10 && !atomic_load(&a->stop); i++)
+                        usleep(100 * 1000);
+                if (!atomic_load(&a->stop))
+                        (void) node_heartbeat(a->beat_client, &a->node, NULL);
+        }
+        return NULL;
+}
+
+static int64_t allocatable_memory(const struct node_config *cfg)
+{
+        cleanup_json json_t *node = NULL;
+        const char *mem;
+        struct quantity q;
+        int64_t v = 0;
+
+        if (node_build(cfg, &node, NULL) < 0)
+                return 0;
+        mem = json_string_value(json_path(node, "status.allocatable.memory"));
+        if (!mem || quantity_parse(mem, &q, NULL) < 0 || quantity_value(&q, &v) < 0)
+                return 0;
+        return v;
+}
+
+static void agent_free(struct node_agent *a)
+{
+        api_client_free(a->watch_client);
+        api_client_free(a->sync_client);
+        api_client_free(a->beat_client);
+        pod_host_free(a->host);
+        json_decref(a->pods);
+        pthread_mutex_destroy(&a->lock);
+        pthread_cond_destroy(&a->wake);
+        free(a->server_url);
+        free(a->ca_file);
+        free(a->token);
+        free(a->node_name);
+        free(a->data_dir);
+        free(a->allocatable);
+        free(a);
+}
+
+int node_agent_start(const struct node_agent_options *o, struct node_agent **ret,
+                     struct error **reterr)
+{
+        struct node_agent *a = xcalloc(1, sizeof(*a));
+        struct pod_host_options ho;
+        int r;
+
+        pthread_mutex_init(&a->lock, NULL);
+        pthread_cond_init(&a->wake, NULL);
+        a->pods = json_object();
+        a->server_url = xstrdup(o->server_url);
+        a->ca_file = o->ca_file ? xstrdup(o->ca_file) : NULL;
+        a->token = o->token ? xstrdup(o->token) : NULL;
+        a->node_name = xstrdup(o->node_name);
+        a->data_dir = xstrdup(o->data_dir);
+        a->allocatable = o->allocatable ? xstrdup(o->allocatable) : NULL;
+        a->copts = (struct api_client_options){ .server_url = a->server_url,
+                                                .ca_file = a->ca_file,
+                                                .token = a->token };
+        a->node = (struct node_config){ .node_name = a->node_name,
+                                        .data_dir = a->data_dir,
+                                        .allocatable = a->allocatable };
+        /* The watch's idle timeout must outlast the server's heartbeat; the default does. */
+        r = api_client_new(&a->copts, &a->watch_client, reterr);
+        if (r >= 0)
+                r = api_client_new(&a->copts, &a->sync_client, reterr);
+        if (r >= 0)
+                r = api_client_new(&a->copts, &a->beat_client, reterr);
+        if (r >= 0)
+                r = node_register(a->sync_client, &a->node, reterr);
+        if (r >= 0) {
+                ho = (struct pod_host_options){ .node_name = a->node_name,
+                                                .data_dir = a->data_dir,
+                                                .cgroup_root = o->cgroup_root,
+                                                .allocatable_memory =
+                                                        allocatable_memory(&a->node) };
+                r = pod_host_open(&ho, &a->host, reterr);
+        }
+        if (r < 0) {
+                agent_free(a);
+                return r;
+        }
+        if (pthread_create(&a->watch_thread, NULL, watch_main, a) != 0 ||
+            pthread_create(&a->sync_thread, NULL, sync_main, a) != 0 ||
+            pthread_create(&a->beat_thread, NULL, beat_main, a) != 0)
+                abort(); /* thread creation only fails when the process is out of resources */
+        *ret = a;
+        return 0;
+}
+
+struct node_agent *node_agent_stop(struct node_agent *a)
+{
+        if (!a)
+                return NULL;
+        atomic_store(&a->stop, true);
+        wake_sync(a);
+        (void) pthread_join(a->sync_thread, NULL);
+        (void) pthread_join(a->beat_thread, NULL);
+        /* The watch ends at its next event or timeout; it owns nothing the others need, but
+         * it uses the map, so the agent is freed by the process exit rather than here. */
+        (void) pthread_detach(a->watch_thread);
+        return NULL;
+}

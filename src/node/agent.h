@@ -1,0 +1,30 @@
+/* agent.h: the node agent: registers this machine as a Node and keeps it Ready, watches the
+ * pods bound to it, runs them (pod-worker.c) and reports their status, all as an API client. */
+#ifndef FLEXLET_NODE_AGENT_H
+#define FLEXLET_NODE_AGENT_H
+
+#include <stdbool.h>
+
+#include "base/error.h"
+
+struct node_agent_options {
+        const char *server_url;
+        const char *ca_file;
+        const char *token;
+        const char *node_name;
+        const char *data_dir;      /* pods live under DATA_DIR/pods */
+        const char *cgroup_root;   /* every cgroup below it */
+        const char *allocatable;   /* --allocatable, or NULL */
+        const char *feature_gates; /* --feature-gates, or NULL */
+};
+
+struct node_agent;
+
+/* Registers the node (synchronously, so a failure is reported here) and starts the agent's
+ * threads. The options are copied. */
+int node_agent_start(const struct node_agent_options *o, struct node_agent **ret,
+                     struct error **reterr);
+/* Stops watching and syncing; running containers keep running (they outlive the agent). */
+struct node_agent *node_agent_stop(struct node_agent *a);
+
+#endif

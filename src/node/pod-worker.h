@@ -1,0 +1,54 @@
+/* pod-worker.h: drives one pod on this host toward its spec, one level-based step at a time:
+ * folder, cgroups, sandbox, volumes, init containers in order, sidecars, containers with their
+ * restart policy and crash-loop backoff; graceful termination and teardown on deletion. Never
+ * blocks for long: a step that must wait (a grace period, a backoff) returns and is looked at
+ * again on the next sync. */
+#ifndef FLEXLET_NODE_POD_WORKER_H
+#define FLEXLET_NODE_POD_WORKER_H
+
+#include <jansson.h>
+#include <stdint.h>
+
+#include "base/error.h"
+
+struct pod_host;
+
+struct pod_host_options {
+        const char *node_name;
+        const char *data_dir;
+        const char *cgroup_root;
+        int64_t allocatable_memory; /* bytes: the KEP-1967 ceiling of memory volumes */
+};
+
+int pod_host_open(const struct pod_host_options *o, struct pod_host **ret, struct error **reterr);
+struct pod_host *pod_host_free(struct pod_host *h);
+
+/* An event the worker wants recorded about the pod. */
+struct pod_event {
+        const char *type; /* "Normal", "Warning" */
+        const char *reason;
+        char *message; /* owned */
+};
+
+struct pod_events {
+        struct pod_event items[16];
+        size_t n;
+};
+void pod_events_release(struct pod_events *ev);
+
+enum pod_sync_result {
+        POD_SYNC_RUNNING,  /* keep syncing; *ret_status is the status to report */
+        POD_SYNC_FINISHED, /* deleted and everything on the host is gone: delete the object */
+};
+
+/* One step for pod. Sets *ret_status (new reference) to the status to report (NULL when
+ * there is nothing to report, e.g. after teardown) and appends events to ev. */
+int pod_worker_sync(struct pod_host *h, const json_t *pod, json_t **ret_status,
+                    struct pod_events *ev, struct error **reterr);
+
+/* The uids of the pods that have state on this host (DATA_DIR/pods/<uid>); JSON array. */
+json_t *pod_host_known_uids(struct pod_host *h);
+/* Removes everything of a pod the API no longer has: processes, mounts, cgroups, folder. */
+int pod_host_remove_orphan(struct pod_host *h, const char *uid, struct error **reterr);
+
+#endif
