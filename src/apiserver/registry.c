@@ -716,8 +716,17 @@ void registry_patch(struct apiserver *s, const struct api_target *t, const struc
                         return;
                 r = compute_patch(t, type, old, patch, &patched, &err);
                 if (r < 0) {
-                        status_respond(resp, r == -EINVAL ? EBADMSG : r,
-                                       err ? err->message : "the patch could not be applied", NULL);
+                        /* The engines' errno says which code: EINVAL an unusable patch (400),
+                         * EBADMSG one that does not apply (422), E2BIG one too big (413). */
+                        cleanup_free char *msg =
+                                type == PATCH_APPLY
+                                        ? xasprintf(
+                                                  "failed to create typed patch object (/%s, Kind=%s): %s",
+                                                  t->res->api_version, t->res->kind,
+                                                  err ? err->message : "invalid")
+                                        : xstrdup(err ? err->message
+                                                      : "the patch could not be applied");
+                        status_respond(resp, r, msg, NULL);
                         return;
                 }
                 if (!json_is_object(patched) || check_fields(t, patched, mode, resp) < 0 ||
