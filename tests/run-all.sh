@@ -4,7 +4,8 @@
 #   1. build, then the cmocka unit tests;
 #   2. the same unit tests built with clang under AddressSanitizer + UBSan;
 #   3. a short libFuzzer run of every fuzz target over its seed corpus;
-#   4. black-box API tests: `flexlet serve` on loopback driven by the real kubectl.
+#   4. black-box API tests: `flexlet serve` on loopback driven by the real kubectl;
+#   5. end-to-end node tests as root (they skip, saying why, when not root).
 # Every step reports TAP lines ("ok N - name" / "not ok N - name"); this script counts them and
 # ends with "N passed, N failed". A binary that dies without reporting counts as one failure.
 set -uo pipefail
@@ -97,6 +98,14 @@ fi
 
 echo "== API tests (real kubectl against flexlet serve)"
 for t in tests/api/test-*.sh; do
+        [ -f "$t" ] || continue
+        log="$log_dir/$(basename "$t").log"
+        bash "$t" >"$log" 2>&1
+        count_tap "$(basename "$t")" "$log" $?
+done
+
+echo "== end-to-end tests (root: real processes, cgroups, mounts)"
+for t in tests/e2e/test-*.sh; do
         [ -f "$t" ] || continue
         log="$log_dir/$(basename "$t").log"
         bash "$t" >"$log" 2>&1
