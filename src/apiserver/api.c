@@ -108,9 +108,10 @@ static void respond_version(struct api_response *resp)
 /* Splits path into at most max segments (in place in buf); returns the count or -1. */
 static int split_path(char *buf, char **seg, int max)
 {
+        char *save = NULL;
         int n = 0;
 
-        for (char *p = strtok(buf, "/"); p; p = strtok(NULL, "/")) {
+        for (char *p = strtok_r(buf, "/", &save); p; p = strtok_r(NULL, "/", &save)) {
                 if (n == max)
                         return -1;
                 seg[n++] = p;

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -381,6 +382,44 @@ static void test_watch_from_zero(void **state)
         api_response_release(&resp);
 }
 
+struct get_loop {
+        char path[128];
+        int failures;
+};
+
+static void *get_loop_main(void *arg)
+{
+        struct get_loop *g = arg;
+
+        for (int i = 0; i < 2000; i++)
+                if (call("GET", g->path, NULL, NULL, NULL, NULL, NULL) != 200)
+                        g->failures++;
+        return NULL;
+}
+
+/* Requests are handled on many threads at once: routing must keep no shared state. */
+static void test_concurrent_requests(void **state)
+{
+        struct get_loop loops[4];
+        pthread_t threads[4];
+
+        create_default_ns();
+        for (int i = 0; i < 4; i++) {
+                char name[16];
+                (void) snprintf(name, sizeof(name), "p%d", i);
+                assert_int_equal(create_pod(name, "x", NULL), 201);
+                (void) snprintf(loops[i].path, sizeof(loops[i].path),
+                                "/api/v1/namespaces/default/pods/%s", name);
+                loops[i].failures = 0;
+        }
+        for (int i = 0; i < 4; i++)
+                assert_int_equal(pthread_create(&threads[i], NULL, get_loop_main, &loops[i]), 0);
+        for (int i = 0; i < 4; i++) {
+                assert_int_equal(pthread_join(threads[i], NULL), 0);
+                assert_int_equal(loops[i].failures, 0);
+        }
+}
+
 static void test_discovery_and_openapi(void **state)
 {
         cleanup_json json_t *agg = NULL, *legacy = NULL, *root = NULL, *doc = NULL;
@@ -425,6 +464,7 @@ int main(void)
                 cmocka_unit_test_setup_teardown(test_delete, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_watch_from_zero, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_discovery_and_openapi, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_concurrent_requests, setup, teardown),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
