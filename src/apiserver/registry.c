@@ -942,8 +942,6 @@ void registry_delete_collection(struct apiserver *s, const struct api_target *t,
                 if (delete_object(s, &one, req, resp, obj, &o, false) == 0)
                         json_array_append(deleted, obj);
         }
-        label_selector_free(ls);
-        field_selector_free(fs);
         doc = json_pack("{s:s, s:s, s:{}, s:O}", "kind", t->res->list_kind, "apiVersion",
                         t->res->api_version, "metadata", "items", deleted);
         api_response_release(resp);

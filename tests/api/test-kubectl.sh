@@ -183,6 +183,21 @@ check_output "unknown resource type" "the server doesn't have a resource type" K
 check_equal "unsupported patch type is 415" "415" \
         "$(api PATCH /api/v1/namespaces/default/pods/web -H 'Content-Type: text/plain' -d '{}' -o /dev/null -w '%{http_code}')"
 
+# --- dry run, namespaces, replace, sorting
+check_output "create --dry-run=server validates and stores nothing" "pod/dry created (server dry run)" \
+        K33 create --dry-run=server -f <(jq '.metadata.name="dry"' "$M/pod-web.json")
+check_output "the dry-run pod was not stored" 'pods "dry" not found' K33 get pod dry
+check_output "create a namespace from a manifest" "namespace/team created" \
+        K33 create -f <(echo '{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"team"}}')
+check_equal "a new namespace is Active" "Active" "$(K33 get ns team -o jsonpath='{.status.phase}')"
+check_output "create a pod in it" "pod/web created" K33 create -n team -f "$M/pod-web.json"
+check_output "deleting the namespace" 'namespace "team" deleted' K33 delete ns team
+check_equal "its pods went with it" "404" "$(api GET /api/v1/namespaces/team/pods/web -o /dev/null -w '%{http_code}')"
+K33 get pod web -o json | jq '.metadata.labels.replaced="yes"' >"$SERVER_DIR/web-fresh.json"
+check_output "replace with the current resourceVersion" "pod/web replaced" K33 replace -f "$SERVER_DIR/web-fresh.json"
+names=$(K33 get pods --sort-by=.metadata.name -o name)
+check_equal "sort-by name" "$(sort <<<"$names")" "$names"
+
 # --- delete and wait
 check_output "delete" 'pod "app" deleted' K33 delete pod app
 K33 delete pod ssa --wait=false >/dev/null 2>&1

@@ -303,6 +303,27 @@ static void test_bad_input(void **state)
                 400);
 }
 
+static void test_namespace_delete_takes_contents(void **state)
+{
+        cleanup_json json_t *d = NULL, *g = NULL;
+
+        assert_int_equal(
+                call("POST", "/api/v1/namespaces", NULL, NULL, "application/json",
+                     "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"team\"}}",
+                     NULL),
+                201);
+        assert_int_equal(
+                call("POST", "/api/v1/namespaces/team/pods", NULL, NULL, "application/json",
+                     "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"w\"},\"spec\":{\"containers\":[{\"name\":\"c\",\"image\":\"i\"}]}}",
+                     NULL),
+                201);
+        assert_int_equal(call("DELETE", "/api/v1/namespaces/team", NULL, NULL, "application/json",
+                              "{\"propagationPolicy\":\"Background\"}", &d),
+                         200);
+        assert_int_equal(call("GET", "/api/v1/namespaces/team/pods/w", NULL, NULL, NULL, NULL, &g),
+                         404);
+}
+
 static void test_binding(void **state)
 {
         cleanup_json json_t *b1 = NULL, *b2 = NULL, *pod = NULL;
@@ -461,6 +482,8 @@ int main(void)
                 cmocka_unit_test_setup_teardown(test_resize, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_bad_input, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_binding, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_namespace_delete_takes_contents, setup,
+                                                teardown),
                 cmocka_unit_test_setup_teardown(test_delete, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_watch_from_zero, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_discovery_and_openapi, setup, teardown),
