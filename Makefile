@@ -51,11 +51,11 @@ deps:
 test: deps
 	@bash tests/run-all.sh
 
-# Sanitizer build of the unit tests (clang, AddressSanitizer + UndefinedBehaviorSanitizer).
+# Sanitizer build of the unit tests and the binary (clang, AddressSanitizer + UBSan).
 test-asan:
 	$(MAKE) BUILD=build-asan CC=clang \
 	  CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
-	  LDFLAGS="-fsanitize=address,undefined" unit-tests
+	  LDFLAGS="-fsanitize=address,undefined" unit-tests build-asan/flexlet
 
 # libFuzzer targets (clang), each run briefly over its seed corpus.
 FUZZ_BINS := $(FUZZ_SRCS:%.c=build-fuzz/%)

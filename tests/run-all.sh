@@ -96,12 +96,15 @@ if build_step fuzz make -j"$nproc" fuzz-build; then
         done
 fi
 
-echo "== API tests (real kubectl against flexlet serve)"
-for t in tests/api/test-*.sh; do
-        [ -f "$t" ] || continue
-        log="$log_dir/$(basename "$t").log"
-        bash "$t" >"$log" 2>&1
-        count_tap "$(basename "$t")" "$log" $?
+echo "== API tests (real kubectl against flexlet serve, plain and under ASan+UBSan)"
+for bin in build/flexlet build-asan/flexlet; do
+        [ -x "$bin" ] || continue
+        for t in tests/api/test-*.sh; do
+                [ -f "$t" ] || continue
+                log="$log_dir/$(basename "$t")-$(dirname "$bin").log"
+                FLEXLET_BIN="$PWD/$bin" ASAN_OPTIONS=detect_leaks=1 bash "$t" >"$log" 2>&1
+                count_tap "$(basename "$t") ($bin)" "$log" $?
+        done
 done
 
 echo "== end-to-end tests (root: real processes, cgroups, mounts)"

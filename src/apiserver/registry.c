@@ -914,7 +914,6 @@ void registry_delete(struct apiserver *s, const struct api_target *t, const stru
 void registry_delete_collection(struct apiserver *s, const struct api_target *t,
                                 const struct api_request *req, struct api_response *resp)
 {
-        cleanup_error struct error *err = NULL;
         cleanup_json json_t *items = NULL, *body = NULL, *deleted = NULL, *doc = NULL;
         struct label_selector *ls = NULL;
         struct field_selector *fs = NULL;
