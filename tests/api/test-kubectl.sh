@@ -205,4 +205,5 @@ check "wait --for=delete" K33 wait --for=delete pod/ssa --timeout=10s
 check_output "deleted pod is gone" 'pods "app" not found' K33 get pod app
 check_output "default namespace may not be deleted" 'namespaces "default" is forbidden: this namespace may not be deleted' K33 delete ns default
 
+server_check_log
 tap_done

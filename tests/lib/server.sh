@@ -26,6 +26,17 @@ server_stop() {
         fi
 }
 
+# server_check_log: stops the server and reports whether its log is free of sanitizer reports
+# (memory errors, leaks, undefined behaviour) and crashes.
+server_check_log() {
+        server_stop
+        if grep -qE "AddressSanitizer|LeakSanitizer|runtime error:|Segmentation fault" "$SERVER_DIR/server.log"; then
+                not_ok "server exits cleanly (no sanitizer report)" "$(grep -E -A12 "ERROR|runtime error" "$SERVER_DIR/server.log" | head -40)"
+        else
+                ok "server exits cleanly (no sanitizer report)"
+        fi
+}
+
 server_cleanup() {
         server_stop
         [ -n "${SERVER_DIR:-}" ] && rm -rf "$SERVER_DIR"
