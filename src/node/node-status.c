@@ -182,7 +182,9 @@ int node_build(const struct node_config *cfg, json_t **ret, struct error **reter
                 r = node_parse_resource_list(cfg->allocatable, &override, reterr);
                 if (r < 0) {
                         json_decref(capacity);
-                        return error_wrap(reterr, "--allocatable");
+                        if (reterr)
+                                (void) error_wrap(reterr, "--allocatable");
+                        return r;
                 }
                 json_object_foreach(override, key, v) {
                         json_object_set(allocatable, key, v);
