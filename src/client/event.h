@@ -11,8 +11,8 @@ struct api_client;
 
 /* Posts an Event about obj (a Pod, Node, ...: kind, name, namespace, uid and resourceVersion
  * are taken from it). type is "Normal" or "Warning"; host may be NULL. */
-int api_client_event(struct api_client *c, const json_t *obj, const char *type,
-                     const char *reason, const char *message, const char *component,
-                     const char *host, struct error **reterr);
+int api_client_event(struct api_client *c, const json_t *obj, const char *type, const char *reason,
+                     const char *message, const char *component, const char *host,
+                     struct error **reterr);
 
 #endif
