@@ -1,5 +1,5 @@
 /* serve.c: `flexlet serve`, the all-in-one cluster: credentials, the SQLite store, the API
- * server over HTTPS, the bootstrap namespaces, then wait for SIGINT/SIGTERM.
+ * server over HTTPS, the bootstrap namespaces, the scheduler, then wait for SIGINT/SIGTERM.
  * Flags for parts still to come (node agent, etcd) are accepted, checked and documented. */
 #include <errno.h>
 #include <getopt.h>
@@ -19,6 +19,7 @@
 #include "base/error.h"
 #include "base/json.h"
 #include "cmd/cmd.h"
+#include "controllers/scheduler.h"
 #include "store/store.h"
 
 struct serve_flags {
@@ -185,6 +186,8 @@ int cmd_serve(int argc, char **argv)
         struct store *store = NULL;
         struct apiserver *api = NULL;
         struct http_server *http = NULL;
+        struct scheduler *sched = NULL;
+        cleanup_free char *ca_file = NULL;
         sigset_t sigs;
         int sig, r;
 
@@ -256,6 +259,22 @@ int cmd_serve(int argc, char **argv)
         bootstrap_namespace(api, pki_admin_token(pki), "kube-system");
         bootstrap_namespace(api, pki_admin_token(pki), "kube-public");
         bootstrap_namespace(api, pki_admin_token(pki), "kube-node-lease");
+        /* The controllers are API clients like any other, over loopback HTTPS. */
+        ca_file = xasprintf("%s/pki/ca.crt", f.data_dir);
+        {
+                struct api_client_options co = { .server_url = url,
+                                                 .ca_file = ca_file,
+                                                 .token = pki_admin_token(pki) };
+                r = scheduler_start(&co, &sched, &err);
+        }
+        if (r < 0) {
+                (void) fprintf(stderr, "flexlet serve: scheduler: %s\n", err->message);
+                http_server_stop(http);
+                apiserver_free(api);
+                store_close(store);
+                pki_free(pki);
+                return 1;
+        }
         apiserver_set_ready(api, true);
 
         kubeconfig = xasprintf("%s/kubeconfig", f.data_dir);
@@ -265,6 +284,7 @@ int cmd_serve(int argc, char **argv)
         (void) sigwait(&sigs, &sig);
         (void) fprintf(stderr, "flexlet: %s, shutting down\n", strsignal(sig));
 
+        scheduler_stop(sched);
         http_server_stop(http);
         apiserver_free(api);
         store_close(store);
