@@ -235,27 +235,24 @@ static int check_fields(const struct api_target *t, json_t *obj, enum field_vali
                 return r;
         }
         if (unknown.len && mode == FIELD_VALIDATION_STRICT) {
-                /* "unknown field \"a\"\nunknown field \"b\"\n" -> comma-separated */
-                while (unknown.len && unknown.buf[unknown.len - 1] == '\n')
-                        unknown.buf[--unknown.len] = '\0';
-                for (char *p = unknown.buf; (p = strchr(p, '\n'));)
-                        *p = ',';
+                /* K8S: the unknown fields, comma-separated, after "strict decoding error: ". */
+                struct strbuf joined;
+
+                strbuf_init(&joined);
+                for (char *line = unknown.buf, *nl; (nl = strchr(line, '\n')); line = nl + 1)
+                        strbuf_addf(&joined, "%s%.*s", joined.len ? ", " : "", (int) (nl - line),
+                                    line);
                 msg = xasprintf("%s in version \"%s\" cannot be handled as a %s: strict decoding "
                                 "error: %s",
-                                t->res->kind, t->res->version, t->res->kind, unknown.buf);
-                for (char *p = msg; (p = strstr(p, ",unknown"));)
-                        memmove(p + 2, p + 1, strlen(p + 1) + 1), p[0] = ',', p[1] = ' ', p += 2;
+                                t->res->kind, t->res->version, t->res->kind, joined.buf);
                 status_respond(resp, EINVAL, msg, NULL);
+                strbuf_release(&joined);
                 strbuf_release(&unknown);
                 return -EINVAL;
         }
-        if (unknown.len && mode == FIELD_VALIDATION_WARN) {
-                char *line = unknown.buf, *nl;
-                for (; (nl = strchr(line, '\n')); line = nl + 1) {
-                        *nl = '\0';
-                        strbuf_addf(&resp->warnings, "%s\n", line);
-                }
-        }
+        /* Warn: one Warning header per unknown field (same one-per-line form). */
+        if (mode == FIELD_VALIDATION_WARN)
+                strbuf_add(&resp->warnings, unknown.buf, unknown.len);
         strbuf_release(&unknown);
         return 0;
 }

@@ -291,12 +291,12 @@ static void test_bad_input(void **state)
         assert_int_equal(
                 call("POST", "/api/v1/namespaces/default/pods", "fieldValidation=Strict", NULL,
                      "application/json",
-                     "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"s\"},\"spec\":{\"foo\":1,\"containers\":[{\"name\":\"c\",\"image\":\"i\"}]}}",
+                     "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"s\"},\"spec\":{\"foo\":1,\"bar\":2,\"containers\":[{\"name\":\"c\",\"image\":\"i\"}]}}",
                      &r3),
                 400);
         assert_string_equal(
                 json_string_value(json_object_get(r3, "message")),
-                "Pod in version \"v1\" cannot be handled as a Pod: strict decoding error: unknown field \"spec.foo\"");
+                "Pod in version \"v1\" cannot be handled as a Pod: strict decoding error: unknown field \"spec.foo\", unknown field \"spec.bar\"");
         assert_int_equal(call("GET", "/api/v1/widgets", NULL, NULL, NULL, NULL, &r4), 404);
         assert_int_equal(
                 call("GET", "/api/v1/pods", "fieldSelector=spec.foo=x", NULL, NULL, NULL, &r5),
