@@ -63,7 +63,7 @@ static int v2_detect(struct cgroup_manager *m, struct error **reterr)
         return 0;
 }
 
-/* K8S: a v2 cgroup's children get a controller only when the cgroup lists it in
+/* Kernel rule: a v2 cgroup's children get a controller only when the cgroup lists it in
  * cgroup.subtree_control; only missing ones are written ("+cpu +memory"), so a cgroup that
  * already has them is never touched (writing would fail with EBUSY on one holding processes,
  * the "no internal processes" rule). */

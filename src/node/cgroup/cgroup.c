@@ -367,8 +367,8 @@ int cg_manager_open_fs(const char *sysfs_root, const char *flexlet_root, const s
         if (m->sysfs_fd < 0)
                 return error_set(reterr, errno, "open cgroups at \"%s\": %s", m->sysfs_root,
                                  strerror(errno));
-        /* K8S: libcontainer IsCgroup2UnifiedMode looks at the filesystem type of /sys/fs/cgroup;
-         * cgroup.controllers exists only at a cgroup2 root, which also works for a test tree */
+        /* libcontainer's IsCgroup2UnifiedMode (which the kubelet uses) looks at the filesystem
+         * type; cgroup.controllers exists only at a cgroup2 root, and a test tree can have it */
         m->ops = faccessat(m->sysfs_fd, "cgroup.controllers", F_OK, 0) == 0 ? &cgroup_ops_v2
                                                                             : &cgroup_ops_v1;
         if ((r = m->ops->detect(m, reterr)) < 0)

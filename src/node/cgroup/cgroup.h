@@ -133,7 +133,8 @@ int cgroup_pids(struct cgroup_manager *m, const char *relpath, pid_t **ret, size
 int cgroup_kill(struct cgroup_manager *m, const char *relpath, struct error **reterr);
 /* Removes relpath and every cgroup below it, deepest first, in every hierarchy. A cgroup that
  * is already gone is success; one that still holds processes fails with the kernel's EBUSY
- * (kill first). relpath "" removes the flexlet root itself. */
+ * (kill first). relpath "" removes the flexlet root itself, after which the manager is only
+ * good for cgroup_manager_free. */
 int cgroup_destroy(struct cgroup_manager *m, const char *relpath, struct error **reterr);
 
 #endif

@@ -118,7 +118,7 @@ static int fake_mkdir_at(int dirfd, const char *name, void *userdata)
         assert_true(n > 0);
         parent[n] = '\0';
         dir = xasprintf("%s/%s", parent, name);
-        /* K8S: a child's controllers are what its parent enabled for its subtree */
+        /* kernel: a child's controllers are what its parent enabled for its subtree */
         sc = get(parent, "cgroup.subtree_control");
         on = ctrl_bits(sc);
         free(sc);
@@ -250,7 +250,7 @@ static void test_open_enables_controllers(void **state)
 
         assert_int_equal(cgroup_manager_version(fx->m), CGROUP_V2);
         assert_string_equal(cgroup_version_to_string(CGROUP_V2), "v2");
-        /* K8S: controllers are enabled from the root down to the flexlet root */
+        /* controllers are enabled from the root down to the flexlet root */
         assert_file(fx->root, "cgroup.subtree_control", "+cpu +memory +pids");
         assert_file(fl, "cgroup.controllers", "cpu memory pids\n");
         assert_file(fl, "cgroup.subtree_control", "+cpu +memory +pids");
@@ -624,7 +624,7 @@ static void test_kill_with_cgroup_kill(void **state)
         assert_int_equal(cgroup_create(fx->m, "pod4/c", NULL), 0);
         p = path_of(fx, "pod4");
         assert_int_equal(cgroup_kill(fx->m, "pod4", NULL), 0);
-        /* K8S-adjacent: one write of "1" to cgroup.kill kills the subtree */
+        /* one write of "1" to cgroup.kill kills the subtree */
         assert_file(p, "cgroup.kill", "1");
         free(p);
         /* nothing to kill where there is no cgroup */
