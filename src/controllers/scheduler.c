@@ -41,52 +41,40 @@ struct scheduler {
         atomic_bool stop;
 };
 
-/* A copy of pod whose containers' requests are their allocated resources (where reported). */
-static json_t *pod_with_allocated(const json_t *pod)
+/* The allocated requests of a pod's containers as an overlay for pod_requests_overlay():
+ * {name: {"requests": status.*ContainerStatuses[name].allocatedResources}}. */
+static json_t *allocated_overlay(const json_t *pod)
 {
-        static const char *const resources[] = { "cpu", "memory" };
-        json_t *copy = json_deep_copy(pod);
-        static const char *const lists[][2] = { { "spec.containers", "status.containerStatuses" },
-                                                { "spec.initContainers",
-                                                  "status.initContainerStatuses" } };
+        static const char *const lists[] = { "status.containerStatuses",
+                                             "status.initContainerStatuses" };
+        json_t *by_name = json_object();
 
         for (size_t l = 0; l < ARRAY_SIZE(lists); l++) {
-                json_t *containers = json_path(copy, lists[l][0]);
-                const json_t *statuses = json_path(pod, lists[l][1]);
-                size_t i, j;
-                json_t *c, *st;
+                size_t i;
+                json_t *st;
 
-                json_array_foreach(containers, i, c) {
-                        json_array_foreach(statuses, j, st) {
-                                const json_t *alloc = json_object_get(st, "allocatedResources");
-                                json_t *req;
-                                if (!alloc ||
-                                    !streq(json_string_value(json_object_get(st, "name")) ?: "",
-                                           json_string_value(json_object_get(c, "name")) ?: ""))
-                                        continue;
-                                req = json_object_ensure(json_object_ensure(c, "resources"),
-                                                         "requests");
-                                for (size_t k = 0; k < ARRAY_SIZE(resources); k++)
-                                        if (json_object_get(alloc, resources[k]))
-                                                json_object_set(
-                                                        req, resources[k],
-                                                        json_object_get(alloc, resources[k]));
-                        }
+                json_array_foreach(json_path(pod, lists[l]), i, st) {
+                        const char *name = json_string_value(json_object_get(st, "name"));
+                        json_t *alloc = json_object_get(st, "allocatedResources");
+                        if (name && json_is_object(alloc))
+                                json_object_set_new(by_name, name,
+                                                    json_pack("{s:O}", "requests", alloc));
                 }
         }
-        return copy;
+        return by_name;
 }
 
 int scheduler_pod_requests(const json_t *pod, int64_t *ret_milli_cpu, int64_t *ret_memory)
 {
-        cleanup_json json_t *alloc = pod_with_allocated(pod);
+        cleanup_json json_t *allocated = allocated_overlay(pod);
+        struct pod_resources_overlay ov = { .containers = allocated };
         int64_t cpu = 0, mem = 0, acpu = 0, amem = 0;
         int r;
 
         r = pod_requests(pod, &cpu, &mem);
         if (r < 0)
                 return r;
-        r = pod_requests(alloc, &acpu, &amem);
+        r = pod_requests_overlay(pod, &ov, &acpu, &amem);
         if (r < 0)
                 return r;
         *ret_milli_cpu = cpu > acpu ? cpu : acpu;
