@@ -34,6 +34,11 @@
 #define TAG_BINARY    TAG_PREFIX "binary"
 #define TAG_MERGE     TAG_PREFIX "merge"
 
+static bool is_digit(char c)
+{
+        return c >= '0' && c <= '9';
+}
+
 /* ---- arena: every node and Go value of one call lives here and is freed at once ---- */
 
 #define ARENA_BLOCK (64u * 1024)
@@ -306,10 +311,29 @@ static size_t break_width(const char *p, const char *end)
         return 0;
 }
 
+/* The start of 0-based line `line` of UTF-8 input. */
+static const char *rawscan_line(const struct rawscan *rs, size_t line)
+{
+        const char *p =
+                rs->data + (rs->len >= 3 && memcmp(rs->data, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0);
+        const char *end = rs->data + rs->len;
+        size_t w;
+
+        while (line > 0 && p < end) {
+                while (p < end && !(w = break_width(p, end)))
+                        p++;
+                if (p < end) {
+                        p += w;
+                        line--;
+                }
+        }
+        return p;
+}
+
 /* The 0-based line of the first "%YAML" directive in UTF-8 input, else fallback. */
 static size_t rawscan_version_line(const struct rawscan *rs, size_t fallback)
 {
-        const char *p = rs->data + rs->off, *end = rs->data + rs->len;
+        const char *p = rawscan_line(rs, 0), *end = rs->data + rs->len;
         size_t line = 0, w;
 
         if (rs->len >= 2 && (unsigned char) rs->data[0] >= 0xFE)
@@ -327,27 +351,35 @@ static size_t rawscan_version_line(const struct rawscan *rs, size_t fallback)
         return fallback;
 }
 
-static int rawscan_quoted(struct rawscan *rs, const yaml_event_t *ev, struct error **reterr)
+/* Scans the double-quoted scalar at character index `index` (on 0-based line `line`) up to
+ * its closing quote or character index `limit`, failing as go-yaml does on a "\/" escape. */
+static int rawscan_quoted(struct rawscan *rs, size_t index, size_t line, size_t limit,
+                          struct error **reterr)
 {
         const char *p, *end = rs->data + rs->len;
-        size_t line = ev->start_mark.line, w;
+        size_t w;
 
         if (!rs->enabled)
                 return 0;
-        while (rs->index < ev->start_mark.index && rs->off < rs->len) {
+        if (index < rs->index) {
+                rs->index = 0;
+                rs->off = rs->len >= 3 && memcmp(rs->data, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
+        }
+        while (rs->index < index && rs->off < rs->len) {
                 rs->off += utf8_width((unsigned char) rs->data[rs->off]);
                 rs->index++;
         }
         p = rs->data + rs->off;
         if (p >= end || *p != '"')
                 return 0;
-        for (p++; p < end && *p != '"'; p += w) {
+        for (p++, index++; p < end && *p != '"' && index < limit; p += w, index++) {
                 w = break_width(p, end);
                 if (w) {
                         line++;
+                        index += w == 2 && *p == '\r'; /* libyaml counts CR LF as two */
                         continue;
                 }
-                w = 1;
+                w = utf8_width((unsigned char) *p);
                 if (*p != '\\' || p + 1 >= end)
                         continue;
                 if (p[1] == '/') {
@@ -359,11 +391,55 @@ static int rawscan_quoted(struct rawscan *rs, const yaml_event_t *ev, struct err
                                                  line + 1);
                         return error_set(reterr, EINVAL, "yaml: found unknown escape character");
                 }
+                /* skip the escaped character too (an escaped line break counts as one) */
                 w = break_width(p + 1, end);
                 if (w)
-                        line++; /* an escaped line break */
-                w = 1 + (w ? w : 1);
+                        line++;
+                index += 1 + (w == 2 && p[1] == '\r');
+                w = 1 + (w ? w : utf8_width((unsigned char) p[1]));
         }
+        return 0;
+}
+
+/* Does the text after "%YAML" read " 1.1"? */
+static bool version_is_1_1(const char *p)
+{
+        unsigned long major, minor;
+        char *end;
+
+        if (*p != ' ' && *p != '\t')
+                return true; /* not a version directive: let libyaml's error stand */
+        while (*p == ' ' || *p == '\t')
+                p++;
+        if (!is_digit(*p))
+                return true;
+        major = strtoul(p, &end, 10);
+        if (*end != '.' || !is_digit(end[1]))
+                return true;
+        minor = strtoul(end + 1, &end, 10);
+        return major == 1 && minor == 1;
+}
+
+/* libyaml failed: would go-yaml's scanner have failed earlier, on a "\/" in the quoted scalar
+ * being scanned (scanner error) or in the token the parser choked on (parser error)? */
+static int rawscan_failure(struct rawscan *rs, const yaml_parser_t *p, struct error **reterr)
+{
+        size_t line = rawscan_version_line(rs, SIZE_MAX);
+        const char *v = line == SIZE_MAX ? NULL : rawscan_line(rs, line);
+
+        /* go-yaml checks the version directive before it reads any further */
+        if (v && line < p->problem_mark.line && !version_is_1_1(v + 5))
+                return line ? error_set(reterr, EINVAL,
+                                        "yaml: line %zu: found incompatible YAML document", line)
+                            : error_set(reterr, EINVAL, "yaml: found incompatible YAML document");
+        if (p->error == YAML_SCANNER_ERROR && p->context &&
+            (streq(p->context, "while scanning a quoted scalar") ||
+             streq(p->context, "while parsing a quoted scalar")))
+                return rawscan_quoted(rs, p->context_mark.index, p->context_mark.line,
+                                      p->problem_mark.index, reterr);
+        if (p->error == YAML_PARSER_ERROR)
+                return rawscan_quoted(rs, p->problem_mark.index, p->problem_mark.line, SIZE_MAX,
+                                      reterr);
         return 0;
 }
 
@@ -380,8 +456,10 @@ static int parse_document(struct y2j *y, yaml_parser_t *p, struct rawscan *rs,
         int r = 0;
 
         while (!done) {
-                if (!yaml_parser_parse(p, &ev))
-                        return parse_fail(p, reterr);
+                if (!yaml_parser_parse(p, &ev)) {
+                        r = rawscan_failure(rs, p, reterr);
+                        return r < 0 ? r : parse_fail(p, reterr);
+                }
                 n = NULL;
                 switch (ev.type) {
                 case YAML_STREAM_START_EVENT:
@@ -430,7 +508,8 @@ static int parse_document(struct y2j *y, yaml_parser_t *p, struct rawscan *rs,
                 }
                 case YAML_SCALAR_EVENT:
                         if (ev.data.scalar.style == YAML_DOUBLE_QUOTED_SCALAR_STYLE) {
-                                r = rawscan_quoted(rs, &ev, reterr);
+                                r = rawscan_quoted(rs, ev.start_mark.index, ev.start_mark.line,
+                                                   SIZE_MAX, reterr);
                                 if (r < 0)
                                         break;
                         }
@@ -600,11 +679,6 @@ static int decimal_to_double(const char *s, double *ret)
                 return -EINVAL;
         *ret = f;
         return 0;
-}
-
-static bool is_digit(char c)
-{
-        return c >= '0' && c <= '9';
 }
 
 /* go-yaml's yamlStyleFloat: ^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$ */
