@@ -13,6 +13,7 @@
 #include "api/field-error.h"
 #include "api/patch.h"
 #include "api/selector.h"
+#include "api/yaml.h"
 #include "apiserver/apiserver-internal.h"
 #include "apiserver/status.h"
 #include "apiserver/table.h"
@@ -258,9 +259,22 @@ static int check_fields(const struct api_target *t, json_t *obj, enum field_vali
 }
 
 /* Parses a JSON request body; writes a 400 on failure. */
+/* True for the YAML media types kube-apiserver decodes: application/yaml bodies and
+ * server-side apply's application/apply-patch+yaml. */
+static bool is_yaml(const char *content_type)
+{
+        size_t n = content_type ? strcspn(content_type, "; ") : 0;
+
+        return (n == 16 && strncmp(content_type, "application/yaml", n) == 0) ||
+               (n == 28 && strncmp(content_type, "application/apply-patch+yaml", n) == 0);
+}
+
+/* Decodes a request body: JSON, or YAML when the Content-Type says so (JSON is YAML too, and
+ * what kubectl sends, so a body that opens with '{' or '[' takes the JSON parser). */
 static json_t *parse_body(const struct api_request *req, struct api_response *resp,
                           const char *what)
 {
+        size_t skip = 0;
         json_error_t jerr;
         json_t *obj;
         cleanup_free char *msg = NULL;
@@ -268,6 +282,17 @@ static json_t *parse_body(const struct api_request *req, struct api_response *re
         if (req->body_len == 0) {
                 status_respond(resp, EINVAL, "the body of the request was empty", NULL);
                 return NULL;
+        }
+        while (skip < req->body_len && strchr(" \t\r\n", req->body[skip]))
+                skip++;
+        if (is_yaml(req->content_type) && skip < req->body_len && req->body[skip] != '{' &&
+            req->body[skip] != '[') {
+                cleanup_error struct error *err = NULL;
+                if (yaml_to_json(req->body, req->body_len, &obj, &err) < 0) {
+                        status_respond(resp, EINVAL, err->message, NULL);
+                        return NULL;
+                }
+                return obj;
         }
         obj = json_loadb(req->body, req->body_len, JSON_DECODE_ANY, &jerr);
         if (!obj) {

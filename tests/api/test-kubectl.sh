@@ -198,6 +198,30 @@ check_output "replace with the current resourceVersion" "pod/web replaced" K33 r
 names=$(K33 get pods --sort-by=.metadata.name -o name)
 check_equal "sort-by name" "$(sort <<<"$names")" "$names"
 
+# --- YAML bodies (other clients than kubectl send them)
+yaml_pod='apiVersion: v1
+kind: Pod
+metadata:
+  name: yamlpod
+  labels: {app: yaml}
+spec:
+  containers:
+  - name: c
+    image: busybox
+    resources:
+      requests: {cpu: 100m}
+'
+check_equal "create with an application/yaml body" "201" \
+        "$(api POST /api/v1/namespaces/default/pods -H 'Content-Type: application/yaml' --data-binary "$yaml_pod" -o /dev/null -w '%{http_code}')"
+check_equal "the YAML pod is stored as sent" "yaml 100m" \
+        "$(K33 get pod yamlpod -o jsonpath='{.metadata.labels.app} {.spec.containers[0].resources.requests.cpu}')"
+check_equal "server-side apply with a YAML body" "200" \
+        "$(api PATCH '/api/v1/namespaces/default/pods/yamlpod?fieldManager=curl' -H 'Content-Type: application/apply-patch+yaml' \
+                --data-binary "${yaml_pod/app: yaml/app: yaml2}" -o /dev/null -w '%{http_code}')"
+check_equal "the apply merged the YAML label" "yaml2" "$(K33 get pod yamlpod -o jsonpath='{.metadata.labels.app}')"
+check_output "bad YAML is a 400 with the parser's words" "yaml: line" \
+        api POST /api/v1/namespaces/default/pods -H 'Content-Type: application/yaml' --data-binary $'a: b\n c: d: e'
+
 # --- delete and wait
 check_output "delete" 'pod "app" deleted' K33 delete pod app
 K33 delete pod ssa --wait=false >/dev/null 2>&1
