@@ -1,0 +1,187 @@
+/* runtime-internal.h: what the runtime's files share and its unit tests reach: state files, the
+ * helper-process launch, $(VAR) expansion, the container spec as JSON, CRI log records, image
+ * names and the tar reader. Not for use outside src/node/runtime and its tests. */
+#ifndef FLEXLET_NODE_RUNTIME_RUNTIME_INTERNAL_H
+#define FLEXLET_NODE_RUNTIME_RUNTIME_INTERNAL_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include "base/error.h"
+#include "base/strbuf.h"
+#include "node/runtime/runtime.h"
+
+/* files of a container's state dir */
+#define RT_SPEC_FILE       "spec.json"
+#define RT_SUPERVISOR_FILE "supervisor.json"
+#define RT_STARTED_FILE    "started.json"
+#define RT_EXIT_FILE       "exit.json"
+#define RT_LOG_FILE        "container.log"
+/* files of a sandbox's state dir */
+#define RT_SANDBOX_SPEC_FILE  "sandbox-spec.json"
+#define RT_SANDBOX_STATE_FILE "sandbox.json"
+
+/* K8S: containerd's default PATH when the image sets none */
+#define RT_DEFAULT_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+/* K8S: the exit code the runtime reports for a container that failed to start */
+#define RT_START_ERROR_EXIT_CODE 128
+/* state files are small; anything larger is not ours */
+#define RT_STATE_FILE_MAX (1024 * 1024)
+
+/* ---- strv: NULL-terminated string arrays */
+size_t rt_strv_length(const char *const *v);
+char **rt_strv_copy(const char *const *v); /* NULL → empty array */
+char **rt_strv_free(char **v);
+void rt_strv_push(char ***v, size_t *n, char *s); /* takes s */
+
+/* ---- files (util.c) */
+int rt_mkdir_p(const char *path, mode_t mode);
+/* Writes name in dirfd through a temporary file, fsync and rename: readers see the old or the
+ * new content, never a part. */
+int rt_write_file_atomic(int dirfd, const char *name, const char *data, size_t len);
+int rt_write_json_atomic(int dirfd, const char *name, const json_t *j);
+/* Reads a whole small file (NUL-terminated, at most max bytes: -EFBIG beyond). */
+int rt_read_file_at(int dirfd, const char *name, size_t max, char **ret, size_t *ret_len);
+int rt_read_json_at(int dirfd, const char *name, json_t **ret);
+/* Removes path and everything below it, never following symbolic links nor crossing into
+ * another filesystem (-EBUSY). Missing: 0. */
+int rt_remove_tree(const char *path);
+/* Creates path (relative to, and resolved inside, the root dirfd: symbolic links cannot leave
+ * it) and its missing parents; the last component as a directory, or as an empty regular file
+ * when is_file. Returns an O_PATH fd of it (-errno on failure). */
+int rt_create_in_root(int rootfd, const char *path, bool is_file);
+/* openat2(rootfd, path, flags, RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS) */
+int rt_open_in_root(int rootfd, const char *path, int flags);
+
+/* ---- processes (util.c) */
+/* The kernel's start time of pid (clock ticks since boot) and its state letter. */
+int rt_proc_start_time(pid_t pid, uint64_t *ret_ticks, char *ret_state);
+/* A pidfd of pid when it is still the process that started at start_ticks; -ESRCH otherwise. */
+int rt_pidfd_open_checked(pid_t pid, uint64_t start_ticks);
+int rt_pidfd_send_signal(int pidfd, int sig);
+/* Waits up to timeout_ms for the process behind pidfd to end: 1 ended, 0 timed out. */
+int rt_pidfd_wait(int pidfd, int timeout_ms);
+/* Starts `<this binary> supervise --notify-fd 3 <args...>` detached (new session, stdio on
+ * /dev/null, only fd 3 inherited) and returns the read end of its notify pipe. */
+int rt_spawn_helper(const char *const *args, int *ret_notify_fd, struct error **reterr);
+/* Reads the helper's one notify message ("OK ..." or "ERR <errno> <message>") until EOF or
+ * timeout; the "OK" payload goes to *ret_payload. An ERR becomes the returned error. */
+int rt_read_notify(int fd, int timeout_ms, char **ret_payload, struct error **reterr);
+/* The helper's side: writes "OK payload" or "ERR errno message" and closes fd (< 0: nothing). */
+void rt_notify(int *fd, int err, const char *msg);
+
+/* ---- time */
+/* RFC 3339 with exactly nine fraction digits, UTC: "2026-01-01T00:00:00.000000000Z" (buf ≥ 40) */
+void rt_time_format(const struct timespec *ts, char buf[static 40]);
+/* RFC 3339 with any fraction (or none), "Z" or a numeric offset. 0 or -EINVAL. */
+int rt_time_parse(const char *s, size_t len, struct timespec *ret);
+void rt_now(struct timespec *ret);
+
+/* ---- $(VAR) expansion and the process environment (env.c) */
+/* K8S third_party/forked/golang/expansion: $(NAME) is replaced by lookup(NAME) when it knows
+ * the name (returns non-NULL), else kept as written; "$$" is one "$"; anything else is kept. */
+char *rt_expand(const char *input, const char *(*lookup)(void *ud, const char *name), void *ud);
+
+/* An ordered list of unique names; a later set replaces the value in place. */
+struct rt_env {
+        char **names;
+        char **values;
+        size_t n;
+};
+void rt_env_release(struct rt_env *e);
+void rt_env_set(struct rt_env *e, const char *name, const char *value);
+const char *rt_env_get(const struct rt_env *e, const char *name);
+char **rt_env_to_strv(const struct rt_env *e); /* "NAME=value" */
+
+/* K8S makeEnvironmentVariables: the pod's env list expanded in order (each value against the
+ * ones before it). */
+void rt_pod_env(const struct runtime_container_spec *s, struct rt_env *ret);
+/* The process environment: PATH (default), HOSTNAME, the image's env, the pod's env, HOME when
+ * still missing (home: the user's from the image's /etc/passwd, or "/"). */
+char **rt_process_env(const struct runtime_container_spec *s, const struct rt_env *pod_env,
+                      const char *hostname, const char *home);
+/* K8S: command/args against the image's entrypoint/cmd, then $(VAR) expansion of each word
+ * against the pod's env. -EINVAL "no command specified" when nothing is left. */
+int rt_process_argv(const struct runtime_container_spec *s, const struct rt_env *pod_env,
+                    char ***ret, struct error **reterr);
+
+/* ---- the container spec as JSON (spec.c) */
+json_t *rt_spec_to_json(const struct runtime_container_spec *s);
+/* A spec read back: every pointer in spec borrows from this holder. */
+struct rt_spec_holder {
+        json_t *json;
+        struct runtime_container_spec spec;
+        char **strv[6];
+        struct runtime_env_var *env;
+        struct runtime_mount *mounts;
+};
+int rt_spec_from_json(json_t *j, struct rt_spec_holder *ret, struct error **reterr);
+void rt_spec_holder_release(struct rt_spec_holder *h);
+/* Checks what the supervisor will rely on (absolute state dir, a command, mount paths). */
+int rt_spec_check(const struct runtime_container_spec *s, struct error **reterr);
+
+/* ---- CRI log records (log.c) */
+enum rt_stream { RT_STDOUT, RT_STDERR };
+struct rt_log_record {
+        struct timespec time;
+        enum rt_stream stream;
+        bool partial;
+        const char *content; /* borrowed from the parsed line: for "F", ends with its '\n' */
+        size_t len;
+};
+/* Appends one record "TIME STREAM TAG CONTENT\n". */
+void rt_log_format(struct strbuf *sb, const struct timespec *ts, enum rt_stream stream,
+                   bool partial, const char *content, size_t len);
+/* Parses one line of a log file (with or without its trailing '\n'): 0 or -EINVAL. */
+int rt_log_parse(const char *line, size_t len, struct rt_log_record *ret);
+/* The offset where the last n lines of fd start (K8S pkg/util/tail: an unterminated last line
+ * does not count); n < 0: 0. */
+int rt_log_tail_offset(int fd, int64_t n, off_t *ret);
+
+/* Turns a stream of output bytes into records: complete lines as "F", runs longer than
+ * RUNTIME_LOG_MAX_LINE as "P" pieces, the unterminated rest as "F" at flush. */
+struct rt_log_writer {
+        int fd;
+        struct strbuf pending[2];
+        struct strbuf out;
+        void (*clock)(struct timespec *ret); /* rt_now unless a test sets another */
+};
+void rt_log_writer_init(struct rt_log_writer *w, int fd);
+void rt_log_writer_release(struct rt_log_writer *w);
+/* 0, or -errno when the log file refused a write (the bytes are dropped). */
+int rt_log_writer_feed(struct rt_log_writer *w, enum rt_stream s, const char *buf, size_t n);
+int rt_log_writer_flush(struct rt_log_writer *w, enum rt_stream s);
+
+/* ---- images (image.c) */
+struct rt_image_name {
+        char *domain; /* "docker.io" */
+        char *path;   /* "library/busybox" */
+        char *tag;    /* "latest" when neither tag nor digest is given; NULL with a digest only */
+        char *digest; /* "sha256:…" or NULL */
+        char *reference; /* canonical */
+};
+int rt_image_name_parse(const char *name, struct rt_image_name *ret, struct error **reterr);
+void rt_image_name_release(struct rt_image_name *n);
+/* The store dir of an image name, relative to DATA/images. */
+char *rt_image_store_subdir(const struct rt_image_name *n);
+/* 0 when the ELF file at fd has no program interpreter (statically linked). */
+int rt_elf_is_static(int fd, struct error **reterr);
+
+/* ---- tar (tar.c) */
+struct rt_tar_stats {
+        uint64_t files, dirs, symlinks, hardlinks, fifos, skipped_devices, bytes;
+};
+/* Extracts the tar stream on fd below rootfd (see runtime_image_import for the rules). */
+int rt_tar_extract(int fd, int rootfd, struct rt_tar_stats *ret_stats, struct error **reterr);
+
+/* ---- helper processes (sandbox.c, supervisor.c) */
+int rt_sandbox_serve(const char *state_dir, int notify_fd, struct error **reterr);
+int rt_supervisor_serve(const char *state_dir, int notify_fd, struct error **reterr);
+/* Reads a sandbox's state: pid, start time, hostname (caller frees). -ENOENT when absent. */
+int rt_sandbox_read_state(const char *state_dir, pid_t *ret_pid, uint64_t *ret_ticks,
+                          char **ret_hostname);
+
+#endif

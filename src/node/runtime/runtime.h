@@ -1,0 +1,258 @@
+/* runtime.h: flexlet's own container runtime. Pods run as plain Linux processes: no container
+ * engine, only namespaces, an overlay mount and a small supervisor per container.
+ *
+ * The pieces, and who owns what:
+ *
+ * - Images (DATA/images). `busybox` with any tag is built in: assembled on first use from the
+ *   host's static busybox (Debian's busybox-static). Other images are root filesystem tarballs
+ *   added with `flexlet image import NAME FILE.tar` (runtime_image_import). Layout:
+ *     DATA/images/builtin/busybox/{rootfs/,config.json}
+ *     DATA/images/<domain>/<path>/<tag | algo+digest>/{rootfs/,config.json}
+ *   (a ':' in a domain becomes '+'). An imported image wins over the built-in busybox for its
+ *   exact reference.
+ *
+ * - The pod sandbox: one tiny process per pod (this binary, detached in its own session) that
+ *   unshares pid, ipc and uts namespaces (the network is the host's), sets the hostname, and is
+ *   pid 1 of the pod: it reaps orphans and lives until killed. Its state file lets an agent that
+ *   restarted find it again.
+ *
+ * - One supervisor per container (this binary again: `<exe> supervise DIR`, detached). It
+ *   starts the container process in the sandbox's pid/ipc/uts namespaces and a private mount
+ *   namespace over an overlay of the image, pipes stdout/stderr into a CRI-format log, waits,
+ *   and records the exit. Containers and supervisors outlive the agent: the agent learns
+ *   everything from the files in the container's state dir, so a new agent process re-adopts
+ *   running containers without touching them.
+ *
+ * The helper processes run the calling process's own binary (/proc/self/exe) with the argv
+ * built by runtime_helper_argv's conventions; that binary must route `supervise` to
+ * runtime_helper_main (flexlet's main does, through cmd_supervise; a test binary can too).
+ *
+ * Folders (the agent chooses them; these helpers give the conventional ones):
+ *   DATA/pods/<uid>/sandbox/                      runtime_sandbox_dir
+ *   DATA/pods/<uid>/containers/<name>/<restart>/  runtime_container_dir: spec.json,
+ *       supervisor.json, started.json, exit.json, container.log, upper/, work/, rootfs/
+ * One container dir per start, so the previous run's log (`kubectl logs --previous`) is the
+ * one of restart - 1.
+ *
+ * Errors: -errno, with a struct error whose message reads "context: cause" for a person. */
+#ifndef FLEXLET_NODE_RUNTIME_RUNTIME_H
+#define FLEXLET_NODE_RUNTIME_RUNTIME_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include "base/error.h"
+
+/* ------------------------------------------------------------------ images */
+
+struct runtime_image {
+        char *reference;   /* canonical: "docker.io/library/busybox:1.36" */
+        char *rootfs;      /* absolute path of the read-only root filesystem */
+        char **entrypoint; /* NULL-terminated, never NULL (may be empty) */
+        char **cmd;        /* NULL-terminated, never NULL */
+        char **env;        /* "NAME=value", NULL-terminated, never NULL */
+        char *working_dir; /* "" when the image sets none */
+        bool builtin;      /* the busybox assembled from the host */
+};
+
+/* What `flexlet image import` records beside an imported root filesystem (an image config's
+ * Entrypoint, Cmd, Env, WorkingDir). NULL arrays mean none. */
+struct runtime_image_config {
+        const char *const *entrypoint;
+        const char *const *cmd;
+        const char *const *env;
+        const char *working_dir;
+};
+
+/* Parses an image name as Docker references read ("busybox" → "docker.io/library/busybox:latest").
+ * K8S: an unparsable name is the waiting reason InvalidImageName; the message here is the
+ * kubelet's tail: `couldn't parse image name "X": invalid reference format` (-EINVAL). */
+int runtime_image_parse(const char *name, char **ret_reference, struct error **reterr);
+
+/* Finds image `name` in the store under data_dir, assembling the built-in busybox on first use,
+ * and fills *ret (release with runtime_image_release). A missing image is -ENOENT with the
+ * message `image "foo" not found in the local image store; import it with: flexlet image
+ * import foo FILE.tar` (K8S: the agent shows it as ErrImagePull, then ImagePullBackOff). Safe to
+ * call from several threads and processes at once. */
+int runtime_image_ensure(const char *data_dir, const char *name, struct runtime_image *ret,
+                         struct error **reterr);
+void runtime_image_release(struct runtime_image *img);
+
+/* Imports the root filesystem tarball read from tar_fd (uncompressed ustar, GNU or pax) as
+ * image `name`, replacing an earlier import of the same reference. Extraction is our own
+ * reader, so nothing lands outside the root: absolute names are taken relative to it, ".."
+ * components and hard links out of it refuse the whole tarball, symbolic links are resolved
+ * inside the root (openat2 RESOLVE_IN_ROOT), device nodes are skipped. Owners and modes are
+ * kept (as `tar --same-owner` does for root). cfg may be NULL. */
+int runtime_image_import(const char *data_dir, const char *name, int tar_fd,
+                         const struct runtime_image_config *cfg, struct error **reterr);
+
+/* The images in the store: a JSON array of {"reference", "builtin", "rootfs"} (new reference). */
+int runtime_image_list(const char *data_dir, json_t **ret, struct error **reterr);
+
+/* ------------------------------------------------------------------ pod sandbox */
+
+struct runtime_sandbox_spec {
+        const char *state_dir;           /* absolute; created if missing */
+        const char *hostname;            /* K8S: spec.hostname, else the pod name */
+        const char *const *cgroup_procs; /* absolute cgroup.procs paths (NULL-terminated) the
+                                          * sandbox process joins, or NULL */
+};
+
+/* Starts the pod's sandbox unless it already runs, and returns its host pid. Idempotent. */
+int runtime_sandbox_start(const struct runtime_sandbox_spec *s, pid_t *ret_pid,
+                          struct error **reterr);
+/* 1 and *ret_pid when the sandbox of state_dir runs (the same process that was started: its
+ * start time is checked), 0 when it does not, -errno when its state cannot be read. */
+int runtime_sandbox_running(const char *state_dir, pid_t *ret_pid);
+/* Kills the sandbox (and with it every process of the pod's pid namespace) and waits until it
+ * is gone. 0 when it was not running. The state dir stays for the caller to remove. */
+int runtime_sandbox_stop(const char *state_dir, struct error **reterr);
+
+/* ------------------------------------------------------------------ containers */
+
+struct runtime_mount {
+        const char *source; /* absolute host path (a directory or a file) */
+        const char *target; /* mountPath inside the container; created when missing */
+        bool read_only;
+};
+
+struct runtime_env_var {
+        const char *name;
+        const char *value;
+        /* K8S: `value` strings are expanded ($(VAR), $$ escapes) against the variables before
+         * them; values the agent resolved from valueFrom/envFrom are used as they are. */
+        bool literal;
+};
+
+/* Borrowed for the call. Zero-initialise, then fill. */
+struct runtime_container_spec {
+        const char *state_dir;   /* absolute, runtime_container_dir; created if missing */
+        const char *sandbox_dir; /* the pod's runtime_sandbox_spec.state_dir */
+        /* the image (runtime_container_spec_use_image fills these from a runtime_image) */
+        const char *rootfs;
+        const char *const *image_entrypoint;
+        const char *const *image_cmd;
+        const char *const *image_env;
+        const char *image_working_dir;
+        /* K8S: command replaces the image's entrypoint, args its cmd (NULL or empty: not set) */
+        const char *const *command;
+        const char *const *args;
+        const char *working_dir; /* NULL or "": the image's, else "/" */
+        const struct runtime_env_var *env;
+        size_t n_env;
+        const struct runtime_mount *mounts;
+        size_t n_mounts;
+        /* absolute cgroup.procs paths, one per controller hierarchy: the container process
+         * joins each before it execs (NULL-terminated, or NULL) */
+        const char *const *cgroup_procs;
+        uid_t uid; /* K8S: securityContext.runAsUser/runAsGroup; 0 is root */
+        gid_t gid;
+};
+
+/* Points the image fields of s at img's (borrowed: img must outlive s's use). */
+void runtime_container_spec_use_image(struct runtime_container_spec *s,
+                                      const struct runtime_image *img);
+
+/* Writes the spec to its state dir and launches the container's supervisor, detached. Returns
+ * once the supervisor has either started the process or recorded why it could not: a failure
+ * before exec (K8S: StartError, e.g. `exec: "foo": executable file not found in $PATH`) is
+ * success here and shows in runtime_container_state as an exit. -EEXIST when the state dir
+ * was already used; -EINVAL ("no command specified", bad paths) before anything starts. */
+int runtime_container_start(const struct runtime_container_spec *spec, struct error **reterr);
+
+enum runtime_container_phase {
+        RUNTIME_CONTAINER_CREATED, /* the supervisor is setting it up */
+        RUNTIME_CONTAINER_RUNNING,
+        RUNTIME_CONTAINER_EXITED,
+        RUNTIME_CONTAINER_PHASE_MAX,
+};
+const char *runtime_container_phase_to_string(enum runtime_container_phase p);
+
+struct runtime_container_status {
+        enum runtime_container_phase phase;
+        pid_t pid;                  /* host pid of the container process; 0 before start */
+        struct timespec started_at; /* zero when it never started */
+        /* RUNTIME_CONTAINER_EXITED: */
+        struct timespec finished_at;
+        int exit_code;   /* K8S: 128 + signal when killed by one; 128 for StartError */
+        int signal;      /* the killing signal, else 0 */
+        int wait_status; /* raw wait(2) status, -1 when there was no process */
+        char *reason;    /* NULL; "StartError"; "ContainerStatusUnknown" when the supervisor
+                          * died without recording the exit */
+        char *message;   /* why, for StartError and ContainerStatusUnknown; else NULL */
+};
+
+/* Reads the container's state from its state dir only (files, and /proc to check that the
+ * recorded pid is still the same process), so it works the same in a restarted agent.
+ * -ENOENT when the container was never started there. */
+int runtime_container_state(const char *state_dir, struct runtime_container_status *ret,
+                            struct error **reterr);
+void runtime_container_status_release(struct runtime_container_status *s);
+
+/* Sends sig to the container's process (checked to be the recorded process). -ESRCH when it
+ * does not run. */
+int runtime_container_kill(const char *state_dir, int sig, struct error **reterr);
+
+/* Waits up to timeout_ms for the container to have exited (its exit recorded). 1 exited,
+ * 0 timed out. */
+int runtime_container_wait(const char *state_dir, int timeout_ms, struct error **reterr);
+
+/* Kills the container if it runs, waits for its supervisor to finish, and removes the state
+ * dir with its log and writable layer. The container's mounts lived in its own mount namespace
+ * and went with it; nothing is left mounted on the host. Missing dir: 0. */
+int runtime_container_remove(const char *state_dir, struct error **reterr);
+
+/* Conventional folders and files (caller frees). */
+char *runtime_sandbox_dir(const char *data_dir, const char *pod_uid);
+char *runtime_container_dir(const char *data_dir, const char *pod_uid, const char *name,
+                            unsigned restart_count);
+char *runtime_container_log_path(const char *state_dir);
+
+/* ------------------------------------------------------------------ logs */
+
+/* The longest line content one CRI log record holds; longer lines are split into "P" records
+ * (containerd's default max_container_log_line_size). */
+#define RUNTIME_LOG_MAX_LINE 16384
+
+struct runtime_log_options {
+        int64_t tail_lines;    /* K8S tailLines; < 0: all */
+        int64_t limit_bytes;   /* K8S limitBytes; < 0: no limit */
+        bool timestamps;       /* prefix each line with its RFC 3339 time (9 fraction digits) */
+        struct timespec since; /* skip records older than this; zero: none */
+        bool follow;
+        /* follow: the container whose exit ends the stream (once the log is drained) */
+        const char *state_dir;
+        /* follow: called about once a second while waiting for more; non-zero stops (e.g. the
+         * client went away). May be NULL. */
+        int (*idle)(void *ud);
+};
+#define RUNTIME_LOG_OPTIONS_INIT      \
+ {                                    \
+  .tail_lines = -1, .limit_bytes = -1 \
+ }
+
+/* Receives what `kubectl logs` prints. Non-zero stops the read; a negative value is returned. */
+typedef int (*runtime_log_write_fn)(void *ud, const char *buf, size_t n);
+
+/* Renders the CRI log at log_path as the kubelet serves pods/log: records parsed ("P" pieces
+ * joined into one line), the tail counted in records from the end of the file, since and
+ * limitBytes applied, timestamps prefixed at the start of each line. With follow, waits for
+ * more (inotify) until the container of o->state_dir has exited and the log is drained, or
+ * the writer or idle callback says stop. -ENOENT when there is no log. */
+int runtime_log_read(const char *log_path, const struct runtime_log_options *o,
+                     runtime_log_write_fn write, void *ud, struct error **reterr);
+
+/* ------------------------------------------------------------------ helper processes */
+
+/* The entry point of the runtime's helper processes, argv = {"supervise", [--notify-fd N],
+ * (--sandbox DIR | DIR)} as runtime_sandbox_start and runtime_container_start build it (argv[0]
+ * is the subcommand's name). Runs the sandbox or the container supervisor and returns its exit
+ * status; on a failure that could not be recorded in the state dir it also sets *reterr. */
+int runtime_helper_main(int argc, char **argv, struct error **reterr);
+
+#endif

@@ -1,0 +1,328 @@
+/* sandbox.c: the pod sandbox, both sides. The agent's: start it (a detached helper process),
+ * find it again from its state file, stop it. The helper's: unshare the pod's pid, ipc and uts
+ * namespaces, set the hostname, and fork the pod's pid 1, which joins the pod's cgroups, reaps
+ * orphans and waits to be killed (what the "pause" container does elsewhere). */
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "base/alloc.h"
+#include "base/json.h"
+#include "node/runtime/runtime-internal.h"
+
+#define SANDBOX_START_TIMEOUT_MS 10000
+#define SANDBOX_STOP_TIMEOUT_MS  10000
+
+char *runtime_sandbox_dir(const char *data_dir, const char *pod_uid)
+{
+        return xasprintf("%s/pods/%s/sandbox", data_dir, pod_uid);
+}
+
+int rt_sandbox_read_state(const char *state_dir, pid_t *ret_pid, uint64_t *ret_ticks,
+                          char **ret_hostname)
+{
+        cleanup_close int dfd = open(state_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        json_t *j = NULL, *pid, *ticks;
+        int r;
+
+        if (dfd < 0)
+                return -errno;
+        r = rt_read_json_at(dfd, RT_SANDBOX_STATE_FILE, &j);
+        if (r < 0)
+                return r;
+        pid = json_object_get(j, "pid");
+        ticks = json_object_get(j, "startTime");
+        if (!json_is_integer(pid) || !json_is_integer(ticks) || json_integer_value(pid) <= 0) {
+                json_decref(j);
+                return -EBADMSG;
+        }
+        *ret_pid = (pid_t) json_integer_value(pid);
+        *ret_ticks = (uint64_t) json_integer_value(ticks);
+        if (ret_hostname)
+                *ret_hostname = xstrdup(json_string_value(json_object_get(j, "hostname")) ?: "");
+        json_decref(j);
+        return 0;
+}
+
+int runtime_sandbox_running(const char *state_dir, pid_t *ret_pid)
+{
+        pid_t pid;
+        uint64_t ticks;
+        int fd, r;
+
+        r = rt_sandbox_read_state(state_dir, &pid, &ticks, NULL);
+        if (r == -ENOENT)
+                return 0;
+        if (r < 0)
+                return r;
+        fd = rt_pidfd_open_checked(pid, ticks);
+        if (fd == -ESRCH)
+                return 0;
+        if (fd < 0)
+                return fd;
+        close(fd);
+        if (ret_pid)
+                *ret_pid = pid;
+        return 1;
+}
+
+int runtime_sandbox_start(const struct runtime_sandbox_spec *s, pid_t *ret_pid,
+                          struct error **reterr)
+{
+        cleanup_close int dfd = -1, notify = -1;
+        cleanup_free char *payload = NULL;
+        json_t *spec, *procs;
+        const char *args[3];
+        char *end;
+        long pid;
+        int r;
+
+        if (!s->state_dir || s->state_dir[0] != '/')
+                return error_set(reterr, EINVAL,
+                                 "start the pod sandbox: the state dir must be an absolute path");
+        if (!s->hostname || !*s->hostname || strlen(s->hostname) > 64)
+                return error_set(reterr, EINVAL, "start the pod sandbox: bad hostname \"%s\"",
+                                 s->hostname ? s->hostname : "");
+        r = runtime_sandbox_running(s->state_dir, ret_pid);
+        if (r > 0)
+                return 0;
+        if ((r = rt_mkdir_p(s->state_dir, 0755)) < 0)
+                return error_set(reterr, -r, "start the pod sandbox: create \"%s\": %s",
+                                 s->state_dir, strerror(-r));
+        dfd = open(s->state_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (dfd < 0)
+                return error_set(reterr, errno, "start the pod sandbox: open \"%s\": %s",
+                                 s->state_dir, strerror(errno));
+        spec = json_object();
+        json_object_set_new(spec, "hostname", json_string(s->hostname));
+        procs = json_array();
+        for (size_t i = 0; s->cgroup_procs && s->cgroup_procs[i]; i++)
+                json_array_append_new(procs, json_string(s->cgroup_procs[i]));
+        json_object_set_new(spec, "cgroupProcs", procs);
+        r = rt_write_json_atomic(dfd, RT_SANDBOX_SPEC_FILE, spec);
+        json_decref(spec);
+        if (r < 0)
+                return error_set(reterr, -r, "start the pod sandbox: write its spec: %s",
+                                 strerror(-r));
+        (void) unlinkat(dfd, RT_SANDBOX_STATE_FILE, 0);
+        args[0] = "--sandbox";
+        args[1] = s->state_dir;
+        args[2] = NULL;
+        r = rt_spawn_helper(args, &notify, reterr);
+        if (r < 0)
+                return error_wrap(reterr, "start the pod sandbox");
+        r = rt_read_notify(notify, SANDBOX_START_TIMEOUT_MS, &payload, reterr);
+        if (r < 0)
+                return error_wrap(reterr, "start the pod sandbox");
+        pid = strtol(payload, &end, 10);
+        if (pid <= 0 || *end)
+                return error_set(reterr, EIO, "start the pod sandbox: unexpected answer \"%s\"",
+                                 payload);
+        if (ret_pid)
+                *ret_pid = (pid_t) pid;
+        return 0;
+}
+
+int runtime_sandbox_stop(const char *state_dir, struct error **reterr)
+{
+        pid_t pid;
+        uint64_t ticks;
+        int fd, r;
+
+        r = rt_sandbox_read_state(state_dir, &pid, &ticks, NULL);
+        if (r == -ENOENT)
+                return 0;
+        if (r < 0)
+                return error_set(reterr, -r, "stop the pod sandbox: read \"%s/%s\": %s", state_dir,
+                                 RT_SANDBOX_STATE_FILE, strerror(-r));
+        fd = rt_pidfd_open_checked(pid, ticks);
+        if (fd == -ESRCH)
+                return 0;
+        if (fd < 0)
+                return error_set(reterr, -fd, "stop the pod sandbox: %s", strerror(-fd));
+        /* the pid namespace's init: when it dies the kernel kills every process of the pod */
+        r = rt_pidfd_send_signal(fd, SIGKILL);
+        if (r < 0 && r != -ESRCH) {
+                close(fd);
+                return error_set(reterr, -r, "stop the pod sandbox: kill %d: %s", (int) pid,
+                                 strerror(-r));
+        }
+        r = rt_pidfd_wait(fd, SANDBOX_STOP_TIMEOUT_MS);
+        close(fd);
+        if (r == 0)
+                return error_set(reterr, ETIMEDOUT,
+                                 "stop the pod sandbox: process %d still there after %d ms",
+                                 (int) pid, SANDBOX_STOP_TIMEOUT_MS);
+        return r < 0 ? error_set(reterr, -r, "stop the pod sandbox: %s", strerror(-r)) : 0;
+}
+
+/* ------------------------------------------------------------------ the helper's side */
+
+static int join_cgroups(const json_t *procs, char *err, size_t errlen)
+{
+        size_t i;
+        json_t *v;
+
+        json_array_foreach(procs, i, v) {
+                const char *path = json_string_value(v);
+                int fd;
+
+                if (!path)
+                        continue;
+                fd = open(path, O_WRONLY | O_CLOEXEC);
+                if (fd < 0 || write(fd, "0", 1) != 1) {
+                        int e = errno;
+                        if (fd >= 0)
+                                close(fd);
+                        (void) snprintf(err, errlen, "join cgroup \"%s\": %s", path, strerror(e));
+                        return -e;
+                }
+                close(fd);
+        }
+        return 0;
+}
+
+static void noop_handler(int sig)
+{
+        (void) sig;
+}
+
+/* The pod's pid 1. Never returns. */
+_noreturn_ static void sandbox_init(int ready_fd, const json_t *procs)
+{
+        char err[512];
+        sigset_t set;
+        struct sigaction sa = { .sa_handler = noop_handler };
+        int sig;
+
+        /* keep only the ready pipe: the agent reads its notify pipe until every copy closes */
+        if (ready_fd > 3)
+                (void) close_range(3, (unsigned) ready_fd - 1, 0);
+        (void) close_range((unsigned) ready_fd + 1, ~0U, 0);
+        (void) setsid();
+        (void) prctl(PR_SET_NAME, "pause", 0, 0, 0);
+        if (join_cgroups(procs, err, sizeof(err)) < 0) {
+                (void) write(ready_fd, err, strlen(err));
+                _exit(1);
+        }
+        if (chdir("/") < 0)
+                _exit(1);
+        /* pid 1 drops signals it has no handler for: install them, then take them in turn */
+        sigemptyset(&set);
+        sigaddset(&set, SIGCHLD);
+        sigaddset(&set, SIGTERM);
+        sigaddset(&set, SIGINT);
+        (void) sigprocmask(SIG_BLOCK, &set, NULL);
+        (void) sigaction(SIGCHLD, &sa, NULL);
+        (void) sigaction(SIGTERM, &sa, NULL);
+        (void) sigaction(SIGINT, &sa, NULL);
+        close(ready_fd);
+        for (;;) {
+                if (sigwait(&set, &sig) != 0)
+                        continue;
+                if (sig == SIGTERM || sig == SIGINT)
+                        _exit(0);
+                while (waitpid(-1, NULL, WNOHANG) > 0)
+                        ;
+        }
+}
+
+int rt_sandbox_serve(const char *state_dir, int notify_fd, struct error **reterr)
+{
+        cleanup_close int dfd = -1;
+        json_t *spec = NULL, *state;
+        const char *hostname;
+        char msg[512];
+        int p[2] = { -1, -1 };
+        uint64_t ticks;
+        pid_t child;
+        ssize_t n;
+        int r;
+
+        dfd = open(state_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (dfd < 0) {
+                r = error_set(reterr, errno, "sandbox: open \"%s\": %s", state_dir,
+                              strerror(errno));
+                goto fail;
+        }
+        r = rt_read_json_at(dfd, RT_SANDBOX_SPEC_FILE, &spec);
+        if (r < 0) {
+                r = error_set(reterr, -r, "sandbox: read its spec: %s", strerror(-r));
+                goto fail;
+        }
+        hostname = json_string_value(json_object_get(spec, "hostname"));
+        if (!hostname) {
+                r = error_set(reterr, EINVAL, "sandbox: the spec has no hostname");
+                goto fail;
+        }
+        if (unshare(CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS) < 0) {
+                r = error_set(reterr, errno, "sandbox: unshare the pid, ipc and uts namespaces: %s",
+                              strerror(errno));
+                goto fail;
+        }
+        if (sethostname(hostname, strlen(hostname)) < 0) {
+                r = error_set(reterr, errno, "sandbox: set the hostname \"%s\": %s", hostname,
+                              strerror(errno));
+                goto fail;
+        }
+        if (pipe2(p, O_CLOEXEC) < 0) {
+                r = error_set(reterr, errno, "sandbox: pipe: %s", strerror(errno));
+                goto fail;
+        }
+        child = fork();
+        if (child < 0) {
+                r = error_set(reterr, errno, "sandbox: fork the pod's init: %s", strerror(errno));
+                goto fail;
+        }
+        if (child == 0) {
+                close(p[0]);
+                sandbox_init(p[1], json_object_get(spec, "cgroupProcs"));
+        }
+        close(p[1]);
+        p[1] = -1;
+        /* EOF: the init is ready; words: why it is not */
+        n = read(p[0], msg, sizeof(msg) - 1);
+        close(p[0]);
+        p[0] = -1;
+        if (n > 0) {
+                msg[n] = '\0';
+                (void) waitpid(child, NULL, 0);
+                r = error_set(reterr, EIO, "sandbox: %s", msg);
+                goto fail;
+        }
+        r = rt_proc_start_time(child, &ticks, NULL);
+        if (r < 0) {
+                r = error_set(reterr, -r, "sandbox: the pod's init is gone: %s", strerror(-r));
+                goto fail;
+        }
+        state = json_object();
+        json_object_set_new(state, "pid", json_integer(child));
+        json_object_set_new(state, "startTime", json_integer((json_int_t) ticks));
+        json_object_set_new(state, "hostname", json_string(hostname));
+        r = rt_write_json_atomic(dfd, RT_SANDBOX_STATE_FILE, state);
+        json_decref(state);
+        if (r < 0) {
+                (void) kill(child, SIGKILL);
+                r = error_set(reterr, -r, "sandbox: write its state: %s", strerror(-r));
+                goto fail;
+        }
+        json_decref(spec);
+        (void) snprintf(msg, sizeof(msg), "%d", (int) child);
+        rt_notify(&notify_fd, 0, msg);
+        return 0;
+fail:
+        if (p[0] >= 0)
+                close(p[0]);
+        if (p[1] >= 0)
+                close(p[1]);
+        json_decref(spec);
+        rt_notify(&notify_fd, r, reterr && *reterr ? (*reterr)->message : NULL);
+        return 1;
+}

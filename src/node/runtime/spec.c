@@ -1,0 +1,254 @@
+/* spec.c: the container spec as the JSON file (spec.json) the agent writes and the supervisor
+ * reads, and the checks the supervisor relies on. The file is the runtime's own; its field
+ * names follow the Kubernetes/OCI words they carry. */
+#include <errno.h>
+#include <string.h>
+
+#include "base/alloc.h"
+#include "base/json.h"
+#include "node/runtime/runtime-internal.h"
+
+static json_t *strv_to_json(const char *const *v)
+{
+        json_t *a = json_array();
+
+        for (size_t i = 0; v && v[i]; i++)
+                json_array_append_new(a, json_string(v[i]));
+        return a;
+}
+
+static void set_string(json_t *o, const char *key, const char *v)
+{
+        if (v)
+                json_object_set_new(o, key, json_string(v));
+}
+
+json_t *rt_spec_to_json(const struct runtime_container_spec *s)
+{
+        json_t *o = json_object(), *image = json_object(), *env = json_array(),
+               *mounts = json_array();
+
+        set_string(o, "stateDir", s->state_dir);
+        set_string(o, "sandboxDir", s->sandbox_dir);
+        set_string(image, "rootfs", s->rootfs);
+        json_object_set_new(image, "entrypoint", strv_to_json(s->image_entrypoint));
+        json_object_set_new(image, "cmd", strv_to_json(s->image_cmd));
+        json_object_set_new(image, "env", strv_to_json(s->image_env));
+        set_string(image, "workingDir", s->image_working_dir);
+        json_object_set_new(o, "image", image);
+        json_object_set_new(o, "command", strv_to_json(s->command));
+        json_object_set_new(o, "args", strv_to_json(s->args));
+        set_string(o, "workingDir", s->working_dir);
+        for (size_t i = 0; i < s->n_env; i++) {
+                json_t *e = json_object();
+                set_string(e, "name", s->env[i].name);
+                set_string(e, "value", s->env[i].value ? s->env[i].value : "");
+                if (s->env[i].literal)
+                        json_object_set_new(e, "literal", json_true());
+                json_array_append_new(env, e);
+        }
+        json_object_set_new(o, "env", env);
+        for (size_t i = 0; i < s->n_mounts; i++) {
+                json_t *m = json_object();
+                set_string(m, "source", s->mounts[i].source);
+                set_string(m, "target", s->mounts[i].target);
+                json_object_set_new(m, "readOnly", json_boolean(s->mounts[i].read_only));
+                json_array_append_new(mounts, m);
+        }
+        json_object_set_new(o, "mounts", mounts);
+        json_object_set_new(o, "cgroupProcs", strv_to_json(s->cgroup_procs));
+        json_object_set_new(o, "uid", json_integer(s->uid));
+        json_object_set_new(o, "gid", json_integer(s->gid));
+        return o;
+}
+
+/* A string array borrowed from the JSON (the strings) into a new NULL-terminated vector. */
+static int json_to_strv(const json_t *a, const char *what, char ***ret, struct error **reterr)
+{
+        size_t i;
+        json_t *v;
+        char **out;
+
+        if (!a || json_is_null(a)) {
+                *ret = xcalloc(1, sizeof(char *));
+                return 0;
+        }
+        if (!json_is_array(a))
+                return error_set(reterr, EINVAL, "container spec: \"%s\" is not an array", what);
+        out = xcalloc(json_array_size(a) + 1, sizeof(*out));
+        json_array_foreach(a, i, v) {
+                if (!json_is_string(v)) {
+                        free(out);
+                        return error_set(reterr, EINVAL,
+                                         "container spec: \"%s\" holds a non-string", what);
+                }
+                out[i] = (char *) json_string_value(v);
+        }
+        *ret = out;
+        return 0;
+}
+
+static int get_string(const json_t *o, const char *key, bool required, const char **ret,
+                      struct error **reterr)
+{
+        const json_t *v = json_object_get(o, key);
+
+        if (!v || json_is_null(v)) {
+                if (required)
+                        return error_set(reterr, EINVAL, "container spec: \"%s\" is missing", key);
+                *ret = NULL;
+                return 0;
+        }
+        if (!json_is_string(v))
+                return error_set(reterr, EINVAL, "container spec: \"%s\" is not a string", key);
+        *ret = json_string_value(v);
+        return 0;
+}
+
+void rt_spec_holder_release(struct rt_spec_holder *h)
+{
+        for (size_t i = 0; i < ARRAY_SIZE(h->strv); i++)
+                free(h->strv[i]); /* the strings belong to the JSON */
+        free(h->env);
+        free(h->mounts);
+        json_decref(h->json);
+        *h = (struct rt_spec_holder){ 0 };
+}
+
+int rt_spec_from_json(json_t *j, struct rt_spec_holder *ret, struct error **reterr)
+{
+        struct rt_spec_holder h = { .json = json_incref(j) };
+        struct runtime_container_spec *s = &h.spec;
+        const json_t *image, *env, *mounts, *v;
+        size_t i;
+        int r;
+
+        if (!json_is_object(j)) {
+                r = error_set(reterr, EINVAL, "container spec: not a JSON object");
+                goto fail;
+        }
+        image = json_object_get(j, "image");
+        if (!json_is_object(image)) {
+                r = error_set(reterr, EINVAL, "container spec: \"image\" is not an object");
+                goto fail;
+        }
+        if ((r = get_string(j, "stateDir", true, &s->state_dir, reterr)) < 0 ||
+            (r = get_string(j, "sandboxDir", false, &s->sandbox_dir, reterr)) < 0 ||
+            (r = get_string(image, "rootfs", true, &s->rootfs, reterr)) < 0 ||
+            (r = get_string(image, "workingDir", false, &s->image_working_dir, reterr)) < 0 ||
+            (r = get_string(j, "workingDir", false, &s->working_dir, reterr)) < 0)
+                goto fail;
+        if ((r = json_to_strv(json_object_get(image, "entrypoint"), "entrypoint", &h.strv[0],
+                              reterr)) < 0 ||
+            (r = json_to_strv(json_object_get(image, "cmd"), "cmd", &h.strv[1], reterr)) < 0 ||
+            (r = json_to_strv(json_object_get(image, "env"), "env", &h.strv[2], reterr)) < 0 ||
+            (r = json_to_strv(json_object_get(j, "command"), "command", &h.strv[3], reterr)) < 0 ||
+            (r = json_to_strv(json_object_get(j, "args"), "args", &h.strv[4], reterr)) < 0 ||
+            (r = json_to_strv(json_object_get(j, "cgroupProcs"), "cgroupProcs", &h.strv[5],
+                              reterr)) < 0)
+                goto fail;
+        s->image_entrypoint = (const char *const *) h.strv[0];
+        s->image_cmd = (const char *const *) h.strv[1];
+        s->image_env = (const char *const *) h.strv[2];
+        s->command = (const char *const *) h.strv[3];
+        s->args = (const char *const *) h.strv[4];
+        s->cgroup_procs = (const char *const *) h.strv[5];
+
+        env = json_object_get(j, "env");
+        if (env && !json_is_array(env)) {
+                r = error_set(reterr, EINVAL, "container spec: \"env\" is not an array");
+                goto fail;
+        }
+        h.env = xcalloc(json_array_size(env) + 1, sizeof(*h.env));
+        json_array_foreach(env, i, v) {
+                if (!json_is_object(v) ||
+                    (r = get_string(v, "name", true, &h.env[i].name, reterr)) < 0 ||
+                    (r = get_string(v, "value", false, &h.env[i].value, reterr)) < 0) {
+                        r = r < 0 ? r : error_set(reterr, EINVAL, "container spec: bad env entry");
+                        goto fail;
+                }
+                h.env[i].literal = json_is_true(json_object_get(v, "literal"));
+        }
+        s->env = h.env;
+        s->n_env = json_array_size(env);
+
+        mounts = json_object_get(j, "mounts");
+        if (mounts && !json_is_array(mounts)) {
+                r = error_set(reterr, EINVAL, "container spec: \"mounts\" is not an array");
+                goto fail;
+        }
+        h.mounts = xcalloc(json_array_size(mounts) + 1, sizeof(*h.mounts));
+        json_array_foreach(mounts, i, v) {
+                if (!json_is_object(v) ||
+                    (r = get_string(v, "source", true, &h.mounts[i].source, reterr)) < 0 ||
+                    (r = get_string(v, "target", true, &h.mounts[i].target, reterr)) < 0) {
+                        r = r < 0 ? r : error_set(reterr, EINVAL, "container spec: bad mount");
+                        goto fail;
+                }
+                h.mounts[i].read_only = json_is_true(json_object_get(v, "readOnly"));
+        }
+        s->mounts = h.mounts;
+        s->n_mounts = json_array_size(mounts);
+
+        v = json_object_get(j, "uid");
+        s->uid = json_is_integer(v) ? (uid_t) json_integer_value(v) : 0;
+        v = json_object_get(j, "gid");
+        s->gid = json_is_integer(v) ? (gid_t) json_integer_value(v) : 0;
+        *ret = h;
+        return 0;
+fail:
+        rt_spec_holder_release(&h);
+        return r;
+}
+
+static bool has_option_separator(const char *p)
+{
+        /* overlayfs options: ',' separates options, ':' lower layers, '\\' escapes */
+        return strpbrk(p, ",:\\") != NULL;
+}
+
+static bool strv_empty(const char *const *v)
+{
+        return !v || !v[0];
+}
+
+static bool strv_empty_command(const struct runtime_container_spec *s)
+{
+        return strv_empty(s->command) && strv_empty(s->args) && strv_empty(s->image_entrypoint) &&
+               strv_empty(s->image_cmd);
+}
+
+int rt_spec_check(const struct runtime_container_spec *s, struct error **reterr)
+{
+        if (!s->state_dir || s->state_dir[0] != '/')
+                return error_set(reterr, EINVAL,
+                                 "container spec: the state dir must be an absolute path");
+        if (!s->sandbox_dir || s->sandbox_dir[0] != '/')
+                return error_set(reterr, EINVAL,
+                                 "container spec: the sandbox dir must be an absolute path");
+        if (!s->rootfs || s->rootfs[0] != '/')
+                return error_set(reterr, EINVAL,
+                                 "container spec: the image root must be an absolute path");
+        if (has_option_separator(s->rootfs) || has_option_separator(s->state_dir))
+                return error_set(
+                        reterr, EINVAL,
+                        "container spec: \"%s\" or \"%s\" holds ',', ':' or '\\', which overlayfs options cannot carry",
+                        s->rootfs, s->state_dir);
+        if (strv_empty_command(s))
+                return error_set(reterr, EINVAL, "no command specified");
+        for (size_t i = 0; i < s->n_mounts; i++) {
+                if (!s->mounts[i].source || s->mounts[i].source[0] != '/')
+                        return error_set(
+                                reterr, EINVAL,
+                                "container spec: mount source \"%s\" is not an absolute path",
+                                s->mounts[i].source ? s->mounts[i].source : "");
+                if (!s->mounts[i].target || !*s->mounts[i].target)
+                        return error_set(reterr, EINVAL, "container spec: a mount has no target");
+        }
+        for (size_t i = 0; i < s->n_env; i++)
+                if (!s->env[i].name || !*s->env[i].name || strchr(s->env[i].name, '='))
+                        return error_set(reterr, EINVAL,
+                                         "container spec: bad environment variable name \"%s\"",
+                                         s->env[i].name ? s->env[i].name : "");
+        return 0;
+}

@@ -1,0 +1,764 @@
+/* supervisor.c: the helper processes' entry point and the container supervisor: one process
+ * per container, outside the container's cgroups, that creates the container process (the
+ * pod's pid/ipc/uts namespaces, a private mount namespace over an overlay of the image, /proc,
+ * a minimal /dev, a read-only /sys, the volumes, pivot_root, cgroups, env, exec), copies its
+ * stdout/stderr into the CRI log, and records its start and exit in the state dir. */
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "base/alloc.h"
+#include "base/json.h"
+#include "node/runtime/runtime-internal.h"
+
+struct supervisor {
+        const char *state_dir;
+        int dfd;
+        struct rt_spec_holder h;
+        const struct runtime_container_spec *spec;
+        char *hostname;
+        pid_t sandbox_pid;
+        int notify_fd;
+};
+
+/* ------------------------------------------------------------------ the container process */
+
+/* Go's error words are lower case ("no such file or directory"); so are upstream's messages. */
+static const char *errstr(int e, char buf[static 128])
+{
+        (void) snprintf(buf, 128, "%s", strerror(e));
+        if (buf[0] >= 'A' && buf[0] <= 'Z')
+                buf[0] = (char) (buf[0] - 'A' + 'a');
+        return buf;
+}
+
+/* Tells the supervisor why the container could not start, and ends the child. */
+_noreturn_ _printf_(2, 3) static void child_fail(int errfd, const char *fmt, ...)
+{
+        char msg[2048];
+        va_list ap;
+        int n;
+
+        va_start(ap, fmt);
+        n = vsnprintf(msg, sizeof(msg), fmt, ap);
+        va_end(ap);
+        if (n < 0)
+                n = 0;
+        if ((size_t) n >= sizeof(msg))
+                n = sizeof(msg) - 1;
+        (void) write(errfd, msg, (size_t) n);
+        _exit(127);
+}
+
+static void fd_path(int fd, char buf[static 32])
+{
+        (void) snprintf(buf, 32, "/proc/self/fd/%d", fd);
+}
+
+/* Mounts onto target inside the root (created as a dir, or as a file when is_file). */
+static int mount_in_root(int rootfd, const char *target, bool is_file, const char *source,
+                         const char *fstype, unsigned long flags, const char *data)
+{
+        char p[32];
+        int fd = rt_create_in_root(rootfd, target, is_file), r = 0;
+
+        if (fd < 0)
+                return fd;
+        fd_path(fd, p);
+        if (mount(source, p, fstype, flags, data) < 0)
+                r = -errno;
+        close(fd);
+        return r;
+}
+
+/* Makes the mount at target read-only, keeping its nosuid/nodev/noexec/atime flags. */
+static int remount_ro(int rootfd, const char *target, unsigned long extra)
+{
+        static const struct {
+                unsigned long st, ms;
+        } map[] = { { ST_NOSUID, MS_NOSUID },         { ST_NODEV, MS_NODEV },
+                    { ST_NOEXEC, MS_NOEXEC },         { ST_NOATIME, MS_NOATIME },
+                    { ST_NODIRATIME, MS_NODIRATIME }, { ST_RELATIME, MS_RELATIME } };
+        struct statvfs sv;
+        unsigned long flags = MS_BIND | MS_REMOUNT | MS_RDONLY | extra;
+        char p[32];
+        int fd = rt_open_in_root(rootfd, target, O_PATH), r = 0;
+
+        if (fd < 0)
+                return fd;
+        if (fstatvfs(fd, &sv) == 0)
+                for (size_t i = 0; i < ARRAY_SIZE(map); i++)
+                        if (sv.f_flag & map[i].st)
+                                flags |= map[i].ms;
+        fd_path(fd, p);
+        if (mount(NULL, p, NULL, flags, NULL) < 0)
+                r = -errno;
+        close(fd);
+        return r;
+}
+
+static size_t path_depth(const char *p)
+{
+        size_t n = 0;
+        bool in = false;
+
+        for (; *p; p++) {
+                if (*p == '/')
+                        in = false;
+                else if (!in) {
+                        in = true;
+                        n++;
+                }
+        }
+        return n;
+}
+
+static bool same_path(const char *a, const char *b)
+{
+        /* compares component by component, ignoring repeated and trailing slashes */
+        for (;;) {
+                while (*a == '/')
+                        a++;
+                while (*b == '/')
+                        b++;
+                if (!*a || !*b)
+                        return !*a && !*b;
+                while (*a && *a != '/' && *a == *b) {
+                        a++;
+                        b++;
+                }
+                if ((*a && *a != '/') || (*b && *b != '/'))
+                        return false;
+        }
+}
+
+static int by_depth(const void *x, const void *y)
+{
+        const struct runtime_mount *const *a = x, *const *b = y;
+        size_t da = path_depth((*a)->target), db = path_depth((*b)->target);
+
+        if (da != db)
+                return da < db ? -1 : 1;
+        return *a < *b ? -1 : (*a > *b); /* stable: keep the spec's order */
+}
+
+static void setup_dev(int rootfd, const struct runtime_container_spec *s, int errfd)
+{
+        static const char *const devices[] = { "null", "zero", "full", "random", "urandom", "tty" };
+        static const struct {
+                const char *target, *link;
+        } links[] = { { "dev/fd", "/proc/self/fd" },       { "dev/stdin", "/proc/self/fd/0" },
+                      { "dev/stdout", "/proc/self/fd/1" }, { "dev/stderr", "/proc/self/fd/2" },
+                      { "dev/ptmx", "pts/ptmx" },          { "dev/core", "/proc/kcore" } };
+        char e[128];
+        bool shm_volume = false;
+        int r, devfd;
+
+        r = mount_in_root(rootfd, "dev", false, "tmpfs", "tmpfs", MS_NOSUID | MS_STRICTATIME,
+                          "mode=755,size=65536k");
+        if (r < 0)
+                child_fail(errfd, "mount /dev: %s", errstr(-r, e));
+        for (size_t i = 0; i < ARRAY_SIZE(devices); i++) {
+                char target[32], source[32];
+
+                (void) snprintf(target, sizeof(target), "dev/%s", devices[i]);
+                (void) snprintf(source, sizeof(source), "/dev/%s", devices[i]);
+                r = mount_in_root(rootfd, target, true, source, NULL, MS_BIND, NULL);
+                if (r < 0)
+                        child_fail(errfd, "bind %s: %s", source, errstr(-r, e));
+        }
+        devfd = rt_open_in_root(rootfd, "dev", O_PATH | O_DIRECTORY);
+        if (devfd < 0)
+                child_fail(errfd, "open /dev: %s", errstr(-devfd, e));
+        for (size_t i = 0; i < ARRAY_SIZE(links); i++)
+                if (symlinkat(links[i].link, devfd, links[i].target + 4) < 0 && errno != EEXIST)
+                        child_fail(errfd, "symlink /%s: %s", links[i].target, errstr(errno, e));
+        close(devfd);
+        r = mount_in_root(rootfd, "dev/pts", false, "devpts", "devpts", MS_NOSUID | MS_NOEXEC,
+                          "newinstance,ptmxmode=0666,mode=0620,gid=5");
+        if (r < 0)
+                child_fail(errfd, "mount /dev/pts: %s", errstr(-r, e));
+        for (size_t i = 0; i < s->n_mounts; i++)
+                shm_volume |= same_path(s->mounts[i].target, "/dev/shm");
+        if (!shm_volume) {
+                /* K8S: a container's /dev/shm is 64 MiB unless a volume is mounted there */
+                r = mount_in_root(rootfd, "dev/shm", false, "shm", "tmpfs",
+                                  MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=1777,size=65536k");
+                if (r < 0)
+                        child_fail(errfd, "mount /dev/shm: %s", errstr(-r, e));
+        }
+}
+
+static void setup_volumes(int rootfd, const struct runtime_container_spec *s, int errfd)
+{
+        cleanup_free const struct runtime_mount **order = xcalloc(s->n_mounts + 1, sizeof(*order));
+        char e[128];
+
+        /* parents before children, whatever order the pod lists them in (as containerd) */
+        for (size_t i = 0; i < s->n_mounts; i++)
+                order[i] = &s->mounts[i];
+        qsort(order, s->n_mounts, sizeof(*order), by_depth);
+        for (size_t i = 0; i < s->n_mounts; i++) {
+                const struct runtime_mount *m = order[i];
+                struct stat st;
+                int r;
+
+                if (stat(m->source, &st) < 0)
+                        child_fail(errfd, "mount volume at \"%s\": source \"%s\": %s", m->target,
+                                   m->source, errstr(errno, e));
+                r = mount_in_root(rootfd, m->target, !S_ISDIR(st.st_mode), m->source, NULL,
+                                  MS_BIND | MS_REC, NULL);
+                if (r < 0)
+                        child_fail(errfd, "mount volume \"%s\" at \"%s\": %s", m->source, m->target,
+                                   errstr(-r, e));
+                if (m->read_only) {
+                        r = remount_ro(rootfd, m->target, 0);
+                        if (r < 0)
+                                child_fail(errfd, "make volume at \"%s\" read-only: %s", m->target,
+                                           errstr(-r, e));
+                }
+        }
+}
+
+/* The home of uid in the container's /etc/passwd, or NULL. */
+static char *passwd_home(uid_t uid)
+{
+        FILE *f = fopen("/etc/passwd", "re");
+        char *line = NULL, *home = NULL;
+        size_t cap = 0;
+
+        if (!f)
+                return NULL;
+        while (!home && getline(&line, &cap, f) > 0) {
+                char *fields[7] = { 0 }, *p = line;
+                size_t n = 0;
+
+                line[strcspn(line, "\n")] = '\0';
+                while (n < 7) {
+                        fields[n++] = p;
+                        p = strchr(p, ':');
+                        if (!p)
+                                break;
+                        *p++ = '\0';
+                }
+                if (n >= 6 && fields[2] && strtoul(fields[2], NULL, 10) == uid && *fields[2])
+                        home = xstrdup(fields[5]);
+        }
+        free(line);
+        fclose(f);
+        return home;
+}
+
+/* Go's exec.LookPath, the way runc finds argv[0]: as given when it holds a '/', else the first
+ * executable regular file along $PATH. Sets *ret (caller frees) or fails the child. */
+static char *look_path(const char *file, const char *path, int errfd)
+{
+        char e[128];
+        struct stat st;
+
+        if (strchr(file, '/')) {
+                if (stat(file, &st) < 0)
+                        child_fail(errfd, "exec: \"%s\": stat %s: %s", file, file,
+                                   errstr(errno, e));
+                if (S_ISDIR(st.st_mode) || !(st.st_mode & 0111))
+                        child_fail(errfd, "exec: \"%s\": permission denied", file);
+                return xstrdup(file);
+        }
+        if (*file) {
+                cleanup_free char *copy = xstrdup(path ? path : "");
+
+                /* strtok would drop empty elements, which mean "." */
+                for (char *dir = copy, *next; dir; dir = next) {
+                        char *candidate;
+
+                        next = strchr(dir, ':');
+                        if (next)
+                                *next++ = '\0';
+                        candidate = xasprintf("%s/%s", *dir ? dir : ".", file);
+                        if (stat(candidate, &st) == 0 && !S_ISDIR(st.st_mode) &&
+                            (st.st_mode & 0111))
+                                return candidate;
+                        free(candidate);
+                }
+        }
+        child_fail(errfd, "exec: \"%s\": executable file not found in $PATH", file);
+}
+
+static const char *env_value(char **env, const char *name)
+{
+        size_t n = strlen(name);
+
+        for (size_t i = 0; env[i]; i++)
+                if (strncmp(env[i], name, n) == 0 && env[i][n] == '=')
+                        return env[i] + n + 1;
+        return NULL;
+}
+
+_noreturn_ static void container_child(struct supervisor *sv, int outfd, int errpipe_out, int errfd)
+{
+        const struct runtime_container_spec *s = sv->spec;
+        struct rt_env pod_env;
+        char **argv = NULL, **envp, *exe;
+        cleanup_free char *overlay = NULL, *rootfs = NULL, *home = NULL;
+        struct error *err = NULL;
+        const char *wd;
+        sigset_t none;
+        char e[128];
+        int rootfd, r, null;
+
+        /* a clean slate: the supervisor's blocked and ignored signals are not the process's */
+        sigemptyset(&none);
+        (void) sigprocmask(SIG_SETMASK, &none, NULL);
+        for (int sig = 1; sig < NSIG; sig++)
+                if (sig != SIGKILL && sig != SIGSTOP)
+                        (void) signal(sig, SIG_DFL);
+        (void) setsid();
+
+        /* cgroups first, while the host's /sys/fs/cgroup is in sight */
+        for (size_t i = 0; s->cgroup_procs && s->cgroup_procs[i]; i++) {
+                int fd = open(s->cgroup_procs[i], O_WRONLY | O_CLOEXEC);
+                if (fd < 0 || write(fd, "0", 1) != 1)
+                        child_fail(errfd, "join cgroup \"%s\": %s", s->cgroup_procs[i],
+                                   errstr(errno, e));
+                close(fd);
+        }
+
+        if (unshare(CLONE_NEWNS) < 0)
+                child_fail(errfd, "unshare the mount namespace: %s", errstr(errno, e));
+        if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+                child_fail(errfd, "make mounts private: %s", errstr(errno, e));
+        rootfs = xasprintf("%s/rootfs", s->state_dir);
+        overlay = xasprintf("lowerdir=%s,upperdir=%s/upper,workdir=%s/work", s->rootfs,
+                            s->state_dir, s->state_dir);
+        if (mount("overlay", rootfs, "overlay", 0, overlay) < 0)
+                child_fail(errfd, "mount the image \"%s\" (overlay): %s", s->rootfs,
+                           errstr(errno, e));
+        rootfd = open(rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        if (rootfd < 0)
+                child_fail(errfd, "open \"%s\": %s", rootfs, errstr(errno, e));
+
+        r = mount_in_root(rootfd, "proc", false, "proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC,
+                          NULL);
+        if (r < 0)
+                child_fail(errfd, "mount /proc: %s", errstr(-r, e));
+        setup_dev(rootfd, s, errfd);
+        r = mount_in_root(rootfd, "sys", false, "/sys", NULL, MS_BIND, NULL);
+        if (r == 0)
+                r = remount_ro(rootfd, "sys", MS_NOSUID | MS_NODEV | MS_NOEXEC);
+        if (r < 0)
+                child_fail(errfd, "mount /sys: %s", errstr(-r, e));
+        setup_volumes(rootfd, s, errfd);
+
+        /* pivot_root(".", "."): the old root ends up under the new one; detach it */
+        if (fchdir(rootfd) < 0)
+                child_fail(errfd, "chdir to the root: %s", errstr(errno, e));
+        if (syscall(SYS_pivot_root, ".", ".") < 0)
+                child_fail(errfd, "pivot_root: %s", errstr(errno, e));
+        if (umount2(".", MNT_DETACH) < 0)
+                child_fail(errfd, "detach the host's root: %s", errstr(errno, e));
+        if (chdir("/") < 0)
+                child_fail(errfd, "chdir /: %s", errstr(errno, e));
+        close(rootfd);
+
+        /* env and argv */
+        rt_pod_env(s, &pod_env);
+        home = passwd_home(s->uid);
+        envp = rt_process_env(s, &pod_env, sv->hostname, home);
+        if (rt_process_argv(s, &pod_env, &argv, &err) < 0)
+                child_fail(errfd, "%s", err->message);
+        rt_env_release(&pod_env);
+
+        /* K8S: workingDir, else the image's, else "/"; runc makes it when missing */
+        wd = s->working_dir && *s->working_dir               ? s->working_dir
+             : s->image_working_dir && *s->image_working_dir ? s->image_working_dir
+                                                             : "/";
+        if (wd[0] != '/')
+                child_fail(errfd, "cwd property must be an absolute path: \"%s\"", wd);
+        if (chdir(wd) < 0) {
+                if (errno == ENOENT && rt_mkdir_p(wd, 0755) == 0 && chdir(wd) == 0)
+                        ;
+                else
+                        child_fail(errfd, "chdir to cwd (\"%s\") set in config.json failed: %s", wd,
+                                   errstr(errno, e));
+        }
+        exe = look_path(argv[0], env_value(envp, "PATH"), errfd);
+
+        if (setgroups(0, NULL) < 0 || setgid(s->gid) < 0 || setuid(s->uid) < 0)
+                child_fail(errfd, "set user %u, group %u: %s", (unsigned) s->uid, (unsigned) s->gid,
+                           errstr(errno, e));
+
+        null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+        if (null < 0 || dup2(null, 0) < 0 || dup2(outfd, 1) < 0 || dup2(errpipe_out, 2) < 0)
+                child_fail(errfd, "set up stdio: %s", errstr(errno, e));
+        /* nothing but stdio crosses exec; errfd closes there, which tells the supervisor */
+        (void) close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
+        execve(exe, argv, envp);
+        if (errno == EACCES)
+                child_fail(errfd, "exec: \"%s\": permission denied", argv[0]);
+        child_fail(errfd, "exec: \"%s\": %s", argv[0], errstr(errno, e));
+}
+
+/* ------------------------------------------------------------------ the supervisor */
+
+static void add_time(json_t *o, const char *key, const struct timespec *ts)
+{
+        char t[40];
+
+        rt_time_format(ts, t);
+        json_object_set_new(o, key, json_string(t));
+}
+
+static int write_exit(struct supervisor *sv, int exit_code, int sig, int wait_status,
+                      const struct timespec *started, const char *reason, const char *message)
+{
+        struct timespec now;
+        json_t *o = json_object();
+        int r;
+
+        rt_now(&now);
+        json_object_set_new(o, "exitCode", json_integer(exit_code));
+        json_object_set_new(o, "signal", json_integer(sig));
+        json_object_set_new(o, "waitStatus", json_integer(wait_status));
+        add_time(o, "startedAt", started);
+        add_time(o, "finishedAt", &now);
+        if (reason)
+                json_object_set_new(o, "reason", json_string(reason));
+        if (message)
+                json_object_set_new(o, "message", json_string(message));
+        r = rt_write_json_atomic(sv->dfd, RT_EXIT_FILE, o);
+        json_decref(o);
+        return r;
+}
+
+/* K8S: a failure before exec is an exit with reason StartError and exit code 128, its start
+ * time the zero time. */
+static int record_start_error(struct supervisor *sv, const char *message)
+{
+        struct timespec zero = { 0 };
+
+        return write_exit(sv, RT_START_ERROR_EXIT_CODE, 0, -1, &zero, "StartError", message);
+}
+
+/* K8S: a container's processes do not outlive its main process. What is left in the
+ * container's own cgroups is killed (never the pod's init). */
+static void kill_leftovers(struct supervisor *sv)
+{
+        for (int round = 0; round < 100; round++) {
+                bool any = false;
+
+                for (size_t i = 0; sv->spec->cgroup_procs && sv->spec->cgroup_procs[i]; i++) {
+                        FILE *f = fopen(sv->spec->cgroup_procs[i], "re");
+                        long pid;
+
+                        if (!f)
+                                continue;
+                        while (fscanf(f, "%ld", &pid) == 1) {
+                                if (pid <= 1 || pid == getpid() || pid == sv->sandbox_pid)
+                                        continue;
+                                any = true;
+                                (void) kill((pid_t) pid, SIGKILL);
+                        }
+                        fclose(f);
+                }
+                if (!any)
+                        return;
+                (void) usleep(10000);
+        }
+}
+
+static void pump(struct rt_log_writer *w, int *fd, enum rt_stream s, bool drain)
+{
+        char buf[65536];
+
+        for (;;) {
+                ssize_t n = read(*fd, buf, sizeof(buf));
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n > 0) {
+                        (void) rt_log_writer_feed(w, s, buf, (size_t) n);
+                        if (drain)
+                                continue;
+                        return;
+                }
+                if (n < 0 && errno == EAGAIN)
+                        return;
+                /* EOF or an error: this stream is over */
+                (void) rt_log_writer_flush(w, s);
+                close(*fd);
+                *fd = -1;
+                return;
+        }
+}
+
+static int supervise(struct supervisor *sv, struct error **reterr)
+{
+        const struct runtime_container_spec *s = sv->spec;
+        int out[2] = { -1, -1 }, err[2] = { -1, -1 }, ep[2] = { -1, -1 };
+        cleanup_close int logfd = -1, sfd = -1, pidfd = -1;
+        struct rt_log_writer w;
+        struct timespec started;
+        uint64_t sandbox_ticks, ticks;
+        char msg[2048];
+        sigset_t chld;
+        pid_t child;
+        ssize_t n;
+        int status = 0, r;
+        json_t *rec;
+
+        r = rt_sandbox_read_state(s->sandbox_dir, &sv->sandbox_pid, &sandbox_ticks, &sv->hostname);
+        if (r >= 0)
+                pidfd = rt_pidfd_open_checked(sv->sandbox_pid, sandbox_ticks);
+        if (r < 0 || pidfd < 0) {
+                (void) snprintf(msg, sizeof(msg), "the pod sandbox \"%s\" is not running",
+                                s->sandbox_dir);
+                r = record_start_error(sv, msg);
+                goto start_failed;
+        }
+        if ((mkdirat(sv->dfd, "upper", 0755) < 0 && errno != EEXIST) ||
+            (mkdirat(sv->dfd, "work", 0700) < 0 && errno != EEXIST) ||
+            (mkdirat(sv->dfd, "rootfs", 0755) < 0 && errno != EEXIST))
+                return error_set(reterr, errno, "create the container's dirs: %s", strerror(errno));
+        logfd = openat(sv->dfd, RT_LOG_FILE, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0640);
+        if (logfd < 0)
+                return error_set(reterr, errno, "open the log: %s", strerror(errno));
+        if (pipe2(out, O_CLOEXEC) < 0 || pipe2(err, O_CLOEXEC) < 0 || pipe2(ep, O_CLOEXEC) < 0)
+                return error_set(reterr, errno, "pipe: %s", strerror(errno));
+        /* join the pod: our children are born in its pid namespace */
+        if (setns(pidfd, CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS) < 0) {
+                (void) snprintf(msg, sizeof(msg), "join the pod's namespaces: %s", strerror(errno));
+                r = record_start_error(sv, msg);
+                goto start_failed;
+        }
+        sigemptyset(&chld);
+        sigaddset(&chld, SIGCHLD);
+        (void) sigprocmask(SIG_BLOCK, &chld, NULL);
+        sfd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK);
+        if (sfd < 0)
+                return error_set(reterr, errno, "signalfd: %s", strerror(errno));
+        child = fork();
+        if (child < 0) {
+                (void) snprintf(msg, sizeof(msg), "fork the container process: %s",
+                                strerror(errno));
+                r = record_start_error(sv, msg);
+                goto start_failed;
+        }
+        if (child == 0) {
+                close(out[0]);
+                close(err[0]);
+                close(ep[0]);
+                container_child(sv, out[1], err[1], ep[1]);
+        }
+        close(out[1]);
+        close(err[1]);
+        close(ep[1]);
+        /* the exec closes the error pipe; words on it mean the child failed before */
+        do {
+                n = read(ep[0], msg, sizeof(msg) - 1);
+        } while (n < 0 && errno == EINTR);
+        close(ep[0]);
+        if (n > 0) {
+                msg[n] = '\0';
+                while (waitpid(child, &status, 0) < 0 && errno == EINTR)
+                        ;
+                close(out[0]);
+                close(err[0]);
+                r = record_start_error(sv, msg);
+                goto start_failed;
+        }
+        rt_now(&started);
+        r = rt_proc_start_time(child, &ticks, NULL);
+        rec = json_object();
+        json_object_set_new(rec, "pid", json_integer(child));
+        json_object_set_new(rec, "startTime", json_integer(r < 0 ? 0 : (json_int_t) ticks));
+        add_time(rec, "startedAt", &started);
+        r = rt_write_json_atomic(sv->dfd, RT_STARTED_FILE, rec);
+        json_decref(rec);
+        if (r < 0) {
+                /* a container the agent could not see would run unsupervised: stop it */
+                (void) kill(child, SIGKILL);
+                while (waitpid(child, &status, 0) < 0 && errno == EINTR)
+                        ;
+                close(out[0]);
+                close(err[0]);
+                return error_set(reterr, -r, "record the start: %s", strerror(-r));
+        }
+        (void) snprintf(msg, sizeof(msg), "%d", (int) child);
+        rt_notify(&sv->notify_fd, 0, msg);
+
+        rt_log_writer_init(&w, logfd);
+        for (;;) {
+                struct pollfd pfd[3] = { { .fd = sfd, .events = POLLIN },
+                                         { .fd = out[0], .events = POLLIN },
+                                         { .fd = err[0], .events = POLLIN } };
+                struct signalfd_siginfo si;
+                pid_t w_pid;
+
+                if (poll(pfd, 3, -1) < 0 && errno != EINTR)
+                        break;
+                if (pfd[1].revents)
+                        pump(&w, &out[0], RT_STDOUT, false);
+                if (pfd[2].revents)
+                        pump(&w, &err[0], RT_STDERR, false);
+                while (read(sfd, &si, sizeof(si)) > 0)
+                        ;
+                w_pid = waitpid(child, &status, WNOHANG);
+                if (w_pid == child || (w_pid < 0 && errno == ECHILD))
+                        break;
+        }
+        kill_leftovers(sv);
+        /* what the process wrote before it ended is in the pipes: take it, without waiting for
+         * an EOF that a process outside the cgroups could hold back */
+        for (int i = 0; i < 2; i++) {
+                int *fd = i == 0 ? &out[0] : &err[0];
+                if (*fd < 0)
+                        continue;
+                (void) fcntl(*fd, F_SETFL, O_NONBLOCK);
+                pump(&w, fd, i == 0 ? RT_STDOUT : RT_STDERR, true);
+                (void) rt_log_writer_flush(&w, i == 0 ? RT_STDOUT : RT_STDERR);
+                if (*fd >= 0)
+                        close(*fd);
+        }
+        rt_log_writer_release(&w);
+        if (WIFSIGNALED(status))
+                r = write_exit(sv, 128 + WTERMSIG(status), WTERMSIG(status), status, &started, NULL,
+                               NULL);
+        else
+                r = write_exit(sv, WEXITSTATUS(status), 0, status, &started, NULL, NULL);
+        if (r < 0)
+                return error_set(reterr, -r, "record the exit: %s", strerror(-r));
+        return 0;
+
+start_failed:
+        if (r < 0)
+                return error_set(reterr, -r, "record the start error \"%s\": %s", msg,
+                                 strerror(-r));
+        rt_notify(&sv->notify_fd, 0, "exited");
+        return 0;
+}
+
+int rt_supervisor_serve(const char *state_dir, int notify_fd, struct error **reterr)
+{
+        struct supervisor sv = { .state_dir = state_dir, .dfd = -1, .notify_fd = notify_fd };
+        json_t *j = NULL, *me;
+        uint64_t ticks = 0;
+        int r;
+
+        sv.dfd = open(state_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (sv.dfd < 0) {
+                r = error_set(reterr, errno, "supervisor: open \"%s\": %s", state_dir,
+                              strerror(errno));
+                goto out;
+        }
+        me = json_object();
+        (void) rt_proc_start_time(getpid(), &ticks, NULL);
+        json_object_set_new(me, "pid", json_integer(getpid()));
+        json_object_set_new(me, "startTime", json_integer((json_int_t) ticks));
+        r = rt_write_json_atomic(sv.dfd, RT_SUPERVISOR_FILE, me);
+        json_decref(me);
+        if (r < 0) {
+                r = error_set(reterr, -r, "supervisor: write %s: %s", RT_SUPERVISOR_FILE,
+                              strerror(-r));
+                goto out;
+        }
+        r = rt_read_json_at(sv.dfd, RT_SPEC_FILE, &j);
+        if (r < 0) {
+                r = error_set(reterr, -r, "supervisor: read %s: %s", RT_SPEC_FILE, strerror(-r));
+                goto out;
+        }
+        r = rt_spec_from_json(j, &sv.h, reterr);
+        json_decref(j);
+        if (r < 0) {
+                error_wrap(reterr, "supervisor");
+                goto out;
+        }
+        sv.spec = &sv.h.spec;
+        r = supervise(&sv, reterr);
+        if (r < 0)
+                error_wrap(reterr, "supervisor \"%s\"", state_dir);
+out:
+        if (r < 0) {
+                const char *why = reterr && *reterr ? (*reterr)->message : strerror(-r);
+                /* recorded as the container's start error, the agent learns it from the state
+                 * dir like any other; only a failure to record it is the launch's failure */
+                if (sv.dfd >= 0 && faccessat(sv.dfd, RT_EXIT_FILE, F_OK, 0) < 0 &&
+                    faccessat(sv.dfd, RT_STARTED_FILE, F_OK, 0) < 0 &&
+                    record_start_error(&sv, why) == 0)
+                        rt_notify(&sv.notify_fd, 0, "exited");
+                else
+                        rt_notify(&sv.notify_fd, r, why);
+        } else {
+                rt_notify(&sv.notify_fd, 0, "exited");
+        }
+        rt_spec_holder_release(&sv.h);
+        free(sv.hostname);
+        if (sv.dfd >= 0)
+                close(sv.dfd);
+        return r < 0 ? 1 : 0;
+}
+
+/* ------------------------------------------------------------------ entry point */
+
+int runtime_helper_main(int argc, char **argv, struct error **reterr)
+{
+        const char *dir = NULL;
+        bool sandbox = false;
+        int notify_fd = -1;
+        sigset_t none;
+
+        for (int i = 1; i < argc; i++) {
+                if (streq(argv[i], "--notify-fd") && i + 1 < argc) {
+                        char *end;
+                        long v = strtol(argv[++i], &end, 10);
+                        if (*end || v < 3 || v > 1024) {
+                                error_set(reterr, EINVAL, "supervise: bad --notify-fd \"%s\"",
+                                          argv[i]);
+                                return 2;
+                        }
+                        notify_fd = (int) v;
+                } else if (streq(argv[i], "--sandbox")) {
+                        sandbox = true;
+                } else if (argv[i][0] != '-' && !dir) {
+                        dir = argv[i];
+                } else {
+                        error_set(reterr, EINVAL, "supervise: unexpected argument \"%s\"", argv[i]);
+                        return 2;
+                }
+        }
+        if (!dir || dir[0] != '/') {
+                error_set(reterr, EINVAL,
+                          "usage: supervise [--notify-fd N] [--sandbox] ABSOLUTE-STATE-DIR");
+                return 2;
+        }
+        /* whatever the launcher ignored or blocked, we start clean */
+        for (int sig = 1; sig < NSIG; sig++)
+                if (sig != SIGKILL && sig != SIGSTOP)
+                        (void) signal(sig, SIG_DFL);
+        sigemptyset(&none);
+        (void) sigprocmask(SIG_SETMASK, &none, NULL);
+        (void) signal(SIGPIPE, SIG_IGN);
+        (void) signal(SIGHUP, SIG_IGN);
+        if (notify_fd >= 0)
+                (void) fcntl(notify_fd, F_SETFD, FD_CLOEXEC);
+        if (chdir("/") < 0) {
+                error_set(reterr, errno, "supervise: chdir /: %s", strerror(errno));
+                return 1;
+        }
+        umask(022);
+        if (sandbox)
+                return rt_sandbox_serve(dir, notify_fd, reterr);
+        return rt_supervisor_serve(dir, notify_fd, reterr);
+}

@@ -1,0 +1,595 @@
+/* util.c: the runtime's low-level helpers: string arrays, atomic state files, tree removal,
+ * path resolution inside a root (openat2 RESOLVE_IN_ROOT), process identity by pid and start
+ * time (pidfds), the detached helper launch and its notify pipe, and CRI timestamps.
+ * Nothing here knows about containers. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "base/alloc.h"
+#include "base/timeutil.h"
+#include "node/runtime/runtime-internal.h"
+
+extern char **environ;
+
+/* ------------------------------------------------------------------ strv */
+
+size_t rt_strv_length(const char *const *v)
+{
+        size_t n = 0;
+
+        while (v && v[n])
+                n++;
+        return n;
+}
+
+char **rt_strv_copy(const char *const *v)
+{
+        size_t n = rt_strv_length(v);
+        char **r = xcalloc(n + 1, sizeof(*r));
+
+        for (size_t i = 0; i < n; i++)
+                r[i] = xstrdup(v[i]);
+        return r;
+}
+
+char **rt_strv_free(char **v)
+{
+        for (size_t i = 0; v && v[i]; i++)
+                free(v[i]);
+        free(v);
+        return NULL;
+}
+
+void rt_strv_push(char ***v, size_t *n, char *s)
+{
+        *v = xrealloc(*v, (*n + 2) * sizeof(**v));
+        (*v)[(*n)++] = s;
+        (*v)[*n] = NULL;
+}
+
+/* ------------------------------------------------------------------ files */
+
+int rt_mkdir_p(const char *path, mode_t mode)
+{
+        cleanup_free char *p = xstrdup(path);
+
+        for (char *s = p + 1; *s; s++) {
+                if (*s != '/')
+                        continue;
+                *s = '\0';
+                if (mkdir(p, mode) < 0 && errno != EEXIST)
+                        return -errno;
+                *s = '/';
+        }
+        if (mkdir(p, mode) < 0 && errno != EEXIST)
+                return -errno;
+        return 0;
+}
+
+static int write_all(int fd, const char *data, size_t len)
+{
+        while (len > 0) {
+                ssize_t n = write(fd, data, len);
+                if (n < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        return -errno;
+                }
+                data += n;
+                len -= (size_t) n;
+        }
+        return 0;
+}
+
+int rt_write_file_atomic(int dirfd, const char *name, const char *data, size_t len)
+{
+        char tmp[256];
+        int fd, r;
+
+        (void) snprintf(tmp, sizeof(tmp), ".%s.tmp-%d", name, (int) getpid());
+        fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+        if (fd < 0)
+                return -errno;
+        r = write_all(fd, data, len);
+        if (r == 0 && fsync(fd) < 0)
+                r = -errno;
+        if (close(fd) < 0 && r == 0)
+                r = -errno;
+        if (r == 0 && renameat(dirfd, tmp, dirfd, name) < 0)
+                r = -errno;
+        if (r < 0)
+                (void) unlinkat(dirfd, tmp, 0);
+        else
+                (void) fsync(dirfd);
+        return r;
+}
+
+int rt_write_json_atomic(int dirfd, const char *name, const json_t *j)
+{
+        cleanup_free char *s = json_dumps(j, JSON_COMPACT);
+
+        if (!s)
+                return -ENOMEM;
+        return rt_write_file_atomic(dirfd, name, s, strlen(s));
+}
+
+int rt_read_file_at(int dirfd, const char *name, size_t max, char **ret, size_t *ret_len)
+{
+        cleanup_close int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+        cleanup_free char *buf = NULL;
+        size_t len = 0, cap = 0;
+
+        if (fd < 0)
+                return -errno;
+        for (;;) {
+                ssize_t n;
+
+                if (cap - len < 4096) {
+                        cap = cap ? cap * 2 : 8192;
+                        buf = xrealloc(buf, cap);
+                }
+                n = read(fd, buf + len, cap - len - 1);
+                if (n < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        return -errno;
+                }
+                if (n == 0)
+                        break;
+                len += (size_t) n;
+                if (len > max)
+                        return -EFBIG;
+        }
+        if (!buf)
+                buf = xmalloc(1);
+        buf[len] = '\0';
+        *ret = TAKE_PTR(buf);
+        if (ret_len)
+                *ret_len = len;
+        return 0;
+}
+
+int rt_read_json_at(int dirfd, const char *name, json_t **ret)
+{
+        cleanup_free char *s = NULL;
+        size_t len;
+        json_t *j;
+        int r = rt_read_file_at(dirfd, name, RT_STATE_FILE_MAX, &s, &len);
+
+        if (r < 0)
+                return r;
+        j = json_loadb(s, len, 0, NULL);
+        if (!json_is_object(j)) {
+                json_decref(j);
+                return -EBADMSG;
+        }
+        *ret = j;
+        return 0;
+}
+
+/* Removes the entries of the directory dfd (which it closes), then nothing else. */
+static int remove_children(int dfd, dev_t dev, unsigned depth)
+{
+        DIR *d;
+        struct dirent *de;
+        int r = 0;
+
+        if (depth > 512) {
+                close(dfd);
+                return -ELOOP;
+        }
+        d = fdopendir(dfd);
+        if (!d) {
+                r = -errno;
+                close(dfd);
+                return r;
+        }
+        while ((de = readdir(d))) {
+                struct stat st;
+
+                if (streq(de->d_name, ".") || streq(de->d_name, ".."))
+                        continue;
+                if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+                        if (errno != ENOENT && r == 0)
+                                r = -errno;
+                        continue;
+                }
+                if (S_ISDIR(st.st_mode)) {
+                        int sub;
+
+                        if (st.st_dev != dev) {
+                                if (r == 0)
+                                        r = -EBUSY;
+                                continue;
+                        }
+                        sub = openat(dirfd(d), de->d_name,
+                                     O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+                        if (sub < 0) {
+                                if (r == 0)
+                                        r = -errno;
+                                continue;
+                        }
+                        {
+                                int q = remove_children(sub, dev, depth + 1);
+                                if (q < 0 && r == 0)
+                                        r = q;
+                        }
+                        if (unlinkat(dirfd(d), de->d_name, AT_REMOVEDIR) < 0 && errno != ENOENT &&
+                            r == 0)
+                                r = -errno;
+                } else if (unlinkat(dirfd(d), de->d_name, 0) < 0 && errno != ENOENT && r == 0) {
+                        r = -errno;
+                }
+        }
+        closedir(d);
+        return r;
+}
+
+int rt_remove_tree(const char *path)
+{
+        struct stat st;
+        int fd, r;
+
+        if (lstat(path, &st) < 0)
+                return errno == ENOENT ? 0 : -errno;
+        if (!S_ISDIR(st.st_mode))
+                return unlink(path) < 0 && errno != ENOENT ? -errno : 0;
+        fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        r = remove_children(fd, st.st_dev, 0);
+        if (r < 0)
+                return r;
+        if (rmdir(path) < 0 && errno != ENOENT)
+                return -errno;
+        return 0;
+}
+
+int rt_open_in_root(int rootfd, const char *path, int flags)
+{
+        struct open_how how = {
+                .flags = (uint64_t) (flags | O_CLOEXEC),
+                .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
+        };
+        long fd;
+
+        while (*path == '/')
+                path++;
+        if (!*path)
+                path = ".";
+        do {
+                fd = syscall(SYS_openat2, rootfd, path, &how, sizeof(how));
+        } while (fd < 0 && errno == EAGAIN);
+        return fd < 0 ? -errno : (int) fd;
+}
+
+int rt_create_in_root(int rootfd, const char *path, bool is_file)
+{
+        cleanup_free char *p = xstrdup(path);
+        struct strbuf prefix;
+        char *save = NULL, *comp, *next;
+        int cur, r = 0;
+
+        strbuf_init(&prefix);
+        cur = rt_open_in_root(rootfd, ".", O_PATH | O_DIRECTORY);
+        if (cur < 0) {
+                strbuf_release(&prefix);
+                return cur;
+        }
+        comp = strtok_r(p, "/", &save);
+        while (comp) {
+                bool last;
+                int fd;
+
+                next = strtok_r(NULL, "/", &save);
+                last = next == NULL;
+                if (prefix.len)
+                        strbuf_addch(&prefix, '/');
+                strbuf_addstr(&prefix, comp);
+                for (int attempt = 0;; attempt++) {
+                        fd = rt_open_in_root(rootfd, prefix.buf,
+                                             O_PATH | (last && is_file ? 0 : O_DIRECTORY));
+                        if (fd >= 0 || fd != -ENOENT || attempt > 0)
+                                break;
+                        /* cur is the resolved parent: create the one missing component */
+                        if (last && is_file) {
+                                int f = openat(cur, comp,
+                                               O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                                               0644);
+                                if (f >= 0)
+                                        close(f);
+                                else if (errno != EEXIST)
+                                        fd = -errno;
+                        } else if (mkdirat(cur, comp, 0755) < 0 && errno != EEXIST) {
+                                fd = -errno;
+                        }
+                        if (fd != -ENOENT)
+                                break;
+                }
+                if (fd < 0) {
+                        r = fd;
+                        break;
+                }
+                close(cur);
+                cur = fd;
+                comp = next;
+        }
+        strbuf_release(&prefix);
+        if (r < 0) {
+                close(cur);
+                return r;
+        }
+        return cur;
+}
+
+/* ------------------------------------------------------------------ processes */
+
+int rt_proc_start_time(pid_t pid, uint64_t *ret_ticks, char *ret_state)
+{
+        char path[64], buf[1024];
+        cleanup_close int fd = -1;
+        ssize_t n;
+        char *p, *save = NULL, *tok;
+        int field = 2;
+
+        if (pid <= 0)
+                return -ESRCH;
+        (void) snprintf(path, sizeof(path), "/proc/%d/stat", (int) pid);
+        fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return errno == ENOENT ? -ESRCH : -errno;
+        n = read(fd, buf, sizeof(buf) - 1);
+        if (n <= 0)
+                return n < 0 ? (errno == ESRCH ? -ESRCH : -errno) : -EIO;
+        buf[n] = '\0';
+        /* the command name may hold spaces and parentheses: the fields start after the last ')' */
+        p = strrchr(buf, ')');
+        if (!p)
+                return -EIO;
+        for (tok = strtok_r(p + 1, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+                field++;
+                if (field == 3 && ret_state)
+                        *ret_state = tok[0];
+                if (field == 22) {
+                        char *end;
+                        errno = 0;
+                        *ret_ticks = strtoull(tok, &end, 10);
+                        return errno || *end ? -EIO : 0;
+                }
+        }
+        return -EIO;
+}
+
+int rt_pidfd_open_checked(pid_t pid, uint64_t start_ticks)
+{
+        uint64_t ticks;
+        char state = '?';
+        long fd;
+        int r;
+
+        if (pid <= 0)
+                return -ESRCH;
+        fd = syscall(SYS_pidfd_open, pid, 0);
+        if (fd < 0)
+                return errno == ESRCH ? -ESRCH : -errno;
+        /* the pidfd was taken first: if the pid still shows the recorded start time now, the
+         * pidfd is that process and no later one that reused the number */
+        r = rt_proc_start_time(pid, &ticks, &state);
+        /* a zombie has ended; only its parent's wait is missing */
+        if (r < 0 || ticks != start_ticks || state == 'Z' || state == 'X') {
+                close((int) fd);
+                return r < 0 && r != -ESRCH ? r : -ESRCH;
+        }
+        return (int) fd;
+}
+
+int rt_pidfd_send_signal(int pidfd, int sig)
+{
+        if (syscall(SYS_pidfd_send_signal, pidfd, sig, NULL, 0) < 0)
+                return -errno;
+        return 0;
+}
+
+int rt_pidfd_wait(int pidfd, int timeout_ms)
+{
+        struct pollfd pfd = { .fd = pidfd, .events = POLLIN };
+        int64_t deadline = time_monotonic_ms() + timeout_ms;
+
+        for (;;) {
+                int64_t left = deadline - time_monotonic_ms();
+                int r = poll(&pfd, 1, left > 0 ? (int) left : 0);
+
+                if (r > 0)
+                        return 1;
+                if (r == 0)
+                        return 0;
+                if (errno != EINTR)
+                        return -errno;
+        }
+}
+
+int rt_spawn_helper(const char *const *args, int *ret_notify_fd, struct error **reterr)
+{
+        size_t n = rt_strv_length(args);
+        cleanup_free const char **argv = xcalloc(n + 5, sizeof(*argv));
+        int p[2];
+        pid_t child;
+        int status;
+
+        argv[0] = "flexlet";
+        argv[1] = "supervise";
+        argv[2] = "--notify-fd";
+        argv[3] = "3";
+        for (size_t i = 0; i < n; i++)
+                argv[4 + i] = args[i];
+        if (pipe2(p, O_CLOEXEC) < 0)
+                return error_set(reterr, errno, "start helper: pipe: %s", strerror(errno));
+        /* Between fork and exec only async-signal-safe calls: the agent has threads. The
+         * intermediate child starts a new session and leaves at once, so the helper belongs
+         * to no one but init and lives on when the agent dies. */
+        child = fork();
+        if (child < 0) {
+                int e = errno;
+                close(p[0]);
+                close(p[1]);
+                return error_set(reterr, e, "start helper: fork: %s", strerror(e));
+        }
+        if (child == 0) {
+                sigset_t none;
+                pid_t grandchild;
+                int null;
+
+                (void) setsid();
+                grandchild = fork();
+                if (grandchild != 0)
+                        _exit(grandchild < 0 ? 1 : 0);
+                sigemptyset(&none);
+                (void) sigprocmask(SIG_SETMASK, &none, NULL);
+                if (p[1] == 3)
+                        (void) fcntl(3, F_SETFD, 0);
+                else if (dup2(p[1], 3) < 0)
+                        _exit(126);
+                null = open("/dev/null", O_RDWR);
+                if (null < 0)
+                        _exit(126);
+                (void) dup2(null, 0);
+                (void) dup2(null, 1);
+                (void) dup2(null, 2);
+                (void) close_range(4, ~0U, 0);
+                execve("/proc/self/exe", (char *const *) argv, environ);
+                _exit(127);
+        }
+        close(p[1]);
+        while (waitpid(child, &status, 0) < 0 && errno == EINTR)
+                ;
+        *ret_notify_fd = p[0];
+        return 0;
+}
+
+int rt_read_notify(int fd, int timeout_ms, char **ret_payload, struct error **reterr)
+{
+        char buf[4096];
+        size_t len = 0;
+        int64_t deadline = time_monotonic_ms() + timeout_ms;
+        char *end;
+        long e;
+
+        for (;;) {
+                struct pollfd pfd = { .fd = fd, .events = POLLIN };
+                int64_t left = deadline - time_monotonic_ms();
+                ssize_t n;
+                int r;
+
+                if (left <= 0)
+                        return error_set(reterr, ETIMEDOUT,
+                                         "helper process: no answer within %d ms", timeout_ms);
+                r = poll(&pfd, 1, (int) left);
+                if (r < 0 && errno == EINTR)
+                        continue;
+                if (r < 0)
+                        return error_set(reterr, errno, "helper process: poll: %s",
+                                         strerror(errno));
+                if (r == 0)
+                        continue;
+                n = read(fd, buf + len, sizeof(buf) - 1 - len);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0)
+                        return error_set(reterr, errno, "helper process: read: %s",
+                                         strerror(errno));
+                if (n == 0 || len + (size_t) n >= sizeof(buf) - 1) {
+                        len += (size_t) n;
+                        break;
+                }
+                len += (size_t) n;
+        }
+        buf[len] = '\0';
+        if (len > 0 && buf[len - 1] == '\n')
+                buf[--len] = '\0';
+        if (strncmp(buf, "OK", 2) == 0 && (buf[2] == '\0' || buf[2] == ' ')) {
+                if (ret_payload)
+                        *ret_payload = xstrdup(buf[2] ? buf + 3 : "");
+                return 0;
+        }
+        if (strncmp(buf, "ERR ", 4) == 0) {
+                e = strtol(buf + 4, &end, 10);
+                if (e <= 0 || *end != ' ')
+                        e = EIO;
+                return error_set(reterr, (int) e, "%s", *end == ' ' ? end + 1 : buf + 4);
+        }
+        if (len == 0)
+                return error_set(
+                        reterr, EIO,
+                        "helper process ended without a word (is this binary able to run `supervise`?)");
+        return error_set(reterr, EIO, "helper process: unexpected answer \"%s\"", buf);
+}
+
+void rt_notify(int *fd, int err, const char *msg)
+{
+        char *line;
+
+        if (*fd < 0)
+                return;
+        if (err == 0)
+                line = xasprintf("OK%s%s\n", msg && *msg ? " " : "", msg ? msg : "");
+        else
+                line = xasprintf("ERR %d %s\n", err < 0 ? -err : err, msg ? msg : strerror(err));
+        (void) write_all(*fd, line, strlen(line));
+        free(line);
+        close(*fd);
+        *fd = -1;
+}
+
+/* ------------------------------------------------------------------ time */
+
+void rt_time_format(const struct timespec *ts, char buf[static 40])
+{
+        struct tm tm;
+        char head[32];
+
+        gmtime_r(&ts->tv_sec, &tm);
+        (void) strftime(head, sizeof(head), "%Y-%m-%dT%H:%M:%S", &tm);
+        (void) snprintf(buf, 40, "%.20s.%09ldZ", head, (long) ts->tv_nsec);
+}
+
+int rt_time_parse(const char *s, size_t len, struct timespec *ret)
+{
+        char buf[64];
+        const char *dot;
+        long nsec = 0;
+        time_t sec;
+
+        if (len == 0 || len >= sizeof(buf))
+                return -EINVAL;
+        memcpy(buf, s, len);
+        buf[len] = '\0';
+        if (time_parse_rfc3339(buf, &sec) < 0)
+                return -EINVAL;
+        dot = strchr(buf, '.');
+        if (dot) {
+                long scale = 100000000;
+                for (const char *p = dot + 1; *p >= '0' && *p <= '9'; p++) {
+                        nsec += (*p - '0') * scale;
+                        scale /= 10;
+                }
+        }
+        ret->tv_sec = sec;
+        ret->tv_nsec = nsec;
+        return 0;
+}
+
+void rt_now(struct timespec *ret)
+{
+        clock_gettime(CLOCK_REALTIME, ret);
+}
