@@ -8,7 +8,7 @@ packages=(
         build-essential pkg-config clang clang-format cppcheck libclang-rt-14-dev
         libjansson-dev libsqlite3-dev libmicrohttpd-dev libgnutls28-dev libcurl4-gnutls-dev
         libcmocka-dev libyaml-dev
-        openssl curl jq
+        openssl curl jq busybox-static
 )
 
 missing=()

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "cmd/cmd-runtime.h"
 
 static const struct {
         const char *name;
@@ -11,6 +12,8 @@ static const struct {
 } commands[] = {
         { "serve", cmd_serve, "all-in-one: API server on an embedded SQLite store" },
         { "version", cmd_version, "print the version" },
+        { "image", cmd_image, "the local image store: import, list" },
+        { "supervise", cmd_supervise, "internal: a pod sandbox or container supervisor" },
 };
 
 static void usage(FILE *f)
