@@ -330,7 +330,8 @@ static const char *rawscan_line(const struct rawscan *rs, size_t line)
         return p;
 }
 
-/* The 0-based line of the first "%YAML" directive in UTF-8 input, else fallback. */
+/* The 0-based line of the "%YAML" directive heading UTF-8 input (only directives, comments and
+ * blank lines may precede it), else fallback. */
 static size_t rawscan_version_line(const struct rawscan *rs, size_t fallback)
 {
         const char *p = rawscan_line(rs, 0), *end = rs->data + rs->len;
@@ -339,8 +340,14 @@ static size_t rawscan_version_line(const struct rawscan *rs, size_t fallback)
         if (rs->len >= 2 && (unsigned char) rs->data[0] >= 0xFE)
                 return fallback;
         while (p < end) {
+                const char *q = p;
+
                 if (end - p >= 5 && memcmp(p, "%YAML", 5) == 0)
                         return line;
+                while (q < end && (*q == ' ' || *q == '\t'))
+                        q++;
+                if (q < end && *p != '%' && *q != '#' && !break_width(q, end))
+                        return fallback; /* content: no directive can follow */
                 while (p < end && !(w = break_width(p, end)))
                         p++;
                 if (p < end) {
@@ -351,8 +358,6 @@ static size_t rawscan_version_line(const struct rawscan *rs, size_t fallback)
         return fallback;
 }
 
-/* Scans the double-quoted scalar at character index `index` (on 0-based line `line`) up to
- * its closing quote or character index `limit`, failing as go-yaml does on a "\/" escape. */
 static int rawscan_quoted(struct rawscan *rs, size_t index, size_t line, size_t limit,
                           struct error **reterr)
 {
@@ -370,7 +375,24 @@ static int rawscan_quoted(struct rawscan *rs, size_t index, size_t line, size_t 
                 rs->index++;
         }
         p = rs->data + rs->off;
-        if (p >= end || *p != '"')
+        /* an event starts at the node's anchor or tag: skip those, blanks, comments, breaks */
+        while (p < end && *p != '"') {
+                if (*p == '&' || *p == '!') {
+                        while (p < end && *p != ' ' && *p != '\t' && !break_width(p, end))
+                                w = utf8_width((unsigned char) *p), p += w, index++;
+                } else if (*p == '#') {
+                        while (p < end && !break_width(p, end))
+                                w = utf8_width((unsigned char) *p), p += w, index++;
+                } else if (*p == ' ' || *p == '\t')
+                        p++, index++;
+                else if ((w = break_width(p, end)) != 0) {
+                        index += w == 2 && *p == '\r' ? 2 : 1;
+                        p += w;
+                        line++;
+                } else
+                        return 0;
+        }
+        if (p >= end)
                 return 0;
         for (p++, index++; p < end && *p != '"' && index < limit; p += w, index++) {
                 w = break_width(p, end);
@@ -401,22 +423,26 @@ static int rawscan_quoted(struct rawscan *rs, size_t index, size_t line, size_t 
         return 0;
 }
 
-/* Does the text after "%YAML" read " 1.1"? */
-static bool version_is_1_1(const char *p)
+/* Does the directive at p ("%YAML ...", before end) name version 1.1? */
+static bool version_is_1_1(const char *p, const char *end)
 {
+        char text[32];
         unsigned long major, minor;
-        char *end;
+        size_t n = (size_t) (end - p) < sizeof(text) - 1 ? (size_t) (end - p) : sizeof(text) - 1;
+        char *c = text + 5, *stop;
 
-        if (*p != ' ' && *p != '\t')
+        memcpy(text, p, n);
+        text[n] = '\0';
+        if (n < 6 || (*c != ' ' && *c != '\t'))
                 return true; /* not a version directive: let libyaml's error stand */
-        while (*p == ' ' || *p == '\t')
-                p++;
-        if (!is_digit(*p))
+        while (*c == ' ' || *c == '\t')
+                c++;
+        if (!is_digit(*c))
                 return true;
-        major = strtoul(p, &end, 10);
-        if (*end != '.' || !is_digit(end[1]))
+        major = strtoul(c, &stop, 10);
+        if (*stop != '.' || !is_digit(stop[1]))
                 return true;
-        minor = strtoul(end + 1, &end, 10);
+        minor = strtoul(stop + 1, &stop, 10);
         return major == 1 && minor == 1;
 }
 
@@ -428,7 +454,7 @@ static int rawscan_failure(struct rawscan *rs, const yaml_parser_t *p, struct er
         const char *v = line == SIZE_MAX ? NULL : rawscan_line(rs, line);
 
         /* go-yaml checks the version directive before it reads any further */
-        if (v && line < p->problem_mark.line && !version_is_1_1(v + 5))
+        if (v && line < p->problem_mark.line && !version_is_1_1(v, rs->data + rs->len))
                 return line ? error_set(reterr, EINVAL,
                                         "yaml: line %zu: found incompatible YAML document", line)
                             : error_set(reterr, EINVAL, "yaml: found incompatible YAML document");
@@ -605,20 +631,25 @@ static const char *short_tag(const char *tag, char *buf, size_t size)
         return tag;
 }
 
-/* Go's strconv.ParseUint(s, 0, 64): 0 on success, -EINVAL on bad syntax, -ERANGE. */
-static int go_parse_uint(const char *s, size_t n, uint64_t *ret)
+/* Go's strconv.ParseUint(s, base, 64), base 0 (prefixes 0b, 0o, 0x, 0) or 2: 0 on success,
+ * -EINVAL on bad syntax, -ERANGE. */
+static int go_parse_uint(const char *s, size_t n, unsigned base, uint64_t *ret)
 {
-        unsigned base = 10;
         uint64_t v = 0;
 
         if (n == 0)
                 return -EINVAL;
-        if (s[0] == '0') {
-                char c = n >= 3 ? (char) (s[1] | 0x20) : 0;
+        if (base == 0) {
+                char c = n >= 3 && s[0] == '0' ? (char) (s[1] | 0x20) : 0;
 
-                base = c == 'b' ? 2 : c == 'o' ? 8 : c == 'x' ? 16 : 8;
-                s += base == 8 && c != 'o' ? 1 : 2;
-                n -= base == 8 && c != 'o' ? 1 : 2;
+                base = 10;
+                if (c == 'b' || c == 'o' || c == 'x') {
+                        base = c == 'b' ? 2 : c == 'o' ? 8 : 16;
+                        s += 2, n -= 2;
+                } else if (s[0] == '0') {
+                        base = 8;
+                        s++, n--;
+                }
         }
         for (size_t i = 0; i < n; i++) {
                 unsigned char c = (unsigned char) s[i];
@@ -632,8 +663,8 @@ static int go_parse_uint(const char *s, size_t n, uint64_t *ret)
                         return -EINVAL;
                 if (d >= base)
                         return -EINVAL;
-                /* Go checks syntax of every digit before it reports a range error only when it
-                 * meets it; both are failures here, which is all the callers need. */
+                /* Go reports a range error only once it meets it, and a later bad digit as
+                 * syntax; both are failures here, which is all the callers need. */
                 if (v > (UINT64_MAX - d) / base)
                         return -ERANGE;
                 v = v * base + d;
@@ -642,8 +673,8 @@ static int go_parse_uint(const char *s, size_t n, uint64_t *ret)
         return 0;
 }
 
-/* Go's strconv.ParseInt(s, 0, 64). */
-static int go_parse_int(const char *s, size_t n, int64_t *ret)
+/* Go's strconv.ParseInt(s, base, 64), base 0 or 2. */
+static int go_parse_int(const char *s, size_t n, unsigned base, int64_t *ret)
 {
         bool neg = false;
         uint64_t u;
@@ -655,7 +686,7 @@ static int go_parse_int(const char *s, size_t n, int64_t *ret)
                 neg = s[0] == '-';
                 s++, n--;
         }
-        r = go_parse_uint(s, n, &u);
+        r = go_parse_uint(s, n, base, &u);
         if (r < 0)
                 return r;
         if (!neg && u > (uint64_t) INT64_MAX)
@@ -951,13 +982,13 @@ static int resolve_untyped(struct y2j *y, const char *tag, const char *s, size_t
                         if (s[k] != '_')
                                 plain[n++] = s[k];
                 plain[n] = '\0';
-                if (go_parse_int(plain, n, &i) == 0) {
+                if (go_parse_int(plain, n, 0, &i) == 0) {
                         *ret_tag = R_INT;
                         *ret = v = gv_new(y, GV_INT);
                         v->i = i;
                         return 0;
                 }
-                if (go_parse_uint(plain, n, &u) == 0) {
+                if (go_parse_uint(plain, n, 0, &u) == 0) {
                         *ret_tag = R_INT;
                         *ret = v = gv_new(y, GV_UINT);
                         v->u = u;
@@ -969,7 +1000,29 @@ static int resolve_untyped(struct y2j *y, const char *tag, const char *s, size_t
                         v->f = f;
                         return 0;
                 }
-                /* go-yaml's later "0b" branches only repeat what ParseInt(s, 0, 64) tried. */
+                /* K8S: go-yaml then reads "0b" + a signed binary number, and "-0b" + binary */
+                if (n > 2 && strncmp(plain, "0b", 2) == 0 &&
+                    (go_parse_int(plain + 2, n - 2, 2, &i) == 0 ||
+                     go_parse_uint(plain + 2, n - 2, 2, &u) == 0)) {
+                        *ret_tag = R_INT;
+                        if (go_parse_int(plain + 2, n - 2, 2, &i) == 0) {
+                                *ret = v = gv_new(y, GV_INT);
+                                v->i = i;
+                        } else {
+                                *ret = v = gv_new(y, GV_UINT);
+                                v->u = u;
+                        }
+                        return 0;
+                }
+                if (n > 3 && strncmp(plain, "-0b", 3) == 0) {
+                        plain[2] = '-'; /* "-" + plain[3:] */
+                        if (go_parse_int(plain + 2, n - 2, 2, &i) == 0) {
+                                *ret_tag = R_INT;
+                                *ret = v = gv_new(y, GV_INT);
+                                v->i = i;
+                                return 0;
+                        }
+                }
         }
 string:
         *ret_tag = R_STR;
@@ -1396,13 +1449,14 @@ static int32_t utf8_decode(const unsigned char *s, size_t n, size_t *ret_len)
 }
 
 /* Approximates Go's unicode.IsPrint for runes ≥ 0x80: spaces, format and control characters,
- * private use and non-characters are not printable. */
+ * private use, non-characters and the unassigned planes are not printable (unassigned code points
+ * inside the assigned planes are taken as printable). */
 static bool go_is_print(int32_t r)
 {
         return !(r < 0xA1 || r == 0xAD || r == 0x1680 || (r >= 0x2000 && r <= 0x200F) ||
                  (r >= 0x2028 && r <= 0x202F) || (r >= 0x205F && r <= 0x206F) || r == 0x3000 ||
                  (r >= 0xE000 && r <= 0xF8FF) || r == 0xFEFF || (r >= 0xFFF0 && r <= 0xFFFB) ||
-                 (r & 0xFFFE) == 0xFFFE || r >= 0xF0000);
+                 (r & 0xFFFE) == 0xFFFE || (r >= 0x323B0 && r < 0xE0100) || r >= 0xE01F0);
 }
 
 /* Go's strconv.Quote. */
@@ -1436,12 +1490,20 @@ static void go_quote(struct strbuf *sb, const char *s, size_t n)
         strbuf_addch(sb, '"');
 }
 
-/* Orders map keys for %#v: nil first, then by type (Go orders types by an address in its binary,
- * which nobody can reproduce; bool < int < uint64 < float64 < string here), then by value. */
+/* Orders map keys for %#v: nil first, then by type, then by value. Go orders types by their
+ * place in its binary, which upstream's shows as by name: bool, float64, int, string, uint64. */
+static int gv_type_rank(enum gv_kind kind)
+{
+        static const int rank[] = { [GV_NIL] = 0, [GV_BOOL] = 1, [GV_FLOAT] = 2, [GV_INT] = 3,
+                                    [GV_STR] = 4, [GV_UINT] = 5, [GV_SEQ] = 6,   [GV_MAP] = 7 };
+
+        return rank[kind];
+}
+
 static int gv_key_cmp(const struct gv *a, const struct gv *b)
 {
         if (a->kind != b->kind)
-                return a->kind < b->kind ? -1 : 1;
+                return gv_type_rank(a->kind) < gv_type_rank(b->kind) ? -1 : 1;
         switch (a->kind) {
         case GV_BOOL:
                 return (int) a->b - (int) b->b;

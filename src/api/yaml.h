@@ -34,6 +34,16 @@
  * ratio check ("yaml: document contains excessive aliasing", which stops billion-laughs inputs
  * after about a thousand values), and a bounded recursion.
  *
+ * Known differences from upstream, all on unusual input (Debian's libyaml 0.2.5 scans a few
+ * things differently from go-yaml v2's older port of libyaml):
+ * - a tag may not contain ',', '[' or ']' here (go-yaml takes them into the tag);
+ * - in flow collections, '?' inside a plain scalar is part of it here (go-yaml: an error), and
+ *   "x:" right before ',', '[', ']', '{' or '}' is an error here (go-yaml: the scalar "x:");
+ * - on malformed input the two scanners may stop at different places, so the message differs;
+ * - nesting deeper than YAML_MAX_DEPTH is refused (go-yaml allows 10000);
+ * - messages that print Go maps order keys of mixed types by type name (bool, float64, int,
+ *   string, uint64), as upstream's binary does but Go does not promise.
+ *
  * Errors carry upstream's YAMLToJSON text: "yaml: line 3: mapping values are not allowed in this
  * context" (line numbers as go-yaml prints them: 1-based for scanner errors, libyaml's 0-based
  * line for parser errors, none for reader errors). kube-apiserver wraps that text per endpoint:
