@@ -236,7 +236,7 @@ _noreturn_ static void sandbox_init(int ready_fd, const json_t *procs)
 
 int rt_sandbox_serve(const char *state_dir, int notify_fd, struct error **reterr)
 {
-        cleanup_close int dfd = -1;
+        cleanup_close int dfd = -1, own_pidns = -1;
         json_t *spec = NULL, *state;
         const char *hostname;
         char msg[512];
@@ -262,6 +262,12 @@ int rt_sandbox_serve(const char *state_dir, int notify_fd, struct error **reterr
                 r = error_set(reterr, EINVAL, "sandbox: the spec has no hostname");
                 goto fail;
         }
+        own_pidns = open("/proc/self/ns/pid", O_RDONLY | O_CLOEXEC);
+        if (own_pidns < 0) {
+                r = error_set(reterr, errno, "sandbox: open our pid namespace: %s",
+                              strerror(errno));
+                goto fail;
+        }
         if (unshare(CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS) < 0) {
                 r = error_set(reterr, errno, "sandbox: unshare the pid, ipc and uts namespaces: %s",
                               strerror(errno));
@@ -284,6 +290,14 @@ int rt_sandbox_serve(const char *state_dir, int notify_fd, struct error **reterr
         if (child == 0) {
                 close(p[0]);
                 sandbox_init(p[1], json_object_get(spec, "cgroupProcs"));
+        }
+        /* our later children (none) and threads (the sanitizers' leak checker) need our pid
+         * namespace back */
+        if (setns(own_pidns, CLONE_NEWPID) < 0) {
+                r = error_set(reterr, errno, "sandbox: return to our pid namespace: %s",
+                              strerror(errno));
+                (void) kill(child, SIGKILL);
+                goto fail;
         }
         close(p[1]);
         p[1] = -1;

@@ -508,7 +508,7 @@ static int supervise(struct supervisor *sv, struct error **reterr)
 {
         const struct runtime_container_spec *s = sv->spec;
         int out[2] = { -1, -1 }, err[2] = { -1, -1 }, ep[2] = { -1, -1 };
-        cleanup_close int logfd = -1, sfd = -1, pidfd = -1;
+        cleanup_close int logfd = -1, sfd = -1, pidfd = -1, own_pidns = -1;
         struct rt_log_writer w;
         struct timespec started;
         uint64_t sandbox_ticks, ticks;
@@ -538,6 +538,9 @@ static int supervise(struct supervisor *sv, struct error **reterr)
         if (pipe2(out, O_CLOEXEC) < 0 || pipe2(err, O_CLOEXEC) < 0 || pipe2(ep, O_CLOEXEC) < 0)
                 return error_set(reterr, errno, "pipe: %s", strerror(errno));
         /* join the pod: our children are born in its pid namespace */
+        own_pidns = open("/proc/self/ns/pid", O_RDONLY | O_CLOEXEC);
+        if (own_pidns < 0)
+                return error_set(reterr, errno, "open our pid namespace: %s", strerror(errno));
         if (setns(pidfd, CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS) < 0) {
                 (void) snprintf(msg, sizeof(msg), "join the pod's namespaces: %s", strerror(errno));
                 r = record_start_error(sv, msg);
@@ -561,6 +564,13 @@ static int supervise(struct supervisor *sv, struct error **reterr)
                 close(err[0]);
                 close(ep[0]);
                 container_child(sv, out[1], err[1], ep[1]);
+        }
+        /* back to our own pid namespace for children: a process whose children would land in
+         * another one cannot make threads (the sanitizers' leak checker needs one at exit) */
+        if (setns(own_pidns, CLONE_NEWPID) < 0) {
+                int e = errno;
+                (void) kill(child, SIGKILL);
+                return error_set(reterr, e, "return to our pid namespace: %s", strerror(e));
         }
         close(out[1]);
         close(err[1]);

@@ -152,8 +152,9 @@ static char *ns_link(pid_t pid, const char *ns)
         return xstrdup(buf);
 }
 
-/* Processes whose command line mentions s (our helpers carry their state dir in argv). */
-static int processes_mentioning(const char *s)
+/* Processes whose command line mentions s (our helpers carry their state dir in argv); with
+ * kill, they are killed too (only ever ours: s is this run's data dir). */
+static int processes_mentioning_kill(const char *s, bool kill_them)
 {
         DIR *d = opendir("/proc");
         struct dirent *de;
@@ -179,12 +180,20 @@ static int processes_mentioning(const char *s)
                         if (buf[i] == '\0')
                                 buf[i] = ' ';
                 buf[n] = '\0';
-                if (strstr(buf, s))
+                if (strstr(buf, s)) {
                         count++;
+                        if (kill_them)
+                                (void) kill((pid_t) atoi(de->d_name), SIGKILL);
+                }
         }
         if (d)
                 closedir(d);
         return count;
+}
+
+static int processes_mentioning(const char *s)
+{
+        return processes_mentioning_kill(s, false);
 }
 
 static int mounts_mentioning(const char *s)
@@ -324,6 +333,9 @@ static int group_teardown(void **state)
                 remove_containers();
                 if (g.sandbox_dir)
                         (void) runtime_sandbox_stop(g.sandbox_dir, NULL);
+                /* whatever a failed test left: helpers carry the data dir in their argv */
+                if (processes_mentioning_kill(g.data, true) > 0)
+                        usleep(200000);
                 kill_cgroup();
                 if (g.cgroup_dir && rmdir(g.cgroup_dir) < 0)
                         print_error("# could not remove cgroup %s: %s\n", g.cgroup_dir,
