@@ -23,9 +23,21 @@
  *   everything from the files in the container's state dir, so a new agent process re-adopts
  *   running containers without touching them.
  *
- * The helper processes run the calling process's own binary (/proc/self/exe) with the argv
- * built by runtime_helper_argv's conventions; that binary must route `supervise` to
- * runtime_helper_main (flexlet's main does, through cmd_supervise; a test binary can too).
+ * What a container sees: the image under an overlay whose writable layer is in its state dir
+ * (a restart starts from a fresh one, as upstream), its own /proc of the pod's pid namespace
+ * (pid 1 is the sandbox), a tmpfs /dev with null, zero, full, random, urandom, tty, a new
+ * devpts and a 64 MiB /dev/shm (none when a volume is mounted there), the host's /sys
+ * read-only (without submounts), the volumes bind-mounted (recursively; read-only when asked)
+ * parents first, the pod's hostname and IPC namespace, the host's network. It runs as
+ * uid/gid of the spec with no supplementary groups, stdin on /dev/null.
+ *
+ * The helper processes run the calling process's own binary (/proc/self/exe) as
+ * `<exe> supervise --notify-fd 3 [--sandbox] DIR`; that binary's main must route `supervise` to
+ * runtime_helper_main. flexlet's does (cmd_supervise). A test binary that starts sandboxes or
+ * containers must do the same first thing in its main (see tests/unit/node/test-runtime-e2e.c),
+ * or it would be re-run, detached, as its own helper.
+ *
+ * Kernel: Linux >= 5.9 (pidfd_open, setns on a pidfd, openat2, close_range), overlayfs, root.
  *
  * Folders (the agent chooses them; these helpers give the conventional ones):
  *   DATA/pods/<uid>/sandbox/                      runtime_sandbox_dir
@@ -147,8 +159,10 @@ struct runtime_container_spec {
         size_t n_env;
         const struct runtime_mount *mounts;
         size_t n_mounts;
-        /* absolute cgroup.procs paths, one per controller hierarchy: the container process
-         * joins each before it execs (NULL-terminated, or NULL) */
+        /* absolute cgroup.procs paths of the container's OWN cgroups, one per controller
+         * hierarchy (NULL-terminated, or NULL): the container process joins each before it
+         * execs, and once its main process has exited the supervisor kills whatever is still in
+         * them (K8S: a container's processes end with it). Never pass the pod's cgroups here. */
         const char *const *cgroup_procs;
         uid_t uid; /* K8S: securityContext.runAsUser/runAsGroup; 0 is root */
         gid_t gid;
