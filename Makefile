@@ -57,12 +57,15 @@ test-asan:
 	  CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
 	  LDFLAGS="-fsanitize=address,undefined" unit-tests build-asan/flexlet
 
-# libFuzzer targets (clang), each run briefly over its seed corpus.
+# libFuzzer targets (clang), each run briefly over its seed corpus. The instrumented library
+# is built once (fuzz-lib) before any target links against it.
 FUZZ_BINS := $(FUZZ_SRCS:%.c=build-fuzz/%)
-build-fuzz/tests/fuzz/%: tests/fuzz/%.c
-	$(MAKE) BUILD=build-fuzz CC=clang \
-	  CFLAGS="-O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer" \
-	  build-fuzz/libflexlet.a
+FUZZ_CFLAGS := -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer
+.PHONY: fuzz-lib
+fuzz-lib:
+	$(MAKE) BUILD=build-fuzz CC=clang CFLAGS="$(FUZZ_CFLAGS)" build-fuzz/libflexlet.a
+
+build-fuzz/tests/fuzz/%: tests/fuzz/%.c fuzz-lib
 	@mkdir -p $(dir $@)
 	clang -std=gnu11 -D_GNU_SOURCE -Isrc $(PKG_CFLAGS) -O1 -g \
 	  -fsanitize=fuzzer,address,undefined -o $@ $< build-fuzz/libflexlet.a $(LDLIBS)
