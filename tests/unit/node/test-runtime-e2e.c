@@ -721,6 +721,7 @@ static void test_sandbox_stop_kills_the_pod(void **state)
         struct runtime_container_spec s;
         struct runtime_container_status st;
         struct runtime_sandbox_spec sb = { .state_dir = g.sandbox_dir, .hostname = HOSTNAME };
+        const char *procs[2] = { NULL, NULL };
         struct error *err = NULL;
 
         base_spec(&s, dir);
@@ -734,12 +735,20 @@ static void test_sandbox_stop_kills_the_pod(void **state)
         assert_int_equal(st.exit_code, 137);
         runtime_container_status_release(&st);
         if (g.cgroup_procs) {
-                cleanup_free char *procs = slurp(g.cgroup_procs);
-                assert_non_null(procs);
-                assert_string_equal(procs, "");
+                cleanup_free char *left = slurp(g.cgroup_procs);
+                assert_non_null(left);
+                assert_string_equal(left, "");
         }
-        /* a new sandbox for the tests after this one */
+        /* a new sandbox for the tests after this one, in the test cgroup this time */
+        procs[0] = g.cgroup_procs;
+        sb.cgroup_procs = g.cgroup_procs ? procs : NULL;
         assert_int_equal(runtime_sandbox_start(&sb, &g.sandbox_pid, &err), 0);
+        if (g.cgroup_dir) {
+                cleanup_free char *cg_path = xasprintf("/proc/%d/cgroup", (int) g.sandbox_pid);
+                cleanup_free char *cg = slurp(cg_path);
+                assert_non_null(cg);
+                assert_non_null(strstr(cg, strrchr(g.cgroup_dir, '/')));
+        }
 }
 
 static void test_nothing_left(void **state)
