@@ -223,7 +223,7 @@ int emptydir_mountinfo_find(FILE *f, const char *mount_point, int mount_id,
         bool have = false;
 
         while ((n = getline(&line, &cap, f)) >= 0) {
-                struct emptydir_mountinfo m;
+                struct emptydir_mountinfo m = { 0 };
 
                 if (n > EMPTYDIR_MOUNTINFO_MAX_LINE)
                         continue;
@@ -261,7 +261,7 @@ int emptydir_mountinfo_find(FILE *f, const char *mount_point, int mount_id,
 static int mount_at(const char *path, struct emptydir_mountinfo *ret)
 {
         cleanup_free char *canon = NULL;
-        struct statx stx;
+        struct statx stx = { 0 };
         int mount_id = -1, r;
         FILE *f;
 
@@ -283,12 +283,12 @@ static int mount_at(const char *path, struct emptydir_mountinfo *ret)
 
 bool emptydir_is_tmpfs_mount(const char *path)
 {
-        struct emptydir_mountinfo m;
+        struct emptydir_mountinfo m = { 0 };
         bool tmpfs;
 
         if (!path || mount_at(path, &m) < 0)
                 return false;
-        tmpfs = streq(m.fstype, "tmpfs");
+        tmpfs = m.fstype && streq(m.fstype, "tmpfs");
         emptydir_mountinfo_release(&m);
         return tmpfs;
 }
@@ -341,14 +341,14 @@ static int tmpfs_statfs(const char *path, struct tmpfs_usage *ret)
  * set, owned) when another filesystem is. */
 static int tmpfs_mount_state(const char *path, char **ret_fstype)
 {
-        struct emptydir_mountinfo m;
+        struct emptydir_mountinfo m = { 0 };
         int r;
 
         r = mount_at(path, &m);
         if (r < 0)
                 return r;
-        if (!streq(m.fstype, "tmpfs")) {
-                *ret_fstype = TAKE_PTR(m.fstype);
+        if (!m.fstype || !streq(m.fstype, "tmpfs")) {
+                *ret_fstype = m.fstype ? TAKE_PTR(m.fstype) : xstrdup("");
                 emptydir_mountinfo_release(&m);
                 return -EBUSY;
         }
@@ -401,7 +401,7 @@ int emptydir_setup(const char *path, enum emptydir_medium medium, int64_t size_b
 {
         cleanup_free char *fstype = NULL;
         cleanup_free char *data = NULL;
-        struct tmpfs_usage u;
+        struct tmpfs_usage u = { 0 };
         int r;
 
         if (!path || path[0] != '/')
@@ -475,7 +475,7 @@ int emptydir_resize(const char *path, int64_t new_size_bytes, struct error **ret
 {
         cleanup_free char *fstype = NULL;
         cleanup_free char *data = NULL;
-        struct tmpfs_usage u;
+        struct tmpfs_usage u = { 0 };
         int r, e;
 
         if (!path || path[0] != '/')
@@ -526,7 +526,7 @@ int emptydir_size(const char *path, int64_t *ret_size_bytes, int64_t *ret_used_b
                   struct error **reterr)
 {
         cleanup_free char *fstype = NULL;
-        struct tmpfs_usage u;
+        struct tmpfs_usage u = { 0 };
         int r;
 
         if (!path)
@@ -558,7 +558,7 @@ struct walk_fs {
 
 static int walk_fs_init(int fd, struct walk_fs *ret)
 {
-        struct statx stx;
+        struct statx stx = { 0 };
 
         if (statx(fd, "", AT_EMPTY_PATH, WALK_STATX_MASK, &stx) < 0)
                 return -errno;
@@ -691,7 +691,7 @@ static int du_dir(struct du_walk *w, int dfd, int depth)
         }
         rewinddir(d);
         for (;;) {
-                struct statx stx;
+                struct statx stx = { 0 };
                 size_t mark;
                 int cfd;
 
@@ -755,7 +755,7 @@ int emptydir_disk_usage(const char *path, int64_t *ret_bytes, struct error **ret
 {
         cleanup_close int fd = -1;
         struct du_walk w = { 0 };
-        struct statx stx;
+        struct statx stx = { 0 };
         int r;
 
         if (!path)
@@ -847,7 +847,7 @@ static void rm_dir(struct rm_walk *w, int dfd, int depth)
         /* The dup shares dfd's offset, which an earlier pass left at the end. */
         rewinddir(d);
         for (;;) {
-                struct statx stx;
+                struct statx stx = { 0 };
                 size_t mark;
                 int r;
 
@@ -981,7 +981,7 @@ int emptydir_teardown(const char *path, struct error **reterr)
         do {
                 w.moved_this_pass = false;
                 rm_dir(&w, w.top_fd, 0);
-        } while (w.moved_this_pass && !w.err && ++passes < TEARDOWN_MAX_PASSES);
+        } while (w.moved_this_pass && ++passes < TEARDOWN_MAX_PASSES);
         close(w.top_fd);
         strbuf_release(&w.rel);
         if (!w.err && w.moved_this_pass)

@@ -47,7 +47,8 @@ int64_t emptydir_memory_size(int64_t node_allocatable_bytes, int64_t pod_memory_
  *  DISK: mkdir -p (missing parents too) with mode 0777, then chmod 0777 if the umask took bits
  *        away, as the kubelet's setupDir.
  *  MEMORY: the same directory, then mount(2) "tmpfs" with MS_NOSUID|MS_NODEV and data
- *        "size=<size_bytes>,mode=0777" (just "mode=0777" when size_bytes <= 0). If a tmpfs is
+ *        "size=<size_bytes>,mode=0777" (just "mode=0777" when size_bytes <= 0, leaving the
+ *        kernel's default of half of RAM, as upstream). If a tmpfs is
  *        already mounted exactly at path (per /proc/self/mountinfo), nothing is mounted: when its
  *        size differs from size_bytes (rounded up to the tmpfs block size, as the kernel does) it
  *        is resized with emptydir_resize (KEP-6030; a shrink below usage fails as there), and
@@ -72,7 +73,8 @@ int emptydir_resize(const char *path, int64_t new_size_bytes, struct error **ret
 
 /* The size and usage of the tmpfs mounted at path, from statfs: f_blocks * f_frsize and
  * (f_blocks - f_bfree) * f_frsize. -ENOENT when no tmpfs is mounted exactly at path (a parent's
- * tmpfs does not count). A tmpfs mounted without size= keeps no block count: both are 0. */
+ * tmpfs does not count). A tmpfs mounted without size= has the kernel's default size, half of
+ * RAM; one mounted with size=0 has no limit and keeps no block count: both are 0 then. */
 int emptydir_size(const char *path, int64_t *ret_size_bytes, int64_t *ret_used_bytes,
                   struct error **reterr);
 
@@ -93,7 +95,8 @@ int emptydir_disk_usage(const char *path, int64_t *ret_bytes, struct error **ret
  * fails with EBUSY (a process still holds a file or its cwd there), it is retried once after
  * 100ms and then detached with MNT_DETACH: the mount leaves the tree at once and the kernel frees
  * it when the last user goes, which is what a pod being torn down needs (its processes are
- * already dead or dying). A different filesystem mounted exactly at path is left alone (-EBUSY).
+ * already dead or dying). A mount below the tmpfs also makes the unmount busy and is detached
+ * with it. A different filesystem mounted exactly at path is left alone (-EBUSY).
  * Then removes the directory and everything in it (a disk emptyDir's files) with
  * openat/unlinkat(AT_REMOVEDIR): symlinks are removed, never followed; a mount point found
  * below path is not entered nor unmounted, it makes the call fail with -EBUSY after everything
