@@ -26,7 +26,7 @@ static void yaml_safe(struct strbuf *sb, const char *s)
                 else if (p[0] == 0xE2 && p[1] == 0x80 && (p[2] == 0xA8 || p[2] == 0xA9))
                         strbuf_addf(sb, "\\u%04x", 0x2000 | (p[2] - 0x80)), p += 2;
                 else if (p[0] == 0xEF && p[1] == 0xBF && (p[2] == 0xBE || p[2] == 0xBF))
-                        strbuf_addf(sb, "\\u%04x", 0xFF00 | (p[2] - 0x80 + 0x40)), p += 2;
+                        strbuf_addf(sb, "\\u%04x", 0xFFC0 | (p[2] & 0x3F)), p += 2;
                 else
                         strbuf_addch(sb, (char) *p);
         }
