@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "base/alloc.h"
+#include "base/fs.h"
 #include "base/json.h"
 #include "base/timeutil.h"
 #include "node/runtime/runtime-internal.h"
@@ -63,7 +64,7 @@ int runtime_container_start(const struct runtime_container_spec *spec, struct er
         r = rt_spec_check(spec, reterr);
         if (r < 0)
                 return r;
-        if ((r = rt_mkdir_p(spec->state_dir, 0755)) < 0)
+        if ((r = fs_mkdir_p(spec->state_dir, 0755)) < 0)
                 return error_set(reterr, -r, "start container: create \"%s\": %s", spec->state_dir,
                                  strerror(-r));
         dfd = open(spec->state_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -74,7 +75,7 @@ int runtime_container_start(const struct runtime_container_spec *spec, struct er
                 return error_set(reterr, EEXIST, "start container: \"%s\" was already used",
                                  spec->state_dir);
         j = rt_spec_to_json(spec);
-        r = rt_write_json_atomic(dfd, RT_SPEC_FILE, j);
+        r = fs_write_json_atomic(dfd, RT_SPEC_FILE, j);
         json_decref(j);
         if (r < 0)
                 return error_set(reterr, -r, "start container: write its spec: %s", strerror(-r));
@@ -104,7 +105,7 @@ struct proc_record {
 static int read_proc_record(int dfd, const char *name, struct proc_record *ret, json_t **ret_json)
 {
         json_t *j = NULL, *pid, *ticks;
-        int r = rt_read_json_at(dfd, name, &j);
+        int r = fs_read_json_at(dfd, name, &j);
 
         if (r < 0)
                 return r;
@@ -149,7 +150,7 @@ static int read_exit(int dfd, struct runtime_container_status *st)
 {
         json_t *j = NULL;
         const char *s;
-        int r = rt_read_json_at(dfd, RT_EXIT_FILE, &j);
+        int r = fs_read_json_at(dfd, RT_EXIT_FILE, &j);
 
         if (r < 0)
                 return r;
@@ -323,7 +324,7 @@ int runtime_container_remove(const char *state_dir, struct error **reterr)
                         close(fd);
                 }
         }
-        r = rt_remove_tree(state_dir);
+        r = fs_remove_tree(state_dir);
         if (r < 0)
                 return error_set(reterr, -r, "remove container \"%s\": %s", state_dir,
                                  strerror(-r));

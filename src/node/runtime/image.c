@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "base/alloc.h"
+#include "base/fs.h"
 #include "base/json.h"
 #include "node/runtime/runtime-internal.h"
 
@@ -338,7 +339,7 @@ static int image_load(const char *dir, bool builtin, struct runtime_image *img)
                 return -errno;
         if (!S_ISDIR(st.st_mode))
                 return -ENOENT;
-        r = rt_read_json_at(dfd, "config.json", &cfg);
+        r = fs_read_json_at(dfd, "config.json", &cfg);
         if (r < 0)
                 return r;
         *img = (struct runtime_image){
@@ -587,7 +588,7 @@ static int assemble_busybox(const char *dir, struct error **reterr)
                 return error_set(reterr, -r, "build the busybox image: write /etc: %s",
                                  strerror(-r));
         config = config_json("docker.io/library/busybox", &cfg);
-        r = rt_write_json_atomic(dfd, "config.json", config);
+        r = fs_write_json_atomic(dfd, "config.json", config);
         json_decref(config);
         if (r < 0)
                 return error_set(reterr, -r, "build the busybox image: write config.json: %s",
@@ -610,18 +611,18 @@ static int build_once(const char *images, const char *sub,
         (void) chmod(tmp, 0755);
         r = fill(tmp, reterr);
         if (r < 0) {
-                (void) rt_remove_tree(tmp);
+                (void) fs_remove_tree(tmp);
                 return r;
         }
         parent = xstrdup(final);
         *strrchr(parent, '/') = '\0';
-        if ((r = rt_mkdir_p(parent, 0755)) < 0) {
-                (void) rt_remove_tree(tmp);
+        if ((r = fs_mkdir_p(parent, 0755)) < 0) {
+                (void) fs_remove_tree(tmp);
                 return error_set(reterr, -r, "create \"%s\": %s", parent, strerror(-r));
         }
         if (rename(tmp, final) < 0) {
                 int e = errno;
-                (void) rt_remove_tree(tmp);
+                (void) fs_remove_tree(tmp);
                 if (e == EEXIST || e == ENOTEMPTY)
                         return 0; /* another builder was first */
                 return error_set(reterr, e, "rename \"%s\": %s", final, strerror(e));
@@ -661,7 +662,7 @@ int runtime_image_ensure(const char *data_dir, const char *name, struct runtime_
         builtin = xasprintf("%s/builtin/busybox", images);
         r = image_load(builtin, true, ret);
         if (r == -ENOENT) {
-                if ((r = rt_mkdir_p(images, 0755)) < 0) {
+                if ((r = fs_mkdir_p(images, 0755)) < 0) {
                         rt_image_name_release(&n);
                         return error_set(reterr, -r, "create \"%s\": %s", images, strerror(-r));
                 }
@@ -701,7 +702,7 @@ int runtime_image_import(const char *data_dir, const char *name, int tar_fd,
                 return r;
         sub = rt_image_store_subdir(&n);
         final = xasprintf("%s/%s", images, sub);
-        if ((r = rt_mkdir_p(images, 0755)) < 0) {
+        if ((r = fs_mkdir_p(images, 0755)) < 0) {
                 rt_image_name_release(&n);
                 return error_set(reterr, -r, "create \"%s\": %s", images, strerror(-r));
         }
@@ -727,7 +728,7 @@ int runtime_image_import(const char *data_dir, const char *name, int tar_fd,
                 goto fail;
         }
         config = config_json(n.reference, cfg);
-        r = rt_write_json_atomic(dfd, "config.json", config);
+        r = fs_write_json_atomic(dfd, "config.json", config);
         json_decref(config);
         if (r < 0) {
                 r = error_set(reterr, -r, "import \"%s\": write config.json: %s", name,
@@ -736,7 +737,7 @@ int runtime_image_import(const char *data_dir, const char *name, int tar_fd,
         }
         parent = xstrdup(final);
         *strrchr(parent, '/') = '\0';
-        if ((r = rt_mkdir_p(parent, 0755)) < 0) {
+        if ((r = fs_mkdir_p(parent, 0755)) < 0) {
                 r = error_set(reterr, -r, "create \"%s\": %s", parent, strerror(-r));
                 goto fail;
         }
@@ -756,12 +757,12 @@ int runtime_image_import(const char *data_dir, const char *name, int tar_fd,
                 (void) rename(old, final);
                 goto fail;
         }
-        (void) rt_remove_tree(old);
+        (void) fs_remove_tree(old);
         rt_image_name_release(&n);
         return 0;
 fail:
         rt_image_name_release(&n);
-        (void) rt_remove_tree(tmp);
+        (void) fs_remove_tree(tmp);
         return r;
 }
 

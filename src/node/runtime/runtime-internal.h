@@ -38,17 +38,6 @@ char **rt_strv_free(char **v);
 void rt_strv_push(char ***v, size_t *n, char *s); /* takes s */
 
 /* ---- files (util.c) */
-int rt_mkdir_p(const char *path, mode_t mode);
-/* Writes name in dirfd through a temporary file, fsync and rename: readers see the old or the
- * new content, never a part. */
-int rt_write_file_atomic(int dirfd, const char *name, const char *data, size_t len);
-int rt_write_json_atomic(int dirfd, const char *name, const json_t *j);
-/* Reads a whole small file (NUL-terminated, at most max bytes: -EFBIG beyond). */
-int rt_read_file_at(int dirfd, const char *name, size_t max, char **ret, size_t *ret_len);
-int rt_read_json_at(int dirfd, const char *name, json_t **ret);
-/* Removes path and everything below it, never following symbolic links nor crossing into
- * another filesystem (-EBUSY). Missing: 0. */
-int rt_remove_tree(const char *path);
 /* Creates path (relative to, and resolved inside, the root dirfd: symbolic links cannot leave
  * it) and its missing parents; the last component as a directory, or as an empty regular file
  * when is_file. Returns an O_PATH fd of it (-errno on failure). */

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "base/alloc.h"
+#include "base/fs.h"
 #include "base/json.h"
 #include "node/runtime/runtime-internal.h"
 
@@ -34,7 +35,7 @@ int rt_sandbox_read_state(const char *state_dir, pid_t *ret_pid, uint64_t *ret_t
 
         if (dfd < 0)
                 return -errno;
-        r = rt_read_json_at(dfd, RT_SANDBOX_STATE_FILE, &j);
+        r = fs_read_json_at(dfd, RT_SANDBOX_STATE_FILE, &j);
         if (r < 0)
                 return r;
         pid = json_object_get(j, "pid");
@@ -93,7 +94,7 @@ int runtime_sandbox_start(const struct runtime_sandbox_spec *s, pid_t *ret_pid,
         r = runtime_sandbox_running(s->state_dir, ret_pid);
         if (r > 0)
                 return 0;
-        if ((r = rt_mkdir_p(s->state_dir, 0755)) < 0)
+        if ((r = fs_mkdir_p(s->state_dir, 0755)) < 0)
                 return error_set(reterr, -r, "start the pod sandbox: create \"%s\": %s",
                                  s->state_dir, strerror(-r));
         dfd = open(s->state_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -106,7 +107,7 @@ int runtime_sandbox_start(const struct runtime_sandbox_spec *s, pid_t *ret_pid,
         for (size_t i = 0; s->cgroup_procs && s->cgroup_procs[i]; i++)
                 json_array_append_new(procs, json_string(s->cgroup_procs[i]));
         json_object_set_new(spec, "cgroupProcs", procs);
-        r = rt_write_json_atomic(dfd, RT_SANDBOX_SPEC_FILE, spec);
+        r = fs_write_json_atomic(dfd, RT_SANDBOX_SPEC_FILE, spec);
         json_decref(spec);
         if (r < 0)
                 return error_set(reterr, -r, "start the pod sandbox: write its spec: %s",
@@ -252,7 +253,7 @@ int rt_sandbox_serve(const char *state_dir, int notify_fd, struct error **reterr
                               strerror(errno));
                 goto fail;
         }
-        r = rt_read_json_at(dfd, RT_SANDBOX_SPEC_FILE, &spec);
+        r = fs_read_json_at(dfd, RT_SANDBOX_SPEC_FILE, &spec);
         if (r < 0) {
                 r = error_set(reterr, -r, "sandbox: read its spec: %s", strerror(-r));
                 goto fail;
@@ -320,7 +321,7 @@ int rt_sandbox_serve(const char *state_dir, int notify_fd, struct error **reterr
         json_object_set_new(state, "pid", json_integer(child));
         json_object_set_new(state, "startTime", json_integer((json_int_t) ticks));
         json_object_set_new(state, "hostname", json_string(hostname));
-        r = rt_write_json_atomic(dfd, RT_SANDBOX_STATE_FILE, state);
+        r = fs_write_json_atomic(dfd, RT_SANDBOX_STATE_FILE, state);
         json_decref(state);
         if (r < 0) {
                 (void) kill(child, SIGKILL);

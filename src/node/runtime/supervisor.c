@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "base/alloc.h"
+#include "base/fs.h"
 #include "base/json.h"
 #include "node/runtime/runtime-internal.h"
 
@@ -389,7 +390,7 @@ _noreturn_ static void container_child(struct supervisor *sv, int outfd, int err
         if (wd[0] != '/')
                 child_fail(errfd, "cwd property must be an absolute path: \"%s\"", wd);
         if (chdir(wd) < 0) {
-                if (errno == ENOENT && rt_mkdir_p(wd, 0755) == 0 && chdir(wd) == 0)
+                if (errno == ENOENT && fs_mkdir_p(wd, 0755) == 0 && chdir(wd) == 0)
                         ;
                 else
                         child_fail(errfd, "chdir to cwd (\"%s\") set in config.json failed: %s", wd,
@@ -439,7 +440,7 @@ static int write_exit(struct supervisor *sv, int exit_code, int sig, int wait_st
                 json_object_set_new(o, "reason", json_string(reason));
         if (message)
                 json_object_set_new(o, "message", json_string(message));
-        r = rt_write_json_atomic(sv->dfd, RT_EXIT_FILE, o);
+        r = fs_write_json_atomic(sv->dfd, RT_EXIT_FILE, o);
         json_decref(o);
         return r;
 }
@@ -595,7 +596,7 @@ static int supervise(struct supervisor *sv, struct error **reterr)
         json_object_set_new(rec, "pid", json_integer(child));
         json_object_set_new(rec, "startTime", json_integer(r < 0 ? 0 : (json_int_t) ticks));
         add_time(rec, "startedAt", &started);
-        r = rt_write_json_atomic(sv->dfd, RT_STARTED_FILE, rec);
+        r = fs_write_json_atomic(sv->dfd, RT_STARTED_FILE, rec);
         json_decref(rec);
         if (r < 0) {
                 /* a container the agent could not see would run unsupervised: stop it */
@@ -677,14 +678,14 @@ int rt_supervisor_serve(const char *state_dir, int notify_fd, struct error **ret
         (void) rt_proc_start_time(getpid(), &ticks, NULL);
         json_object_set_new(me, "pid", json_integer(getpid()));
         json_object_set_new(me, "startTime", json_integer((json_int_t) ticks));
-        r = rt_write_json_atomic(sv.dfd, RT_SUPERVISOR_FILE, me);
+        r = fs_write_json_atomic(sv.dfd, RT_SUPERVISOR_FILE, me);
         json_decref(me);
         if (r < 0) {
                 r = error_set(reterr, -r, "supervisor: write %s: %s", RT_SUPERVISOR_FILE,
                               strerror(-r));
                 goto out;
         }
-        r = rt_read_json_at(sv.dfd, RT_SPEC_FILE, &j);
+        r = fs_read_json_at(sv.dfd, RT_SPEC_FILE, &j);
         if (r < 0) {
                 r = error_set(reterr, -r, "supervisor: read %s: %s", RT_SPEC_FILE, strerror(-r));
                 goto out;

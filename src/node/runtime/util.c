@@ -1,4 +1,4 @@
-/* util.c: the runtime's low-level helpers: string arrays, atomic state files, tree removal,
+/* util.c: the runtime's low-level helpers: string arrays,
  * path resolution inside a root (openat2 RESOLVE_IN_ROOT), process identity by pid and start
  * time (pidfds), the detached helper launch and its notify pipe, and CRI timestamps.
  * Nothing here knows about containers. */
@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "base/alloc.h"
+#include "base/fs.h"
 #include "base/timeutil.h"
 #include "node/runtime/runtime-internal.h"
 
@@ -59,202 +60,6 @@ void rt_strv_push(char ***v, size_t *n, char *s)
 }
 
 /* ------------------------------------------------------------------ files */
-
-int rt_mkdir_p(const char *path, mode_t mode)
-{
-        cleanup_free char *p = xstrdup(path);
-
-        for (char *s = p + 1; *s; s++) {
-                if (*s != '/')
-                        continue;
-                *s = '\0';
-                if (mkdir(p, mode) < 0 && errno != EEXIST)
-                        return -errno;
-                *s = '/';
-        }
-        if (mkdir(p, mode) < 0 && errno != EEXIST)
-                return -errno;
-        return 0;
-}
-
-static int write_all(int fd, const char *data, size_t len)
-{
-        while (len > 0) {
-                ssize_t n = write(fd, data, len);
-                if (n < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        return -errno;
-                }
-                data += n;
-                len -= (size_t) n;
-        }
-        return 0;
-}
-
-int rt_write_file_atomic(int dirfd, const char *name, const char *data, size_t len)
-{
-        char tmp[256];
-        int fd, r;
-
-        (void) snprintf(tmp, sizeof(tmp), ".%s.tmp-%d", name, (int) getpid());
-        fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
-        if (fd < 0)
-                return -errno;
-        r = write_all(fd, data, len);
-        if (r == 0 && fsync(fd) < 0)
-                r = -errno;
-        if (close(fd) < 0 && r == 0)
-                r = -errno;
-        if (r == 0 && renameat(dirfd, tmp, dirfd, name) < 0)
-                r = -errno;
-        if (r < 0)
-                (void) unlinkat(dirfd, tmp, 0);
-        else
-                (void) fsync(dirfd);
-        return r;
-}
-
-int rt_write_json_atomic(int dirfd, const char *name, const json_t *j)
-{
-        cleanup_free char *s = json_dumps(j, JSON_COMPACT);
-
-        if (!s)
-                return -ENOMEM;
-        return rt_write_file_atomic(dirfd, name, s, strlen(s));
-}
-
-int rt_read_file_at(int dirfd, const char *name, size_t max, char **ret, size_t *ret_len)
-{
-        cleanup_close int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-        cleanup_free char *buf = NULL;
-        size_t len = 0, cap = 0;
-
-        if (fd < 0)
-                return -errno;
-        for (;;) {
-                ssize_t n;
-
-                if (cap - len < 4096) {
-                        cap = cap ? cap * 2 : 8192;
-                        buf = xrealloc(buf, cap);
-                }
-                n = read(fd, buf + len, cap - len - 1);
-                if (n < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        return -errno;
-                }
-                if (n == 0)
-                        break;
-                len += (size_t) n;
-                if (len > max)
-                        return -EFBIG;
-        }
-        if (!buf)
-                buf = xmalloc(1);
-        buf[len] = '\0';
-        *ret = TAKE_PTR(buf);
-        if (ret_len)
-                *ret_len = len;
-        return 0;
-}
-
-int rt_read_json_at(int dirfd, const char *name, json_t **ret)
-{
-        cleanup_free char *s = NULL;
-        size_t len;
-        json_t *j;
-        int r = rt_read_file_at(dirfd, name, RT_STATE_FILE_MAX, &s, &len);
-
-        if (r < 0)
-                return r;
-        j = json_loadb(s, len, 0, NULL);
-        if (!json_is_object(j)) {
-                json_decref(j);
-                return -EBADMSG;
-        }
-        *ret = j;
-        return 0;
-}
-
-/* Removes the entries of the directory dfd (which it closes), then nothing else. */
-static int remove_children(int dfd, dev_t dev, unsigned depth)
-{
-        DIR *d;
-        struct dirent *de;
-        int r = 0;
-
-        if (depth > 512) {
-                close(dfd);
-                return -ELOOP;
-        }
-        d = fdopendir(dfd);
-        if (!d) {
-                r = -errno;
-                close(dfd);
-                return r;
-        }
-        while ((de = readdir(d))) {
-                struct stat st;
-
-                if (streq(de->d_name, ".") || streq(de->d_name, ".."))
-                        continue;
-                if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
-                        if (errno != ENOENT && r == 0)
-                                r = -errno;
-                        continue;
-                }
-                if (S_ISDIR(st.st_mode)) {
-                        int sub;
-
-                        if (st.st_dev != dev) {
-                                if (r == 0)
-                                        r = -EBUSY;
-                                continue;
-                        }
-                        sub = openat(dirfd(d), de->d_name,
-                                     O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-                        if (sub < 0) {
-                                if (r == 0)
-                                        r = -errno;
-                                continue;
-                        }
-                        {
-                                int q = remove_children(sub, dev, depth + 1);
-                                if (q < 0 && r == 0)
-                                        r = q;
-                        }
-                        if (unlinkat(dirfd(d), de->d_name, AT_REMOVEDIR) < 0 && errno != ENOENT &&
-                            r == 0)
-                                r = -errno;
-                } else if (unlinkat(dirfd(d), de->d_name, 0) < 0 && errno != ENOENT && r == 0) {
-                        r = -errno;
-                }
-        }
-        closedir(d);
-        return r;
-}
-
-int rt_remove_tree(const char *path)
-{
-        struct stat st;
-        int fd, r;
-
-        if (lstat(path, &st) < 0)
-                return errno == ENOENT ? 0 : -errno;
-        if (!S_ISDIR(st.st_mode))
-                return unlink(path) < 0 && errno != ENOENT ? -errno : 0;
-        fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-        if (fd < 0)
-                return -errno;
-        r = remove_children(fd, st.st_dev, 0);
-        if (r < 0)
-                return r;
-        if (rmdir(path) < 0 && errno != ENOENT)
-                return -errno;
-        return 0;
-}
 
 int rt_open_in_root(int rootfd, const char *path, int flags)
 {
@@ -545,7 +350,7 @@ void rt_notify(int *fd, int err, const char *msg)
                 line = xasprintf("OK%s%s\n", msg && *msg ? " " : "", msg ? msg : "");
         else
                 line = xasprintf("ERR %d %s\n", err < 0 ? -err : err, msg ? msg : strerror(err));
-        (void) write_all(*fd, line, strlen(line));
+        (void) fs_write_all(*fd, line, strlen(line));
         free(line);
         close(*fd);
         *fd = -1;

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "base/alloc.h"
+#include "base/fs.h"
 #include "base/strbuf.h"
 #include "base/timeutil.h"
 #include "node/runtime/runtime-internal.h"
@@ -51,7 +52,7 @@ static char *slurp(const char *path)
         size_t len;
         cleanup_close int dfd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
-        if (rt_read_file_at(dfd, path + 1, 64 << 20, &s, &len) < 0)
+        if (fs_read_file_at(dfd, path + 1, 64 << 20, &s, &len) < 0)
                 return NULL;
         return s;
 }
@@ -341,7 +342,7 @@ static int group_teardown(void **state)
                 if (g.cgroup_dir && rmdir(g.cgroup_dir) < 0)
                         print_error("# could not remove cgroup %s: %s\n", g.cgroup_dir,
                                     strerror(errno));
-                (void) rt_remove_tree(g.data);
+                (void) fs_remove_tree(g.data);
         }
         runtime_image_release(&g.busybox);
         free(g.cgroup_dir);

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "base/alloc.h"
+#include "base/fs.h"
 #include "node/runtime/runtime-internal.h"
 
 #define SHA "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
@@ -32,7 +33,7 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-        return rt_remove_tree(tmp);
+        return fs_remove_tree(tmp);
 }
 
 /* ------------------------------------------------------------------ names */
@@ -188,7 +189,7 @@ static char *read_text(const char *dir, const char *name)
         cleanup_close int dfd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         char *s = NULL;
 
-        if (rt_read_file_at(dfd, p + 1, 1 << 20, &s, NULL) < 0)
+        if (fs_read_file_at(dfd, p + 1, 1 << 20, &s, NULL) < 0)
                 return NULL;
         return s;
 }

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "base/alloc.h"
+#include "base/fs.h"
 #include "node/runtime/runtime-internal.h"
 
 static char dir[64];
@@ -30,7 +31,7 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-        return rt_remove_tree(dir);
+        return fs_remove_tree(dir);
 }
 
 static char *path_of(const char *name)
@@ -54,7 +55,7 @@ static char *get(const char *name)
         cleanup_close int dfd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         char *s = NULL;
 
-        assert_int_equal(rt_read_file_at(dfd, p + 1, 1 << 24, &s, NULL), 0);
+        assert_int_equal(fs_read_file_at(dfd, p + 1, 1 << 24, &s, NULL), 0);
         return s;
 }
 
@@ -344,10 +345,10 @@ static void test_follow_exited(void **state)
 
         assert_int_equal(mkdir(cdir, 0755), 0);
         dfd = open(cdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        assert_int_equal(rt_write_file_atomic(dfd, RT_SPEC_FILE, "{}", 2), 0);
-        assert_int_equal(rt_write_file_atomic(dfd, RT_EXIT_FILE, "{\"exitCode\":0}", 14), 0);
+        assert_int_equal(fs_write_file_atomic(dfd, RT_SPEC_FILE, "{}", 2), 0);
+        assert_int_equal(fs_write_file_atomic(dfd, RT_EXIT_FILE, "{\"exitCode\":0}", 14), 0);
         log = runtime_container_log_path(cdir);
-        assert_int_equal(rt_write_file_atomic(dfd, RT_LOG_FILE, L1 L5, strlen(L1 L5)), 0);
+        assert_int_equal(fs_write_file_atomic(dfd, RT_LOG_FILE, L1 L5, strlen(L1 L5)), 0);
         o.follow = true;
         o.state_dir = cdir;
         o.tail_lines = 1; /* with follow, tail only picks the start */
