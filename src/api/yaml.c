@@ -1774,6 +1774,14 @@ static int conv_value(struct conv *c, const struct gv *v, json_t **ret, struct e
                         if (r < 0)
                                 break;
                         s = valid_utf8(key.buf, key.len, &c->scratch, &len);
+                        /* Go takes it, but every object key here is a C string downstream */
+                        if (memchr(s, '\0', len)) {
+                                json_decref(item);
+                                r = error_set(reterr, EINVAL,
+                                              "yaml: a map key contains a NUL character, which "
+                                              "flexlet does not accept in field names");
+                                break;
+                        }
                         /* a repeated key: the later assignment wins, as in the Go map */
                         if (json_object_setn_new_nocheck(out, s, len, item) < 0)
                                 abort();

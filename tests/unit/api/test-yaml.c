@@ -180,6 +180,9 @@ static const struct row errors_rows[] = {
           "yaml: line 2: mapping values are not allowed in this context" },
         { "a: 'unterminated", NULL, "yaml: found unexpected end of stream" },
         { "a: [1, 2", NULL, "yaml: line 1: did not find expected ',' or ']'" },
+        { "\"a\\0b\": 1", NULL,
+          "yaml: a map key contains a NUL character, which flexlet does not accept in field "
+          "names" },
         { "- a\nb: c", NULL, "yaml: line 1: did not find expected '-' indicator" },
         { "a:\n\tb: c", NULL, "yaml: line 2: found character that cannot start any token" },
         { "a: @x", NULL, "yaml: found character that cannot start any token" },
