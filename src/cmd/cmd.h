@@ -4,6 +4,7 @@
 #define FLEXLET_CMD_CMD_H
 
 int cmd_serve(int argc, char **argv);
+int cmd_apiserver(int argc, char **argv);
 int cmd_version(int argc, char **argv);
 
 #define FLEXLET_VERSION "0.1.0"

@@ -10,7 +10,9 @@ static const struct {
         int (*run)(int argc, char **argv);
         const char *help;
 } commands[] = {
-        { "serve", cmd_serve, "all-in-one: API server on an embedded SQLite store" },
+        { "serve", cmd_serve,
+          "all-in-one: API server on an embedded SQLite store, scheduler, this node's agent" },
+        { "apiserver", cmd_apiserver, "API server and scheduler, without a node agent" },
         { "version", cmd_version, "print the version" },
         { "image", cmd_image, "the local image store: import, list" },
         { "supervise", cmd_supervise, "internal: a pod sandbox or container supervisor" },

@@ -1,6 +1,7 @@
 /* serve.c: `flexlet serve`, the all-in-one cluster: credentials, the SQLite store, the API
- * server over HTTPS, the bootstrap namespaces, the scheduler, then wait for SIGINT/SIGTERM.
- * Flags for parts still to come (node agent, etcd) are accepted, checked and documented. */
+ * server over HTTPS, the bootstrap namespaces, the scheduler and this machine's node agent, then
+ * wait for SIGINT/SIGTERM. `flexlet apiserver` is the same without the node agent. Flags for
+ * parts still to come (etcd) are accepted, checked and documented. */
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -20,6 +21,7 @@
 #include "base/json.h"
 #include "cmd/cmd.h"
 #include "controllers/scheduler.h"
+#include "node/agent.h"
 #include "store/store.h"
 
 struct serve_flags {
@@ -33,11 +35,11 @@ struct serve_flags {
         const char *etcd_endpoints;
 };
 
-static void serve_usage(FILE *f)
+static void serve_usage(FILE *f, const char *command)
 {
+        (void) fprintf(f, "usage: flexlet %s [flags]\n\n", command);
         (void) fprintf(
                 f,
-                "usage: flexlet serve [flags]\n\n"
                 "  --data-dir DIR          store, credentials, kubeconfig (default /var/lib/flexlet)\n"
                 "  --listen HOST:PORT      HTTPS address (default 127.0.0.1:6443)\n"
                 "  --node-name NAME        this node's name (default: the host name)\n"
@@ -49,7 +51,7 @@ static void serve_usage(FILE *f)
 }
 
 /* "k=v,k=v" with non-empty keys and values; the node agent interprets them. */
-static int check_key_value_list(const char *flag, const char *list)
+static int check_key_value_list(const char *command, const char *flag, const char *list)
 {
         cleanup_free char *copy = xstrdup(list);
         char *save = NULL;
@@ -57,15 +59,15 @@ static int check_key_value_list(const char *flag, const char *list)
         for (char *item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
                 char *eq = strchr(item, '=');
                 if (!eq || eq == item || !eq[1]) {
-                        (void) fprintf(stderr, "flexlet serve: %s: \"%s\" is not NAME=VALUE\n",
-                                       flag, item);
+                        (void) fprintf(stderr, "flexlet %s: %s: \"%s\" is not NAME=VALUE\n",
+                                       command, flag, item);
                         return -EINVAL;
                 }
         }
         return 0;
 }
 
-static int parse_flags(int argc, char **argv, struct serve_flags *f)
+static int parse_flags(const char *command, int argc, char **argv, struct serve_flags *f)
 {
         static const struct option options[] = {
                 { "data-dir", required_argument, NULL, 'd' },
@@ -109,26 +111,27 @@ static int parse_flags(int argc, char **argv, struct serve_flags *f)
                         f->etcd_endpoints = optarg;
                         break;
                 case 'h':
-                        serve_usage(stdout);
+                        serve_usage(stdout, command);
                         exit(0);
                 default:
-                        serve_usage(stderr);
+                        serve_usage(stderr, command);
                         return -EINVAL;
                 }
         }
         if (optind < argc) {
-                (void) fprintf(stderr, "flexlet serve: unexpected argument \"%s\"\n", argv[optind]);
+                (void) fprintf(stderr, "flexlet %s: unexpected argument \"%s\"\n", command,
+                               argv[optind]);
                 return -EINVAL;
         }
-        if (f->allocatable && check_key_value_list("--allocatable", f->allocatable) < 0)
+        if (f->allocatable && check_key_value_list(command, "--allocatable", f->allocatable) < 0)
                 return -EINVAL;
-        if (f->feature_gates && check_key_value_list("--feature-gates", f->feature_gates) < 0)
+        if (f->feature_gates &&
+            check_key_value_list(command, "--feature-gates", f->feature_gates) < 0)
                 return -EINVAL;
         if (!streq(f->store, "sqlite")) {
-                (void) fprintf(
-                        stderr,
-                        "flexlet serve: --store %s: only sqlite is available in this version\n",
-                        f->store);
+                (void) fprintf(stderr,
+                               "flexlet %s: --store %s: only sqlite is available in this version\n",
+                               command, f->store);
                 return -EINVAL;
         }
         return 0;
@@ -173,7 +176,7 @@ static char *client_host(const char *listen)
         return TAKE_PTR(host);
 }
 
-int cmd_serve(int argc, char **argv)
+static int run_server(const char *command, bool with_node, int argc, char **argv)
 {
         struct serve_flags f = { .data_dir = "/var/lib/flexlet",
                                  .listen = "127.0.0.1:6443",
@@ -187,11 +190,12 @@ int cmd_serve(int argc, char **argv)
         struct apiserver *api = NULL;
         struct http_server *http = NULL;
         struct scheduler *sched = NULL;
+        struct node_agent *agent = NULL;
         cleanup_free char *ca_file = NULL;
         sigset_t sigs;
         int sig, r;
 
-        if (parse_flags(argc, argv, &f) < 0)
+        if (parse_flags(command, argc, argv, &f) < 0)
                 return 2;
         /* Block the shutdown signals before any thread starts, so sigwait() receives them. */
         sigemptyset(&sigs);
@@ -203,7 +207,7 @@ int cmd_serve(int argc, char **argv)
         if (!f.node_name)
                 f.node_name = hostname;
         if (mkdir(f.data_dir, 0700) < 0 && errno != EEXIST) {
-                (void) fprintf(stderr, "flexlet serve: data dir \"%s\": %s\n", f.data_dir,
+                (void) fprintf(stderr, "flexlet %s: data dir \"%s\": %s\n", command, f.data_dir,
                                strerror(errno));
                 return 1;
         }
@@ -225,14 +229,14 @@ int cmd_serve(int argc, char **argv)
                 r = pki_ensure(&po, &pki, &err);
         }
         if (r < 0) {
-                (void) fprintf(stderr, "flexlet serve: credentials: %s\n", err->message);
+                (void) fprintf(stderr, "flexlet %s: credentials: %s\n", command, err->message);
                 return 1;
         }
 
         db = xasprintf("%s/store.db", f.data_dir);
         r = store_open_sqlite(db, &store, &err);
         if (r < 0) {
-                (void) fprintf(stderr, "flexlet serve: store: %s\n", err->message);
+                (void) fprintf(stderr, "flexlet %s: store: %s\n", command, err->message);
                 pki_free(pki);
                 return 1;
         }
@@ -249,7 +253,7 @@ int cmd_serve(int argc, char **argv)
                 r = http_server_start(api, &ho, &http, &err);
         }
         if (r < 0) {
-                (void) fprintf(stderr, "flexlet serve: %s\n", err->message);
+                (void) fprintf(stderr, "flexlet %s: %s\n", command, err->message);
                 apiserver_free(api);
                 store_close(store);
                 pki_free(pki);
@@ -268,13 +272,35 @@ int cmd_serve(int argc, char **argv)
                 r = scheduler_start(&co, &sched, &err);
         }
         if (r < 0) {
-                (void) fprintf(stderr, "flexlet serve: scheduler: %s\n", err->message);
+                (void) fprintf(stderr, "flexlet %s: scheduler: %s\n", command, err->message);
                 http_server_stop(http);
                 apiserver_free(api);
                 store_close(store);
                 pki_free(pki);
                 return 1;
         }
+        if (with_node) {
+                struct node_agent_options no = { .server_url = url,
+                                                 .ca_file = ca_file,
+                                                 .token = pki_admin_token(pki),
+                                                 .node_name = f.node_name,
+                                                 .data_dir = f.data_dir,
+                                                 .cgroup_root = f.cgroup_root,
+                                                 .allocatable = f.allocatable,
+                                                 .feature_gates = f.feature_gates };
+                r = node_agent_start(&no, &agent, &err);
+                if (r < 0) {
+                        (void) fprintf(stderr, "flexlet %s: node agent: %s\n", command,
+                                       err->message);
+                        scheduler_stop(sched);
+                        http_server_stop(http);
+                        apiserver_free(api);
+                        store_close(store);
+                        pki_free(pki);
+                        return 1;
+                }
+        }
+        /* Under serve the node is registered Ready by now, so ready means a usable cluster. */
         apiserver_set_ready(api, true);
 
         kubeconfig = xasprintf("%s/kubeconfig", f.data_dir);
@@ -284,10 +310,21 @@ int cmd_serve(int argc, char **argv)
         (void) sigwait(&sigs, &sig);
         (void) fprintf(stderr, "flexlet: %s, shutting down\n", strsignal(sig));
 
+        node_agent_stop(agent);
         scheduler_stop(sched);
         http_server_stop(http);
         apiserver_free(api);
         store_close(store);
         pki_free(pki);
         return 0;
+}
+
+int cmd_serve(int argc, char **argv)
+{
+        return run_server("serve", true, argc, argv);
+}
+
+int cmd_apiserver(int argc, char **argv)
+{
+        return run_server("apiserver", false, argc, argv);
 }

@@ -5,6 +5,7 @@
 
 #include "base/alloc.h"
 #include "base/json.h"
+#include "base/quantity.h"
 #include "base/strbuf.h"
 #include "base/timeutil.h"
 #include "node/pod-status.h"
@@ -281,4 +282,69 @@ json_t *pod_status_build(const json_t *pod, const struct pod_observation *o,
                 json_object_set(status, "observedGeneration",
                                 json_path(pod, "metadata.generation"));
         return status;
+}
+
+static json_t *milli_cpu_json(int64_t milli)
+{
+        struct quantity q;
+        cleanup_free char *s = NULL;
+
+        quantity_from_milli(milli, QUANTITY_DECIMAL_SI, &q);
+        s = quantity_format(&q);
+        return json_string(s);
+}
+
+static json_t *bytes_json(int64_t bytes)
+{
+        struct quantity q;
+        cleanup_free char *s = NULL;
+
+        quantity_from_int64(bytes, QUANTITY_BINARY_SI, &q);
+        s = quantity_format(&q);
+        return json_string(s);
+}
+
+static int64_t milli_of(const json_t *list, const char *name)
+{
+        const char *v = json_string_value(json_object_get(list, name));
+        struct quantity q;
+        int64_t m = 0;
+
+        if (v && quantity_parse(v, &q, NULL) >= 0)
+                (void) quantity_milli_value(&q, &m);
+        return m;
+}
+
+json_t *pod_status_container_resources(const json_t *requests, const json_t *limits,
+                                       const struct pod_cgroup_config *actual)
+{
+        json_t *out;
+
+        if (!requests && !limits)
+                return NULL;
+        out = json_object();
+        if (limits) {
+                json_t *l = json_deep_copy(limits);
+                int64_t quota_milli =
+                        cpu_quota_to_milli(actual->cpu_quota_us, actual->cpu_period_us);
+
+                if (json_object_get(limits, "cpu") && actual->cpu_quota_us > 0 &&
+                    (quota_milli > CPU_MIN_MILLI_CPU_LIMIT ||
+                     milli_of(limits, "cpu") > CPU_MIN_MILLI_CPU_LIMIT))
+                        json_object_set_new(l, "cpu", milli_cpu_json(quota_milli));
+                if (json_object_get(limits, "memory") && actual->memory_limit_bytes > 0)
+                        json_object_set_new(l, "memory", bytes_json(actual->memory_limit_bytes));
+                json_object_set_new(out, "limits", l);
+        }
+        if (requests) {
+                json_t *r = json_deep_copy(requests);
+                int64_t shares_milli = cpu_shares_to_milli(actual->cpu_shares);
+
+                /* K8S: compares the millicores with MinShares, as upstream does */
+                if (actual->cpu_shares > 0 &&
+                    (shares_milli > CPU_MIN_SHARES || milli_of(requests, "cpu") > CPU_MIN_SHARES))
+                        json_object_set_new(r, "cpu", milli_cpu_json(shares_milli));
+                json_object_set_new(out, "requests", r);
+        }
+        return out;
 }

@@ -8,6 +8,8 @@
 #include <stdbool.h>
 #include <time.h>
 
+#include "api/pod-resources.h"
+
 enum container_phase {
         CONTAINER_WAITING,
         CONTAINER_RUNNING,
@@ -51,6 +53,14 @@ struct pod_observation {
         const struct container_observation *containers; /* spec.containers order */
         size_t n_containers;
 };
+
+/* K8S: status.containerStatuses[].resources of a running container (kubelet
+ * convertContainerStatusResources): the allocated requests and limits (JSON objects or NULL)
+ * with the kernel's values where it has them: the cpu request from the shares (unless both are
+ * at the minimum), the cpu limit from the CFS quota (unless both are at the minimum effective
+ * limit), the memory limit. NULL when the container has neither requests nor limits. */
+json_t *pod_status_container_resources(const json_t *requests, const json_t *limits,
+                                       const struct pod_cgroup_config *actual);
 
 /* The status object to write (new reference). old_status (may be NULL) keeps condition
  * transition times and PodScheduled. */

@@ -17,6 +17,7 @@ struct pod_host_options {
         const char *node_name;
         const char *data_dir;
         const char *cgroup_root;
+        const char *cgroup_sysfs;   /* where the cgroup file systems are; NULL: /sys/fs/cgroup */
         int64_t allocatable_memory; /* bytes: the KEP-1967 ceiling of memory volumes */
 };
 

@@ -1,5 +1,6 @@
-# server.sh: starts `flexlet serve` on a free loopback port with a throwaway data dir for a
-# black-box test, points KUBECONFIG and kubectl's cache at it, and stops and removes
+# server.sh: starts `flexlet apiserver` (API tests: no node agent runs their pods) or, with
+# FLEXLET_COMMAND=serve, the whole single-node cluster, on a free loopback port with a throwaway
+# data dir for a black-box test, points KUBECONFIG and kubectl's cache at it, and stops and removes
 # everything on exit (even when the test fails). Source after tap.sh.
 
 FLEXLET_BIN=${FLEXLET_BIN:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/build/flexlet}
@@ -46,7 +47,7 @@ server_cleanup() {
 server_start() {
         SERVER_DIR=${SERVER_DIR:-$(mktemp -d /tmp/flexlet-api.XXXXXX)}
         SERVER_PORT=${SERVER_PORT:-$(free_port)}
-        "$FLEXLET_BIN" serve --data-dir "$SERVER_DIR/data" --listen "127.0.0.1:$SERVER_PORT" \
+        "$FLEXLET_BIN" "${FLEXLET_COMMAND:-apiserver}" --data-dir "$SERVER_DIR/data" --listen "127.0.0.1:$SERVER_PORT" \
                 --node-name test-node "$@" >>"$SERVER_DIR/server.log" 2>&1 &
         SERVER_PID=$!
         trap server_cleanup EXIT

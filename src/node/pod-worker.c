@@ -1,0 +1,1287 @@
+/* pod-worker.c: one pod's life on this host, stepped by the agent's sync loop. Each step reads
+ * what the host has (folders, cgroups, the runtime's state files), compares it with the spec,
+ * does the next thing (start a container, restart one after its back-off, kill on deletion,
+ * tear down) and reports an observation for pod-status.c. What is remembered between steps is
+ * only what the kubelet also keeps in memory (back-off entries, a termination in progress); the
+ * rest is on disk, so a restarted agent carries on where the old one stopped.
+ *
+ * On disk, per pod: DATA/pods/<uid>/
+ *   pod.json                 namespace, name, cgroup and start time, written first (fsynced)
+ *   sandbox/                 the runtime's sandbox state
+ *   containers/<name>/<n>/   run n of a container (the runtime's state dir); n = restartCount
+ *   exits/<name>-<n>.json    how run n ended as only the cgroup could tell (OOMKilled)
+ *   volumes/<name>/          emptyDir volumes (a tmpfs for medium Memory)
+ * Cgroups, below --cgroup-root, in the kubelet's QoS layout: kubepods[/burstable|/besteffort]/
+ * pod<uid>/ holds the pod's limits; below it sandbox/ and one cgroup per container run, named by
+ * the run's container id. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gnutls/crypto.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "api/pod-resources.h"
+#include "api/validation.h"
+#include "base/alloc.h"
+#include "base/fs.h"
+#include "base/json.h"
+#include "base/quantity.h"
+#include "base/strbuf.h"
+#include "base/timeutil.h"
+#include "node/cgroup/cgroup.h"
+#include "node/node-status.h"
+#include "node/pod-status.h"
+#include "node/pod-worker.h"
+#include "node/runtime/runtime.h"
+#include "node/volume/emptydir.h"
+
+/* K8S: the kubelet's crash-loop and image-pull back-off: 10 s doubling to 5 min; an entry not
+ * touched for twice the maximum is forgotten (flowcontrol.Backoff's expiry). */
+#define BACKOFF_INITIAL_S 10
+#define BACKOFF_MAX_S     300
+/* K8S: spec.terminationGracePeriodSeconds default */
+#define DEFAULT_GRACE_S 30
+/* runs of a container kept on disk: the current one and the previous (kubectl logs -p) */
+#define KEEP_RUNS 2
+
+struct backoff {
+        int64_t delay_s; /* 0: no entry */
+        time_t updated;  /* when the entry last moved */
+};
+
+/* What this agent process remembers of a container between steps. */
+struct container_memory {
+        char *name;
+        int latest;              /* the newest run's number, -1 when never started */
+        struct backoff restart;  /* crash-loop back-off */
+        struct backoff pull;     /* image-pull back-off */
+        char *pull_error;        /* the last image error, while in pull back-off */
+        const char *pull_reason; /* "ErrImagePull", "InvalidImageName" */
+        bool backoff_reported;   /* the BackOff event of the current wait went out */
+        bool term_sent;          /* SIGTERM sent during termination */
+};
+
+struct pod_memory {
+        char *uid;
+        char *dir;    /* DATA/pods/<uid> */
+        char *cgroup; /* kubepods/.../pod<uid> */
+        time_t start_time;
+        bool prepared; /* folder, cgroups, volumes checked by this process */
+        bool mount_error_reported;
+        time_t kill_deadline; /* 0: not terminating */
+        struct container_memory *containers;
+        size_t n_containers;
+};
+
+struct pod_host {
+        char *node_name;
+        char *data_dir;
+        char *pods_dir;
+        int64_t allocatable_memory;
+        char host_ip[64];
+        struct cgroup_manager *cgroups;
+        struct pod_memory **pods;
+        size_t n_pods;
+};
+
+void pod_events_release(struct pod_events *ev)
+{
+        for (size_t i = 0; i < ev->n; i++)
+                free(ev->items[i].message);
+        ev->n = 0;
+}
+
+static void add_event(struct pod_events *ev, const char *type, const char *reason, char *message)
+{
+        if (ev->n == ARRAY_SIZE(ev->items)) {
+                free(message);
+                return;
+        }
+        ev->items[ev->n++] =
+                (struct pod_event){ .type = type, .reason = reason, .message = message };
+}
+
+/* ------------------------------------------------------------------ memory of pods */
+
+static void container_memory_release(struct container_memory *c)
+{
+        free(c->name);
+        free(c->pull_error);
+}
+
+static void pod_memory_free(struct pod_memory *p)
+{
+        if (!p)
+                return;
+        for (size_t i = 0; i < p->n_containers; i++)
+                container_memory_release(&p->containers[i]);
+        free(p->containers);
+        free(p->uid);
+        free(p->dir);
+        free(p->cgroup);
+        free(p);
+}
+
+static struct pod_memory *pod_memory_find(struct pod_host *h, const char *uid, size_t *ret_index)
+{
+        for (size_t i = 0; i < h->n_pods; i++)
+                if (streq(h->pods[i]->uid, uid)) {
+                        if (ret_index)
+                                *ret_index = i;
+                        return h->pods[i];
+                }
+        return NULL;
+}
+
+static void pod_memory_forget(struct pod_host *h, const char *uid)
+{
+        size_t i;
+        struct pod_memory *p = pod_memory_find(h, uid, &i);
+
+        if (!p)
+                return;
+        h->pods[i] = h->pods[--h->n_pods];
+        pod_memory_free(p);
+}
+
+/* The highest run number under DATA/pods/<uid>/containers/<name>, -1 when none. */
+static int latest_run(const char *pod_dir, const char *name)
+{
+        cleanup_free char *path = xasprintf("%s/containers/%s", pod_dir, name);
+        DIR *d = opendir(path);
+        struct dirent *e;
+        int latest = -1;
+
+        if (!d)
+                return -1;
+        while ((e = readdir(d))) {
+                char *end;
+                long n = strtol(e->d_name, &end, 10);
+                if (e->d_name[0] >= '0' && e->d_name[0] <= '9' && !*end && n < 1000000 &&
+                    n > latest)
+                        latest = (int) n;
+        }
+        closedir(d);
+        return latest;
+}
+
+static struct container_memory *container_memory_get(struct pod_memory *p, const char *name)
+{
+        struct container_memory *c;
+
+        for (size_t i = 0; i < p->n_containers; i++)
+                if (streq(p->containers[i].name, name))
+                        return &p->containers[i];
+        p->containers = xrealloc(p->containers, (p->n_containers + 1) * sizeof(*p->containers));
+        c = &p->containers[p->n_containers++];
+        *c = (struct container_memory){ .name = xstrdup(name), .latest = latest_run(p->dir, name) };
+        return c;
+}
+
+/* ------------------------------------------------------------------ naming */
+
+static char *pod_cgroup_path(const char *qos, const char *uid)
+{
+        if (streq(qos, "Guaranteed"))
+                return xasprintf("kubepods/pod%s", uid);
+        if (streq(qos, "BestEffort"))
+                return xasprintf("kubepods/besteffort/pod%s", uid);
+        return xasprintf("kubepods/burstable/pod%s", uid);
+}
+
+/* A run's container id: sha256 of "<uid>/<name>/<run>" in hex, as long as containerd's. */
+static void container_id(const char *uid, const char *name, int run, char out[static 65])
+{
+        cleanup_free char *key = xasprintf("%s/%s/%d", uid, name, run);
+        unsigned char digest[32];
+
+        if (gnutls_hash_fast(GNUTLS_DIG_SHA256, key, strlen(key), digest) < 0)
+                abort(); /* SHA-256 is always available */
+        for (size_t i = 0; i < sizeof(digest); i++)
+                (void) snprintf(out + 2 * i, 3, "%02x", digest[i]);
+}
+
+static char *run_dir(const struct pod_host *h, const struct pod_memory *p, const char *name,
+                     int run)
+{
+        return runtime_container_dir(h->data_dir, p->uid, name, (unsigned) run);
+}
+
+static char *run_cgroup(const struct pod_memory *p, const char *name, int run)
+{
+        char id[65];
+
+        container_id(p->uid, name, run, id);
+        return xasprintf("%s/%s", p->cgroup, id);
+}
+
+/* K8S: format.Pod: "name_namespace(uid)" */
+static char *pod_label(const json_t *pod)
+{
+        return xasprintf("%s_%s(%s)", json_path_string(pod, "metadata.name"),
+                         json_path_string(pod, "metadata.namespace"),
+                         json_path_string(pod, "metadata.uid"));
+}
+
+/* ------------------------------------------------------------------ host */
+
+int pod_host_open(const struct pod_host_options *o, struct pod_host **ret, struct error **reterr)
+{
+        struct pod_host *h = xcalloc(1, sizeof(*h));
+        struct cgroup_limits root = { .memory_limit_bytes = -1 };
+        int r;
+
+        h->node_name = xstrdup(o->node_name);
+        h->data_dir = xstrdup(o->data_dir);
+        h->pods_dir = xasprintf("%s/pods", o->data_dir);
+        h->allocatable_memory = o->allocatable_memory;
+        node_host_ip(h->host_ip, sizeof(h->host_ip));
+        r = fs_mkdir_p(h->pods_dir, 0700);
+        if (r < 0) {
+                error_set(reterr, -r, "create %s: %s", h->pods_dir, strerror(-r));
+                goto fail;
+        }
+        r = cgroup_manager_open(o->cgroup_sysfs ?: "/sys/fs/cgroup", o->cgroup_root, &h->cgroups,
+                                reterr);
+        if (r < 0)
+                goto fail;
+        /* K8S: enforce-node-allocatable=pods: kubepods is limited to the node's allocatable. */
+        r = cgroup_create(h->cgroups, "kubepods", reterr);
+        if (r >= 0)
+                r = cgroup_create(h->cgroups, "kubepods/burstable", reterr);
+        if (r >= 0)
+                r = cgroup_create(h->cgroups, "kubepods/besteffort", reterr);
+        if (r >= 0 && o->allocatable_memory > 0) {
+                root.memory_limit_bytes = o->allocatable_memory;
+                r = cgroup_set_limits(h->cgroups, "kubepods", &root, CGROUP_MEMORY, reterr);
+        }
+        if (r < 0)
+                goto fail;
+        *ret = h;
+        return 0;
+fail:
+        pod_host_free(h);
+        return r;
+}
+
+struct pod_host *pod_host_free(struct pod_host *h)
+{
+        if (!h)
+                return NULL;
+        for (size_t i = 0; i < h->n_pods; i++)
+                pod_memory_free(h->pods[i]);
+        free(h->pods);
+        cgroup_manager_free(h->cgroups);
+        free(h->node_name);
+        free(h->data_dir);
+        free(h->pods_dir);
+        free(h);
+        return NULL;
+}
+
+json_t *pod_host_known_uids(struct pod_host *h)
+{
+        json_t *uids = json_array();
+        DIR *d = opendir(h->pods_dir);
+        struct dirent *e;
+
+        if (!d)
+                return uids;
+        while ((e = readdir(d)))
+                if (e->d_name[0] != '.')
+                        json_array_append_new(uids, json_string(e->d_name));
+        closedir(d);
+        return uids;
+}
+
+/* ------------------------------------------------------------------ pod folder and cgroups */
+
+/* Loads pod.json, or writes it for a pod seen for the first time. */
+static int pod_record_load(struct pod_host *h, struct pod_memory *p, const json_t *pod,
+                           struct error **reterr)
+{
+        cleanup_json json_t *rec = NULL;
+        int r, dfd;
+
+        r = fs_mkdir_p(p->dir, 0700);
+        if (r < 0)
+                return error_set(reterr, -r, "create %s: %s", p->dir, strerror(-r));
+        dfd = open(p->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (dfd < 0)
+                return error_set(reterr, errno, "open %s: %m", p->dir);
+        r = fs_read_json_at(dfd, "pod.json", &rec);
+        if (r == -ENOENT) {
+                p->cgroup = pod_cgroup_path(pod_qos_class_stored(pod), p->uid);
+                p->start_time = time(NULL);
+                rec = json_pack("{s:s, s:s, s:s, s:I}", "namespace",
+                                json_path_string(pod, "metadata.namespace") ?: "", "name",
+                                json_path_string(pod, "metadata.name") ?: "", "cgroup", p->cgroup,
+                                "startTime", (json_int_t) p->start_time);
+                r = fs_write_json_atomic(dfd, "pod.json", rec);
+        } else if (r >= 0) {
+                const char *cg = json_string_value(json_object_get(rec, "cgroup"));
+                p->cgroup = xstrdup(cg ?: "");
+                p->start_time = (time_t) json_integer_value(json_object_get(rec, "startTime"));
+        }
+        (void) close(dfd);
+        if (r < 0)
+                return error_set(reterr, -r, "pod state %s/pod.json: %s", p->dir, strerror(-r));
+        return 0;
+}
+
+static int pod_cgroups_setup(struct pod_host *h, struct pod_memory *p, const json_t *pod,
+                             struct error **reterr)
+{
+        struct pod_cgroup_config cfg;
+        struct cgroup_limits l;
+        cleanup_free char *sandbox = xasprintf("%s/sandbox", p->cgroup);
+        int r;
+
+        r = pod_cgroup_config(pod, NULL, true, &cfg);
+        if (r < 0)
+                return error_set(reterr, -r, "pod resources: %s", strerror(-r));
+        r = cgroup_create(h->cgroups, p->cgroup, reterr);
+        if (r < 0)
+                return r;
+        l = (struct cgroup_limits){ .cpu_shares = cfg.cpu_shares,
+                                    .cpu_quota_us = cfg.cpu_quota_us,
+                                    .cpu_period_us = cfg.cpu_period_us,
+                                    .memory_limit_bytes = cfg.memory_limit_bytes };
+        r = cgroup_set_limits(h->cgroups, p->cgroup, &l, CGROUP_ALL_LIMITS, reterr);
+        if (r < 0)
+                return r;
+        return cgroup_create(h->cgroups, sandbox, reterr);
+}
+
+static char *volume_path(const struct pod_memory *p, const char *name)
+{
+        return xasprintf("%s/volumes/%s", p->dir, name);
+}
+
+/* Makes every volume of the pod ready. The first volume that cannot be is named in *reterr. */
+static int pod_volumes_setup(struct pod_host *h, struct pod_memory *p, const json_t *pod,
+                             struct error **reterr)
+{
+        int64_t pod_limit = -1;
+        size_t i;
+        json_t *v;
+
+        (void) pod_memory_limit(pod, NULL, &pod_limit);
+        json_array_foreach(json_path(pod, "spec.volumes"), i, v) {
+                const char *name = json_string_value(json_object_get(v, "name"));
+                const json_t *ed = json_object_get(v, "emptyDir");
+                cleanup_free char *path = NULL;
+                enum emptydir_medium medium;
+                int64_t size = 0;
+                int r;
+
+                if (!name)
+                        continue;
+                if (!ed) {
+                        const char *claim =
+                                json_path_string(v, "persistentVolumeClaim.claimName") ?: "";
+                        return error_set(reterr, ENOENT,
+                                         "unmounted volumes=[%s], unattached volumes=[], failed "
+                                         "to process volumes=[%s]: persistentvolumeclaim \"%s\" "
+                                         "not found",
+                                         name, name, claim);
+                }
+                r = emptydir_medium_from_string(json_string_value(json_object_get(ed, "medium")),
+                                                &medium);
+                if (r < 0)
+                        return error_set(reterr, -r, "volume \"%s\": medium %s is not supported",
+                                         name,
+                                         json_string_value(json_object_get(ed, "medium")) ?: "");
+                if (medium == EMPTYDIR_MEDIUM_MEMORY)
+                        size = emptydir_memory_size(
+                                h->allocatable_memory, pod_limit,
+                                json_string_value(json_object_get(ed, "sizeLimit")));
+                path = volume_path(p, name);
+                r = emptydir_setup(path, medium, size, reterr);
+                if (r < 0)
+                        return error_wrap(reterr, "volume \"%s\"", name);
+        }
+        return 0;
+}
+
+/* ------------------------------------------------------------------ containers */
+
+static bool is_sidecar(const json_t *c)
+{
+        const char *rp = json_string_value(json_object_get(c, "restartPolicy"));
+        return rp && streq(rp, "Always");
+}
+
+/* Strings an observation points to live until the step ends. */
+struct step {
+        struct pod_host *h;
+        struct pod_memory *p;
+        const json_t *pod;
+        struct pod_events *ev;
+        time_t now;
+        char **strings;
+        size_t n_strings;
+        json_t *json; /* an array keeping JSON values alive */
+};
+
+static const char *keep(struct step *s, char *str)
+{
+        if (!str)
+                return NULL;
+        s->strings = xrealloc(s->strings, (s->n_strings + 1) * sizeof(*s->strings));
+        s->strings[s->n_strings++] = str;
+        return str;
+}
+
+static const json_t *keep_json(struct step *s, json_t *v)
+{
+        if (!v)
+                return NULL;
+        json_array_append_new(s->json, v);
+        return v;
+}
+
+/* How run n of a container ended: from the runtime's exit record, and OOMKilled when the run's
+ * cgroup counted an OOM kill (recorded in exits/ the first time, then the cgroup goes). */
+static void run_termination(struct step *s, const char *name, int run,
+                            const struct runtime_container_status *st,
+                            struct container_termination *ret)
+{
+        cleanup_free char *exits = xasprintf("%s/exits", s->p->dir);
+        cleanup_free char *file = xasprintf("%s-%d.json", name, run);
+        cleanup_json json_t *rec = NULL;
+        int dfd;
+
+        (void) fs_mkdir_p(exits, 0700);
+        dfd = open(exits, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (dfd >= 0 && fs_read_json_at(dfd, file, &rec) < 0) {
+                cleanup_free char *cg = run_cgroup(s->p, name, run);
+                uint64_t kills = 0;
+                bool oom = cgroup_oom_kills(s->h->cgroups, cg, &kills, NULL) >= 0 && kills > 0;
+
+                rec = json_pack("{s:b}", "oomKilled", oom);
+                if (fs_write_json_atomic(dfd, file, rec) >= 0)
+                        (void) cgroup_destroy(s->h->cgroups, cg, NULL);
+        }
+        if (dfd >= 0)
+                (void) close(dfd);
+        *ret = (struct container_termination){
+                .exit_code = st->exit_code,
+                .signal = st->signal,
+                .reason = json_is_true(json_object_get(rec, "oomKilled"))
+                                  ? "OOMKilled"
+                                  : keep(s, st->reason ? xstrdup(st->reason) : NULL),
+                .message = keep(s, st->message ? xstrdup(st->message) : NULL),
+                .started_at = st->started_at.tv_sec,
+                .finished_at = st->finished_at.tv_sec,
+        };
+}
+
+/* The runtime's view of run n; -ENOENT when it has none. */
+static int run_state(struct step *s, const char *name, int run,
+                     struct runtime_container_status *ret)
+{
+        cleanup_free char *dir = run_dir(s->h, s->p, name, run);
+
+        return runtime_container_state(dir, ret, NULL);
+}
+
+static json_t *resource_list_get(const json_t *spec_container, const char *which)
+{
+        return json_object_get(json_object_get(spec_container, "resources"), which);
+}
+
+/* K8S: status.containerStatuses[].resources: the allocated resources with what the kernel
+ * has for cpu requests (shares), cpu limits (quota) and memory limits. */
+static json_t *actual_resources(struct step *s, const json_t *spec, const char *cgroup)
+{
+        const json_t *req = resource_list_get(spec, "requests"),
+                     *lim = resource_list_get(spec, "limits");
+        struct cgroup_limits l;
+        struct pod_cgroup_config actual;
+        json_t *out;
+
+        if (!req && !lim)
+                return NULL;
+        if (cgroup_get_limits(s->h->cgroups, cgroup, &l, NULL) < 0)
+                return NULL;
+        actual = (struct pod_cgroup_config){ .cpu_shares = l.cpu_shares,
+                                             .cpu_quota_us = l.cpu_quota_us,
+                                             .cpu_period_us = l.cpu_period_us,
+                                             .memory_limit_bytes = l.memory_limit_bytes };
+        if (cgroup_manager_version(s->h->cgroups) == CGROUP_V2 && l.cpu_weight > 0)
+                actual.cpu_shares = cpu_weight_to_shares_oci(l.cpu_weight);
+        out = pod_status_container_resources(req, lim, &actual);
+        return out;
+}
+
+/* The env of a container: value (expanded by the runtime) and valueFrom.fieldRef resolved
+ * here. *ret_error names what cannot be resolved (K8S: CreateContainerConfigError). */
+static struct runtime_env_var *container_env(struct step *s, const json_t *c, size_t *ret_n,
+                                             char **ret_error)
+{
+        const json_t *env = json_object_get(c, "env");
+        struct runtime_env_var *out = xcalloc(json_array_size(env) + 1, sizeof(*out));
+        size_t i, n = 0;
+        json_t *e;
+
+        json_array_foreach(env, i, e) {
+                const char *name = json_string_value(json_object_get(e, "name"));
+                const json_t *from = json_object_get(e, "valueFrom");
+                const char *path = json_path_string(from, "fieldRef.fieldPath");
+                const char *value = NULL;
+
+                if (!name)
+                        continue;
+                if (!from) {
+                        out[n++] = (struct runtime_env_var){
+                                .name = name,
+                                .value = json_string_value(json_object_get(e, "value")) ?: ""
+                        };
+                        continue;
+                }
+                if (path && (streq(path, "metadata.name") || streq(path, "metadata.namespace") ||
+                             streq(path, "metadata.uid") || streq(path, "spec.nodeName") ||
+                             streq(path, "spec.serviceAccountName")))
+                        value = json_path_string(s->pod, path) ?: "";
+                else if (path && (streq(path, "status.hostIP") || streq(path, "status.podIP")))
+                        value = s->h->host_ip;
+                if (!value) {
+                        *ret_error = xasprintf("env var \"%s\": only value and "
+                                               "valueFrom.fieldRef (metadata.name, "
+                                               "metadata.namespace, metadata.uid, spec.nodeName, "
+                                               "spec.serviceAccountName, status.hostIP, "
+                                               "status.podIP) are supported",
+                                               name);
+                        free(out);
+                        return NULL;
+                }
+                out[n++] =
+                        (struct runtime_env_var){ .name = name, .value = value, .literal = true };
+        }
+        *ret_n = n;
+        return out;
+}
+
+static struct runtime_mount *container_mounts(struct step *s, const json_t *c, size_t *ret_n)
+{
+        const json_t *vms = json_object_get(c, "volumeMounts");
+        struct runtime_mount *out = xcalloc(json_array_size(vms) + 1, sizeof(*out));
+        size_t i, n = 0;
+        json_t *m;
+
+        json_array_foreach(vms, i, m) {
+                const char *vol = json_string_value(json_object_get(m, "name"));
+                const char *sub = json_string_value(json_object_get(m, "subPath"));
+                char *src;
+
+                if (!vol)
+                        continue;
+                src = volume_path(s->p, vol);
+                if (sub && *sub) {
+                        char *full = xasprintf("%s/%s", src, sub);
+                        free(src);
+                        src = full;
+                        (void) fs_mkdir_p(src, 0777);
+                }
+                out[n++] = (struct runtime_mount){
+                        .source = keep(s, src),
+                        .target = json_string_value(json_object_get(m, "mountPath")) ?: "/",
+                        .read_only = json_is_true(json_object_get(m, "readOnly")),
+                };
+        }
+        *ret_n = n;
+        return out;
+}
+
+static const char *const *strv_of(const json_t *arr, const char ***holder)
+{
+        size_t i, n = json_array_size(arr);
+        json_t *v;
+
+        if (!n)
+                return NULL;
+        *holder = xcalloc(n + 1, sizeof(**holder));
+        json_array_foreach(arr, i, v)
+                (*holder)[i] = json_string_value(v) ?: "";
+        return *holder;
+}
+
+static int64_t security_id(const json_t *pod, const json_t *c, const char *field)
+{
+        const json_t *v = json_object_get(json_object_get(c, "securityContext"), field);
+
+        if (!v)
+                v = json_object_get(json_path(pod, "spec.securityContext"), field);
+        return json_is_integer(v) ? json_integer_value(v) : 0;
+}
+
+static bool backoff_waiting(const struct backoff *b, time_t event_time, time_t now)
+{
+        /* K8S: IsInBackOffSince: an entry not expired, and less than its delay since the event */
+        if (!b->delay_s || now - b->updated > 2 * BACKOFF_MAX_S)
+                return false;
+        return now - event_time < b->delay_s;
+}
+
+static void backoff_next(struct backoff *b, time_t now)
+{
+        if (!b->delay_s || now - b->updated > 2 * BACKOFF_MAX_S)
+                b->delay_s = BACKOFF_INITIAL_S;
+        else if (b->delay_s < BACKOFF_MAX_S)
+                b->delay_s = b->delay_s * 2 > BACKOFF_MAX_S ? BACKOFF_MAX_S : b->delay_s * 2;
+        b->updated = now;
+}
+
+/* Starts run cm->latest + 1 of container c. The observation says what happened: running,
+ * exited at once (StartError), or waiting with the image or config error. */
+static void start_container(struct step *s, const json_t *c, struct container_memory *cm,
+                            struct container_observation *o)
+{
+        const char *name = cm->name, *image = json_string_value(json_object_get(c, "image")) ?: "";
+        struct runtime_image img = { 0 };
+        struct runtime_container_spec spec = { 0 };
+        cleanup_error struct error *err = NULL;
+        cleanup_free struct runtime_env_var *env = NULL;
+        cleanup_free struct runtime_mount *mounts = NULL;
+        cleanup_free const char **cmd = NULL, **args = NULL;
+        cleanup_free char *dir = NULL, *cg = NULL, *sandbox = NULL, *env_error = NULL;
+        char **procs = NULL;
+        struct pod_cgroup_config cfg;
+        struct cgroup_limits l;
+        int run = cm->latest + 1, r;
+
+        if (backoff_waiting(&cm->pull, cm->pull.updated, s->now)) {
+                o->phase = CONTAINER_WAITING;
+                o->waiting_reason = "ImagePullBackOff";
+                o->waiting_message = keep(s, xasprintf("Back-off pulling image \"%s\"", image));
+                return;
+        }
+        r = runtime_image_ensure(s->h->data_dir, image, &img, &err);
+        if (r < 0) {
+                const char *reason = r == -EINVAL ? "InvalidImageName" : "ErrImagePull";
+                backoff_next(&cm->pull, s->now);
+                add_event(s->ev, "Warning", r == -EINVAL ? "InspectFailed" : "Failed",
+                          r == -EINVAL ? xasprintf("Failed to apply default image tag \"%s\": %s",
+                                                   image, err->message)
+                                       : xasprintf("Failed to pull image \"%s\": %s", image,
+                                                   err->message));
+                o->phase = CONTAINER_WAITING;
+                o->waiting_reason = reason;
+                o->waiting_message = keep(s, xstrdup(err->message));
+                return;
+        }
+        cm->pull = (struct backoff){ 0 };
+        add_event(s->ev, "Normal", "Pulled",
+                  xasprintf("Container image \"%s\" already present on machine", image));
+
+        env = container_env(s, c, &spec.n_env, &env_error);
+        if (!env) {
+                add_event(s->ev, "Warning", "Failed", xasprintf("Error: %s", env_error));
+                o->phase = CONTAINER_WAITING;
+                o->waiting_reason = "CreateContainerConfigError";
+                o->waiting_message = keep(s, TAKE_PTR(env_error));
+                runtime_image_release(&img);
+                return;
+        }
+        mounts = container_mounts(s, c, &spec.n_mounts);
+        dir = run_dir(s->h, s->p, name, run);
+        cg = run_cgroup(s->p, name, run);
+        sandbox = runtime_sandbox_dir(s->h->data_dir, s->p->uid);
+        r = container_cgroup_config(s->pod, name, NULL, true, &cfg);
+        if (r >= 0)
+                r = cgroup_create(s->h->cgroups, cg, &err);
+        if (r >= 0) {
+                l = (struct cgroup_limits){ .cpu_shares = cfg.cpu_shares,
+                                            .cpu_quota_us = cfg.cpu_quota_us,
+                                            .cpu_period_us = cfg.cpu_period_us,
+                                            .memory_limit_bytes = cfg.memory_limit_bytes };
+                r = cgroup_set_limits(s->h->cgroups, cg, &l, CGROUP_ALL_LIMITS | CGROUP_WEIGHT_OCI,
+                                      &err);
+        }
+        if (r >= 0)
+                r = cgroup_procs_paths(s->h->cgroups, cg, &procs, NULL, &err);
+        if (r >= 0) {
+                runtime_container_spec_use_image(&spec, &img);
+                spec.state_dir = dir;
+                spec.sandbox_dir = sandbox;
+                spec.command = strv_of(json_object_get(c, "command"), &cmd);
+                spec.args = strv_of(json_object_get(c, "args"), &args);
+                spec.working_dir = json_string_value(json_object_get(c, "workingDir"));
+                spec.env = env;
+                spec.mounts = mounts;
+                spec.cgroup_procs = (const char *const *) procs;
+                spec.uid = (uid_t) security_id(s->pod, c, "runAsUser");
+                spec.gid = (gid_t) security_id(s->pod, c, "runAsGroup");
+                r = runtime_container_start(&spec, &err);
+        }
+        cgroup_strv_free(procs);
+        runtime_image_release(&img);
+        if (r < 0) {
+                /* K8S: CreateContainerError; tried again at the next step */
+                (void) cgroup_destroy(s->h->cgroups, cg, NULL);
+                add_event(s->ev, "Warning", "Failed",
+                          xasprintf("Error: %s", err ? err->message : strerror(-r)));
+                o->phase = CONTAINER_WAITING;
+                o->waiting_reason = "CreateContainerError";
+                o->waiting_message = keep(s, xstrdup(err ? err->message : strerror(-r)));
+                return;
+        }
+        cm->latest = run;
+        cm->backoff_reported = false;
+        add_event(s->ev, "Normal", "Created", xasprintf("Created container: %s", name));
+        /* drop runs older than the previous one (kubectl logs -p reads the previous) */
+        for (int old = run - KEEP_RUNS; old >= 0; old--) {
+                cleanup_free char *odir = run_dir(s->h, s->p, name, old);
+                if (access(odir, F_OK) < 0)
+                        break;
+                (void) runtime_container_remove(odir, NULL);
+        }
+}
+
+/* Observes the container's newest run into o (the waiting reason of a container not started
+ * is left to the caller). Returns the runtime phase, or -1 when never started. */
+static int observe(struct step *s, const json_t *c, struct container_memory *cm,
+                   struct container_observation *o)
+{
+        struct runtime_container_status st = { 0 }, prev = { 0 };
+        char id[65];
+        int phase;
+
+        *o = (struct container_observation){ .name = cm->name, .phase = CONTAINER_WAITING };
+        o->allocated = json_object_get(json_object_get(c, "resources"), "requests");
+        if (cm->latest < 0)
+                return -1;
+        if (run_state(s, cm->name, cm->latest, &st) < 0) {
+                /* a run folder without state: the start did not get far; start again */
+                cleanup_free char *dir = run_dir(s->h, s->p, cm->name, cm->latest);
+                (void) runtime_container_remove(dir, NULL);
+                cm->latest--;
+                return observe(s, c, cm, o);
+        }
+        container_id(s->p->uid, cm->name, cm->latest, id);
+        o->container_id = keep(s, xasprintf("flexlet://%s", id));
+        o->image_id = keep(s, xstrdup(json_string_value(json_object_get(c, "image")) ?: ""));
+        o->restart_count = cm->latest;
+        phase = (int) st.phase;
+        switch (st.phase) {
+        case RUNTIME_CONTAINER_RUNNING: {
+                cleanup_free char *cg = run_cgroup(s->p, cm->name, cm->latest);
+                o->phase = CONTAINER_RUNNING;
+                o->started_at = st.started_at.tv_sec;
+                o->resources = keep_json(s, actual_resources(s, c, cg));
+                break;
+        }
+        case RUNTIME_CONTAINER_EXITED:
+                o->phase = CONTAINER_TERMINATED;
+                run_termination(s, cm->name, cm->latest, &st, &o->current);
+                break;
+        case RUNTIME_CONTAINER_CREATED:
+        case RUNTIME_CONTAINER_PHASE_MAX:
+        default:
+                o->phase = CONTAINER_WAITING;
+                o->waiting_reason = "ContainerCreating";
+                break;
+        }
+        if (cm->latest > 0 && run_state(s, cm->name, cm->latest - 1, &prev) >= 0 &&
+            prev.phase == RUNTIME_CONTAINER_EXITED) {
+                o->has_last = true;
+                run_termination(s, cm->name, cm->latest - 1, &prev, &o->last);
+        }
+        runtime_container_status_release(&st);
+        runtime_container_status_release(&prev);
+        return phase;
+}
+
+/* A run that ended: restart it (now or after its back-off) or leave it terminated. */
+static void after_exit(struct step *s, const json_t *c, struct container_memory *cm,
+                       struct container_observation *o, bool restart)
+{
+        struct container_termination t = o->current;
+
+        if (!restart)
+                return;
+        if (backoff_waiting(&cm->restart, t.finished_at, s->now)) {
+                cleanup_free char *label = pod_label(s->pod);
+                o->phase = CONTAINER_WAITING;
+                o->waiting_reason = "CrashLoopBackOff";
+                o->waiting_message =
+                        keep(s, xasprintf("back-off %llds restarting failed container=%s pod=%s",
+                                          (long long) cm->restart.delay_s, cm->name, label));
+                o->has_last = true;
+                o->last = t;
+                if (!cm->backoff_reported) {
+                        cm->backoff_reported = true;
+                        add_event(s->ev, "Warning", "BackOff",
+                                  xasprintf("Back-off restarting failed container %s in pod %s",
+                                            cm->name, label));
+                }
+                return;
+        }
+        backoff_next(&cm->restart, s->now);
+        start_container(s, c, cm, o);
+        if (cm->latest >= 0)
+                (void) observe(s, c, cm, o);
+        if (o->phase == CONTAINER_RUNNING || o->phase == CONTAINER_TERMINATED)
+                add_event(s->ev, "Normal", "Started", xasprintf("Started container %s", cm->name));
+}
+
+/* Makes container c run unless it already does; o is its observation afterwards. */
+static void ensure_started(struct step *s, const json_t *c, struct container_memory *cm,
+                           struct container_observation *o)
+{
+        start_container(s, c, cm, o);
+        if (o->waiting_reason)
+                return;
+        (void) observe(s, c, cm, o);
+        if (o->phase == CONTAINER_RUNNING || o->phase == CONTAINER_TERMINATED)
+                add_event(s->ev, "Normal", "Started", xasprintf("Started container %s", cm->name));
+}
+
+static bool should_restart(const char *policy, const struct container_termination *t)
+{
+        if (streq(policy, "Always"))
+                return true;
+        if (streq(policy, "OnFailure"))
+                return t->exit_code != 0;
+        return false;
+}
+
+/* Sends sig to the container's newest run when it runs. */
+static void signal_run(struct step *s, struct container_memory *cm, int sig)
+{
+        cleanup_free char *dir = NULL;
+
+        if (cm->latest < 0)
+                return;
+        dir = run_dir(s->h, s->p, cm->name, cm->latest);
+        (void) runtime_container_kill(dir, sig, NULL);
+}
+
+/* ------------------------------------------------------------------ teardown */
+
+/* Removes everything of the pod on this host: containers (killed if alive), sandbox, volumes,
+ * cgroups, folder. */
+static int pod_teardown(struct pod_host *h, const char *uid, const char *cgroup,
+                        struct error **reterr)
+{
+        cleanup_free char *dir = xasprintf("%s/%s", h->pods_dir, uid);
+        cleanup_free char *containers = xasprintf("%s/containers", dir);
+        cleanup_free char *volumes = xasprintf("%s/volumes", dir);
+        cleanup_free char *sandbox = runtime_sandbox_dir(h->data_dir, uid);
+        DIR *d;
+        struct dirent *e;
+        int r;
+
+        if ((d = opendir(containers))) {
+                while ((e = readdir(d))) {
+                        cleanup_free char *cdir = NULL;
+                        DIR *runs;
+                        struct dirent *re;
+
+                        if (e->d_name[0] == '.')
+                                continue;
+                        cdir = xasprintf("%s/%s", containers, e->d_name);
+                        if (!(runs = opendir(cdir)))
+                                continue;
+                        while ((re = readdir(runs))) {
+                                cleanup_free char *rdir = NULL;
+                                if (re->d_name[0] == '.')
+                                        continue;
+                                rdir = xasprintf("%s/%s", cdir, re->d_name);
+                                r = runtime_container_remove(rdir, reterr);
+                                if (r < 0) {
+                                        closedir(runs);
+                                        closedir(d);
+                                        return r;
+                                }
+                        }
+                        closedir(runs);
+                }
+                closedir(d);
+        }
+        r = runtime_sandbox_stop(sandbox, reterr);
+        if (r < 0)
+                return r;
+        if (cgroup && *cgroup) {
+                r = cgroup_kill(h->cgroups, cgroup, reterr);
+                if (r < 0)
+                        return r;
+        }
+        if ((d = opendir(volumes))) {
+                while ((e = readdir(d))) {
+                        cleanup_free char *vdir = NULL;
+                        if (e->d_name[0] == '.')
+                                continue;
+                        vdir = xasprintf("%s/%s", volumes, e->d_name);
+                        r = emptydir_teardown(vdir, reterr);
+                        if (r < 0) {
+                                closedir(d);
+                                return r;
+                        }
+                }
+                closedir(d);
+        }
+        if (cgroup && *cgroup) {
+                r = cgroup_destroy(h->cgroups, cgroup, reterr);
+                if (r < 0)
+                        return r;
+        }
+        r = fs_remove_tree(dir);
+        if (r < 0)
+                return error_set(reterr, -r, "remove %s: %s", dir, strerror(-r));
+        return 0;
+}
+
+int pod_host_remove_orphan(struct pod_host *h, const char *uid, struct error **reterr)
+{
+        cleanup_free char *dir = xasprintf("%s/%s", h->pods_dir, uid);
+        cleanup_json json_t *rec = NULL;
+        int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        const char *cg = NULL;
+        int r;
+
+        if (dfd >= 0) {
+                (void) fs_read_json_at(dfd, "pod.json", &rec);
+                (void) close(dfd);
+        }
+        cg = json_string_value(json_object_get(rec, "cgroup"));
+        r = pod_teardown(h, uid, cg, reterr);
+        if (r >= 0)
+                pod_memory_forget(h, uid);
+        return r;
+}
+
+/* ------------------------------------------------------------------ one step */
+
+struct plan {
+        struct container_observation *init, *regular;
+        size_t n_init, n_regular;
+        bool init_failed; /* a non-restartable init container failed: the pod is Failed */
+        bool done;        /* nothing will run again (Succeeded or Failed) */
+};
+
+static struct pod_memory *pod_memory_get(struct pod_host *h, const json_t *pod)
+{
+        const char *uid = json_path_string(pod, "metadata.uid");
+        struct pod_memory *p = pod_memory_find(h, uid, NULL);
+
+        if (p)
+                return p;
+        p = xcalloc(1, sizeof(*p));
+        p->uid = xstrdup(uid);
+        p->dir = xasprintf("%s/%s", h->pods_dir, uid);
+        h->pods = xrealloc(h->pods, (h->n_pods + 1) * sizeof(*h->pods));
+        h->pods[h->n_pods++] = p;
+        return p;
+}
+
+/* Whether every regular container has run and none will run again (K8S: the pod is then
+ * Succeeded or Failed, and its sidecars are stopped instead of restarted). */
+static bool regular_containers_done(struct step *s, const char *policy)
+{
+        const json_t *regular = json_path(s->pod, "spec.containers");
+        size_t i;
+        json_t *c;
+
+        json_array_foreach(regular, i, c) {
+                struct container_memory *cm = container_memory_get(
+                        s->p, json_string_value(json_object_get(c, "name")) ?: "");
+                struct container_observation o;
+
+                if (observe(s, c, cm, &o) != RUNTIME_CONTAINER_EXITED ||
+                    should_restart(policy, &o.current))
+                        return false;
+        }
+        return json_array_size(regular) > 0;
+}
+
+/* Init containers in order (sidecars stay), then the regular ones; starts what is due unless
+ * the pod is terminating or done. */
+static void step_containers(struct step *s, struct plan *pl, bool terminating)
+{
+        const json_t *inits = json_path(s->pod, "spec.initContainers");
+        const json_t *regular = json_path(s->pod, "spec.containers");
+        const char *policy = json_path_string(s->pod, "spec.restartPolicy") ?: "Always";
+        bool blocked = false, all_regular_done = true;
+        size_t i;
+        json_t *c;
+
+        pl->n_init = json_array_size(inits);
+        pl->n_regular = json_array_size(regular);
+        pl->init = xcalloc(pl->n_init + 1, sizeof(*pl->init));
+        pl->regular = xcalloc(pl->n_regular + 1, sizeof(*pl->regular));
+        json_array_foreach(inits, i, c) {
+                if (is_sidecar(c) && !terminating && regular_containers_done(s, policy)) {
+                        terminating = true; /* nothing restarts: the sidecars are stopped */
+                        break;
+                }
+        }
+
+        json_array_foreach(inits, i, c) {
+                const char *name = json_string_value(json_object_get(c, "name")) ?: "";
+                struct container_memory *cm = container_memory_get(s->p, name);
+                struct container_observation *o = &pl->init[i];
+                int phase = observe(s, c, cm, o);
+
+                if (blocked || pl->init_failed) {
+                        if (phase < 0)
+                                o->waiting_reason = "PodInitializing";
+                        continue;
+                }
+                if (phase < 0) {
+                        if (terminating) {
+                                o->waiting_reason = "PodInitializing";
+                                blocked = true;
+                                continue;
+                        }
+                        ensure_started(s, c, cm, o);
+                }
+                if (is_sidecar(c)) {
+                        if (o->phase == CONTAINER_TERMINATED && !terminating)
+                                after_exit(s, c, cm, o, true);
+                        if (o->phase != CONTAINER_RUNNING)
+                                blocked = true;
+                        continue;
+                }
+                if (o->phase == CONTAINER_TERMINATED && o->current.exit_code == 0)
+                        continue;
+                if (o->phase == CONTAINER_TERMINATED) {
+                        if (streq(policy, "Never")) {
+                                pl->init_failed = true;
+                                continue;
+                        }
+                        if (!terminating)
+                                after_exit(s, c, cm, o, true);
+                }
+                blocked = true;
+        }
+
+        json_array_foreach(regular, i, c) {
+                const char *name = json_string_value(json_object_get(c, "name")) ?: "";
+                struct container_memory *cm = container_memory_get(s->p, name);
+                struct container_observation *o = &pl->regular[i];
+                int phase = observe(s, c, cm, o);
+
+                if (phase < 0) {
+                        if (blocked || pl->init_failed || terminating) {
+                                o->waiting_reason = "PodInitializing";
+                                all_regular_done = false;
+                                continue;
+                        }
+                        ensure_started(s, c, cm, o);
+                }
+                if (o->phase == CONTAINER_TERMINATED && !terminating &&
+                    should_restart(policy, &o->current))
+                        after_exit(s, c, cm, o, true);
+                if (o->phase != CONTAINER_TERMINATED)
+                        all_regular_done = false;
+        }
+        pl->done = pl->init_failed || (pl->n_regular > 0 && all_regular_done);
+}
+
+/* K8S: killContainersWithSyncResult: SIGTERM, then SIGKILL once the grace period is over;
+ * regular containers first, sidecars once those are gone (in reverse order upstream; together
+ * here). Returns true when no container of the pod runs. */
+static bool step_terminate(struct step *s, const struct plan *pl, time_t deadline)
+{
+        const json_t *inits = json_path(s->pod, "spec.initContainers");
+        const json_t *regular = json_path(s->pod, "spec.containers");
+        bool regular_running = false, any_running = false;
+        size_t i;
+        json_t *c;
+
+        for (i = 0; i < pl->n_regular; i++)
+                regular_running |= pl->regular[i].phase == CONTAINER_RUNNING;
+        for (int pass = 0; pass < 2; pass++) {
+                const json_t *list = pass == 0 ? regular : inits;
+                const struct container_observation *obs = pass == 0 ? pl->regular : pl->init;
+
+                json_array_foreach(list, i, c) {
+                        const char *name = json_string_value(json_object_get(c, "name")) ?: "";
+                        struct container_memory *cm = container_memory_get(s->p, name);
+
+                        if (obs[i].phase != CONTAINER_RUNNING)
+                                continue;
+                        any_running = true;
+                        if (pass == 1 && regular_running && is_sidecar(c))
+                                continue;
+                        if (s->now >= deadline) {
+                                signal_run(s, cm, SIGKILL);
+                        } else if (!cm->term_sent) {
+                                cm->term_sent = true;
+                                add_event(s->ev, "Normal", "Killing",
+                                          xasprintf("Stopping container %s", name));
+                                signal_run(s, cm, SIGTERM);
+                        }
+                }
+        }
+        return !any_running;
+}
+
+static int64_t grace_period(const json_t *pod)
+{
+        const json_t *g = json_path(pod, "metadata.deletionGracePeriodSeconds");
+
+        if (!json_is_integer(g))
+                g = json_path(pod, "spec.terminationGracePeriodSeconds");
+        return json_is_integer(g) ? json_integer_value(g) : DEFAULT_GRACE_S;
+}
+
+static void step_release(struct step *s, struct plan *pl)
+{
+        for (size_t i = 0; i < s->n_strings; i++)
+                free(s->strings[i]);
+        free(s->strings);
+        json_decref(s->json);
+        free(pl->init);
+        free(pl->regular);
+}
+
+int pod_worker_sync(struct pod_host *h, const json_t *pod, json_t **ret_status,
+                    struct pod_events *ev, struct error **reterr)
+{
+        struct pod_memory *p;
+        struct step s = { .h = h, .pod = pod, .ev = ev, .now = time(NULL), .json = json_array() };
+        struct plan pl = { 0 };
+        struct pod_observation obs;
+        cleanup_free char *sandbox = NULL;
+        bool deleting = json_path(pod, "metadata.deletionTimestamp") != NULL;
+        bool sandbox_ready = false;
+        int r = POD_SYNC_RUNNING;
+
+        *ret_status = NULL;
+        if (!json_path_string(pod, "metadata.uid")) {
+                json_decref(s.json);
+                return error_set(reterr, EINVAL, "pod without metadata.uid");
+        }
+        p = pod_memory_get(h, pod);
+        s.p = p;
+        sandbox = runtime_sandbox_dir(h->data_dir, p->uid);
+
+        if (!p->prepared && !deleting) {
+                cleanup_error struct error *err = NULL;
+
+                if (pod_record_load(h, p, pod, reterr) < 0) {
+                        json_decref(s.json);
+                        return -EIO;
+                }
+                r = pod_cgroups_setup(h, p, pod, &err);
+                if (r < 0) {
+                        add_event(ev, "Warning", "FailedCreatePodSandBox",
+                                  xasprintf("Failed to create pod sandbox: %s", err->message));
+                } else if ((r = pod_volumes_setup(h, p, pod, &err)) < 0) {
+                        if (!p->mount_error_reported)
+                                add_event(ev, "Warning", "FailedMount",
+                                          xasprintf("Unable to attach or mount volumes: %s",
+                                                    err->message));
+                        p->mount_error_reported = true;
+                } else {
+                        p->prepared = true;
+                }
+                r = POD_SYNC_RUNNING;
+        } else if (deleting && access(p->dir, F_OK) < 0) {
+                /* deleted before anything of it was made here */
+                *ret_status = NULL;
+                json_decref(s.json);
+                pod_memory_forget(h, p->uid);
+                return POD_SYNC_FINISHED;
+        } else if (!p->cgroup) {
+                /* deleting a pod this process never prepared: its record says where things are */
+                if (pod_record_load(h, p, pod, reterr) < 0) {
+                        json_decref(s.json);
+                        return -EIO;
+                }
+        }
+
+        if (p->prepared && !deleting) {
+                pid_t pid;
+                cleanup_error struct error *err = NULL;
+                cleanup_free char *cg = xasprintf("%s/sandbox", p->cgroup);
+                char **procs = NULL;
+
+                if (runtime_sandbox_running(sandbox, &pid) == 1) {
+                        sandbox_ready = true;
+                } else if (cgroup_procs_paths(h->cgroups, cg, &procs, NULL, &err) >= 0) {
+                        struct runtime_sandbox_spec ss = {
+                                .state_dir = sandbox,
+                                .hostname = json_path_string(pod, "spec.hostname")
+                                                    ?: json_path_string(pod, "metadata.name"),
+                                .cgroup_procs = (const char *const *) procs,
+                        };
+                        sandbox_ready = runtime_sandbox_start(&ss, &pid, &err) >= 0;
+                        cgroup_strv_free(procs);
+                }
+                if (!sandbox_ready && err)
+                        add_event(ev, "Warning", "FailedCreatePodSandBox",
+                                  xasprintf("Failed to create pod sandbox: %s", err->message));
+        } else if (deleting) {
+                pid_t pid;
+                sandbox_ready = runtime_sandbox_running(sandbox, &pid) == 1;
+        }
+
+        if (sandbox_ready || deleting) {
+                step_containers(&s, &pl, deleting);
+        } else {
+                /* nothing runs yet: every container is being created */
+                const json_t *inits = json_path(pod, "spec.initContainers");
+                const json_t *regular = json_path(pod, "spec.containers");
+                size_t i;
+                json_t *c;
+
+                pl.n_init = json_array_size(inits);
+                pl.n_regular = json_array_size(regular);
+                pl.init = xcalloc(pl.n_init + 1, sizeof(*pl.init));
+                pl.regular = xcalloc(pl.n_regular + 1, sizeof(*pl.regular));
+                json_array_foreach(inits, i, c)
+                        pl.init[i] = (struct container_observation){
+                                .name = json_string_value(json_object_get(c, "name")),
+                                .waiting_reason = "PodInitializing"
+                        };
+                json_array_foreach(regular, i, c)
+                        pl.regular[i] = (struct container_observation){
+                                .name = json_string_value(json_object_get(c, "name")),
+                                .waiting_reason =
+                                        pl.n_init ? "PodInitializing" : "ContainerCreating"
+                        };
+        }
+
+        if (deleting || (pl.done && sandbox_ready)) {
+                /* K8S: a terminating pod, or one whose containers are all done (sidecars stop
+                 * with it): kill what still runs, within the grace period */
+                bool stopped;
+
+                if (!p->kill_deadline)
+                        p->kill_deadline = s.now + (deleting ? grace_period(pod) : DEFAULT_GRACE_S);
+                stopped = step_terminate(&s, &pl, p->kill_deadline);
+                if (stopped && deleting) {
+                        r = pod_teardown(h, p->uid, p->cgroup, reterr);
+                        if (r < 0) {
+                                step_release(&s, &pl);
+                                return r;
+                        }
+                        r = POD_SYNC_FINISHED;
+                }
+        }
+
+        obs = (struct pod_observation){
+                .sandbox_ready = sandbox_ready && r != POD_SYNC_FINISHED,
+                .host_ip = h->host_ip,
+                .start_time = p->start_time,
+                .init = pl.init,
+                .n_init = pl.n_init,
+                .containers = pl.regular,
+                .n_containers = pl.n_regular,
+        };
+        *ret_status = pod_status_build(pod, &obs, json_object_get(pod, "status"), s.now);
+        step_release(&s, &pl);
+        if (r == POD_SYNC_FINISHED)
+                pod_memory_forget(h, json_path_string(pod, "metadata.uid"));
+        return r;
+}
