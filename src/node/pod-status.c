@@ -208,7 +208,7 @@ json_t *pod_status_build(const json_t *pod, const struct pod_observation *o,
 {
         const json_t *spec_inits = json_path(pod, "spec.initContainers");
         const json_t *spec_containers = json_path(pod, "spec.containers");
-        const char *phase = pod_phase(pod, o);
+        const char *phase = o->evicted_message ? "Failed" : pod_phase(pod, o);
         bool terminal = streq(phase, "Succeeded") || streq(phase, "Failed");
         struct strbuf not_init, not_ready;
         json_t *status = json_object(), *conds = json_array(), *inits = json_array(),
@@ -245,6 +245,16 @@ json_t *pod_status_build(const json_t *pod, const struct pod_observation *o,
                 const char *t = json_string_value(json_object_get(oc, "type"));
                 if (t && streq(t, "PodScheduled"))
                         json_array_append(conds, oc);
+        }
+        if (o->evicted_message) {
+                /* K8S: the kubelet's eviction adds DisruptionTarget (reason
+                 * TerminationByKubelet) with the eviction message */
+                json_t *dt = condition(old_status, "DisruptionTarget", true, NULL, NULL, now);
+                json_object_set_new(dt, "reason", json_string("TerminationByKubelet"));
+                json_object_set_new(dt, "message", json_string(o->evicted_message));
+                json_array_append_new(conds, dt);
+                json_object_set_new(status, "reason", json_string("Evicted"));
+                json_object_set_new(status, "message", json_string(o->evicted_message));
         }
         json_array_append_new(conds, condition(old_status, "PodReadyToStartContainers",
                                                o->sandbox_ready, NULL, NULL, now));

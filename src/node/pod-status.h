@@ -52,6 +52,9 @@ struct pod_observation {
         size_t n_init;
         const struct container_observation *containers; /* spec.containers order */
         size_t n_containers;
+        /* The node evicted the pod (K8S: eviction manager): phase Failed, reason "Evicted",
+         * this message, and a DisruptionTarget condition. NULL otherwise. */
+        const char *evicted_message;
 };
 
 /* K8S: status.containerStatuses[].resources of a running container (kubelet

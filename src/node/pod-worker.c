@@ -49,6 +49,8 @@
 #define DEFAULT_GRACE_S 30
 /* runs of a container kept on disk: the current one and the previous (kubectl logs -p) */
 #define KEEP_RUNS 2
+/* K8S: the eviction manager's housekeeping interval (--housekeeping-interval 10s) */
+#define USAGE_CHECK_S 10
 
 struct backoff {
         int64_t delay_s; /* 0: no entry */
@@ -75,6 +77,8 @@ struct pod_memory {
         bool prepared; /* folder, cgroups, volumes checked by this process */
         bool mount_error_reported;
         time_t kill_deadline; /* 0: not terminating */
+        time_t next_usage_check;
+        char *evicted; /* the eviction message once the pod is evicted */
         struct container_memory *containers;
         size_t n_containers;
 };
@@ -122,6 +126,7 @@ static void pod_memory_free(struct pod_memory *p)
         for (size_t i = 0; i < p->n_containers; i++)
                 container_memory_release(&p->containers[i]);
         free(p->containers);
+        free(p->evicted);
         free(p->uid);
         free(p->dir);
         free(p->cgroup);
@@ -408,6 +413,35 @@ static int pod_volumes_setup(struct pod_host *h, struct pod_memory *p, const jso
                         return error_wrap(reterr, "volume \"%s\"", name);
         }
         return 0;
+}
+
+/* K8S: emptyDirLimitEviction: a disk emptyDir whose usage (du) went over its sizeLimit evicts
+ * the pod. A memory emptyDir cannot outgrow its tmpfs (the kernel refuses the write), so only
+ * disk volumes are measured. The eviction message, or NULL. */
+static char *volume_over_limit(const struct pod_memory *p, const json_t *pod)
+{
+        size_t i;
+        json_t *v;
+
+        json_array_foreach(json_path(pod, "spec.volumes"), i, v) {
+                const char *name = json_string_value(json_object_get(v, "name"));
+                const json_t *ed = json_object_get(v, "emptyDir");
+                const char *limit = json_string_value(json_object_get(ed, "sizeLimit"));
+                const char *medium = json_string_value(json_object_get(ed, "medium"));
+                cleanup_free char *path = NULL;
+                struct quantity q;
+                int64_t limit_bytes, used = 0;
+
+                if (!name || !limit || (medium && *medium) || quantity_parse(limit, &q, NULL) < 0 ||
+                    quantity_value(&q, &limit_bytes) < 0 || limit_bytes <= 0)
+                        continue;
+                path = volume_path(p, name);
+                if (emptydir_disk_usage(path, &used, NULL) < 0 || used <= limit_bytes)
+                        continue;
+                return xasprintf("Usage of EmptyDir volume \"%s\" exceeds the limit \"%s\". ", name,
+                                 limit);
+        }
+        return NULL;
 }
 
 /* ------------------------------------------------------------------ containers */
@@ -1226,8 +1260,22 @@ int pod_worker_sync(struct pod_host *h, const json_t *pod, json_t **ret_status,
                 sandbox_ready = runtime_sandbox_running(sandbox, &pid) == 1;
         }
 
+        if (!p->evicted) {
+                const char *reason = json_path_string(pod, "status.reason");
+                if (reason && streq(reason, "Evicted"))
+                        p->evicted = xstrdup(json_path_string(pod, "status.message") ?: "");
+        }
+        if (p->prepared && !deleting && !p->evicted && s.now >= p->next_usage_check) {
+                p->next_usage_check = s.now + USAGE_CHECK_S;
+                p->evicted = volume_over_limit(p, pod);
+                if (p->evicted) {
+                        add_event(ev, "Warning", "Evicted", xstrdup(p->evicted));
+                        p->kill_deadline = s.now; /* K8S: evicted with a grace period of 0 */
+                }
+        }
+
         if (sandbox_ready || deleting) {
-                step_containers(&s, &pl, deleting);
+                step_containers(&s, &pl, deleting || p->evicted);
         } else {
                 /* nothing runs yet: every container is being created */
                 const json_t *inits = json_path(pod, "spec.initContainers");
@@ -1252,7 +1300,7 @@ int pod_worker_sync(struct pod_host *h, const json_t *pod, json_t **ret_status,
                         };
         }
 
-        if (deleting || (pl.done && sandbox_ready)) {
+        if (deleting || p->evicted || (pl.done && sandbox_ready)) {
                 /* K8S: a terminating pod, or one whose containers are all done (sidecars stop
                  * with it): kill what still runs, within the grace period */
                 bool stopped;
@@ -1278,6 +1326,7 @@ int pod_worker_sync(struct pod_host *h, const json_t *pod, json_t **ret_status,
                 .n_init = pl.n_init,
                 .containers = pl.regular,
                 .n_containers = pl.n_regular,
+                .evicted_message = p->evicted,
         };
         *ret_status = pod_status_build(pod, &obs, json_object_get(pod, "status"), s.now);
         step_release(&s, &pl);
