@@ -120,12 +120,86 @@ static void test_transition_time_kept(void **state)
                 "1970-01-01T00:08:20Z");
 }
 
+/* K8S: convertContainerStatusResources: the allocated lists with the kernel's cpu request, cpu
+ * limit and memory limit; minimum values on both sides keep the allocated text. */
+static void test_container_resources(void **state)
+{
+        static const struct {
+                const char *requests, *limits;
+                struct pod_cgroup_config actual;
+                const char *want;
+        } cases[] = {
+                { "{\"cpu\":\"500m\",\"memory\":\"64Mi\"}",
+                  "{\"cpu\":\"1\",\"memory\":\"256Mi\"}",
+                  { 512, 100000, 100000, 268435456 },
+                  "{\"limits\": {\"cpu\": \"1\", \"memory\": \"256Mi\"}, \"requests\": {\"cpu\": "
+                  "\"500m\", \"memory\": \"64Mi\"}}" },
+                /* the kernel has other values than the spec (a resize under way): the kernel's */
+                { "{\"cpu\":\"500m\"}",
+                  "{\"cpu\":\"1\",\"memory\":\"256Mi\"}",
+                  { 1024, 150000, 100000, 536870912 },
+                  "{\"limits\": {\"cpu\": \"1500m\", \"memory\": \"512Mi\"}, \"requests\": "
+                  "{\"cpu\": \"1\"}}" },
+                /* 1m requests: 2 shares read back as 2m, both at the minimum: kept */
+                { "{\"cpu\":\"1m\"}",
+                  NULL,
+                  { 2, -1, 100000, -1 },
+                  "{\"requests\": {\"cpu\": \"1m\"}}" },
+                /* no cpu limit in the spec: the quota is not reported */
+                { "{\"memory\":\"64Mi\"}",
+                  "{\"memory\":\"64Mi\"}",
+                  { 2, -1, 100000, 67108864 },
+                  "{\"limits\": {\"memory\": \"64Mi\"}, \"requests\": {\"memory\": \"64Mi\"}}" },
+                { NULL, NULL, { 2, -1, 100000, -1 }, NULL },
+        };
+        (void) state;
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                cleanup_json json_t *req =
+                        cases[i].requests ? json_loads(cases[i].requests, 0, NULL) : NULL;
+                cleanup_json json_t *lim =
+                        cases[i].limits ? json_loads(cases[i].limits, 0, NULL) : NULL;
+                cleanup_json json_t *got =
+                        pod_status_container_resources(req, lim, &cases[i].actual);
+                cleanup_free char *text = got ? json_dumps(got, JSON_SORT_KEYS) : NULL;
+
+                if (!cases[i].want) {
+                        assert_null(got);
+                        continue;
+                }
+                assert_non_null(text);
+                assert_string_equal(text, cases[i].want);
+        }
+}
+
+/* K8S: an evicted pod is Failed with reason Evicted, the message, and DisruptionTarget. */
+static void test_evicted(void **state)
+{
+        cleanup_json json_t *p = pod("Always", false);
+        struct container_observation c = { .name = "c1", .phase = CONTAINER_RUNNING };
+        struct pod_observation o = { .sandbox_ready = true,
+                                     .containers = &c,
+                                     .n_containers = 1,
+                                     .evicted_message = "Usage of EmptyDir volume \"v\" exceeds "
+                                                        "the limit \"1Mi\". " };
+        cleanup_json json_t *st = pod_status_build(p, &o, NULL, 1000);
+
+        (void) state;
+        assert_string_equal(json_string_value(json_object_get(st, "phase")), "Failed");
+        assert_string_equal(json_string_value(json_object_get(st, "reason")), "Evicted");
+        assert_string_equal(json_string_value(json_object_get(st, "message")), o.evicted_message);
+        assert_string_equal(cond(st, "DisruptionTarget", "status"), "True");
+        assert_string_equal(cond(st, "DisruptionTarget", "reason"), "TerminationByKubelet");
+        assert_string_equal(cond(st, "Ready", "status"), "False");
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_phase_table),
                 cmocka_unit_test(test_init_pending),
                 cmocka_unit_test(test_transition_time_kept),
+                cmocka_unit_test(test_container_resources),
+                cmocka_unit_test(test_evicted),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
