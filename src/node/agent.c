@@ -17,6 +17,7 @@
 #include "client/client.h"
 #include "client/event.h"
 #include "node/agent.h"
+#include "node/node-metrics.h"
 #include "node/node-status.h"
 #include "node/pod-worker.h"
 
@@ -33,6 +34,7 @@ struct node_agent {
         char *node_name, *data_dir, *allocatable;
         struct api_client *watch_client, *sync_client, *beat_client;
         struct pod_host *host;
+        struct node_metrics metrics;
 
         pthread_mutex_t lock;
         pthread_cond_t wake;
@@ -190,6 +192,7 @@ static void sync_all(struct node_agent *a)
                 if (r == POD_SYNC_FINISHED)
                         finish_deletion(a, pod);
         }
+        pod_host_update_metrics(a->host);
         if (!listed)
                 return;
         /* What is on the host but no longer in the API: a pod deleted while we were away,
@@ -300,14 +303,16 @@ int node_agent_start(const struct node_agent_options *o, struct node_agent **ret
                 r = api_client_new(&a->copts, &a->sync_client, reterr);
         if (r >= 0)
                 r = api_client_new(&a->copts, &a->beat_client, reterr);
+        if (r >= 0 && o->metrics)
+                r = node_metrics_register(o->metrics, a->node_name, &a->metrics, reterr);
         if (r >= 0)
                 r = node_register(a->sync_client, &a->node, reterr);
         if (r >= 0) {
                 ho = (struct pod_host_options){ .node_name = a->node_name,
                                                 .data_dir = a->data_dir,
                                                 .cgroup_root = o->cgroup_root,
-                                                .allocatable_memory =
-                                                        allocatable_memory(&a->node) };
+                                                .allocatable_memory = allocatable_memory(&a->node),
+                                                .metrics = o->metrics ? &a->metrics : NULL };
                 r = pod_host_open(&ho, &a->host, reterr);
         }
         if (r < 0) {

@@ -12,13 +12,15 @@ struct node_agent_options {
         const char *ca_file;
         const char *token;
         const char *node_name;
-        const char *data_dir;      /* pods live under DATA_DIR/pods */
-        const char *cgroup_root;   /* every cgroup below it */
-        const char *allocatable;   /* --allocatable, or NULL */
-        const char *feature_gates; /* --feature-gates, or NULL */
+        const char *data_dir;             /* pods live under DATA_DIR/pods */
+        const char *cgroup_root;          /* every cgroup below it */
+        const char *allocatable;          /* --allocatable, or NULL */
+        const char *feature_gates;        /* --feature-gates, or NULL */
+        struct metrics_registry *metrics; /* where the kubelet metrics go; NULL: none */
 };
 
 struct node_agent;
+struct metrics_registry;
 
 /* Registers the node (synchronously, so a failure is reported here) and starts the agent's
  * threads. The options are copied. */

@@ -31,10 +31,12 @@
 #include "base/alloc.h"
 #include "base/fs.h"
 #include "base/json.h"
+#include "base/metrics.h"
 #include "base/quantity.h"
 #include "base/strbuf.h"
 #include "base/timeutil.h"
 #include "node/cgroup/cgroup.h"
+#include "node/node-metrics.h"
 #include "node/node-status.h"
 #include "node/pod-status.h"
 #include "node/pod-worker.h"
@@ -60,13 +62,11 @@ struct backoff {
 /* What this agent process remembers of a container between steps. */
 struct container_memory {
         char *name;
-        int latest;              /* the newest run's number, -1 when never started */
-        struct backoff restart;  /* crash-loop back-off */
-        struct backoff pull;     /* image-pull back-off */
-        char *pull_error;        /* the last image error, while in pull back-off */
-        const char *pull_reason; /* "ErrImagePull", "InvalidImageName" */
-        bool backoff_reported;   /* the BackOff event of the current wait went out */
-        bool term_sent;          /* SIGTERM sent during termination */
+        int latest;             /* the newest run's number, -1 when never started */
+        struct backoff restart; /* crash-loop back-off */
+        struct backoff pull;    /* image-pull back-off */
+        bool backoff_reported;  /* the BackOff event of the current wait went out */
+        bool term_sent;         /* SIGTERM sent during termination */
 };
 
 struct pod_memory {
@@ -78,7 +78,11 @@ struct pod_memory {
         bool mount_error_reported;
         time_t kill_deadline; /* 0: not terminating */
         time_t next_usage_check;
-        char *evicted; /* the eviction message once the pod is evicted */
+        int64_t first_seen_ms; /* monotonic; 0 unless this process wrote pod.json */
+        bool start_reported;   /* kubelet_pod_start_duration_seconds observed */
+        bool sandbox_ready;    /* as the last step saw it */
+        size_t n_running;      /* containers running at the last step */
+        char *evicted;         /* the eviction message once the pod is evicted */
         struct container_memory *containers;
         size_t n_containers;
 };
@@ -90,6 +94,7 @@ struct pod_host {
         int64_t allocatable_memory;
         char host_ip[64];
         struct cgroup_manager *cgroups;
+        const struct node_metrics *metrics;
         struct pod_memory **pods;
         size_t n_pods;
 };
@@ -116,7 +121,6 @@ static void add_event(struct pod_events *ev, const char *type, const char *reaso
 static void container_memory_release(struct container_memory *c)
 {
         free(c->name);
-        free(c->pull_error);
 }
 
 static void pod_memory_free(struct pod_memory *p)
@@ -246,6 +250,7 @@ int pod_host_open(const struct pod_host_options *o, struct pod_host **ret, struc
         h->data_dir = xstrdup(o->data_dir);
         h->pods_dir = xasprintf("%s/pods", o->data_dir);
         h->allocatable_memory = o->allocatable_memory;
+        h->metrics = o->metrics;
         node_host_ip(h->host_ip, sizeof(h->host_ip));
         r = fs_mkdir_p(h->pods_dir, 0700);
         if (r < 0) {
@@ -329,6 +334,7 @@ static int pod_record_load(struct pod_host *h, struct pod_memory *p, const json_
                                 json_path_string(pod, "metadata.name") ?: "", "cgroup", p->cgroup,
                                 "startTime", (json_int_t) p->start_time);
                 r = fs_write_json_atomic(dfd, "pod.json", rec);
+                p->first_seen_ms = time_monotonic_ms();
         } else if (r >= 0) {
                 const char *cg = json_string_value(json_object_get(rec, "cgroup"));
                 p->cgroup = xstrdup(cg ?: "");
@@ -673,6 +679,32 @@ static void backoff_next(struct backoff *b, time_t now)
         b->updated = now;
 }
 
+/* K8S: the container_type label: "init_container" or "container". */
+static const char *container_type(const struct step *s, const json_t *c)
+{
+        size_t i;
+        json_t *x;
+
+        json_array_foreach(json_path(s->pod, "spec.initContainers"), i, x)
+                if (x == c)
+                        return "init_container";
+        return "container";
+}
+
+static void count_start(const struct step *s, const json_t *c, const char *error_code)
+{
+        const char *type = container_type(s, c);
+        const char *ok_labels[] = { type, NULL };
+        const char *err_labels[] = { error_code, type, NULL };
+
+        if (!s->h->metrics)
+                return;
+        if (error_code)
+                (void) metrics_add(s->h->metrics->started_container_errors, err_labels, 1);
+        else
+                (void) metrics_add(s->h->metrics->started_containers, ok_labels, 1);
+}
+
 /* Starts run cm->latest + 1 of container c. The observation says what happened: running,
  * exited at once (StartError), or waiting with the image or config error. */
 static void start_container(struct step *s, const json_t *c, struct container_memory *cm,
@@ -709,6 +741,7 @@ static void start_container(struct step *s, const json_t *c, struct container_me
                 o->phase = CONTAINER_WAITING;
                 o->waiting_reason = reason;
                 o->waiting_message = keep(s, xstrdup(err->message));
+                count_start(s, c, reason);
                 return;
         }
         cm->pull = (struct backoff){ 0 };
@@ -721,6 +754,7 @@ static void start_container(struct step *s, const json_t *c, struct container_me
                 o->phase = CONTAINER_WAITING;
                 o->waiting_reason = "CreateContainerConfigError";
                 o->waiting_message = keep(s, TAKE_PTR(env_error));
+                count_start(s, c, o->waiting_reason);
                 runtime_image_release(&img);
                 return;
         }
@@ -765,8 +799,10 @@ static void start_container(struct step *s, const json_t *c, struct container_me
                 o->phase = CONTAINER_WAITING;
                 o->waiting_reason = "CreateContainerError";
                 o->waiting_message = keep(s, xstrdup(err ? err->message : strerror(-r)));
+                count_start(s, c, o->waiting_reason);
                 return;
         }
+        count_start(s, c, NULL);
         cm->latest = run;
         cm->backoff_reported = false;
         add_event(s->ev, "Normal", "Created", xasprintf("Created container: %s", name));
@@ -1178,9 +1214,52 @@ static void step_release(struct step *s, struct plan *pl)
         free(pl->regular);
 }
 
+/* Running counts for the gauges, the pod's start duration once all its containers run, and
+ * the step's own duration. */
+static void observe_for_metrics(struct step *s, const struct plan *pl, bool sandbox_ready,
+                                int64_t t0_ms)
+{
+        const char *sync[] = { "sync", NULL };
+        size_t running = 0, regular_running = 0;
+
+        for (size_t i = 0; i < pl->n_init; i++)
+                running += pl->init[i].phase == CONTAINER_RUNNING;
+        for (size_t i = 0; i < pl->n_regular; i++)
+                regular_running += pl->regular[i].phase == CONTAINER_RUNNING;
+        s->p->n_running = running + regular_running;
+        s->p->sandbox_ready = sandbox_ready;
+        if (!s->h->metrics)
+                return;
+        if (s->p->first_seen_ms && !s->p->start_reported && pl->n_regular &&
+            regular_running == pl->n_regular) {
+                s->p->start_reported = true;
+                (void) metrics_observe(s->h->metrics->pod_start_duration, NULL,
+                                       (double) (time_monotonic_ms() - s->p->first_seen_ms) /
+                                               1000.0);
+        }
+        (void) metrics_observe(s->h->metrics->pod_worker_duration, sync,
+                               (double) (time_monotonic_ms() - t0_ms) / 1000.0);
+}
+
+void pod_host_update_metrics(struct pod_host *h)
+{
+        const char *running[] = { "running", NULL };
+        size_t pods = 0, containers = 0;
+
+        if (!h->metrics)
+                return;
+        for (size_t i = 0; i < h->n_pods; i++) {
+                pods += h->pods[i]->sandbox_ready;
+                containers += h->pods[i]->n_running;
+        }
+        (void) metrics_set(h->metrics->running_pods, NULL, (double) pods);
+        (void) metrics_set(h->metrics->running_containers, running, (double) containers);
+}
+
 int pod_worker_sync(struct pod_host *h, const json_t *pod, json_t **ret_status,
                     struct pod_events *ev, struct error **reterr)
 {
+        int64_t t0 = time_monotonic_ms();
         struct pod_memory *p;
         struct step s = { .h = h, .pod = pod, .ev = ev, .now = time(NULL), .json = json_array() };
         struct plan pl = { 0 };
@@ -1269,7 +1348,10 @@ int pod_worker_sync(struct pod_host *h, const json_t *pod, json_t **ret_status,
                 p->next_usage_check = s.now + USAGE_CHECK_S;
                 p->evicted = volume_over_limit(p, pod);
                 if (p->evicted) {
+                        const char *signal[] = { "emptydirfs.limit", NULL };
                         add_event(ev, "Warning", "Evicted", xstrdup(p->evicted));
+                        if (h->metrics)
+                                (void) metrics_add(h->metrics->evictions, signal, 1);
                         p->kill_deadline = s.now; /* K8S: evicted with a grace period of 0 */
                 }
         }
@@ -1329,6 +1411,7 @@ int pod_worker_sync(struct pod_host *h, const json_t *pod, json_t **ret_status,
                 .evicted_message = p->evicted,
         };
         *ret_status = pod_status_build(pod, &obs, json_object_get(pod, "status"), s.now);
+        observe_for_metrics(&s, &pl, sandbox_ready, t0);
         step_release(&s, &pl);
         if (r == POD_SYNC_FINISHED)
                 pod_memory_forget(h, json_path_string(pod, "metadata.uid"));

@@ -12,6 +12,7 @@
 #include "base/error.h"
 
 struct pod_host;
+struct node_metrics;
 
 struct pod_host_options {
         const char *node_name;
@@ -19,6 +20,7 @@ struct pod_host_options {
         const char *cgroup_root;
         const char *cgroup_sysfs;   /* where the cgroup file systems are; NULL: /sys/fs/cgroup */
         int64_t allocatable_memory; /* bytes: the KEP-1967 ceiling of memory volumes */
+        const struct node_metrics *metrics; /* where to count; NULL: nowhere */
 };
 
 int pod_host_open(const struct pod_host_options *o, struct pod_host **ret, struct error **reterr);
@@ -46,6 +48,9 @@ enum pod_sync_result {
  * there is nothing to report, e.g. after teardown) and appends events to ev. */
 int pod_worker_sync(struct pod_host *h, const json_t *pod, json_t **ret_status,
                     struct pod_events *ev, struct error **reterr);
+
+/* Sets the gauges of running pods and containers from what the last steps observed. */
+void pod_host_update_metrics(struct pod_host *h);
 
 /* The uids of the pods that have state on this host (DATA_DIR/pods/<uid>); JSON array. */
 json_t *pod_host_known_uids(struct pod_host *h);

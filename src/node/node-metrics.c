@@ -1,0 +1,70 @@
+/* node-metrics.c: registers the kubelet's metric families (names, help texts, labels and buckets
+ * as pkg/kubelet/metrics/metrics.go declares them). */
+#include <errno.h>
+#include <stddef.h>
+
+#include "base/metrics.h"
+#include "node/node-metrics.h"
+
+/* K8S: PodStartDuration buckets */
+static const double pod_start_buckets[] = { 0.5, 1,   2,   3,    4,    5,    6,   8,   10,
+                                            20,  30,  45,  60,   120,  180,  240, 300, 360,
+                                            480, 600, 900, 1200, 1800, 2700, 3600 };
+
+int node_metrics_register(struct metrics_registry *reg, const char *node_name,
+                          struct node_metrics *ret, struct error **reterr)
+{
+        static const char *const node_label[] = { "node", NULL };
+        static const char *const state_label[] = { "container_state", NULL };
+        static const char *const type_label[] = { "container_type", NULL };
+        static const char *const code_type_labels[] = { "code", "container_type", NULL };
+        static const char *const operation_label[] = { "operation", NULL };
+        static const char *const signal_label[] = { "eviction_signal", NULL };
+        struct node_metrics m = { 0 };
+        const char *node[] = { node_name, NULL };
+
+        m.node_name = metrics_gauge_new(reg, "kubelet_node_name",
+                                        "[ALPHA] The node's name. The count is always 1.",
+                                        node_label, reterr);
+        if (m.node_name)
+                m.running_pods = metrics_gauge_new(
+                        reg, "kubelet_running_pods",
+                        "[ALPHA] Number of pods that have a running pod sandbox", NULL, reterr);
+        if (m.running_pods)
+                m.running_containers = metrics_gauge_new(reg, "kubelet_running_containers",
+                                                         "[ALPHA] Number of containers currently "
+                                                         "running",
+                                                         state_label, reterr);
+        if (m.running_containers)
+                m.started_containers = metrics_counter_new(
+                        reg, "kubelet_started_containers_total",
+                        "[ALPHA] Cumulative number of containers started", type_label, reterr);
+        if (m.started_containers)
+                m.started_container_errors = metrics_counter_new(
+                        reg, "kubelet_started_containers_errors_total",
+                        "[ALPHA] Cumulative number of errors when starting containers",
+                        code_type_labels, reterr);
+        if (m.started_container_errors)
+                m.pod_start_duration = metrics_histogram_new(
+                        reg, "kubelet_pod_start_duration_seconds",
+                        "[ALPHA] Duration in seconds from kubelet seeing a pod for the first time "
+                        "to the pod starting to run",
+                        NULL, pod_start_buckets,
+                        sizeof(pod_start_buckets) / sizeof(pod_start_buckets[0]), reterr);
+        if (m.pod_start_duration)
+                m.pod_worker_duration = metrics_histogram_new(
+                        reg, "kubelet_pod_worker_duration_seconds",
+                        "[ALPHA] Duration in seconds to sync a single pod. Broken down by "
+                        "operation type: create, update, or sync",
+                        operation_label, NULL, 0, reterr);
+        if (m.pod_worker_duration)
+                m.evictions = metrics_counter_new(
+                        reg, "kubelet_evictions",
+                        "[ALPHA] Cumulative number of pod evictions by eviction signal",
+                        signal_label, reterr);
+        if (!m.evictions)
+                return -EINVAL;
+        (void) metrics_set(m.node_name, node, 1);
+        *ret = m;
+        return 0;
+}

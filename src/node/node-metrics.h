@@ -1,0 +1,26 @@
+/* node-metrics.h: the kubelet metrics the node agent keeps (K8S: pkg/kubelet/metrics, same names,
+ * labels and buckets), registered in the process's metrics registry and rendered at /metrics. */
+#ifndef FLEXLET_NODE_NODE_METRICS_H
+#define FLEXLET_NODE_NODE_METRICS_H
+
+#include "base/error.h"
+
+struct metrics_registry;
+struct metric;
+
+struct node_metrics {
+        struct metric *node_name;          /* kubelet_node_name{node} = 1 */
+        struct metric *running_pods;       /* kubelet_running_pods */
+        struct metric *running_containers; /* kubelet_running_containers{container_state} */
+        struct metric *started_containers; /* kubelet_started_containers_total{container_type} */
+        struct metric *started_container_errors; /* ..._errors_total{code,container_type} */
+        struct metric *pod_start_duration;       /* kubelet_pod_start_duration_seconds */
+        struct metric *pod_worker_duration; /* kubelet_pod_worker_duration_seconds{operation} */
+        struct metric *evictions;           /* kubelet_evictions{eviction_signal} */
+};
+
+/* Registers the families in reg and sets kubelet_node_name. */
+int node_metrics_register(struct metrics_registry *reg, const char *node_name,
+                          struct node_metrics *ret, struct error **reterr);
+
+#endif
