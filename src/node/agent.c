@@ -129,8 +129,11 @@ static void write_status(struct node_agent *a, const json_t *pod, const json_t *
 
         if (json_equal(json_object_get(pod, "status"), (json_t *) status))
                 return;
-        /* Merge patch: our fields replace the stored ones (lists whole), others stay. */
+        /* Merge patch: our fields replace the stored ones (lists whole), others stay; the
+         * deprecated resize string goes when no resize is pending or in progress. */
         patch = json_pack("{s:O}", "status", status);
+        if (json_path(pod, "status.resize") && !json_object_get(status, "resize"))
+                json_object_set_new(json_object_get(patch, "status"), "resize", json_null());
         body = json_dump_compact(patch);
         path = xasprintf("/api/v1/namespaces/%s/pods/%s/status",
                          json_path_string(pod, "metadata.namespace"),
@@ -159,10 +162,8 @@ static void finish_deletion(struct node_agent *a, const json_t *pod)
 
 static void sync_all(struct node_agent *a)
 {
-        cleanup_json json_t *snapshot = NULL, *known = NULL;
+        cleanup_json json_t *snapshot = NULL, *known = NULL, *order = NULL;
         bool listed;
-        const char *uid;
-        json_t *pod;
         size_t i;
         json_t *k;
 
@@ -172,8 +173,10 @@ static void sync_all(struct node_agent *a)
         a->dirty = false;
         pthread_mutex_unlock(&a->lock);
 
-        json_object_foreach(snapshot, uid, pod) {
+        order = pod_host_sync_order(a->host, snapshot);
+        json_array_foreach(order, i, k) {
                 cleanup_error struct error *err = NULL;
+                json_t *pod = json_object_get(snapshot, json_string_value(k));
                 cleanup_json json_t *status = NULL;
                 struct pod_events ev = { .n = 0 };
                 int r = pod_worker_sync(a->host, pod, &status, &ev, &err);
@@ -242,19 +245,39 @@ static void *beat_main(void *arg)
         return NULL;
 }
 
-static int64_t allocatable_memory(const struct node_config *cfg)
+/* The node's allocatable cpu (millicores) or memory (bytes), as it registers them. */
+static int64_t allocatable(const struct node_config *cfg, const char *resource)
 {
         cleanup_json json_t *node = NULL;
-        const char *mem;
+        const char *text;
         struct quantity q;
         int64_t v = 0;
 
         if (node_build(cfg, &node, NULL) < 0)
                 return 0;
-        mem = json_string_value(json_path(node, "status.allocatable.memory"));
-        if (!mem || quantity_parse(mem, &q, NULL) < 0 || quantity_value(&q, &v) < 0)
+        text = json_string_value(json_object_get(json_path(node, "status.allocatable"), resource));
+        if (!text || quantity_parse(text, &q, NULL) < 0)
+                return 0;
+        if (streq(resource, "cpu") ? quantity_milli_value(&q, &v) < 0 : quantity_value(&q, &v) < 0)
                 return 0;
         return v;
+}
+
+/* Whether --feature-gates ("A=true,B=false") turns gate on. */
+static bool gate_enabled(const char *gates, const char *gate)
+{
+        cleanup_free char *copy = gates ? xstrdup(gates) : NULL;
+        char *save = NULL;
+        bool on = false;
+
+        for (char *item = copy ? strtok_r(copy, ",", &save) : NULL; item;
+             item = strtok_r(NULL, ",", &save)) {
+                char *eq = strchr(item, '=');
+                if (eq && (size_t) (eq - item) == strlen(gate) &&
+                    !strncmp(item, gate, strlen(gate)))
+                        on = streq(eq + 1, "true");
+        }
+        return on;
 }
 
 static void agent_free(struct node_agent *a)
@@ -308,11 +331,16 @@ int node_agent_start(const struct node_agent_options *o, struct node_agent **ret
         if (r >= 0)
                 r = node_register(a->sync_client, &a->node, reterr);
         if (r >= 0) {
-                ho = (struct pod_host_options){ .node_name = a->node_name,
-                                                .data_dir = a->data_dir,
-                                                .cgroup_root = o->cgroup_root,
-                                                .allocatable_memory = allocatable_memory(&a->node),
-                                                .metrics = o->metrics ? &a->metrics : NULL };
+                ho = (struct pod_host_options){
+                        .node_name = a->node_name,
+                        .data_dir = a->data_dir,
+                        .cgroup_root = o->cgroup_root,
+                        .allocatable_memory = allocatable(&a->node, "memory"),
+                        .allocatable_milli_cpu = allocatable(&a->node, "cpu"),
+                        .memory_backed_volume_resize_cgroup_v1 =
+                                gate_enabled(o->feature_gates, "MemoryBackedVolumeResizeCgroupV1"),
+                        .metrics = o->metrics ? &a->metrics : NULL
+                };
                 r = pod_host_open(&ho, &a->host, reterr);
         }
         if (r < 0) {

@@ -46,7 +46,8 @@ static json_t *terminated_json(const struct container_termination *t, const char
         return o;
 }
 
-static json_t *container_status(const json_t *spec, const struct container_observation *c)
+static json_t *container_status(const json_t *spec, const struct container_observation *c,
+                                const json_t *volume_sizes)
 {
         json_t *st = json_object(), *state, *last = json_object();
         bool running = c->phase == CONTAINER_RUNNING;
@@ -96,11 +97,17 @@ static json_t *container_status(const json_t *spec, const struct container_obser
                                 "{s:s, s:s}", "name",
                                 json_string_value(json_object_get(m, "name")) ?: "", "mountPath",
                                 json_string_value(json_object_get(m, "mountPath")) ?: "");
+                        const json_t *size = json_object_get(
+                                volume_sizes, json_string_value(json_object_get(m, "name")) ?: "");
                         if (json_is_true(json_object_get(m, "readOnly"))) {
                                 json_object_set_new(vm, "readOnly", json_true());
                                 json_object_set_new(vm, "recursiveReadOnly",
                                                     json_string("Disabled"));
                         }
+                        if (size)
+                                json_object_set_new(
+                                        vm, "volumeStatus",
+                                        json_pack("{s:{s:O}}", "emptyDir", "sizeLimit", size));
                         json_array_append_new(mounts, vm);
                 }
                 if (json_array_size(mounts))
@@ -195,6 +202,38 @@ static json_t *condition(const json_t *old_status, const char *type, bool ok, co
         return c;
 }
 
+/* K8S (KEP-1287): PodResizePending and PodResizeInProgress, True while present, with the
+ * generation they describe; the deprecated status.resize string for older clients. */
+static void resize_conditions(const json_t *pod, const struct pod_observation *o,
+                              const json_t *old_status, json_t *conds, json_t *status, time_t now)
+{
+        const json_t *gen = json_path(pod, "metadata.generation");
+        json_t *c;
+
+        if (o->resize_pending_reason) {
+                c = condition(old_status, "PodResizePending", true, NULL, NULL, now);
+                json_object_set_new(c, "reason", json_string(o->resize_pending_reason));
+                if (o->resize_pending_message)
+                        json_object_set_new(c, "message", json_string(o->resize_pending_message));
+                if (gen)
+                        json_object_set(c, "observedGeneration", (json_t *) gen);
+                json_array_append_new(conds, c);
+                json_object_set_new(status, "resize", json_string(o->resize_pending_reason));
+        }
+        if (o->resize_in_progress) {
+                c = condition(old_status, "PodResizeInProgress", true, NULL, NULL, now);
+                if (o->resize_error) {
+                        json_object_set_new(c, "reason", json_string("Error"));
+                        json_object_set_new(c, "message", json_string(o->resize_error));
+                }
+                if (gen)
+                        json_object_set(c, "observedGeneration", (json_t *) gen);
+                json_array_append_new(conds, c);
+                if (!o->resize_pending_reason)
+                        json_object_set_new(status, "resize", json_string("InProgress"));
+        }
+}
+
 /* "containers with unready status: [a b]" style lists; NULL when none. */
 static char *names_message(const char *prefix, struct strbuf *names)
 {
@@ -229,14 +268,15 @@ json_t *pod_status_build(const json_t *pod, const struct pod_observation *o,
                         strbuf_addf(&not_init, "%s%s", not_init.len ? " " : "", c->name);
                 if (is_sidecar(spec) && c->phase != CONTAINER_RUNNING)
                         strbuf_addf(&not_ready, "%s%s", not_ready.len ? " " : "", c->name);
-                json_array_append_new(inits, container_status(spec, c));
+                json_array_append_new(inits, container_status(spec, c, o->memory_volume_sizes));
         }
         for (size_t k = 0; k < o->n_containers; k++) {
                 const struct container_observation *c = &o->containers[k];
                 if (c->phase != CONTAINER_RUNNING)
                         strbuf_addf(&not_ready, "%s%s", not_ready.len ? " " : "", c->name);
                 json_array_append_new(containers,
-                                      container_status(json_array_get(spec_containers, k), c));
+                                      container_status(json_array_get(spec_containers, k), c,
+                                                       o->memory_volume_sizes));
         }
         init_msg = names_message("containers with incomplete status", &not_init);
         ready_msg = names_message("containers with unready status", &not_ready);
@@ -269,6 +309,7 @@ json_t *pod_status_build(const json_t *pod, const struct pod_observation *o,
                                         terminal ? NULL : ready_msg, now));
         strbuf_release(&not_init);
         strbuf_release(&not_ready);
+        resize_conditions(pod, o, old_status, conds, status, now);
 
         json_object_set_new(status, "phase", json_string(phase));
         json_object_set_new(status, "conditions", conds);

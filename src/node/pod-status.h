@@ -55,6 +55,17 @@ struct pod_observation {
         /* The node evicted the pod (K8S: eviction manager): phase Failed, reason "Evicted",
          * this message, and a DisruptionTarget condition. NULL otherwise. */
         const char *evicted_message;
+        /* K8S (KEP-1287): PodResizePending with this reason ("Deferred", "Infeasible") and
+         * message when set; PodResizeInProgress while the allocation is not all actuated, with
+         * reason "Error" and resize_error as its message when the last step failed. Both carry
+         * metadata.generation as observedGeneration; status.resize (deprecated) follows. */
+        const char *resize_pending_reason;
+        const char *resize_pending_message;
+        bool resize_in_progress;
+        const char *resize_error;
+        /* KEP-6030: the live size of each Memory emptyDir, {volume: quantity}, reported in
+         * containerStatuses[].volumeMounts[].volumeStatus.emptyDir.sizeLimit. May be NULL. */
+        const json_t *memory_volume_sizes;
 };
 
 /* K8S: status.containerStatuses[].resources of a running container (kubelet

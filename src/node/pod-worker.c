@@ -39,6 +39,7 @@
 #include "node/node-metrics.h"
 #include "node/node-status.h"
 #include "node/pod-status.h"
+#include "node/pod-worker-internal.h"
 #include "node/pod-worker.h"
 #include "node/runtime/runtime.h"
 #include "node/volume/emptydir.h"
@@ -54,51 +55,6 @@
 /* K8S: the eviction manager's housekeeping interval (--housekeeping-interval 10s) */
 #define USAGE_CHECK_S 10
 
-struct backoff {
-        int64_t delay_s; /* 0: no entry */
-        time_t updated;  /* when the entry last moved */
-};
-
-/* What this agent process remembers of a container between steps. */
-struct container_memory {
-        char *name;
-        int latest;             /* the newest run's number, -1 when never started */
-        struct backoff restart; /* crash-loop back-off */
-        struct backoff pull;    /* image-pull back-off */
-        bool backoff_reported;  /* the BackOff event of the current wait went out */
-        bool term_sent;         /* SIGTERM sent during termination */
-};
-
-struct pod_memory {
-        char *uid;
-        char *dir;    /* DATA/pods/<uid> */
-        char *cgroup; /* kubepods/.../pod<uid> */
-        time_t start_time;
-        bool prepared; /* folder, cgroups, volumes checked by this process */
-        bool mount_error_reported;
-        time_t kill_deadline; /* 0: not terminating */
-        time_t next_usage_check;
-        int64_t first_seen_ms; /* monotonic; 0 unless this process wrote pod.json */
-        bool start_reported;   /* kubelet_pod_start_duration_seconds observed */
-        bool sandbox_ready;    /* as the last step saw it */
-        size_t n_running;      /* containers running at the last step */
-        char *evicted;         /* the eviction message once the pod is evicted */
-        struct container_memory *containers;
-        size_t n_containers;
-};
-
-struct pod_host {
-        char *node_name;
-        char *data_dir;
-        char *pods_dir;
-        int64_t allocatable_memory;
-        char host_ip[64];
-        struct cgroup_manager *cgroups;
-        const struct node_metrics *metrics;
-        struct pod_memory **pods;
-        size_t n_pods;
-};
-
 void pod_events_release(struct pod_events *ev)
 {
         for (size_t i = 0; i < ev->n; i++)
@@ -106,7 +62,7 @@ void pod_events_release(struct pod_events *ev)
         ev->n = 0;
 }
 
-static void add_event(struct pod_events *ev, const char *type, const char *reason, char *message)
+void add_event(struct pod_events *ev, const char *type, const char *reason, char *message)
 {
         if (ev->n == ARRAY_SIZE(ev->items)) {
                 free(message);
@@ -131,6 +87,7 @@ static void pod_memory_free(struct pod_memory *p)
                 container_memory_release(&p->containers[i]);
         free(p->containers);
         free(p->evicted);
+        pod_resize_forget(p);
         free(p->uid);
         free(p->dir);
         free(p->cgroup);
@@ -180,7 +137,7 @@ static int latest_run(const char *pod_dir, const char *name)
         return latest;
 }
 
-static struct container_memory *container_memory_get(struct pod_memory *p, const char *name)
+struct container_memory *container_memory_get(struct pod_memory *p, const char *name)
 {
         struct container_memory *c;
 
@@ -222,7 +179,7 @@ static char *run_dir(const struct pod_host *h, const struct pod_memory *p, const
         return runtime_container_dir(h->data_dir, p->uid, name, (unsigned) run);
 }
 
-static char *run_cgroup(const struct pod_memory *p, const char *name, int run)
+char *run_cgroup(const struct pod_memory *p, const char *name, int run)
 {
         char id[65];
 
@@ -250,6 +207,8 @@ int pod_host_open(const struct pod_host_options *o, struct pod_host **ret, struc
         h->data_dir = xstrdup(o->data_dir);
         h->pods_dir = xasprintf("%s/pods", o->data_dir);
         h->allocatable_memory = o->allocatable_memory;
+        h->allocatable_milli_cpu = o->allocatable_milli_cpu;
+        h->volume_resize_on_v1 = o->memory_backed_volume_resize_cgroup_v1;
         h->metrics = o->metrics;
         node_host_ip(h->host_ip, sizeof(h->host_ip));
         r = fs_mkdir_p(h->pods_dir, 0700);
@@ -261,6 +220,7 @@ int pod_host_open(const struct pod_host_options *o, struct pod_host **ret, struc
                                 reterr);
         if (r < 0)
                 goto fail;
+        h->cgroup_v1 = cgroup_manager_version(h->cgroups) == CGROUP_V1;
         /* K8S: enforce-node-allocatable=pods: kubepods is limited to the node's allocatable. */
         r = cgroup_create(h->cgroups, "kubepods", reterr);
         if (r >= 0)
@@ -354,12 +314,16 @@ static int pod_cgroups_setup(struct pod_host *h, struct pod_memory *p, const jso
         cleanup_free char *sandbox = xasprintf("%s/sandbox", p->cgroup);
         int r;
 
-        r = pod_cgroup_config(pod, NULL, true, &cfg);
-        if (r < 0)
-                return error_set(reterr, -r, "pod resources: %s", strerror(-r));
         r = cgroup_create(h->cgroups, p->cgroup, reterr);
         if (r < 0)
                 return r;
+        if (json_object_get(p->actuated, "pod")) {
+                /* set up before this process: the resize plan takes it from there, in order */
+                return cgroup_create(h->cgroups, sandbox, reterr);
+        }
+        r = pod_cgroup_config(pod, NULL, true, &cfg);
+        if (r < 0)
+                return error_set(reterr, -r, "pod resources: %s", strerror(-r));
         l = (struct cgroup_limits){ .cpu_shares = cfg.cpu_shares,
                                     .cpu_quota_us = cfg.cpu_quota_us,
                                     .cpu_period_us = cfg.cpu_period_us,
@@ -367,10 +331,11 @@ static int pod_cgroups_setup(struct pod_host *h, struct pod_memory *p, const jso
         r = cgroup_set_limits(h->cgroups, p->cgroup, &l, CGROUP_ALL_LIMITS, reterr);
         if (r < 0)
                 return r;
+        pod_actuated_cgroup(p, NULL, &cfg);
         return cgroup_create(h->cgroups, sandbox, reterr);
 }
 
-static char *volume_path(const struct pod_memory *p, const char *name)
+char *volume_path(const struct pod_memory *p, const char *name)
 {
         return xasprintf("%s/volumes/%s", p->dir, name);
 }
@@ -409,14 +374,22 @@ static int pod_volumes_setup(struct pod_host *h, struct pod_memory *p, const jso
                         return error_set(reterr, -r, "volume \"%s\": medium %s is not supported",
                                          name,
                                          json_string_value(json_object_get(ed, "medium")) ?: "");
-                if (medium == EMPTYDIR_MEDIUM_MEMORY)
-                        size = emptydir_memory_size(
-                                h->allocatable_memory, pod_limit,
-                                json_string_value(json_object_get(ed, "sizeLimit")));
+                if (medium == EMPTYDIR_MEDIUM_MEMORY) {
+                        const json_t *was =
+                                json_object_get(json_object_get(p->actuated, "volumes"), name);
+                        /* a size set before this process stays until the plan changes it */
+                        size = json_is_integer(was)
+                                       ? json_integer_value(was)
+                                       : emptydir_memory_size(h->allocatable_memory, pod_limit,
+                                                              json_string_value(json_object_get(
+                                                                      ed, "sizeLimit")));
+                }
                 path = volume_path(p, name);
                 r = emptydir_setup(path, medium, size, reterr);
                 if (r < 0)
                         return error_wrap(reterr, "volume \"%s\"", name);
+                if (medium == EMPTYDIR_MEDIUM_MEMORY)
+                        pod_actuated_volume(p, name, size);
         }
         return 0;
 }
@@ -458,19 +431,7 @@ static bool is_sidecar(const json_t *c)
         return rp && streq(rp, "Always");
 }
 
-/* Strings an observation points to live until the step ends. */
-struct step {
-        struct pod_host *h;
-        struct pod_memory *p;
-        const json_t *pod;
-        struct pod_events *ev;
-        time_t now;
-        char **strings;
-        size_t n_strings;
-        json_t *json; /* an array keeping JSON values alive */
-};
-
-static const char *keep(struct step *s, char *str)
+const char *keep(struct step *s, char *str)
 {
         if (!str)
                 return NULL;
@@ -685,7 +646,7 @@ static const char *container_type(const struct step *s, const json_t *c)
         size_t i;
         json_t *x;
 
-        json_array_foreach(json_path(s->pod, "spec.initContainers"), i, x)
+        json_array_foreach(json_path(s->alloc_pod, "spec.initContainers"), i, x)
                 if (x == c)
                         return "init_container";
         return "container";
@@ -762,7 +723,7 @@ static void start_container(struct step *s, const json_t *c, struct container_me
         dir = run_dir(s->h, s->p, name, run);
         cg = run_cgroup(s->p, name, run);
         sandbox = runtime_sandbox_dir(s->h->data_dir, s->p->uid);
-        r = container_cgroup_config(s->pod, name, NULL, true, &cfg);
+        r = container_cgroup_config(s->alloc_pod, name, NULL, true, &cfg);
         if (r >= 0)
                 r = cgroup_create(s->h->cgroups, cg, &err);
         if (r >= 0) {
@@ -773,8 +734,10 @@ static void start_container(struct step *s, const json_t *c, struct container_me
                 r = cgroup_set_limits(s->h->cgroups, cg, &l, CGROUP_ALL_LIMITS | CGROUP_WEIGHT_OCI,
                                       &err);
         }
-        if (r >= 0)
+        if (r >= 0) {
+                pod_actuated_cgroup(s->p, name, &cfg);
                 r = cgroup_procs_paths(s->h->cgroups, cg, &procs, NULL, &err);
+        }
         if (r >= 0) {
                 runtime_container_spec_use_image(&spec, &img);
                 spec.state_dir = dir;
@@ -871,13 +834,14 @@ static int observe(struct step *s, const json_t *c, struct container_memory *cm,
 
 /* A run that ended: restart it (now or after its back-off) or leave it terminated. */
 static void after_exit(struct step *s, const json_t *c, struct container_memory *cm,
-                       struct container_observation *o, bool restart)
+                       struct container_observation *o)
 {
         struct container_termination t = o->current;
 
-        if (!restart)
-                return;
-        if (backoff_waiting(&cm->restart, t.finished_at, s->now)) {
+        if (cm->resize_restart) {
+                /* K8S: a RestartContainer resize starts the container again at once */
+                cm->resize_restart = false;
+        } else if (backoff_waiting(&cm->restart, t.finished_at, s->now)) {
                 cleanup_free char *label = pod_label(s->pod);
                 o->phase = CONTAINER_WAITING;
                 o->waiting_reason = "CrashLoopBackOff";
@@ -893,8 +857,9 @@ static void after_exit(struct step *s, const json_t *c, struct container_memory 
                                             cm->name, label));
                 }
                 return;
+        } else {
+                backoff_next(&cm->restart, s->now);
         }
-        backoff_next(&cm->restart, s->now);
         start_container(s, c, cm, o);
         if (cm->latest >= 0)
                 (void) observe(s, c, cm, o);
@@ -924,7 +889,7 @@ static bool should_restart(const char *policy, const struct container_terminatio
 }
 
 /* Sends sig to the container's newest run when it runs. */
-static void signal_run(struct step *s, struct container_memory *cm, int sig)
+void signal_run(struct step *s, struct container_memory *cm, int sig)
 {
         cleanup_free char *dir = NULL;
 
@@ -1056,7 +1021,7 @@ static struct pod_memory *pod_memory_get(struct pod_host *h, const json_t *pod)
  * Succeeded or Failed, and its sidecars are stopped instead of restarted). */
 static bool regular_containers_done(struct step *s, const char *policy)
 {
-        const json_t *regular = json_path(s->pod, "spec.containers");
+        const json_t *regular = json_path(s->alloc_pod, "spec.containers");
         size_t i;
         json_t *c;
 
@@ -1066,7 +1031,7 @@ static bool regular_containers_done(struct step *s, const char *policy)
                 struct container_observation o;
 
                 if (observe(s, c, cm, &o) != RUNTIME_CONTAINER_EXITED ||
-                    should_restart(policy, &o.current))
+                    should_restart(policy, &o.current) || cm->resize_restart)
                         return false;
         }
         return json_array_size(regular) > 0;
@@ -1076,8 +1041,8 @@ static bool regular_containers_done(struct step *s, const char *policy)
  * the pod is terminating or done. */
 static void step_containers(struct step *s, struct plan *pl, bool terminating)
 {
-        const json_t *inits = json_path(s->pod, "spec.initContainers");
-        const json_t *regular = json_path(s->pod, "spec.containers");
+        const json_t *inits = json_path(s->alloc_pod, "spec.initContainers");
+        const json_t *regular = json_path(s->alloc_pod, "spec.containers");
         const char *policy = json_path_string(s->pod, "spec.restartPolicy") ?: "Always";
         bool blocked = false, all_regular_done = true;
         size_t i;
@@ -1115,7 +1080,7 @@ static void step_containers(struct step *s, struct plan *pl, bool terminating)
                 }
                 if (is_sidecar(c)) {
                         if (o->phase == CONTAINER_TERMINATED && !terminating)
-                                after_exit(s, c, cm, o, true);
+                                after_exit(s, c, cm, o);
                         if (o->phase != CONTAINER_RUNNING)
                                 blocked = true;
                         continue;
@@ -1128,7 +1093,7 @@ static void step_containers(struct step *s, struct plan *pl, bool terminating)
                                 continue;
                         }
                         if (!terminating)
-                                after_exit(s, c, cm, o, true);
+                                after_exit(s, c, cm, o);
                 }
                 blocked = true;
         }
@@ -1148,8 +1113,8 @@ static void step_containers(struct step *s, struct plan *pl, bool terminating)
                         ensure_started(s, c, cm, o);
                 }
                 if (o->phase == CONTAINER_TERMINATED && !terminating &&
-                    should_restart(policy, &o->current))
-                        after_exit(s, c, cm, o, true);
+                    (should_restart(policy, &o->current) || cm->resize_restart))
+                        after_exit(s, c, cm, o);
                 if (o->phase != CONTAINER_TERMINATED)
                         all_regular_done = false;
         }
@@ -1204,8 +1169,51 @@ static int64_t grace_period(const json_t *pod)
         return json_is_integer(g) ? json_integer_value(g) : DEFAULT_GRACE_S;
 }
 
+/* Actuation toward the allocation for the containers that run now. */
+static void actuate(struct step *s, const struct plan *pl)
+{
+        cleanup_free const char **running =
+                xcalloc(pl->n_init + pl->n_regular + 1, sizeof(*running));
+        size_t n = 0;
+
+        for (size_t i = 0; i < pl->n_init; i++)
+                if (pl->init[i].phase == CONTAINER_RUNNING)
+                        running[n++] = pl->init[i].name;
+        for (size_t i = 0; i < pl->n_regular; i++)
+                if (pl->regular[i].phase == CONTAINER_RUNNING)
+                        running[n++] = pl->regular[i].name;
+        pod_resize_actuate(s, running);
+}
+
+/* KEP-6030: each Memory emptyDir's live size, as statfs has it: {volume: quantity}. */
+static json_t *memory_volume_sizes(struct step *s)
+{
+        json_t *out = json_object();
+        size_t i;
+        json_t *v;
+
+        json_array_foreach(json_path(s->pod, "spec.volumes"), i, v) {
+                const char *name = json_string_value(json_object_get(v, "name"));
+                const char *medium = json_path_string(v, "emptyDir.medium");
+                cleanup_free char *path = NULL, *text = NULL;
+                int64_t size = 0, used = 0;
+                struct quantity q;
+
+                if (!name || !medium || !streq(medium, "Memory"))
+                        continue;
+                path = volume_path(s->p, name);
+                if (emptydir_size(path, &size, &used, NULL) < 0 || size <= 0)
+                        continue;
+                quantity_from_int64(size, QUANTITY_BINARY_SI, &q);
+                text = quantity_format(&q);
+                json_object_set_new(out, name, json_string(text));
+        }
+        return out;
+}
+
 static void step_release(struct step *s, struct plan *pl)
 {
+        json_decref(s->alloc_pod);
         for (size_t i = 0; i < s->n_strings; i++)
                 free(s->strings[i]);
         free(s->strings);
@@ -1281,15 +1289,21 @@ int pod_worker_sync(struct pod_host *h, const json_t *pod, json_t **ret_status,
         if (!p->prepared && !deleting) {
                 cleanup_error struct error *err = NULL;
 
+                cleanup_json json_t *allocated = NULL;
+
                 if (pod_record_load(h, p, pod, reterr) < 0) {
                         json_decref(s.json);
                         return -EIO;
                 }
-                r = pod_cgroups_setup(h, p, pod, &err);
+                r = pod_allocation_load(h, p, pod, &err);
+                if (r >= 0) {
+                        allocated = pod_allocated(p, pod);
+                        r = pod_cgroups_setup(h, p, allocated, &err);
+                }
                 if (r < 0) {
                         add_event(ev, "Warning", "FailedCreatePodSandBox",
                                   xasprintf("Failed to create pod sandbox: %s", err->message));
-                } else if ((r = pod_volumes_setup(h, p, pod, &err)) < 0) {
+                } else if ((r = pod_volumes_setup(h, p, allocated, &err)) < 0) {
                         if (!p->mount_error_reported)
                                 add_event(ev, "Warning", "FailedMount",
                                           xasprintf("Unable to attach or mount volumes: %s",
@@ -1313,6 +1327,7 @@ int pod_worker_sync(struct pod_host *h, const json_t *pod, json_t **ret_status,
                 }
         }
 
+        s.alloc_pod = pod_allocated(p, pod);
         if (p->prepared && !deleting) {
                 pid_t pid;
                 cleanup_error struct error *err = NULL;
@@ -1356,8 +1371,12 @@ int pod_worker_sync(struct pod_host *h, const json_t *pod, json_t **ret_status,
                 }
         }
 
+        if (p->prepared && sandbox_ready && !deleting && !p->evicted)
+                pod_resize_admit(&s);
         if (sandbox_ready || deleting) {
                 step_containers(&s, &pl, deleting || p->evicted);
+                if (p->prepared && sandbox_ready && !deleting && !p->evicted && !pl.done)
+                        actuate(&s, &pl);
         } else {
                 /* nothing runs yet: every container is being created */
                 const json_t *inits = json_path(pod, "spec.initContainers");
@@ -1382,6 +1401,8 @@ int pod_worker_sync(struct pod_host *h, const json_t *pod, json_t **ret_status,
                         };
         }
 
+        if (deleting || p->evicted || pl.done)
+                pod_resize_release_requests(p);
         if (deleting || p->evicted || (pl.done && sandbox_ready)) {
                 /* K8S: a terminating pod, or one whose containers are all done (sidecars stop
                  * with it): kill what still runs, within the grace period */
@@ -1409,6 +1430,11 @@ int pod_worker_sync(struct pod_host *h, const json_t *pod, json_t **ret_status,
                 .containers = pl.regular,
                 .n_containers = pl.n_regular,
                 .evicted_message = p->evicted,
+                .resize_pending_reason = p->pending_reason,
+                .resize_pending_message = p->pending_message,
+                .resize_in_progress = p->resizing,
+                .resize_error = p->resize_error,
+                .memory_volume_sizes = p->prepared ? keep_json(&s, memory_volume_sizes(&s)) : NULL,
         };
         *ret_status = pod_status_build(pod, &obs, json_object_get(pod, "status"), s.now);
         observe_for_metrics(&s, &pl, sandbox_ready, t0);

@@ -18,8 +18,12 @@ struct pod_host_options {
         const char *node_name;
         const char *data_dir;
         const char *cgroup_root;
-        const char *cgroup_sysfs;   /* where the cgroup file systems are; NULL: /sys/fs/cgroup */
-        int64_t allocatable_memory; /* bytes: the KEP-1967 ceiling of memory volumes */
+        const char *cgroup_sysfs;      /* where the cgroup file systems are; NULL: /sys/fs/cgroup */
+        int64_t allocatable_memory;    /* bytes: the KEP-1967 ceiling of memory volumes */
+        int64_t allocatable_milli_cpu; /* resize admission */
+        /* flexlet's feature gate MemoryBackedVolumeResizeCgroupV1: resize tmpfs volumes on a
+         * cgroup v1 host too (KEP-6030 makes that Infeasible) */
+        bool memory_backed_volume_resize_cgroup_v1;
         const struct node_metrics *metrics; /* where to count; NULL: nowhere */
 };
 
@@ -48,6 +52,11 @@ enum pod_sync_result {
  * there is nothing to report, e.g. after teardown) and appends events to ev. */
 int pod_worker_sync(struct pod_host *h, const json_t *pod, json_t **ret_status,
                     struct pod_events *ev, struct error **reterr);
+
+/* The order to step the pods of `pods` (uid -> Pod) in: a JSON array of uids, pods whose spec
+ * matches their allocation first, then pending resizes in the retry queue's order (K8S:
+ * sortPendingResizes), so each admission sees the allocations accepted before it. */
+json_t *pod_host_sync_order(struct pod_host *h, const json_t *pods);
 
 /* Sets the gauges of running pods and containers from what the last steps observed. */
 void pod_host_update_metrics(struct pod_host *h);

@@ -1,0 +1,438 @@
+/* pod-resize.c: a pod's allocation and its in-place resize on this host (KEP-1287, KEP-6030):
+ * the allocated and actuated checkpoints, admission of a changed spec, and actuation step by
+ * step in the required order, each step recorded as it succeeds. The decisions are resize.c's;
+ * this file does the I/O around them.
+ *
+ * Checkpoints, per pod (upstream keeps one file for every pod; one per pod keeps a write small
+ * and lets the pod's folder own all of its state):
+ *   DATA/pods/<uid>/allocated.json  resize.h's allocation, written and fsynced before anything
+ *                                   of it is applied
+ *   DATA/pods/<uid>/actuated.json   resize.h's actuated state, rewritten after every step */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "api/pod-resources.h"
+#include "base/alloc.h"
+#include "base/fs.h"
+#include "base/json.h"
+#include "node/cgroup/cgroup.h"
+#include "node/pod-worker-internal.h"
+#include "node/resize.h"
+#include "node/volume/emptydir.h"
+
+#define ALLOCATED_FILE "allocated.json"
+#define ACTUATED_FILE  "actuated.json"
+/* a failed step is retried after 1 s, doubling to 30 s, until it succeeds or is superseded */
+#define RESIZE_RETRY_INITIAL_S 1
+#define RESIZE_RETRY_MAX_S     30
+
+static int write_checkpoint(const struct pod_memory *p, const char *name, const json_t *v,
+                            struct error **reterr)
+{
+        int dfd = open(p->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        int r;
+
+        if (dfd < 0)
+                return error_set(reterr, errno, "open %s: %m", p->dir);
+        r = fs_write_json_atomic(dfd, name, v);
+        (void) close(dfd);
+        if (r < 0)
+                return error_set(reterr, -r, "write %s/%s: %s", p->dir, name, strerror(-r));
+        return 0;
+}
+
+static json_t *read_checkpoint(const struct pod_memory *p, const char *name, int *ret_err)
+{
+        int dfd = open(p->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        json_t *v = NULL;
+
+        if (dfd < 0) {
+                *ret_err = -errno;
+                return NULL;
+        }
+        *ret_err = fs_read_json_at(dfd, name, &v);
+        (void) close(dfd);
+        return v;
+}
+
+static void count_requests(struct pod_memory *p, const json_t *pod)
+{
+        cleanup_json json_t *alloc_pod = pod_allocated(p, pod);
+        int64_t cpu = 0, mem = 0;
+
+        if (pod_requests(alloc_pod, &cpu, &mem) >= 0) {
+                p->alloc_milli_cpu = cpu;
+                p->alloc_memory = mem;
+        }
+}
+
+int pod_allocation_load(struct pod_host *h, struct pod_memory *p, const json_t *pod,
+                        struct error **reterr)
+{
+        int r;
+
+        (void) h;
+        if (!p->allocation) {
+                p->allocation = read_checkpoint(p, ALLOCATED_FILE, &r);
+                if (r == -ENOENT) {
+                        /* K8S: a new pod is allocated what it asks for (the scheduler placed it) */
+                        p->allocation = resize_allocation_from_pod(pod);
+                        r = write_checkpoint(p, ALLOCATED_FILE, p->allocation, reterr);
+                        if (r < 0) {
+                                json_decref(TAKE_PTR(p->allocation));
+                                return r;
+                        }
+                } else if (r < 0) {
+                        return error_set(reterr, -r, "read %s/%s: %s", p->dir, ALLOCATED_FILE,
+                                         strerror(-r));
+                }
+        }
+        if (!p->actuated) {
+                p->actuated = read_checkpoint(p, ACTUATED_FILE, &r);
+                if (r == -ENOENT)
+                        p->actuated = json_object();
+                else if (r < 0)
+                        return error_set(reterr, -r, "read %s/%s: %s", p->dir, ACTUATED_FILE,
+                                         strerror(-r));
+        }
+        count_requests(p, pod);
+        return 0;
+}
+
+json_t *pod_allocated(const struct pod_memory *p, const json_t *pod)
+{
+        if (!p->allocation)
+                return json_deep_copy(pod);
+        return resize_pod_with_allocation(pod, p->allocation);
+}
+
+static void persist_actuated(struct pod_memory *p)
+{
+        /* A failed write only means a step may be repeated after a restart: steps are
+         * idempotent. */
+        (void) write_checkpoint(p, ACTUATED_FILE, p->actuated, NULL);
+}
+
+void pod_actuated_cgroup(struct pod_memory *p, const char *container,
+                         const struct pod_cgroup_config *cfg)
+{
+        struct resize_step st = {
+                .kind = container ? RESIZE_STEP_CONTAINER_CGROUP : RESIZE_STEP_POD_CGROUP,
+                .name = container,
+                .which = RESIZE_CPU_SHARES | RESIZE_CPU_QUOTA | RESIZE_MEMORY,
+                .cfg = *cfg,
+        };
+
+        if (!p->actuated)
+                p->actuated = json_object();
+        resize_actuated_record(p->actuated, &st);
+        persist_actuated(p);
+}
+
+void pod_actuated_volume(struct pod_memory *p, const char *volume, int64_t bytes)
+{
+        struct resize_step st = { .kind = RESIZE_STEP_VOLUME, .name = volume, .size_bytes = bytes };
+
+        if (!p->actuated)
+                p->actuated = json_object();
+        resize_actuated_record(p->actuated, &st);
+        persist_actuated(p);
+}
+
+void pod_resize_forget(struct pod_memory *p)
+{
+        json_decref(TAKE_PTR(p->allocation));
+        json_decref(TAKE_PTR(p->actuated));
+        json_decref(TAKE_PTR(p->pending_for));
+        free(TAKE_PTR(p->pending_reason));
+        free(TAKE_PTR(p->pending_message));
+        free(TAKE_PTR(p->resize_error));
+}
+
+void pod_resize_release_requests(struct pod_memory *p)
+{
+        p->alloc_milli_cpu = 0;
+        p->alloc_memory = 0;
+}
+
+static void clear_pending(struct pod_memory *p)
+{
+        free(TAKE_PTR(p->pending_reason));
+        free(TAKE_PTR(p->pending_message));
+        json_decref(TAKE_PTR(p->pending_for));
+        p->pending_since = 0;
+}
+
+void pod_resize_admit(struct step *s)
+{
+        struct pod_memory *p = s->p;
+        struct pod_host *h = s->h;
+        cleanup_json json_t *desired = NULL;
+        cleanup_free char *message = NULL;
+        struct resize_node node = { .allocatable_milli_cpu = h->allocatable_milli_cpu,
+                                    .allocatable_memory = h->allocatable_memory,
+                                    .cgroup_v1 = h->cgroup_v1,
+                                    .volume_resize_on_v1 = h->volume_resize_on_v1 };
+        enum resize_verdict v;
+        int r;
+
+        if (!p->allocation)
+                return;
+        desired = resize_allocation_from_pod(s->pod);
+        if (resize_allocation_equal(desired, p->allocation)) {
+                clear_pending(p);
+                return;
+        }
+        /* An Infeasible verdict stands until the spec changes again (K8S: not re-evaluated). */
+        if (p->pending_for && json_equal(p->pending_for, desired) && p->pending_reason &&
+            streq(p->pending_reason, "Infeasible"))
+                return;
+        for (size_t i = 0; i < h->n_pods; i++) {
+                if (h->pods[i] == p)
+                        continue;
+                node.others_milli_cpu += h->pods[i]->alloc_milli_cpu;
+                node.others_memory += h->pods[i]->alloc_memory;
+        }
+        v = resize_admit(s->pod, desired, &node, &message);
+        if (v != RESIZE_ACCEPT) {
+                const char *reason = v == RESIZE_DEFERRED ? "Deferred" : "Infeasible";
+                bool news = !p->pending_for || !json_equal(p->pending_for, desired) ||
+                            !p->pending_reason || !streq(p->pending_reason, reason);
+
+                if (news) {
+                        add_event(s->ev, "Warning",
+                                  v == RESIZE_DEFERRED ? "ResizeDeferred" : "ResizeInfeasible",
+                                  xasprintf("Pod resize %s: %s",
+                                            v == RESIZE_DEFERRED ? "Deferred" : "Infeasible",
+                                            message ?: ""));
+                        if (!p->pending_since)
+                                p->pending_since = s->now;
+                }
+                free(p->pending_reason);
+                free(p->pending_message);
+                p->pending_reason = xstrdup(reason);
+                p->pending_message = TAKE_PTR(message);
+                json_decref(p->pending_for);
+                p->pending_for = json_incref(desired);
+                return;
+        }
+        /* Accepted: the allocation is durable before anything of it is applied. */
+        r = write_checkpoint(p, ALLOCATED_FILE, desired, NULL);
+        if (r < 0)
+                return; /* tried again at the next step */
+        json_decref(p->allocation);
+        p->allocation = json_incref(desired);
+        count_requests(p, s->pod);
+        clear_pending(p);
+        free(TAKE_PTR(p->resize_error));
+        p->resize_retry = (struct backoff){ 0 };
+        p->resize_failed_at = 0;
+        json_decref(s->alloc_pod);
+        s->alloc_pod = pod_allocated(p, s->pod);
+        add_event(s->ev, "Normal", "ResizeStarted",
+                  xasprintf("Pod resize started: generation %lld",
+                            (long long) json_integer_value(
+                                    json_path(s->pod, "metadata.generation"))));
+}
+
+static unsigned cgroup_bits(unsigned which)
+{
+        return ((which & RESIZE_CPU_SHARES) ? CGROUP_CPU_SHARES : 0) |
+               ((which & RESIZE_CPU_QUOTA) ? CGROUP_CPU_QUOTA : 0) |
+               ((which & RESIZE_MEMORY) ? CGROUP_MEMORY : 0);
+}
+
+static struct cgroup_limits limits_of(const struct pod_cgroup_config *cfg)
+{
+        return (struct cgroup_limits){ .cpu_shares = cfg->cpu_shares,
+                                       .cpu_quota_us = cfg->cpu_quota_us,
+                                       .cpu_period_us = cfg->cpu_period_us,
+                                       .memory_limit_bytes = cfg->memory_limit_bytes };
+}
+
+/* K8S (1.34+): a memory limit is not lowered below what the cgroup uses; the message matches
+ * upstream's e2e pattern `memory limit \(\d+\) below current usage`. */
+static int check_memory_decrease(struct step *s, const char *cgroup, const char *what,
+                                 int64_t new_limit, struct error **reterr)
+{
+        struct cgroup_limits cur;
+        uint64_t usage = 0;
+
+        if (new_limit < 0 || cgroup_get_limits(s->h->cgroups, cgroup, &cur, NULL) < 0)
+                return 0;
+        if (cur.memory_limit_bytes >= 0 && new_limit >= cur.memory_limit_bytes)
+                return 0;
+        if (cgroup_memory_usage(s->h->cgroups, cgroup, &usage, NULL) < 0)
+                return 0;
+        if ((int64_t) usage > new_limit)
+                return error_set(reterr, EBUSY,
+                                 "attempted to set %s memory limit (%lld) below current usage "
+                                 "(%llu)",
+                                 what, (long long) new_limit, (unsigned long long) usage);
+        return 0;
+}
+
+static int apply_step(struct step *s, const struct resize_step *st, struct error **reterr)
+{
+        struct pod_memory *p = s->p;
+        struct cgroup_limits l = limits_of(&st->cfg);
+        cleanup_free char *path = NULL, *what = NULL;
+        struct container_memory *cm;
+        int r;
+
+        switch (st->kind) {
+        case RESIZE_STEP_VOLUME:
+                path = volume_path(p, st->name);
+                r = emptydir_resize(path, st->size_bytes, reterr);
+                if (r < 0)
+                        return error_wrap(reterr, "volume \"%s\"", st->name);
+                return 0;
+        case RESIZE_STEP_POD_CGROUP:
+                if (st->which & RESIZE_MEMORY) {
+                        what = xasprintf("pod %s", json_path_string(s->pod, "metadata.name"));
+                        r = check_memory_decrease(s, p->cgroup, what, st->cfg.memory_limit_bytes,
+                                                  reterr);
+                        if (r < 0)
+                                return r;
+                }
+                return cgroup_set_limits(s->h->cgroups, p->cgroup, &l, cgroup_bits(st->which),
+                                         reterr);
+        case RESIZE_STEP_CONTAINER_CGROUP:
+                cm = container_memory_get(p, st->name);
+                if (cm->latest < 0)
+                        return 0;
+                path = run_cgroup(p, st->name, cm->latest);
+                if (st->which & RESIZE_MEMORY) {
+                        what = xasprintf("container %s", st->name);
+                        r = check_memory_decrease(s, path, what, st->cfg.memory_limit_bytes,
+                                                  reterr);
+                        if (r < 0)
+                                return r;
+                }
+                return cgroup_set_limits(s->h->cgroups, path, &l,
+                                         cgroup_bits(st->which) | CGROUP_WEIGHT_OCI, reterr);
+        case RESIZE_STEP_RESTART_CONTAINER:
+                cm = container_memory_get(p, st->name);
+                if (cm->resize_restart)
+                        return 0;
+                cm->resize_restart = true;
+                add_event(s->ev, "Normal", "Killing",
+                          xasprintf("Container %s resize requires restart", st->name));
+                signal_run(s, cm, SIGKILL);
+                return 0;
+        case RESIZE_STEP_KIND_MAX:
+        default:
+                return error_set(reterr, EINVAL, "unknown resize step");
+        }
+}
+
+void pod_resize_actuate(struct step *s, const char *const *running)
+{
+        struct pod_memory *p = s->p;
+        struct resize_plan plan = { 0 };
+        cleanup_error struct error *err = NULL;
+        int r;
+
+        if (!p->allocation || !p->actuated)
+                return;
+        r = resize_plan_build(s->pod, p->allocation, p->actuated, running, s->h->allocatable_memory,
+                              true, &plan, &err);
+        if (r < 0)
+                return;
+        if (plan.n == 0) {
+                if (p->resizing)
+                        add_event(s->ev, "Normal", "ResizeCompleted",
+                                  xasprintf("Pod resize completed: generation %lld",
+                                            (long long) json_integer_value(
+                                                    json_path(s->pod, "metadata.generation"))));
+                p->resizing = false;
+                free(TAKE_PTR(p->resize_error));
+                p->resize_retry = (struct backoff){ 0 };
+                resize_plan_release(&plan);
+                return;
+        }
+        p->resizing = true;
+        if (p->resize_failed_at && s->now - p->resize_failed_at < p->resize_retry.delay_s) {
+                resize_plan_release(&plan);
+                return;
+        }
+        for (size_t i = 0; i < plan.n; i++) {
+                const struct resize_step *st = &plan.steps[i];
+                cleanup_error struct error *step_err = NULL;
+
+                r = apply_step(s, st, &step_err);
+                if (r < 0) {
+                        const char *msg = step_err ? step_err->message : strerror(-r);
+                        if (!p->resize_error || !streq(p->resize_error, msg))
+                                add_event(s->ev, "Warning", "ResizeError",
+                                          xasprintf("Pod resize error: %s", msg));
+                        free(p->resize_error);
+                        p->resize_error = xstrdup(msg);
+                        p->resize_failed_at = s->now;
+                        p->resize_retry.delay_s = !p->resize_retry.delay_s ? RESIZE_RETRY_INITIAL_S
+                                                  : p->resize_retry.delay_s * 2 > RESIZE_RETRY_MAX_S
+                                                          ? RESIZE_RETRY_MAX_S
+                                                          : p->resize_retry.delay_s * 2;
+                        break;
+                }
+                if (st->kind != RESIZE_STEP_RESTART_CONTAINER) {
+                        resize_actuated_record(p->actuated, st);
+                        persist_actuated(p);
+                }
+                if (i + 1 == plan.n) {
+                        /* every step done: the kernel holds the allocation */
+                        free(TAKE_PTR(p->resize_error));
+                        p->resize_failed_at = 0;
+                        p->resize_retry = (struct backoff){ 0 };
+                }
+        }
+        resize_plan_release(&plan);
+}
+
+json_t *pod_host_sync_order(struct pod_host *h, const json_t *pods)
+{
+        json_t *order = json_array();
+        struct resize_pending *pending = xcalloc(json_object_size(pods) + 1, sizeof(*pending));
+        size_t n = 0;
+        const char *uid;
+        json_t *pod;
+
+        /* K8S: pods are admitted at their allocations first; then the pending resizes, in the
+         * retry queue's order, each against the allocations accepted before it. */
+        json_object_foreach((json_t *) pods, uid, pod) {
+                struct pod_memory *p = NULL;
+                cleanup_json json_t *desired = NULL;
+
+                for (size_t i = 0; i < h->n_pods && !p; i++)
+                        if (streq(h->pods[i]->uid, uid))
+                                p = h->pods[i];
+                if (p && p->allocation) {
+                        desired = resize_allocation_from_pod(pod);
+                        if (!resize_allocation_equal(desired, p->allocation)) {
+                                cleanup_json json_t *now_pod = pod_allocated(p, pod);
+                                int64_t cpu0 = 0, mem0 = 0, cpu1 = 0, mem1 = 0;
+
+                                (void) pod_requests(now_pod, &cpu0, &mem0);
+                                (void) pod_requests(pod, &cpu1, &mem1);
+                                pending[n++] = (struct resize_pending){
+                                        .pod = pod,
+                                        .increases_requests = cpu1 > cpu0 || mem1 > mem0,
+                                        .pending_since = p->pending_since ?: time(NULL),
+                                };
+                                continue;
+                        }
+                }
+                json_array_append_new(order, json_string(uid));
+        }
+        qsort(pending, n, sizeof(*pending), resize_pending_compare);
+        for (size_t i = 0; i < n; i++)
+                json_array_append_new(
+                        order, json_string(json_path_string(pending[i].pod, "metadata.uid")));
+        free(pending);
+        return order;
+}

@@ -1,0 +1,123 @@
+/* pod-worker-internal.h: what pod-worker.c (a pod's lifecycle) and pod-resize.c (its
+ * allocation and in-place resize) share: the agent's memory of pods and containers, the step
+ * being taken, and the helpers both use. */
+#ifndef FLEXLET_NODE_POD_WORKER_INTERNAL_H
+#define FLEXLET_NODE_POD_WORKER_INTERNAL_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "api/pod-resources.h"
+#include "node/pod-worker.h"
+
+struct cgroup_manager;
+struct node_metrics;
+
+struct backoff {
+        int64_t delay_s; /* 0: no entry */
+        time_t updated;  /* when the entry last moved */
+};
+
+/* What this agent process remembers of a container between steps. */
+struct container_memory {
+        char *name;
+        int latest;             /* the newest run's number, -1 when never started */
+        struct backoff restart; /* crash-loop back-off */
+        struct backoff pull;    /* image-pull back-off */
+        bool backoff_reported;  /* the BackOff event of the current wait went out */
+        bool term_sent;         /* SIGTERM sent during termination */
+        bool resize_restart;    /* killed for a RestartContainer resize: start again now */
+};
+
+struct pod_memory {
+        char *uid;
+        char *dir;    /* DATA/pods/<uid> */
+        char *cgroup; /* kubepods/.../pod<uid> */
+        time_t start_time;
+        bool prepared; /* folder, cgroups, volumes checked by this process */
+        bool mount_error_reported;
+        time_t kill_deadline; /* 0: not terminating */
+        time_t next_usage_check;
+        int64_t first_seen_ms; /* monotonic; 0 unless this process wrote pod.json */
+        bool start_reported;   /* kubelet_pod_start_duration_seconds observed */
+        bool sandbox_ready;    /* as the last step saw it */
+        size_t n_running;      /* containers running at the last step */
+        char *evicted;         /* the eviction message once the pod is evicted */
+        /* resize (pod-resize.c) */
+        json_t *allocation;      /* allocated.json: what the node agreed to run */
+        json_t *actuated;        /* actuated.json: what the kernel was last told */
+        int64_t alloc_milli_cpu; /* the allocation's requests, 0 once the pod is done */
+        int64_t alloc_memory;
+        char *pending_reason; /* PodResizePending: "Deferred", "Infeasible", or NULL */
+        char *pending_message;
+        time_t pending_since;
+        json_t *pending_for; /* the desired allocation the pending verdict is about */
+        bool resizing;       /* the last plan had steps: ResizeCompleted when it empties */
+        char *resize_error;  /* the last failed step's message (PodResizeInProgress Error) */
+        struct backoff resize_retry;
+        time_t resize_failed_at;
+        struct container_memory *containers;
+        size_t n_containers;
+};
+
+struct pod_host {
+        char *node_name;
+        char *data_dir;
+        char *pods_dir;
+        int64_t allocatable_memory;
+        int64_t allocatable_milli_cpu;
+        bool cgroup_v1;
+        bool volume_resize_on_v1; /* --feature-gates MemoryBackedVolumeResizeCgroupV1=true */
+        char host_ip[64];
+        struct cgroup_manager *cgroups;
+        const struct node_metrics *metrics;
+        struct pod_memory **pods;
+        size_t n_pods;
+};
+
+/* Strings an observation points to live until the step ends. */
+struct step {
+        struct pod_host *h;
+        struct pod_memory *p;
+        const json_t *pod;
+        json_t *alloc_pod; /* the pod with its allocated resources */
+        struct pod_events *ev;
+        time_t now;
+        char **strings;
+        size_t n_strings;
+        json_t *json; /* an array keeping JSON values alive */
+};
+
+/* pod-worker.c */
+const char *keep(struct step *s, char *str);
+void add_event(struct pod_events *ev, const char *type, const char *reason, char *message);
+char *run_cgroup(const struct pod_memory *p, const char *name, int run);
+char *volume_path(const struct pod_memory *p, const char *name);
+struct container_memory *container_memory_get(struct pod_memory *p, const char *name);
+void signal_run(struct step *s, struct container_memory *cm, int sig);
+
+/* pod-resize.c */
+/* Loads allocated.json and actuated.json of a prepared pod, or writes the first allocation (the
+ * spec's) and an empty actuated state. Idempotent. */
+int pod_allocation_load(struct pod_host *h, struct pod_memory *p, const json_t *pod,
+                        struct error **reterr);
+/* The pod with its allocated resources (new reference); the pod itself before allocation. */
+json_t *pod_allocated(const struct pod_memory *p, const json_t *pod);
+/* Records and persists that a cgroup (container name, or NULL for the pod's) now holds cfg, or
+ * a Memory emptyDir its size. */
+void pod_actuated_cgroup(struct pod_memory *p, const char *container,
+                         const struct pod_cgroup_config *cfg);
+void pod_actuated_volume(struct pod_memory *p, const char *volume, int64_t bytes);
+/* Admission of a changed desired allocation (events, PodResizePending). */
+void pod_resize_admit(struct step *s);
+/* Actuation toward the allocation, step by step in the required order; running is the
+ * NULL-terminated names of the running containers. */
+void pod_resize_actuate(struct step *s, const char *const *running);
+/* Frees the resize part of a pod's memory. */
+void pod_resize_forget(struct pod_memory *p);
+/* The pod's allocation no longer counts (done, evicted, deleting). */
+void pod_resize_release_requests(struct pod_memory *p);
+
+#endif

@@ -1,0 +1,303 @@
+#!/usr/bin/env bash
+# test-resize.sh: in-place resize end to end, as root, through kubectl against `flexlet serve`
+# on a node with allocatable cpu=4, memory=4Gi: container CPU and memory changed in the running
+# cgroups with no restart (KEP-1287, upstream scenarios S1, S8-S11, S14, S16, S18 on this
+# machine's cgroup v1), Memory emptyDir volumes remounted live with every file kept (KEP-6030),
+# a combined resize observed from the host in the required order, a deferred resize that
+# proceeds once another pod leaves, and an agent restart in the middle (S20).
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../lib/tap.sh"
+. "$here/../lib/server.sh"
+FLEXLET_COMMAND=serve
+
+if [ "$(id -u)" -ne 0 ]; then
+        echo "# skipped: the node agent needs root (cgroups, mounts, namespaces)"
+        ok "# SKIP not root"
+        tap_done
+        exit 0
+fi
+
+CGROUP_ROOT="flexlet-e2e-resize-$$"
+MEMCG=/sys/fs/cgroup/memory/$CGROUP_ROOT
+CPUCG=$(ls -d /sys/fs/cgroup/cpu,cpuacct/"$CGROUP_ROOT" /sys/fs/cgroup/cpu/"$CGROUP_ROOT" 2>/dev/null | head -1)
+cleanup_host() {
+        server_cleanup_keep_dir
+        for d in /sys/fs/cgroup/*/"$CGROUP_ROOT" /sys/fs/cgroup/"$CGROUP_ROOT"; do
+                [ -d "$d" ] || continue
+                find "$d" -name cgroup.procs -exec cat {} + 2>/dev/null | xargs -r kill -9 2>/dev/null
+                sleep 0.2
+                find "$d" -depth -type d -exec rmdir {} + 2>/dev/null
+        done
+        grep -F "${SERVER_DIR:-/nonexistent}" /proc/self/mountinfo | awk '{print $5}' | sort -r |
+                xargs -r -n1 umount -l 2>/dev/null
+        [ -n "${SERVER_DIR:-}" ] && rm -rf "$SERVER_DIR"
+}
+server_cleanup_keep_dir() { server_stop; }
+trap cleanup_host EXIT
+
+start_node() {
+        server_start --allocatable cpu=4,memory=4Gi --cgroup-root "$CGROUP_ROOT" \
+                --feature-gates MemoryBackedVolumeResizeCgroupV1=true
+        trap cleanup_host EXIT
+}
+if ! start_node; then
+        not_ok "server starts with a node"
+        tap_done
+        exit 1
+fi
+
+wait_running() {
+        k wait --for=jsonpath='{.status.phase}'=Running "pod/$1" --timeout=60s >/dev/null 2>&1
+}
+resize() { # resize POD JSON
+        k patch pod "$1" --subresource resize --type merge -p "$2" >/dev/null
+}
+jp() { k get pod "$1" -o jsonpath="$2"; }
+# cg_file POD CONTAINER|"" CONTROLLER_DIR FILE: a cgroup file of the pod (or its running container)
+cg_file() {
+        local uid dir
+        uid=$(jp "$1" '{.metadata.uid}')
+        dir=$(find "$3" -type d -name "pod$uid" | head -1)
+        if [ -n "$2" ]; then
+                local id
+                id=$(jp "$1" "{.status.containerStatuses[?(@.name==\"$2\")].containerID}")
+                dir="$dir/${id#flexlet://}"
+        fi
+        cat "$dir/$4" 2>/dev/null
+}
+# until_eq DESCRIPTION EXPECTED COMMAND...: polls (up to 30 s) until the output matches
+until_eq() {
+        local what=$1 want=$2 got=""
+        shift 2
+        for _ in $(seq 1 150); do
+                got=$("$@" 2>/dev/null)
+                [ "$got" = "$want" ] && break
+                sleep 0.2
+        done
+        check_equal "$what" "$want" "$got"
+}
+no_resize_conditions() {
+        jp "$1" '{range .status.conditions[*]}{.type}{" "}{end}' | tr ' ' '\n' | grep -c '^PodResize'
+}
+
+# --- S1/S8: cpu and memory up and down, in place
+cat <<'JSON' | k create -f - >/dev/null
+{"apiVersion":"v1","kind":"Pod","metadata":{"name":"web"},
+ "spec":{"terminationGracePeriodSeconds":2,
+  "containers":[{"name":"c1","image":"busybox","command":["sh","-c","sleep 3600"],
+   "resources":{"requests":{"cpu":"500m","memory":"128Mi"},"limits":{"cpu":"1","memory":"256Mi"}}}]}}
+JSON
+wait_running web
+cid=$(jp web '{.status.containerStatuses[0].containerID}')
+check_equal "cpu.shares of the container before" "512" "$(cg_file web c1 "$CPUCG" cpu.shares)"
+resize web '{"spec":{"containers":[{"name":"c1","resources":{"requests":{"cpu":"1500m","memory":"128Mi"},"limits":{"cpu":"2","memory":"512Mi"}}}]}}'
+until_eq "S1: the container's cpu.shares follow (1500m)" "1536" cg_file web c1 "$CPUCG" cpu.shares
+until_eq "S1: the container's CFS quota follows (2 cpus)" "200000" cg_file web c1 "$CPUCG" cpu.cfs_quota_us
+until_eq "the container's memory limit follows (512Mi)" "536870912" cg_file web c1 "$MEMCG" memory.limit_in_bytes
+until_eq "the pod cgroup's memory limit follows" "536870912" cg_file web "" "$MEMCG" memory.limit_in_bytes
+until_eq "status.resources reports the kernel's values" "1500m 2 512Mi" \
+        jp web '{.status.containerStatuses[0].resources.requests.cpu} {.status.containerStatuses[0].resources.limits.cpu} {.status.containerStatuses[0].resources.limits.memory}'
+check_equal "allocatedResources is the new request" "1500m" "$(jp web '{.status.containerStatuses[0].allocatedResources.cpu}')"
+until_eq "no resize condition is left" "0" no_resize_conditions web
+check_equal "same container, no restart" "$cid 0" "$(jp web '{.status.containerStatuses[0].containerID} {.status.containerStatuses[0].restartCount}')"
+events=$(k get events --field-selector involvedObject.name=web -o jsonpath='{range .items[*]}{.reason}{" "}{end}')
+for r in ResizeStarted ResizeCompleted; do
+        case " $events " in *" $r "*) ok "event $r" ;; *) not_ok "event $r" "$events" ;; esac
+done
+resize web '{"spec":{"containers":[{"name":"c1","resources":{"requests":{"cpu":"250m","memory":"128Mi"},"limits":{"cpu":"500m","memory":"256Mi"}}}]}}'
+until_eq "S8: a decrease reaches the container (cpu.shares 256)" "256" cg_file web c1 "$CPUCG" cpu.shares
+until_eq "S8: and its memory limit (256Mi)" "268435456" cg_file web c1 "$MEMCG" memory.limit_in_bytes
+until_eq "S8: the pod memory limit shrinks after the container's" "268435456" cg_file web "" "$MEMCG" memory.limit_in_bytes
+check_equal "still the same container" "$cid 0" "$(jp web '{.status.containerStatuses[0].containerID} {.status.containerStatuses[0].restartCount}')"
+
+# --- S10/S11: infeasible
+resize web '{"spec":{"containers":[{"name":"c1","resources":{"requests":{"cpu":"5"},"limits":{"cpu":"5"}}}]}}'
+until_eq "S11: more cpu than the node has is Infeasible" \
+        "Infeasible Node didn't have enough capacity: cpu, requested: 5000, capacity: 4000" \
+        jp web '{.status.conditions[?(@.type=="PodResizePending")].reason} {.status.conditions[?(@.type=="PodResizePending")].message}'
+check_equal "the allocation stays" "250m" "$(jp web '{.status.containerStatuses[0].allocatedResources.cpu}')"
+check_equal "the deprecated status.resize says so" "Infeasible" "$(jp web '{.status.resize}')"
+resize web '{"spec":{"containers":[{"name":"c1","resources":{"requests":{"cpu":"250m","memory":"4500Mi"},"limits":{"cpu":"500m","memory":"4500Mi"}}}]}}'
+until_eq "S10: more memory than the node has is Infeasible" \
+        "Infeasible Node didn't have enough capacity: memory, requested: 4718592000, capacity: 4294967296" \
+        jp web '{.status.conditions[?(@.type=="PodResizePending")].reason} {.status.conditions[?(@.type=="PodResizePending")].message}'
+resize web '{"spec":{"containers":[{"name":"c1","resources":{"requests":{"cpu":"250m","memory":"128Mi"},"limits":{"cpu":"500m","memory":"256Mi"}}}]}}'
+until_eq "back to the allocation: no condition left" "0" no_resize_conditions web
+
+# --- S9: deferred until another pod leaves
+cat <<'JSON' | k create -f - >/dev/null
+{"apiVersion":"v1","kind":"Pod","metadata":{"name":"big"},
+ "spec":{"terminationGracePeriodSeconds":1,
+  "containers":[{"name":"c1","image":"busybox","command":["sh","-c","sleep 3600"],
+   "resources":{"requests":{"cpu":"3","memory":"1Gi"}}}]}}
+JSON
+wait_running big
+resize web '{"spec":{"containers":[{"name":"c1","resources":{"requests":{"cpu":"1500m","memory":"128Mi"},"limits":{"cpu":"2","memory":"256Mi"}}}]}}'
+until_eq "S9: a resize that does not fit now is Deferred" "Deferred" \
+        jp web '{.status.conditions[?(@.type=="PodResizePending")].reason}'
+check_output "with the predicate's message" "Node didn't have enough resource: cpu" \
+        jp web '{.status.conditions[?(@.type=="PodResizePending")].message}'
+check "the other pod leaves" k delete pod big --timeout=30s
+until_eq "the deferred resize proceeds on its own" "1500m" jp web '{.status.containerStatuses[0].allocatedResources.cpu}'
+until_eq "and reaches the cgroup" "1536" cg_file web c1 "$CPUCG" cpu.shares
+
+# --- S14: a memory limit below usage is an Error, retried; patching back clears it
+cat <<'JSON' | k create -f - >/dev/null
+{"apiVersion":"v1","kind":"Pod","metadata":{"name":"hungry"},
+ "spec":{"terminationGracePeriodSeconds":1,
+  "containers":[{"name":"c1","image":"busybox","command":["sh","-c","dd if=/dev/zero of=/dev/shm/fill bs=1M count=40; sleep 3600"],
+   "resources":{"requests":{"memory":"128Mi"},"limits":{"memory":"128Mi"}},
+   "volumeMounts":[{"name":"shm","mountPath":"/dev/shm"}]}],
+  "volumes":[{"name":"shm","emptyDir":{"medium":"Memory"}}]}}
+JSON
+wait_running hungry
+sleep 1
+resize hungry '{"spec":{"containers":[{"name":"c1","resources":{"requests":{"memory":"20Mi"},"limits":{"memory":"20Mi"}}}]}}'
+until_eq "S14: PodResizeInProgress reason Error" "Error" \
+        jp hungry '{.status.conditions[?(@.type=="PodResizeInProgress")].reason}'
+msg=$(jp hungry '{.status.conditions[?(@.type=="PodResizeInProgress")].message}')
+if echo "$msg" | grep -Eq 'memory limit \([0-9]+\) below current usage'; then
+        ok "S14: the message is upstream's pattern"
+else
+        not_ok "S14: the message is upstream's pattern" "$msg"
+fi
+check_equal "S14: the kernel keeps the previous limit" "134217728" "$(cg_file hungry c1 "$MEMCG" memory.limit_in_bytes)"
+resize hungry '{"spec":{"containers":[{"name":"c1","resources":{"requests":{"memory":"128Mi"},"limits":{"memory":"128Mi"}}}]}}'
+until_eq "S14: patching back clears the condition" "0" no_resize_conditions hungry
+
+# --- S16: RestartContainer restarts just that container, with the new limits
+cat <<'JSON' | k create -f - >/dev/null
+{"apiVersion":"v1","kind":"Pod","metadata":{"name":"restarter"},
+ "spec":{"terminationGracePeriodSeconds":1,
+  "containers":[{"name":"c1","image":"busybox","command":["sh","-c","sleep 3600"],
+   "resizePolicy":[{"resourceName":"cpu","restartPolicy":"RestartContainer"},{"resourceName":"memory","restartPolicy":"NotRequired"}],
+   "resources":{"requests":{"cpu":"100m","memory":"100Mi"},"limits":{"cpu":"100m","memory":"100Mi"}}}]}}
+JSON
+wait_running restarter
+resize restarter '{"spec":{"containers":[{"name":"c1","resources":{"requests":{"cpu":"200m","memory":"200Mi"},"limits":{"cpu":"200m","memory":"200Mi"}}}]}}'
+until_eq "S16: the container restarts once" "1" jp restarter '{.status.containerStatuses[0].restartCount}'
+until_eq "S16: running again" "true" jp restarter '{.status.containerStatuses[0].ready}'
+check_equal "S16: with the new cpu quota" "20000" "$(cg_file restarter c1 "$CPUCG" cpu.cfs_quota_us)"
+check_equal "S16: and memory limit" "209715200" "$(cg_file restarter c1 "$MEMCG" memory.limit_in_bytes)"
+check_output "S16: the kill says why" "resize requires restart" \
+        k get events --field-selector involvedObject.name=restarter,reason=Killing -o jsonpath='{.items[*].message}'
+
+# --- KEP-6030: a tmpfs with 80Mi of files goes 100Mi -> 200Mi -> 100Mi, 50Mi is refused
+cat <<'JSON' | k create -f - >/dev/null
+{"apiVersion":"v1","kind":"Pod","metadata":{"name":"vol"},
+ "spec":{"terminationGracePeriodSeconds":1,
+  "containers":[{"name":"c1","image":"busybox",
+   "command":["sh","-c","for i in 1 2 3 4 5 6 7 8; do dd if=/dev/urandom of=/data/f$i bs=1M count=10 2>/dev/null; done; md5sum /data/f* > /tmp/sums; while true; do df -k /data | tail -1; sleep 0.5; done"],
+   "resources":{"requests":{"memory":"64Mi"},"limits":{"memory":"1Gi"}},
+   "volumeMounts":[{"name":"data","mountPath":"/data"}]}],
+  "volumes":[{"name":"data","emptyDir":{"medium":"Memory","sizeLimit":"100Mi"}}]}}
+JSON
+wait_running vol
+vuid=$(jp vol '{.metadata.uid}')
+vdir="$SERVER_DIR/data/pods/$vuid/volumes/data"
+until_eq "80Mi of files written" "8" sh -c "ls '$vdir' | wc -l"
+sleep 1
+sums=$(cd "$vdir" && md5sum f*)
+df_inside() { k logs vol --tail=1 | awk '{print $2}'; }
+until_eq "df inside: 100Mi" "102400" df_inside
+resize vol '{"spec":{"volumes":[{"name":"data","emptyDir":{"medium":"Memory","sizeLimit":"200Mi"}}]}}'
+until_eq "grown live: df inside 200Mi" "204800" df_inside
+until_eq "the status reports the live size" "200Mi" jp vol '{.status.containerStatuses[0].volumeMounts[0].volumeStatus.emptyDir.sizeLimit}'
+resize vol '{"spec":{"volumes":[{"name":"data","emptyDir":{"medium":"Memory","sizeLimit":"100Mi"}}]}}'
+until_eq "shrunk live: df inside 100Mi" "102400" df_inside
+check_equal "every file kept, byte for byte" "$sums" "$(cd "$vdir" && md5sum f*)"
+check_equal "no restart" "0" "$(jp vol '{.status.containerStatuses[0].restartCount}')"
+resize vol '{"spec":{"volumes":[{"name":"data","emptyDir":{"medium":"Memory","sizeLimit":"50Mi"}}]}}'
+until_eq "below usage: PodResizeInProgress Error" "Error" \
+        jp vol '{.status.conditions[?(@.type=="PodResizeInProgress")].reason}'
+check_output "the message names the volume and the bytes in use" "bytes in use" \
+        jp vol '{.status.conditions[?(@.type=="PodResizeInProgress")].message}'
+check_equal "the files stay" "$sums" "$(cd "$vdir" && md5sum f*)"
+rm -f "$vdir"/f5 "$vdir"/f6 "$vdir"/f7 "$vdir"/f8
+until_eq "after files are deleted, the retry succeeds: df inside 50Mi" "51200" df_inside
+until_eq "and the condition goes" "0" no_resize_conditions vol
+
+# --- combined: container memory 256Mi -> 512Mi with the volume 128Mi -> 384Mi, and back,
+#     observed from the host in the required order
+cat <<'JSON' | k create -f - >/dev/null
+{"apiVersion":"v1","kind":"Pod","metadata":{"name":"combo"},
+ "spec":{"terminationGracePeriodSeconds":1,
+  "containers":[{"name":"c1","image":"busybox","command":["sh","-c","sleep 3600"],
+   "resources":{"requests":{"memory":"256Mi"},"limits":{"memory":"256Mi"}},
+   "volumeMounts":[{"name":"data","mountPath":"/data"}]}],
+  "volumes":[{"name":"data","emptyDir":{"medium":"Memory","sizeLimit":"128Mi"}}]}}
+JSON
+wait_running combo
+cuid=$(jp combo '{.metadata.uid}')
+cvol="$SERVER_DIR/data/pods/$cuid/volumes/data"
+watch_order() { # samples (pod limit, container limit, tmpfs size) until all three reach $1 $2 $3
+        local pod ctr vol last="" out=""
+        for _ in $(seq 1 300); do
+                pod=$(cg_file combo "" "$MEMCG" memory.limit_in_bytes)
+                ctr=$(cg_file combo c1 "$MEMCG" memory.limit_in_bytes)
+                vol=$(df -B1 --output=size "$cvol" | tail -1 | tr -d ' ')
+                if [ "$pod $ctr $vol" != "$last" ]; then
+                        out="$out|$pod $ctr $vol"
+                        last="$pod $ctr $vol"
+                fi
+                [ "$last" = "$1 $2 $3" ] && break
+                sleep 0.02
+        done
+        echo "$out"
+}
+resize combo '{"spec":{"containers":[{"name":"c1","resources":{"requests":{"memory":"512Mi"},"limits":{"memory":"512Mi"}}}],"volumes":[{"name":"data","emptyDir":{"medium":"Memory","sizeLimit":"384Mi"}}]}}'
+seen=$(watch_order 536870912 536870912 402653184)
+# growth: the pod limit first, the container next, the volume last (states may be sampled
+# together, never out of order)
+ok_order=1
+prev_pod=0 prev_ctr=0 prev_vol=0
+IFS='|' read -ra states <<<"${seen#|}"
+for st in "${states[@]}"; do
+        read -r p c v <<<"$st"
+        # the container never exceeds the pod; the volume grows only after the container
+        [ "$c" -le "$p" ] || ok_order=0
+        if [ "$v" -gt 134217728 ] && [ "$c" -lt 536870912 ]; then ok_order=0; fi
+done
+if [ "$ok_order" = 1 ] && [ "${states[-1]}" = "536870912 536870912 402653184" ]; then
+        ok "growth in the required order: pod limit, container limit, then volume"
+else
+        not_ok "growth in the required order: pod limit, container limit, then volume" "$seen"
+fi
+resize combo '{"spec":{"containers":[{"name":"c1","resources":{"requests":{"memory":"256Mi"},"limits":{"memory":"256Mi"}}}],"volumes":[{"name":"data","emptyDir":{"medium":"Memory","sizeLimit":"128Mi"}}]}}'
+seen=$(watch_order 268435456 268435456 134217728)
+ok_order=1
+IFS='|' read -ra states <<<"${seen#|}"
+for st in "${states[@]}"; do
+        read -r p c v <<<"$st"
+        [ "$c" -le "$p" ] || ok_order=0
+        # the volume shrinks before the container does
+        if [ "$c" -lt 536870912 ] && [ "$v" -gt 134217728 ]; then ok_order=0; fi
+done
+if [ "$ok_order" = 1 ] && [ "${states[-1]}" = "268435456 268435456 134217728" ]; then
+        ok "shrink in the required order: volume, container limit, then pod limit"
+else
+        not_ok "shrink in the required order: volume, container limit, then pod limit" "$seen"
+fi
+
+# --- S20: the agent dies after the allocation is accepted; the restart carries on
+cid=$(jp web '{.status.containerStatuses[0].containerID}')
+resize web '{"spec":{"containers":[{"name":"c1","resources":{"requests":{"cpu":"1","memory":"128Mi"},"limits":{"cpu":"2","memory":"256Mi"}}}]}}'
+kill -9 "$SERVER_PID"
+wait "$SERVER_PID" 2>/dev/null
+SERVER_PID=
+start_node >/dev/null
+until_eq "S20: after a restart the resize completes" "1024" cg_file web c1 "$CPUCG" cpu.shares
+check_equal "S20: allocated as accepted" "1" "$(jp web '{.status.containerStatuses[0].allocatedResources.cpu}')"
+check_equal "S20: the same container" "$cid" "$(jp web '{.status.containerStatuses[0].containerID}')"
+
+# --- cleanup through the API: nothing left
+check "delete every pod" k delete pods --all --timeout=60s
+if [ -z "$(find /sys/fs/cgroup/*/"$CGROUP_ROOT" -type d -name 'pod*' 2>/dev/null)" ] &&
+        ! grep -q "$SERVER_DIR/data/pods" /proc/self/mountinfo; then
+        ok "no pod cgroup or mount is left"
+else
+        not_ok "no pod cgroup or mount is left" "$(grep "$SERVER_DIR" /proc/self/mountinfo)"
+fi
+
+tap_done
