@@ -64,19 +64,22 @@ struct resize_node {
 };
 
 /* K8S: handlePodResourcesResize / canResizePod (1.34), for a pod whose desired allocation differs
- * from its current one:
- *  - a Memory emptyDir sizeLimit change on cgroup v1 without volume_resize_on_v1: Infeasible
- *    (KEP-6030; the message names the volume and the feature gate);
+ * from its current one (allocated):
+ *  - a Memory emptyDir sizeLimit change (allocated's EmptyDirVolumeLimits against desired's, in
+ *    spec.volumes order) on cgroup v1 without volume_resize_on_v1: Infeasible (KEP-6030),
+ *    `Resizing memory-backed volume "<vol>" requires cgroup v2 (or the
+ *    MemoryBackedVolumeResizeCgroupV1 feature gate)` (upstream has no text for it);
  *  - the pod's desired requests (resize_pod_with_allocation(pod, desired) through pod_requests)
  *    over allocatable: Infeasible, "Node didn't have enough capacity: memory, requested: %d,
  *    capacity: %d" (bytes; memory checked first) or "...: cpu, requested: %d, capacity: %d"
  *    (millicores);
  *  - desired + others over allocatable: Deferred, "Node didn't have enough resource: %s,
  *    requested: %d, used: %d, capacity: %d" (K8S: InsufficientResourceError; cpu checked first
- *    as the predicate does);
+ *    as the predicate does; a zero request always fits);
  *  - else Accept.
+ * A pod whose quantities do not parse (only a corrupt object) is Infeasible, "invalid resources".
  * *ret_message (caller frees) is set for Deferred and Infeasible, NULL for Accept. */
-enum resize_verdict resize_admit(const json_t *pod, const json_t *desired,
+enum resize_verdict resize_admit(const json_t *pod, const json_t *allocated, const json_t *desired,
                                  const struct resize_node *node, char **ret_message);
 
 /* One step of actuation. */
@@ -97,7 +100,7 @@ struct resize_step {
         enum resize_step_kind kind;
         const char *name; /* borrowed from the pod JSON; NULL for the pod cgroup */
         unsigned which;
-        struct pod_cgroup_config cfg; /* the complete target config of that cgroup */
+        struct pod_cgroup_config cfg; /* that cgroup's complete config after this step */
         int64_t size_bytes;           /* RESIZE_STEP_VOLUME */
 };
 
@@ -113,16 +116,30 @@ void resize_plan_release(struct resize_plan *p);
  *  2. the pod cgroup's values that grow (memory limit, cpu quota, cpu shares);
  *  3. container values that shrink, then container values that grow (K8S: decreases prepended,
  *     increases appended), for every container in `running` (only running containers are
- *     resized; others get their allocation when they start). A container whose changed resource
- *     has resizePolicy RestartContainer gets one RESIZE_STEP_RESTART_CONTAINER instead;
+ *     resized; others get their allocation when they start). Containers are visited sidecars
+ *     first, then regular containers, in spec order, as computePodActions; one step per container
+ *     and resource, memory steps before cpu steps within the shrinks and within the grows (K8S:
+ *     doPodResizeAction does memory, then cpu); a cpu step's direction is its quota's when the
+ *     quota changes, else its shares' (K8S: a cpu limit change takes precedence). A container
+ *     whose changed resource (a known value that differs) has resizePolicy RestartContainer gets
+ *     one RESIZE_STEP_RESTART_CONTAINER instead, with every bit in `which`; restarts come first in
+ *     this phase (K8S: SyncPod kills them before it resizes);
  *  4. the pod cgroup's values that shrink;
  *  5. Memory emptyDirs whose size grows.
- * Each step carries the complete target config of its cgroup and the bits that change. Values
- * compare with upstream's tolerances: cpu shares equal when both are <= CPU_MIN_SHARES, cpu
- * limits equal when both are <= CPU_MIN_MILLI_CPU_LIMIT in millicores. A limit the allocation
- * removes (unlimited) is a grow. An empty plan means the kernel already holds the allocation.
+ * The pod cgroup has one step per value: grows in the order memory limit, cpu quota, cpu shares;
+ * shrinks in the order memory limit, cpu shares, cpu quota (K8S: limits grow before requests and
+ * shrink after them). Every Memory emptyDir is sized (not only those with a sizeLimit: the pod
+ * memory limit sizes the others); a size <= 0 (no size= option) is never remounted.
+ * Each step carries the bits that change and the complete config its cgroup has after the step:
+ * the values earlier steps (or the actuated state) left for bits not in `which`, the allocated
+ * for bits in it. Values compare with upstream's tolerances: cpu shares equal when both are
+ * <= CPU_MIN_SHARES, cpu limits equal when both are limited and <= CPU_MIN_MILLI_CPU_LIMIT in
+ * millicores. A limit the allocation removes (unlimited) is a grow. A value the actuated state
+ * does not know is written where a grow would be, and never restarts a container. An empty plan
+ * means the kernel already holds the allocation.
  * running: NULL-terminated names of the containers that run now. enforce_cpu_limits as
- * pod_cgroup_config's. -EINVAL (with reterr) when the pod's quantities do not parse. */
+ * pod_cgroup_config's. -EINVAL (with reterr) when the pod's quantities do not parse, -ERANGE
+ * when one overflows; *ret (release it with resize_plan_release) is set only on success. */
 int resize_plan_build(const json_t *pod, const json_t *allocation, const json_t *actuated,
                       const char *const *running, int64_t allocatable_memory,
                       bool enforce_cpu_limits, struct resize_plan *ret, struct error **reterr);
@@ -134,11 +151,12 @@ void resize_actuated_record(json_t *actuated, const struct resize_step *s);
 struct resize_pending {
         const json_t *pod;
         bool increases_requests; /* desired cpu or memory requests above allocated */
-        time_t pending_since;    /* PodResizePending lastTransitionTime */
+        time_t pending_since;    /* PodResizePending lastTransitionTime; 0: none yet */
 };
 /* K8S: sortPendingResizes, a qsort comparator over struct resize_pending: resizes that do not
  * increase requests first, then higher spec.priority, then Guaranteed before Burstable, then the
- * longest pending. */
+ * longest pending, a resize without a PodResizePending condition yet last. A total order
+ * (upstream's comparator is not one: two resizes that do not increase requests tie here). */
 int resize_pending_compare(const void *a, const void *b);
 
 #endif

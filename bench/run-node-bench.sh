@@ -1,0 +1,348 @@
+#!/usr/bin/env bash
+# run-node-bench.sh: benchmarks flexlet's node agent in one run, as root: pod start latency
+# through the API (all at once and one at a time) against the runtime with no API in between and
+# the kernel's namespace floor; the `flexlet serve` process's RSS and CPU idle with 0, PODS and
+# MANY_PODS running pods, with a perf profile at MANY_PODS; the per-pod helper processes; and
+# deletion until the host is clean against killing the processes directly. bench/node-bench.c
+# does the measuring. Everything it made (processes, mounts, cgroups, folders) is removed on
+# exit, failure and Ctrl-C included. The report goes to stdout and bench/results/node-<UTC date>.md.
+#
+# Environment: BUILD (build folder, default build-nodebench), PODS (100), MANY_PODS (500),
+# IDLE_SECONDS (30, each idle window), KERNEL_RUNS (200), PERF_SECONDS (15; 0: no profile),
+# BENCH_TMPDIR (parent of the data dirs; default $TMPDIR or /tmp).
+set -euo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$ROOT"
+BUILD=${BUILD:-build-nodebench}
+PODS=${PODS:-100}
+MANY_PODS=${MANY_PODS:-500}
+IDLE_SECONDS=${IDLE_SECONDS:-30}
+KERNEL_RUNS=${KERNEL_RUNS:-200}
+PERF_SECONDS=${PERF_SECONDS:-15}
+
+if [ "$(id -u)" -ne 0 ]; then
+        echo "run-node-bench.sh: needs root (cgroups, mounts, namespaces)" >&2
+        exit 1
+fi
+
+log() { echo "# $*" >&2; }
+
+# --- build: flexlet and the library with the top Makefile, node-bench against that library
+# with bench/Makefile's flags (bench/Makefile has no rule for it)
+make BUILD="$BUILD" -j"$(nproc)" "$BUILD/flexlet" "$BUILD/libflexlet.a" >/dev/null
+mkdir -p "$BUILD/bench"
+# shellcheck disable=SC2046 # pkg-config prints several words on purpose
+${CC:-cc} -O2 -g -std=gnu11 -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter \
+        -Wmissing-prototypes -Wstrict-prototypes -Wformat=2 -Wno-format-nonliteral -D_GNU_SOURCE \
+        -Isrc $(pkg-config --cflags jansson libcurl) -o "$BUILD/bench/node-bench" bench/node-bench.c \
+        "$BUILD/libflexlet.a" $(pkg-config --libs jansson sqlite3 libmicrohttpd gnutls libcurl yaml-0.1) \
+        -lpthread
+NB="$ROOT/$BUILD/bench/node-bench"
+
+export FLEXLET_BIN="$ROOT/$BUILD/flexlet" # read by server.sh
+# shellcheck disable=SC2034 # read by server_start
+FLEXLET_COMMAND=serve
+# shellcheck source=tests/lib/server.sh
+source tests/lib/server.sh
+
+SERVER_DIR=$(mktemp -d "${BENCH_TMPDIR:-${TMPDIR:-/tmp}}/flexlet-nodebench.XXXXXX")
+FLOOR_DIR="$SERVER_DIR/floor"
+CGROUP_ROOT="flexlet-nodebench-$$"
+FLOOR_CGROUP="flexlet-nodebench-floor-$$"
+PERF_PID=
+PROBE_GROUP="nodebench$$"
+PROBES=0
+mkdir -p "$FLOOR_DIR"
+
+# The pids of processes whose command line mentions our folder (pods' helpers, the server).
+our_processes() {
+        local p
+        for p in /proc/[0-9]*; do
+                [ "${p#/proc/}" = "$$" ] && continue
+                if tr '\0' ' ' <"$p/cmdline" 2>/dev/null | grep -qF "$SERVER_DIR"; then
+                        echo "${p#/proc/}"
+                fi
+        done
+}
+
+# server.sh's trap calls server_cleanup: this one leaves the host as it was.
+server_cleanup() {
+        local root d i
+        set +e
+        trap - EXIT INT TERM
+        [ -n "$PERF_PID" ] && kill "$PERF_PID" 2>/dev/null && wait "$PERF_PID" 2>/dev/null
+        [ "$PROBES" = 1 ] && perf probe -q -d "$PROBE_GROUP:*" >/dev/null 2>&1
+        server_stop
+        for i in 1 2 3 4 5 6 7 8 9 10; do
+                local left=0
+                for root in "$CGROUP_ROOT" "$FLOOR_CGROUP"; do
+                        for d in /sys/fs/cgroup/*/"$root" /sys/fs/cgroup/"$root"; do
+                                [ -d "$d" ] || continue
+                                # shellcheck disable=SC2038 # the files hold pids, one a line
+                                find "$d" -name cgroup.procs -exec cat {} + 2>/dev/null | xargs -r kill -9 2>/dev/null
+                        done
+                done
+                our_processes | xargs -r kill -9 2>/dev/null
+                sleep 0.5
+                # a pod's pid 1 ends only once its last zombie is reaped (by init, here)
+                for root in "$CGROUP_ROOT" "$FLOOR_CGROUP"; do
+                        for d in /sys/fs/cgroup/*/"$root" /sys/fs/cgroup/"$root"; do
+                                [ -d "$d" ] || continue
+                                find "$d" -depth -type d -exec rmdir {} + 2>/dev/null
+                                [ -d "$d" ] && left=1
+                        done
+                done
+                [ "$left" = 0 ] && [ -z "$(our_processes)" ] && break
+        done
+        grep -F "$SERVER_DIR" /proc/self/mountinfo | awk '{print $5}' | sort -r |
+                xargs -r -n1 umount -l 2>/dev/null
+        rm -rf --one-file-system "$SERVER_DIR"
+}
+trap server_cleanup EXIT
+trap 'exit 130' INT TERM
+
+declare -A R
+# run_nb ARGS...: runs node-bench and keeps its "key value" lines in R.
+run_nb() {
+        local out k v
+        out=$("$NB" "$@")
+        while read -r k v; do
+                [ -n "$k" ] && R[$k]=$v
+        done <<<"$out"
+}
+
+# idle KEY [node-bench args...]: an idle window; with uprobes (perf probe), also counts the sync
+# loop's passes (sync_all), pod steps (pod_worker_sync) and the PATCHes the server handled
+# (registry_patch) in the same window.
+idle() {
+        local key=$1 stat="$SERVER_DIR/probes-$1.csv" pid=""
+        shift
+        if [ "$PROBES" = 1 ]; then
+                perf stat -x, -e "$PROBE_GROUP:*" -p "$SERVER_PID" -o "$stat" -- sleep "$IDLE_SECONDS" &
+                pid=$!
+                PERF_PID=$pid
+        fi
+        run_nb idle "${API[@]}" --pid "$SERVER_PID" --seconds "$IDLE_SECONDS" --key "$key" "$@"
+        if [ -n "$pid" ]; then
+                wait "$pid" || true
+                PERF_PID=
+                while IFS=, read -r count _ event _; do
+                        [[ $event == "$PROBE_GROUP:"* ]] || continue
+                        R[$key.probe.${event#*:}]=$(awk -v c="$count" -v s="$IDLE_SECONDS" 'BEGIN { printf "%.1f", c / s }')
+                done <"$stat"
+        fi
+}
+
+# --- floors first, with nothing else running
+log "kernel floor ($KERNEL_RUNS runs each)"
+run_nb kernel --runs "$KERNEL_RUNS"
+log "runtime floor ($PODS pods, three rounds)"
+run_nb runtime --data "$FLOOR_DIR" --cgroup-root "$FLOOR_CGROUP" --pods "$PODS"
+
+# --- the agent
+alloc_pods=$((MANY_PODS + 10 > 1000 ? MANY_PODS + 10 : 1000))
+log "starting flexlet serve (--allocatable cpu=64,memory=64Gi,pods=$alloc_pods)"
+server_start --allocatable "cpu=64,memory=64Gi,pods=$alloc_pods" --cgroup-root "$CGROUP_ROOT"
+trap server_cleanup EXIT
+k wait --for=condition=Ready node/test-node --timeout=60s >/dev/null
+if command -v perf >/dev/null &&
+        perf probe -q -x "$FLEXLET_BIN" -a "$PROBE_GROUP:pass=sync_all" -a "$PROBE_GROUP:step=pod_worker_sync" \
+                -a "$PROBE_GROUP:patch=registry_patch" >/dev/null 2>&1; then
+        PROBES=1
+else
+        log "no uprobes (perf probe): sync passes, pod steps and PATCHes are not counted"
+        perf probe -q -d "$PROBE_GROUP:*" >/dev/null 2>&1 || true
+fi
+API=(--server "https://127.0.0.1:$SERVER_PORT" --ca "$SERVER_DIR/data/pki/ca.crt"
+        --token-file "$SERVER_DIR/data/pki/admin.token" --data "$SERVER_DIR/data"
+        --cgroup-root "$CGROUP_ROOT")
+# the first pod assembles the built-in busybox image: not part of what is measured
+run_nb start "${API[@]}" --prefix warm --pods 1 --key warm
+run_nb delete "${API[@]}" --prefix warm --pods 1 --key warmdel
+sleep 2
+
+log "idle, 0 pods (${IDLE_SECONDS}s)"
+idle idle0
+log "$PODS pods created all at once"
+run_nb start "${API[@]}" --prefix burst --pods "$PODS" --mode burst --timeout 600
+sleep 3
+log "idle, $PODS pods (${IDLE_SECONDS}s)"
+idle idle1 --prefix burst
+log "deleting $PODS pods"
+run_nb delete "${API[@]}" --prefix burst --pods "$PODS" --key delete --timeout 600
+sleep 2
+log "$PODS pods created one at a time"
+run_nb start "${API[@]}" --prefix serial --pods "$PODS" --mode serial --timeout 900
+run_nb delete "${API[@]}" --prefix serial --pods "$PODS" --key delete.serial --timeout 600
+sleep 2
+
+log "$MANY_PODS pods created all at once (cpu 1m, memory 1Mi)"
+run_nb start "${API[@]}" --prefix many --pods "$MANY_PODS" --mode burst --cpu 1m --memory 1Mi \
+        --key start.many --timeout 1200
+sleep 5
+log "idle, $MANY_PODS pods (${IDLE_SECONDS}s)"
+idle idle2 --prefix many
+PERF_FLAT="" PERF_TREE=""
+if [ "$PERF_SECONDS" != 0 ] && command -v perf >/dev/null; then
+        log "perf record of flexlet serve at $MANY_PODS pods (${PERF_SECONDS}s)"
+        perf record -q -e cpu-clock -F 499 --call-graph dwarf,32768 -p "$SERVER_PID" \
+                -o "$SERVER_DIR/perf.data" -- sleep "$PERF_SECONDS" >/dev/null 2>&1 &
+        PERF_PID=$!
+        wait "$PERF_PID" || true
+        PERF_PID=
+        PERF_FLAT=$(perf report -i "$SERVER_DIR/perf.data" --stdio --no-children -g none \
+                --sort dso,symbol --percent-limit 1 2>/dev/null | grep -v -e '^#' -e '^$' | sed 's/[[:space:]-]*$//' | head -30 || true)
+        PERF_TREE=$(perf report -i "$SERVER_DIR/perf.data" --stdio --children -g none \
+                --sort symbol --percent-limit 4 2>/dev/null | grep -v -e '^#' -e '^$' | sed 's/[[:space:]-]*$//' | head -40 || true)
+fi
+log "deleting $MANY_PODS pods"
+run_nb delete "${API[@]}" --prefix many --pods "$MANY_PODS" --key delete.many --timeout 1200
+sleep 3
+log "idle, 0 pods again (${IDLE_SECONDS}s)"
+idle idle3
+
+# --- report
+v() { echo "${R[$1]:-?}"; }
+# f KEY [DIGITS]: a value with that many decimals
+f() { awk -v x="$(v "$1")" -v d="${2:-1}" 'BEGIN { if (x == "?") print "?"; else printf "%.*f", d, x }'; }
+# ratio A B: A/B of two keys, one decimal
+ratio() { awk -v a="$(v "$1")" -v b="$(v "$2")" 'BEGIN { if (a == "?" || b == "?" || b == 0) print "?"; else printf "%.1f", a / b }'; }
+# kib_per KEY N: KiB per item
+kib_per() { awk -v a="$(v "$1")" -v n="$2" 'BEGIN { if (a == "?" || n == 0) print "-"; else printf "%.0f", a / n }'; }
+mib() { awk -v a="$(v "$1")" 'BEGIN { if (a == "?") print "?"; else printf "%.1f", a / 1024 }'; }
+us_ms() { awk -v x="$(v "$1")" 'BEGIN { if (x == "?") print "?"; else printf "%.2f", x / 1000 }'; }
+
+commit=$(git rev-parse --short HEAD)
+[ -z "$(git status --porcelain -- src)" ] || commit="$commit, with uncommitted changes in src/"
+cgv=$(stat -fc %T /sys/fs/cgroup)
+case "$cgv" in
+cgroup2fs) cgv="v2" ;;
+*) if [ -d /sys/fs/cgroup/unified ]; then cgv="v1 (hybrid)"; else cgv="v1"; fi ;;
+esac
+mem_gib=$(awk '/MemTotal/ {printf "%.1f", $2 / 1048576}' /proc/meminfo)
+cpu_model=$(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo)
+data_fs=$(df -PT "$SERVER_DIR" | awk 'NR == 2 {print $2}')
+
+row_start() { # label key
+        echo "| $1 | $(f "$2.p50") | $(f "$2.p99") | $(f "$2.max") |"
+}
+row_idle() { # label pods key
+        local n=$2 k=$3
+        echo "| $1 | $(mib "$k.serve.rss_kib") | $(mib "$k.serve.hwm_kib") | $(f "$k.serve.cpu_pct" 2) | $(v "$k.probe.pass") | $(v "$k.probe.step") | $(v "$k.probe.patch") | $(v "$k.pod_status_writes") | $(v "$k.helpers.n") | $(kib_per "$k.helpers.rss_kib" "$n") | $(kib_per "$k.helpers.pss_kib" "$n") | $(kib_per "$k.containers.rss_kib" "$n") | $(f "$k.helpers.cpu_pct" 2) |"
+}
+threads() { # key
+        local k=$1 i out=""
+        for i in 0 1 2 3; do
+                [ -n "${R[$k.serve.thread$i]:-}" ] && out="$out ${R[$k.serve.thread$i]}"
+        done
+        echo "${out:- none}"
+}
+
+mkdir -p bench/results
+out="bench/results/node-$(date -u +%F).md"
+{
+        echo "# flexlet node agent benchmark, $(date -u '+%F %H:%M') UTC"
+        echo
+        echo "Commit $commit. Machine: $(nproc) CPUs ($cpu_model), $mem_gib GiB RAM, Linux $(uname -r),"
+        echo "cgroup $cgv, data dir on $data_fs, load average $(cut -d' ' -f1-3 /proc/loadavg) at the end."
+        echo "\`flexlet serve --allocatable cpu=64,memory=64Gi,pods=$alloc_pods\`; pods are busybox \`sleep 3600\` with"
+        echo "one memory emptyDir (sizeLimit 16Mi, a tmpfs), requests cpu 10m memory 16Mi ($MANY_PODS-pod"
+        echo "level: cpu 1m memory 1Mi). All times in ms."
+        echo
+        echo "## Pod start"
+        echo
+        echo "Agent: from each pod's POST to the watch event showing it Running with its container"
+        echo "started. Runtime: runtime_sandbox_start + runtime_container_start (+ reading the state"
+        echo "back), called directly; \"+ host prep\" adds the pod folder, pod/sandbox/container cgroups"
+        echo "with limits and the tmpfs. Kernel: clone(2) into new pid/ipc/uts/mount namespaces + exec"
+        echo "/bin/true + wait; \`unshare -pimuf /bin/true\` spawned and waited for."
+        echo
+        echo "| path | p50 | p99 | max | total for all |"
+        echo "| --- | ---: | ---: | ---: | ---: |"
+        echo "| agent, $PODS created all at once | $(f start.burst.latency_ms.p50) | $(f start.burst.latency_ms.p99) | $(f start.burst.latency_ms.max) | $(f start.burst.total_ms) |"
+        echo "| agent, $PODS one at a time | $(f start.serial.latency_ms.p50) | $(f start.serial.latency_ms.p99) | $(f start.serial.latency_ms.max) | $(f start.serial.total_ms) |"
+        echo "| agent, $MANY_PODS all at once (cpu 1m) | $(f start.many.latency_ms.p50) | $(f start.many.latency_ms.p99) | $(f start.many.latency_ms.max) | $(f start.many.total_ms) |"
+        echo "| runtime path, $PODS in a row | $(f runtime.start.runtime_ms.p50) | $(f runtime.start.runtime_ms.p99) | $(f runtime.start.runtime_ms.max) | $(f runtime.start.total_ms) |"
+        echo "| runtime + host prep | $(f runtime.start.pod_ms.p50) | $(f runtime.start.pod_ms.p99) | $(f runtime.start.pod_ms.max) | |"
+        echo "| kernel: clone new pid/ipc/uts/mnt ns + exec | $(us_ms kernel.clone_ns_us.p50) | $(us_ms kernel.clone_ns_us.p99) | $(us_ms kernel.clone_ns_us.max) | |"
+        echo "| kernel: \`unshare -pimuf /bin/true\` | $(us_ms kernel.unshare_cmd_us.p50) | $(us_ms kernel.unshare_cmd_us.p99) | $(us_ms kernel.unshare_cmd_us.max) | |"
+        echo "| kernel: fork + exec /bin/true | $(us_ms kernel.fork_exec_us.p50) | $(us_ms kernel.fork_exec_us.p99) | $(us_ms kernel.fork_exec_us.max) | |"
+        echo
+        echo "Where an agent start goes (p50 / p99): POST $(f start.serial.post_ms.p50) / $(f start.serial.post_ms.p99),"
+        echo "POST → bound (scheduler) $(f start.serial.bound_ms.p50) / $(f start.serial.bound_ms.p99), bound → Running seen"
+        echo "$(f start.serial.bound_to_running_ms.p50) / $(f start.serial.bound_to_running_ms.p99) one at a time; all at once: bound → Running"
+        echo "$(f start.burst.bound_to_running_ms.p50) / $(f start.burst.bound_to_running_ms.p99)."
+        echo
+        kclone_ms=$(awk -v x="$(v kernel.unshare_cmd_us.p50)" 'BEGIN { printf "%.6f", x / 1000 }')
+        R[kernel.unshare_cmd_ms.p50]=$kclone_ms
+        echo "Ratios, p50 one at a time, agent : runtime : kernel (unshare -pimuf) ="
+        echo "**$(ratio start.serial.latency_ms.p50 kernel.unshare_cmd_ms.p50) : $(ratio runtime.start.runtime_ms.p50 kernel.unshare_cmd_ms.p50) : 1**;"
+        echo "agent / runtime = **$(ratio start.serial.latency_ms.p50 runtime.start.runtime_ms.p50)** (one at a time, p50),"
+        echo "**$(ratio start.burst.total_ms runtime.start.total_ms)** ($PODS at once, total time against $PODS runtime starts in a row)."
+        echo
+        echo "## Agent memory and CPU"
+        echo
+        echo "\`flexlet serve\` idle over ${IDLE_SECONDS} s at each level: VmRSS, VmHWM, CPU (utime+stime)."
+        echo "Helpers are the pods' \`flexlet supervise\` processes (each pod's pid 1 \"pause\" and one"
+        echo "supervisor per container); container = the \`sleep\` itself. PSS splits shared pages."
+        echo "Sync passes, pod steps and PATCHes (all PATCH requests the server handled, the node's"
+        echo "heartbeat included) are uprobe counts on sync_all, pod_worker_sync and registry_patch in the"
+        echo "window (? without uprobes). Status changes: MODIFIED watch events of the pods in the window."
+        echo
+        echo "| pods | RSS MiB | HWM MiB | CPU % | sync passes/s | pod steps/s | PATCH/s | status changes | helpers | helper RSS KiB/pod | helper PSS KiB/pod | container RSS KiB/pod | helpers CPU % |"
+        echo "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+        row_idle 0 0 idle0
+        row_idle "$PODS" "$PODS" idle1
+        row_idle "$MANY_PODS" "$MANY_PODS" idle2
+        row_idle "0 (after all)" 0 idle3
+        echo
+        echo "Busiest threads of serve (tid:name:CPU%): 0 pods:$(threads idle0); $PODS pods:$(threads idle1);"
+        echo "$MANY_PODS pods:$(threads idle2)."
+        echo
+        echo "## Deletion"
+        echo
+        echo "Agent: each pod's DELETE (default grace period; \`sleep\` ends on SIGTERM) to its DELETED"
+        echo "event (gone) and to its folder leaving DATA/pods (host clean: the folder goes last in the"
+        echo "teardown). Floors on the runtime path's pods: SIGKILL to every container and pod pid 1 until"
+        echo "all their processes have exited (the supervisors reap, record and end by themselves); the"
+        echo "runtime's own teardown pod by pod (container remove, sandbox stop, cgroup kill, tmpfs"
+        echo "unmount, cgroup and folder removal)."
+        echo
+        echo "| path | p50 | p99 | max | total for all |"
+        echo "| --- | ---: | ---: | ---: | ---: |"
+        echo "| agent, $PODS: object gone | $(f delete.gone_ms.p50) | $(f delete.gone_ms.p99) | $(f delete.gone_ms.max) | $(f delete.gone_total_ms) |"
+        echo "| agent, $PODS: host clean | $(f delete.clean_ms.p50) | $(f delete.clean_ms.p99) | $(f delete.clean_ms.max) | $(f delete.clean_total_ms) |"
+        echo "| agent, $MANY_PODS: object gone | $(f delete.many.gone_ms.p50) | $(f delete.many.gone_ms.p99) | $(f delete.many.gone_ms.max) | $(f delete.many.gone_total_ms) |"
+        echo "| floor: SIGKILL, $PODS pods' processes exited | $(f runtime.kill.exit_ms.p50) | $(f runtime.kill.exit_ms.p99) | $(f runtime.kill.exit_ms.max) | $(f runtime.kill.total_ms) |"
+        echo "| floor: runtime teardown, $PODS in a row | $(f runtime.teardown_ms.p50) | $(f runtime.teardown_ms.p99) | $(f runtime.teardown_ms.max) | $(f runtime.teardown.total_ms) |"
+        echo "| SIGKILL of supervisors too (see note) | $(f runtime.killall.exit_ms.p50) | $(f runtime.killall.exit_ms.p99) | $(f runtime.killall.exit_ms.max) | $(f runtime.killall.total_ms) |"
+        echo
+        echo "Ratios, total for $PODS: agent (host clean) : runtime teardown : SIGKILL ="
+        echo "**$(ratio delete.clean_total_ms runtime.kill.total_ms) : $(ratio runtime.teardown.total_ms runtime.kill.total_ms) : 1**."
+        echo "Left on the host after the deletes (mounts, pod cgroups, folders, processes):"
+        echo "$(v delete.left.mounts), $(v delete.left.cgroups), $(v delete.left.dirs), $(v delete.left.processes) after $PODS;"
+        echo "$(v delete.serial.left.mounts), $(v delete.serial.left.cgroups), $(v delete.serial.left.dirs), $(v delete.serial.left.processes) after the serial $PODS;"
+        echo "$(v delete.many.left.mounts), $(v delete.many.left.cgroups), $(v delete.many.left.dirs), $(v delete.many.left.processes) after $MANY_PODS."
+        echo
+        echo "Note: with the supervisors killed as well, a container's zombie goes to the host's init,"
+        echo "and the pod's pid 1 cannot finish exiting until that zombie is reaped (zap_pid_ns_processes);"
+        echo "so that row measures how often this machine's init reaps orphans, not flexlet."
+        if [ -n "$PERF_FLAT" ]; then
+                echo
+                echo "## Profile of flexlet serve at $MANY_PODS pods (perf, ${PERF_SECONDS} s, cpu-clock)"
+                echo
+                echo "Self time by symbol (>= 1%):"
+                echo
+                echo '```'
+                echo "$PERF_FLAT"
+                echo '```'
+                echo
+                echo "Inclusive time (children included, >= 4%):"
+                echo
+                echo '```'
+                echo "$PERF_TREE"
+                echo '```'
+        fi
+} >"$out"
+cat "$out"
+echo "report written to $out" >&2
