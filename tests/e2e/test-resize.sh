@@ -20,7 +20,6 @@ fi
 
 CGROUP_ROOT="flexlet-e2e-resize-$$"
 MEMCG=/sys/fs/cgroup/memory/$CGROUP_ROOT
-CPUCG=$(ls -d /sys/fs/cgroup/cpu,cpuacct/"$CGROUP_ROOT" /sys/fs/cgroup/cpu/"$CGROUP_ROOT" 2>/dev/null | head -1)
 cleanup_host() {
         server_cleanup_keep_dir
         for d in /sys/fs/cgroup/*/"$CGROUP_ROOT" /sys/fs/cgroup/"$CGROUP_ROOT"; do
@@ -46,12 +45,13 @@ if ! start_node; then
         tap_done
         exit 1
 fi
+CPUCG=$(ls -d /sys/fs/cgroup/cpu,cpuacct/"$CGROUP_ROOT" /sys/fs/cgroup/cpu/"$CGROUP_ROOT" 2>/dev/null | head -1)
 
 wait_running() {
         k wait --for=jsonpath='{.status.phase}'=Running "pod/$1" --timeout=60s >/dev/null 2>&1
 }
 resize() { # resize POD JSON
-        k patch pod "$1" --subresource resize --type merge -p "$2" >/dev/null
+        k patch pod "$1" --subresource resize -p "$2" >/dev/null
 }
 jp() { k get pod "$1" -o jsonpath="$2"; }
 # cg_file POD CONTAINER|"" CONTROLLER_DIR FILE: a cgroup file of the pod (or its running container)
@@ -146,13 +146,11 @@ until_eq "and reaches the cgroup" "1536" cg_file web c1 "$CPUCG" cpu.shares
 cat <<'JSON' | k create -f - >/dev/null
 {"apiVersion":"v1","kind":"Pod","metadata":{"name":"hungry"},
  "spec":{"terminationGracePeriodSeconds":1,
-  "containers":[{"name":"c1","image":"busybox","command":["sh","-c","dd if=/dev/zero of=/dev/shm/fill bs=1M count=40; sleep 3600"],
-   "resources":{"requests":{"memory":"128Mi"},"limits":{"memory":"128Mi"}},
-   "volumeMounts":[{"name":"shm","mountPath":"/dev/shm"}]}],
-  "volumes":[{"name":"shm","emptyDir":{"medium":"Memory"}}]}}
+  "containers":[{"name":"c1","image":"busybox","command":["sh","-c","x=$(head -c 40000000 /dev/zero | tr '\\0' a); echo ${#x}; sleep 3600"],
+   "resources":{"requests":{"memory":"128Mi"},"limits":{"memory":"128Mi"}}}]}}
 JSON
 wait_running hungry
-sleep 1
+until_eq "the container holds 40 MB" "40000000" k logs hungry
 resize hungry '{"spec":{"containers":[{"name":"c1","resources":{"requests":{"memory":"20Mi"},"limits":{"memory":"20Mi"}}}]}}'
 until_eq "S14: PodResizeInProgress reason Error" "Error" \
         jp hungry '{.status.conditions[?(@.type=="PodResizeInProgress")].reason}'
