@@ -86,6 +86,8 @@ static int subresource_from_string(const struct api_resource *r, const char *s,
                 *ret = API_SUB_RESIZE;
         else if (streq(s, "binding"))
                 *ret = API_SUB_BINDING;
+        else if (streq(s, "log"))
+                *ret = API_SUB_LOG;
         else
                 return -ENOENT;
         return 0;
@@ -142,6 +144,16 @@ static void route_resource(struct apiserver *s, const char *group, char **seg, i
                         resp, EPROTONOSUPPORT,
                         "the body of the request was in an unknown format - accepted media types include: application/json, application/yaml",
                         NULL);
+                return;
+        }
+        if (t.sub == API_SUB_LOG) {
+                if (streq(m, "GET"))
+                        pod_log_get(s, &t, req, resp);
+                else
+                        status_respond(
+                                resp, EOPNOTSUPP,
+                                "the server does not allow this method on the requested resource",
+                                NULL);
                 return;
         }
         if (t.sub == API_SUB_BINDING) {

@@ -21,10 +21,16 @@ struct pki;
 /* K8S: kube-apiserver refuses request bodies over 3 MiB with 413. */
 #define API_MAX_BODY_BYTES (3 * 1024 * 1024)
 
+/* The strings are borrowed: they must outlive the server. */
 struct apiserver_options {
         const char *node_name;
         const char *listen; /* "127.0.0.1:6443", for discovery's serverAddressByClientCIDRs */
         bool require_auth;
+        /* How pods/log reaches a node's kubelet (K8S --kubelet-certificate-authority and the
+         * client credentials): the PEM CA that signed the kubelets' serving certificates
+         * (NULL: the system's trust store) and the bearer token sent to them (NULL: none). */
+        const char *kubelet_ca_file;
+        const char *kubelet_token;
 };
 
 struct apiserver;

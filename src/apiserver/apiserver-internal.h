@@ -44,6 +44,10 @@ void registry_delete(struct apiserver *s, const struct api_target *t,
 /* K8S: POST pods/{name}/binding: sets spec.nodeName once and marks PodScheduled. */
 void registry_bind(struct apiserver *s, const struct api_target *t, const struct http_request *req,
                    struct http_response *resp);
+/* K8S: GET pods/{name}/log (pod-log.c): validates PodLogOptions, picks the container and
+ * streams the log from the kubelet of the pod's node. */
+void pod_log_get(struct apiserver *s, const struct api_target *t, const struct http_request *req,
+                 struct http_response *resp);
 void registry_delete_collection(struct apiserver *s, const struct api_target *t,
                                 const struct http_request *req, struct http_response *resp);
 

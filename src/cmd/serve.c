@@ -233,6 +233,7 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
                 return 1;
         }
 
+        ca_file = xasprintf("%s/pki/ca.crt", f.data_dir);
         db = xasprintf("%s/store.db", f.data_dir);
         r = store_open_sqlite(db, &store, &err);
         if (r < 0) {
@@ -241,9 +242,13 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
                 return 1;
         }
         {
+                /* pods/log reaches kubelets whose certificates the cluster CA signed, with the
+                 * admin token */
                 struct apiserver_options ao = { .node_name = f.node_name,
                                                 .listen = f.listen,
-                                                .require_auth = true };
+                                                .require_auth = true,
+                                                .kubelet_ca_file = ca_file,
+                                                .kubelet_token = pki_admin_token(pki) };
                 (void) apiserver_new(store, pki, &ao, &api);
         }
         {
@@ -267,7 +272,6 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
         bootstrap_namespace(api, pki_admin_token(pki), "kube-public");
         bootstrap_namespace(api, pki_admin_token(pki), "kube-node-lease");
         /* The controllers are API clients like any other, over loopback HTTPS. */
-        ca_file = xasprintf("%s/pki/ca.crt", f.data_dir);
         {
                 struct api_client_options co = { .server_url = url,
                                                  .ca_file = ca_file,
