@@ -12,7 +12,7 @@ CFLAGS   ?= -O2 -g
 override CFLAGS += -std=gnu11 $(WARN) -D_GNU_SOURCE -Isrc $(PKG_CFLAGS) -MMD -MP
 override LDLIBS += $(PKG_LIBS) -lpthread
 
-LIB_SRCS := $(sort $(wildcard src/base/*.c src/api/*.c src/store/*.c src/apiserver/*.c \
+LIB_SRCS := $(sort $(wildcard src/base/*.c src/http/*.c src/api/*.c src/store/*.c src/apiserver/*.c \
               src/client/*.c src/controllers/*.c src/node/*.c src/node/*/*.c))
 CMD_SRCS := $(sort $(wildcard src/cmd/*.c))
 UNIT_SRCS := $(sort $(wildcard tests/unit/*/test-*.c))

@@ -1,6 +1,6 @@
 /* api.c: the front of the API server: health endpoints, authentication, version, discovery
  * and OpenAPI, and the routing of resource URLs to the registry's verbs. Knows nothing of
- * HTTP libraries (see http-server.c) nor of storage details (see registry.c). */
+ * HTTP libraries (see http/http-server.c) nor of storage details (see registry.c). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,50 +14,6 @@
 #include "base/json.h"
 
 #define NOT_FOUND_MESSAGE "the server could not find the requested resource"
-
-const char *api_request_query(const struct api_request *r, const char *key)
-{
-        for (size_t i = 0; i < r->n_query; i++)
-                if (streq(r->query[i].key, key))
-                        return r->query[i].value ? r->query[i].value : "";
-        return NULL;
-}
-
-void api_response_init(struct api_response *r)
-{
-        r->status = 0;
-        r->content_type = "application/json";
-        strbuf_init(&r->body);
-        strbuf_init(&r->warnings);
-        r->stream = (struct api_stream){ 0 };
-}
-
-void api_response_release(struct api_response *r)
-{
-        strbuf_release(&r->body);
-        strbuf_release(&r->warnings);
-        if (r->stream.free)
-                r->stream.free(r->stream.ctx);
-        r->stream = (struct api_stream){ 0 };
-}
-
-void api_response_json(struct api_response *r, unsigned status, const json_t *obj)
-{
-        cleanup_free char *text = json_dump_compact(obj);
-
-        r->status = status;
-        r->content_type = "application/json";
-        strbuf_reset(&r->body);
-        strbuf_addstr(&r->body, text);
-}
-
-static void respond_text(struct api_response *r, unsigned status, const char *text)
-{
-        r->status = status;
-        r->content_type = "text/plain; charset=utf-8";
-        strbuf_reset(&r->body);
-        strbuf_addstr(&r->body, text);
-}
 
 int apiserver_new(struct store *store, const struct pki *pki, const struct apiserver_options *o,
                   struct apiserver **ret)
@@ -83,7 +39,7 @@ void apiserver_set_ready(struct apiserver *s, bool ready)
         atomic_store(&s->ready, ready);
 }
 
-static bool authenticated(const struct apiserver *s, const struct api_request *req)
+static bool authenticated(const struct apiserver *s, const struct http_request *req)
 {
         const char *a = req->authorization;
 
@@ -94,14 +50,14 @@ static bool authenticated(const struct apiserver *s, const struct api_request *r
         return pki_token_equal(s->pki, a + 7);
 }
 
-static void respond_version(struct api_response *resp)
+static void respond_version(struct http_response *resp)
 {
         json_t *v =
                 json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s}", "major", "1", "minor",
                           "33", "gitVersion", "v1.33.0+flexlet", "gitCommit", "flexlet",
                           "gitTreeState", "clean", "buildDate", "2026-01-01T00:00:00Z", "goVersion",
                           "none", "compiler", "gcc", "platform", "linux/amd64");
-        api_response_json(resp, 200, v);
+        http_response_json(resp, 200, v);
         json_decref(v);
 }
 
@@ -130,6 +86,8 @@ static int subresource_from_string(const struct api_resource *r, const char *s,
                 *ret = API_SUB_RESIZE;
         else if (streq(s, "binding"))
                 *ret = API_SUB_BINDING;
+        else if (streq(s, "log"))
+                *ret = API_SUB_LOG;
         else
                 return -ENOENT;
         return 0;
@@ -172,7 +130,7 @@ static bool is_protobuf(const char *content_type)
 }
 
 static void route_resource(struct apiserver *s, const char *group, char **seg, int n,
-                           const struct api_request *req, struct api_response *resp)
+                           const struct http_request *req, struct http_response *resp)
 {
         struct api_target t;
         const char *m = req->method;
@@ -186,6 +144,16 @@ static void route_resource(struct apiserver *s, const char *group, char **seg, i
                         resp, EPROTONOSUPPORT,
                         "the body of the request was in an unknown format - accepted media types include: application/json, application/yaml",
                         NULL);
+                return;
+        }
+        if (t.sub == API_SUB_LOG) {
+                if (streq(m, "GET"))
+                        pod_log_get(s, &t, req, resp);
+                else
+                        status_respond(
+                                resp, EOPNOTSUPP,
+                                "the server does not allow this method on the requested resource",
+                                NULL);
                 return;
         }
         if (t.sub == API_SUB_BINDING) {
@@ -217,22 +185,29 @@ static void route_resource(struct apiserver *s, const char *group, char **seg, i
         }
 }
 
-void api_handle(struct apiserver *s, const struct api_request *req, struct api_response *resp)
+void api_handle(void *apiserver, const struct http_request *req, struct http_response *resp)
 {
+        struct apiserver *s = apiserver;
         const char *p = req->path;
         cleanup_free char *buf = NULL;
         char *seg[8];
         int n;
 
+        /* K8S: kube-apiserver refuses request bodies over 3 MiB with 413. */
+        if (req->body_too_large) {
+                status_respond(resp, E2BIG, "the request body is too large: limit is 3145728 bytes",
+                               NULL);
+                return;
+        }
         if (streq(p, "/healthz") || streq(p, "/livez")) {
-                respond_text(resp, 200, "ok");
+                http_response_text(resp, 200, "ok");
                 return;
         }
         if (streq(p, "/readyz")) {
                 if (atomic_load(&s->ready))
-                        respond_text(resp, 200, "ok");
+                        http_response_text(resp, 200, "ok");
                 else
-                        respond_text(resp, 500, "[-]flexlet not ready\nreadyz check failed");
+                        http_response_text(resp, 500, "[-]flexlet not ready\nreadyz check failed");
                 return;
         }
         if (streq(p, "/version")) {

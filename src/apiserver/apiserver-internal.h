@@ -29,36 +29,40 @@ struct api_target {
 };
 
 /* Verb handlers (registry.c). Each writes a complete response. */
-void registry_get(struct apiserver *s, const struct api_target *t, const struct api_request *req,
-                  struct api_response *resp);
-void registry_list(struct apiserver *s, const struct api_target *t, const struct api_request *req,
-                   struct api_response *resp);
-void registry_create(struct apiserver *s, const struct api_target *t, const struct api_request *req,
-                     struct api_response *resp);
-void registry_update(struct apiserver *s, const struct api_target *t, const struct api_request *req,
-                     struct api_response *resp);
-void registry_patch(struct apiserver *s, const struct api_target *t, const struct api_request *req,
-                    struct api_response *resp);
-void registry_delete(struct apiserver *s, const struct api_target *t, const struct api_request *req,
-                     struct api_response *resp);
+void registry_get(struct apiserver *s, const struct api_target *t, const struct http_request *req,
+                  struct http_response *resp);
+void registry_list(struct apiserver *s, const struct api_target *t, const struct http_request *req,
+                   struct http_response *resp);
+void registry_create(struct apiserver *s, const struct api_target *t,
+                     const struct http_request *req, struct http_response *resp);
+void registry_update(struct apiserver *s, const struct api_target *t,
+                     const struct http_request *req, struct http_response *resp);
+void registry_patch(struct apiserver *s, const struct api_target *t, const struct http_request *req,
+                    struct http_response *resp);
+void registry_delete(struct apiserver *s, const struct api_target *t,
+                     const struct http_request *req, struct http_response *resp);
 /* K8S: POST pods/{name}/binding: sets spec.nodeName once and marks PodScheduled. */
-void registry_bind(struct apiserver *s, const struct api_target *t, const struct api_request *req,
-                   struct api_response *resp);
+void registry_bind(struct apiserver *s, const struct api_target *t, const struct http_request *req,
+                   struct http_response *resp);
+/* K8S: GET pods/{name}/log (pod-log.c): validates PodLogOptions, picks the container and
+ * streams the log from the kubelet of the pod's node. */
+void pod_log_get(struct apiserver *s, const struct api_target *t, const struct http_request *req,
+                 struct http_response *resp);
 void registry_delete_collection(struct apiserver *s, const struct api_target *t,
-                                const struct api_request *req, struct api_response *resp);
+                                const struct http_request *req, struct http_response *resp);
 
 /* Parses labelSelector and fieldSelector from the query; on a bad selector writes a 400 and
  * returns < 0. */
-int request_selectors(const struct api_target *t, const struct api_request *req,
-                      struct api_response *resp, struct label_selector **ret_labels,
+int request_selectors(const struct api_target *t, const struct http_request *req,
+                      struct http_response *resp, struct label_selector **ret_labels,
                       struct field_selector **ret_fields);
 bool object_matches(const json_t *obj, const struct label_selector *ls,
                     const struct field_selector *fs);
 /* True when Accept asks for a metav1.Table. */
-bool request_wants_table(const struct api_request *req);
+bool request_wants_table(const struct http_request *req);
 
 /* Streams a watch (watch.c); takes ownership of the selectors. */
-void watch_serve(struct apiserver *s, const struct api_target *t, const struct api_request *req,
-                 struct api_response *resp, struct label_selector *ls, struct field_selector *fs);
+void watch_serve(struct apiserver *s, const struct api_target *t, const struct http_request *req,
+                 struct http_response *resp, struct label_selector *ls, struct field_selector *fs);
 
 #endif

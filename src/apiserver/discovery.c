@@ -28,11 +28,14 @@ static json_t *strv_json(const char *const *v)
         return a;
 }
 
-/* K8S: pods/binding is create-only; the other subresources read and write the parent. */
+/* K8S: pods/binding is create-only, pods/log get-only; the other subresources read and write
+ * the parent. */
 static json_t *subresource_verbs(const char *sub)
 {
         if (streq(sub, "binding"))
                 return json_pack("[s]", "create");
+        if (streq(sub, "log"))
+                return json_pack("[s]", "get");
         return json_pack("[s, s, s]", "get", "patch", "update");
 }
 
@@ -97,16 +100,16 @@ static json_t *aggregated_list(bool core)
                          "apidiscovery.k8s.io/v2", "metadata", "items", items);
 }
 
-static void respond_aggregated(struct api_response *resp, bool core)
+static void respond_aggregated(struct http_response *resp, bool core)
 {
         json_t *doc = aggregated_list(core);
 
-        api_response_json(resp, 200, doc);
+        http_response_json(resp, 200, doc);
         resp->content_type = AGGREGATED_CONTENT_TYPE;
         json_decref(doc);
 }
 
-void discovery_api(struct api_response *resp, bool aggregated, const char *listen)
+void discovery_api(struct http_response *resp, bool aggregated, const char *listen)
 {
         json_t *doc;
 
@@ -117,11 +120,11 @@ void discovery_api(struct api_response *resp, bool aggregated, const char *liste
         doc = json_pack("{s:s, s:[s], s:[{s:s, s:s}]}", "kind", "APIVersions", "versions", "v1",
                         "serverAddressByClientCIDRs", "clientCIDR", "0.0.0.0/0", "serverAddress",
                         listen);
-        api_response_json(resp, 200, doc);
+        http_response_json(resp, 200, doc);
         json_decref(doc);
 }
 
-void discovery_apis(struct api_response *resp, bool aggregated)
+void discovery_apis(struct http_response *resp, bool aggregated)
 {
         json_t *groups = json_array();
         json_t *doc;
@@ -151,11 +154,11 @@ void discovery_apis(struct api_response *resp, bool aggregated)
         }
         doc = json_pack("{s:s, s:s, s:o}", "kind", "APIGroupList", "apiVersion", "v1", "groups",
                         groups);
-        api_response_json(resp, 200, doc);
+        http_response_json(resp, 200, doc);
         json_decref(doc);
 }
 
-void discovery_resource_list(struct api_response *resp, const char *group, const char *version)
+void discovery_resource_list(struct http_response *resp, const char *group, const char *version)
 {
         json_t *resources = json_array();
         const char *group_version = NULL;
@@ -193,6 +196,6 @@ void discovery_resource_list(struct api_response *resp, const char *group, const
         }
         doc = json_pack("{s:s, s:s, s:s, s:o}", "kind", "APIResourceList", "apiVersion", "v1",
                         "groupVersion", group_version, "resources", resources);
-        api_response_json(resp, 200, doc);
+        http_response_json(resp, 200, doc);
         json_decref(doc);
 }

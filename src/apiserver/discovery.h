@@ -8,12 +8,12 @@
 
 /* True when the Accept header asks for aggregated discovery (apidiscovery.k8s.io v2). */
 bool discovery_wants_aggregated(const char *accept);
-void discovery_api(struct api_response *resp, bool aggregated, const char *listen);
-void discovery_apis(struct api_response *resp, bool aggregated);
+void discovery_api(struct http_response *resp, bool aggregated, const char *listen);
+void discovery_apis(struct http_response *resp, bool aggregated);
 /* APIResourceList for a group ("" core) and version; 404 when unknown. */
-void discovery_resource_list(struct api_response *resp, const char *group, const char *version);
+void discovery_resource_list(struct http_response *resp, const char *group, const char *version);
 
 /* GET /openapi/v3 and /openapi/v3/<api/v1 | apis/g/v>. */
-void openapi_v3(struct api_response *resp, const char *rest);
+void openapi_v3(struct http_response *resp, const char *rest);
 
 #endif

@@ -176,13 +176,13 @@ static void build_cache(void)
         cache.root = json_pack("{s:o}", "paths", paths);
 }
 
-void openapi_v3(struct api_response *resp, const char *rest)
+void openapi_v3(struct http_response *resp, const char *rest)
 {
         const json_t *doc;
 
         (void) pthread_once(&cache.once, build_cache);
         if (!rest || !*rest || streq(rest, "/")) {
-                api_response_json(resp, 200, cache.root);
+                http_response_json(resp, 200, cache.root);
                 return;
         }
         doc = json_object_get(cache.docs, rest[0] == '/' ? rest + 1 : rest);
@@ -191,5 +191,5 @@ void openapi_v3(struct api_response *resp, const char *rest)
                                NULL);
                 return;
         }
-        api_response_json(resp, 200, doc);
+        http_response_json(resp, 200, doc);
 }

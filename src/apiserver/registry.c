@@ -25,14 +25,14 @@
 /* K8S: the patch handler retries a patch whose write raced another writer. */
 #define PATCH_CONFLICT_RETRIES 5
 
-bool request_wants_table(const struct api_request *req)
+bool request_wants_table(const struct http_request *req)
 {
         return req->accept && strstr(req->accept, "as=Table");
 }
 
-static bool dry_run(const struct api_request *req)
+static bool dry_run(const struct http_request *req)
 {
-        const char *v = api_request_query(req, "dryRun");
+        const char *v = http_request_query(req, "dryRun");
         return v && streq(v, "All");
 }
 
@@ -53,15 +53,15 @@ static const char *store_ns(const struct api_target *t)
         return t->res->namespaced ? t->ns : "";
 }
 
-int request_selectors(const struct api_target *t, const struct api_request *req,
-                      struct api_response *resp, struct label_selector **ret_labels,
+int request_selectors(const struct api_target *t, const struct http_request *req,
+                      struct http_response *resp, struct label_selector **ret_labels,
                       struct field_selector **ret_fields)
 {
         cleanup_error struct error *err = NULL;
         struct label_selector *ls = NULL;
         struct field_selector *fs = NULL;
-        const char *l = api_request_query(req, "labelSelector");
-        const char *f = api_request_query(req, "fieldSelector");
+        const char *l = http_request_query(req, "labelSelector");
+        const char *f = http_request_query(req, "fieldSelector");
 
         if (label_selector_parse(l ? l : "", &ls, &err) < 0) {
                 status_respond(resp, EINVAL, err->message, NULL);
@@ -85,29 +85,29 @@ bool object_matches(const json_t *obj, const struct label_selector *ls,
 }
 
 /* Writes obj (or a one-row Table when asked for) with the given status code. */
-static void respond_object(const struct api_target *t, const struct api_request *req,
-                           struct api_response *resp, unsigned code, const json_t *obj)
+static void respond_object(const struct api_target *t, const struct http_request *req,
+                           struct http_response *resp, unsigned code, const json_t *obj)
 {
         enum table_include include;
         json_t *items, *table;
 
         if (!request_wants_table(req)) {
-                api_response_json(resp, code, obj);
+                http_response_json(resp, code, obj);
                 return;
         }
-        if (table_include_from_string(api_request_query(req, "includeObject"), &include) < 0)
+        if (table_include_from_string(http_request_query(req, "includeObject"), &include) < 0)
                 include = TABLE_INCLUDE_METADATA;
         items = json_pack("[O]", obj);
         table = table_build(t->res, items, true, include,
                             json_path_string(obj, "metadata.resourceVersion"));
-        api_response_json(resp, code, table);
+        http_response_json(resp, code, table);
         resp->content_type = "application/json;as=Table;v=v1;g=meta.k8s.io";
         json_decref(table);
         json_decref(items);
 }
 
 static void respond_store_error(const struct api_target *t, const char *name,
-                                struct api_response *resp, int r, const struct error *err)
+                                struct http_response *resp, int r, const struct error *err)
 {
         if (r == -ENOENT)
                 status_not_found(resp, t->res, name);
@@ -119,8 +119,8 @@ static void respond_store_error(const struct api_target *t, const char *name,
                 status_respond(resp, r, err ? err->message : strerror(-r), NULL);
 }
 
-void registry_get(struct apiserver *s, const struct api_target *t, const struct api_request *req,
-                  struct api_response *resp)
+void registry_get(struct apiserver *s, const struct api_target *t, const struct http_request *req,
+                  struct http_response *resp)
 {
         cleanup_error struct error *err = NULL;
         cleanup_json json_t *obj = NULL;
@@ -136,7 +136,7 @@ void registry_get(struct apiserver *s, const struct api_target *t, const struct 
 /* The objects of t's collection that match the selectors; writes the error response. */
 static int list_matching(struct apiserver *s, const struct api_target *t,
                          const struct label_selector *ls, const struct field_selector *fs,
-                         json_t **ret_items, uint64_t *ret_rv, struct api_response *resp)
+                         json_t **ret_items, uint64_t *ret_rv, struct http_response *resp)
 {
         cleanup_error struct error *err = NULL;
         cleanup_json json_t *items = NULL;
@@ -158,13 +158,13 @@ static int list_matching(struct apiserver *s, const struct api_target *t,
         return 0;
 }
 
-void registry_list(struct apiserver *s, const struct api_target *t, const struct api_request *req,
-                   struct api_response *resp)
+void registry_list(struct apiserver *s, const struct api_target *t, const struct http_request *req,
+                   struct http_response *resp)
 {
         cleanup_json json_t *out = NULL, *doc = NULL;
         struct label_selector *ls = NULL;
         struct field_selector *fs = NULL;
-        const char *watch = api_request_query(req, "watch");
+        const char *watch = http_request_query(req, "watch");
         uint64_t rv;
         char rvbuf[32];
         int r;
@@ -183,24 +183,24 @@ void registry_list(struct apiserver *s, const struct api_target *t, const struct
         (void) snprintf(rvbuf, sizeof(rvbuf), "%llu", (unsigned long long) rv);
         if (request_wants_table(req)) {
                 enum table_include include;
-                if (table_include_from_string(api_request_query(req, "includeObject"), &include) <
+                if (table_include_from_string(http_request_query(req, "includeObject"), &include) <
                     0)
                         include = TABLE_INCLUDE_METADATA;
                 doc = table_build(t->res, out, true, include, rvbuf);
-                api_response_json(resp, 200, doc);
+                http_response_json(resp, 200, doc);
                 resp->content_type = "application/json;as=Table;v=v1;g=meta.k8s.io";
                 return;
         }
         doc = json_pack("{s:s, s:s, s:{s:s}, s:O}", "kind", t->res->list_kind, "apiVersion",
                         t->res->api_version, "metadata", "resourceVersion", rvbuf, "items", out);
-        api_response_json(resp, 200, doc);
+        http_response_json(resp, 200, doc);
 }
 
 /* Reads fieldValidation (default Warn, as kube-apiserver). */
-static int request_field_validation(const struct api_request *req, struct api_response *resp,
+static int request_field_validation(const struct http_request *req, struct http_response *resp,
                                     enum field_validation *ret)
 {
-        const char *v = api_request_query(req, "fieldValidation");
+        const char *v = http_request_query(req, "fieldValidation");
         cleanup_free char *msg = NULL;
 
         if (!v || !*v) {
@@ -219,7 +219,7 @@ static int request_field_validation(const struct api_request *req, struct api_re
 /* Checks obj against the kind's schema. Unknown fields: Strict fails, Warn adds Warning
  * headers, Ignore drops them. On failure the 400 is written and < 0 returned. */
 static int check_fields(const struct api_target *t, json_t *obj, enum field_validation mode,
-                        struct api_response *resp)
+                        struct http_response *resp)
 {
         cleanup_error struct error *err = NULL;
         struct strbuf unknown;
@@ -271,7 +271,7 @@ static bool is_yaml(const char *content_type)
 
 /* Decodes a request body: JSON, or YAML when the Content-Type says so (JSON is YAML too, and
  * what kubectl sends, so a body that opens with '{' or '[' takes the JSON parser). */
-static json_t *parse_body(const struct api_request *req, struct api_response *resp,
+static json_t *parse_body(const struct http_request *req, struct http_response *resp,
                           const char *what)
 {
         size_t skip = 0;
@@ -304,7 +304,8 @@ static json_t *parse_body(const struct api_request *req, struct api_response *re
 }
 
 /* Checks apiVersion and kind of a decoded object against the resource. */
-static int check_type_meta(const struct api_target *t, const json_t *obj, struct api_response *resp)
+static int check_type_meta(const struct api_target *t, const json_t *obj,
+                           struct http_response *resp)
 {
         const char *kind = json_string_value(json_object_get(obj, "kind"));
         const char *api_version = json_string_value(json_object_get(obj, "apiVersion"));
@@ -341,7 +342,7 @@ static int check_type_meta(const struct api_target *t, const json_t *obj, struct
 }
 
 /* K8S: the namespace in the body must match the URL; empty takes the URL's. */
-static int check_namespace(const struct api_target *t, json_t *obj, struct api_response *resp)
+static int check_namespace(const struct api_target *t, json_t *obj, struct http_response *resp)
 {
         json_t *meta = json_object_ensure(obj, "metadata");
         const char *ns = json_string_value(json_object_get(meta, "namespace"));
@@ -407,7 +408,7 @@ static bool namespace_exists(struct apiserver *s, const char *ns)
 
 /* Validation failures from a strategy hook become a 422. */
 static int respond_if_invalid(const struct api_target *t, const char *name,
-                              struct field_error_list *errs, struct api_response *resp)
+                              struct field_error_list *errs, struct http_response *resp)
 {
         if (!errs->n)
                 return 0;
@@ -417,7 +418,7 @@ static int respond_if_invalid(const struct api_target *t, const char *name,
 
 /* The create path shared by POST and apply-to-absent. Consumes nothing; obj is modified. */
 static void create_object(struct apiserver *s, const struct api_target *t,
-                          const struct api_request *req, struct api_response *resp, json_t *obj)
+                          const struct http_request *req, struct http_response *resp, json_t *obj)
 {
         cleanup_error struct error *err = NULL;
         struct field_error_list errs;
@@ -477,8 +478,8 @@ static void create_object(struct apiserver *s, const struct api_target *t,
         respond_object(t, req, resp, 201, obj);
 }
 
-void registry_create(struct apiserver *s, const struct api_target *t, const struct api_request *req,
-                     struct api_response *resp)
+void registry_create(struct apiserver *s, const struct api_target *t,
+                     const struct http_request *req, struct http_response *resp)
 {
         cleanup_json json_t *obj = NULL;
         enum field_validation mode;
@@ -528,8 +529,8 @@ static bool should_delete_on_update(const json_t *obj)
  * stored one it was computed against. Returns -ESTALE (without responding) when the store
  * moved under us and the caller may retry; otherwise writes the response and returns 0. */
 static int update_object(struct apiserver *s, const struct api_target *t,
-                         const struct api_request *req, struct api_response *resp, json_t *new_obj,
-                         const json_t *old, bool caller_precondition)
+                         const struct http_request *req, struct http_response *resp,
+                         json_t *new_obj, const json_t *old, bool caller_precondition)
 {
         cleanup_error struct error *err = NULL;
         cleanup_json json_t *to_store = NULL;
@@ -583,7 +584,7 @@ static int update_object(struct apiserver *s, const struct api_target *t,
         return 0;
 }
 
-static int check_url_name(const struct api_target *t, const json_t *obj, struct api_response *resp)
+static int check_url_name(const struct api_target *t, const json_t *obj, struct http_response *resp)
 {
         const char *name = json_path_string(obj, "metadata.name");
         cleanup_free char *msg = NULL;
@@ -600,8 +601,8 @@ static int check_url_name(const struct api_target *t, const json_t *obj, struct 
         return 0;
 }
 
-void registry_update(struct apiserver *s, const struct api_target *t, const struct api_request *req,
-                     struct api_response *resp)
+void registry_update(struct apiserver *s, const struct api_target *t,
+                     const struct http_request *req, struct http_response *resp)
 {
         cleanup_error struct error *err = NULL;
         cleanup_json json_t *obj = NULL, *old = NULL;
@@ -679,8 +680,8 @@ static int compute_patch(const struct api_target *t, enum patch_type type, const
         return -EINVAL;
 }
 
-void registry_patch(struct apiserver *s, const struct api_target *t, const struct api_request *req,
-                    struct api_response *resp)
+void registry_patch(struct apiserver *s, const struct api_target *t, const struct http_request *req,
+                    struct http_response *resp)
 {
         cleanup_json json_t *patch = NULL;
         enum field_validation mode;
@@ -696,7 +697,7 @@ void registry_patch(struct apiserver *s, const struct api_target *t, const struc
         }
         if (request_field_validation(req, resp, &mode) < 0)
                 return;
-        if (type == PATCH_APPLY && !api_request_query(req, "fieldManager")) {
+        if (type == PATCH_APPLY && !http_request_query(req, "fieldManager")) {
                 status_respond(
                         resp, EINVAL,
                         "PATCH, application/apply-patch+yaml: fieldManager is required for apply requests",
@@ -765,8 +766,8 @@ void registry_patch(struct apiserver *s, const struct api_target *t, const struc
                 if (r != -ESTALE)
                         return;
                 /* The store moved between our read and our write: read again, patch again. */
-                api_response_release(resp);
-                api_response_init(resp);
+                http_response_release(resp);
+                http_response_init(resp);
         }
         status_conflict(resp, t->res, t->name, CONFLICT_MODIFIED);
 }
@@ -778,11 +779,11 @@ struct delete_options {
         const char *rv;
 };
 
-static int parse_delete_options(const struct api_request *req, struct api_response *resp,
+static int parse_delete_options(const struct http_request *req, struct http_response *resp,
                                 json_t **ret_body, struct delete_options *o)
 {
         json_t *body = NULL;
-        const char *q = api_request_query(req, "gracePeriodSeconds");
+        const char *q = http_request_query(req, "gracePeriodSeconds");
 
         o->grace = q ? strtoll(q, NULL, 10) : -1;
         o->uid = o->rv = NULL;
@@ -822,7 +823,7 @@ static long long graceful_period(const struct api_target *t, const json_t *obj, 
 
 /* Deletes one object (already read as old). Returns -ESTALE to let the caller retry. */
 static int delete_object(struct apiserver *s, const struct api_target *t,
-                         const struct api_request *req, struct api_response *resp,
+                         const struct http_request *req, struct http_response *resp,
                          const json_t *old, const struct delete_options *o, bool respond)
 {
         cleanup_error struct error *err = NULL;
@@ -893,8 +894,8 @@ static int delete_object(struct apiserver *s, const struct api_target *t,
         return 0;
 }
 
-void registry_delete(struct apiserver *s, const struct api_target *t, const struct api_request *req,
-                     struct api_response *resp)
+void registry_delete(struct apiserver *s, const struct api_target *t,
+                     const struct http_request *req, struct http_response *resp)
 {
         cleanup_json json_t *body = NULL;
         struct delete_options o;
@@ -919,12 +920,12 @@ void registry_delete(struct apiserver *s, const struct api_target *t, const stru
                         for (size_t i = 0; i < n_api_resources; i++) {
                                 const struct api_resource *r2 = api_resources[i];
                                 struct api_target ct = { .res = r2, .ns = t->name };
-                                struct api_response sub;
+                                struct http_response sub;
                                 if (!r2->namespaced)
                                         continue;
-                                api_response_init(&sub);
+                                http_response_init(&sub);
                                 registry_delete_collection(s, &ct, req, &sub);
-                                api_response_release(&sub);
+                                http_response_release(&sub);
                         }
                 }
                 if (delete_object(s, t, req, resp, old, &o, true) != -ESTALE)
@@ -934,7 +935,7 @@ void registry_delete(struct apiserver *s, const struct api_target *t, const stru
 }
 
 void registry_delete_collection(struct apiserver *s, const struct api_target *t,
-                                const struct api_request *req, struct api_response *resp)
+                                const struct http_request *req, struct http_response *resp)
 {
         cleanup_json json_t *items = NULL, *body = NULL, *deleted = NULL, *doc = NULL;
         struct label_selector *ls = NULL;
@@ -965,13 +966,13 @@ void registry_delete_collection(struct apiserver *s, const struct api_target *t,
         }
         doc = json_pack("{s:s, s:s, s:{}, s:O}", "kind", t->res->list_kind, "apiVersion",
                         t->res->api_version, "metadata", "items", deleted);
-        api_response_release(resp);
-        api_response_init(resp);
-        api_response_json(resp, 200, doc);
+        http_response_release(resp);
+        http_response_init(resp);
+        http_response_json(resp, 200, doc);
 }
 
-void registry_bind(struct apiserver *s, const struct api_target *t, const struct api_request *req,
-                   struct api_response *resp)
+void registry_bind(struct apiserver *s, const struct api_target *t, const struct http_request *req,
+                   struct http_response *resp)
 {
         cleanup_json json_t *binding = parse_body(req, resp, "couldn't decode Binding");
         const char *node;
@@ -1046,7 +1047,7 @@ void registry_bind(struct apiserver *s, const struct api_target *t, const struct
                 }
                 st = json_pack("{s:s, s:s, s:{}, s:s, s:i}", "kind", "Status", "apiVersion", "v1",
                                "metadata", "status", "Success", "code", 201);
-                api_response_json(resp, 201, st);
+                http_response_json(resp, 201, st);
                 return;
         }
         status_conflict(resp, t->res, t->name, CONFLICT_MODIFIED);

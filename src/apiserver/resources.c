@@ -16,7 +16,7 @@ static const char *const verbs_namespace[] = { "create", "delete", "get",   "lis
 
 static const char *const pod_short[] = { "po", NULL };
 static const char *const pod_categories[] = { "all", NULL };
-static const char *const pod_subresources[] = { "status", "resize", "binding", NULL };
+static const char *const pod_subresources[] = { "status", "resize", "binding", "log", NULL };
 /* K8S: pod field label conversion (pkg/apis/core/v1/conversion.go). */
 static const char *const pod_fields[] = { "metadata.name",
                                           "metadata.namespace",

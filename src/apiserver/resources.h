@@ -28,6 +28,7 @@ enum api_subresource {
         API_SUB_STATUS,
         API_SUB_RESIZE,
         API_SUB_BINDING, /* POST only: assigns the pod to a node */
+        API_SUB_LOG,     /* GET only: the container's log, from its node's kubelet */
         API_SUB_MAX,
 };
 
@@ -58,7 +59,7 @@ struct api_resource {
         const char *const *short_names;  /* NULL-terminated */
         const char *const *categories;   /* NULL-terminated, may be NULL */
         const char *const *verbs;        /* NULL-terminated */
-        const char *const *subresources; /* NULL-terminated: "status", "resize" */
+        const char *const *subresources; /* NULL-terminated: "status", "resize", "log" */
         const struct schema *schema;
         const char *const *field_labels; /* field selectors supported, NULL-terminated */
         const struct table_column *columns;

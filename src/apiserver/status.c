@@ -53,11 +53,11 @@ json_t *status_build(int errnum, const char *message, json_t *details)
         return st;
 }
 
-void status_respond(struct api_response *resp, int errnum, const char *message, json_t *details)
+void status_respond(struct http_response *resp, int errnum, const char *message, json_t *details)
 {
         json_t *st = status_build(errnum, message, details);
 
-        api_response_json(resp, status_code(errnum), st);
+        http_response_json(resp, status_code(errnum), st);
         json_decref(st);
 }
 
@@ -70,14 +70,14 @@ static json_t *details_for(const struct api_resource *r, const char *name)
         return d;
 }
 
-void status_not_found(struct api_response *resp, const struct api_resource *r, const char *name)
+void status_not_found(struct http_response *resp, const struct api_resource *r, const char *name)
 {
         cleanup_free char *msg = xasprintf("%s \"%s\" not found", r->plural, name);
 
         status_respond(resp, ENOENT, msg, details_for(r, name));
 }
 
-void status_already_exists(struct api_response *resp, const struct api_resource *r,
+void status_already_exists(struct http_response *resp, const struct api_resource *r,
                            const char *name)
 {
         cleanup_free char *msg = xasprintf("%s \"%s\" already exists", r->plural, name);
@@ -85,7 +85,7 @@ void status_already_exists(struct api_response *resp, const struct api_resource 
         status_respond(resp, EEXIST, msg, details_for(r, name));
 }
 
-void status_conflict(struct api_response *resp, const struct api_resource *r, const char *name,
+void status_conflict(struct http_response *resp, const struct api_resource *r, const char *name,
                      const char *why)
 {
         cleanup_free char *msg =
@@ -94,7 +94,7 @@ void status_conflict(struct api_response *resp, const struct api_resource *r, co
         status_respond(resp, ESTALE, msg, details_for(r, name));
 }
 
-void status_forbidden(struct api_response *resp, const struct api_resource *r, const char *name,
+void status_forbidden(struct http_response *resp, const struct api_resource *r, const char *name,
                       const char *why)
 {
         cleanup_free char *msg = xasprintf("%s \"%s\" is forbidden: %s", r->plural, name, why);
@@ -102,7 +102,7 @@ void status_forbidden(struct api_response *resp, const struct api_resource *r, c
         status_respond(resp, EPERM, msg, details_for(r, name));
 }
 
-void status_invalid(struct api_response *resp, const struct api_resource *r, const char *name,
+void status_invalid(struct http_response *resp, const struct api_resource *r, const char *name,
                     const struct field_error_list *errs)
 {
         cleanup_free char *agg = field_error_list_string(errs);

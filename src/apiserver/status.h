@@ -18,25 +18,25 @@
  * ETIMEDOUT 504 Timeout, anything else 500 InternalError. */
 
 /* Writes a Status for errnum with message; details may be NULL (consumed if not). */
-void status_respond(struct api_response *resp, int errnum, const char *message, json_t *details);
+void status_respond(struct http_response *resp, int errnum, const char *message, json_t *details);
 /* The Status object itself (new reference). */
 json_t *status_build(int errnum, const char *message, json_t *details);
 /* HTTP code for errnum. */
 unsigned status_code(int errnum);
 
 /* K8S: `pods "web" not found`, details {name, kind: "pods"}. */
-void status_not_found(struct api_response *resp, const struct api_resource *r, const char *name);
+void status_not_found(struct http_response *resp, const struct api_resource *r, const char *name);
 /* K8S: `pods "web" already exists`. */
-void status_already_exists(struct api_response *resp, const struct api_resource *r,
+void status_already_exists(struct http_response *resp, const struct api_resource *r,
                            const char *name);
 /* K8S: `Operation cannot be fulfilled on pods "web": <why>`. */
-void status_conflict(struct api_response *resp, const struct api_resource *r, const char *name,
+void status_conflict(struct http_response *resp, const struct api_resource *r, const char *name,
                      const char *why);
 /* K8S: 422 `Pod "web" is invalid: <errors>` with one cause per field error. */
-void status_invalid(struct api_response *resp, const struct api_resource *r, const char *name,
+void status_invalid(struct http_response *resp, const struct api_resource *r, const char *name,
                     const struct field_error_list *errs);
 /* K8S: 403 `<plural> "<name>" is forbidden: <why>`. */
-void status_forbidden(struct api_response *resp, const struct api_resource *r, const char *name,
+void status_forbidden(struct http_response *resp, const struct api_resource *r, const char *name,
                       const char *why);
 
 #define CONFLICT_MODIFIED \

@@ -31,6 +31,7 @@ static json_t *pod_prepare_update(enum api_subresource sub, json_t *new_pod, con
                 return out;
         case API_SUB_NONE:
         case API_SUB_BINDING:
+        case API_SUB_LOG:
         case API_SUB_MAX:
                 break;
         }
@@ -56,6 +57,7 @@ static void pod_validate_update(enum api_subresource sub, const json_t *new_pod,
                 return;
         case API_SUB_NONE:
         case API_SUB_BINDING:
+        case API_SUB_LOG:
         case API_SUB_MAX:
                 break;
         }

@@ -110,12 +110,12 @@ static ssize_t watch_stream_read(void *ctx, char *buf, size_t max)
         }
 }
 
-void watch_serve(struct apiserver *s, const struct api_target *t, const struct api_request *req,
-                 struct api_response *resp, struct label_selector *ls, struct field_selector *fs)
+void watch_serve(struct apiserver *s, const struct api_target *t, const struct http_request *req,
+                 struct http_response *resp, struct label_selector *ls, struct field_selector *fs)
 {
         cleanup_error struct error *err = NULL;
-        const char *rv_s = api_request_query(req, "resourceVersion");
-        const char *timeout_s = api_request_query(req, "timeoutSeconds");
+        const char *rv_s = http_request_query(req, "resourceVersion");
+        const char *timeout_s = http_request_query(req, "timeoutSeconds");
         struct watch_stream *ws;
         uint64_t rv = 0;
         char *end = NULL;
@@ -136,7 +136,7 @@ void watch_serve(struct apiserver *s, const struct api_target *t, const struct a
         ws->ls = ls;
         ws->fs = fs;
         ws->table = request_wants_table(req);
-        if (table_include_from_string(api_request_query(req, "includeObject"), &ws->include) < 0)
+        if (table_include_from_string(http_request_query(req, "includeObject"), &ws->include) < 0)
                 ws->include = TABLE_INCLUDE_METADATA;
         strbuf_init(&ws->pending);
         ws->last_write_ms = time_monotonic_ms();

@@ -27,6 +27,7 @@
 #define FLEXLET_CLIENT_CLIENT_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "base/error.h"
@@ -43,13 +44,16 @@ struct api_client_options {
         const char *server_url;
         /* PEM file of the CA that signed the server's certificate (DATA_DIR/pki/ca.crt), then
          * the only CA trusted; NULL: the system's trust store. The peer and host name are
-         * always verified. */
+         * verified unless insecure_skip_verify. */
         const char *ca_file;
         /* Bearer token sent as "Authorization: Bearer <token>"; NULL: no Authorization. */
         const char *token;
         /* Milliseconds without receiving a byte after which a request or watch fails with
          * -ETIMEDOUT; 0: API_CLIENT_DEFAULT_IDLE_TIMEOUT. */
         long idle_timeout_ms;
+        /* Skip verifying the server's certificate and host name (K8S PodLogOptions
+         * insecureSkipTLSVerifyBackend); ca_file is then ignored. */
+        bool insecure_skip_verify;
 };
 
 struct api_client;
@@ -100,5 +104,32 @@ typedef int (*api_client_watch_fn)(void *ud, const char *type, json_t *object);
  * again; a watch stopped early closes the connection and the next request opens a new one. */
 int api_client_watch(struct api_client *c, const char *path_and_query, api_client_watch_fn on_event,
                      void *ud, struct error **reterr);
+
+/* The receiver of a streamed GET (api_client_get_stream). Each callback returns 0 to go on,
+ * > 0 to stop the transfer normally, < 0 (-errno) to stop it with that error. */
+struct api_client_stream_ops {
+        /* Once, as soon as the status line and headers are in (before any body byte, also for
+         * an empty body): the HTTP status code. Required. */
+        int (*status)(void *ud, long status);
+        /* Each piece of the body as it arrives, whatever the status; pieces may split the body
+         * anywhere (inside a line, inside a UTF-8 sequence). Required. */
+        int (*data)(void *ud, const char *buf, size_t n);
+        /* Called about once a second while the transfer runs, so a caller can give up on a
+         * quiet stream (its reader went away). May be NULL. */
+        int (*idle)(void *ud);
+};
+
+/* GETs path_and_query and hands the response over as it arrives, without buffering it: the
+ * status first, then the body piece by piece (a kubelet's container log, `follow=true`
+ * included). Nothing is decoded. There is no idle timeout (a followed log may be quiet for
+ * hours); ops->idle decides when to give up. The connect timeout and TLS rules are the
+ * client's.
+ *
+ * Returns 0 when the server ended the body (any status: the caller saw it), the callback's
+ * positive value when a callback stopped the transfer, and -errno on failure: the callback's
+ * negative value, or a transport error as above (-ECONNREFUSED, -EPROTO, -EIO ...), including
+ * a connection that broke mid-body. After any return the client can be used again. */
+int api_client_get_stream(struct api_client *c, const char *path_and_query,
+                          const struct api_client_stream_ops *ops, void *ud, struct error **reterr);
 
 #endif

@@ -14,13 +14,13 @@
 #include <unistd.h>
 
 #include "apiserver/api.h"
-#include "apiserver/http-server.h"
 #include "apiserver/pki.h"
 #include "base/alloc.h"
 #include "base/error.h"
 #include "base/json.h"
 #include "cmd/cmd.h"
 #include "controllers/scheduler.h"
+#include "http/http-server.h"
 #include "node/agent.h"
 #include "store/store.h"
 
@@ -144,7 +144,7 @@ static void bootstrap_namespace(struct apiserver *api, const char *token, const 
         cleanup_free char *body = xasprintf(
                 "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"%s\"}}",
                 name);
-        struct api_request req = {
+        struct http_request req = {
                 .method = "POST",
                 .path = "/api/v1/namespaces",
                 .content_type = "application/json",
@@ -152,14 +152,14 @@ static void bootstrap_namespace(struct apiserver *api, const char *token, const 
                 .body = body,
                 .body_len = strlen(body),
         };
-        struct api_response resp;
+        struct http_response resp;
 
-        api_response_init(&resp);
+        http_response_init(&resp);
         api_handle(api, &req, &resp);
         if (resp.status != 201 && resp.status != 409)
                 (void) fprintf(stderr, "flexlet: creating namespace \"%s\": %s\n", name,
                                resp.body.buf);
-        api_response_release(&resp);
+        http_response_release(&resp);
 }
 
 /* The host part of HOST:PORT for the URL clients use (a wildcard becomes loopback). */
@@ -233,6 +233,7 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
                 return 1;
         }
 
+        ca_file = xasprintf("%s/pki/ca.crt", f.data_dir);
         db = xasprintf("%s/store.db", f.data_dir);
         r = store_open_sqlite(db, &store, &err);
         if (r < 0) {
@@ -241,16 +242,23 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
                 return 1;
         }
         {
+                /* pods/log reaches kubelets whose certificates the cluster CA signed, with the
+                 * admin token */
                 struct apiserver_options ao = { .node_name = f.node_name,
                                                 .listen = f.listen,
-                                                .require_auth = true };
+                                                .require_auth = true,
+                                                .kubelet_ca_file = ca_file,
+                                                .kubelet_token = pki_admin_token(pki) };
                 (void) apiserver_new(store, pki, &ao, &api);
         }
         {
                 struct http_server_options ho = { .listen = f.listen,
                                                   .cert_pem = pki_server_cert_pem(pki),
-                                                  .key_pem = pki_server_key_pem(pki) };
-                r = http_server_start(api, &ho, &http, &err);
+                                                  .key_pem = pki_server_key_pem(pki),
+                                                  .handler = api_handle,
+                                                  .ud = api,
+                                                  .max_body_bytes = API_MAX_BODY_BYTES };
+                r = http_server_start(&ho, &http, &err);
         }
         if (r < 0) {
                 (void) fprintf(stderr, "flexlet %s: %s\n", command, err->message);
@@ -264,7 +272,6 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
         bootstrap_namespace(api, pki_admin_token(pki), "kube-public");
         bootstrap_namespace(api, pki_admin_token(pki), "kube-node-lease");
         /* The controllers are API clients like any other, over loopback HTTPS. */
-        ca_file = xasprintf("%s/pki/ca.crt", f.data_dir);
         {
                 struct api_client_options co = { .server_url = url,
                                                  .ca_file = ca_file,

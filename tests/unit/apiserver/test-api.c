@@ -57,16 +57,16 @@ static int teardown(void **state)
 static unsigned call(const char *method, const char *path, const char *query, const char *accept,
                      const char *content_type, const char *body, json_t **ret_json)
 {
-        struct api_query_param params[16];
+        struct http_query_param params[16];
         cleanup_free char *q = query ? xstrdup(query) : NULL;
-        struct api_request req = { .method = method,
-                                   .path = path,
-                                   .accept = accept,
-                                   .content_type = content_type,
-                                   .body = body,
-                                   .body_len = body ? strlen(body) : 0,
-                                   .query = params };
-        struct api_response resp;
+        struct http_request req = { .method = method,
+                                    .path = path,
+                                    .accept = accept,
+                                    .content_type = content_type,
+                                    .body = body,
+                                    .body_len = body ? strlen(body) : 0,
+                                    .query = params };
+        struct http_response resp;
         unsigned status;
         char *save = NULL;
 
@@ -76,12 +76,12 @@ static unsigned call(const char *method, const char *path, const char *query, co
                 params[req.n_query].value = eq ? (*eq = '\0', eq + 1) : "";
                 req.n_query++;
         }
-        api_response_init(&resp);
+        http_response_init(&resp);
         api_handle(fx->api, &req, &resp);
         status = resp.status;
         if (ret_json)
                 *ret_json = resp.stream.read ? NULL : json_loads(resp.body.buf, 0, NULL);
-        api_response_release(&resp);
+        http_response_release(&resp);
         return status;
 }
 
@@ -370,18 +370,18 @@ static void test_delete(void **state)
 
 static void test_watch_from_zero(void **state)
 {
-        struct api_query_param q[] = { { "watch", "true" }, { "resourceVersion", "0" } };
-        struct api_request req = {
+        struct http_query_param q[] = { { "watch", "true" }, { "resourceVersion", "0" } };
+        struct http_request req = {
                 .method = "GET", .path = "/api/v1/namespaces/default/pods", .query = q, .n_query = 2
         };
-        struct api_response resp;
+        struct http_response resp;
         char buf[8192];
         ssize_t n;
         cleanup_json json_t *ev1 = NULL, *ev2 = NULL;
 
         create_default_ns();
         assert_int_equal(create_pod("web", "web", NULL), 201);
-        api_response_init(&resp);
+        http_response_init(&resp);
         api_handle(fx->api, &req, &resp);
         assert_int_equal(resp.status, 200);
         assert_non_null(resp.stream.read);
@@ -400,7 +400,7 @@ static void test_watch_from_zero(void **state)
         assert_string_equal(json_string_value(json_object_get(ev2, "type")), "ADDED");
         assert_string_equal(json_path_string(json_object_get(ev2, "object"), "metadata.name"),
                             "db");
-        api_response_release(&resp);
+        http_response_release(&resp);
 }
 
 struct get_loop {

@@ -1,17 +1,18 @@
 /* http-server.c: the HTTP layer, the only file that includes libmicrohttpd. It collects a
- * request (headers, query, body up to API_MAX_BODY_BYTES), hands it to api_handle() and writes
- * the response back, streaming it when the handler returned a stream. */
+ * request (headers, query, body up to the cap), hands it to the handler and writes the
+ * response back, streaming it when the handler returned a stream. What a request means is
+ * the handler's business. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 
-#include "apiserver/http-server.h"
-#include "apiserver/status.h"
 #include "base/alloc.h"
+#include "http/http-server.h"
 
 /* Idle keep-alive connections are closed after this; watch streams send a heartbeat far more
  * often, so they are never idle. */
@@ -22,7 +23,11 @@
 
 struct http_server {
         struct MHD_Daemon *daemon;
-        struct apiserver *api;
+        http_handler_fn handler;
+        void *ud;
+        size_t max_body;
+        char *cert_pem;
+        char *key_pem;
 };
 
 struct request_ctx {
@@ -31,8 +36,14 @@ struct request_ctx {
 };
 
 struct query_collect {
-        struct api_query_param params[MAX_QUERY_PARAMS];
+        struct http_query_param params[MAX_QUERY_PARAMS];
         size_t n;
+};
+
+/* A stream being sent, and the client's socket to notice a hang-up between reads. */
+struct stream_ctx {
+        struct http_stream st;
+        int client_fd;
 };
 
 static enum MHD_Result collect_query(void *cls, enum MHD_ValueKind kind, const char *key,
@@ -48,20 +59,36 @@ static enum MHD_Result collect_query(void *cls, enum MHD_ValueKind kind, const c
         return MHD_YES;
 }
 
+/* True when the peer closed its side or the socket failed. A peer that only sent more data
+ * (a pipelined request) is not a hang-up. */
+static bool client_gone(int fd)
+{
+        struct pollfd p = { .fd = fd, .events = POLLRDHUP };
+
+        if (fd < 0)
+                return false;
+        return poll(&p, 1, 0) > 0 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL));
+}
+
 static ssize_t stream_reader(void *cls, uint64_t pos, char *buf, size_t max)
 {
-        struct api_stream *st = cls;
-        ssize_t n = st->read(st->ctx, buf, max);
+        struct stream_ctx *sc = cls;
+        ssize_t n;
 
+        /* A stream with nothing to say sends no bytes, so a write would never fail; look at
+         * the socket instead, or a follow of a quiet log would hold its producer forever. */
+        if (client_gone(sc->client_fd))
+                return MHD_CONTENT_READER_END_WITH_ERROR;
+        n = sc->st.read(sc->st.ctx, buf, max);
         return n < 0 ? MHD_CONTENT_READER_END_OF_STREAM : n;
 }
 
 static void stream_free(void *cls)
 {
-        struct api_stream *st = cls;
+        struct stream_ctx *sc = cls;
 
-        st->free(st->ctx);
-        free(st);
+        sc->st.free(sc->st.ctx);
+        free(sc);
 }
 
 /* Warning header: 299 - "<text>" with the text's quotes and backslashes escaped. */
@@ -88,25 +115,35 @@ static void add_warnings(struct MHD_Response *mr, const struct strbuf *warnings)
         }
 }
 
-static enum MHD_Result send_response(struct MHD_Connection *conn, struct api_response *resp)
+static enum MHD_Result send_response(struct MHD_Connection *conn, struct http_response *resp)
 {
         struct MHD_Response *mr;
         enum MHD_Result ret;
 
         if (resp->stream.read) {
-                struct api_stream *st = xmalloc(sizeof(*st));
-                *st = resp->stream;
-                resp->stream = (struct api_stream){ 0 };
+                const union MHD_ConnectionInfo *ci =
+                        MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+                struct stream_ctx *sc = xmalloc(sizeof(*sc));
+
+                sc->st = resp->stream;
+                sc->client_fd = ci ? ci->connect_fd : -1;
+                resp->stream = (struct http_stream){ 0 };
                 mr = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, STREAM_BLOCK_SIZE,
-                                                       stream_reader, st, stream_free);
+                                                       stream_reader, sc, stream_free);
+                if (!mr) {
+                        stream_free(sc);
+                        return MHD_NO;
+                }
         } else {
                 size_t len = resp->body.len;
                 char *body = strbuf_detach(&resp->body);
                 strbuf_init(&resp->body);
                 mr = MHD_create_response_from_buffer_with_free_callback(len, body, free);
+                if (!mr) {
+                        free(body);
+                        return MHD_NO;
+                }
         }
-        if (!mr)
-                return MHD_NO;
         (void) MHD_add_response_header(mr, "Content-Type", resp->content_type);
         (void) MHD_add_response_header(mr, "Cache-Control", "no-cache, private");
         add_warnings(mr, &resp->warnings);
@@ -122,8 +159,8 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
         struct http_server *h = cls;
         struct request_ctx *ctx = *con_cls;
         struct query_collect q = { .n = 0 };
-        struct api_request req;
-        struct api_response resp;
+        struct http_request req;
+        struct http_response resp;
         enum MHD_Result ret;
 
         if (!ctx) {
@@ -133,37 +170,35 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
                 return MHD_YES;
         }
         if (*upload_data_size) {
-                if (ctx->body.len + *upload_data_size > API_MAX_BODY_BYTES)
+                if (ctx->too_large || ctx->body.len + *upload_data_size > h->max_body) {
                         ctx->too_large = true;
-                else
+                        strbuf_release(&ctx->body);
+                        strbuf_init(&ctx->body);
+                } else {
                         strbuf_add(&ctx->body, upload_data, *upload_data_size);
+                }
                 *upload_data_size = 0;
                 return MHD_YES;
         }
 
-        api_response_init(&resp);
-        if (ctx->too_large) {
-                status_respond(&resp, E2BIG,
-                               "the request body is too large: limit is 3145728 bytes", NULL);
-        } else {
-                (void) MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, collect_query, &q);
-                req = (struct api_request){
-                        .method = method,
-                        .path = url,
-                        .query = q.params,
-                        .n_query = q.n,
-                        .accept = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Accept"),
-                        .content_type =
-                                MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Type"),
-                        .authorization =
-                                MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Authorization"),
-                        .body = ctx->body.buf,
-                        .body_len = ctx->body.len,
-                };
-                api_handle(h->api, &req, &resp);
-        }
+        (void) MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, collect_query, &q);
+        req = (struct http_request){
+                .method = method,
+                .path = url,
+                .query = q.params,
+                .n_query = q.n,
+                .accept = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Accept"),
+                .content_type = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Type"),
+                .authorization =
+                        MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Authorization"),
+                .body = ctx->body.buf,
+                .body_len = ctx->body.len,
+                .body_too_large = ctx->too_large,
+        };
+        http_response_init(&resp);
+        h->handler(h->ud, &req, &resp);
         ret = send_response(conn, &resp);
-        api_response_release(&resp);
+        http_response_release(&resp);
         return ret;
 }
 
@@ -240,8 +275,15 @@ static int parse_listen(const char *listen, struct sockaddr_storage *ss, socklen
         return 0;
 }
 
-int http_server_start(struct apiserver *api, const struct http_server_options *o,
-                      struct http_server **ret, struct error **reterr)
+static void server_free(struct http_server *h)
+{
+        free(h->cert_pem);
+        free(h->key_pem);
+        free(h);
+}
+
+int http_server_start(const struct http_server_options *o, struct http_server **ret,
+                      struct error **reterr)
 {
         struct sockaddr_storage ss;
         socklen_t sslen;
@@ -249,6 +291,14 @@ int http_server_start(struct apiserver *api, const struct http_server_options *o
         struct http_server *h;
         int r;
 
+        if (!o->handler)
+                return error_set(reterr, EINVAL, "http server: no handler");
+        if (!o->listen)
+                return error_set(reterr, EINVAL, "http server: no listen address");
+        if (!o->cert_pem != !o->key_pem)
+                return error_set(
+                        reterr, EINVAL,
+                        "http server: a certificate needs its key and a key its certificate");
         r = parse_listen(o->listen, &ss, &sslen, reterr);
         if (r < 0)
                 return r;
@@ -257,25 +307,30 @@ int http_server_start(struct apiserver *api, const struct http_server_options *o
         if (o->cert_pem)
                 flags |= MHD_USE_TLS;
         h = xcalloc(1, sizeof(*h));
-        h->api = api;
-        if (o->cert_pem)
+        h->handler = o->handler;
+        h->ud = o->ud;
+        h->max_body = o->max_body_bytes ? o->max_body_bytes : HTTP_SERVER_DEFAULT_MAX_BODY;
+        if (o->cert_pem) {
+                h->cert_pem = xstrdup(o->cert_pem);
+                h->key_pem = xstrdup(o->key_pem);
                 h->daemon = MHD_start_daemon(
                         flags, 0, NULL, NULL, handle, h, MHD_OPTION_SOCK_ADDR, &ss,
-                        MHD_OPTION_HTTPS_MEM_KEY, o->key_pem, MHD_OPTION_HTTPS_MEM_CERT,
-                        o->cert_pem, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned) CONNECTION_TIMEOUT_S,
+                        MHD_OPTION_HTTPS_MEM_KEY, h->key_pem, MHD_OPTION_HTTPS_MEM_CERT,
+                        h->cert_pem, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned) CONNECTION_TIMEOUT_S,
                         MHD_OPTION_CONNECTION_LIMIT, (unsigned) MAX_CONNECTIONS,
                         MHD_OPTION_NOTIFY_COMPLETED, request_completed, h, MHD_OPTION_END);
-        else
+        } else {
                 h->daemon = MHD_start_daemon(
                         flags, 0, NULL, NULL, handle, h, MHD_OPTION_SOCK_ADDR, &ss,
                         MHD_OPTION_CONNECTION_TIMEOUT, (unsigned) CONNECTION_TIMEOUT_S,
                         MHD_OPTION_CONNECTION_LIMIT, (unsigned) MAX_CONNECTIONS,
                         MHD_OPTION_NOTIFY_COMPLETED, request_completed, h, MHD_OPTION_END);
+        }
         if (!h->daemon) {
-                free(h);
+                server_free(h);
                 return error_set(
                         reterr, EADDRINUSE,
-                        "listen on \"%s\": cannot start the HTTPS server (address in use or not available)",
+                        "listen on \"%s\": cannot start the HTTP server (address in use or not available)",
                         o->listen);
         }
         *ret = h;
@@ -294,7 +349,7 @@ struct http_server *http_server_stop(struct http_server *h)
 {
         if (h) {
                 MHD_stop_daemon(h->daemon);
-                free(h);
+                server_free(h);
         }
         return NULL;
 }

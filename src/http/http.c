@@ -1,0 +1,51 @@
+/* http.c: the request and response values every HTTP handler shares: query lookup and the
+ * response's construction and release. No I/O here; http-server.c does the network. */
+#include <string.h>
+
+#include "base/alloc.h"
+#include "base/json.h"
+#include "http/http.h"
+
+const char *http_request_query(const struct http_request *r, const char *key)
+{
+        for (size_t i = 0; i < r->n_query; i++)
+                if (streq(r->query[i].key, key))
+                        return r->query[i].value ? r->query[i].value : "";
+        return NULL;
+}
+
+void http_response_init(struct http_response *r)
+{
+        r->status = 0;
+        r->content_type = "application/json";
+        strbuf_init(&r->body);
+        strbuf_init(&r->warnings);
+        r->stream = (struct http_stream){ 0 };
+}
+
+void http_response_release(struct http_response *r)
+{
+        strbuf_release(&r->body);
+        strbuf_release(&r->warnings);
+        if (r->stream.free)
+                r->stream.free(r->stream.ctx);
+        r->stream = (struct http_stream){ 0 };
+}
+
+void http_response_json(struct http_response *r, unsigned status, const json_t *obj)
+{
+        cleanup_free char *text = json_dump_compact(obj);
+
+        r->status = status;
+        r->content_type = "application/json";
+        strbuf_reset(&r->body);
+        strbuf_addstr(&r->body, text);
+}
+
+void http_response_text(struct http_response *r, unsigned status, const char *text)
+{
+        r->status = status;
+        r->content_type = "text/plain; charset=utf-8";
+        strbuf_reset(&r->body);
+        strbuf_addstr(&r->body, text);
+}

@@ -1,0 +1,68 @@
+/* http.h: one HTTP request and its response, independent of the HTTP library.
+ *
+ * http-server.c turns each HTTP request into a struct http_request, calls the handler it was
+ * given, and writes the struct http_response back (streaming it when it carries a stream).
+ * Handlers (the API server's api_handle, the node's kubelet endpoint) are plain C over these
+ * two structs, so unit tests and benchmarks can call them directly. */
+#ifndef FLEXLET_HTTP_HTTP_H
+#define FLEXLET_HTTP_HTTP_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "base/strbuf.h"
+
+struct http_query_param {
+        const char *key;
+        const char *value; /* "" for a key without '=' */
+};
+
+/* Everything borrowed for the handler's call. */
+struct http_request {
+        const char *method; /* "GET", "POST", ... */
+        const char *path;   /* decoded path, no query */
+        const struct http_query_param *query;
+        size_t n_query;
+        const char *accept;        /* may be NULL */
+        const char *content_type;  /* may be NULL */
+        const char *authorization; /* may be NULL */
+        const char *body;
+        size_t body_len;
+        /* The body was longer than the server's max_body_bytes and was dropped (body_len 0);
+         * the handler answers (kube-apiserver: 413). */
+        bool body_too_large;
+};
+
+/* The value of the first parameter named key ("" for "?key"), or NULL when absent. */
+const char *http_request_query(const struct http_request *r, const char *key);
+
+/* A response body produced piece by piece (watch, follow logs). read() fills buf with up to
+ * max bytes and returns the count, 0 when nothing is ready yet (it may block up to about a
+ * second first), or -1 at the end. free() releases ctx; it runs exactly once, also when the
+ * client went away before the end. */
+struct http_stream {
+        ssize_t (*read)(void *ctx, char *buf, size_t max);
+        void (*free)(void *ctx);
+        void *ctx;
+};
+
+struct http_response {
+        unsigned status;
+        const char *content_type; /* static string */
+        struct strbuf body;
+        struct strbuf warnings;    /* Warning header values, one per line */
+        struct http_stream stream; /* stream.read != NULL: body follows from the stream */
+};
+
+/* An empty response: status 0 (sent as 500 if left so), JSON content type. */
+void http_response_init(struct http_response *r);
+/* Frees the body, the warnings and (when still owned) the stream. */
+void http_response_release(struct http_response *r);
+/* Serialises obj as the JSON body (consumes no reference). */
+void http_response_json(struct http_response *r, unsigned status, const json_t *obj);
+/* A text/plain body. */
+void http_response_text(struct http_response *r, unsigned status, const char *text);
+
+#endif

@@ -1,0 +1,358 @@
+/* kubelet-server.c: the kubelet endpoint's routing, authentication and query decoding, and
+ * the bridge from the runtime's blocking log reader to a streamed response (a thread per
+ * request through http-pipe). Which container run to read is the agent's answer, through
+ * find_container; how a CRI log renders is the runtime's (runtime_log_read). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/alloc.h"
+#include "base/timeutil.h"
+#include "http/http-pipe.h"
+#include "http/http-server.h"
+#include "node/kubelet-server.h"
+#include "node/runtime/runtime.h"
+
+#define CONTAINER_LOGS_PREFIX "/containerLogs/"
+
+struct kubelet_server {
+        struct http_server *http;
+        char *token;
+        kubelet_find_container_fn find_container;
+        void *ud;
+};
+
+/* ------------------------------------------------------------------ refusals */
+
+int kubelet_log_refuse(enum kubelet_log_refusal why, const char *pod, const char *container,
+                       const char *reason, struct error **reterr)
+{
+        switch (why) {
+        case KUBELET_LOG_NOT_AVAILABLE:
+                return error_set(reterr, EAGAIN, "container \"%s\" in pod \"%s\" is not available",
+                                 container, pod);
+        case KUBELET_LOG_NO_PREVIOUS:
+                return error_set(reterr, EAGAIN,
+                                 "previous terminated container \"%s\" in pod \"%s\" not found",
+                                 container, pod);
+        case KUBELET_LOG_TERMINATED:
+                return error_set(reterr, EAGAIN, "container \"%s\" in pod \"%s\" is terminated",
+                                 container, pod);
+        case KUBELET_LOG_WAITING:
+                /* K8S: the two image pull reasons get words of their own */
+                if (reason && streq(reason, "ErrImagePull"))
+                        reason = "image can't be pulled";
+                else if (reason && streq(reason, "ImagePullBackOff"))
+                        reason = "trying and failing to pull image";
+                return error_set(reterr, EAGAIN,
+                                 "container \"%s\" in pod \"%s\" is waiting to start: %s",
+                                 container, pod, reason ? reason : "");
+        case KUBELET_LOG_NO_LOGS_YET:
+        default:
+                return error_set(reterr, EAGAIN,
+                                 "container \"%s\" in pod \"%s\" is waiting to start - no logs yet",
+                                 container, pod);
+        }
+}
+
+/* ------------------------------------------------------------------ query */
+
+/* K8S apimachinery Convert_Slice_string_To_bool: "0" and "false" (any case) are false,
+ * anything else, an empty value included, is true. */
+static bool query_bool(const struct http_request *req, const char *key)
+{
+        const char *v = http_request_query(req, key);
+
+        return v && !streq(v, "0") && strcasecmp(v, "false") != 0;
+}
+
+/* An int64 parameter: 0 absent (or empty), 1 set, -EINVAL malformed. */
+static int query_int64(const struct http_request *req, const char *key, int64_t *ret)
+{
+        const char *v = http_request_query(req, key);
+        char *end;
+        long long n;
+
+        if (!v || !*v)
+                return 0;
+        errno = 0;
+        n = strtoll(v, &end, 10);
+        if (errno || *end || end == v)
+                return -EINVAL;
+        *ret = n;
+        return 1;
+}
+
+/* PodLogOptions from the query, validated as the kubelet does: a value that does not decode
+ * is 400, one that decodes but is out of range is 422. */
+static int decode_log_options(const struct http_request *req, struct runtime_log_options *o,
+                              bool *ret_previous, struct http_response *resp)
+{
+        int64_t tail = -1, limit = -1, since_seconds = 0;
+        int has_tail, has_limit, has_since_seconds;
+        const char *since_time = http_request_query(req, "sinceTime");
+        time_t since = 0;
+
+        has_tail = query_int64(req, "tailLines", &tail);
+        has_limit = query_int64(req, "limitBytes", &limit);
+        has_since_seconds = query_int64(req, "sinceSeconds", &since_seconds);
+        if (has_tail < 0 || has_limit < 0 || has_since_seconds < 0 ||
+            (since_time && *since_time && time_parse_rfc3339(since_time, &since) < 0)) {
+                http_response_text(resp, 400, "{\"message\": \"Unable to decode query.\"}");
+                return -EINVAL;
+        }
+        /* K8S ValidatePodLogOptions */
+        if ((has_tail && tail < 0) || (has_limit && limit < 1) ||
+            (has_since_seconds && since_time && *since_time) ||
+            (has_since_seconds && since_seconds < 1)) {
+                http_response_text(resp, 422, "{\"message\": \"Invalid request.\"}");
+                return -EINVAL;
+        }
+        *o = (struct runtime_log_options) RUNTIME_LOG_OPTIONS_INIT;
+        o->tail_lines = has_tail ? tail : -1;
+        o->limit_bytes = has_limit ? limit : -1;
+        o->timestamps = query_bool(req, "timestamps");
+        o->follow = query_bool(req, "follow");
+        /* K8S kuberuntime: sinceSeconds counts back from now */
+        if (has_since_seconds)
+                o->since.tv_sec = time(NULL) - (time_t) since_seconds;
+        else if (since_time && *since_time)
+                o->since.tv_sec = since;
+        *ret_previous = query_bool(req, "previous");
+        return 0;
+}
+
+/* ------------------------------------------------------------------ the log stream */
+
+struct log_job {
+        char *log_path;
+        char *state_dir;
+        struct runtime_log_options o;
+        struct http_pipe *pipe;
+};
+
+static void log_job_free(void *ud)
+{
+        struct log_job *j = ud;
+
+        free(j->log_path);
+        free(j->state_dir);
+        free(j);
+}
+
+static int log_job_write(void *ud, const char *buf, size_t n)
+{
+        struct log_job *j = ud;
+
+        return http_pipe_write(j->pipe, buf, n);
+}
+
+static int log_job_idle(void *ud)
+{
+        struct log_job *j = ud;
+
+        return http_pipe_cancelled(j->pipe) ? 1 : 0;
+}
+
+/* The producer thread: the log as the runtime renders it. An error after the status went
+ * out can only end the body early, as upstream's. */
+static void log_job_run(struct http_pipe *p, void *ud)
+{
+        struct log_job *j = ud;
+
+        j->pipe = p;
+        (void) runtime_log_read(j->log_path, &j->o, log_job_write, j, NULL);
+}
+
+/* Lower-cases the first letter of strerror's text, as Go's error strings read. */
+static void respond_open_error(struct http_response *resp, const char *path, int errnum)
+{
+        cleanup_free char *cause = xstrdup(strerror(errnum));
+        cleanup_free char *msg = NULL;
+
+        if (cause[0] >= 'A' && cause[0] <= 'Z')
+                cause[0] = (char) (cause[0] - 'A' + 'a');
+        /* K8S kuberuntime ReadLogs */
+        msg = xasprintf("failed to open log file \"%s\": open %s: %s", path, path, cause);
+        http_response_text(resp, 400, msg);
+}
+
+static void serve_container_logs(struct kubelet_server *k, const char *ns, const char *pod,
+                                 const char *container, const struct http_request *req,
+                                 struct http_response *resp)
+{
+        cleanup_error struct error *err = NULL;
+        cleanup_free char *state_dir = NULL, *log_path = NULL;
+        struct runtime_log_options o;
+        struct log_job *job;
+        struct http_pipe *p = NULL;
+        bool previous = false;
+        int fd, r;
+
+        if (decode_log_options(req, &o, &previous, resp) < 0)
+                return;
+        r = k->find_container(k->ud, ns, pod, container, previous, &state_dir, &err);
+        if (r == -ESRCH) {
+                cleanup_free char *msg = xasprintf("pod \"%s\" does not exist", pod);
+                http_response_text(resp, 404, msg);
+                return;
+        }
+        if (r == -ENOENT) {
+                cleanup_free char *msg =
+                        xasprintf("container \"%s\" not found in pod \"%s\"", container, pod);
+                http_response_text(resp, 404, msg);
+                return;
+        }
+        if (r < 0) {
+                http_response_text(resp, 400, err ? err->message : strerror(-r));
+                return;
+        }
+        log_path = runtime_container_log_path(state_dir);
+        fd = open(log_path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0) {
+                respond_open_error(resp, log_path, errno);
+                return;
+        }
+        (void) close(fd);
+
+        job = xcalloc(1, sizeof(*job));
+        job->log_path = TAKE_PTR(log_path);
+        job->state_dir = TAKE_PTR(state_dir);
+        job->o = o;
+        job->o.state_dir = job->state_dir;
+        job->o.idle = log_job_idle;
+        r = http_pipe_start(log_job_run, job, log_job_free, &p, &err);
+        if (r < 0) {
+                http_response_text(resp, 500, err->message);
+                return;
+        }
+        resp->status = 200;
+        resp->content_type = "text/plain; charset=utf-8";
+        http_pipe_stream(p, &resp->stream);
+}
+
+/* ------------------------------------------------------------------ routing */
+
+/* Compares in time that depends on the lengths only. */
+static bool token_equal(const char *want, const char *got)
+{
+        size_t n = strlen(want), m = strlen(got);
+        unsigned char diff = n != m;
+
+        for (size_t i = 0; i < n; i++)
+                diff |= (unsigned char) (want[i] ^ (i < m ? got[i] : 0));
+        return diff == 0;
+}
+
+static bool authenticated(const struct kubelet_server *k, const struct http_request *req)
+{
+        const char *a = req->authorization;
+
+        return a && strncasecmp(a, "Bearer ", 7) == 0 && token_equal(k->token, a + 7);
+}
+
+/* Splits "ns/pod/container" (three non-empty segments, nothing after) in place. */
+static int split3(char *s, char **a, char **b, char **c)
+{
+        char *p1 = strchr(s, '/'), *p2;
+
+        if (!p1)
+                return -EINVAL;
+        p2 = strchr(p1 + 1, '/');
+        if (!p2 || strchr(p2 + 1, '/'))
+                return -EINVAL;
+        *p1 = *p2 = '\0';
+        *a = s;
+        *b = p1 + 1;
+        *c = p2 + 1;
+        return **a && **b && **c ? 0 : -EINVAL;
+}
+
+static void kubelet_handle(void *ud, const struct http_request *req, struct http_response *resp)
+{
+        struct kubelet_server *k = ud;
+        cleanup_free char *rest = NULL;
+        char *ns, *pod, *container;
+
+        if (streq(req->path, "/healthz")) {
+                http_response_text(resp, 200, "ok");
+                return;
+        }
+        if (!authenticated(k, req)) {
+                http_response_text(resp, 401, "Unauthorized");
+                return;
+        }
+        if (strncmp(req->path, CONTAINER_LOGS_PREFIX, strlen(CONTAINER_LOGS_PREFIX)) != 0) {
+                http_response_text(resp, 404, "404 page not found\n");
+                return;
+        }
+        if (!streq(req->method, "GET")) {
+                http_response_text(resp, 405, "Method Not Allowed");
+                return;
+        }
+        rest = xstrdup(req->path + strlen(CONTAINER_LOGS_PREFIX));
+        if (split3(rest, &ns, &pod, &container) < 0) {
+                http_response_text(resp, 404, "404 page not found\n");
+                return;
+        }
+        serve_container_logs(k, ns, pod, container, req, resp);
+}
+
+/* ------------------------------------------------------------------ lifecycle */
+
+static void kubelet_free(struct kubelet_server *k)
+{
+        free(k->token);
+        free(k);
+}
+
+int kubelet_server_start(const struct kubelet_server_options *o, struct kubelet_server **ret,
+                         struct error **reterr)
+{
+        struct kubelet_server *k;
+        int r;
+
+        if (!o->token || !*o->token)
+                return error_set(reterr, EINVAL, "kubelet server: no token");
+        if (!o->find_container)
+                return error_set(reterr, EINVAL, "kubelet server: no find_container");
+        k = xcalloc(1, sizeof(*k));
+        k->token = xstrdup(o->token);
+        k->find_container = o->find_container;
+        k->ud = o->ud;
+        {
+                struct http_server_options ho = { .listen = o->listen,
+                                                  .cert_pem = o->cert_pem,
+                                                  .key_pem = o->key_pem,
+                                                  .handler = kubelet_handle,
+                                                  .ud = k };
+                r = http_server_start(&ho, &k->http, reterr);
+        }
+        if (r < 0) {
+                kubelet_free(k);
+                (void) error_wrap(reterr, "kubelet server");
+                return r;
+        }
+        *ret = k;
+        return 0;
+}
+
+unsigned kubelet_server_port(const struct kubelet_server *k)
+{
+        return http_server_port(k->http);
+}
+
+struct kubelet_server *kubelet_server_stop(struct kubelet_server *k)
+{
+        if (k) {
+                http_server_stop(k->http);
+                kubelet_free(k);
+        }
+        return NULL;
+}
