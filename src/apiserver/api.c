@@ -11,6 +11,8 @@
 #include "apiserver/pki.h"
 #include "apiserver/status.h"
 #include "base/alloc.h"
+#include "base/metrics.h"
+#include "base/timeutil.h"
 #include "base/json.h"
 
 #define NOT_FOUND_MESSAGE "the server could not find the requested resource"
@@ -24,6 +26,30 @@ int apiserver_new(struct store *store, const struct pki *pki, const struct apise
         s->pki = pki;
         s->opts = *o;
         atomic_store(&s->ready, false);
+        if (o->metrics) {
+                /* K8S: the labels and buckets of k8s.io/apiserver/pkg/endpoints/metrics */
+                static const char *const total[] = { "code",        "component", "dry_run",
+                                                     "group",       "resource",  "scope",
+                                                     "subresource", "verb",      "version",
+                                                     NULL };
+                static const double buckets[] = { 0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8,
+                                                  1.0,   1.25,  1.5,  2,   3,   4,   5,   6,
+                                                  8,     10,    15,   20,  30,  45,  60 };
+                s->requests = metrics_counter_new(
+                        o->metrics, "apiserver_request_total",
+                        "[STABLE] Counter of apiserver requests broken out for each verb, dry run "
+                        "value, group, version, resource, scope, component, and HTTP response code.",
+                        total, NULL);
+                s->request_duration = metrics_histogram_new(
+                        o->metrics, "apiserver_request_duration_seconds",
+                        "[STABLE] Response latency distribution in seconds for each verb, dry run "
+                        "value, group, version, resource, subresource, scope and component.",
+                        total + 1, buckets, sizeof(buckets) / sizeof(buckets[0]), NULL);
+                if (!s->requests || !s->request_duration) {
+                        free(s);
+                        return -EEXIST;
+                }
+        }
         *ret = s;
         return 0;
 }
@@ -129,16 +155,83 @@ static bool is_protobuf(const char *content_type)
                strncmp(content_type, "application/vnd.kubernetes.protobuf", 35) == 0;
 }
 
+/* K8S: the verb label of apiserver_request_total (CleanVerb): LIST and WATCH for collection
+ * reads, DELETECOLLECTION, else the method. */
+static const char *metric_verb(const struct api_target *t, const struct http_request *req)
+{
+        const char *m = req->method, *w = http_request_query(req, "watch");
+
+        if (streq(m, "GET") && w && (streq(w, "true") || streq(w, "1")))
+                return "WATCH";
+        if (streq(m, "GET") && !t->name)
+                return "LIST";
+        if (streq(m, "DELETE") && !t->name)
+                return "DELETECOLLECTION";
+        return m;
+}
+
+static const char *const subresource_names[API_SUB_MAX] = {
+        [API_SUB_NONE] = "",           [API_SUB_STATUS] = "status", [API_SUB_RESIZE] = "resize",
+        [API_SUB_BINDING] = "binding", [API_SUB_LOG] = "log",
+};
+
+/* K8S: apiserver_request_total and apiserver_request_duration_seconds (long-running requests,
+ * watches and followed logs, are counted but not timed, as upstream). */
+static void count_request(struct apiserver *s, const struct api_target *t,
+                          const struct http_request *req, const struct http_response *resp,
+                          int64_t t0_ms)
+{
+        char code[8];
+        const char *verb = metric_verb(t, req);
+        const char *scope = t->name ? "resource" : t->ns ? "namespace" : "cluster";
+        const char *total_labels[] = { code,
+                                       "apiserver",
+                                       "",
+                                       t->res->group,
+                                       t->res->plural,
+                                       scope,
+                                       subresource_names[t->sub],
+                                       verb,
+                                       t->res->version,
+                                       NULL };
+        const char *duration_labels[] = { "apiserver",   "",
+                                          t->res->group, t->res->plural,
+                                          scope,         subresource_names[t->sub],
+                                          verb,          t->res->version,
+                                          NULL };
+
+        if (!s->requests)
+                return;
+        (void) snprintf(code, sizeof(code), "%u", resp->status);
+        (void) metrics_add(s->requests, total_labels, 1);
+        if (!resp->stream.read)
+                (void) metrics_observe(s->request_duration, duration_labels,
+                                       (double) (time_monotonic_ms() - t0_ms) / 1000.0);
+}
+
+static void dispatch_resource(struct apiserver *s, const struct api_target *target,
+                              const struct http_request *req, struct http_response *resp);
+
 static void route_resource(struct apiserver *s, const char *group, char **seg, int n,
                            const struct http_request *req, struct http_response *resp)
 {
         struct api_target t;
-        const char *m = req->method;
+        int64_t t0 = time_monotonic_ms();
 
         if (parse_target(group, seg, n, &t) < 0) {
                 status_respond(resp, ENOENT, NOT_FOUND_MESSAGE, NULL);
                 return;
         }
+        dispatch_resource(s, &t, req, resp);
+        count_request(s, &t, req, resp, t0);
+}
+
+static void dispatch_resource(struct apiserver *s, const struct api_target *target,
+                              const struct http_request *req, struct http_response *resp)
+{
+        struct api_target t = *target;
+        const char *m = req->method;
+
         if ((streq(m, "POST") || streq(m, "PUT")) && is_protobuf(req->content_type)) {
                 status_respond(
                         resp, EPROTONOSUPPORT,
@@ -185,6 +278,22 @@ static void route_resource(struct apiserver *s, const char *group, char **seg, i
         }
 }
 
+/* GET /metrics: the process's registry (the apiserver's families, and under serve the node
+ * agent's) in the Prometheus text format. */
+static void respond_metrics(struct apiserver *s, struct http_response *resp)
+{
+        cleanup_error struct error *err = NULL;
+
+        if (!s->opts.metrics) {
+                status_respond(resp, ENOENT, NOT_FOUND_MESSAGE, NULL);
+                return;
+        }
+        resp->status = 200;
+        resp->content_type = METRICS_CONTENT_TYPE;
+        if (metrics_render(s->opts.metrics, &resp->body, &err) < 0)
+                status_respond(resp, EIO, err->message, NULL);
+}
+
 void api_handle(void *apiserver, const struct http_request *req, struct http_response *resp)
 {
         struct apiserver *s = apiserver;
@@ -216,6 +325,10 @@ void api_handle(void *apiserver, const struct http_request *req, struct http_res
         }
         if (!authenticated(s, req)) {
                 status_respond(resp, EKEYREJECTED, "Unauthorized", NULL);
+                return;
+        }
+        if (streq(p, "/metrics")) {
+                respond_metrics(s, resp);
                 return;
         }
         if (streq(p, "/api") || streq(p, "/api/")) {

@@ -31,9 +31,13 @@ struct apiserver_options {
          * (NULL: the system's trust store) and the bearer token sent to them (NULL: none). */
         const char *kubelet_ca_file;
         const char *kubelet_token;
+        /* The process's metrics registry, rendered at GET /metrics (the apiserver registers its
+         * request families in it); NULL: no /metrics. */
+        struct metrics_registry *metrics;
 };
 
 struct apiserver;
+struct metrics_registry;
 
 int apiserver_new(struct store *store, const struct pki *pki, const struct apiserver_options *o,
                   struct apiserver **ret);

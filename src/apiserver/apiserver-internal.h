@@ -18,6 +18,8 @@ struct apiserver {
         const struct pki *pki;
         struct apiserver_options opts;
         atomic_bool ready;
+        struct metric *requests;         /* apiserver_request_total */
+        struct metric *request_duration; /* apiserver_request_duration_seconds */
 };
 
 /* What a resource URL names. */

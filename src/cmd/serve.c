@@ -18,10 +18,12 @@
 #include "base/alloc.h"
 #include "base/error.h"
 #include "base/json.h"
+#include "base/metrics.h"
 #include "cmd/cmd.h"
 #include "controllers/scheduler.h"
 #include "http/http-server.h"
 #include "node/agent.h"
+#include "node/node-status.h"
 #include "store/store.h"
 
 struct serve_flags {
@@ -191,6 +193,7 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
         struct http_server *http = NULL;
         struct scheduler *sched = NULL;
         struct node_agent *agent = NULL;
+        cleanup_metrics_registry struct metrics_registry *metrics = metrics_registry_new();
         cleanup_free char *ca_file = NULL;
         sigset_t sigs;
         int sig, r;
@@ -219,13 +222,21 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
                 bare[strlen(bare) - 1] = '\0';
         {
                 const char *dns[] = { "localhost", hostname, NULL };
-                const char *ips[] = { "127.0.0.1", "::1", NULL, NULL };
+                const char *ips[] = { "127.0.0.1", "::1", NULL, NULL, NULL };
                 struct pki_options po = { .data_dir = f.data_dir,
                                           .dns_names = dns,
                                           .ip_addresses = ips,
                                           .server_url = url };
+                size_t n = 2;
+                char node_ip[64];
+
                 if (!streq(bare, "127.0.0.1") && !streq(bare, "::1") && !streq(bare, "localhost"))
-                        ips[2] = bare;
+                        ips[n++] = bare;
+                /* The node's kubelet endpoint serves with the same certificate, at the node's
+                 * InternalIP, which the apiserver verifies when it proxies logs. */
+                node_host_ip(node_ip, sizeof(node_ip));
+                if (with_node && !streq(node_ip, "127.0.0.1") && !streq(node_ip, bare))
+                        ips[n++] = node_ip;
                 r = pki_ensure(&po, &pki, &err);
         }
         if (r < 0) {
@@ -248,7 +259,8 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
                                                 .listen = f.listen,
                                                 .require_auth = true,
                                                 .kubelet_ca_file = ca_file,
-                                                .kubelet_token = pki_admin_token(pki) };
+                                                .kubelet_token = pki_admin_token(pki),
+                                                .metrics = metrics };
                 (void) apiserver_new(store, pki, &ao, &api);
         }
         {
@@ -287,7 +299,10 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
                 return 1;
         }
         if (with_node) {
-                struct node_agent_options no = { .server_url = url,
+                struct node_agent_options no = { .metrics = metrics,
+                                                 .kubelet_cert_pem = pki_server_cert_pem(pki),
+                                                 .kubelet_key_pem = pki_server_key_pem(pki),
+                                                 .server_url = url,
                                                  .ca_file = ca_file,
                                                  .token = pki_admin_token(pki),
                                                  .node_name = f.node_name,

@@ -17,6 +17,7 @@
 #include "client/client.h"
 #include "client/event.h"
 #include "node/agent.h"
+#include "node/kubelet-server.h"
 #include "node/node-metrics.h"
 #include "node/node-status.h"
 #include "node/pod-worker.h"
@@ -34,6 +35,7 @@ struct node_agent {
         char *node_name, *data_dir, *allocatable;
         struct api_client *watch_client, *sync_client, *beat_client;
         struct pod_host *host;
+        struct kubelet_server *kubelet;
         struct node_metrics metrics;
 
         pthread_mutex_t lock;
@@ -246,6 +248,94 @@ static void *beat_main(void *arg)
 }
 
 /* The node's allocatable cpu (millicores) or memory (bytes), as it registers them. */
+static const json_t *container_status_named(const json_t *pod, const char *name)
+{
+        static const char *const lists[] = { "status.containerStatuses",
+                                             "status.initContainerStatuses" };
+        size_t i;
+        json_t *st;
+
+        for (size_t l = 0; l < 2; l++)
+                json_array_foreach(json_path(pod, lists[l]), i, st) {
+                        const char *n = json_string_value(json_object_get(st, "name"));
+                        if (n && streq(n, name))
+                                return st;
+                }
+        return NULL;
+}
+
+static bool spec_has_container(const json_t *pod, const char *name)
+{
+        static const char *const lists[] = { "spec.containers", "spec.initContainers",
+                                             "spec.ephemeralContainers" };
+        size_t i;
+        json_t *c;
+
+        for (size_t l = 0; l < 3; l++)
+                json_array_foreach(json_path(pod, lists[l]), i, c) {
+                        const char *n = json_string_value(json_object_get(c, "name"));
+                        if (n && streq(n, name))
+                                return true;
+                }
+        return false;
+}
+
+/* The kubelet endpoint's question: which run's log to show (K8S: validateContainerLogStatus over
+ * the status the agent last reported, then the run folders on disk). */
+static int find_container(void *ud, const char *ns, const char *name, const char *container,
+                          bool previous, char **ret_state_dir, struct error **reterr)
+{
+        struct node_agent *a = ud;
+        cleanup_json json_t *pod = NULL;
+        const json_t *st, *state;
+        const char *key, *waiting_reason;
+        bool waiting, has_last;
+        json_t *v;
+        char *dir;
+
+        pthread_mutex_lock(&a->lock);
+        json_object_foreach(a->pods, key, v) {
+                if (streq(json_path_string(v, "metadata.namespace") ?: "", ns) &&
+                    streq(json_path_string(v, "metadata.name") ?: "", name)) {
+                        pod = json_deep_copy(v);
+                        break;
+                }
+        }
+        pthread_mutex_unlock(&a->lock);
+        if (!pod)
+                return -ESRCH;
+        if (!spec_has_container(pod, container))
+                return -ENOENT;
+        st = container_status_named(pod, container);
+        if (!st)
+                return kubelet_log_refuse(KUBELET_LOG_NOT_AVAILABLE, name, container, NULL, reterr);
+        state = json_object_get(st, "state");
+        waiting = json_object_get(state, "waiting") != NULL;
+        waiting_reason = json_path_string(state, "waiting.reason");
+        has_last = json_path(st, "lastState.terminated") != NULL;
+        if (previous) {
+                if (!has_last)
+                        return kubelet_log_refuse(KUBELET_LOG_NO_PREVIOUS, name, container, NULL,
+                                                  reterr);
+                /* waiting to restart: the newest run is the one that terminated last */
+                dir = pod_host_container_run_dir(a->host, json_path_string(pod, "metadata.uid"),
+                                                 container, waiting ? 0 : 1);
+        } else if (waiting && !has_last) {
+                return kubelet_log_refuse(waiting_reason ? KUBELET_LOG_WAITING
+                                                         : KUBELET_LOG_NO_LOGS_YET,
+                                          name, container, waiting_reason, reterr);
+        } else {
+                dir = pod_host_container_run_dir(a->host, json_path_string(pod, "metadata.uid"),
+                                                 container, 0);
+        }
+        if (!dir)
+                return kubelet_log_refuse(previous ? KUBELET_LOG_NO_PREVIOUS
+                                                   : KUBELET_LOG_NOT_AVAILABLE,
+                                          name, container, NULL, reterr);
+        *ret_state_dir = dir;
+        return 0;
+}
+
 static int64_t allocatable(const struct node_config *cfg, const char *resource)
 {
         cleanup_json json_t *node = NULL;
@@ -282,6 +372,7 @@ static bool gate_enabled(const char *gates, const char *gate)
 
 static void agent_free(struct node_agent *a)
 {
+        kubelet_server_stop(a->kubelet);
         api_client_free(a->watch_client);
         api_client_free(a->sync_client);
         api_client_free(a->beat_client);
@@ -328,8 +419,6 @@ int node_agent_start(const struct node_agent_options *o, struct node_agent **ret
                 r = api_client_new(&a->copts, &a->beat_client, reterr);
         if (r >= 0 && o->metrics)
                 r = node_metrics_register(o->metrics, a->node_name, &a->metrics, reterr);
-        if (r >= 0)
-                r = node_register(a->sync_client, &a->node, reterr);
         if (r >= 0) {
                 ho = (struct pod_host_options){
                         .node_name = a->node_name,
@@ -342,6 +431,19 @@ int node_agent_start(const struct node_agent_options *o, struct node_agent **ret
                         .metrics = o->metrics ? &a->metrics : NULL
                 };
                 r = pod_host_open(&ho, &a->host, reterr);
+        }
+        if (r >= 0) {
+                struct kubelet_server_options ko = { .listen = "0.0.0.0:0",
+                                                     .cert_pem = o->kubelet_cert_pem,
+                                                     .key_pem = o->kubelet_key_pem,
+                                                     .token = a->token,
+                                                     .find_container = find_container,
+                                                     .ud = a };
+                r = kubelet_server_start(&ko, &a->kubelet, reterr);
+        }
+        if (r >= 0) {
+                a->node.kubelet_port = kubelet_server_port(a->kubelet);
+                r = node_register(a->sync_client, &a->node, reterr);
         }
         if (r < 0) {
                 agent_free(a);
@@ -360,6 +462,7 @@ struct node_agent *node_agent_stop(struct node_agent *a)
         if (!a)
                 return NULL;
         atomic_store(&a->stop, true);
+        a->kubelet = kubelet_server_stop(a->kubelet);
         wake_sync(a);
         (void) pthread_join(a->sync_thread, NULL);
         (void) pthread_join(a->beat_thread, NULL);

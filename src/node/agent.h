@@ -17,6 +17,10 @@ struct node_agent_options {
         const char *allocatable;          /* --allocatable, or NULL */
         const char *feature_gates;        /* --feature-gates, or NULL */
         struct metrics_registry *metrics; /* where the kubelet metrics go; NULL: none */
+        /* the kubelet endpoint's serving certificate and key (PEM), signed by the CA the
+         * apiserver trusts for kubelets and valid for the node's InternalIP */
+        const char *kubelet_cert_pem;
+        const char *kubelet_key_pem;
 };
 
 struct node_agent;

@@ -190,20 +190,21 @@ int node_build(const struct node_config *cfg, json_t **ret, struct error **reter
                         json_object_set(allocatable, key, v);
                 }
         }
-        node = json_pack(
-                "{s:s, s:s, s:{s:s, s:{s:s, s:s, s:s, s:s}}, s:{}, "
-                "s:{s:o, s:O, s:o, s:[{s:s, s:s}, {s:s, s:s}], s:{s:{s:i}}, "
-                "s:{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s}}}",
-                "apiVersion", "v1", "kind", "Node", "metadata", "name", cfg->node_name, "labels",
-                "kubernetes.io/hostname", cfg->node_name, "kubernetes.io/os", "linux",
-                "kubernetes.io/arch", "amd64", "node-role.kubernetes.io/control-plane", "", "spec",
-                "status", "capacity", capacity, "allocatable", allocatable, "conditions",
-                conditions(now), "addresses", "type", "InternalIP", "address", ip, "type",
-                "Hostname", "address", hostname, "daemonEndpoints", "kubeletEndpoint", "Port",
-                10250, "nodeInfo", "machineID", machine_id, "systemUUID", machine_id, "bootID",
-                boot_id, "kernelVersion", uts.release, "osImage", osimg, "containerRuntimeVersion",
-                "flexlet://0.1.0", "kubeletVersion", KUBELET_VERSION, "kubeProxyVersion", "",
-                "operatingSystem", "linux", "architecture", "amd64");
+        node = json_pack("{s:s, s:s, s:{s:s, s:{s:s, s:s, s:s, s:s}}, s:{}, "
+                         "s:{s:o, s:O, s:o, s:[{s:s, s:s}, {s:s, s:s}], s:{s:{s:i}}, "
+                         "s:{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s}}}",
+                         "apiVersion", "v1", "kind", "Node", "metadata", "name", cfg->node_name,
+                         "labels", "kubernetes.io/hostname", cfg->node_name, "kubernetes.io/os",
+                         "linux", "kubernetes.io/arch", "amd64",
+                         "node-role.kubernetes.io/control-plane", "", "spec", "status", "capacity",
+                         capacity, "allocatable", allocatable, "conditions", conditions(now),
+                         "addresses", "type", "InternalIP", "address", ip, "type", "Hostname",
+                         "address", hostname, "daemonEndpoints", "kubeletEndpoint", "Port",
+                         cfg->kubelet_port ? (int) cfg->kubelet_port : 10250, "nodeInfo",
+                         "machineID", machine_id, "systemUUID", machine_id, "bootID", boot_id,
+                         "kernelVersion", uts.release, "osImage", osimg, "containerRuntimeVersion",
+                         "flexlet://0.1.0", "kubeletVersion", KUBELET_VERSION, "kubeProxyVersion",
+                         "", "operatingSystem", "linux", "architecture", "amd64");
         if (!node)
                 return error_set(reterr, EINVAL, "node object: cannot build");
         *ret = TAKE_PTR(node);

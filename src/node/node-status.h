@@ -15,6 +15,7 @@ struct node_config {
         const char *node_name;
         const char *data_dir;    /* ephemeral-storage capacity is its file system's size */
         const char *allocatable; /* "cpu=4,memory=4Gi" or NULL: allocatable = capacity */
+        unsigned kubelet_port;   /* daemonEndpoints.kubeletEndpoint.Port; 0: 10250 */
 };
 
 /* Parses the --allocatable list into a ResourceList object ({"cpu":"4","memory":"4Gi"}):

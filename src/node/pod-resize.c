@@ -198,7 +198,7 @@ void pod_resize_admit(struct step *s)
                 node.others_milli_cpu += h->pods[i]->alloc_milli_cpu;
                 node.others_memory += h->pods[i]->alloc_memory;
         }
-        v = resize_admit(s->pod, desired, &node, &message);
+        v = resize_admit(s->pod, p->allocation, desired, &node, &message);
         if (v != RESIZE_ACCEPT) {
                 const char *reason = v == RESIZE_DEFERRED ? "Deferred" : "Infeasible";
                 bool news = !p->pending_for || !json_equal(p->pending_for, desired) ||

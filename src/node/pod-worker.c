@@ -117,7 +117,7 @@ static void pod_memory_forget(struct pod_host *h, const char *uid)
 }
 
 /* The highest run number under DATA/pods/<uid>/containers/<name>, -1 when none. */
-static int latest_run(const char *pod_dir, const char *name)
+static int latest_run_in(const char *pod_dir, const char *name)
 {
         cleanup_free char *path = xasprintf("%s/containers/%s", pod_dir, name);
         DIR *d = opendir(path);
@@ -146,7 +146,8 @@ struct container_memory *container_memory_get(struct pod_memory *p, const char *
                         return &p->containers[i];
         p->containers = xrealloc(p->containers, (p->n_containers + 1) * sizeof(*p->containers));
         c = &p->containers[p->n_containers++];
-        *c = (struct container_memory){ .name = xstrdup(name), .latest = latest_run(p->dir, name) };
+        *c = (struct container_memory){ .name = xstrdup(name),
+                                        .latest = latest_run_in(p->dir, name) };
         return c;
 }
 
@@ -253,6 +254,14 @@ struct pod_host *pod_host_free(struct pod_host *h)
         free(h->pods_dir);
         free(h);
         return NULL;
+}
+
+char *pod_host_container_run_dir(struct pod_host *h, const char *uid, const char *name, int back)
+{
+        cleanup_free char *dir = xasprintf("%s/%s", h->pods_dir, uid);
+        int run = latest_run_in(dir, name) - back;
+
+        return run < 0 ? NULL : runtime_container_dir(h->data_dir, uid, name, (unsigned) run);
 }
 
 json_t *pod_host_known_uids(struct pod_host *h)

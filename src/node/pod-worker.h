@@ -61,6 +61,10 @@ json_t *pod_host_sync_order(struct pod_host *h, const json_t *pods);
 /* Sets the gauges of running pods and containers from what the last steps observed. */
 void pod_host_update_metrics(struct pod_host *h);
 
+/* The runtime state dir of a container's newest run (back 0) or the one before it (back 1), or
+ * NULL when there is no such run. Reads only the disk: safe from any thread. */
+char *pod_host_container_run_dir(struct pod_host *h, const char *uid, const char *name, int back);
+
 /* The uids of the pods that have state on this host (DATA_DIR/pods/<uid>); JSON array. */
 json_t *pod_host_known_uids(struct pod_host *h);
 /* Removes everything of a pod the API no longer has: processes, mounts, cgroups, folder. */

@@ -9,43 +9,19 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib/tap.sh"
 . "$here/../lib/server.sh"
-FLEXLET_COMMAND=serve
-
-if [ "$(id -u)" -ne 0 ]; then
-        echo "# skipped: the node agent needs root (cgroups, mounts, namespaces)"
-        ok "# SKIP not root"
-        tap_done
-        exit 0
-fi
-
-CGROUP_ROOT="flexlet-e2e-resize-$$"
-MEMCG=/sys/fs/cgroup/memory/$CGROUP_ROOT
-cleanup_host() {
-        server_cleanup_keep_dir
-        for d in /sys/fs/cgroup/*/"$CGROUP_ROOT" /sys/fs/cgroup/"$CGROUP_ROOT"; do
-                [ -d "$d" ] || continue
-                find "$d" -name cgroup.procs -exec cat {} + 2>/dev/null | xargs -r kill -9 2>/dev/null
-                sleep 0.2
-                find "$d" -depth -type d -exec rmdir {} + 2>/dev/null
-        done
-        grep -F "${SERVER_DIR:-/nonexistent}" /proc/self/mountinfo | awk '{print $5}' | sort -r |
-                xargs -r -n1 umount -l 2>/dev/null
-        [ -n "${SERVER_DIR:-}" ] && rm -rf "$SERVER_DIR"
-}
-server_cleanup_keep_dir() { server_stop; }
-trap cleanup_host EXIT
+. "$here/../lib/node.sh"
+node_require_root
+MEMCG=/sys/fs/cgroup/memory/$NODE_CGROUP_ROOT
 
 start_node() {
-        server_start --allocatable cpu=4,memory=4Gi --cgroup-root "$CGROUP_ROOT" \
-                --feature-gates MemoryBackedVolumeResizeCgroupV1=true
-        trap cleanup_host EXIT
+        node_start --feature-gates MemoryBackedVolumeResizeCgroupV1=true
 }
 if ! start_node; then
         not_ok "server starts with a node"
         tap_done
         exit 1
 fi
-CPUCG=$(ls -d /sys/fs/cgroup/cpu,cpuacct/"$CGROUP_ROOT" /sys/fs/cgroup/cpu/"$CGROUP_ROOT" 2>/dev/null | head -1)
+CPUCG=$(ls -d /sys/fs/cgroup/cpu,cpuacct/"$NODE_CGROUP_ROOT" /sys/fs/cgroup/cpu/"$NODE_CGROUP_ROOT" 2>/dev/null | head -1)
 
 wait_running() {
         k wait --for=jsonpath='{.status.phase}'=Running "pod/$1" --timeout=60s >/dev/null 2>&1
@@ -146,7 +122,7 @@ until_eq "and reaches the cgroup" "1536" cg_file web c1 "$CPUCG" cpu.shares
 cat <<'JSON' | k create -f - >/dev/null
 {"apiVersion":"v1","kind":"Pod","metadata":{"name":"hungry"},
  "spec":{"terminationGracePeriodSeconds":1,
-  "containers":[{"name":"c1","image":"busybox","command":["sh","-c","x=$(head -c 40000000 /dev/zero | tr '\\0' a); echo ${#x}; sleep 3600"],
+  "containers":[{"name":"c1","image":"busybox","command":["sh","-c","x=$(head -c 40000000 /dev/zero | tr '\\0' a); echo ${#x}; sleep 3600; echo ${#x}"],
    "resources":{"requests":{"memory":"128Mi"},"limits":{"memory":"128Mi"}}}]}}
 JSON
 wait_running hungry
@@ -291,7 +267,7 @@ check_equal "S20: the same container" "$cid" "$(jp web '{.status.containerStatus
 
 # --- cleanup through the API: nothing left
 check "delete every pod" k delete pods --all --timeout=60s
-if [ -z "$(find /sys/fs/cgroup/*/"$CGROUP_ROOT" -type d -name 'pod*' 2>/dev/null)" ] &&
+if [ -z "$(find /sys/fs/cgroup/*/"$NODE_CGROUP_ROOT" -type d -name 'pod*' 2>/dev/null)" ] &&
         ! grep -q "$SERVER_DIR/data/pods" /proc/self/mountinfo; then
         ok "no pod cgroup or mount is left"
 else

@@ -50,7 +50,7 @@ server_start() {
         "$FLEXLET_BIN" "${FLEXLET_COMMAND:-apiserver}" --data-dir "$SERVER_DIR/data" --listen "127.0.0.1:$SERVER_PORT" \
                 --node-name test-node "$@" >>"$SERVER_DIR/server.log" 2>&1 &
         SERVER_PID=$!
-        trap server_cleanup EXIT
+        trap "${SERVER_CLEANUP:-server_cleanup}" EXIT
         for _ in $(seq 1 100); do
                 if curl -skf "https://127.0.0.1:$SERVER_PORT/readyz" >/dev/null 2>&1; then
                         export KUBECONFIG="$SERVER_DIR/data/kubeconfig"

@@ -16,6 +16,7 @@
 #include "apiserver/api.h"
 #include "base/alloc.h"
 #include "base/json.h"
+#include "base/metrics.h"
 #include "store/store.h"
 
 struct fixture {
@@ -472,6 +473,45 @@ static void test_discovery_and_openapi(void **state)
                             "Pod");
 }
 
+/* GET /metrics renders the registry; every resource request is counted with upstream's labels. */
+static void test_metrics(void **state)
+{
+        struct apiserver_options o = { .node_name = "n1", .listen = "127.0.0.1:6443" };
+        cleanup_metrics_registry struct metrics_registry *reg = metrics_registry_new();
+        struct apiserver *plain = fx->api, *counted = NULL;
+        struct http_request req = { .method = "GET", .path = "/metrics" };
+        struct http_response resp;
+
+        (void) state;
+        assert_int_equal(call("GET", "/metrics", NULL, NULL, NULL, NULL, NULL), 404);
+        o.metrics = reg;
+        assert_int_equal(apiserver_new(fx->store, NULL, &o, &counted), 0);
+        fx->api = counted;
+        create_default_ns();
+        assert_int_equal(
+                call("GET", "/api/v1/namespaces/default/pods", NULL, NULL, NULL, NULL, NULL), 200);
+        assert_int_equal(
+                call("GET", "/api/v1/namespaces/default/pods/nope", NULL, NULL, NULL, NULL, NULL),
+                404);
+        http_response_init(&resp);
+        api_handle(counted, &req, &resp);
+        assert_int_equal(resp.status, 200);
+        assert_string_equal(resp.content_type, METRICS_CONTENT_TYPE);
+        assert_non_null(strstr(resp.body.buf,
+                               "apiserver_request_total{code=\"200\",component=\"apiserver\","
+                               "dry_run=\"\",group=\"\",resource=\"pods\",scope=\"namespace\","
+                               "subresource=\"\",verb=\"LIST\",version=\"v1\"} 1\n"));
+        assert_non_null(strstr(resp.body.buf,
+                               "apiserver_request_total{code=\"404\",component=\"apiserver\","
+                               "dry_run=\"\",group=\"\",resource=\"pods\",scope=\"resource\","
+                               "subresource=\"\",verb=\"GET\",version=\"v1\"} 1\n"));
+        assert_non_null(strstr(resp.body.buf, "# TYPE apiserver_request_duration_seconds "
+                                              "histogram\n"));
+        http_response_release(&resp);
+        fx->api = plain;
+        apiserver_free(counted);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -487,6 +527,7 @@ int main(void)
                 cmocka_unit_test_setup_teardown(test_delete, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_watch_from_zero, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_discovery_and_openapi, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_metrics, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_concurrent_requests, setup, teardown),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,229 @@
+#!/usr/bin/env bash
+# test-node.sh: the node agent end to end, as root, through kubectl: real processes in real
+# cgroups with real tmpfs volumes sized per KEP-1967, logs, containers that outlive a SIGKILL of
+# `flexlet serve`, OOMKilled and CrashLoopBackOff, and a delete that leaves nothing behind.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../lib/tap.sh"
+. "$here/../lib/server.sh"
+. "$here/../lib/node.sh"
+node_require_root
+
+if ! node_start; then
+        not_ok "server starts with a node"
+        tap_done
+        exit 1
+fi
+check_output "the node registers and is Ready" "condition met" k wait --for=condition=Ready node/test-node --timeout=30s
+
+# pod_manifest NAME LIMIT_MEMORY|none SIZE_LIMIT|none COMMAND
+pod_manifest() {
+        local name=$1 limit=$2 size=$3 cmd=$4 resources volume
+        if [ "$limit" = none ]; then
+                resources='{"requests":{"cpu":"100m","memory":"64Mi"}}'
+        else
+                resources="{\"requests\":{\"cpu\":\"100m\",\"memory\":\"64Mi\"},\"limits\":{\"memory\":\"$limit\"}}"
+        fi
+        if [ "$size" = none ]; then volume='{"medium":"Memory"}'; else volume="{\"medium\":\"Memory\",\"sizeLimit\":\"$size\"}"; fi
+        cat <<JSON
+{"apiVersion":"v1","kind":"Pod","metadata":{"name":"$name"},
+ "spec":{"terminationGracePeriodSeconds":2,
+  "containers":[{"name":"c1","image":"busybox","command":["sh","-c","$cmd"],
+                 "resources":$resources,
+                 "volumeMounts":[{"name":"shm","mountPath":"/dev/shm"}]}],
+  "volumes":[{"name":"shm","emptyDir":$volume}]}}
+JSON
+}
+
+wait_running() {
+        k wait --for=jsonpath='{.status.phase}'=Running "pod/$1" --timeout=60s >/dev/null 2>&1
+}
+
+# df -k prints 1K-blocks in the second column of its second line.
+shm_kib() {
+        k logs "$1" 2>/dev/null | awk '/shm/ {print $2; exit}'
+}
+
+# --- KEP-1967 sizing
+pod_manifest sized 256Mi 64Mi 'df -k /dev/shm; sleep 3600' | k create -f - >/dev/null
+pod_manifest unsized 256Mi none 'df -k /dev/shm; sleep 3600' | k create -f - >/dev/null
+pod_manifest requests-only none none 'df -k /dev/shm; sleep 3600' | k create -f - >/dev/null
+for p in sized unsized requests-only; do
+        if wait_running "$p"; then ok "$p is Running"; else not_ok "$p is Running" "$(k get pod "$p" -o yaml)"; fi
+done
+sleep 1
+check_equal "sizeLimit 64Mi → tmpfs of 64Mi" "65536" "$(shm_kib sized)"
+check_equal "no sizeLimit → the pod's memory limit (256Mi)" "262144" "$(shm_kib unsized)"
+check_equal "requests only → node allocatable (4Gi)" "4194304" "$(shm_kib requests-only)"
+
+uid=$(k get pod sized -o jsonpath='{.metadata.uid}')
+cg=$(find /sys/fs/cgroup/memory/"$NODE_CGROUP_ROOT" -type d -name "pod$uid" 2>/dev/null | head -1)
+if [ -n "$cg" ] && [ "$(cat "$cg/memory.limit_in_bytes")" = 268435456 ]; then
+        ok "the pod cgroup holds the pod's memory limit"
+else
+        not_ok "the pod cgroup holds the pod's memory limit" "cgroup: ${cg:-not found}"
+fi
+check_equal "status reports the container's actual memory limit" "256Mi" \
+        "$(k get pod sized -o jsonpath='{.status.containerStatuses[0].resources.limits.memory}')"
+
+# --- two containers share the memory volume
+cat <<'JSON' | k create -f - >/dev/null
+{"apiVersion":"v1","kind":"Pod","metadata":{"name":"shared"},
+ "spec":{"terminationGracePeriodSeconds":2,
+  "containers":[
+   {"name":"writer","image":"busybox","command":["sh","-c","echo hello-from-writer > /data/msg; sleep 3600"],
+    "volumeMounts":[{"name":"data","mountPath":"/data"}]},
+   {"name":"reader","image":"busybox","command":["sh","-c","while [ ! -f /data/msg ]; do sleep 0.2; done; cat /data/msg; sleep 3600"],
+    "volumeMounts":[{"name":"data","mountPath":"/data"}]}],
+  "volumes":[{"name":"data","emptyDir":{"medium":"Memory"}}]}}
+JSON
+wait_running shared
+sleep 2
+check_output "containers see each other's files in the memory volume" "hello-from-writer" k logs shared -c reader
+
+# --- a counter survives SIGKILL of flexlet serve
+cat <<'JSON' | k create -f - >/dev/null
+{"apiVersion":"v1","kind":"Pod","metadata":{"name":"counter"},
+ "spec":{"terminationGracePeriodSeconds":2,
+  "containers":[{"name":"c","image":"busybox","command":["sh","-c","i=0; while true; do echo $i; i=$((i+1)); sleep 0.2; done"]}]}}
+JSON
+wait_running counter
+cid=$(k get pod counter -o jsonpath='{.status.containerStatuses[0].containerID}')
+kill -9 "$SERVER_PID"
+wait "$SERVER_PID" 2>/dev/null
+SERVER_PID=
+sleep 1
+node_start >/dev/null
+sleep 3
+check_equal "same containerID after the restart" "$cid" \
+        "$(k get pod counter -o jsonpath='{.status.containerStatuses[0].containerID}')"
+check_equal "restartCount stays 0" "0" "$(k get pod counter -o jsonpath='{.status.containerStatuses[0].restartCount}')"
+n1=$(k logs counter | tail -1)
+sleep 1
+n2=$(k logs counter | tail -1)
+if [ -n "$n1" ] && [ -n "$n2" ] && [ "$n2" -gt "$n1" ]; then ok "the counter keeps counting"; else not_ok "the counter keeps counting" "$n1 then $n2"; fi
+
+# --- OOMKilled and CrashLoopBackOff
+cat <<'JSON' | k create -f - >/dev/null
+{"apiVersion":"v1","kind":"Pod","metadata":{"name":"oom"},
+ "spec":{"restartPolicy":"Never","containers":[{"name":"c","image":"busybox",
+  "command":["sh","-c","dd if=/dev/zero of=/dev/null bs=200M count=1"],
+  "resources":{"limits":{"memory":"32Mi"}}}]}}
+JSON
+k wait --for=jsonpath='{.status.phase}'=Failed pod/oom --timeout=60s >/dev/null 2>&1
+check_equal "a container over its memory limit is OOMKilled" "OOMKilled" \
+        "$(k get pod oom -o jsonpath='{.status.containerStatuses[0].state.terminated.reason}')"
+cat <<'JSON' | k create -f - >/dev/null
+{"apiVersion":"v1","kind":"Pod","metadata":{"name":"crash"},
+ "spec":{"containers":[{"name":"c","image":"busybox","command":["sh","-c","exit 3"]}]}}
+JSON
+reason=""
+for _ in $(seq 1 60); do
+        reason=$(k get pod crash -o jsonpath='{.status.containerStatuses[0].state.waiting.reason}')
+        [ "$reason" = CrashLoopBackOff ] && break
+        sleep 0.5
+done
+check_equal "a crashing container goes into CrashLoopBackOff" "CrashLoopBackOff" "$reason"
+check_output "the last state records the exit code" "3" k get pod crash -o jsonpath='{.status.containerStatuses[0].lastState.terminated.exitCode}'
+
+# --- init containers run in order before the regular ones; a sidecar runs beside them
+cat <<'JSON' | k create -f - >/dev/null
+{"apiVersion":"v1","kind":"Pod","metadata":{"name":"inits"},
+ "spec":{"terminationGracePeriodSeconds":2,
+  "initContainers":[
+   {"name":"first","image":"busybox","command":["sh","-c","echo first >> /work/order"],
+    "volumeMounts":[{"name":"work","mountPath":"/work"}]},
+   {"name":"side","image":"busybox","restartPolicy":"Always","command":["sh","-c","echo side >> /work/order; sleep 3600"],
+    "volumeMounts":[{"name":"work","mountPath":"/work"}]},
+   {"name":"second","image":"busybox","command":["sh","-c","echo second >> /work/order"],
+    "volumeMounts":[{"name":"work","mountPath":"/work"}]}],
+  "containers":[{"name":"main","image":"busybox","command":["sh","-c","echo main >> /work/order; cat /work/order; sleep 3600"],
+    "volumeMounts":[{"name":"work","mountPath":"/work"}]}],
+  "volumes":[{"name":"work","emptyDir":{}}]}}
+JSON
+wait_running inits
+sleep 1
+check_equal "init containers, then the sidecar, then the next init, then the containers" \
+        "first side second main" "$(k logs inits -c main | tr '\n' ' ' | sed 's/ $//')"
+check_equal "the sidecar keeps running" "true" \
+        "$(k get pod inits -o jsonpath='{.status.initContainerStatuses[1].ready}')"
+check_equal "a finished init container is Completed" "Completed" \
+        "$(k get pod inits -o jsonpath='{.status.initContainerStatuses[0].state.terminated.reason}')"
+
+# --- events along the pod's life
+events=$(k get events --field-selector involvedObject.name=counter -o jsonpath='{range .items[*]}{.reason}{" "}{end}')
+for r in Scheduled Pulled Created Started; do
+        case " $events " in
+        *" $r "*) ok "event $r recorded" ;;
+        *) not_ok "event $r recorded" "$events" ;;
+        esac
+done
+
+# --- graceful deletion: SIGTERM first, SIGKILL when the grace period is over
+cat <<'JSON' | k create -f - >/dev/null
+{"apiVersion":"v1","kind":"Pod","metadata":{"name":"stubborn"},
+ "spec":{"terminationGracePeriodSeconds":3,
+  "containers":[{"name":"c","image":"busybox","command":["sh","-c","trap 'echo got TERM' TERM; while true; do sleep 0.1; done"]}]}}
+JSON
+wait_running stubborn
+check "delete without waiting" k delete pod stubborn --wait=false
+got=""
+for _ in $(seq 1 40); do
+        got=$(k logs stubborn 2>/dev/null | grep -c "got TERM")
+        [ "$got" -gt 0 ] && break
+        sleep 0.1
+done
+check_equal "the container gets SIGTERM" "1" "$got"
+check_equal "and, ignoring it, keeps running within its grace period" "Running" \
+        "$(k get pod stubborn -o jsonpath='{.status.containerStatuses[0].state.running}' | grep -q startedAt && echo Running)"
+check "after the grace period it is killed and the object goes" k wait --for=delete pod/stubborn --timeout=30s
+check_fails "the pod object is gone" k get pod stubborn
+
+# --- a disk emptyDir that outgrows its sizeLimit evicts the pod
+cat <<'JSON' | k create -f - >/dev/null
+{"apiVersion":"v1","kind":"Pod","metadata":{"name":"hog"},
+ "spec":{"terminationGracePeriodSeconds":2,
+  "containers":[{"name":"c","image":"busybox","command":["sh","-c","dd if=/dev/zero of=/scratch/f bs=1M count=4; sleep 3600"],
+    "volumeMounts":[{"name":"scratch","mountPath":"/scratch"}]}],
+  "volumes":[{"name":"scratch","emptyDir":{"sizeLimit":"1Mi"}}]}}
+JSON
+k wait --for=jsonpath='{.status.reason}'=Evicted pod/hog --timeout=60s >/dev/null 2>&1
+check_equal "the pod is evicted with upstream's message" \
+        'Failed Usage of EmptyDir volume "scratch" exceeds the limit "1Mi". ' \
+        "$(k get pod hog -o jsonpath='{.status.phase} {.status.message}')"
+check "its containers are killed" k wait --timeout=30s \
+        --for=jsonpath='{.status.containerStatuses[0].state.terminated.exitCode}'=137 pod/hog
+check_output "an Evicted event tells why" "exceeds the limit" \
+        k get events --field-selector involvedObject.name=hog,reason=Evicted -o jsonpath='{.items[*].message}'
+
+# --- /metrics in the Prometheus text format: the kubelet's and the apiserver's families
+metrics=$(k get --raw /metrics)
+for m in 'kubelet_node_name{node="test-node"} 1' 'kubelet_running_pods ' \
+        'kubelet_started_containers_total{container_type="container"}' \
+        'kubelet_pod_start_duration_seconds_count ' 'kubelet_evictions{eviction_signal="emptydirfs.limit"} 1' \
+        'apiserver_request_total{code="201",component="apiserver",dry_run="",group="",resource="pods",scope="namespace",subresource="",verb="POST",version="v1"}'; do
+        case "$metrics" in
+        *"$m"*) ok "/metrics has $m" ;;
+        *) not_ok "/metrics has $m" "$(echo "$metrics" | grep -E "^${m%%[{ ]*}" | head -5)" ;;
+        esac
+done
+
+# --- kubectl logs options through the apiserver and the node's kubelet endpoint
+check_equal "logs --tail=1 of the counter" "1" "$(k logs counter --tail=1 | wc -l)"
+check_output "logs --timestamps" "Z " k logs counter --tail=1 --timestamps
+check_output "logs -c picks a container" "hello-from-writer" k logs shared -c reader
+check_output "logs --previous of a crash-looping container" "" k logs crash --previous
+check_fails "logs of a pod that does not exist" k logs nope
+
+# --- delete leaves nothing behind
+uid=$(k get pod sized -o jsonpath='{.metadata.uid}')
+check "delete a running pod" k delete pod sized --timeout=30s
+sleep 1
+if [ -z "$(find /sys/fs/cgroup/*/"$NODE_CGROUP_ROOT" -type d -name "pod$uid" 2>/dev/null)" ] &&
+        ! grep -q "$uid" /proc/self/mountinfo && [ ! -e "$SERVER_DIR/data/pods/$uid" ]; then
+        ok "no cgroup, mount or folder of the deleted pod is left"
+else
+        not_ok "no cgroup, mount or folder of the deleted pod is left" "$(grep "$uid" /proc/self/mountinfo)"
+fi
+
+tap_done
