@@ -432,8 +432,9 @@ static void floor_prepare(struct floor *f, struct floor_pod *p)
                 die("prepare %s: %s", p->uid, err->message);
 }
 
-/* runtime_sandbox_start + runtime_container_start of busybox `sleep 3600` with the volume. */
-static void floor_start(struct floor *f, struct floor_pod *p)
+/* runtime_sandbox_start + runtime_container_start of busybox `sleep 3600` with the volume;
+ * *ret_sandbox_ms is the sandbox's part. */
+static void floor_start(struct floor *f, struct floor_pod *p, double *ret_sandbox_ms)
 {
         static const char *const cmd[] = { "sleep", "3600", NULL };
         struct runtime_mount m = { .source = p->volume, .target = "/data" };
@@ -449,8 +450,11 @@ static void floor_start(struct floor *f, struct floor_pod *p)
         struct runtime_sandbox_spec ss = { .state_dir = p->sandbox,
                                            .hostname = p->uid,
                                            .cgroup_procs = (const char *const *) sprocs };
+        int64_t t0 = now_ns();
+
         if (runtime_sandbox_start(&ss, &pid, &err) < 0)
                 die("sandbox %s: %s", p->uid, err->message);
+        *ret_sandbox_ms = ms_since(t0, now_ns());
         runtime_container_spec_use_image(&spec, &f->img);
         spec.state_dir = p->container;
         spec.sandbox_dir = p->sandbox;
@@ -485,10 +489,11 @@ static void floor_teardown(struct floor *f, struct floor_pod *p)
 static void floor_start_all(struct floor *f, unsigned round, const char *key)
 {
         double *prep = xcalloc(f->n, sizeof(*prep)), *rt = xcalloc(f->n, sizeof(*rt)),
-               *pod = xcalloc(f->n, sizeof(*pod));
+               *pod = xcalloc(f->n, sizeof(*pod)), *sb = xcalloc(f->n, sizeof(*sb));
         cleanup_free char *kprep = xasprintf("%s.prepare_ms", key);
         cleanup_free char *krt = xasprintf("%s.runtime_ms", key);
         cleanup_free char *kpod = xasprintf("%s.pod_ms", key);
+        cleanup_free char *ksb = xasprintf("%s.sandbox_ms", key);
         int64_t t_all = now_ns();
 
         for (size_t i = 0; i < f->n; i++) {
@@ -498,7 +503,7 @@ static void floor_start_all(struct floor *f, unsigned round, const char *key)
                 t0 = now_ns();
                 floor_prepare(f, &f->pods[i]);
                 t1 = now_ns();
-                floor_start(f, &f->pods[i]);
+                floor_start(f, &f->pods[i], &sb[i]);
                 prep[i] = ms_since(t0, t1);
                 rt[i] = ms_since(t1, now_ns());
                 pod[i] = prep[i] + rt[i];
@@ -507,6 +512,8 @@ static void floor_start_all(struct floor *f, unsigned round, const char *key)
         print_stats(krt, rt, f->n);
         print_stats(kprep, prep, f->n);
         print_stats(kpod, pod, f->n);
+        print_stats(ksb, sb, f->n);
+        free(sb);
         free(pod);
         free(prep);
         free(rt);
@@ -861,9 +868,24 @@ static int cmd_start(const struct api *a, const struct start_opts *o)
                 agent[i] = w.t_bound[i] ? ms_since(w.t_bound[i], w.t_running[i]) : 0;
                 if (w.t_running[i] > t_end)
                         t_end = w.t_running[i];
+                if (getenv("NODE_BENCH_DEBUG"))
+                        (void) fprintf(stderr, "%s-%zu post %.3f bound %.3f running %.3f ms\n",
+                                       a->prefix, i, post[i], bind[i], lat[i]);
         }
         pthread_mutex_unlock(&w.lock);
         (void) printf("%s.total_ms %.3f\n", key, ms_since(t_all, t_end));
+        {
+                /* the first and the last tenth of the pods, in creation order: how latency grows
+                 * with the pods already there */
+                size_t tenth = o->n >= 10 ? o->n / 10 : 1;
+                double first = 0, last = 0;
+                for (size_t i = 0; i < tenth; i++) {
+                        first += lat[i];
+                        last += lat[o->n - 1 - i];
+                }
+                (void) printf("%s.first_tenth_mean_ms %.3f\n%s.last_tenth_mean_ms %.3f\n", key,
+                              first / (double) tenth, key, last / (double) tenth);
+        }
         {
                 cleanup_free char *k1 = xasprintf("%s.latency_ms", key);
                 cleanup_free char *k2 = xasprintf("%s.post_ms", key);
