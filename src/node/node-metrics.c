@@ -11,6 +11,10 @@ static const double pod_start_buckets[] = { 0.5, 1,   2,   3,    4,    5,    6, 
                                             20,  30,  45,  60,   120,  180,  240, 300, 360,
                                             480, 600, 900, 1200, 1800, 2700, 3600 };
 
+/* K8S: PodResizeDurationMilliseconds buckets */
+static const double resize_buckets[] = { 10,    50,    100,   500,   1000,   2000,   5000,
+                                         10000, 20000, 30000, 60000, 120000, 300000, 600000 };
+
 int node_metrics_register(struct metrics_registry *reg, const char *node_name,
                           struct node_metrics *ret, struct error **reterr)
 {
@@ -20,6 +24,9 @@ int node_metrics_register(struct metrics_registry *reg, const char *node_name,
         static const char *const code_type_labels[] = { "code", "container_type", NULL };
         static const char *const operation_label[] = { "operation", NULL };
         static const char *const signal_label[] = { "eviction_signal", NULL };
+        static const char *const success_label[] = { "success", NULL };
+        static const char *const reason_label[] = { "reason", NULL };
+        static const char *const detail_label[] = { "reason_detail", NULL };
         struct node_metrics m = { 0 };
         const char *node[] = { node_name, NULL };
 
@@ -62,7 +69,27 @@ int node_metrics_register(struct metrics_registry *reg, const char *node_name,
                         reg, "kubelet_evictions",
                         "[ALPHA] Cumulative number of pod evictions by eviction signal",
                         signal_label, reterr);
-        if (!m.evictions)
+        if (m.evictions)
+                m.resize_duration = metrics_histogram_new(
+                        reg, "kubelet_pod_resize_duration_milliseconds",
+                        "[ALPHA] Duration in milliseconds to actuate a pod resize", success_label,
+                        resize_buckets, sizeof(resize_buckets) / sizeof(resize_buckets[0]), reterr);
+        if (m.resize_duration)
+                m.pending_resizes = metrics_gauge_new(
+                        reg, "kubelet_pod_pending_resizes",
+                        "[ALPHA] Number of pending resizes for pods, by the reason they wait",
+                        reason_label, reterr);
+        if (m.pending_resizes)
+                m.in_progress_resizes = metrics_gauge_new(
+                        reg, "kubelet_pod_in_progress_resizes",
+                        "[ALPHA] Number of in-progress resizes for pods", NULL, reterr);
+        if (m.in_progress_resizes)
+                m.infeasible_resizes = metrics_counter_new(
+                        reg, "kubelet_pod_infeasible_resizes_total",
+                        "[ALPHA] Number of infeasible resizes for pods, by the reason they are "
+                        "infeasible",
+                        detail_label, reterr);
+        if (!m.infeasible_resizes)
                 return -EINVAL;
         (void) metrics_set(m.node_name, node, 1);
         *ret = m;

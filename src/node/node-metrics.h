@@ -17,6 +17,10 @@ struct node_metrics {
         struct metric *pod_start_duration;       /* kubelet_pod_start_duration_seconds */
         struct metric *pod_worker_duration; /* kubelet_pod_worker_duration_seconds{operation} */
         struct metric *evictions;           /* kubelet_evictions{eviction_signal} */
+        struct metric *resize_duration;     /* kubelet_pod_resize_duration_milliseconds{success} */
+        struct metric *pending_resizes;     /* kubelet_pod_pending_resizes{reason} */
+        struct metric *in_progress_resizes; /* kubelet_pod_in_progress_resizes */
+        struct metric *infeasible_resizes; /* kubelet_pod_infeasible_resizes_total{reason_detail} */
 };
 
 /* Registers the families in reg and sets kubelet_node_name. */

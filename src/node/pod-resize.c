@@ -18,9 +18,14 @@
 
 #include "api/pod-resources.h"
 #include "base/alloc.h"
+#include "base/fault.h"
 #include "base/fs.h"
 #include "base/json.h"
+#include "base/metrics.h"
+#include "base/quantity.h"
+#include "base/timeutil.h"
 #include "node/cgroup/cgroup.h"
+#include "node/node-metrics.h"
 #include "node/pod-worker-internal.h"
 #include "node/resize.h"
 #include "node/volume/emptydir.h"
@@ -168,6 +173,44 @@ static void clear_pending(struct pod_memory *p)
         p->pending_since = 0;
 }
 
+/* KEP-6030: a Memory emptyDir whose sizeLimit is above the pod's memory limit is allowed, but
+ * its files can then OOM-kill the containers before the volume is full: say so. */
+static void warn_volume_over_memory_limit(struct step *s)
+{
+        int64_t limit = -1;
+        size_t i;
+        json_t *v;
+
+        if (pod_memory_limit(s->alloc_pod, NULL, &limit) < 0 || limit <= 0)
+                return;
+        json_array_foreach(json_path(s->alloc_pod, "spec.volumes"), i, v) {
+                const char *size = json_path_string(v, "emptyDir.sizeLimit");
+                const char *medium = json_path_string(v, "emptyDir.medium");
+                struct quantity q;
+                int64_t bytes;
+
+                if (!size || !medium || !streq(medium, "Memory") ||
+                    quantity_parse(size, &q, NULL) < 0 || quantity_value(&q, &bytes) < 0 ||
+                    bytes <= limit)
+                        continue;
+                add_event(s->ev, "Warning", "SizeLimitExceedsMemoryLimit",
+                          xasprintf("emptyDir volume \"%s\" has sizeLimit %s, above the pod's "
+                                    "memory limit of %lld bytes: its files can get the containers "
+                                    "OOM-killed before the volume is full",
+                                    json_string_value(json_object_get(v, "name")), size,
+                                    (long long) limit));
+        }
+}
+
+static void observe_duration(struct step *s, bool success)
+{
+        const char *label[] = { success ? "true" : "false", NULL };
+
+        if (s->h->metrics && s->p->resize_started_ms)
+                (void) metrics_observe(s->h->metrics->resize_duration, label,
+                                       (double) (time_monotonic_ms() - s->p->resize_started_ms));
+}
+
 void pod_resize_admit(struct step *s)
 {
         struct pod_memory *p = s->p;
@@ -204,6 +247,13 @@ void pod_resize_admit(struct step *s)
                 bool news = !p->pending_for || !json_equal(p->pending_for, desired) ||
                             !p->pending_reason || !streq(p->pending_reason, reason);
 
+                if (news && v == RESIZE_INFEASIBLE && h->metrics) {
+                        const char *detail[] = { message && strstr(message, "memory-backed volume")
+                                                         ? "memory_backed_volume_cgroup_v1"
+                                                         : "insufficient_node_allocatable",
+                                                 NULL };
+                        (void) metrics_add(h->metrics->infeasible_resizes, detail, 1);
+                }
                 if (news) {
                         add_event(s->ev, "Warning",
                                   v == RESIZE_DEFERRED ? "ResizeDeferred" : "ResizeInfeasible",
@@ -225,6 +275,7 @@ void pod_resize_admit(struct step *s)
         r = write_checkpoint(p, ALLOCATED_FILE, desired, NULL);
         if (r < 0)
                 return; /* tried again at the next step */
+        fault_point("resize-allocated");
         json_decref(p->allocation);
         p->allocation = json_incref(desired);
         count_requests(p, s->pod);
@@ -234,6 +285,8 @@ void pod_resize_admit(struct step *s)
         p->resize_failed_at = 0;
         json_decref(s->alloc_pod);
         s->alloc_pod = pod_allocated(p, s->pod);
+        p->resize_started_ms = time_monotonic_ms();
+        warn_volume_over_memory_limit(s);
         add_event(s->ev, "Normal", "ResizeStarted",
                   xasprintf("Pod resize started: generation %lld",
                             (long long) json_integer_value(
@@ -345,6 +398,11 @@ void pod_resize_actuate(struct step *s, const char *const *running)
         if (r < 0)
                 return;
         if (plan.n == 0) {
+                if (p->resizing) {
+                        observe_duration(s, true);
+                        p->resize_started_ms = 0;
+                        s->resize_activity = true;
+                }
                 if (p->resizing)
                         add_event(s->ev, "Normal", "ResizeCompleted",
                                   xasprintf("Pod resize completed: generation %lld",
@@ -357,6 +415,7 @@ void pod_resize_actuate(struct step *s, const char *const *running)
                 return;
         }
         p->resizing = true;
+        s->resize_activity = true;
         if (p->resize_failed_at && s->now - p->resize_failed_at < p->resize_retry.delay_s) {
                 resize_plan_release(&plan);
                 return;
@@ -368,9 +427,11 @@ void pod_resize_actuate(struct step *s, const char *const *running)
                 r = apply_step(s, st, &step_err);
                 if (r < 0) {
                         const char *msg = step_err ? step_err->message : strerror(-r);
-                        if (!p->resize_error || !streq(p->resize_error, msg))
+                        if (!p->resize_error || !streq(p->resize_error, msg)) {
                                 add_event(s->ev, "Warning", "ResizeError",
                                           xasprintf("Pod resize error: %s", msg));
+                                observe_duration(s, false);
+                        }
                         free(p->resize_error);
                         p->resize_error = xstrdup(msg);
                         p->resize_failed_at = s->now;
@@ -384,6 +445,7 @@ void pod_resize_actuate(struct step *s, const char *const *running)
                         resize_actuated_record(p->actuated, st);
                         persist_actuated(p);
                 }
+                fault_point_n("resize-step", (unsigned) i + 1);
                 if (i + 1 == plan.n) {
                         /* every step done: the kernel holds the allocation */
                         free(TAKE_PTR(p->resize_error));

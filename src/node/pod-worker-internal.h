@@ -58,6 +58,7 @@ struct pod_memory {
         char *resize_error;  /* the last failed step's message (PodResizeInProgress Error) */
         struct backoff resize_retry;
         time_t resize_failed_at;
+        int64_t resize_started_ms; /* monotonic, when the allocation was accepted; 0: none */
         struct container_memory *containers;
         size_t n_containers;
 };
@@ -82,7 +83,8 @@ struct step {
         struct pod_host *h;
         struct pod_memory *p;
         const json_t *pod;
-        json_t *alloc_pod; /* the pod with its allocated resources */
+        json_t *alloc_pod;    /* the pod with its allocated resources */
+        bool resize_activity; /* a resize step ran or completed in this step */
         struct pod_events *ev;
         time_t now;
         char **strings;

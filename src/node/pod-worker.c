@@ -29,6 +29,7 @@
 #include "api/pod-resources.h"
 #include "api/validation.h"
 #include "base/alloc.h"
+#include "base/fault.h"
 #include "base/fs.h"
 #include "base/json.h"
 #include "base/metrics.h"
@@ -1270,6 +1271,21 @@ void pod_host_update_metrics(struct pod_host *h)
                 containers += h->pods[i]->n_running;
         }
         (void) metrics_set(h->metrics->running_pods, NULL, (double) pods);
+        {
+                const char *deferred[] = { "Deferred", NULL },
+                           *infeasible[] = { "Infeasible", NULL };
+                size_t n_deferred = 0, n_infeasible = 0, n_progress = 0;
+
+                for (size_t i = 0; i < h->n_pods; i++) {
+                        const char *r = h->pods[i]->pending_reason;
+                        n_deferred += r && streq(r, "Deferred");
+                        n_infeasible += r && streq(r, "Infeasible");
+                        n_progress += h->pods[i]->resizing;
+                }
+                (void) metrics_set(h->metrics->pending_resizes, deferred, (double) n_deferred);
+                (void) metrics_set(h->metrics->pending_resizes, infeasible, (double) n_infeasible);
+                (void) metrics_set(h->metrics->in_progress_resizes, NULL, (double) n_progress);
+        }
         (void) metrics_set(h->metrics->running_containers, running, (double) containers);
 }
 
@@ -1446,6 +1462,8 @@ int pod_worker_sync(struct pod_host *h, const json_t *pod, json_t **ret_status,
                 .memory_volume_sizes = p->prepared ? keep_json(&s, memory_volume_sizes(&s)) : NULL,
         };
         *ret_status = pod_status_build(pod, &obs, json_object_get(pod, "status"), s.now);
+        if (s.resize_activity)
+                fault_point("resize-status");
         observe_for_metrics(&s, &pl, sandbox_ready, t0);
         step_release(&s, &pl);
         if (r == POD_SYNC_FINISHED)
