@@ -125,6 +125,17 @@ for _ in $(seq 1 60); do
 done
 check_equal "a crashing container goes into CrashLoopBackOff" "CrashLoopBackOff" "$reason"
 check_output "the last state records the exit code" "3" k get pod crash -o jsonpath='{.status.containerStatuses[0].lastState.terminated.exitCode}'
+seen10=0 seen20=0
+for _ in $(seq 1 120); do
+        msg=$(k get pod crash -o jsonpath='{.status.containerStatuses[0].state.waiting.message}')
+        case "$msg" in
+        "back-off 10s "*) seen10=1 ;;
+        "back-off 20s "*) seen20=1 ;;
+        esac
+        [ "$seen20" = 1 ] && break
+        sleep 0.5
+done
+check_equal "the back-off grows: 10s, then 20s" "1 1" "$seen10 $seen20"
 
 # --- init containers run in order before the regular ones; a sidecar runs beside them
 cat <<'JSON' | k create -f - >/dev/null
@@ -195,6 +206,16 @@ check "its containers are killed" k wait --timeout=30s \
         --for=jsonpath='{.status.containerStatuses[0].state.terminated.exitCode}'=137 pod/hog
 check_output "an Evicted event tells why" "exceeds the limit" \
         k get events --field-selector involvedObject.name=hog,reason=Evicted -o jsonpath='{.items[*].message}'
+
+# --- KEP-6030 on this cgroup v1 host without flexlet's gate: a volume resize is Infeasible
+k patch pod sized --subresource resize \
+        -p '{"spec":{"volumes":[{"name":"shm","emptyDir":{"medium":"Memory","sizeLimit":"128Mi"}}]}}' >/dev/null
+check "a Memory volume resize on cgroup v1 is Infeasible" \
+        k wait --for=jsonpath='{.status.resize}'=Infeasible pod/sized --timeout=30s
+check_output "and says why" 'Resizing memory-backed volume "shm" requires cgroup v2' \
+        k get pod sized -o jsonpath='{.status.conditions[?(@.type=="PodResizePending")].message}'
+check_equal "the tmpfs keeps its size" "65536" \
+        "$(df -k --output=size "$SERVER_DIR/data/pods/$(k get pod sized -o jsonpath='{.metadata.uid}')/volumes/shm" | tail -1 | tr -d ' ')"
 
 # --- /metrics in the Prometheus text format: the kubelet's and the apiserver's families
 metrics=$(k get --raw /metrics)

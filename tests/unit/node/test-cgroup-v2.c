@@ -19,9 +19,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "api/pod-resources.h"
 #include "base/alloc.h"
+#include "base/json.h"
 #include "node/cgroup/cgroup-internal.h"
 #include "node/cgroup/cgroup.h"
+#include "node/resize.h"
 
 struct fixture {
         char root[64];
@@ -717,6 +720,70 @@ static void test_destroy(void **state)
         assert_true(exists(fx->root, "cgroup.controllers"));
 }
 
+/* Upstream scenario S18 on a v2 tree: a Guaranteed pod of 500m / 256Mi gets cpu.max
+ * "50000 100000", cpu.weight 20 (the kubelet's linear conversion of 512 shares) and memory.max
+ * 268435456; resized to 1 CPU, the plan's pod steps write cpu.max "100000 100000" and weight 39. */
+static void test_s18_pod_cgroup_resize(void **state)
+{
+        struct fixture *fx = *state;
+        cleanup_json json_t *pod = json_loads(
+                "{\"metadata\":{\"name\":\"p\",\"uid\":\"u1\"},\"status\":{\"qosClass\":"
+                "\"Guaranteed\"},\"spec\":{\"containers\":[{\"name\":\"c1\",\"resources\":{"
+                "\"requests\":{\"cpu\":\"500m\",\"memory\":\"256Mi\"},\"limits\":{\"cpu\":"
+                "\"500m\",\"memory\":\"256Mi\"}}}]}}",
+                0, NULL);
+        cleanup_json json_t *actuated = json_object(), *allocation = NULL, *resized = NULL;
+        struct pod_cgroup_config cfg;
+        struct cgroup_limits l;
+        struct resize_plan plan;
+        struct resize_step first = { .kind = RESIZE_STEP_POD_CGROUP,
+                                     .which =
+                                             RESIZE_CPU_SHARES | RESIZE_CPU_QUOTA | RESIZE_MEMORY };
+        char *dir = path_of(fx, "kubepods/podu1");
+
+        assert_non_null(pod);
+        assert_int_equal(cgroup_create(fx->m, "kubepods/podu1", NULL), 0);
+        assert_int_equal(pod_cgroup_config(pod, NULL, true, &cfg), 0);
+        l = (struct cgroup_limits){ cfg.cpu_shares, cfg.cpu_quota_us, cfg.cpu_period_us,
+                                    cfg.memory_limit_bytes, 0 };
+        assert_int_equal(cgroup_set_limits(fx->m, "kubepods/podu1", &l, CGROUP_ALL_LIMITS, NULL),
+                         0);
+        assert_file(dir, "cpu.max", "50000 100000");
+        assert_file(dir, "cpu.weight", "20");
+        assert_file(dir, "memory.max", "268435456");
+        first.cfg = cfg;
+        resize_actuated_record(actuated, &first);
+
+        /* the resize to 1 CPU, requests = limits: the pod cgroup grows */
+        resized = json_deep_copy(pod);
+        json_object_set_new(json_path(json_array_get(json_path(resized, "spec.containers"), 0),
+                                      "resources.requests"),
+                            "cpu", json_string("1"));
+        json_object_set_new(json_path(json_array_get(json_path(resized, "spec.containers"), 0),
+                                      "resources.limits"),
+                            "cpu", json_string("1"));
+        allocation = resize_allocation_from_pod(resized);
+        assert_int_equal(resize_plan_build(pod, allocation, actuated, NULL, 0, true, &plan, NULL),
+                         0);
+        assert_true(plan.n > 0);
+        for (size_t i = 0; i < plan.n; i++) {
+                const struct resize_step *st = &plan.steps[i];
+                unsigned which = ((st->which & RESIZE_CPU_SHARES) ? CGROUP_CPU_SHARES : 0) |
+                                 ((st->which & RESIZE_CPU_QUOTA) ? CGROUP_CPU_QUOTA : 0) |
+                                 ((st->which & RESIZE_MEMORY) ? CGROUP_MEMORY : 0);
+
+                assert_int_equal(st->kind, RESIZE_STEP_POD_CGROUP);
+                l = (struct cgroup_limits){ st->cfg.cpu_shares, st->cfg.cpu_quota_us,
+                                            st->cfg.cpu_period_us, st->cfg.memory_limit_bytes, 0 };
+                assert_int_equal(cgroup_set_limits(fx->m, "kubepods/podu1", &l, which, NULL), 0);
+        }
+        resize_plan_release(&plan);
+        assert_file(dir, "cpu.max", "100000 100000");
+        assert_file(dir, "cpu.weight", "39");
+        assert_file(dir, "memory.max", "268435456");
+        free(dir);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -738,6 +805,7 @@ int main(void)
                 cmocka_unit_test_setup_teardown(test_kill_with_cgroup_kill, setup, teardown),
                 cmocka_unit_test(test_kill_by_signal),
                 cmocka_unit_test_setup_teardown(test_destroy, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_s18_pod_cgroup_resize, setup, teardown),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
