@@ -19,6 +19,7 @@
 
 #include "apiserver/pki.h"
 #include "base/alloc.h"
+#include "base/fs.h"
 #include "base/strbuf.h"
 
 #define PKI_DIR          "pki"
@@ -135,21 +136,6 @@ static int read_small_file(int dfd, const char *dir, const char *name, bool secr
         return 0;
 }
 
-static int write_all(int fd, const char *data, size_t len)
-{
-        while (len > 0) {
-                ssize_t n = write(fd, data, len);
-                if (n < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        return -errno;
-                }
-                data += n;
-                len -= (size_t) n;
-        }
-        return 0;
-}
-
 /* Replaces dfd/name with data: writes ".name.tmp", fsyncs it, renames it over name and fsyncs
  * the directory, so readers and crashes see the old or the new content, never a mix. */
 static int write_file_atomic(int dfd, const char *dir, const char *name, const char *data,
@@ -169,7 +155,7 @@ static int write_file_atomic(int dfd, const char *dir, const char *name, const c
                 r = -errno;
                 goto fail;
         }
-        r = write_all(fd, data, len);
+        r = fs_write_all(fd, data, len);
         if (r < 0)
                 goto fail;
         if (fsync(fd) < 0) {

@@ -247,37 +247,19 @@ static void *beat_main(void *arg)
         return NULL;
 }
 
-/* The node's allocatable cpu (millicores) or memory (bytes), as it registers them. */
-static const json_t *container_status_named(const json_t *pod, const char *name)
+/* The element named name of the first of lists (JSON paths of arrays in pod) that has one. */
+static const json_t *named_in(const json_t *pod, const char *const *lists, const char *name)
 {
-        static const char *const lists[] = { "status.containerStatuses",
-                                             "status.initContainerStatuses" };
         size_t i;
-        json_t *st;
+        json_t *item;
 
-        for (size_t l = 0; l < 2; l++)
-                json_array_foreach(json_path(pod, lists[l]), i, st) {
-                        const char *n = json_string_value(json_object_get(st, "name"));
+        for (; *lists; lists++)
+                json_array_foreach(json_path(pod, *lists), i, item) {
+                        const char *n = json_string_value(json_object_get(item, "name"));
                         if (n && streq(n, name))
-                                return st;
+                                return item;
                 }
         return NULL;
-}
-
-static bool spec_has_container(const json_t *pod, const char *name)
-{
-        static const char *const lists[] = { "spec.containers", "spec.initContainers",
-                                             "spec.ephemeralContainers" };
-        size_t i;
-        json_t *c;
-
-        for (size_t l = 0; l < 3; l++)
-                json_array_foreach(json_path(pod, lists[l]), i, c) {
-                        const char *n = json_string_value(json_object_get(c, "name"));
-                        if (n && streq(n, name))
-                                return true;
-                }
-        return false;
 }
 
 /* The kubelet endpoint's question: which run's log to show (K8S: validateContainerLogStatus over
@@ -304,9 +286,14 @@ static int find_container(void *ud, const char *ns, const char *name, const char
         pthread_mutex_unlock(&a->lock);
         if (!pod)
                 return -ESRCH;
-        if (!spec_has_container(pod, container))
+        static const char *const specs[] = { "spec.containers", "spec.initContainers",
+                                             "spec.ephemeralContainers", NULL };
+        static const char *const statuses[] = { "status.containerStatuses",
+                                                "status.initContainerStatuses", NULL };
+
+        if (!named_in(pod, specs, container))
                 return -ENOENT;
-        st = container_status_named(pod, container);
+        st = named_in(pod, statuses, container);
         if (!st)
                 return kubelet_log_refuse(KUBELET_LOG_NOT_AVAILABLE, name, container, NULL, reterr);
         state = json_object_get(st, "state");
@@ -336,6 +323,7 @@ static int find_container(void *ud, const char *ns, const char *name, const char
         return 0;
 }
 
+/* The node's allocatable cpu (millicores) or memory (bytes), as it registers them. */
 static int64_t allocatable(const struct node_config *cfg, const char *resource)
 {
         cleanup_json json_t *node = NULL;
