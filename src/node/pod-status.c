@@ -179,7 +179,10 @@ static json_t *condition(const json_t *old_status, const char *type, bool ok, co
                          const char *message, time_t now)
 {
         const char *status = ok ? "True" : "False";
-        json_t *c = json_pack("{s:s, s:s, s:n}", "type", type, "status", status, "lastProbeTime");
+        /* No lastProbeTime: the kubelet's is null, which a merge patch (as the API server
+         * applies it, nulls pruned inside arrays too) stores as absent; writing it would make
+         * every status differ from the stored one. */
+        json_t *c = json_pack("{s:s, s:s}", "type", type, "status", status);
         time_t transition = now;
         size_t i;
         json_t *oc;
