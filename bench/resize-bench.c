@@ -1,0 +1,1351 @@
+/* resize-bench.c: the measuring half of bench/run-resize-bench.sh (the script starts `flexlet
+ * serve`, runs the phases and writes the report). Subcommands, each printing "key value" lines:
+ *   floor    the kernel floor of a resize: the cgroup v1 files of a pod and its container
+ *            written directly (memory.limit_in_bytes, cpu.cfs_quota_us, cpu.shares) on scratch
+ *            cgroups holding a process, a tmpfs remounted with a new size=, and one fsynced
+ *            atomic checkpoint write; N runs each, alternating up and down
+ *   create   the bench's pods, all at once, waited for until Running
+ *   serial   resizes one at a time, round-robin over the pods, alternating up and down, each
+ *            timed from its PATCH to the watch event showing the new actual values and no
+ *            PodResize* condition (--kind limits: cpu and memory limits; volume: the Memory
+ *            emptyDir's sizeLimit); --events FILE keeps each resize's timestamps
+ *   burst    every pod resized at once (one thread and connection per pod), timed until all
+ *            are observed done
+ *   delete   the pods deleted, waited for until gone
+ *   analyze  the serial series' timestamps (--events) beside a `perf script` of uprobes on the
+ *            agent (--probes): where each resize's time goes, pass by pass
+ * A program, not a library: it prints and exits. All timestamps are CLOCK_MONOTONIC, the clock
+ * `perf record -k CLOCK_MONOTONIC` stamps its samples with. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/alloc.h"
+#include "base/fs.h"
+#include "base/json.h"
+#include "base/quantity.h"
+#include "client/client.h"
+
+#define CGROUP_FS    "/sys/fs/cgroup"
+#define MAX_PODS     10000
+#define DONE_TIMEOUT 120 /* seconds one resize (or a burst) may take before the bench gives up */
+
+/* The pods' resources: requests stay, limits and the volume go between DOWN and UP. The volume
+ * stays below the smaller memory limit, so the limits series never remounts it (KEP-1967: a
+ * Memory emptyDir is min(sizeLimit, pod memory limit)). */
+#define REQ_CPU       "10m"
+#define REQ_MEMORY    "16Mi"
+#define DOWN_CPU      "100m"
+#define DOWN_MEMORY   "64Mi"
+#define DOWN_VOLUME   "16Mi"
+#define UP_CPU        "200m"
+#define UP_MEMORY     "128Mi"
+#define UP_VOLUME     "32Mi"
+#define MIB           (1024 * 1024)
+#define CFS_PERIOD_US 100000
+
+static _noreturn_ _printf_(1, 2) void die(const char *fmt, ...)
+{
+        va_list ap;
+
+        (void) fputs("resize-bench: ", stderr);
+        va_start(ap, fmt);
+        (void) vfprintf(stderr, fmt, ap);
+        va_end(ap);
+        (void) fputc('\n', stderr);
+        exit(1);
+}
+
+static int64_t now_ns(void)
+{
+        struct timespec ts;
+
+        (void) clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (int64_t) ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static double ms_between(int64_t t0, int64_t t1)
+{
+        return (double) (t1 - t0) / 1e6;
+}
+
+/* ------------------------------------------------------------------ statistics */
+
+static int cmp_double(const void *a, const void *b)
+{
+        double x = *(const double *) a, y = *(const double *) b;
+
+        return x < y ? -1 : x > y;
+}
+
+/* Nearest-rank percentile of sorted values. */
+static double percentile(const double *sorted, size_t n, double p)
+{
+        size_t rank;
+
+        if (n == 0)
+                return 0;
+        rank = (size_t) (p * (double) n + 0.999999);
+        if (rank < 1)
+                rank = 1;
+        if (rank > n)
+                rank = n;
+        return sorted[rank - 1];
+}
+
+/* Prints <key>.n/.p50/.p90/.p99/.max/.mean/.min of v (sorted in place), in the unit of v. */
+static void print_stats(const char *key, double *v, size_t n)
+{
+        double sum = 0;
+
+        qsort(v, n, sizeof(*v), cmp_double);
+        for (size_t i = 0; i < n; i++)
+                sum += v[i];
+        (void) printf("%s.n %zu\n", key, n);
+        (void) printf("%s.min %.3f\n", key, n ? v[0] : 0);
+        (void) printf("%s.p50 %.3f\n", key, percentile(v, n, 0.50));
+        (void) printf("%s.p90 %.3f\n", key, percentile(v, n, 0.90));
+        (void) printf("%s.p99 %.3f\n", key, percentile(v, n, 0.99));
+        (void) printf("%s.max %.3f\n", key, n ? v[n - 1] : 0);
+        (void) printf("%s.mean %.3f\n", key, n ? sum / (double) n : 0);
+}
+
+static void print_stats_k(const char *key, const char *sub, double *v, size_t n)
+{
+        cleanup_free char *k = xasprintf("%s.%s", key, sub);
+
+        print_stats(k, v, n);
+}
+
+/* ------------------------------------------------------------------ the floor */
+
+static void write_or_die(const char *dir, const char *file, const char *value)
+{
+        cleanup_free char *path = xasprintf("%s/%s", dir, file);
+        int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+        ssize_t n;
+
+        if (fd < 0)
+                die("open %s: %s", path, strerror(errno));
+        n = write(fd, value, strlen(value));
+        if (n < 0 || (size_t) n != strlen(value))
+                die("write %s = %s: %s", path, value, n < 0 ? strerror(errno) : "short write");
+        (void) close(fd);
+}
+
+static void write_int(const char *dir, const char *file, int64_t v)
+{
+        char buf[32];
+
+        (void) snprintf(buf, sizeof(buf), "%lld", (long long) v);
+        write_or_die(dir, file, buf);
+}
+
+struct floor_cg {
+        char *mem, *cpu; /* the cgroup's directory in the memory and cpu hierarchies */
+};
+
+/* Writes the three files; adds each one's time (us) to file_us[0..2]. */
+static void floor_set(const struct floor_cg *cg, int64_t mem, int64_t quota, int64_t shares,
+                      double file_us[3])
+{
+        int64_t t0 = now_ns(), t1, t2, t3;
+
+        write_int(cg->mem, "memory.limit_in_bytes", mem);
+        t1 = now_ns();
+        write_int(cg->cpu, "cpu.cfs_quota_us", quota);
+        t2 = now_ns();
+        write_int(cg->cpu, "cpu.shares", shares);
+        t3 = now_ns();
+        file_us[0] += (double) (t1 - t0) / 1e3;
+        file_us[1] += (double) (t2 - t1) / 1e3;
+        file_us[2] += (double) (t3 - t2) / 1e3;
+}
+
+static void mkdir_or_die(const char *path)
+{
+        if (mkdir(path, 0755) < 0 && errno != EEXIST)
+                die("mkdir %s: %s", path, strerror(errno));
+}
+
+/* The kernel's share of a resize, done as directly as it can be: the cgroup files of a pod and
+ * its container in the order the agent must keep (a limit grows on the pod first and shrinks on
+ * the container first: v1 refuses a child quota above its parent's), a tmpfs remount, and the
+ * one durable write the agent must make before acting (its allocation checkpoint). */
+static int cmd_floor(const char *root, const char *dir, size_t runs)
+{
+        struct floor_cg pod, ctr;
+        cleanup_free char *mroot = xasprintf("%s/memory/%s", CGROUP_FS, root);
+        cleanup_free char *croot = xasprintf("%s/cpu/%s", CGROUP_FS, root);
+        cleanup_free char *vol = xasprintf("%s/vol", dir);
+        cleanup_free char *ckdir = xasprintf("%s/checkpoint", dir);
+        double *cg_us = xcalloc(runs, sizeof(double)), *mnt_us = xcalloc(runs, sizeof(double)),
+               *ck_us = xcalloc(runs, sizeof(double)), *up_us = xcalloc(runs, sizeof(double)),
+               *down_us = xcalloc(runs, sizeof(double)), *file_us[3];
+        size_t n_up = 0, n_down = 0;
+        static const char checkpoint[] =
+                "{\"ContainerResources\":{\"c\":{\"requests\":{\"cpu\":\"10m\",\"memory\":"
+                "\"16Mi\"},\"limits\":{\"cpu\":\"200m\",\"memory\":\"128Mi\"}}},"
+                "\"EmptyDirVolumeLimits\":{\"data\":\"16Mi\"}}";
+        int ckfd, pipefd[2];
+        char c;
+        pid_t child;
+
+        pod = (struct floor_cg){ xasprintf("%s/pod", mroot), xasprintf("%s/pod", croot) };
+        ctr = (struct floor_cg){ xasprintf("%s/pod/c", mroot), xasprintf("%s/pod/c", croot) };
+        mkdir_or_die(mroot);
+        mkdir_or_die(croot);
+        mkdir_or_die(pod.mem);
+        mkdir_or_die(pod.cpu);
+        mkdir_or_die(ctr.mem);
+        mkdir_or_die(ctr.cpu);
+        double ignored[3] = { 0 };
+
+        for (size_t f = 0; f < 3; f++)
+                file_us[f] = xcalloc(runs, sizeof(double));
+        floor_set(&pod, 64 * MIB, 10000, 10, ignored);
+        floor_set(&ctr, 64 * MIB, 10000, 10, ignored);
+
+        /* a process in the container's cgroups with some memory of its own, like the `sleep` */
+        if (pipe2(pipefd, O_CLOEXEC) < 0)
+                die("pipe: %s", strerror(errno));
+        child = fork();
+        if (child < 0)
+                die("fork: %s", strerror(errno));
+        if (child == 0) {
+                char *mem;
+                (void) close(pipefd[1]);
+                if (read(pipefd[0], &c, 1) != 1)
+                        _exit(1);
+                mem = malloc(1 * MIB);
+                if (mem)
+                        memset(mem, 1, 1 * MIB);
+                for (;;)
+                        pause();
+        }
+        (void) close(pipefd[0]);
+        write_int(ctr.mem, "cgroup.procs", child);
+        write_int(ctr.cpu, "cgroup.procs", child);
+        if (write(pipefd[1], "x", 1) != 1)
+                die("pipe write: %s", strerror(errno));
+        (void) close(pipefd[1]);
+        usleep(50 * 1000);
+
+        mkdir_or_die(dir);
+        mkdir_or_die(vol);
+        mkdir_or_die(ckdir);
+        if (mount("tmpfs", vol, "tmpfs", MS_NOSUID | MS_NODEV, "size=16777216,mode=0777") < 0)
+                die("mount tmpfs on %s: %s", vol, strerror(errno));
+        ckfd = open(ckdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (ckfd < 0)
+                die("open %s: %s", ckdir, strerror(errno));
+
+        for (size_t i = 0; i < runs + 10; i++) {
+                bool up = i % 2 == 0;
+                int64_t mem = up ? 128 * MIB : 64 * MIB, quota = up ? 20000 : 10000;
+                int64_t t0, t1;
+                char data[64];
+                int r;
+
+                double fus[3] = { 0 };
+
+                t0 = now_ns();
+                if (up) {
+                        floor_set(&pod, mem, quota, 10, fus);
+                        floor_set(&ctr, mem, quota, 10, fus);
+                } else {
+                        floor_set(&ctr, mem, quota, 10, fus);
+                        floor_set(&pod, mem, quota, 10, fus);
+                }
+                t1 = now_ns();
+                if (i >= 10)
+                        for (size_t f = 0; f < 3; f++)
+                                file_us[f][i - 10] = fus[f];
+                if (i >= 10) { /* the first ten warm the caches */
+                        cg_us[i - 10] = (double) (t1 - t0) / 1e3;
+                        if (up)
+                                up_us[n_up++] = cg_us[i - 10];
+                        else
+                                down_us[n_down++] = cg_us[i - 10];
+                }
+
+                (void) snprintf(data, sizeof(data), "size=%d", up ? 32 * MIB : 16 * MIB);
+                t0 = now_ns();
+                if (mount("tmpfs", vol, "tmpfs", MS_REMOUNT | MS_NOSUID | MS_NODEV, data) < 0)
+                        die("remount %s %s: %s", vol, data, strerror(errno));
+                t1 = now_ns();
+                if (i >= 10)
+                        mnt_us[i - 10] = (double) (t1 - t0) / 1e3;
+
+                t0 = now_ns();
+                r = fs_write_file_atomic(ckfd, "allocated.json", checkpoint,
+                                         sizeof(checkpoint) - 1);
+                t1 = now_ns();
+                if (r < 0)
+                        die("checkpoint write: %s", strerror(-r));
+                if (i >= 10)
+                        ck_us[i - 10] = (double) (t1 - t0) / 1e3;
+        }
+        print_stats("floor.cgroup_us", cg_us, runs);
+        print_stats("floor.cgroup_up_us", up_us, n_up);
+        print_stats("floor.cgroup_down_us", down_us, n_down);
+        print_stats("floor.memory_limit_us", file_us[0], runs);
+        print_stats("floor.cfs_quota_us", file_us[1], runs);
+        print_stats("floor.cpu_shares_us", file_us[2], runs);
+        print_stats("floor.remount_us", mnt_us, runs);
+        print_stats("floor.checkpoint_us", ck_us, runs);
+
+        (void) close(ckfd);
+        if (umount2(vol, MNT_DETACH) < 0)
+                die("umount %s: %s", vol, strerror(errno));
+        (void) kill(child, SIGKILL);
+        (void) waitpid(child, NULL, 0);
+        usleep(50 * 1000);
+        (void) rmdir(ctr.mem);
+        (void) rmdir(ctr.cpu);
+        (void) rmdir(pod.mem);
+        (void) rmdir(pod.cpu);
+        (void) rmdir(mroot);
+        (void) rmdir(croot);
+        free(pod.mem);
+        free(pod.cpu);
+        free(ctr.mem);
+        free(ctr.cpu);
+        free(cg_us);
+        free(mnt_us);
+        free(ck_us);
+        free(up_us);
+        free(down_us);
+        for (size_t f = 0; f < 3; f++)
+                free(file_us[f]);
+        return 0;
+}
+
+/* ------------------------------------------------------------------ the API side */
+
+struct api {
+        const char *server, *ca, *ns, *prefix;
+        char *token;
+        size_t n;
+};
+
+static char *read_token(const char *path)
+{
+        char buf[512];
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        ssize_t n;
+
+        if (fd < 0)
+                die("token file \"%s\": %s", path, strerror(errno));
+        n = read(fd, buf, sizeof(buf) - 1);
+        (void) close(fd);
+        if (n <= 0)
+                die("token file \"%s\": empty", path);
+        buf[n] = '\0';
+        buf[strcspn(buf, "\r\n")] = '\0';
+        return xstrdup(buf);
+}
+
+static struct api_client *client_new(const struct api *a)
+{
+        struct api_client_options o = { .server_url = a->server,
+                                        .ca_file = a->ca,
+                                        .token = a->token,
+                                        .idle_timeout_ms = 600000 };
+        cleanup_error struct error *err = NULL;
+        struct api_client *c = NULL;
+
+        if (api_client_new(&o, &c, &err) < 0)
+                die("%s", err->message);
+        return c;
+}
+
+/* One request that must answer `want`. */
+static void request_or_die(struct api_client *c, const char *method, const char *path,
+                           const char *ctype, const char *body, long want)
+{
+        cleanup_error struct error *err = NULL;
+        cleanup_json json_t *resp = NULL;
+        long status = 0;
+
+        if (api_client_request(c, method, path, ctype, body, body ? strlen(body) : 0, &status,
+                               &resp, &err) < 0)
+                die("%s %s: %s", method, path, err ? err->message : "failed");
+        if (status != want)
+                die("%s %s: status %ld: %s", method, path, status,
+                    json_path_string(resp, "message") ?: "");
+}
+
+/* The pod index of "<prefix>-<i>", or -1. */
+static long pod_index(const struct api *a, const char *name)
+{
+        size_t len = strlen(a->prefix);
+        char *end;
+        long i;
+
+        if (!name || strncmp(name, a->prefix, len) || name[len] != '-')
+                return -1;
+        i = strtol(name + len + 1, &end, 10);
+        return *end || i < 0 || (size_t) i >= a->n ? -1 : i;
+}
+
+/* A quantity's value (bytes), or its millivalue when milli; -1 when missing or invalid. */
+static int64_t qty(const json_t *v, bool milli)
+{
+        const char *s = json_string_value(v);
+        struct quantity q;
+        int64_t out;
+
+        if (!s || quantity_parse(s, &q, NULL) < 0)
+                return -1;
+        if ((milli ? quantity_milli_value(&q, &out) : quantity_value(&q, &out)) < 0)
+                return -1;
+        return out;
+}
+
+enum kind { KIND_LIMITS, KIND_VOLUME };
+
+struct target {
+        int64_t cpu_milli, mem_bytes, vol_bytes;
+};
+
+static struct target target_of(bool up)
+{
+        struct quantity q;
+        struct target t;
+
+        (void) quantity_parse(up ? UP_CPU : DOWN_CPU, &q, NULL);
+        (void) quantity_milli_value(&q, &t.cpu_milli);
+        (void) quantity_parse(up ? UP_MEMORY : DOWN_MEMORY, &q, NULL);
+        (void) quantity_value(&q, &t.mem_bytes);
+        (void) quantity_parse(up ? UP_VOLUME : DOWN_VOLUME, &q, NULL);
+        (void) quantity_value(&q, &t.vol_bytes);
+        return t;
+}
+
+/* One resize in flight on one pod, and what the watch saw of it. */
+struct track {
+        bool active;
+        enum kind kind;
+        struct target t;
+        int64_t t_sent, t_resp; /* PATCH sent, its answer read */
+        int64_t t_spec;         /* first event with the new spec */
+        int64_t t_inprog;       /* first event with PodResizeInProgress */
+        int64_t t_actual;       /* first event whose status shows the new actual values */
+        int64_t t_done;         /* ... and no PodResize* condition: the resize is over */
+        unsigned events;        /* MODIFIED events of the pod while active */
+};
+
+struct watcher {
+        const struct api *a;
+        pthread_mutex_t lock;
+        pthread_cond_t cond;
+        char *rv;
+        struct track *tr;
+        bool *running, *deleted;
+        size_t n_running, n_deleted, n_done;
+        pthread_t thread;
+};
+
+static bool spec_matches(const json_t *pod, const struct track *t)
+{
+        const json_t *lim =
+                json_path(json_array_get(json_path(pod, "spec.containers"), 0), "resources.limits");
+
+        if (t->kind == KIND_VOLUME)
+                return qty(json_path(json_array_get(json_path(pod, "spec.volumes"), 0),
+                                     "emptyDir.sizeLimit"),
+                           false) == t->t.vol_bytes;
+        return qty(json_object_get(lim, "cpu"), true) == t->t.cpu_milli &&
+               qty(json_object_get(lim, "memory"), false) == t->t.mem_bytes;
+}
+
+/* The status shows the new actual values: for limits, resources.limits read back from the
+ * cgroups and allocatedResources equal to the (unchanged) requests; for the volume, the tmpfs's
+ * live size in volumeMounts[].volumeStatus. */
+static bool status_matches(const json_t *pod, const struct track *t)
+{
+        const json_t *cs = json_array_get(json_path(pod, "status.containerStatuses"), 0);
+        const json_t *lim = json_path(cs, "resources.limits");
+        const json_t *alloc = json_object_get(cs, "allocatedResources");
+        const json_t *req = json_path(json_array_get(json_path(pod, "spec.containers"), 0),
+                                      "resources.requests");
+
+        if (t->kind == KIND_VOLUME)
+                return qty(json_path(json_array_get(json_object_get(cs, "volumeMounts"), 0),
+                                     "volumeStatus.emptyDir.sizeLimit"),
+                           false) == t->t.vol_bytes;
+        return qty(json_object_get(lim, "cpu"), true) == t->t.cpu_milli &&
+               qty(json_object_get(lim, "memory"), false) == t->t.mem_bytes &&
+               qty(json_object_get(alloc, "cpu"), true) == qty(json_object_get(req, "cpu"), true) &&
+               qty(json_object_get(alloc, "memory"), false) ==
+                       qty(json_object_get(req, "memory"), false);
+}
+
+static bool has_condition(const json_t *pod, const char *type)
+{
+        size_t i;
+        json_t *c;
+
+        json_array_foreach(json_path(pod, "status.conditions"), i, c) {
+                const char *t = json_string_value(json_object_get(c, "type"));
+                if (t && streq(t, type))
+                        return true;
+        }
+        return false;
+}
+
+/* K8S (KEP-1287): a resize is pending or in progress while either condition is there (the
+ * deprecated status.resize says the same to older clients). */
+static bool resize_unfinished(const json_t *pod)
+{
+        return has_condition(pod, "PodResizePending") ||
+               has_condition(pod, "PodResizeInProgress") || json_path(pod, "status.resize");
+}
+
+static bool pod_running(const json_t *pod)
+{
+        const char *phase = json_path_string(pod, "status.phase");
+        const json_t *cs = json_array_get(json_path(pod, "status.containerStatuses"), 0);
+
+        return phase && streq(phase, "Running") &&
+               json_object_get(json_object_get(cs, "state"), "running");
+}
+
+static int on_event(void *ud, const char *type, json_t *pod)
+{
+        struct watcher *w = ud;
+        int64_t t = now_ns();
+        long i = pod_index(w->a, json_path_string(pod, "metadata.name"));
+        const char *rv = json_path_string(pod, "metadata.resourceVersion");
+        struct track *tr;
+
+        pthread_mutex_lock(&w->lock);
+        if (rv) {
+                free(w->rv);
+                w->rv = xstrdup(rv);
+        }
+        if (i < 0) {
+                pthread_mutex_unlock(&w->lock);
+                return 0;
+        }
+        if (streq(type, "DELETED")) {
+                if (!w->deleted[i]) {
+                        w->deleted[i] = true;
+                        w->n_deleted++;
+                        pthread_cond_broadcast(&w->cond);
+                }
+                pthread_mutex_unlock(&w->lock);
+                return 0;
+        }
+        if (!w->running[i] && pod_running(pod)) {
+                w->running[i] = true;
+                w->n_running++;
+                pthread_cond_broadcast(&w->cond);
+        }
+        tr = &w->tr[i];
+        if (tr->active) {
+                tr->events++;
+                if (!tr->t_spec && spec_matches(pod, tr))
+                        tr->t_spec = t;
+                if (tr->t_spec && !tr->t_inprog && has_condition(pod, "PodResizeInProgress"))
+                        tr->t_inprog = t;
+                if (tr->t_spec && status_matches(pod, tr)) {
+                        if (!tr->t_actual)
+                                tr->t_actual = t;
+                        if (!resize_unfinished(pod)) {
+                                tr->t_done = t;
+                                tr->active = false;
+                                w->n_done++;
+                                pthread_cond_broadcast(&w->cond);
+                        }
+                }
+        }
+        pthread_mutex_unlock(&w->lock);
+        return 0;
+}
+
+static void *watch_main(void *arg)
+{
+        struct watcher *w = arg;
+        cleanup_api_client struct api_client *c = client_new(w->a);
+
+        for (;;) {
+                cleanup_error struct error *err = NULL;
+                cleanup_free char *path = NULL;
+                int r;
+
+                pthread_mutex_lock(&w->lock);
+                path = xasprintf("/api/v1/namespaces/%s/pods?watch=true&resourceVersion=%s"
+                                 "&timeoutSeconds=3600&allowWatchBookmarks=false",
+                                 w->a->ns, w->rv);
+                pthread_mutex_unlock(&w->lock);
+                r = api_client_watch(c, path, on_event, w, &err);
+                if (r < 0)
+                        die("watch: %s", err ? err->message : strerror(-r));
+        }
+        return NULL;
+}
+
+/* Lists the namespace's pods and starts watching from there. */
+static void watcher_start(struct watcher *w, const struct api *a)
+{
+        cleanup_api_client struct api_client *c = client_new(a);
+        cleanup_free char *path = xasprintf("/api/v1/namespaces/%s/pods", a->ns);
+        cleanup_error struct error *err = NULL;
+        cleanup_json json_t *list = NULL;
+        long status = 0;
+        size_t i;
+        json_t *pod;
+
+        if (api_client_request(c, "GET", path, NULL, NULL, 0, &status, &list, &err) < 0)
+                die("%s", err->message);
+        if (status != 200)
+                die("list pods: status %ld", status);
+        *w = (struct watcher){
+                .a = a, .rv = xstrdup(json_path_string(list, "metadata.resourceVersion") ?: "0")
+        };
+        pthread_mutex_init(&w->lock, NULL);
+        pthread_cond_init(&w->cond, NULL);
+        w->tr = xcalloc(a->n, sizeof(*w->tr));
+        w->running = xcalloc(a->n, sizeof(bool));
+        w->deleted = xcalloc(a->n, sizeof(bool));
+        json_array_foreach(json_object_get(list, "items"), i, pod) {
+                long k = pod_index(a, json_path_string(pod, "metadata.name"));
+                if (k >= 0 && pod_running(pod) && !w->running[k]) {
+                        w->running[k] = true;
+                        w->n_running++;
+                }
+        }
+        if (pthread_create(&w->thread, NULL, watch_main, w) != 0)
+                die("pthread_create");
+}
+
+/* Waits until *count reaches want; false at the deadline (monotonic ns). */
+static bool watcher_wait(struct watcher *w, const size_t *count, size_t want, int64_t deadline)
+{
+        bool ok;
+
+        pthread_mutex_lock(&w->lock);
+        while (*count < want && now_ns() < deadline) {
+                struct timespec ts;
+                (void) clock_gettime(CLOCK_REALTIME, &ts);
+                ts.tv_nsec += 5000000;
+                ts.tv_sec += ts.tv_nsec / 1000000000;
+                ts.tv_nsec %= 1000000000;
+                (void) pthread_cond_timedwait(&w->cond, &w->lock, &ts);
+        }
+        ok = *count >= want;
+        pthread_mutex_unlock(&w->lock);
+        return ok;
+}
+
+static char *pod_body(const struct api *a, size_t i)
+{
+        return xasprintf(
+                "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"%s-%zu\","
+                "\"labels\":{\"app\":\"resize-bench\"}},\"spec\":{"
+                "\"terminationGracePeriodSeconds\":1,"
+                "\"containers\":[{\"name\":\"c\",\"image\":\"busybox\","
+                "\"command\":[\"sleep\",\"3600\"],\"resources\":{"
+                "\"requests\":{\"cpu\":\"" REQ_CPU "\",\"memory\":\"" REQ_MEMORY "\"},"
+                "\"limits\":{\"cpu\":\"" DOWN_CPU "\",\"memory\":\"" DOWN_MEMORY "\"}},"
+                "\"volumeMounts\":[{\"name\":\"data\",\"mountPath\":\"/data\"}]}],"
+                "\"volumes\":[{\"name\":\"data\",\"emptyDir\":{\"medium\":\"Memory\","
+                "\"sizeLimit\":\"" DOWN_VOLUME "\"}}]}}",
+                a->prefix, i);
+}
+
+static int cmd_create(const struct api *a, double timeout_s)
+{
+        cleanup_api_client struct api_client *c = client_new(a);
+        cleanup_free char *path = xasprintf("/api/v1/namespaces/%s/pods", a->ns);
+        struct watcher w;
+        int64_t t0;
+
+        watcher_start(&w, a);
+        t0 = now_ns();
+        for (size_t i = 0; i < a->n; i++) {
+                cleanup_free char *body = pod_body(a, i);
+                request_or_die(c, "POST", path, NULL, body, 201);
+        }
+        if (!watcher_wait(&w, &w.n_running, a->n, t0 + (int64_t) (timeout_s * 1e9)))
+                die("pods Running: %zu of %zu after %.0f s", w.n_running, a->n, timeout_s);
+        (void) printf("create.total_ms %.3f\n", ms_between(t0, now_ns()));
+        (void) fflush(stdout);
+        _exit(0); /* the watch thread blocks in its stream */
+}
+
+static int cmd_delete(const struct api *a, double timeout_s)
+{
+        cleanup_api_client struct api_client *c = client_new(a);
+        struct watcher w;
+        int64_t t0;
+
+        watcher_start(&w, a);
+        t0 = now_ns();
+        for (size_t i = 0; i < a->n; i++) {
+                cleanup_free char *path =
+                        xasprintf("/api/v1/namespaces/%s/pods/%s-%zu", a->ns, a->prefix, i);
+                request_or_die(c, "DELETE", path, NULL, NULL, 200);
+        }
+        if (!watcher_wait(&w, &w.n_deleted, a->n, t0 + (int64_t) (timeout_s * 1e9)))
+                die("pods gone: %zu of %zu after %.0f s", w.n_deleted, a->n, timeout_s);
+        (void) printf("delete.total_ms %.3f\n", ms_between(t0, now_ns()));
+        (void) fflush(stdout);
+        _exit(0);
+}
+
+/* The resize subresource's strategic merge patch (what `kubectl patch --subresource resize`
+ * sends) to the target values. */
+static char *resize_body(enum kind kind, bool up)
+{
+        if (kind == KIND_VOLUME)
+                return xasprintf("{\"spec\":{\"volumes\":[{\"name\":\"data\",\"emptyDir\":{"
+                                 "\"sizeLimit\":\"%s\"}}]}}",
+                                 up ? UP_VOLUME : DOWN_VOLUME);
+        return xasprintf("{\"spec\":{\"containers\":[{\"name\":\"c\",\"resources\":{\"limits\":{"
+                         "\"cpu\":\"%s\",\"memory\":\"%s\"}}}]}}",
+                         up ? UP_CPU : DOWN_CPU, up ? UP_MEMORY : DOWN_MEMORY);
+}
+
+/* Arms the pod's track and sends its PATCH. */
+static void send_resize(struct watcher *w, struct api_client *c, size_t i, enum kind kind, bool up)
+{
+        const struct api *a = w->a;
+        cleanup_free char *body = resize_body(kind, up);
+        cleanup_free char *path =
+                xasprintf("/api/v1/namespaces/%s/pods/%s-%zu/resize", a->ns, a->prefix, i);
+        int64_t t;
+
+        pthread_mutex_lock(&w->lock);
+        w->tr[i] = (struct track){
+                .active = true, .kind = kind, .t = target_of(up), .t_sent = now_ns()
+        };
+        pthread_mutex_unlock(&w->lock);
+        request_or_die(c, "PATCH", path, "application/strategic-merge-patch+json", body, 200);
+        t = now_ns();
+        pthread_mutex_lock(&w->lock);
+        w->tr[i].t_resp = t;
+        pthread_mutex_unlock(&w->lock);
+}
+
+/* Per-resize breakdown, in ms from the PATCH: answer, spec event, actual values, done. */
+struct breakdown {
+        double *lat, *resp, *spec, *inprog, *actual, *tail, *events;
+        size_t n;
+};
+
+static void breakdown_init(struct breakdown *b, size_t cap)
+{
+        b->lat = xcalloc(cap, sizeof(double));
+        b->resp = xcalloc(cap, sizeof(double));
+        b->spec = xcalloc(cap, sizeof(double));
+        b->inprog = xcalloc(cap, sizeof(double));
+        b->actual = xcalloc(cap, sizeof(double));
+        b->tail = xcalloc(cap, sizeof(double));
+        b->events = xcalloc(cap, sizeof(double));
+        b->n = 0;
+}
+
+static void breakdown_add(struct breakdown *b, const struct track *t)
+{
+        size_t k = b->n++;
+
+        b->lat[k] = ms_between(t->t_sent, t->t_done);
+        b->resp[k] = ms_between(t->t_sent, t->t_resp);
+        b->spec[k] = ms_between(t->t_sent, t->t_spec);
+        b->inprog[k] = t->t_inprog ? ms_between(t->t_sent, t->t_inprog) : b->lat[k];
+        b->actual[k] = ms_between(t->t_sent, t->t_actual);
+        b->tail[k] = ms_between(t->t_actual, t->t_done);
+        b->events[k] = t->events;
+}
+
+static void breakdown_print(const char *key, struct breakdown *b)
+{
+        print_stats_k(key, "latency_ms", b->lat, b->n);
+        print_stats_k(key, "patch_ms", b->resp, b->n);
+        print_stats_k(key, "spec_seen_ms", b->spec, b->n);
+        print_stats_k(key, "inprogress_seen_ms", b->inprog, b->n);
+        print_stats_k(key, "actual_seen_ms", b->actual, b->n);
+        print_stats_k(key, "actual_to_done_ms", b->tail, b->n);
+        print_stats_k(key, "events", b->events, b->n);
+}
+
+static int cmd_serial(const struct api *a, enum kind kind, size_t count, size_t first,
+                      const char *key, const char *events_file)
+{
+        cleanup_api_client struct api_client *c = client_new(a);
+        struct breakdown b, up, down;
+        struct watcher w;
+        FILE *ev = NULL;
+        int64_t t_all;
+
+        if (events_file) {
+                ev = fopen(events_file, "we");
+                if (!ev)
+                        die("%s: %s", events_file, strerror(errno));
+                (void) fprintf(ev, "# k pod up t_sent t_resp t_spec t_inprog t_actual t_done\n");
+        }
+        watcher_start(&w, a);
+        breakdown_init(&b, count);
+        breakdown_init(&up, count);
+        breakdown_init(&down, count);
+        t_all = now_ns();
+        for (size_t k = first; k < first + count; k++) {
+                size_t i = k % a->n;
+                bool is_up = (k / a->n) % 2 == 0;
+                struct track t;
+
+                send_resize(&w, c, i, kind, is_up);
+                if (!watcher_wait(&w, &w.n_done, k - first + 1,
+                                  now_ns() + (int64_t) DONE_TIMEOUT * 1000000000))
+                        die("resize %zu of %s-%zu not done after %d s", k, a->prefix, i,
+                            DONE_TIMEOUT);
+                pthread_mutex_lock(&w.lock);
+                t = w.tr[i];
+                pthread_mutex_unlock(&w.lock);
+                breakdown_add(&b, &t);
+                breakdown_add(is_up ? &up : &down, &t);
+                if (ev)
+                        (void) fprintf(ev, "%zu %zu %d %lld %lld %lld %lld %lld %lld\n", k, i,
+                                       is_up, (long long) t.t_sent, (long long) t.t_resp,
+                                       (long long) t.t_spec, (long long) t.t_inprog,
+                                       (long long) t.t_actual, (long long) t.t_done);
+        }
+        (void) printf("%s.total_ms %.3f\n", key, ms_between(t_all, now_ns()));
+        breakdown_print(key, &b);
+        {
+                cleanup_free char *ku = xasprintf("%s.up", key);
+                cleanup_free char *kd = xasprintf("%s.down", key);
+                print_stats_k(ku, "latency_ms", up.lat, up.n);
+                print_stats_k(kd, "latency_ms", down.lat, down.n);
+        }
+        if (ev && fclose(ev) != 0)
+                die("%s: %s", events_file, strerror(errno));
+        (void) fflush(stdout);
+        _exit(0);
+}
+
+struct burst_worker {
+        struct watcher *w;
+        struct api_client *c;
+        size_t i;
+        enum kind kind;
+        bool up;
+        pthread_barrier_t *go;
+        pthread_t thread;
+};
+
+static void *burst_main(void *arg)
+{
+        struct burst_worker *bw = arg;
+
+        (void) pthread_barrier_wait(bw->go);
+        send_resize(bw->w, bw->c, bw->i, bw->kind, bw->up);
+        return NULL;
+}
+
+/* Every pod resized at once: one thread and one warm connection per pod, released together. */
+static int cmd_burst(const struct api *a, enum kind kind, bool is_up, const char *key)
+{
+        struct burst_worker *bw = xcalloc(a->n, sizeof(*bw));
+        pthread_barrier_t go;
+        struct breakdown b;
+        struct watcher w;
+        int64_t t0, t_last_sent = 0, t_last_resp = 0, t_end = 0;
+
+        watcher_start(&w, a);
+        breakdown_init(&b, a->n);
+        if (pthread_barrier_init(&go, NULL, (unsigned) a->n + 1) != 0)
+                die("pthread_barrier_init");
+        for (size_t i = 0; i < a->n; i++) {
+                cleanup_free char *path =
+                        xasprintf("/api/v1/namespaces/%s/pods/%s-%zu", a->ns, a->prefix, i);
+                bw[i] = (struct burst_worker){
+                        .w = &w, .c = client_new(a), .i = i, .kind = kind, .up = is_up, .go = &go
+                };
+                /* the TLS handshake is not part of what is measured */
+                request_or_die(bw[i].c, "GET", path, NULL, NULL, 200);
+                if (pthread_create(&bw[i].thread, NULL, burst_main, &bw[i]) != 0)
+                        die("pthread_create");
+        }
+        t0 = now_ns();
+        (void) pthread_barrier_wait(&go);
+        if (!watcher_wait(&w, &w.n_done, a->n, t0 + (int64_t) DONE_TIMEOUT * 1000000000))
+                die("burst: %zu of %zu resizes done after %d s", w.n_done, a->n, DONE_TIMEOUT);
+        for (size_t i = 0; i < a->n; i++) {
+                (void) pthread_join(bw[i].thread, NULL);
+                api_client_free(bw[i].c);
+        }
+        pthread_mutex_lock(&w.lock);
+        for (size_t i = 0; i < a->n; i++) {
+                const struct track *t = &w.tr[i];
+                breakdown_add(&b, t);
+                if (t->t_sent > t_last_sent)
+                        t_last_sent = t->t_sent;
+                if (t->t_resp > t_last_resp)
+                        t_last_resp = t->t_resp;
+                if (t->t_done > t_end)
+                        t_end = t->t_done;
+        }
+        pthread_mutex_unlock(&w.lock);
+        (void) printf("%s.total_ms %.3f\n", key, ms_between(t0, t_end));
+        (void) printf("%s.last_sent_ms %.3f\n", key, ms_between(t0, t_last_sent));
+        (void) printf("%s.last_answer_ms %.3f\n", key, ms_between(t0, t_last_resp));
+        breakdown_print(key, &b);
+        (void) fflush(stdout);
+        _exit(0);
+}
+
+/* ------------------------------------------------------------------ analysis */
+
+/* The probes run-resize-bench.sh places on `flexlet serve`, named NAME_TAG at a function's
+ * entry and NAME_TAGr at its return (uprobe event names are global: the tag keeps them apart
+ * from another run's), as `perf script -F tid,time,event --ns` prints them:
+ * "TID SECONDS.NANOSECONDS: GROUP:EVENT:". */
+enum probe {
+        P_PASS,    /* sync_all: one pass of the sync loop over every pod */
+        P_STEP,    /* pod_worker_sync: one pod's step */
+        P_REQ,     /* api_client_request: a request (on the sync thread: status PATCH, event) */
+        P_ADMIT,   /* pod_resize_admit */
+        P_ACTUATE, /* pod_resize_actuate */
+        P_CKPT,    /* fs_write_file_atomic: a checkpoint written and fsynced */
+        P_CGSET,   /* cgroup_set_limits */
+        P_REMOUNT, /* emptydir_resize */
+        P_STATUS,  /* pod_status_build */
+        P_MAX,
+};
+
+static const char *const probe_names[P_MAX] = { "pass", "step",  "req",     "admit", "actuate",
+                                                "ckpt", "cgset", "remount", "status" };
+
+struct call {
+        int64_t t0, t1;
+};
+
+struct calls {
+        struct call *v;
+        size_t n, cap;
+        int64_t open; /* entry time of the call not yet returned, 0 if none */
+};
+
+/* Reads the perf script; only the sync thread's calls are kept (the thread that runs
+ * sync_all), so requests of the watch and heartbeat threads stay out. */
+static void read_probes(const char *file, struct calls *out)
+{
+        FILE *f = fopen(file, "re");
+        char line[512];
+        long sync_tid = -1;
+
+        if (!f)
+                die("%s: %s", file, strerror(errno));
+        /* first pass: the sync thread */
+        while (fgets(line, sizeof(line), f)) {
+                long tid;
+                char ev[128];
+                double secs;
+                if (sscanf(line, " %ld %lf: %127s", &tid, &secs, ev) == 3 && strstr(ev, ":pass_")) {
+                        sync_tid = tid;
+                        break;
+                }
+        }
+        if (sync_tid < 0)
+                die("%s: no sync pass recorded", file);
+        rewind(f);
+        while (fgets(line, sizeof(line), f)) {
+                long tid;
+                char ev[128], *name, *end;
+                unsigned long long s_int, s_frac;
+                int64_t t;
+                bool ret;
+                int p;
+
+                if (sscanf(line, " %ld %llu.%llu: %127s", &tid, &s_int, &s_frac, ev) != 4)
+                        continue;
+                if (tid != sync_tid)
+                        continue;
+                t = (int64_t) s_int * 1000000000 + (int64_t) s_frac;
+                name = strchr(ev, ':');
+                if (!name)
+                        continue;
+                name++;
+                end = strchr(name, ':');
+                if (end)
+                        *end = '\0';
+                /* "NAME_TAG" at entry, "NAME_TAGr__return" at return (perf adds __return) */
+                ret = strstr(name, "__return") != NULL;
+                name[strcspn(name, "_")] = '\0';
+                for (p = 0; p < P_MAX; p++)
+                        if (streq(name, probe_names[p]))
+                                break;
+                if (p == P_MAX)
+                        continue;
+                if (!ret) {
+                        out[p].open = t;
+                        continue;
+                }
+                if (!out[p].open)
+                        continue;
+                if (out[p].n == out[p].cap) {
+                        out[p].cap = out[p].cap ? out[p].cap * 2 : 1024;
+                        out[p].v = xrealloc(out[p].v, out[p].cap * sizeof(struct call));
+                }
+                out[p].v[out[p].n++] = (struct call){ out[p].open, t };
+                out[p].open = 0;
+        }
+        (void) fclose(f);
+}
+
+/* Time spent in calls of c that start within [t0, t1), in ms, and their number. */
+static double time_in(const struct calls *c, int64_t t0, int64_t t1, size_t *ret_n)
+{
+        double ms = 0;
+        size_t n = 0;
+
+        for (size_t i = 0; i < c->n; i++)
+                if (c->v[i].t0 >= t0 && c->v[i].t0 < t1) {
+                        ms += ms_between(c->v[i].t0, c->v[i].t1);
+                        n++;
+                }
+        if (ret_n)
+                *ret_n = n;
+        return ms;
+}
+
+/* The longest call of c that starts within [t0, t1), in ms. */
+static double longest_in(const struct calls *c, int64_t t0, int64_t t1)
+{
+        double best = 0;
+
+        for (size_t i = 0; i < c->n; i++)
+                if (c->v[i].t0 >= t0 && c->v[i].t0 < t1 &&
+                    ms_between(c->v[i].t0, c->v[i].t1) > best)
+                        best = ms_between(c->v[i].t0, c->v[i].t1);
+        return best;
+}
+
+static int cmd_analyze(const char *events_file, const char *probes_file, const char *key)
+{
+        struct calls c[P_MAX] = { 0 };
+        FILE *f = fopen(events_file, "re");
+        char line[512];
+        size_t cap = 4096, n = 0;
+        double *wait = xcalloc(cap, sizeof(double)), *passa = xcalloc(cap, sizeof(double)),
+               *after = xcalloc(cap, sizeof(double)), *spec = xcalloc(cap, sizeof(double)),
+               *npass = xcalloc(cap, sizeof(double)), *admit = xcalloc(cap, sizeof(double)),
+               *act = xcalloc(cap, sizeof(double)), *ckpt = xcalloc(cap, sizeof(double)),
+               *nckpt = xcalloc(cap, sizeof(double)), *cgset = xcalloc(cap, sizeof(double)),
+               *mnt = xcalloc(cap, sizeof(double)), *lat = xcalloc(cap, sizeof(double));
+        double *pass_ms, *steps_ms, *req_ms, *status_ms, *other_ms, *nsteps, *nreq, *step_each,
+                *req_each;
+        size_t n_pass = 0;
+        int64_t first = INT64_MAX, last = 0;
+
+        if (!f)
+                die("%s: %s", events_file, strerror(errno));
+        read_probes(probes_file, c);
+        while (fgets(line, sizeof(line), f) && n < cap) {
+                long long ts[6];
+                size_t k, pod;
+                int up;
+                const struct call *pa = NULL;
+                size_t passes = 0, nck = 0;
+
+                if (line[0] == '#' ||
+                    sscanf(line, "%zu %zu %d %lld %lld %lld %lld %lld %lld", &k, &pod, &up, &ts[0],
+                           &ts[1], &ts[2], &ts[3], &ts[4], &ts[5]) != 9)
+                        continue;
+                (void) k;
+                (void) pod;
+                (void) up;
+                if (ts[0] < first)
+                        first = ts[0];
+                if (ts[5] > last)
+                        last = ts[5];
+                /* pass A: the first pass that starts after the watch delivered the new spec
+                 * (the agent's watch and ours are fed by the same server at the same moment);
+                 * a pass already running took its snapshot before. */
+                for (size_t i = 0; i < c[P_PASS].n; i++) {
+                        const struct call *p = &c[P_PASS].v[i];
+                        if (p->t1 > ts[0] && p->t0 < ts[5])
+                                passes++;
+                        if (!pa && p->t0 >= ts[2])
+                                pa = p;
+                }
+                if (!pa || pa->t0 > ts[5])
+                        continue;
+                lat[n] = ms_between(ts[0], ts[5]);
+                spec[n] = ms_between(ts[0], ts[2]);
+                wait[n] = ms_between(ts[2], pa->t0);
+                passa[n] = ms_between(pa->t0, pa->t1);
+                after[n] = ms_between(pa->t1, ts[5]);
+                npass[n] = (double) passes;
+                admit[n] = longest_in(&c[P_ADMIT], pa->t0, pa->t1);
+                act[n] = longest_in(&c[P_ACTUATE], pa->t0, pa->t1);
+                ckpt[n] = time_in(&c[P_CKPT], pa->t0, pa->t1, &nck);
+                nckpt[n] = (double) nck;
+                cgset[n] = time_in(&c[P_CGSET], pa->t0, pa->t1, NULL);
+                mnt[n] = time_in(&c[P_REMOUNT], pa->t0, pa->t1, NULL);
+                n++;
+        }
+        (void) fclose(f);
+        if (n == 0)
+                die("no resize could be matched with a sync pass");
+        (void) printf("%s.matched %zu\n", key, n);
+        print_stats_k(key, "latency_ms", lat, n);
+        print_stats_k(key, "spec_seen_ms", spec, n);
+        print_stats_k(key, "wait_for_pass_ms", wait, n);
+        print_stats_k(key, "pass_a_ms", passa, n);
+        print_stats_k(key, "after_pass_a_ms", after, n);
+        print_stats_k(key, "passes", npass, n);
+        print_stats_k(key, "admit_ms", admit, n);
+        print_stats_k(key, "actuate_ms", act, n);
+        print_stats_k(key, "checkpoint_ms", ckpt, n);
+        print_stats_k(key, "checkpoints", nckpt, n);
+        print_stats_k(key, "cgroup_set_ms", cgset, n);
+        print_stats_k(key, "remount_ms", mnt, n);
+
+        /* every pass of the series: how long, and what it is made of */
+        pass_ms = xcalloc(c[P_PASS].n + 1, sizeof(double));
+        steps_ms = xcalloc(c[P_PASS].n + 1, sizeof(double));
+        req_ms = xcalloc(c[P_PASS].n + 1, sizeof(double));
+        status_ms = xcalloc(c[P_PASS].n + 1, sizeof(double));
+        other_ms = xcalloc(c[P_PASS].n + 1, sizeof(double));
+        nsteps = xcalloc(c[P_PASS].n + 1, sizeof(double));
+        nreq = xcalloc(c[P_PASS].n + 1, sizeof(double));
+        step_each = xcalloc(c[P_STEP].n + 1, sizeof(double));
+        req_each = xcalloc(c[P_REQ].n + 1, sizeof(double));
+        for (size_t i = 0; i < c[P_PASS].n; i++) {
+                const struct call *p = &c[P_PASS].v[i];
+                size_t ns = 0, nr = 0;
+                if (p->t0 < first || p->t0 > last)
+                        continue;
+                pass_ms[n_pass] = ms_between(p->t0, p->t1);
+                steps_ms[n_pass] = time_in(&c[P_STEP], p->t0, p->t1, &ns);
+                req_ms[n_pass] = time_in(&c[P_REQ], p->t0, p->t1, &nr);
+                status_ms[n_pass] = time_in(&c[P_STATUS], p->t0, p->t1, NULL);
+                other_ms[n_pass] = pass_ms[n_pass] - steps_ms[n_pass] - req_ms[n_pass];
+                nsteps[n_pass] = (double) ns;
+                nreq[n_pass] = (double) nr;
+                n_pass++;
+        }
+        {
+                size_t ns = 0, nr = 0;
+                for (size_t i = 0; i < c[P_STEP].n; i++)
+                        if (c[P_STEP].v[i].t0 >= first && c[P_STEP].v[i].t0 <= last)
+                                step_each[ns++] = ms_between(c[P_STEP].v[i].t0, c[P_STEP].v[i].t1);
+                for (size_t i = 0; i < c[P_REQ].n; i++)
+                        if (c[P_REQ].v[i].t0 >= first && c[P_REQ].v[i].t0 <= last)
+                                req_each[nr++] = ms_between(c[P_REQ].v[i].t0, c[P_REQ].v[i].t1);
+                (void) printf("%s.window_s %.3f\n", key, ms_between(first, last) / 1e3);
+                print_stats_k(key, "pass.duration_ms", pass_ms, n_pass);
+                print_stats_k(key, "pass.steps_ms", steps_ms, n_pass);
+                print_stats_k(key, "pass.requests_ms", req_ms, n_pass);
+                print_stats_k(key, "pass.status_build_ms", status_ms, n_pass);
+                print_stats_k(key, "pass.other_ms", other_ms, n_pass);
+                print_stats_k(key, "pass.steps", nsteps, n_pass);
+                print_stats_k(key, "pass.requests", nreq, n_pass);
+                print_stats_k(key, "step_ms", step_each, ns);
+                print_stats_k(key, "request_ms", req_each, nr);
+        }
+        free(pass_ms);
+        free(steps_ms);
+        free(req_ms);
+        free(status_ms);
+        free(other_ms);
+        free(nsteps);
+        free(nreq);
+        free(step_each);
+        free(req_each);
+        free(wait);
+        free(passa);
+        free(after);
+        free(spec);
+        free(npass);
+        free(admit);
+        free(act);
+        free(ckpt);
+        free(nckpt);
+        free(cgset);
+        free(mnt);
+        free(lat);
+        for (int p = 0; p < P_MAX; p++)
+                free(c[p].v);
+        return 0;
+}
+
+/* ------------------------------------------------------------------ main */
+
+static void usage(FILE *f)
+{
+        (void) fputs(
+                "usage: resize-bench floor --cgroup-root NAME --dir DIR [--runs N]\n"
+                "       resize-bench create|delete API [--timeout S]\n"
+                "       resize-bench serial API --kind limits|volume [--count N] [--first K]\n"
+                "           [--key K] [--events FILE]\n"
+                "       resize-bench burst API --kind limits|volume --up|--down [--key K]\n"
+                "       resize-bench analyze --events FILE --probes FILE [--key K]\n"
+                "API: --server URL --ca FILE --token-file FILE [--ns NS] [--prefix P] [--pods N]\n",
+                f);
+}
+
+static size_t parse_count(const char *flag, const char *s, size_t min)
+{
+        char *end;
+        unsigned long v = strtoul(s, &end, 10);
+
+        if (*end || !*s || v < min || v > 1000000)
+                die("%s: \"%s\" is not a count in %zu..1000000", flag, s, min);
+        return v;
+}
+
+int main(int argc, char **argv)
+{
+        static const struct option opts[] = {
+                { "runs", required_argument, NULL, 'r' },
+                { "cgroup-root", required_argument, NULL, 'g' },
+                { "dir", required_argument, NULL, 'd' },
+                { "server", required_argument, NULL, 's' },
+                { "ca", required_argument, NULL, 'c' },
+                { "token-file", required_argument, NULL, 't' },
+                { "ns", required_argument, NULL, 'N' },
+                { "prefix", required_argument, NULL, 'p' },
+                { "pods", required_argument, NULL, 'n' },
+                { "kind", required_argument, NULL, 'K' },
+                { "count", required_argument, NULL, 'C' },
+                { "first", required_argument, NULL, 'F' },
+                { "up", no_argument, NULL, 'U' },
+                { "down", no_argument, NULL, 'D' },
+                { "key", required_argument, NULL, 'k' },
+                { "events", required_argument, NULL, 'e' },
+                { "probes", required_argument, NULL, 'P' },
+                { "timeout", required_argument, NULL, 'T' },
+                { "help", no_argument, NULL, 'h' },
+                { 0 },
+        };
+        struct api a = { .ns = "default", .prefix = "rb", .n = 100 };
+        const char *cmd, *token_file = NULL, *cgroup_root = NULL, *dir = NULL, *key = NULL,
+                         *events = NULL, *probes = NULL;
+        size_t runs = 1000, count = 1000, first = 0;
+        enum kind kind = KIND_LIMITS;
+        bool kind_set = false, up = true;
+        double timeout_s = 600;
+        int opt;
+
+        if (argc < 2 || streq(argv[1], "--help") || streq(argv[1], "-h")) {
+                usage(argc < 2 ? stderr : stdout);
+                return argc < 2 ? 2 : 0;
+        }
+        cmd = argv[1];
+        optind = 2;
+        while ((opt = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+                switch (opt) {
+                case 'r':
+                        runs = parse_count("--runs", optarg, 1);
+                        break;
+                case 'g':
+                        cgroup_root = optarg;
+                        break;
+                case 'd':
+                        dir = optarg;
+                        break;
+                case 's':
+                        a.server = optarg;
+                        break;
+                case 'c':
+                        a.ca = optarg;
+                        break;
+                case 't':
+                        token_file = optarg;
+                        break;
+                case 'N':
+                        a.ns = optarg;
+                        break;
+                case 'p':
+                        a.prefix = optarg;
+                        break;
+                case 'n':
+                        a.n = parse_count("--pods", optarg, 1);
+                        if (a.n > MAX_PODS)
+                                die("--pods: at most %d", MAX_PODS);
+                        break;
+                case 'K':
+                        if (!streq(optarg, "limits") && !streq(optarg, "volume"))
+                                die("--kind: limits or volume");
+                        kind = streq(optarg, "limits") ? KIND_LIMITS : KIND_VOLUME;
+                        kind_set = true;
+                        break;
+                case 'C':
+                        count = parse_count("--count", optarg, 1);
+                        break;
+                case 'F':
+                        first = parse_count("--first", optarg, 0);
+                        break;
+                case 'U':
+                        up = true;
+                        break;
+                case 'D':
+                        up = false;
+                        break;
+                case 'k':
+                        key = optarg;
+                        break;
+                case 'e':
+                        events = optarg;
+                        break;
+                case 'P':
+                        probes = optarg;
+                        break;
+                case 'T':
+                        timeout_s = (double) parse_count("--timeout", optarg, 1);
+                        break;
+                case 'h':
+                        usage(stdout);
+                        return 0;
+                default:
+                        usage(stderr);
+                        return 2;
+                }
+        }
+        if (optind != argc)
+                die("unexpected argument \"%s\"", argv[optind]);
+        (void) setvbuf(stdout, NULL, _IOLBF, 0);
+        if (streq(cmd, "floor")) {
+                if (!cgroup_root || !dir)
+                        die("floor needs --cgroup-root and --dir");
+                return cmd_floor(cgroup_root, dir, runs);
+        }
+        if (streq(cmd, "analyze")) {
+                if (!events || !probes)
+                        die("analyze needs --events and --probes");
+                return cmd_analyze(events, probes, key ?: "trace");
+        }
+        if (!a.server || !a.ca || !token_file)
+                die("%s needs --server, --ca and --token-file", cmd);
+        a.token = read_token(token_file);
+        if (streq(cmd, "create"))
+                return cmd_create(&a, timeout_s);
+        if (streq(cmd, "delete"))
+                return cmd_delete(&a, timeout_s);
+        if ((streq(cmd, "serial") || streq(cmd, "burst")) && !kind_set)
+                die("%s needs --kind", cmd);
+        if (streq(cmd, "serial"))
+                return cmd_serial(&a, kind, count, first, key ?: "serial", events);
+        if (streq(cmd, "burst"))
+                return cmd_burst(&a, kind, up, key ?: "burst");
+        die("unknown command \"%s\"", cmd);
+}
