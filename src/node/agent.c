@@ -40,9 +40,11 @@ struct node_agent {
 
         pthread_mutex_t lock;
         pthread_cond_t wake;
-        json_t *pods; /* uid -> Pod, as the watch last saw it */
-        bool listed;  /* the map reflects a full list: orphans can be told apart */
-        bool dirty;
+        json_t *pods;       /* uid -> Pod, as the watch last saw it */
+        bool listed;        /* the map reflects a full list: orphans can be told apart */
+        bool dirty;         /* something to do before the next full pass */
+        bool full_due;      /* the next pass steps every pod (after a list) */
+        json_t *dirty_uids; /* uid -> true: pods the watch changed since the last pass */
 
         pthread_t watch_thread, sync_thread, beat_thread;
         atomic_bool stop;
@@ -72,6 +74,7 @@ static int on_pod_event(void *ud, const char *type, json_t *pod)
                 json_object_del(a->pods, uid);
         else
                 json_object_set(a->pods, uid, pod);
+        json_object_set_new(a->dirty_uids, uid, json_true());
         a->dirty = true;
         pthread_cond_signal(&a->wake);
         pthread_mutex_unlock(&a->lock);
@@ -106,6 +109,7 @@ static void *watch_main(void *arg)
                 }
                 a->listed = true;
                 a->dirty = true;
+                a->full_due = true;
                 pthread_cond_signal(&a->wake);
                 pthread_mutex_unlock(&a->lock);
                 wpath = xasprintf("%s&watch=true&resourceVersion=%s&timeoutSeconds=%d", path,
@@ -162,19 +166,40 @@ static void finish_deletion(struct node_agent *a, const json_t *pod)
                                   strlen(body), &code, &resp, NULL);
 }
 
-static void sync_all(struct node_agent *a)
+/* One pass: every pod when full (the periodic relist of what the host has: exits, back-offs,
+ * orphans), else only the pods the watch changed since the last pass. */
+static void sync_all(struct node_agent *a, bool full)
 {
-        cleanup_json json_t *snapshot = NULL, *known = NULL, *order = NULL;
+        cleanup_json json_t *snapshot = NULL, *known = NULL, *order = NULL, *dirty = NULL;
         bool listed;
         size_t i;
         json_t *k;
 
         pthread_mutex_lock(&a->lock);
-        snapshot = json_deep_copy(a->pods);
+        /* Shallow: the watch replaces pods in the map, never changes one in place, and
+         * jansson's reference counts are atomic. */
+        snapshot = json_copy(a->pods);
+        dirty = a->dirty_uids;
+        a->dirty_uids = json_object();
         listed = a->listed;
+        full = full || a->full_due;
+        a->full_due = false;
         a->dirty = false;
         pthread_mutex_unlock(&a->lock);
 
+        if (!full) {
+                json_t *changed = json_object();
+                const char *uid;
+                json_t *v;
+
+                json_object_foreach(dirty, uid, v) {
+                        json_t *pod = json_object_get(snapshot, uid);
+                        if (pod)
+                                json_object_set(changed, uid, pod);
+                }
+                json_decref(snapshot);
+                snapshot = changed;
+        }
         order = pod_host_sync_order(a->host, snapshot);
         json_array_foreach(order, i, k) {
                 cleanup_error struct error *err = NULL;
@@ -198,7 +223,7 @@ static void sync_all(struct node_agent *a)
                         finish_deletion(a, pod);
         }
         pod_host_update_metrics(a->host);
-        if (!listed)
+        if (!listed || !full)
                 return;
         /* What is on the host but no longer in the API: a pod deleted while we were away,
          * or force-deleted. */
@@ -217,14 +242,22 @@ static void *sync_main(void *arg)
 {
         struct node_agent *a = arg;
 
-        while (!atomic_load(&a->stop)) {
-                struct timespec deadline;
+        struct timespec deadline = { 0 };
 
-                sync_all(a);
-                clock_gettime(CLOCK_REALTIME, &deadline);
-                deadline.tv_nsec += (long) SYNC_PERIOD_MS * 1000000L;
-                deadline.tv_sec += deadline.tv_nsec / 1000000000L;
-                deadline.tv_nsec %= 1000000000L;
+        while (!atomic_load(&a->stop)) {
+                struct timespec now;
+                bool full;
+
+                clock_gettime(CLOCK_REALTIME, &now);
+                full = now.tv_sec > deadline.tv_sec ||
+                       (now.tv_sec == deadline.tv_sec && now.tv_nsec >= deadline.tv_nsec);
+                sync_all(a, full);
+                if (full) {
+                        deadline = now;
+                        deadline.tv_nsec += (long) SYNC_PERIOD_MS * 1000000L;
+                        deadline.tv_sec += deadline.tv_nsec / 1000000000L;
+                        deadline.tv_nsec %= 1000000000L;
+                }
                 pthread_mutex_lock(&a->lock);
                 while (!a->dirty && !atomic_load(&a->stop) &&
                        pthread_cond_timedwait(&a->wake, &a->lock, &deadline) == 0)
@@ -366,6 +399,7 @@ static void agent_free(struct node_agent *a)
         api_client_free(a->beat_client);
         pod_host_free(a->host);
         json_decref(a->pods);
+        json_decref(a->dirty_uids);
         pthread_mutex_destroy(&a->lock);
         pthread_cond_destroy(&a->wake);
         free(a->server_url);
@@ -387,6 +421,7 @@ int node_agent_start(const struct node_agent_options *o, struct node_agent **ret
         pthread_mutex_init(&a->lock, NULL);
         pthread_cond_init(&a->wake, NULL);
         a->pods = json_object();
+        a->dirty_uids = json_object();
         a->server_url = xstrdup(o->server_url);
         a->ca_file = o->ca_file ? xstrdup(o->ca_file) : NULL;
         a->token = o->token ? xstrdup(o->token) : NULL;

@@ -356,6 +356,19 @@ static int tmpfs_mount_state(const char *path, char **ret_fstype)
         return 0;
 }
 
+/* 0 when path is the root of a mount, -ENOENT when it is not, -EOPNOTSUPP when the kernel
+ * cannot tell (no STATX_ATTR_MOUNT_ROOT), -errno otherwise. */
+static int mount_root(const char *path)
+{
+        struct statx stx = { 0 };
+
+        if (statx(AT_FDCWD, path, AT_SYMLINK_NOFOLLOW, STATX_TYPE, &stx) < 0)
+                return -errno;
+        if (!(stx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT))
+                return -EOPNOTSUPP;
+        return (stx.stx_attributes & STATX_ATTR_MOUNT_ROOT) ? 0 : -ENOENT;
+}
+
 /* ---- setup ---- */
 
 /* mkdir -p path with EMPTYDIR_PERM, then the final directory chmod'ed to exactly that. */
@@ -488,8 +501,15 @@ int emptydir_resize(const char *path, int64_t new_size_bytes, struct error **ret
                         reterr, EINVAL,
                         "resize emptyDir volume \"%s\": addition or removal of size limit is not supported",
                         path);
-        r = tmpfs_mount_state(path, &fstype);
+        /* The agent measures every Memory volume at every sync: statx's mount-root attribute
+         * (Linux >= 5.8) answers "is something mounted exactly here" without reading
+         * mountinfo; statfs then says whether it is a tmpfs. */
+        r = mount_root(path);
         if (r == 0)
+                r = tmpfs_statfs(path, &u);
+        else if (r == -EOPNOTSUPP)
+                r = tmpfs_mount_state(path, &fstype);
+        if (r == 0 && !u.block)
                 r = tmpfs_statfs(path, &u);
         if (r == -ENOENT || r == -EBUSY)
                 return error_set(reterr, ENOENT,
@@ -531,8 +551,15 @@ int emptydir_size(const char *path, int64_t *ret_size_bytes, int64_t *ret_used_b
 
         if (!path)
                 return error_set(reterr, EINVAL, "measure emptyDir volume \"\": no path");
-        r = tmpfs_mount_state(path, &fstype);
+        /* The agent measures every Memory volume at every sync: statx's mount-root attribute
+         * (Linux >= 5.8) answers "is something mounted exactly here" without reading
+         * mountinfo; statfs then says whether it is a tmpfs. */
+        r = mount_root(path);
         if (r == 0)
+                r = tmpfs_statfs(path, &u);
+        else if (r == -EOPNOTSUPP)
+                r = tmpfs_mount_state(path, &fstype);
+        if (r == 0 && !u.block)
                 r = tmpfs_statfs(path, &u);
         if (r == -ENOENT || r == -EBUSY)
                 return error_set(reterr, ENOENT,
