@@ -27,6 +27,10 @@ fi
 
 log() { echo "# $*" >&2; }
 
+# what is measured: the commit and whether src/ differs from it, as the build starts
+commit=$(git rev-parse --short HEAD)
+[ -z "$(git status --porcelain -- src)" ] || commit="$commit, with uncommitted changes in src/"
+
 # --- build: flexlet and the library with the top Makefile, node-bench against that library
 # with bench/Makefile's flags (bench/Makefile has no rule for it)
 make BUILD="$BUILD" -j"$(nproc)" "$BUILD/flexlet" "$BUILD/libflexlet.a" >/dev/null
@@ -249,8 +253,6 @@ kib_per() { awk -v a="$(v "$1")" -v n="$2" 'BEGIN { if (a == "?" || n == 0) prin
 mib() { awk -v a="$(v "$1")" 'BEGIN { if (a == "?") print "?"; else printf "%.1f", a / 1024 }'; }
 us_ms() { awk -v x="$(v "$1")" 'BEGIN { if (x == "?") print "?"; else printf "%.2f", x / 1000 }'; }
 
-commit=$(git rev-parse --short HEAD)
-[ -z "$(git status --porcelain -- src)" ] || commit="$commit, with uncommitted changes in src/"
 cgv=$(stat -fc %T /sys/fs/cgroup)
 case "$cgv" in
 cgroup2fs) cgv="v2" ;;
@@ -280,7 +282,7 @@ out="bench/results/node-$(date -u +%F).md"
 {
         echo "# flexlet node agent benchmark, $(date -u '+%F %H:%M') UTC"
         echo
-        echo "Commit $commit. Machine: $(nproc) CPUs ($cpu_model), $mem_gib GiB RAM, Linux $(uname -r),"
+        echo "Commit $commit (as built). Machine: $(nproc) CPUs ($cpu_model), $mem_gib GiB RAM, Linux $(uname -r),"
         echo "cgroup $cgv, data dir on $data_fs, load average $(cut -d' ' -f1-3 /proc/loadavg) at the end."
         echo "\`flexlet serve --allocatable cpu=64,memory=64Gi,pods=$alloc_pods\`; pods are busybox \`sleep 3600\` with"
         echo "one memory emptyDir (sizeLimit 16Mi, a tmpfs), requests cpu 10m memory 16Mi ($MANY_PODS-pod"
