@@ -860,8 +860,10 @@ static void *burst_main(void *arg)
 }
 
 /* Every pod resized at once: one thread and one warm connection per pod, released together. */
-static int cmd_burst(const struct api *a, enum kind kind, bool is_up, const char *key)
+static int cmd_burst(const struct api *a, enum kind kind, bool is_up, const char *key,
+                     const char *events_file)
 {
+        FILE *ev = NULL;
         struct burst_worker *bw = xcalloc(a->n, sizeof(*bw));
         pthread_barrier_t go;
         struct breakdown b;
@@ -891,10 +893,17 @@ static int cmd_burst(const struct api *a, enum kind kind, bool is_up, const char
                 (void) pthread_join(bw[i].thread, NULL);
                 api_client_free(bw[i].c);
         }
+        if (events_file && !(ev = fopen(events_file, "we")))
+                die("%s: %s", events_file, strerror(errno));
         pthread_mutex_lock(&w.lock);
         for (size_t i = 0; i < a->n; i++) {
                 const struct track *t = &w.tr[i];
                 breakdown_add(&b, t);
+                if (ev)
+                        (void) fprintf(ev, "%zu %zu %d %lld %lld %lld %lld %lld %lld\n", i, i,
+                                       is_up, (long long) t->t_sent, (long long) t->t_resp,
+                                       (long long) t->t_spec, (long long) t->t_inprog,
+                                       (long long) t->t_actual, (long long) t->t_done);
                 if (t->t_sent > t_last_sent)
                         t_last_sent = t->t_sent;
                 if (t->t_resp > t_last_resp)
@@ -903,6 +912,8 @@ static int cmd_burst(const struct api *a, enum kind kind, bool is_up, const char
                         t_end = t->t_done;
         }
         pthread_mutex_unlock(&w.lock);
+        if (ev && fclose(ev) != 0)
+                die("%s: %s", events_file, strerror(errno));
         (void) printf("%s.total_ms %.3f\n", key, ms_between(t0, t_end));
         (void) printf("%s.last_sent_ms %.3f\n", key, ms_between(t0, t_last_sent));
         (void) printf("%s.last_answer_ms %.3f\n", key, ms_between(t0, t_last_resp));
@@ -926,12 +937,11 @@ enum probe {
         P_CKPT,    /* fs_write_file_atomic: a checkpoint written and fsynced */
         P_CGSET,   /* cgroup_set_limits */
         P_REMOUNT, /* emptydir_resize */
-        P_STATUS,  /* pod_status_build */
         P_MAX,
 };
 
-static const char *const probe_names[P_MAX] = { "pass", "step",  "req",     "admit", "actuate",
-                                                "ckpt", "cgset", "remount", "status" };
+static const char *const probe_names[P_MAX] = { "pass",    "step", "req",   "admit",
+                                                "actuate", "ckpt", "cgset", "remount" };
 
 struct call {
         int64_t t0, t1;
@@ -1026,163 +1036,221 @@ static double time_in(const struct calls *c, int64_t t0, int64_t t1, size_t *ret
         return ms;
 }
 
-/* The longest call of c that starts within [t0, t1), in ms. */
-static double longest_in(const struct calls *c, int64_t t0, int64_t t1)
+/* The call of c that starts within [t0, t1) and lasts longest, or NULL. */
+static const struct call *longest_in(const struct calls *c, int64_t t0, int64_t t1)
 {
-        double best = 0;
+        const struct call *best = NULL;
 
         for (size_t i = 0; i < c->n; i++)
                 if (c->v[i].t0 >= t0 && c->v[i].t0 < t1 &&
-                    ms_between(c->v[i].t0, c->v[i].t1) > best)
-                        best = ms_between(c->v[i].t0, c->v[i].t1);
+                    (!best || c->v[i].t1 - c->v[i].t0 > best->t1 - best->t0))
+                        best = &c->v[i];
         return best;
 }
+
+/* The call of c that encloses time t, or NULL. */
+static const struct call *enclosing(const struct calls *c, int64_t t)
+{
+        for (size_t i = 0; i < c->n; i++)
+                if (c->v[i].t0 <= t && t <= c->v[i].t1)
+                        return &c->v[i];
+        return NULL;
+}
+
+static double dur(const struct call *c)
+{
+        return c ? ms_between(c->t0, c->t1) : 0;
+}
+
+/* Named columns of per-resize values, printed as statistics. */
+enum col {
+        C_LAT,       /* PATCH sent -> done seen */
+        C_SPEC,      /* PATCH sent -> new spec seen by the watch */
+        C_WAIT,      /* spec seen -> pass A starts (the pass in flight ends first) */
+        C_BEFORE,    /* pass A start -> the pod's step starts (the other pods' steps) */
+        C_POD_STEP,  /* the pod's step in pass A */
+        C_AFTER_POD, /* the pod's step end -> pass A end (its status PATCH and events) */
+        C_GAP,       /* pass A end -> pass B start */
+        C_B_TO_DONE, /* pass B start -> done seen (pass B reaches the pod, PATCH, watch) */
+        C_PASSES,    /* passes overlapping the resize */
+        C_ADMIT,     /* pod_resize_admit of the pod in pass A */
+        C_ACTUATE,   /* pod_resize_actuate of the pod in pass A */
+        C_CKPT,      /* time in checkpoint writes in pass A */
+        C_NCKPT,     /* their number */
+        C_CGSET,     /* time in cgroup_set_limits in pass A */
+        C_REMOUNT,   /* time in emptydir_resize in pass A */
+        C_FULL,      /* 1 when a full pass (every pod) overlapped the resize, else 0 */
+        C_MAX,
+};
+
+static const char *const col_names[C_MAX] = {
+        "latency_ms",  "spec_seen_ms",  "wait_for_pass_ms", "before_pod_ms",
+        "pod_step_ms", "after_pod_ms",  "pass_gap_ms",      "pass_b_to_done_ms",
+        "passes",      "admit_ms",      "actuate_ms",       "checkpoint_ms",
+        "checkpoints", "cgroup_set_ms", "remount_ms",       "full_pass",
+};
 
 static int cmd_analyze(const char *events_file, const char *probes_file, const char *key)
 {
         struct calls c[P_MAX] = { 0 };
         FILE *f = fopen(events_file, "re");
         char line[512];
-        size_t cap = 4096, n = 0;
-        double *wait = xcalloc(cap, sizeof(double)), *passa = xcalloc(cap, sizeof(double)),
-               *after = xcalloc(cap, sizeof(double)), *spec = xcalloc(cap, sizeof(double)),
-               *npass = xcalloc(cap, sizeof(double)), *admit = xcalloc(cap, sizeof(double)),
-               *act = xcalloc(cap, sizeof(double)), *ckpt = xcalloc(cap, sizeof(double)),
-               *nckpt = xcalloc(cap, sizeof(double)), *cgset = xcalloc(cap, sizeof(double)),
-               *mnt = xcalloc(cap, sizeof(double)), *lat = xcalloc(cap, sizeof(double));
-        double *pass_ms, *steps_ms, *req_ms, *status_ms, *other_ms, *nsteps, *nreq, *step_each,
-                *req_each;
-        size_t n_pass = 0;
+        size_t cap = 0, n = 0, n_pass = 0, ns = 0, nr = 0;
+        double *col[C_MAX] = { 0 };
+        double *pass_ms, *steps_ms, *req_ms, *other_ms, *nsteps, *nreq, *step_each, *req_each;
+        double *with_full, *without_full;
+        size_t *pass_steps, max_steps = 0, full_min, n_with = 0, n_without = 0;
         int64_t first = INT64_MAX, last = 0;
 
         if (!f)
                 die("%s: %s", events_file, strerror(errno));
         read_probes(probes_file, c);
-        while (fgets(line, sizeof(line), f) && n < cap) {
+        /* a full pass steps every pod (the most any pass steps); the others only the changed */
+        pass_steps = xcalloc(c[P_PASS].n + 1, sizeof(size_t));
+        for (size_t i = 0; i < c[P_PASS].n; i++) {
+                (void) time_in(&c[P_STEP], c[P_PASS].v[i].t0, c[P_PASS].v[i].t1, &pass_steps[i]);
+                if (pass_steps[i] > max_steps)
+                        max_steps = pass_steps[i];
+        }
+        full_min = max_steps / 2 > 2 ? max_steps / 2 : 2;
+        while (fgets(line, sizeof(line), f)) {
                 long long ts[6];
-                size_t k, pod;
+                size_t k, pod, passes = 0, nck = 0;
+                bool full = false;
                 int up;
-                const struct call *pa = NULL;
-                size_t passes = 0, nck = 0;
+                const struct call *pa = NULL, *pb = NULL, *admit, *step, *ck;
 
                 if (line[0] == '#' ||
                     sscanf(line, "%zu %zu %d %lld %lld %lld %lld %lld %lld", &k, &pod, &up, &ts[0],
                            &ts[1], &ts[2], &ts[3], &ts[4], &ts[5]) != 9)
                         continue;
-                (void) k;
-                (void) pod;
-                (void) up;
                 if (ts[0] < first)
                         first = ts[0];
                 if (ts[5] > last)
                         last = ts[5];
-                /* pass A: the first pass that starts after the watch delivered the new spec
-                 * (the agent's watch and ours are fed by the same server at the same moment);
-                 * a pass already running took its snapshot before. */
+                /* One resize in flight at a time: the first checkpoint written after its PATCH
+                 * is its admission's allocated.json, in the pod's step, in pass A (the first
+                 * pass that had the new spec); pass B is the next pass. */
+                ck = NULL;
+                for (size_t i = 0; i < c[P_CKPT].n && !ck; i++)
+                        if (c[P_CKPT].v[i].t0 > ts[0] && c[P_CKPT].v[i].t0 < ts[5])
+                                ck = &c[P_CKPT].v[i];
                 for (size_t i = 0; i < c[P_PASS].n; i++) {
                         const struct call *p = &c[P_PASS].v[i];
-                        if (p->t1 > ts[0] && p->t0 < ts[5])
+                        if (p->t1 > ts[0] && p->t0 < ts[5]) {
                                 passes++;
-                        if (!pa && p->t0 >= ts[2])
+                                full = full || pass_steps[i] >= full_min;
+                        }
+                        if (ck && p->t0 <= ck->t0 && ck->t0 <= p->t1) {
                                 pa = p;
+                                pb = i + 1 < c[P_PASS].n ? &c[P_PASS].v[i + 1] : NULL;
+                        }
                 }
-                if (!pa || pa->t0 > ts[5])
+                step = ck ? enclosing(&c[P_STEP], ck->t0) : NULL;
+                admit = ck ? enclosing(&c[P_ADMIT], ck->t0) : NULL;
+                if (!pa || !step)
                         continue;
-                lat[n] = ms_between(ts[0], ts[5]);
-                spec[n] = ms_between(ts[0], ts[2]);
-                wait[n] = ms_between(ts[2], pa->t0);
-                passa[n] = ms_between(pa->t0, pa->t1);
-                after[n] = ms_between(pa->t1, ts[5]);
-                npass[n] = (double) passes;
-                admit[n] = longest_in(&c[P_ADMIT], pa->t0, pa->t1);
-                act[n] = longest_in(&c[P_ACTUATE], pa->t0, pa->t1);
-                ckpt[n] = time_in(&c[P_CKPT], pa->t0, pa->t1, &nck);
-                nckpt[n] = (double) nck;
-                cgset[n] = time_in(&c[P_CGSET], pa->t0, pa->t1, NULL);
-                mnt[n] = time_in(&c[P_REMOUNT], pa->t0, pa->t1, NULL);
+                if (n == cap) {
+                        cap = cap ? cap * 2 : 1024;
+                        for (int j = 0; j < C_MAX; j++)
+                                col[j] = xrealloc(col[j], cap * sizeof(double));
+                }
+                col[C_LAT][n] = ms_between(ts[0], ts[5]);
+                col[C_SPEC][n] = ms_between(ts[0], ts[2]);
+                col[C_WAIT][n] = ms_between(ts[2], pa->t0);
+                col[C_BEFORE][n] = ms_between(pa->t0, step->t0);
+                col[C_POD_STEP][n] = dur(step);
+                col[C_AFTER_POD][n] = ms_between(step->t1, pa->t1);
+                col[C_GAP][n] = pb && pb->t0 < ts[5] ? ms_between(pa->t1, pb->t0) : 0;
+                col[C_B_TO_DONE][n] = pb && pb->t0 < ts[5] ? ms_between(pb->t0, ts[5])
+                                                           : ms_between(pa->t1, ts[5]);
+                col[C_PASSES][n] = (double) passes;
+                col[C_ADMIT][n] = dur(admit);
+                col[C_ACTUATE][n] = dur(longest_in(&c[P_ACTUATE], step->t0, step->t1));
+                col[C_CKPT][n] = time_in(&c[P_CKPT], step->t0, step->t1, &nck);
+                col[C_NCKPT][n] = (double) nck;
+                col[C_CGSET][n] = time_in(&c[P_CGSET], step->t0, step->t1, NULL);
+                col[C_REMOUNT][n] = time_in(&c[P_REMOUNT], step->t0, step->t1, NULL);
+                col[C_FULL][n] = full;
                 n++;
         }
         (void) fclose(f);
-        if (n == 0)
-                die("no resize could be matched with a sync pass");
-        (void) printf("%s.matched %zu\n", key, n);
-        print_stats_k(key, "latency_ms", lat, n);
-        print_stats_k(key, "spec_seen_ms", spec, n);
-        print_stats_k(key, "wait_for_pass_ms", wait, n);
-        print_stats_k(key, "pass_a_ms", passa, n);
-        print_stats_k(key, "after_pass_a_ms", after, n);
-        print_stats_k(key, "passes", npass, n);
-        print_stats_k(key, "admit_ms", admit, n);
-        print_stats_k(key, "actuate_ms", act, n);
-        print_stats_k(key, "checkpoint_ms", ckpt, n);
-        print_stats_k(key, "checkpoints", nckpt, n);
-        print_stats_k(key, "cgroup_set_ms", cgset, n);
-        print_stats_k(key, "remount_ms", mnt, n);
+        if (first > last)
+                die("%s: no resize", events_file);
+        (void) printf("%s.matched %zu\n%s.full_pass_steps %zu\n", key, n, key, max_steps);
+        with_full = xcalloc(n + 1, sizeof(double));
+        without_full = xcalloc(n + 1, sizeof(double));
+        for (size_t i = 0; i < n; i++) {
+                if (col[C_FULL][i] > 0)
+                        with_full[n_with++] = col[C_LAT][i];
+                else
+                        without_full[n_without++] = col[C_LAT][i];
+        }
+        print_stats_k(key, "with_full.latency_ms", with_full, n_with);
+        print_stats_k(key, "without_full.latency_ms", without_full, n_without);
+        free(with_full);
+        free(without_full);
+        for (int j = 0; j < C_MAX; j++) {
+                if (n)
+                        print_stats_k(key, col_names[j], col[j], n);
+                free(col[j]);
+        }
 
-        /* every pass of the series: how long, and what it is made of */
+        /* the whole window: every probe's calls and time, every pass and what it is made of */
+        (void) printf("%s.window_s %.3f\n", key, ms_between(first, last) / 1e3);
+        for (int p = 0; p < P_MAX; p++) {
+                size_t cnt = 0;
+                double ms = time_in(&c[p], first, last, &cnt);
+                (void) printf("%s.window.%s_ms %.3f\n%s.window.%s_n %zu\n", key, probe_names[p], ms,
+                              key, probe_names[p], cnt);
+        }
         pass_ms = xcalloc(c[P_PASS].n + 1, sizeof(double));
         steps_ms = xcalloc(c[P_PASS].n + 1, sizeof(double));
         req_ms = xcalloc(c[P_PASS].n + 1, sizeof(double));
-        status_ms = xcalloc(c[P_PASS].n + 1, sizeof(double));
         other_ms = xcalloc(c[P_PASS].n + 1, sizeof(double));
         nsteps = xcalloc(c[P_PASS].n + 1, sizeof(double));
         nreq = xcalloc(c[P_PASS].n + 1, sizeof(double));
         step_each = xcalloc(c[P_STEP].n + 1, sizeof(double));
         req_each = xcalloc(c[P_REQ].n + 1, sizeof(double));
+        size_t n_full = 0;
         for (size_t i = 0; i < c[P_PASS].n; i++) {
                 const struct call *p = &c[P_PASS].v[i];
-                size_t ns = 0, nr = 0;
-                if (p->t0 < first || p->t0 > last)
+                size_t cs = 0, cr = 0;
+                if (p->t1 < first || p->t0 > last)
                         continue;
-                pass_ms[n_pass] = ms_between(p->t0, p->t1);
-                steps_ms[n_pass] = time_in(&c[P_STEP], p->t0, p->t1, &ns);
-                req_ms[n_pass] = time_in(&c[P_REQ], p->t0, p->t1, &nr);
-                status_ms[n_pass] = time_in(&c[P_STATUS], p->t0, p->t1, NULL);
+                n_full += pass_steps[i] >= full_min;
+                pass_ms[n_pass] = dur(p);
+                steps_ms[n_pass] = time_in(&c[P_STEP], p->t0, p->t1, &cs);
+                req_ms[n_pass] = time_in(&c[P_REQ], p->t0, p->t1, &cr);
                 other_ms[n_pass] = pass_ms[n_pass] - steps_ms[n_pass] - req_ms[n_pass];
-                nsteps[n_pass] = (double) ns;
-                nreq[n_pass] = (double) nr;
+                nsteps[n_pass] = (double) cs;
+                nreq[n_pass] = (double) cr;
                 n_pass++;
         }
-        {
-                size_t ns = 0, nr = 0;
-                for (size_t i = 0; i < c[P_STEP].n; i++)
-                        if (c[P_STEP].v[i].t0 >= first && c[P_STEP].v[i].t0 <= last)
-                                step_each[ns++] = ms_between(c[P_STEP].v[i].t0, c[P_STEP].v[i].t1);
-                for (size_t i = 0; i < c[P_REQ].n; i++)
-                        if (c[P_REQ].v[i].t0 >= first && c[P_REQ].v[i].t0 <= last)
-                                req_each[nr++] = ms_between(c[P_REQ].v[i].t0, c[P_REQ].v[i].t1);
-                (void) printf("%s.window_s %.3f\n", key, ms_between(first, last) / 1e3);
-                print_stats_k(key, "pass.duration_ms", pass_ms, n_pass);
-                print_stats_k(key, "pass.steps_ms", steps_ms, n_pass);
-                print_stats_k(key, "pass.requests_ms", req_ms, n_pass);
-                print_stats_k(key, "pass.status_build_ms", status_ms, n_pass);
-                print_stats_k(key, "pass.other_ms", other_ms, n_pass);
-                print_stats_k(key, "pass.steps", nsteps, n_pass);
-                print_stats_k(key, "pass.requests", nreq, n_pass);
-                print_stats_k(key, "step_ms", step_each, ns);
-                print_stats_k(key, "request_ms", req_each, nr);
-        }
+        for (size_t i = 0; i < c[P_STEP].n; i++)
+                if (c[P_STEP].v[i].t0 >= first && c[P_STEP].v[i].t0 <= last)
+                        step_each[ns++] = dur(&c[P_STEP].v[i]);
+        for (size_t i = 0; i < c[P_REQ].n; i++)
+                if (c[P_REQ].v[i].t0 >= first && c[P_REQ].v[i].t0 <= last)
+                        req_each[nr++] = dur(&c[P_REQ].v[i]);
+        (void) printf("%s.pass.full_n %zu\n", key, n_full);
+        free(pass_steps);
+        print_stats_k(key, "pass.duration_ms", pass_ms, n_pass);
+        print_stats_k(key, "pass.steps_ms", steps_ms, n_pass);
+        print_stats_k(key, "pass.requests_ms", req_ms, n_pass);
+        print_stats_k(key, "pass.other_ms", other_ms, n_pass);
+        print_stats_k(key, "pass.steps", nsteps, n_pass);
+        print_stats_k(key, "pass.requests", nreq, n_pass);
+        print_stats_k(key, "step_ms", step_each, ns);
+        print_stats_k(key, "request_ms", req_each, nr);
         free(pass_ms);
         free(steps_ms);
         free(req_ms);
-        free(status_ms);
         free(other_ms);
         free(nsteps);
         free(nreq);
         free(step_each);
         free(req_each);
-        free(wait);
-        free(passa);
-        free(after);
-        free(spec);
-        free(npass);
-        free(admit);
-        free(act);
-        free(ckpt);
-        free(nckpt);
-        free(cgset);
-        free(mnt);
-        free(lat);
         for (int p = 0; p < P_MAX; p++)
                 free(c[p].v);
         return 0;
@@ -1198,6 +1266,7 @@ static void usage(FILE *f)
                 "       resize-bench serial API --kind limits|volume [--count N] [--first K]\n"
                 "           [--key K] [--events FILE]\n"
                 "       resize-bench burst API --kind limits|volume --up|--down [--key K]\n"
+                "           [--events FILE]\n"
                 "       resize-bench analyze --events FILE --probes FILE [--key K]\n"
                 "API: --server URL --ca FILE --token-file FILE [--ns NS] [--prefix P] [--pods N]\n",
                 f);
@@ -1346,6 +1415,6 @@ int main(int argc, char **argv)
         if (streq(cmd, "serial"))
                 return cmd_serial(&a, kind, count, first, key ?: "serial", events);
         if (streq(cmd, "burst"))
-                return cmd_burst(&a, kind, up, key ?: "burst");
+                return cmd_burst(&a, kind, up, key ?: "burst", events);
         die("unknown command \"%s\"", cmd);
 }

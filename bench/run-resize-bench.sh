@@ -13,7 +13,8 @@
 # Environment: BUILD (build folder, default build-resizebench), PODS (100), RESIZES (1000 per
 # series), WARMUP (resizes before the measured series, default PODS), FLOOR_RUNS (2000),
 # TRACE_RESIZES (200; 0: no uprobe trace), PROFILE_RESIZES (200; 0: no perf profile),
-# BENCH_TMPDIR (parent of the data dirs; default $TMPDIR or /tmp).
+# BENCH_TMPDIR (parent of the data dirs; default $TMPDIR or /tmp), RAW_DIR (if set, the perf
+# data, probe scripts and per-resize timestamps are copied there).
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
@@ -118,6 +119,16 @@ rb_as() {
         done <<<"$out"
 }
 
+# others_running: other flexlet servers and benchmarks on this (shared) machine, "none" if none
+others_running() {
+        local p n=0
+        for p in $(pgrep -f 'flexlet (serve|apiserver)|/fuzz-|node-bench|api-bench' 2>/dev/null); do
+                [ "$p" = "${SERVER_PID:-}" ] && continue
+                n=$((n + 1))
+        done
+        [ "$n" = 0 ] && echo none || echo "$n"
+}
+OTHERS_START=$(others_running)
 LOADS=""
 load() { LOADS="$LOADS $1 $(cut -d' ' -f1 /proc/loadavg),"; }
 
@@ -181,7 +192,7 @@ sleep 1
 if [ "$TRACE_RESIZES" -gt 0 ] && command -v perf >/dev/null; then
         for spec in pass=sync_all step=pod_worker_sync req=api_client_request admit=pod_resize_admit \
                 actuate=pod_resize_actuate ckpt=fs_write_file_atomic cgset=cgroup_set_limits \
-                remount=emptydir_resize status=pod_status_build; do
+                remount=emptydir_resize; do
                 name=${spec%%=*} fn=${spec#*=}
                 # event names are global: NAME_PID at entry, NAME_PIDr at return (see resize-bench.c)
                 if perf probe -q -x "$FLEXLET_BIN" -a "$PROBE_GROUP:${name}_$$=$fn" >/dev/null 2>&1 &&
@@ -192,14 +203,20 @@ if [ "$TRACE_RESIZES" -gt 0 ] && command -v perf >/dev/null; then
                 fi
         done
 fi
-trace() { # KIND COUNT KEY: a traced series
+trace() { # KIND COUNT|burst KEY: a traced series, or a traced burst up and down
         local kind=$1 count=$2 key=$3 pid
         perf record -q -k CLOCK_MONOTONIC -e "$PROBE_GROUP:*" -p "$SERVER_PID" \
                 -o "$SERVER_DIR/$key.data" >/dev/null 2>&1 &
         pid=$!
         PERF_PIDS=("$pid")
         sleep 1
-        series "$key.e2e" "$kind" "$count" --events "$SERVER_DIR/$key.events"
+        if [ "$count" = burst ]; then
+                align "$kind"
+                rb burst "${API[@]}" --kind "$kind" --up --key "$key.e2e" --events "$SERVER_DIR/$key.events"
+        else
+                series "$key.e2e" "$kind" "$count" --events "$SERVER_DIR/$key.events"
+        fi
+        sleep 1
         kill -INT "$pid"
         wait "$pid" || true
         PERF_PIDS=()
@@ -211,28 +228,96 @@ if [ "${#PROBES[@]}" -gt 0 ]; then
         load trace
         trace limits "$TRACE_RESIZES" trace.limits
         trace volume "$TRACE_RESIZES" trace.volume
+        trace limits burst trace.burst
+        "$RB" burst "${API[@]}" --kind limits --down --key settle >/dev/null
         perf probe -q -d "$PROBE_GROUP:*" >/dev/null 2>&1 || true
         PROBES=()
 fi
 
-PERF_FLAT="" PERF_TREE=""
+# profile_breakdown PERF_SCRIPT_OUTPUT: each sample of `perf script -F tid,ip,sym` (callchains)
+# charged to a thread (the frame that starts it) and to the innermost of a list of functions on
+# its stack (the pod map's deep copies by sync_all and schedule_pass named apart); prints
+# "thread<TAB>what<TAB>samples", "(other)" for samples under none of them.
+profile_breakdown() {
+        awk '
+        function flush(   i, name, what, thr) {
+                if (n == 0)
+                        return
+                thr = "other threads"
+                what = "(other)"
+                for (i = n; i >= 1; i--) {
+                        name = f[i]
+                        if (name == "sync_main")
+                                thr = "agent sync loop"
+                        else if (name == "pass_main")
+                                thr = "scheduler"
+                        else if (name == "api_handle")
+                                thr = "API server"
+                        if (name in M)
+                                what = name
+                        if (name == "json_deep_copy" && i < n && (f[i + 1] == "sync_all" || f[i + 1] == "schedule_pass"))
+                                what = f[i + 1] ": json_deep_copy of every pod"
+                }
+                S[thr "\t" what]++
+                n = 0
+        }
+        BEGIN {
+                split("sync_all pod_worker_sync pod_host_sync_order memory_volume_sizes " \
+                      "resize_pod_with_allocation observe pod_resize_actuate pod_resize_admit " \
+                      "pod_status_build fs_write_file_atomic api_client_request volume_over_limit " \
+                      "runtime_sandbox_running schedule_pass registry_patch", a, " ")
+                for (i in a)
+                        M[a[i]] = 1
+        }
+        /^[0-9]/ || /^$/ { flush(); next }
+        { sub(/^[ \t]*[0-9a-f]+ /, ""); sub(/ \(inlined\)$/, ""); f[++n] = $0 }
+        END {
+                flush()
+                for (k in S)
+                        print k "\t" S[k]
+        }' "$1"
+}
+
+PERF_FLAT="" PROFILE_ROWS="" PROFILE_SAMPLES=0 PROFILE_SECONDS=0
 if [ "$PROFILE_RESIZES" -gt 0 ] && command -v perf >/dev/null; then
         log "perf profile of flexlet serve over $PROFILE_RESIZES limit resizes"
         load profile
-        perf record -q -e cpu-clock -F 999 --call-graph dwarf,32768 -p "$SERVER_PID" \
+        perf record -q -e cpu-clock -F 999 --call-graph dwarf,16384 -p "$SERVER_PID" \
                 -o "$SERVER_DIR/perf.data" >/dev/null 2>&1 &
         PERF_PIDS=("$!")
         sleep 1
+        t0=$(date +%s.%N)
         series profile limits "$PROFILE_RESIZES"
+        PROFILE_SECONDS=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
         kill -INT "${PERF_PIDS[0]}"
         wait "${PERF_PIDS[0]}" || true
         PERF_PIDS=()
         PERF_FLAT=$(perf report -i "$SERVER_DIR/perf.data" --stdio --no-children -g none \
-                --sort dso,symbol --percent-limit 1.5 2>/dev/null | grep -v -e '^#' -e '^$' | sed 's/[[:space:]-]*$//' | head -25 || true)
-        PERF_TREE=$(perf report -i "$SERVER_DIR/perf.data" --stdio --children -g none \
-                --sort symbol --percent-limit 5 2>/dev/null | grep -v -e '^#' -e '^$' | sed 's/[[:space:]-]*$//' | head -40 || true)
+                --sort dso,symbol --percent-limit 2 2>/dev/null | grep -v -e '^#' -e '^$' | sed 's/[[:space:]-]*$//' | head -15 || true)
+        perf script -i "$SERVER_DIR/perf.data" -F tid,ip,sym >"$SERVER_DIR/perf.txt" 2>/dev/null || true
+        profile_breakdown "$SERVER_DIR/perf.txt" >"$SERVER_DIR/profile.tsv"
+        PROFILE_SAMPLES=$(awk -F'\t' '{ n += $3 } END { print n + 0 }' "$SERVER_DIR/profile.tsv")
+        # per thread, then its parts, largest first; a sample is 1/999 s of CPU
+        PROFILE_ROWS=$(awk -F'\t' -v total="$PROFILE_SAMPLES" -v resizes="$PROFILE_RESIZES" '
+                { T[$1] += $3; S[$1 "\t" $2] = $3 }
+                END {
+                        for (t in T) {
+                                printf "%.0f\t| **%s** | **%.1f** | **%.2f** |\n", T[t] * 1e7 + 9999999, t, 100 * T[t] / total, T[t] / 0.999 / resizes
+                                for (k in S) {
+                                        split(k, p, "\t")
+                                        if (p[1] != t || 100 * S[k] / total < 0.5)
+                                                continue
+                                        printf "%.0f\t| &nbsp;&nbsp;%s | %.1f | %.2f |\n", T[t] * 1e7 + S[k], p[2], 100 * S[k] / total, S[k] / 0.999 / resizes
+                                }
+                        }
+                }' "$SERVER_DIR/profile.tsv" | sort -t$'\t' -k1,1nr | cut -f2-)
 fi
 
+if [ -n "${RAW_DIR:-}" ]; then
+        mkdir -p "$RAW_DIR"
+        cp "$SERVER_DIR"/*.data "$SERVER_DIR"/*.events "$SERVER_DIR"/*.txt "$SERVER_DIR"/*.tsv "$RAW_DIR"/ 2>/dev/null || true
+        cp "$FLEXLET_BIN" "$RAW_DIR"/ # perf report needs the binary it profiled
+fi
 log "deleting the pods"
 rb delete "${API[@]}" --timeout 600
 server_stop
@@ -245,17 +330,29 @@ for k in "${!R[@]}"; do
         [[ $k == floor$best.* ]] && R[floor.${k#floor"$best".}]=${R[$k]}
 done
 
+OTHERS_END=$(others_running)
+
 # --- report
 v() { echo "${R[$1]:-?}"; }
 f() { awk -v x="$(v "$1")" -v d="${2:-1}" 'BEGIN { if (x == "?") print "?"; else printf "%.*f", d, x }'; }
 us_ms() { awk -v x="$(v "$1")" -v d="${2:-3}" 'BEGIN { if (x == "?") print "?"; else printf "%.*f", d, x / 1000 }'; }
-# ratio_ms_us A_MS B_US: A (ms) / B (us)
-ratio_ms_us() { awk -v a="$(v "$1")" -v b="$(v "$2")" 'BEGIN { if (a == "?" || b == "?" || b == 0) print "?"; else printf "%.0f", a * 1000 / b }'; }
-# ratio_ms_sum A_MS B_US C_US: A (ms) / (B + C) (us)
-ratio_ms_sum() { awk -v a="$(v "$1")" -v b="$(v "$2")" -v c="$(v "$3")" 'BEGIN { if (a == "?" || b == "?" || c == "?") print "?"; else printf "%.0f", a * 1000 / (b + c) }'; }
+# ratio_ms_us A_MS B_US [C_US]: A (ms) / (B + C) (us)
+ratio_ms_us() {
+        awk -v a="$(v "$1")" -v b="$(v "$2")" -v c="$(v "${3:-none}")" 'BEGIN {
+                if (c == "?") c = 0
+                if (a == "?" || b == "?" || b + c == 0) print "?"; else printf "%.0f", a * 1000 / (b + c) }'
+}
+# pct A B: 100 * A / B
+# prof WHAT: % of the profile's samples charged to WHAT (profile_breakdown's second column)
+prof() {
+        [ -s "$SERVER_DIR/profile.tsv" ] || { echo "?"; return; }
+        awk -F'\t' -v w="$1" '{ t += $3; if ($2 == w) n += $3 } END { if (t) printf "%.0f", 100 * n / t; else print "?" }' "$SERVER_DIR/profile.tsv"
+}
+pct() { awk -v a="$(v "$1")" -v b="$(v "$2")" 'BEGIN { if (a == "?" || b == "?" || b == 0) print "?"; else printf "%.0f", 100 * a / b }'; }
 
 commit=$(git rev-parse --short HEAD)
-[ -z "$(git status --porcelain -- src)" ] || commit="$commit, with uncommitted changes in src/"
+dirty=$(git status --porcelain -- src | wc -l)
+[ "$dirty" = 0 ] || commit="$commit, with $dirty uncommitted files in src/ (work in progress of others)"
 cgv=$(stat -fc %T /sys/fs/cgroup)
 case "$cgv" in
 cgroup2fs) cgv="v2" ;;
@@ -275,10 +372,11 @@ split_row() { # label key
         echo "| $1 | $(f "$2.patch_ms.p50") | $(f "$2.spec_seen_ms.p50") | $(f "$2.inprogress_seen_ms.p50") | $(f "$2.actual_seen_ms.p50") | $(f "$2.latency_ms.p50") | $(f "$2.events.mean") |"
 }
 burst_row() { # label key
-        echo "| $1 | $(f "$2.total_ms") | $(f "$2.last_answer_ms") | $(f "$2.latency_ms.p50") | $(f "$2.latency_ms.p99") | $(f "$2.latency_ms.max") |"
+        echo "| $1 | **$(f "$2.total_ms")** | $(f "$2.last_answer_ms") | $(f "$2.latency_ms.p50") | $(f "$2.latency_ms.p99") | $(f "$2.latency_ms.max") |"
 }
-trace_row() { # label key
-        echo "| $1 | $(f "$2.spec_seen_ms.p50") | $(f "$2.wait_for_pass_ms.p50") | $(f "$2.pass_a_ms.p50") | $(f "$2.after_pass_a_ms.p50") | $(f "$2.latency_ms.p50") | $(f "$2.passes.p50" 0) |"
+trace_row() { # label key stat
+        local k=$2 s=$3
+        echo "| $1 | $(f "$k.spec_seen_ms.$s") | $(f "$k.wait_for_pass_ms.$s") | $(f "$k.before_pod_ms.$s") | $(f "$k.pod_step_ms.$s") | $(f "$k.after_pod_ms.$s") | $(f "$k.pass_b_to_done_ms.$s") | $(f "$k.latency_ms.$s") |"
 }
 
 mkdir -p bench/results
@@ -287,64 +385,71 @@ out="bench/results/resize-$(date -u +%F).md"
         echo "# flexlet in-place resize benchmark, $(date -u '+%F %H:%M') UTC"
         echo
         echo "Commit $commit. Machine: $(nproc) CPUs ($cpu_model), $mem_gib GiB RAM, Linux $(uname -r),"
-        echo "cgroup $cgv, data dir on $data_fs, load average $(cut -d' ' -f1-3 /proc/loadavg) at the end."
+        echo "cgroup $cgv, data dir on $data_fs. The machine is shared: 1-min load average as each phase"
+        echo "started:${LOADS%,}; other flexlet servers, fuzzers and benchmarks running: $OTHERS_START at"
+        echo "the start, $OTHERS_END at the end."
+        echo
         echo "\`flexlet serve --allocatable cpu=64,memory=64Gi,pods=$((PODS + 10)) --feature-gates"
-        echo "MemoryBackedVolumeResizeCgroupV1=true\` (KEP-6030 refuses a volume resize on cgroup v1"
-        echo "without it); $PODS busybox \`sleep 3600\` pods, each with requests cpu 10m memory 16Mi,"
+        echo "MemoryBackedVolumeResizeCgroupV1=true\` (KEP-6030 makes a volume resize Infeasible on cgroup"
+        echo "v1 without the gate); $PODS busybox \`sleep 3600\` pods, each with requests cpu 10m memory 16Mi,"
         echo "limits cpu 100m memory 64Mi and one Memory emptyDir (sizeLimit 16Mi, a tmpfs). Times in ms."
         echo
         echo "## One at a time"
         echo
         echo "$RESIZES resizes per series, round-robin over the $PODS pods, each pod alternating up and"
-        echo "down, the next PATCH sent as soon as the last resize is seen done ($WARMUP of each kind ran"
-        echo "before, unmeasured). Limits: cpu 100m ↔ 200m and memory 64Mi ↔ 128Mi together (pod and"
-        echo "container cgroups). Volume: the emptyDir's sizeLimit 16Mi ↔ 32Mi alone (a tmpfs remount; the"
-        echo "cgroups do not change). A resize is timed from sending \`PATCH pods/NAME/resize\` (strategic"
-        echo "merge, as kubectl sends it) to the watch event whose status shows the new values read back"
-        echo "from the kernel (\`containerStatuses[0].resources.limits\` with \`allocatedResources\`; the"
+        echo "down, the next PATCH sent as soon as the last resize is seen done. **Limits**: cpu 100m ↔ 200m"
+        echo "and memory 64Mi ↔ 128Mi together (pod and container cgroups). **Volume**: the emptyDir's"
+        echo "sizeLimit 16Mi ↔ 32Mi alone (a tmpfs remount; no cgroup changes). A resize is timed from"
+        echo "sending \`PATCH pods/NAME/resize\` (strategic merge, as kubectl sends it) to the watch event"
+        echo "whose status shows the new values read back from the kernel"
+        echo "(\`containerStatuses[0].resources.limits\` with \`allocatedResources\` equal to the requests; the"
         echo "volume's \`volumeStatus.emptyDir.sizeLimit\`) and neither PodResizeInProgress nor"
-        echo "PodResizePending."
+        echo "PodResizePending (nor the deprecated \`status.resize\`)."
         echo
         echo "| series | p50 | p90 | p99 | max | min |"
         echo "| --- | ---: | ---: | ---: | ---: | ---: |"
-        row "limits (cpu + memory), $RESIZES" limits
-        row "  of which up" limits.up
-        row "  of which down" limits.down
-        row "volume sizeLimit, $RESIZES" volume
-        row "  of which up" volume.up
-        row "  of which down" volume.down
+        row "**limits** (cpu + memory), $RESIZES" limits
+        row "&nbsp;&nbsp;up" limits.up
+        row "&nbsp;&nbsp;down" limits.down
+        row "**volume** sizeLimit, $RESIZES" volume
+        row "&nbsp;&nbsp;up" volume.up
+        row "&nbsp;&nbsp;down" volume.down
+        if [ "$WARMUP" -gt 0 ]; then
+                row "warm-up: limits, $WARMUP (not in the rows above)" warm.limits
+                row "warm-up: volume, $WARMUP" warm.volume
+        fi
         echo
-        echo "Floor, same run (run $best of 2: before the node started and after it stopped; the lower"
-        echo "p50), $FLOOR_RUNS runs each, alternating up and down, in ms:"
+        echo "The floor, same run: the same changes made directly, $FLOOR_RUNS times each alternating up and"
+        echo "down, before the node started and again after it stopped (run $best, the lower p50, shown):"
         echo
         echo "| floor | p50 | p90 | p99 | max | min |"
         echo "| --- | ---: | ---: | ---: | ---: | ---: |"
-        floor_row "limits: 6 cgroup files written (pod then container up, container then pod down)" floor.cgroup_us
-        floor_row "volume: mount(2) MS_REMOUNT size= on a tmpfs" floor.remount_us
-        floor_row "one checkpoint: write + fsync + rename + fsync dir ($data_fs)" floor.checkpoint_us
+        floor_row "limits: 6 cgroup files written" floor.cgroup_us
+        floor_row "volume: mount(2) MS_REMOUNT size= of a tmpfs" floor.remount_us
+        floor_row "one checkpoint: write, fsync, rename, fsync dir ($data_fs)" floor.checkpoint_us
         echo
-        echo "The cgroup files are memory.limit_in_bytes, cpu.cfs_quota_us and cpu.shares of a pod cgroup"
-        echo "and of its child holding a process (open, write, close each), on this cgroup v1 host; p50 per"
-        echo "resize, both cgroups: memory.limit_in_bytes $(f floor.memory_limit_us.p50) µs, cpu.cfs_quota_us"
-        echo "$(f floor.cfs_quota_us.p50) µs, cpu.shares $(f floor.cpu_shares_us.p50) µs. The checkpoint is what the agent's design adds"
-        echo "to any resize: allocated.json made durable before anything is applied."
+        echo "The cgroup files are memory.limit_in_bytes, cpu.cfs_quota_us and cpu.shares of a scratch pod"
+        echo "cgroup and of its child, which holds a process (open, write, close each; the pod's first when"
+        echo "growing, the child's first when shrinking, as cgroup v1 requires); p50 for both cgroups:"
+        echo "memory.limit_in_bytes $(f floor.memory_limit_us.p50) µs, cpu.cfs_quota_us $(f floor.cfs_quota_us.p50) µs, cpu.shares $(f floor.cpu_shares_us.p50) µs. The checkpoint is"
+        echo "not a syscall floor but what the agent's design adds to any resize: allocated.json made"
+        echo "durable before anything is applied."
         echo
-        echo "Ratios end-to-end / floor, p50: limits **$(ratio_ms_us limits.latency_ms.p50 floor.cgroup_us.p50)×**"
-        echo "($(ratio_ms_sum limits.latency_ms.p50 floor.cgroup_us.p50 floor.checkpoint_us.p50)× against cgroup writes plus one durable checkpoint),"
-        echo "volume **$(ratio_ms_us volume.latency_ms.p50 floor.remount_us.p50)×** ($(ratio_ms_sum volume.latency_ms.p50 floor.remount_us.p50 floor.checkpoint_us.p50)× with a checkpoint)."
+        echo "**End-to-end / floor, p50: limits $(ratio_ms_us limits.latency_ms.p50 floor.cgroup_us.p50)×, volume $(ratio_ms_us volume.latency_ms.p50 floor.remount_us.p50)×**"
+        echo "($(ratio_ms_us limits.latency_ms.p50 floor.cgroup_us.p50 floor.checkpoint_us.p50)× and $(ratio_ms_us volume.latency_ms.p50 floor.remount_us.p50 floor.checkpoint_us.p50)× against the syscalls plus one durable checkpoint)."
         echo
-        echo "Where it goes, as the client sees it (p50, ms from the PATCH; events: the pod's MODIFIED"
-        echo "events per resize, mean):"
+        echo "As the client sees it (p50, ms from the PATCH; events: the pod's watch events per resize,"
+        echo "mean):"
         echo
-        echo "| series | PATCH answered | spec event | PodResizeInProgress seen | new values seen | done | events |"
+        echo "| series | PATCH answered | new spec event | PodResizeInProgress seen | new values seen | done | events |"
         echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"
         split_row limits limits
         split_row volume volume
         echo
         echo "## $PODS pods resized at once"
         echo
-        echo "One thread and one warm connection per pod, released together; total is from the release"
-        echo "to the last pod seen done."
+        echo "One thread and one warm connection per pod, released together; total: from the release to"
+        echo "the last pod seen done."
         echo
         echo "| resize | total | last PATCH answered | per pod p50 | p99 | max |"
         echo "| --- | ---: | ---: | ---: | ---: | ---: |"
@@ -354,57 +459,125 @@ out="bench/results/resize-$(date -u +%F).md"
         burst_row "volume down" burst.volume.down
         if [ -n "${R[trace.limits.matched]:-}" ]; then
                 echo
-                echo "## Where the time goes (uprobes)"
+                echo "## Where the time goes"
                 echo
-                echo "$TRACE_RESIZES more resizes of each kind with uprobes on the agent (entry and return of"
-                echo "sync_all, pod_worker_sync, api_client_request, pod_resize_admit, pod_resize_actuate,"
-                echo "fs_write_file_atomic, cgroup_set_limits, emptydir_resize, pod_status_build), recorded by"
-                echo "\`perf record -k CLOCK_MONOTONIC\` on the clock resize-bench stamps its PATCHes with. Pass A"
-                echo "is the first sync pass that starts after the new spec reached the watch: it admits and"
-                echo "actuates. p50 in ms (the probes add a few µs per hit; these series' latencies, p50"
-                echo "$(f trace.limits.e2e.latency_ms.p50) and $(f trace.volume.e2e.latency_ms.p50), compare with the untraced ones above):"
+                echo "$TRACE_RESIZES more resizes of each kind, and one more burst of limits up, with uprobes on"
+                echo "the agent (entry and return of sync_all, pod_worker_sync, api_client_request,"
+                echo "pod_resize_admit, pod_resize_actuate, fs_write_file_atomic, cgroup_set_limits,"
+                echo "emptydir_resize), recorded with \`perf record -k CLOCK_MONOTONIC\`, the clock resize-bench"
+                echo "stamps its PATCHes and watch events with. A pass is one run of the agent's sync loop"
+                echo "(sync_all, src/node/agent.c): the pods it steps (pod_worker_sync) and their status PATCHes."
+                echo "**Pass A** is the first pass that starts after the new spec reached the watch (a pass already"
+                echo "running took its snapshot before), **pass B** the next. With probes, p50 $(f trace.limits.e2e.latency_ms.p50) (limits) and"
+                echo "$(f trace.volume.e2e.latency_ms.p50) (volume), against the untraced $(f limits.latency_ms.p50) and $(f volume.latency_ms.p50): each probe hit costs a few µs."
                 echo
-                echo "| series | PATCH → spec seen | → pass A starts | pass A | pass A end → done seen | total | passes touched |"
-                echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"
-                trace_row limits trace.limits
-                trace_row volume trace.volume
+                echo "| ms from the PATCH | → new spec seen | → pass A starts | → the pod's step starts (the other pods' steps) | the pod's step | → pass A ends (its status PATCH, event) | pass A end → done seen (pass B) | total |"
+                echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+                trace_row "limits p50" trace.limits p50
+                trace_row "limits p90" trace.limits p90
+                trace_row "volume p50" trace.volume p50
+                trace_row "volume p90" trace.volume p90
                 echo
-                echo "Inside pass A, the resizing pod's own work (p50 / p99 ms): admission"
-                echo "$(f trace.limits.admit_ms.p50 2) / $(f trace.limits.admit_ms.p99 2), actuation $(f trace.limits.actuate_ms.p50 2) / $(f trace.limits.actuate_ms.p99 2) (limits),"
-                echo "$(f trace.volume.admit_ms.p50 2) / $(f trace.volume.admit_ms.p99 2) and $(f trace.volume.actuate_ms.p50 2) / $(f trace.volume.actuate_ms.p99 2) (volume); of that, fsynced checkpoints"
-                echo "$(f trace.limits.checkpoint_ms.p50 2) ms in $(f trace.limits.checkpoints.p50 0) writes (limits), $(f trace.volume.checkpoint_ms.p50 2) ms in $(f trace.volume.checkpoints.p50 0) (volume); cgroup_set_limits"
-                echo "$(f trace.limits.cgroup_set_ms.p50 2) ms; emptydir_resize $(f trace.volume.remount_ms.p50 2) ms."
+                echo "A resize touches $(f trace.limits.passes.p50 0) passes at the median (limits; volume $(f trace.volume.passes.p50 0)). The resizing pod's own step"
+                echo "(p50 / p99): limits $(f trace.limits.pod_step_ms.p50 2) / $(f trace.limits.pod_step_ms.p99 2) ms, of which admission $(f trace.limits.admit_ms.p50 2), actuation"
+                echo "$(f trace.limits.actuate_ms.p50 2), checkpoints $(f trace.limits.checkpoint_ms.p50 2) in $(f trace.limits.checkpoints.p50 0) fsynced writes, cgroup_set_limits $(f trace.limits.cgroup_set_ms.p50 2);"
+                echo "volume $(f trace.volume.pod_step_ms.p50 2) / $(f trace.volume.pod_step_ms.p99 2) ms, of which admission $(f trace.volume.admit_ms.p50 2), actuation $(f trace.volume.actuate_ms.p50 2),"
+                echo "checkpoints $(f trace.volume.checkpoint_ms.p50 2) in $(f trace.volume.checkpoints.p50 0) writes, emptydir_resize $(f trace.volume.remount_ms.p50 2)."
                 echo
-                echo "Every sync pass during the traced limits series ($(f trace.limits.pass.duration_ms.n 0) passes in $(f trace.limits.window_s 1) s):"
+                echo "Every sync pass in the traced limits series ($(f trace.limits.pass.duration_ms.n 0) passes in $(f trace.limits.window_s 1) s, $(awk -v n="$(v trace.limits.pass.duration_ms.n)" -v r="$TRACE_RESIZES" 'BEGIN { if (r) printf "%.1f", n / r }') per resize, $(v trace.limits.pass.full_n) of them"
+                echo "stepping all $(v trace.limits.full_pass_steps) pods;"
+                echo "steps: time inside pod_worker_sync; requests: inside api_client_request on the sync thread;"
+                echo "other: the rest of the pass, the pod map's copy and the sync order among it):"
                 echo
                 echo "| per pass | p50 | p90 | p99 | max |"
                 echo "| --- | ---: | ---: | ---: | ---: |"
-                for s in duration_ms steps_ms requests_ms status_build_ms other_ms steps requests; do
+                for s in duration_ms steps_ms requests_ms other_ms steps requests; do
                         echo "| $s | $(f "trace.limits.pass.$s.p50") | $(f "trace.limits.pass.$s.p90") | $(f "trace.limits.pass.$s.p99") | $(f "trace.limits.pass.$s.max") |"
                 done
                 echo
-                echo "steps_ms: time inside pod_worker_sync; requests_ms: inside api_client_request on the"
-                echo "sync thread (status PATCHes and events); other_ms: the rest of the pass. One pod step:"
-                echo "p50 $(f trace.limits.step_ms.p50 3) ms, p99 $(f trace.limits.step_ms.p99 3); one request p50 $(f trace.limits.request_ms.p50 3) ms, p99 $(f trace.limits.request_ms.p99 3)."
+                echo "One pod step: p50 $(f trace.limits.step_ms.p50 3) ms, p99 $(f trace.limits.step_ms.p99 3); one request p50 $(f trace.limits.request_ms.p50 3) ms, p99 $(f trace.limits.request_ms.p99 3)."
+                echo
+                echo "The traced burst (limits up, $PODS pods, $(f trace.burst.e2e.total_ms 0) ms): $(v trace.burst.window.pass_n) passes; pod steps"
+                echo "$(f trace.burst.window.step_ms 0) ms, of which $(v trace.burst.window.ckpt_n) fsynced checkpoint writes $(f trace.burst.window.ckpt_ms 0) ms"
+                echo "($(pct trace.burst.window.ckpt_ms trace.burst.e2e.total_ms)% of the burst), cgroup writes $(f trace.burst.window.cgset_ms 0) ms; $(v trace.burst.window.req_n) requests (status"
+                echo "PATCHes and events, one at a time on the sync thread) $(f trace.burst.window.req_ms 0) ms ($(pct trace.burst.window.req_ms trace.burst.e2e.total_ms)%)."
         fi
-        if [ -n "$PERF_FLAT" ]; then
+        if [ -n "$PROFILE_ROWS" ]; then
                 echo
-                echo "## Profile of flexlet serve over $PROFILE_RESIZES limit resizes (perf, cpu-clock)"
+                echo "## CPU profile of flexlet serve over $PROFILE_RESIZES limit resizes"
                 echo
-                echo "Self time by symbol (>= 1.5%):"
+                echo "\`perf record -e cpu-clock -F 999 --call-graph dwarf\` of the serve process (API server,"
+                echo "scheduler and agent in one), $PROFILE_SAMPLES samples in $PROFILE_SECONDS s. Each sample is charged to its thread and to"
+                echo "the innermost of these functions on its stack; CPU ms per resize = samples / 999 Hz /"
+                echo "$PROFILE_RESIZES. Parts under 0.5% left out."
+                echo
+                echo "| thread / innermost function | % of samples | CPU ms per resize |"
+                echo "| --- | ---: | ---: |"
+                echo "$PROFILE_ROWS"
+                echo
+                echo "Self time by symbol (>= 2%):"
                 echo
                 echo '```'
                 echo "$PERF_FLAT"
                 echo '```'
-                echo
-                echo "Inclusive time (children included, >= 5%):"
-                echo
-                echo '```'
-                echo "$PERF_TREE"
-                echo '```'
         fi
-        echo
-        echo "1-min load average as each phase started:${LOADS%,}."
+        if [ -n "${R[trace.limits.matched]:-}" ] && [ -n "$PROFILE_ROWS" ]; then
+                echo
+                echo "## Hotspots"
+                echo
+                echo "What the numbers above point at, each with its place in src/ (not changed here). The"
+                echo "traced limits series is the reference (p50 unless said)."
+                echo
+                echo "- **Waiting, not working.** A resize takes $(f trace.limits.latency_ms.p50) ms and touches $(f trace.limits.passes.p50 0) sync passes; the"
+                echo "  resizing pod's own step is $(f trace.limits.pod_step_ms.p50) ms of it. The rest: the watch ($(f trace.limits.spec_seen_ms.p50)), the pass in flight"
+                echo "  ($(f trace.limits.wait_for_pass_ms.p50); p90 $(f trace.limits.wait_for_pass_ms.p90)), other pods stepped before it in pass A ($(f trace.limits.before_pod_ms.p50); p90"
+                echo "  $(f trace.limits.before_pod_ms.p90)), its status PATCH and event ($(f trace.limits.after_pod_ms.p50)), and pass B ($(f trace.limits.pass_b_to_done_ms.p50))."
+                if [ "$(v trace.limits.with_full.latency_ms.n)" != 0 ] && [ "$(v trace.limits.without_full.latency_ms.n)" != 0 ]; then
+                        echo "- **Full passes make the tail.** $(v trace.limits.pass.full_n) of the $(v trace.limits.pass.duration_ms.n) passes stepped every pod ($(v trace.limits.full_pass_steps)); the rest only the"
+                        echo "  pods the watch changed (src/node/agent.c). The $(v trace.limits.with_full.latency_ms.n) resizes (of $(v trace.limits.matched)) that overlapped a full pass"
+                        echo "  took p50 $(f trace.limits.with_full.latency_ms.p50), p99 $(f trace.limits.with_full.latency_ms.p99); the others p50 $(f trace.limits.without_full.latency_ms.p50), p99 $(f trace.limits.without_full.latency_ms.p99). In a full pass,"
+                        echo "  pod_host_sync_order (src/node/pod-resize.c) puts the pods with a pending resize after all"
+                        echo "  the others (upstream's queue order among pending resizes): the others' allocations are"
+                        echo "  already counted in memory (alloc_milli_cpu, alloc_memory), so the pending resizes could be"
+                        echo "  admitted first in the same order, or stepped in their own pass as soon as the watch sees"
+                        echo "  them."
+                elif [ "$(v trace.limits.without_full.latency_ms.n)" = 0 ]; then
+                        echo "- **Every pass steps every pod.** All $(v trace.limits.pass.duration_ms.n) passes stepped $(v trace.limits.full_pass_steps) pods ($(f trace.limits.pass.duration_ms.p50) ms each):"
+                        echo "  the sync loop (src/node/agent.c) is woken by any watch event and steps them all, and"
+                        echo "  pod_host_sync_order puts a pending resize last. Stepping only the pods the watch changed"
+                        echo "  would make a resize cost its own step whatever the number of pods."
+                fi
+                if awk -v e="$(v limits.events.mean)" 'BEGIN { exit !(e >= 2.5) }'; then
+                        echo "- **Two status writes where one would do.** Pass A reads the container's resources back"
+                        echo "  (observe, from step_containers in src/node/pod-worker.c) before actuate() writes the"
+                        echo "  cgroups, and pod_resize_actuate() (src/node/pod-resize.c) keeps p->resizing after its last"
+                        echo "  step succeeds: PodResizeInProgress goes only in pass B, when resize_plan_build finds"
+                        echo "  nothing left ($(f limits.events.mean 1) watch events per resize: the spec, InProgress with the old values,"
+                        echo "  done). Ending the resize (ResizeCompleted) when the last step succeeds, with the cgroups"
+                        echo "  read after actuation, would save pass B: $(f trace.limits.pass_b_to_done_ms.p50) ms p50 here, and one status PATCH."
+                fi
+                if awk -v c="$(v trace.limits.checkpoints.p50)" 'BEGIN { exit !(c >= 3) }'; then
+                        echo "- **$(f trace.limits.checkpoints.p50 0) fsynced writes per limits resize** (src/node/pod-resize.c): allocated.json at"
+                        echo "  admission, then actuated.json after each cgroup step, file and folder fsynced each time:"
+                        echo "  $(f trace.limits.checkpoint_ms.p50) ms of the pod's $(f trace.limits.pod_step_ms.p50) ms step (p99 $(f trace.limits.checkpoint_ms.p99)); in the traced burst $(v trace.burst.window.ckpt_n) writes, $(f trace.burst.window.ckpt_ms 0) ms."
+                        echo "  persist_actuated's own comment says a lost actuated.json only repeats idempotent steps:"
+                        echo "  it needs neither the fsyncs nor a write per step (once per plan would do); allocated.json"
+                        echo "  must stay durable (the floor's checkpoint row, $(us_ms floor.checkpoint_us.p50 2) ms)."
+                fi
+                sched=$(prof "schedule_pass: json_deep_copy of every pod")
+                if [ "$sched" != "?" ] && [ "$sched" -ge 2 ]; then
+                        echo "- **The scheduler copies every pod at every pod event.** schedule_pass"
+                        echo "  (src/controllers/scheduler.c) deep-copies its whole pod cache before it finds that no pod"
+                        echo "  is pending: $sched% of serve's CPU in the profile, on a $(nproc)-CPU machine the agent shares;"
+                        echo "  each resize's status writes wake it. Counting unbound pods in on_event and copying only"
+                        echo "  those would remove it."
+                fi
+                echo "- **$PODS at once.** The traced burst took $(f trace.burst.e2e.total_ms 0) ms over $(v trace.burst.window.pass_n) passes: pod steps"
+                echo "  $(f trace.burst.window.step_ms 0) ms (checkpoints $(f trace.burst.window.ckpt_ms 0) of them), and $(v trace.burst.window.req_n) requests (status PATCHes and events),"
+                echo "  sent one after the other on the sync thread, $(f trace.burst.window.req_ms 0) ms."
+                echo "- **CPU.** The agent's sync loop's largest parts in the profile:"
+                echo "  $(awk -F'\t' '{ t += $3; if ($1 == "agent sync loop") { S[$2] += $3 } } END { for (k in S) printf "%d\t%s %.0f%%\n", S[k], k, 100 * S[k] / t }' "$SERVER_DIR/profile.tsv" | sort -nr | head -6 | cut -f2 | paste -sd';' | sed 's/;/, /g') of serve's CPU."
+        fi
 } >"$out"
 cat "$out"
 echo "report written to $out" >&2
