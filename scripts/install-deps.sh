@@ -9,6 +9,7 @@ packages=(
         libjansson-dev libsqlite3-dev libmicrohttpd-dev libgnutls28-dev libcurl4-gnutls-dev
         libcmocka-dev libyaml-dev
         openssl curl jq busybox-static
+        e2fsprogs xfsprogs btrfs-progs util-linux
 )
 
 missing=()
