@@ -742,7 +742,7 @@ int loopvol_detach(const char *file, struct error **reterr)
                 if (fd < 0 && errno == EBUSY)
                         return error_set(reterr, EBUSY,
                                          "detach volume \"%s\" from \"%s\": the device is in use "
-                                         "(mounted)",
+                                         "(mounted, or open for a filesystem tool)",
                                          file, dev);
                 if (fd < 0)
                         return error_set(reterr, errno, "detach volume \"%s\": open \"%s\": %s",

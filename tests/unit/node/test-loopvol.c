@@ -484,6 +484,7 @@ static void test_lifecycle(void **state)
 
         /* detach, idempotent */
         assert_int_equal(loopvol_detach(f->file, &err), 0);
+        free(dev3);
         assert_int_equal(loopvol_find_device(f->file, &dev3, &err), 0);
         assert_null(dev3);
         assert_int_equal(count_loops(f->dir), 0);
