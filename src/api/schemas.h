@@ -10,6 +10,12 @@
 /* ---- kinds (core/v1) ---- */
 extern const struct schema schema_pod, schema_node, schema_event, schema_namespace;
 
+/* ---- kinds (storage: api/schema-storage.c) ---- */
+/* storage.k8s.io/v1 StorageClass, core/v1 PersistentVolume (sources: local, hostPath, csi) and
+ * PersistentVolumeClaim. */
+extern const struct schema schema_storage_class, schema_persistent_volume,
+        schema_persistent_volume_claim;
+
 /* "Pod", "Node", "Event", "Namespace": the kind's schema; NULL for any other kind. */
 const struct schema *schema_for_kind(const char *kind);
 

@@ -114,4 +114,107 @@ size_t validate_pod_resize(const json_t *new_pod, const json_t *old_pod,
  * equal to empty), i.e. when metadata.generation must be bumped. */
 bool pod_spec_changed(const json_t *new_pod, const json_t *old_pod);
 
+/* ---- storage: StorageClass, PersistentVolume, PersistentVolumeClaim ----
+ * (K8S: pkg/apis/core/v1/defaults.go, pkg/apis/storage/v1/defaults.go, the persistentvolume,
+ * persistentvolumeclaim and storageclass registry strategies, pkg/apis/core/validation and
+ * pkg/apis/storage/validation, pkg/volume/validation, 1.33 with its default feature gates:
+ * RecoverVolumeExpansionFailure on, VolumeAttributesClass off.) Defaults and prepare functions
+ * need objects (sc/pv/pvc must be JSON objects); validators accept anything. */
+
+/* K8S: storageutil.IsDefaultStorageClassAnnotation and its beta twin: a class whose annotation
+ * is exactly "true" is a default class. */
+#define STORAGE_CLASS_DEFAULT_ANNOTATION      "storageclass.kubernetes.io/is-default-class"
+#define STORAGE_CLASS_BETA_DEFAULT_ANNOTATION "storageclass.beta.kubernetes.io/is-default-class"
+/* K8S: core.BetaStorageClassAnnotation: a claim's or volume's class, before storageClassName. */
+#define STORAGE_CLASS_BETA_ANNOTATION "volume.beta.kubernetes.io/storage-class"
+/* K8S: core.MountOptionAnnotation (deprecated mount options of a volume). */
+#define STORAGE_MOUNT_OPTIONS_ANNOTATION "volume.beta.kubernetes.io/mount-options"
+
+/* K8S: SetDefaults_StorageClass: reclaimPolicy Delete, volumeBindingMode Immediate when unset. */
+void storage_class_set_defaults(json_t *sc);
+/* K8S: ValidateStorageClass: metadata (cluster-scoped), provisioner (required, a qualified
+ * name), parameters (no empty key, at most 512 of them and 256 KiB), reclaimPolicy (Delete or
+ * Retain), volumeBindingMode (Immediate or WaitForFirstConsumer), allowedTopologies. */
+size_t validate_storage_class_create(const json_t *sc, struct field_error_list *errs);
+/* K8S: the storage class strategy's ValidateUpdate: the new class as on create, metadata update,
+ * then "updates to parameters are forbidden." / "updates to provisioner are forbidden." /
+ * "updates to reclaimPolicy are forbidden." and volumeBindingMode "field is immutable";
+ * allowVolumeExpansion and mountOptions stay mutable. */
+size_t validate_storage_class_update(const json_t *new_sc, const json_t *old_sc,
+                                     struct field_error_list *errs);
+/* K8S: IsDefaultAnnotation. */
+bool storage_class_is_default(const json_t *sc);
+
+/* K8S: SetDefaults_PersistentVolume: status.phase Pending, reclaim policy Retain (a static
+ * volume's; provisioners set their class's), volumeMode Filesystem, hostPath.type "", and
+ * resource lists rounded up to milli precision (SetDefaults_ResourceList). */
+void pv_set_defaults(json_t *pv);
+/* K8S: persistentvolumeStrategy.PrepareForCreate: status {phase: Pending,
+ * lastPhaseTransitionTime: now}; spec.volumeAttributesClassName dropped (gate off). now is an
+ * RFC 3339 time. */
+void pv_prepare_for_create(json_t *pv, const char *now);
+/* K8S: persistentvolumeStrategy.PrepareForUpdate: status stays old's. */
+void pv_prepare_for_update(json_t *new_pv, const json_t *old_pv);
+/* K8S: persistentvolumeStatusStrategy.PrepareForUpdate: spec stays old's; lastPhaseTransitionTime
+ * is kept while the phase stays and set to now when the phase changes (unless the writer set a
+ * new one). */
+void pv_prepare_for_status_update(json_t *new_pv, const json_t *old_pv, const char *now);
+/* K8S: ValidatePersistentVolume + volume validation's checkMountOption: metadata, accessModes
+ * (required; RWO, ROX, RWX, RWOP alone), capacity (required, storage only, > 0), reclaim policy,
+ * node affinity, exactly one source among hostPath, local (needs node affinity) and csi (driver a
+ * DNS subdomain, volumeHandle required, secret references), storageClassName, volumeMode, and no
+ * mountOptions on hostPath or local volumes. */
+size_t validate_pv_create(const json_t *pv, struct field_error_list *errs);
+/* K8S: ValidatePersistentVolumeUpdate: metadata update, the new volume as on create, then the
+ * source is immutable ("spec.persistentvolumesource is immutable after creation\n<diff>",
+ * except adding csi.controllerExpandSecretRef), volumeMode and a set nodeAffinity immutable
+ * (upstream's paths "volumeMode", "nodeAffinity"). */
+size_t validate_pv_update(const json_t *new_pv, const json_t *old_pv,
+                          struct field_error_list *errs);
+/* K8S: ValidatePersistentVolumeStatusUpdate: metadata update only. */
+size_t validate_pv_status_update(const json_t *new_pv, const json_t *old_pv,
+                                 struct field_error_list *errs);
+/* K8S: GetPersistentVolumeClass: the beta annotation, else spec.storageClassName, else "". */
+const char *pv_storage_class(const json_t *pv);
+
+/* K8S: SetDefaults_PersistentVolumeClaim(Spec): status.phase Pending, spec.volumeMode
+ * Filesystem, resource lists rounded up to milli precision. */
+void pvc_set_defaults(json_t *pvc);
+/* K8S: persistentvolumeclaimStrategy.PrepareForCreate: status reset (to {phase: Pending}, as read
+ * back), volumeAttributesClassName dropped (gate off), spec.dataSource dropped unless it names a
+ * PersistentVolumeClaim or a snapshot.storage.k8s.io VolumeSnapshot, then dataSource and
+ * dataSourceRef filled from each other (NormalizeDataSources). */
+void pvc_prepare_for_create(json_t *pvc);
+/* K8S: persistentvolumeclaimStrategy.PrepareForUpdate: status stays old's, the same data source
+ * rules (an old claim with a data source keeps a new one as is). */
+void pvc_prepare_for_update(json_t *new_pvc, const json_t *old_pvc);
+/* K8S: persistentvolumeclaimStatusStrategy.PrepareForUpdate: spec stays old's;
+ * currentVolumeAttributesClassName and modifyVolumeStatus dropped (gate off) unless old used
+ * them. */
+void pvc_prepare_for_status_update(json_t *new_pvc, const json_t *old_pvc);
+/* K8S: ValidatePersistentVolumeClaim: metadata, accessModes ("at least 1 access mode is
+ * required"), selector, resources[storage] (required, > 0), storageClassName, volumeMode,
+ * dataSource and dataSourceRef. */
+size_t validate_pvc_create(const json_t *pvc, struct field_error_list *errs);
+/* K8S: ValidatePersistentVolumeClaimUpdate with RecoverVolumeExpansionFailure: metadata update,
+ * the new claim as on create, then one Forbidden on "spec" when anything but
+ * resources.requests.storage of a bound claim, a first volumeName or a class set where there was
+ * none changed: "spec is immutable after creation except resources.requests and
+ * volumeAttributesClassName for bound claims\n<diff>"; a storage request lowered to or below
+ * status.capacity: spec.resources.requests.storage "field can not be less than status.capacity"
+ * (lowering it while it stays above is how a failed expansion is recovered, KEP-1790);
+ * volumeMode immutable; the beta class annotation immutable. */
+size_t validate_pvc_update(const json_t *new_pvc, const json_t *old_pvc,
+                           struct field_error_list *errs);
+/* K8S: ValidatePersistentVolumeClaimStatusUpdate: metadata update, Spec.accessModes present,
+ * status.capacity, allocatedResources and allocatedResourceStatuses (storage keys, known
+ * ClaimResourceStatus values). */
+size_t validate_pvc_status_update(const json_t *new_pvc, const json_t *old_pvc,
+                                  struct field_error_list *errs);
+/* K8S: GetPersistentVolumeClaimClass: the beta annotation, else spec.storageClassName, else "". */
+const char *pvc_storage_class(const json_t *pvc);
+/* K8S: PersistentVolumeClaimHasClass: the beta annotation or spec.storageClassName is present
+ * (even ""). */
+bool pvc_has_storage_class(const json_t *pvc);
+
 #endif
