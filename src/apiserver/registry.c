@@ -416,6 +416,27 @@ static int respond_if_invalid(const struct api_target *t, const char *name,
         return -EBADMSG;
 }
 
+/* K8S: admission: a plugin's refusal is answered here (403 Forbidden for -EPERM). */
+static int admit(struct apiserver *s, const struct api_target *t, bool validating, json_t *obj,
+                 const json_t *old, struct http_response *resp)
+{
+        const struct resource_strategy *st = t->res->strategy;
+        cleanup_error struct error *err = NULL;
+        int r = 0;
+
+        if (validating && st->admit_validate)
+                r = st->admit_validate(s->store, t->sub, obj, old, &err);
+        else if (!validating && st->admit)
+                r = st->admit(s->store, t->sub, obj, old, &err);
+        if (r >= 0)
+                return 0;
+        if (r == -EPERM)
+                status_forbidden(resp, t->res, obj_name(obj), err ? err->message : "");
+        else
+                status_respond(resp, r, err ? err->message : strerror(-r), NULL);
+        return r;
+}
+
 /* The create path shared by POST and apply-to-absent. Consumes nothing; obj is modified. */
 static void create_object(struct apiserver *s, const struct api_target *t,
                           const struct http_request *req, struct http_response *resp, json_t *obj)
@@ -460,11 +481,13 @@ static void create_object(struct apiserver *s, const struct api_target *t,
 
         if (t->res->strategy->prepare_create)
                 t->res->strategy->prepare_create(obj);
+        if (admit(s, t, false, obj, NULL, resp) < 0)
+                return;
         field_error_list_init(&errs);
         t->res->strategy->validate_create(obj, &errs);
         r = respond_if_invalid(t, obj_name(obj), &errs, resp);
         field_error_list_release(&errs);
-        if (r < 0)
+        if (r < 0 || admit(s, t, true, obj, NULL, resp) < 0)
                 return;
         if (dry_run(req)) {
                 respond_object(t, req, resp, 201, obj);
@@ -552,11 +575,13 @@ static int update_object(struct apiserver *s, const struct api_target *t,
                 json_int_t gen = json_integer_value(json_object_get(meta, "generation"));
                 json_object_set_new(meta, "generation", json_integer(gen + 1));
         }
+        if (admit(s, t, false, to_store, old, resp) < 0)
+                return 0;
         field_error_list_init(&errs);
         t->res->strategy->validate_update(t->sub, to_store, old, &errs);
         r = respond_if_invalid(t, name, &errs, resp);
         field_error_list_release(&errs);
-        if (r < 0)
+        if (r < 0 || admit(s, t, true, to_store, old, resp) < 0)
                 return 0;
         if (dry_run(req)) {
                 respond_object(t, req, resp, 200, to_store);

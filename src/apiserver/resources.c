@@ -138,7 +138,82 @@ static const struct api_resource events = {
         .strategy = &event_strategy,
 };
 
-const struct api_resource *const api_resources[] = { &pods, &namespaces, &nodes, &events };
+static const char *const status_only[] = { "status", NULL };
+
+static const char *const pv_short[] = { "pv", NULL };
+/* K8S: PersistentVolumeToSelectableFields (its legacy "name" label aside) */
+static const char *const pv_fields[] = { "metadata.name", NULL };
+
+static const struct api_resource persistentvolumes = {
+        .group = "",
+        .version = "v1",
+        .api_version = "v1",
+        .plural = "persistentvolumes",
+        .singular = "persistentvolume",
+        .kind = "PersistentVolume",
+        .list_kind = "PersistentVolumeList",
+        .namespaced = false,
+        .short_names = pv_short,
+        .verbs = verbs_all,
+        .subresources = status_only,
+        .schema = &schema_persistent_volume,
+        .field_labels = pv_fields,
+        .columns = persistent_volume_columns,
+        .n_columns = PERSISTENT_VOLUME_COLUMNS,
+        .table_row = persistent_volume_table_row,
+        .strategy = &persistent_volume_strategy,
+};
+
+static const char *const pvc_short[] = { "pvc", NULL };
+/* K8S: PersistentVolumeClaimToSelectableFields (its legacy "name" label aside) */
+static const char *const pvc_fields[] = { "metadata.name", "metadata.namespace", NULL };
+
+static const struct api_resource persistentvolumeclaims = {
+        .group = "",
+        .version = "v1",
+        .api_version = "v1",
+        .plural = "persistentvolumeclaims",
+        .singular = "persistentvolumeclaim",
+        .kind = "PersistentVolumeClaim",
+        .list_kind = "PersistentVolumeClaimList",
+        .namespaced = true,
+        .short_names = pvc_short,
+        .verbs = verbs_all,
+        .subresources = status_only,
+        .schema = &schema_persistent_volume_claim,
+        .field_labels = pvc_fields,
+        .columns = persistent_volume_claim_columns,
+        .n_columns = PERSISTENT_VOLUME_CLAIM_COLUMNS,
+        .table_row = persistent_volume_claim_table_row,
+        .strategy = &persistent_volume_claim_strategy,
+};
+
+static const char *const sc_short[] = { "sc", NULL };
+static const char *const sc_fields[] = { "metadata.name", NULL };
+
+static const struct api_resource storageclasses = {
+        .group = "storage.k8s.io",
+        .version = "v1",
+        .api_version = "storage.k8s.io/v1",
+        .plural = "storageclasses",
+        .singular = "storageclass",
+        .kind = "StorageClass",
+        .list_kind = "StorageClassList",
+        .namespaced = false,
+        .short_names = sc_short,
+        .verbs = verbs_all,
+        .schema = &schema_storage_class,
+        .field_labels = sc_fields,
+        .columns = storage_class_columns,
+        .n_columns = STORAGE_CLASS_COLUMNS,
+        .table_row = storage_class_table_row,
+        .strategy = &storage_class_strategy,
+};
+
+const struct api_resource *const api_resources[] = {
+        &pods,           &namespaces, &nodes, &events, &persistentvolumes, &persistentvolumeclaims,
+        &storageclasses,
+};
 const size_t n_api_resources = ARRAY_SIZE(api_resources);
 
 const struct api_resource *api_resource_by_plural(const char *group, const char *plural)

@@ -14,6 +14,9 @@
 #include "api/field-error.h"
 #include "api/schema.h"
 
+struct store;
+struct error;
+
 struct table_column {
         const char *name;
         const char *type;   /* "string", "integer", "date" */
@@ -45,6 +48,16 @@ struct resource_strategy {
                                 struct field_error_list *errs);
         /* Whether a change from old to new bumps metadata.generation. */
         bool (*spec_changed)(const json_t *new_obj, const json_t *old);
+        /* K8S: the resource's admission plugins, which may read other objects from the store
+         * (NULL: none). admit (mutating) runs after prepare_create or prepare_update and before
+         * validation, and may change obj; admit_validate (validating) runs after validation.
+         * old is NULL on create. A negative errno refuses the request with
+         * (*reterr)->message: -EPERM is a 403 `<plural> "<name>" is forbidden: <message>`, any
+         * other errno its status.c code. */
+        int (*admit)(struct store *store, enum api_subresource sub, json_t *obj, const json_t *old,
+                     struct error **reterr);
+        int (*admit_validate)(struct store *store, enum api_subresource sub, const json_t *obj,
+                              const json_t *old, struct error **reterr);
 };
 
 struct api_resource {
@@ -82,5 +95,9 @@ extern const struct resource_strategy pod_strategy;
 extern const struct resource_strategy namespace_strategy;
 extern const struct resource_strategy node_strategy;
 extern const struct resource_strategy event_strategy;
+/* apiserver/strategy-storage.c */
+extern const struct resource_strategy storage_class_strategy;
+extern const struct resource_strategy persistent_volume_strategy;
+extern const struct resource_strategy persistent_volume_claim_strategy;
 
 #endif

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/validation.h"
 #include "apiserver/table.h"
 #include "base/alloc.h"
 #include "base/json.h"
@@ -480,6 +481,196 @@ void event_table_row(const json_t *ev, time_t now, json_t *cells)
         json_array_append_new(cells, json_integer(count));
         json_array_append_new(cells,
                               json_string(str_or(json_path_string(ev, "metadata.name"), "")));
+}
+
+/* ---- storage ---- */
+
+/* The same shortened ObjectMeta descriptions the other kinds' columns carry. */
+#define NAME_DESCRIPTION "Name must be unique within a namespace."
+#define AGE_DESCRIPTION \
+ "CreationTimestamp is a timestamp representing the server time when this object was created."
+
+const struct table_column storage_class_columns[STORAGE_CLASS_COLUMNS] = {
+        { "Name", "string", "name", NAME_DESCRIPTION, 0 },
+        { "Provisioner", "string", "", "provisioner indicates the type of the provisioner.", 0 },
+        { "ReclaimPolicy", "string", "",
+          "reclaimPolicy controls the reclaimPolicy for dynamically provisioned PersistentVolumes of this storage class. Defaults to Delete.",
+          0 },
+        { "VolumeBindingMode", "string", "",
+          "volumeBindingMode indicates how PersistentVolumeClaims should be provisioned and bound.  When unset, VolumeBindingImmediate is used. This field is only honored by servers that enable the VolumeScheduling feature.",
+          0 },
+        { "AllowVolumeExpansion", "string", "",
+          "allowVolumeExpansion shows whether the storage class allow volume expand.", 0 },
+        { "Age", "string", "", AGE_DESCRIPTION, 0 },
+};
+
+const struct table_column persistent_volume_columns[PERSISTENT_VOLUME_COLUMNS] = {
+        { "Name", "string", "name", NAME_DESCRIPTION, 0 },
+        { "Capacity", "string", "",
+          "capacity is the description of the persistent volume's resources and capacity. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#capacity",
+          0 },
+        { "Access Modes", "string", "",
+          "accessModes contains all ways the volume can be mounted. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#access-modes",
+          0 },
+        { "Reclaim Policy", "string", "",
+          "persistentVolumeReclaimPolicy defines what happens to a persistent volume when released from its claim. Valid options are Retain (default for manually created PersistentVolumes), Delete (default for dynamically provisioned PersistentVolumes), and Recycle (deprecated). Recycle must be supported by the volume plugin underlying this PersistentVolume. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#reclaiming",
+          0 },
+        { "Status", "string", "",
+          "phase indicates if a volume is available, bound to a claim, or released by a claim. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#phase",
+          0 },
+        { "Claim", "string", "",
+          "claimRef is part of a bi-directional binding between PersistentVolume and PersistentVolumeClaim. Expected to be non-nil when bound. claim.VolumeName is the authoritative bind between PV and PVC. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#binding",
+          0 },
+        { "StorageClass", "string", "", "StorageClass of the pv", 0 },
+        { "VolumeAttributesClass", "string", "", "VolumeAttributesClass of the pv", 0 },
+        { "Reason", "string", "",
+          "reason is a brief CamelCase string that describes any failure and is meant for machine parsing and tidy display in the CLI.",
+          0 },
+        { "Age", "string", "", AGE_DESCRIPTION, 0 },
+        { "VolumeMode", "string", "",
+          "volumeMode defines if a volume is intended to be used with a formatted filesystem or to remain in raw block state. Value of Filesystem is implied when not included in spec.",
+          1 },
+};
+
+const struct table_column persistent_volume_claim_columns[PERSISTENT_VOLUME_CLAIM_COLUMNS] = {
+        { "Name", "string", "name", NAME_DESCRIPTION, 0 },
+        { "Status", "string", "", "phase represents the current phase of PersistentVolumeClaim.",
+          0 },
+        { "Volume", "string", "",
+          "volumeName is the binding reference to the PersistentVolume backing this claim.", 0 },
+        { "Capacity", "string", "",
+          "capacity represents the actual resources of the underlying volume.", 0 },
+        { "Access Modes", "string", "",
+          "accessModes contains the actual access modes the volume backing the PVC has. More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#access-modes-1",
+          0 },
+        { "StorageClass", "string", "", "StorageClass of the pvc", 0 },
+        { "VolumeAttributesClass", "string", "", "VolumeAttributesClass of the pvc", 0 },
+        { "Age", "string", "", AGE_DESCRIPTION, 0 },
+        { "VolumeMode", "string", "",
+          "volumeMode defines what type of volume is required by the claim. Value of Filesystem is implied when not included in claim spec.",
+          1 },
+};
+
+/* K8S: GetAccessModesAsString: RWO, ROX, RWX, RWOP in that order, each once. */
+static char *access_modes_string(const json_t *modes)
+{
+        static const struct {
+                const char *mode, *abbrev;
+        } order[] = { { "ReadWriteOnce", "RWO" },
+                      { "ReadOnlyMany", "ROX" },
+                      { "ReadWriteMany", "RWX" },
+                      { "ReadWriteOncePod", "RWOP" } };
+        struct strbuf sb;
+
+        strbuf_init(&sb);
+        for (size_t i = 0; i < ARRAY_SIZE(order); i++) {
+                size_t j;
+                json_t *m;
+                json_array_foreach(modes, j, m) {
+                        if (json_is_string(m) && streq(json_string_value(m), order[i].mode)) {
+                                strbuf_addf(&sb, "%s%s", sb.len ? "," : "", order[i].abbrev);
+                                break;
+                        }
+                }
+        }
+        return strbuf_detach(&sb);
+}
+
+/* The String() of a stored quantity ("0" when absent: the zero Quantity). */
+static const char *quantity_cell(const json_t *v)
+{
+        return json_is_string(v) ? json_string_value(v) : "0";
+}
+
+/* K8S: printStorageClass (1.33: every default-annotated class says "(default)"). */
+void storage_class_table_row(const json_t *sc, time_t now, json_t *cells)
+{
+        const char *name = str_or(json_path_string(sc, "metadata.name"), "");
+        const json_t *expand = json_object_get(sc, "allowVolumeExpansion");
+        char age[32];
+
+        json_array_append_new(cells, storage_class_is_default(sc)
+                                             ? json_sprintf("%s (default)", name)
+                                             : json_string(name));
+        json_array_append_new(
+                cells,
+                json_string(str_or(json_string_value(json_object_get(sc, "provisioner")), "")));
+        json_array_append_new(
+                cells,
+                json_string(json_string_value(json_object_get(sc, "reclaimPolicy")) ?: "Delete"));
+        json_array_append_new(
+                cells, json_string(json_string_value(json_object_get(sc, "volumeBindingMode"))
+                                           ?: "Immediate"));
+        json_array_append_new(cells, json_boolean(json_is_true(expand)));
+        age_since(json_path_string(sc, "metadata.creationTimestamp"), now, age);
+        json_array_append_new(cells, json_string(age));
+}
+
+/* K8S: printPersistentVolume */
+void persistent_volume_table_row(const json_t *pv, time_t now, json_t *cells)
+{
+        const char *claim_ns = json_path_string(pv, "spec.claimRef.namespace");
+        const char *claim_name = json_path_string(pv, "spec.claimRef.name");
+        const char *phase = str_or(json_path_string(pv, "status.phase"), "");
+        const char *vac = json_path_string(pv, "spec.volumeAttributesClassName");
+        const char *mode = json_path_string(pv, "spec.volumeMode");
+        cleanup_free char *modes = access_modes_string(json_path(pv, "spec.accessModes"));
+        char age[32];
+
+        if (json_path(pv, "metadata.deletionTimestamp"))
+                phase = "Terminating";
+        json_array_append_new(cells,
+                              json_string(str_or(json_path_string(pv, "metadata.name"), "")));
+        json_array_append_new(cells,
+                              json_string(quantity_cell(json_path(pv, "spec.capacity.storage"))));
+        json_array_append_new(cells, json_string(modes));
+        json_array_append_new(
+                cells, json_string(str_or(
+                               json_path_string(pv, "spec.persistentVolumeReclaimPolicy"), "")));
+        json_array_append_new(cells, json_string(phase));
+        json_array_append_new(
+                cells, json_path(pv, "spec.claimRef")
+                               ? json_sprintf("%s/%s", str_or(claim_ns, ""), str_or(claim_name, ""))
+                               : json_string(""));
+        json_array_append_new(cells, json_string(pv_storage_class(pv)));
+        json_array_append_new(cells, json_string(vac ? vac : "<unset>"));
+        json_array_append_new(cells,
+                              json_string(str_or(json_path_string(pv, "status.reason"), "")));
+        age_since(json_path_string(pv, "metadata.creationTimestamp"), now, age);
+        json_array_append_new(cells, json_string(age));
+        json_array_append_new(cells, json_string(mode ? mode : "<unset>"));
+}
+
+/* K8S: printPersistentVolumeClaim: capacity and access modes only once bound to a volume. */
+void persistent_volume_claim_table_row(const json_t *pvc, time_t now, json_t *cells)
+{
+        const char *phase = str_or(json_path_string(pvc, "status.phase"), "");
+        const char *volume = str_or(json_path_string(pvc, "spec.volumeName"), "");
+        const char *vac = json_path_string(pvc, "spec.volumeAttributesClassName");
+        const char *mode = json_path_string(pvc, "spec.volumeMode");
+        cleanup_free char *modes = NULL;
+        char age[32];
+
+        if (json_path(pvc, "metadata.deletionTimestamp"))
+                phase = "Terminating";
+        json_array_append_new(cells,
+                              json_string(str_or(json_path_string(pvc, "metadata.name"), "")));
+        json_array_append_new(cells, json_string(phase));
+        json_array_append_new(cells, json_string(volume));
+        if (volume[0]) {
+                modes = access_modes_string(json_path(pvc, "status.accessModes"));
+                json_array_append_new(cells, json_string(quantity_cell(
+                                                     json_path(pvc, "status.capacity.storage"))));
+                json_array_append_new(cells, json_string(modes));
+        } else {
+                json_array_append_new(cells, json_string(""));
+                json_array_append_new(cells, json_string(""));
+        }
+        json_array_append_new(cells, json_string(pvc_storage_class(pvc)));
+        json_array_append_new(cells, json_string(vac ? vac : "<unset>"));
+        age_since(json_path_string(pvc, "metadata.creationTimestamp"), now, age);
+        json_array_append_new(cells, json_string(age));
+        json_array_append_new(cells, json_string(mode ? mode : "<unset>"));
 }
 
 static json_t *partial_metadata(const json_t *obj)

@@ -34,4 +34,15 @@ void namespace_table_row(const json_t *ns, time_t now, json_t *cells);
 void node_table_row(const json_t *node, time_t now, json_t *cells);
 void event_table_row(const json_t *ev, time_t now, json_t *cells);
 
+/* storage (K8S: printStorageClass, printPersistentVolume, printPersistentVolumeClaim) */
+#define STORAGE_CLASS_COLUMNS           6
+#define PERSISTENT_VOLUME_COLUMNS       11
+#define PERSISTENT_VOLUME_CLAIM_COLUMNS 9
+extern const struct table_column storage_class_columns[STORAGE_CLASS_COLUMNS];
+extern const struct table_column persistent_volume_columns[PERSISTENT_VOLUME_COLUMNS];
+extern const struct table_column persistent_volume_claim_columns[PERSISTENT_VOLUME_CLAIM_COLUMNS];
+void storage_class_table_row(const json_t *sc, time_t now, json_t *cells);
+void persistent_volume_table_row(const json_t *pv, time_t now, json_t *cells);
+void persistent_volume_claim_table_row(const json_t *pvc, time_t now, json_t *cells);
+
 #endif
