@@ -164,6 +164,38 @@ static void bootstrap_namespace(struct apiserver *api, const char *token, const 
         http_response_release(&resp);
 }
 
+/* The default StorageClass of the local-loop provisioner (sparse files under the data dir on
+ * loop devices), created through the API like any class, and only when absent: an edited or
+ * deleted class is left as the admin left it until then. K8S: WaitForFirstConsumer, as
+ * upstream's node-local classes (local volumes, local-path) bind. */
+static void bootstrap_storage_class(struct apiserver *api, const char *token)
+{
+        static const char body[] =
+                "{\"apiVersion\":\"storage.k8s.io/v1\",\"kind\":\"StorageClass\","
+                "\"metadata\":{\"name\":\"local-loop\",\"annotations\":{"
+                "\"storageclass.kubernetes.io/is-default-class\":\"true\"}},"
+                "\"provisioner\":\"flexlet.io/local-loop\",\"parameters\":{\"fsType\":\"ext4\"},"
+                "\"reclaimPolicy\":\"Delete\",\"volumeBindingMode\":\"WaitForFirstConsumer\","
+                "\"allowVolumeExpansion\":true}";
+        cleanup_free char *auth = xasprintf("Bearer %s", token);
+        struct http_request req = {
+                .method = "POST",
+                .path = "/apis/storage.k8s.io/v1/storageclasses",
+                .content_type = "application/json",
+                .authorization = auth,
+                .body = body,
+                .body_len = sizeof(body) - 1,
+        };
+        struct http_response resp;
+
+        http_response_init(&resp);
+        api_handle(api, &req, &resp);
+        if (resp.status != 201 && resp.status != 409)
+                (void) fprintf(stderr, "flexlet: creating storage class \"local-loop\": %s\n",
+                               resp.body.buf);
+        http_response_release(&resp);
+}
+
 /* The host part of HOST:PORT for the URL clients use (a wildcard becomes loopback). */
 static char *client_host(const char *listen)
 {
@@ -283,6 +315,7 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
         bootstrap_namespace(api, pki_admin_token(pki), "kube-system");
         bootstrap_namespace(api, pki_admin_token(pki), "kube-public");
         bootstrap_namespace(api, pki_admin_token(pki), "kube-node-lease");
+        bootstrap_storage_class(api, pki_admin_token(pki));
         /* The controllers are API clients like any other, over loopback HTTPS. */
         {
                 struct api_client_options co = { .server_url = url,
