@@ -11,8 +11,10 @@
  *   delete   the pods deleted through the API, each timed to its DELETED event and to its folder
  *            leaving the host, then a check that no mount, cgroup, folder or process is left
  *   idle     RSS and CPU of the serve process and of the pods' helper processes over a window
- * This binary is also the runtime's helper (the runtime starts /proc/self/exe), so main routes
- * `supervise` first, as flexlet's does. A program, not a library: it prints and exits. */
+ * With NODE_BENCH_DEBUG set, each pod's start times and each killed process's exit time also go
+ * to stderr. This binary is also the runtime's helper (the runtime starts /proc/self/exe), so
+ * main routes `supervise` first, as flexlet's does. A program, not a library: it prints and
+ * exits. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
