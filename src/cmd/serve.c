@@ -20,7 +20,9 @@
 #include "base/json.h"
 #include "base/metrics.h"
 #include "cmd/cmd.h"
+#include "controllers/pv-provisioner.h"
 #include "controllers/scheduler.h"
+#include "controllers/volume-expander.h"
 #include "http/http-server.h"
 #include "node/agent.h"
 #include "node/node-status.h"
@@ -224,6 +226,8 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
         struct apiserver *api = NULL;
         struct http_server *http = NULL;
         struct scheduler *sched = NULL;
+        struct pv_provisioner *provisioner = NULL;
+        struct volume_expander *expander = NULL;
         struct node_agent *agent = NULL;
         cleanup_metrics_registry struct metrics_registry *metrics = metrics_registry_new();
         cleanup_free char *ca_file = NULL;
@@ -322,9 +326,17 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
                                                  .ca_file = ca_file,
                                                  .token = pki_admin_token(pki) };
                 r = scheduler_start(&co, &sched, &err);
+                /* the storage controllers keep volumes under the server's data dir */
+                if (r >= 0)
+                        r = pv_provisioner_start(&co, f.data_dir, &provisioner, &err);
+                if (r >= 0)
+                        r = volume_expander_start(&co, f.data_dir, &expander, &err);
         }
         if (r < 0) {
-                (void) fprintf(stderr, "flexlet %s: scheduler: %s\n", command, err->message);
+                (void) fprintf(stderr, "flexlet %s: controllers: %s\n", command, err->message);
+                volume_expander_stop(expander);
+                pv_provisioner_stop(provisioner);
+                scheduler_stop(sched);
                 http_server_stop(http);
                 apiserver_free(api);
                 store_close(store);
@@ -347,6 +359,8 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
                 if (r < 0) {
                         (void) fprintf(stderr, "flexlet %s: node agent: %s\n", command,
                                        err->message);
+                        volume_expander_stop(expander);
+                        pv_provisioner_stop(provisioner);
                         scheduler_stop(sched);
                         http_server_stop(http);
                         apiserver_free(api);
@@ -366,6 +380,8 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
         (void) fprintf(stderr, "flexlet: %s, shutting down\n", strsignal(sig));
 
         node_agent_stop(agent);
+        volume_expander_stop(expander);
+        pv_provisioner_stop(provisioner);
         scheduler_stop(sched);
         http_server_stop(http);
         apiserver_free(api);

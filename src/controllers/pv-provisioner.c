@@ -1,0 +1,1099 @@
+/* pv-provisioner.c: the local-loop provisioner and the PV controller steps it needs (annotate,
+ * wait for a consumer, provision, bind both ways, release, delete), plus pv_watch, the list +
+ * watch cache of the storage controllers. Level-based: each pass decides every claim and volume
+ * afresh from the cache (pv_claim_next, pv_volume_next), so a crash or a missed event costs a
+ * pass. It does not bind static volumes and does not expand (volume-expander.c does). */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "api/validation.h"
+#include "base/alloc.h"
+#include "base/fault.h"
+#include "base/json.h"
+#include "base/quantity.h"
+#include "base/timeutil.h"
+#include "client/event.h"
+#include "controllers/pv-provisioner.h"
+#include "node/volume/loopvol.h"
+
+#define WATCH_TIMEOUT_S 60
+#define RETRY_DELAY_US  (500 * 1000)
+#define PV_WATCH_MAX    8
+
+/* ---- pv_watch ---- */
+
+struct pv_watch_coll {
+        struct pv_watch *w;
+        char *path;
+        struct api_client *client;
+        json_t *objects; /* key -> object, guarded by w->lock */
+        bool synced;
+        pthread_t thread;
+};
+
+struct pv_watch {
+        pthread_mutex_t lock;
+        pthread_cond_t wake;
+        bool changed;
+        atomic_bool stop;
+        atomic_int refs; /* one per thread, one for the owner */
+        size_t n;
+        struct pv_watch_coll colls[PV_WATCH_MAX];
+};
+
+char *pv_object_key(const json_t *obj)
+{
+        const char *ns = json_path_string(obj, "metadata.namespace");
+        const char *name = json_path_string(obj, "metadata.name") ?: "";
+
+        return ns && *ns ? xasprintf("%s/%s", ns, name) : xstrdup(name);
+}
+
+/* resourceVersions are decimal here (the store's revision); 0 when not. */
+static unsigned long long object_rv(const json_t *obj)
+{
+        const char *rv = json_path_string(obj, "metadata.resourceVersion");
+        char *end = NULL;
+        unsigned long long v;
+
+        if (!rv || !*rv)
+                return 0;
+        v = strtoull(rv, &end, 10);
+        return end && *end == '\0' ? v : 0;
+}
+
+/* Puts obj under its key unless the cache holds a newer version. Called with the lock held. */
+static void coll_put(struct pv_watch_coll *c, json_t *obj)
+{
+        cleanup_free char *key = pv_object_key(obj);
+        const json_t *have = json_object_get(c->objects, key);
+
+        if (have && object_rv(have) > object_rv(obj))
+                return;
+        json_object_set(c->objects, key, obj);
+}
+
+static void pv_watch_free(struct pv_watch *w)
+{
+        for (size_t i = 0; i < w->n; i++) {
+                api_client_free(w->colls[i].client);
+                json_decref(w->colls[i].objects);
+                free(w->colls[i].path);
+        }
+        pthread_mutex_destroy(&w->lock);
+        pthread_cond_destroy(&w->wake);
+        free(w);
+}
+
+static void pv_watch_unref(struct pv_watch *w)
+{
+        if (atomic_fetch_sub(&w->refs, 1) == 1)
+                pv_watch_free(w);
+}
+
+static void signal_change(struct pv_watch *w)
+{
+        w->changed = true;
+        pthread_cond_broadcast(&w->wake);
+}
+
+static int on_watch_event(void *ud, const char *type, json_t *object)
+{
+        struct pv_watch_coll *c = ud;
+        struct pv_watch *w = c->w;
+
+        if (atomic_load(&w->stop))
+                return 1;
+        if (streq(type, "ERROR"))
+                return -ESTALE;
+        if (streq(type, "BOOKMARK"))
+                return 0;
+        pthread_mutex_lock(&w->lock);
+        if (streq(type, "DELETED")) {
+                cleanup_free char *key = pv_object_key(object);
+                json_object_del(c->objects, key);
+        } else {
+                coll_put(c, object);
+        }
+        signal_change(w);
+        pthread_mutex_unlock(&w->lock);
+        return 0;
+}
+
+static void *watch_main(void *arg)
+{
+        struct pv_watch_coll *c = arg;
+        struct pv_watch *w = c->w;
+
+        while (!atomic_load(&w->stop)) {
+                cleanup_json json_t *list = NULL;
+                cleanup_free char *path = NULL, *kind = NULL;
+                const char *list_kind, *api_version;
+                long status = 0;
+                size_t i;
+                json_t *obj;
+
+                if (api_client_request(c->client, "GET", c->path, NULL, NULL, 0, &status, &list,
+                                       NULL) < 0 ||
+                    status != 200) {
+                        usleep(RETRY_DELAY_US);
+                        continue;
+                }
+                /* K8S: list items carry no kind; events and PUTs need it */
+                list_kind = json_string_value(json_object_get(list, "kind")) ?: "";
+                api_version = json_string_value(json_object_get(list, "apiVersion")) ?: "v1";
+                kind = strlen(list_kind) > 4 ? xstrndup(list_kind, strlen(list_kind) - 4)
+                                             : xstrdup("");
+                pthread_mutex_lock(&w->lock);
+                json_object_clear(c->objects);
+                json_array_foreach(json_object_get(list, "items"), i, obj) {
+                        if (!json_object_get(obj, "kind")) {
+                                json_object_set_new(obj, "kind", json_string(kind));
+                                json_object_set_new(obj, "apiVersion", json_string(api_version));
+                        }
+                        coll_put(c, obj);
+                }
+                c->synced = true;
+                signal_change(w);
+                pthread_mutex_unlock(&w->lock);
+                path = xasprintf("%s?watch=true&resourceVersion=%s&timeoutSeconds=%d", c->path,
+                                 json_path_string(list, "metadata.resourceVersion") ?: "0",
+                                 WATCH_TIMEOUT_S);
+                (void) api_client_watch(c->client, path, on_watch_event, c, NULL);
+        }
+        pv_watch_unref(w);
+        return NULL;
+}
+
+int pv_watch_start(const struct api_client_options *o, const char *const *paths,
+                   struct pv_watch **ret, struct error **reterr)
+{
+        struct pv_watch *w = xcalloc(1, sizeof(*w));
+        int r;
+
+        pthread_mutex_init(&w->lock, NULL);
+        pthread_cond_init(&w->wake, NULL);
+        for (; paths[w->n]; w->n++) {
+                struct pv_watch_coll *c = &w->colls[w->n];
+
+                if (w->n == PV_WATCH_MAX) {
+                        pv_watch_free(w);
+                        return error_set(reterr, EINVAL, "watch: more than %d collections",
+                                         PV_WATCH_MAX);
+                }
+                c->w = w;
+                c->path = xstrdup(paths[w->n]);
+                c->objects = json_object();
+                r = api_client_new(o, &c->client, reterr);
+                if (r < 0) {
+                        w->n++;
+                        pv_watch_free(w);
+                        return r;
+                }
+        }
+        atomic_store(&w->refs, (int) w->n + 1);
+        for (size_t i = 0; i < w->n; i++)
+                if (pthread_create(&w->colls[i].thread, NULL, watch_main, &w->colls[i]) != 0 ||
+                    pthread_detach(w->colls[i].thread) != 0)
+                        abort(); /* only when the process is out of resources */
+        *ret = w;
+        return 0;
+}
+
+bool pv_watch_wait(struct pv_watch *w, long timeout_ms)
+{
+        struct timespec deadline;
+
+        clock_gettime(CLOCK_REALTIME, &deadline);
+        deadline.tv_sec += timeout_ms / 1000;
+        deadline.tv_nsec += (timeout_ms % 1000) * 1000000L;
+        if (deadline.tv_nsec >= 1000000000L) {
+                deadline.tv_sec++;
+                deadline.tv_nsec -= 1000000000L;
+        }
+        pthread_mutex_lock(&w->lock);
+        while (!w->changed && !atomic_load(&w->stop) &&
+               pthread_cond_timedwait(&w->wake, &w->lock, &deadline) == 0)
+                ;
+        w->changed = false;
+        pthread_mutex_unlock(&w->lock);
+        return !atomic_load(&w->stop);
+}
+
+bool pv_watch_synced(struct pv_watch *w)
+{
+        bool all = true;
+
+        pthread_mutex_lock(&w->lock);
+        for (size_t i = 0; i < w->n; i++)
+                all = all && w->colls[i].synced;
+        pthread_mutex_unlock(&w->lock);
+        return all;
+}
+
+json_t *pv_watch_snapshot(struct pv_watch *w, size_t i)
+{
+        json_t *copy;
+
+        pthread_mutex_lock(&w->lock);
+        copy = i < w->n ? json_copy(w->colls[i].objects) : json_object();
+        pthread_mutex_unlock(&w->lock);
+        return copy;
+}
+
+void pv_watch_store(struct pv_watch *w, size_t i, const json_t *obj)
+{
+        json_t *copy;
+
+        if (i >= w->n || !json_is_object(obj))
+                return;
+        copy = json_deep_copy(obj);
+        pthread_mutex_lock(&w->lock);
+        coll_put(&w->colls[i], copy);
+        signal_change(w);
+        pthread_mutex_unlock(&w->lock);
+        json_decref(copy);
+}
+
+void pv_watch_ref(struct pv_watch *w)
+{
+        atomic_fetch_add(&w->refs, 1);
+}
+
+void pv_watch_stop(struct pv_watch *w)
+{
+        if (!w)
+                return;
+        atomic_store(&w->stop, true);
+        pthread_mutex_lock(&w->lock);
+        pthread_cond_broadcast(&w->wake);
+        pthread_mutex_unlock(&w->lock);
+        pv_watch_unref(w);
+}
+
+/* ---- pure helpers ---- */
+
+char *pv_volume_file(const char *data_dir, const char *handle)
+{
+        size_t n = handle ? strlen(handle) : 0;
+
+        if (n == 0 || n > 253 || handle[0] == '.')
+                return NULL;
+        for (size_t i = 0; i < n; i++) {
+                char ch = handle[i];
+                if (!((ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '-' ||
+                      ch == '.'))
+                        return NULL;
+        }
+        return xasprintf("%s/volumes/%s.img", data_dir, handle);
+}
+
+const char *pv_class_fstype(const json_t *sc)
+{
+        const json_t *params = json_object_get(sc, "parameters");
+        const char *t = json_string_value(json_object_get(params, "csi.storage.k8s.io/fstype"));
+
+        if (!t || !*t)
+                t = json_string_value(json_object_get(params, "fsType"));
+        return t && *t ? t : "ext4";
+}
+
+static const char *const claim_step_names[PV_CLAIM_STEP_MAX] = {
+        [PV_CLAIM_NOTHING] = "Nothing",
+        [PV_CLAIM_CLASS_MISSING] = "ClassMissing",
+        [PV_CLAIM_EXTERNAL] = "External",
+        [PV_CLAIM_WAIT_CONSUMER] = "WaitForFirstConsumer",
+        [PV_CLAIM_SELECT_NODE] = "SelectNode",
+        [PV_CLAIM_ANNOTATE] = "Annotate",
+        [PV_CLAIM_PROVISION] = "Provision",
+        [PV_CLAIM_BIND] = "Bind",
+        [PV_CLAIM_LOST] = "Lost",
+};
+
+const char *pv_claim_step_to_string(enum pv_claim_step s)
+{
+        return (unsigned) s < PV_CLAIM_STEP_MAX ? claim_step_names[s] : NULL;
+}
+
+static const char *const volume_step_names[PV_VOLUME_STEP_MAX] = {
+        [PV_VOLUME_NOTHING] = "Nothing",   [PV_VOLUME_BOUND] = "Bound",
+        [PV_VOLUME_RELEASE] = "Release",   [PV_VOLUME_DELETE] = "Delete",
+        [PV_VOLUME_FINALIZE] = "Finalize",
+};
+
+const char *pv_volume_step_to_string(enum pv_volume_step s)
+{
+        return (unsigned) s < PV_VOLUME_STEP_MAX ? volume_step_names[s] : NULL;
+}
+
+static const char *str_or_empty(const json_t *obj, const char *path)
+{
+        return json_path_string(obj, path) ?: "";
+}
+
+static const char *annotation(const json_t *obj, const char *key)
+{
+        return json_string_value(json_object_get(json_path(obj, "metadata.annotations"), key));
+}
+
+static bool has_finalizer(const json_t *obj, const char *name)
+{
+        size_t i;
+        json_t *f;
+
+        json_array_foreach(json_path(obj, "metadata.finalizers"), i, f) {
+                if (streq(json_string_value(f) ?: "", name))
+                        return true;
+        }
+        return false;
+}
+
+/* Made by this provisioner: annotated so, and a volume of its driver. */
+static bool pv_is_ours(const json_t *pv)
+{
+        return streq(annotation(pv, PV_ANN_PROVISIONED_BY) ?: "", PV_LOCAL_LOOP_PROVISIONER) &&
+               streq(str_or_empty(pv, "spec.csi.driver"), PV_LOCAL_LOOP_DRIVER);
+}
+
+/* K8S: IsVolumeBoundToClaim: claimRef names the claim, and its uid (when set) is the claim's. */
+static bool pv_bound_to(const json_t *pv, const json_t *claim)
+{
+        const json_t *ref = json_path(pv, "spec.claimRef");
+        const char *uid = str_or_empty(ref, "uid");
+
+        if (!ref)
+                return false;
+        if (!streq(str_or_empty(ref, "name"), str_or_empty(claim, "metadata.name")) ||
+            !streq(str_or_empty(ref, "namespace"), str_or_empty(claim, "metadata.namespace")))
+                return false;
+        return !*uid || streq(uid, str_or_empty(claim, "metadata.uid"));
+}
+
+static bool pod_is_terminal(const json_t *pod)
+{
+        const char *phase = str_or_empty(pod, "status.phase");
+        return streq(phase, "Succeeded") || streq(phase, "Failed");
+}
+
+/* The node of a scheduled, live pod of the claim's namespace that uses the claim. */
+static const char *consumer_node(const json_t *claim, const json_t *pods)
+{
+        const char *ns = str_or_empty(claim, "metadata.namespace");
+        const char *name = str_or_empty(claim, "metadata.name");
+        size_t i, j;
+        json_t *pod, *v;
+
+        json_array_foreach(pods, i, pod) {
+                const char *node = json_path_string(pod, "spec.nodeName");
+
+                if (!node || !*node || pod_is_terminal(pod) ||
+                    json_path(pod, "metadata.deletionTimestamp") ||
+                    !streq(str_or_empty(pod, "metadata.namespace"), ns))
+                        continue;
+                json_array_foreach(json_path(pod, "spec.volumes"), j, v) {
+                        if (streq(str_or_empty(v, "persistentVolumeClaim.claimName"), name))
+                                return node;
+                }
+        }
+        return NULL;
+}
+
+/* The claim still lacks something binding gives it. */
+static bool bind_incomplete(const json_t *claim, const json_t *pv)
+{
+        return !streq(str_or_empty(claim, "status.phase"), "Bound") ||
+               !streq(str_or_empty(pv, "status.phase"), "Bound") ||
+               !annotation(claim, PV_ANN_BIND_COMPLETED) ||
+               !json_object_get(json_path(claim, "status.capacity"), "storage");
+}
+
+enum pv_claim_step pv_claim_next(const json_t *claim, const json_t *sc, const json_t *pv,
+                                 const json_t *pods, const char **ret_node)
+{
+        const char *volume = str_or_empty(claim, "spec.volumeName");
+        const char *provisioner;
+        const char *node;
+
+        if (json_path(claim, "metadata.deletionTimestamp"))
+                return PV_CLAIM_NOTHING;
+        if (*volume) {
+                if (!pv) {
+                        /* K8S syncBoundClaim: "Bound claim has lost its PersistentVolume" */
+                        if (annotation(claim, PV_ANN_BIND_COMPLETED) &&
+                            !streq(str_or_empty(claim, "status.phase"), "Lost"))
+                                return PV_CLAIM_LOST;
+                        return PV_CLAIM_NOTHING;
+                }
+                if (!pv_is_ours(pv) || !streq(str_or_empty(pv, "metadata.name"), volume) ||
+                    !pv_bound_to(pv, claim))
+                        return PV_CLAIM_NOTHING;
+                return bind_incomplete(claim, pv) ? PV_CLAIM_BIND : PV_CLAIM_NOTHING;
+        }
+        /* provisioned before (a crash between creating the volume and binding) */
+        if (pv && pv_is_ours(pv) && pv_bound_to(pv, claim) &&
+            !json_path(pv, "metadata.deletionTimestamp"))
+                return PV_CLAIM_BIND;
+        if (!*(pvc_storage_class(claim) ?: ""))
+                return PV_CLAIM_NOTHING;
+        if (!sc)
+                return PV_CLAIM_CLASS_MISSING;
+        provisioner = str_or_empty(sc, "provisioner");
+        if (streq(str_or_empty(sc, "volumeBindingMode"), "WaitForFirstConsumer") &&
+            !annotation(claim, PV_ANN_SELECTED_NODE)) {
+                /* K8S: the scheduler sets selected-node once a pod using the claim has a node;
+                 * flexlet's scheduler binds first, so the node is read from the bound pod */
+                node = consumer_node(claim, pods);
+                if (node && !streq(provisioner, PV_NO_PROVISIONER)) {
+                        *ret_node = node;
+                        return PV_CLAIM_SELECT_NODE;
+                }
+                return PV_CLAIM_WAIT_CONSUMER;
+        }
+        if (streq(provisioner, PV_NO_PROVISIONER))
+                return PV_CLAIM_NOTHING;
+        if (!streq(annotation(claim, PV_ANN_STORAGE_PROVISIONER) ?: "", provisioner))
+                return streq(provisioner, PV_LOCAL_LOOP_PROVISIONER) ? PV_CLAIM_ANNOTATE
+                                                                     : PV_CLAIM_EXTERNAL;
+        if (!streq(provisioner, PV_LOCAL_LOOP_PROVISIONER))
+                return PV_CLAIM_NOTHING;
+        return PV_CLAIM_PROVISION;
+}
+
+char *pv_claim_refusal(const json_t *claim, const json_t *sc, int64_t *ret_bytes)
+{
+        const char *request = json_string_value(
+                json_object_get(json_path(claim, "spec.resources.requests"), "storage"));
+        const char *fstype = pv_class_fstype(sc);
+        enum loopvol_fstype t;
+        struct quantity q;
+        int64_t bytes = 0;
+        size_t i;
+        json_t *m;
+
+        json_array_foreach(json_path(claim, "spec.accessModes"), i, m) {
+                const char *mode = json_string_value(m) ?: "";
+                if (!streq(mode, "ReadWriteOnce") && !streq(mode, "ReadWriteOncePod"))
+                        return xasprintf("access mode %s is not supported by %s (a volume of "
+                                         "one node: ReadWriteOnce, ReadWriteOncePod)",
+                                         mode, PV_LOCAL_LOOP_PROVISIONER);
+        }
+        if (streq(str_or_empty(claim, "spec.volumeMode"), "Block"))
+                return xasprintf("volumeMode Block is not supported by %s",
+                                 PV_LOCAL_LOOP_PROVISIONER);
+        if (json_path(claim, "spec.dataSource") || json_path(claim, "spec.dataSourceRef"))
+                return xasprintf("data sources are not supported by %s", PV_LOCAL_LOOP_PROVISIONER);
+        if (loopvol_fstype_from_string(fstype, &t) < 0)
+                return xasprintf("fsType \"%s\" is not supported by %s (ext4, xfs, btrfs)", fstype,
+                                 PV_LOCAL_LOOP_PROVISIONER);
+        if (!request || quantity_parse(request, &q, NULL) < 0 || quantity_value(&q, &bytes) < 0 ||
+            bytes <= 0)
+                return xasprintf("invalid storage request \"%s\"", request ?: "");
+        if (bytes > LOOPVOL_SIZE_MAX)
+                return xasprintf("requested size %" PRId64
+                                 " bytes is more than the largest volume, 16Ti",
+                                 bytes);
+        *ret_bytes = bytes;
+        return NULL;
+}
+
+json_t *pv_build_volume(const json_t *claim, const json_t *sc, int64_t capacity_bytes,
+                        const char *node)
+{
+        cleanup_free char *name = xasprintf("pvc-%s", str_or_empty(claim, "metadata.uid"));
+        cleanup_free char *capacity = NULL;
+        const json_t *modes = json_path(claim, "spec.accessModes");
+        const json_t *mount_options = json_object_get(sc, "mountOptions");
+        const char *policy = json_string_value(json_object_get(sc, "reclaimPolicy"));
+        cleanup_json json_t *rwo = json_pack("[s]", "ReadWriteOnce");
+        struct quantity q;
+        json_t *pv, *spec;
+
+        quantity_from_int64(capacity_bytes, QUANTITY_BINARY_SI, &q);
+        capacity = quantity_format(&q);
+        pv = json_pack("{s:s, s:s, s:{s:s, s:{s:s}, s:[s]}}", "apiVersion", "v1", "kind",
+                       "PersistentVolume", "metadata", "name", name, "annotations",
+                       PV_ANN_PROVISIONED_BY, PV_LOCAL_LOOP_PROVISIONER, "finalizers",
+                       PV_FINALIZER_EXTERNAL_PROVISIONER);
+        spec = json_pack(
+                "{s:O, s:{s:s}, s:{s:s, s:s, s:s, s:s, s:s, s:s}, s:{s:s, s:s, s:s}, s:s, s:s, "
+                "s:s}",
+                "accessModes", modes ? modes : rwo, "capacity", "storage", capacity, "claimRef",
+                "apiVersion", "v1", "kind", "PersistentVolumeClaim", "namespace",
+                str_or_empty(claim, "metadata.namespace"), "name",
+                str_or_empty(claim, "metadata.name"), "uid", str_or_empty(claim, "metadata.uid"),
+                "resourceVersion", str_or_empty(claim, "metadata.resourceVersion"), "csi", "driver",
+                PV_LOCAL_LOOP_DRIVER, "volumeHandle", name, "fsType", pv_class_fstype(sc),
+                "persistentVolumeReclaimPolicy", policy && *policy ? policy : "Delete",
+                "storageClassName", str_or_empty(sc, "metadata.name"), "volumeMode",
+                json_path_string(claim, "spec.volumeMode") ?: "Filesystem");
+        if (json_array_size(mount_options))
+                json_object_set(spec, "mountOptions", (json_t *) mount_options);
+        if (node)
+                json_object_set_new(spec, "nodeAffinity",
+                                    json_pack("{s:{s:[{s:[{s:s, s:s, s:[s]}]}]}}", "required",
+                                              "nodeSelectorTerms", "matchExpressions", "key",
+                                              "kubernetes.io/hostname", "operator", "In", "values",
+                                              node));
+        json_object_set_new(pv, "spec", spec);
+        return pv;
+}
+
+enum pv_volume_step pv_volume_next(const json_t *pv, const json_t *claim)
+{
+        const char *phase = str_or_empty(pv, "status.phase");
+        bool delete = streq(str_or_empty(pv, "spec.persistentVolumeReclaimPolicy"), "Delete");
+
+        if (json_path(pv, "metadata.deletionTimestamp"))
+                return has_finalizer(pv, PV_FINALIZER_EXTERNAL_PROVISIONER) ? PV_VOLUME_FINALIZE
+                                                                            : PV_VOLUME_NOTHING;
+        if (!json_path(pv, "spec.claimRef"))
+                return PV_VOLUME_NOTHING;
+        if (claim &&
+            !streq(str_or_empty(claim, "metadata.uid"), str_or_empty(pv, "spec.claimRef.uid")))
+                claim = NULL; /* deleted, and another made under the same name */
+        if (claim) {
+                const char *volume = str_or_empty(claim, "spec.volumeName");
+
+                if (streq(volume, str_or_empty(pv, "metadata.name")))
+                        return streq(phase, "Bound") ? PV_VOLUME_NOTHING : PV_VOLUME_BOUND;
+                if (!*volume)
+                        return PV_VOLUME_NOTHING; /* the claim's pass binds it */
+                /* K8S: bound elsewhere: a provisioned volume with Delete is not needed */
+                if (!delete)
+                        return PV_VOLUME_NOTHING;
+        }
+        /* K8S syncVolume: the claim is gone: Released (a Failed phase stays), then reclaim */
+        if (!streq(phase, "Released") && !streq(phase, "Failed"))
+                return PV_VOLUME_RELEASE;
+        return delete ? PV_VOLUME_DELETE : PV_VOLUME_NOTHING;
+}
+
+/* ---- the controller ---- */
+
+enum { COLL_CLAIMS, COLL_VOLUMES, COLL_CLASSES, COLL_PODS };
+
+#define PASS_PERIOD_MS  2000
+#define BACKOFF_MIN_MS  1000
+#define BACKOFF_MAX_MS  (5 * 60 * 1000)
+#define PV_CONTROLLER   "persistentvolume-controller"
+#define ORPHAN_AGE_S    60
+#define ORPHAN_SWEEP_MS (30 * 1000)
+
+struct pv_provisioner {
+        char *data_dir;
+        struct pv_watch *watch;
+        struct api_client *client;
+        pthread_t thread;
+        /* pass thread only: "<uid>/<reason>" -> message of the last event sent, so a state that
+         * lasts is told once; "<uid>" -> [next attempt ms, delay ms] after a failure */
+        json_t *told, *backoff;
+        int64_t last_sweep_ms;
+};
+
+static void tell(struct pv_provisioner *p, const json_t *obj, const char *type, const char *reason,
+                 const char *message, const char *component)
+{
+        cleanup_free char *key = xasprintf("%s/%s", str_or_empty(obj, "metadata.uid"), reason);
+
+        if (streq(json_string_value(json_object_get(p->told, key)) ?: "\001", message))
+                return;
+        json_object_set_new(p->told, key, json_string(message));
+        (void) api_client_event(p->client, obj, type, reason, message, component, NULL, NULL);
+}
+
+static bool backing_off(struct pv_provisioner *p, const json_t *obj)
+{
+        const json_t *b = json_object_get(p->backoff, str_or_empty(obj, "metadata.uid"));
+        return b && time_monotonic_ms() < json_integer_value(json_array_get(b, 0));
+}
+
+static void back_off(struct pv_provisioner *p, const json_t *obj)
+{
+        const char *uid = str_or_empty(obj, "metadata.uid");
+        const json_t *b = json_object_get(p->backoff, uid);
+        json_int_t delay = b ? json_integer_value(json_array_get(b, 1)) * 2 : BACKOFF_MIN_MS;
+
+        if (delay > BACKOFF_MAX_MS)
+                delay = BACKOFF_MAX_MS;
+        json_object_set_new(p->backoff, uid,
+                            json_pack("[I, I]", (json_int_t) time_monotonic_ms() + delay, delay));
+}
+
+static void log_failure(const char *what, const json_t *obj, const char *message)
+{
+        cleanup_free char *key = pv_object_key(obj);
+        (void) fprintf(stderr, "flexlet: pv-provisioner: %s \"%s\": %s\n", what, key, message);
+}
+
+static char *object_path(const json_t *obj, bool status)
+{
+        const char *kind = str_or_empty(obj, "kind");
+        const char *name = str_or_empty(obj, "metadata.name");
+
+        if (streq(kind, "PersistentVolume"))
+                return xasprintf("/api/v1/persistentvolumes/%s%s", name, status ? "/status" : "");
+        return xasprintf("/api/v1/namespaces/%s/persistentvolumeclaims/%s%s",
+                         str_or_empty(obj, "metadata.namespace"), name, status ? "/status" : "");
+}
+
+/* PUTs obj (to /status when status); on 200 the answer goes into the cache of coll and, when
+ * ret is not NULL, to the caller. -EAGAIN on 409 (the next pass sees the newer object). */
+static int put(struct pv_provisioner *p, size_t coll, json_t *obj, bool status, json_t **ret)
+{
+        cleanup_free char *path = object_path(obj, status), *body = json_dump_compact(obj);
+        cleanup_json json_t *resp = NULL;
+        long code = 0;
+        int r;
+
+        r = api_client_request(p->client, "PUT", path, "application/json", body, strlen(body),
+                               &code, &resp, NULL);
+        if (r < 0)
+                return r;
+        if (code != 200) {
+                if (code != 409)
+                        log_failure("update", obj,
+                                    json_string_value(json_object_get(resp, "message")) ?: "");
+                return code == 409 ? -EAGAIN : -EIO;
+        }
+        pv_watch_store(p->watch, coll, resp);
+        if (ret)
+                *ret = TAKE_PTR(resp);
+        return 0;
+}
+
+static void set_annotation(json_t *obj, const char *key, const char *value)
+{
+        json_object_set_new(json_object_ensure(json_object_ensure(obj, "metadata"), "annotations"),
+                            key, json_string(value));
+}
+
+/* K8S setClaimProvisioner: both storage-provisioner annotations, then ExternalProvisioning
+ * (the CSI provisioner is "external" to the PV controller, also flexlet's own). */
+static void annotate_provisioner(struct pv_provisioner *p, const json_t *claim, const char *prov)
+{
+        cleanup_json json_t *copy = json_deep_copy(claim);
+        cleanup_free char *msg = NULL;
+
+        set_annotation(copy, PV_ANN_STORAGE_PROVISIONER, prov);
+        set_annotation(copy, PV_ANN_BETA_STORAGE_PROVISIONER, prov);
+        if (put(p, COLL_CLAIMS, copy, false, NULL) < 0)
+                return;
+        msg = xasprintf("Waiting for a volume to be created either by the external provisioner "
+                        "'%s' or manually by the system administrator. If volume creation is "
+                        "delayed, please verify that the provisioner is running and correctly "
+                        "registered.",
+                        prov);
+        tell(p, claim, "Normal", "ExternalProvisioning", msg, PV_CONTROLLER);
+}
+
+static void provision(struct pv_provisioner *p, const json_t *claim, const json_t *sc)
+{
+        cleanup_error struct error *err = NULL;
+        cleanup_json json_t *pv = NULL, *resp = NULL;
+        cleanup_free char *why = NULL, *msg = NULL, *file = NULL, *handle = NULL, *body = NULL,
+                          *key = pv_object_key(claim);
+        const char *cls = str_or_empty(sc, "metadata.name");
+        struct loopvol_sizes sizes;
+        enum loopvol_fstype fstype;
+        int64_t bytes = 0;
+        long code = 0;
+        int r;
+
+        if (backing_off(p, claim))
+                return;
+        why = pv_claim_refusal(claim, sc, &bytes);
+        if (why) {
+                msg = xasprintf("failed to provision volume with StorageClass \"%s\": %s", cls,
+                                why);
+                tell(p, claim, "Warning", "ProvisioningFailed", msg, PV_LOCAL_LOOP_PROVISIONER);
+                back_off(p, claim);
+                return;
+        }
+        msg = xasprintf("External provisioner is provisioning volume for claim \"%s\"", key);
+        tell(p, claim, "Normal", "Provisioning", msg, PV_LOCAL_LOOP_PROVISIONER);
+        (void) loopvol_fstype_from_string(pv_class_fstype(sc), &fstype);
+        handle = xasprintf("pvc-%s", str_or_empty(claim, "metadata.uid"));
+        file = pv_volume_file(p->data_dir, handle);
+        r = file ? loopvol_create(file, bytes, fstype, &err)
+                 : error_set(&err, EINVAL, "volume name \"%s\" is not a file name", handle);
+        if (r >= 0)
+                r = loopvol_sizes(file, &sizes, &err);
+        if (r < 0) {
+                free(msg);
+                msg = xasprintf("failed to provision volume with StorageClass \"%s\": %s", cls,
+                                err->message);
+                log_failure("provision", claim, msg);
+                (void) api_client_event(p->client, claim, "Warning", "ProvisioningFailed", msg,
+                                        PV_LOCAL_LOOP_PROVISIONER, NULL, NULL);
+                back_off(p, claim);
+                return;
+        }
+        fault_point("pv-provisioner-created");
+        pv = pv_build_volume(claim, sc, sizes.file_bytes, annotation(claim, PV_ANN_SELECTED_NODE));
+        body = json_dump_compact(pv);
+        r = api_client_request(p->client, "POST", "/api/v1/persistentvolumes", "application/json",
+                               body, strlen(body), &code, &resp, NULL);
+        if (r < 0 || (code != 201 && code != 409)) {
+                free(msg);
+                msg = xasprintf("failed to provision volume with StorageClass \"%s\": creating "
+                                "PersistentVolume \"%s\": %s",
+                                cls, handle,
+                                r < 0 ? strerror(-r)
+                                      : json_string_value(json_object_get(resp, "message")) ?: "");
+                log_failure("provision", claim, msg);
+                back_off(p, claim);
+                return;
+        }
+        if (code == 201)
+                pv_watch_store(p->watch, COLL_VOLUMES, resp);
+        json_object_del(p->backoff, str_or_empty(claim, "metadata.uid"));
+        free(msg);
+        msg = xasprintf("Successfully provisioned volume %s", handle);
+        tell(p, claim, "Normal", "ProvisioningSucceeded", msg, PV_LOCAL_LOOP_PROVISIONER);
+}
+
+/* K8S bind(): the volume's phase, the claim's volumeName and annotations, the claim's status
+ * (capacity only when it has none: afterwards expansion owns it). */
+static void bind(struct pv_provisioner *p, const json_t *claim, const json_t *pv)
+{
+        cleanup_json json_t *cur = json_incref((json_t *) claim);
+        const char *name = str_or_empty(pv, "metadata.name");
+
+        if (!streq(str_or_empty(pv, "status.phase"), "Bound")) {
+                cleanup_json json_t *v = json_deep_copy(pv);
+                json_object_set_new(json_object_ensure(v, "status"), "phase", json_string("Bound"));
+                if (put(p, COLL_VOLUMES, v, true, NULL) < 0)
+                        return;
+        }
+        if (!streq(str_or_empty(claim, "spec.volumeName"), name) ||
+            !annotation(claim, PV_ANN_BIND_COMPLETED)) {
+                cleanup_json json_t *c = json_deep_copy(claim);
+                json_t *answer = NULL;
+
+                if (!streq(str_or_empty(claim, "spec.volumeName"), name)) {
+                        json_object_set_new(json_object_ensure(c, "spec"), "volumeName",
+                                            json_string(name));
+                        set_annotation(c, PV_ANN_BOUND_BY_CONTROLLER, "yes");
+                }
+                set_annotation(c, PV_ANN_BIND_COMPLETED, "yes");
+                if (put(p, COLL_CLAIMS, c, false, &answer) < 0)
+                        return;
+                json_decref(cur);
+                cur = answer;
+        }
+        if (!streq(str_or_empty(cur, "status.phase"), "Bound") ||
+            !json_object_get(json_path(cur, "status.capacity"), "storage")) {
+                cleanup_json json_t *c = json_deep_copy(cur);
+                json_t *st = json_object_ensure(c, "status");
+
+                json_object_set_new(st, "phase", json_string("Bound"));
+                json_object_set(st, "accessModes", json_path(pv, "spec.accessModes"));
+                if (!json_object_get(json_object_get(st, "capacity"), "storage"))
+                        json_object_set(st, "capacity", json_path(pv, "spec.capacity"));
+                (void) put(p, COLL_CLAIMS, c, true, NULL);
+        }
+}
+
+static void claim_lost(struct pv_provisioner *p, const json_t *claim)
+{
+        cleanup_json json_t *c = json_deep_copy(claim);
+
+        json_object_set_new(json_object_ensure(c, "status"), "phase", json_string("Lost"));
+        if (put(p, COLL_CLAIMS, c, true, NULL) < 0)
+                return;
+        (void) api_client_event(p->client, claim, "Warning", "ClaimLost",
+                                "Bound claim has lost its PersistentVolume. Data on the volume is "
+                                "lost!",
+                                PV_CONTROLLER, NULL, NULL);
+}
+
+static void sync_claim(struct pv_provisioner *p, const json_t *claim, const json_t *volumes,
+                       const json_t *classes, const json_t *pods)
+{
+        const char *cls = pvc_storage_class(claim) ?: "";
+        const json_t *sc = *cls ? json_object_get(classes, cls) : NULL;
+        const char *volume = str_or_empty(claim, "spec.volumeName");
+        cleanup_free char *own = xasprintf("pvc-%s", str_or_empty(claim, "metadata.uid"));
+        const json_t *pv = json_object_get(volumes, *volume ? volume : own);
+        const char *node = NULL;
+        cleanup_free char *msg = NULL;
+        cleanup_json json_t *copy = NULL;
+
+        switch (pv_claim_next(claim, sc, pv, pods, &node)) {
+        case PV_CLAIM_NOTHING:
+        case PV_CLAIM_STEP_MAX:
+                break;
+        case PV_CLAIM_CLASS_MISSING:
+                msg = xasprintf("storageclass.storage.k8s.io \"%s\" not found", cls);
+                tell(p, claim, "Warning", "ProvisioningFailed", msg, PV_CONTROLLER);
+                break;
+        case PV_CLAIM_EXTERNAL:
+        case PV_CLAIM_ANNOTATE:
+                annotate_provisioner(p, claim, str_or_empty(sc, "provisioner"));
+                break;
+        case PV_CLAIM_WAIT_CONSUMER:
+                tell(p, claim, "Normal", "WaitForFirstConsumer",
+                     "waiting for first consumer to be created before binding", PV_CONTROLLER);
+                break;
+        case PV_CLAIM_SELECT_NODE:
+                copy = json_deep_copy(claim);
+                set_annotation(copy, PV_ANN_SELECTED_NODE, node);
+                (void) put(p, COLL_CLAIMS, copy, false, NULL);
+                break;
+        case PV_CLAIM_PROVISION:
+                provision(p, claim, sc);
+                break;
+        case PV_CLAIM_BIND:
+                bind(p, claim, pv);
+                break;
+        case PV_CLAIM_LOST:
+                claim_lost(p, claim);
+                break;
+        }
+}
+
+static int delete_volume_object(struct pv_provisioner *p, const json_t *pv)
+{
+        cleanup_free char *path = object_path(pv, false);
+        cleanup_json json_t *resp = NULL;
+        long code = 0;
+        int r;
+
+        r = api_client_request(p->client, "DELETE", path, NULL, NULL, 0, &code, &resp, NULL);
+        if (r < 0)
+                return r;
+        return code == 200 || code == 202 || code == 404 ? 0 : -EIO;
+}
+
+/* Removes the backing file of pv; on failure a VolumeFailedDelete event and a back-off. */
+static int remove_backing_file(struct pv_provisioner *p, const json_t *pv)
+{
+        cleanup_error struct error *err = NULL;
+        cleanup_free char *file =
+                pv_volume_file(p->data_dir, str_or_empty(pv, "spec.csi.volumeHandle"));
+        int r;
+
+        if (backing_off(p, pv))
+                return -EAGAIN;
+        r = file ? loopvol_remove(file, &err)
+                 : error_set(&err, EINVAL, "volume handle \"%s\" is not a file name",
+                             str_or_empty(pv, "spec.csi.volumeHandle"));
+        if (r < 0) {
+                log_failure("delete volume", pv, err->message);
+                tell(p, pv, "Warning", "VolumeFailedDelete", err->message,
+                     PV_LOCAL_LOOP_PROVISIONER);
+                back_off(p, pv);
+                return r;
+        }
+        json_object_del(p->backoff, str_or_empty(pv, "metadata.uid"));
+        return 0;
+}
+
+static int drop_finalizer(struct pv_provisioner *p, const json_t *pv)
+{
+        cleanup_json json_t *copy = json_deep_copy(pv);
+        json_t *kept = json_array();
+        size_t i;
+        json_t *f;
+
+        json_array_foreach(json_path(pv, "metadata.finalizers"), i, f) {
+                if (!streq(json_string_value(f) ?: "", PV_FINALIZER_EXTERNAL_PROVISIONER))
+                        json_array_append(kept, f);
+        }
+        json_object_set_new(json_object_get(copy, "metadata"), "finalizers", kept);
+        return put(p, COLL_VOLUMES, copy, false, NULL);
+}
+
+static void sync_volume(struct pv_provisioner *p, const json_t *pv, const json_t *claims)
+{
+        cleanup_free char *key = xasprintf("%s/%s", str_or_empty(pv, "spec.claimRef.namespace"),
+                                           str_or_empty(pv, "spec.claimRef.name"));
+        const json_t *claim = json_object_get(claims, key);
+        cleanup_json json_t *copy = NULL;
+        enum pv_volume_step step = pv_volume_next(pv, claim);
+
+        switch (step) {
+        case PV_VOLUME_NOTHING:
+        case PV_VOLUME_STEP_MAX:
+                break;
+        case PV_VOLUME_BOUND:
+        case PV_VOLUME_RELEASE:
+                copy = json_deep_copy(pv);
+                json_object_set_new(json_object_ensure(copy, "status"), "phase",
+                                    json_string(step == PV_VOLUME_BOUND ? "Bound" : "Released"));
+                (void) put(p, COLL_VOLUMES, copy, true, NULL);
+                break;
+        case PV_VOLUME_DELETE:
+                /* external-provisioner: the volume, then the finalizer, then the object */
+                if (remove_backing_file(p, pv) < 0)
+                        break;
+                if (has_finalizer(pv, PV_FINALIZER_EXTERNAL_PROVISIONER) &&
+                    drop_finalizer(p, pv) < 0)
+                        break;
+                if (delete_volume_object(p, pv) < 0)
+                        log_failure("delete", pv, "the API server refused");
+                break;
+        case PV_VOLUME_FINALIZE:
+                /* K8S (HonorPVReclaimPolicy): a deleted volume's reclaim policy still holds */
+                if (streq(str_or_empty(pv, "spec.persistentVolumeReclaimPolicy"), "Delete") &&
+                    remove_backing_file(p, pv) < 0)
+                        break;
+                (void) drop_finalizer(p, pv);
+                break;
+        }
+}
+
+/* Drops remembered events and back-offs of objects that are gone. */
+static void forget_gone(json_t *memory, const json_t *uids)
+{
+        const char *key;
+        json_t *v, *tmp;
+
+        json_object_foreach_safe(memory, tmp, key, v)
+        {
+                const char *slash = strchr(key, '/');
+                cleanup_free char *uid =
+                        slash ? xstrndup(key, (size_t) (slash - key)) : xstrdup(key);
+                if (!json_object_get(uids, uid))
+                        json_object_del(memory, key);
+        }
+}
+
+/* Removes the files of volumes no claim and no PersistentVolume names any more, older than
+ * ORPHAN_AGE_S (made for a claim deleted before its volume was created, or left by a crash
+ * between making the file and the PersistentVolume). */
+static void sweep_orphans(struct pv_provisioner *p, const json_t *claim_uids, const json_t *volumes)
+{
+        cleanup_free char *dir_path = xasprintf("%s/volumes", p->data_dir);
+        cleanup_json json_t *handles = json_object();
+        const char *key;
+        json_t *pv;
+        struct dirent *d;
+        DIR *dir;
+
+        json_object_foreach((json_t *) volumes, key, pv) {
+                json_object_set_new(handles, str_or_empty(pv, "spec.csi.volumeHandle"),
+                                    json_true());
+        }
+        dir = opendir(dir_path);
+        if (!dir)
+                return;
+        while ((d = readdir(dir))) {
+                cleanup_error struct error *err = NULL;
+                cleanup_free char *handle = NULL, *file = NULL;
+                const char *dot = strstr(d->d_name, ".img");
+                struct stat st;
+
+                if (strncmp(d->d_name, "pvc-", 4) != 0 || !dot ||
+                    (!streq(dot, ".img") && !streq(dot, ".img.tmp")))
+                        continue;
+                handle = xstrndup(d->d_name, (size_t) (dot - d->d_name));
+                if (json_object_get(handles, handle) || json_object_get(claim_uids, handle + 4))
+                        continue;
+                if (fstatat(dirfd(dir), d->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+                    time(NULL) - st.st_mtime < ORPHAN_AGE_S)
+                        continue;
+                file = pv_volume_file(p->data_dir, handle);
+                if (file && loopvol_remove(file, &err) < 0)
+                        (void) fprintf(stderr, "flexlet: pv-provisioner: orphan volume: %s\n",
+                                       err->message);
+        }
+        closedir(dir);
+}
+
+static void provision_pass(struct pv_provisioner *p)
+{
+        cleanup_json json_t *claims = pv_watch_snapshot(p->watch, COLL_CLAIMS);
+        cleanup_json json_t *volumes = pv_watch_snapshot(p->watch, COLL_VOLUMES);
+        cleanup_json json_t *classes = pv_watch_snapshot(p->watch, COLL_CLASSES);
+        cleanup_json json_t *pod_map = pv_watch_snapshot(p->watch, COLL_PODS);
+        cleanup_json json_t *pods = json_array(), *uids = json_object();
+        const char *key;
+        json_t *obj;
+
+        json_object_foreach(pod_map, key, obj) {
+                json_array_append(pods, obj);
+        }
+        json_object_foreach(claims, key, obj) {
+                json_object_set_new(uids, str_or_empty(obj, "metadata.uid"), json_true());
+                sync_claim(p, obj, volumes, classes, pods);
+        }
+        json_object_foreach(volumes, key, obj) {
+                json_object_set_new(uids, str_or_empty(obj, "metadata.uid"), json_true());
+                if (pv_is_ours(obj))
+                        sync_volume(p, obj, claims);
+        }
+        forget_gone(p->told, uids);
+        forget_gone(p->backoff, uids);
+        if (time_monotonic_ms() - p->last_sweep_ms >= ORPHAN_SWEEP_MS) {
+                p->last_sweep_ms = time_monotonic_ms();
+                sweep_orphans(p, uids, volumes);
+        }
+}
+
+static void *pass_main(void *arg)
+{
+        struct pv_provisioner *p = arg;
+
+        do {
+                if (pv_watch_synced(p->watch))
+                        provision_pass(p);
+        } while (pv_watch_wait(p->watch, PASS_PERIOD_MS));
+        pv_watch_stop(p->watch);
+        api_client_free(p->client);
+        json_decref(p->told);
+        json_decref(p->backoff);
+        free(p->data_dir);
+        free(p);
+        return NULL;
+}
+
+int pv_provisioner_start(const struct api_client_options *o, const char *data_dir,
+                         struct pv_provisioner **ret, struct error **reterr)
+{
+        static const char *const paths[] = { "/api/v1/persistentvolumeclaims",
+                                             "/api/v1/persistentvolumes",
+                                             "/apis/storage.k8s.io/v1/storageclasses",
+                                             "/api/v1/pods", NULL };
+        struct pv_provisioner *p = xcalloc(1, sizeof(*p));
+        int r;
+
+        r = api_client_new(o, &p->client, reterr);
+        if (r >= 0)
+                r = pv_watch_start(o, paths, &p->watch, reterr);
+        if (r < 0) {
+                api_client_free(p->client);
+                free(p);
+                return r;
+        }
+        p->data_dir = xstrdup(data_dir);
+        p->told = json_object();
+        p->backoff = json_object();
+        if (pthread_create(&p->thread, NULL, pass_main, p) != 0 || pthread_detach(p->thread) != 0)
+                abort(); /* only when the process is out of resources */
+        *ret = p;
+        return 0;
+}
+
+struct pv_provisioner *pv_provisioner_stop(struct pv_provisioner *p)
+{
+        if (!p)
+                return NULL;
+        /* The pass thread ends at once (or after the step it is in) and frees the provisioner;
+         * the watch threads end at their next event or timeout. A reference of our own keeps
+         * the watch alive while we wake them. */
+        struct pv_watch *w = p->watch;
+        pv_watch_ref(w);
+        pv_watch_stop(w);
+        return NULL;
+}

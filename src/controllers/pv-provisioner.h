@@ -1,0 +1,143 @@
+/* pv-provisioner.h: the local provisioner "flexlet.io/local-loop" with the part of upstream's
+ * PersistentVolume controller that serves it, as an API client (list + watch of claims, volumes,
+ * classes and pods). A claim whose class names this provisioner gets a PersistentVolume
+ * "pvc-<claim uid>" backed by a sparse file DATA_DIR/volumes/pvc-<claim uid>.img formatted with
+ * the class's parameters.fsType (loopvol_create), bound both ways; WaitForFirstConsumer claims
+ * wait for a scheduled pod; reclaimPolicy Delete removes the volume and its file once the claim
+ * is gone, Retain leaves it Released. docs/storage.md is the user's and the node's view.
+ *
+ * It also carries the watch cache both storage controllers use (pv_watch). */
+#ifndef FLEXLET_CONTROLLERS_PV_PROVISIONER_H
+#define FLEXLET_CONTROLLERS_PV_PROVISIONER_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "base/error.h"
+#include "client/client.h"
+
+/* The provisioner's name (StorageClass provisioner, the provisioned-by annotation). */
+#define PV_LOCAL_LOOP_PROVISIONER "flexlet.io/local-loop"
+/* The CSI driver name of its volumes (PV spec.csi.driver, the resizer's name). K8S: a CSI driver
+ * name is a DNS-1123 subdomain (ValidateCSIDriverName), so it cannot be the provisioner's name,
+ * which has a '/'. */
+#define PV_LOCAL_LOOP_DRIVER "local-loop.flexlet.io"
+
+/* K8S: the annotations and finalizer of upstream's PV controller (pkg/controller/volume/
+ * persistentvolume/util) and external-provisioner. */
+#define PV_ANN_BIND_COMPLETED             "pv.kubernetes.io/bind-completed"
+#define PV_ANN_BOUND_BY_CONTROLLER        "pv.kubernetes.io/bound-by-controller"
+#define PV_ANN_PROVISIONED_BY             "pv.kubernetes.io/provisioned-by"
+#define PV_ANN_SELECTED_NODE              "volume.kubernetes.io/selected-node"
+#define PV_ANN_STORAGE_PROVISIONER        "volume.kubernetes.io/storage-provisioner"
+#define PV_ANN_BETA_STORAGE_PROVISIONER   "volume.beta.kubernetes.io/storage-provisioner"
+#define PV_FINALIZER_EXTERNAL_PROVISIONER "external-provisioner.volume.kubernetes.io/finalizer"
+#define PV_NO_PROVISIONER                 "kubernetes.io/no-provisioner"
+
+/* ---- the watch cache shared by the storage controllers ---- */
+
+/* One controller's view of several collections, each kept by its own thread: list, then watch
+ * from the list's resourceVersion, again whenever the watch ends. Objects in the cache are never
+ * modified once stored (their reference counts are atomic), so snapshots share them. */
+struct pv_watch;
+
+/* Starts one watch thread per collection path ("/api/v1/persistentvolumeclaims", ...; the
+ * array ends with NULL, at most 8). The options are copied. */
+int pv_watch_start(const struct api_client_options *o, const char *const *paths,
+                   struct pv_watch **ret, struct error **reterr);
+/* Waits until a collection changed since the last call, timeout_ms passed, or the watch was
+ * stopped; returns false once stopped. */
+bool pv_watch_wait(struct pv_watch *w, long timeout_ms);
+/* Whether every collection has been listed at least once (decisions need the whole picture). */
+bool pv_watch_synced(struct pv_watch *w);
+/* A snapshot of collection i as {"<namespace>/<name>" or "<name>": object}: a new object owned
+ * by the caller whose values are shared and must not be modified. */
+json_t *pv_watch_snapshot(struct pv_watch *w, size_t i);
+/* Stores an object this controller just wrote (the server's answer) so the next pass sees it
+ * before its watch event comes; an object older than the cached one (by resourceVersion) is
+ * ignored. obj is copied. */
+void pv_watch_store(struct pv_watch *w, size_t i, const json_t *obj);
+/* Takes one more reference (pv_watch_start returns one). */
+void pv_watch_ref(struct pv_watch *w);
+/* Stops every watch thread and wakes pv_watch_wait, then drops one reference; the threads end
+ * at their watch's next event or timeout, and the last reference frees. NULL-safe. */
+void pv_watch_stop(struct pv_watch *w);
+
+/* "<namespace>/<name>" for namespaced objects, "<name>" otherwise (caller frees). */
+char *pv_object_key(const json_t *obj);
+
+/* ---- pure helpers and decisions (tested without a server) ---- */
+
+/* The backing file of a volume: "<data_dir>/volumes/<handle>.img" (caller frees), or NULL when
+ * handle is not a single safe path component ([a-z0-9.-], not starting with '.', at most 253
+ * bytes). */
+char *pv_volume_file(const char *data_dir, const char *handle);
+
+/* K8S (external-provisioner): the class's filesystem: parameters "csi.storage.k8s.io/fstype",
+ * else "fsType", else "ext4". Borrowed from sc, or the literal. */
+const char *pv_class_fstype(const json_t *sc);
+
+/* What the provisioner does next for a claim. */
+enum pv_claim_step {
+        PV_CLAIM_NOTHING,       /* not ours, being deleted, or bound and settled */
+        PV_CLAIM_CLASS_MISSING, /* Warning ProvisioningFailed: storageclass... "x" not found */
+        PV_CLAIM_EXTERNAL,      /* another provisioner: annotate it, ExternalProvisioning */
+        PV_CLAIM_WAIT_CONSUMER, /* WaitForFirstConsumer with no scheduled pod yet */
+        PV_CLAIM_SELECT_NODE,   /* a scheduled pod uses it: annotate selected-node */
+        PV_CLAIM_ANNOTATE,      /* ours: annotate the provisioner, ExternalProvisioning */
+        PV_CLAIM_PROVISION,     /* ours: make the file and the PV */
+        PV_CLAIM_BIND,          /* its PV exists: bind the claim, phases Bound */
+        PV_CLAIM_LOST,          /* bound, but its volume is gone: phase Lost, ClaimLost */
+        PV_CLAIM_STEP_MAX,
+};
+/* "Nothing", "ClassMissing", ... for logs and tests; NULL out of range. */
+const char *pv_claim_step_to_string(enum pv_claim_step s);
+
+/* Decides for claim given its class (NULL: the class it names does not exist), the volume
+ * named by spec.volumeName or else "pvc-<uid>" (NULL: none), and the cluster's pods (a JSON
+ * array). *ret_node (borrowed from pods) is set for PV_CLAIM_SELECT_NODE. K8S: syncUnboundClaim
+ * and syncBoundClaim of the PV controller, restricted to dynamically provisioned claims; a claim
+ * without a class waits for a static volume, which this controller does not bind. */
+enum pv_claim_step pv_claim_next(const json_t *claim, const json_t *sc, const json_t *pv,
+                                 const json_t *pods, const char **ret_node);
+
+/* Why the provisioner refuses a claim of its class before making anything (NULL when it does
+ * not; caller frees): an access mode other than ReadWriteOnce/ReadWriteOncePod, volumeMode
+ * Block, a data source, a size it cannot hold, an unknown fsType. *ret_bytes is the request. */
+char *pv_claim_refusal(const json_t *claim, const json_t *sc, int64_t *ret_bytes);
+
+/* The PersistentVolume external-provisioner would create for claim of class sc backed by a
+ * volume of capacity_bytes: name "pvc-<uid>", provisioned-by annotation, the provisioner's
+ * finalizer, claimRef, class, reclaim policy, access modes, volume mode, mount options,
+ * capacity (BinarySI), csi {driver PV_LOCAL_LOOP_DRIVER, volumeHandle = name, fsType}, and
+ * node affinity to node
+ * (kubernetes.io/hostname) when node is not NULL. New reference. */
+json_t *pv_build_volume(const json_t *claim, const json_t *sc, int64_t capacity_bytes,
+                        const char *node);
+
+/* What the provisioner does next for one of its volumes. */
+enum pv_volume_step {
+        PV_VOLUME_NOTHING,
+        PV_VOLUME_BOUND,    /* its claim is bound to it: phase Bound */
+        PV_VOLUME_RELEASE,  /* its claim is gone: phase Released */
+        PV_VOLUME_DELETE,   /* Released with reclaimPolicy Delete: remove the file, the PV */
+        PV_VOLUME_FINALIZE, /* deleted by someone: remove the file (Delete), drop the finalizer */
+        PV_VOLUME_STEP_MAX,
+};
+const char *pv_volume_step_to_string(enum pv_volume_step s);
+/* Decides for pv (one this provisioner made) given the claim its claimRef names (NULL: none).
+ * K8S: syncVolume and external-provisioner's shouldDelete. */
+enum pv_volume_step pv_volume_next(const json_t *pv, const json_t *claim);
+
+/* ---- the controller ---- */
+
+struct pv_provisioner;
+
+/* Starts the provisioner. data_dir is the server's: volumes go to DATA_DIR/volumes/. */
+int pv_provisioner_start(const struct api_client_options *o, const char *data_dir,
+                         struct pv_provisioner **ret, struct error **reterr);
+/* Stops it (the threads end on their own, see pv_watch_stop); NULL-safe, returns NULL. */
+struct pv_provisioner *pv_provisioner_stop(struct pv_provisioner *p);
+
+#endif
