@@ -326,10 +326,11 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
                                                  .ca_file = ca_file,
                                                  .token = pki_admin_token(pki) };
                 r = scheduler_start(&co, &sched, &err);
-                /* the storage controllers keep volumes under the server's data dir */
-                if (r >= 0)
+                /* local-loop volumes live under the server's data dir, which only serve's own
+                 * node uses: the storage controllers run where that node does */
+                if (r >= 0 && with_node)
                         r = pv_provisioner_start(&co, f.data_dir, &provisioner, &err);
-                if (r >= 0)
+                if (r >= 0 && with_node)
                         r = volume_expander_start(&co, f.data_dir, &expander, &err);
         }
         if (r < 0) {

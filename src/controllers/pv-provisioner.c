@@ -358,11 +358,17 @@ static bool has_finalizer(const json_t *obj, const char *name)
         return false;
 }
 
-/* Made by this provisioner: annotated so, and a volume of its driver. */
+/* Made by this provisioner: annotated so, a volume of its driver, named and handled
+ * "pvc-<uid of the claim it was made for>" (a volume made by hand is left alone). */
 static bool pv_is_ours(const json_t *pv)
 {
+        const char *name = str_or_empty(pv, "metadata.name");
+        const char *uid = str_or_empty(pv, "spec.claimRef.uid");
+
         return streq(annotation(pv, PV_ANN_PROVISIONED_BY) ?: "", PV_LOCAL_LOOP_PROVISIONER) &&
-               streq(str_or_empty(pv, "spec.csi.driver"), PV_LOCAL_LOOP_DRIVER);
+               streq(str_or_empty(pv, "spec.csi.driver"), PV_LOCAL_LOOP_DRIVER) &&
+               streq(str_or_empty(pv, "spec.csi.volumeHandle"), name) && *uid &&
+               strncmp(name, "pvc-", 4) == 0 && streq(name + 4, uid);
 }
 
 /* K8S: IsVolumeBoundToClaim: claimRef names the claim, and its uid (when set) is the claim's. */
@@ -556,7 +562,8 @@ enum pv_volume_step pv_volume_next(const json_t *pv, const json_t *claim)
         if (json_path(pv, "metadata.deletionTimestamp"))
                 return has_finalizer(pv, PV_FINALIZER_EXTERNAL_PROVISIONER) ? PV_VOLUME_FINALIZE
                                                                             : PV_VOLUME_NOTHING;
-        if (!json_path(pv, "spec.claimRef"))
+        /* K8S: no claim, or pre-bound to one not bound yet (no uid): the binder's business */
+        if (!*str_or_empty(pv, "spec.claimRef.uid"))
                 return PV_VOLUME_NOTHING;
         if (claim &&
             !streq(str_or_empty(claim, "metadata.uid"), str_or_empty(pv, "spec.claimRef.uid")))
