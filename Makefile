@@ -22,7 +22,8 @@ LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 CMD_OBJS := $(CMD_SRCS:%.c=$(BUILD)/%.o)
 UNIT_BINS := $(UNIT_SRCS:%.c=$(BUILD)/%)
 
-.PHONY: all unit-tests test test-asan run fuzz-smoke format format-check lint deps clean bench
+.PHONY: all unit-tests test test-asan run fuzz-smoke format format-check lint deps clean bench \
+	bench-node bench-resize
 
 all: $(BUILD)/flexlet
 
@@ -75,9 +76,13 @@ fuzz-build: $(FUZZ_BINS)
 run: deps all
 	@bash scripts/run-dev.sh
 
-# API benchmark (see bench/run-api-bench.sh); results land in bench/results/.
+# Benchmarks; results land in bench/results/. The node and resize ones run as root.
 bench: all
 	bash bench/run-api-bench.sh
+bench-node: all
+	bash bench/run-node-bench.sh
+bench-resize: all
+	bash bench/run-resize-bench.sh
 
 format:
 	clang-format -i $(LIB_SRCS) $(CMD_SRCS) $(UNIT_SRCS) $(FUZZ_SRCS) $(wildcard src/*/*.h src/*/*/*.h)

@@ -111,8 +111,14 @@ int pod_allocation_load(struct pod_host *h, struct pod_memory *p, const json_t *
 
 json_t *pod_allocated(const struct pod_memory *p, const json_t *pod)
 {
+        cleanup_json json_t *desired = NULL;
+
+        /* The common case, no resize under way: the pod itself (read-only to every caller). */
         if (!p->allocation)
-                return json_deep_copy(pod);
+                return json_incref((json_t *) pod);
+        desired = resize_allocation_from_pod(pod);
+        if (resize_allocation_equal(desired, p->allocation))
+                return json_incref((json_t *) pod);
         return resize_pod_with_allocation(pod, p->allocation);
 }
 
@@ -278,6 +284,7 @@ void pod_resize_admit(struct step *s)
         fault_point("resize-allocated");
         json_decref(p->allocation);
         p->allocation = json_incref(desired);
+        p->allocation_gen++;
         count_requests(p, s->pod);
         clear_pending(p);
         free(TAKE_PTR(p->resize_error));
@@ -393,6 +400,10 @@ void pod_resize_actuate(struct step *s, const char *const *running)
 
         if (!p->allocation || !p->actuated)
                 return;
+        /* The kernel held this very allocation at the last step and nothing failed since: every
+         * container started since was given it, so there is no plan to make. */
+        if (!p->resizing && p->settled_gen == p->allocation_gen + 1)
+                return;
         r = resize_plan_build(s->pod, p->allocation, p->actuated, running, s->h->allocatable_memory,
                               true, &plan, &err);
         if (r < 0)
@@ -409,6 +420,7 @@ void pod_resize_actuate(struct step *s, const char *const *running)
                                             (long long) json_integer_value(
                                                     json_path(s->pod, "metadata.generation"))));
                 p->resizing = false;
+                p->settled_gen = p->allocation_gen + 1;
                 free(TAKE_PTR(p->resize_error));
                 p->resize_retry = (struct backoff){ 0 };
                 resize_plan_release(&plan);

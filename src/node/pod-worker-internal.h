@@ -48,6 +48,8 @@ struct pod_memory {
         /* resize (pod-resize.c) */
         json_t *allocation;      /* allocated.json: what the node agreed to run */
         json_t *actuated;        /* actuated.json: what the kernel was last told */
+        unsigned allocation_gen; /* bumped whenever the allocation changes */
+        unsigned settled_gen;    /* + 1 = the allocation the last empty plan was made for */
         int64_t alloc_milli_cpu; /* the allocation's requests, 0 once the pod is done */
         int64_t alloc_memory;
         char *pending_reason; /* PodResizePending: "Deferred", "Infeasible", or NULL */
