@@ -315,6 +315,27 @@ static void test_claim_defaults_and_admission(void **state)
                               "{'spec':{'resources':{'requests':{'storage':'5Gi'}}}}", &ok),
                          200);
 
+        /* K8S: strategic merge: claim conditions merge by type, accessModes are atomic */
+        {
+                cleanup_json json_t *c1 = NULL, *c2 = NULL;
+                const json_t *conds;
+                assert_int_equal(call("PATCH", PVCS "/data/status", NULL, SMP,
+                                      "{'status':{'conditions':[{'type':'Resizing','status':"
+                                      "'True'}],'accessModes':['ReadWriteOnce','ReadOnlyMany']}}",
+                                      &c1),
+                                 200);
+                assert_int_equal(call("PATCH", PVCS "/data/status", NULL, SMP,
+                                      "{'status':{'conditions':[{'type':'FileSystemResizePending',"
+                                      "'status':'True'}],'accessModes':['ReadWriteOnce']}}",
+                                      &c2),
+                                 200);
+                conds = json_path(c2, "status.conditions");
+                assert_int_equal(json_array_size(conds), 2);
+                assert_non_null(find_by(conds, "type", "Resizing"));
+                assert_non_null(find_by(conds, "type", "FileSystemResizePending"));
+                assert_int_equal(json_array_size(json_path(c2, "status.accessModes")), 1);
+        }
+
         /* S22: a bound claim of a class without allowVolumeExpansion: 403 */
         assert_int_equal(create_claim("fixed", "fixed", "1Gi", &fixed), 201);
         assert_int_equal(call("PATCH", PVCS "/fixed/status", NULL, MERGE,
