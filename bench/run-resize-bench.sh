@@ -37,6 +37,10 @@ log() { echo "# $*" >&2; }
 make BUILD="$BUILD" -j"$(nproc)" "$BUILD/flexlet" >/dev/null
 make -C bench BUILD="$BUILD" "../$BUILD/bench/resize-bench" >/dev/null
 RB="$ROOT/$BUILD/bench/resize-bench"
+# the commit as built (the tree may move during the run)
+commit=$(git rev-parse --short HEAD)
+dirty=$(git status --porcelain -- src | wc -l)
+[ "$dirty" = 0 ] || commit="$commit, with $dirty uncommitted files in src/ (others' work in progress)"
 
 export FLEXLET_BIN="$ROOT/$BUILD/flexlet" # read by server.sh
 # shellcheck disable=SC2034 # read by server_start
@@ -203,8 +207,16 @@ if [ "$TRACE_RESIZES" -gt 0 ] && command -v perf >/dev/null; then
                 fi
         done
 fi
-trace() { # KIND COUNT|burst KEY: a traced series, or a traced burst up and down
+trace() { # KIND COUNT|burst KEY: a traced series, or a traced burst up, each after the same
+        # untraced (KEY.control: what the probes cost, and whether the machine changed meanwhile)
         local kind=$1 count=$2 key=$3 pid
+        if [ "$count" = burst ]; then
+                align "$kind"
+                rb burst "${API[@]}" --kind "$kind" --up --key "$key.control"
+                "$RB" burst "${API[@]}" --kind "$kind" --down --key settle >/dev/null
+        else
+                series "$key.control" "$kind" "$count"
+        fi
         perf record -q -k CLOCK_MONOTONIC -e "$PROBE_GROUP:*" -p "$SERVER_PID" \
                 -o "$SERVER_DIR/$key.data" >/dev/null 2>&1 &
         pid=$!
@@ -350,9 +362,6 @@ prof() {
 }
 pct() { awk -v a="$(v "$1")" -v b="$(v "$2")" 'BEGIN { if (a == "?" || b == "?" || b == 0) print "?"; else printf "%.0f", 100 * a / b }'; }
 
-commit=$(git rev-parse --short HEAD)
-dirty=$(git status --porcelain -- src | wc -l)
-[ "$dirty" = 0 ] || commit="$commit, with $dirty uncommitted files in src/ (work in progress of others)"
 cgv=$(stat -fc %T /sys/fs/cgroup)
 case "$cgv" in
 cgroup2fs) cgv="v2" ;;
@@ -468,8 +477,9 @@ out="bench/results/resize-$(date -u +%F).md"
                 echo "stamps its PATCHes and watch events with. A pass is one run of the agent's sync loop"
                 echo "(sync_all, src/node/agent.c): the pods it steps (pod_worker_sync) and their status PATCHes."
                 echo "**Pass A** is the first pass that starts after the new spec reached the watch (a pass already"
-                echo "running took its snapshot before), **pass B** the next. With probes, p50 $(f trace.limits.e2e.latency_ms.p50) (limits) and"
-                echo "$(f trace.volume.e2e.latency_ms.p50) (volume), against the untraced $(f limits.latency_ms.p50) and $(f volume.latency_ms.p50): each probe hit costs a few µs."
+                echo "running took its snapshot before), **pass B** the next. What the probes cost: p50 $(f trace.limits.e2e.latency_ms.p50) (limits)"
+                echo "and $(f trace.volume.e2e.latency_ms.p50) (volume) traced, $(f trace.limits.control.latency_ms.p50) and $(f trace.volume.control.latency_ms.p50) in the same series run untraced just before"
+                echo "(the burst: $(f trace.burst.e2e.total_ms 0) against $(f trace.burst.control.total_ms 0)); the breakdown below is of the traced runs."
                 echo
                 echo "| ms from the PATCH | → new spec seen | → pass A starts | → the pod's step starts (the other pods' steps) | the pod's step | → pass A ends (its status PATCH, event) | pass A end → done seen (pass B) | total |"
                 echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
