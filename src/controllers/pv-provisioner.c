@@ -667,7 +667,7 @@ static int put(struct pv_provisioner *p, size_t coll, json_t *obj, bool status, 
         if (r < 0)
                 return r;
         if (code != 200) {
-                if (code != 409)
+                if (code != 409 && code != 404) /* 404: deleted meanwhile, as the cache will say */
                         log_failure("update", obj,
                                     json_string_value(json_object_get(resp, "message")) ?: "");
                 return code == 409 ? -EAGAIN : -EIO;
