@@ -208,6 +208,9 @@ static void sync_all(struct node_agent *a, bool full)
                 struct pod_events ev = { .n = 0 };
                 int r = pod_worker_sync(a->host, pod, &status, &ev, &err);
 
+                /* The status first: it is what a client waits for; the events explain it. */
+                if (r >= 0 && status)
+                        write_status(a, pod, status);
                 post_events(a, pod, &ev);
                 pod_events_release(&ev);
                 if (r < 0) {
@@ -217,8 +220,6 @@ static void sync_all(struct node_agent *a, bool full)
                                        err ? err->message : strerror(-r));
                         continue;
                 }
-                if (status)
-                        write_status(a, pod, status);
                 if (r == POD_SYNC_FINISHED)
                         finish_deletion(a, pod);
         }
