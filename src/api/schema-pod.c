@@ -546,7 +546,7 @@ static const struct schema_field csi_volume_source_fields[] = {
 static const struct schema schema_csi_volume_source =
         SCHEMA_STRUCT("CSIVolumeSource", csi_volume_source_fields);
 
-static const struct schema schema_persistent_volume_access_mode =
+const struct schema schema_persistent_volume_access_mode =
         SCHEMA_NAMED(SCHEMA_STRING, "v1.PersistentVolumeAccessMode");
 
 /* core/v1 VolumeResourceRequirements */
@@ -560,7 +560,7 @@ static const struct schema_field volume_resource_requirements_fields[] = {
 static const struct schema schema_volume_resource_requirements =
         SCHEMA_STRUCT("VolumeResourceRequirements", volume_resource_requirements_fields);
 
-static const struct schema schema_persistent_volume_mode =
+const struct schema schema_persistent_volume_mode =
         SCHEMA_NAMED(SCHEMA_STRING, "v1.PersistentVolumeMode");
 
 /* core/v1 TypedLocalObjectReference */
@@ -603,7 +603,7 @@ static const struct schema_field persistent_volume_claim_spec_fields[] = {
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
-static const struct schema schema_persistent_volume_claim_spec =
+const struct schema schema_persistent_volume_claim_spec =
         SCHEMA_STRUCT("PersistentVolumeClaimSpec", persistent_volume_claim_spec_fields);
 
 /* core/v1 PersistentVolumeClaimTemplate */
@@ -1224,8 +1224,7 @@ static const struct schema_field node_selector_fields[] = {
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
-static const struct schema schema_node_selector =
-        SCHEMA_STRUCT("NodeSelector", node_selector_fields);
+const struct schema schema_node_selector = SCHEMA_STRUCT("NodeSelector", node_selector_fields);
 
 /* core/v1 PreferredSchedulingTerm */
 /* clang-format off */

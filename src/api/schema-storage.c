@@ -8,48 +8,8 @@
 
 /* ---- shared ---- */
 
-static const struct schema schema_access_mode =
-        SCHEMA_NAMED(SCHEMA_STRING, "v1.PersistentVolumeAccessMode");
-static const struct schema schema_volume_mode =
-        SCHEMA_NAMED(SCHEMA_STRING, "v1.PersistentVolumeMode");
 static const struct schema schema_reclaim_policy =
         SCHEMA_NAMED(SCHEMA_STRING, "v1.PersistentVolumeReclaimPolicy");
-static const struct schema schema_node_selector_operator =
-        SCHEMA_NAMED(SCHEMA_STRING, "v1.NodeSelectorOperator");
-
-/* core/v1 NodeSelectorRequirement */
-/* clang-format off */
-static const struct schema_field node_selector_requirement_fields[] = {
-        { "key", &schema_string },
-        { "operator", &schema_node_selector_operator },
-        { "values", &schema_string_list },
-        SCHEMA_FIELDS_END,
-};
-/* clang-format on */
-static const struct schema schema_node_selector_requirement =
-        SCHEMA_STRUCT("NodeSelectorRequirement", node_selector_requirement_fields);
-
-/* core/v1 NodeSelectorTerm */
-/* clang-format off */
-static const struct schema_field node_selector_term_fields[] = {
-        { "matchExpressions", SCHEMA_ATOMIC_LIST(&schema_node_selector_requirement) },
-        { "matchFields", SCHEMA_ATOMIC_LIST(&schema_node_selector_requirement) },
-        SCHEMA_FIELDS_END,
-};
-/* clang-format on */
-static const struct schema schema_node_selector_term =
-        SCHEMA_STRUCT("NodeSelectorTerm", node_selector_term_fields);
-
-/* core/v1 NodeSelector */
-/* clang-format off */
-static const struct schema_field node_selector_fields[] = {
-        { "nodeSelectorTerms", SCHEMA_ATOMIC_LIST(&schema_node_selector_term) },
-        SCHEMA_FIELDS_END,
-};
-/* clang-format on */
-static const struct schema schema_node_selector =
-        SCHEMA_STRUCT("NodeSelector", node_selector_fields);
-
 /* ---- storage.k8s.io/v1 StorageClass ---- */
 
 static const struct schema schema_volume_binding_mode =
@@ -165,12 +125,12 @@ static const struct schema_field persistent_volume_spec_fields[] = {
         { "hostPath", &schema_host_path },
         { "local", &schema_local },
         { "csi", &schema_csi },
-        { "accessModes", SCHEMA_ATOMIC_LIST(&schema_access_mode) },
+        { "accessModes", SCHEMA_ATOMIC_LIST(&schema_persistent_volume_access_mode) },
         { "claimRef", &schema_object_reference },
         { "persistentVolumeReclaimPolicy", &schema_reclaim_policy },
         { "storageClassName", &schema_string },
         { "mountOptions", &schema_string_list },
-        { "volumeMode", &schema_volume_mode },
+        { "volumeMode", &schema_persistent_volume_mode },
         { "nodeAffinity", &schema_volume_node_affinity },
         { "volumeAttributesClassName", &schema_string },
         SCHEMA_FIELDS_END,
@@ -212,59 +172,6 @@ const struct schema schema_persistent_volume =
 /* ---- core/v1 PersistentVolumeClaim ---- */
 
 /* core/v1 VolumeResourceRequirements */
-/* clang-format off */
-static const struct schema_field volume_resource_requirements_fields[] = {
-        { "limits", &schema_resource_list },
-        { "requests", &schema_resource_list },
-        SCHEMA_FIELDS_END,
-};
-/* clang-format on */
-static const struct schema schema_volume_resource_requirements =
-        SCHEMA_STRUCT("VolumeResourceRequirements", volume_resource_requirements_fields);
-
-/* core/v1 TypedLocalObjectReference */
-/* clang-format off */
-static const struct schema_field typed_local_object_reference_fields[] = {
-        { "apiGroup", &schema_string },
-        { "kind", &schema_string },
-        { "name", &schema_string },
-        SCHEMA_FIELDS_END,
-};
-/* clang-format on */
-static const struct schema schema_typed_local_object_reference =
-        SCHEMA_STRUCT("TypedLocalObjectReference", typed_local_object_reference_fields);
-
-/* core/v1 TypedObjectReference */
-/* clang-format off */
-static const struct schema_field typed_object_reference_fields[] = {
-        { "apiGroup", &schema_string },
-        { "kind", &schema_string },
-        { "name", &schema_string },
-        { "namespace", &schema_string },
-        SCHEMA_FIELDS_END,
-};
-/* clang-format on */
-static const struct schema schema_typed_object_reference =
-        SCHEMA_STRUCT("TypedObjectReference", typed_object_reference_fields);
-
-/* core/v1 PersistentVolumeClaimSpec */
-/* clang-format off */
-static const struct schema_field persistent_volume_claim_spec_fields[] = {
-        { "accessModes", SCHEMA_ATOMIC_LIST(&schema_access_mode) },
-        { "selector", &schema_label_selector },
-        { "resources", &schema_volume_resource_requirements },
-        { "volumeName", &schema_string },
-        { "storageClassName", &schema_string },
-        { "volumeMode", &schema_volume_mode },
-        { "dataSource", &schema_typed_local_object_reference },
-        { "dataSourceRef", &schema_typed_object_reference },
-        { "volumeAttributesClassName", &schema_string },
-        SCHEMA_FIELDS_END,
-};
-/* clang-format on */
-static const struct schema schema_pvc_spec =
-        SCHEMA_STRUCT("PersistentVolumeClaimSpec", persistent_volume_claim_spec_fields);
-
 static const struct schema schema_claim_phase =
         SCHEMA_NAMED(SCHEMA_STRING, "v1.PersistentVolumeClaimPhase");
 static const struct schema schema_claim_condition_type =
@@ -310,7 +217,7 @@ static const struct schema schema_modify_volume_status =
 /* clang-format off */
 static const struct schema_field persistent_volume_claim_status_fields[] = {
         { "phase", &schema_claim_phase },
-        { "accessModes", SCHEMA_ATOMIC_LIST(&schema_access_mode) },
+        { "accessModes", SCHEMA_ATOMIC_LIST(&schema_persistent_volume_access_mode) },
         { "capacity", &schema_resource_list },
         { "conditions", SCHEMA_MAP_LIST(&schema_claim_condition, "type") },
         { "allocatedResources", &schema_resource_list },
@@ -329,7 +236,7 @@ static const struct schema_field persistent_volume_claim_fields[] = {
         { "kind", &schema_string },
         { "apiVersion", &schema_string },
         { "metadata", &schema_object_meta },
-        { "spec", &schema_pvc_spec },
+        { "spec", &schema_persistent_volume_claim_spec },
         { "status", &schema_persistent_volume_claim_status },
         SCHEMA_FIELDS_END,
 };
