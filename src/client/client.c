@@ -6,6 +6,7 @@
 #include <assert.h>
 #include <curl/curl.h>
 #include <errno.h>
+#include <stdatomic.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdbool.h>
@@ -30,6 +31,7 @@ struct api_client {
         char *server_url;  /* without a trailing '/' */
         char *auth_header; /* "Authorization: Bearer ..." or NULL */
         long idle_timeout_ms;
+        atomic_bool cancelled; /* api_client_cancel(): every transfer ends, now and later */
         char errbuf[CURL_ERROR_SIZE];
 };
 
@@ -42,6 +44,8 @@ struct transfer {
         curl_off_t last_ulnow;
         long idle_timeout_ms;
         bool idle_expired;
+        bool cancelled;
+        const atomic_bool *cancel; /* the client's flag */
 
         /* watch only */
         CURL *curl;
@@ -125,6 +129,10 @@ static int xferinfo_cb(void *ud, curl_off_t dltotal, curl_off_t dlnow, curl_off_
         struct transfer *t = ud;
         int64_t now = time_monotonic_ms();
 
+        if (atomic_load(t->cancel)) {
+                t->cancelled = true;
+                return 1;
+        }
         if (ulnow != t->last_ulnow) {
                 t->last_ulnow = ulnow;
                 t->last_activity_ms = now;
@@ -245,9 +253,16 @@ static struct curl_slist *request_headers(const struct api_client *c, const char
         return h;
 }
 
+void api_client_cancel(struct api_client *c)
+{
+        atomic_store(&c->cancelled, true);
+}
+
 static void transfer_init(struct transfer *t, const struct api_client *c, size_t cap)
 {
-        *t = (struct transfer){ .cap = cap, .idle_timeout_ms = c->idle_timeout_ms };
+        *t = (struct transfer){ .cap = cap,
+                                .idle_timeout_ms = c->idle_timeout_ms,
+                                .cancel = &c->cancelled };
         strbuf_init(&t->body);
         t->last_activity_ms = time_monotonic_ms();
 }
@@ -266,6 +281,8 @@ static int transfer_error(struct api_client *c, const struct transfer *t, CURLco
         long os_errno = 0;
         int errnum;
 
+        if (t->cancelled)
+                return error_set(reterr, ECANCELED, "%s: the client was cancelled", what);
         if (t->idle_expired)
                 return error_set(reterr, ETIMEDOUT, "%s: no data from the server for %ld ms", what,
                                  t->idle_timeout_ms);
@@ -362,6 +379,8 @@ int api_client_request(struct api_client *c, const char *method, const char *pat
                 return error_set(reterr, EINVAL, "request \"%s %s\": the path must start with '/'",
                                  method ?: "", path_and_query ?: "");
         what = xasprintf("request \"%s %s\"", method, path_and_query);
+        if (atomic_load(&c->cancelled))
+                return error_set(reterr, ECANCELED, "%s: the client was cancelled", what);
         head = streq(method, "HEAD");
         if (body && !content_type)
                 content_type = "application/json";
@@ -543,6 +562,8 @@ int api_client_watch(struct api_client *c, const char *path_and_query, api_clien
                 return error_set(reterr, EINVAL, "watch \"%s\": the path must start with '/'",
                                  path_and_query ?: "");
         what = xasprintf("watch \"%s\"", path_and_query);
+        if (atomic_load(&c->cancelled))
+                return error_set(reterr, ECANCELED, "%s: the client was cancelled", what);
 
         (void) curl_easy_setopt(c->curl, CURLOPT_HTTPGET, 1L);
         (void) curl_easy_setopt(c->curl, CURLOPT_NOBODY, 0L);
@@ -620,6 +641,8 @@ int api_client_get_stream(struct api_client *c, const char *path_and_query,
                 return error_set(reterr, EINVAL, "request \"GET %s\": the path must start with '/'",
                                  path_and_query ?: "");
         what = xasprintf("request \"GET %s\"", path_and_query);
+        if (atomic_load(&c->cancelled))
+                return error_set(reterr, ECANCELED, "%s: the client was cancelled", what);
 
         (void) curl_easy_setopt(c->curl, CURLOPT_HTTPGET, 1L);
         (void) curl_easy_setopt(c->curl, CURLOPT_NOBODY, 0L);

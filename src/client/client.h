@@ -67,6 +67,12 @@ struct api_client *api_client_free(struct api_client *c);
 DEFINE_CLEANUP(struct api_client, api_client_free, api_client)
 #define cleanup_api_client cleanup_of(api_client_free)
 
+/* Ends the transfer running on c in another thread (a watch blocked waiting for events, a
+ * request) within about a second, with -ECANCELED, and makes every later request on c fail
+ * the same way. The one call on a client that is safe from another thread: it is how an owner
+ * stops a thread blocked in a watch before freeing the client. */
+void api_client_cancel(struct api_client *c);
+
 /* Sends one request and reads the whole response over the client's keep-alive connection.
  *
  * method: "GET", "POST", "PUT", "PATCH", "DELETE", ...; path_and_query starts with '/' and is

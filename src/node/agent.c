@@ -490,8 +490,9 @@ struct node_agent *node_agent_stop(struct node_agent *a)
         wake_sync(a);
         (void) pthread_join(a->sync_thread, NULL);
         (void) pthread_join(a->beat_thread, NULL);
-        /* The watch ends at its next event or timeout; it owns nothing the others need, but
-         * it uses the map, so the agent is freed by the process exit rather than here. */
-        (void) pthread_detach(a->watch_thread);
+        /* The watch may be blocked waiting for events: cancelling its client ends it. */
+        api_client_cancel(a->watch_client);
+        (void) pthread_join(a->watch_thread, NULL);
+        agent_free(a);
         return NULL;
 }

@@ -16,6 +16,7 @@
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <pthread.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -534,6 +535,39 @@ static void test_idle_timeout(void **state)
         assert_true(time_monotonic_ms() - t0 < 1800);
 }
 
+struct cancel_call {
+        struct api_client *c;
+        int r;
+};
+
+static void *stalled_request_main(void *arg)
+{
+        struct cancel_call *call = arg;
+
+        call->r = api_client_request(call->c, "GET", "/stall", NULL, NULL, 0, NULL, NULL, NULL);
+        return NULL;
+}
+
+/* api_client_cancel from another thread ends a request waiting on the server (which would
+ * answer 200 after its stall) with -ECANCELED, and every later request on that client. */
+static void test_cancel(void **state)
+{
+        struct server *s = *state;
+        cleanup_api_client struct api_client *c = client_for(s->url, NULL, NULL, 60000);
+        cleanup_error struct error *err = NULL;
+        struct cancel_call call = { .c = c };
+        pthread_t th;
+
+        assert_int_equal(pthread_create(&th, NULL, stalled_request_main, &call), 0);
+        usleep(200 * 1000);
+        api_client_cancel(c);
+        assert_int_equal(pthread_join(th, NULL), 0);
+        assert_int_equal(call.r, -ECANCELED);
+        assert_int_equal(api_client_request(c, "GET", "/json", NULL, NULL, 0, NULL, NULL, &err),
+                         -ECANCELED);
+        assert_non_null(strstr(err->message, "the client was cancelled"));
+}
+
 static int free_port(void)
 {
         struct sockaddr_in sin = { .sin_family = AF_INET,
@@ -861,6 +895,7 @@ int main(void)
                 cmocka_unit_test(test_bad_json),
                 cmocka_unit_test(test_response_over_cap),
                 cmocka_unit_test(test_idle_timeout),
+                cmocka_unit_test(test_cancel),
                 cmocka_unit_test(test_connection_refused),
                 cmocka_unit_test(test_invalid_arguments),
                 cmocka_unit_test(test_watch_split_at_odd_boundaries),
