@@ -357,6 +357,46 @@ static int find_container(void *ud, const char *ns, const char *name, const char
         return 0;
 }
 
+/* The pod worker's view of a claim (it runs on the sync thread, whose client this is). K8S: the
+ * kubelet's volume manager waits for a bound claim with the same words. */
+static int lookup_claim(void *ud, const char *ns, const char *claim, json_t **ret_pvc,
+                        json_t **ret_pv, struct error **reterr)
+{
+        struct node_agent *a = ud;
+        cleanup_free char *path =
+                xasprintf("/api/v1/namespaces/%s/persistentvolumeclaims/%s", ns, claim);
+        cleanup_free char *pv_path = NULL;
+        cleanup_json json_t *pvc = NULL, *pv = NULL;
+        const char *phase, *volume;
+        long code = 0;
+        int r;
+
+        r = api_client_request(a->sync_client, "GET", path, NULL, NULL, 0, &code, &pvc, reterr);
+        if (r < 0)
+                return r;
+        if (code == 404)
+                return error_set(reterr, ENOENT, "persistentvolumeclaim \"%s\" not found", claim);
+        if (code != 200)
+                return error_set(reterr, EIO, "persistentvolumeclaim \"%s\": HTTP %ld", claim,
+                                 code);
+        phase = json_path_string(pvc, "status.phase") ?: "";
+        volume = json_path_string(pvc, "spec.volumeName") ?: "";
+        if (!streq(phase, "Bound") || !*volume)
+                return error_set(reterr, EAGAIN,
+                                 "PVC %s/%s has non-bound phase (\"%s\") or empty "
+                                 "pvc.Spec.VolumeName (\"%s\")",
+                                 ns, claim, phase, volume);
+        pv_path = xasprintf("/api/v1/persistentvolumes/%s", volume);
+        r = api_client_request(a->sync_client, "GET", pv_path, NULL, NULL, 0, &code, &pv, reterr);
+        if (r < 0)
+                return r;
+        if (code != 200)
+                return error_set(reterr, ENOENT, "persistentvolume \"%s\" not found", volume);
+        *ret_pvc = TAKE_PTR(pvc);
+        *ret_pv = TAKE_PTR(pv);
+        return 0;
+}
+
 /* The node's allocatable cpu (millicores) or memory (bytes), as it registers them. */
 static int64_t allocatable(const struct node_config *cfg, const char *resource)
 {
@@ -452,7 +492,9 @@ int node_agent_start(const struct node_agent_options *o, struct node_agent **ret
                         .allocatable_milli_cpu = allocatable(&a->node, "cpu"),
                         .memory_backed_volume_resize_cgroup_v1 =
                                 gate_enabled(o->feature_gates, "MemoryBackedVolumeResizeCgroupV1"),
-                        .metrics = o->metrics ? &a->metrics : NULL
+                        .metrics = o->metrics ? &a->metrics : NULL,
+                        .claim_lookup = lookup_claim,
+                        .claim_ud = a
                 };
                 r = pod_host_open(&ho, &a->host, reterr);
         }

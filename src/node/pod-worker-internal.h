@@ -76,6 +76,8 @@ struct pod_host {
         char host_ip[64];
         struct cgroup_manager *cgroups;
         const struct node_metrics *metrics;
+        pod_claim_lookup_fn claim_lookup;
+        void *claim_ud;
         struct pod_memory **pods;
         size_t n_pods;
 };
@@ -101,6 +103,15 @@ char *run_cgroup(const struct pod_memory *p, const char *name, int run);
 char *volume_path(const struct pod_memory *p, const char *name);
 struct container_memory *container_memory_get(struct pod_memory *p, const char *name);
 void signal_run(struct step *s, struct container_memory *cm, int sig);
+
+/* pod-claims.c */
+/* Mounts the PersistentVolume bound to claim at the pod's folder for volume (attaching its loop
+ * device). -EAGAIN with a message while the claim is not bound. Idempotent. */
+int pod_claim_setup(struct pod_host *h, struct pod_memory *p, const json_t *pod, const char *volume,
+                    const char *claim, struct error **reterr);
+/* Unmounts the pod's claim volumes (DATA/pods/<uid> = pod_dir) and detaches their devices
+ * when no other mount uses them. */
+int pod_claims_teardown(struct pod_host *h, const char *pod_dir, struct error **reterr);
 
 /* pod-resize.c */
 /* Loads allocated.json and actuated.json of a prepared pod, or writes the first allocation (the

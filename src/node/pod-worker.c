@@ -212,6 +212,8 @@ int pod_host_open(const struct pod_host_options *o, struct pod_host **ret, struc
         h->allocatable_milli_cpu = o->allocatable_milli_cpu;
         h->volume_resize_on_v1 = o->memory_backed_volume_resize_cgroup_v1;
         h->metrics = o->metrics;
+        h->claim_lookup = o->claim_lookup;
+        h->claim_ud = o->claim_ud;
         node_host_ip(h->host_ip, sizeof(h->host_ip));
         r = fs_mkdir_p(h->pods_dir, 0700);
         if (r < 0) {
@@ -372,11 +374,13 @@ static int pod_volumes_setup(struct pod_host *h, struct pod_memory *p, const jso
                 if (!ed) {
                         const char *claim =
                                 json_path_string(v, "persistentVolumeClaim.claimName") ?: "";
-                        return error_set(reterr, ENOENT,
-                                         "unmounted volumes=[%s], unattached volumes=[], failed "
-                                         "to process volumes=[%s]: persistentvolumeclaim \"%s\" "
-                                         "not found",
-                                         name, name, claim);
+                        r = pod_claim_setup(h, p, pod, name, claim, reterr);
+                        if (r < 0)
+                                return error_wrap(reterr,
+                                                  "unmounted volumes=[%s], unattached volumes=[], "
+                                                  "failed to process volumes=[%s]",
+                                                  name, name);
+                        continue;
                 }
                 r = emptydir_medium_from_string(json_string_value(json_object_get(ed, "medium")),
                                                 &medium);
@@ -959,6 +963,9 @@ static int pod_teardown(struct pod_host *h, const char *uid, const char *cgroup,
                 if (r < 0)
                         return r;
         }
+        r = pod_claims_teardown(h, dir, reterr);
+        if (r < 0)
+                return r;
         if ((d = opendir(volumes))) {
                 while ((e = readdir(d))) {
                         cleanup_free char *vdir = NULL;

@@ -14,6 +14,11 @@
 struct pod_host;
 struct node_metrics;
 
+/* Reads a claim and its bound PersistentVolume from the API (new references). A claim that is
+ * not bound yet is -EAGAIN with the kubelet's words; one that does not exist -ENOENT. */
+typedef int (*pod_claim_lookup_fn)(void *ud, const char *ns, const char *claim, json_t **ret_pvc,
+                                   json_t **ret_pv, struct error **reterr);
+
 struct pod_host_options {
         const char *node_name;
         const char *data_dir;
@@ -25,6 +30,8 @@ struct pod_host_options {
          * cgroup v1 host too (KEP-6030 makes that Infeasible) */
         bool memory_backed_volume_resize_cgroup_v1;
         const struct node_metrics *metrics; /* where to count; NULL: nowhere */
+        pod_claim_lookup_fn claim_lookup;   /* persistentVolumeClaim volumes; NULL: none */
+        void *claim_ud;
 };
 
 int pod_host_open(const struct pod_host_options *o, struct pod_host **ret, struct error **reterr);

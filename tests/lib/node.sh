@@ -1,7 +1,7 @@
 # node.sh: starts `flexlet serve` (a node agent that runs pods as root) for an end-to-end test and
 # removes everything its pods made when the test ends, even when it fails or the server was
-# killed: processes in the test's cgroups, tmpfs mounts under the data dir, the cgroups, the data
-# dir. Source after tap.sh and server.sh; then call node_start [flags...].
+# killed: processes in the test's cgroups, mounts under the data dir, loop devices of files
+# there, the cgroups, the data dir. Source after tap.sh and server.sh; then call node_start [flags...].
 
 NODE_CGROUP_ROOT=${NODE_CGROUP_ROOT:-flexlet-e2e-$$}
 FLEXLET_COMMAND=serve
@@ -24,6 +24,9 @@ node_cleanup() {
         if [ -n "${SERVER_DIR:-}" ]; then
                 awk -v dir="$SERVER_DIR/" 'index($5, dir) == 1 {print $5}' /proc/self/mountinfo |
                         sort -r | xargs -r -n1 umount -l 2>/dev/null
+                # loop devices of the claims' volume files
+                losetup -a 2>/dev/null | awk -F: -v dir="$SERVER_DIR/" 'index($0, dir) {print $1}' |
+                        xargs -r -n1 losetup -d 2>/dev/null
                 rm -rf "$SERVER_DIR"
         fi
 }
