@@ -397,6 +397,31 @@ static int lookup_claim(void *ud, const char *ns, const char *claim, json_t **re
         return 0;
 }
 
+/* The node's status write of a claim (docs/storage.md: the node writes /status only, with the
+ * resourceVersion it read). */
+static int patch_claim_status(void *ud, const char *ns, const char *claim, const json_t *patch,
+                              struct error **reterr)
+{
+        struct node_agent *a = ud;
+        cleanup_free char *path =
+                xasprintf("/api/v1/namespaces/%s/persistentvolumeclaims/%s/status", ns, claim);
+        cleanup_free char *body = json_dump_compact(patch);
+        long code = 0;
+        int r;
+
+        r = api_client_request(a->sync_client, "PATCH", path, "application/merge-patch+json", body,
+                               strlen(body), &code, NULL, reterr);
+        if (r < 0)
+                return r;
+        if (code == 409)
+                return error_set(reterr, ESTALE, "persistentvolumeclaim \"%s\": changed meanwhile",
+                                 claim);
+        if (code != 200)
+                return error_set(reterr, EIO, "persistentvolumeclaim \"%s\" status: HTTP %ld",
+                                 claim, code);
+        return 0;
+}
+
 /* The node's allocatable cpu (millicores) or memory (bytes), as it registers them. */
 static int64_t allocatable(const struct node_config *cfg, const char *resource)
 {
@@ -494,6 +519,7 @@ int node_agent_start(const struct node_agent_options *o, struct node_agent **ret
                                 gate_enabled(o->feature_gates, "MemoryBackedVolumeResizeCgroupV1"),
                         .metrics = o->metrics ? &a->metrics : NULL,
                         .claim_lookup = lookup_claim,
+                        .claim_patch_status = patch_claim_status,
                         .claim_ud = a
                 };
                 r = pod_host_open(&ho, &a->host, reterr);

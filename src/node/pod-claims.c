@@ -2,17 +2,22 @@
  * of flexlet's local-loop provisioner (docs/storage.md) attached as a loop device and mounted
  * at the pod's volume folder, and both undone when the pod goes. Which file backs which volume
  * is recorded in the pod's folder (claims.json) before anything is attached, so a teardown after
- * a crash, or of a pod the API no longer has, finds it. Filesystem growth is not here yet. */
+ * a crash, or of a pod the API no longer has, finds it. Also the node's part of a volume
+ * expansion (docs/storage.md, "The hand-off to the node"): growing the filesystem, online while
+ * mounted or offline before the mount, and finishing the claim's status. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/alloc.h"
 #include "base/fs.h"
 #include "base/json.h"
+#include "base/quantity.h"
+#include "base/timeutil.h"
 #include "node/pod-worker-internal.h"
 #include "node/volume/loopvol.h"
 
@@ -48,12 +53,133 @@ static int record_claim(const struct pod_memory *p, const char *volume, const ch
         return 0;
 }
 
+static int64_t bytes_of(const char *q)
+{
+        struct quantity v;
+        int64_t b = -1;
+
+        if (!q || quantity_parse(q, &v, NULL) < 0 || quantity_value(&v, &b) < 0)
+                return -1;
+        return b;
+}
+
+static bool is_resize_condition(const char *type)
+{
+        return type && (streq(type, "Resizing") || streq(type, "FileSystemResizePending") ||
+                        streq(type, "ControllerResizeError") || streq(type, "NodeResizeError"));
+}
+
+/* K8S NodeExpander / MarkFSResizeFinished: grows the filesystem of a claim's volume when the
+ * expander handed it over, then finishes the claim's status. A kernel that refuses online
+ * growth leaves FileSystemResizePending for the next mount (offline). */
+static void claim_expand(struct pod_host *h, const json_t *pvc, const json_t *pv, const char *file,
+                         struct pod_events *ev)
+{
+        const char *state = json_path_string(pvc, "status.allocatedResourceStatuses.storage");
+        const char *want = json_path_string(pv, "spec.capacity.storage");
+        const char *have = json_path_string(pvc, "status.capacity.storage");
+        int64_t want_bytes = bytes_of(want);
+        cleanup_error struct error *err = NULL;
+        cleanup_json json_t *patch = NULL, *conds = NULL;
+        json_t *statuses, *c;
+        size_t i;
+        int r;
+
+        if (!state || (!streq(state, "NodeResizePending") && !streq(state, "NodeResizeInProgress")))
+                return;
+        if (want_bytes <= 0 || want_bytes <= bytes_of(have) || !h->claim_patch_status)
+                return;
+        r = loopvol_grow(file, want_bytes, &err);
+        if (r == -EOPNOTSUPP)
+                return; /* K8S: FileSystemResizePending stays; grown offline at the next mount */
+        conds = json_array();
+        json_array_foreach(json_path(pvc, "status.conditions"), i, c) {
+                const char *type = json_string_value(json_object_get(c, "type"));
+                /* success drops every resize condition; a failure replaces NodeResizeError */
+                if (!is_resize_condition(type) || (r < 0 && !streq(type, "NodeResizeError")))
+                        json_array_append(conds, c);
+        }
+        if (r < 0) {
+                char now[32];
+
+                time_format_rfc3339(time(NULL), now);
+                json_array_append_new(conds,
+                                      json_pack("{s:s, s:s, s:s, s:s}", "type", "NodeResizeError",
+                                                "status", "True", "lastTransitionTime", now,
+                                                "message", err ? err->message : strerror(-r)));
+                patch = json_pack("{s:{s:O}}", "status", "conditions", conds);
+                add_event(ev, "Warning", "VolumeResizeFailed",
+                          xasprintf("MountVolume.NodeExpandVolume failed for volume \"%s\" : %s",
+                                    json_path_string(pv, "metadata.name") ?: "",
+                                    err ? err->message : strerror(-r)));
+        } else {
+                statuses = json_deep_copy(json_path(pvc, "status.allocatedResourceStatuses"));
+                json_object_del(statuses, "storage");
+                if (!json_object_size(statuses)) {
+                        json_decref(statuses);
+                        statuses = json_null();
+                }
+                patch = json_pack("{s:{s:{s:s}, s:o, s:O}}", "status", "capacity", "storage", want,
+                                  "allocatedResourceStatuses", statuses, "conditions", conds);
+                add_event(ev, "Normal", "FileSystemResizeSuccessful",
+                          xasprintf("MountVolume.NodeExpandVolume succeeded for volume \"%s\" %s",
+                                    json_path_string(pv, "metadata.name") ?: "", h->node_name));
+        }
+        json_object_set_new(patch, "metadata",
+                            json_pack("{s:s}", "resourceVersion",
+                                      json_path_string(pvc, "metadata.resourceVersion") ?: ""));
+        (void) h->claim_patch_status(h->claim_ud, json_path_string(pvc, "metadata.namespace"),
+                                     json_path_string(pvc, "metadata.name"), patch, NULL);
+}
+
+/* The claim's bound local-loop volume: its file and fsType, or -errno with a message. */
+static int claim_volume(struct pod_host *h, const json_t *pv, char **ret_file,
+                        enum loopvol_fstype *ret_fstype, struct error **reterr)
+{
+        const char *driver = json_path_string(pv, "spec.csi.driver");
+        const char *handle = json_path_string(pv, "spec.csi.volumeHandle");
+        const char *fs_name = json_path_string(pv, "spec.csi.fsType") ?: "ext4";
+
+        if (!driver || !streq(driver, LOCAL_LOOP_DRIVER) || !safe_handle(handle))
+                return error_set(reterr, EINVAL,
+                                 "PersistentVolume \"%s\" is not one flexlet can mount (csi "
+                                 "driver %s with a volume handle)",
+                                 json_path_string(pv, "metadata.name") ?: "", LOCAL_LOOP_DRIVER);
+        if (loopvol_fstype_from_string(fs_name, ret_fstype) < 0)
+                return error_set(reterr, EINVAL, "PersistentVolume \"%s\": fsType %s",
+                                 json_path_string(pv, "metadata.name") ?: "", fs_name);
+        *ret_file = xasprintf("%s/volumes/%s.img", h->data_dir, handle);
+        return 0;
+}
+
+void pod_claims_expand(struct step *s)
+{
+        size_t i;
+        json_t *v;
+
+        if (!s->h->claim_lookup)
+                return;
+        json_array_foreach(json_path(s->pod, "spec.volumes"), i, v) {
+                const char *claim = json_path_string(v, "persistentVolumeClaim.claimName");
+                cleanup_json json_t *pvc = NULL, *pv = NULL;
+                cleanup_free char *file = NULL;
+                enum loopvol_fstype fstype;
+
+                if (!claim ||
+                    s->h->claim_lookup(s->h->claim_ud,
+                                       json_path_string(s->pod, "metadata.namespace"), claim, &pvc,
+                                       &pv, NULL) < 0 ||
+                    claim_volume(s->h, pv, &file, &fstype, NULL) < 0)
+                        continue;
+                claim_expand(s->h, pvc, pv, file, s->ev);
+        }
+}
+
 int pod_claim_setup(struct pod_host *h, struct pod_memory *p, const json_t *pod, const char *volume,
-                    const char *claim, struct error **reterr)
+                    const char *claim, struct pod_events *ev, struct error **reterr)
 {
         cleanup_json json_t *pvc = NULL, *pv = NULL;
         cleanup_free char *file = NULL, *target = NULL, *device = NULL;
-        const char *driver, *handle, *fs_name;
         enum loopvol_fstype fstype;
         int r;
 
@@ -66,22 +192,16 @@ int pod_claim_setup(struct pod_host *h, struct pod_memory *p, const json_t *pod,
                             &pv, reterr);
         if (r < 0)
                 return r;
-        driver = json_path_string(pv, "spec.csi.driver");
-        handle = json_path_string(pv, "spec.csi.volumeHandle");
-        fs_name = json_path_string(pv, "spec.csi.fsType") ?: "ext4";
-        if (!driver || !streq(driver, LOCAL_LOOP_DRIVER) || !safe_handle(handle))
-                return error_set(reterr, EINVAL,
-                                 "PersistentVolume \"%s\" is not one flexlet can mount (csi "
-                                 "driver %s with a volume handle)",
-                                 json_path_string(pv, "metadata.name") ?: "", LOCAL_LOOP_DRIVER);
-        if (loopvol_fstype_from_string(fs_name, &fstype) < 0)
-                return error_set(reterr, EINVAL, "PersistentVolume \"%s\": fsType %s",
-                                 json_path_string(pv, "metadata.name") ?: "", fs_name);
-        file = xasprintf("%s/volumes/%s.img", h->data_dir, handle);
+        r = claim_volume(h, pv, &file, &fstype, reterr);
+        if (r < 0)
+                return r;
         target = volume_path(p, volume);
         r = record_claim(p, volume, file, reterr);
         if (r >= 0)
                 r = loopvol_attach(file, &device, reterr);
+        /* not mounted yet: a pending expansion grows offline here (ext4's way) */
+        if (r >= 0)
+                claim_expand(h, pvc, pv, file, ev);
         if (r >= 0)
                 r = loopvol_mount(file, target, fstype, reterr);
         return r < 0 ? r : 0;

@@ -40,6 +40,7 @@ struct pod_memory {
         bool mount_error_reported;
         time_t kill_deadline; /* 0: not terminating */
         time_t next_usage_check;
+        time_t next_claim_check;
         int64_t first_seen_ms; /* monotonic; 0 unless this process wrote pod.json */
         bool start_reported;   /* kubelet_pod_start_duration_seconds observed */
         bool sandbox_ready;    /* as the last step saw it */
@@ -77,6 +78,7 @@ struct pod_host {
         struct cgroup_manager *cgroups;
         const struct node_metrics *metrics;
         pod_claim_lookup_fn claim_lookup;
+        pod_claim_patch_fn claim_patch_status;
         void *claim_ud;
         struct pod_memory **pods;
         size_t n_pods;
@@ -108,7 +110,9 @@ void signal_run(struct step *s, struct container_memory *cm, int sig);
 /* Mounts the PersistentVolume bound to claim at the pod's folder for volume (attaching its loop
  * device). -EAGAIN with a message while the claim is not bound. Idempotent. */
 int pod_claim_setup(struct pod_host *h, struct pod_memory *p, const json_t *pod, const char *volume,
-                    const char *claim, struct error **reterr);
+                    const char *claim, struct pod_events *ev, struct error **reterr);
+/* The node's part of a volume expansion for the running pod's mounted claims (online). */
+void pod_claims_expand(struct step *s);
 /* Unmounts the pod's claim volumes (DATA/pods/<uid> = pod_dir) and detaches their devices
  * when no other mount uses them. */
 int pod_claims_teardown(struct pod_host *h, const char *pod_dir, struct error **reterr);

@@ -55,6 +55,8 @@
 #define KEEP_RUNS 2
 /* K8S: the eviction manager's housekeeping interval (--housekeeping-interval 10s) */
 #define USAGE_CHECK_S 10
+/* how often a running pod's claims are looked at for a filesystem to grow */
+#define CLAIM_CHECK_S 1
 
 void pod_events_release(struct pod_events *ev)
 {
@@ -213,6 +215,7 @@ int pod_host_open(const struct pod_host_options *o, struct pod_host **ret, struc
         h->volume_resize_on_v1 = o->memory_backed_volume_resize_cgroup_v1;
         h->metrics = o->metrics;
         h->claim_lookup = o->claim_lookup;
+        h->claim_patch_status = o->claim_patch_status;
         h->claim_ud = o->claim_ud;
         node_host_ip(h->host_ip, sizeof(h->host_ip));
         r = fs_mkdir_p(h->pods_dir, 0700);
@@ -354,7 +357,7 @@ char *volume_path(const struct pod_memory *p, const char *name)
 
 /* Makes every volume of the pod ready. The first volume that cannot be is named in *reterr. */
 static int pod_volumes_setup(struct pod_host *h, struct pod_memory *p, const json_t *pod,
-                             struct error **reterr)
+                             struct pod_events *ev, struct error **reterr)
 {
         int64_t pod_limit = -1;
         size_t i;
@@ -374,7 +377,7 @@ static int pod_volumes_setup(struct pod_host *h, struct pod_memory *p, const jso
                 if (!ed) {
                         const char *claim =
                                 json_path_string(v, "persistentVolumeClaim.claimName") ?: "";
-                        r = pod_claim_setup(h, p, pod, name, claim, reterr);
+                        r = pod_claim_setup(h, p, pod, name, claim, ev, reterr);
                         if (r < 0)
                                 return error_wrap(reterr,
                                                   "unmounted volumes=[%s], unattached volumes=[], "
@@ -1335,7 +1338,7 @@ int pod_worker_sync(struct pod_host *h, const json_t *pod, json_t **ret_status,
                 if (r < 0) {
                         add_event(ev, "Warning", "FailedCreatePodSandBox",
                                   xasprintf("Failed to create pod sandbox: %s", err->message));
-                } else if ((r = pod_volumes_setup(h, p, allocated, &err)) < 0) {
+                } else if ((r = pod_volumes_setup(h, p, allocated, ev, &err)) < 0) {
                         if (!p->mount_error_reported)
                                 add_event(ev, "Warning", "FailedMount",
                                           xasprintf("Unable to attach or mount volumes: %s",
@@ -1405,6 +1408,11 @@ int pod_worker_sync(struct pod_host *h, const json_t *pod, json_t **ret_status,
 
         if (p->prepared && sandbox_ready && !deleting && !p->evicted)
                 pod_resize_admit(&s);
+        if (p->prepared && sandbox_ready && !deleting && !p->evicted &&
+            s.now >= p->next_claim_check) {
+                p->next_claim_check = s.now + CLAIM_CHECK_S;
+                pod_claims_expand(&s);
+        }
         if (sandbox_ready || deleting) {
                 step_containers(&s, &pl, deleting || p->evicted);
                 if (p->prepared && sandbox_ready && !deleting && !p->evicted && !pl.done)

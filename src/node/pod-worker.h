@@ -19,6 +19,11 @@ struct node_metrics;
 typedef int (*pod_claim_lookup_fn)(void *ud, const char *ns, const char *claim, json_t **ret_pvc,
                                    json_t **ret_pv, struct error **reterr);
 
+/* Writes a claim's status subresource with a JSON merge patch (borrowed). -ESTALE on a
+ * conflict (409): read again and retry at the next sync. */
+typedef int (*pod_claim_patch_fn)(void *ud, const char *ns, const char *claim, const json_t *patch,
+                                  struct error **reterr);
+
 struct pod_host_options {
         const char *node_name;
         const char *data_dir;
@@ -29,8 +34,9 @@ struct pod_host_options {
         /* flexlet's feature gate MemoryBackedVolumeResizeCgroupV1: resize tmpfs volumes on a
          * cgroup v1 host too (KEP-6030 makes that Infeasible) */
         bool memory_backed_volume_resize_cgroup_v1;
-        const struct node_metrics *metrics; /* where to count; NULL: nowhere */
-        pod_claim_lookup_fn claim_lookup;   /* persistentVolumeClaim volumes; NULL: none */
+        const struct node_metrics *metrics;    /* where to count; NULL: nowhere */
+        pod_claim_lookup_fn claim_lookup;      /* persistentVolumeClaim volumes; NULL: none */
+        pod_claim_patch_fn claim_patch_status; /* the node's part of volume expansion */
         void *claim_ud;
 };
 

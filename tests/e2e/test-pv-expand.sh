@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# test-pv-expand.sh: a claim grows in place, as root, through kubectl against `flexlet serve`.
+# For each fsType, a pod writes 50MiB with a checksum to a 300Mi claim; the claim is patched to
+# 900Mi: the expander grows the file and the loop device, the node grows the filesystem (xfs and
+# btrfs online while the pod keeps running; ext4, whose online growth this kernel refuses
+# without CAP_SYS_RESOURCE, at the pod's next start, FileSystemResizePending meanwhile); the
+# checksum holds, df inside shows the new size, no resize condition is left.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../lib/tap.sh"
+. "$here/../lib/server.sh"
+. "$here/../lib/node.sh"
+node_require_root
+
+if ! node_start; then
+        not_ok "server starts with a node"
+        tap_done
+        exit 1
+fi
+
+pod() { # pod NAME CLAIM
+        cat <<JSON
+{"apiVersion":"v1","kind":"Pod","metadata":{"name":"$1"},
+ "spec":{"terminationGracePeriodSeconds":1,
+  "containers":[{"name":"c1","image":"busybox","command":["sh","-c",
+    "[ -f /data/blob ] || dd if=/dev/urandom of=/data/blob bs=1M count=50 2>/dev/null; sync; while true; do df -k /data | tail -1; sleep 0.5; done"],
+                 "volumeMounts":[{"name":"d","mountPath":"/data"}]}],
+  "volumes":[{"name":"d","persistentVolumeClaim":{"claimName":"$2"}}]}}
+JSON
+}
+df_kib() { k logs "$1" --tail=1 2>/dev/null | awk '{print $2}'; }
+host_sum() {
+        local uid
+        uid=$(k get pod "$1" -o jsonpath='{.metadata.uid}')
+        md5sum "$SERVER_DIR/data/pods/$uid/volumes/d/blob" 2>/dev/null | awk '{print $1}'
+}
+capacity() { k get pvc "$1" -o jsonpath='{.status.capacity.storage}'; }
+resize_conditions() {
+        k get pvc "$1" -o jsonpath='{range .status.conditions[*]}{.type}{" "}{end}'
+}
+pending_condition() {
+        k get pvc "$1" -o jsonpath='{.status.conditions[?(@.type=="FileSystemResizePending")].type}'
+}
+# until_eq WHAT WANT COMMAND...
+until_eq() {
+        local what=$1 want=$2 got=""
+        shift 2
+        for _ in $(seq 1 300); do
+                got=$("$@" 2>/dev/null)
+                [ "$got" = "$want" ] && break
+                sleep 0.2
+        done
+        check_equal "$what" "$want" "$got"
+}
+
+for fs in xfs btrfs ext4; do
+        cat <<JSON | k create -f - >/dev/null
+{"apiVersion":"storage.k8s.io/v1","kind":"StorageClass","metadata":{"name":"loop-$fs"},
+ "provisioner":"flexlet.io/local-loop","parameters":{"fsType":"$fs"},
+ "allowVolumeExpansion":true,"volumeBindingMode":"Immediate"}
+JSON
+        cat <<JSON | k create -f - >/dev/null
+{"apiVersion":"v1","kind":"PersistentVolumeClaim","metadata":{"name":"data-$fs"},
+ "spec":{"storageClassName":"loop-$fs","accessModes":["ReadWriteOnce"],"resources":{"requests":{"storage":"300Mi"}}}}
+JSON
+        pod "w-$fs" "data-$fs" | k create -f - >/dev/null
+        check "$fs: the pod runs on its 300Mi claim" k wait --for=condition=Ready "pod/w-$fs" --timeout=90s
+        for _ in $(seq 1 100); do [ -n "$(df_kib "w-$fs")" ] && break; sleep 0.2; done
+        sleep 1
+        sum=$(host_sum "w-$fs")
+        before=$(df_kib "w-$fs")
+        k patch pvc "data-$fs" -p '{"spec":{"resources":{"requests":{"storage":"900Mi"}}}}' >/dev/null
+        if [ "$fs" = ext4 ]; then
+                until_eq "$fs: online growth refused: FileSystemResizePending" "FileSystemResizePending" \
+                        pending_condition "data-$fs"
+                check_equal "$fs: capacity waits for the filesystem" "300Mi" "$(capacity "data-$fs")"
+                check "$fs: the pod is deleted" k delete pod "w-$fs" --timeout=30s
+                pod "w2-$fs" "data-$fs" | k create -f - >/dev/null
+                check "$fs: a new pod starts" k wait --for=condition=Ready "pod/w2-$fs" --timeout=90s
+                name="w2-$fs"
+        else
+                name="w-$fs"
+        fi
+        until_eq "$fs: the claim reports 900Mi" "900Mi" capacity "data-$fs"
+        until_eq "$fs: no resize condition is left" "" resize_conditions "data-$fs"
+        after=""
+        for _ in $(seq 1 100); do
+                after=$(df_kib "$name")
+                [ -n "$after" ] && [ -n "$before" ] && [ "$after" -gt $((before + 400000)) ] && break
+                sleep 0.2
+        done
+        if [ -n "$after" ] && [ -n "$before" ] && [ "$after" -gt $((before + 400000)) ]; then
+                ok "$fs: df inside shows the new size ($before KiB -> $after KiB)"
+        else
+                not_ok "$fs: df inside shows the new size" "$before KiB -> $after KiB"
+        fi
+        check_equal "$fs: the 50MiB keep their checksum" "$sum" "$(host_sum "$name")"
+        if [ "$fs" != ext4 ]; then
+                check_equal "$fs: grown while the pod kept running" "0" \
+                        "$(k get pod "$name" -o jsonpath='{.status.containerStatuses[0].restartCount}')"
+        fi
+        check "$fs: delete the pod and the claim" k delete pod "$name" --timeout=30s
+        check "$fs: the claim goes" k delete pvc "data-$fs" --timeout=60s
+done
+if [ "$(losetup -a | grep -c "$SERVER_DIR")" = 0 ]; then
+        ok "no loop device is left"
+else
+        not_ok "no loop device is left" "$(losetup -a)"
+fi
+tap_done
