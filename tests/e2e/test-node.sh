@@ -9,11 +9,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib/node.sh"
 node_require_root
 
-if ! node_start; then
-        not_ok "server starts with a node"
-        tap_done
-        exit 1
-fi
+node_test_start
 check_output "the node registers and is Ready" "condition met" k wait --for=condition=Ready node/test-node --timeout=30s
 
 # pod_manifest NAME LIMIT_MEMORY|none SIZE_LIMIT|none COMMAND

@@ -31,11 +31,7 @@ pv_cleanup() {
 }
 SERVER_CLEANUP=pv_cleanup
 
-if ! node_start; then
-        not_ok "server starts with a node"
-        tap_done
-        exit 1
-fi
+node_test_start
 VOLS=$SERVER_DIR/data/volumes
 
 # wait_for SECONDS COMMAND...: until the command succeeds.

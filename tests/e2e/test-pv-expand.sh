@@ -12,11 +12,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib/node.sh"
 node_require_root
 
-if ! node_start; then
-        not_ok "server starts with a node"
-        tap_done
-        exit 1
-fi
+node_test_start
 
 pod() { # pod NAME CLAIM
         cat <<JSON
@@ -41,17 +37,6 @@ resize_conditions() {
 pending_condition() {
         k get pvc "$1" -o jsonpath='{.status.conditions[?(@.type=="FileSystemResizePending")].type}'
 }
-# until_eq WHAT WANT COMMAND...
-until_eq() {
-        local what=$1 want=$2 got=""
-        shift 2
-        for _ in $(seq 1 300); do
-                got=$("$@" 2>/dev/null)
-                [ "$got" = "$want" ] && break
-                sleep 0.2
-        done
-        check_equal "$what" "$want" "$got"
-}
 
 for fs in xfs btrfs ext4; do
         cat <<JSON | k create -f - >/dev/null
@@ -71,7 +56,7 @@ JSON
         before=$(df_kib "w-$fs")
         k patch pvc "data-$fs" -p '{"spec":{"resources":{"requests":{"storage":"900Mi"}}}}' >/dev/null
         if [ "$fs" = ext4 ]; then
-                until_eq "$fs: online growth refused: FileSystemResizePending" "FileSystemResizePending" \
+                until_equal "$fs: online growth refused: FileSystemResizePending" "FileSystemResizePending" \
                         pending_condition "data-$fs"
                 check_equal "$fs: capacity waits for the filesystem" "300Mi" "$(capacity "data-$fs")"
                 check "$fs: the pod is deleted" k delete pod "w-$fs" --timeout=30s
@@ -81,8 +66,8 @@ JSON
         else
                 name="w-$fs"
         fi
-        until_eq "$fs: the claim reports 900Mi" "900Mi" capacity "data-$fs"
-        until_eq "$fs: no resize condition is left" "" resize_conditions "data-$fs"
+        until_equal "$fs: the claim reports 900Mi" "900Mi" capacity "data-$fs"
+        until_equal "$fs: no resize condition is left" "" resize_conditions "data-$fs"
         after=""
         for _ in $(seq 1 100); do
                 after=$(df_kib "$name")

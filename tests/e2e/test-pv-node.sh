@@ -11,11 +11,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib/node.sh"
 node_require_root
 
-if ! node_start; then
-        not_ok "server starts with a node"
-        tap_done
-        exit 1
-fi
+node_test_start
 
 pod() { # pod NAME COMMAND
         cat <<JSON

@@ -15,11 +15,7 @@ node_require_root
 MEMCG=/sys/fs/cgroup/memory/$NODE_CGROUP_ROOT
 GATES="MemoryBackedVolumeResizeCgroupV1=true"
 
-if ! node_start --feature-gates "$GATES"; then
-        not_ok "server starts with a node"
-        tap_done
-        exit 1
-fi
+node_test_start --feature-gates "$GATES"
 
 jp() { k get pod "$1" -o jsonpath="$2"; }
 cat <<'JSON' | k create -f - >/dev/null

@@ -16,11 +16,7 @@ MEMCG=/sys/fs/cgroup/memory/$NODE_CGROUP_ROOT
 start_node() {
         node_start --feature-gates MemoryBackedVolumeResizeCgroupV1=true
 }
-if ! start_node; then
-        not_ok "server starts with a node"
-        tap_done
-        exit 1
-fi
+node_test_start --feature-gates MemoryBackedVolumeResizeCgroupV1=true
 CPUCG=$(ls -d /sys/fs/cgroup/cpu,cpuacct/"$NODE_CGROUP_ROOT" /sys/fs/cgroup/cpu/"$NODE_CGROUP_ROOT" 2>/dev/null | head -1)
 
 wait_running() {
@@ -42,17 +38,6 @@ cg_file() {
         fi
         cat "$dir/$4" 2>/dev/null
 }
-# until_eq DESCRIPTION EXPECTED COMMAND...: polls (up to 30 s) until the output matches
-until_eq() {
-        local what=$1 want=$2 got=""
-        shift 2
-        for _ in $(seq 1 150); do
-                got=$("$@" 2>/dev/null)
-                [ "$got" = "$want" ] && break
-                sleep 0.2
-        done
-        check_equal "$what" "$want" "$got"
-}
 no_resize_conditions() {
         jp "$1" '{range .status.conditions[*]}{.type}{" "}{end}' | tr ' ' '\n' | grep -c '^PodResize'
 }
@@ -68,38 +53,38 @@ wait_running web
 cid=$(jp web '{.status.containerStatuses[0].containerID}')
 check_equal "cpu.shares of the container before" "512" "$(cg_file web c1 "$CPUCG" cpu.shares)"
 resize web '{"spec":{"containers":[{"name":"c1","resources":{"requests":{"cpu":"1500m","memory":"128Mi"},"limits":{"cpu":"2","memory":"512Mi"}}}]}}'
-until_eq "S1: the container's cpu.shares follow (1500m)" "1536" cg_file web c1 "$CPUCG" cpu.shares
-until_eq "S1: the container's CFS quota follows (2 cpus)" "200000" cg_file web c1 "$CPUCG" cpu.cfs_quota_us
-until_eq "the container's memory limit follows (512Mi)" "536870912" cg_file web c1 "$MEMCG" memory.limit_in_bytes
-until_eq "the pod cgroup's memory limit follows" "536870912" cg_file web "" "$MEMCG" memory.limit_in_bytes
-until_eq "status.resources reports the kernel's values" "1500m 2 512Mi" \
+until_equal "S1: the container's cpu.shares follow (1500m)" "1536" cg_file web c1 "$CPUCG" cpu.shares
+until_equal "S1: the container's CFS quota follows (2 cpus)" "200000" cg_file web c1 "$CPUCG" cpu.cfs_quota_us
+until_equal "the container's memory limit follows (512Mi)" "536870912" cg_file web c1 "$MEMCG" memory.limit_in_bytes
+until_equal "the pod cgroup's memory limit follows" "536870912" cg_file web "" "$MEMCG" memory.limit_in_bytes
+until_equal "status.resources reports the kernel's values" "1500m 2 512Mi" \
         jp web '{.status.containerStatuses[0].resources.requests.cpu} {.status.containerStatuses[0].resources.limits.cpu} {.status.containerStatuses[0].resources.limits.memory}'
 check_equal "allocatedResources is the new request" "1500m" "$(jp web '{.status.containerStatuses[0].allocatedResources.cpu}')"
-until_eq "no resize condition is left" "0" no_resize_conditions web
+until_equal "no resize condition is left" "0" no_resize_conditions web
 check_equal "same container, no restart" "$cid 0" "$(jp web '{.status.containerStatuses[0].containerID} {.status.containerStatuses[0].restartCount}')"
 events=$(k get events --field-selector involvedObject.name=web -o jsonpath='{range .items[*]}{.reason}{" "}{end}')
 for r in ResizeStarted ResizeCompleted; do
         case " $events " in *" $r "*) ok "event $r" ;; *) not_ok "event $r" "$events" ;; esac
 done
 resize web '{"spec":{"containers":[{"name":"c1","resources":{"requests":{"cpu":"250m","memory":"128Mi"},"limits":{"cpu":"500m","memory":"256Mi"}}}]}}'
-until_eq "S8: a decrease reaches the container (cpu.shares 256)" "256" cg_file web c1 "$CPUCG" cpu.shares
-until_eq "S8: and its memory limit (256Mi)" "268435456" cg_file web c1 "$MEMCG" memory.limit_in_bytes
-until_eq "S8: the pod memory limit shrinks after the container's" "268435456" cg_file web "" "$MEMCG" memory.limit_in_bytes
+until_equal "S8: a decrease reaches the container (cpu.shares 256)" "256" cg_file web c1 "$CPUCG" cpu.shares
+until_equal "S8: and its memory limit (256Mi)" "268435456" cg_file web c1 "$MEMCG" memory.limit_in_bytes
+until_equal "S8: the pod memory limit shrinks after the container's" "268435456" cg_file web "" "$MEMCG" memory.limit_in_bytes
 check_equal "still the same container" "$cid 0" "$(jp web '{.status.containerStatuses[0].containerID} {.status.containerStatuses[0].restartCount}')"
 
 # --- S10/S11: infeasible
 resize web '{"spec":{"containers":[{"name":"c1","resources":{"requests":{"cpu":"5"},"limits":{"cpu":"5"}}}]}}'
-until_eq "S11: more cpu than the node has is Infeasible" \
+until_equal "S11: more cpu than the node has is Infeasible" \
         "Infeasible Node didn't have enough capacity: cpu, requested: 5000, capacity: 4000" \
         jp web '{.status.conditions[?(@.type=="PodResizePending")].reason} {.status.conditions[?(@.type=="PodResizePending")].message}'
 check_equal "the allocation stays" "250m" "$(jp web '{.status.containerStatuses[0].allocatedResources.cpu}')"
 check_equal "the deprecated status.resize says so" "Infeasible" "$(jp web '{.status.resize}')"
 resize web '{"spec":{"containers":[{"name":"c1","resources":{"requests":{"cpu":"250m","memory":"4500Mi"},"limits":{"cpu":"500m","memory":"4500Mi"}}}]}}'
-until_eq "S10: more memory than the node has is Infeasible" \
+until_equal "S10: more memory than the node has is Infeasible" \
         "Infeasible Node didn't have enough capacity: memory, requested: 4718592000, capacity: 4294967296" \
         jp web '{.status.conditions[?(@.type=="PodResizePending")].reason} {.status.conditions[?(@.type=="PodResizePending")].message}'
 resize web '{"spec":{"containers":[{"name":"c1","resources":{"requests":{"cpu":"250m","memory":"128Mi"},"limits":{"cpu":"500m","memory":"256Mi"}}}]}}'
-until_eq "back to the allocation: no condition left" "0" no_resize_conditions web
+until_equal "back to the allocation: no condition left" "0" no_resize_conditions web
 
 # --- S9: deferred until another pod leaves
 cat <<'JSON' | k create -f - >/dev/null
@@ -110,13 +95,13 @@ cat <<'JSON' | k create -f - >/dev/null
 JSON
 wait_running big
 resize web '{"spec":{"containers":[{"name":"c1","resources":{"requests":{"cpu":"1500m","memory":"128Mi"},"limits":{"cpu":"2","memory":"256Mi"}}}]}}'
-until_eq "S9: a resize that does not fit now is Deferred" "Deferred" \
+until_equal "S9: a resize that does not fit now is Deferred" "Deferred" \
         jp web '{.status.conditions[?(@.type=="PodResizePending")].reason}'
 check_output "with the predicate's message" "Node didn't have enough resource: cpu" \
         jp web '{.status.conditions[?(@.type=="PodResizePending")].message}'
 check "the other pod leaves" k delete pod big --timeout=30s
-until_eq "the deferred resize proceeds on its own" "1500m" jp web '{.status.containerStatuses[0].allocatedResources.cpu}'
-until_eq "and reaches the cgroup" "1536" cg_file web c1 "$CPUCG" cpu.shares
+until_equal "the deferred resize proceeds on its own" "1500m" jp web '{.status.containerStatuses[0].allocatedResources.cpu}'
+until_equal "and reaches the cgroup" "1536" cg_file web c1 "$CPUCG" cpu.shares
 
 # --- S14: a memory limit below usage is an Error, retried; patching back clears it
 cat <<'JSON' | k create -f - >/dev/null
@@ -126,9 +111,9 @@ cat <<'JSON' | k create -f - >/dev/null
    "resources":{"requests":{"memory":"128Mi"},"limits":{"memory":"128Mi"}}}]}}
 JSON
 wait_running hungry
-until_eq "the container holds 40 MB" "40000000" k logs hungry
+until_equal "the container holds 40 MB" "40000000" k logs hungry
 resize hungry '{"spec":{"containers":[{"name":"c1","resources":{"requests":{"memory":"20Mi"},"limits":{"memory":"20Mi"}}}]}}'
-until_eq "S14: PodResizeInProgress reason Error" "Error" \
+until_equal "S14: PodResizeInProgress reason Error" "Error" \
         jp hungry '{.status.conditions[?(@.type=="PodResizeInProgress")].reason}'
 msg=$(jp hungry '{.status.conditions[?(@.type=="PodResizeInProgress")].message}')
 if echo "$msg" | grep -Eq 'memory limit \([0-9]+\) below current usage'; then
@@ -138,7 +123,7 @@ else
 fi
 check_equal "S14: the kernel keeps the previous limit" "134217728" "$(cg_file hungry c1 "$MEMCG" memory.limit_in_bytes)"
 resize hungry '{"spec":{"containers":[{"name":"c1","resources":{"requests":{"memory":"128Mi"},"limits":{"memory":"128Mi"}}}]}}'
-until_eq "S14: patching back clears the condition" "0" no_resize_conditions hungry
+until_equal "S14: patching back clears the condition" "0" no_resize_conditions hungry
 
 # --- S16: RestartContainer restarts just that container, with the new limits
 cat <<'JSON' | k create -f - >/dev/null
@@ -150,8 +135,8 @@ cat <<'JSON' | k create -f - >/dev/null
 JSON
 wait_running restarter
 resize restarter '{"spec":{"containers":[{"name":"c1","resources":{"requests":{"cpu":"200m","memory":"200Mi"},"limits":{"cpu":"200m","memory":"200Mi"}}}]}}'
-until_eq "S16: the container restarts once" "1" jp restarter '{.status.containerStatuses[0].restartCount}'
-until_eq "S16: running again" "true" jp restarter '{.status.containerStatuses[0].ready}'
+until_equal "S16: the container restarts once" "1" jp restarter '{.status.containerStatuses[0].restartCount}'
+until_equal "S16: running again" "true" jp restarter '{.status.containerStatuses[0].ready}'
 check_equal "S16: with the new cpu quota" "20000" "$(cg_file restarter c1 "$CPUCG" cpu.cfs_quota_us)"
 check_equal "S16: and memory limit" "209715200" "$(cg_file restarter c1 "$MEMCG" memory.limit_in_bytes)"
 check_output "S16: the kill says why" "resize requires restart" \
@@ -170,27 +155,27 @@ JSON
 wait_running vol
 vuid=$(jp vol '{.metadata.uid}')
 vdir="$SERVER_DIR/data/pods/$vuid/volumes/data"
-until_eq "80Mi of files written" "8" sh -c "ls '$vdir' | wc -l"
+until_equal "80Mi of files written" "8" sh -c "ls '$vdir' | wc -l"
 sleep 1
 sums=$(cd "$vdir" && md5sum f*)
 df_inside() { k logs vol --tail=1 | awk '{print $2}'; }
-until_eq "df inside: 100Mi" "102400" df_inside
+until_equal "df inside: 100Mi" "102400" df_inside
 resize vol '{"spec":{"volumes":[{"name":"data","emptyDir":{"medium":"Memory","sizeLimit":"200Mi"}}]}}'
-until_eq "grown live: df inside 200Mi" "204800" df_inside
-until_eq "the status reports the live size" "200Mi" jp vol '{.status.containerStatuses[0].volumeMounts[0].volumeStatus.emptyDir.sizeLimit}'
+until_equal "grown live: df inside 200Mi" "204800" df_inside
+until_equal "the status reports the live size" "200Mi" jp vol '{.status.containerStatuses[0].volumeMounts[0].volumeStatus.emptyDir.sizeLimit}'
 resize vol '{"spec":{"volumes":[{"name":"data","emptyDir":{"medium":"Memory","sizeLimit":"100Mi"}}]}}'
-until_eq "shrunk live: df inside 100Mi" "102400" df_inside
+until_equal "shrunk live: df inside 100Mi" "102400" df_inside
 check_equal "every file kept, byte for byte" "$sums" "$(cd "$vdir" && md5sum f*)"
 check_equal "no restart" "0" "$(jp vol '{.status.containerStatuses[0].restartCount}')"
 resize vol '{"spec":{"volumes":[{"name":"data","emptyDir":{"medium":"Memory","sizeLimit":"50Mi"}}]}}'
-until_eq "below usage: PodResizeInProgress Error" "Error" \
+until_equal "below usage: PodResizeInProgress Error" "Error" \
         jp vol '{.status.conditions[?(@.type=="PodResizeInProgress")].reason}'
 check_output "the message names the volume and the bytes in use" "bytes in use" \
         jp vol '{.status.conditions[?(@.type=="PodResizeInProgress")].message}'
 check_equal "the files stay" "$sums" "$(cd "$vdir" && md5sum f*)"
 rm -f "$vdir"/f5 "$vdir"/f6 "$vdir"/f7 "$vdir"/f8
-until_eq "after files are deleted, the retry succeeds: df inside 50Mi" "51200" df_inside
-until_eq "and the condition goes" "0" no_resize_conditions vol
+until_equal "after files are deleted, the retry succeeds: df inside 50Mi" "51200" df_inside
+until_equal "and the condition goes" "0" no_resize_conditions vol
 
 # --- combined: container memory 256Mi -> 512Mi with the volume 128Mi -> 384Mi, and back,
 #     observed from the host in the required order
@@ -261,7 +246,7 @@ kill -9 "$SERVER_PID"
 wait "$SERVER_PID" 2>/dev/null
 SERVER_PID=
 start_node >/dev/null
-until_eq "S20: after a restart the resize completes" "1024" cg_file web c1 "$CPUCG" cpu.shares
+until_equal "S20: after a restart the resize completes" "1024" cg_file web c1 "$CPUCG" cpu.shares
 check_equal "S20: allocated as accepted" "1" "$(jp web '{.status.containerStatuses[0].allocatedResources.cpu}')"
 check_equal "S20: the same container" "$cid" "$(jp web '{.status.containerStatuses[0].containerID}')"
 

@@ -44,3 +44,26 @@ node_require_root() {
                 exit 0
         fi
 }
+
+# node_test_start [flags...]: node_start for a test: a server that does not start is the test's
+# one failure, and the test ends there.
+node_test_start() {
+        if ! node_start "$@"; then
+                not_ok "server starts with a node"
+                tap_done
+                exit 1
+        fi
+}
+
+# until_equal WHAT WANT COMMAND...: runs COMMAND every 0.2 s, up to 60 s, until it prints WANT;
+# then checks it (what the kernel and the API reach asynchronously).
+until_equal() {
+        local what=$1 want=$2 got=""
+        shift 2
+        for _ in $(seq 1 300); do
+                got=$("$@" 2>/dev/null)
+                [ "$got" = "$want" ] && break
+                sleep 0.2
+        done
+        check_equal "$what" "$want" "$got"
+}
