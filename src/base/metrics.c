@@ -645,6 +645,20 @@ void metrics_collector_add(struct metrics_registry *reg, metrics_collect_fn fn, 
         pthread_mutex_unlock(&reg->lock);
 }
 
+void metrics_collector_remove(struct metrics_registry *reg, metrics_collect_fn fn, void *userdata)
+{
+        pthread_mutex_lock(&reg->lock);
+        for (size_t i = 0; i < reg->ncollectors; i++) {
+                if (reg->collectors[i].fn != fn || reg->collectors[i].userdata != userdata)
+                        continue;
+                memmove(&reg->collectors[i], &reg->collectors[i + 1],
+                        (reg->ncollectors - i - 1) * sizeof(*reg->collectors));
+                reg->ncollectors--;
+                break;
+        }
+        pthread_mutex_unlock(&reg->lock);
+}
+
 static int scrape_fail(struct metrics_scrape *scrape, int errnum, const char *fmt, const char *a)
 {
         if (scrape->r == 0)

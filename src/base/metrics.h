@@ -89,6 +89,9 @@ struct metric *metrics_collected_new(struct metrics_registry *reg, enum metric_t
                                      const char *name, const char *help,
                                      const char *const *label_names, struct error **reterr);
 void metrics_collector_add(struct metrics_registry *reg, metrics_collect_fn fn, void *userdata);
+/* Removes the collector added with fn and userdata; once it returns no render calls it any more
+ * (a render in progress finishes first), so userdata may be freed. */
+void metrics_collector_remove(struct metrics_registry *reg, metrics_collect_fn fn, void *userdata);
 /* Reports one value. -EINVAL for a family that is not a collected family of this registry or
  * bad label values, -EEXIST when these label values were reported before in this scrape
  * (client_golang's Gather refuses such a duplicate). Any failure also fails the render. */

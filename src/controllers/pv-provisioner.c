@@ -277,6 +277,10 @@ void pv_watch_stop(struct pv_watch *w)
         atomic_store(&w->stop, true);
         pthread_mutex_lock(&w->lock);
         pthread_cond_broadcast(&w->wake);
+        /* the watch threads may be blocked waiting for events: end their transfers now */
+        for (size_t i = 0; i < w->n; i++)
+                if (w->colls[i].client)
+                        api_client_cancel(w->colls[i].client);
         pthread_mutex_unlock(&w->lock);
         pv_watch_unref(w);
 }

@@ -13,6 +13,7 @@
 
 #include "base/alloc.h"
 #include "base/json.h"
+#include "base/metrics.h"
 #include "base/quantity.h"
 #include "client/client.h"
 #include "client/event.h"
@@ -35,6 +36,7 @@ struct node_agent {
         char *node_name, *data_dir, *allocatable;
         struct api_client *watch_client, *sync_client, *beat_client;
         struct pod_host *host;
+        struct metrics_registry *registry; /* where the volume stats collector is */
         struct kubelet_server *kubelet;
         struct node_metrics metrics;
 
@@ -459,6 +461,9 @@ static bool gate_enabled(const char *gates, const char *gate)
 
 static void agent_free(struct node_agent *a)
 {
+        /* no scrape may read the host once it is gone */
+        if (a->registry)
+                metrics_collector_remove(a->registry, pod_host_collect_volume_stats, a->host);
         kubelet_server_stop(a->kubelet);
         api_client_free(a->watch_client);
         api_client_free(a->sync_client);
@@ -523,6 +528,10 @@ int node_agent_start(const struct node_agent_options *o, struct node_agent **ret
                         .claim_ud = a
                 };
                 r = pod_host_open(&ho, &a->host, reterr);
+                if (r >= 0 && o->metrics) {
+                        a->registry = o->metrics;
+                        metrics_collector_add(o->metrics, pod_host_collect_volume_stats, a->host);
+                }
         }
         if (r >= 0) {
                 struct kubelet_server_options ko = { .listen = "0.0.0.0:0",

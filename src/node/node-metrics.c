@@ -11,6 +11,20 @@ static const double pod_start_buckets[] = { 0.5, 1,   2,   3,    4,    5,    6, 
                                             20,  30,  45,  60,   120,  180,  240, 300, 360,
                                             480, 600, 900, 1200, 1800, 2700, 3600 };
 
+/* K8S: pkg/kubelet/metrics/collectors/volume_stats.go, in struct node_metrics' order */
+static const struct {
+        const char *name, *help;
+} volume_stats[6] = {
+        { "kubelet_volume_stats_capacity_bytes", "[ALPHA] Capacity in bytes of the volume" },
+        { "kubelet_volume_stats_available_bytes",
+          "[ALPHA] Number of available bytes in the volume" },
+        { "kubelet_volume_stats_used_bytes", "[ALPHA] Number of used bytes in the volume" },
+        { "kubelet_volume_stats_inodes", "[ALPHA] Maximum number of inodes in the volume" },
+        { "kubelet_volume_stats_inodes_free", "[ALPHA] Number of free inodes in the volume" },
+        { "kubelet_volume_stats_inodes_used", "[ALPHA] Number of used inodes in the volume" },
+};
+static const char *const claim_labels[] = { "namespace", "persistentvolumeclaim", NULL };
+
 /* K8S: PodResizeDurationMilliseconds buckets */
 static const double resize_buckets[] = { 10,    50,    100,   500,   1000,   2000,   5000,
                                          10000, 20000, 30000, 60000, 120000, 300000, 600000 };
@@ -89,6 +103,13 @@ int node_metrics_register(struct metrics_registry *reg, const char *node_name,
                         "[ALPHA] Number of infeasible resizes for pods, by the reason they are "
                         "infeasible",
                         detail_label, reterr);
+        for (size_t i = 0; i < 6 && m.infeasible_resizes; i++) {
+                m.volume_stats[i] =
+                        metrics_collected_new(reg, METRIC_GAUGE, volume_stats[i].name,
+                                              volume_stats[i].help, claim_labels, reterr);
+                if (!m.volume_stats[i])
+                        return -EINVAL;
+        }
         if (!m.infeasible_resizes)
                 return -EINVAL;
         (void) metrics_set(m.node_name, node, 1);

@@ -21,6 +21,9 @@ struct node_metrics {
         struct metric *pending_resizes;     /* kubelet_pod_pending_resizes{reason} */
         struct metric *in_progress_resizes; /* kubelet_pod_in_progress_resizes */
         struct metric *infeasible_resizes; /* kubelet_pod_infeasible_resizes_total{reason_detail} */
+        /* kubelet_volume_stats_{capacity,available,used}_bytes and _inodes{,_free,_used}
+         * {namespace,persistentvolumeclaim}: collected at scrape time */
+        struct metric *volume_stats[6];
 };
 
 /* Registers the families in reg and sets kubelet_node_name. */

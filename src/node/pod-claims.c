@@ -16,8 +16,10 @@
 #include "base/alloc.h"
 #include "base/fs.h"
 #include "base/json.h"
+#include "base/metrics.h"
 #include "base/quantity.h"
 #include "base/timeutil.h"
+#include "node/node-metrics.h"
 #include "node/pod-worker-internal.h"
 #include "node/volume/loopvol.h"
 
@@ -204,7 +206,14 @@ int pod_claim_setup(struct pod_host *h, struct pod_memory *p, const json_t *pod,
                 claim_expand(h, pvc, pv, file, ev);
         if (r >= 0)
                 r = loopvol_mount(file, target, fstype, reterr);
-        return r < 0 ? r : 0;
+        if (r < 0)
+                return r;
+        pthread_mutex_lock(&h->claims_lock);
+        json_object_set_new(
+                h->mounted_claims, target,
+                json_pack("[s,s]", json_path_string(pod, "metadata.namespace") ?: "", claim));
+        pthread_mutex_unlock(&h->claims_lock);
+        return 0;
 }
 
 int pod_claims_teardown(struct pod_host *h, const char *pod_dir, struct error **reterr)
@@ -215,7 +224,6 @@ int pod_claims_teardown(struct pod_host *h, const char *pod_dir, struct error **
         json_t *file;
         int r = 0;
 
-        (void) h;
         if (dfd < 0)
                 return errno == ENOENT ? 0 : error_set(reterr, errno, "open %s: %m", pod_dir);
         if (fs_read_json_at(dfd, CLAIMS_FILE, &claims) < 0) {
@@ -230,9 +238,42 @@ int pod_claims_teardown(struct pod_host *h, const char *pod_dir, struct error **
                 r = loopvol_unmount(target, false, reterr);
                 if (r < 0)
                         return r;
+                pthread_mutex_lock(&h->claims_lock);
+                json_object_del(h->mounted_claims, target);
+                pthread_mutex_unlock(&h->claims_lock);
                 /* Another pod of this node may still have it mounted: then it stays attached
                  * (a volume in use is never detached). */
                 (void) loopvol_detach(json_string_value(file), &derr);
+        }
+        return 0;
+}
+
+int pod_host_collect_volume_stats(struct metrics_scrape *scrape, void *ud, struct error **reterr)
+{
+        struct pod_host *h = ud;
+        cleanup_json json_t *mounted = NULL;
+        const char *path;
+        json_t *who;
+
+        (void) reterr;
+        if (!h->metrics)
+                return 0;
+        pthread_mutex_lock(&h->claims_lock);
+        mounted = json_deep_copy(h->mounted_claims);
+        pthread_mutex_unlock(&h->claims_lock);
+        json_object_foreach(mounted, path, who) {
+                const char *labels[] = { json_string_value(json_array_get(who, 0)),
+                                         json_string_value(json_array_get(who, 1)), NULL };
+                struct loopvol_stats st;
+
+                /* K8S: a volume that cannot be measured is left out of this scrape */
+                if (loopvol_stats(path, &st, NULL) < 0)
+                        continue;
+                const int64_t values[6] = { st.capacity_bytes, st.available_bytes, st.used_bytes,
+                                            st.inodes,         st.inodes_free,     st.inodes_used };
+                for (size_t i = 0; i < 6; i++)
+                        (void) metrics_scrape_set(scrape, h->metrics->volume_stats[i], labels,
+                                                  (double) values[i]);
         }
         return 0;
 }

@@ -5,6 +5,7 @@
 #define FLEXLET_NODE_POD_WORKER_INTERNAL_H
 
 #include <jansson.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <time.h>
@@ -80,6 +81,10 @@ struct pod_host {
         pod_claim_lookup_fn claim_lookup;
         pod_claim_patch_fn claim_patch_status;
         void *claim_ud;
+        /* the claims mounted here, mount point -> [namespace, claim]: read by the volume stats
+         * collector on a scrape thread, hence the lock */
+        pthread_mutex_t claims_lock;
+        json_t *mounted_claims;
         struct pod_memory **pods;
         size_t n_pods;
 };

@@ -214,6 +214,8 @@ int pod_host_open(const struct pod_host_options *o, struct pod_host **ret, struc
         h->allocatable_milli_cpu = o->allocatable_milli_cpu;
         h->volume_resize_on_v1 = o->memory_backed_volume_resize_cgroup_v1;
         h->metrics = o->metrics;
+        pthread_mutex_init(&h->claims_lock, NULL);
+        h->mounted_claims = json_object();
         h->claim_lookup = o->claim_lookup;
         h->claim_patch_status = o->claim_patch_status;
         h->claim_ud = o->claim_ud;
@@ -255,6 +257,8 @@ struct pod_host *pod_host_free(struct pod_host *h)
                 pod_memory_free(h->pods[i]);
         free(h->pods);
         cgroup_manager_free(h->cgroups);
+        json_decref(h->mounted_claims);
+        pthread_mutex_destroy(&h->claims_lock);
         free(h->node_name);
         free(h->data_dir);
         free(h->pods_dir);

@@ -71,6 +71,11 @@ int pod_worker_sync(struct pod_host *h, const json_t *pod, json_t **ret_status,
  * sortPendingResizes), so each admission sees the allocations accepted before it. */
 json_t *pod_host_sync_order(struct pod_host *h, const json_t *pods);
 
+/* metrics_collect_fn (ud: the pod host): kubelet_volume_stats_* of the claims mounted here,
+ * measured at scrape time. Safe from any thread while the host lives. */
+struct metrics_scrape;
+int pod_host_collect_volume_stats(struct metrics_scrape *scrape, void *ud, struct error **reterr);
+
 /* Sets the gauges of running pods and containers from what the last steps observed. */
 void pod_host_update_metrics(struct pod_host *h);
 

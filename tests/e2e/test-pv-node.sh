@@ -60,6 +60,9 @@ if [ -n "$sum" ] && [ "$got" = "$sum" ]; then
 else
         not_ok "the data outlived the first pod, byte for byte" "wrote $sum, read $got"
 fi
+check_output "/metrics has the claim's volume stats" \
+        'kubelet_volume_stats_capacity_bytes{namespace="default",persistentvolumeclaim="data"}' \
+        k get --raw /metrics
 check "delete the reader and the claim" k delete pod reader --timeout=30s
 check "the claim goes" k delete pvc data --timeout=60s
 if [ "$(losetup -a | grep -c "$SERVER_DIR")" = 0 ] && ! grep -q "$SERVER_DIR/data/pods" /proc/self/mountinfo; then

@@ -655,6 +655,19 @@ static void test_collectors(void **state)
                            "# TYPE scrapes_total counter\n"
                            "scrapes_total 2\n");
 
+        /* A removed collector is not called again; the other stays. */
+        metrics_collector_remove(reg, collect_pods, &s);
+        assert_render(reg, "# HELP node_cpu_usage_seconds_total [ALPHA] CPU.\n"
+                           "# TYPE node_cpu_usage_seconds_total counter\n"
+                           "node_cpu_usage_seconds_total 12345.678\n"
+                           "# HELP scrapes_total Scrapes.\n"
+                           "# TYPE scrapes_total counter\n"
+                           "scrapes_total 2\n");
+        metrics_collector_remove(reg, collect_cpu, &s);
+        metrics_collector_add(reg, collect_pods, &s);
+        metrics_collector_add(reg, collect_cpu, &s);
+        s.npods = 0;
+
         /* K8S: client_golang's Gather refuses the same label values twice in one scrape. */
         s.mode = 1;
         assert_render_fails(
