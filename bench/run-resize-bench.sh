@@ -14,7 +14,7 @@
 # series), WARMUP (resizes before the measured series, default PODS), FLOOR_RUNS (2000),
 # TRACE_RESIZES (200; 0: no uprobe trace), PROFILE_RESIZES (200; 0: no perf profile),
 # BENCH_TMPDIR (parent of the data dirs; default $TMPDIR or /tmp), RAW_DIR (if set, the perf
-# data, probe scripts and per-resize timestamps are copied there).
+# data, probe scripts and per-resize timestamps are copied there; they are made on /dev/shm).
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
@@ -50,6 +50,14 @@ source tests/lib/server.sh
 
 SERVER_DIR=$(mktemp -d "${BENCH_TMPDIR:-${TMPDIR:-/tmp}}/flexlet-resizebench.XXXXXX")
 FLOOR_DIR="$SERVER_DIR/floor"
+# perf's output and the per-resize files, on a tmpfs when there is one: perf writing to the data
+# dir's disk would slow the agent's fsyncs it measures
+if [ "$(stat -fc %T /dev/shm 2>/dev/null)" = tmpfs ]; then
+        WORK_DIR=$(mktemp -d /dev/shm/flexlet-resizebench.XXXXXX)
+else
+        WORK_DIR="$SERVER_DIR/work"
+        mkdir -p "$WORK_DIR"
+fi
 CGROUP_ROOT="flexlet-resizebench-$$"
 FLOOR_CGROUP="flexlet-resizebench-floor-$$"
 PROBE_GROUP="resizebench$$"
@@ -99,7 +107,7 @@ server_cleanup() {
         done
         awk -v dir="$SERVER_DIR/" 'index($5, dir) == 1 {print $5}' /proc/self/mountinfo |
                 sort -r | xargs -r -n1 umount -l 2>/dev/null
-        rm -rf --one-file-system "$SERVER_DIR"
+        rm -rf --one-file-system "$SERVER_DIR" "$WORK_DIR"
 }
 trap server_cleanup EXIT
 trap 'exit 130' INT TERM
@@ -218,22 +226,22 @@ trace() { # KIND COUNT|burst KEY: a traced series, or a traced burst up, each af
                 series "$key.control" "$kind" "$count"
         fi
         perf record -q -k CLOCK_MONOTONIC -e "$PROBE_GROUP:*" -p "$SERVER_PID" \
-                -o "$SERVER_DIR/$key.data" >/dev/null 2>&1 &
+                -o "$WORK_DIR/$key.data" >/dev/null 2>&1 &
         pid=$!
         PERF_PIDS=("$pid")
         sleep 1
         if [ "$count" = burst ]; then
                 align "$kind"
-                rb burst "${API[@]}" --kind "$kind" --up --key "$key.e2e" --events "$SERVER_DIR/$key.events"
+                rb burst "${API[@]}" --kind "$kind" --up --key "$key.e2e" --events "$WORK_DIR/$key.events"
         else
-                series "$key.e2e" "$kind" "$count" --events "$SERVER_DIR/$key.events"
+                series "$key.e2e" "$kind" "$count" --events "$WORK_DIR/$key.events"
         fi
         sleep 1
         kill -INT "$pid"
         wait "$pid" || true
         PERF_PIDS=()
-        perf script -i "$SERVER_DIR/$key.data" -F tid,time,event --ns >"$SERVER_DIR/$key.txt" 2>/dev/null
-        rb analyze --events "$SERVER_DIR/$key.events" --probes "$SERVER_DIR/$key.txt" --key "$key"
+        perf script -i "$WORK_DIR/$key.data" -F tid,time,event --ns >"$WORK_DIR/$key.txt" 2>/dev/null
+        rb analyze --events "$WORK_DIR/$key.events" --probes "$WORK_DIR/$key.txt" --key "$key"
 }
 if [ "${#PROBES[@]}" -gt 0 ]; then
         log "traced: $TRACE_RESIZES limit resizes, $TRACE_RESIZES volume resizes (uprobes: ${PROBES[*]})"
@@ -295,7 +303,7 @@ if [ "$PROFILE_RESIZES" -gt 0 ] && command -v perf >/dev/null; then
         log "perf profile of flexlet serve over $PROFILE_RESIZES limit resizes"
         load profile
         perf record -q -e cpu-clock -F 999 --call-graph dwarf,16384 -p "$SERVER_PID" \
-                -o "$SERVER_DIR/perf.data" >/dev/null 2>&1 &
+                -o "$WORK_DIR/perf.data" >/dev/null 2>&1 &
         PERF_PIDS=("$!")
         sleep 1
         t0=$(date +%s.%N)
@@ -304,11 +312,11 @@ if [ "$PROFILE_RESIZES" -gt 0 ] && command -v perf >/dev/null; then
         kill -INT "${PERF_PIDS[0]}"
         wait "${PERF_PIDS[0]}" || true
         PERF_PIDS=()
-        PERF_FLAT=$(perf report -i "$SERVER_DIR/perf.data" --stdio --no-children -g none \
+        PERF_FLAT=$(perf report -i "$WORK_DIR/perf.data" --stdio --no-children -g none \
                 --sort dso,symbol --percent-limit 2 2>/dev/null | grep -v -e '^#' -e '^$' | sed 's/[[:space:]-]*$//' | head -15 || true)
-        perf script -i "$SERVER_DIR/perf.data" -F tid,ip,sym >"$SERVER_DIR/perf.txt" 2>/dev/null || true
-        profile_breakdown "$SERVER_DIR/perf.txt" >"$SERVER_DIR/profile.tsv"
-        PROFILE_SAMPLES=$(awk -F'\t' '{ n += $3 } END { print n + 0 }' "$SERVER_DIR/profile.tsv")
+        perf script -i "$WORK_DIR/perf.data" -F tid,ip,sym >"$WORK_DIR/perf.txt" 2>/dev/null || true
+        profile_breakdown "$WORK_DIR/perf.txt" >"$WORK_DIR/profile.tsv"
+        PROFILE_SAMPLES=$(awk -F'\t' '{ n += $3 } END { print n + 0 }' "$WORK_DIR/profile.tsv")
         # per thread, then its parts, largest first; a sample is 1/999 s of CPU
         PROFILE_ROWS=$(awk -F'\t' -v total="$PROFILE_SAMPLES" -v resizes="$PROFILE_RESIZES" '
                 { T[$1] += $3; S[$1 "\t" $2] = $3 }
@@ -322,12 +330,12 @@ if [ "$PROFILE_RESIZES" -gt 0 ] && command -v perf >/dev/null; then
                                         printf "%.0f\t| &nbsp;&nbsp;%s | %.1f | %.2f |\n", T[t] * 1e7 + S[k], p[2], 100 * S[k] / total, S[k] / 0.999 / resizes
                                 }
                         }
-                }' "$SERVER_DIR/profile.tsv" | sort -t$'\t' -k1,1nr | cut -f2-)
+                }' "$WORK_DIR/profile.tsv" | sort -t$'\t' -k1,1nr | cut -f2-)
 fi
 
 if [ -n "${RAW_DIR:-}" ]; then
         mkdir -p "$RAW_DIR"
-        cp "$SERVER_DIR"/*.data "$SERVER_DIR"/*.events "$SERVER_DIR"/*.txt "$SERVER_DIR"/*.tsv "$RAW_DIR"/ 2>/dev/null || true
+        cp "$WORK_DIR"/* "$RAW_DIR"/ 2>/dev/null || true
         cp "$FLEXLET_BIN" "$RAW_DIR"/ # perf report needs the binary it profiled
 fi
 log "deleting the pods"
@@ -357,8 +365,8 @@ ratio_ms_us() {
 # pct A B: 100 * A / B
 # prof WHAT: % of the profile's samples charged to WHAT (profile_breakdown's second column)
 prof() {
-        [ -s "$SERVER_DIR/profile.tsv" ] || { echo "?"; return; }
-        awk -F'\t' -v w="$1" '{ t += $3; if ($2 == w) n += $3 } END { if (t) printf "%.0f", 100 * n / t; else print "?" }' "$SERVER_DIR/profile.tsv"
+        [ -s "$WORK_DIR/profile.tsv" ] || { echo "?"; return; }
+        awk -F'\t' -v w="$1" '{ t += $3; if ($2 == w) n += $3 } END { if (t) printf "%.0f", 100 * n / t; else print "?" }' "$WORK_DIR/profile.tsv"
 }
 pct() { awk -v a="$(v "$1")" -v b="$(v "$2")" 'BEGIN { if (a == "?" || b == "?" || b == 0) print "?"; else printf "%.0f", 100 * a / b }'; }
 
@@ -479,7 +487,9 @@ out="bench/results/resize-$(date -u +%F).md"
                 echo "**Pass A** is the first pass that starts after the new spec reached the watch (a pass already"
                 echo "running took its snapshot before), **pass B** the next. What the probes cost: p50 $(f trace.limits.e2e.latency_ms.p50) (limits)"
                 echo "and $(f trace.volume.e2e.latency_ms.p50) (volume) traced, $(f trace.limits.control.latency_ms.p50) and $(f trace.volume.control.latency_ms.p50) in the same series run untraced just before"
-                echo "(the burst: $(f trace.burst.e2e.total_ms 0) against $(f trace.burst.control.total_ms 0)); the breakdown below is of the traced runs."
+                echo "(the burst: $(f trace.burst.e2e.total_ms 0) against $(f trace.burst.control.total_ms 0)); the difference is the probes plus whatever else the shared"
+                echo "machine did meanwhile (its fsync latency varies tenfold from minute to minute). The breakdown"
+                echo "below is of the traced runs."
                 echo
                 echo "| ms from the PATCH | → new spec seen | → pass A starts | → the pod's step starts (the other pods' steps) | the pod's step | → pass A ends (its status PATCH, event) | pass A end → done seen (pass B) | total |"
                 echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
@@ -586,7 +596,7 @@ out="bench/results/resize-$(date -u +%F).md"
                 echo "  $(f trace.burst.window.step_ms 0) ms (checkpoints $(f trace.burst.window.ckpt_ms 0) of them), and $(v trace.burst.window.req_n) requests (status PATCHes and events),"
                 echo "  sent one after the other on the sync thread, $(f trace.burst.window.req_ms 0) ms."
                 echo "- **CPU.** The agent's sync loop's largest parts in the profile:"
-                echo "  $(awk -F'\t' '{ t += $3; if ($1 == "agent sync loop") { S[$2] += $3 } } END { for (k in S) printf "%d\t%s %.0f%%\n", S[k], k, 100 * S[k] / t }' "$SERVER_DIR/profile.tsv" | sort -nr | head -6 | cut -f2 | paste -sd';' | sed 's/;/, /g') of serve's CPU."
+                echo "  $(awk -F'\t' '{ t += $3; if ($1 == "agent sync loop") { S[$2] += $3 } } END { for (k in S) printf "%d\t%s %.0f%%\n", S[k], k, 100 * S[k] / t }' "$WORK_DIR/profile.tsv" | sort -nr | head -6 | cut -f2 | paste -sd';' | sed 's/;/, /g') of serve's CPU."
         fi
 } >"$out"
 cat "$out"
