@@ -16,7 +16,7 @@ static const struct schema_field host_path_volume_source_fields[] = {
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
-static const struct schema schema_host_path_volume_source =
+const struct schema schema_host_path_volume_source =
         SCHEMA_STRUCT("HostPathVolumeSource", host_path_volume_source_fields);
 
 static const struct schema schema_storage_medium = SCHEMA_NAMED(SCHEMA_STRING, "v1.StorageMedium");

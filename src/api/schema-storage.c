@@ -56,19 +56,6 @@ const struct schema schema_storage_class = SCHEMA_STRUCT("StorageClass", storage
 
 /* ---- core/v1 PersistentVolume ---- */
 
-static const struct schema schema_host_path_type = SCHEMA_NAMED(SCHEMA_STRING, "v1.HostPathType");
-
-/* core/v1 HostPathVolumeSource */
-/* clang-format off */
-static const struct schema_field host_path_fields[] = {
-        { "path", &schema_string },
-        { "type", &schema_host_path_type },
-        SCHEMA_FIELDS_END,
-};
-/* clang-format on */
-static const struct schema schema_host_path =
-        SCHEMA_STRUCT("HostPathVolumeSource", host_path_fields);
-
 /* core/v1 LocalVolumeSource */
 /* clang-format off */
 static const struct schema_field local_fields[] = {
@@ -122,7 +109,7 @@ static const struct schema schema_volume_node_affinity =
 /* clang-format off */
 static const struct schema_field persistent_volume_spec_fields[] = {
         { "capacity", &schema_resource_list },
-        { "hostPath", &schema_host_path },
+        { "hostPath", &schema_host_path_volume_source },
         { "local", &schema_local },
         { "csi", &schema_csi },
         { "accessModes", SCHEMA_ATOMIC_LIST(&schema_persistent_volume_access_mode) },

@@ -29,7 +29,8 @@ extern const struct schema schema_object_meta, schema_list_meta, schema_type_met
 extern const struct schema schema_resource_requirements, schema_resource_list,
         schema_resource_claim, schema_object_reference, schema_condition_status,
         schema_taint_effect, schema_node_selector, schema_persistent_volume_claim_spec,
-        schema_persistent_volume_access_mode, schema_persistent_volume_mode;
+        schema_persistent_volume_access_mode, schema_persistent_volume_mode,
+        schema_host_path_volume_source;
 
 /* ---- leaves ---- */
 extern const struct schema schema_any, schema_string, schema_int32, schema_int64, schema_float64,
