@@ -30,6 +30,7 @@
 #include "base/json.h"
 #include "base/strbuf.h"
 #include "client/client.h"
+#include "bench-util.h"
 
 #define CPU_LOW          "100m"
 #define CPU_HIGH         "200m"
@@ -107,26 +108,6 @@ struct worker {
         bool time_capped;
         char *setup_error;
 };
-
-static _noreturn_ _printf_(1, 2) void die(const char *fmt, ...)
-{
-        va_list ap;
-
-        (void) fputs("api-bench: ", stderr);
-        va_start(ap, fmt);
-        (void) vfprintf(stderr, fmt, ap);
-        va_end(ap);
-        (void) fputc('\n', stderr);
-        exit(1);
-}
-
-static int64_t now_ns(void)
-{
-        struct timespec ts;
-
-        (void) clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (int64_t) ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 static char *read_token(const char *path)
 {

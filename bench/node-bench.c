@@ -43,59 +43,13 @@
 #include "node/cgroup/cgroup.h"
 #include "node/runtime/runtime.h"
 #include "node/volume/emptydir.h"
+#include "bench-util.h"
 
 extern char **environ;
 
 #define MAX_PIDS 65536
 
-static _noreturn_ _printf_(1, 2) void die(const char *fmt, ...)
-{
-        va_list ap;
-
-        (void) fputs("node-bench: ", stderr);
-        va_start(ap, fmt);
-        (void) vfprintf(stderr, fmt, ap);
-        va_end(ap);
-        (void) fputc('\n', stderr);
-        exit(1);
-}
-
-static int64_t now_ns(void)
-{
-        struct timespec ts;
-
-        (void) clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (int64_t) ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-static double ms_since(int64_t t0, int64_t t1)
-{
-        return (double) (t1 - t0) / 1e6;
-}
-
 /* ------------------------------------------------------------------ statistics */
-
-static int cmp_double(const void *a, const void *b)
-{
-        double x = *(const double *) a, y = *(const double *) b;
-
-        return x < y ? -1 : x > y;
-}
-
-/* Nearest-rank percentile of sorted values. */
-static double percentile(const double *sorted, size_t n, double p)
-{
-        size_t rank;
-
-        if (n == 0)
-                return 0;
-        rank = (size_t) (p * (double) n + 0.999999);
-        if (rank < 1)
-                rank = 1;
-        if (rank > n)
-                rank = n;
-        return sorted[rank - 1];
-}
 
 /* Prints <key>.n/.p50/.p99/.max/.mean of v (sorted in place), in the unit of v (ms or us). */
 static void print_stats(const char *key, double *v, size_t n)
@@ -456,7 +410,7 @@ static void floor_start(struct floor *f, struct floor_pod *p, double *ret_sandbo
 
         if (runtime_sandbox_start(&ss, &pid, &err) < 0)
                 die("sandbox %s: %s", p->uid, err->message);
-        *ret_sandbox_ms = ms_since(t0, now_ns());
+        *ret_sandbox_ms = ms_between(t0, now_ns());
         runtime_container_spec_use_image(&spec, &f->img);
         spec.state_dir = p->container;
         spec.sandbox_dir = p->sandbox;
@@ -506,11 +460,11 @@ static void floor_start_all(struct floor *f, unsigned round, const char *key)
                 floor_prepare(f, &f->pods[i]);
                 t1 = now_ns();
                 floor_start(f, &f->pods[i], &sb[i]);
-                prep[i] = ms_since(t0, t1);
-                rt[i] = ms_since(t1, now_ns());
+                prep[i] = ms_between(t0, t1);
+                rt[i] = ms_between(t1, now_ns());
                 pod[i] = prep[i] + rt[i];
         }
-        (void) printf("%s.total_ms %.3f\n", key, ms_since(t_all, now_ns()));
+        (void) printf("%s.total_ms %.3f\n", key, ms_between(t_all, now_ns()));
         print_stats(krt, rt, f->n);
         print_stats(kprep, prep, f->n);
         print_stats(kpod, pod, f->n);
@@ -549,13 +503,14 @@ static void kill_floor(const struct proc_set *ps, bool everything, const char *k
                         die("%zu processes outlive SIGKILL", alive);
                 for (size_t i = 0; i < n; i++)
                         if (pfds[i].fd >= 0 && pfds[i].revents) {
-                                exited[i] = ms_since(t0, now_ns());
+                                exited[i] = ms_between(t0, now_ns());
                                 (void) close(pfds[i].fd);
                                 pfds[i].fd = -1; /* poll ignores negative fds */
                                 alive--;
                         }
         }
-        (void) printf("%s.processes %zu\n%s.total_ms %.3f\n", key, n, key, ms_since(t0, now_ns()));
+        (void) printf("%s.processes %zu\n%s.total_ms %.3f\n", key, n, key,
+                      ms_between(t0, now_ns()));
         if (getenv("NODE_BENCH_DEBUG"))
                 for (size_t i = 0; i < n; i++)
                         (void) fprintf(stderr, "%s %d exited after %.3f ms\n",
@@ -602,7 +557,7 @@ static int cmd_runtime(const char *data, const char *cgroup_root, size_t n)
         t0 = now_ns();
         for (size_t i = 0; i < n; i++)
                 floor_teardown(&f, &f.pods[i]);
-        (void) printf("runtime.kill.cleanup_ms %.3f\n", ms_since(t0, now_ns()));
+        (void) printf("runtime.kill.cleanup_ms %.3f\n", ms_between(t0, now_ns()));
         for (size_t i = 0; i < n; i++)
                 floor_pod_release(&f.pods[i]);
 
@@ -614,10 +569,10 @@ static int cmd_runtime(const char *data, const char *cgroup_root, size_t n)
                 for (size_t i = 0; i < n; i++) {
                         int64_t t1 = now_ns();
                         floor_teardown(&f, &f.pods[i]);
-                        v[i] = ms_since(t1, now_ns());
+                        v[i] = ms_between(t1, now_ns());
                         floor_pod_release(&f.pods[i]);
                 }
-                (void) printf("runtime.teardown.total_ms %.3f\n", ms_since(t0, now_ns()));
+                (void) printf("runtime.teardown.total_ms %.3f\n", ms_between(t0, now_ns()));
                 print_stats("runtime.teardown_ms", v, n);
                 free(v);
         }
@@ -855,7 +810,7 @@ static int cmd_start(const struct api *a, const struct start_opts *o)
                 if (api_client_request(c, "POST", path, NULL, body, strlen(body), &status, &j,
                                        &err) < 0)
                         die("%s", err->message);
-                post[i] = ms_since(t0, now_ns());
+                post[i] = ms_between(t0, now_ns());
                 if (status != 201)
                         die("create %s-%zu: status %ld: %s", a->prefix, i, status,
                             json_path_string(j, "message") ?: "");
@@ -865,9 +820,9 @@ static int cmd_start(const struct api *a, const struct start_opts *o)
         wait_or_die(&w, &w.running, o->n, deadline, "pods Running");
         pthread_mutex_lock(&w.lock);
         for (size_t i = 0; i < o->n; i++) {
-                lat[i] = ms_since(t_post[i], w.t_running[i]);
-                bind[i] = w.t_bound[i] ? ms_since(t_post[i], w.t_bound[i]) : lat[i];
-                agent[i] = w.t_bound[i] ? ms_since(w.t_bound[i], w.t_running[i]) : 0;
+                lat[i] = ms_between(t_post[i], w.t_running[i]);
+                bind[i] = w.t_bound[i] ? ms_between(t_post[i], w.t_bound[i]) : lat[i];
+                agent[i] = w.t_bound[i] ? ms_between(w.t_bound[i], w.t_running[i]) : 0;
                 if (w.t_running[i] > t_end)
                         t_end = w.t_running[i];
                 if (getenv("NODE_BENCH_DEBUG"))
@@ -875,7 +830,7 @@ static int cmd_start(const struct api *a, const struct start_opts *o)
                                        a->prefix, i, post[i], bind[i], lat[i]);
         }
         pthread_mutex_unlock(&w.lock);
-        (void) printf("%s.total_ms %.3f\n", key, ms_since(t_all, t_end));
+        (void) printf("%s.total_ms %.3f\n", key, ms_between(t_all, t_end));
         {
                 /* the first and the last tenth of the pods, in creation order: how latency grows
                  * with the pods already there */
@@ -1012,8 +967,8 @@ static int cmd_delete(const struct api *a, size_t n, double timeout_s, const cha
                 die("delete: %zu of %zu pod folders removed after the timeout", cleaned, n);
         pthread_mutex_lock(&w.lock);
         for (i = 0; i < n; i++) {
-                gone[i] = ms_since(t_del[i], w.t_deleted[i]);
-                clean[i] = ms_since(t_del[i], t_clean[i]);
+                gone[i] = ms_between(t_del[i], w.t_deleted[i]);
+                clean[i] = ms_between(t_del[i], t_clean[i]);
                 if (w.t_deleted[i] > t_last_gone)
                         t_last_gone = w.t_deleted[i];
                 if (t_clean[i] > t_last_clean)
@@ -1021,7 +976,7 @@ static int cmd_delete(const struct api *a, size_t n, double timeout_s, const cha
         }
         pthread_mutex_unlock(&w.lock);
         (void) printf("%s.gone_total_ms %.3f\n%s.clean_total_ms %.3f\n", key,
-                      ms_since(t_all, t_last_gone), key, ms_since(t_all, t_last_clean));
+                      ms_between(t_all, t_last_gone), key, ms_between(t_all, t_last_clean));
         {
                 cleanup_free char *k1 = xasprintf("%s.gone_ms", key);
                 cleanup_free char *k2 = xasprintf("%s.clean_ms", key);
@@ -1109,14 +1064,14 @@ static int cmd_idle(const struct api *a, pid_t pid, double seconds, const char *
         h1 = sum_memory(ps1.helpers, ps1.n_helpers);
         c1 = sum_memory(ps1.containers, ps1.n_containers);
 
-        (void) printf("%s.window_s %.3f\n", key, ms_since(w0, w1) / 1e3);
+        (void) printf("%s.window_s %.3f\n", key, ms_between(w0, w1) / 1e3);
         (void) printf("%s.serve.rss_kib %ld\n", key, proc_kib(pid, "status", "VmRSS"));
         (void) printf("%s.serve.hwm_kib %ld\n", key, proc_kib(pid, "status", "VmHWM"));
         (void) printf("%s.serve.anon_kib %ld\n", key, proc_kib(pid, "status", "RssAnon"));
         (void) printf("%s.serve.threads %zu\n", key, n1);
         (void) printf("%s.serve.cpu_s %.3f\n", key, (double) (t1 - t0) / hz);
         (void) printf("%s.serve.cpu_pct %.2f\n", key,
-                      100.0 * (double) (t1 - t0) / hz / (ms_since(w0, w1) / 1e3));
+                      100.0 * (double) (t1 - t0) / hz / (ms_between(w0, w1) / 1e3));
         /* per thread, the busiest first (threads born in the window count from 0) */
         for (size_t i = 0; i < n1; i++) {
                 long long before = 0;
@@ -1129,12 +1084,12 @@ static int cmd_idle(const struct api *a, pid_t pid, double seconds, const char *
         for (size_t i = 0; i < n1 && i < 4 && th1[i].ticks > 0; i++)
                 (void) printf("%s.serve.thread%zu %d:%s:%.2f%%\n", key, i, (int) th1[i].tid,
                               th1[i].comm,
-                              100.0 * (double) th1[i].ticks / hz / (ms_since(w0, w1) / 1e3));
+                              100.0 * (double) th1[i].ticks / hz / (ms_between(w0, w1) / 1e3));
         (void) printf("%s.pod_status_writes %zu\n", key, modified);
         (void) printf("%s.helpers.n %zu\n%s.helpers.rss_kib %ld\n%s.helpers.pss_kib %ld\n", key,
                       h1.n, key, h1.rss_kib, key, h1.pss_kib);
         (void) printf("%s.helpers.cpu_pct %.3f\n", key,
-                      100.0 * (double) (h1.ticks - h0.ticks) / hz / (ms_since(w0, w1) / 1e3));
+                      100.0 * (double) (h1.ticks - h0.ticks) / hz / (ms_between(w0, w1) / 1e3));
         (void) printf("%s.containers.n %zu\n%s.containers.rss_kib %ld\n%s.containers.pss_kib %ld\n",
                       key, c1.n, key, c1.rss_kib, key, c1.pss_kib);
         (void) fflush(stdout);

@@ -38,6 +38,7 @@
 #include "base/json.h"
 #include "base/quantity.h"
 #include "client/client.h"
+#include "bench-util.h"
 
 #define CGROUP_FS    "/sys/fs/cgroup"
 #define MAX_PODS     10000
@@ -57,54 +58,7 @@
 #define MIB           (1024 * 1024)
 #define CFS_PERIOD_US 100000
 
-static _noreturn_ _printf_(1, 2) void die(const char *fmt, ...)
-{
-        va_list ap;
-
-        (void) fputs("resize-bench: ", stderr);
-        va_start(ap, fmt);
-        (void) vfprintf(stderr, fmt, ap);
-        va_end(ap);
-        (void) fputc('\n', stderr);
-        exit(1);
-}
-
-static int64_t now_ns(void)
-{
-        struct timespec ts;
-
-        (void) clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (int64_t) ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-static double ms_between(int64_t t0, int64_t t1)
-{
-        return (double) (t1 - t0) / 1e6;
-}
-
 /* ------------------------------------------------------------------ statistics */
-
-static int cmp_double(const void *a, const void *b)
-{
-        double x = *(const double *) a, y = *(const double *) b;
-
-        return x < y ? -1 : x > y;
-}
-
-/* Nearest-rank percentile of sorted values. */
-static double percentile(const double *sorted, size_t n, double p)
-{
-        size_t rank;
-
-        if (n == 0)
-                return 0;
-        rank = (size_t) (p * (double) n + 0.999999);
-        if (rank < 1)
-                rank = 1;
-        if (rank > n)
-                rank = n;
-        return sorted[rank - 1];
-}
 
 /* Prints <key>.n/.p50/.p90/.p99/.max/.mean/.min of v (sorted in place), in the unit of v. */
 static void print_stats(const char *key, double *v, size_t n)

@@ -31,15 +31,9 @@ log() { echo "# $*" >&2; }
 commit=$(git rev-parse --short HEAD)
 [ -z "$(git status --porcelain -- src)" ] || commit="$commit, with uncommitted changes in src/"
 
-# --- build: flexlet and the library with the top Makefile, node-bench against that library
-# with bench/Makefile's flags (bench/Makefile has no rule for it)
-make BUILD="$BUILD" -j"$(nproc)" "$BUILD/flexlet" "$BUILD/libflexlet.a" >/dev/null
-mkdir -p "$BUILD/bench"
-# shellcheck disable=SC2046 # pkg-config prints several words on purpose
-${CC:-cc} -O2 -g -std=gnu11 -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter \
-        -Wmissing-prototypes -Wstrict-prototypes -Wformat=2 -Wno-format-nonliteral -D_GNU_SOURCE \
-        -Isrc $(pkg-config --cflags jansson libcurl) -o "$BUILD/bench/node-bench" bench/node-bench.c \
-        "$BUILD/libflexlet.a" $(pkg-config --libs jansson libcurl) -lpthread
+# --- build: flexlet with the top Makefile, node-bench with bench/Makefile
+make BUILD="$BUILD" -j"$(nproc)" "$BUILD/flexlet" >/dev/null
+make -C bench BUILD="$BUILD" "../$BUILD/bench/node-bench" >/dev/null
 NB="$ROOT/$BUILD/bench/node-bench"
 
 export FLEXLET_BIN="$ROOT/$BUILD/flexlet" # read by server.sh
