@@ -232,7 +232,7 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
         cleanup_metrics_registry struct metrics_registry *metrics = metrics_registry_new();
         cleanup_free char *ca_file = NULL;
         sigset_t sigs;
-        int sig, r;
+        int sig, r, exit_code = 1;
 
         if (parse_flags(command, argc, argv, &f) < 0)
                 return 2;
@@ -310,10 +310,7 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
         }
         if (r < 0) {
                 (void) fprintf(stderr, "flexlet %s: %s\n", command, err->message);
-                apiserver_free(api);
-                store_close(store);
-                pki_free(pki);
-                return 1;
+                goto stop;
         }
         bootstrap_namespace(api, pki_admin_token(pki), "default");
         bootstrap_namespace(api, pki_admin_token(pki), "kube-system");
@@ -335,14 +332,7 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
         }
         if (r < 0) {
                 (void) fprintf(stderr, "flexlet %s: controllers: %s\n", command, err->message);
-                volume_expander_stop(expander);
-                pv_provisioner_stop(provisioner);
-                scheduler_stop(sched);
-                http_server_stop(http);
-                apiserver_free(api);
-                store_close(store);
-                pki_free(pki);
-                return 1;
+                goto stop;
         }
         if (with_node) {
                 struct node_agent_options no = { .metrics = metrics,
@@ -360,14 +350,7 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
                 if (r < 0) {
                         (void) fprintf(stderr, "flexlet %s: node agent: %s\n", command,
                                        err->message);
-                        volume_expander_stop(expander);
-                        pv_provisioner_stop(provisioner);
-                        scheduler_stop(sched);
-                        http_server_stop(http);
-                        apiserver_free(api);
-                        store_close(store);
-                        pki_free(pki);
-                        return 1;
+                        goto stop;
                 }
         }
         /* Under serve the node is registered Ready by now, so ready means a usable cluster. */
@@ -379,7 +362,10 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
 
         (void) sigwait(&sigs, &sig);
         (void) fprintf(stderr, "flexlet: %s, shutting down\n", strsignal(sig));
+        exit_code = 0;
 
+stop:
+        /* Every part that started, in reverse (each stop takes NULL for one that did not). */
         node_agent_stop(agent);
         volume_expander_stop(expander);
         pv_provisioner_stop(provisioner);
@@ -388,7 +374,7 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
         apiserver_free(api);
         store_close(store);
         pki_free(pki);
-        return 0;
+        return exit_code;
 }
 
 int cmd_serve(int argc, char **argv)
