@@ -1,8 +1,8 @@
 /* pv-provisioner.c: the local-loop provisioner and the PV controller steps it needs (annotate,
- * wait for a consumer, provision, bind both ways, release, delete), plus pv_watch, the list +
- * watch cache of the storage controllers. Level-based: each pass decides every claim and volume
- * afresh from the cache (pv_claim_next, pv_volume_next), so a crash or a missed event costs a
- * pass. It does not bind static volumes and does not expand (volume-expander.c does). */
+ * wait for a consumer, provision, bind both ways, release, delete). Level-based: each pass decides
+ * every claim and volume afresh from the cache (pv_claim_next, pv_volume_next), so a crash or a
+ * missed event costs a pass. It does not bind static volumes and does not expand (volume-expander.c
+ * does). */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -25,265 +25,6 @@
 #include "client/event.h"
 #include "controllers/pv-provisioner.h"
 #include "node/volume/loopvol.h"
-
-#define WATCH_TIMEOUT_S 60
-#define RETRY_DELAY_US  (500 * 1000)
-#define PV_WATCH_MAX    8
-
-/* ---- pv_watch ---- */
-
-struct pv_watch_coll {
-        struct pv_watch *w;
-        char *path;
-        struct api_client *client;
-        json_t *objects; /* key -> object, guarded by w->lock */
-        bool synced;
-        pthread_t thread;
-};
-
-struct pv_watch {
-        pthread_mutex_t lock;
-        pthread_cond_t wake;
-        bool changed;
-        atomic_bool stop;
-        atomic_int refs; /* one per thread, one for the owner */
-        size_t n;
-        struct pv_watch_coll colls[PV_WATCH_MAX];
-};
-
-char *pv_object_key(const json_t *obj)
-{
-        const char *ns = json_path_string(obj, "metadata.namespace");
-        const char *name = json_path_string(obj, "metadata.name") ?: "";
-
-        return ns && *ns ? xasprintf("%s/%s", ns, name) : xstrdup(name);
-}
-
-/* resourceVersions are decimal here (the store's revision); 0 when not. */
-static unsigned long long object_rv(const json_t *obj)
-{
-        const char *rv = json_path_string(obj, "metadata.resourceVersion");
-        char *end = NULL;
-        unsigned long long v;
-
-        if (!rv || !*rv)
-                return 0;
-        v = strtoull(rv, &end, 10);
-        return end && *end == '\0' ? v : 0;
-}
-
-/* Puts obj under its key unless the cache holds a newer version. Called with the lock held. */
-static void coll_put(struct pv_watch_coll *c, json_t *obj)
-{
-        cleanup_free char *key = pv_object_key(obj);
-        const json_t *have = json_object_get(c->objects, key);
-
-        if (have && object_rv(have) > object_rv(obj))
-                return;
-        json_object_set(c->objects, key, obj);
-}
-
-static void pv_watch_free(struct pv_watch *w)
-{
-        for (size_t i = 0; i < w->n; i++) {
-                api_client_free(w->colls[i].client);
-                json_decref(w->colls[i].objects);
-                free(w->colls[i].path);
-        }
-        pthread_mutex_destroy(&w->lock);
-        pthread_cond_destroy(&w->wake);
-        free(w);
-}
-
-static void pv_watch_unref(struct pv_watch *w)
-{
-        if (atomic_fetch_sub(&w->refs, 1) == 1)
-                pv_watch_free(w);
-}
-
-static void signal_change(struct pv_watch *w)
-{
-        w->changed = true;
-        pthread_cond_broadcast(&w->wake);
-}
-
-static int on_watch_event(void *ud, const char *type, json_t *object)
-{
-        struct pv_watch_coll *c = ud;
-        struct pv_watch *w = c->w;
-
-        if (atomic_load(&w->stop))
-                return 1;
-        if (streq(type, "ERROR"))
-                return -ESTALE;
-        if (streq(type, "BOOKMARK"))
-                return 0;
-        pthread_mutex_lock(&w->lock);
-        if (streq(type, "DELETED")) {
-                cleanup_free char *key = pv_object_key(object);
-                json_object_del(c->objects, key);
-        } else {
-                coll_put(c, object);
-        }
-        signal_change(w);
-        pthread_mutex_unlock(&w->lock);
-        return 0;
-}
-
-static void *watch_main(void *arg)
-{
-        struct pv_watch_coll *c = arg;
-        struct pv_watch *w = c->w;
-
-        while (!atomic_load(&w->stop)) {
-                cleanup_json json_t *list = NULL;
-                cleanup_free char *path = NULL, *kind = NULL;
-                const char *list_kind, *api_version;
-                long status = 0;
-                size_t i;
-                json_t *obj;
-
-                if (api_client_request(c->client, "GET", c->path, NULL, NULL, 0, &status, &list,
-                                       NULL) < 0 ||
-                    status != 200) {
-                        usleep(RETRY_DELAY_US);
-                        continue;
-                }
-                /* K8S: list items carry no kind; events and PUTs need it */
-                list_kind = json_string_value(json_object_get(list, "kind")) ?: "";
-                api_version = json_string_value(json_object_get(list, "apiVersion")) ?: "v1";
-                kind = strlen(list_kind) > 4 ? xstrndup(list_kind, strlen(list_kind) - 4)
-                                             : xstrdup("");
-                pthread_mutex_lock(&w->lock);
-                json_object_clear(c->objects);
-                json_array_foreach(json_object_get(list, "items"), i, obj) {
-                        if (!json_object_get(obj, "kind")) {
-                                json_object_set_new(obj, "kind", json_string(kind));
-                                json_object_set_new(obj, "apiVersion", json_string(api_version));
-                        }
-                        coll_put(c, obj);
-                }
-                c->synced = true;
-                signal_change(w);
-                pthread_mutex_unlock(&w->lock);
-                path = xasprintf("%s?watch=true&resourceVersion=%s&timeoutSeconds=%d", c->path,
-                                 json_path_string(list, "metadata.resourceVersion") ?: "0",
-                                 WATCH_TIMEOUT_S);
-                (void) api_client_watch(c->client, path, on_watch_event, c, NULL);
-        }
-        pv_watch_unref(w);
-        return NULL;
-}
-
-int pv_watch_start(const struct api_client_options *o, const char *const *paths,
-                   struct pv_watch **ret, struct error **reterr)
-{
-        struct pv_watch *w = xcalloc(1, sizeof(*w));
-        int r;
-
-        pthread_mutex_init(&w->lock, NULL);
-        pthread_cond_init(&w->wake, NULL);
-        for (; paths[w->n]; w->n++) {
-                struct pv_watch_coll *c = &w->colls[w->n];
-
-                if (w->n == PV_WATCH_MAX) {
-                        pv_watch_free(w);
-                        return error_set(reterr, EINVAL, "watch: more than %d collections",
-                                         PV_WATCH_MAX);
-                }
-                c->w = w;
-                c->path = xstrdup(paths[w->n]);
-                c->objects = json_object();
-                r = api_client_new(o, &c->client, reterr);
-                if (r < 0) {
-                        w->n++;
-                        pv_watch_free(w);
-                        return r;
-                }
-        }
-        atomic_store(&w->refs, (int) w->n + 1);
-        for (size_t i = 0; i < w->n; i++)
-                if (pthread_create(&w->colls[i].thread, NULL, watch_main, &w->colls[i]) != 0 ||
-                    pthread_detach(w->colls[i].thread) != 0)
-                        abort(); /* only when the process is out of resources */
-        *ret = w;
-        return 0;
-}
-
-bool pv_watch_wait(struct pv_watch *w, long timeout_ms)
-{
-        struct timespec deadline;
-
-        clock_gettime(CLOCK_REALTIME, &deadline);
-        deadline.tv_sec += timeout_ms / 1000;
-        deadline.tv_nsec += (timeout_ms % 1000) * 1000000L;
-        if (deadline.tv_nsec >= 1000000000L) {
-                deadline.tv_sec++;
-                deadline.tv_nsec -= 1000000000L;
-        }
-        pthread_mutex_lock(&w->lock);
-        while (!w->changed && !atomic_load(&w->stop) &&
-               pthread_cond_timedwait(&w->wake, &w->lock, &deadline) == 0)
-                ;
-        w->changed = false;
-        pthread_mutex_unlock(&w->lock);
-        return !atomic_load(&w->stop);
-}
-
-bool pv_watch_synced(struct pv_watch *w)
-{
-        bool all = true;
-
-        pthread_mutex_lock(&w->lock);
-        for (size_t i = 0; i < w->n; i++)
-                all = all && w->colls[i].synced;
-        pthread_mutex_unlock(&w->lock);
-        return all;
-}
-
-json_t *pv_watch_snapshot(struct pv_watch *w, size_t i)
-{
-        json_t *copy;
-
-        pthread_mutex_lock(&w->lock);
-        copy = i < w->n ? json_copy(w->colls[i].objects) : json_object();
-        pthread_mutex_unlock(&w->lock);
-        return copy;
-}
-
-void pv_watch_store(struct pv_watch *w, size_t i, const json_t *obj)
-{
-        json_t *copy;
-
-        if (i >= w->n || !json_is_object(obj))
-                return;
-        copy = json_deep_copy(obj);
-        pthread_mutex_lock(&w->lock);
-        coll_put(&w->colls[i], copy);
-        signal_change(w);
-        pthread_mutex_unlock(&w->lock);
-        json_decref(copy);
-}
-
-void pv_watch_ref(struct pv_watch *w)
-{
-        atomic_fetch_add(&w->refs, 1);
-}
-
-void pv_watch_stop(struct pv_watch *w)
-{
-        if (!w)
-                return;
-        atomic_store(&w->stop, true);
-        pthread_mutex_lock(&w->lock);
-        pthread_cond_broadcast(&w->wake);
-        /* the watch threads may be blocked waiting for events: end their transfers now */
-        for (size_t i = 0; i < w->n; i++)
-                if (w->colls[i].client)
-                        api_client_cancel(w->colls[i].client);
-        pthread_mutex_unlock(&w->lock);
-        pv_watch_unref(w);
-}
 
 /* ---- pure helpers ---- */
 
@@ -602,7 +343,7 @@ enum { COLL_CLAIMS, COLL_VOLUMES, COLL_CLASSES, COLL_PODS };
 
 struct pv_provisioner {
         char *data_dir;
-        struct pv_watch *watch;
+        struct informer *watch;
         struct api_client *client;
         pthread_t thread;
         /* pass thread only: "<uid>/<reason>" -> message of the last event sent, so a state that
@@ -642,7 +383,7 @@ static void back_off(struct pv_provisioner *p, const json_t *obj)
 
 static void log_failure(const char *what, const json_t *obj, const char *message)
 {
-        cleanup_free char *key = pv_object_key(obj);
+        cleanup_free char *key = informer_key(obj);
         (void) fprintf(stderr, "flexlet: pv-provisioner: %s \"%s\": %s\n", what, key, message);
 }
 
@@ -676,7 +417,7 @@ static int put(struct pv_provisioner *p, size_t coll, json_t *obj, bool status, 
                                     json_string_value(json_object_get(resp, "message")) ?: "");
                 return code == 409 ? -EAGAIN : -EIO;
         }
-        pv_watch_store(p->watch, coll, resp);
+        informer_store(p->watch, coll, resp);
         if (ret)
                 *ret = TAKE_PTR(resp);
         return 0;
@@ -712,7 +453,7 @@ static void provision(struct pv_provisioner *p, const json_t *claim, const json_
         cleanup_error struct error *err = NULL;
         cleanup_json json_t *pv = NULL, *resp = NULL;
         cleanup_free char *why = NULL, *msg = NULL, *file = NULL, *handle = NULL, *body = NULL,
-                          *key = pv_object_key(claim);
+                          *key = informer_key(claim);
         const char *cls = str_or_empty(sc, "metadata.name");
         struct loopvol_sizes sizes;
         enum loopvol_fstype fstype;
@@ -766,7 +507,7 @@ static void provision(struct pv_provisioner *p, const json_t *claim, const json_
                 return;
         }
         if (code == 201)
-                pv_watch_store(p->watch, COLL_VOLUMES, resp);
+                informer_store(p->watch, COLL_VOLUMES, resp);
         json_object_del(p->backoff, str_or_empty(claim, "metadata.uid"));
         free(msg);
         msg = xasprintf("Successfully provisioned volume %s", handle);
@@ -1024,10 +765,10 @@ static void sweep_orphans(struct pv_provisioner *p, const json_t *claim_uids, co
 
 static void provision_pass(struct pv_provisioner *p)
 {
-        cleanup_json json_t *claims = pv_watch_snapshot(p->watch, COLL_CLAIMS);
-        cleanup_json json_t *volumes = pv_watch_snapshot(p->watch, COLL_VOLUMES);
-        cleanup_json json_t *classes = pv_watch_snapshot(p->watch, COLL_CLASSES);
-        cleanup_json json_t *pod_map = pv_watch_snapshot(p->watch, COLL_PODS);
+        cleanup_json json_t *claims = informer_snapshot(p->watch, COLL_CLAIMS);
+        cleanup_json json_t *volumes = informer_snapshot(p->watch, COLL_VOLUMES);
+        cleanup_json json_t *classes = informer_snapshot(p->watch, COLL_CLASSES);
+        cleanup_json json_t *pod_map = informer_snapshot(p->watch, COLL_PODS);
         cleanup_json json_t *pods = json_array(), *uids = json_object();
         const char *key;
         json_t *obj;
@@ -1057,10 +798,10 @@ static void *pass_main(void *arg)
         struct pv_provisioner *p = arg;
 
         do {
-                if (pv_watch_synced(p->watch))
+                if (informer_synced(p->watch))
                         provision_pass(p);
-        } while (pv_watch_wait(p->watch, PASS_PERIOD_MS));
-        pv_watch_stop(p->watch);
+        } while (informer_wait(p->watch, PASS_PERIOD_MS));
+        informer_stop(p->watch);
         api_client_free(p->client);
         json_decref(p->told);
         json_decref(p->backoff);
@@ -1081,7 +822,8 @@ int pv_provisioner_start(const struct api_client_options *o, const char *data_di
 
         r = api_client_new(o, &p->client, reterr);
         if (r >= 0)
-                r = pv_watch_start(o, paths, &p->watch, reterr);
+                r = informer_start(o, &(struct informer_options){ .paths = paths }, &p->watch,
+                                   reterr);
         if (r < 0) {
                 api_client_free(p->client);
                 free(p);
@@ -1103,8 +845,8 @@ struct pv_provisioner *pv_provisioner_stop(struct pv_provisioner *p)
         /* The pass thread ends at once (or after the step it is in) and frees the provisioner;
          * the watch threads end at their next event or timeout. A reference of our own keeps
          * the watch alive while we wake them. */
-        struct pv_watch *w = p->watch;
-        pv_watch_ref(w);
-        pv_watch_stop(w);
+        struct informer *w = p->watch;
+        informer_ref(w);
+        informer_stop(w);
         return NULL;
 }

@@ -5,8 +5,7 @@
  * the class's parameters.fsType (loopvol_create), bound both ways; WaitForFirstConsumer claims
  * wait for a scheduled pod; reclaimPolicy Delete removes the volume and its file once the claim
  * is gone, Retain leaves it Released. docs/storage.md is the user's and the node's view.
- *
- * It also carries the watch cache both storage controllers use (pv_watch). */
+ */
 #ifndef FLEXLET_CONTROLLERS_PV_PROVISIONER_H
 #define FLEXLET_CONTROLLERS_PV_PROVISIONER_H
 
@@ -16,6 +15,7 @@
 
 #include "base/error.h"
 #include "client/client.h"
+#include "client/informer.h"
 
 /* The provisioner's name (StorageClass provisioner, the provisioned-by annotation). */
 #define PV_LOCAL_LOOP_PROVISIONER "flexlet.io/local-loop"
@@ -34,38 +34,6 @@
 #define PV_ANN_BETA_STORAGE_PROVISIONER   "volume.beta.kubernetes.io/storage-provisioner"
 #define PV_FINALIZER_EXTERNAL_PROVISIONER "external-provisioner.volume.kubernetes.io/finalizer"
 #define PV_NO_PROVISIONER                 "kubernetes.io/no-provisioner"
-
-/* ---- the watch cache shared by the storage controllers ---- */
-
-/* One controller's view of several collections, each kept by its own thread: list, then watch
- * from the list's resourceVersion, again whenever the watch ends. Objects in the cache are never
- * modified once stored (their reference counts are atomic), so snapshots share them. */
-struct pv_watch;
-
-/* Starts one watch thread per collection path ("/api/v1/persistentvolumeclaims", ...; the
- * array ends with NULL, at most 8). The options are copied. */
-int pv_watch_start(const struct api_client_options *o, const char *const *paths,
-                   struct pv_watch **ret, struct error **reterr);
-/* Waits until a collection changed since the last call, timeout_ms passed, or the watch was
- * stopped; returns false once stopped. */
-bool pv_watch_wait(struct pv_watch *w, long timeout_ms);
-/* Whether every collection has been listed at least once (decisions need the whole picture). */
-bool pv_watch_synced(struct pv_watch *w);
-/* A snapshot of collection i as {"<namespace>/<name>" or "<name>": object}: a new object owned
- * by the caller whose values are shared and must not be modified. */
-json_t *pv_watch_snapshot(struct pv_watch *w, size_t i);
-/* Stores an object this controller just wrote (the server's answer) so the next pass sees it
- * before its watch event comes; an object older than the cached one (by resourceVersion) is
- * ignored. obj is copied. */
-void pv_watch_store(struct pv_watch *w, size_t i, const json_t *obj);
-/* Takes one more reference (pv_watch_start returns one). */
-void pv_watch_ref(struct pv_watch *w);
-/* Stops every watch thread and wakes pv_watch_wait, then drops one reference; the threads end
- * at their watch's next event or timeout, and the last reference frees. NULL-safe. */
-void pv_watch_stop(struct pv_watch *w);
-
-/* "<namespace>/<name>" for namespaced objects, "<name>" otherwise (caller frees). */
-char *pv_object_key(const json_t *obj);
 
 /* ---- pure helpers and decisions (tested without a server) ---- */
 
@@ -137,7 +105,7 @@ struct pv_provisioner;
 /* Starts the provisioner. data_dir is the server's: volumes go to DATA_DIR/volumes/. */
 int pv_provisioner_start(const struct api_client_options *o, const char *data_dir,
                          struct pv_provisioner **ret, struct error **reterr);
-/* Stops it (the threads end on their own, see pv_watch_stop); NULL-safe, returns NULL. */
+/* Stops it (the threads end on their own, see informer_stop); NULL-safe, returns NULL. */
 struct pv_provisioner *pv_provisioner_stop(struct pv_provisioner *p);
 
 #endif

@@ -291,7 +291,7 @@ enum { COLL_CLAIMS, COLL_VOLUMES, COLL_CLASSES };
 
 struct volume_expander {
         char *data_dir;
-        struct pv_watch *watch;
+        struct informer *watch;
         struct api_client *client;
         pthread_t thread;
         /* pass thread only, by claim uid: */
@@ -303,7 +303,7 @@ struct volume_expander {
 
 static void log_failure(const json_t *pvc, const char *message)
 {
-        cleanup_free char *key = pv_object_key(pvc);
+        cleanup_free char *key = informer_key(pvc);
         (void) fprintf(stderr, "flexlet: volume-expander: claim \"%s\": %s\n", key, message);
 }
 
@@ -333,7 +333,7 @@ static int put(struct volume_expander *x, size_t coll, const char *path, const j
         if (code != 200)
                 return error_set(reterr, EIO, "update \"%s\": HTTP %ld: %s", path, code,
                                  json_string_value(json_object_get(resp, "message")) ?: "");
-        pv_watch_store(x->watch, coll, resp);
+        informer_store(x->watch, coll, resp);
         if (ret)
                 *ret = TAKE_PTR(resp);
         return 0;
@@ -561,9 +561,9 @@ static void forget_gone(json_t *memory, const json_t *uids)
 
 static void expand_pass(struct volume_expander *x)
 {
-        cleanup_json json_t *claims = pv_watch_snapshot(x->watch, COLL_CLAIMS);
-        cleanup_json json_t *volumes = pv_watch_snapshot(x->watch, COLL_VOLUMES);
-        cleanup_json json_t *classes = pv_watch_snapshot(x->watch, COLL_CLASSES);
+        cleanup_json json_t *claims = informer_snapshot(x->watch, COLL_CLAIMS);
+        cleanup_json json_t *volumes = informer_snapshot(x->watch, COLL_VOLUMES);
+        cleanup_json json_t *classes = informer_snapshot(x->watch, COLL_CLASSES);
         cleanup_json json_t *uids = json_object();
         const char *key;
         json_t *pvc;
@@ -583,10 +583,10 @@ static void *pass_main(void *arg)
         struct volume_expander *x = arg;
 
         do {
-                if (pv_watch_synced(x->watch))
+                if (informer_synced(x->watch))
                         expand_pass(x);
-        } while (pv_watch_wait(x->watch, PASS_PERIOD_MS));
-        pv_watch_stop(x->watch);
+        } while (informer_wait(x->watch, PASS_PERIOD_MS));
+        informer_stop(x->watch);
         api_client_free(x->client);
         json_decref(x->final_errors);
         json_decref(x->slow);
@@ -608,7 +608,8 @@ int volume_expander_start(const struct api_client_options *o, const char *data_d
 
         r = api_client_new(o, &x->client, reterr);
         if (r >= 0)
-                r = pv_watch_start(o, paths, &x->watch, reterr);
+                r = informer_start(o, &(struct informer_options){ .paths = paths }, &x->watch,
+                                   reterr);
         if (r < 0) {
                 api_client_free(x->client);
                 free(x);
@@ -627,13 +628,13 @@ int volume_expander_start(const struct api_client_options *o, const char *data_d
 
 struct volume_expander *volume_expander_stop(struct volume_expander *x)
 {
-        struct pv_watch *w;
+        struct informer *w;
 
         if (!x)
                 return NULL;
         /* as pv_provisioner_stop: the pass thread frees the expander once woken */
         w = x->watch;
-        pv_watch_ref(w);
-        pv_watch_stop(w);
+        informer_ref(w);
+        informer_stop(w);
         return NULL;
 }

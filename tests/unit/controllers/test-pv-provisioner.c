@@ -361,7 +361,7 @@ static void test_object_key(void **state)
 {
         cleanup_json json_t *c = claim("{}");
         cleanup_json json_t *pv = own_volume("Bound");
-        char *a = pv_object_key(c), *b = pv_object_key(pv);
+        char *a = informer_key(c), *b = informer_key(pv);
 
         assert_string_equal(a, "default/c");
         assert_string_equal(b, "pvc-" UID);

@@ -1,0 +1,62 @@
+/* informer.h: a component's in-memory view of API collections (K8S: an informer's store):
+ * one thread per collection lists it, then watches from the list's resourceVersion, again
+ * whenever the watch ends. Controllers decide from snapshots of it; the node agent reads claims
+ * and volumes from it instead of asking the server for each pod on each pass.
+ *
+ * Objects in the cache are never modified once stored (jansson's reference counts are atomic),
+ * so snapshots and lookups share them. */
+#ifndef FLEXLET_CLIENT_INFORMER_H
+#define FLEXLET_CLIENT_INFORMER_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "base/error.h"
+#include "client/client.h"
+
+#define INFORMER_MAX_COLLECTIONS 8
+
+struct informer;
+
+/* Called for every object listed, changed or stored (deleted: its last version), on the thread
+ * that put it there (a collection's, or informer_store's caller) with the cache's lock held:
+ * it must be quick and must not call into the cache. Never called once informer_stop() has
+ * returned. */
+typedef void (*informer_change_fn)(void *ud, size_t collection, const json_t *obj, bool deleted);
+
+struct informer_options {
+        /* collection paths ("/api/v1/persistentvolumeclaims", ...), NULL-terminated, at most
+         * INFORMER_MAX_COLLECTIONS; index i is collection i below */
+        const char *const *paths;
+        informer_change_fn on_change; /* optional */
+        void *ud;
+};
+
+/* Starts one thread per collection. The options and client options are copied. */
+int informer_start(const struct api_client_options *client_options,
+                   const struct informer_options *o, struct informer **ret, struct error **reterr);
+/* Waits until a collection changed since the last call, timeout_ms passed, or the cache was
+ * stopped; returns false once stopped. */
+bool informer_wait(struct informer *w, long timeout_ms);
+/* Whether every collection has been listed at least once (decisions need the whole picture). */
+bool informer_synced(struct informer *w);
+/* A snapshot of collection i as {"<namespace>/<name>" or "<name>": object}: a new object owned
+ * by the caller whose values are shared and must not be modified. */
+json_t *informer_snapshot(struct informer *w, size_t i);
+/* The object under key in collection i, a new reference (not to be modified), or NULL. */
+json_t *informer_get(struct informer *w, size_t i, const char *key);
+/* Stores an object this component just wrote (the server's answer) so it reads it before its
+ * watch event comes; an object older than the cached one (by resourceVersion) is ignored. obj
+ * is copied. */
+void informer_store(struct informer *w, size_t i, const json_t *obj);
+/* Takes one more reference (informer_start returns one). */
+void informer_ref(struct informer *w);
+/* Stops every thread and wakes informer_wait, then drops one reference; the threads end at
+ * once (their transfers are cancelled), and the last reference frees. NULL-safe. */
+void informer_stop(struct informer *w);
+
+/* "<namespace>/<name>" for namespaced objects, "<name>" otherwise (caller frees). */
+char *informer_key(const json_t *obj);
+
+#endif
