@@ -17,6 +17,7 @@
 #include "base/quantity.h"
 #include "client/client.h"
 #include "client/event.h"
+#include "client/informer.h"
 #include "node/agent.h"
 #include "node/kubelet-server.h"
 #include "node/node-metrics.h"
@@ -29,6 +30,9 @@
 #define RETRY_DELAY_US  (500 * 1000)
 #define COMPONENT       "kubelet"
 
+/* the informer's collections */
+enum { STORAGE_CLAIMS, STORAGE_VOLUMES };
+
 struct node_agent {
         struct api_client_options copts;
         char *server_url, *ca_file, *token;
@@ -36,6 +40,7 @@ struct node_agent {
         char *node_name, *data_dir, *allocatable;
         struct api_client *watch_client, *sync_client, *beat_client;
         struct pod_host *host;
+        struct informer *storage;          /* the claims and volumes the pods use (STORAGE_*) */
         struct metrics_registry *registry; /* where the volume stats collector is */
         struct kubelet_server *kubelet;
         struct node_metrics metrics;
@@ -81,6 +86,43 @@ static int on_pod_event(void *ud, const char *type, json_t *pod)
         pthread_cond_signal(&a->wake);
         pthread_mutex_unlock(&a->lock);
         return 0;
+}
+
+/* A claim, or the volume bound to one, changed: the pods that use the claim are looked at in the
+ * next pass (they may wait for it to be bound, or have a filesystem to grow). Runs under the
+ * informer's lock, which is always taken before the agent's. */
+static void on_storage_change(void *ud, size_t collection, const json_t *obj, bool deleted)
+{
+        struct node_agent *a = ud;
+        const char *ns =
+                json_path_string(obj, collection == STORAGE_CLAIMS ? "metadata.namespace"
+                                                                   : "spec.claimRef.namespace");
+        const char *claim = json_path_string(
+                obj, collection == STORAGE_CLAIMS ? "metadata.name" : "spec.claimRef.name");
+        const char *uid;
+        json_t *pod;
+
+        (void) deleted;
+        if (!ns || !claim)
+                return;
+        pthread_mutex_lock(&a->lock);
+        json_object_foreach(a->pods, uid, pod) {
+                size_t i;
+                json_t *v;
+
+                if (!streq(json_path_string(pod, "metadata.namespace") ?: "", ns))
+                        continue;
+                json_array_foreach(json_path(pod, "spec.volumes"), i, v) {
+                        if (streq(json_path_string(v, "persistentVolumeClaim.claimName") ?: "",
+                                  claim)) {
+                                json_object_set_new(a->dirty_uids, uid, json_true());
+                                a->dirty = true;
+                                pthread_cond_signal(&a->wake);
+                                break;
+                        }
+                }
+        }
+        pthread_mutex_unlock(&a->lock);
 }
 
 static void *watch_main(void *arg)
@@ -359,28 +401,21 @@ static int find_container(void *ud, const char *ns, const char *name, const char
         return 0;
 }
 
-/* The pod worker's view of a claim (it runs on the sync thread, whose client this is). K8S: the
- * kubelet's volume manager waits for a bound claim with the same words. */
+/* The pod worker's view of a claim, from the informer. K8S: the kubelet's volume manager waits
+ * for a bound claim with the same words. */
 static int lookup_claim(void *ud, const char *ns, const char *claim, json_t **ret_pvc,
                         json_t **ret_pv, struct error **reterr)
 {
         struct node_agent *a = ud;
-        cleanup_free char *path =
-                xasprintf("/api/v1/namespaces/%s/persistentvolumeclaims/%s", ns, claim);
-        cleanup_free char *pv_path = NULL;
+        cleanup_free char *key = xasprintf("%s/%s", ns, claim);
         cleanup_json json_t *pvc = NULL, *pv = NULL;
         const char *phase, *volume;
-        long code = 0;
-        int r;
 
-        r = api_client_request(a->sync_client, "GET", path, NULL, NULL, 0, &code, &pvc, reterr);
-        if (r < 0)
-                return r;
-        if (code == 404)
+        if (!informer_synced(a->storage))
+                return error_set(reterr, EAGAIN, "persistentvolumeclaims not listed yet");
+        pvc = informer_get(a->storage, STORAGE_CLAIMS, key);
+        if (!pvc)
                 return error_set(reterr, ENOENT, "persistentvolumeclaim \"%s\" not found", claim);
-        if (code != 200)
-                return error_set(reterr, EIO, "persistentvolumeclaim \"%s\": HTTP %ld", claim,
-                                 code);
         phase = json_path_string(pvc, "status.phase") ?: "";
         volume = json_path_string(pvc, "spec.volumeName") ?: "";
         if (!streq(phase, "Bound") || !*volume)
@@ -388,11 +423,8 @@ static int lookup_claim(void *ud, const char *ns, const char *claim, json_t **re
                                  "PVC %s/%s has non-bound phase (\"%s\") or empty "
                                  "pvc.Spec.VolumeName (\"%s\")",
                                  ns, claim, phase, volume);
-        pv_path = xasprintf("/api/v1/persistentvolumes/%s", volume);
-        r = api_client_request(a->sync_client, "GET", pv_path, NULL, NULL, 0, &code, &pv, reterr);
-        if (r < 0)
-                return r;
-        if (code != 200)
+        pv = informer_get(a->storage, STORAGE_VOLUMES, volume);
+        if (!pv)
                 return error_set(reterr, ENOENT, "persistentvolume \"%s\" not found", volume);
         *ret_pvc = TAKE_PTR(pvc);
         *ret_pv = TAKE_PTR(pv);
@@ -408,11 +440,12 @@ static int patch_claim_status(void *ud, const char *ns, const char *claim, const
         cleanup_free char *path =
                 xasprintf("/api/v1/namespaces/%s/persistentvolumeclaims/%s/status", ns, claim);
         cleanup_free char *body = json_dump_compact(patch);
+        cleanup_json json_t *resp = NULL;
         long code = 0;
         int r;
 
         r = api_client_request(a->sync_client, "PATCH", path, "application/merge-patch+json", body,
-                               strlen(body), &code, NULL, reterr);
+                               strlen(body), &code, &resp, reterr);
         if (r < 0)
                 return r;
         if (code == 409)
@@ -421,6 +454,8 @@ static int patch_claim_status(void *ud, const char *ns, const char *claim, const
         if (code != 200)
                 return error_set(reterr, EIO, "persistentvolumeclaim \"%s\" status: HTTP %ld",
                                  claim, code);
+        /* the next pass must not act on the claim as it was before this write */
+        informer_store(a->storage, STORAGE_CLAIMS, resp);
         return 0;
 }
 
@@ -465,6 +500,7 @@ static void agent_free(struct node_agent *a)
         if (a->registry)
                 metrics_collector_remove(a->registry, pod_host_collect_volume_stats, a->host);
         kubelet_server_stop(a->kubelet);
+        informer_stop(a->storage);
         api_client_free(a->watch_client);
         api_client_free(a->sync_client);
         api_client_free(a->beat_client);
@@ -513,6 +549,17 @@ int node_agent_start(const struct node_agent_options *o, struct node_agent **ret
                 r = api_client_new(&a->copts, &a->beat_client, reterr);
         if (r >= 0 && o->metrics)
                 r = node_metrics_register(o->metrics, a->node_name, &a->metrics, reterr);
+        if (r >= 0) {
+                static const char *const paths[] = { [STORAGE_CLAIMS] =
+                                                             "/api/v1/persistentvolumeclaims",
+                                                     [STORAGE_VOLUMES] =
+                                                             "/api/v1/persistentvolumes",
+                                                     NULL };
+                struct informer_options io = { .paths = paths,
+                                               .on_change = on_storage_change,
+                                               .ud = a };
+                r = informer_start(&a->copts, &io, &a->storage, reterr);
+        }
         if (r >= 0) {
                 ho = (struct pod_host_options){
                         .node_name = a->node_name,

@@ -194,6 +194,10 @@ int pod_claim_setup(struct pod_host *h, struct pod_memory *p, const json_t *pod,
                             &pv, reterr);
         if (r < 0)
                 return r;
+        /* K8S desired_state_of_world_populator: a new mount of a claim being deleted waits */
+        if (json_path(pvc, "metadata.deletionTimestamp"))
+                return error_set(reterr, EAGAIN, "error processing PVC %s/%s: PVC is being deleted",
+                                 json_path_string(pod, "metadata.namespace"), claim);
         r = claim_volume(h, pv, &file, &fstype, reterr);
         if (r < 0)
                 return r;
