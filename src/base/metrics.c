@@ -395,6 +395,18 @@ static int registry_add_locked(struct metrics_registry *reg, struct metric *m,
         return 0;
 }
 
+struct metric *metrics_find(struct metrics_registry *reg, const char *name)
+{
+        struct metric *found = NULL;
+
+        pthread_mutex_lock(&reg->lock);
+        for (size_t i = 0; i < reg->nfamilies && !found; i++)
+                if (streq(reg->families[i]->name, name))
+                        found = reg->families[i];
+        pthread_mutex_unlock(&reg->lock);
+        return found;
+}
+
 static struct metric *family_new(struct metrics_registry *reg, enum metric_type type,
                                  bool collected, const char *name, const char *help,
                                  const char *const *label_names, const double *buckets,

@@ -62,6 +62,9 @@ struct metric *metrics_histogram_new(struct metrics_registry *reg, const char *n
                                      const char *help, const char *const *label_names,
                                      const double *buckets, size_t nbuckets, struct error **reterr);
 
+/* The family registered under name, or NULL. */
+struct metric *metrics_find(struct metrics_registry *reg, const char *name);
+
 /* label_values is NULL or NULL-terminated and has one value per label name, in the order the
  * names were given (the exposition sorts labels by name, as client_golang does).
  *

@@ -328,7 +328,7 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
                 if (r >= 0 && with_node)
                         r = pv_provisioner_start(&co, f.data_dir, &provisioner, &err);
                 if (r >= 0 && with_node)
-                        r = volume_expander_start(&co, f.data_dir, &expander, &err);
+                        r = volume_expander_start(&co, f.data_dir, metrics, &expander, &err);
         }
         if (r < 0) {
                 (void) fprintf(stderr, "flexlet %s: controllers: %s\n", command, err->message);

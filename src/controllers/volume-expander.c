@@ -20,6 +20,7 @@
 #include "controllers/pv-provisioner.h"
 #include "controllers/volume-expander.h"
 #include "node/volume/loopvol.h"
+#include "node/volume/storage-metrics.h"
 
 #define PASS_PERIOD_MS    2000
 #define BACKOFF_MIN_MS    1000
@@ -292,6 +293,7 @@ enum { COLL_CLAIMS, COLL_VOLUMES, COLL_CLASSES };
 struct volume_expander {
         char *data_dir;
         struct informer *watch;
+        struct metric *operations; /* storage_operation_duration_seconds, or NULL */
         struct api_client *client;
         pthread_t thread;
         /* pass thread only, by claim uid: */
@@ -416,6 +418,7 @@ static void expand(struct volume_expander *x, const json_t *pvc, const json_t *p
         const char *pv_name = str_or_empty(pv, "metadata.name");
         struct loopvol_sizes sizes;
         struct quantity q;
+        int64_t start_ms;
         char now[32];
         int r;
 
@@ -436,9 +439,12 @@ static void expand(struct volume_expander *x, const json_t *pvc, const json_t *p
 
         /* 2. the file, then the loop device when attached (idempotent: a file grown before a
          * crash is just brought to the device) */
+        start_ms = time_monotonic_ms();
         r = file ? loopvol_grow_device(file, plan->grow_to, &err)
                  : error_set(&err, EINVAL, "volume handle \"%s\" is not a file name",
                              str_or_empty(pv, "spec.csi.volumeHandle"));
+        storage_operation_observe(x->operations, STORAGE_PLUGIN_LOCAL_LOOP, "expand_volume", r,
+                                  start_ms);
         if (r >= 0)
                 r = loopvol_sizes(file, &sizes, &err);
         if (r < 0) {
@@ -598,7 +604,8 @@ static void *pass_main(void *arg)
 }
 
 int volume_expander_start(const struct api_client_options *o, const char *data_dir,
-                          struct volume_expander **ret, struct error **reterr)
+                          struct metrics_registry *metrics, struct volume_expander **ret,
+                          struct error **reterr)
 {
         static const char *const paths[] = { "/api/v1/persistentvolumeclaims",
                                              "/api/v1/persistentvolumes",
@@ -606,6 +613,13 @@ int volume_expander_start(const struct api_client_options *o, const char *data_d
         struct volume_expander *x = xcalloc(1, sizeof(*x));
         int r;
 
+        if (metrics) {
+                x->operations = storage_operation_metric(metrics, reterr);
+                if (!x->operations) {
+                        free(x);
+                        return -EINVAL;
+                }
+        }
         r = api_client_new(o, &x->client, reterr);
         if (r >= 0)
                 r = informer_start(o, &(struct informer_options){ .paths = paths }, &x->watch,

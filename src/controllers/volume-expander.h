@@ -124,9 +124,14 @@ json_t *volume_expander_mark_failed(const json_t *pvc, const char *message, bool
 
 struct volume_expander;
 
-/* Starts the expander; data_dir is the server's (the volumes' files are under it). */
+struct metrics_registry;
+
+/* Starts the expander; data_dir is the server's (the volumes' files are under it). Each
+ * expansion of a volume is recorded in metrics (NULL: none) as storage_operation_duration_seconds
+ * {operation_name="expand_volume"}. */
 int volume_expander_start(const struct api_client_options *o, const char *data_dir,
-                          struct volume_expander **ret, struct error **reterr);
+                          struct metrics_registry *metrics, struct volume_expander **ret,
+                          struct error **reterr);
 /* Stops it (the pass thread ends after the step it is in); NULL-safe, returns NULL. */
 struct volume_expander *volume_expander_stop(struct volume_expander *x);
 

@@ -167,7 +167,8 @@ static void *watch_main(void *arg)
 static void post_events(struct node_agent *a, const json_t *pod, struct pod_events *ev)
 {
         for (size_t i = 0; i < ev->n; i++)
-                (void) api_client_event(a->sync_client, pod, ev->items[i].type, ev->items[i].reason,
+                (void) api_client_event(a->sync_client, ev->items[i].object ?: pod,
+                                        ev->items[i].type, ev->items[i].reason,
                                         ev->items[i].message, COMPONENT, a->node_name, NULL);
 }
 

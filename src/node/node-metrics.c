@@ -5,6 +5,7 @@
 
 #include "base/metrics.h"
 #include "node/node-metrics.h"
+#include "node/volume/storage-metrics.h"
 
 /* K8S: PodStartDuration buckets */
 static const double pod_start_buckets[] = { 0.5, 1,   2,   3,    4,    5,    6,   8,   10,
@@ -111,6 +112,9 @@ int node_metrics_register(struct metrics_registry *reg, const char *node_name,
                         return -EINVAL;
         }
         if (!m.infeasible_resizes)
+                return -EINVAL;
+        m.storage_operations = storage_operation_metric(reg, reterr);
+        if (!m.storage_operations)
                 return -EINVAL;
         (void) metrics_set(m.node_name, node, 1);
         *ret = m;

@@ -24,6 +24,9 @@ struct node_metrics {
         /* kubelet_volume_stats_{capacity,available,used}_bytes and _inodes{,_free,_used}
          * {namespace,persistentvolumeclaim}: collected at scrape time */
         struct metric *volume_stats[6];
+        /* storage_operation_duration_seconds{volume_plugin,operation_name,status,migrated}:
+         * the node's volume_mount, volume_unmount and volume_fs_resize */
+        struct metric *storage_operations;
 };
 
 /* Registers the families in reg and sets kubelet_node_name. */

@@ -22,6 +22,7 @@
 #include "node/node-metrics.h"
 #include "node/pod-worker-internal.h"
 #include "node/volume/loopvol.h"
+#include "node/volume/storage-metrics.h"
 
 #define CLAIMS_FILE       "claims.json"
 #define LOCAL_LOOP_DRIVER "local-loop.flexlet.io"
@@ -83,7 +84,10 @@ static void claim_expand(struct pod_host *h, const json_t *pvc, const json_t *pv
         int64_t want_bytes = bytes_of(want);
         cleanup_error struct error *err = NULL;
         cleanup_json json_t *patch = NULL, *conds = NULL;
+        const char *reason;
+        char *message;
         json_t *statuses, *c;
+        int64_t start_ms;
         size_t i;
         int r;
 
@@ -91,9 +95,12 @@ static void claim_expand(struct pod_host *h, const json_t *pvc, const json_t *pv
                 return;
         if (want_bytes <= 0 || want_bytes <= bytes_of(have) || !h->claim_patch_status)
                 return;
+        start_ms = time_monotonic_ms();
         r = loopvol_grow(file, want_bytes, &err);
         if (r == -EOPNOTSUPP)
                 return; /* K8S: FileSystemResizePending stays; grown offline at the next mount */
+        storage_operation_observe(storage_operations(h), STORAGE_PLUGIN_LOCAL_LOOP,
+                                  "volume_fs_resize", r, start_ms);
         conds = json_array();
         json_array_foreach(json_path(pvc, "status.conditions"), i, c) {
                 const char *type = json_string_value(json_object_get(c, "type"));
@@ -110,10 +117,10 @@ static void claim_expand(struct pod_host *h, const json_t *pvc, const json_t *pv
                                                 "status", "True", "lastTransitionTime", now,
                                                 "message", err ? err->message : strerror(-r)));
                 patch = json_pack("{s:{s:O}}", "status", "conditions", conds);
-                add_event(ev, "Warning", "VolumeResizeFailed",
-                          xasprintf("MountVolume.NodeExpandVolume failed for volume \"%s\" : %s",
+                message = xasprintf("MountVolume.NodeExpandVolume failed for volume \"%s\" : %s",
                                     json_path_string(pv, "metadata.name") ?: "",
-                                    err ? err->message : strerror(-r)));
+                                    err ? err->message : strerror(-r));
+                reason = "VolumeResizeFailed";
         } else {
                 statuses = json_deep_copy(json_path(pvc, "status.allocatedResourceStatuses"));
                 json_object_del(statuses, "storage");
@@ -123,15 +130,18 @@ static void claim_expand(struct pod_host *h, const json_t *pvc, const json_t *pv
                 }
                 patch = json_pack("{s:{s:{s:s}, s:o, s:O}}", "status", "capacity", "storage", want,
                                   "allocatedResourceStatuses", statuses, "conditions", conds);
-                add_event(ev, "Normal", "FileSystemResizeSuccessful",
-                          xasprintf("MountVolume.NodeExpandVolume succeeded for volume \"%s\" %s",
-                                    json_path_string(pv, "metadata.name") ?: "", h->node_name));
+                message = xasprintf("MountVolume.NodeExpandVolume succeeded for volume \"%s\" %s",
+                                    json_path_string(pv, "metadata.name") ?: "", h->node_name);
+                reason = "FileSystemResizeSuccessful";
         }
         json_object_set_new(patch, "metadata",
                             json_pack("{s:s}", "resourceVersion",
                                       json_path_string(pvc, "metadata.resourceVersion") ?: ""));
         (void) h->claim_patch_status(h->claim_ud, json_path_string(pvc, "metadata.namespace"),
                                      json_path_string(pvc, "metadata.name"), patch, NULL);
+        /* K8S: the kubelet tells both the pod and the claim */
+        add_event_about(ev, pvc, r < 0 ? "Warning" : "Normal", reason, xstrdup(message));
+        add_event(ev, r < 0 ? "Warning" : "Normal", reason, message);
 }
 
 /* The claim's bound local-loop volume: its file and fsType, or -errno with a message. */
@@ -208,8 +218,13 @@ int pod_claim_setup(struct pod_host *h, struct pod_memory *p, const json_t *pod,
         /* not mounted yet: a pending expansion grows offline here (ext4's way) */
         if (r >= 0)
                 claim_expand(h, pvc, pv, file, ev);
-        if (r >= 0)
+        if (r >= 0) {
+                int64_t start_ms = time_monotonic_ms();
+
                 r = loopvol_mount(file, target, fstype, reterr);
+                storage_operation_observe(storage_operations(h), STORAGE_PLUGIN_LOCAL_LOOP,
+                                          "volume_mount", r, start_ms);
+        }
         if (r < 0)
                 return r;
         pthread_mutex_lock(&h->claims_lock);
@@ -238,8 +253,11 @@ int pod_claims_teardown(struct pod_host *h, const char *pod_dir, struct error **
         json_object_foreach(claims, volume, file) {
                 cleanup_free char *target = xasprintf("%s/volumes/%s", pod_dir, volume);
                 cleanup_error struct error *derr = NULL;
+                int64_t start_ms = time_monotonic_ms();
 
                 r = loopvol_unmount(target, false, reterr);
+                storage_operation_observe(storage_operations(h), STORAGE_PLUGIN_LOCAL_LOOP,
+                                          "volume_unmount", r, start_ms);
                 if (r < 0)
                         return r;
                 pthread_mutex_lock(&h->claims_lock);

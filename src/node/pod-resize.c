@@ -29,6 +29,7 @@
 #include "node/pod-worker-internal.h"
 #include "node/resize.h"
 #include "node/volume/emptydir.h"
+#include "node/volume/storage-metrics.h"
 
 #define ALLOCATED_FILE "allocated.json"
 #define ACTUATED_FILE  "actuated.json"
@@ -343,12 +344,16 @@ static int apply_step(struct step *s, const struct resize_step *st, struct error
         struct cgroup_limits l = limits_of(&st->cfg);
         cleanup_free char *path = NULL, *what = NULL;
         struct container_memory *cm;
+        int64_t start_ms;
         int r;
 
         switch (st->kind) {
         case RESIZE_STEP_VOLUME:
                 path = volume_path(p, st->name);
+                start_ms = time_monotonic_ms();
                 r = emptydir_resize(path, st->size_bytes, reterr);
+                storage_operation_observe(storage_operations(s->h), STORAGE_PLUGIN_EMPTY_DIR,
+                                          "volume_fs_resize", r, start_ms);
                 if (r < 0)
                         return error_wrap(reterr, "volume \"%s\"", st->name);
                 return 0;

@@ -106,8 +106,13 @@ struct step {
 /* pod-worker.c */
 const char *keep(struct step *s, char *str);
 void add_event(struct pod_events *ev, const char *type, const char *reason, char *message);
+/* An event about object (a claim) rather than the pod; NULL: the pod. */
+void add_event_about(struct pod_events *ev, const json_t *object, const char *type,
+                     const char *reason, char *message);
 char *run_cgroup(const struct pod_memory *p, const char *name, int run);
 char *volume_path(const struct pod_memory *p, const char *name);
+/* storage_operation_duration_seconds, or NULL when the host keeps no metrics */
+struct metric *storage_operations(const struct pod_host *h);
 struct container_memory *container_memory_get(struct pod_memory *p, const char *name);
 void signal_run(struct step *s, struct container_memory *cm, int sig);
 

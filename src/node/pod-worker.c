@@ -44,6 +44,7 @@
 #include "node/pod-worker.h"
 #include "node/runtime/runtime.h"
 #include "node/volume/emptydir.h"
+#include "node/volume/storage-metrics.h"
 
 /* K8S: the kubelet's crash-loop and image-pull back-off: 10 s doubling to 5 min; an entry not
  * touched for twice the maximum is forgotten (flowcontrol.Backoff's expiry). */
@@ -60,19 +61,29 @@
 
 void pod_events_release(struct pod_events *ev)
 {
-        for (size_t i = 0; i < ev->n; i++)
+        for (size_t i = 0; i < ev->n; i++) {
                 free(ev->items[i].message);
+                json_decref(ev->items[i].object);
+        }
         ev->n = 0;
 }
 
 void add_event(struct pod_events *ev, const char *type, const char *reason, char *message)
 {
+        add_event_about(ev, NULL, type, reason, message);
+}
+
+void add_event_about(struct pod_events *ev, const json_t *object, const char *type,
+                     const char *reason, char *message)
+{
         if (ev->n == ARRAY_SIZE(ev->items)) {
                 free(message);
                 return;
         }
-        ev->items[ev->n++] =
-                (struct pod_event){ .type = type, .reason = reason, .message = message };
+        ev->items[ev->n++] = (struct pod_event){ .type = type,
+                                                 .reason = reason,
+                                                 .message = message,
+                                                 .object = json_incref((json_t *) object) };
 }
 
 /* ------------------------------------------------------------------ memory of pods */
@@ -359,6 +370,11 @@ char *volume_path(const struct pod_memory *p, const char *name)
         return xasprintf("%s/volumes/%s", p->dir, name);
 }
 
+struct metric *storage_operations(const struct pod_host *h)
+{
+        return h->metrics ? h->metrics->storage_operations : NULL;
+}
+
 /* Makes every volume of the pod ready. The first volume that cannot be is named in *reterr. */
 static int pod_volumes_setup(struct pod_host *h, struct pod_memory *p, const json_t *pod,
                              struct pod_events *ev, struct error **reterr)
@@ -373,7 +389,7 @@ static int pod_volumes_setup(struct pod_host *h, struct pod_memory *p, const jso
                 const json_t *ed = json_object_get(v, "emptyDir");
                 cleanup_free char *path = NULL;
                 enum emptydir_medium medium;
-                int64_t size = 0;
+                int64_t size = 0, start_ms;
                 int r;
 
                 if (!name)
@@ -406,7 +422,10 @@ static int pod_volumes_setup(struct pod_host *h, struct pod_memory *p, const jso
                                                                       ed, "sizeLimit")));
                 }
                 path = volume_path(p, name);
+                start_ms = time_monotonic_ms();
                 r = emptydir_setup(path, medium, size, reterr);
+                storage_operation_observe(storage_operations(h), STORAGE_PLUGIN_EMPTY_DIR,
+                                          "volume_mount", r, start_ms);
                 if (r < 0)
                         return error_wrap(reterr, "volume \"%s\"", name);
                 if (medium == EMPTYDIR_MEDIUM_MEMORY)

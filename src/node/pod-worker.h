@@ -47,7 +47,8 @@ struct pod_host *pod_host_free(struct pod_host *h);
 struct pod_event {
         const char *type; /* "Normal", "Warning" */
         const char *reason;
-        char *message; /* owned */
+        char *message;  /* owned */
+        json_t *object; /* owned; what the event is about when not the pod (a claim) */
 };
 
 struct pod_events {

@@ -34,6 +34,13 @@ capacity() { k get pvc "$1" -o jsonpath='{.status.capacity.storage}'; }
 resize_conditions() {
         k get pvc "$1" -o jsonpath='{range .status.conditions[*]}{.type}{" "}{end}'
 }
+resize_events() { # resize_events CLAIM POD: who was told FileSystemResizeSuccessful
+        local who
+        who=$(k get events -o jsonpath='{range .items[?(@.reason=="FileSystemResizeSuccessful")]}{.involvedObject.kind}/{.involvedObject.name}{"\n"}{end}')
+        for want in "PersistentVolumeClaim/$1" "Pod/$2"; do
+                grep -qx "$want" <<<"$who" && printf '%s ' "$want"
+        done
+}
 pending_condition() {
         k get pvc "$1" -o jsonpath='{.status.conditions[?(@.type=="FileSystemResizePending")].type}'
 }
@@ -84,8 +91,23 @@ JSON
                 check_equal "$fs: grown while the pod kept running" "0" \
                         "$(k get pod "$name" -o jsonpath='{.status.containerStatuses[0].restartCount}')"
         fi
+        # K8S: the kubelet tells both the pod and the claim
+        until_equal "$fs: FileSystemResizeSuccessful on the claim and on the pod" \
+                "PersistentVolumeClaim/data-$fs Pod/$name " resize_events "data-$fs" "$name"
         check "$fs: delete the pod and the claim" k delete pod "$name" --timeout=30s
         check "$fs: the claim goes" k delete pvc "data-$fs" --timeout=60s
+done
+# K8S pkg/volume/util/metrics.go: the controller's expansion and the node's filesystem growth,
+# mount and unmount, each with its plugin and outcome
+metrics=$(k get --raw /metrics)
+for op in expand_volume volume_fs_resize volume_mount volume_unmount; do
+        series="storage_operation_duration_seconds_count{migrated=\"false\",operation_name=\"$op\",status=\"success\",volume_plugin=\"kubernetes.io/csi:local-loop.flexlet.io\"}"
+        count=$(grep -F "$series" <<<"$metrics" | awk '{print $2}')
+        if [ -n "$count" ] && [ "$count" -ge 2 ]; then
+                ok "/metrics: $op recorded ($count)"
+        else
+                not_ok "/metrics: $op recorded" "$(grep storage_operation_duration_seconds_count <<<"$metrics")"
+        fi
 done
 if [ "$(losetup -a | grep -c "$SERVER_DIR")" = 0 ]; then
         ok "no loop device is left"

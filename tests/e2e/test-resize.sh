@@ -176,6 +176,12 @@ check_equal "the files stay" "$sums" "$(cd "$vdir" && md5sum f*)"
 rm -f "$vdir"/f5 "$vdir"/f6 "$vdir"/f7 "$vdir"/f8
 until_equal "after files are deleted, the retry succeeds: df inside 50Mi" "51200" df_inside
 until_equal "and the condition goes" "0" no_resize_conditions vol
+# K8S KEP-6030's signal: the remounts in storage_operation_duration_seconds, the refused one too
+fs_resizes() {
+        k get --raw /metrics | grep -F 'storage_operation_duration_seconds_count{migrated="false",operation_name="volume_fs_resize",status="'"$1"'",volume_plugin="kubernetes.io/empty-dir"}' | awk '{print ($2 >= 1) ? "yes" : "no"}'
+}
+check_equal "/metrics: empty-dir volume_fs_resize successes recorded" "yes" "$(fs_resizes success)"
+check_equal "/metrics: the refused shrink recorded as fail-unknown" "yes" "$(fs_resizes fail-unknown)"
 
 # --- combined: container memory 256Mi -> 512Mi with the volume 128Mi -> 384Mi, and back,
 #     observed from the host in the required order
