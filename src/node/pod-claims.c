@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "base/alloc.h"
+#include "base/fault.h"
 #include "base/fs.h"
 #include "base/json.h"
 #include "base/metrics.h"
@@ -101,6 +102,8 @@ static void claim_expand(struct pod_host *h, const json_t *pvc, const json_t *pv
                 return; /* K8S: FileSystemResizePending stays; grown offline at the next mount */
         storage_operation_observe(storage_operations(h), STORAGE_PLUGIN_LOCAL_LOOP,
                                   "volume_fs_resize", r, start_ms);
+        if (r >= 0)
+                fault_point("node-volume-grown");
         conds = json_array();
         json_array_foreach(json_path(pvc, "status.conditions"), i, c) {
                 const char *type = json_string_value(json_object_get(c, "type"));
