@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "base/alloc.h"
@@ -32,6 +33,8 @@ struct api_client {
         char *auth_header; /* "Authorization: Bearer ..." or NULL */
         long idle_timeout_ms;
         atomic_bool cancelled; /* api_client_cancel(): every transfer ends, now and later */
+        pthread_mutex_t sock_lock;
+        curl_socket_t sock; /* the connection's socket, or CURL_SOCKET_BAD; under sock_lock */
         char errbuf[CURL_ERROR_SIZE];
 };
 
@@ -81,7 +84,8 @@ struct api_client *api_client_free(struct api_client *c)
         if (!c)
                 return NULL;
         if (c->curl)
-                curl_easy_cleanup(c->curl);
+                curl_easy_cleanup(c->curl); /* closes the connection through close_socket */
+        pthread_mutex_destroy(&c->sock_lock);
         free(c->server_url);
         free(c->auth_header);
         free(c);
@@ -168,6 +172,37 @@ static size_t body_cb(char *data, size_t size, size_t n, void *ud)
         return len;
 }
 
+/* libcurl opens and closes the client's connection through these, so that api_client_cancel()
+ * knows the socket to shut down (and never one already closed and reused). */
+static curl_socket_t open_socket(void *ud, curlsocktype purpose, struct curl_sockaddr *addr)
+{
+        struct api_client *c = ud;
+        curl_socket_t fd;
+
+        (void) purpose;
+        fd = socket(addr->family, addr->socktype | SOCK_CLOEXEC, addr->protocol);
+        if (fd < 0)
+                return CURL_SOCKET_BAD;
+        pthread_mutex_lock(&c->sock_lock);
+        c->sock = fd;
+        if (atomic_load(&c->cancelled))
+                (void) shutdown(fd, SHUT_RDWR);
+        pthread_mutex_unlock(&c->sock_lock);
+        return fd;
+}
+
+static int close_socket(void *ud, curl_socket_t fd)
+{
+        struct api_client *c = ud;
+
+        pthread_mutex_lock(&c->sock_lock);
+        if (c->sock == fd)
+                c->sock = CURL_SOCKET_BAD;
+        (void) close(fd);
+        pthread_mutex_unlock(&c->sock_lock);
+        return 0;
+}
+
 int api_client_new(const struct api_client_options *o, struct api_client **ret,
                    struct error **reterr)
 {
@@ -197,6 +232,8 @@ int api_client_new(const struct api_client_options *o, struct api_client **ret,
                                  curl_easy_strerror(curl_init_result));
 
         c = xcalloc(1, sizeof(*c));
+        pthread_mutex_init(&c->sock_lock, NULL);
+        c->sock = CURL_SOCKET_BAD;
         len = strlen(url);
         while (len > 0 && url[len - 1] == '/')
                 len--;
@@ -230,6 +267,10 @@ int api_client_new(const struct api_client_options *o, struct api_client **ret,
         (void) curl_easy_setopt(c->curl, CURLOPT_NOPROGRESS, 0L);
         (void) curl_easy_setopt(c->curl, CURLOPT_XFERINFOFUNCTION, xferinfo_cb);
         (void) curl_easy_setopt(c->curl, CURLOPT_HEADERFUNCTION, header_cb);
+        (void) curl_easy_setopt(c->curl, CURLOPT_OPENSOCKETFUNCTION, open_socket);
+        (void) curl_easy_setopt(c->curl, CURLOPT_OPENSOCKETDATA, c);
+        (void) curl_easy_setopt(c->curl, CURLOPT_CLOSESOCKETFUNCTION, close_socket);
+        (void) curl_easy_setopt(c->curl, CURLOPT_CLOSESOCKETDATA, c);
         *ret = TAKE_PTR(c);
         return 0;
 }
@@ -256,6 +297,12 @@ static struct curl_slist *request_headers(const struct api_client *c, const char
 void api_client_cancel(struct api_client *c)
 {
         atomic_store(&c->cancelled, true);
+        /* A transfer waiting for bytes (a quiet watch) would see the flag only at libcurl's
+         * next progress call, up to a second later: end its connection now. */
+        pthread_mutex_lock(&c->sock_lock);
+        if (c->sock != CURL_SOCKET_BAD)
+                (void) shutdown(c->sock, SHUT_RDWR);
+        pthread_mutex_unlock(&c->sock_lock);
 }
 
 static void transfer_init(struct transfer *t, const struct api_client *c, size_t cap)

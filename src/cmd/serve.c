@@ -370,6 +370,9 @@ stop:
         volume_expander_stop(expander);
         pv_provisioner_stop(provisioner);
         scheduler_stop(sched);
+        /* the watch streams still open end now, so the HTTP server need not wait for them */
+        if (store)
+                store_end_watches(store);
         http_server_stop(http);
         apiserver_free(api);
         store_close(store);

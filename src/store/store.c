@@ -226,6 +226,11 @@ int store_open_sqlite(const char *path, struct store **ret, struct error **reter
         return store_open_sqlite_with(path, NULL, ret, reterr);
 }
 
+void store_end_watches(struct store *s)
+{
+        watch_cache_shutdown(s->cache);
+}
+
 struct store *store_close(struct store *s)
 {
         if (!s)

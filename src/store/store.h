@@ -73,6 +73,9 @@ int store_open_sqlite_with(const char *path, const struct store_options *o, stru
                            struct error **reterr);
 /* Closes; wakes every watcher with -ECANCELED. NULL-safe, returns NULL. */
 struct store *store_close(struct store *s);
+/* Ends every watch, now and to come, with -ECANCELED; reads and writes go on. For a server
+ * that is stopping: its watch streams end at once instead of at their next heartbeat. */
+void store_end_watches(struct store *s);
 
 /* The newest resourceVersion written. */
 uint64_t store_current_rv(struct store *s);

@@ -631,6 +631,24 @@ static void test_watch_timeout(void **state)
         store_watch_stop(w);
 }
 
+/* A stopping server ends its watches (store_end_watches); reads and writes still work. */
+static void test_end_watches(void **state)
+{
+        struct fixture *f = *state;
+        struct store_watch *w = NULL, *late = NULL;
+        struct store_event ev = { 0 };
+        cleanup_json json_t *got = NULL;
+
+        assert_int_equal(store_watch_start(f->s, "pods", NULL, 0, &w, NULL), 0);
+        store_end_watches(f->s);
+        assert_int_equal(store_watch_next(w, 5000, &ev), -ECANCELED);
+        assert_true(store_watch_start(f->s, "pods", NULL, 0, &late, NULL) < 0);
+        assert_null(late);
+        create_ok(f->s, "pods", "default", "after", "i");
+        assert_int_equal(store_get(f->s, "pods", "default", "after", &got, NULL), 0);
+        store_watch_stop(w);
+}
+
 static void test_slow_watcher_cancelled(void **state)
 {
         struct fixture *f = *state;
@@ -922,6 +940,7 @@ int main(void)
                 cmocka_unit_test_setup_teardown(test_watch_too_old, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_deleted_event, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_watch_timeout, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_end_watches, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_slow_watcher_cancelled, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_close_wakes_watchers, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_concurrent_writers, setup, teardown),
