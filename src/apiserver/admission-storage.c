@@ -1,6 +1,7 @@
-/* admission-storage.c: DefaultStorageClass and PersistentVolumeClaimResize (K8S:
- * plugin/pkg/admission/storage/storageclass/setdefault, .../persistentvolume/resize, and
- * pkg/volume/util GetDefaultClass), the decisions and the store reads behind them. The claim's
+/* admission-storage.c: DefaultStorageClass, PersistentVolumeClaimResize and
+ * StorageObjectInUseProtection (K8S: plugin/pkg/admission/storage/storageclass/setdefault,
+ * .../persistentvolume/resize, .../storageobjectinuseprotection, and pkg/volume/util
+ * GetDefaultClass), the decisions and the store reads behind them. The claim's
  * own rules (immutability, no request below status.capacity) are validation's, in
  * api/validation-storage.c, and run before the resize check as upstream orders them. */
 #include <errno.h>
@@ -93,6 +94,25 @@ int pvc_resize_admit(const json_t *new_pvc, const json_t *old_pvc, const json_t 
         return 0;
 }
 
+bool storage_object_protect(json_t *obj, const char *finalizer)
+{
+        json_t *meta = json_object_ensure(obj, "metadata");
+        json_t *list = json_object_get(meta, "finalizers");
+        size_t i;
+        json_t *f;
+
+        json_array_foreach(list, i, f) {
+                if (streq(json_string_value(f) ?: "", finalizer))
+                        return false;
+        }
+        if (!json_is_array(list)) {
+                list = json_array();
+                json_object_set_new(meta, "finalizers", list);
+        }
+        json_array_append_new(list, json_string(finalizer));
+        return true;
+}
+
 int pvc_admit(struct store *store, enum api_subresource sub, json_t *pvc, const json_t *old,
               struct error **reterr)
 {
@@ -101,6 +121,9 @@ int pvc_admit(struct store *store, enum api_subresource sub, json_t *pvc, const 
         uint64_t rv;
         int r;
 
+        /* K8S: StorageObjectInUseProtection, on creates of the claim itself */
+        if (!old && sub == API_SUB_NONE)
+                (void) storage_object_protect(pvc, PVC_PROTECTION_FINALIZER);
         /* K8S: DefaultStorageClass handles creates of the claim itself only */
         if (old || sub != API_SUB_NONE || pvc_has_storage_class(pvc))
                 return 0;
@@ -123,4 +146,13 @@ int pvc_admit_validate(struct store *store, enum api_subresource sub, const json
         if (cls[0] && store_get(store, "storageclasses", "", cls, &sc, NULL) < 0)
                 sc = NULL;
         return pvc_resize_admit(pvc, old, sc, reterr);
+}
+
+int pv_admit(struct store *store, enum api_subresource sub, json_t *pv, const json_t *old,
+             struct error **reterr)
+{
+        /* K8S: StorageObjectInUseProtection handles creates of the volume itself only */
+        if (!old && sub == API_SUB_NONE)
+                (void) storage_object_protect(pv, PV_PROTECTION_FINALIZER);
+        return 0;
 }

@@ -1,8 +1,9 @@
 /* admission-storage.h: the storage admission plugins kube-apiserver 1.33 runs by default:
- * DefaultStorageClass (a claim created without a class gets the default class) and
- * PersistentVolumeClaimResize (only bound claims of a class that allows expansion may grow).
- * The decisions are pure functions over objects; the two hooks, which persistent volume claims'
- * strategy carries (apiserver/resources.h), read the classes from the store. */
+ * DefaultStorageClass (a claim created without a class gets the default class),
+ * PersistentVolumeClaimResize (only bound claims of a class that allows expansion may grow) and
+ * StorageObjectInUseProtection (claims and volumes are created with their protection finalizer).
+ * The decisions are pure functions over objects; the hooks, which the claims' and the volumes'
+ * strategies carry (apiserver/resources.h), read the classes from the store. */
 #ifndef FLEXLET_APISERVER_ADMISSION_STORAGE_H
 #define FLEXLET_APISERVER_ADMISSION_STORAGE_H
 
@@ -13,6 +14,13 @@
 #include "base/error.h"
 
 struct store;
+
+/* K8S: the StorageObjectInUseProtection finalizers (pkg/volume/util). A claim or volume that
+ * carries one and is deleted only gets metadata.deletionTimestamp; the protection controllers
+ * (controllers/storage-protection.h, which defines the same names) remove the finalizer once no
+ * scheduled pod uses the claim, or the volume is no longer Bound, and the object goes. */
+#define PVC_PROTECTION_FINALIZER "kubernetes.io/pvc-protection"
+#define PV_PROTECTION_FINALIZER  "kubernetes.io/pv-protection"
 
 /* K8S: GetDefaultClass (pkg/volume/util): among classes (a JSON array of StorageClasses), the
  * one annotated default created last, ties broken by the name first in byte order; NULL when no
@@ -32,12 +40,22 @@ bool pvc_default_storage_class(json_t *pvc, const json_t *classes);
 int pvc_resize_admit(const json_t *new_pvc, const json_t *old_pvc, const json_t *sc,
                      struct error **reterr);
 
-/* The claim strategy's hooks: DefaultStorageClass on create (reads every class) and
- * PersistentVolumeClaimResize on update (reads the claim's class). A store failure refuses the
- * request with -EPERM, as upstream's admission turns lister errors into Forbidden. */
+/* K8S: StorageObjectInUseProtection.Admit on create: appends finalizer to obj's
+ * metadata.finalizers unless it is there already. Returns whether it added it. */
+bool storage_object_protect(json_t *obj, const char *finalizer);
+
+/* The claim strategy's hooks: StorageObjectInUseProtection and DefaultStorageClass on create
+ * (the latter reads every class) and PersistentVolumeClaimResize on update (reads the claim's
+ * class). A store failure refuses the request with -EPERM, as upstream's admission turns lister
+ * errors into Forbidden. */
 int pvc_admit(struct store *store, enum api_subresource sub, json_t *pvc, const json_t *old,
               struct error **reterr);
 int pvc_admit_validate(struct store *store, enum api_subresource sub, const json_t *pvc,
                        const json_t *old, struct error **reterr);
+
+/* The volume strategy's hook: StorageObjectInUseProtection on creates of the volume itself
+ * (never through a subresource). Never fails. */
+int pv_admit(struct store *store, enum api_subresource sub, json_t *pv, const json_t *old,
+             struct error **reterr);
 
 #endif

@@ -95,6 +95,7 @@ const struct resource_strategy persistent_volume_strategy = {
         .validate_create = pv_validate_create,
         .prepare_update = pv_prepare_update,
         .validate_update = pv_validate_update,
+        .admit = pv_admit,
 };
 
 /* ---- PersistentVolumeClaim ---- */

@@ -22,6 +22,7 @@
 #include "cmd/cmd.h"
 #include "controllers/pv-provisioner.h"
 #include "controllers/scheduler.h"
+#include "controllers/storage-protection.h"
 #include "controllers/volume-expander.h"
 #include "http/http-server.h"
 #include "node/agent.h"
@@ -226,6 +227,7 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
         struct apiserver *api = NULL;
         struct http_server *http = NULL;
         struct scheduler *sched = NULL;
+        struct storage_protection *protection = NULL;
         struct pv_provisioner *provisioner = NULL;
         struct volume_expander *expander = NULL;
         struct node_agent *agent = NULL;
@@ -323,6 +325,8 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
                                                  .ca_file = ca_file,
                                                  .token = pki_admin_token(pki) };
                 r = scheduler_start(&co, &sched, &err);
+                if (r >= 0)
+                        r = storage_protection_start(&co, &protection, &err);
                 /* local-loop volumes live under the server's data dir, which only serve's own
                  * node uses: the storage controllers run where that node does */
                 if (r >= 0 && with_node)
@@ -369,6 +373,7 @@ stop:
         node_agent_stop(agent);
         volume_expander_stop(expander);
         pv_provisioner_stop(provisioner);
+        storage_protection_stop(protection);
         scheduler_stop(sched);
         /* the watch streams still open end now, so the HTTP server need not wait for them */
         if (store)

@@ -21,6 +21,7 @@
 #include "base/fault.h"
 #include "base/json.h"
 #include "base/quantity.h"
+#include "base/strbuf.h"
 #include "base/timeutil.h"
 #include "client/event.h"
 #include "controllers/pv-provisioner.h"
@@ -54,15 +55,10 @@ const char *pv_class_fstype(const json_t *sc)
 }
 
 static const char *const claim_step_names[PV_CLAIM_STEP_MAX] = {
-        [PV_CLAIM_NOTHING] = "Nothing",
-        [PV_CLAIM_CLASS_MISSING] = "ClassMissing",
-        [PV_CLAIM_EXTERNAL] = "External",
-        [PV_CLAIM_WAIT_CONSUMER] = "WaitForFirstConsumer",
-        [PV_CLAIM_SELECT_NODE] = "SelectNode",
-        [PV_CLAIM_ANNOTATE] = "Annotate",
-        [PV_CLAIM_PROVISION] = "Provision",
-        [PV_CLAIM_BIND] = "Bind",
-        [PV_CLAIM_LOST] = "Lost",
+        [PV_CLAIM_NOTHING] = "Nothing",   [PV_CLAIM_CLASS_MISSING] = "ClassMissing",
+        [PV_CLAIM_EXTERNAL] = "External", [PV_CLAIM_WAIT_CONSUMER] = "WaitForFirstConsumer",
+        [PV_CLAIM_ANNOTATE] = "Annotate", [PV_CLAIM_PROVISION] = "Provision",
+        [PV_CLAIM_BIND] = "Bind",         [PV_CLAIM_LOST] = "Lost",
 };
 
 const char *pv_claim_step_to_string(enum pv_claim_step s)
@@ -136,27 +132,57 @@ static bool pod_is_terminal(const json_t *pod)
         return streq(phase, "Succeeded") || streq(phase, "Failed");
 }
 
-/* The node of a scheduled, live pod of the claim's namespace that uses the claim. */
-static const char *consumer_node(const json_t *claim, const json_t *pods)
+/* K8S findNonScheduledPodsByPVC: live pods of the claim's namespace that use it and have no
+ * node yet (by name, in the order of pods). */
+static json_t *unscheduled_users(const json_t *claim, const json_t *pods)
 {
         const char *ns = str_or_empty(claim, "metadata.namespace");
         const char *name = str_or_empty(claim, "metadata.name");
+        json_t *names = json_array();
         size_t i, j;
         json_t *pod, *v;
 
         json_array_foreach(pods, i, pod) {
-                const char *node = json_path_string(pod, "spec.nodeName");
-
-                if (!node || !*node || pod_is_terminal(pod) ||
-                    json_path(pod, "metadata.deletionTimestamp") ||
+                if (*str_or_empty(pod, "spec.nodeName") || pod_is_terminal(pod) ||
                     !streq(str_or_empty(pod, "metadata.namespace"), ns))
                         continue;
                 json_array_foreach(json_path(pod, "spec.volumes"), j, v) {
-                        if (streq(str_or_empty(v, "persistentVolumeClaim.claimName"), name))
-                                return node;
+                        if (streq(str_or_empty(v, "persistentVolumeClaim.claimName"), name)) {
+                                json_array_append_new(
+                                        names, json_string(str_or_empty(pod, "metadata.name")));
+                                break;
+                        }
                 }
         }
-        return NULL;
+        return names;
+}
+
+char *pv_claim_wait_event(const json_t *claim, const json_t *pods, const char **ret_reason)
+{
+        cleanup_json json_t *names = unscheduled_users(claim, pods);
+        struct strbuf sb;
+        size_t i;
+        json_t *n;
+
+        if (!json_array_size(names)) {
+                *ret_reason = "WaitForFirstConsumer";
+                return xstrdup("waiting for first consumer to be created before binding");
+        }
+        *ret_reason = "WaitForPodScheduled";
+        strbuf_init(&sb);
+        strbuf_addstr(&sb, json_array_size(names) > 1 ? "waiting for pods " : "waiting for pod ");
+        json_array_foreach(names, i, n) {
+                strbuf_addf(&sb, "%s%s", i ? "," : "", json_string_value(n));
+        }
+        strbuf_addstr(&sb, " to be scheduled");
+        return strbuf_detach(&sb);
+}
+
+bool pv_provisioning_reschedules(const json_t *claim, int errnum)
+{
+        if (!annotation(claim, PV_ANN_SELECTED_NODE))
+                return false;
+        return errnum == ENOENT || errnum == ENOSPC || errnum == EDQUOT;
 }
 
 /* The claim still lacks something binding gives it. */
@@ -168,12 +194,10 @@ static bool bind_incomplete(const json_t *claim, const json_t *pv)
                !json_object_get(json_path(claim, "status.capacity"), "storage");
 }
 
-enum pv_claim_step pv_claim_next(const json_t *claim, const json_t *sc, const json_t *pv,
-                                 const json_t *pods, const char **ret_node)
+enum pv_claim_step pv_claim_next(const json_t *claim, const json_t *sc, const json_t *pv)
 {
         const char *volume = str_or_empty(claim, "spec.volumeName");
         const char *provisioner;
-        const char *node;
 
         if (json_path(claim, "metadata.deletionTimestamp"))
                 return PV_CLAIM_NOTHING;
@@ -199,17 +223,11 @@ enum pv_claim_step pv_claim_next(const json_t *claim, const json_t *sc, const js
         if (!sc)
                 return PV_CLAIM_CLASS_MISSING;
         provisioner = str_or_empty(sc, "provisioner");
+        /* K8S: a delayed claim waits for the scheduler's selected-node (set in its PreBind
+         * for the node it chose for a pod using the claim), which the provisioner then uses */
         if (streq(str_or_empty(sc, "volumeBindingMode"), "WaitForFirstConsumer") &&
-            !annotation(claim, PV_ANN_SELECTED_NODE)) {
-                /* K8S: the scheduler sets selected-node once a pod using the claim has a node;
-                 * flexlet's scheduler binds first, so the node is read from the bound pod */
-                node = consumer_node(claim, pods);
-                if (node && !streq(provisioner, PV_NO_PROVISIONER)) {
-                        *ret_node = node;
-                        return PV_CLAIM_SELECT_NODE;
-                }
+            !annotation(claim, PV_ANN_SELECTED_NODE))
                 return PV_CLAIM_WAIT_CONSUMER;
-        }
         if (streq(provisioner, PV_NO_PROVISIONER))
                 return PV_CLAIM_NOTHING;
         if (!streq(annotation(claim, PV_ANN_STORAGE_PROVISIONER) ?: "", provisioner))
@@ -448,6 +466,42 @@ static void annotate_provisioner(struct pv_provisioner *p, const json_t *claim, 
         tell(p, claim, "Normal", "ExternalProvisioning", msg, PV_CONTROLLER);
 }
 
+/* K8S provisionVolumeErrorHandling with ProvisioningReschedule: the failure told, then the
+ * selected node removed so that the scheduler picks one again (with a back-off here, so that a
+ * node picked again is not retried at once). */
+static void reschedule(struct pv_provisioner *p, const json_t *claim, const char *message)
+{
+        cleanup_json json_t *copy = json_deep_copy(claim);
+
+        log_failure("provision", claim, message);
+        (void) api_client_event(p->client, claim, "Warning", "ProvisioningFailed", message,
+                                PV_LOCAL_LOOP_PROVISIONER, NULL, NULL);
+        back_off(p, claim);
+        json_object_del(json_path(copy, "metadata.annotations"), PV_ANN_SELECTED_NODE);
+        (void) put(p, COLL_CLAIMS, copy, false, NULL);
+}
+
+/* K8S provisionClaimOperation: the selected node must exist. 1 when it does, 0 when it does
+ * not, -EIO (told, backed off) when the server cannot say. */
+static int selected_node_exists(struct pv_provisioner *p, const json_t *claim, const char *node)
+{
+        cleanup_error struct error *err = NULL;
+        cleanup_free char *path = xasprintf("/api/v1/nodes/%s", node), *msg = NULL;
+        cleanup_json json_t *resp = NULL;
+        long code = 0;
+        int r;
+
+        r = api_client_request(p->client, "GET", path, NULL, NULL, 0, &code, &resp, &err);
+        if (r >= 0 && (code == 200 || code == 404))
+                return code == 200;
+        msg = xasprintf("failed to get target node: %s",
+                        r < 0 ? err->message
+                              : json_string_value(json_object_get(resp, "message")) ?: "");
+        tell(p, claim, "Warning", "ProvisioningFailed", msg, PV_LOCAL_LOOP_PROVISIONER);
+        back_off(p, claim);
+        return -EIO;
+}
+
 static void provision(struct pv_provisioner *p, const json_t *claim, const json_t *sc)
 {
         cleanup_error struct error *err = NULL;
@@ -455,6 +509,7 @@ static void provision(struct pv_provisioner *p, const json_t *claim, const json_
         cleanup_free char *why = NULL, *msg = NULL, *file = NULL, *handle = NULL, *body = NULL,
                           *key = informer_key(claim);
         const char *cls = str_or_empty(sc, "metadata.name");
+        const char *node = annotation(claim, PV_ANN_SELECTED_NODE);
         struct loopvol_sizes sizes;
         enum loopvol_fstype fstype;
         int64_t bytes = 0;
@@ -463,6 +518,18 @@ static void provision(struct pv_provisioner *p, const json_t *claim, const json_
 
         if (backing_off(p, claim))
                 return;
+        if (node) {
+                r = selected_node_exists(p, claim, node);
+                if (r < 0)
+                        return;
+                if (r == 0) {
+                        /* K8S: the lister's NotFound */
+                        msg = xasprintf("node \"%s\" not found", node);
+                        if (pv_provisioning_reschedules(claim, ENOENT))
+                                reschedule(p, claim, msg);
+                        return;
+                }
+        }
         why = pv_claim_refusal(claim, sc, &bytes);
         if (why) {
                 msg = xasprintf("failed to provision volume with StorageClass \"%s\": %s", cls,
@@ -484,6 +551,10 @@ static void provision(struct pv_provisioner *p, const json_t *claim, const json_
                 free(msg);
                 msg = xasprintf("failed to provision volume with StorageClass \"%s\": %s", cls,
                                 err->message);
+                if (pv_provisioning_reschedules(claim, err->errnum)) {
+                        reschedule(p, claim, msg);
+                        return;
+                }
                 log_failure("provision", claim, msg);
                 (void) api_client_event(p->client, claim, "Warning", "ProvisioningFailed", msg,
                                         PV_LOCAL_LOOP_PROVISIONER, NULL, NULL);
@@ -491,7 +562,7 @@ static void provision(struct pv_provisioner *p, const json_t *claim, const json_
                 return;
         }
         fault_point("pv-provisioner-created");
-        pv = pv_build_volume(claim, sc, sizes.file_bytes, annotation(claim, PV_ANN_SELECTED_NODE));
+        pv = pv_build_volume(claim, sc, sizes.file_bytes, node);
         body = json_dump_compact(pv);
         r = api_client_request(p->client, "POST", "/api/v1/persistentvolumes", "application/json",
                                body, strlen(body), &code, &resp, NULL);
@@ -577,11 +648,10 @@ static void sync_claim(struct pv_provisioner *p, const json_t *claim, const json
         const char *volume = str_or_empty(claim, "spec.volumeName");
         cleanup_free char *own = xasprintf("pvc-%s", str_or_empty(claim, "metadata.uid"));
         const json_t *pv = json_object_get(volumes, *volume ? volume : own);
-        const char *node = NULL;
+        const char *reason = NULL;
         cleanup_free char *msg = NULL;
-        cleanup_json json_t *copy = NULL;
 
-        switch (pv_claim_next(claim, sc, pv, pods, &node)) {
+        switch (pv_claim_next(claim, sc, pv)) {
         case PV_CLAIM_NOTHING:
         case PV_CLAIM_STEP_MAX:
                 break;
@@ -594,13 +664,8 @@ static void sync_claim(struct pv_provisioner *p, const json_t *claim, const json
                 annotate_provisioner(p, claim, str_or_empty(sc, "provisioner"));
                 break;
         case PV_CLAIM_WAIT_CONSUMER:
-                tell(p, claim, "Normal", "WaitForFirstConsumer",
-                     "waiting for first consumer to be created before binding", PV_CONTROLLER);
-                break;
-        case PV_CLAIM_SELECT_NODE:
-                copy = json_deep_copy(claim);
-                set_annotation(copy, PV_ANN_SELECTED_NODE, node);
-                (void) put(p, COLL_CLAIMS, copy, false, NULL);
+                msg = pv_claim_wait_event(claim, pods, &reason);
+                tell(p, claim, "Normal", reason, msg, PV_CONTROLLER);
                 break;
         case PV_CLAIM_PROVISION:
                 provision(p, claim, sc);

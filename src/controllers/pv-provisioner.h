@@ -3,7 +3,9 @@
  * classes and pods). A claim whose class names this provisioner gets a PersistentVolume
  * "pvc-<claim uid>" backed by a sparse file DATA_DIR/volumes/pvc-<claim uid>.img formatted with
  * the class's parameters.fsType (loopvol_create), bound both ways; WaitForFirstConsumer claims
- * wait for a scheduled pod; reclaimPolicy Delete removes the volume and its file once the claim
+ * wait until the scheduler names their node (volume.kubernetes.io/selected-node), and give the
+ * node back when it cannot hold them (the annotation removed: the scheduler picks again);
+ * reclaimPolicy Delete removes the volume and its file once the claim
  * is gone, Retain leaves it Released. docs/storage.md is the user's and the node's view.
  */
 #ifndef FLEXLET_CONTROLLERS_PV_PROVISIONER_H
@@ -51,8 +53,7 @@ enum pv_claim_step {
         PV_CLAIM_NOTHING,       /* not ours, being deleted, or bound and settled */
         PV_CLAIM_CLASS_MISSING, /* Warning ProvisioningFailed: storageclass... "x" not found */
         PV_CLAIM_EXTERNAL,      /* another provisioner: annotate it, ExternalProvisioning */
-        PV_CLAIM_WAIT_CONSUMER, /* WaitForFirstConsumer with no scheduled pod yet */
-        PV_CLAIM_SELECT_NODE,   /* a scheduled pod uses it: annotate selected-node */
+        PV_CLAIM_WAIT_CONSUMER, /* WaitForFirstConsumer, no selected-node yet */
         PV_CLAIM_ANNOTATE,      /* ours: annotate the provisioner, ExternalProvisioning */
         PV_CLAIM_PROVISION,     /* ours: make the file and the PV */
         PV_CLAIM_BIND,          /* its PV exists: bind the claim, phases Bound */
@@ -62,13 +63,28 @@ enum pv_claim_step {
 /* "Nothing", "ClassMissing", ... for logs and tests; NULL out of range. */
 const char *pv_claim_step_to_string(enum pv_claim_step s);
 
-/* Decides for claim given its class (NULL: the class it names does not exist), the volume
- * named by spec.volumeName or else "pvc-<uid>" (NULL: none), and the cluster's pods (a JSON
- * array). *ret_node (borrowed from pods) is set for PV_CLAIM_SELECT_NODE. K8S: syncUnboundClaim
- * and syncBoundClaim of the PV controller, restricted to dynamically provisioned claims; a claim
- * without a class waits for a static volume, which this controller does not bind. */
-enum pv_claim_step pv_claim_next(const json_t *claim, const json_t *sc, const json_t *pv,
-                                 const json_t *pods, const char **ret_node);
+/* Decides for claim given its class (NULL: the class it names does not exist) and the volume
+ * named by spec.volumeName or else "pvc-<uid>" (NULL: none). K8S: syncUnboundClaim and
+ * syncBoundClaim of the PV controller, restricted to dynamically provisioned claims; a claim
+ * without a class waits for a static volume, which this controller does not bind. A
+ * WaitForFirstConsumer claim is provisioned only once it carries volume.kubernetes.io/
+ * selected-node (IsDelayBindingProvisioning): the scheduler writes it in PreBind. */
+enum pv_claim_step pv_claim_next(const json_t *claim, const json_t *sc, const json_t *pv);
+
+/* The event a PV_CLAIM_WAIT_CONSUMER claim gets, given the cluster's pods (a JSON array):
+ * K8S emitEventForUnboundDelayBindingClaim: "WaitForFirstConsumer" "waiting for first consumer
+ * to be created before binding" while no live unscheduled pod of its namespace uses it, else
+ * "WaitForPodScheduled" "waiting for pod p to be scheduled" ("waiting for pods p,q to be
+ * scheduled"). *ret_reason is a literal; the message is the caller's to free. */
+char *pv_claim_wait_event(const json_t *claim, const json_t *pods, const char **ret_reason);
+
+/* K8S (external-provisioner's checkError and provisionVolumeErrorHandling): whether a
+ * provisioning failure with errnum gives the claim's node back to the scheduler (removing
+ * volume.kubernetes.io/selected-node): only for a claim that has one, and only when another
+ * node might do: ENOENT (the selected Node does not exist), ENOSPC and EDQUOT (the CSI
+ * ResourceExhausted of a volume of one node's topology). Every other failure is retried on the
+ * same node after a back-off. */
+bool pv_provisioning_reschedules(const json_t *claim, int errnum);
 
 /* Why the provisioner refuses a claim of its class before making anything (NULL when it does
  * not; caller frees): an access mode other than ReadWriteOnce/ReadWriteOncePod, volumeMode

@@ -1,15 +1,15 @@
 /* scheduler.c: a single-profile scheduler: filters nodes (Ready, schedulable, nodeSelector,
- * cpu/memory/pod count fit against allocatable minus the requests of the pods already there),
- * scores by least requested cpu, binds. Level-based: every pass looks at every unscheduled pod
- * in the cache it keeps from its watch, so a missed event costs a pass, not a pod. */
+ * cpu/memory/pod count fit against allocatable minus the requests of the pods already there,
+ * then the pod's volumes: volume-binding.c), scores by least requested cpu, and binds; a pod
+ * whose WaitForFirstConsumer claims are unbound is assumed on its node (its requests held there)
+ * until the provisioner has bound them. Level-based: every pass looks at every unscheduled pod
+ * in the watch cache (pv_watch), so a missed event costs a pass, not a pod. */
 #include <errno.h>
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "api/pod-resources.h"
 #include "base/alloc.h"
@@ -18,27 +18,32 @@
 #include "base/strbuf.h"
 #include "base/timeutil.h"
 #include "client/event.h"
+#include "controllers/pv-provisioner.h"
 #include "controllers/scheduler.h"
+#include "controllers/volume-binding.h"
 
-#define SCHEDULER_NAME  "default-scheduler"
-#define WATCH_TIMEOUT_S 60
-#define RETRY_DELAY_US  (500 * 1000)
-/* Unschedulable pods are looked at again this often even without a pod event, so a node that
- * joins or frees up is noticed. */
-#define PASS_PERIOD_S 2
+#define SCHEDULER_NAME "default-scheduler"
+/* Unschedulable and waiting pods are looked at again this often even without an event, so a
+ * node that joins or frees up is noticed. */
+#define PASS_PERIOD_MS 2000
+/* K8S: VolumeBindingArgs.bindTimeoutSeconds' default: PreBind waits this long for the claims */
+#define BIND_TIMEOUT_MS (600 * 1000)
+/* K8S: podInitialBackoffSeconds and podMaxBackoffSeconds: a pod whose binding failed waits this
+ * long (doubling) before it is scheduled again */
+#define BACKOFF_MIN_MS 1000
+#define BACKOFF_MAX_MS 10000
+
+enum { COLL_PODS, COLL_CLAIMS, COLL_VOLUMES, COLL_CLASSES };
 
 struct scheduler {
-        struct api_client_options opts;
-        char *server_url, *ca_file, *token;
-        struct api_client *watch_client; /* the watch thread's */
-        struct api_client *client;       /* requests from the scheduling pass */
-        pthread_mutex_t lock;            /* guards pods and wake */
-        pthread_cond_t wake;
-        json_t *pods; /* "ns/name" -> Pod, from list + watch */
-        bool changed; /* pods changed since the last pass */
-        pthread_t watch_thread, pass_thread;
-        atomic_int refs; /* the two threads; the last one out frees */
-        atomic_bool stop;
+        struct pv_watch *watch;    /* pods, claims, volumes, classes */
+        struct api_client *client; /* the pass thread's requests */
+        pthread_t thread;
+        /* pass thread only. assumed: "ns/name" -> {"uid", "node", "bound": the binding was
+         * posted, "claims": {claim name: resourceVersion of our write or ""}, "since": ms}, a
+         * pod counted on its node before the watch shows spec.nodeName (K8S: the scheduler
+         * cache's assumed pods). backoff: "ns/name" -> [next attempt ms, delay ms]. */
+        json_t *assumed, *backoff;
 };
 
 /* The allocated requests of a pod's containers as an overlay for pod_requests_overlay():
@@ -136,10 +141,13 @@ enum fit_reason {
         FIT_PODS,
         FIT_NOT_READY,
         FIT_UNSCHEDULABLE,
+        FIT_VOLUME_NODE_CONFLICT, /* VB_NODE_CONFLICT */
+        FIT_VOLUME_BIND_CONFLICT, /* VB_BIND_CONFLICT */
+        FIT_VOLUME_PV_NOT_EXIST,  /* VB_PV_NOT_EXIST */
         FIT_REASON_MAX,
 };
 
-static const char *const fit_text[FIT_REASON_MAX] = {
+static const char *const fit_text[FIT_VOLUME_NODE_CONFLICT] = {
         [FIT_AFFINITY] = "node(s) didn't match Pod's node affinity/selector",
         [FIT_CPU] = "Insufficient cpu",
         [FIT_MEMORY] = "Insufficient memory",
@@ -148,27 +156,41 @@ static const char *const fit_text[FIT_REASON_MAX] = {
         [FIT_UNSCHEDULABLE] = "node(s) were unschedulable",
 };
 
-static int cmp_reason(const void *a, const void *b)
+static const char *fit_reason_text(int r)
 {
-        return strcmp(fit_text[*(const int *) a], fit_text[*(const int *) b]);
+        if (r >= FIT_VOLUME_NODE_CONFLICT)
+                return vb_conflict_to_string(1u << (r - FIT_VOLUME_NODE_CONFLICT));
+        return fit_text[r];
 }
 
-static char *fit_error(size_t n_nodes, const unsigned counts[FIT_REASON_MAX], unsigned preemptable)
+static int cmp_string(const void *a, const void *b)
+{
+        return strcmp(*(char *const *) a, *(char *const *) b);
+}
+
+/* K8S FitError.Error(): PreFilter's reason alone when it refused, else the per-node reasons as
+ * "<count> <reason>" strings, sorted as strings; then the preemption summary. */
+static char *fit_error(size_t n_nodes, const char *prefilter, const unsigned counts[FIT_REASON_MAX],
+                       unsigned preemptable)
 {
         struct strbuf sb;
-        int order[FIT_REASON_MAX];
+        char *reasons[FIT_REASON_MAX];
         size_t n = 0;
 
         if (n_nodes == 0)
                 return xstrdup("no nodes available to schedule pods");
-        for (int i = 0; i < FIT_REASON_MAX; i++)
+        for (int i = 0; i < FIT_REASON_MAX && !prefilter; i++)
                 if (counts[i])
-                        order[n++] = i;
-        qsort(order, n, sizeof(order[0]), cmp_reason);
+                        reasons[n++] = xasprintf("%u %s", counts[i], fit_reason_text(i));
+        qsort(reasons, n, sizeof(reasons[0]), cmp_string);
         strbuf_init(&sb);
         strbuf_addf(&sb, "0/%zu nodes are available: ", n_nodes);
-        for (size_t i = 0; i < n; i++)
-                strbuf_addf(&sb, "%s%u %s", i ? ", " : "", counts[order[i]], fit_text[order[i]]);
+        if (prefilter)
+                strbuf_addstr(&sb, prefilter);
+        for (size_t i = 0; i < n; i++) {
+                strbuf_addf(&sb, "%s%s", i ? ", " : "", reasons[i]);
+                free(reasons[i]);
+        }
         /* K8S: the preemption summary: resource shortages could be solved by preemption (but
          * nothing is preemptible here); other reasons could not. */
         strbuf_addf(&sb, ". preemption: 0/%zu nodes are available: ", n_nodes);
@@ -184,8 +206,8 @@ static char *fit_error(size_t n_nodes, const unsigned counts[FIT_REASON_MAX], un
         return strbuf_detach(&sb);
 }
 
-const char *scheduler_pick_node(const json_t *pod, const json_t *nodes, const json_t *pods,
-                                char **ret_message)
+const char *scheduler_pick_node_volumes(const json_t *pod, const json_t *nodes, const json_t *pods,
+                                        const struct vb_objects *vols, char **ret_message)
 {
         unsigned counts[FIT_REASON_MAX] = { 0 }, preemptable = 0;
         const char *best = NULL;
@@ -194,6 +216,14 @@ const char *scheduler_pick_node(const json_t *pod, const json_t *nodes, const js
         size_t i, j;
         json_t *node, *p;
 
+        /* K8S: no nodes is told before any plugin runs */
+        if (vols && json_array_size(nodes)) {
+                cleanup_free char *why = volume_binding_prefilter(pod, vols);
+                if (why) {
+                        *ret_message = fit_error(json_array_size(nodes), why, counts, 0);
+                        return NULL;
+                }
+        }
         (void) scheduler_pod_requests(pod, &want_cpu, &want_mem);
         json_array_foreach(nodes, i, node) {
                 const char *name = json_path_string(node, "metadata.name") ?: "";
@@ -202,6 +232,7 @@ const char *scheduler_pick_node(const json_t *pod, const json_t *nodes, const js
                 int64_t cap_pods = allocatable(node, "pods", false);
                 int64_t used_cpu = 0, used_mem = 0, used_pods = 0;
                 bool fits = true, resource_short = false;
+                unsigned conflicts;
 
                 if (!node_ready(node)) {
                         counts[FIT_NOT_READY]++;
@@ -244,6 +275,14 @@ const char *scheduler_pick_node(const json_t *pod, const json_t *nodes, const js
                         preemptable += resource_short;
                         continue;
                 }
+                /* K8S: VolumeBinding filters after NodeResourcesFit; its conflicts are
+                 * UnschedulableAndUnresolvable, so preemption cannot help */
+                conflicts = vols ? volume_binding_filter(pod, node, vols) : 0;
+                for (int r = FIT_VOLUME_NODE_CONFLICT; r < FIT_REASON_MAX; r++)
+                        if (conflicts & (1u << (r - FIT_VOLUME_NODE_CONFLICT)))
+                                counts[r]++;
+                if (conflicts)
+                        continue;
                 {
                         double score = cap_cpu > 0
                                                ? (double) (used_cpu + want_cpu) / (double) cap_cpu
@@ -255,53 +294,60 @@ const char *scheduler_pick_node(const json_t *pod, const json_t *nodes, const js
                 }
         }
         if (!best)
-                *ret_message = fit_error(json_array_size(nodes), counts, preemptable);
+                *ret_message = fit_error(json_array_size(nodes), NULL, counts, preemptable);
         return best;
 }
 
-static char *cache_key(const json_t *pod)
+const char *scheduler_pick_node(const json_t *pod, const json_t *nodes, const json_t *pods,
+                                char **ret_message)
+{
+        return scheduler_pick_node_volumes(pod, nodes, pods, NULL, ret_message);
+}
+
+/* ---- the controller ---- */
+
+static char *pod_key(const json_t *pod)
 {
         return xasprintf("%s/%s", json_path_string(pod, "metadata.namespace") ?: "",
                          json_path_string(pod, "metadata.name") ?: "");
 }
 
-static int bind_pod(struct scheduler *s, json_t *pod, const char *node)
+static const char *str_or_empty(const json_t *obj, const char *path)
 {
-        cleanup_error struct error *err = NULL;
-        cleanup_json json_t *b = NULL, *resp = NULL;
-        cleanup_free char *body = NULL, *path = NULL, *msg = NULL;
-        const char *ns = json_path_string(pod, "metadata.namespace");
-        const char *name = json_path_string(pod, "metadata.name");
-        long status = 0;
-
-        b = json_pack("{s:s, s:s, s:{s:s, s:s}, s:{s:s, s:s, s:s}}", "apiVersion", "v1", "kind",
-                      "Binding", "metadata", "name", name, "namespace", ns, "target", "apiVersion",
-                      "v1", "kind", "Node", "name", node);
-        body = json_dump_compact(b);
-        path = xasprintf("/api/v1/namespaces/%s/pods/%s/binding", ns, name);
-        if (api_client_request(s->client, "POST", path, "application/json", body, strlen(body),
-                               &status, &resp, &err) < 0 ||
-            status != 201)
-                return -EIO;
-        /* Count it on the node from now on, before the watch brings the change back. */
-        json_object_set_new(json_object_ensure(pod, "spec"), "nodeName", json_string(node));
-        {
-                cleanup_free char *key = cache_key(pod);
-                json_t *cached;
-                pthread_mutex_lock(&s->lock);
-                cached = json_object_get(s->pods, key);
-                if (cached)
-                        json_object_set_new(json_object_ensure(cached, "spec"), "nodeName",
-                                            json_string(node));
-                pthread_mutex_unlock(&s->lock);
-        }
-        msg = xasprintf("Successfully assigned %s/%s to %s", ns, name, node);
-        (void) api_client_event(s->client, pod, "Normal", "Scheduled", msg, SCHEDULER_NAME, NULL,
-                                NULL);
-        return 0;
+        return json_path_string(obj, path) ?: "";
 }
 
-static void mark_unschedulable(struct scheduler *s, const json_t *pod, const char *message)
+/* The Status message of an API answer, else the transport error's words. */
+static char *answer_message(int r, long status, const json_t *resp, const struct error *err)
+{
+        const char *msg = json_string_value(json_object_get(resp, "message"));
+
+        if (r < 0)
+                return xstrdup(err ? err->message : strerror(-r));
+        return msg ? xstrdup(msg) : xasprintf("the API server answered %ld", status);
+}
+
+static bool backing_off(struct scheduler *s, const char *key)
+{
+        const json_t *b = json_object_get(s->backoff, key);
+        return b && time_monotonic_ms() < json_integer_value(json_array_get(b, 0));
+}
+
+static void back_off(struct scheduler *s, const char *key)
+{
+        const json_t *b = json_object_get(s->backoff, key);
+        json_int_t delay = b ? json_integer_value(json_array_get(b, 1)) * 2 : BACKOFF_MIN_MS;
+
+        if (delay > BACKOFF_MAX_MS)
+                delay = BACKOFF_MAX_MS;
+        json_object_set_new(s->backoff, key,
+                            json_pack("[I, I]", (json_int_t) time_monotonic_ms() + delay, delay));
+}
+
+/* K8S handleSchedulingFailure: PodScheduled=False with reason (Unschedulable for a refusal,
+ * SchedulerError for a failure) and a FailedScheduling event; once per message. */
+static void report_failure(struct scheduler *s, const json_t *pod, const char *reason,
+                           const char *message)
 {
         cleanup_json json_t *patch = NULL, *resp = NULL;
         cleanup_free char *body = NULL, *path = NULL;
@@ -312,13 +358,14 @@ static void mark_unschedulable(struct scheduler *s, const json_t *pod, const cha
 
         json_array_foreach(json_path(pod, "status.conditions"), i, c) {
                 if (streq(json_string_value(json_object_get(c, "type")) ?: "", "PodScheduled") &&
+                    streq(json_string_value(json_object_get(c, "reason")) ?: "", reason) &&
                     streq(json_string_value(json_object_get(c, "message")) ?: "", message))
                         return; /* already says so */
         }
         time_format_rfc3339(time(NULL), now);
         patch = json_pack("{s:{s:[{s:s, s:s, s:s, s:s, s:n, s:s}]}}", "status", "conditions",
-                          "type", "PodScheduled", "status", "False", "reason", "Unschedulable",
-                          "message", message, "lastProbeTime", "lastTransitionTime", now);
+                          "type", "PodScheduled", "status", "False", "reason", reason, "message",
+                          message, "lastProbeTime", "lastTransitionTime", now);
         body = json_dump_compact(patch);
         path = xasprintf("/api/v1/namespaces/%s/pods/%s/status",
                          json_path_string(pod, "metadata.namespace"),
@@ -330,162 +377,289 @@ static void mark_unschedulable(struct scheduler *s, const json_t *pod, const cha
                                 SCHEDULER_NAME, NULL, NULL);
 }
 
+/* A PreBind failure: told as upstream's framework words it, the pod waits out a back-off. */
+static void prebind_failed(struct scheduler *s, const json_t *pod, const char *key, const char *why)
+{
+        cleanup_free char *msg = xasprintf("running PreBind plugin \"VolumeBinding\": %s", why);
+
+        report_failure(s, pod, "SchedulerError", msg);
+        json_object_del(s->assumed, key);
+        back_off(s, key);
+}
+
+static void assume(struct scheduler *s, const json_t *pod, const char *node, bool bound,
+                   json_t *claims)
+{
+        cleanup_free char *key = pod_key(pod);
+
+        json_object_set_new(s->assumed, key,
+                            json_pack("{s:s, s:s, s:b, s:o, s:I}", "uid",
+                                      str_or_empty(pod, "metadata.uid"), "node", node, "bound",
+                                      bound, "claims", claims ?: json_object(), "since",
+                                      (json_int_t) time_monotonic_ms()));
+}
+
+/* POST pods/{name}/binding; on success the pod stays assumed on node until the watch shows it
+ * bound. */
+static int bind_pod(struct scheduler *s, const json_t *pod, const char *node)
+{
+        cleanup_json json_t *b = NULL, *resp = NULL;
+        cleanup_free char *body = NULL, *path = NULL, *msg = NULL, *key = pod_key(pod);
+        const char *ns = json_path_string(pod, "metadata.namespace");
+        const char *name = json_path_string(pod, "metadata.name");
+        long status = 0;
+
+        b = json_pack("{s:s, s:s, s:{s:s, s:s}, s:{s:s, s:s, s:s}}", "apiVersion", "v1", "kind",
+                      "Binding", "metadata", "name", name, "namespace", ns, "target", "apiVersion",
+                      "v1", "kind", "Node", "name", node);
+        body = json_dump_compact(b);
+        path = xasprintf("/api/v1/namespaces/%s/pods/%s/binding", ns, name);
+        if (api_client_request(s->client, "POST", path, "application/json", body, strlen(body),
+                               &status, &resp, NULL) < 0 ||
+            status != 201) {
+                /* the next pass sees the pod as it is now (bound elsewhere, deleted) */
+                json_object_del(s->assumed, key);
+                back_off(s, key);
+                return -EIO;
+        }
+        assume(s, pod, node, true, NULL);
+        json_object_del(s->backoff, key);
+        msg = xasprintf("Successfully assigned %s/%s to %s", ns, name, node);
+        (void) api_client_event(s->client, pod, "Normal", "Scheduled", msg, SCHEDULER_NAME, NULL,
+                                NULL);
+        return 0;
+}
+
+/* K8S bindAPIUpdate for dynamic provisioning: selected-node on the claim (a merge patch: only
+ * the annotation), the answer kept so the next pass sees it before the watch does. Returns the
+ * claim's new resourceVersion (caller frees) or NULL with *ret_why. */
+static char *select_node(struct scheduler *s, const json_t *claim, const char *node, char **ret_why)
+{
+        cleanup_error struct error *err = NULL;
+        cleanup_json json_t *patch = NULL, *resp = NULL;
+        cleanup_free char *body = NULL, *path = NULL;
+        long status = 0;
+        int r;
+
+        patch = json_pack("{s:{s:{s:s}}}", "metadata", "annotations", PV_ANN_SELECTED_NODE, node);
+        body = json_dump_compact(patch);
+        path = xasprintf("/api/v1/namespaces/%s/persistentvolumeclaims/%s",
+                         str_or_empty(claim, "metadata.namespace"),
+                         str_or_empty(claim, "metadata.name"));
+        r = api_client_request(s->client, "PATCH", path, "application/merge-patch+json", body,
+                               strlen(body), &status, &resp, &err);
+        if (r < 0 || status != 200) {
+                *ret_why = answer_message(r, status, resp, err);
+                return NULL;
+        }
+        pv_watch_store(s->watch, COLL_CLAIMS, resp);
+        return xstrdup(str_or_empty(resp, "metadata.resourceVersion"));
+}
+
+static const json_t *find_node(const json_t *nodes, const char *name)
+{
+        size_t i;
+        json_t *n;
+
+        json_array_foreach(nodes, i, n) {
+                if (streq(str_or_empty(n, "metadata.name"), name))
+                        return n;
+        }
+        return NULL;
+}
+
+/* Assumptions end when the watch shows the pod bound (by us or anyone), deleted or replaced. */
+static void forget_settled(struct scheduler *s, const json_t *pods)
+{
+        const char *key;
+        json_t *a, *tmp;
+
+        json_object_foreach_safe(s->assumed, tmp, key, a)
+        {
+                const json_t *pod = json_object_get(pods, key);
+                if (!pod || json_path(pod, "metadata.deletionTimestamp") ||
+                    *str_or_empty(pod, "spec.nodeName") ||
+                    !streq(str_or_empty(pod, "metadata.uid"), str_or_empty(a, "uid")))
+                        json_object_del(s->assumed, key);
+        }
+        json_object_foreach_safe(s->backoff, tmp, key, a)
+        {
+                if (!json_object_get(pods, key))
+                        json_object_del(s->backoff, key);
+        }
+}
+
+/* K8S PreBind's wait, one look per pass: binds the pods whose claims are bound now. */
+static void finish_waiting(struct scheduler *s, const json_t *pods, const json_t *nodes,
+                           const struct vb_objects *o)
+{
+        const char *key;
+        json_t *a, *tmp;
+
+        json_object_foreach_safe(s->assumed, tmp, key, a)
+        {
+                const json_t *pod = json_object_get(pods, key);
+                const char *node = str_or_empty(a, "node");
+                cleanup_free char *why = NULL, *error = NULL;
+                int r;
+
+                if (json_is_true(json_object_get(a, "bound")))
+                        continue;
+                r = volume_binding_check(pod, node, find_node(nodes, node),
+                                         json_object_get(a, "claims"), o, &error);
+                if (r == 0 &&
+                    time_monotonic_ms() - json_integer_value(json_object_get(a, "since")) >=
+                            BIND_TIMEOUT_MS) {
+                        r = -1;
+                        error = xstrdup("context deadline exceeded");
+                }
+                if (r > 0) {
+                        (void) bind_pod(s, pod, node);
+                } else if (r < 0) {
+                        why = xasprintf("binding volumes: %s", error);
+                        prebind_failed(s, pod, key, why);
+                }
+        }
+}
+
+/* One pod: a node or the reason why not; then bound at once, or assumed while its claims are
+ * provisioned. pod is the pass's copy: it gets spec.nodeName so later pods count it there. */
+static void schedule_one(struct scheduler *s, json_t *pod, const json_t *nodes, const json_t *pods,
+                         const struct vb_objects *o)
+{
+        cleanup_free char *message = NULL, *key = pod_key(pod);
+        cleanup_json json_t *to_provision = NULL, *claims = json_object();
+        const char *node = scheduler_pick_node_volumes(pod, nodes, pods, o, &message);
+        size_t i;
+        json_t *name;
+
+        if (!node) {
+                report_failure(s, pod, "Unschedulable", message);
+                return;
+        }
+        to_provision = volume_binding_claims_to_provision(pod, o);
+        if (!json_array_size(to_provision)) {
+                if (bind_pod(s, pod, node) >= 0)
+                        json_object_set_new(json_object_ensure(pod, "spec"), "nodeName",
+                                            json_string(node));
+                return;
+        }
+        json_array_foreach(to_provision, i, name) {
+                cleanup_free char *ckey = xasprintf(
+                        "%s/%s", str_or_empty(pod, "metadata.namespace"), json_string_value(name));
+                const json_t *claim = json_object_get(o->claims, ckey);
+                cleanup_free char *rv = NULL, *why = NULL;
+
+                if (streq(json_string_value(json_object_get(
+                                  json_path(claim, "metadata.annotations"), PV_ANN_SELECTED_NODE))
+                                  ?: "",
+                          node)) {
+                        json_object_set_new(claims, json_string_value(name), json_string(""));
+                        continue;
+                }
+                rv = select_node(s, claim, node, &why);
+                if (!rv) {
+                        prebind_failed(s, pod, key, why);
+                        return;
+                }
+                json_object_set_new(claims, json_string_value(name), json_string(rv));
+        }
+        assume(s, pod, node, false, TAKE_PTR(claims));
+        json_object_set_new(json_object_ensure(pod, "spec"), "nodeName", json_string(node));
+}
+
+static bool wants_scheduling(struct scheduler *s, const char *key, const json_t *pod)
+{
+        return !*str_or_empty(pod, "spec.nodeName") &&
+               !json_path(pod, "metadata.deletionTimestamp") &&
+               streq(json_path_string(pod, "spec.schedulerName") ?: SCHEDULER_NAME,
+                     SCHEDULER_NAME) &&
+               !json_object_get(s->assumed, key) && !backing_off(s, key);
+}
+
 static void schedule_pass(struct scheduler *s)
 {
+        cleanup_json json_t *pod_map = pv_watch_snapshot(s->watch, COLL_PODS);
+        cleanup_json json_t *claims = pv_watch_snapshot(s->watch, COLL_CLAIMS);
+        cleanup_json json_t *volumes = pv_watch_snapshot(s->watch, COLL_VOLUMES);
+        cleanup_json json_t *classes = pv_watch_snapshot(s->watch, COLL_CLASSES);
         cleanup_json json_t *nodes_list = NULL, *pods = json_array(), *pending = json_array();
+        struct vb_objects o = { .claims = claims, .volumes = volumes, .classes = classes };
         const char *key;
-        json_t *pod, *nodes;
+        json_t *pod, *a, *nodes;
+        bool work = false;
         size_t i;
         long status = 0;
 
-        cleanup_json json_t *snapshot = NULL;
-
-        pthread_mutex_lock(&s->lock);
-        snapshot = json_deep_copy(s->pods);
-        s->changed = false;
-        pthread_mutex_unlock(&s->lock);
-        json_object_foreach(snapshot, key, pod) {
-                json_array_append(pods, pod);
-                if (!json_path_string(pod, "spec.nodeName") &&
-                    !json_path(pod, "metadata.deletionTimestamp") &&
-                    streq(json_path_string(pod, "spec.schedulerName") ?: SCHEDULER_NAME,
-                          SCHEDULER_NAME))
-                        json_array_append(pending, pod);
+        forget_settled(s, pod_map);
+        json_object_foreach(pod_map, key, pod) {
+                work = work || wants_scheduling(s, key, pod);
         }
-        if (!json_array_size(pending))
+        json_object_foreach(s->assumed, key, a) {
+                work = work || !json_is_true(json_object_get(a, "bound"));
+        }
+        if (!work)
                 return;
         if (api_client_request(s->client, "GET", "/api/v1/nodes", NULL, NULL, 0, &status,
                                &nodes_list, NULL) < 0 ||
             status != 200)
                 return;
         nodes = json_object_get(nodes_list, "items");
+        finish_waiting(s, pod_map, nodes, &o);
+        /* the pass's own copies: assumed pods count on their node, and so does each pod this
+         * pass places, for the pods after it */
+        json_object_foreach(pod_map, key, pod) {
+                json_t *copy = json_deep_copy(pod);
+
+                a = json_object_get(s->assumed, key);
+                if (a)
+                        json_object_set(json_object_ensure(copy, "spec"), "nodeName",
+                                        json_object_get(a, "node"));
+                else if (wants_scheduling(s, key, pod))
+                        json_array_append(pending, copy);
+                json_array_append_new(pods, copy);
+        }
         json_array_foreach(pending, i, pod) {
-                char *message = NULL;
-                const char *node = scheduler_pick_node(pod, nodes, pods, &message);
-
-                if (node)
-                        (void) bind_pod(s, pod, node);
-                else
-                        mark_unschedulable(s, pod, message);
-                free(message);
+                schedule_one(s, pod, nodes, pods, &o);
         }
 }
 
-static int on_event(void *ud, const char *type, json_t *object)
-{
-        struct scheduler *s = ud;
-        cleanup_free char *key = NULL;
-
-        if (atomic_load(&s->stop))
-                return 1;
-        if (streq(type, "ERROR"))
-                return -ESTALE;
-        if (streq(type, "BOOKMARK"))
-                return 0;
-        key = cache_key(object);
-        pthread_mutex_lock(&s->lock);
-        if (streq(type, "DELETED"))
-                json_object_del(s->pods, key);
-        else
-                json_object_set(s->pods, key, object);
-        s->changed = true;
-        pthread_cond_signal(&s->wake);
-        pthread_mutex_unlock(&s->lock);
-        return 0;
-}
-
-static void scheduler_free(struct scheduler *s)
-{
-        api_client_free(s->watch_client);
-        api_client_free(s->client);
-        json_decref(s->pods);
-        pthread_mutex_destroy(&s->lock);
-        pthread_cond_destroy(&s->wake);
-        free(s);
-}
-
-static void scheduler_unref(struct scheduler *s)
-{
-        if (atomic_fetch_sub(&s->refs, 1) == 1)
-                scheduler_free(s);
-}
-
-/* Keeps the pod cache: list, then watch from the list's version; again when the watch ends. */
-static void *watch_main(void *arg)
-{
-        struct scheduler *s = arg;
-
-        while (!atomic_load(&s->stop)) {
-                cleanup_json json_t *list = NULL;
-                cleanup_free char *path = NULL;
-                long status = 0;
-                size_t i;
-                json_t *pod;
-
-                if (api_client_request(s->watch_client, "GET", "/api/v1/pods", NULL, NULL, 0,
-                                       &status, &list, NULL) < 0 ||
-                    status != 200) {
-                        usleep(RETRY_DELAY_US);
-                        continue;
-                }
-                pthread_mutex_lock(&s->lock);
-                json_object_clear(s->pods);
-                json_array_foreach(json_object_get(list, "items"), i, pod) {
-                        cleanup_free char *key = cache_key(pod);
-                        json_object_set(s->pods, key, pod);
-                }
-                s->changed = true;
-                pthread_cond_signal(&s->wake);
-                pthread_mutex_unlock(&s->lock);
-                path = xasprintf("/api/v1/pods?watch=true&resourceVersion=%s&timeoutSeconds=%d",
-                                 json_path_string(list, "metadata.resourceVersion") ?: "0",
-                                 WATCH_TIMEOUT_S);
-                (void) api_client_watch(s->watch_client, path, on_event, s, NULL);
-        }
-        scheduler_unref(s);
-        return NULL;
-}
-
-/* Runs a pass when the cache changed, and every PASS_PERIOD_S regardless. */
 static void *pass_main(void *arg)
 {
         struct scheduler *s = arg;
 
-        while (!atomic_load(&s->stop)) {
-                struct timespec deadline;
-
-                schedule_pass(s);
-                clock_gettime(CLOCK_REALTIME, &deadline);
-                deadline.tv_sec += PASS_PERIOD_S;
-                pthread_mutex_lock(&s->lock);
-                while (!s->changed && !atomic_load(&s->stop) &&
-                       pthread_cond_timedwait(&s->wake, &s->lock, &deadline) == 0)
-                        ;
-                pthread_mutex_unlock(&s->lock);
-        }
-        scheduler_unref(s);
+        do {
+                if (pv_watch_synced(s->watch))
+                        schedule_pass(s);
+        } while (pv_watch_wait(s->watch, PASS_PERIOD_MS));
+        pv_watch_stop(s->watch);
+        api_client_free(s->client);
+        json_decref(s->assumed);
+        json_decref(s->backoff);
+        free(s);
         return NULL;
 }
 
 int scheduler_start(const struct api_client_options *o, struct scheduler **ret,
                     struct error **reterr)
 {
+        static const char *const paths[] = { "/api/v1/pods", "/api/v1/persistentvolumeclaims",
+                                             "/api/v1/persistentvolumes",
+                                             "/apis/storage.k8s.io/v1/storageclasses", NULL };
         struct scheduler *s = xcalloc(1, sizeof(*s));
         int r;
 
-        pthread_mutex_init(&s->lock, NULL);
-        pthread_cond_init(&s->wake, NULL);
-        s->pods = json_object();
-        r = api_client_new(o, &s->watch_client, reterr);
+        r = api_client_new(o, &s->client, reterr);
         if (r >= 0)
-                r = api_client_new(o, &s->client, reterr);
+                r = pv_watch_start(o, paths, &s->watch, reterr);
         if (r < 0) {
-                scheduler_free(s);
+                api_client_free(s->client);
+                free(s);
                 return r;
         }
-        atomic_store(&s->refs, 2);
-        if (pthread_create(&s->watch_thread, NULL, watch_main, s) != 0 ||
-            pthread_create(&s->pass_thread, NULL, pass_main, s) != 0)
+        s->assumed = json_object();
+        s->backoff = json_object();
+        if (pthread_create(&s->thread, NULL, pass_main, s) != 0 || pthread_detach(s->thread) != 0)
                 abort(); /* only when the process is out of resources */
         *ret = s;
         return 0;
@@ -493,15 +667,15 @@ int scheduler_start(const struct api_client_options *o, struct scheduler **ret,
 
 struct scheduler *scheduler_stop(struct scheduler *s)
 {
+        struct pv_watch *w;
+
         if (!s)
                 return NULL;
-        atomic_store(&s->stop, true);
-        pthread_mutex_lock(&s->lock);
-        pthread_cond_signal(&s->wake);
-        pthread_mutex_unlock(&s->lock);
-        /* The pass thread ends at once; the watch thread at its next event or timeout. The
-         * last of the two frees the scheduler. */
-        (void) pthread_detach(s->pass_thread);
-        (void) pthread_detach(s->watch_thread);
+        /* The pass thread ends at once (or after the pass it is in) and frees the scheduler; the
+         * watch threads end at their next event or timeout. A reference of our own keeps the
+         * watch alive while we wake them. */
+        w = s->watch;
+        pv_watch_ref(w);
+        pv_watch_stop(w);
         return NULL;
 }

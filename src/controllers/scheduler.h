@@ -1,7 +1,10 @@
-/* scheduler.h: binds pods without spec.nodeName to a node where their requests fit, as an API
- * client (list + watch pods, POST pods/{name}/binding). A pod that fits nowhere gets
- * PodScheduled=False, reason Unschedulable, with upstream's message, and a FailedScheduling
- * event. */
+/* scheduler.h: binds pods without spec.nodeName to a node where their requests and their
+ * volumes fit, as an API client (list + watch of pods, claims, volumes and classes; POST
+ * pods/{name}/binding). A pod that fits nowhere gets PodScheduled=False, reason Unschedulable,
+ * with upstream's message, and a FailedScheduling event. A pod with unbound WaitForFirstConsumer
+ * claims is bound only once the claims are: the scheduler annotates them with the chosen node
+ * (volume.kubernetes.io/selected-node), holds the pod's requests on that node meanwhile, and
+ * binds it on a later pass (upstream's VolumeBinding PreBind; volume-binding.h). */
 #ifndef FLEXLET_CONTROLLERS_SCHEDULER_H
 #define FLEXLET_CONTROLLERS_SCHEDULER_H
 
@@ -10,6 +13,7 @@
 
 #include "base/error.h"
 #include "client/client.h"
+#include "controllers/volume-binding.h"
 
 struct scheduler;
 
@@ -25,8 +29,17 @@ int scheduler_pod_requests(const json_t *pod, int64_t *ret_milli_cpu, int64_t *r
 
 /* One scheduling decision, pure: the name of the node (borrowed from nodes) pod fits on given
  * the pods already bound, or NULL and *ret_message set to upstream's FailedScheduling text
- * (caller frees). nodes is a JSON array of Node objects, pods an array of Pod objects. */
+ * (caller frees). nodes is a JSON array of Node objects, pods an array of Pod objects (those
+ * with spec.nodeName count on that node). The pod's volumes are not looked at. */
 const char *scheduler_pick_node(const json_t *pod, const json_t *nodes, const json_t *pods,
                                 char **ret_message);
+
+/* The same decision with the VolumeBinding plugin over vols (NULL: as scheduler_pick_node):
+ * with no node "no nodes available to schedule pods"; then PreFilter, whose refusal reads
+ * "0/N nodes are available: <reason>. preemption: 0/N nodes are available: N Preemption is not
+ * helpful for scheduling."; then per node the other filters, and the volume filter last, its
+ * conflicts counted like any other reason (never preemptable). */
+const char *scheduler_pick_node_volumes(const json_t *pod, const json_t *nodes, const json_t *pods,
+                                        const struct vb_objects *vols, char **ret_message);
 
 #endif

@@ -1,6 +1,7 @@
 /* test-pv-provisioner.c: the provisioner's pure decisions: the next step for a claim (the PV
  * controller's syncUnboundClaim/syncBoundClaim for provisioned claims, WaitForFirstConsumer
- * through a scheduled pod), for a volume (syncVolume's release and reclaim, external-provisioner's
+ * until the scheduler's selected-node, its events, and when a failure gives the node back), for a
+ * volume (syncVolume's release and reclaim, external-provisioner's
  * shouldDelete and finalizer), what it refuses, the volume it builds, its file names. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -8,6 +9,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -121,64 +123,57 @@ struct claim_case {
         const char *provisioner; /* NULL: the class does not exist */
         const char *mode;
         const char *volume; /* NULL: none; else the phase of own_volume() */
-        const char *pods;   /* NULL: none */
         enum pv_claim_step want;
-        const char *node;
 };
 
 static const struct claim_case claim_cases[] = {
         /* K8S syncUnboundClaim, dynamic provisioning */
         { "Immediate, not annotated: annotate (setClaimProvisioner)", "{}",
-          PV_LOCAL_LOOP_PROVISIONER, "Immediate", NULL, NULL, PV_CLAIM_ANNOTATE, NULL },
+          PV_LOCAL_LOOP_PROVISIONER, "Immediate", NULL, PV_CLAIM_ANNOTATE },
         { "Immediate, annotated: provision", "{" ANN_PROV "}", PV_LOCAL_LOOP_PROVISIONER,
-          "Immediate", NULL, NULL, PV_CLAIM_PROVISION, NULL },
-        { "another provisioner: annotate for it", "{}", "ebs.csi.aws.com", "Immediate", NULL, NULL,
-          PV_CLAIM_EXTERNAL, NULL },
+          "Immediate", NULL, PV_CLAIM_PROVISION },
+        { "another provisioner: annotate for it", "{}", "ebs.csi.aws.com", "Immediate", NULL,
+          PV_CLAIM_EXTERNAL },
         { "another provisioner, annotated for it: its business",
           "{\"metadata\":{\"annotations\":{\"volume.kubernetes.io/storage-provisioner\":"
           "\"ebs.csi.aws.com\"}}}",
-          "ebs.csi.aws.com", "Immediate", NULL, NULL, PV_CLAIM_NOTHING, NULL },
+          "ebs.csi.aws.com", "Immediate", NULL, PV_CLAIM_NOTHING },
         { "kubernetes.io/no-provisioner, Immediate: static only", "{}", PV_NO_PROVISIONER,
-          "Immediate", NULL, NULL, PV_CLAIM_NOTHING, NULL },
+          "Immediate", NULL, PV_CLAIM_NOTHING },
         { "kubernetes.io/no-provisioner, WaitForFirstConsumer: wait", "{}", PV_NO_PROVISIONER,
-          "WaitForFirstConsumer", NULL, SCHEDULED_POD_JSON, PV_CLAIM_WAIT_CONSUMER, NULL },
-        { "class missing: ProvisioningFailed", "{}", NULL, NULL, NULL, NULL, PV_CLAIM_CLASS_MISSING,
-          NULL },
+          "WaitForFirstConsumer", NULL, PV_CLAIM_WAIT_CONSUMER },
+        { "class missing: ProvisioningFailed", "{}", NULL, NULL, NULL, PV_CLAIM_CLASS_MISSING },
         { "no class (\"\"): waits for a static volume", "{\"spec\":{\"storageClassName\":\"\"}}",
-          PV_LOCAL_LOOP_PROVISIONER, "Immediate", NULL, NULL, PV_CLAIM_NOTHING, NULL },
+          PV_LOCAL_LOOP_PROVISIONER, "Immediate", NULL, PV_CLAIM_NOTHING },
         { "being deleted: nothing",
           "{\"metadata\":{\"deletionTimestamp\":\"2026-01-01T00:00:00Z\"}}",
-          PV_LOCAL_LOOP_PROVISIONER, "Immediate", NULL, NULL, PV_CLAIM_NOTHING, NULL },
-        /* WaitForFirstConsumer: flexlet reads the consumer's node from the bound pod */
-        { "WFFC, no pod: wait", "{}", PV_LOCAL_LOOP_PROVISIONER, "WaitForFirstConsumer", NULL, NULL,
-          PV_CLAIM_WAIT_CONSUMER, NULL },
-        { "WFFC, pods elsewhere, finished or unscheduled: wait", "{}", PV_LOCAL_LOOP_PROVISIONER,
-          "WaitForFirstConsumer", NULL, PODS_JSON, PV_CLAIM_WAIT_CONSUMER, NULL },
-        { "WFFC, a scheduled pod uses it: select its node", "{}", PV_LOCAL_LOOP_PROVISIONER,
-          "WaitForFirstConsumer", NULL, SCHEDULED_POD_JSON, PV_CLAIM_SELECT_NODE, "n1" },
+          PV_LOCAL_LOOP_PROVISIONER, "Immediate", NULL, PV_CLAIM_NOTHING },
+        /* WaitForFirstConsumer: IsDelayBindingProvisioning, the scheduler's selected-node */
+        { "WFFC, no selected node: wait (a pod bound by hand does not count)", "{}",
+          PV_LOCAL_LOOP_PROVISIONER, "WaitForFirstConsumer", NULL, PV_CLAIM_WAIT_CONSUMER },
         { "WFFC, node selected: annotate",
           "{\"metadata\":{\"annotations\":{\"volume.kubernetes.io/selected-node\":\"n1\"}}}",
-          PV_LOCAL_LOOP_PROVISIONER, "WaitForFirstConsumer", NULL, NULL, PV_CLAIM_ANNOTATE, NULL },
+          PV_LOCAL_LOOP_PROVISIONER, "WaitForFirstConsumer", NULL, PV_CLAIM_ANNOTATE },
         { "WFFC, node selected, annotated: provision",
           "{\"metadata\":{\"annotations\":{\"volume.kubernetes.io/selected-node\":\"n1\","
           "\"volume.kubernetes.io/storage-provisioner\":\"flexlet.io/local-loop\"}}}",
-          PV_LOCAL_LOOP_PROVISIONER, "WaitForFirstConsumer", NULL, NULL, PV_CLAIM_PROVISION, NULL },
+          PV_LOCAL_LOOP_PROVISIONER, "WaitForFirstConsumer", NULL, PV_CLAIM_PROVISION },
         /* binding */
         { "its volume exists (crash before binding): bind", "{" ANN_PROV "}",
-          PV_LOCAL_LOOP_PROVISIONER, "Immediate", "Pending", NULL, PV_CLAIM_BIND, NULL },
+          PV_LOCAL_LOOP_PROVISIONER, "Immediate", "Pending", PV_CLAIM_BIND },
         { "volumeName set, claim Pending: finish binding",
           "{\"spec\":{\"volumeName\":\"pvc-" UID "\"}}", PV_LOCAL_LOOP_PROVISIONER, "Immediate",
-          "Bound", NULL, PV_CLAIM_BIND, NULL },
+          "Bound", PV_CLAIM_BIND },
         { "bound, volume not Bound yet: bind", BOUND_CLAIM, PV_LOCAL_LOOP_PROVISIONER, "Immediate",
-          "Available", NULL, PV_CLAIM_BIND, NULL },
+          "Available", PV_CLAIM_BIND },
         { "bound both ways: nothing", BOUND_CLAIM, PV_LOCAL_LOOP_PROVISIONER, "Immediate", "Bound",
-          NULL, PV_CLAIM_NOTHING, NULL },
+          PV_CLAIM_NOTHING },
         /* K8S syncBoundClaim: "Bound claim has lost its PersistentVolume" */
         { "bound, volume gone: Lost", BOUND_CLAIM, PV_LOCAL_LOOP_PROVISIONER, "Immediate", NULL,
-          NULL, PV_CLAIM_LOST, NULL },
+          PV_CLAIM_LOST },
         { "asks for a volume that does not exist: stays Pending",
           "{\"spec\":{\"volumeName\":\"pv-x\"}}", PV_LOCAL_LOOP_PROVISIONER, "Immediate", NULL,
-          NULL, PV_CLAIM_NOTHING, NULL },
+          PV_CLAIM_NOTHING },
 };
 
 static void test_claim_next(void **state)
@@ -188,16 +183,62 @@ static void test_claim_next(void **state)
                 cleanup_json json_t *c = claim(t->claim);
                 cleanup_json json_t *s = t->provisioner ? sc(t->provisioner, t->mode) : NULL;
                 cleanup_json json_t *pv = t->volume ? own_volume(t->volume) : NULL;
-                cleanup_json json_t *pods = load(t->pods ? t->pods : "[]");
-                const char *node = NULL;
                 enum pv_claim_step got;
 
                 print_message("# %s\n", t->name);
-                got = pv_claim_next(c, s, pv, pods, &node);
+                got = pv_claim_next(c, s, pv);
                 assert_string_equal(pv_claim_step_to_string(got), pv_claim_step_to_string(t->want));
-                if (t->node)
-                        assert_string_equal(node, t->node);
         }
+}
+
+/* K8S emitEventForUnboundDelayBindingClaim: which pods the claim waits for */
+static void test_claim_wait_event(void **state)
+{
+        static const struct {
+                const char *pods;
+                const char *reason, *message;
+        } cases[] = {
+                { "[]", "WaitForFirstConsumer",
+                  "waiting for first consumer to be created before binding" },
+                /* another namespace, finished, scheduled: none counts; "pending" does */
+                { PODS_JSON, "WaitForPodScheduled", "waiting for pod pending to be scheduled" },
+                { SCHEDULED_POD_JSON, "WaitForFirstConsumer",
+                  "waiting for first consumer to be created before binding" },
+                { "[{\"metadata\":{\"name\":\"a\",\"namespace\":\"default\"},\"spec\":{"
+                  "\"volumes\":[{\"name\":\"v\",\"persistentVolumeClaim\":{\"claimName\":"
+                  "\"c\"}}]}},{\"metadata\":{\"name\":\"b\",\"namespace\":\"default\"},"
+                  "\"spec\":{\"volumes\":[{\"name\":\"x\",\"persistentVolumeClaim\":{"
+                  "\"claimName\":\"c\"}}]}}]",
+                  "WaitForPodScheduled", "waiting for pods a,b to be scheduled" },
+        };
+        cleanup_json json_t *c = claim("{}");
+
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                cleanup_json json_t *pods = load(cases[i].pods);
+                const char *reason = NULL;
+                char *msg = pv_claim_wait_event(c, pods, &reason);
+
+                assert_string_equal(reason, cases[i].reason);
+                assert_string_equal(msg, cases[i].message);
+                free(msg);
+        }
+}
+
+/* external-provisioner's checkError (ResourceExhausted with topology and a selected node) and
+ * provisionClaimOperation (the selected Node not found): the node is given back */
+static void test_provisioning_reschedules(void **state)
+{
+        cleanup_json json_t *selected = claim(
+                "{\"metadata\":{\"annotations\":{\"volume.kubernetes.io/selected-node\":\"n1\"}}}");
+        cleanup_json json_t *plain = claim("{}");
+
+        assert_true(pv_provisioning_reschedules(selected, ENOENT));
+        assert_true(pv_provisioning_reschedules(selected, ENOSPC));
+        assert_true(pv_provisioning_reschedules(selected, EDQUOT));
+        assert_false(pv_provisioning_reschedules(selected, EINVAL));
+        assert_false(pv_provisioning_reschedules(selected, EIO));
+        assert_false(pv_provisioning_reschedules(plain, ENOSPC));
+        assert_false(pv_provisioning_reschedules(plain, ENOENT));
 }
 
 static void test_claim_ignores_volumes_made_by_hand(void **state)
@@ -211,10 +252,8 @@ static void test_claim_ignores_volumes_made_by_hand(void **state)
                      "\"namespace\":\"default\",\"name\":\"c\"},\"csi\":{\"driver\":"
                      "\"local-loop.flexlet.io\",\"volumeHandle\":\"pvc-data\"},"
                      "\"persistentVolumeReclaimPolicy\":\"Delete\"}}");
-        cleanup_json json_t *pods = json_array();
-        const char *node = NULL;
 
-        assert_int_equal(pv_claim_next(c, s, pv, pods, &node), PV_CLAIM_NOTHING);
+        assert_int_equal(pv_claim_next(c, s, pv), PV_CLAIM_NOTHING);
         assert_int_equal(pv_volume_next(pv, NULL), PV_VOLUME_NOTHING);
 }
 
@@ -375,6 +414,8 @@ int main(void)
                 cmocka_unit_test(test_volume_file),
                 cmocka_unit_test(test_class_fstype),
                 cmocka_unit_test(test_claim_next),
+                cmocka_unit_test(test_claim_wait_event),
+                cmocka_unit_test(test_provisioning_reschedules),
                 cmocka_unit_test(test_claim_ignores_volumes_made_by_hand),
                 cmocka_unit_test(test_refusal),
                 cmocka_unit_test(test_build_volume),
