@@ -3,7 +3,7 @@
  * then the pod's volumes: volume-binding.c), scores by least requested cpu, and binds; a pod
  * whose WaitForFirstConsumer claims are unbound is assumed on its node (its requests held there)
  * until the provisioner has bound them. Level-based: every pass looks at every unscheduled pod
- * in the watch cache (pv_watch), so a missed event costs a pass, not a pod. */
+ * in its informer (client/informer.h), so a missed event costs a pass, not a pod. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -36,7 +36,7 @@
 enum { COLL_PODS, COLL_CLAIMS, COLL_VOLUMES, COLL_CLASSES };
 
 struct scheduler {
-        struct pv_watch *watch;    /* pods, claims, volumes, classes */
+        struct informer *watch;    /* pods, claims, volumes, classes */
         struct api_client *client; /* the pass thread's requests */
         pthread_t thread;
         /* pass thread only. assumed: "ns/name" -> {"uid", "node", "bound": the binding was
@@ -452,7 +452,7 @@ static char *select_node(struct scheduler *s, const json_t *claim, const char *n
                 *ret_why = answer_message(r, status, resp, err);
                 return NULL;
         }
-        pv_watch_store(s->watch, COLL_CLAIMS, resp);
+        informer_store(s->watch, COLL_CLAIMS, resp);
         return xstrdup(str_or_empty(resp, "metadata.resourceVersion"));
 }
 
@@ -579,10 +579,10 @@ static bool wants_scheduling(struct scheduler *s, const char *key, const json_t 
 
 static void schedule_pass(struct scheduler *s)
 {
-        cleanup_json json_t *pod_map = pv_watch_snapshot(s->watch, COLL_PODS);
-        cleanup_json json_t *claims = pv_watch_snapshot(s->watch, COLL_CLAIMS);
-        cleanup_json json_t *volumes = pv_watch_snapshot(s->watch, COLL_VOLUMES);
-        cleanup_json json_t *classes = pv_watch_snapshot(s->watch, COLL_CLASSES);
+        cleanup_json json_t *pod_map = informer_snapshot(s->watch, COLL_PODS);
+        cleanup_json json_t *claims = informer_snapshot(s->watch, COLL_CLAIMS);
+        cleanup_json json_t *volumes = informer_snapshot(s->watch, COLL_VOLUMES);
+        cleanup_json json_t *classes = informer_snapshot(s->watch, COLL_CLASSES);
         cleanup_json json_t *nodes_list = NULL, *pods = json_array(), *pending = json_array();
         struct vb_objects o = { .claims = claims, .volumes = volumes, .classes = classes };
         const char *key;
@@ -629,10 +629,10 @@ static void *pass_main(void *arg)
         struct scheduler *s = arg;
 
         do {
-                if (pv_watch_synced(s->watch))
+                if (informer_synced(s->watch))
                         schedule_pass(s);
-        } while (pv_watch_wait(s->watch, PASS_PERIOD_MS));
-        pv_watch_stop(s->watch);
+        } while (informer_wait(s->watch, PASS_PERIOD_MS));
+        informer_stop(s->watch);
         api_client_free(s->client);
         json_decref(s->assumed);
         json_decref(s->backoff);
@@ -651,7 +651,8 @@ int scheduler_start(const struct api_client_options *o, struct scheduler **ret,
 
         r = api_client_new(o, &s->client, reterr);
         if (r >= 0)
-                r = pv_watch_start(o, paths, &s->watch, reterr);
+                r = informer_start(o, &(struct informer_options){ .paths = paths }, &s->watch,
+                                   reterr);
         if (r < 0) {
                 api_client_free(s->client);
                 free(s);
@@ -667,7 +668,7 @@ int scheduler_start(const struct api_client_options *o, struct scheduler **ret,
 
 struct scheduler *scheduler_stop(struct scheduler *s)
 {
-        struct pv_watch *w;
+        struct informer *w;
 
         if (!s)
                 return NULL;
@@ -675,7 +676,7 @@ struct scheduler *scheduler_stop(struct scheduler *s)
          * watch threads end at their next event or timeout. A reference of our own keeps the
          * watch alive while we wake them. */
         w = s->watch;
-        pv_watch_ref(w);
-        pv_watch_stop(w);
+        informer_ref(w);
+        informer_stop(w);
         return NULL;
 }

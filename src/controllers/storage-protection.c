@@ -2,7 +2,7 @@
  * use a claim, whether a volume is in use, what to do with each object's finalizer) and the pass
  * that carries them out with PUTs carrying the cached resourceVersion. It never deletes anything
  * itself: the API server removes an object whose last finalizer goes. The list + watch cache is
- * pv_watch (controllers/pv-provisioner.h). */
+ * an informer (client/informer.h). */
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -174,14 +174,14 @@ json_t *storage_protection_set_finalizer(const json_t *obj, const char *finalize
 
 struct storage_protection {
         struct api_client *client;
-        struct pv_watch *watch;
+        struct informer *watch;
         json_t *backoff; /* uid -> [next attempt ms, delay ms] after a failed write or list */
         pthread_t thread;
 };
 
 static void log_failure(const json_t *obj, const char *message)
 {
-        cleanup_free char *key = pv_object_key(obj);
+        cleanup_free char *key = informer_key(obj);
 
         (void) fprintf(stderr, "flexlet: storage-protection: %s \"%s\": %s\n",
                        json_path(obj, "metadata.namespace") ? "claim" : "volume", key, message);
@@ -251,7 +251,7 @@ static void write_finalizer(struct storage_protection *x, size_t coll, const jso
          * DELETED event then clears the cache) */
         if (!json_path(resp, "metadata.deletionTimestamp") ||
             json_array_size(json_path(resp, "metadata.finalizers")) > 0)
-                pv_watch_store(x->watch, coll, resp);
+                informer_store(x->watch, coll, resp);
 }
 
 /* K8S askAPIServer with LazyLivePodList: the pods of ns as the server has them now, listed at
@@ -318,9 +318,9 @@ static void sync_volume(struct storage_protection *x, const json_t *pv)
 
 static void protection_pass(struct storage_protection *x)
 {
-        cleanup_json json_t *claims = pv_watch_snapshot(x->watch, COLL_CLAIMS);
-        cleanup_json json_t *volumes = pv_watch_snapshot(x->watch, COLL_VOLUMES);
-        cleanup_json json_t *pods = pv_watch_snapshot(x->watch, COLL_PODS);
+        cleanup_json json_t *claims = informer_snapshot(x->watch, COLL_CLAIMS);
+        cleanup_json json_t *volumes = informer_snapshot(x->watch, COLL_VOLUMES);
+        cleanup_json json_t *pods = informer_snapshot(x->watch, COLL_PODS);
         cleanup_json json_t *live = json_object(), *uids = json_object();
         const char *key;
         json_t *obj, *tmp;
@@ -345,10 +345,10 @@ static void *pass_main(void *arg)
         struct storage_protection *x = arg;
 
         do {
-                if (pv_watch_synced(x->watch))
+                if (informer_synced(x->watch))
                         protection_pass(x);
-        } while (pv_watch_wait(x->watch, PASS_PERIOD_MS));
-        pv_watch_stop(x->watch);
+        } while (informer_wait(x->watch, PASS_PERIOD_MS));
+        informer_stop(x->watch);
         api_client_free(x->client);
         json_decref(x->backoff);
         free(x);
@@ -365,7 +365,8 @@ int storage_protection_start(const struct api_client_options *o, struct storage_
 
         r = api_client_new(o, &x->client, reterr);
         if (r >= 0)
-                r = pv_watch_start(o, paths, &x->watch, reterr);
+                r = informer_start(o, &(struct informer_options){ .paths = paths }, &x->watch,
+                                   reterr);
         if (r < 0) {
                 api_client_free(x->client);
                 free(x);
@@ -380,14 +381,14 @@ int storage_protection_start(const struct api_client_options *o, struct storage_
 
 struct storage_protection *storage_protection_stop(struct storage_protection *x)
 {
-        struct pv_watch *w;
+        struct informer *w;
 
         if (!x)
                 return NULL;
         /* as pv_provisioner_stop: the pass thread frees the controller once woken; a reference of
          * our own keeps the watch alive while we wake it */
         w = x->watch;
-        pv_watch_ref(w);
-        pv_watch_stop(w);
+        informer_ref(w);
+        informer_stop(w);
         return NULL;
 }

@@ -13,7 +13,7 @@
 #include <jansson.h>
 #include <stdbool.h>
 
-/* The objects the decisions read, borrowed: maps keyed as pv_object_key() keys them. */
+/* The objects the decisions read, borrowed: maps keyed as informer_key() keys them. */
 struct vb_objects {
         const json_t *claims;  /* "<namespace>/<name>" -> PersistentVolumeClaim */
         const json_t *volumes; /* "<name>" -> PersistentVolume */
