@@ -381,10 +381,11 @@ static void report_failure(struct scheduler *s, const json_t *pod, const char *r
 static void prebind_failed(struct scheduler *s, const json_t *pod, const char *key, const char *why)
 {
         cleanup_free char *msg = xasprintf("running PreBind plugin \"VolumeBinding\": %s", why);
+        cleanup_free char *k = xstrdup(key); /* key may be the record's own, freed with it */
 
         report_failure(s, pod, "SchedulerError", msg);
-        json_object_del(s->assumed, key);
-        back_off(s, key);
+        json_object_del(s->assumed, k);
+        back_off(s, k);
 }
 
 static void assume(struct scheduler *s, const json_t *pod, const char *node, bool bound,
@@ -499,7 +500,8 @@ static void finish_waiting(struct scheduler *s, const json_t *pods, const json_t
         json_object_foreach_safe(s->assumed, tmp, key, a)
         {
                 const json_t *pod = json_object_get(pods, key);
-                const char *node = str_or_empty(a, "node");
+                /* a copy: binding replaces the record the name is in */
+                cleanup_free char *node = xstrdup(str_or_empty(a, "node"));
                 cleanup_free char *why = NULL, *error = NULL;
                 int r;
 

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # test-pv-controllers.sh: the control plane of persistent volumes, as root, through kubectl
 # against `flexlet serve`: the local-loop provisioner (a claim of each fsType gets a formatted
-# sparse file and a PersistentVolume bound both ways; WaitForFirstConsumer waits for a scheduled
-# pod; Delete removes the volume and its file, Retain keeps them) and the volume expander (the
+# sparse file and a PersistentVolume bound both ways; WaitForFirstConsumer waits for the
+# scheduler's volume.kubernetes.io/selected-node, the pod is bound only after its claim, and a
+# selected node that does not exist is given back to the scheduler; Delete removes the volume and its file, Retain keeps them) and the volume expander (the
 # file and an attached loop device grow, the PV's capacity follows, the claim hands over to the
 # node with NodeResizePending; S22's 422 and 403; KEP-1790's recovery from an infeasible size),
 # and crash safety: `flexlet serve` killed at the controllers' fault points (docs/storage.md)
@@ -141,7 +142,7 @@ fi
 check_equal "ReadWriteMany: no volume" "Pending" "$(pvc_field shared '{.status.phase}')"
 k delete pvc shared >/dev/null
 
-# --- WaitForFirstConsumer: the default class waits for a scheduled pod
+# --- WaitForFirstConsumer: the default class waits for the scheduler's selected-node
 claim late local-loop 300Mi
 sleep 3
 check_equal "WaitForFirstConsumer: Pending without a pod" "Pending" "$(pvc_field late '{.status.phase}')"
@@ -155,14 +156,46 @@ spec:
   containers: [{name: c, image: busybox, command: [sleep, "3600"], volumeMounts: [{name: v, mountPath: /v}]}]
   volumes: [{name: v, persistentVolumeClaim: {claimName: late}}]
 EOF
+# K8S VolumeBinding PreBind: the pod gets its node only once the claim is bound (volumeName set);
+# watched every 0.1 s: a pod seen bound before its claim is a failure
+order=unbound
+for _ in $(seq 1 300); do
+        if [ -n "$(k get pod consumer -o jsonpath='{.spec.nodeName}' 2>/dev/null)" ]; then
+                if [ -n "$(pvc_field late '{.spec.volumeName}')" ]; then order=after; else order=before; fi
+                break
+        fi
+        sleep 0.1
+done
+check_equal "WaitForFirstConsumer: the pod is bound after its claim" "after" "$order"
 if wait_for 30 claim_phase_is late Bound; then
         ok "WaitForFirstConsumer: Bound once a pod using it is scheduled"
 else
         not_ok "WaitForFirstConsumer: Bound once a pod using it is scheduled" "$(k describe pvc late 2>&1)"
 fi
-check_equal "selected-node is the pod's node, the volume is pinned to it" "test-node test-node" \
-        "$(pvc_field late '{.metadata.annotations.volume\.kubernetes\.io/selected-node}') $(pv_field "$(pvc_field late '{.spec.volumeName}')" '{.spec.nodeAffinity.required.nodeSelectorTerms[0].matchExpressions[0].values[0]}')"
+check_equal "selected-node is the pod's node, the volume is pinned to it" "test-node test-node test-node" \
+        "$(pvc_field late '{.metadata.annotations.volume\.kubernetes\.io/selected-node}') $(k get pod consumer -o jsonpath='{.spec.nodeName}') $(pv_field "$(pvc_field late '{.spec.volumeName}')" '{.spec.nodeAffinity.required.nodeSelectorTerms[0].matchExpressions[0].values[0]}')"
 k delete pod consumer --wait=false >/dev/null 2>&1
+
+# external-provisioner: a selected node that does not exist is given back (the annotation
+# removed, ProvisioningFailed) and nothing is provisioned
+cat <<'EOF' | k apply -f - >/dev/null
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {name: astray, annotations: {volume.kubernetes.io/selected-node: ghost}}
+spec:
+  storageClassName: local-loop
+  accessModes: [ReadWriteOnce]
+  resources: {requests: {storage: 300Mi}}
+EOF
+selected_node_gone() { [ -z "$(pvc_field astray '{.metadata.annotations.volume\.kubernetes\.io/selected-node}')" ]; }
+if wait_for 20 selected_node_gone && describe_says astray 'node "ghost" not found'; then
+        ok "a selected node that does not exist: ProvisioningFailed, selected-node removed"
+else
+        not_ok "a selected node that does not exist: ProvisioningFailed, selected-node removed" "$(k describe pvc astray 2>&1)"
+fi
+check_equal "a selected node that does not exist: no volume" "Pending " \
+        "$(pvc_field astray '{.status.phase} {.spec.volumeName}')"
+k delete pvc astray >/dev/null
 
 # --- expansion: device and volume grow, the node is handed over to
 ext4_file=$(file_of data-ext4)
