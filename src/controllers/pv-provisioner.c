@@ -60,8 +60,7 @@ char *pv_object_key(const json_t *obj)
         return ns && *ns ? xasprintf("%s/%s", ns, name) : xstrdup(name);
 }
 
-/* resourceVersions are decimal here (the store's revision); 0 when not. */
-static unsigned long long object_rv(const json_t *obj)
+unsigned long long pv_object_version(const json_t *obj)
 {
         const char *rv = json_path_string(obj, "metadata.resourceVersion");
         char *end = NULL;
@@ -79,7 +78,7 @@ static void coll_put(struct pv_watch_coll *c, json_t *obj)
         cleanup_free char *key = pv_object_key(obj);
         const json_t *have = json_object_get(c->objects, key);
 
-        if (have && object_rv(have) > object_rv(obj))
+        if (have && pv_object_version(have) > pv_object_version(obj))
                 return;
         json_object_set(c->objects, key, obj);
 }

@@ -68,6 +68,9 @@ void pv_watch_stop(struct pv_watch *w);
 
 /* "<namespace>/<name>" for namespaced objects, "<name>" otherwise (caller frees). */
 char *pv_object_key(const json_t *obj);
+/* metadata.resourceVersion as a number (decimal here: the store's revision), to order two
+ * versions of one object; 0 when absent or not decimal. */
+unsigned long long pv_object_version(const json_t *obj);
 
 /* ---- pure helpers and decisions (tested without a server) ---- */
 

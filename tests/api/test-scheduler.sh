@@ -28,14 +28,17 @@ pod() { # pod NAME CPU [NODE_SELECTOR_JSON]
 JSON
 }
 
-# wait_jsonpath POD JSONPATH VALUE: polls until the pod shows the value (at most 15 s).
-wait_jsonpath() {
+# wait_object_jsonpath KIND NAME JSONPATH VALUE: polls until the object shows the value (at most
+# 15 s); wait_jsonpath POD ... and wait_pvc_jsonpath CLAIM ... for pods and claims.
+wait_object_jsonpath() {
         for _ in $(seq 1 75); do
-                [ "$(k get pod "$1" -o jsonpath="$2" 2>/dev/null)" = "$3" ] && return 0
+                [ "$(k get "$1" "$2" -o jsonpath="$3" 2>/dev/null)" = "$4" ] && return 0
                 sleep 0.2
         done
         return 1
 }
+wait_jsonpath() { wait_object_jsonpath pod "$@"; }
+wait_pvc_jsonpath() { wait_object_jsonpath pvc "$@"; }
 
 pod early 500m | k create -f - >/dev/null
 if wait_jsonpath early '{.status.conditions[?(@.type=="PodScheduled")].reason}' Unschedulable; then
@@ -148,14 +151,6 @@ else
         not_ok "the volume recreated for this node: the pod is bound" "$(k get pod pinned -o yaml)"
 fi
 
-# wait_pvc_jsonpath CLAIM JSONPATH VALUE: polls until the claim shows the value (at most 15 s).
-wait_pvc_jsonpath() {
-        for _ in $(seq 1 75); do
-                [ "$(k get pvc "$1" -o jsonpath="$2" 2>/dev/null)" = "$3" ] && return 0
-                sleep 0.2
-        done
-        return 1
-}
 class_json late WaitForFirstConsumer | k create -f - >/dev/null
 claim_json delayed late | k create -f - >/dev/null
 pod_with_claim waiter 1 delayed | k create -f - >/dev/null
