@@ -45,8 +45,7 @@ char *informer_key(const json_t *obj)
         return ns && *ns ? xasprintf("%s/%s", ns, name) : xstrdup(name);
 }
 
-/* resourceVersions are decimal here (the store's revision); 0 when not. */
-static unsigned long long object_rv(const json_t *obj)
+unsigned long long informer_object_version(const json_t *obj)
 {
         const char *rv = json_path_string(obj, "metadata.resourceVersion");
         char *end = NULL;
@@ -75,7 +74,7 @@ static void coll_put(struct informer_coll *c, json_t *obj)
         cleanup_free char *key = informer_key(obj);
         const json_t *have = json_object_get(c->objects, key);
 
-        if (have && object_rv(have) > object_rv(obj))
+        if (have && informer_object_version(have) > informer_object_version(obj))
                 return;
         json_object_set(c->objects, key, obj);
         notify(c, obj, false);

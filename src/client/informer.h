@@ -58,5 +58,8 @@ void informer_stop(struct informer *w);
 
 /* "<namespace>/<name>" for namespaced objects, "<name>" otherwise (caller frees). */
 char *informer_key(const json_t *obj);
+/* metadata.resourceVersion as a number (decimal here: the store's revision), to order two
+ * versions of one object; 0 when absent or not decimal. */
+unsigned long long informer_object_version(const json_t *obj);
 
 #endif

@@ -40,7 +40,7 @@ struct scheduler {
         struct api_client *client; /* the pass thread's requests */
         pthread_t thread;
         /* pass thread only. assumed: "ns/name" -> {"uid", "node", "bound": the binding was
-         * posted, "claims": {claim name: resourceVersion of our write or ""}, "since": ms}, a
+         * posted, "claims": {claim name: version of our write or 0}, "since": ms}, a
          * pod counted on its node before the watch shows spec.nodeName (K8S: the scheduler
          * cache's assumed pods). backoff: "ns/name" -> [next attempt ms, delay ms]. */
         json_t *assumed, *backoff;
@@ -433,8 +433,9 @@ static int bind_pod(struct scheduler *s, const json_t *pod, const char *node)
 
 /* K8S bindAPIUpdate for dynamic provisioning: selected-node on the claim (a merge patch: only
  * the annotation), the answer kept so the next pass sees it before the watch does. Returns the
- * claim's new resourceVersion (caller frees) or NULL with *ret_why. */
-static char *select_node(struct scheduler *s, const json_t *claim, const char *node, char **ret_why)
+ * claim's new version (informer_object_version) or -EIO with *ret_why. */
+static long long select_node(struct scheduler *s, const json_t *claim, const char *node,
+                             char **ret_why)
 {
         cleanup_error struct error *err = NULL;
         cleanup_json json_t *patch = NULL, *resp = NULL;
@@ -451,10 +452,10 @@ static char *select_node(struct scheduler *s, const json_t *claim, const char *n
                                strlen(body), &status, &resp, &err);
         if (r < 0 || status != 200) {
                 *ret_why = answer_message(r, status, resp, err);
-                return NULL;
+                return -EIO;
         }
         informer_store(s->watch, COLL_CLAIMS, resp);
-        return xstrdup(str_or_empty(resp, "metadata.resourceVersion"));
+        return (long long) informer_object_version(resp);
 }
 
 static const json_t *find_node(const json_t *nodes, const char *name)
@@ -550,21 +551,22 @@ static void schedule_one(struct scheduler *s, json_t *pod, const json_t *nodes, 
                 cleanup_free char *ckey = xasprintf(
                         "%s/%s", str_or_empty(pod, "metadata.namespace"), json_string_value(name));
                 const json_t *claim = json_object_get(o->claims, ckey);
-                cleanup_free char *rv = NULL, *why = NULL;
+                cleanup_free char *why = NULL;
+                long long version;
 
                 if (streq(json_string_value(json_object_get(
                                   json_path(claim, "metadata.annotations"), PV_ANN_SELECTED_NODE))
                                   ?: "",
                           node)) {
-                        json_object_set_new(claims, json_string_value(name), json_string(""));
+                        json_object_set_new(claims, json_string_value(name), json_integer(0));
                         continue;
                 }
-                rv = select_node(s, claim, node, &why);
-                if (!rv) {
+                version = select_node(s, claim, node, &why);
+                if (version < 0) {
                         prebind_failed(s, pod, key, why);
                         return;
                 }
-                json_object_set_new(claims, json_string_value(name), json_string(rv));
+                json_object_set_new(claims, json_string_value(name), json_integer(version));
         }
         assume(s, pod, node, false, TAKE_PTR(claims));
         json_object_set_new(json_object_ensure(pod, "spec"), "nodeName", json_string(node));

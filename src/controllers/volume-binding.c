@@ -269,18 +269,6 @@ json_t *volume_binding_claims_to_provision(const json_t *pod, const struct vb_ob
         return c.names;
 }
 
-/* resourceVersions are decimal here (the store's revision); 0 when not. */
-static unsigned long long resource_version(const char *rv)
-{
-        char *end = NULL;
-        unsigned long long v;
-
-        if (!rv || !*rv)
-                return 0;
-        v = strtoull(rv, &end, 10);
-        return end && *end == '\0' ? v : 0;
-}
-
 int volume_binding_check(const json_t *pod, const char *node_name, const json_t *node,
                          const json_t *claims, const struct vb_objects *o, char **ret_error)
 {
@@ -303,8 +291,7 @@ int volume_binding_check(const json_t *pod, const char *node_name, const json_t 
                                                str_or_empty(pod, "metadata.namespace"), name);
                         return -1;
                 }
-                if (resource_version(json_path_string(claim, "metadata.resourceVersion")) <
-                    resource_version(json_string_value(rv)))
+                if (informer_object_version(claim) < (unsigned long long) json_integer_value(rv))
                         return 0;
                 /* K8S: the provisioner removes selected-node to ask for another node */
                 if (!streq(annotation(claim, PV_ANN_SELECTED_NODE) ?: "", node_name)) {

@@ -69,11 +69,12 @@ json_t *volume_binding_claims_to_provision(const json_t *pod, const struct vb_ob
 
 /* K8S checkBindings for the claims PreBind annotated on node_name (node NULL when that Node is
  * gone): claims maps each claim name (in the pod's namespace) to the resourceVersion the
- * scheduler's write gave it ("" when it wrote nothing); a claim older than that has not come
- * back through the watch yet and is waited for. Returns 1 when every one is fully bound, 0 while
- * it waits, -1 with *ret_error (caller frees; upstream's words after "binding volumes: ") when
- * scheduling must be retried: the node is gone, a claim is gone, a claim's selected-node is no
- * longer node_name (the provisioner gave up), or its volume's node affinity excludes the node. */
+ * scheduler's write gave it (informer_object_version; 0 when it wrote nothing); a claim older than
+ * that has not come back through the watch yet and is waited for. Returns 1 when every one is fully
+ * bound, 0 while it waits, -1 with *ret_error (caller frees; upstream's words after "binding
+ * volumes: ") when scheduling must be retried: the node is gone, a claim is gone, a claim's
+ * selected-node is no longer node_name (the provisioner gave up), or its volume's node affinity
+ * excludes the node. */
 int volume_binding_check(const json_t *pod, const char *node_name, const json_t *node,
                          const json_t *claims, const struct vb_objects *o, char **ret_error);
 

@@ -8,7 +8,8 @@
 # conflict" until the volume is recreated for this node; a WaitForFirstConsumer claim gets
 # volume.kubernetes.io/selected-node when a pod using it is scheduled, and the pod (its requests
 # held on the node meanwhile) is bound only once the claim is bound, here by hand: `flexlet
-# apiserver` runs no provisioner.
+# apiserver` runs no provisioner; a selected-node removed (a provisioner giving up) fails PreBind
+# and the pod is scheduled again.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib/tap.sh"
@@ -27,14 +28,17 @@ pod() { # pod NAME CPU [NODE_SELECTOR_JSON]
 JSON
 }
 
-# wait_jsonpath POD JSONPATH VALUE: polls until the pod shows the value (at most 15 s).
-wait_jsonpath() {
+# wait_object_jsonpath KIND NAME JSONPATH VALUE: polls until the object shows the value (at most
+# 15 s); wait_jsonpath POD ... and wait_pvc_jsonpath CLAIM ... for pods and claims.
+wait_object_jsonpath() {
         for _ in $(seq 1 75); do
-                [ "$(k get pod "$1" -o jsonpath="$2" 2>/dev/null)" = "$3" ] && return 0
+                [ "$(k get "$1" "$2" -o jsonpath="$3" 2>/dev/null)" = "$4" ] && return 0
                 sleep 0.2
         done
         return 1
 }
+wait_jsonpath() { wait_object_jsonpath pod "$@"; }
+wait_pvc_jsonpath() { wait_object_jsonpath pvc "$@"; }
 
 pod early 500m | k create -f - >/dev/null
 if wait_jsonpath early '{.status.conditions[?(@.type=="PodScheduled")].reason}' Unschedulable; then
@@ -147,14 +151,6 @@ else
         not_ok "the volume recreated for this node: the pod is bound" "$(k get pod pinned -o yaml)"
 fi
 
-# wait_pvc_jsonpath CLAIM JSONPATH VALUE: polls until the claim shows the value (at most 15 s).
-wait_pvc_jsonpath() {
-        for _ in $(seq 1 75); do
-                [ "$(k get pvc "$1" -o jsonpath="$2" 2>/dev/null)" = "$3" ] && return 0
-                sleep 0.2
-        done
-        return 1
-}
 class_json late WaitForFirstConsumer | k create -f - >/dev/null
 claim_json delayed late | k create -f - >/dev/null
 pod_with_claim waiter 1 delayed | k create -f - >/dev/null
@@ -182,6 +178,23 @@ fi
 scheduled_event() { k get events --field-selector involvedObject.name=waiter,reason=Scheduled 2>&1; }
 for _ in $(seq 1 25); do [[ "$(scheduled_event)" == *"assigned default/waiter"* ]] && break; sleep 0.2; done
 check_output "WaitForFirstConsumer: a Scheduled event" "Successfully assigned default/waiter to fake" scheduled_event
+
+# the provisioner gives up by removing selected-node (done by hand here): PreBind fails, the pod
+# is scheduled again after its back-off, and the claim gets selected-node again
+claim_json retry late | k create -f - >/dev/null
+pod_with_claim retrier 100m retry | k create -f - >/dev/null
+wait_pvc_jsonpath retry '{.metadata.annotations.volume\.kubernetes\.io/selected-node}' fake
+k annotate pvc retry volume.kubernetes.io/selected-node- >/dev/null
+wait_message retrier 'provisioning failed'
+check_equal "selected-node removed: PreBind's failure on the pod" \
+        "SchedulerError running PreBind plugin \"VolumeBinding\": binding volumes: provisioning failed for PVC \"retry\"" \
+        "$(k get pod retrier -o jsonpath='{.status.conditions[?(@.type=="PodScheduled")].reason}') $(scheduled_message retrier)"
+if wait_pvc_jsonpath retry '{.metadata.annotations.volume\.kubernetes\.io/selected-node}' fake; then
+        ok "selected-node removed: the pod is scheduled again"
+else
+        not_ok "selected-node removed: the pod is scheduled again" "$(k get pvc retry -o yaml)"
+fi
+check_equal "selected-node removed: the pod waits again, unbound" "" "$(k get pod retrier -o jsonpath='{.spec.nodeName}')"
 
 server_check_log
 tap_done

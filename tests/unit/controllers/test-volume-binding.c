@@ -247,29 +247,29 @@ static void test_claims_to_provision(void **state)
 static void test_check(void **state)
 {
         static const struct {
-                const char *claims; /* {name: min resourceVersion} */
+                const char *claims; /* {name: version of the scheduler's write} */
                 const char *node;
                 int want;
                 const char *error;
         } cases[] = {
                 /* selected, not bound yet: wait */
-                { "{\"sel-n2\":\"\"}", "n2", 0, NULL },
-                { "{\"sel-n2\":\"10\"}", "n2", 0, NULL },
+                { "{\"sel-n2\":0}", "n2", 0, NULL },
+                { "{\"sel-n2\":10}", "n2", 0, NULL },
                 /* our write has not come back yet: wait, even without the annotation */
-                { "{\"wffc\":\"11\"}", "n1", 0, NULL },
+                { "{\"wffc\":11}", "n1", 0, NULL },
                 /* K8S: the provisioner removed selected-node (or another node is named) */
-                { "{\"wffc\":\"10\"}", "n1", -1, "provisioning failed for PVC \"wffc\"" },
-                { "{\"sel-n2\":\"\"}", "n1", -1, "provisioning failed for PVC \"sel-n2\"" },
-                { "{\"gone\":\"\"}", "n1", -1,
+                { "{\"wffc\":10}", "n1", -1, "provisioning failed for PVC \"wffc\"" },
+                { "{\"sel-n2\":0}", "n1", -1, "provisioning failed for PVC \"sel-n2\"" },
+                { "{\"gone\":0}", "n1", -1,
                   "failed to check provisioning pvc: could not find v1.PersistentVolumeClaim "
                   "\"default/gone\"" },
                 /* bound, on a volume of that node */
-                { "{\"sel-n1-bound\":\"12\"}", "n1", 1, NULL },
+                { "{\"sel-n1-bound\":12}", "n1", 1, NULL },
                 /* bound to a volume not seen yet: wait */
-                { "{\"sel-n2-volume-gone\":\"\"}", "n2", 0, NULL },
+                { "{\"sel-n2-volume-gone\":0}", "n2", 0, NULL },
                 /* one bound, one waiting */
-                { "{\"sel-n1-bound\":\"\",\"wffc\":\"11\"}", "n1", 0, NULL },
-                { "{\"x\":\"\"}", "n9", -1, "failed to get node \"n9\": node \"n9\" not found" },
+                { "{\"sel-n1-bound\":0,\"wffc\":11}", "n1", 0, NULL },
+                { "{\"x\":0}", "n9", -1, "failed to get node \"n9\": node \"n9\" not found" },
         };
         struct fixture *f = *state;
         cleanup_json json_t *pod = pod_using("wffc");
@@ -297,7 +297,7 @@ static void test_check_affinity(void **state)
 {
         struct fixture *f = *state;
         cleanup_json json_t *pod = pod_using("moved");
-        cleanup_json json_t *claims = load("{\"moved\":\"\"}");
+        cleanup_json json_t *claims = load("{\"moved\":0}");
         char *error = NULL;
 
         json_object_set_new(
