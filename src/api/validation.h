@@ -129,6 +129,11 @@ bool pod_spec_changed(const json_t *new_pod, const json_t *old_pod);
 #define STORAGE_CLASS_BETA_ANNOTATION "volume.beta.kubernetes.io/storage-class"
 /* K8S: core.MountOptionAnnotation (deprecated mount options of a volume). */
 #define STORAGE_MOUNT_OPTIONS_ANNOTATION "volume.beta.kubernetes.io/mount-options"
+/* K8S pkg/volume/util PVCProtectionFinalizer and PVProtectionFinalizer: added by the
+ * StorageObjectInUseProtection admission, removed by the storage-protection controller once no
+ * scheduled pod uses the claim, or the volume is no longer Bound. */
+#define PVC_PROTECTION_FINALIZER "kubernetes.io/pvc-protection"
+#define PV_PROTECTION_FINALIZER  "kubernetes.io/pv-protection"
 
 /* K8S: SetDefaults_StorageClass: reclaimPolicy Delete, volumeBindingMode Immediate when unset. */
 void storage_class_set_defaults(json_t *sc);

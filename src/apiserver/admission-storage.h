@@ -15,13 +15,6 @@
 
 struct store;
 
-/* K8S: the StorageObjectInUseProtection finalizers (pkg/volume/util). A claim or volume that
- * carries one and is deleted only gets metadata.deletionTimestamp; the protection controllers
- * (controllers/storage-protection.h, which defines the same names) remove the finalizer once no
- * scheduled pod uses the claim, or the volume is no longer Bound, and the object goes. */
-#define PVC_PROTECTION_FINALIZER "kubernetes.io/pvc-protection"
-#define PV_PROTECTION_FINALIZER  "kubernetes.io/pv-protection"
-
 /* K8S: GetDefaultClass (pkg/volume/util): among classes (a JSON array of StorageClasses), the
  * one annotated default created last, ties broken by the name first in byte order; NULL when no
  * class is annotated. Borrowed from classes. */

@@ -322,7 +322,12 @@ enum pv_volume_step pv_volume_next(const json_t *pv, const json_t *claim)
         const char *phase = str_or_empty(pv, "status.phase");
         bool delete = streq(str_or_empty(pv, "spec.persistentVolumeReclaimPolicy"), "Delete");
 
-        if (json_path(pv, "metadata.deletionTimestamp"))
+        /* K8S external-provisioner shouldDelete: a deleted volume is reclaimed once no claim
+         * holds it (Released, Failed, or never bound); while bound it stays as it is (its
+         * kubernetes.io/pv-protection finalizer keeps it until then) */
+        if (json_path(pv, "metadata.deletionTimestamp") &&
+            (streq(phase, "Released") || streq(phase, "Failed") ||
+             !*str_or_empty(pv, "spec.claimRef.uid")))
                 return has_finalizer(pv, PV_FINALIZER_EXTERNAL_PROVISIONER) ? PV_VOLUME_FINALIZE
                                                                             : PV_VOLUME_NOTHING;
         /* K8S: no claim, or pre-bound to one not bound yet (no uid): the binder's business */

@@ -19,11 +19,6 @@
 #include "base/error.h"
 #include "client/client.h"
 
-/* K8S: pkg/volume/util PVCProtectionFinalizer and PVProtectionFinalizer (the admission plugin,
- * apiserver/admission-storage.h, defines the same names). */
-#define PVC_PROTECTION_FINALIZER "kubernetes.io/pvc-protection"
-#define PV_PROTECTION_FINALIZER  "kubernetes.io/pv-protection"
-
 /* K8S podUsesPVC (pvcprotection): pod uses pvc when both are in one namespace, the pod is
  * scheduled (spec.nodeName; the kubelet never starts a pod whose claim is being deleted, so an
  * unscheduled one never will), and either a persistentVolumeClaim volume names the claim,

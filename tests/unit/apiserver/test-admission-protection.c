@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/validation.h"
 #include "apiserver/admission-storage.h"
 #include "apiserver/api.h"
 #include "base/alloc.h"

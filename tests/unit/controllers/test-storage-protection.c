@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/validation.h"
 #include "base/alloc.h"
 #include "base/json.h"
 #include "controllers/storage-protection.h"
