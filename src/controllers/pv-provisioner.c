@@ -182,7 +182,7 @@ bool pv_provisioning_reschedules(const json_t *claim, int errnum)
 {
         if (!annotation(claim, PV_ANN_SELECTED_NODE))
                 return false;
-        return errnum == ENOENT || errnum == ENOSPC || errnum == EDQUOT;
+        return errnum == ENOSPC || errnum == EDQUOT;
 }
 
 /* The claim still lacks something binding gives it. */
@@ -528,10 +528,9 @@ static void provision(struct pv_provisioner *p, const json_t *claim, const json_
                 if (r < 0)
                         return;
                 if (r == 0) {
-                        /* K8S: the lister's NotFound */
+                        /* K8S: the node lister's NotFound, always ProvisioningReschedule */
                         msg = xasprintf("node \"%s\" not found", node);
-                        if (pv_provisioning_reschedules(claim, ENOENT))
-                                reschedule(p, claim, msg);
+                        reschedule(p, claim, msg);
                         return;
                 }
         }

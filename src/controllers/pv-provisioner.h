@@ -78,12 +78,12 @@ enum pv_claim_step pv_claim_next(const json_t *claim, const json_t *sc, const js
  * scheduled"). *ret_reason is a literal; the message is the caller's to free. */
 char *pv_claim_wait_event(const json_t *claim, const json_t *pods, const char **ret_reason);
 
-/* K8S (external-provisioner's checkError and provisionVolumeErrorHandling): whether a
- * provisioning failure with errnum gives the claim's node back to the scheduler (removing
- * volume.kubernetes.io/selected-node): only for a claim that has one, and only when another
- * node might do: ENOENT (the selected Node does not exist), ENOSPC and EDQUOT (the CSI
- * ResourceExhausted of a volume of one node's topology). Every other failure is retried on the
- * same node after a back-off. */
+/* K8S (external-provisioner's checkError and provisionVolumeErrorHandling): whether a failure
+ * of making the volume (loopvol_create's errnum) gives the claim's node back to the scheduler
+ * (removing volume.kubernetes.io/selected-node): only for a claim that has one, and only when
+ * another node might do: ENOSPC and EDQUOT, the CSI ResourceExhausted of a driver with topology.
+ * Every other failure is retried on the same node after a back-off. (A selected Node that does
+ * not exist is always given back, before anything is made.) */
 bool pv_provisioning_reschedules(const json_t *claim, int errnum);
 
 /* Why the provisioner refuses a claim of its class before making anything (NULL when it does

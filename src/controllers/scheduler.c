@@ -433,9 +433,9 @@ static int bind_pod(struct scheduler *s, const json_t *pod, const char *node)
 
 /* K8S bindAPIUpdate for dynamic provisioning: selected-node on the claim (a merge patch: only
  * the annotation), the answer kept so the next pass sees it before the watch does. Returns the
- * claim's new version (informer_object_version) or -EIO with *ret_why. */
-static long long select_node(struct scheduler *s, const json_t *claim, const char *node,
-                             char **ret_why)
+ * claim as the server answered (a new reference) or NULL with *ret_why. */
+static json_t *select_node(struct scheduler *s, const json_t *claim, const char *node,
+                           char **ret_why)
 {
         cleanup_error struct error *err = NULL;
         cleanup_json json_t *patch = NULL, *resp = NULL;
@@ -452,10 +452,10 @@ static long long select_node(struct scheduler *s, const json_t *claim, const cha
                                strlen(body), &status, &resp, &err);
         if (r < 0 || status != 200) {
                 *ret_why = answer_message(r, status, resp, err);
-                return -EIO;
+                return NULL;
         }
         informer_store(s->watch, COLL_CLAIMS, resp);
-        return (long long) informer_object_version(resp);
+        return TAKE_PTR(resp);
 }
 
 static const json_t *find_node(const json_t *nodes, const char *name)
@@ -526,9 +526,11 @@ static void finish_waiting(struct scheduler *s, const json_t *pods, const json_t
 }
 
 /* One pod: a node or the reason why not; then bound at once, or assumed while its claims are
- * provisioned. pod is the pass's copy: it gets spec.nodeName so later pods count it there. */
+ * provisioned. pod is the pass's copy: it gets spec.nodeName so later pods count it there;
+ * claims is the pass's map of claims (o->claims): a claim annotated here is replaced there, so a
+ * later pod sharing it sees the node chosen (K8S: AssumePodVolumes' assumed claims). */
 static void schedule_one(struct scheduler *s, json_t *pod, const json_t *nodes, const json_t *pods,
-                         const struct vb_objects *o)
+                         json_t *claim_map, const struct vb_objects *o)
 {
         cleanup_free char *message = NULL, *key = pod_key(pod);
         cleanup_json json_t *to_provision = NULL, *claims = json_object();
@@ -552,7 +554,7 @@ static void schedule_one(struct scheduler *s, json_t *pod, const json_t *nodes, 
                         "%s/%s", str_or_empty(pod, "metadata.namespace"), json_string_value(name));
                 const json_t *claim = json_object_get(o->claims, ckey);
                 cleanup_free char *why = NULL;
-                long long version;
+                json_t *answer;
 
                 if (streq(json_string_value(json_object_get(
                                   json_path(claim, "metadata.annotations"), PV_ANN_SELECTED_NODE))
@@ -561,12 +563,14 @@ static void schedule_one(struct scheduler *s, json_t *pod, const json_t *nodes, 
                         json_object_set_new(claims, json_string_value(name), json_integer(0));
                         continue;
                 }
-                version = select_node(s, claim, node, &why);
-                if (version < 0) {
+                answer = select_node(s, claim, node, &why);
+                if (!answer) {
                         prebind_failed(s, pod, key, why);
                         return;
                 }
-                json_object_set_new(claims, json_string_value(name), json_integer(version));
+                json_object_set_new(claims, json_string_value(name),
+                                    json_integer((json_int_t) informer_object_version(answer)));
+                json_object_set_new(claim_map, ckey, answer);
         }
         assume(s, pod, node, false, TAKE_PTR(claims));
         json_object_set_new(json_object_ensure(pod, "spec"), "nodeName", json_string(node));
@@ -624,7 +628,7 @@ static void schedule_pass(struct scheduler *s)
                 json_array_append_new(pods, copy);
         }
         json_array_foreach(pending, i, pod) {
-                schedule_one(s, pod, nodes, pods, &o);
+                schedule_one(s, pod, nodes, pods, claims, &o);
         }
 }
 

@@ -46,6 +46,18 @@ EOF
 }
 # terminating KIND NAME: the STATUS column of `kubectl get` says Terminating.
 terminating() { k get "$1" "$2" --no-headers 2>/dev/null | grep -qE "^$2 (.* )?Terminating "; }
+# stays TEST KIND NAME: passes when the object is Terminating, and still is 3 s later.
+stays() {
+        if wait_for 5 terminating "$2" "$3" && sleep 3 && terminating "$2" "$3"; then
+                ok "$1"
+        else
+                not_ok "$1" "$(k get "$2" "$3" -o yaml 2>&1)"
+        fi
+}
+# goes TEST KIND NAME: passes once the object is gone (within 10 s).
+goes() {
+        if wait_for 10 gone "$2" "$3"; then ok "$1"; else not_ok "$1" "$(k get "$2" "$3" -o yaml 2>&1)"; fi
+}
 
 # --- the admission plugin
 claim data
@@ -82,25 +94,11 @@ fi
 pod user data fake-node
 check_output "delete the claim without waiting" 'persistentvolumeclaim "data" deleted' \
         k delete pvc data --wait=false
-if wait_for 5 terminating pvc data; then
-        ok "get pvc: the claim is Terminating"
-else
-        not_ok "get pvc: the claim is Terminating" "$(k get pvc 2>&1)"
-fi
-sleep 3
-if terminating pvc data; then
-        ok "the claim stays while a scheduled pod uses it"
-else
-        not_ok "the claim stays while a scheduled pod uses it" "$(k get pvc data -o yaml 2>&1)"
-fi
+stays "get pvc: the claim stays Terminating while a scheduled pod uses it" pvc data
 check_equal "it still carries the finalizer" '["kubernetes.io/pvc-protection"]' \
         "$(k get pvc data -o jsonpath='{.metadata.finalizers}')"
 k delete pod user --grace-period=0 --force >/dev/null 2>&1
-if wait_for 10 gone pvc data; then
-        ok "the pod gone, the claim goes"
-else
-        not_ok "the pod gone, the claim goes" "$(k get pvc data -o yaml 2>&1)"
-fi
+goes "the pod gone, the claim goes" pvc data
 
 # --- which pods count
 claim idle
@@ -111,58 +109,32 @@ check "the unused claim is gone" gone pvc idle
 claim pending
 pod waiting pending
 k delete pvc pending --wait=false >/dev/null
-if wait_for 10 gone pvc pending; then
-        ok "an unscheduled pod does not hold its claim (the kubelet would not start it)"
-else
-        not_ok "an unscheduled pod does not hold its claim (the kubelet would not start it)" "$(k get pvc pending -o yaml 2>&1)"
-fi
+goes "an unscheduled pod does not hold its claim (the kubelet would not start it)" pvc pending
 k delete pod waiting --grace-period=0 --force >/dev/null 2>&1
 
 claim other
 pod neighbour other fake-node
 claim mine
 k delete pvc mine --wait=false >/dev/null
-if wait_for 10 gone pvc mine; then
-        ok "a pod that uses another claim does not hold this one"
-else
-        not_ok "a pod that uses another claim does not hold this one" "$(k get pvc mine -o yaml 2>&1)"
-fi
+goes "a pod that uses another claim does not hold this one" pvc mine
 
 claim job
 pod finished job fake-node
 check_output "the pod's phase goes to Succeeded through /status" "pod/finished patched" \
         k patch pod finished --subresource status --type merge -p '{"status":{"phase":"Succeeded"}}'
 k delete pvc job --wait=false >/dev/null
-sleep 3
-if terminating pvc job; then
-        ok "a Succeeded pod still holds its claim (its volumes may not be torn down yet)"
-else
-        not_ok "a Succeeded pod still holds its claim (its volumes may not be torn down yet)" "$(k get pvc job -o yaml 2>&1)"
-fi
+stays "a Succeeded pod still holds its claim (its volumes may not be torn down yet)" pvc job
 check_output "deleting the finished pod (no grace period for a terminal pod)" 'pod "finished" deleted' \
         k delete pod finished --timeout=20s
-if wait_for 10 gone pvc job; then
-        ok "the finished pod gone, its claim goes"
-else
-        not_ok "the finished pod gone, its claim goes" "$(k get pvc job -o yaml 2>&1)"
-fi
+goes "the finished pod gone, its claim goes" pvc job
 
 claim live
 pod holder live fake-node
 k delete pod holder --wait=false >/dev/null 2>&1
 k delete pvc live --wait=false >/dev/null
-sleep 3
-if terminating pvc live; then
-        ok "a pod in its grace period still holds its claim"
-else
-        not_ok "a pod in its grace period still holds its claim" "$(k get pvc live -o yaml 2>&1)"
-fi
+stays "a pod in its grace period still holds its claim" pvc live
 k delete pod holder --grace-period=0 --force >/dev/null 2>&1
-if wait_for 10 gone pvc live; then
-        ok "force-deleted, the claim goes"
-else
-        not_ok "force-deleted, the claim goes" "$(k get pvc live -o yaml 2>&1)"
-fi
+goes "force-deleted, the claim goes" pvc live
 
 # --- a bound volume
 k create -f - >/dev/null <<'EOF'
@@ -174,24 +146,10 @@ check_output "the volume's phase goes to Bound through /status" "persistentvolum
         k patch pv pv-bound --subresource status --type merge -p '{"status":{"phase":"Bound"}}'
 check_output "delete the bound volume without waiting" 'persistentvolume "pv-bound" deleted' \
         k delete pv pv-bound --wait=false
-if wait_for 5 terminating pv pv-bound; then
-        ok "get pv: the volume is Terminating"
-else
-        not_ok "get pv: the volume is Terminating" "$(k get pv 2>&1)"
-fi
-sleep 3
-if terminating pv pv-bound; then
-        ok "the volume stays while it is Bound"
-else
-        not_ok "the volume stays while it is Bound" "$(k get pv pv-bound -o yaml 2>&1)"
-fi
+stays "get pv: the volume stays Terminating while it is Bound" pv pv-bound
 check_output "the PV controller would release it once its claim is gone" "persistentvolume/pv-bound patched" \
         k patch pv pv-bound --subresource status --type merge -p '{"status":{"phase":"Released"}}'
-if wait_for 10 gone pv pv-bound; then
-        ok "Released, the volume goes"
-else
-        not_ok "Released, the volume goes" "$(k get pv pv-bound -o yaml 2>&1)"
-fi
+goes "Released, the volume goes" pv pv-bound
 check_output "an Available volume goes at once (kubectl waits for it)" 'persistentvolume "pv-b" deleted' \
         k delete pv pv-b --timeout=20s
 k delete pv pv-a --wait=false >/dev/null

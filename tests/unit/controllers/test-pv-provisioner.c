@@ -224,21 +224,21 @@ static void test_claim_wait_event(void **state)
         }
 }
 
-/* external-provisioner's checkError (ResourceExhausted with topology and a selected node) and
- * provisionClaimOperation (the selected Node not found): the node is given back */
+/* external-provisioner's checkError: ResourceExhausted (with topology and a selected node) gives
+ * the node back; any other failure (a missing mkfs is ENOENT) is retried where it is */
 static void test_provisioning_reschedules(void **state)
 {
         cleanup_json json_t *selected = claim(
                 "{\"metadata\":{\"annotations\":{\"volume.kubernetes.io/selected-node\":\"n1\"}}}");
         cleanup_json json_t *plain = claim("{}");
 
-        assert_true(pv_provisioning_reschedules(selected, ENOENT));
+        assert_false(pv_provisioning_reschedules(selected, ENOENT));
         assert_true(pv_provisioning_reschedules(selected, ENOSPC));
         assert_true(pv_provisioning_reschedules(selected, EDQUOT));
         assert_false(pv_provisioning_reschedules(selected, EINVAL));
         assert_false(pv_provisioning_reschedules(selected, EIO));
         assert_false(pv_provisioning_reschedules(plain, ENOSPC));
-        assert_false(pv_provisioning_reschedules(plain, ENOENT));
+        assert_false(pv_provisioning_reschedules(plain, EDQUOT));
 }
 
 static void test_claim_ignores_volumes_made_by_hand(void **state)
