@@ -41,7 +41,6 @@ struct pod_memory {
         bool mount_error_reported;
         time_t kill_deadline; /* 0: not terminating */
         time_t next_usage_check;
-        time_t next_claim_check;
         int64_t first_seen_ms; /* monotonic; 0 unless this process wrote pod.json */
         bool start_reported;   /* kubelet_pod_start_duration_seconds observed */
         bool sandbox_ready;    /* as the last step saw it */

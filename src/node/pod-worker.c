@@ -56,8 +56,6 @@
 #define KEEP_RUNS 2
 /* K8S: the eviction manager's housekeeping interval (--housekeeping-interval 10s) */
 #define USAGE_CHECK_S 10
-/* how often a running pod's claims are looked at for a filesystem to grow */
-#define CLAIM_CHECK_S 1
 
 void pod_events_release(struct pod_events *ev)
 {
@@ -1431,11 +1429,9 @@ int pod_worker_sync(struct pod_host *h, const json_t *pod, json_t **ret_status,
 
         if (p->prepared && sandbox_ready && !deleting && !p->evicted)
                 pod_resize_admit(&s);
-        if (p->prepared && sandbox_ready && !deleting && !p->evicted &&
-            s.now >= p->next_claim_check) {
-                p->next_claim_check = s.now + CLAIM_CHECK_S;
+        /* claims come from the agent's informer: checking them every pass costs no request */
+        if (p->prepared && sandbox_ready && !deleting && !p->evicted)
                 pod_claims_expand(&s);
-        }
         if (sandbox_ready || deleting) {
                 step_containers(&s, &pl, deleting || p->evicted);
                 if (p->prepared && sandbox_ready && !deleting && !p->evicted && !pl.done)
