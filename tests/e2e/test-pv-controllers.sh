@@ -13,6 +13,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib/tap.sh"
 . "$here/../lib/server.sh"
 . "$here/../lib/node.sh"
+. "$here/../lib/pv.sh"
 node_require_root
 for tool in mkfs.ext4 mkfs.xfs mkfs.btrfs losetup blkid jq; do
         if ! command -v "$tool" >/dev/null; then
@@ -288,21 +289,6 @@ crash_at() {
         server_stop
         FLEXLET_FAULT=$1 node_start >/dev/null
 }
-# died_at POINT: whether the server killed itself there (within 30 s).
-died_at() {
-        local point=$1
-        for _ in $(seq 1 150); do
-                if ! kill -0 "$SERVER_PID" 2>/dev/null; then
-                        wait "$SERVER_PID" 2>/dev/null
-                        SERVER_PID=
-                        grep -q "fault point $point reached" "$SERVER_DIR/server.log"
-                        return
-                fi
-                sleep 0.2
-        done
-        server_stop
-        return 1
-}
 # inspect: the objects as the dead server left them: `flexlet apiserver` runs no controllers.
 inspect() {
         server_stop
@@ -320,7 +306,7 @@ pv_pv=$(pvc_field crash-pv '{.spec.volumeName}')
 
 crash_at volume-expander-grown
 k patch pvc crash-grow -p '{"spec":{"resources":{"requests":{"storage":"600Mi"}}}}' >/dev/null
-if died_at volume-expander-grown; then
+if server_died_at volume-expander-grown; then
         ok "volume-expander-grown: killed after the file grew"
 else
         not_ok "volume-expander-grown: killed after the file grew" "$(tail -5 "$SERVER_DIR/server.log")"
@@ -340,7 +326,7 @@ fi
 
 crash_at volume-expander-pv-updated
 k patch pvc crash-pv -p '{"spec":{"resources":{"requests":{"storage":"700Mi"}}}}' >/dev/null
-if died_at volume-expander-pv-updated; then
+if server_died_at volume-expander-pv-updated; then
         ok "volume-expander-pv-updated: killed after the volume's capacity"
 else
         not_ok "volume-expander-pv-updated: killed after the volume's capacity" "$(tail -5 "$SERVER_DIR/server.log")"
@@ -360,7 +346,7 @@ fi
 
 crash_at pv-provisioner-created
 claim crashy loop-ext4 300Mi
-if died_at pv-provisioner-created; then
+if server_died_at pv-provisioner-created; then
         ok "pv-provisioner-created: killed after the file, before the volume"
 else
         not_ok "pv-provisioner-created: killed after the file, before the volume" "$(tail -5 "$SERVER_DIR/server.log")"

@@ -12,43 +12,10 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib/tap.sh"
 . "$here/../lib/server.sh"
 . "$here/../lib/node.sh"
+. "$here/../lib/pv.sh"
 node_require_root
 
 node_test_start
-
-pod() { # pod NAME CLAIM
-        cat <<JSON
-{"apiVersion":"v1","kind":"Pod","metadata":{"name":"$1"},
- "spec":{"terminationGracePeriodSeconds":1,
-  "containers":[{"name":"c1","image":"busybox","command":["sh","-c",
-    "[ -f /data/blob ] || dd if=/dev/urandom of=/data/blob bs=1M count=50 2>/dev/null; sync; while true; do df -k /data | tail -1; sleep 0.5; done"],
-                 "volumeMounts":[{"name":"d","mountPath":"/data"}]}],
-  "volumes":[{"name":"d","persistentVolumeClaim":{"claimName":"$2"}}]}}
-JSON
-}
-df_kib() { k logs "$1" --tail=1 2>/dev/null | awk '{print $2}'; }
-host_sum() {
-        local uid
-        uid=$(k get pod "$1" -o jsonpath='{.metadata.uid}')
-        md5sum "$SERVER_DIR/data/pods/$uid/volumes/d/blob" 2>/dev/null | awk '{print $1}'
-}
-capacity() { k get pvc "$1" -o jsonpath='{.status.capacity.storage}'; }
-resize_conditions() {
-        k get pvc "$1" -o jsonpath='{range .status.conditions[*]}{.type}{" "}{end}'
-}
-# died_at POINT: whether the server killed itself there (within 30 s).
-died_at() {
-        for _ in $(seq 1 150); do
-                if ! kill -0 "$SERVER_PID" 2>/dev/null; then
-                        wait "$SERVER_PID" 2>/dev/null
-                        SERVER_PID=
-                        grep -q "fault point $1 reached" "$SERVER_DIR/server.log"
-                        return
-                fi
-                sleep 0.2
-        done
-        return 1
-}
 
 cat <<'JSON' | k create -f - >/dev/null
 {"apiVersion":"storage.k8s.io/v1","kind":"StorageClass","metadata":{"name":"loop-xfs"},
@@ -64,38 +31,32 @@ for point in volume-expander-grown volume-expander-pv-updated node-volume-grown;
 {"apiVersion":"v1","kind":"PersistentVolumeClaim","metadata":{"name":"$claim"},
  "spec":{"storageClassName":"loop-xfs","accessModes":["ReadWriteOnce"],"resources":{"requests":{"storage":"300Mi"}}}}
 JSON
-        pod "w-$n" "$claim" | k create -f - >/dev/null
+        pv_writer_pod "w-$n" "$claim" | k create -f - >/dev/null
         check "$point: the pod runs on its 300Mi claim" k wait --for=condition=Ready "pod/w-$n" --timeout=90s
-        for _ in $(seq 1 100); do [ -n "$(df_kib "w-$n")" ] && break; sleep 0.2; done
+        for _ in $(seq 1 100); do [ -n "$(pv_df_kib "w-$n")" ] && break; sleep 0.2; done
         sleep 1
-        sum=$(host_sum "w-$n")
-        before=$(df_kib "w-$n")
+        sum=$(pv_host_sum "w-$n")
+        before=$(pv_df_kib "w-$n")
         cid=$(k get pod "w-$n" -o jsonpath='{.status.containerStatuses[0].containerID}')
 
         server_stop
         FLEXLET_FAULT=$point node_start >/dev/null
         k patch pvc "$claim" -p '{"spec":{"resources":{"requests":{"storage":"900Mi"}}}}' >/dev/null
-        if died_at "$point"; then
+        if server_died_at "$point"; then
                 ok "$point: SIGKILLed there"
         else
                 not_ok "$point: SIGKILLed there" "$(tail -5 "$SERVER_DIR/server.log")"
                 server_stop
         fi
         node_start >/dev/null
-        until_equal "$point: after the restart the claim reports 900Mi" "900Mi" capacity "$claim"
-        until_equal "$point: no resize condition is left" "" resize_conditions "$claim"
-        after=""
-        for _ in $(seq 1 100); do
-                after=$(df_kib "w-$n")
-                [ -n "$after" ] && [ -n "$before" ] && [ "$after" -gt $((before + 400000)) ] && break
-                sleep 0.2
-        done
-        if [ -n "$after" ] && [ -n "$before" ] && [ "$after" -gt $((before + 400000)) ]; then
+        until_equal "$point: after the restart the claim reports 900Mi" "900Mi" pv_capacity "$claim"
+        until_equal "$point: no resize condition is left" "" pv_resize_conditions "$claim"
+        if after=$(pv_df_grew "w-$n" "$before"); then
                 ok "$point: df inside shows the new size ($before KiB -> $after KiB)"
         else
                 not_ok "$point: df inside shows the new size" "$before KiB -> $after KiB"
         fi
-        check_equal "$point: the 50MiB keep their checksum" "$sum" "$(host_sum "w-$n")"
+        check_equal "$point: the 50MiB keep their checksum" "$sum" "$(pv_host_sum "w-$n")"
         check_equal "$point: the same container, never restarted" "$cid 0" \
                 "$(k get pod "w-$n" -o jsonpath='{.status.containerStatuses[0].containerID} {.status.containerStatuses[0].restartCount}')"
         check "$point: delete the pod and the claim" k delete pod "w-$n" --timeout=30s

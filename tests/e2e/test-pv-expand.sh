@@ -10,30 +10,11 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib/tap.sh"
 . "$here/../lib/server.sh"
 . "$here/../lib/node.sh"
+. "$here/../lib/pv.sh"
 node_require_root
 
 node_test_start
 
-pod() { # pod NAME CLAIM
-        cat <<JSON
-{"apiVersion":"v1","kind":"Pod","metadata":{"name":"$1"},
- "spec":{"terminationGracePeriodSeconds":1,
-  "containers":[{"name":"c1","image":"busybox","command":["sh","-c",
-    "[ -f /data/blob ] || dd if=/dev/urandom of=/data/blob bs=1M count=50 2>/dev/null; sync; while true; do df -k /data | tail -1; sleep 0.5; done"],
-                 "volumeMounts":[{"name":"d","mountPath":"/data"}]}],
-  "volumes":[{"name":"d","persistentVolumeClaim":{"claimName":"$2"}}]}}
-JSON
-}
-df_kib() { k logs "$1" --tail=1 2>/dev/null | awk '{print $2}'; }
-host_sum() {
-        local uid
-        uid=$(k get pod "$1" -o jsonpath='{.metadata.uid}')
-        md5sum "$SERVER_DIR/data/pods/$uid/volumes/d/blob" 2>/dev/null | awk '{print $1}'
-}
-capacity() { k get pvc "$1" -o jsonpath='{.status.capacity.storage}'; }
-resize_conditions() {
-        k get pvc "$1" -o jsonpath='{range .status.conditions[*]}{.type}{" "}{end}'
-}
 resize_events() { # resize_events CLAIM POD: who was told FileSystemResizeSuccessful
         local who
         who=$(k get events -o jsonpath='{range .items[?(@.reason=="FileSystemResizeSuccessful")]}{.involvedObject.kind}/{.involvedObject.name}{"\n"}{end}')
@@ -55,38 +36,32 @@ JSON
 {"apiVersion":"v1","kind":"PersistentVolumeClaim","metadata":{"name":"data-$fs"},
  "spec":{"storageClassName":"loop-$fs","accessModes":["ReadWriteOnce"],"resources":{"requests":{"storage":"300Mi"}}}}
 JSON
-        pod "w-$fs" "data-$fs" | k create -f - >/dev/null
+        pv_writer_pod "w-$fs" "data-$fs" | k create -f - >/dev/null
         check "$fs: the pod runs on its 300Mi claim" k wait --for=condition=Ready "pod/w-$fs" --timeout=90s
-        for _ in $(seq 1 100); do [ -n "$(df_kib "w-$fs")" ] && break; sleep 0.2; done
+        for _ in $(seq 1 100); do [ -n "$(pv_df_kib "w-$fs")" ] && break; sleep 0.2; done
         sleep 1
-        sum=$(host_sum "w-$fs")
-        before=$(df_kib "w-$fs")
+        sum=$(pv_host_sum "w-$fs")
+        before=$(pv_df_kib "w-$fs")
         k patch pvc "data-$fs" -p '{"spec":{"resources":{"requests":{"storage":"900Mi"}}}}' >/dev/null
         if [ "$fs" = ext4 ]; then
                 until_equal "$fs: online growth refused: FileSystemResizePending" "FileSystemResizePending" \
                         pending_condition "data-$fs"
-                check_equal "$fs: capacity waits for the filesystem" "300Mi" "$(capacity "data-$fs")"
+                check_equal "$fs: capacity waits for the filesystem" "300Mi" "$(pv_capacity "data-$fs")"
                 check "$fs: the pod is deleted" k delete pod "w-$fs" --timeout=30s
-                pod "w2-$fs" "data-$fs" | k create -f - >/dev/null
+                pv_writer_pod "w2-$fs" "data-$fs" | k create -f - >/dev/null
                 check "$fs: a new pod starts" k wait --for=condition=Ready "pod/w2-$fs" --timeout=90s
                 name="w2-$fs"
         else
                 name="w-$fs"
         fi
-        until_equal "$fs: the claim reports 900Mi" "900Mi" capacity "data-$fs"
-        until_equal "$fs: no resize condition is left" "" resize_conditions "data-$fs"
-        after=""
-        for _ in $(seq 1 100); do
-                after=$(df_kib "$name")
-                [ -n "$after" ] && [ -n "$before" ] && [ "$after" -gt $((before + 400000)) ] && break
-                sleep 0.2
-        done
-        if [ -n "$after" ] && [ -n "$before" ] && [ "$after" -gt $((before + 400000)) ]; then
+        until_equal "$fs: the claim reports 900Mi" "900Mi" pv_capacity "data-$fs"
+        until_equal "$fs: no resize condition is left" "" pv_resize_conditions "data-$fs"
+        if after=$(pv_df_grew "$name" "$before"); then
                 ok "$fs: df inside shows the new size ($before KiB -> $after KiB)"
         else
                 not_ok "$fs: df inside shows the new size" "$before KiB -> $after KiB"
         fi
-        check_equal "$fs: the 50MiB keep their checksum" "$sum" "$(host_sum "$name")"
+        check_equal "$fs: the 50MiB keep their checksum" "$sum" "$(pv_host_sum "$name")"
         if [ "$fs" != ext4 ]; then
                 check_equal "$fs: grown while the pod kept running" "0" \
                         "$(k get pod "$name" -o jsonpath='{.status.containerStatuses[0].restartCount}')"
