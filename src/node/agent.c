@@ -24,11 +24,14 @@
 #include "node/node-status.h"
 #include "node/pod-worker.h"
 
-#define SYNC_PERIOD_MS  1000
-#define HEARTBEAT_S     10
-#define WATCH_TIMEOUT_S 300
-#define RETRY_DELAY_US  (500 * 1000)
-#define COMPONENT       "kubelet"
+#define SYNC_PERIOD_MS 1000
+/* a pod being deleted is looked at again this soon, so its exit is seen (and the object
+ * deleted) without waiting for the next full pass */
+#define TERMINATING_RECHECK_MS 50
+#define HEARTBEAT_S            10
+#define WATCH_TIMEOUT_S        300
+#define RETRY_DELAY_US         (500 * 1000)
+#define COMPONENT              "kubelet"
 
 /* the informer's collections */
 enum { STORAGE_CLAIMS, STORAGE_VOLUMES };
@@ -52,6 +55,7 @@ struct node_agent {
         bool dirty;         /* something to do before the next full pass */
         bool full_due;      /* the next pass steps every pod (after a list) */
         json_t *dirty_uids; /* uid -> true: pods the watch changed since the last pass */
+        bool recheck;       /* dirty_uids holds terminating pods: pass again soon */
 
         pthread_t watch_thread, sync_thread, beat_thread;
         atomic_bool stop;
@@ -230,6 +234,7 @@ static void sync_all(struct node_agent *a, bool full)
         full = full || a->full_due;
         a->full_due = false;
         a->dirty = false;
+        a->recheck = false;
         pthread_mutex_unlock(&a->lock);
 
         if (!full) {
@@ -265,8 +270,14 @@ static void sync_all(struct node_agent *a, bool full)
                                        err ? err->message : strerror(-r));
                         continue;
                 }
-                if (r == POD_SYNC_FINISHED)
+                if (r == POD_SYNC_FINISHED) {
                         finish_deletion(a, pod);
+                } else if (json_path(pod, "metadata.deletionTimestamp")) {
+                        pthread_mutex_lock(&a->lock);
+                        json_object_set_new(a->dirty_uids, json_string_value(k), json_true());
+                        a->recheck = true;
+                        pthread_mutex_unlock(&a->lock);
+                }
         }
         pod_host_update_metrics(a->host);
         if (!listed || !full)
@@ -305,9 +316,22 @@ static void *sync_main(void *arg)
                         deadline.tv_nsec %= 1000000000L;
                 }
                 pthread_mutex_lock(&a->lock);
-                while (!a->dirty && !atomic_load(&a->stop) &&
-                       pthread_cond_timedwait(&a->wake, &a->lock, &deadline) == 0)
-                        ;
+                {
+                        struct timespec until = deadline;
+
+                        if (a->recheck) {
+                                clock_gettime(CLOCK_REALTIME, &now);
+                                now.tv_nsec += TERMINATING_RECHECK_MS * 1000000L;
+                                now.tv_sec += now.tv_nsec / 1000000000L;
+                                now.tv_nsec %= 1000000000L;
+                                if (now.tv_sec < until.tv_sec ||
+                                    (now.tv_sec == until.tv_sec && now.tv_nsec < until.tv_nsec))
+                                        until = now;
+                        }
+                        while (!a->dirty && !atomic_load(&a->stop) &&
+                               pthread_cond_timedwait(&a->wake, &a->lock, &until) == 0)
+                                ;
+                }
                 pthread_mutex_unlock(&a->lock);
         }
         return NULL;
