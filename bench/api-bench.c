@@ -109,36 +109,6 @@ struct worker {
         char *setup_error;
 };
 
-static char *read_token(const char *path)
-{
-        FILE *f = fopen(path, "re");
-        char buf[512];
-        size_t n;
-
-        if (!f)
-                die("token file \"%s\": %s", path, strerror(errno));
-        n = fread(buf, 1, sizeof(buf) - 1, f);
-        (void) fclose(f);
-        buf[n] = '\0';
-        buf[strcspn(buf, "\r\n")] = '\0';
-        if (!buf[0])
-                die("token file \"%s\": empty", path);
-        return xstrdup(buf);
-}
-
-static struct api_client *client_new(const struct config *cfg)
-{
-        struct api_client_options o = { .server_url = cfg->server,
-                                        .ca_file = cfg->ca_file,
-                                        .token = cfg->token };
-        cleanup_error struct error *err = NULL;
-        struct api_client *c = NULL;
-
-        if (api_client_new(&o, &c, &err) < 0)
-                die("%s", err->message);
-        return c;
-}
-
 /* VmRSS of pid in KiB, or -1. */
 static long rss_kib(pid_t pid)
 {
@@ -222,7 +192,8 @@ static const char pod_fmt[] =
 
 static void create_pods(const struct config *cfg, struct result *res)
 {
-        cleanup_api_client struct api_client *c = client_new(cfg);
+        cleanup_api_client struct api_client *c =
+                bench_client_new(cfg->server, cfg->ca_file, cfg->token, 0);
         uint32_t *lat = xcalloc(cfg->pods, sizeof(*lat));
         cleanup_free char *path = xasprintf("/api/v1/namespaces/%s/pods", cfg->ns);
         int64_t t0 = now_ns();
@@ -252,7 +223,8 @@ static void *worker_main(void *arg)
         struct worker *w = arg;
         const struct phase *ph = w->ph;
         const struct config *cfg = ph->cfg;
-        cleanup_api_client struct api_client *c = client_new(cfg);
+        cleanup_api_client struct api_client *c =
+                bench_client_new(cfg->server, cfg->ca_file, cfg->token, 0);
         char **paths;
         size_t n_paths = 0, *ids;
         int64_t deadline;
@@ -593,7 +565,7 @@ static void parse_args(int argc, char **argv, struct config *cfg)
         for (size_t i = 0; i < cfg->n_clients; i++)
                 if (cfg->clients[i] > cfg->pods)
                         die("--clients %zu needs at least as many --pods", cfg->clients[i]);
-        cfg->token = read_token(cfg->token_file);
+        cfg->token = bench_read_token(cfg->token_file);
 }
 
 static void add_row(struct strbuf *sb, const struct result *r)
@@ -648,7 +620,8 @@ int main(int argc, char **argv)
                 run_phase(&cfg, OP_GET, cfg.clients[i], pods, &results[n_results++]);
         }
         {
-                cleanup_api_client struct api_client *c = client_new(&cfg);
+                cleanup_api_client struct api_client *c =
+                        bench_client_new(cfg.server, cfg.ca_file, cfg.token, 0);
                 rv_before = list_resource_version(&cfg, c);
         }
         for (size_t i = 0; i < cfg.n_clients; i++) {
@@ -656,7 +629,8 @@ int main(int argc, char **argv)
                 run_phase(&cfg, OP_PATCH, cfg.clients[i], pods, &results[n_results++]);
         }
         {
-                cleanup_api_client struct api_client *c = client_new(&cfg);
+                cleanup_api_client struct api_client *c =
+                        bench_client_new(cfg.server, cfg.ca_file, cfg.token, 0);
                 rv_after = list_resource_version(&cfg, c);
                 wrong_pods = check_pods(&cfg, c, pods);
         }

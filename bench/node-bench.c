@@ -49,23 +49,6 @@ extern char **environ;
 
 #define MAX_PIDS 65536
 
-/* ------------------------------------------------------------------ statistics */
-
-/* Prints <key>.n/.p50/.p99/.max/.mean of v (sorted in place), in the unit of v (ms or us). */
-static void print_stats(const char *key, double *v, size_t n)
-{
-        double sum = 0;
-
-        qsort(v, n, sizeof(*v), cmp_double);
-        for (size_t i = 0; i < n; i++)
-                sum += v[i];
-        (void) printf("%s.n %zu\n", key, n);
-        (void) printf("%s.p50 %.3f\n", key, percentile(v, n, 0.50));
-        (void) printf("%s.p99 %.3f\n", key, percentile(v, n, 0.99));
-        (void) printf("%s.max %.3f\n", key, n ? v[n - 1] : 0);
-        (void) printf("%s.mean %.3f\n", key, n ? sum / (double) n : 0);
-}
-
 /* ------------------------------------------------------------------ /proc */
 
 static bool read_small(const char *path, char *buf, size_t size)
@@ -319,7 +302,7 @@ static int cmd_kernel(size_t runs)
                         (void) kinds[k].fn(); /* warm the page cache and the allocator */
                 for (size_t i = 0; i < runs; i++)
                         v[i] = kinds[k].fn();
-                print_stats(kinds[k].key, v, runs);
+                bench_print_stats(kinds[k].key, v, runs, 0);
         }
         free(v);
         return 0;
@@ -465,10 +448,10 @@ static void floor_start_all(struct floor *f, unsigned round, const char *key)
                 pod[i] = prep[i] + rt[i];
         }
         (void) printf("%s.total_ms %.3f\n", key, ms_between(t_all, now_ns()));
-        print_stats(krt, rt, f->n);
-        print_stats(kprep, prep, f->n);
-        print_stats(kpod, pod, f->n);
-        print_stats(ksb, sb, f->n);
+        bench_print_stats(krt, rt, f->n, 0);
+        bench_print_stats(kprep, prep, f->n, 0);
+        bench_print_stats(kpod, pod, f->n, 0);
+        bench_print_stats(ksb, sb, f->n, 0);
         free(sb);
         free(pod);
         free(prep);
@@ -521,7 +504,7 @@ static void kill_floor(const struct proc_set *ps, bool everything, const char *k
                                                       ? ps->helpers[i]
                                                       : ps->containers[i - ps->n_helpers]),
                                        exited[i]);
-        print_stats(kexit, exited, n);
+        bench_print_stats(kexit, exited, n, 0);
         free(exited);
         free(pfds);
 }
@@ -573,7 +556,7 @@ static int cmd_runtime(const char *data, const char *cgroup_root, size_t n)
                         floor_pod_release(&f.pods[i]);
                 }
                 (void) printf("runtime.teardown.total_ms %.3f\n", ms_between(t0, now_ns()));
-                print_stats("runtime.teardown_ms", v, n);
+                bench_print_stats("runtime.teardown_ms", v, n, 0);
                 free(v);
         }
         /* round 3: start again, then SIGKILL to every process at once, supervisors included */
@@ -600,45 +583,6 @@ struct api {
         char *token;
 };
 
-static char *read_token(const char *path)
-{
-        char buf[512];
-
-        if (!read_small(path, buf, sizeof(buf)))
-                die("token file \"%s\": %s", path, strerror(errno));
-        buf[strcspn(buf, "\r\n")] = '\0';
-        if (!buf[0])
-                die("token file \"%s\": empty", path);
-        return xstrdup(buf);
-}
-
-static struct api_client *client_new(const struct api *a)
-{
-        struct api_client_options o = { .server_url = a->server,
-                                        .ca_file = a->ca,
-                                        .token = a->token,
-                                        .idle_timeout_ms = 600000 };
-        cleanup_error struct error *err = NULL;
-        struct api_client *c = NULL;
-
-        if (api_client_new(&o, &c, &err) < 0)
-                die("%s", err->message);
-        return c;
-}
-
-/* The pod index of "<prefix>-<i>", or -1. */
-static long pod_index(const struct api *a, const char *name, size_t n)
-{
-        size_t len = strlen(a->prefix);
-        char *end;
-        long i;
-
-        if (!name || strncmp(name, a->prefix, len) || name[len] != '-')
-                return -1;
-        i = strtol(name + len + 1, &end, 10);
-        return *end || i < 0 || (size_t) i >= n ? -1 : i;
-}
-
 /* A watch of the namespace's pods, from a resource version, on its own thread. */
 struct watcher {
         const struct api *a;
@@ -652,27 +596,16 @@ struct watcher {
         pthread_t thread;
 };
 
-static bool pod_started(const json_t *pod)
-{
-        const char *phase = json_path_string(pod, "status.phase");
-        const json_t *cs = json_array_get(json_path(pod, "status.containerStatuses"), 0);
-
-        return phase && streq(phase, "Running") &&
-               json_object_get(json_object_get(cs, "state"), "running");
-}
-
 static int on_event(void *ud, const char *type, json_t *pod)
 {
         struct watcher *w = ud;
         int64_t t = now_ns();
-        long i = pod_index(w->a, json_path_string(pod, "metadata.name"), w->n);
+        long i = bench_name_index(w->a->prefix, json_path_string(pod, "metadata.name"), w->n);
         const char *rv = json_path_string(pod, "metadata.resourceVersion");
 
         pthread_mutex_lock(&w->lock);
-        if (rv) {
-                free(w->rv);
-                w->rv = xstrdup(rv);
-        }
+        if (rv)
+                bench_set_str(&w->rv, rv);
         if (i >= 0 && streq(type, "MODIFIED"))
                 w->modified++;
         if (i >= 0 && streq(type, "DELETED") && !w->t_deleted[i]) {
@@ -682,7 +615,7 @@ static int on_event(void *ud, const char *type, json_t *pod)
         } else if (i >= 0 && !streq(type, "DELETED")) {
                 if (!w->t_bound[i] && json_path_string(pod, "spec.nodeName"))
                         w->t_bound[i] = t;
-                if (!w->t_running[i] && pod_started(pod)) {
+                if (!w->t_running[i] && bench_pod_running(pod)) {
                         w->t_running[i] = t;
                         w->running++;
                         pthread_cond_broadcast(&w->cond);
@@ -695,23 +628,11 @@ static int on_event(void *ud, const char *type, json_t *pod)
 static void *watch_main(void *arg)
 {
         struct watcher *w = arg;
-        cleanup_api_client struct api_client *c = client_new(w->a);
+        struct api_client *c =
+                bench_client_new(w->a->server, w->a->ca, w->a->token, BENCH_IDLE_TIMEOUT_MS);
+        cleanup_free char *path = xasprintf("/api/v1/namespaces/%s/pods", w->a->ns);
 
-        for (;;) {
-                cleanup_error struct error *err = NULL;
-                cleanup_free char *path = NULL;
-                int r;
-
-                pthread_mutex_lock(&w->lock);
-                path = xasprintf("/api/v1/namespaces/%s/pods?watch=true&resourceVersion=%s"
-                                 "&timeoutSeconds=3600",
-                                 w->a->ns, w->rv);
-                pthread_mutex_unlock(&w->lock);
-                r = api_client_watch(c, path, on_event, w, &err);
-                if (r < 0)
-                        die("watch: %s", err ? err->message : strerror(-r));
-        }
-        return NULL;
+        bench_watch_forever(c, path, &w->lock, &w->rv, on_event, w);
 }
 
 /* Lists the namespace's pods (for their resource version and, optionally, items). */
@@ -748,12 +669,7 @@ static bool watcher_wait(struct watcher *w, const size_t *count, size_t want, in
 
         pthread_mutex_lock(&w->lock);
         while (*count < want && now_ns() < deadline) {
-                struct timespec ts;
-                (void) clock_gettime(CLOCK_REALTIME, &ts);
-                ts.tv_nsec += 2000000;
-                ts.tv_sec += ts.tv_nsec / 1000000000;
-                ts.tv_nsec %= 1000000000;
-                (void) pthread_cond_timedwait(&w->cond, &w->lock, &ts);
+                bench_cond_wait_ms(&w->cond, &w->lock, 2);
         }
         ok = *count >= want;
         pthread_mutex_unlock(&w->lock);
@@ -775,7 +691,8 @@ struct start_opts {
 
 static int cmd_start(const struct api *a, const struct start_opts *o)
 {
-        cleanup_api_client struct api_client *c = client_new(a);
+        cleanup_api_client struct api_client *c =
+                bench_client_new(a->server, a->ca, a->token, BENCH_IDLE_TIMEOUT_MS);
         cleanup_json json_t *list = list_pods(a, c);
         cleanup_free char *path = xasprintf("/api/v1/namespaces/%s/pods", a->ns);
         bool serial = streq(o->mode, "serial");
@@ -848,10 +765,10 @@ static int cmd_start(const struct api *a, const struct start_opts *o)
                 cleanup_free char *k2 = xasprintf("%s.post_ms", key);
                 cleanup_free char *k3 = xasprintf("%s.bound_ms", key);
                 cleanup_free char *k4 = xasprintf("%s.bound_to_running_ms", key);
-                print_stats(k1, lat, o->n);
-                print_stats(k2, post, o->n);
-                print_stats(k3, bind, o->n);
-                print_stats(k4, agent, o->n);
+                bench_print_stats(k1, lat, o->n, 0);
+                bench_print_stats(k2, post, o->n, 0);
+                bench_print_stats(k3, bind, o->n, 0);
+                bench_print_stats(k4, agent, o->n, 0);
         }
         (void) fflush(stdout);
         _exit(0); /* the watch thread blocks in its stream */
@@ -915,7 +832,8 @@ static void count_leftovers(const struct api *a, size_t *mounts, size_t *cgroups
 
 static int cmd_delete(const struct api *a, size_t n, double timeout_s, const char *key)
 {
-        cleanup_api_client struct api_client *c = client_new(a);
+        cleanup_api_client struct api_client *c =
+                bench_client_new(a->server, a->ca, a->token, BENCH_IDLE_TIMEOUT_MS);
         cleanup_json json_t *list = list_pods(a, c);
         cleanup_free char *pods_dir = xasprintf("%s/pods", a->data);
         char **uids = xcalloc(n, sizeof(*uids)), **paths = xcalloc(n, sizeof(*paths));
@@ -929,7 +847,7 @@ static int cmd_delete(const struct api *a, size_t n, double timeout_s, const cha
         size_t i;
 
         json_array_foreach(json_object_get(list, "items"), i, pod) {
-                long k = pod_index(a, json_path_string(pod, "metadata.name"), n);
+                long k = bench_name_index(a->prefix, json_path_string(pod, "metadata.name"), n);
                 if (k >= 0 && !uids[k]) {
                         uids[k] = xstrdup(json_path_string(pod, "metadata.uid") ?: "");
                         paths[k] = xasprintf("%s/%s", pods_dir, uids[k]);
@@ -980,8 +898,8 @@ static int cmd_delete(const struct api *a, size_t n, double timeout_s, const cha
         {
                 cleanup_free char *k1 = xasprintf("%s.gone_ms", key);
                 cleanup_free char *k2 = xasprintf("%s.clean_ms", key);
-                print_stats(k1, gone, n);
-                print_stats(k2, clean, n);
+                bench_print_stats(k1, gone, n, 0);
+                bench_print_stats(k2, clean, n, 0);
         }
         count_leftovers(a, &mounts, &cgroups, &dirs);
         scan_pods_processes(a->data, &ps);
@@ -1041,7 +959,8 @@ static int cmd_idle(const struct api *a, pid_t pid, double seconds, const char *
         int64_t w0, w1;
         struct mem_sum h0, h1, c1;
         struct watcher w;
-        cleanup_api_client struct api_client *c = client_new(a);
+        cleanup_api_client struct api_client *c =
+                bench_client_new(a->server, a->ca, a->token, BENCH_IDLE_TIMEOUT_MS);
         cleanup_json json_t *list = list_pods(a, c);
         size_t modified;
 
@@ -1255,7 +1174,7 @@ int main(int argc, char **argv)
                 return cmd_runtime(a.data, a.cgroup_root, so.n);
         if (!a.server || !a.ca || !token_file)
                 die("%s needs --server, --ca and --token-file", cmd);
-        a.token = read_token(token_file);
+        a.token = bench_read_token(token_file);
         if (streq(cmd, "start"))
                 return cmd_start(&a, &so);
         if (streq(cmd, "delete"))

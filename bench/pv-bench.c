@@ -63,30 +63,13 @@ extern char **environ;
 
 /* ------------------------------------------------------------------ statistics */
 
-/* Prints <key>.n/.min/.p10/.p50/.p90/.p99/.max/.mean of v (sorted in place). */
-static void print_stats(const char *key, double *v, size_t n)
-{
-        double sum = 0;
-
-        qsort(v, n, sizeof(*v), cmp_double);
-        for (size_t i = 0; i < n; i++)
-                sum += v[i];
-        (void) printf("%s.n %zu\n", key, n);
-        (void) printf("%s.min %.3f\n", key, n ? v[0] : 0);
-        (void) printf("%s.p10 %.3f\n", key, percentile(v, n, 0.10));
-        (void) printf("%s.p50 %.3f\n", key, percentile(v, n, 0.50));
-        (void) printf("%s.p90 %.3f\n", key, percentile(v, n, 0.90));
-        (void) printf("%s.p99 %.3f\n", key, percentile(v, n, 0.99));
-        (void) printf("%s.max %.3f\n", key, n ? v[n - 1] : 0);
-        (void) printf("%s.mean %.3f\n", key, n ? sum / (double) n : 0);
-}
-
-/* print_stats under "<fs>.<what>", and every value (sorted, comma-separated) as .values. */
+/* bench_print_stats (<key>.n/.min/.p10/.p50/.p90/.p99/.max/.mean) under "<fs>.<what>", and every
+ * value (sorted, comma-separated) as .values. */
 static void print_series(const char *fs, const char *what, double *v, size_t n)
 {
         cleanup_free char *key = xasprintf("%s.%s", fs, what);
 
-        print_stats(key, v, n);
+        bench_print_stats(key, v, n, BENCH_STATS_MIN | BENCH_STATS_P10 | BENCH_STATS_P90);
         (void) printf("%s.values ", key);
         for (size_t i = 0; i < n; i++)
                 (void) printf("%s%.1f", i ? "," : "", v[i]);
@@ -334,34 +317,6 @@ struct api {
         char *token;
 };
 
-static char *read_token(const char *path)
-{
-        cleanup_free char *buf = NULL;
-        size_t len;
-        int r = fs_read_file_at(AT_FDCWD, path, 512, &buf, &len);
-
-        if (r < 0)
-                die("token file \"%s\": %s", path, strerror(-r));
-        buf[strcspn(buf, "\r\n")] = '\0';
-        if (!buf[0])
-                die("token file \"%s\": empty", path);
-        return TAKE_PTR(buf);
-}
-
-static struct api_client *client_new(const struct api *a)
-{
-        struct api_client_options o = { .server_url = a->server,
-                                        .ca_file = a->ca,
-                                        .token = a->token,
-                                        .idle_timeout_ms = 600000 };
-        cleanup_error struct error *err = NULL;
-        struct api_client *c = NULL;
-
-        if (api_client_new(&o, &c, &err) < 0)
-                die("%s", err->message);
-        return c;
-}
-
 /* One request that must succeed (2xx; also 409 when conflict_ok); its answer (caller frees). */
 static json_t *call(struct api_client *c, const char *method, const char *path, const char *ctype,
                     const char *body, bool conflict_ok)
@@ -391,19 +346,6 @@ static int64_t bytes_of(const json_t *v)
         return out;
 }
 
-static bool has_condition(const json_t *obj, const char *type)
-{
-        size_t i;
-        json_t *c;
-
-        json_array_foreach(json_path(obj, "status.conditions"), i, c) {
-                const char *t = json_string_value(json_object_get(c, "type"));
-                if (t && streq(t, type))
-                        return true;
-        }
-        return false;
-}
-
 /* K8S MarkFSResizeFinished: the growth is over when status.capacity is the new size, the
  * allocatedResourceStatuses map is gone and no resize condition is left. */
 static bool claim_grown(const json_t *pvc)
@@ -416,18 +358,9 @@ static bool claim_grown(const json_t *pvc)
             json_object_size(json_path(pvc, "status.allocatedResourceStatuses")))
                 return false;
         for (size_t i = 0; i < ARRAY_SIZE(resize_conditions); i++)
-                if (has_condition(pvc, resize_conditions[i]))
+                if (bench_has_condition(pvc, resize_conditions[i]))
                         return false;
         return true;
-}
-
-static bool pod_running(const json_t *pod)
-{
-        const char *phase = json_path_string(pod, "status.phase");
-        const json_t *cs = json_array_get(json_path(pod, "status.containerStatuses"), 0);
-
-        return phase && streq(phase, "Running") &&
-               json_object_get(json_object_get(cs, "state"), "running");
 }
 
 /* One claim and its pod (both named <prefix>-<fs>-<i>), and what the watches saw of them. */
@@ -460,20 +393,9 @@ struct bench {
 /* The round of "<prefix>-<fs>-<i>", or -1. */
 static long round_of(const struct bench *b, const char *name)
 {
-        cleanup_free char *stem = xasprintf("%s-%s-", b->a->prefix, b->fs);
-        char *end;
-        long i;
+        cleanup_free char *stem = xasprintf("%s-%s", b->a->prefix, b->fs);
 
-        if (!name || strncmp(name, stem, strlen(stem)))
-                return -1;
-        i = strtol(name + strlen(stem), &end, 10);
-        return *end || i < 0 || (size_t) i >= b->n ? -1 : i;
-}
-
-static void set_str(char **p, const char *s)
-{
-        free(*p);
-        *p = s ? xstrdup(s) : NULL;
+        return bench_name_index(stem, name, b->n);
 }
 
 /* The watches' callbacks, called with b->lock held and the event's arrival time t. */
@@ -487,16 +409,16 @@ static void on_pod(struct bench *b, const char *type, const json_t *pod, int64_t
                 return;
         r = &b->r[i];
         if (streq(type, "DELETED")) {
-                set_str(&r->gone_uid, uid);
+                bench_set_str(&r->gone_uid, uid);
                 if (r->active && !r->t_gone)
                         r->t_gone = t;
                 return;
         }
         if (!r->live_uid || !streq(r->live_uid, uid)) {
-                set_str(&r->live_uid, uid);
+                bench_set_str(&r->live_uid, uid);
                 r->live_running = false;
         }
-        if (!r->live_running && pod_running(pod)) {
+        if (!r->live_running && bench_pod_running(pod)) {
                 r->live_running = true;
                 if (r->active && r->t_create && !r->t_running)
                         r->t_running = t;
@@ -514,7 +436,7 @@ static void on_claim(struct bench *b, const char *type, const json_t *pvc, int64
         r = &b->r[i];
         if (!r->t_handover && state && streq(state, "NodeResizePending"))
                 r->t_handover = t;
-        if (!r->t_pending && has_condition(pvc, "FileSystemResizePending"))
+        if (!r->t_pending && bench_has_condition(pvc, "FileSystemResizePending"))
                 r->t_pending = t;
         if (!r->t_done && claim_grown(pvc))
                 r->t_done = t;
@@ -553,7 +475,7 @@ static int on_event(void *ud, const char *type, json_t *obj)
 
         pthread_mutex_lock(&w->b->lock);
         if (rv)
-                set_str(&w->rv, rv);
+                bench_set_str(&w->rv, rv);
         if (!streq(type, "BOOKMARK") && !streq(type, "ERROR"))
                 w->on(w->b, type, obj, t);
         pthread_cond_broadcast(&w->b->cond);
@@ -564,29 +486,17 @@ static int on_event(void *ud, const char *type, json_t *obj)
 static void *watch_main(void *arg)
 {
         struct watch *w = arg;
-        cleanup_api_client struct api_client *c = client_new(w->b->a);
+        struct api_client *c = bench_client_new(w->b->a->server, w->b->a->ca, w->b->a->token,
+                                                BENCH_IDLE_TIMEOUT_MS);
 
-        for (;;) {
-                cleanup_error struct error *err = NULL;
-                cleanup_free char *path = NULL;
-                int r;
-
-                pthread_mutex_lock(&w->b->lock);
-                path = xasprintf("%s?watch=true&resourceVersion=%s&timeoutSeconds=3600"
-                                 "&allowWatchBookmarks=false",
-                                 w->path, w->rv);
-                pthread_mutex_unlock(&w->b->lock);
-                r = api_client_watch(c, path, on_event, w, &err);
-                if (r < 0)
-                        die("watch %s: %s", w->path, err ? err->message : strerror(-r));
-        }
-        return NULL;
+        bench_watch_forever(c, w->path, &w->b->lock, &w->rv, on_event, w);
 }
 
 static void watch_start(struct watch *w, struct bench *b, char *path,
                         void (*on)(struct bench *, const char *, const json_t *, int64_t))
 {
-        cleanup_api_client struct api_client *c = client_new(b->a);
+        cleanup_api_client struct api_client *c =
+                bench_client_new(b->a->server, b->a->ca, b->a->token, BENCH_IDLE_TIMEOUT_MS);
         cleanup_json json_t *list = call(c, "GET", path, NULL, NULL, false);
 
         *w = (struct watch){ .b = b, .path = path, .on = on };
@@ -604,12 +514,7 @@ static bool bench_wait(struct bench *b, bool (*done)(const struct bench *, size_
 
         pthread_mutex_lock(&b->lock);
         while (!(ok = done(b, i)) && now_ns() < deadline) {
-                struct timespec ts;
-                (void) clock_gettime(CLOCK_REALTIME, &ts);
-                ts.tv_nsec += 5000000;
-                ts.tv_sec += ts.tv_nsec / 1000000000;
-                ts.tv_nsec %= 1000000000;
-                (void) pthread_cond_timedwait(&b->cond, &b->lock, &ts);
+                bench_cond_wait_ms(&b->cond, &b->lock, 5);
         }
         pthread_mutex_unlock(&b->lock);
         return ok;
@@ -693,7 +598,7 @@ static void pod_create(struct bench *b, struct api_client *c, size_t i, size_t d
         cleanup_json json_t *pod = call(c, "POST", path, NULL, body, false);
 
         pthread_mutex_lock(&b->lock);
-        set_str(&b->r[i].pod_uid, json_path_string(pod, "metadata.uid"));
+        bench_set_str(&b->r[i].pod_uid, json_path_string(pod, "metadata.uid"));
         pthread_mutex_unlock(&b->lock);
         if (!b->r[i].pod_uid)
                 die("POST %s: no uid in the answer", path);
@@ -899,7 +804,8 @@ static int cmd_expand(const struct api *a, enum loopvol_fstype fstype, size_t ro
                       size_t data_mib, unsigned jitter_ms)
 {
         bool offline = fstype == LOOPVOL_FS_EXT4;
-        cleanup_api_client struct api_client *c = client_new(a);
+        cleanup_api_client struct api_client *c =
+                bench_client_new(a->server, a->ca, a->token, BENCH_IDLE_TIMEOUT_MS);
         struct bench b = {
                 .a = a, .fs = loopvol_fstype_to_string(fstype), .n = rounds, .jitter_ms = jitter_ms
         };
@@ -1061,6 +967,6 @@ int main(int argc, char **argv)
                 die("unknown command \"%s\"", cmd);
         if (!a.server || !a.ca || !token_file || !a.data_dir)
                 die("expand needs --server, --ca, --token-file and --data-dir");
-        a.token = read_token(token_file);
+        a.token = bench_read_token(token_file);
         return cmd_expand(&a, fs, rounds, data_mib, (unsigned) jitter_ms);
 }

@@ -57,31 +57,17 @@
 #define UP_VOLUME     "32Mi"
 #define MIB           (1024 * 1024)
 #define CFS_PERIOD_US 100000
+/* The report's statistics: <key>.n/.min/.p50/.p90/.p99/.max/.mean. */
+#define RESIZE_STATS (BENCH_STATS_MIN | BENCH_STATS_P90)
 
 /* ------------------------------------------------------------------ statistics */
 
-/* Prints <key>.n/.p50/.p90/.p99/.max/.mean/.min of v (sorted in place), in the unit of v. */
-static void print_stats(const char *key, double *v, size_t n)
-{
-        double sum = 0;
-
-        qsort(v, n, sizeof(*v), cmp_double);
-        for (size_t i = 0; i < n; i++)
-                sum += v[i];
-        (void) printf("%s.n %zu\n", key, n);
-        (void) printf("%s.min %.3f\n", key, n ? v[0] : 0);
-        (void) printf("%s.p50 %.3f\n", key, percentile(v, n, 0.50));
-        (void) printf("%s.p90 %.3f\n", key, percentile(v, n, 0.90));
-        (void) printf("%s.p99 %.3f\n", key, percentile(v, n, 0.99));
-        (void) printf("%s.max %.3f\n", key, n ? v[n - 1] : 0);
-        (void) printf("%s.mean %.3f\n", key, n ? sum / (double) n : 0);
-}
-
+/* bench_print_stats under "<key>.<sub>". */
 static void print_stats_k(const char *key, const char *sub, double *v, size_t n)
 {
         cleanup_free char *k = xasprintf("%s.%s", key, sub);
 
-        print_stats(k, v, n);
+        bench_print_stats(k, v, n, RESIZE_STATS);
 }
 
 /* ------------------------------------------------------------------ the floor */
@@ -253,14 +239,14 @@ static int cmd_floor(const char *root, const char *dir, size_t runs)
                 if (i >= 10)
                         ck_us[i - 10] = (double) (t1 - t0) / 1e3;
         }
-        print_stats("floor.cgroup_us", cg_us, runs);
-        print_stats("floor.cgroup_up_us", up_us, n_up);
-        print_stats("floor.cgroup_down_us", down_us, n_down);
-        print_stats("floor.memory_limit_us", file_us[0], runs);
-        print_stats("floor.cfs_quota_us", file_us[1], runs);
-        print_stats("floor.cpu_shares_us", file_us[2], runs);
-        print_stats("floor.remount_us", mnt_us, runs);
-        print_stats("floor.checkpoint_us", ck_us, runs);
+        bench_print_stats("floor.cgroup_us", cg_us, runs, RESIZE_STATS);
+        bench_print_stats("floor.cgroup_up_us", up_us, n_up, RESIZE_STATS);
+        bench_print_stats("floor.cgroup_down_us", down_us, n_down, RESIZE_STATS);
+        bench_print_stats("floor.memory_limit_us", file_us[0], runs, RESIZE_STATS);
+        bench_print_stats("floor.cfs_quota_us", file_us[1], runs, RESIZE_STATS);
+        bench_print_stats("floor.cpu_shares_us", file_us[2], runs, RESIZE_STATS);
+        bench_print_stats("floor.remount_us", mnt_us, runs, RESIZE_STATS);
+        bench_print_stats("floor.checkpoint_us", ck_us, runs, RESIZE_STATS);
 
         (void) close(ckfd);
         if (umount2(vol, MNT_DETACH) < 0)
@@ -296,37 +282,6 @@ struct api {
         size_t n;
 };
 
-static char *read_token(const char *path)
-{
-        char buf[512];
-        int fd = open(path, O_RDONLY | O_CLOEXEC);
-        ssize_t n;
-
-        if (fd < 0)
-                die("token file \"%s\": %s", path, strerror(errno));
-        n = read(fd, buf, sizeof(buf) - 1);
-        (void) close(fd);
-        if (n <= 0)
-                die("token file \"%s\": empty", path);
-        buf[n] = '\0';
-        buf[strcspn(buf, "\r\n")] = '\0';
-        return xstrdup(buf);
-}
-
-static struct api_client *client_new(const struct api *a)
-{
-        struct api_client_options o = { .server_url = a->server,
-                                        .ca_file = a->ca,
-                                        .token = a->token,
-                                        .idle_timeout_ms = 600000 };
-        cleanup_error struct error *err = NULL;
-        struct api_client *c = NULL;
-
-        if (api_client_new(&o, &c, &err) < 0)
-                die("%s", err->message);
-        return c;
-}
-
 /* One request that must answer `want`. */
 static void request_or_die(struct api_client *c, const char *method, const char *path,
                            const char *ctype, const char *body, long want)
@@ -341,19 +296,6 @@ static void request_or_die(struct api_client *c, const char *method, const char 
         if (status != want)
                 die("%s %s: status %ld: %s", method, path, status,
                     json_path_string(resp, "message") ?: "");
-}
-
-/* The pod index of "<prefix>-<i>", or -1. */
-static long pod_index(const struct api *a, const char *name)
-{
-        size_t len = strlen(a->prefix);
-        char *end;
-        long i;
-
-        if (!name || strncmp(name, a->prefix, len) || name[len] != '-')
-                return -1;
-        i = strtol(name + len + 1, &end, 10);
-        return *end || i < 0 || (size_t) i >= a->n ? -1 : i;
 }
 
 /* A quantity's value (bytes), or its millivalue when milli; -1 when missing or invalid. */
@@ -449,49 +391,25 @@ static bool status_matches(const json_t *pod, const struct track *t)
                        qty(json_object_get(req, "memory"), false);
 }
 
-static bool has_condition(const json_t *pod, const char *type)
-{
-        size_t i;
-        json_t *c;
-
-        json_array_foreach(json_path(pod, "status.conditions"), i, c) {
-                const char *t = json_string_value(json_object_get(c, "type"));
-                if (t && streq(t, type))
-                        return true;
-        }
-        return false;
-}
-
 /* K8S (KEP-1287): a resize is pending or in progress while either condition is there (the
  * deprecated status.resize says the same to older clients). */
 static bool resize_unfinished(const json_t *pod)
 {
-        return has_condition(pod, "PodResizePending") ||
-               has_condition(pod, "PodResizeInProgress") || json_path(pod, "status.resize");
-}
-
-static bool pod_running(const json_t *pod)
-{
-        const char *phase = json_path_string(pod, "status.phase");
-        const json_t *cs = json_array_get(json_path(pod, "status.containerStatuses"), 0);
-
-        return phase && streq(phase, "Running") &&
-               json_object_get(json_object_get(cs, "state"), "running");
+        return bench_has_condition(pod, "PodResizePending") ||
+               bench_has_condition(pod, "PodResizeInProgress") || json_path(pod, "status.resize");
 }
 
 static int on_event(void *ud, const char *type, json_t *pod)
 {
         struct watcher *w = ud;
         int64_t t = now_ns();
-        long i = pod_index(w->a, json_path_string(pod, "metadata.name"));
+        long i = bench_name_index(w->a->prefix, json_path_string(pod, "metadata.name"), w->a->n);
         const char *rv = json_path_string(pod, "metadata.resourceVersion");
         struct track *tr;
 
         pthread_mutex_lock(&w->lock);
-        if (rv) {
-                free(w->rv);
-                w->rv = xstrdup(rv);
-        }
+        if (rv)
+                bench_set_str(&w->rv, rv);
         if (i < 0) {
                 pthread_mutex_unlock(&w->lock);
                 return 0;
@@ -505,7 +423,7 @@ static int on_event(void *ud, const char *type, json_t *pod)
                 pthread_mutex_unlock(&w->lock);
                 return 0;
         }
-        if (!w->running[i] && pod_running(pod)) {
+        if (!w->running[i] && bench_pod_running(pod)) {
                 w->running[i] = true;
                 w->n_running++;
                 pthread_cond_broadcast(&w->cond);
@@ -515,7 +433,7 @@ static int on_event(void *ud, const char *type, json_t *pod)
                 tr->events++;
                 if (!tr->t_spec && spec_matches(pod, tr))
                         tr->t_spec = t;
-                if (tr->t_spec && !tr->t_inprog && has_condition(pod, "PodResizeInProgress"))
+                if (tr->t_spec && !tr->t_inprog && bench_has_condition(pod, "PodResizeInProgress"))
                         tr->t_inprog = t;
                 if (tr->t_spec && status_matches(pod, tr)) {
                         if (!tr->t_actual)
@@ -535,29 +453,18 @@ static int on_event(void *ud, const char *type, json_t *pod)
 static void *watch_main(void *arg)
 {
         struct watcher *w = arg;
-        cleanup_api_client struct api_client *c = client_new(w->a);
+        struct api_client *c =
+                bench_client_new(w->a->server, w->a->ca, w->a->token, BENCH_IDLE_TIMEOUT_MS);
+        cleanup_free char *path = xasprintf("/api/v1/namespaces/%s/pods", w->a->ns);
 
-        for (;;) {
-                cleanup_error struct error *err = NULL;
-                cleanup_free char *path = NULL;
-                int r;
-
-                pthread_mutex_lock(&w->lock);
-                path = xasprintf("/api/v1/namespaces/%s/pods?watch=true&resourceVersion=%s"
-                                 "&timeoutSeconds=3600&allowWatchBookmarks=false",
-                                 w->a->ns, w->rv);
-                pthread_mutex_unlock(&w->lock);
-                r = api_client_watch(c, path, on_event, w, &err);
-                if (r < 0)
-                        die("watch: %s", err ? err->message : strerror(-r));
-        }
-        return NULL;
+        bench_watch_forever(c, path, &w->lock, &w->rv, on_event, w);
 }
 
 /* Lists the namespace's pods and starts watching from there. */
 static void watcher_start(struct watcher *w, const struct api *a)
 {
-        cleanup_api_client struct api_client *c = client_new(a);
+        cleanup_api_client struct api_client *c =
+                bench_client_new(a->server, a->ca, a->token, BENCH_IDLE_TIMEOUT_MS);
         cleanup_free char *path = xasprintf("/api/v1/namespaces/%s/pods", a->ns);
         cleanup_error struct error *err = NULL;
         cleanup_json json_t *list = NULL;
@@ -578,8 +485,8 @@ static void watcher_start(struct watcher *w, const struct api *a)
         w->running = xcalloc(a->n, sizeof(bool));
         w->deleted = xcalloc(a->n, sizeof(bool));
         json_array_foreach(json_object_get(list, "items"), i, pod) {
-                long k = pod_index(a, json_path_string(pod, "metadata.name"));
-                if (k >= 0 && pod_running(pod) && !w->running[k]) {
+                long k = bench_name_index(a->prefix, json_path_string(pod, "metadata.name"), a->n);
+                if (k >= 0 && bench_pod_running(pod) && !w->running[k]) {
                         w->running[k] = true;
                         w->n_running++;
                 }
@@ -595,12 +502,7 @@ static bool watcher_wait(struct watcher *w, const size_t *count, size_t want, in
 
         pthread_mutex_lock(&w->lock);
         while (*count < want && now_ns() < deadline) {
-                struct timespec ts;
-                (void) clock_gettime(CLOCK_REALTIME, &ts);
-                ts.tv_nsec += 5000000;
-                ts.tv_sec += ts.tv_nsec / 1000000000;
-                ts.tv_nsec %= 1000000000;
-                (void) pthread_cond_timedwait(&w->cond, &w->lock, &ts);
+                bench_cond_wait_ms(&w->cond, &w->lock, 5);
         }
         ok = *count >= want;
         pthread_mutex_unlock(&w->lock);
@@ -625,7 +527,8 @@ static char *pod_body(const struct api *a, size_t i)
 
 static int cmd_create(const struct api *a, double timeout_s)
 {
-        cleanup_api_client struct api_client *c = client_new(a);
+        cleanup_api_client struct api_client *c =
+                bench_client_new(a->server, a->ca, a->token, BENCH_IDLE_TIMEOUT_MS);
         cleanup_free char *path = xasprintf("/api/v1/namespaces/%s/pods", a->ns);
         struct watcher w;
         int64_t t0;
@@ -645,7 +548,8 @@ static int cmd_create(const struct api *a, double timeout_s)
 
 static int cmd_delete(const struct api *a, double timeout_s)
 {
-        cleanup_api_client struct api_client *c = client_new(a);
+        cleanup_api_client struct api_client *c =
+                bench_client_new(a->server, a->ca, a->token, BENCH_IDLE_TIMEOUT_MS);
         struct watcher w;
         int64_t t0;
 
@@ -742,7 +646,8 @@ static void breakdown_print(const char *key, struct breakdown *b)
 static int cmd_serial(const struct api *a, enum kind kind, size_t count, size_t first,
                       const char *key, const char *events_file)
 {
-        cleanup_api_client struct api_client *c = client_new(a);
+        cleanup_api_client struct api_client *c =
+                bench_client_new(a->server, a->ca, a->token, BENCH_IDLE_TIMEOUT_MS);
         struct breakdown b, up, down;
         struct watcher w;
         FILE *ev = NULL;
@@ -831,9 +736,13 @@ static int cmd_burst(const struct api *a, enum kind kind, bool is_up, const char
         for (size_t i = 0; i < a->n; i++) {
                 cleanup_free char *path =
                         xasprintf("/api/v1/namespaces/%s/pods/%s-%zu", a->ns, a->prefix, i);
-                bw[i] = (struct burst_worker){
-                        .w = &w, .c = client_new(a), .i = i, .kind = kind, .up = is_up, .go = &go
-                };
+                bw[i] = (struct burst_worker){ .w = &w,
+                                               .c = bench_client_new(a->server, a->ca, a->token,
+                                                                     BENCH_IDLE_TIMEOUT_MS),
+                                               .i = i,
+                                               .kind = kind,
+                                               .up = is_up,
+                                               .go = &go };
                 /* the TLS handshake is not part of what is measured */
                 request_or_die(bw[i].c, "GET", path, NULL, NULL, 200);
                 if (pthread_create(&bw[i].thread, NULL, burst_main, &bw[i]) != 0)
@@ -1359,7 +1268,7 @@ int main(int argc, char **argv)
         }
         if (!a.server || !a.ca || !token_file)
                 die("%s needs --server, --ca and --token-file", cmd);
-        a.token = read_token(token_file);
+        a.token = bench_read_token(token_file);
         if (streq(cmd, "create"))
                 return cmd_create(&a, timeout_s);
         if (streq(cmd, "delete"))
