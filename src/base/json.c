@@ -29,6 +29,23 @@ const char *json_path_string(const json_t *root, const char *dotted)
         return json_string_value(json_path(root, dotted));
 }
 
+const char *json_path_string_or_empty(const json_t *root, const char *dotted)
+{
+        return json_path_string(root, dotted) ?: "";
+}
+
+bool json_array_has_string(const json_t *array, const char *s)
+{
+        size_t i;
+        json_t *v;
+
+        json_array_foreach(array, i, v) {
+                if (json_is_string(v) && streq(json_string_value(v), s))
+                        return true;
+        }
+        return false;
+}
+
 json_t *json_object_ensure(json_t *obj, const char *key)
 {
         json_t *v = json_object_get(obj, key);

@@ -16,6 +16,10 @@
 json_t *json_path(const json_t *root, const char *dotted);
 /* The string at a dotted path, or NULL when absent or not a string. */
 const char *json_path_string(const json_t *root, const char *dotted);
+/* The same, or "" when absent or not a string. */
+const char *json_path_string_or_empty(const json_t *root, const char *dotted);
+/* Whether array (NULL or not an array: no) holds the string s. */
+bool json_array_has_string(const json_t *array, const char *s);
 /* Gets or creates the object at key (replacing a non-object value). Borrowed reference. */
 json_t *json_object_ensure(json_t *obj, const char *key);
 /* Serialises compactly with sorted keys off (insertion order kept); caller frees. */

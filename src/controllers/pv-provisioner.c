@@ -77,38 +77,21 @@ const char *pv_volume_step_to_string(enum pv_volume_step s)
         return (unsigned) s < PV_VOLUME_STEP_MAX ? volume_step_names[s] : NULL;
 }
 
-static const char *str_or_empty(const json_t *obj, const char *path)
-{
-        return json_path_string(obj, path) ?: "";
-}
-
 static const char *annotation(const json_t *obj, const char *key)
 {
         return json_string_value(json_object_get(json_path(obj, "metadata.annotations"), key));
-}
-
-static bool has_finalizer(const json_t *obj, const char *name)
-{
-        size_t i;
-        json_t *f;
-
-        json_array_foreach(json_path(obj, "metadata.finalizers"), i, f) {
-                if (streq(json_string_value(f) ?: "", name))
-                        return true;
-        }
-        return false;
 }
 
 /* Made by this provisioner: annotated so, a volume of its driver, named and handled
  * "pvc-<uid of the claim it was made for>" (a volume made by hand is left alone). */
 static bool pv_is_ours(const json_t *pv)
 {
-        const char *name = str_or_empty(pv, "metadata.name");
-        const char *uid = str_or_empty(pv, "spec.claimRef.uid");
+        const char *name = json_path_string_or_empty(pv, "metadata.name");
+        const char *uid = json_path_string_or_empty(pv, "spec.claimRef.uid");
 
         return streq(annotation(pv, PV_ANN_PROVISIONED_BY) ?: "", PV_LOCAL_LOOP_PROVISIONER) &&
-               streq(str_or_empty(pv, "spec.csi.driver"), PV_LOCAL_LOOP_DRIVER) &&
-               streq(str_or_empty(pv, "spec.csi.volumeHandle"), name) && *uid &&
+               streq(json_path_string_or_empty(pv, "spec.csi.driver"), PV_LOCAL_LOOP_DRIVER) &&
+               streq(json_path_string_or_empty(pv, "spec.csi.volumeHandle"), name) && *uid &&
                strncmp(name, "pvc-", 4) == 0 && streq(name + 4, uid);
 }
 
@@ -116,19 +99,21 @@ static bool pv_is_ours(const json_t *pv)
 static bool pv_bound_to(const json_t *pv, const json_t *claim)
 {
         const json_t *ref = json_path(pv, "spec.claimRef");
-        const char *uid = str_or_empty(ref, "uid");
+        const char *uid = json_path_string_or_empty(ref, "uid");
 
         if (!ref)
                 return false;
-        if (!streq(str_or_empty(ref, "name"), str_or_empty(claim, "metadata.name")) ||
-            !streq(str_or_empty(ref, "namespace"), str_or_empty(claim, "metadata.namespace")))
+        if (!streq(json_path_string_or_empty(ref, "name"),
+                   json_path_string_or_empty(claim, "metadata.name")) ||
+            !streq(json_path_string_or_empty(ref, "namespace"),
+                   json_path_string_or_empty(claim, "metadata.namespace")))
                 return false;
-        return !*uid || streq(uid, str_or_empty(claim, "metadata.uid"));
+        return !*uid || streq(uid, json_path_string_or_empty(claim, "metadata.uid"));
 }
 
 static bool pod_is_terminal(const json_t *pod)
 {
-        const char *phase = str_or_empty(pod, "status.phase");
+        const char *phase = json_path_string_or_empty(pod, "status.phase");
         return streq(phase, "Succeeded") || streq(phase, "Failed");
 }
 
@@ -136,20 +121,21 @@ static bool pod_is_terminal(const json_t *pod)
  * node yet (by name, in the order of pods). */
 static json_t *unscheduled_users(const json_t *claim, const json_t *pods)
 {
-        const char *ns = str_or_empty(claim, "metadata.namespace");
-        const char *name = str_or_empty(claim, "metadata.name");
+        const char *ns = json_path_string_or_empty(claim, "metadata.namespace");
+        const char *name = json_path_string_or_empty(claim, "metadata.name");
         json_t *names = json_array();
         size_t i, j;
         json_t *pod, *v;
 
         json_array_foreach(pods, i, pod) {
-                if (*str_or_empty(pod, "spec.nodeName") || pod_is_terminal(pod) ||
-                    !streq(str_or_empty(pod, "metadata.namespace"), ns))
+                if (*json_path_string_or_empty(pod, "spec.nodeName") || pod_is_terminal(pod) ||
+                    !streq(json_path_string_or_empty(pod, "metadata.namespace"), ns))
                         continue;
                 json_array_foreach(json_path(pod, "spec.volumes"), j, v) {
-                        if (streq(str_or_empty(v, "persistentVolumeClaim.claimName"), name)) {
-                                json_array_append_new(
-                                        names, json_string(str_or_empty(pod, "metadata.name")));
+                        if (streq(json_path_string_or_empty(v, "persistentVolumeClaim.claimName"),
+                                  name)) {
+                                json_array_append_new(names, json_string(json_path_string_or_empty(
+                                                                     pod, "metadata.name")));
                                 break;
                         }
                 }
@@ -188,15 +174,15 @@ bool pv_provisioning_reschedules(const json_t *claim, int errnum)
 /* The claim still lacks something binding gives it. */
 static bool bind_incomplete(const json_t *claim, const json_t *pv)
 {
-        return !streq(str_or_empty(claim, "status.phase"), "Bound") ||
-               !streq(str_or_empty(pv, "status.phase"), "Bound") ||
+        return !streq(json_path_string_or_empty(claim, "status.phase"), "Bound") ||
+               !streq(json_path_string_or_empty(pv, "status.phase"), "Bound") ||
                !annotation(claim, PV_ANN_BIND_COMPLETED) ||
                !json_object_get(json_path(claim, "status.capacity"), "storage");
 }
 
 enum pv_claim_step pv_claim_next(const json_t *claim, const json_t *sc, const json_t *pv)
 {
-        const char *volume = str_or_empty(claim, "spec.volumeName");
+        const char *volume = json_path_string_or_empty(claim, "spec.volumeName");
         const char *provisioner;
 
         if (json_path(claim, "metadata.deletionTimestamp"))
@@ -205,11 +191,12 @@ enum pv_claim_step pv_claim_next(const json_t *claim, const json_t *sc, const js
                 if (!pv) {
                         /* K8S syncBoundClaim: "Bound claim has lost its PersistentVolume" */
                         if (annotation(claim, PV_ANN_BIND_COMPLETED) &&
-                            !streq(str_or_empty(claim, "status.phase"), "Lost"))
+                            !streq(json_path_string_or_empty(claim, "status.phase"), "Lost"))
                                 return PV_CLAIM_LOST;
                         return PV_CLAIM_NOTHING;
                 }
-                if (!pv_is_ours(pv) || !streq(str_or_empty(pv, "metadata.name"), volume) ||
+                if (!pv_is_ours(pv) ||
+                    !streq(json_path_string_or_empty(pv, "metadata.name"), volume) ||
                     !pv_bound_to(pv, claim))
                         return PV_CLAIM_NOTHING;
                 return bind_incomplete(claim, pv) ? PV_CLAIM_BIND : PV_CLAIM_NOTHING;
@@ -222,10 +209,10 @@ enum pv_claim_step pv_claim_next(const json_t *claim, const json_t *sc, const js
                 return PV_CLAIM_NOTHING;
         if (!sc)
                 return PV_CLAIM_CLASS_MISSING;
-        provisioner = str_or_empty(sc, "provisioner");
+        provisioner = json_path_string_or_empty(sc, "provisioner");
         /* K8S: a delayed claim waits for the scheduler's selected-node (set in its PreBind
          * for the node it chose for a pod using the claim), which the provisioner then uses */
-        if (streq(str_or_empty(sc, "volumeBindingMode"), "WaitForFirstConsumer") &&
+        if (streq(json_path_string_or_empty(sc, "volumeBindingMode"), "WaitForFirstConsumer") &&
             !annotation(claim, PV_ANN_SELECTED_NODE))
                 return PV_CLAIM_WAIT_CONSUMER;
         if (streq(provisioner, PV_NO_PROVISIONER))
@@ -256,7 +243,7 @@ char *pv_claim_refusal(const json_t *claim, const json_t *sc, int64_t *ret_bytes
                                          "one node: ReadWriteOnce, ReadWriteOncePod)",
                                          mode, PV_LOCAL_LOOP_PROVISIONER);
         }
-        if (streq(str_or_empty(claim, "spec.volumeMode"), "Block"))
+        if (streq(json_path_string_or_empty(claim, "spec.volumeMode"), "Block"))
                 return xasprintf("volumeMode Block is not supported by %s",
                                  PV_LOCAL_LOOP_PROVISIONER);
         if (json_path(claim, "spec.dataSource") || json_path(claim, "spec.dataSourceRef"))
@@ -278,7 +265,8 @@ char *pv_claim_refusal(const json_t *claim, const json_t *sc, int64_t *ret_bytes
 json_t *pv_build_volume(const json_t *claim, const json_t *sc, int64_t capacity_bytes,
                         const char *node)
 {
-        cleanup_free char *name = xasprintf("pvc-%s", str_or_empty(claim, "metadata.uid"));
+        cleanup_free char *name =
+                xasprintf("pvc-%s", json_path_string_or_empty(claim, "metadata.uid"));
         cleanup_free char *capacity = NULL;
         const json_t *modes = json_path(claim, "spec.accessModes");
         const json_t *mount_options = json_object_get(sc, "mountOptions");
@@ -298,12 +286,13 @@ json_t *pv_build_volume(const json_t *claim, const json_t *sc, int64_t capacity_
                 "s:s}",
                 "accessModes", modes ? modes : rwo, "capacity", "storage", capacity, "claimRef",
                 "apiVersion", "v1", "kind", "PersistentVolumeClaim", "namespace",
-                str_or_empty(claim, "metadata.namespace"), "name",
-                str_or_empty(claim, "metadata.name"), "uid", str_or_empty(claim, "metadata.uid"),
-                "resourceVersion", str_or_empty(claim, "metadata.resourceVersion"), "csi", "driver",
+                json_path_string_or_empty(claim, "metadata.namespace"), "name",
+                json_path_string_or_empty(claim, "metadata.name"), "uid",
+                json_path_string_or_empty(claim, "metadata.uid"), "resourceVersion",
+                json_path_string_or_empty(claim, "metadata.resourceVersion"), "csi", "driver",
                 PV_LOCAL_LOOP_DRIVER, "volumeHandle", name, "fsType", pv_class_fstype(sc),
                 "persistentVolumeReclaimPolicy", policy && *policy ? policy : "Delete",
-                "storageClassName", str_or_empty(sc, "metadata.name"), "volumeMode",
+                "storageClassName", json_path_string_or_empty(sc, "metadata.name"), "volumeMode",
                 json_path_string(claim, "spec.volumeMode") ?: "Filesystem");
         if (json_array_size(mount_options))
                 json_object_set(spec, "mountOptions", (json_t *) mount_options);
@@ -319,27 +308,30 @@ json_t *pv_build_volume(const json_t *claim, const json_t *sc, int64_t capacity_
 
 enum pv_volume_step pv_volume_next(const json_t *pv, const json_t *claim)
 {
-        const char *phase = str_or_empty(pv, "status.phase");
-        bool delete = streq(str_or_empty(pv, "spec.persistentVolumeReclaimPolicy"), "Delete");
+        const char *phase = json_path_string_or_empty(pv, "status.phase");
+        bool delete = streq(json_path_string_or_empty(pv, "spec.persistentVolumeReclaimPolicy"),
+                            "Delete");
 
         /* K8S external-provisioner shouldDelete: a deleted volume is reclaimed once no claim
          * holds it (Released, Failed, or never bound); while bound it stays as it is (its
          * kubernetes.io/pv-protection finalizer keeps it until then) */
         if (json_path(pv, "metadata.deletionTimestamp") &&
             (streq(phase, "Released") || streq(phase, "Failed") ||
-             !*str_or_empty(pv, "spec.claimRef.uid")))
-                return has_finalizer(pv, PV_FINALIZER_EXTERNAL_PROVISIONER) ? PV_VOLUME_FINALIZE
-                                                                            : PV_VOLUME_NOTHING;
+             !*json_path_string_or_empty(pv, "spec.claimRef.uid")))
+                return json_array_has_string(json_path(pv, "metadata.finalizers"),
+                                             PV_FINALIZER_EXTERNAL_PROVISIONER)
+                               ? PV_VOLUME_FINALIZE
+                               : PV_VOLUME_NOTHING;
         /* K8S: no claim, or pre-bound to one not bound yet (no uid): the binder's business */
-        if (!*str_or_empty(pv, "spec.claimRef.uid"))
+        if (!*json_path_string_or_empty(pv, "spec.claimRef.uid"))
                 return PV_VOLUME_NOTHING;
-        if (claim &&
-            !streq(str_or_empty(claim, "metadata.uid"), str_or_empty(pv, "spec.claimRef.uid")))
+        if (claim && !streq(json_path_string_or_empty(claim, "metadata.uid"),
+                            json_path_string_or_empty(pv, "spec.claimRef.uid")))
                 claim = NULL; /* deleted, and another made under the same name */
         if (claim) {
-                const char *volume = str_or_empty(claim, "spec.volumeName");
+                const char *volume = json_path_string_or_empty(claim, "spec.volumeName");
 
-                if (streq(volume, str_or_empty(pv, "metadata.name")))
+                if (streq(volume, json_path_string_or_empty(pv, "metadata.name")))
                         return streq(phase, "Bound") ? PV_VOLUME_NOTHING : PV_VOLUME_BOUND;
                 if (!*volume)
                         return PV_VOLUME_NOTHING; /* the claim's pass binds it */
@@ -378,7 +370,8 @@ struct pv_provisioner {
 static void tell(struct pv_provisioner *p, const json_t *obj, const char *type, const char *reason,
                  const char *message, const char *component)
 {
-        cleanup_free char *key = xasprintf("%s/%s", str_or_empty(obj, "metadata.uid"), reason);
+        cleanup_free char *key =
+                xasprintf("%s/%s", json_path_string_or_empty(obj, "metadata.uid"), reason);
 
         if (streq(json_string_value(json_object_get(p->told, key)) ?: "\001", message))
                 return;
@@ -388,13 +381,14 @@ static void tell(struct pv_provisioner *p, const json_t *obj, const char *type, 
 
 static bool backing_off(struct pv_provisioner *p, const json_t *obj)
 {
-        const json_t *b = json_object_get(p->backoff, str_or_empty(obj, "metadata.uid"));
+        const json_t *b =
+                json_object_get(p->backoff, json_path_string_or_empty(obj, "metadata.uid"));
         return b && time_monotonic_ms() < json_integer_value(json_array_get(b, 0));
 }
 
 static void back_off(struct pv_provisioner *p, const json_t *obj)
 {
-        const char *uid = str_or_empty(obj, "metadata.uid");
+        const char *uid = json_path_string_or_empty(obj, "metadata.uid");
         const json_t *b = json_object_get(p->backoff, uid);
         json_int_t delay = b ? json_integer_value(json_array_get(b, 1)) * 2 : BACKOFF_MIN_MS;
 
@@ -412,13 +406,14 @@ static void log_failure(const char *what, const json_t *obj, const char *message
 
 static char *object_path(const json_t *obj, bool status)
 {
-        const char *kind = str_or_empty(obj, "kind");
-        const char *name = str_or_empty(obj, "metadata.name");
+        const char *kind = json_path_string_or_empty(obj, "kind");
+        const char *name = json_path_string_or_empty(obj, "metadata.name");
 
         if (streq(kind, "PersistentVolume"))
                 return xasprintf("/api/v1/persistentvolumes/%s%s", name, status ? "/status" : "");
         return xasprintf("/api/v1/namespaces/%s/persistentvolumeclaims/%s%s",
-                         str_or_empty(obj, "metadata.namespace"), name, status ? "/status" : "");
+                         json_path_string_or_empty(obj, "metadata.namespace"), name,
+                         status ? "/status" : "");
 }
 
 /* PUTs obj (to /status when status); on 200 the answer goes into the cache of coll and, when
@@ -513,7 +508,7 @@ static void provision(struct pv_provisioner *p, const json_t *claim, const json_
         cleanup_json json_t *pv = NULL, *resp = NULL;
         cleanup_free char *why = NULL, *msg = NULL, *file = NULL, *handle = NULL, *body = NULL,
                           *key = informer_key(claim);
-        const char *cls = str_or_empty(sc, "metadata.name");
+        const char *cls = json_path_string_or_empty(sc, "metadata.name");
         const char *node = annotation(claim, PV_ANN_SELECTED_NODE);
         struct loopvol_sizes sizes;
         enum loopvol_fstype fstype;
@@ -545,7 +540,7 @@ static void provision(struct pv_provisioner *p, const json_t *claim, const json_
         msg = xasprintf("External provisioner is provisioning volume for claim \"%s\"", key);
         tell(p, claim, "Normal", "Provisioning", msg, PV_LOCAL_LOOP_PROVISIONER);
         (void) loopvol_fstype_from_string(pv_class_fstype(sc), &fstype);
-        handle = xasprintf("pvc-%s", str_or_empty(claim, "metadata.uid"));
+        handle = xasprintf("pvc-%s", json_path_string_or_empty(claim, "metadata.uid"));
         file = pv_volume_file(p->data_dir, handle);
         r = file ? loopvol_create(file, bytes, fstype, &err)
                  : error_set(&err, EINVAL, "volume name \"%s\" is not a file name", handle);
@@ -583,7 +578,7 @@ static void provision(struct pv_provisioner *p, const json_t *claim, const json_
         }
         if (code == 201)
                 informer_store(p->watch, COLL_VOLUMES, resp);
-        json_object_del(p->backoff, str_or_empty(claim, "metadata.uid"));
+        json_object_del(p->backoff, json_path_string_or_empty(claim, "metadata.uid"));
         free(msg);
         msg = xasprintf("Successfully provisioned volume %s", handle);
         tell(p, claim, "Normal", "ProvisioningSucceeded", msg, PV_LOCAL_LOOP_PROVISIONER);
@@ -594,20 +589,20 @@ static void provision(struct pv_provisioner *p, const json_t *claim, const json_
 static void bind(struct pv_provisioner *p, const json_t *claim, const json_t *pv)
 {
         cleanup_json json_t *cur = json_incref((json_t *) claim);
-        const char *name = str_or_empty(pv, "metadata.name");
+        const char *name = json_path_string_or_empty(pv, "metadata.name");
 
-        if (!streq(str_or_empty(pv, "status.phase"), "Bound")) {
+        if (!streq(json_path_string_or_empty(pv, "status.phase"), "Bound")) {
                 cleanup_json json_t *v = json_deep_copy(pv);
                 json_object_set_new(json_object_ensure(v, "status"), "phase", json_string("Bound"));
                 if (put(p, COLL_VOLUMES, v, true, NULL) < 0)
                         return;
         }
-        if (!streq(str_or_empty(claim, "spec.volumeName"), name) ||
+        if (!streq(json_path_string_or_empty(claim, "spec.volumeName"), name) ||
             !annotation(claim, PV_ANN_BIND_COMPLETED)) {
                 cleanup_json json_t *c = json_deep_copy(claim);
                 json_t *answer = NULL;
 
-                if (!streq(str_or_empty(claim, "spec.volumeName"), name)) {
+                if (!streq(json_path_string_or_empty(claim, "spec.volumeName"), name)) {
                         json_object_set_new(json_object_ensure(c, "spec"), "volumeName",
                                             json_string(name));
                         set_annotation(c, PV_ANN_BOUND_BY_CONTROLLER, "yes");
@@ -618,7 +613,7 @@ static void bind(struct pv_provisioner *p, const json_t *claim, const json_t *pv
                 json_decref(cur);
                 cur = answer;
         }
-        if (!streq(str_or_empty(cur, "status.phase"), "Bound") ||
+        if (!streq(json_path_string_or_empty(cur, "status.phase"), "Bound") ||
             !json_object_get(json_path(cur, "status.capacity"), "storage")) {
                 cleanup_json json_t *c = json_deep_copy(cur);
                 json_t *st = json_object_ensure(c, "status");
@@ -649,8 +644,9 @@ static void sync_claim(struct pv_provisioner *p, const json_t *claim, const json
 {
         const char *cls = pvc_storage_class(claim) ?: "";
         const json_t *sc = *cls ? json_object_get(classes, cls) : NULL;
-        const char *volume = str_or_empty(claim, "spec.volumeName");
-        cleanup_free char *own = xasprintf("pvc-%s", str_or_empty(claim, "metadata.uid"));
+        const char *volume = json_path_string_or_empty(claim, "spec.volumeName");
+        cleanup_free char *own =
+                xasprintf("pvc-%s", json_path_string_or_empty(claim, "metadata.uid"));
         const json_t *pv = json_object_get(volumes, *volume ? volume : own);
         const char *reason = NULL;
         cleanup_free char *msg = NULL;
@@ -665,7 +661,7 @@ static void sync_claim(struct pv_provisioner *p, const json_t *claim, const json
                 break;
         case PV_CLAIM_EXTERNAL:
         case PV_CLAIM_ANNOTATE:
-                annotate_provisioner(p, claim, str_or_empty(sc, "provisioner"));
+                annotate_provisioner(p, claim, json_path_string_or_empty(sc, "provisioner"));
                 break;
         case PV_CLAIM_WAIT_CONSUMER:
                 msg = pv_claim_wait_event(claim, pods, &reason);
@@ -701,14 +697,14 @@ static int remove_backing_file(struct pv_provisioner *p, const json_t *pv)
 {
         cleanup_error struct error *err = NULL;
         cleanup_free char *file =
-                pv_volume_file(p->data_dir, str_or_empty(pv, "spec.csi.volumeHandle"));
+                pv_volume_file(p->data_dir, json_path_string_or_empty(pv, "spec.csi.volumeHandle"));
         int r;
 
         if (backing_off(p, pv))
                 return -EAGAIN;
         r = file ? loopvol_remove(file, &err)
                  : error_set(&err, EINVAL, "volume handle \"%s\" is not a file name",
-                             str_or_empty(pv, "spec.csi.volumeHandle"));
+                             json_path_string_or_empty(pv, "spec.csi.volumeHandle"));
         if (r < 0) {
                 log_failure("delete volume", pv, err->message);
                 tell(p, pv, "Warning", "VolumeFailedDelete", err->message,
@@ -716,7 +712,7 @@ static int remove_backing_file(struct pv_provisioner *p, const json_t *pv)
                 back_off(p, pv);
                 return r;
         }
-        json_object_del(p->backoff, str_or_empty(pv, "metadata.uid"));
+        json_object_del(p->backoff, json_path_string_or_empty(pv, "metadata.uid"));
         return 0;
 }
 
@@ -737,8 +733,9 @@ static int drop_finalizer(struct pv_provisioner *p, const json_t *pv)
 
 static void sync_volume(struct pv_provisioner *p, const json_t *pv, const json_t *claims)
 {
-        cleanup_free char *key = xasprintf("%s/%s", str_or_empty(pv, "spec.claimRef.namespace"),
-                                           str_or_empty(pv, "spec.claimRef.name"));
+        cleanup_free char *key =
+                xasprintf("%s/%s", json_path_string_or_empty(pv, "spec.claimRef.namespace"),
+                          json_path_string_or_empty(pv, "spec.claimRef.name"));
         const json_t *claim = json_object_get(claims, key);
         cleanup_json json_t *copy = NULL;
         enum pv_volume_step step = pv_volume_next(pv, claim);
@@ -758,7 +755,8 @@ static void sync_volume(struct pv_provisioner *p, const json_t *pv, const json_t
                 /* external-provisioner: the volume, then the finalizer, then the object */
                 if (remove_backing_file(p, pv) < 0)
                         break;
-                if (has_finalizer(pv, PV_FINALIZER_EXTERNAL_PROVISIONER) &&
+                if (json_array_has_string(json_path(pv, "metadata.finalizers"),
+                                          PV_FINALIZER_EXTERNAL_PROVISIONER) &&
                     drop_finalizer(p, pv) < 0)
                         break;
                 if (delete_volume_object(p, pv) < 0)
@@ -766,7 +764,8 @@ static void sync_volume(struct pv_provisioner *p, const json_t *pv, const json_t
                 break;
         case PV_VOLUME_FINALIZE:
                 /* K8S (HonorPVReclaimPolicy): a deleted volume's reclaim policy still holds */
-                if (streq(str_or_empty(pv, "spec.persistentVolumeReclaimPolicy"), "Delete") &&
+                if (streq(json_path_string_or_empty(pv, "spec.persistentVolumeReclaimPolicy"),
+                          "Delete") &&
                     remove_backing_file(p, pv) < 0)
                         break;
                 (void) drop_finalizer(p, pv);
@@ -803,7 +802,7 @@ static void sweep_orphans(struct pv_provisioner *p, const json_t *claim_uids, co
         DIR *dir;
 
         json_object_foreach((json_t *) volumes, key, pv) {
-                json_object_set_new(handles, str_or_empty(pv, "spec.csi.volumeHandle"),
+                json_object_set_new(handles, json_path_string_or_empty(pv, "spec.csi.volumeHandle"),
                                     json_true());
         }
         dir = opendir(dir_path);
@@ -846,11 +845,13 @@ static void provision_pass(struct pv_provisioner *p)
                 json_array_append(pods, obj);
         }
         json_object_foreach(claims, key, obj) {
-                json_object_set_new(uids, str_or_empty(obj, "metadata.uid"), json_true());
+                json_object_set_new(uids, json_path_string_or_empty(obj, "metadata.uid"),
+                                    json_true());
                 sync_claim(p, obj, volumes, classes, pods);
         }
         json_object_foreach(volumes, key, obj) {
-                json_object_set_new(uids, str_or_empty(obj, "metadata.uid"), json_true());
+                json_object_set_new(uids, json_path_string_or_empty(obj, "metadata.uid"),
+                                    json_true());
                 if (pv_is_ours(obj))
                         sync_volume(p, obj, claims);
         }

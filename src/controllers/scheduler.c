@@ -312,11 +312,6 @@ static char *pod_key(const json_t *pod)
                          json_path_string(pod, "metadata.name") ?: "");
 }
 
-static const char *str_or_empty(const json_t *obj, const char *path)
-{
-        return json_path_string(obj, path) ?: "";
-}
-
 /* The Status message of an API answer, else the transport error's words. */
 static char *answer_message(int r, long status, const json_t *resp, const struct error *err)
 {
@@ -395,8 +390,8 @@ static void assume(struct scheduler *s, const json_t *pod, const char *node, boo
 
         json_object_set_new(s->assumed, key,
                             json_pack("{s:s, s:s, s:b, s:o, s:I}", "uid",
-                                      str_or_empty(pod, "metadata.uid"), "node", node, "bound",
-                                      bound, "claims", claims ?: json_object(), "since",
+                                      json_path_string_or_empty(pod, "metadata.uid"), "node", node,
+                                      "bound", bound, "claims", claims ?: json_object(), "since",
                                       (json_int_t) time_monotonic_ms()));
 }
 
@@ -446,8 +441,8 @@ static json_t *select_node(struct scheduler *s, const json_t *claim, const char 
         patch = json_pack("{s:{s:{s:s}}}", "metadata", "annotations", PV_ANN_SELECTED_NODE, node);
         body = json_dump_compact(patch);
         path = xasprintf("/api/v1/namespaces/%s/persistentvolumeclaims/%s",
-                         str_or_empty(claim, "metadata.namespace"),
-                         str_or_empty(claim, "metadata.name"));
+                         json_path_string_or_empty(claim, "metadata.namespace"),
+                         json_path_string_or_empty(claim, "metadata.name"));
         r = api_client_request(s->client, "PATCH", path, "application/merge-patch+json", body,
                                strlen(body), &status, &resp, &err);
         if (r < 0 || status != 200) {
@@ -464,7 +459,7 @@ static const json_t *find_node(const json_t *nodes, const char *name)
         json_t *n;
 
         json_array_foreach(nodes, i, n) {
-                if (streq(str_or_empty(n, "metadata.name"), name))
+                if (streq(json_path_string_or_empty(n, "metadata.name"), name))
                         return n;
         }
         return NULL;
@@ -480,8 +475,9 @@ static void forget_settled(struct scheduler *s, const json_t *pods)
         {
                 const json_t *pod = json_object_get(pods, key);
                 if (!pod || json_path(pod, "metadata.deletionTimestamp") ||
-                    *str_or_empty(pod, "spec.nodeName") ||
-                    !streq(str_or_empty(pod, "metadata.uid"), str_or_empty(a, "uid")))
+                    *json_path_string_or_empty(pod, "spec.nodeName") ||
+                    !streq(json_path_string_or_empty(pod, "metadata.uid"),
+                           json_path_string_or_empty(a, "uid")))
                         json_object_del(s->assumed, key);
         }
         json_object_foreach_safe(s->backoff, tmp, key, a)
@@ -502,7 +498,7 @@ static void finish_waiting(struct scheduler *s, const json_t *pods, const json_t
         {
                 const json_t *pod = json_object_get(pods, key);
                 /* a copy: binding replaces the record the name is in */
-                cleanup_free char *node = xstrdup(str_or_empty(a, "node"));
+                cleanup_free char *node = xstrdup(json_path_string_or_empty(a, "node"));
                 cleanup_free char *why = NULL, *error = NULL;
                 int r;
 
@@ -550,8 +546,9 @@ static void schedule_one(struct scheduler *s, json_t *pod, const json_t *nodes, 
                 return;
         }
         json_array_foreach(to_provision, i, name) {
-                cleanup_free char *ckey = xasprintf(
-                        "%s/%s", str_or_empty(pod, "metadata.namespace"), json_string_value(name));
+                cleanup_free char *ckey =
+                        xasprintf("%s/%s", json_path_string_or_empty(pod, "metadata.namespace"),
+                                  json_string_value(name));
                 const json_t *claim = json_object_get(o->claims, ckey);
                 cleanup_free char *why = NULL;
                 json_t *answer;
@@ -578,7 +575,7 @@ static void schedule_one(struct scheduler *s, json_t *pod, const json_t *nodes, 
 
 static bool wants_scheduling(struct scheduler *s, const char *key, const json_t *pod)
 {
-        return !*str_or_empty(pod, "spec.nodeName") &&
+        return !*json_path_string_or_empty(pod, "spec.nodeName") &&
                !json_path(pod, "metadata.deletionTimestamp") &&
                streq(json_path_string(pod, "spec.schedulerName") ?: SCHEDULER_NAME,
                      SCHEDULER_NAME) &&

@@ -22,23 +22,6 @@
 
 enum { COLL_CLAIMS, COLL_VOLUMES, COLL_PODS };
 
-static const char *str_or_empty(const json_t *obj, const char *path)
-{
-        return json_path_string(obj, path) ?: "";
-}
-
-static bool has_finalizer(const json_t *obj, const char *finalizer)
-{
-        size_t i;
-        json_t *f;
-
-        json_array_foreach(json_path(obj, "metadata.finalizers"), i, f) {
-                if (streq(json_string_value(f) ?: "", finalizer))
-                        return true;
-        }
-        return false;
-}
-
 /* K8S podIsShutDown: the kubelet is done with the pod (it asked for deletion with a zero grace
  * period) or the pod was force-deleted. */
 static bool pod_is_shut_down(const json_t *pod)
@@ -52,33 +35,34 @@ static bool pod_is_shut_down(const json_t *pod)
 /* K8S ephemeral.VolumeIsForPod (metav1.IsControlledBy): pvc's controller is the pod. */
 static bool claim_controlled_by(const json_t *pvc, const json_t *pod)
 {
-        const char *uid = str_or_empty(pod, "metadata.uid");
+        const char *uid = json_path_string_or_empty(pod, "metadata.uid");
         size_t i;
         json_t *ref;
 
         json_array_foreach(json_path(pvc, "metadata.ownerReferences"), i, ref) {
                 if (json_is_true(json_object_get(ref, "controller")))
-                        return *uid && streq(str_or_empty(ref, "uid"), uid);
+                        return *uid && streq(json_path_string_or_empty(ref, "uid"), uid);
         }
         return false;
 }
 
 bool storage_protection_pod_uses_claim(const json_t *pod, const json_t *pvc)
 {
-        const char *name = str_or_empty(pvc, "metadata.name");
-        const char *pod_name = str_or_empty(pod, "metadata.name");
+        const char *name = json_path_string_or_empty(pvc, "metadata.name");
+        const char *pod_name = json_path_string_or_empty(pod, "metadata.name");
         size_t i, n = strlen(pod_name);
         json_t *v;
 
-        if (!streq(str_or_empty(pod, "metadata.namespace"),
-                   str_or_empty(pvc, "metadata.namespace")) ||
-            !*str_or_empty(pod, "spec.nodeName"))
+        if (!streq(json_path_string_or_empty(pod, "metadata.namespace"),
+                   json_path_string_or_empty(pvc, "metadata.namespace")) ||
+            !*json_path_string_or_empty(pod, "spec.nodeName"))
                 return false;
         json_array_foreach(json_path(pod, "spec.volumes"), i, v) {
-                const char *vol = str_or_empty(v, "name");
+                const char *vol = json_path_string_or_empty(v, "name");
 
                 if (json_object_get(v, "persistentVolumeClaim")) {
-                        if (streq(str_or_empty(v, "persistentVolumeClaim.claimName"), name))
+                        if (streq(json_path_string_or_empty(v, "persistentVolumeClaim.claimName"),
+                                  name))
                                 return true;
                         continue;
                 }
@@ -128,7 +112,7 @@ const char *storage_protection_step_to_string(enum storage_protection_step s)
 static enum storage_protection_step next_step(const json_t *obj, const char *finalizer, bool in_use)
 {
         bool deleting = json_path(obj, "metadata.deletionTimestamp") != NULL;
-        bool has = has_finalizer(obj, finalizer);
+        bool has = json_array_has_string(json_path(obj, "metadata.finalizers"), finalizer);
 
         if (deleting && has)
                 return in_use ? STORAGE_PROTECTION_KEEP : STORAGE_PROTECTION_REMOVE;
@@ -150,7 +134,7 @@ enum storage_protection_step storage_protection_volume_next(const json_t *pv)
 {
         /* K8S isBeingUsed: the PV controller keeps status.phase; Bound is in use */
         return next_step(pv, PV_PROTECTION_FINALIZER,
-                         streq(str_or_empty(pv, "status.phase"), "Bound"));
+                         streq(json_path_string_or_empty(pv, "status.phase"), "Bound"));
 }
 
 json_t *storage_protection_set_finalizer(const json_t *obj, const char *finalizer, bool add)
@@ -192,14 +176,15 @@ static void log_failure(const json_t *obj, const char *message)
  * doubling to 5 min. A conflict is not a failure: the newer object comes with its event. */
 static bool backing_off(struct storage_protection *x, const json_t *obj)
 {
-        const json_t *b = json_object_get(x->backoff, str_or_empty(obj, "metadata.uid"));
+        const json_t *b =
+                json_object_get(x->backoff, json_path_string_or_empty(obj, "metadata.uid"));
 
         return b && time_monotonic_ms() < json_integer_value(json_array_get(b, 0));
 }
 
 static void failed(struct storage_protection *x, const json_t *obj, const char *message)
 {
-        const char *uid = str_or_empty(obj, "metadata.uid");
+        const char *uid = json_path_string_or_empty(obj, "metadata.uid");
         const json_t *b = json_object_get(x->backoff, uid);
         json_int_t delay = b ? json_integer_value(json_array_get(b, 1)) * 2 : BACKOFF_MIN_MS;
 
@@ -216,8 +201,9 @@ static char *object_path(const json_t *obj)
 
         if (ns)
                 return xasprintf("/api/v1/namespaces/%s/persistentvolumeclaims/%s", ns,
-                                 str_or_empty(obj, "metadata.name"));
-        return xasprintf("/api/v1/persistentvolumes/%s", str_or_empty(obj, "metadata.name"));
+                                 json_path_string_or_empty(obj, "metadata.name"));
+        return xasprintf("/api/v1/persistentvolumes/%s",
+                         json_path_string_or_empty(obj, "metadata.name"));
 }
 
 /* PUTs obj with the finalizer added or removed, with the cached resourceVersion (K8S: the
@@ -247,7 +233,7 @@ static void write_finalizer(struct storage_protection *x, size_t coll, const jso
                 failed(x, obj, msg);
                 return;
         }
-        json_object_del(x->backoff, str_or_empty(obj, "metadata.uid"));
+        json_object_del(x->backoff, json_path_string_or_empty(obj, "metadata.uid"));
         /* the answer is the object as stored, or as it was last when the write removed it (its
          * DELETED event then clears the cache) */
         if (!json_path(resp, "metadata.deletionTimestamp") ||
@@ -294,7 +280,8 @@ static void sync_claim(struct storage_protection *x, const json_t *pvc, const js
         if (step == STORAGE_PROTECTION_REMOVE) {
                 /* K8S isBeingUsed: no pod in the cache uses it; it may not have seen a new one
                  * yet, so the server is asked before the claim is let go */
-                now = live_pods(x, live, str_or_empty(pvc, "metadata.namespace"), &err);
+                now = live_pods(x, live, json_path_string_or_empty(pvc, "metadata.namespace"),
+                                &err);
                 if (!now) {
                         failed(x, pvc, err ? err->message : "live list of pods failed");
                         return;
@@ -327,11 +314,13 @@ static void protection_pass(struct storage_protection *x)
         json_t *obj, *tmp;
 
         json_object_foreach(claims, key, obj) {
-                json_object_set_new(uids, str_or_empty(obj, "metadata.uid"), json_true());
+                json_object_set_new(uids, json_path_string_or_empty(obj, "metadata.uid"),
+                                    json_true());
                 sync_claim(x, obj, pods, live);
         }
         json_object_foreach(volumes, key, obj) {
-                json_object_set_new(uids, str_or_empty(obj, "metadata.uid"), json_true());
+                json_object_set_new(uids, json_path_string_or_empty(obj, "metadata.uid"),
+                                    json_true());
                 sync_volume(x, obj);
         }
         json_object_foreach_safe(x->backoff, tmp, key, obj)

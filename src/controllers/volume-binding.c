@@ -27,11 +27,6 @@ const char *vb_conflict_to_string(unsigned bit)
         return NULL;
 }
 
-static const char *str_or_empty(const json_t *obj, const char *path)
-{
-        return json_path_string(obj, path) ?: "";
-}
-
 static const char *annotation(const json_t *obj, const char *key)
 {
         return json_string_value(json_object_get(json_path(obj, "metadata.annotations"), key));
@@ -48,18 +43,20 @@ char *vb_volume_claim_name(const json_t *pod, const json_t *volume, bool *ret_ep
                 return NULL;
         /* K8S: ephemeral.VolumeClaimName: "<pod name>-<volume name>" */
         *ret_ephemeral = true;
-        return xasprintf("%s-%s", str_or_empty(pod, "metadata.name"), str_or_empty(volume, "name"));
+        return xasprintf("%s-%s", json_path_string_or_empty(pod, "metadata.name"),
+                         json_path_string_or_empty(volume, "name"));
 }
 
 bool vb_claim_fully_bound(const json_t *claim)
 {
-        return *str_or_empty(claim, "spec.volumeName") &&
+        return *json_path_string_or_empty(claim, "spec.volumeName") &&
                annotation(claim, PV_ANN_BIND_COMPLETED) != NULL;
 }
 
 static const json_t *find_claim(const json_t *pod, const char *name, const struct vb_objects *o)
 {
-        cleanup_free char *key = xasprintf("%s/%s", str_or_empty(pod, "metadata.namespace"), name);
+        cleanup_free char *key =
+                xasprintf("%s/%s", json_path_string_or_empty(pod, "metadata.namespace"), name);
         return json_object_get(o->claims, key);
 }
 
@@ -67,7 +64,7 @@ static const json_t *find_claim(const json_t *pod, const char *name, const struc
  * uid. */
 static bool controlled_by(const json_t *claim, const json_t *pod)
 {
-        const char *uid = str_or_empty(pod, "metadata.uid");
+        const char *uid = json_path_string_or_empty(pod, "metadata.uid");
         size_t i;
         json_t *ref;
 
@@ -85,14 +82,15 @@ static bool delay_binding(const json_t *claim, const struct vb_objects *o)
         const char *cls = pvc_storage_class(claim) ?: "";
         const json_t *sc = *cls ? json_object_get(o->classes, cls) : NULL;
 
-        return sc && streq(str_or_empty(sc, "volumeBindingMode"), "WaitForFirstConsumer");
+        return sc &&
+               streq(json_path_string_or_empty(sc, "volumeBindingMode"), "WaitForFirstConsumer");
 }
 
 /* A claim of the pod that binding must still act on: unbound, delayed, not pre-bound. */
 static bool unbound_delayed(const json_t *claim, const struct vb_objects *o)
 {
         return !vb_claim_fully_bound(claim) && delay_binding(claim, o) &&
-               !*str_or_empty(claim, "spec.volumeName");
+               !*json_path_string_or_empty(claim, "spec.volumeName");
 }
 
 /* K8S podHasPVCs: the first volume whose claim cannot be used, in upstream's words. */
@@ -112,17 +110,17 @@ static char *claim_problem(const json_t *pod, const json_t *volume, const struct
                                          name);
                 return xasprintf("persistentvolumeclaim \"%s\" not found", name);
         }
-        if (streq(str_or_empty(claim, "status.phase"), "Lost"))
+        if (streq(json_path_string_or_empty(claim, "status.phase"), "Lost"))
                 return xasprintf("persistentvolumeclaim \"%s\" bound to non-existent "
                                  "persistentvolume \"%s\"",
-                                 name, str_or_empty(claim, "spec.volumeName"));
+                                 name, json_path_string_or_empty(claim, "spec.volumeName"));
         if (json_path(claim, "metadata.deletionTimestamp"))
                 return xasprintf("persistentvolumeclaim \"%s\" is being deleted", name);
         if (ephemeral && !controlled_by(claim, pod))
                 return xasprintf("PVC %s/%s was not created for pod %s/%s (pod is not owner)",
-                                 str_or_empty(claim, "metadata.namespace"), name,
-                                 str_or_empty(pod, "metadata.namespace"),
-                                 str_or_empty(pod, "metadata.name"));
+                                 json_path_string_or_empty(claim, "metadata.namespace"), name,
+                                 json_path_string_or_empty(pod, "metadata.namespace"),
+                                 json_path_string_or_empty(pod, "metadata.name"));
         return NULL;
 }
 
@@ -192,7 +190,7 @@ static int check_bound(const json_t *claim, void *ud)
 
         if (!vb_claim_fully_bound(claim))
                 return 0;
-        pv = json_object_get(c->o->volumes, str_or_empty(claim, "spec.volumeName"));
+        pv = json_object_get(c->o->volumes, json_path_string_or_empty(claim, "spec.volumeName"));
         if (!pv) {
                 c->conflicts |= VB_PV_NOT_EXIST;
                 return 1;
@@ -227,7 +225,7 @@ static int check_provision(const json_t *claim, void *ud)
         if (!unbound_delayed(claim, c->o))
                 return 0;
         sc = json_object_get(c->o->classes, pvc_storage_class(claim) ?: "");
-        provisioner = str_or_empty(sc, "provisioner");
+        provisioner = json_path_string_or_empty(sc, "provisioner");
         if (!*provisioner || streq(provisioner, PV_NO_PROVISIONER))
                 return 1;
         return !topology_terms_match(json_object_get(sc, "allowedTopologies"), c->node);
@@ -238,7 +236,7 @@ unsigned volume_binding_filter(const json_t *pod, const json_t *node, const stru
         struct filter_ctx c = {
                 .node = node,
                 .o = o,
-                .node_name = str_or_empty(node, "metadata.name"),
+                .node_name = json_path_string_or_empty(node, "metadata.name"),
         };
 
         (void) foreach_claim(pod, o, check_bound, &c);
@@ -257,7 +255,8 @@ static int add_to_provision(const json_t *claim, void *ud)
         struct provision_ctx *c = ud;
 
         if (unbound_delayed(claim, c->o))
-                json_array_append_new(c->names, json_string(str_or_empty(claim, "metadata.name")));
+                json_array_append_new(
+                        c->names, json_string(json_path_string_or_empty(claim, "metadata.name")));
         return 0;
 }
 
@@ -288,7 +287,8 @@ int volume_binding_check(const json_t *pod, const char *node_name, const json_t 
                 if (!claim) {
                         *ret_error = xasprintf("failed to check provisioning pvc: could not find "
                                                "v1.PersistentVolumeClaim \"%s/%s\"",
-                                               str_or_empty(pod, "metadata.namespace"), name);
+                                               json_path_string_or_empty(pod, "metadata.namespace"),
+                                               name);
                         return -1;
                 }
                 if (informer_object_version(claim) < (unsigned long long) json_integer_value(rv))
@@ -298,7 +298,7 @@ int volume_binding_check(const json_t *pod, const char *node_name, const json_t 
                         *ret_error = xasprintf("provisioning failed for PVC \"%s\"", name);
                         return -1;
                 }
-                volume = str_or_empty(claim, "spec.volumeName");
+                volume = json_path_string_or_empty(claim, "spec.volumeName");
                 if (*volume) {
                         pv = json_object_get(o->volumes, volume);
                         if (!pv)

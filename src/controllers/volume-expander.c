@@ -28,11 +28,6 @@
 #define RESIZER_COMPONENT "external-resizer " PV_LOCAL_LOOP_DRIVER
 #define EXPAND_COMPONENT  "volume_expand"
 
-static const char *str_or_empty(const json_t *obj, const char *path)
-{
-        return json_path_string(obj, path) ?: "";
-}
-
 static const char *storage_of(const json_t *obj, const char *path)
 {
         return json_string_value(json_object_get(json_path(obj, path), "storage"));
@@ -53,8 +48,8 @@ static int qty_cmp(const char *a, const char *b)
 
 bool volume_expander_claim_needs_resize(const json_t *pvc)
 {
-        if (!streq(str_or_empty(pvc, "status.phase"), "Bound") ||
-            !*str_or_empty(pvc, "spec.volumeName"))
+        if (!streq(json_path_string_or_empty(pvc, "status.phase"), "Bound") ||
+            !*json_path_string_or_empty(pvc, "spec.volumeName"))
                 return false;
         return qty_cmp(storage_of(pvc, "spec.resources.requests"),
                        storage_of(pvc, "status.capacity")) > 0;
@@ -77,8 +72,8 @@ static bool has_true_condition(const json_t *pvc, const char *type)
         json_t *c;
 
         json_array_foreach(json_path(pvc, "status.conditions"), i, c) {
-                if (streq(str_or_empty(c, "type"), type) &&
-                    streq(str_or_empty(c, "status"), "True"))
+                if (streq(json_path_string_or_empty(c, "type"), type) &&
+                    streq(json_path_string_or_empty(c, "status"), "True"))
                         return true;
         }
         return false;
@@ -99,11 +94,12 @@ int volume_expander_plan(const struct volume_expand_input *in, struct volume_exp
         *ret = (struct volume_expand_plan){ .step = VOLUME_EXPAND_NOTHING };
         status = status ?: "";
         /* K8S pvCanBeExpanded: the resizer supports the volume, which is bound to this claim */
-        if (!streq(str_or_empty(pv, "spec.csi.driver"), PV_LOCAL_LOOP_DRIVER) ||
+        if (!streq(json_path_string_or_empty(pv, "spec.csi.driver"), PV_LOCAL_LOOP_DRIVER) ||
             !json_path(pv, "spec.claimRef") ||
-            !streq(str_or_empty(pv, "spec.claimRef.namespace"),
-                   str_or_empty(pvc, "metadata.namespace")) ||
-            !streq(str_or_empty(pv, "spec.claimRef.uid"), str_or_empty(pvc, "metadata.uid")))
+            !streq(json_path_string_or_empty(pv, "spec.claimRef.namespace"),
+                   json_path_string_or_empty(pvc, "metadata.namespace")) ||
+            !streq(json_path_string_or_empty(pv, "spec.claimRef.uid"),
+                   json_path_string_or_empty(pvc, "metadata.uid")))
                 return 0;
         /* flexlet: only while the class allows expansion (admission checked it when the
          * request grew; a class that stopped allowing it stops its expansions too) */
@@ -200,10 +196,10 @@ json_t *volume_expander_merge_conditions(const json_t *old, const json_t *add, b
         json_t *c;
 
         json_array_foreach(add, i, c) {
-                json_object_set(left, str_or_empty(c, "type"), c);
+                json_object_set(left, json_path_string_or_empty(c, "type"), c);
         }
         json_array_foreach(old, i, c) {
-                const char *type = str_or_empty(c, "type");
+                const char *type = json_path_string_or_empty(c, "type");
                 json_t *replacement = json_object_get(left, type);
 
                 if (!is_resize_condition(type)) {
@@ -216,7 +212,7 @@ json_t *volume_expander_merge_conditions(const json_t *old, const json_t *add, b
                 }
         }
         json_array_foreach(add, i, c) {
-                if (json_object_get(left, str_or_empty(c, "type")))
+                if (json_object_get(left, json_path_string_or_empty(c, "type")))
                         json_array_append(out, c);
         }
         return out;
@@ -312,8 +308,8 @@ static void log_failure(const json_t *pvc, const char *message)
 static char *claim_status_path(const json_t *pvc)
 {
         return xasprintf("/api/v1/namespaces/%s/persistentvolumeclaims/%s/status",
-                         str_or_empty(pvc, "metadata.namespace"),
-                         str_or_empty(pvc, "metadata.name"));
+                         json_path_string_or_empty(pvc, "metadata.namespace"),
+                         json_path_string_or_empty(pvc, "metadata.name"));
 }
 
 /* PUTs obj to path. 0 and *ret (the answer, also stored in the cache) on 200, -EAGAIN on 409
@@ -355,8 +351,8 @@ static int put_claim_status_anyway(struct volume_expander *x, const json_t *pvc,
         if (r == -EAGAIN) {
                 cleanup_free char *get =
                         xasprintf("/api/v1/namespaces/%s/persistentvolumeclaims/%s",
-                                  str_or_empty(pvc, "metadata.namespace"),
-                                  str_or_empty(pvc, "metadata.name"));
+                                  json_path_string_or_empty(pvc, "metadata.namespace"),
+                                  json_path_string_or_empty(pvc, "metadata.name"));
                 cleanup_json json_t *fresh = NULL, *again = NULL;
                 long code = 0;
 
@@ -379,14 +375,15 @@ static const char *request_of(const json_t *pvc)
  * event requeues a claim at once, past its rate limit. */
 static bool backing_off(struct volume_expander *x, const json_t *pvc)
 {
-        const json_t *b = json_object_get(x->backoff, str_or_empty(pvc, "metadata.uid"));
+        const json_t *b =
+                json_object_get(x->backoff, json_path_string_or_empty(pvc, "metadata.uid"));
         return b && streq(json_string_value(json_array_get(b, 2)) ?: "", request_of(pvc)) &&
                time_monotonic_ms() < json_integer_value(json_array_get(b, 0));
 }
 
 static void back_off(struct volume_expander *x, const json_t *pvc)
 {
-        const char *uid = str_or_empty(pvc, "metadata.uid");
+        const char *uid = json_path_string_or_empty(pvc, "metadata.uid");
         const json_t *b = json_object_get(x->backoff, uid);
         json_int_t delay = b ? json_integer_value(json_array_get(b, 1)) * 2 : BACKOFF_MIN_MS;
 
@@ -414,8 +411,8 @@ static void expand(struct volume_expander *x, const json_t *pvc, const json_t *p
         cleanup_json json_t *marked = NULL, *next = NULL, *pv_copy = NULL;
         cleanup_free char *path = claim_status_path(pvc), *msg = NULL, *capacity = NULL,
                           *pv_path = NULL;
-        const char *uid = str_or_empty(pvc, "metadata.uid");
-        const char *pv_name = str_or_empty(pv, "metadata.name");
+        const char *uid = json_path_string_or_empty(pvc, "metadata.uid");
+        const char *pv_name = json_path_string_or_empty(pv, "metadata.name");
         struct loopvol_sizes sizes;
         struct quantity q;
         int64_t start_ms;
@@ -442,7 +439,7 @@ static void expand(struct volume_expander *x, const json_t *pvc, const json_t *p
         start_ms = time_monotonic_ms();
         r = file ? loopvol_grow_device(file, plan->grow_to, &err)
                  : error_set(&err, EINVAL, "volume handle \"%s\" is not a file name",
-                             str_or_empty(pv, "spec.csi.volumeHandle"));
+                             json_path_string_or_empty(pv, "spec.csi.volumeHandle"));
         storage_operation_observe(x->operations, STORAGE_PLUGIN_LOCAL_LOOP, "expand_volume", r,
                                   start_ms);
         if (r >= 0)
@@ -504,9 +501,10 @@ static void expand(struct volume_expander *x, const json_t *pvc, const json_t *p
 static void sync_claim(struct volume_expander *x, const json_t *pvc, const json_t *volumes,
                        const json_t *classes)
 {
-        const char *uid = str_or_empty(pvc, "metadata.uid");
+        const char *uid = json_path_string_or_empty(pvc, "metadata.uid");
         const char *request = request_of(pvc);
-        const json_t *pv = json_object_get(volumes, str_or_empty(pvc, "spec.volumeName"));
+        const json_t *pv =
+                json_object_get(volumes, json_path_string_or_empty(pvc, "spec.volumeName"));
         const char *cls = pvc_storage_class(pvc) ?: "";
         const json_t *slow = json_object_get(x->slow, uid);
         cleanup_free char *file = NULL;
@@ -535,7 +533,7 @@ static void sync_claim(struct volume_expander *x, const json_t *pvc, const json_
         }
         if (backing_off(x, pvc))
                 return;
-        file = pv_volume_file(x->data_dir, str_or_empty(pv, "spec.csi.volumeHandle"));
+        file = pv_volume_file(x->data_dir, json_path_string_or_empty(pv, "spec.csi.volumeHandle"));
         if (file && loopvol_sizes(file, &sizes, NULL) >= 0)
                 in.file_bytes = sizes.file_bytes;
         if (volume_expander_plan(&in, &plan) < 0)
@@ -575,7 +573,8 @@ static void expand_pass(struct volume_expander *x)
         json_t *pvc;
 
         json_object_foreach(claims, key, pvc) {
-                json_object_set_new(uids, str_or_empty(pvc, "metadata.uid"), json_true());
+                json_object_set_new(uids, json_path_string_or_empty(pvc, "metadata.uid"),
+                                    json_true());
                 sync_claim(x, pvc, volumes, classes);
         }
         forget_gone(x->final_errors, uids);
