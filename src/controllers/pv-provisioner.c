@@ -7,8 +7,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +22,7 @@
 #include "base/strbuf.h"
 #include "base/timeutil.h"
 #include "client/event.h"
+#include "controllers/controller-loop.h"
 #include "controllers/pv-provisioner.h"
 #include "node/volume/loopvol.h"
 
@@ -358,9 +357,7 @@ enum { COLL_CLAIMS, COLL_VOLUMES, COLL_CLASSES, COLL_PODS };
 
 struct pv_provisioner {
         char *data_dir;
-        struct informer *watch;
-        struct api_client *client;
-        pthread_t thread;
+        struct controller_loop loop;
         /* pass thread only: "<uid>/<reason>" -> message of the last event sent, so a state that
          * lasts is told once; "<uid>" -> [next attempt ms, delay ms] after a failure */
         json_t *told, *backoff;
@@ -376,7 +373,7 @@ static void tell(struct pv_provisioner *p, const json_t *obj, const char *type, 
         if (streq(json_string_value(json_object_get(p->told, key)) ?: "\001", message))
                 return;
         json_object_set_new(p->told, key, json_string(message));
-        (void) api_client_event(p->client, obj, type, reason, message, component, NULL, NULL);
+        (void) api_client_event(p->loop.client, obj, type, reason, message, component, NULL, NULL);
 }
 
 static bool backing_off(struct pv_provisioner *p, const json_t *obj)
@@ -425,7 +422,7 @@ static int put(struct pv_provisioner *p, size_t coll, json_t *obj, bool status, 
         long code = 0;
         int r;
 
-        r = api_client_request(p->client, "PUT", path, "application/json", body, strlen(body),
+        r = api_client_request(p->loop.client, "PUT", path, "application/json", body, strlen(body),
                                &code, &resp, NULL);
         if (r < 0)
                 return r;
@@ -435,7 +432,7 @@ static int put(struct pv_provisioner *p, size_t coll, json_t *obj, bool status, 
                                     json_string_value(json_object_get(resp, "message")) ?: "");
                 return code == 409 ? -EAGAIN : -EIO;
         }
-        informer_store(p->watch, coll, resp);
+        informer_store(p->loop.watch, coll, resp);
         if (ret)
                 *ret = TAKE_PTR(resp);
         return 0;
@@ -474,7 +471,7 @@ static void reschedule(struct pv_provisioner *p, const json_t *claim, const char
         cleanup_json json_t *copy = json_deep_copy(claim);
 
         log_failure("provision", claim, message);
-        (void) api_client_event(p->client, claim, "Warning", "ProvisioningFailed", message,
+        (void) api_client_event(p->loop.client, claim, "Warning", "ProvisioningFailed", message,
                                 PV_LOCAL_LOOP_PROVISIONER, NULL, NULL);
         back_off(p, claim);
         json_object_del(json_path(copy, "metadata.annotations"), PV_ANN_SELECTED_NODE);
@@ -491,7 +488,7 @@ static int selected_node_exists(struct pv_provisioner *p, const json_t *claim, c
         long code = 0;
         int r;
 
-        r = api_client_request(p->client, "GET", path, NULL, NULL, 0, &code, &resp, &err);
+        r = api_client_request(p->loop.client, "GET", path, NULL, NULL, 0, &code, &resp, &err);
         if (r >= 0 && (code == 200 || code == 404))
                 return code == 200;
         msg = xasprintf("failed to get target node: %s",
@@ -555,7 +552,7 @@ static void provision(struct pv_provisioner *p, const json_t *claim, const json_
                         return;
                 }
                 log_failure("provision", claim, msg);
-                (void) api_client_event(p->client, claim, "Warning", "ProvisioningFailed", msg,
+                (void) api_client_event(p->loop.client, claim, "Warning", "ProvisioningFailed", msg,
                                         PV_LOCAL_LOOP_PROVISIONER, NULL, NULL);
                 back_off(p, claim);
                 return;
@@ -563,8 +560,8 @@ static void provision(struct pv_provisioner *p, const json_t *claim, const json_
         fault_point("pv-provisioner-created");
         pv = pv_build_volume(claim, sc, sizes.file_bytes, node);
         body = json_dump_compact(pv);
-        r = api_client_request(p->client, "POST", "/api/v1/persistentvolumes", "application/json",
-                               body, strlen(body), &code, &resp, NULL);
+        r = api_client_request(p->loop.client, "POST", "/api/v1/persistentvolumes",
+                               "application/json", body, strlen(body), &code, &resp, NULL);
         if (r < 0 || (code != 201 && code != 409)) {
                 free(msg);
                 msg = xasprintf("failed to provision volume with StorageClass \"%s\": creating "
@@ -577,7 +574,7 @@ static void provision(struct pv_provisioner *p, const json_t *claim, const json_
                 return;
         }
         if (code == 201)
-                informer_store(p->watch, COLL_VOLUMES, resp);
+                informer_store(p->loop.watch, COLL_VOLUMES, resp);
         json_object_del(p->backoff, json_path_string_or_empty(claim, "metadata.uid"));
         free(msg);
         msg = xasprintf("Successfully provisioned volume %s", handle);
@@ -633,7 +630,7 @@ static void claim_lost(struct pv_provisioner *p, const json_t *claim)
         json_object_set_new(json_object_ensure(c, "status"), "phase", json_string("Lost"));
         if (put(p, COLL_CLAIMS, c, true, NULL) < 0)
                 return;
-        (void) api_client_event(p->client, claim, "Warning", "ClaimLost",
+        (void) api_client_event(p->loop.client, claim, "Warning", "ClaimLost",
                                 "Bound claim has lost its PersistentVolume. Data on the volume is "
                                 "lost!",
                                 PV_CONTROLLER, NULL, NULL);
@@ -686,7 +683,7 @@ static int delete_volume_object(struct pv_provisioner *p, const json_t *pv)
         long code = 0;
         int r;
 
-        r = api_client_request(p->client, "DELETE", path, NULL, NULL, 0, &code, &resp, NULL);
+        r = api_client_request(p->loop.client, "DELETE", path, NULL, NULL, 0, &code, &resp, NULL);
         if (r < 0)
                 return r;
         return code == 200 || code == 202 || code == 404 ? 0 : -EIO;
@@ -831,12 +828,13 @@ static void sweep_orphans(struct pv_provisioner *p, const json_t *claim_uids, co
         closedir(dir);
 }
 
-static void provision_pass(struct pv_provisioner *p)
+static void provision_pass(void *ctx)
 {
-        cleanup_json json_t *claims = informer_snapshot(p->watch, COLL_CLAIMS);
-        cleanup_json json_t *volumes = informer_snapshot(p->watch, COLL_VOLUMES);
-        cleanup_json json_t *classes = informer_snapshot(p->watch, COLL_CLASSES);
-        cleanup_json json_t *pod_map = informer_snapshot(p->watch, COLL_PODS);
+        struct pv_provisioner *p = ctx;
+        cleanup_json json_t *claims = informer_snapshot(p->loop.watch, COLL_CLAIMS);
+        cleanup_json json_t *volumes = informer_snapshot(p->loop.watch, COLL_VOLUMES);
+        cleanup_json json_t *classes = informer_snapshot(p->loop.watch, COLL_CLASSES);
+        cleanup_json json_t *pod_map = informer_snapshot(p->loop.watch, COLL_PODS);
         cleanup_json json_t *pods = json_array(), *uids = json_object();
         const char *key;
         json_t *obj;
@@ -863,21 +861,14 @@ static void provision_pass(struct pv_provisioner *p)
         }
 }
 
-static void *pass_main(void *arg)
+static void pv_provisioner_release(void *ctx)
 {
-        struct pv_provisioner *p = arg;
+        struct pv_provisioner *p = ctx;
 
-        do {
-                if (informer_synced(p->watch))
-                        provision_pass(p);
-        } while (informer_wait(p->watch, PASS_PERIOD_MS));
-        informer_stop(p->watch);
-        api_client_free(p->client);
         json_decref(p->told);
         json_decref(p->backoff);
         free(p->data_dir);
         free(p);
-        return NULL;
 }
 
 int pv_provisioner_start(const struct api_client_options *o, const char *data_dir,
@@ -887,36 +878,29 @@ int pv_provisioner_start(const struct api_client_options *o, const char *data_di
                                              "/api/v1/persistentvolumes",
                                              "/apis/storage.k8s.io/v1/storageclasses",
                                              "/api/v1/pods", NULL };
+        const struct controller_loop_def def = { .paths = paths,
+                                                 .period_ms = PASS_PERIOD_MS,
+                                                 .pass = provision_pass,
+                                                 .release = pv_provisioner_release };
         struct pv_provisioner *p = xcalloc(1, sizeof(*p));
         int r;
 
-        r = api_client_new(o, &p->client, reterr);
-        if (r >= 0)
-                r = informer_start(o, &(struct informer_options){ .paths = paths }, &p->watch,
-                                   reterr);
-        if (r < 0) {
-                api_client_free(p->client);
-                free(p);
-                return r;
-        }
         p->data_dir = xstrdup(data_dir);
         p->told = json_object();
         p->backoff = json_object();
-        if (pthread_create(&p->thread, NULL, pass_main, p) != 0 || pthread_detach(p->thread) != 0)
-                abort(); /* only when the process is out of resources */
+        r = controller_loop_start(o, &def, p, &p->loop, reterr);
+        if (r < 0) {
+                pv_provisioner_release(p);
+                return r;
+        }
         *ret = p;
         return 0;
 }
 
 struct pv_provisioner *pv_provisioner_stop(struct pv_provisioner *p)
 {
-        if (!p)
-                return NULL;
-        /* The pass thread ends at once (or after the step it is in) and frees the provisioner;
-         * the watch threads end at their next event or timeout. A reference of our own keeps
-         * the watch alive while we wake them. */
-        struct informer *w = p->watch;
-        informer_ref(w);
-        informer_stop(w);
+        /* the pass thread ends after the pass it is in and frees the controller */
+        if (p)
+                controller_loop_stop(&p->loop);
         return NULL;
 }

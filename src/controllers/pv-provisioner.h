@@ -17,7 +17,6 @@
 
 #include "base/error.h"
 #include "client/client.h"
-#include "client/informer.h"
 
 /* The provisioner's name (StorageClass provisioner, the provisioned-by annotation). */
 #define PV_LOCAL_LOOP_PROVISIONER "flexlet.io/local-loop"
@@ -121,7 +120,7 @@ struct pv_provisioner;
 /* Starts the provisioner. data_dir is the server's: volumes go to DATA_DIR/volumes/. */
 int pv_provisioner_start(const struct api_client_options *o, const char *data_dir,
                          struct pv_provisioner **ret, struct error **reterr);
-/* Stops it (the threads end on their own, see informer_stop); NULL-safe, returns NULL. */
+/* Stops it (the pass thread ends after the step it is in); NULL-safe, returns NULL. */
 struct pv_provisioner *pv_provisioner_stop(struct pv_provisioner *p);
 
 #endif

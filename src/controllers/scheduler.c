@@ -5,7 +5,6 @@
  * until the provisioner has bound them. Level-based: every pass looks at every unscheduled pod
  * in its informer (client/informer.h), so a missed event costs a pass, not a pod. */
 #include <errno.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +18,7 @@
 #include "base/timeutil.h"
 #include "client/event.h"
 #include "controllers/pv-provisioner.h"
+#include "controllers/controller-loop.h"
 #include "controllers/scheduler.h"
 #include "controllers/volume-binding.h"
 
@@ -36,9 +36,7 @@
 enum { COLL_PODS, COLL_CLAIMS, COLL_VOLUMES, COLL_CLASSES };
 
 struct scheduler {
-        struct informer *watch;    /* pods, claims, volumes, classes */
-        struct api_client *client; /* the pass thread's requests */
-        pthread_t thread;
+        struct controller_loop loop; /* pods, claims, volumes, classes */
         /* pass thread only. assumed: "ns/name" -> {"uid", "node", "bound": the binding was
          * posted, "claims": {claim name: version of our write or 0}, "since": ms}, a
          * pod counted on its node before the watch shows spec.nodeName (K8S: the scheduler
@@ -365,10 +363,10 @@ static void report_failure(struct scheduler *s, const json_t *pod, const char *r
         path = xasprintf("/api/v1/namespaces/%s/pods/%s/status",
                          json_path_string(pod, "metadata.namespace"),
                          json_path_string(pod, "metadata.name"));
-        (void) api_client_request(s->client, "PATCH", path,
+        (void) api_client_request(s->loop.client, "PATCH", path,
                                   "application/strategic-merge-patch+json", body, strlen(body),
                                   &status, &resp, NULL);
-        (void) api_client_event(s->client, pod, "Warning", "FailedScheduling", message,
+        (void) api_client_event(s->loop.client, pod, "Warning", "FailedScheduling", message,
                                 SCHEDULER_NAME, NULL, NULL);
 }
 
@@ -410,7 +408,7 @@ static int bind_pod(struct scheduler *s, const json_t *pod, const char *node)
                       "v1", "kind", "Node", "name", node);
         body = json_dump_compact(b);
         path = xasprintf("/api/v1/namespaces/%s/pods/%s/binding", ns, name);
-        if (api_client_request(s->client, "POST", path, "application/json", body, strlen(body),
+        if (api_client_request(s->loop.client, "POST", path, "application/json", body, strlen(body),
                                &status, &resp, NULL) < 0 ||
             status != 201) {
                 /* the next pass sees the pod as it is now (bound elsewhere, deleted) */
@@ -421,8 +419,8 @@ static int bind_pod(struct scheduler *s, const json_t *pod, const char *node)
         assume(s, pod, node, true, NULL);
         json_object_del(s->backoff, key);
         msg = xasprintf("Successfully assigned %s/%s to %s", ns, name, node);
-        (void) api_client_event(s->client, pod, "Normal", "Scheduled", msg, SCHEDULER_NAME, NULL,
-                                NULL);
+        (void) api_client_event(s->loop.client, pod, "Normal", "Scheduled", msg, SCHEDULER_NAME,
+                                NULL, NULL);
         return 0;
 }
 
@@ -443,13 +441,13 @@ static json_t *select_node(struct scheduler *s, const json_t *claim, const char 
         path = xasprintf("/api/v1/namespaces/%s/persistentvolumeclaims/%s",
                          json_path_string_or_empty(claim, "metadata.namespace"),
                          json_path_string_or_empty(claim, "metadata.name"));
-        r = api_client_request(s->client, "PATCH", path, "application/merge-patch+json", body,
+        r = api_client_request(s->loop.client, "PATCH", path, "application/merge-patch+json", body,
                                strlen(body), &status, &resp, &err);
         if (r < 0 || status != 200) {
                 *ret_why = answer_message(r, status, resp, err);
                 return NULL;
         }
-        informer_store(s->watch, COLL_CLAIMS, resp);
+        informer_store(s->loop.watch, COLL_CLAIMS, resp);
         return TAKE_PTR(resp);
 }
 
@@ -582,12 +580,13 @@ static bool wants_scheduling(struct scheduler *s, const char *key, const json_t 
                !json_object_get(s->assumed, key) && !backing_off(s, key);
 }
 
-static void schedule_pass(struct scheduler *s)
+static void schedule_pass(void *ctx)
 {
-        cleanup_json json_t *pod_map = informer_snapshot(s->watch, COLL_PODS);
-        cleanup_json json_t *claims = informer_snapshot(s->watch, COLL_CLAIMS);
-        cleanup_json json_t *volumes = informer_snapshot(s->watch, COLL_VOLUMES);
-        cleanup_json json_t *classes = informer_snapshot(s->watch, COLL_CLASSES);
+        struct scheduler *s = ctx;
+        cleanup_json json_t *pod_map = informer_snapshot(s->loop.watch, COLL_PODS);
+        cleanup_json json_t *claims = informer_snapshot(s->loop.watch, COLL_CLAIMS);
+        cleanup_json json_t *volumes = informer_snapshot(s->loop.watch, COLL_VOLUMES);
+        cleanup_json json_t *classes = informer_snapshot(s->loop.watch, COLL_CLASSES);
         cleanup_json json_t *nodes_list = NULL, *pods = json_array(), *pending = json_array();
         struct vb_objects o = { .claims = claims, .volumes = volumes, .classes = classes };
         const char *key;
@@ -605,7 +604,7 @@ static void schedule_pass(struct scheduler *s)
         }
         if (!work)
                 return;
-        if (api_client_request(s->client, "GET", "/api/v1/nodes", NULL, NULL, 0, &status,
+        if (api_client_request(s->loop.client, "GET", "/api/v1/nodes", NULL, NULL, 0, &status,
                                &nodes_list, NULL) < 0 ||
             status != 200)
                 return;
@@ -629,20 +628,13 @@ static void schedule_pass(struct scheduler *s)
         }
 }
 
-static void *pass_main(void *arg)
+static void scheduler_release(void *ctx)
 {
-        struct scheduler *s = arg;
+        struct scheduler *s = ctx;
 
-        do {
-                if (informer_synced(s->watch))
-                        schedule_pass(s);
-        } while (informer_wait(s->watch, PASS_PERIOD_MS));
-        informer_stop(s->watch);
-        api_client_free(s->client);
         json_decref(s->assumed);
         json_decref(s->backoff);
         free(s);
-        return NULL;
 }
 
 int scheduler_start(const struct api_client_options *o, struct scheduler **ret,
@@ -651,37 +643,28 @@ int scheduler_start(const struct api_client_options *o, struct scheduler **ret,
         static const char *const paths[] = { "/api/v1/pods", "/api/v1/persistentvolumeclaims",
                                              "/api/v1/persistentvolumes",
                                              "/apis/storage.k8s.io/v1/storageclasses", NULL };
+        const struct controller_loop_def def = { .paths = paths,
+                                                 .period_ms = PASS_PERIOD_MS,
+                                                 .pass = schedule_pass,
+                                                 .release = scheduler_release };
         struct scheduler *s = xcalloc(1, sizeof(*s));
         int r;
 
-        r = api_client_new(o, &s->client, reterr);
-        if (r >= 0)
-                r = informer_start(o, &(struct informer_options){ .paths = paths }, &s->watch,
-                                   reterr);
-        if (r < 0) {
-                api_client_free(s->client);
-                free(s);
-                return r;
-        }
         s->assumed = json_object();
         s->backoff = json_object();
-        if (pthread_create(&s->thread, NULL, pass_main, s) != 0 || pthread_detach(s->thread) != 0)
-                abort(); /* only when the process is out of resources */
+        r = controller_loop_start(o, &def, s, &s->loop, reterr);
+        if (r < 0) {
+                scheduler_release(s);
+                return r;
+        }
         *ret = s;
         return 0;
 }
 
 struct scheduler *scheduler_stop(struct scheduler *s)
 {
-        struct informer *w;
-
-        if (!s)
-                return NULL;
-        /* The pass thread ends at once (or after the pass it is in) and frees the scheduler; the
-         * watch threads end at their next event or timeout. A reference of our own keeps the
-         * watch alive while we wake them. */
-        w = s->watch;
-        informer_ref(w);
-        informer_stop(w);
+        /* the pass thread ends after the pass it is in and frees the scheduler */
+        if (s)
+                controller_loop_stop(&s->loop);
         return NULL;
 }

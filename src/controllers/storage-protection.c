@@ -4,7 +4,6 @@
  * itself: the API server removes an object whose last finalizer goes. The list + watch cache is
  * an informer (client/informer.h). */
 #include <errno.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +13,7 @@
 #include "base/json.h"
 #include "base/timeutil.h"
 #include "controllers/pv-provisioner.h"
+#include "controllers/controller-loop.h"
 #include "controllers/storage-protection.h"
 
 #define PASS_PERIOD_MS 2000
@@ -158,10 +158,8 @@ json_t *storage_protection_set_finalizer(const json_t *obj, const char *finalize
 /* ---- the controller ---- */
 
 struct storage_protection {
-        struct api_client *client;
-        struct informer *watch;
+        struct controller_loop loop;
         json_t *backoff; /* uid -> [next attempt ms, delay ms] after a failed write or list */
-        pthread_t thread;
 };
 
 static void log_failure(const json_t *obj, const char *message)
@@ -219,7 +217,7 @@ static void write_finalizer(struct storage_protection *x, size_t coll, const jso
         cleanup_free char *msg = NULL;
         long code = 0;
 
-        if (api_client_request(x->client, "PUT", path, "application/json", body, strlen(body),
+        if (api_client_request(x->loop.client, "PUT", path, "application/json", body, strlen(body),
                                &code, &resp, &err) < 0) {
                 failed(x, obj, err->message);
                 return;
@@ -238,7 +236,7 @@ static void write_finalizer(struct storage_protection *x, size_t coll, const jso
          * DELETED event then clears the cache) */
         if (!json_path(resp, "metadata.deletionTimestamp") ||
             json_array_size(json_path(resp, "metadata.finalizers")) > 0)
-                informer_store(x->watch, coll, resp);
+                informer_store(x->loop.watch, coll, resp);
 }
 
 /* K8S askAPIServer with LazyLivePodList: the pods of ns as the server has them now, listed at
@@ -255,7 +253,8 @@ static const json_t *live_pods(struct storage_protection *x, json_t *live, const
         if (have)
                 return have;
         path = xasprintf("/api/v1/namespaces/%s/pods", ns);
-        if (api_client_request(x->client, "GET", path, NULL, NULL, 0, &code, &list, reterr) < 0)
+        if (api_client_request(x->loop.client, "GET", path, NULL, NULL, 0, &code, &list, reterr) <
+            0)
                 return NULL;
         items = json_object_get(list, "items");
         if (code != 200 || !json_is_array(items)) {
@@ -304,11 +303,12 @@ static void sync_volume(struct storage_protection *x, const json_t *pv)
                         step == STORAGE_PROTECTION_ADD);
 }
 
-static void protection_pass(struct storage_protection *x)
+static void protection_pass(void *ctx)
 {
-        cleanup_json json_t *claims = informer_snapshot(x->watch, COLL_CLAIMS);
-        cleanup_json json_t *volumes = informer_snapshot(x->watch, COLL_VOLUMES);
-        cleanup_json json_t *pods = informer_snapshot(x->watch, COLL_PODS);
+        struct storage_protection *x = ctx;
+        cleanup_json json_t *claims = informer_snapshot(x->loop.watch, COLL_CLAIMS);
+        cleanup_json json_t *volumes = informer_snapshot(x->loop.watch, COLL_VOLUMES);
+        cleanup_json json_t *pods = informer_snapshot(x->loop.watch, COLL_PODS);
         cleanup_json json_t *live = json_object(), *uids = json_object();
         const char *key;
         json_t *obj, *tmp;
@@ -330,19 +330,12 @@ static void protection_pass(struct storage_protection *x)
         }
 }
 
-static void *pass_main(void *arg)
+static void storage_protection_release(void *ctx)
 {
-        struct storage_protection *x = arg;
+        struct storage_protection *x = ctx;
 
-        do {
-                if (informer_synced(x->watch))
-                        protection_pass(x);
-        } while (informer_wait(x->watch, PASS_PERIOD_MS));
-        informer_stop(x->watch);
-        api_client_free(x->client);
         json_decref(x->backoff);
         free(x);
-        return NULL;
 }
 
 int storage_protection_start(const struct api_client_options *o, struct storage_protection **ret,
@@ -350,35 +343,27 @@ int storage_protection_start(const struct api_client_options *o, struct storage_
 {
         static const char *const paths[] = { "/api/v1/persistentvolumeclaims",
                                              "/api/v1/persistentvolumes", "/api/v1/pods", NULL };
+        const struct controller_loop_def def = { .paths = paths,
+                                                 .period_ms = PASS_PERIOD_MS,
+                                                 .pass = protection_pass,
+                                                 .release = storage_protection_release };
         struct storage_protection *x = xcalloc(1, sizeof(*x));
         int r;
 
-        r = api_client_new(o, &x->client, reterr);
-        if (r >= 0)
-                r = informer_start(o, &(struct informer_options){ .paths = paths }, &x->watch,
-                                   reterr);
+        x->backoff = json_object();
+        r = controller_loop_start(o, &def, x, &x->loop, reterr);
         if (r < 0) {
-                api_client_free(x->client);
-                free(x);
+                storage_protection_release(x);
                 return r;
         }
-        x->backoff = json_object();
-        if (pthread_create(&x->thread, NULL, pass_main, x) != 0 || pthread_detach(x->thread) != 0)
-                abort(); /* only when the process is out of resources */
         *ret = x;
         return 0;
 }
 
 struct storage_protection *storage_protection_stop(struct storage_protection *x)
 {
-        struct informer *w;
-
-        if (!x)
-                return NULL;
-        /* as pv_provisioner_stop: the pass thread frees the controller once woken; a reference of
-         * our own keeps the watch alive while we wake it */
-        w = x->watch;
-        informer_ref(w);
-        informer_stop(w);
+        /* the pass thread ends after the pass it is in and frees the controller */
+        if (x)
+                controller_loop_stop(&x->loop);
         return NULL;
 }

@@ -10,6 +10,7 @@
 #include "base/alloc.h"
 #include "base/json.h"
 #include "controllers/node-affinity.h"
+#include "client/informer.h"
 #include "controllers/pv-provisioner.h"
 #include "controllers/volume-binding.h"
 

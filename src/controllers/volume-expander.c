@@ -4,7 +4,6 @@
  * touches the filesystem (the node agent grows it) and never shrinks anything. */
 #include <errno.h>
 #include <inttypes.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +17,7 @@
 #include "base/timeutil.h"
 #include "client/event.h"
 #include "controllers/pv-provisioner.h"
+#include "controllers/controller-loop.h"
 #include "controllers/volume-expander.h"
 #include "node/volume/loopvol.h"
 #include "node/volume/storage-metrics.h"
@@ -288,10 +288,8 @@ enum { COLL_CLAIMS, COLL_VOLUMES, COLL_CLASSES };
 
 struct volume_expander {
         char *data_dir;
-        struct informer *watch;
+        struct controller_loop loop;
         struct metric *operations; /* storage_operation_duration_seconds, or NULL */
-        struct api_client *client;
-        pthread_t thread;
         /* pass thread only, by claim uid: */
         json_t *final_errors; /* uid -> true: the last attempt ended in a final error */
         json_t *slow;         /* uid -> monotonic ms until which an infeasible size waits */
@@ -322,7 +320,7 @@ static int put(struct volume_expander *x, size_t coll, const char *path, const j
         long code = 0;
         int r;
 
-        r = api_client_request(x->client, "PUT", path, "application/json", body, strlen(body),
+        r = api_client_request(x->loop.client, "PUT", path, "application/json", body, strlen(body),
                                &code, &resp, reterr);
         if (r < 0)
                 return r;
@@ -331,7 +329,7 @@ static int put(struct volume_expander *x, size_t coll, const char *path, const j
         if (code != 200)
                 return error_set(reterr, EIO, "update \"%s\": HTTP %ld: %s", path, code,
                                  json_string_value(json_object_get(resp, "message")) ?: "");
-        informer_store(x->watch, coll, resp);
+        informer_store(x->loop.watch, coll, resp);
         if (ret)
                 *ret = TAKE_PTR(resp);
         return 0;
@@ -356,8 +354,8 @@ static int put_claim_status_anyway(struct volume_expander *x, const json_t *pvc,
                 cleanup_json json_t *fresh = NULL, *again = NULL;
                 long code = 0;
 
-                if (api_client_request(x->client, "GET", get, NULL, NULL, 0, &code, &fresh, NULL) <
-                            0 ||
+                if (api_client_request(x->loop.client, "GET", get, NULL, NULL, 0, &code, &fresh,
+                                       NULL) < 0 ||
                     code != 200)
                         return -EIO;
                 again = change(fresh, message, flag, now);
@@ -397,7 +395,7 @@ static void back_off(struct volume_expander *x, const json_t *pvc)
 static void resize_failed(struct volume_expander *x, const json_t *pvc, const char *message)
 {
         log_failure(pvc, message);
-        (void) api_client_event(x->client, pvc, "Warning", "VolumeResizeFailed", message,
+        (void) api_client_event(x->loop.client, pvc, "Warning", "VolumeResizeFailed", message,
                                 RESIZER_COMPONENT, NULL, NULL);
         back_off(x, pvc);
 }
@@ -431,8 +429,8 @@ static void expand(struct volume_expander *x, const json_t *pvc, const json_t *p
                 return;
         }
         msg = xasprintf("External resizer is resizing volume %s", pv_name);
-        (void) api_client_event(x->client, marked, "Normal", "Resizing", msg, RESIZER_COMPONENT,
-                                NULL, NULL);
+        (void) api_client_event(x->loop.client, marked, "Normal", "Resizing", msg,
+                                RESIZER_COMPONENT, NULL, NULL);
 
         /* 2. the file, then the loop device when attached (idempotent: a file grown before a
          * crash is just brought to the device) */
@@ -493,7 +491,7 @@ static void expand(struct volume_expander *x, const json_t *pvc, const json_t *p
                 return;
         }
         json_object_del(x->backoff, uid);
-        (void) api_client_event(x->client, marked, "Normal", "FileSystemResizeRequired",
+        (void) api_client_event(x->loop.client, marked, "Normal", "FileSystemResizeRequired",
                                 "Require file system resize of volume on node", RESIZER_COMPONENT,
                                 NULL, NULL);
 }
@@ -527,7 +525,7 @@ static void sync_claim(struct volume_expander *x, const json_t *pvc, const json_
         if (json_path(pv, "spec.csi") &&
             !streq(json_string_value(json_object_get(x->told, uid)) ?: "", request)) {
                 json_object_set_new(x->told, uid, json_string(request));
-                (void) api_client_event(x->client, pvc, "Warning", "ExternalExpanding",
+                (void) api_client_event(x->loop.client, pvc, "Warning", "ExternalExpanding",
                                         "waiting for an external controller to expand this PVC",
                                         EXPAND_COMPONENT, NULL, NULL);
         }
@@ -563,11 +561,12 @@ static void forget_gone(json_t *memory, const json_t *uids)
         }
 }
 
-static void expand_pass(struct volume_expander *x)
+static void expand_pass(void *ctx)
 {
-        cleanup_json json_t *claims = informer_snapshot(x->watch, COLL_CLAIMS);
-        cleanup_json json_t *volumes = informer_snapshot(x->watch, COLL_VOLUMES);
-        cleanup_json json_t *classes = informer_snapshot(x->watch, COLL_CLASSES);
+        struct volume_expander *x = ctx;
+        cleanup_json json_t *claims = informer_snapshot(x->loop.watch, COLL_CLAIMS);
+        cleanup_json json_t *volumes = informer_snapshot(x->loop.watch, COLL_VOLUMES);
+        cleanup_json json_t *classes = informer_snapshot(x->loop.watch, COLL_CLASSES);
         cleanup_json json_t *uids = json_object();
         const char *key;
         json_t *pvc;
@@ -583,23 +582,16 @@ static void expand_pass(struct volume_expander *x)
         forget_gone(x->told, uids);
 }
 
-static void *pass_main(void *arg)
+static void volume_expander_release(void *ctx)
 {
-        struct volume_expander *x = arg;
+        struct volume_expander *x = ctx;
 
-        do {
-                if (informer_synced(x->watch))
-                        expand_pass(x);
-        } while (informer_wait(x->watch, PASS_PERIOD_MS));
-        informer_stop(x->watch);
-        api_client_free(x->client);
         json_decref(x->final_errors);
         json_decref(x->slow);
         json_decref(x->backoff);
         json_decref(x->told);
         free(x->data_dir);
         free(x);
-        return NULL;
 }
 
 int volume_expander_start(const struct api_client_options *o, const char *data_dir,
@@ -609,6 +601,10 @@ int volume_expander_start(const struct api_client_options *o, const char *data_d
         static const char *const paths[] = { "/api/v1/persistentvolumeclaims",
                                              "/api/v1/persistentvolumes",
                                              "/apis/storage.k8s.io/v1/storageclasses", NULL };
+        const struct controller_loop_def def = { .paths = paths,
+                                                 .period_ms = PASS_PERIOD_MS,
+                                                 .pass = expand_pass,
+                                                 .release = volume_expander_release };
         struct volume_expander *x = xcalloc(1, sizeof(*x));
         int r;
 
@@ -619,35 +615,24 @@ int volume_expander_start(const struct api_client_options *o, const char *data_d
                         return -EINVAL;
                 }
         }
-        r = api_client_new(o, &x->client, reterr);
-        if (r >= 0)
-                r = informer_start(o, &(struct informer_options){ .paths = paths }, &x->watch,
-                                   reterr);
-        if (r < 0) {
-                api_client_free(x->client);
-                free(x);
-                return r;
-        }
         x->data_dir = xstrdup(data_dir);
         x->final_errors = json_object();
         x->slow = json_object();
         x->backoff = json_object();
         x->told = json_object();
-        if (pthread_create(&x->thread, NULL, pass_main, x) != 0 || pthread_detach(x->thread) != 0)
-                abort(); /* only when the process is out of resources */
+        r = controller_loop_start(o, &def, x, &x->loop, reterr);
+        if (r < 0) {
+                volume_expander_release(x);
+                return r;
+        }
         *ret = x;
         return 0;
 }
 
 struct volume_expander *volume_expander_stop(struct volume_expander *x)
 {
-        struct informer *w;
-
-        if (!x)
-                return NULL;
-        /* as pv_provisioner_stop: the pass thread frees the expander once woken */
-        w = x->watch;
-        informer_ref(w);
-        informer_stop(w);
+        /* the pass thread ends after the pass it is in and frees the controller */
+        if (x)
+                controller_loop_stop(&x->loop);
         return NULL;
 }

@@ -1,0 +1,61 @@
+/* controller-loop.c: the pass thread behind controller-loop.h. */
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "base/alloc.h"
+#include "controllers/controller-loop.h"
+
+struct loop_thread {
+        struct controller_loop_def def;
+        void *ctx;
+        struct controller_loop *loop;
+};
+
+static void *loop_main(void *arg)
+{
+        struct loop_thread *t = arg;
+        struct controller_loop *loop = t->loop;
+
+        do {
+                if (informer_synced(loop->watch))
+                        t->def.pass(t->ctx);
+        } while (informer_wait(loop->watch, t->def.period_ms));
+        informer_stop(loop->watch);
+        api_client_free(loop->client);
+        t->def.release(t->ctx);
+        free(t);
+        return NULL;
+}
+
+int controller_loop_start(const struct api_client_options *o, const struct controller_loop_def *def,
+                          void *ctx, struct controller_loop *loop, struct error **reterr)
+{
+        struct loop_thread *t;
+        pthread_t thread;
+        int r;
+
+        *loop = (struct controller_loop){ 0 };
+        r = api_client_new(o, &loop->client, reterr);
+        if (r >= 0)
+                r = informer_start(o, &(struct informer_options){ .paths = def->paths },
+                                   &loop->watch, reterr);
+        if (r < 0) {
+                loop->client = api_client_free(loop->client);
+                return r;
+        }
+        t = xcalloc(1, sizeof(*t));
+        *t = (struct loop_thread){ .def = *def, .ctx = ctx, .loop = loop };
+        if (pthread_create(&thread, NULL, loop_main, t) != 0 || pthread_detach(thread) != 0)
+                abort(); /* only when the process is out of resources */
+        return 0;
+}
+
+void controller_loop_stop(struct controller_loop *loop)
+{
+        /* The pass thread may free loop (with its controller) as soon as the informer is
+         * stopped: a reference of our own keeps the informer alive while we stop it. */
+        struct informer *w = loop->watch;
+
+        informer_ref(w);
+        informer_stop(w);
+}

@@ -1,0 +1,36 @@
+/* controller-loop.h: the shape every flexlet controller shares (scheduler, pv-provisioner,
+ * volume-expander, storage-protection): an informer over the collections it decides from, an API
+ * client for its writes, and a thread that runs its level-based pass once every collection is
+ * listed, then again after every change and at least every period, until stopped. A missed
+ * event therefore costs a pass, and a restarted controller picks up where it stopped. */
+#ifndef FLEXLET_CONTROLLERS_CONTROLLER_LOOP_H
+#define FLEXLET_CONTROLLERS_CONTROLLER_LOOP_H
+
+#include "base/error.h"
+#include "client/client.h"
+#include "client/informer.h"
+
+/* Embedded in each controller's own struct, which the pass reads it from. */
+struct controller_loop {
+        struct informer *watch;    /* the collections, in the order of the paths given */
+        struct api_client *client; /* the pass thread's requests */
+};
+
+struct controller_loop_def {
+        const char *const *paths; /* informer collections, NULL-terminated */
+        long period_ms;           /* the longest time between two passes */
+        void (*pass)(void *ctx);
+        /* frees ctx (and the loop embedded in it is gone with it), on the pass thread after the
+         * last pass, once the informer and the client are released */
+        void (*release)(void *ctx);
+};
+
+/* Starts the informer and the pass thread of ctx, whose struct embeds loop. On failure nothing
+ * runs, loop is left empty, and ctx is the caller's to free. def is copied. */
+int controller_loop_start(const struct api_client_options *o, const struct controller_loop_def *def,
+                          void *ctx, struct controller_loop *loop, struct error **reterr);
+/* Stops the loop: the pass thread ends after the pass it is in and releases ctx; the informer's
+ * threads end at once. loop must not be used afterwards. */
+void controller_loop_stop(struct controller_loop *loop);
+
+#endif
