@@ -13,6 +13,8 @@
 #include "base/alloc.h"
 #include "base/json.h"
 
+#include "pod-fixtures.h"
+
 #define LABEL_MSG                                                                         \
  "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', " \
  "and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', " \
@@ -23,128 +25,6 @@
  "`spec.tolerations` (only additions to existing tolerations),"                            \
  "`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously "     \
  "negative)"
-
-/* ---- helpers ---- */
-
-/* Parses test JSON written with single quotes. */
-static json_t *jparse(const char *s)
-{
-        char *dup = xstrdup(s);
-        json_error_t e;
-        json_t *v;
-
-        for (char *p = dup; *p; p++)
-                if (*p == '\'')
-                        *p = '"';
-        v = json_loads(dup, JSON_DECODE_ANY, &e);
-        if (!v)
-                fail_msg("bad test json: %s: %s", e.text, dup);
-        free(dup);
-        return v;
-}
-
-/* Sets (or, with value NULL, deletes) the member at a path like "spec.containers[0].image". */
-static void jset(json_t *root, const char *path, const char *value)
-{
-        char *dup = xstrdup(path);
-        json_t *cur = root;
-        char *seg = dup;
-
-        for (;;) {
-                char *dot = strchr(seg, '.');
-                char *br = strchr(seg, '[');
-                bool last;
-                if (dot)
-                        *dot = '\0';
-                last = !dot;
-                if (br && (!dot || br < dot)) {
-                        size_t idx = strtoul(br + 1, NULL, 10);
-                        json_t *arr;
-                        *br = '\0';
-                        arr = json_object_get(cur, seg);
-                        if (!json_is_array(arr)) {
-                                arr = json_array();
-                                json_object_set_new(cur, seg, arr);
-                        }
-                        if (last) {
-                                if (!value)
-                                        json_array_remove(arr, idx);
-                                else if (idx >= json_array_size(arr))
-                                        json_array_append_new(arr, jparse(value));
-                                else
-                                        json_array_set_new(arr, idx, jparse(value));
-                                break;
-                        }
-                        if (idx >= json_array_size(arr))
-                                json_array_append_new(arr, json_object());
-                        cur = json_array_get(arr, idx);
-                } else if (last) {
-                        if (value)
-                                json_object_set_new(cur, seg, jparse(value));
-                        else
-                                json_object_del(cur, seg);
-                        break;
-                } else {
-                        cur = json_object_ensure(cur, seg);
-                }
-                seg = dot + 1;
-        }
-        free(dup);
-}
-
-struct edit {
-        const char *path;
-        const char *value; /* JSON with single quotes, or NULL to delete */
-};
-
-static void apply(json_t *root, const struct edit *edits)
-{
-        for (size_t i = 0; edits && edits[i].path; i++)
-                jset(root, edits[i].path, edits[i].value);
-}
-
-/* Compares the rendered errors with a NULL-terminated list, printing both on mismatch. */
-static void assert_errors(const char *name, const struct field_error_list *l,
-                          const char *const *want)
-{
-        size_t n = 0;
-        bool ok;
-
-        while (want[n])
-                n++;
-        ok = n == l->n;
-        for (size_t i = 0; ok && i < n; i++) {
-                char *got = field_error_string(&l->items[i]);
-                ok = strcmp(got, want[i]) == 0;
-                free(got);
-        }
-        if (!ok) {
-                print_message("case %s\n", name);
-                for (size_t i = 0; i < l->n; i++) {
-                        char *got = field_error_string(&l->items[i]);
-                        print_message("got[%zu]:  %s\n", i, got);
-                        free(got);
-                }
-                for (size_t i = 0; i < n; i++)
-                        print_message("want[%zu]: %s\n", i, want[i]);
-                fail();
-        }
-}
-
-static void assert_json(const json_t *got, const char *want_text)
-{
-        json_t *want = jparse(want_text);
-
-        if (!json_equal((json_t *) got, want)) {
-                char *g = json_dumps(got, JSON_SORT_KEYS | JSON_COMPACT);
-                char *w = json_dumps(want, JSON_SORT_KEYS | JSON_COMPACT);
-                print_message("got:  %s\nwant: %s\n", g, w);
-                free(g);
-                free(w);
-                fail();
-        }
-        json_decref(want);
-}
 
 /* ---- defaults ---- */
 
@@ -158,7 +38,7 @@ static void test_defaults_full(void **state)
         (void) state;
 
         pod_set_defaults(pod);
-        assert_json(pod,
+        assert_json(NULL, pod,
                     "{'metadata': {'name': 'a', 'namespace': 'd'}, 'spec': {"
                     "'containers': [{'name': 'c', 'image': 'nginx', 'imagePullPolicy': 'Always', "
                     "'terminationMessagePath': '/dev/termination-log', "
@@ -191,7 +71,7 @@ static void test_defaults_resources(void **state)
         (void) state;
 
         pod_set_defaults(pod);
-        assert_json(json_path(pod, "spec.containers"),
+        assert_json(NULL, json_path(pod, "spec.containers"),
                     "[{'name': 'c', 'image': 'x', 'imagePullPolicy': 'Always', "
                     "'terminationMessagePath': '/dev/termination-log', "
                     "'terminationMessagePolicy': 'File', 'resources': {'limits': {'cpu': '1', "
@@ -200,7 +80,8 @@ static void test_defaults_resources(void **state)
                     "'terminationMessagePath': '/dev/termination-log', "
                     "'terminationMessagePolicy': 'File', 'resources': {'requests': {'cpu': '1m', "
                     "'memory': '1.5'}, 'limits': {'cpu': '1m'}}}]");
-        assert_json(json_object_get(json_array_get(json_path(pod, "spec.initContainers"), 0),
+        assert_json(NULL,
+                    json_object_get(json_array_get(json_path(pod, "spec.initContainers"), 0),
                                     "resources"),
                     "{'limits': {'memory': '64Mi'}, 'requests': {'memory': '64Mi'}}");
         /* c is Burstable (requests below limits) */
@@ -264,27 +145,30 @@ static void test_defaults_misc(void **state)
         pod_set_defaults(pod);
         c = json_array_get(json_path(pod, "spec.containers"), 0);
         assert_string_equal(json_string_value(json_object_get(c, "imagePullPolicy")), "Never");
-        assert_json(json_object_get(c, "ports"),
+        assert_json(NULL, json_object_get(c, "ports"),
                     "[{'containerPort': 8080, 'protocol': 'UDP', 'hostPort': 8080}]");
-        assert_json(json_object_get(c, "livenessProbe"),
+        assert_json(NULL, json_object_get(c, "livenessProbe"),
                     "{'httpGet': {'port': 8080, 'path': '/', 'scheme': 'HTTP'}, "
                     "'timeoutSeconds': 1, 'periodSeconds': 10, 'successThreshold': 1, "
                     "'failureThreshold': 3}");
-        assert_json(json_path(json_array_get(json_object_get(c, "env"), 0), "valueFrom.fieldRef"),
+        assert_json(NULL,
+                    json_path(json_array_get(json_object_get(c, "env"), 0), "valueFrom.fieldRef"),
                     "{'fieldPath': 'metadata.name', 'apiVersion': 'v1'}");
-        assert_json(json_array_get(json_path(pod, "spec.volumes"), 0),
+        assert_json(NULL, json_array_get(json_path(pod, "spec.volumes"), 0),
                     "{'name': 'h', 'hostPath': {'path': '/tmp', 'type': ''}}");
         /* a PriorityClass is the admission plugin's business: no priority here */
         assert_null(json_path(pod, "spec.priority"));
         assert_null(json_path(pod, "spec.preemptionPolicy"));
         /* K8S: defaultPodRequests: pod-level requests follow pod-level limits */
-        assert_json(json_path(pod, "spec.resources"),
+        assert_json(NULL, json_path(pod, "spec.resources"),
                     "{'limits': {'cpu': '2', 'memory': '1Gi'}, 'requests': {'cpu': '2', "
                     "'memory': '1Gi'}}");
         /* status already set is left alone */
-        assert_json(json_path(pod, "status"), "{'phase': 'Running', 'qosClass': 'Guaranteed'}");
+        assert_json(NULL, json_path(pod, "status"),
+                    "{'phase': 'Running', 'qosClass': 'Guaranteed'}");
         pod_prepare_for_create(pod);
-        assert_json(json_path(pod, "status"), "{'phase': 'Pending', 'qosClass': 'Guaranteed'}");
+        assert_json(NULL, json_path(pod, "status"),
+                    "{'phase': 'Pending', 'qosClass': 'Guaranteed'}");
         assert_int_equal(json_integer_value(json_path(pod, "metadata.generation")), 1);
         json_decref(pod);
 }

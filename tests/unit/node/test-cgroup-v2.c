@@ -26,66 +26,13 @@
 #include "node/cgroup/cgroup.h"
 #include "node/resize.h"
 
+#include "fake-cgroupfs.h"
+
 struct fixture {
         char root[64];
         bool with_kill; /* the fake kernel offers cgroup.kill (Linux >= 5.14) */
         struct cgroup_manager *m;
 };
-
-/* ---- small file helpers ---- */
-
-static void put(const char *dir, const char *name, const char *text)
-{
-        char path[4096];
-        FILE *f;
-
-        snprintf(path, sizeof(path), "%s/%s", dir, name);
-        f = fopen(path, "w");
-        if (!f)
-                fail_msg("create %s: %s", path, strerror(errno));
-        fputs(text, f);
-        fclose(f);
-}
-
-static char *get(const char *dir, const char *name)
-{
-        char path[4096];
-        char *text = NULL;
-        size_t cap = 0;
-        ssize_t n;
-        FILE *f;
-
-        snprintf(path, sizeof(path), "%s/%s", dir, name);
-        f = fopen(path, "r");
-        if (!f)
-                return NULL;
-        n = getdelim(&text, &cap, '\0', f);
-        fclose(f);
-        if (n < 0) {
-                free(text);
-                return xstrdup("");
-        }
-        return text;
-}
-
-static void assert_file(const char *dir, const char *name, const char *want)
-{
-        char *got = get(dir, name);
-
-        if (!got)
-                fail_msg("%s/%s: missing", dir, name);
-        if (!streq(got, want))
-                fail_msg("%s/%s: got \"%s\", want \"%s\"", dir, name, got, want);
-        free(got);
-}
-
-static bool exists(const char *dir, const char *name)
-{
-        char path[4096];
-
-        snprintf(path, sizeof(path), "%s/%s", dir, name);
-        return access(path, F_OK) == 0;
-}
 
 /* ---- the fake kernel ---- */
 
@@ -109,18 +56,12 @@ static unsigned ctrl_bits(const char *text)
 static int fake_mkdir_at(int dirfd, const char *name, void *userdata)
 {
         struct fixture *fx = userdata;
-        char parent[4096], link[64];
-        char *sc, *dir;
+        char parent[4096];
+        char *sc, *dir = fake_mkdir(dirfd, name, parent, sizeof(parent));
         unsigned on;
-        ssize_t n;
 
-        if (mkdirat(dirfd, name, 0755) < 0)
+        if (!dir)
                 return -errno;
-        snprintf(link, sizeof(link), "/proc/self/fd/%d", dirfd);
-        n = readlink(link, parent, sizeof(parent) - 1);
-        assert_true(n > 0);
-        parent[n] = '\0';
-        dir = xasprintf("%s/%s", parent, name);
         /* kernel: a child's controllers are what its parent enabled for its subtree */
         sc = get(parent, "cgroup.subtree_control");
         on = ctrl_bits(sc);
@@ -148,52 +89,6 @@ static int fake_mkdir_at(int dirfd, const char *name, void *userdata)
                 put(dir, "pids.max", "max\n");
         free(dir);
         return 0;
-}
-
-/* The kernel refuses to remove a cgroup with children or processes (EBUSY) and takes its
- * interface files with it. */
-static int fake_rmdir_at(int parent, const char *name, void *userdata)
-{
-        int fd = openat(parent, name, O_RDONLY | O_DIRECTORY);
-        struct dirent *de;
-        char procs[64] = "";
-        DIR *d;
-        int pfd;
-
-        if (fd < 0)
-                return -errno;
-        pfd = openat(fd, "cgroup.procs", O_RDONLY);
-        if (pfd >= 0) {
-                ssize_t n = read(pfd, procs, sizeof(procs) - 1);
-                procs[n > 0 ? n : 0] = '\0';
-                close(pfd);
-        }
-        d = fdopendir(fd);
-        while ((de = readdir(d))) {
-                if (de->d_type == DT_DIR && !streq(de->d_name, ".") && !streq(de->d_name, "..")) {
-                        closedir(d);
-                        return -EBUSY;
-                }
-        }
-        if (procs[0]) {
-                closedir(d);
-                return -EBUSY;
-        }
-        rewinddir(d);
-        while ((de = readdir(d))) {
-                if (de->d_type == DT_REG)
-                        unlinkat(dirfd(d), de->d_name, 0);
-        }
-        closedir(d);
-        return unlinkat(parent, name, AT_REMOVEDIR) < 0 ? -errno : 0;
-}
-
-static void rm_rf(const char *path)
-{
-        char cmd[256];
-
-        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", path);
-        assert_int_equal(system(cmd), 0);
 }
 
 static int setup_tree(struct fixture *fx, const char *controllers)
