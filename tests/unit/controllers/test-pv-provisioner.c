@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "base/json.h"
+#include "client/informer.h"
 #include "controllers/pv-provisioner.h"
 
 #define UID "7f00-aa"
