@@ -610,17 +610,23 @@ static void schedule_pass(void *ctx)
                 return;
         nodes = json_object_get(nodes_list, "items");
         finish_waiting(s, pod_map, nodes, &o);
-        /* the pass's own copies: assumed pods count on their node, and so does each pod this
-         * pass places, for the pods after it */
+        /* the pass's own copies of the pods it changes: assumed pods count on their node, and
+         * so does each pod this pass places, for the pods after it; the others are shared with
+         * the informer, unchanged */
         json_object_foreach(pod_map, key, pod) {
-                json_t *copy = json_deep_copy(pod);
+                json_t *copy;
 
                 a = json_object_get(s->assumed, key);
-                if (a)
+                if (a) {
+                        copy = json_deep_copy(pod);
                         json_object_set(json_object_ensure(copy, "spec"), "nodeName",
                                         json_object_get(a, "node"));
-                else if (wants_scheduling(s, key, pod))
+                } else if (wants_scheduling(s, key, pod)) {
+                        copy = json_deep_copy(pod);
                         json_array_append(pending, copy);
+                } else {
+                        copy = json_incref(pod);
+                }
                 json_array_append_new(pods, copy);
         }
         json_array_foreach(pending, i, pod) {
