@@ -396,11 +396,46 @@ static int apply_step(struct step *s, const struct resize_step *st, struct error
         }
 }
 
+/* The kernel holds the allocation: the resize (if one was under way) is done. */
+static void resize_settled(struct step *s)
+{
+        struct pod_memory *p = s->p;
+
+        if (p->resizing) {
+                observe_duration(s, true);
+                p->resize_started_ms = 0;
+                s->resize_activity = true;
+                add_event(s->ev, "Normal", "ResizeCompleted",
+                          xasprintf("Pod resize completed: generation %lld",
+                                    (long long) json_integer_value(
+                                            json_path(s->pod, "metadata.generation"))));
+        }
+        p->resizing = false;
+        p->settled_gen = p->allocation_gen + 1;
+        free(TAKE_PTR(p->resize_error));
+        p->resize_retry = (struct backoff){ 0 };
+}
+
+/* Whether the allocation needs no step any more (for the containers running now). */
+static bool resize_plan_empty(struct step *s, const char *const *running)
+{
+        struct resize_plan plan = { 0 };
+        bool empty;
+
+        if (resize_plan_build(s->pod, s->p->allocation, s->p->actuated, running,
+                              s->h->allocatable_memory, true, &plan, NULL) < 0)
+                return false;
+        empty = plan.n == 0;
+        resize_plan_release(&plan);
+        return empty;
+}
+
 void pod_resize_actuate(struct step *s, const char *const *running)
 {
         struct pod_memory *p = s->p;
         struct resize_plan plan = { 0 };
         cleanup_error struct error *err = NULL;
+        bool all_done = false;
         int r;
 
         if (!p->allocation || !p->actuated)
@@ -414,20 +449,7 @@ void pod_resize_actuate(struct step *s, const char *const *running)
         if (r < 0)
                 return;
         if (plan.n == 0) {
-                if (p->resizing) {
-                        observe_duration(s, true);
-                        p->resize_started_ms = 0;
-                        s->resize_activity = true;
-                }
-                if (p->resizing)
-                        add_event(s->ev, "Normal", "ResizeCompleted",
-                                  xasprintf("Pod resize completed: generation %lld",
-                                            (long long) json_integer_value(
-                                                    json_path(s->pod, "metadata.generation"))));
-                p->resizing = false;
-                p->settled_gen = p->allocation_gen + 1;
-                free(TAKE_PTR(p->resize_error));
-                p->resize_retry = (struct backoff){ 0 };
+                resize_settled(s);
                 resize_plan_release(&plan);
                 return;
         }
@@ -468,9 +490,15 @@ void pod_resize_actuate(struct step *s, const char *const *running)
                         free(TAKE_PTR(p->resize_error));
                         p->resize_failed_at = 0;
                         p->resize_retry = (struct backoff){ 0 };
+                        all_done = true;
                 }
         }
         resize_plan_release(&plan);
+        /* Done in this pass when nothing is left (a container to restart is not: it runs again
+         * in a later pass), so this pass's status already reports it, without one more pass and
+         * status write. */
+        if (all_done && resize_plan_empty(s, running))
+                resize_settled(s);
 }
 
 json_t *pod_host_sync_order(struct pod_host *h, const json_t *pods)
