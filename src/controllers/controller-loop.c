@@ -1,8 +1,10 @@
-/* controller-loop.c: the pass thread behind controller-loop.h. */
+/* controller-loop.c: the pass thread and the rate limiter behind controller-loop.h. */
 #include <pthread.h>
 #include <stdlib.h>
 
 #include "base/alloc.h"
+#include "base/json.h"
+#include "base/timeutil.h"
 #include "controllers/controller-loop.h"
 
 struct loop_thread {
@@ -58,4 +60,25 @@ void controller_loop_stop(struct controller_loop *loop)
 
         informer_ref(w);
         informer_stop(w);
+}
+
+bool controller_backoff_waiting(const json_t *backoff, const char *key, const char *tag)
+{
+        const json_t *b = json_object_get(backoff, key);
+
+        return b && streq(json_string_value(json_array_get(b, 2)) ?: "", tag ?: "") &&
+               time_monotonic_ms() < json_integer_value(json_array_get(b, 0));
+}
+
+void controller_backoff_failed(json_t *backoff, const char *key, const char *tag, long min_ms,
+                               long max_ms)
+{
+        const json_t *b = json_object_get(backoff, key);
+        json_int_t delay = b ? json_integer_value(json_array_get(b, 1)) * 2 : min_ms;
+
+        if (delay > max_ms)
+                delay = max_ms;
+        json_object_set_new(
+                backoff, key,
+                json_pack("[I, I, s]", (json_int_t) time_monotonic_ms() + delay, delay, tag ?: ""));
 }

@@ -6,6 +6,9 @@
 #ifndef FLEXLET_CONTROLLERS_CONTROLLER_LOOP_H
 #define FLEXLET_CONTROLLERS_CONTROLLER_LOOP_H
 
+#include <jansson.h>
+#include <stdbool.h>
+
 #include "base/error.h"
 #include "client/client.h"
 #include "client/informer.h"
@@ -24,6 +27,15 @@ struct controller_loop_def {
          * last pass, once the informer and the client are released */
         void (*release)(void *ctx);
 };
+
+/* K8S: the workqueue's per-item exponential rate limiter, kept in a JSON object the controller
+ * owns: key -> [next attempt ms, delay ms, tag]. A failure doubles the key's delay from min_ms
+ * up to max_ms; a success deletes the key. tag says what the failed attempt was for (a claim's
+ * request, say; NULL: ""): an attempt for another tag is not held back, as an update event
+ * requeues an object past its rate limit. */
+bool controller_backoff_waiting(const json_t *backoff, const char *key, const char *tag);
+void controller_backoff_failed(json_t *backoff, const char *key, const char *tag, long min_ms,
+                               long max_ms);
 
 /* Starts the informer and the pass thread of ctx, whose struct embeds loop. On failure nothing
  * runs, loop is left empty, and ctx is the caller's to free. def is copied. */

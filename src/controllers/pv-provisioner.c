@@ -359,7 +359,7 @@ struct pv_provisioner {
         char *data_dir;
         struct controller_loop loop;
         /* pass thread only: "<uid>/<reason>" -> message of the last event sent, so a state that
-         * lasts is told once; "<uid>" -> [next attempt ms, delay ms] after a failure */
+         * lasts is told once; "<uid>" -> controller_backoff_* state after a failure */
         json_t *told, *backoff;
         int64_t last_sweep_ms;
 };
@@ -378,21 +378,14 @@ static void tell(struct pv_provisioner *p, const json_t *obj, const char *type, 
 
 static bool backing_off(struct pv_provisioner *p, const json_t *obj)
 {
-        const json_t *b =
-                json_object_get(p->backoff, json_path_string_or_empty(obj, "metadata.uid"));
-        return b && time_monotonic_ms() < json_integer_value(json_array_get(b, 0));
+        return controller_backoff_waiting(p->backoff,
+                                          json_path_string_or_empty(obj, "metadata.uid"), NULL);
 }
 
 static void back_off(struct pv_provisioner *p, const json_t *obj)
 {
-        const char *uid = json_path_string_or_empty(obj, "metadata.uid");
-        const json_t *b = json_object_get(p->backoff, uid);
-        json_int_t delay = b ? json_integer_value(json_array_get(b, 1)) * 2 : BACKOFF_MIN_MS;
-
-        if (delay > BACKOFF_MAX_MS)
-                delay = BACKOFF_MAX_MS;
-        json_object_set_new(p->backoff, uid,
-                            json_pack("[I, I]", (json_int_t) time_monotonic_ms() + delay, delay));
+        controller_backoff_failed(p->backoff, json_path_string_or_empty(obj, "metadata.uid"), NULL,
+                                  BACKOFF_MIN_MS, BACKOFF_MAX_MS);
 }
 
 static void log_failure(const char *what, const json_t *obj, const char *message)

@@ -40,7 +40,7 @@ struct scheduler {
         /* pass thread only. assumed: "ns/name" -> {"uid", "node", "bound": the binding was
          * posted, "claims": {claim name: version of our write or 0}, "since": ms}, a
          * pod counted on its node before the watch shows spec.nodeName (K8S: the scheduler
-         * cache's assumed pods). backoff: "ns/name" -> [next attempt ms, delay ms]. */
+         * cache's assumed pods). backoff: "ns/name" -> controller_backoff_* state. */
         json_t *assumed, *backoff;
 };
 
@@ -322,19 +322,12 @@ static char *answer_message(int r, long status, const json_t *resp, const struct
 
 static bool backing_off(struct scheduler *s, const char *key)
 {
-        const json_t *b = json_object_get(s->backoff, key);
-        return b && time_monotonic_ms() < json_integer_value(json_array_get(b, 0));
+        return controller_backoff_waiting(s->backoff, key, NULL);
 }
 
 static void back_off(struct scheduler *s, const char *key)
 {
-        const json_t *b = json_object_get(s->backoff, key);
-        json_int_t delay = b ? json_integer_value(json_array_get(b, 1)) * 2 : BACKOFF_MIN_MS;
-
-        if (delay > BACKOFF_MAX_MS)
-                delay = BACKOFF_MAX_MS;
-        json_object_set_new(s->backoff, key,
-                            json_pack("[I, I]", (json_int_t) time_monotonic_ms() + delay, delay));
+        controller_backoff_failed(s->backoff, key, NULL, BACKOFF_MIN_MS, BACKOFF_MAX_MS);
 }
 
 /* K8S handleSchedulingFailure: PodScheduled=False with reason (Unschedulable for a refusal,

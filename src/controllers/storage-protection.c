@@ -159,7 +159,7 @@ json_t *storage_protection_set_finalizer(const json_t *obj, const char *finalize
 
 struct storage_protection {
         struct controller_loop loop;
-        json_t *backoff; /* uid -> [next attempt ms, delay ms] after a failed write or list */
+        json_t *backoff; /* uid -> controller_backoff_* state after a failed write or list */
 };
 
 static void log_failure(const json_t *obj, const char *message)
@@ -174,23 +174,15 @@ static void log_failure(const json_t *obj, const char *message)
  * doubling to 5 min. A conflict is not a failure: the newer object comes with its event. */
 static bool backing_off(struct storage_protection *x, const json_t *obj)
 {
-        const json_t *b =
-                json_object_get(x->backoff, json_path_string_or_empty(obj, "metadata.uid"));
-
-        return b && time_monotonic_ms() < json_integer_value(json_array_get(b, 0));
+        return controller_backoff_waiting(x->backoff,
+                                          json_path_string_or_empty(obj, "metadata.uid"), NULL);
 }
 
 static void failed(struct storage_protection *x, const json_t *obj, const char *message)
 {
-        const char *uid = json_path_string_or_empty(obj, "metadata.uid");
-        const json_t *b = json_object_get(x->backoff, uid);
-        json_int_t delay = b ? json_integer_value(json_array_get(b, 1)) * 2 : BACKOFF_MIN_MS;
-
-        if (delay > BACKOFF_MAX_MS)
-                delay = BACKOFF_MAX_MS;
         log_failure(obj, message);
-        json_object_set_new(x->backoff, uid,
-                            json_pack("[I, I]", (json_int_t) time_monotonic_ms() + delay, delay));
+        controller_backoff_failed(x->backoff, json_path_string_or_empty(obj, "metadata.uid"), NULL,
+                                  BACKOFF_MIN_MS, BACKOFF_MAX_MS);
 }
 
 static char *object_path(const json_t *obj)

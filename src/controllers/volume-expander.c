@@ -293,7 +293,7 @@ struct volume_expander {
         /* pass thread only, by claim uid: */
         json_t *final_errors; /* uid -> true: the last attempt ended in a final error */
         json_t *slow;         /* uid -> monotonic ms until which an infeasible size waits */
-        json_t *backoff;      /* uid -> [next attempt ms, delay ms] after a failed attempt */
+        json_t *backoff;      /* uid -> controller_backoff_* state after a failed attempt */
         json_t *told;         /* uid -> the request ExternalExpanding was told for */
 };
 
@@ -373,23 +373,14 @@ static const char *request_of(const json_t *pvc)
  * event requeues a claim at once, past its rate limit. */
 static bool backing_off(struct volume_expander *x, const json_t *pvc)
 {
-        const json_t *b =
-                json_object_get(x->backoff, json_path_string_or_empty(pvc, "metadata.uid"));
-        return b && streq(json_string_value(json_array_get(b, 2)) ?: "", request_of(pvc)) &&
-               time_monotonic_ms() < json_integer_value(json_array_get(b, 0));
+        return controller_backoff_waiting(
+                x->backoff, json_path_string_or_empty(pvc, "metadata.uid"), request_of(pvc));
 }
 
 static void back_off(struct volume_expander *x, const json_t *pvc)
 {
-        const char *uid = json_path_string_or_empty(pvc, "metadata.uid");
-        const json_t *b = json_object_get(x->backoff, uid);
-        json_int_t delay = b ? json_integer_value(json_array_get(b, 1)) * 2 : BACKOFF_MIN_MS;
-
-        if (delay > BACKOFF_MAX_MS)
-                delay = BACKOFF_MAX_MS;
-        json_object_set_new(x->backoff, uid,
-                            json_pack("[I, I, s]", (json_int_t) time_monotonic_ms() + delay, delay,
-                                      request_of(pvc)));
+        controller_backoff_failed(x->backoff, json_path_string_or_empty(pvc, "metadata.uid"),
+                                  request_of(pvc), BACKOFF_MIN_MS, BACKOFF_MAX_MS);
 }
 
 static void resize_failed(struct volume_expander *x, const json_t *pvc, const char *message)
