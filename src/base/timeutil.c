@@ -63,6 +63,25 @@ int64_t time_monotonic_ms(void)
         return (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+struct timespec time_after_ms(clockid_t clock, long ms)
+{
+        struct timespec t;
+
+        clock_gettime(clock, &t);
+        t.tv_sec += ms / 1000;
+        t.tv_nsec += (ms % 1000) * 1000000L;
+        if (t.tv_nsec >= 1000000000L) {
+                t.tv_sec++;
+                t.tv_nsec -= 1000000000L;
+        }
+        return t;
+}
+
+bool time_before(const struct timespec *a, const struct timespec *b)
+{
+        return a->tv_sec < b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
+}
+
 /* K8S: apimachinery duration.HumanDuration, the rule behind every AGE column. */
 void time_format_age(time_t now, time_t then, char buf[static 32])
 {

@@ -10,6 +10,7 @@
 
 #include "base/alloc.h"
 #include "base/json.h"
+#include "base/timeutil.h"
 #include "client/informer.h"
 
 #define WATCH_TIMEOUT_S 60
@@ -220,15 +221,8 @@ int informer_start(const struct api_client_options *client_options,
 
 bool informer_wait(struct informer *w, long timeout_ms)
 {
-        struct timespec deadline;
+        struct timespec deadline = time_after_ms(CLOCK_REALTIME, timeout_ms);
 
-        clock_gettime(CLOCK_REALTIME, &deadline);
-        deadline.tv_sec += timeout_ms / 1000;
-        deadline.tv_nsec += (timeout_ms % 1000) * 1000000L;
-        if (deadline.tv_nsec >= 1000000000L) {
-                deadline.tv_sec++;
-                deadline.tv_nsec -= 1000000000L;
-        }
         pthread_mutex_lock(&w->lock);
         while (!w->changed && !atomic_load(&w->stop) &&
                pthread_cond_timedwait(&w->wake, &w->lock, &deadline) == 0)

@@ -15,6 +15,7 @@
 #include "base/json.h"
 #include "base/metrics.h"
 #include "base/quantity.h"
+#include "base/timeutil.h"
 #include "client/client.h"
 #include "client/event.h"
 #include "client/informer.h"
@@ -298,40 +299,28 @@ static void sync_all(struct node_agent *a, bool full)
 static void *sync_main(void *arg)
 {
         struct node_agent *a = arg;
-
-        struct timespec deadline = { 0 };
+        struct timespec next_full = { 0 };
 
         while (!atomic_load(&a->stop)) {
-                struct timespec now;
+                struct timespec now, until;
                 bool full;
 
                 clock_gettime(CLOCK_REALTIME, &now);
-                full = now.tv_sec > deadline.tv_sec ||
-                       (now.tv_sec == deadline.tv_sec && now.tv_nsec >= deadline.tv_nsec);
+                full = !time_before(&now, &next_full);
+                if (full)
+                        next_full = time_after_ms(CLOCK_REALTIME, SYNC_PERIOD_MS);
                 sync_all(a, full);
-                if (full) {
-                        deadline = now;
-                        deadline.tv_nsec += (long) SYNC_PERIOD_MS * 1000000L;
-                        deadline.tv_sec += deadline.tv_nsec / 1000000000L;
-                        deadline.tv_nsec %= 1000000000L;
-                }
                 pthread_mutex_lock(&a->lock);
-                {
-                        struct timespec until = deadline;
-
-                        if (a->recheck) {
-                                clock_gettime(CLOCK_REALTIME, &now);
-                                now.tv_nsec += TERMINATING_RECHECK_MS * 1000000L;
-                                now.tv_sec += now.tv_nsec / 1000000000L;
-                                now.tv_nsec %= 1000000000L;
-                                if (now.tv_sec < until.tv_sec ||
-                                    (now.tv_sec == until.tv_sec && now.tv_nsec < until.tv_nsec))
-                                        until = now;
-                        }
-                        while (!a->dirty && !atomic_load(&a->stop) &&
-                               pthread_cond_timedwait(&a->wake, &a->lock, &until) == 0)
-                                ;
+                until = next_full;
+                if (a->recheck) {
+                        struct timespec soon =
+                                time_after_ms(CLOCK_REALTIME, TERMINATING_RECHECK_MS);
+                        if (time_before(&soon, &until))
+                                until = soon;
                 }
+                while (!a->dirty && !atomic_load(&a->stop) &&
+                       pthread_cond_timedwait(&a->wake, &a->lock, &until) == 0)
+                        ;
                 pthread_mutex_unlock(&a->lock);
         }
         return NULL;

@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "base/alloc.h"
+#include "base/timeutil.h"
 #include "store/store-internal.h"
 
 /* One change, shared by reference between the ring and the watchers' queues. Its object is
@@ -295,15 +296,8 @@ int store_watch_next(struct store_watch *w, int timeout_ms, struct store_event *
         struct timespec deadline;
         struct wc_event *e;
 
-        if (timeout_ms > 0) {
-                clock_gettime(CLOCK_MONOTONIC, &deadline);
-                deadline.tv_sec += timeout_ms / 1000;
-                deadline.tv_nsec += (long) (timeout_ms % 1000) * 1000000L;
-                if (deadline.tv_nsec >= 1000000000L) {
-                        deadline.tv_sec++;
-                        deadline.tv_nsec -= 1000000000L;
-                }
-        }
+        if (timeout_ms > 0)
+                deadline = time_after_ms(CLOCK_MONOTONIC, timeout_ms);
 
         pthread_mutex_lock(&c->lock);
         for (;;) {
