@@ -59,26 +59,30 @@ unsigned long long informer_object_version(const json_t *obj)
 }
 
 /* Tells the owner, unless stopped. Called with the lock held. */
-static void notify(struct informer_coll *c, const json_t *obj, bool deleted)
+static void notify(struct informer_coll *c, const json_t *obj)
 {
         struct informer *w = c->w;
 
         w->changed = true;
         pthread_cond_broadcast(&w->wake);
         if (w->on_change && !atomic_load(&w->stop))
-                w->on_change(w->ud, c->index, obj, deleted);
+                w->on_change(w->ud, c->index, obj);
 }
 
-/* Puts obj under its key unless the cache holds a newer version. Called with the lock held. */
+/* Puts obj under its key unless the cache holds a newer version, or this very one (the watch
+ * event of an answer informer_store() kept already): nothing changed, nobody is told. Called
+ * with the lock held. */
 static void coll_put(struct informer_coll *c, json_t *obj)
 {
         cleanup_free char *key = informer_key(obj);
         const json_t *have = json_object_get(c->objects, key);
+        unsigned long long version = informer_object_version(obj);
 
-        if (have && informer_object_version(have) > informer_object_version(obj))
+        if (have && (informer_object_version(have) > version ||
+                     (version && informer_object_version(have) == version)))
                 return;
         json_object_set(c->objects, key, obj);
-        notify(c, obj, false);
+        notify(c, obj);
 }
 
 static void cache_free(struct informer *w)
@@ -114,7 +118,7 @@ static int on_watch_event(void *ud, const char *type, json_t *object)
         if (streq(type, "DELETED")) {
                 cleanup_free char *key = informer_key(object);
                 json_object_del(c->objects, key);
-                notify(c, object, true);
+                notify(c, object);
         } else {
                 coll_put(c, object);
         }
@@ -145,7 +149,7 @@ static void coll_relist(struct informer_coll *c, json_t *list)
         }
         json_object_foreach(old, key, obj) {
                 if (!json_object_get(c->objects, key))
-                        notify(c, obj, true);
+                        notify(c, obj);
         }
         c->synced = true;
         c->w->changed = true; /* also when the list is empty: synced is news */

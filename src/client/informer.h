@@ -23,7 +23,7 @@ struct informer;
  * that put it there (a collection's, or informer_store's caller) with the cache's lock held:
  * it must be quick and must not call into the cache. Never called once informer_stop() has
  * returned. */
-typedef void (*informer_change_fn)(void *ud, size_t collection, const json_t *obj, bool deleted);
+typedef void (*informer_change_fn)(void *ud, size_t collection, const json_t *obj);
 
 struct informer_options {
         /* collection paths ("/api/v1/persistentvolumeclaims", ...), NULL-terminated, at most

@@ -96,7 +96,7 @@ static int on_pod_event(void *ud, const char *type, json_t *pod)
 /* A claim, or the volume bound to one, changed: the pods that use the claim are looked at in the
  * next pass (they may wait for it to be bound, or have a filesystem to grow). Runs under the
  * informer's lock, which is always taken before the agent's. */
-static void on_storage_change(void *ud, size_t collection, const json_t *obj, bool deleted)
+static void on_storage_change(void *ud, size_t collection, const json_t *obj)
 {
         struct node_agent *a = ud;
         const char *ns =
@@ -107,7 +107,6 @@ static void on_storage_change(void *ud, size_t collection, const json_t *obj, bo
         const char *uid;
         json_t *pod;
 
-        (void) deleted;
         if (!ns || !claim)
                 return;
         pthread_mutex_lock(&a->lock);
