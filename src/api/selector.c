@@ -14,6 +14,7 @@
 #include "base/alloc.h"
 #include "base/json.h"
 #include "base/strbuf.h"
+#include "base/utf8.h"
 
 /* ---- shared helpers ---------------------------------------------------------------------- */
 
@@ -45,53 +46,6 @@ static const char *scalar_string(const json_t *v, char *buf, size_t size)
         return "";
 }
 
-/* Decodes one UTF-8 sequence as Go's range over a string does: an invalid or truncated
- * sequence counts as one byte (U+FFFD). Returns the sequence length and the code point in
- * *ret_rune, or -1 there for an invalid byte. */
-static size_t utf8_next(const unsigned char *s, int32_t *ret_rune)
-{
-        unsigned char b = s[0], lo = 0x80, hi = 0xBF;
-        int32_t r;
-        size_t n;
-
-        if (b < 0x80) {
-                *ret_rune = b;
-                return 1;
-        }
-        if (b >= 0xC2 && b <= 0xDF) {
-                n = 2;
-                r = b & 0x1F;
-        } else if (b >= 0xE0 && b <= 0xEF) {
-                n = 3;
-                r = b & 0x0F;
-                if (b == 0xE0)
-                        lo = 0xA0;
-                else if (b == 0xED)
-                        hi = 0x9F;
-        } else if (b >= 0xF0 && b <= 0xF4) {
-                n = 4;
-                r = b & 0x07;
-                if (b == 0xF0)
-                        lo = 0x90;
-                else if (b == 0xF4)
-                        hi = 0x8F;
-        } else
-                goto invalid;
-        if (s[1] < lo || s[1] > hi)
-                goto invalid;
-        r = (r << 6) | (s[1] & 0x3F);
-        for (size_t i = 2; i < n; i++) {
-                if (s[i] < 0x80 || s[i] > 0xBF)
-                        goto invalid;
-                r = (r << 6) | (s[i] & 0x3F);
-        }
-        *ret_rune = r;
-        return n;
-invalid:
-        *ret_rune = -1;
-        return 1;
-}
-
 /* Go's unicode.IsPrint for a non-ASCII code point, approximated without Unicode tables: C1
  * controls, non-ASCII spaces, format characters, private use, noncharacters, tags and the
  * unassigned planes 4-13 are not printable; unassigned code points inside planes 0-3 (which Go
@@ -111,13 +65,14 @@ static bool rune_is_print(int32_t r)
  * and '\'. Caller frees. */
 static char *quote_go(const char *s)
 {
+        const char *end = s + strlen(s);
         struct strbuf sb;
 
         strbuf_init(&sb);
         strbuf_addch(&sb, '"');
         while (*s) {
-                int32_t r;
-                size_t n = utf8_next((const unsigned char *) s, &r);
+                size_t n;
+                int32_t r = utf8_decode(s, (size_t) (end - s), &n);
 
                 if (r < 0)
                         strbuf_addf(&sb, "\\x%02x", (unsigned char) *s);
@@ -1007,6 +962,7 @@ static bool split_term(const char *term, size_t *ret_field_len, bool *ret_not_eq
  * invalid UTF-8 as U+FFFD. */
 static int unescape_value(const char *s, char **ret, struct error **reterr)
 {
+        const char *end = s + strlen(s);
         struct strbuf sb;
         bool in_slash = false;
 
@@ -1016,8 +972,8 @@ static int unescape_value(const char *s, char **ret, struct error **reterr)
         }
         strbuf_init(&sb);
         while (*s) {
-                int32_t r;
-                size_t n = utf8_next((const unsigned char *) s, &r);
+                size_t n;
+                int32_t r = utf8_decode(s, (size_t) (end - s), &n);
                 const char *rune = r >= 0 ? s : UTF8_REPLACEMENT;
                 size_t rune_len = r >= 0 ? n : 3;
 

@@ -17,6 +17,7 @@
 #include "api/yaml.h"
 #include "base/alloc.h"
 #include "base/strbuf.h"
+#include "base/utf8.h"
 
 /* Recursion bound of the decoder: without aliases it stays below 2 * YAML_MAX_DEPTH + 2, so
  * only alias chains reach it, which upstream's alias ratio would also end. */
@@ -1417,37 +1418,6 @@ static void go_format_g(struct strbuf *sb, double f, int bits)
         }
 }
 
-/* Decodes one UTF-8 sequence as Go's utf8.DecodeRune: the rune and its length, or -1 and 1. */
-static int32_t utf8_decode(const unsigned char *s, size_t n, size_t *ret_len)
-{
-        int32_t r;
-        size_t len;
-
-        *ret_len = 1;
-        if (s[0] < 0x80)
-                return s[0];
-        if (s[0] >= 0xC2 && s[0] <= 0xDF)
-                len = 2, r = s[0] & 0x1F;
-        else if (s[0] >= 0xE0 && s[0] <= 0xEF)
-                len = 3, r = s[0] & 0x0F;
-        else if (s[0] >= 0xF0 && s[0] <= 0xF4)
-                len = 4, r = s[0] & 0x07;
-        else
-                return -1;
-        if (n < len)
-                return -1;
-        for (size_t i = 1; i < len; i++) {
-                if ((s[i] & 0xC0) != 0x80)
-                        return -1;
-                r = r << 6 | (s[i] & 0x3F);
-        }
-        if ((len == 3 && (r < 0x800 || (r >= 0xD800 && r <= 0xDFFF))) ||
-            (len == 4 && (r < 0x10000 || r > 0x10FFFF)))
-                return -1;
-        *ret_len = len;
-        return r;
-}
-
 /* Approximates Go's unicode.IsPrint for runes ≥ 0x80: spaces, format and control characters,
  * private use, non-characters and the unassigned planes are not printable (unassigned code points
  * inside the assigned planes are taken as printable). */
@@ -1465,7 +1435,7 @@ static void go_quote(struct strbuf *sb, const char *s, size_t n)
         strbuf_addch(sb, '"');
         for (size_t i = 0; i < n;) {
                 size_t len;
-                int32_t r = utf8_decode((const unsigned char *) s + i, n - i, &len);
+                int32_t r = utf8_decode(s + i, n - i, &len);
 
                 if (r < 0)
                         strbuf_addf(sb, "\\x%02x", (unsigned char) s[i]);
@@ -1625,7 +1595,7 @@ static const char *valid_utf8(const char *s, size_t n, struct strbuf *scratch, s
 {
         size_t i = 0, len;
 
-        while (i < n && utf8_decode((const unsigned char *) s + i, n - i, &len) >= 0)
+        while (i < n && utf8_decode(s + i, n - i, &len) >= 0)
                 i += len;
         *ret_len = n;
         if (i == n)
@@ -1633,7 +1603,7 @@ static const char *valid_utf8(const char *s, size_t n, struct strbuf *scratch, s
         strbuf_reset(scratch);
         strbuf_add(scratch, s, i);
         while (i < n) {
-                if (utf8_decode((const unsigned char *) s + i, n - i, &len) < 0)
+                if (utf8_decode(s + i, n - i, &len) < 0)
                         strbuf_addstr(scratch, "\xEF\xBF\xBD");
                 else
                         strbuf_add(scratch, s + i, len);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "apiserver/apiserver-internal.h"
 #include "apiserver/discovery.h"
@@ -149,10 +150,18 @@ static int parse_target(const char *group, char **seg, int n, struct api_target 
         return 0;
 }
 
-static bool is_protobuf(const char *content_type)
+/* K8S: the media types kube-apiserver decodes a create or update body from (protobuf is not
+ * served yet); anything else, a missing Content-Type included (Go's handler takes it as
+ * application/octet-stream), is 415. Parameters (";charset=utf-8") do not count. */
+static bool is_decodable_body_type(const char *content_type)
 {
-        return content_type &&
-               strncmp(content_type, "application/vnd.kubernetes.protobuf", 35) == 0;
+        static const char *const types[] = { "application/json", "application/yaml" };
+        size_t n = content_type ? strcspn(content_type, "; \t") : 0;
+
+        for (size_t i = 0; i < ARRAY_SIZE(types); i++)
+                if (n == strlen(types[i]) && strncasecmp(content_type, types[i], n) == 0)
+                        return true;
+        return false;
 }
 
 /* K8S: the verb label of apiserver_request_total (CleanVerb): LIST and WATCH for collection
@@ -232,7 +241,7 @@ static void dispatch_resource(struct apiserver *s, const struct api_target *targ
         struct api_target t = *target;
         const char *m = req->method;
 
-        if ((streq(m, "POST") || streq(m, "PUT")) && is_protobuf(req->content_type)) {
+        if ((streq(m, "POST") || streq(m, "PUT")) && !is_decodable_body_type(req->content_type)) {
                 status_respond(
                         resp, EPROTONOSUPPORT,
                         "the body of the request was in an unknown format - accepted media types include: application/json, application/yaml",
@@ -306,6 +315,11 @@ void api_handle(void *apiserver, const struct http_request *req, struct http_res
         if (req->body_too_large) {
                 status_respond(resp, E2BIG, "the request body is too large: limit is 3145728 bytes",
                                NULL);
+                return;
+        }
+        if (req->malformed) {
+                cleanup_free char *msg = xasprintf("invalid request: %s", req->malformed);
+                status_respond(resp, EINVAL, msg, NULL);
                 return;
         }
         if (streq(p, "/healthz") || streq(p, "/livez")) {

@@ -14,6 +14,7 @@
 
 #include "base/alloc.h"
 #include "base/metrics.h"
+#include "base/utf8.h"
 
 /* One time series: a tuple of label values and its value. */
 struct metric_child {
@@ -153,47 +154,6 @@ static bool label_name_valid(const char *s)
         return true;
 }
 
-/* Well-formed UTF-8 as Go's utf8.ValidString sees it: no overlong forms, no surrogates,
- * nothing above U+10FFFF. */
-static bool utf8_valid(const char *str)
-{
-        const unsigned char *s = (const unsigned char *) str;
-
-        while (*s) {
-                unsigned char c = *s;
-                size_t n;
-                unsigned char lo = 0x80, hi = 0xbf;
-
-                if (c < 0x80) {
-                        s++;
-                        continue;
-                }
-                if (c >= 0xc2 && c <= 0xdf)
-                        n = 1;
-                else if (c >= 0xe0 && c <= 0xef)
-                        n = 2;
-                else if (c >= 0xf0 && c <= 0xf4)
-                        n = 3;
-                else
-                        return false;
-                if (c == 0xe0)
-                        lo = 0xa0;
-                else if (c == 0xed)
-                        hi = 0x9f;
-                else if (c == 0xf0)
-                        lo = 0x90;
-                else if (c == 0xf4)
-                        hi = 0x8f;
-                if (s[1] < lo || s[1] > hi)
-                        return false;
-                for (size_t i = 2; i <= n; i++)
-                        if (s[i] < 0x80 || s[i] > 0xbf)
-                                return false;
-                s += n + 1;
-        }
-        return true;
-}
-
 static size_t strv_length(const char *const *v)
 {
         size_t n = 0;
@@ -300,7 +260,7 @@ static struct metric_child *child_get_locked(struct metric *m, const char *const
                 return m->children.items[pos];
         /* K8S: client_golang validateLabelValues: "label value %q is not valid UTF-8". */
         for (size_t i = 0; i < m->nlabels; i++)
-                if (!utf8_valid(values[i]))
+                if (!utf8_valid(values[i], strlen(values[i])))
                         return NULL;
         c = child_new(m, values);
         child_set_insert(&m->children, pos, c);
@@ -697,7 +657,7 @@ int metrics_scrape_set(struct metrics_scrape *scrape, struct metric *m,
                                    "metric \"%s\": collected before with the same label values",
                                    m->name);
         for (size_t i = 0; i < m->nlabels; i++)
-                if (!utf8_valid(label_values[i]))
+                if (!utf8_valid(label_values[i], strlen(label_values[i])))
                         return scrape_fail(scrape, EINVAL,
                                            "metric \"%s\": label value is not valid UTF-8",
                                            m->name);

@@ -12,13 +12,13 @@
 #include <sys/socket.h>
 
 #include "base/alloc.h"
+#include "base/utf8.h"
 #include "http/http-server.h"
 
 /* Idle keep-alive connections are closed after this; watch streams send a heartbeat far more
  * often, so they are never idle. */
 #define CONNECTION_TIMEOUT_S 300
 #define MAX_CONNECTIONS      1024
-#define MAX_QUERY_PARAMS     64
 #define STREAM_BLOCK_SIZE    (16 * 1024)
 
 struct http_server {
@@ -35,9 +35,13 @@ struct request_ctx {
         bool too_large;
 };
 
+/* Every query parameter of a request: none is dropped, so none can be silently ignored (a
+ * dryRun=All past a fixed cap once made a real create). Their number is bounded by the request
+ * line, which the HTTP library caps. */
 struct query_collect {
-        struct http_query_param params[MAX_QUERY_PARAMS];
-        size_t n;
+        struct http_query_param *params;
+        size_t n, alloc;
+        const char *malformed;
 };
 
 /* A stream being sent, and the client's socket to notice a hang-up between reads. */
@@ -47,16 +51,58 @@ struct stream_ctx {
 };
 
 static enum MHD_Result collect_query(void *cls, enum MHD_ValueKind kind, const char *key,
-                                     const char *value)
+                                     size_t key_size, const char *value, size_t value_size)
 {
         struct query_collect *q = cls;
 
-        if (q->n == MAX_QUERY_PARAMS)
-                return MHD_NO;
+        if (!value)
+                value = "";
+        if (!q->malformed && (!utf8_valid(key, key_size) || !utf8_valid(value, value_size)))
+                q->malformed = "a query parameter is not valid UTF-8";
+        if (q->n == q->alloc) {
+                q->alloc = q->alloc ? 2 * q->alloc : 16;
+                q->params = xrealloc(q->params, q->alloc * sizeof(*q->params));
+        }
         q->params[q->n].key = key;
         q->params[q->n].value = value;
         q->n++;
         return MHD_YES;
+}
+
+static int hex_digit(char c)
+{
+        if (c >= '0' && c <= '9')
+                return c - '0';
+        c = (char) (c | 0x20);
+        return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+/* The HTTP library's unescape step, for the path and each query key and value: percent
+ * escapes decoded in place (a malformed one is kept as written, as the library does). An
+ * escaped NUL becomes the overlong pair 0xC0 0x80, which is never valid UTF-8: a NUL would cut
+ * the C string short (`pods/victim%00x` was a DELETE of pod "victim"), and this way the request
+ * arrives whole and is refused as not UTF-8. */
+static size_t unescape(void *cls, struct MHD_Connection *conn, char *s)
+{
+        char *w = s;
+
+        for (const char *r = s; *r;) {
+                int hi = r[0] == '%' ? hex_digit(r[1]) : -1, lo = hi >= 0 ? hex_digit(r[2]) : -1;
+
+                if (lo < 0) {
+                        *w++ = *r++;
+                        continue;
+                }
+                if (hi == 0 && lo == 0) {
+                        *w++ = (char) 0xC0;
+                        *w++ = (char) 0x80;
+                } else {
+                        *w++ = (char) (hi << 4 | lo);
+                }
+                r += 3;
+        }
+        *w = '\0';
+        return (size_t) (w - s);
 }
 
 /* True when the peer closed its side or the socket failed. A peer that only sent more data
@@ -158,7 +204,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 {
         struct http_server *h = cls;
         struct request_ctx *ctx = *con_cls;
-        struct query_collect q = { .n = 0 };
+        struct query_collect q = { .params = NULL };
         struct http_request req;
         struct http_response resp;
         enum MHD_Result ret;
@@ -181,12 +227,15 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
                 return MHD_YES;
         }
 
-        (void) MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, collect_query, &q);
+        (void) MHD_get_connection_values_n(conn, MHD_GET_ARGUMENT_KIND, collect_query, &q);
+        if (!utf8_valid(url, strlen(url)))
+                q.malformed = "the path is not valid UTF-8";
         req = (struct http_request){
                 .method = method,
                 .path = url,
                 .query = q.params,
                 .n_query = q.n,
+                .malformed = q.malformed,
                 .accept = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Accept"),
                 .content_type = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Type"),
                 .authorization =
@@ -199,6 +248,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
         h->handler(h->ud, &req, &resp);
         ret = send_response(conn, &resp);
         http_response_release(&resp);
+        free(q.params);
         return ret;
 }
 
@@ -318,13 +368,15 @@ int http_server_start(const struct http_server_options *o, struct http_server **
                         MHD_OPTION_HTTPS_MEM_KEY, h->key_pem, MHD_OPTION_HTTPS_MEM_CERT,
                         h->cert_pem, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned) CONNECTION_TIMEOUT_S,
                         MHD_OPTION_CONNECTION_LIMIT, (unsigned) MAX_CONNECTIONS,
-                        MHD_OPTION_NOTIFY_COMPLETED, request_completed, h, MHD_OPTION_END);
+                        MHD_OPTION_NOTIFY_COMPLETED, request_completed, h,
+                        MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL, MHD_OPTION_END);
         } else {
                 h->daemon = MHD_start_daemon(
                         flags, 0, NULL, NULL, handle, h, MHD_OPTION_SOCK_ADDR, &ss,
                         MHD_OPTION_CONNECTION_TIMEOUT, (unsigned) CONNECTION_TIMEOUT_S,
                         MHD_OPTION_CONNECTION_LIMIT, (unsigned) MAX_CONNECTIONS,
-                        MHD_OPTION_NOTIFY_COMPLETED, request_completed, h, MHD_OPTION_END);
+                        MHD_OPTION_NOTIFY_COMPLETED, request_completed, h,
+                        MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL, MHD_OPTION_END);
         }
         if (!h->daemon) {
                 server_free(h);

@@ -23,7 +23,11 @@ struct http_query_param {
 struct http_request {
         const char *method; /* "GET", "POST", ... */
         const char *path;   /* decoded path, no query */
-        const struct http_query_param *query;
+        /* Why the path or query cannot be taken as written (a segment or parameter that is not
+         * valid UTF-8, an escaped NUL among them), or NULL. The handler refuses such a request
+         * with a 400 in its own format. */
+        const char *malformed;
+        const struct http_query_param *query; /* all of them, in order */
         size_t n_query;
         const char *accept;        /* may be NULL */
         const char *content_type;  /* may be NULL */

@@ -288,6 +288,10 @@ static void kubelet_handle(void *ud, const struct http_request *req, struct http
                 http_response_text(resp, 401, "Unauthorized");
                 return;
         }
+        if (req->malformed) {
+                http_response_text(resp, 400, req->malformed);
+                return;
+        }
         if (strncmp(req->path, CONTAINER_LOGS_PREFIX, strlen(CONTAINER_LOGS_PREFIX)) != 0) {
                 http_response_text(resp, 404, "404 page not found\n");
                 return;

@@ -122,12 +122,16 @@ static void get(unsigned port, const char *target, struct reply *r)
 /* What the echo handler saw, as JSON. */
 static void echo_handler(void *ud, const struct http_request *req, struct http_response *resp)
 {
-        json_t *q = json_array(), *o;
+        json_t *q, *o;
 
+        if (req->malformed) {
+                http_response_text(resp, 400, req->malformed);
+                return;
+        }
+        q = json_array();
         for (size_t i = 0; i < req->n_query; i++)
-                json_array_append_new(
-                        q, json_pack("[s,s]", req->query[i].key,
-                                     req->query[i].value ? req->query[i].value : "(null)"));
+                json_array_append_new(q,
+                                      json_pack("[s,s]", req->query[i].key, req->query[i].value));
         o = json_pack("{s:s, s:s, s:o, s:s?, s:s?, s:s?, s:s#, s:b, s:s?}", "method", req->method,
                       "path", req->path, "query", q, "accept", req->accept, "contentType",
                       req->content_type, "authorization", req->authorization, "body",
@@ -225,10 +229,48 @@ static void test_request_reaches_handler(void **state)
         assert_string_equal(json_path_string(j, "x"), "1");
         {
                 cleanup_free char *q = json_dump_compact(json_object_get(j, "query"));
-                assert_string_equal(q, "[[\"x\",\"1\"],[\"flag\",\"(null)\"],"
+                assert_string_equal(q, "[[\"x\",\"1\"],[\"flag\",\"\"],"
                                        "[\"y\",\"two/three\"],[\"x\",\"2\"]]");
         }
         reply_release(&r);
+        http_server_stop(h);
+}
+
+/* Every parameter reaches the handler, however many; an escaped NUL or invalid UTF-8 in the
+ * path or a parameter marks the request malformed instead of cutting a string short. */
+static void test_query_complete_and_malformed_flagged(void **state)
+{
+        unsigned port;
+        struct http_server *h = start(echo_handler, 0, &port);
+        static const char *const malformed[] = {
+                "GET /pods/victim%00not-victim HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+                "GET /pods/%ff HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+                "GET /pods?a=b%00c HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+                "GET /pods?a%c0%80=b HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+        };
+        struct strbuf raw;
+        struct reply r;
+        cleanup_json json_t *j = NULL;
+
+        (void) state;
+        strbuf_init(&raw);
+        strbuf_addstr(&raw, "GET /p?");
+        for (int i = 1; i <= 200; i++)
+                strbuf_addf(&raw, "k%d=%d&", i, i);
+        strbuf_addstr(&raw, "x=last HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+        request(port, raw.buf, raw.len, &r);
+        assert_int_equal(r.status, 201);
+        j = json_loads(r.body.buf, 0, NULL);
+        assert_int_equal(json_array_size(json_object_get(j, "query")), 201);
+        assert_string_equal(json_path_string(j, "x"), "last");
+        reply_release(&r);
+        strbuf_release(&raw);
+        for (size_t i = 0; i < sizeof(malformed) / sizeof(malformed[0]); i++) {
+                request(port, malformed[i], strlen(malformed[i]), &r);
+                assert_int_equal(r.status, 400);
+                assert_non_null(strstr(r.body.buf, "not valid UTF-8"));
+                reply_release(&r);
+        }
         http_server_stop(h);
 }
 
@@ -466,6 +508,7 @@ int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_request_reaches_handler),
+                cmocka_unit_test(test_query_complete_and_malformed_flagged),
                 cmocka_unit_test(test_body_over_cap_is_flagged),
                 cmocka_unit_test(test_stream_is_sent_chunked_to_its_end),
                 cmocka_unit_test(test_stream_freed_when_client_hangs_up),

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# test-request-parsing.sh: the request line is read exactly (issue 10, part 2): every query
+# parameter counts, however many there are; an escaped NUL or invalid UTF-8 in the path or a
+# parameter is refused with a Status and acts on nothing; a body in a media type the server
+# cannot decode is 415.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../lib/tap.sh"
+. "$here/../lib/server.sh"
+
+if ! server_start; then
+        not_ok "server starts"
+        tap_done
+        exit 1
+fi
+ok "server starts"
+
+pod() { printf '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"%s","labels":{"app":"%s"}},"spec":{"containers":[{"name":"c","image":"busybox"}]}}' "$1" "${2:-x}"; }
+create() { api POST /api/v1/namespaces/default/pods -H 'Content-Type: application/json' -d "$(pod "$@")" -o /dev/null -w '%{http_code}'; }
+status_of() { jq -r '"\(.kind) \(.code) \(.reason)"'; }
+exists() { api GET "/api/v1/namespaces/default/pods/$1" -o /dev/null -w '%{http_code}'; }
+
+check_equal "pod victim is created" 201 "$(create victim)"
+check_equal "pod other is created" 201 "$(create other other)"
+
+# K8S: a NUL once cut the name short, and this deleted pod "victim"
+check_equal "DELETE of a name with an escaped NUL is a 400 Status" "Status 400 BadRequest" \
+        "$(api DELETE '/api/v1/namespaces/default/pods/victim%00not-victim' | status_of)"
+check_equal "... and deletes nothing" 200 "$(exists victim)"
+check_equal "an escaped NUL in the namespace segment is a 400 Status" "Status 400 BadRequest" \
+        "$(api DELETE '/api/v1/namespaces/default%00x/pods/victim' | status_of)"
+check_equal "invalid UTF-8 in the path is a 400 Status" "Status 400 BadRequest" \
+        "$(api GET '/api/v1/namespaces/default/pods/%ff%fe' | status_of)"
+check_equal "an escaped NUL in a query value is a 400 Status" "Status 400 BadRequest" \
+        "$(api GET '/api/v1/namespaces/default/pods?labelSelector=app%3Dother%00' | status_of)"
+check_equal "a well-formed UTF-8 name is only not found" "Status 404 NotFound" \
+        "$(api GET '/api/v1/namespaces/default/pods/%C3%A9t%C3%A9' | status_of)"
+
+# 80 parameters: the ones past the 64th were once dropped, a dryRun=All with them
+filler=$(for i in $(seq 1 79); do printf 'p%d=%d&' "$i" "$i"; done)
+check_equal "a create whose 80th parameter is dryRun=All answers 201" 201 \
+        "$(api POST "/api/v1/namespaces/default/pods?${filler}dryRun=All" -H 'Content-Type: application/json' \
+                -d "$(pod dry)" -o /dev/null -w '%{http_code}')"
+check_equal "... and is a dry run: nothing is stored" 404 "$(exists dry)"
+check_equal "a labelSelector as the 80th parameter filters the list" "other" \
+        "$(api GET "/api/v1/namespaces/default/pods?${filler}labelSelector=app%3Dother" | jq -r '[.items[].metadata.name] | join(",")')"
+
+# K8S: the body's media type must be one the server decodes
+check_equal "a create with Content-Type text/plain is 415" "Status 415 UnsupportedMediaType" \
+        "$(api POST /api/v1/namespaces/default/pods -H 'Content-Type: text/plain' -d "$(pod plain)" | status_of)"
+check_equal "a create without Content-Type is 415" "Status 415 UnsupportedMediaType" \
+        "$(api POST /api/v1/namespaces/default/pods -H 'Content-Type:' -d "$(pod none)" | status_of)"
+check_equal "... and neither was stored" "404 404" "$(exists plain) $(exists none)"
+check_equal "a create with application/json;charset=utf-8 is accepted" 201 \
+        "$(api POST /api/v1/namespaces/default/pods -H 'Content-Type: application/json; charset=utf-8' \
+                -d "$(pod charset)" -o /dev/null -w '%{http_code}')"
+
+server_check_log
+tap_done
