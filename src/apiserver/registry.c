@@ -22,8 +22,12 @@
 #include "base/timeutil.h"
 #include "store/store.h"
 
-/* K8S: the patch handler retries a patch whose write raced another writer. */
+/* K8S: the patch handler retries a patch whose write raced another writer: one that carries a
+ * resourceVersion precondition a few times (it may have been overtaken for good), one without
+ * until it applies (GuaranteedUpdate), within the request timeout (--request-timeout, 60 s,
+ * then 504 Timeout). */
 #define PATCH_CONFLICT_RETRIES 5
+#define PATCH_TIMEOUT_MS       60000
 
 bool request_wants_table(const struct http_request *req)
 {
@@ -712,6 +716,7 @@ void registry_patch(struct apiserver *s, const struct api_target *t, const struc
         enum field_validation mode;
         enum patch_type type;
         bool precondition;
+        int64_t deadline;
 
         if (patch_type_from_content_type(req->content_type, &type) < 0) {
                 status_respond(
@@ -740,8 +745,9 @@ void registry_patch(struct apiserver *s, const struct api_target *t, const struc
                 return;
         }
         precondition = type != PATCH_JSON && json_path_string(patch, "metadata.resourceVersion");
+        deadline = time_monotonic_ms() + PATCH_TIMEOUT_MS;
 
-        for (int attempt = 0; attempt <= PATCH_CONFLICT_RETRIES; attempt++) {
+        for (int attempt = 0; !precondition || attempt <= PATCH_CONFLICT_RETRIES; attempt++) {
                 cleanup_error struct error *err = NULL;
                 cleanup_json json_t *old = NULL, *patched = NULL;
                 int r = store_get(s->store, t->res->plural, store_ns(t), t->name, &old, &err);
@@ -791,6 +797,15 @@ void registry_patch(struct apiserver *s, const struct api_target *t, const struc
                 if (r != -ESTALE)
                         return;
                 /* The store moved between our read and our write: read again, patch again. */
+                if (!precondition && time_monotonic_ms() >= deadline) {
+                        http_response_release(resp);
+                        http_response_init(resp);
+                        status_respond(resp, ETIMEDOUT,
+                                       "the server was unable to return a response in the time "
+                                       "allotted, but may still be processing the request",
+                                       NULL);
+                        return;
+                }
                 http_response_release(resp);
                 http_response_init(resp);
         }

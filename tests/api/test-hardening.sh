@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# test-request-parsing.sh: the request line is read exactly (issue 10, part 2): every query
-# parameter counts, however many there are; an escaped NUL or invalid UTF-8 in the path or a
-# parameter is refused with a Status and acts on nothing; a body in a media type the server
-# cannot decode is 415.
+# test-hardening.sh: what a hostile or crowded client meets. The request line is read exactly:
+# every query parameter counts, however many there are; an escaped NUL or invalid UTF-8 in the
+# path or a parameter is refused with a Status and acts on nothing; a body in a media type the
+# server cannot decode is 415. Concurrent patches without a resourceVersion all apply (no 409).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib/tap.sh"
@@ -54,6 +54,21 @@ check_equal "... and neither was stored" "404 404" "$(exists plain) $(exists non
 check_equal "a create with application/json;charset=utf-8 is accepted" 201 \
         "$(api POST /api/v1/namespaces/default/pods -H 'Content-Type: application/json; charset=utf-8' \
                 -d "$(pod charset)" -o /dev/null -w '%{http_code}')"
+
+# K8S: a patch without a resourceVersion precondition is retried until it applies
+check_equal "pod patched is created" 201 "$(create patched)"
+cfg=$SERVER_DIR/patches.curl
+token=$(cat "$SERVER_DIR/data/pki/admin.token")
+for i in $(seq 1 400); do
+        # options are per transfer: each block repeats them
+        printf 'url = "https://127.0.0.1:%s/api/v1/namespaces/default/pods/patched"\nrequest = "PATCH"\n' "$SERVER_PORT"
+        printf 'insecure\nsilent\nwrite-out = "%%{http_code}\\n"\n'
+        printf 'header = "Authorization: Bearer %s"\nheader = "Content-Type: application/merge-patch+json"\n' "$token"
+        printf 'data = "{\\"metadata\\":{\\"labels\\":{\\"n%d\\":\\"%d\\"}}}"\noutput = "/dev/null"\n' $((i % 40)) "$i"
+        [ "$i" -lt 400 ] && echo next # between blocks: a trailing one is an empty transfer
+done >"$cfg"
+codes=$(curl -s --parallel --parallel-max 40 -K "$cfg" | sort | uniq -c | awk '{print $2 "x" $1}' | tr '\n' ' ')
+check_equal "400 label patches from 40 connections at once all apply" "200x400 " "$codes"
 
 server_check_log
 tap_done
