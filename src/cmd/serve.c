@@ -19,6 +19,7 @@
 #include "base/error.h"
 #include "base/json.h"
 #include "base/metrics.h"
+#include "base/quantity.h"
 #include "cmd/cmd.h"
 #include "controllers/pv-provisioner.h"
 #include "controllers/scheduler.h"
@@ -38,6 +39,7 @@ struct serve_flags {
         const char *feature_gates;
         const char *store;
         const char *etcd_endpoints;
+        int64_t watch_cache_bytes; /* 0: the store's default */
 };
 
 static void serve_usage(FILE *f, const char *command)
@@ -52,7 +54,9 @@ static void serve_usage(FILE *f, const char *command)
                 "  --allocatable LIST      node allocatable override, e.g. cpu=4,memory=4Gi\n"
                 "  --feature-gates LIST    Name=true|false,...\n"
                 "  --store sqlite|etcd     storage backend (default sqlite; etcd is not available yet)\n"
-                "  --etcd-endpoints URLS   etcd endpoints, for --store etcd\n");
+                "  --etcd-endpoints URLS   etcd endpoints, for --store etcd\n"
+                "  --watch-cache-bytes Q   watch history kept in memory, as stored JSON (default\n"
+                "                          64Mi; a watcher may leave a quarter of it unread)\n");
 }
 
 /* "k=v,k=v" with non-empty keys and values; the node agent interprets them. */
@@ -83,6 +87,7 @@ static int parse_flags(const char *command, int argc, char **argv, struct serve_
                 { "feature-gates", required_argument, NULL, 'f' },
                 { "store", required_argument, NULL, 's' },
                 { "etcd-endpoints", required_argument, NULL, 'e' },
+                { "watch-cache-bytes", required_argument, NULL, 'w' },
                 { "help", no_argument, NULL, 'h' },
                 { NULL, 0, NULL, 0 },
         };
@@ -115,6 +120,21 @@ static int parse_flags(const char *command, int argc, char **argv, struct serve_
                 case 'e':
                         f->etcd_endpoints = optarg;
                         break;
+                case 'w': {
+                        cleanup_error struct error *err = NULL;
+                        struct quantity q;
+
+                        if (quantity_parse(optarg, &q, &err) < 0 ||
+                            quantity_value(&q, &f->watch_cache_bytes) < 0 ||
+                            f->watch_cache_bytes < 1024 * 1024) {
+                                (void) fprintf(stderr,
+                                               "flexlet %s: --watch-cache-bytes \"%s\": want a "
+                                               "size of at least 1Mi\n",
+                                               command, optarg);
+                                return -EINVAL;
+                        }
+                        break;
+                }
                 case 'h':
                         serve_usage(stdout, command);
                         exit(0);
@@ -284,7 +304,13 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
 
         ca_file = xasprintf("%s/pki/ca.crt", f.data_dir);
         db = xasprintf("%s/store.db", f.data_dir);
-        r = store_open_sqlite(db, &store, &err);
+        {
+                const struct store_options so = {
+                        .watch_window_bytes = (size_t) f.watch_cache_bytes,
+                        .watch_queue_bytes = (size_t) f.watch_cache_bytes / 4,
+                };
+                r = store_open_sqlite_with(db, &so, &store, &err);
+        }
         if (r < 0) {
                 (void) fprintf(stderr, "flexlet %s: store: %s\n", command, err->message);
                 pki_free(pki);

@@ -95,17 +95,26 @@ int store_error_precondition(struct error **reterr, const char *resource, const 
  * its own copy. The cache is reference counted: the store holds one reference and each watcher
  * another, so a watcher outlives store_close safely. */
 
-/* window: events retained (>= 1); queue_max: unread live events per watcher (>= 1); start_rv:
- * the store's current version (the window is empty and complete from there). */
-struct watch_cache *watch_cache_new(size_t window, size_t queue_max, uint64_t start_rv);
+/* How much the cache may hold. The history keeps at most window events and window_bytes of
+ * their stored JSON (the oldest go first; the newest is kept whatever its size); a watcher may
+ * leave at most queue_max live events and queue_bytes of them unread, or it is cancelled (the
+ * client re-lists, as upstream's watch cache closes a watcher that falls behind). Every field
+ * is >= 1. */
+struct watch_cache_limits {
+        size_t window, window_bytes;
+        size_t queue_max, queue_bytes;
+};
+/* start_rv: the store's current version (the window is empty and complete from there). */
+struct watch_cache *watch_cache_new(const struct watch_cache_limits *limits, uint64_t start_rv);
 /* Drops a reference; frees on the last. NULL-safe, returns NULL. */
 struct watch_cache *watch_cache_unref(struct watch_cache *c);
 /* Cancels every watcher and refuses new ones; later publishes are dropped. */
 void watch_cache_shutdown(struct watch_cache *c);
 /* Records a committed change and fans it out. Takes obj over (it must not be touched again).
- * rv must exceed every rv published before. */
+ * rv must exceed every rv published before; bytes is the size of obj's stored JSON, what the
+ * limits count. */
 void watch_cache_publish(struct watch_cache *c, enum store_event_type type, const char *resource,
-                         const char *ns, uint64_t rv, json_t *obj);
+                         const char *ns, uint64_t rv, json_t *obj, size_t bytes);
 /* Starts a watcher of resource in ns (NULL: all): first a synthetic ADDED for each object of
  * initial (a JSON array taken over, or NULL), then every retained event with rv > from_rv,
  * then live events with rv > from_rv. -ERANGE when events after from_rv were already dropped

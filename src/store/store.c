@@ -195,13 +195,21 @@ int store_error_precondition(struct error **reterr, const char *resource, const 
 int store_new(struct store_backend *b, const struct store_options *o, struct store **ret,
               struct error **reterr)
 {
+        static const struct store_options none = { 0 };
+        struct watch_cache_limits limits;
         struct store *s;
-        size_t window = o && o->watch_window ? o->watch_window : STORE_WATCH_WINDOW_DEFAULT;
-        size_t queue = o && o->watch_queue ? o->watch_queue : STORE_WATCH_QUEUE_DEFAULT;
 
+        if (!o)
+                o = &none;
+        limits = (struct watch_cache_limits){
+                .window = o->watch_window ?: STORE_WATCH_WINDOW_DEFAULT,
+                .window_bytes = o->watch_window_bytes ?: STORE_WATCH_WINDOW_BYTES_DEFAULT,
+                .queue_max = o->watch_queue ?: STORE_WATCH_QUEUE_DEFAULT,
+                .queue_bytes = o->watch_queue_bytes ?: STORE_WATCH_QUEUE_BYTES_DEFAULT,
+        };
         s = xcalloc(1, sizeof(*s));
         s->backend = b;
-        s->cache = watch_cache_new(window, queue, b->ops->current_rv(b));
+        s->cache = watch_cache_new(&limits, b->ops->current_rv(b));
         b->cache = s->cache;
         *ret = s;
         return 0;

@@ -31,14 +31,19 @@
 /* Defaults for struct store_options. */
 #define STORE_WATCH_WINDOW_DEFAULT 10000 /* events of history kept for watch replay */
 #define STORE_WATCH_QUEUE_DEFAULT  1024  /* live events a watcher may leave unread */
-#define STORE_BUSY_TIMEOUT_DEFAULT 5000  /* ms SQLite waits on a locked database */
+/* bytes of stored JSON the history holds, and a watcher may leave unread */
+#define STORE_WATCH_WINDOW_BYTES_DEFAULT (64 * 1024 * 1024)
+#define STORE_WATCH_QUEUE_BYTES_DEFAULT  (16 * 1024 * 1024)
+#define STORE_BUSY_TIMEOUT_DEFAULT       5000 /* ms SQLite waits on a locked database */
 
 struct store;
 
 struct store_options {
-        size_t watch_window; /* 0: STORE_WATCH_WINDOW_DEFAULT */
-        size_t watch_queue;  /* 0: STORE_WATCH_QUEUE_DEFAULT */
-        int busy_timeout_ms; /* 0: STORE_BUSY_TIMEOUT_DEFAULT */
+        size_t watch_window;       /* 0: STORE_WATCH_WINDOW_DEFAULT */
+        size_t watch_window_bytes; /* 0: STORE_WATCH_WINDOW_BYTES_DEFAULT */
+        size_t watch_queue;        /* 0: STORE_WATCH_QUEUE_DEFAULT */
+        size_t watch_queue_bytes;  /* 0: STORE_WATCH_QUEUE_BYTES_DEFAULT */
+        int busy_timeout_ms;       /* 0: STORE_BUSY_TIMEOUT_DEFAULT */
 };
 
 enum store_event_type {

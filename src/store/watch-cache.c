@@ -20,6 +20,7 @@ struct wc_event {
         unsigned refs;
         enum store_event_type type;
         uint64_t rv;
+        size_t bytes; /* the object's stored JSON */
         json_t *object;
         const char *ns;  /* points into key */
         char resource[]; /* "resource\0ns\0" */
@@ -29,10 +30,10 @@ struct watch_cache {
         pthread_mutex_t lock;
         unsigned refs; /* the store's and one per watcher; under lock */
         bool closed;
-        size_t window;
-        size_t queue_max;
-        struct wc_event **ring; /* window slots; head is the oldest of count */
+        struct watch_cache_limits limits;
+        struct wc_event **ring; /* limits.window slots; head is the oldest of count */
         size_t head, count;
+        size_t ring_bytes; /* of the count events in the ring */
         uint64_t start_rv; /* every event with rv > start_rv is in the ring */
         uint64_t last_rv;  /* newest published, or start_rv */
         struct store_watch *watchers;
@@ -47,13 +48,14 @@ struct store_watch {
         pthread_cond_t cond;
         struct wc_event **q; /* circular, q_cap slots, grows */
         size_t q_cap, q_head, q_len;
-        size_t backlog; /* queued at start (synthetic or replayed) and still unread: these do
-                         * not count against queue_max, only live events do */
+        size_t backlog;    /* queued at start (synthetic or replayed) and still unread: these do
+                            * not count against the queue limits, only live events do */
+        size_t live_bytes; /* of the unread live events */
         bool cancelled;
 };
 
 static struct wc_event *wc_event_new(enum store_event_type type, const char *resource,
-                                     const char *ns, uint64_t rv, json_t *obj)
+                                     const char *ns, uint64_t rv, json_t *obj, size_t bytes)
 {
         size_t rl = strlen(resource), nl = strlen(ns);
         struct wc_event *e = xmalloc(sizeof(*e) + rl + nl + 2);
@@ -61,6 +63,7 @@ static struct wc_event *wc_event_new(enum store_event_type type, const char *res
         e->refs = 1;
         e->type = type;
         e->rv = rv;
+        e->bytes = bytes;
         e->object = obj;
         memcpy(e->resource, resource, rl + 1);
         memcpy(e->resource + rl + 1, ns, nl + 1);
@@ -82,17 +85,17 @@ static void wc_event_unref(struct wc_event *e)
         free(e);
 }
 
-struct watch_cache *watch_cache_new(size_t window, size_t queue_max, uint64_t start_rv)
+struct watch_cache *watch_cache_new(const struct watch_cache_limits *limits, uint64_t start_rv)
 {
         struct watch_cache *c = xcalloc(1, sizeof(*c));
 
-        assert(window > 0 && queue_max > 0);
+        assert(limits->window > 0 && limits->window_bytes > 0 && limits->queue_max > 0 &&
+               limits->queue_bytes > 0);
         if (pthread_mutex_init(&c->lock, NULL) != 0)
                 abort();
         c->refs = 1;
-        c->window = window;
-        c->queue_max = queue_max;
-        c->ring = xcalloc(window, sizeof(*c->ring));
+        c->limits = *limits;
+        c->ring = xcalloc(limits->window, sizeof(*c->ring));
         c->start_rv = start_rv;
         c->last_rv = start_rv;
         return c;
@@ -111,7 +114,7 @@ struct watch_cache *watch_cache_unref(struct watch_cache *c)
                 return NULL;
         assert(!c->watchers);
         for (size_t i = 0; i < c->count; i++)
-                wc_event_unref(c->ring[(c->head + i) % c->window]);
+                wc_event_unref(c->ring[(c->head + i) % c->limits.window]);
         free(c->ring);
         pthread_mutex_destroy(&c->lock);
         free(c);
@@ -127,6 +130,7 @@ static void watcher_drain(struct store_watch *w)
                 w->q_len--;
         }
         w->backlog = 0;
+        w->live_bytes = 0;
 }
 
 /* Called with the cache locked. */
@@ -170,9 +174,9 @@ void watch_cache_shutdown(struct watch_cache *c)
 }
 
 void watch_cache_publish(struct watch_cache *c, enum store_event_type type, const char *resource,
-                         const char *ns, uint64_t rv, json_t *obj)
+                         const char *ns, uint64_t rv, json_t *obj, size_t bytes)
 {
-        struct wc_event *e = wc_event_new(type, resource, ns, rv, obj);
+        struct wc_event *e = wc_event_new(type, resource, ns, rv, obj, bytes);
 
         pthread_mutex_lock(&c->lock);
         if (c->closed) {
@@ -181,27 +185,34 @@ void watch_cache_publish(struct watch_cache *c, enum store_event_type type, cons
                 return;
         }
         assert(rv > c->last_rv);
-        if (c->count == c->window) {
+        /* Room for e: by count, and by bytes (large objects written often once grew the
+         * history to gigabytes); the newest event stays whatever its size. */
+        while (c->count > 0 && (c->count == c->limits.window ||
+                                c->ring_bytes + e->bytes > c->limits.window_bytes)) {
                 struct wc_event *old = c->ring[c->head];
 
                 /* The window now starts after the dropped event. */
                 c->start_rv = old->rv;
+                c->ring_bytes -= old->bytes;
                 wc_event_unref(old);
-                c->head = (c->head + 1) % c->window;
+                c->head = (c->head + 1) % c->limits.window;
                 c->count--;
         }
-        c->ring[(c->head + c->count) % c->window] = e;
+        c->ring[(c->head + c->count) % c->limits.window] = e;
         c->count++;
+        c->ring_bytes += e->bytes;
         c->last_rv = rv;
 
         for (struct store_watch *w = c->watchers; w; w = w->next) {
                 if (w->cancelled || rv <= w->from_rv || !watcher_matches(w, e))
                         continue;
-                if (w->q_len - w->backlog >= c->queue_max) {
+                if (w->q_len - w->backlog >= c->limits.queue_max ||
+                    (w->live_bytes > 0 && w->live_bytes + e->bytes > c->limits.queue_bytes)) {
                         /* Never make writers wait on a slow reader: it re-lists instead. */
                         watcher_cancel(w);
                         continue;
                 }
+                w->live_bytes += e->bytes;
                 watcher_push(w, wc_event_ref(e));
                 pthread_cond_signal(&w->cond);
         }
@@ -253,7 +264,7 @@ int watch_cache_watch(struct watch_cache *c, const char *resource, const char *n
                         json_object_get(json_object_get(item, "metadata"), "namespace"));
 
                 watcher_push(w, wc_event_new(STORE_EVENT_ADDED, resource, item_ns ? item_ns : "",
-                                             store_object_rv(item), json_incref(item)));
+                                             store_object_rv(item), json_incref(item), 0));
         }
         json_decref(initial);
 
@@ -274,7 +285,7 @@ int watch_cache_watch(struct watch_cache *c, const char *resource, const char *n
                                  oldest);
         }
         for (i = 0; i < c->count; i++) {
-                struct wc_event *e = c->ring[(c->head + i) % c->window];
+                struct wc_event *e = c->ring[(c->head + i) % c->limits.window];
 
                 if (e->rv > from_rv && watcher_matches(w, e))
                         watcher_push(w, wc_event_ref(e));
@@ -327,6 +338,8 @@ int store_watch_next(struct store_watch *w, int timeout_ms, struct store_event *
         w->q_len--;
         if (w->backlog > 0)
                 w->backlog--;
+        else
+                w->live_bytes -= e->bytes;
         pthread_mutex_unlock(&c->lock);
 
         ret->type = e->type;

@@ -22,12 +22,29 @@ static json_t *obj(const char *name, uint64_t rv)
                          "resourceVersion", buf);
 }
 
-static void publish(struct watch_cache *c, const char *resource, const char *ns, uint64_t rv)
+/* A cache bounded by counts only (the byte limits far away). */
+static struct watch_cache *cache_new(size_t window, size_t queue_max, uint64_t start_rv)
+{
+        const struct watch_cache_limits l = { .window = window,
+                                              .window_bytes = SIZE_MAX / 2,
+                                              .queue_max = queue_max,
+                                              .queue_bytes = SIZE_MAX / 2 };
+
+        return watch_cache_new(&l, start_rv);
+}
+
+static void publish_sized(struct watch_cache *c, const char *resource, const char *ns, uint64_t rv,
+                          size_t bytes)
 {
         char name[24];
 
         (void) snprintf(name, sizeof(name), "o%llu", (unsigned long long) rv);
-        watch_cache_publish(c, STORE_EVENT_MODIFIED, resource, ns, rv, obj(name, rv));
+        watch_cache_publish(c, STORE_EVENT_MODIFIED, resource, ns, rv, obj(name, rv), bytes);
+}
+
+static void publish(struct watch_cache *c, const char *resource, const char *ns, uint64_t rv)
+{
+        publish_sized(c, resource, ns, rv, 100);
 }
 
 static uint64_t next_rv(struct store_watch *w)
@@ -53,7 +70,7 @@ static void test_window_edges(void **state)
                 { 4, -ERANGE, 0 }, { 5, -ERANGE, 0 }, { 6, 0, 7 },  { 7, 0, 8 },
                 { 8, 0, 9 },       { 9, 0, 0 },       { 12, 0, 0 },
         };
-        struct watch_cache *c = watch_cache_new(3, 8, 5);
+        struct watch_cache *c = cache_new(3, 8, 5);
 
         assert_int_equal(watch_cache_oldest_rv(c), 5);
         for (uint64_t rv = 6; rv <= 8; rv++)
@@ -92,7 +109,7 @@ static void test_window_edges(void **state)
 
 static void test_versions_with_gaps(void **state)
 {
-        struct watch_cache *c = watch_cache_new(2, 8, 0);
+        struct watch_cache *c = cache_new(2, 8, 0);
         struct store_watch *w = NULL;
 
         publish(c, "pods", "ns", 10);
@@ -110,7 +127,7 @@ static void test_versions_with_gaps(void **state)
 
 static void test_filters_and_skips(void **state)
 {
-        struct watch_cache *c = watch_cache_new(16, 8, 0);
+        struct watch_cache *c = cache_new(16, 8, 0);
         struct store_watch *w_ns = NULL, *w_all = NULL, *w_ahead = NULL;
         struct store_event ev = { 0 };
 
@@ -143,7 +160,7 @@ static void test_filters_and_skips(void **state)
 
 static void test_backlog_is_not_bounded_live_is(void **state)
 {
-        struct watch_cache *c = watch_cache_new(16, 2, 0);
+        struct watch_cache *c = cache_new(16, 2, 0);
         struct store_watch *w = NULL;
         json_t *initial = json_array();
         struct store_event ev = { 0 };
@@ -171,9 +188,50 @@ static void test_backlog_is_not_bounded_live_is(void **state)
         watch_cache_unref(c);
 }
 
+/* Large objects written often once grew the history to gigabytes: the window and each
+ * watcher's unread live events are bounded by bytes too. */
+static void test_bytes_bound_window_and_queue(void **state)
+{
+        const struct watch_cache_limits l = {
+                .window = 100, .window_bytes = 1000, .queue_max = 100, .queue_bytes = 700
+        };
+        struct watch_cache *c = watch_cache_new(&l, 0);
+        struct store_watch *w = NULL, *slow = NULL;
+
+        for (uint64_t rv = 1; rv <= 10; rv++)
+                publish_sized(c, "pods", "ns", rv, 300);
+        /* 3 x 300 fit in 1000 bytes: 8..10 are kept, a watch from 6 is too old */
+        assert_int_equal(watch_cache_oldest_rv(c), 7);
+        assert_int_equal(watch_cache_watch(c, "pods", NULL, 6, NULL, &w, NULL), -ERANGE);
+        assert_int_equal(watch_cache_watch(c, "pods", NULL, 7, NULL, &w, NULL), 0);
+        assert_int_equal(next_rv(w), 8);
+        assert_int_equal(next_rv(w), 9);
+        assert_int_equal(next_rv(w), 10);
+        store_watch_stop(w);
+        /* one event larger than the whole window is still kept, alone */
+        publish_sized(c, "pods", "ns", 11, 5000);
+        assert_int_equal(watch_cache_oldest_rv(c), 10);
+
+        /* a watcher that reads nothing: 2 x 300 unread fit in 700, a third cancels it; one
+         * that reads as it goes is never cancelled */
+        assert_int_equal(watch_cache_watch(c, "pods", NULL, 11, NULL, &slow, NULL), 0);
+        assert_int_equal(watch_cache_watch(c, "pods", NULL, 11, NULL, &w, NULL), 0);
+        for (uint64_t rv = 12; rv <= 14; rv++) {
+                publish_sized(c, "pods", "ns", rv, 300);
+                assert_int_equal(next_rv(w), rv);
+        }
+        {
+                struct store_event ev = { 0 };
+                assert_int_equal(store_watch_next(slow, 0, &ev), -ECANCELED);
+        }
+        store_watch_stop(slow);
+        store_watch_stop(w);
+        watch_cache_unref(c);
+}
+
 static void test_each_reader_owns_its_copy(void **state)
 {
-        struct watch_cache *c = watch_cache_new(4, 8, 0);
+        struct watch_cache *c = cache_new(4, 8, 0);
         struct store_watch *w1 = NULL, *w2 = NULL;
         struct store_event e1 = { 0 }, e2 = { 0 };
 
@@ -195,7 +253,7 @@ static void test_each_reader_owns_its_copy(void **state)
 
 static void test_watchers_outlive_shutdown(void **state)
 {
-        struct watch_cache *c = watch_cache_new(4, 8, 0);
+        struct watch_cache *c = cache_new(4, 8, 0);
         struct store_watch *w = NULL, *late = NULL;
         struct store_event ev = { 0 };
         struct error *err = NULL;
@@ -220,6 +278,7 @@ int main(void)
                 cmocka_unit_test(test_versions_with_gaps),
                 cmocka_unit_test(test_filters_and_skips),
                 cmocka_unit_test(test_backlog_is_not_bounded_live_is),
+                cmocka_unit_test(test_bytes_bound_window_and_queue),
                 cmocka_unit_test(test_each_reader_owns_its_copy),
                 cmocka_unit_test(test_watchers_outlive_shutdown),
         };
