@@ -235,11 +235,49 @@ static void route_resource(struct apiserver *s, const char *group, char **seg, i
         count_request(s, &t, req, resp, t0);
 }
 
+/* K8S: the verb a request on the resource itself asks for, as RBAC and the descriptor's verbs
+ * name it; NULL for a method no verb serves. */
+static const char *resource_verb(const struct api_target *t, const struct http_request *req)
+{
+        const char *m = req->method, *w = http_request_query(req, "watch");
+
+        if (streq(m, "GET"))
+                return w && (streq(w, "true") || streq(w, "1")) ? "watch"
+                       : t->name                                ? "get"
+                                                                : "list";
+        if (streq(m, "POST"))
+                return t->name ? NULL : "create";
+        if (streq(m, "PUT"))
+                return t->name ? "update" : NULL;
+        if (streq(m, "PATCH"))
+                return t->name ? "patch" : NULL;
+        if (streq(m, "DELETE"))
+                return t->name ? "delete" : "deletecollection";
+        return NULL;
+}
+
+static bool resource_allows(const struct api_resource *res, const char *verb)
+{
+        for (size_t i = 0; verb && res->verbs[i]; i++)
+                if (streq(res->verbs[i], verb))
+                        return true;
+        return false;
+}
+
 static void dispatch_resource(struct apiserver *s, const struct api_target *target,
                               const struct http_request *req, struct http_response *resp)
 {
         struct api_target t = *target;
         const char *m = req->method;
+
+        /* K8S: the descriptor's verbs are the only truth (DELETE of the namespace collection
+         * once deleted every namespace; upstream has no such route: 405) */
+        if (t.sub == API_SUB_NONE && !resource_allows(t.res, resource_verb(&t, req))) {
+                status_respond(resp, EOPNOTSUPP,
+                               "the server does not allow this method on the requested resource",
+                               NULL);
+                return;
+        }
 
         if ((streq(m, "POST") || streq(m, "PUT")) && !is_decodable_body_type(req->content_type)) {
                 status_respond(

@@ -37,6 +37,14 @@ check_equal "an escaped NUL in a query value is a 400 Status" "Status 400 BadReq
 check_equal "a well-formed UTF-8 name is only not found" "Status 404 NotFound" \
         "$(api GET '/api/v1/namespaces/default/pods/%C3%A9t%C3%A9' | status_of)"
 
+# K8S: only the verbs a resource's descriptor lists are served (this once deleted every namespace)
+check_equal "DELETE of the namespace collection is 405" "Status 405 MethodNotAllowed" \
+        "$(api DELETE /api/v1/namespaces | status_of)"
+check_equal "... and every namespace is still there" "default kube-node-lease kube-public kube-system" \
+        "$(api GET /api/v1/namespaces | jq -r '[.items[].metadata.name] | sort | join(" ")')"
+check_equal "POST to a named pod is 405" "Status 405 MethodNotAllowed" \
+        "$(api POST /api/v1/namespaces/default/pods/victim -H 'Content-Type: application/json' -d "$(pod victim)" | status_of)"
+
 # 80 parameters: the ones past the 64th were once dropped, a dryRun=All with them
 filler=$(for i in $(seq 1 79); do printf 'p%d=%d&' "$i" "$i"; done)
 check_equal "a create whose 80th parameter is dryRun=All answers 201" 201 \
@@ -68,7 +76,7 @@ for i in $(seq 1 400); do
         printf 'data = "{\\"metadata\\":{\\"labels\\":{\\"n%d\\":\\"%d\\"}}}"\noutput = "/dev/null"\n' $((i % 40)) "$i"
         [ "$i" -lt 400 ] && echo next # between blocks: a trailing one is an empty transfer
 done >"$cfg"
-codes=$(curl -s --parallel --parallel-max 40 -K "$cfg" | sort | uniq -c | awk '{print $2 "x" $1}' | tr '\n' ' ')
+codes=$(curl -s --parallel --parallel-max 40 -K "$cfg" 2>/dev/null | sort | uniq -c | awk '{print $2 "x" $1}' | tr '\n' ' ')
 check_equal "400 label patches from 40 connections at once all apply" "200x400 " "$codes"
 
 # The watch history is bounded by bytes: each write of a 1 MB pod once stayed in a 10,000-event
