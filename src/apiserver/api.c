@@ -115,6 +115,8 @@ static int subresource_from_string(const struct api_resource *r, const char *s,
                 *ret = API_SUB_BINDING;
         else if (streq(s, "log"))
                 *ret = API_SUB_LOG;
+        else if (streq(s, "finalize"))
+                *ret = API_SUB_FINALIZE;
         else
                 return -ENOENT;
         return 0;
@@ -181,7 +183,7 @@ static const char *metric_verb(const struct api_target *t, const struct http_req
 
 static const char *const subresource_names[API_SUB_MAX] = {
         [API_SUB_NONE] = "",           [API_SUB_STATUS] = "status", [API_SUB_RESIZE] = "resize",
-        [API_SUB_BINDING] = "binding", [API_SUB_LOG] = "log",
+        [API_SUB_BINDING] = "binding", [API_SUB_LOG] = "log",       [API_SUB_FINALIZE] = "finalize",
 };
 
 /* K8S: apiserver_request_total and apiserver_request_duration_seconds (long-running requests,
@@ -294,6 +296,12 @@ static void dispatch_resource(struct apiserver *s, const struct api_target *targ
                                 resp, EOPNOTSUPP,
                                 "the server does not allow this method on the requested resource",
                                 NULL);
+                return;
+        }
+        if (t.sub == API_SUB_FINALIZE && !streq(m, "PUT")) {
+                status_respond(resp, EOPNOTSUPP,
+                               "the server does not allow this method on the requested resource",
+                               NULL);
                 return;
         }
         if (t.sub == API_SUB_BINDING) {

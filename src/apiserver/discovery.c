@@ -28,12 +28,14 @@ static json_t *strv_json(const char *const *v)
         return a;
 }
 
-/* K8S: pods/binding is create-only, pods/log get-only; the other subresources read and write
- * the parent. */
+/* K8S: pods/binding is create-only, pods/log get-only, namespaces/finalize update-only; the
+ * other subresources read and write the parent. */
 static json_t *subresource_verbs(const char *sub)
 {
         if (streq(sub, "binding"))
                 return json_pack("[s]", "create");
+        if (streq(sub, "finalize"))
+                return json_pack("[s]", "update");
         if (streq(sub, "log"))
                 return json_pack("[s]", "get");
         return json_pack("[s, s, s]", "get", "patch", "update");

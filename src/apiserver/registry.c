@@ -403,11 +403,28 @@ static void set_now(json_t *meta, const char *key)
         json_object_set_new(meta, key, json_string(ts));
 }
 
-static bool namespace_exists(struct apiserver *s, const char *ns)
+/* K8S NamespaceLifecycle admission: nothing is created in a namespace that does not exist (404)
+ * or is being deleted (403). Writes the answer and returns -errno when the create must stop. */
+static int namespace_admits_create(struct apiserver *s, const struct api_target *t,
+                                   const json_t *obj, struct http_response *resp)
 {
-        cleanup_json json_t *obj = NULL;
+        const struct api_resource *nsr = api_resource_by_plural("", "namespaces");
+        cleanup_json json_t *ns = NULL;
 
-        return store_get(s->store, "namespaces", "", ns, &obj, NULL) == 0;
+        if (!t->res->namespaced)
+                return 0;
+        if (store_get(s->store, "namespaces", "", t->ns, &ns, NULL) < 0) {
+                status_not_found(resp, nsr, t->ns);
+                return -ENOENT;
+        }
+        if (json_path(ns, "metadata.deletionTimestamp")) {
+                cleanup_free char *why = xasprintf(
+                        "unable to create new content in namespace %s because it is being terminated",
+                        t->ns);
+                status_forbidden(resp, t->res, obj_name(obj), why);
+                return -EPERM;
+        }
+        return 0;
 }
 
 /* Validation failures from a strategy hook become a 422. */
@@ -455,11 +472,8 @@ static void create_object(struct apiserver *s, const struct api_target *t,
         if (check_namespace(t, obj, resp) < 0)
                 return;
         meta = json_object_ensure(obj, "metadata");
-        if (t->res->namespaced && !namespace_exists(s, t->ns)) {
-                struct api_target nst = { .res = api_resource_by_plural("", "namespaces") };
-                status_not_found(resp, nst.res, t->ns);
+        if (namespace_admits_create(s, t, obj, resp) < 0)
                 return;
-        }
         if (json_path_string(obj, "metadata.resourceVersion")) {
                 status_respond(resp, EIO,
                                "resourceVersion should not be set on objects to be created", NULL);
@@ -934,15 +948,73 @@ static int delete_object(struct apiserver *s, const struct api_target *t,
         return 0;
 }
 
+/* K8S: the namespace REST's Delete. A namespace with spec.finalizers is not removed but marked
+ * (deletionTimestamp, phase Terminating); the namespace controller empties it, takes its
+ * finalizer off through namespaces/finalize and deletes it again, and only then does it go. A
+ * delete while the content is still being removed is 409. Returns -ESTALE to let the caller
+ * retry, like delete_object. */
+static int delete_namespace(struct apiserver *s, const struct api_target *t,
+                            const struct http_request *req, struct http_response *resp,
+                            const json_t *old, const struct delete_options *o)
+{
+        cleanup_error struct error *err = NULL;
+        cleanup_json json_t *marked = NULL;
+        char ts[32];
+        int r;
+
+        if (json_array_size(json_path(old, "spec.finalizers")) == 0)
+                return delete_object(s, t, req, resp, old, o, true);
+        if (json_path(old, "metadata.deletionTimestamp")) {
+                status_conflict(resp, t->res, t->name,
+                                "The system is ensuring all content is removed from this "
+                                "namespace.  Upon completion, this namespace will automatically "
+                                "be purged by the system.");
+                return 0;
+        }
+        marked = json_deep_copy(old);
+        time_format_rfc3339(time(NULL), ts);
+        json_object_set_new(json_object_get(marked, "metadata"), "deletionTimestamp",
+                            json_string(ts));
+        json_object_set_new(json_object_get(marked, "metadata"), "deletionGracePeriodSeconds",
+                            json_integer(0));
+        json_object_set_new(json_object_ensure(marked, "status"), "phase",
+                            json_string("Terminating"));
+        if (dry_run(req)) {
+                respond_object(t, req, resp, 200, marked);
+                return 0;
+        }
+        r = store_update(s->store, t->res->plural, "", t->name, marked, obj_rv(old), &err);
+        if (r == -ESTALE)
+                return r;
+        if (r < 0)
+                respond_store_error(t, t->name, resp, r, err);
+        else
+                respond_object(t, req, resp, 200, marked);
+        return 0;
+}
+
+/* K8S NamespaceLifecycle: the namespaces the cluster itself lives in. */
+static bool namespace_immortal(const char *name)
+{
+        static const char *const names[] = { "default", "kube-system", "kube-public",
+                                             "kube-node-lease" };
+
+        for (size_t i = 0; i < ARRAY_SIZE(names); i++)
+                if (streq(name, names[i]))
+                        return true;
+        return false;
+}
+
 void registry_delete(struct apiserver *s, const struct api_target *t,
                      const struct http_request *req, struct http_response *resp)
 {
         cleanup_json json_t *body = NULL;
+        bool is_namespace = t->res->strategy == &namespace_strategy;
         struct delete_options o;
 
         if (parse_delete_options(req, resp, &body, &o) < 0)
                 return;
-        if (t->res->strategy == &namespace_strategy && streq(t->name, "default")) {
+        if (is_namespace && namespace_immortal(t->name)) {
                 status_forbidden(resp, t->res, t->name, "this namespace may not be deleted");
                 return;
         }
@@ -955,20 +1027,9 @@ void registry_delete(struct apiserver *s, const struct api_target *t,
                         respond_store_error(t, t->name, resp, r, err);
                         return;
                 }
-                if (t->res->strategy == &namespace_strategy && !dry_run(req)) {
-                        /* The namespace's contents go with it. */
-                        for (size_t i = 0; i < n_api_resources; i++) {
-                                const struct api_resource *r2 = api_resources[i];
-                                struct api_target ct = { .res = r2, .ns = t->name };
-                                struct http_response sub;
-                                if (!r2->namespaced)
-                                        continue;
-                                http_response_init(&sub);
-                                registry_delete_collection(s, &ct, req, &sub);
-                                http_response_release(&sub);
-                        }
-                }
-                if (delete_object(s, t, req, resp, old, &o, true) != -ESTALE)
+                r = is_namespace ? delete_namespace(s, t, req, resp, old, &o)
+                                 : delete_object(s, t, req, resp, old, &o, true);
+                if (r != -ESTALE)
                         return;
         }
         status_conflict(resp, t->res, t->name, CONFLICT_MODIFIED);

@@ -53,7 +53,7 @@ static const struct api_resource pods = {
 };
 
 static const char *const ns_short[] = { "ns", NULL };
-static const char *const ns_subresources[] = { "status", NULL };
+static const char *const ns_subresources[] = { "status", "finalize", NULL };
 static const char *const ns_fields[] = { "metadata.name", "status.phase", NULL };
 
 static const struct api_resource namespaces = {

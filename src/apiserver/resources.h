@@ -30,8 +30,9 @@ enum api_subresource {
         API_SUB_NONE,
         API_SUB_STATUS,
         API_SUB_RESIZE,
-        API_SUB_BINDING, /* POST only: assigns the pod to a node */
-        API_SUB_LOG,     /* GET only: the container's log, from its node's kubelet */
+        API_SUB_BINDING,  /* POST only: assigns the pod to a node */
+        API_SUB_LOG,      /* GET only: the container's log, from its node's kubelet */
+        API_SUB_FINALIZE, /* PUT only: a namespace's spec.finalizers */
         API_SUB_MAX,
 };
 

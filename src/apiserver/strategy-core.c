@@ -4,6 +4,7 @@
 #include "api/validation.h"
 #include "apiserver/resources.h"
 #include "base/json.h"
+#include "base/macro.h"
 
 static json_t *keep_status_or_spec(enum api_subresource sub, json_t *new_obj, const json_t *old)
 {
@@ -47,10 +48,32 @@ static void namespace_validate_create(const json_t *ns, struct field_error_list 
                 (void) validate_dns1123_label(name, "metadata.name", errs);
 }
 
+/* K8S: namespaceStrategy, namespaceStatusStrategy and namespaceFinalizeStrategy: an update of
+ * the namespace itself changes neither its spec (the finalizers) nor its status; status writes
+ * only the status, finalize only the spec. */
+static json_t *namespace_prepare_update(enum api_subresource sub, json_t *new_obj,
+                                        const json_t *old)
+{
+        json_t *out = json_deep_copy(new_obj);
+        static const char *const keys[] = { "spec", "status" };
+
+        for (size_t i = 0; i < ARRAY_SIZE(keys); i++) {
+                json_t *v = json_object_get(old, keys[i]);
+
+                if ((sub == API_SUB_STATUS && i == 1) || (sub == API_SUB_FINALIZE && i == 0))
+                        continue;
+                if (v)
+                        json_object_set(out, keys[i], v);
+                else
+                        json_object_del(out, keys[i]);
+        }
+        return out;
+}
+
 const struct resource_strategy namespace_strategy = {
         .prepare_create = namespace_prepare_create,
         .validate_create = namespace_validate_create,
-        .prepare_update = keep_status_or_spec,
+        .prepare_update = namespace_prepare_update,
         .validate_update = validate_meta_update,
 };
 

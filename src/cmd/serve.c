@@ -21,6 +21,7 @@
 #include "base/metrics.h"
 #include "base/quantity.h"
 #include "cmd/cmd.h"
+#include "controllers/namespace.h"
 #include "controllers/pv-provisioner.h"
 #include "controllers/scheduler.h"
 #include "controllers/storage-protection.h"
@@ -248,6 +249,7 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
         struct http_server *http = NULL;
         struct scheduler *sched = NULL;
         struct storage_protection *protection = NULL;
+        struct namespace_controller *namespaces = NULL;
         struct pv_provisioner *provisioner = NULL;
         struct volume_expander *expander = NULL;
         struct node_agent *agent = NULL;
@@ -353,6 +355,8 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
                 r = scheduler_start(&co, &sched, &err);
                 if (r >= 0)
                         r = storage_protection_start(&co, &protection, &err);
+                if (r >= 0)
+                        r = namespace_controller_start(&co, &namespaces, &err);
                 /* local-loop volumes live under the server's data dir, which only serve's own
                  * node uses: the storage controllers run where that node does */
                 if (r >= 0 && with_node)
@@ -399,6 +403,7 @@ stop:
         node_agent_stop(agent);
         volume_expander_stop(expander);
         pv_provisioner_stop(provisioner);
+        namespace_controller_stop(namespaces);
         storage_protection_stop(protection);
         scheduler_stop(sched);
         /* the watch streams still open end now, so the HTTP server need not wait for them */

@@ -191,8 +191,21 @@ check_output "create a namespace from a manifest" "namespace/team created" \
         K33 create -f <(echo '{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"team"}}')
 check_equal "a new namespace is Active" "Active" "$(K33 get ns team -o jsonpath='{.status.phase}')"
 check_output "create a pod in it" "pod/web created" K33 create -n team -f "$M/pod-web.json"
-check_output "deleting the namespace" 'namespace "team" deleted' K33 delete ns team
-check_equal "its pods went with it" "404" "$(api GET /api/v1/namespaces/team/pods/web -o /dev/null -w '%{http_code}')"
+# K8S: a deleted namespace is Terminating while the namespace controller empties it; a pod
+# held by a finalizer holds the namespace too
+check_output "a pod held by a finalizer" "pod/held created" K33 create -n team -f <(jq '.metadata.name="held" | .metadata.finalizers=["example.com/hold"]' "$M/pod-web.json")
+check_output "deleting the namespace returns at once with --wait=false" 'namespace "team" deleted' K33 delete ns team --wait=false
+check_equal "the namespace is Terminating" "Terminating" "$(K33 get ns team -o jsonpath='{.status.phase}')"
+check_output "nothing new is created in it" 'Error from server (Forbidden): error when creating "STDIN": pods "late" is forbidden: unable to create new content in namespace team because it is being terminated' \
+        K33 create -n team -f - <<<"$(jq '.metadata.name="late"' "$M/pod-web.json")"
+check_output "a second delete is a conflict" 'The system is ensuring all content is removed from this namespace.  Upon completion, this namespace will automatically be purged by the system.' \
+        K33 delete ns team --wait=false
+check_output "the finalizer released" "pod/held patched" K33 patch -n team pod held --type=merge -p '{"metadata":{"finalizers":null}}'
+check_output "the namespace goes once it is empty" 'namespace/team condition met' K33 wait --for=delete ns/team --timeout=30s
+check_equal "its pods went with it" "404 404" "$(api GET /api/v1/namespaces/team/pods/web -o /dev/null -w '%{http_code}') $(api GET /api/v1/namespaces/team -o /dev/null -w '%{http_code}')"
+for ns in kube-system kube-public kube-node-lease; do
+        check_output "$ns may not be deleted" "namespaces \"$ns\" is forbidden: this namespace may not be deleted" K33 delete ns "$ns"
+done
 K33 get pod web -o json | jq '.metadata.labels.replaced="yes"' >"$SERVER_DIR/web-fresh.json"
 check_output "replace with the current resourceVersion" "pod/web replaced" K33 replace -f "$SERVER_DIR/web-fresh.json"
 names=$(K33 get pods --sort-by=.metadata.name -o name)
