@@ -26,6 +26,7 @@
 #include "controllers/volume-expander.h"
 #include "http/http-server.h"
 #include "node/agent.h"
+#include "node/network/network.h"
 #include "node/node-status.h"
 #include "store/store.h"
 
@@ -38,6 +39,8 @@ struct serve_flags {
         const char *feature_gates;
         const char *store;
         const char *etcd_endpoints;
+        const char *pod_cidr;
+        const char *pod_bridge;
 };
 
 static void serve_usage(FILE *f, const char *command)
@@ -52,7 +55,11 @@ static void serve_usage(FILE *f, const char *command)
                 "  --allocatable LIST      node allocatable override, e.g. cpu=4,memory=4Gi\n"
                 "  --feature-gates LIST    Name=true|false,...\n"
                 "  --store sqlite|etcd     storage backend (default sqlite; etcd is not available yet)\n"
-                "  --etcd-endpoints URLS   etcd endpoints, for --store etcd\n");
+                "  --etcd-endpoints URLS   etcd endpoints, for --store etcd\n"
+                "  --pod-cidr CIDR         IPv4 range of pod IPs (default " NETWORK_DEFAULT_POD_CIDR
+                ")\n"
+                "  --pod-bridge NAME       the pods' bridge; gets the CIDR's first address (default " NETWORK_DEFAULT_BRIDGE
+                ")\n");
 }
 
 /* "k=v,k=v" with non-empty keys and values; the node agent interprets them. */
@@ -83,6 +90,8 @@ static int parse_flags(const char *command, int argc, char **argv, struct serve_
                 { "feature-gates", required_argument, NULL, 'f' },
                 { "store", required_argument, NULL, 's' },
                 { "etcd-endpoints", required_argument, NULL, 'e' },
+                { "pod-cidr", required_argument, NULL, 'p' },
+                { "pod-bridge", required_argument, NULL, 'b' },
                 { "help", no_argument, NULL, 'h' },
                 { NULL, 0, NULL, 0 },
         };
@@ -114,6 +123,12 @@ static int parse_flags(const char *command, int argc, char **argv, struct serve_
                         break;
                 case 'e':
                         f->etcd_endpoints = optarg;
+                        break;
+                case 'p':
+                        f->pod_cidr = optarg;
+                        break;
+                case 'b':
+                        f->pod_bridge = optarg;
                         break;
                 case 'h':
                         serve_usage(stdout, command);
@@ -225,7 +240,8 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
         struct pki *pki = NULL;
         struct store *store = NULL;
         struct apiserver *api = NULL;
-        struct http_server *http = NULL;
+        struct http_server *http = NULL, *pod_http = NULL;
+        struct pod_network *network = NULL;
         struct scheduler *sched = NULL;
         struct storage_protection *protection = NULL;
         struct pv_provisioner *provisioner = NULL;
@@ -253,6 +269,17 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
                 return 1;
         }
 
+        /* The pods' network first: its bridge carries the address where pods reach the API
+         * server, which the serving certificate names and a second listener binds. */
+        if (with_node) {
+                struct network_options nopts = { .data_dir = f.data_dir,
+                                                 .pod_cidr = f.pod_cidr,
+                                                 .bridge = f.pod_bridge };
+                if (pod_network_open(&nopts, &network, &err) < 0) {
+                        (void) fprintf(stderr, "flexlet %s: %s\n", command, err->message);
+                        return 1;
+                }
+        }
         host = client_host(f.listen);
         url = xasprintf("https://%s:%s", host, strrchr(f.listen, ':') + 1);
         bare = xstrdup(host[0] == '[' ? host + 1 : host);
@@ -260,7 +287,7 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
                 bare[strlen(bare) - 1] = '\0';
         {
                 const char *dns[] = { "localhost", hostname, NULL };
-                const char *ips[] = { "127.0.0.1", "::1", NULL, NULL, NULL };
+                const char *ips[] = { "127.0.0.1", "::1", NULL, NULL, NULL, NULL };
                 struct pki_options po = { .data_dir = f.data_dir,
                                           .dns_names = dns,
                                           .ip_addresses = ips,
@@ -275,10 +302,14 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
                 node_host_ip(node_ip, sizeof(node_ip));
                 if (with_node && !streq(node_ip, "127.0.0.1") && !streq(node_ip, bare))
                         ips[n++] = node_ip;
+                /* pods reach the API server at the bridge's address */
+                if (network && !streq(pod_network_gateway(network), bare))
+                        ips[n++] = pod_network_gateway(network);
                 r = pki_ensure(&po, &pki, &err);
         }
         if (r < 0) {
                 (void) fprintf(stderr, "flexlet %s: credentials: %s\n", command, err->message);
+                pod_network_free(network);
                 return 1;
         }
 
@@ -288,6 +319,7 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
         if (r < 0) {
                 (void) fprintf(stderr, "flexlet %s: store: %s\n", command, err->message);
                 pki_free(pki);
+                pod_network_free(network);
                 return 1;
         }
         {
@@ -309,6 +341,22 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
                                                   .ud = api,
                                                   .max_body_bytes = API_MAX_BODY_BYTES };
                 r = http_server_start(&ho, &http, &err);
+        }
+        /* Pods reach the API server at the bridge's address, on the same port, unless the
+         * main listener already covers it (a wildcard, or that very address). */
+        if (r >= 0 && network && !streq(bare, "0.0.0.0") && !streq(bare, "::") &&
+            !streq(bare, pod_network_gateway(network))) {
+                cleanup_free char *pod_listen = xasprintf("%s:%s", pod_network_gateway(network),
+                                                          strrchr(f.listen, ':') + 1);
+                struct http_server_options ho = { .listen = pod_listen,
+                                                  .cert_pem = pki_server_cert_pem(pki),
+                                                  .key_pem = pki_server_key_pem(pki),
+                                                  .handler = api_handle,
+                                                  .ud = api,
+                                                  .max_body_bytes = API_MAX_BODY_BYTES };
+                r = http_server_start(&ho, &pod_http, &err);
+                if (r < 0)
+                        (void) error_wrap(&err, "the listener for pods");
         }
         if (r < 0) {
                 (void) fprintf(stderr, "flexlet %s: %s\n", command, err->message);
@@ -349,7 +397,11 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
                                                  .data_dir = f.data_dir,
                                                  .cgroup_root = f.cgroup_root,
                                                  .allocatable = f.allocatable,
-                                                 .feature_gates = f.feature_gates };
+                                                 .feature_gates = f.feature_gates,
+                                                 .network = network,
+                                                 .service_host = pod_network_gateway(network),
+                                                 .service_port = (unsigned) strtoul(
+                                                         strrchr(f.listen, ':') + 1, NULL, 10) };
                 r = node_agent_start(&no, &agent, &err);
                 if (r < 0) {
                         (void) fprintf(stderr, "flexlet %s: node agent: %s\n", command,
@@ -378,10 +430,12 @@ stop:
         /* the watch streams still open end now, so the HTTP server need not wait for them */
         if (store)
                 store_end_watches(store);
+        http_server_stop(pod_http);
         http_server_stop(http);
         apiserver_free(api);
         store_close(store);
         pki_free(pki);
+        pod_network_free(network);
         return exit_code;
 }
 
