@@ -303,8 +303,11 @@ size_t cni_result_pod_ips(const struct cni_result *r, const char *ifname, const 
         return n;
 }
 
+/* The text up to the first NUL, without surrounding blank lines and spaces, at most 2 KiB;
+ * NULL when nothing is left. */
 static char *trimmed(const char *s, size_t len)
 {
+        len = s ? strnlen(s, len) : 0;
         while (len && (s[len - 1] == '\n' || s[len - 1] == '\r' || s[len - 1] == ' '))
                 len--;
         while (len && (*s == '\n' || *s == ' ')) {

@@ -290,6 +290,10 @@ static void test_error_message(void **state)
         assert_string_equal(m, "panic: boom");
         assert_int_equal(code, 0);
         free(m);
+        /* output that is not text: what comes before a NUL, else the next source */
+        m = cni_error_message("\0\0oops", 6, "on stderr", 9, 1, &code);
+        assert_string_equal(m, "on stderr");
+        free(m);
         m = cni_error_message("", 0, "", 0, 139, &code);
         assert_string_equal(m, "exit status 139");
         free(m);
