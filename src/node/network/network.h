@@ -97,7 +97,10 @@ const char *pod_network_gateway(const struct pod_network *pn);
 /* Wires the network namespace of the running sandbox of sandbox_dir for pod: mounts it at
  * pod_dir/network/netns, records the attachment, runs ADD for loopback and the node's list.
  * Idempotent: an attachment already made for this very namespace only answers its IP. One made
- * for an earlier sandbox of the pod is deleted first. On any failure everything it made is
+ * for an earlier sandbox of the pod is deleted first. No CHECK on re-adoption, as containerd
+ * (cni_list_check runs it): Debian 12's portmap (1.1.1) fails CHECK of every IPv4 pod with a
+ * hostPort ("could not check ipv6 dnat: chain CNI-DN-… not found"), and making a working
+ * attachment again would change the pod's IP under its connections. On any failure everything it made is
  * undone (DEL, unmount) before it returns the error. *ret_ip: the pod's IP (caller frees). */
 int pod_network_attach(const struct pod_network *pn, const char *pod_dir, const char *sandbox_dir,
                        const json_t *pod, char **ret_ip, struct error **reterr);
