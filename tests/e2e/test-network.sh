@@ -93,6 +93,8 @@ check_output "a hostNetwork pod sees the host's interfaces (the bridge)" "$NODE_
 
 # the attachments survive a SIGKILL of the server, and the next one deletes them
 ids=$(cat "$SERVER_DIR"/data/pods/*/network/network.json 2>/dev/null | jq -r .containerId)
+uid_a=$(k get pod web-a -o jsonpath='{.metadata.uid}')
+rec_a=$(md5sum <"$SERVER_DIR/data/pods/$uid_a/network/network.json")
 check_equal "three attachments recorded (none for the hostNetwork pod)" "3" "$(echo "$ids" | grep -c .)"
 kill -9 "$SERVER_PID"
 wait "$SERVER_PID" 2>/dev/null
@@ -101,6 +103,8 @@ if node_start >/dev/null; then ok "the server starts again after SIGKILL"; else 
 sleep 1
 check_equal "web-a keeps its IP across the restart" "$ipa" "$(k get pod web-a -o jsonpath='{.status.podIP}')"
 check_equal "web-a still answers at its IP" "web-a" "$(curl -s --max-time 5 "http://$ipa:8080/")"
+check_equal "the restarted agent re-adopts web-a's attachment as it is (no new ADD)" "$rec_a" \
+        "$(md5sum <"$SERVER_DIR/data/pods/$uid_a/network/network.json")"
 
 k delete pod web-a web-b hostnet client --wait=true --timeout=60s >/dev/null 2>&1
 until_equal "every pod is gone" "" k get pods -o name

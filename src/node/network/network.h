@@ -100,8 +100,9 @@ const char *pod_network_gateway(const struct pod_network *pn);
  * for an earlier sandbox of the pod is deleted first. No CHECK on re-adoption, as containerd
  * (cni_list_check runs it): Debian 12's portmap (1.1.1) fails CHECK of every IPv4 pod with a
  * hostPort ("could not check ipv6 dnat: chain CNI-DN-… not found"), and making a working
- * attachment again would change the pod's IP under its connections. On any failure everything it made is
- * undone (DEL, unmount) before it returns the error. *ret_ip: the pod's IP (caller frees). */
+ * attachment again would change the pod's IP under its connections. On any failure everything it
+ * made is undone (DEL, unmount) before it returns the error. *ret_ip: the pod's IP (caller frees).
+ */
 int pod_network_attach(const struct pod_network *pn, const char *pod_dir, const char *sandbox_dir,
                        const json_t *pod, char **ret_ip, struct error **reterr);
 

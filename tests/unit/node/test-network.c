@@ -239,8 +239,8 @@ static void test_result_parse_refuses(void **state)
                 "{\"cniVersion\":\"1.0.0\",\"ips\":[{\"address\":\"300.0.0.1/8\"}]}",
                 "{\"cniVersion\":\"1.0.0\",\"ips\":[{\"address\":\"10.0.0.1/8\",\"gateway\":\"x\"}]}",
                 "{\"cniVersion\":\"1.0.0\",\"ips\":[{\"address\":\"10.0.0.1/8\",\"interface\":0}]}",
-                "{\"cniVersion\":\"1.0.0\",\"interfaces\":[{\"name\":\"a\"}],\"ips\":[{\"address\":"
-                "\"10.0.0.1/8\",\"interface\":1}]}",
+                ("{\"cniVersion\":\"1.0.0\",\"interfaces\":[{\"name\":\"a\"}],\"ips\":[{"
+                 "\"address\":\"10.0.0.1/8\",\"interface\":1}]}"),
                 "{\"cniVersion\":\"1.0.0\",\"interfaces\":[{\"mac\":\"x\"}]}",
                 "{\"cniVersion\":\"1.0.0\",\"interfaces\":[{\"name\":\"a\\u0000b\"}]}",
                 "{\"cniVersion\":\"1.0.0\",\"routes\":[{\"gw\":\"10.0.0.1\"}]}",
