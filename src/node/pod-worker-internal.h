@@ -45,6 +45,7 @@ struct pod_memory {
         bool start_reported;   /* kubelet_pod_start_duration_seconds observed */
         bool sandbox_ready;    /* as the last step saw it */
         char *pod_ip;          /* its sandbox's network is attached (this process checked) */
+        time_t network_retry;  /* a failed attach is not tried again before this */
         size_t n_running;      /* containers running at the last step */
         char *evicted;         /* the eviction message once the pod is evicted */
         /* resize (pod-resize.c) */

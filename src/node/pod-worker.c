@@ -55,6 +55,8 @@
 #define DEFAULT_GRACE_S 30
 /* runs of a container kept on disk: the current one and the previous (kubectl logs -p) */
 #define KEEP_RUNS 2
+/* K8S: the kubelet's pod worker retries a failed sync after backOffPeriod (10 s) */
+#define NETWORK_RETRY_S 10
 /* K8S: the eviction manager's housekeeping interval (--housekeeping-interval 10s) */
 #define USAGE_CHECK_S 10
 
@@ -1462,10 +1464,14 @@ int pod_worker_sync(struct pod_host *h, const json_t *pod, json_t **ret_status,
                         free(p->pod_ip);
                         p->pod_ip = NULL;
                 }
-                /* K8S: a sandbox is ready once its network is set up (RunPodSandbox) */
+                /* K8S: a sandbox is ready once its network is set up (RunPodSandbox); a failed
+                 * sync is tried again after the pod worker's back-off (backOffPeriod, 10 s) */
                 if (sandbox_ready && own_network && !p->pod_ip) {
-                        sandbox_ready = pod_network_attach(h->network, p->dir, sandbox, pod,
+                        sandbox_ready = s.now >= p->network_retry &&
+                                        pod_network_attach(h->network, p->dir, sandbox, pod,
                                                            &p->pod_ip, &err) >= 0;
+                        if (err)
+                                p->network_retry = s.now + NETWORK_RETRY_S;
                 }
                 if (!sandbox_ready && err)
                         add_event(ev, "Warning", "FailedCreatePodSandBox",
