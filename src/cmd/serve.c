@@ -387,21 +387,22 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
                 goto stop;
         }
         if (with_node) {
-                struct node_agent_options no = { .metrics = metrics,
-                                                 .kubelet_cert_pem = pki_server_cert_pem(pki),
-                                                 .kubelet_key_pem = pki_server_key_pem(pki),
-                                                 .server_url = url,
-                                                 .ca_file = ca_file,
-                                                 .token = pki_admin_token(pki),
-                                                 .node_name = f.node_name,
-                                                 .data_dir = f.data_dir,
-                                                 .cgroup_root = f.cgroup_root,
-                                                 .allocatable = f.allocatable,
-                                                 .feature_gates = f.feature_gates,
-                                                 .network = network,
-                                                 .service_host = pod_network_gateway(network),
-                                                 .service_port = (unsigned) strtoul(
-                                                         strrchr(f.listen, ':') + 1, NULL, 10) };
+                struct node_agent_options no = {
+                        .metrics = metrics,
+                        .kubelet_cert_pem = pki_server_cert_pem(pki),
+                        .kubelet_key_pem = pki_server_key_pem(pki),
+                        .server_url = url,
+                        .ca_file = ca_file,
+                        .token = pki_admin_token(pki),
+                        .node_name = f.node_name,
+                        .data_dir = f.data_dir,
+                        .cgroup_root = f.cgroup_root,
+                        .allocatable = f.allocatable,
+                        .feature_gates = f.feature_gates,
+                        .network = network,
+                        .service_host = network ? pod_network_gateway(network) : NULL,
+                        .service_port = (unsigned) strtoul(strrchr(f.listen, ':') + 1, NULL, 10)
+                };
                 r = node_agent_start(&no, &agent, &err);
                 if (r < 0) {
                         (void) fprintf(stderr, "flexlet %s: node agent: %s\n", command,

@@ -13,9 +13,12 @@
  *   into each plugin that declares the capability;
  * - the plugin search path (CNI_PATH).
  *
- * Errors: -errno with a message that reads as containerd's go-cni does:
- * `plugin type="bridge" name="net" failed (add): <msg>[; <details>]`. A plugin that runs over
- * CNI_TIMEOUT_MS is killed and -ETIMEDOUT. Thread-safe: no global state. */
+ * Errors: -errno with a message that reads as libcni's: `plugin type="bridge" failed (add):
+ * <msg>[; <details>]` (`name="…"` too when the plugin has one; "(delete)", "(check)"); -EIO
+ * for a plugin's error, -EAGAIN for its code 11 (try again later), -ENOENT for a plugin not in
+ * the path, -EBADMSG for a result that does not parse. A plugin that runs over CNI_TIMEOUT_MS is
+ * killed and -ETIMEDOUT. Plugins run with stdin, stdout and stderr only, the default signal
+ * mask and dispositions. Thread-safe: no global state. */
 #ifndef FLEXLET_NODE_NETWORK_CNI_H
 #define FLEXLET_NODE_NETWORK_CNI_H
 
