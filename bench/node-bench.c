@@ -11,6 +11,10 @@
  *   delete   the pods deleted through the API, each timed to its DELETED event and to its folder
  *            leaving the host, then a check that no mount, cgroup, folder or process is left
  *   idle     RSS and CPU of the serve process and of the pods' helper processes over a window
+ *   cni      the pod network's cost, N runs: a sandbox started on the host's network and one with
+ *            a network namespace of its own; then pod_network_attach (loopback + bridge/portmap
+ *            ADD, the netns mount and record) and, after the sandbox stops, pod_network_detach
+ *            (the DELs, unmount), as the agent calls them
  * With NODE_BENCH_DEBUG set, each pod's start times and each killed process's exit time also go
  * to stderr. This binary is also the runtime's helper (the runtime starts /proc/self/exe), so
  * main routes `supervise` first, as flexlet's does. A program, not a library: it prints and
@@ -41,6 +45,7 @@
 #include "base/json.h"
 #include "client/client.h"
 #include "node/cgroup/cgroup.h"
+#include "node/network/network.h"
 #include "node/runtime/runtime.h"
 #include "node/volume/emptydir.h"
 #include "bench-util.h"
@@ -1017,11 +1022,67 @@ static int cmd_idle(const struct api *a, pid_t pid, double seconds, const char *
 
 /* ------------------------------------------------------------------ main */
 
+/* The pod network's cost per pod (see the top of this file). */
+static int cmd_cni(const char *data, size_t runs, const char *cidr, const char *bridge)
+{
+        struct network_options no = { .data_dir = data, .pod_cidr = cidr, .bridge = bridge };
+        struct pod_network *pn = NULL;
+        cleanup_error struct error *err = NULL;
+        double *host = xcalloc(runs, sizeof(double)), *own = xcalloc(runs, sizeof(double));
+        double *add = xcalloc(runs, sizeof(double)), *del = xcalloc(runs, sizeof(double));
+
+        if (fs_mkdir_p(data, 0700) < 0 || pod_network_open(&no, &pn, &err) < 0)
+                die("pod network: %s", err ? err->message : "create the data dir");
+        for (size_t i = 0; i < runs; i++) {
+                cleanup_free char *uid = xasprintf("cni-bench-%zu", i);
+                cleanup_free char *pod_dir = xasprintf("%s/pods/%s", data, uid);
+                cleanup_free char *sandbox = xasprintf("%s/sandbox", pod_dir);
+                cleanup_free char *ip = NULL;
+                cleanup_json json_t *pod = json_pack("{s:{s:s, s:s, s:s}}", "metadata", "name", uid,
+                                                     "namespace", "default", "uid", uid);
+                struct runtime_sandbox_spec ss = { .state_dir = sandbox, .hostname = uid };
+                pid_t pid;
+                int64_t t0;
+
+                for (int pass = 0; pass < 2; pass++) {
+                        ss.own_network = pass == 1;
+                        t0 = now_ns();
+                        if (runtime_sandbox_start(&ss, &pid, &err) < 0)
+                                die("sandbox: %s", err->message);
+                        (pass ? own : host)[i] = ms_between(t0, now_ns());
+                        if (pass == 0 && runtime_sandbox_stop(sandbox, &err) < 0)
+                                die("stop the sandbox: %s", err->message);
+                }
+                t0 = now_ns();
+                if (pod_network_attach(pn, pod_dir, sandbox, pod, &ip, &err) < 0)
+                        die("attach: %s", err->message);
+                add[i] = ms_between(t0, now_ns());
+                if (runtime_sandbox_stop(sandbox, &err) < 0)
+                        die("stop the sandbox: %s", err->message);
+                t0 = now_ns();
+                if (pod_network_detach(pn, pod_dir, &err) < 0)
+                        die("detach: %s", err->message);
+                del[i] = ms_between(t0, now_ns());
+                (void) fs_remove_tree(pod_dir);
+        }
+        bench_print_stats("cni.sandbox_hostnet_ms", host, runs, 0);
+        bench_print_stats("cni.sandbox_netns_ms", own, runs, 0);
+        bench_print_stats("cni.add_ms", add, runs, 0);
+        bench_print_stats("cni.del_ms", del, runs, 0);
+        free(host);
+        free(own);
+        free(add);
+        free(del);
+        pod_network_free(pn);
+        return 0;
+}
+
 static void usage(FILE *f)
 {
         (void) fputs(
                 "usage: node-bench kernel [--runs N]\n"
                 "       node-bench runtime --data DIR --cgroup-root NAME [--pods N]\n"
+                "       node-bench cni --data DIR --pod-cidr CIDR --pod-bridge NAME [--runs N]\n"
                 "       node-bench start|delete|idle --server URL --ca FILE --token-file FILE\n"
                 "           --data DIR --cgroup-root NAME [--ns NS] [--prefix P] [--pods N]\n"
                 "           [--mode burst|serial] [--cpu Q] [--memory Q] [--size-limit Q]\n"
@@ -1069,6 +1130,8 @@ int main(int argc, char **argv)
                 { "pid", required_argument, NULL, 'P' },
                 { "seconds", required_argument, NULL, 'S' },
                 { "key", required_argument, NULL, 'k' },
+                { "pod-cidr", required_argument, NULL, 'I' },
+                { "pod-bridge", required_argument, NULL, 'B' },
                 { "help", no_argument, NULL, 'h' },
                 { 0 },
         };
@@ -1079,7 +1142,7 @@ int main(int argc, char **argv)
                                  .size_limit = "16Mi",
                                  .n = 100,
                                  .timeout_s = 300 };
-        const char *cmd, *token_file = NULL, *key = NULL;
+        const char *cmd, *token_file = NULL, *key = NULL, *pod_cidr = NULL, *pod_bridge = NULL;
         size_t runs = 200;
         double seconds = 30;
         pid_t pid = 0;
@@ -1155,6 +1218,12 @@ int main(int argc, char **argv)
                 case 'k':
                         key = so.key = optarg;
                         break;
+                case 'I':
+                        pod_cidr = optarg;
+                        break;
+                case 'B':
+                        pod_bridge = optarg;
+                        break;
                 case 'h':
                         usage(stdout);
                         return 0;
@@ -1168,6 +1237,11 @@ int main(int argc, char **argv)
         (void) setvbuf(stdout, NULL, _IOLBF, 0);
         if (streq(cmd, "kernel"))
                 return cmd_kernel(runs);
+        if (streq(cmd, "cni")) {
+                if (!a.data || !pod_cidr || !pod_bridge)
+                        die("cni needs --data, --pod-cidr and --pod-bridge");
+                return cmd_cni(a.data, runs, pod_cidr, pod_bridge);
+        }
         if (!a.data || !a.cgroup_root)
                 die("%s needs --data and --cgroup-root", cmd);
         if (streq(cmd, "runtime"))

@@ -48,6 +48,12 @@ CGROUP_ROOT="flexlet-nodebench-$$"
 FLOOR_CGROUP="flexlet-nodebench-floor-$$"
 PERF_PID=
 PROBE_GROUP="nodebench$$"
+# the pods' bridge and CIDR of this run (its own, and one for the CNI floor)
+POD_BRIDGE="flxnb-$$"
+POD_CIDR=${POD_CIDR:-10.126.0.0/16}
+CNI_BRIDGE="flxnbc-$$"
+CNI_CIDR=${CNI_CIDR:-10.127.250.0/24}
+CNI_RUNS=${CNI_RUNS:-20}
 PROBES=0
 mkdir -p "$FLOOR_DIR"
 
@@ -94,6 +100,8 @@ server_cleanup() {
         grep -F "$SERVER_DIR" /proc/self/mountinfo | awk '{print $5}' | sort -r |
                 xargs -r -n1 umount -l 2>/dev/null
         rm -rf --one-file-system "$SERVER_DIR"
+        ip link del "$POD_BRIDGE" 2>/dev/null
+        ip link del "$CNI_BRIDGE" 2>/dev/null
 }
 trap server_cleanup EXIT
 trap 'exit 130' INT TERM
@@ -151,11 +159,14 @@ load floors
 run_nb_as kernel kernel1 kernel --runs "$KERNEL_RUNS"
 log "runtime floor ($PODS pods, three rounds)"
 run_nb_as runtime runtime1 runtime --data "$FLOOR_DIR" --cgroup-root "$FLOOR_CGROUP" --pods "$PODS"
+log "pod network: sandbox with and without its own netns, CNI ADD and DEL ($CNI_RUNS runs)"
+run_nb cni --data "$SERVER_DIR/cni-floor" --pod-cidr "$CNI_CIDR" --pod-bridge "$CNI_BRIDGE" --runs "$CNI_RUNS"
 
 # --- the agent
 alloc_pods=$((MANY_PODS + 10 > 1000 ? MANY_PODS + 10 : 1000))
 log "starting flexlet serve (--allocatable cpu=64,memory=64Gi,pods=$alloc_pods)"
-server_start --allocatable "cpu=64,memory=64Gi,pods=$alloc_pods" --cgroup-root "$CGROUP_ROOT"
+server_start --allocatable "cpu=64,memory=64Gi,pods=$alloc_pods" --cgroup-root "$CGROUP_ROOT" \
+        --pod-cidr "$POD_CIDR" --pod-bridge "$POD_BRIDGE"
 trap server_cleanup EXIT
 k wait --for=condition=Ready node/test-node --timeout=60s >/dev/null
 if command -v perf >/dev/null &&
@@ -302,6 +313,18 @@ out="bench/results/node-$(date -u +%F).md"
         echo "| kernel: clone new pid/ipc/uts/mnt ns + exec | $(us_ms kernel.clone_ns_us.p50) | $(us_ms kernel.clone_ns_us.p99) | $(us_ms kernel.clone_ns_us.max) | |"
         echo "| kernel: \`unshare -pimuf /bin/true\` | $(us_ms kernel.unshare_cmd_us.p50) | $(us_ms kernel.unshare_cmd_us.p99) | $(us_ms kernel.unshare_cmd_us.max) | |"
         echo "| kernel: fork + exec /bin/true | $(us_ms kernel.fork_exec_us.p50) | $(us_ms kernel.fork_exec_us.p99) | $(us_ms kernel.fork_exec_us.max) | |"
+        echo
+        echo "The pod network ($CNI_RUNS runs, each pod: a sandbox on the host's network, then one with its"
+        echo "own netns, then what the agent adds for it: pod_network_attach = the netns bind mount and record,"
+        echo "\`loopback\` ADD, \`bridge\` (host-local) + \`portmap\` ADD; pod_network_detach after the sandbox"
+        echo "stopped = the two lists' DELs, unmount):"
+        echo
+        echo "| step | p50 | p99 | max |"
+        echo "| --- | ---: | ---: | ---: |"
+        echo "| sandbox start, host network | $(f cni.sandbox_hostnet_ms.p50) | $(f cni.sandbox_hostnet_ms.p99) | $(f cni.sandbox_hostnet_ms.max) |"
+        echo "| sandbox start, own netns | $(f cni.sandbox_netns_ms.p50) | $(f cni.sandbox_netns_ms.p99) | $(f cni.sandbox_netns_ms.max) |"
+        echo "| CNI ADD (attach) | $(f cni.add_ms.p50) | $(f cni.add_ms.p99) | $(f cni.add_ms.max) |"
+        echo "| CNI DEL (detach) | $(f cni.del_ms.p50) | $(f cni.del_ms.p99) | $(f cni.del_ms.max) |"
         echo
         echo "Where an agent start goes (p50 / p99): POST $(f start.serial.post_ms.p50) / $(f start.serial.post_ms.p99),"
         echo "POST → bound (scheduler) $(f start.serial.bound_ms.p50) / $(f start.serial.bound_ms.p99), bound → Running seen"

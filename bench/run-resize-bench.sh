@@ -108,6 +108,7 @@ server_cleanup() {
         awk -v dir="$SERVER_DIR/" 'index($5, dir) == 1 {print $5}' /proc/self/mountinfo |
                 sort -r | xargs -r -n1 umount -l 2>/dev/null
         rm -rf --one-file-system "$SERVER_DIR" "$WORK_DIR"
+        ip link del "flxrb-$$" 2>/dev/null
 }
 trap server_cleanup EXIT
 trap 'exit 130' INT TERM
@@ -152,7 +153,8 @@ rb_as floor floor1 floor --cgroup-root "$FLOOR_CGROUP" --dir "$FLOOR_DIR" --runs
 # --- the node
 log "starting flexlet serve with $PODS pods"
 server_start --allocatable "cpu=64,memory=64Gi,pods=$((PODS + 10))" --cgroup-root "$CGROUP_ROOT" \
-        --feature-gates MemoryBackedVolumeResizeCgroupV1=true
+        --feature-gates MemoryBackedVolumeResizeCgroupV1=true \
+        --pod-cidr "${POD_CIDR:-10.125.0.0/16}" --pod-bridge "flxrb-$$"
 trap server_cleanup EXIT
 k wait --for=condition=Ready node/test-node --timeout=60s >/dev/null
 API=(--server "https://127.0.0.1:$SERVER_PORT" --ca "$SERVER_DIR/data/pki/ca.crt"

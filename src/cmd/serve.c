@@ -28,6 +28,7 @@
 #include "controllers/volume-expander.h"
 #include "http/http-server.h"
 #include "node/agent.h"
+#include "node/network/network.h"
 #include "node/node-status.h"
 #include "store/store.h"
 
@@ -41,6 +42,8 @@ struct serve_flags {
         const char *store;
         const char *etcd_endpoints;
         int64_t watch_cache_bytes; /* 0: the store's default */
+        const char *pod_cidr;
+        const char *pod_bridge;
 };
 
 static void serve_usage(FILE *f, const char *command)
@@ -57,7 +60,11 @@ static void serve_usage(FILE *f, const char *command)
                 "  --store sqlite|etcd     storage backend (default sqlite; etcd is not available yet)\n"
                 "  --etcd-endpoints URLS   etcd endpoints, for --store etcd\n"
                 "  --watch-cache-bytes Q   watch history kept in memory, as stored JSON (default\n"
-                "                          64Mi; a watcher may leave a quarter of it unread)\n");
+                "                          64Mi; a watcher may leave a quarter of it unread)\n"
+                "  --pod-cidr CIDR         IPv4 range of pod IPs (default " NETWORK_DEFAULT_POD_CIDR
+                ")\n"
+                "  --pod-bridge NAME       the pods' bridge; gets the CIDR's first address (default " NETWORK_DEFAULT_BRIDGE
+                ")\n");
 }
 
 /* "k=v,k=v" with non-empty keys and values; the node agent interprets them. */
@@ -89,6 +96,8 @@ static int parse_flags(const char *command, int argc, char **argv, struct serve_
                 { "store", required_argument, NULL, 's' },
                 { "etcd-endpoints", required_argument, NULL, 'e' },
                 { "watch-cache-bytes", required_argument, NULL, 'w' },
+                { "pod-cidr", required_argument, NULL, 'p' },
+                { "pod-bridge", required_argument, NULL, 'b' },
                 { "help", no_argument, NULL, 'h' },
                 { NULL, 0, NULL, 0 },
         };
@@ -136,6 +145,12 @@ static int parse_flags(const char *command, int argc, char **argv, struct serve_
                         }
                         break;
                 }
+                case 'p':
+                        f->pod_cidr = optarg;
+                        break;
+                case 'b':
+                        f->pod_bridge = optarg;
+                        break;
                 case 'h':
                         serve_usage(stdout, command);
                         exit(0);
@@ -246,7 +261,8 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
         struct pki *pki = NULL;
         struct store *store = NULL;
         struct apiserver *api = NULL;
-        struct http_server *http = NULL;
+        struct http_server *http = NULL, *pod_http = NULL;
+        struct pod_network *network = NULL;
         struct scheduler *sched = NULL;
         struct storage_protection *protection = NULL;
         struct namespace_controller *namespaces = NULL;
@@ -275,6 +291,17 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
                 return 1;
         }
 
+        /* The pods' network first: its bridge carries the address where pods reach the API
+         * server, which the serving certificate names and a second listener binds. */
+        if (with_node) {
+                struct network_options nopts = { .data_dir = f.data_dir,
+                                                 .pod_cidr = f.pod_cidr,
+                                                 .bridge = f.pod_bridge };
+                if (pod_network_open(&nopts, &network, &err) < 0) {
+                        (void) fprintf(stderr, "flexlet %s: %s\n", command, err->message);
+                        return 1;
+                }
+        }
         host = client_host(f.listen);
         url = xasprintf("https://%s:%s", host, strrchr(f.listen, ':') + 1);
         bare = xstrdup(host[0] == '[' ? host + 1 : host);
@@ -282,7 +309,7 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
                 bare[strlen(bare) - 1] = '\0';
         {
                 const char *dns[] = { "localhost", hostname, NULL };
-                const char *ips[] = { "127.0.0.1", "::1", NULL, NULL, NULL };
+                const char *ips[] = { "127.0.0.1", "::1", NULL, NULL, NULL, NULL };
                 struct pki_options po = { .data_dir = f.data_dir,
                                           .dns_names = dns,
                                           .ip_addresses = ips,
@@ -297,10 +324,14 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
                 node_host_ip(node_ip, sizeof(node_ip));
                 if (with_node && !streq(node_ip, "127.0.0.1") && !streq(node_ip, bare))
                         ips[n++] = node_ip;
+                /* pods reach the API server at the bridge's address */
+                if (network && !streq(pod_network_gateway(network), bare))
+                        ips[n++] = pod_network_gateway(network);
                 r = pki_ensure(&po, &pki, &err);
         }
         if (r < 0) {
                 (void) fprintf(stderr, "flexlet %s: credentials: %s\n", command, err->message);
+                pod_network_free(network);
                 return 1;
         }
 
@@ -316,6 +347,7 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
         if (r < 0) {
                 (void) fprintf(stderr, "flexlet %s: store: %s\n", command, err->message);
                 pki_free(pki);
+                pod_network_free(network);
                 return 1;
         }
         {
@@ -337,6 +369,22 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
                                                   .ud = api,
                                                   .max_body_bytes = API_MAX_BODY_BYTES };
                 r = http_server_start(&ho, &http, &err);
+        }
+        /* Pods reach the API server at the bridge's address, on the same port, unless the
+         * main listener already covers it (a wildcard, or that very address). */
+        if (r >= 0 && network && !streq(bare, "0.0.0.0") && !streq(bare, "::") &&
+            !streq(bare, pod_network_gateway(network))) {
+                cleanup_free char *pod_listen = xasprintf("%s:%s", pod_network_gateway(network),
+                                                          strrchr(f.listen, ':') + 1);
+                struct http_server_options ho = { .listen = pod_listen,
+                                                  .cert_pem = pki_server_cert_pem(pki),
+                                                  .key_pem = pki_server_key_pem(pki),
+                                                  .handler = api_handle,
+                                                  .ud = api,
+                                                  .max_body_bytes = API_MAX_BODY_BYTES };
+                r = http_server_start(&ho, &pod_http, &err);
+                if (r < 0)
+                        (void) error_wrap(&err, "the listener for pods");
         }
         if (r < 0) {
                 (void) fprintf(stderr, "flexlet %s: %s\n", command, err->message);
@@ -369,17 +417,22 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
                 goto stop;
         }
         if (with_node) {
-                struct node_agent_options no = { .metrics = metrics,
-                                                 .kubelet_cert_pem = pki_server_cert_pem(pki),
-                                                 .kubelet_key_pem = pki_server_key_pem(pki),
-                                                 .server_url = url,
-                                                 .ca_file = ca_file,
-                                                 .token = pki_admin_token(pki),
-                                                 .node_name = f.node_name,
-                                                 .data_dir = f.data_dir,
-                                                 .cgroup_root = f.cgroup_root,
-                                                 .allocatable = f.allocatable,
-                                                 .feature_gates = f.feature_gates };
+                struct node_agent_options no = {
+                        .metrics = metrics,
+                        .kubelet_cert_pem = pki_server_cert_pem(pki),
+                        .kubelet_key_pem = pki_server_key_pem(pki),
+                        .server_url = url,
+                        .ca_file = ca_file,
+                        .token = pki_admin_token(pki),
+                        .node_name = f.node_name,
+                        .data_dir = f.data_dir,
+                        .cgroup_root = f.cgroup_root,
+                        .allocatable = f.allocatable,
+                        .feature_gates = f.feature_gates,
+                        .network = network,
+                        .service_host = network ? pod_network_gateway(network) : NULL,
+                        .service_port = (unsigned) strtoul(strrchr(f.listen, ':') + 1, NULL, 10)
+                };
                 r = node_agent_start(&no, &agent, &err);
                 if (r < 0) {
                         (void) fprintf(stderr, "flexlet %s: node agent: %s\n", command,
@@ -409,10 +462,12 @@ stop:
         /* the watch streams still open end now, so the HTTP server need not wait for them */
         if (store)
                 store_end_watches(store);
+        http_server_stop(pod_http);
         http_server_stop(http);
         apiserver_free(api);
         store_close(store);
         pki_free(pki);
+        pod_network_free(network);
         return exit_code;
 }
 

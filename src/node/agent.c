@@ -585,7 +585,10 @@ int node_agent_start(const struct node_agent_options *o, struct node_agent **ret
                         .metrics = o->metrics ? &a->metrics : NULL,
                         .claim_lookup = lookup_claim,
                         .claim_patch_status = patch_claim_status,
-                        .claim_ud = a
+                        .claim_ud = a,
+                        .network = o->network,
+                        .service_host = o->service_host,
+                        .service_port = o->service_port,
                 };
                 r = pod_host_open(&ho, &a->host, reterr);
                 if (r >= 0 && o->metrics) {

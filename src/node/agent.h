@@ -21,10 +21,16 @@ struct node_agent_options {
          * apiserver trusts for kubelets and valid for the node's InternalIP */
         const char *kubelet_cert_pem;
         const char *kubelet_key_pem;
+        /* the pod network (borrowed: must outlive the agent); NULL: pods use the host's */
+        const struct pod_network *network;
+        /* where pods reach the API server (KUBERNETES_SERVICE_HOST/PORT); NULL: not told */
+        const char *service_host;
+        unsigned service_port;
 };
 
 struct node_agent;
 struct metrics_registry;
+struct pod_network;
 
 /* Registers the node (synchronously, so a failure is reported here) and starts the agent's
  * threads. The options are copied. */

@@ -319,9 +319,15 @@ json_t *pod_status_build(const json_t *pod, const struct pod_observation *o,
         if (o->host_ip) {
                 json_object_set_new(status, "hostIP", json_string(o->host_ip));
                 json_object_set_new(status, "hostIPs", json_pack("[{s:s}]", "ip", o->host_ip));
-                /* Host network: the pod's IP is the node's. */
-                json_object_set_new(status, "podIP", json_string(o->host_ip));
-                json_object_set_new(status, "podIPs", json_pack("[{s:s}]", "ip", o->host_ip));
+        }
+        if (o->pod_ip) {
+                json_object_set_new(status, "podIP", json_string(o->pod_ip));
+                json_object_set_new(status, "podIPs", json_pack("[{s:s}]", "ip", o->pod_ip));
+        } else if (json_is_string(json_object_get(old_status, "podIP"))) {
+                /* K8S: the kubelet keeps the IP it reported while the pod terminates */
+                json_object_set(status, "podIP", json_object_get(old_status, "podIP"));
+                if (json_object_get(old_status, "podIPs"))
+                        json_object_set(status, "podIPs", json_object_get(old_status, "podIPs"));
         }
         if (o->start_time)
                 json_object_set_new(status, "startTime", ts(o->start_time));

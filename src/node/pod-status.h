@@ -47,6 +47,10 @@ struct container_observation {
 struct pod_observation {
         bool sandbox_ready;
         const char *host_ip;
+        /* the pod's IP: its sandbox's eth0 (CNI), or host_ip for a hostNetwork pod; NULL while
+         * it has none (K8S: podIP is absent until the sandbox's network is set up; a podIP
+         * reported before is kept) */
+        const char *pod_ip;
         time_t start_time; /* when the node first acknowledged the pod; 0 before */
         const struct container_observation *init; /* spec.initContainers order */
         size_t n_init;

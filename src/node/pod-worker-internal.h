@@ -44,6 +44,8 @@ struct pod_memory {
         int64_t first_seen_ms; /* monotonic; 0 unless this process wrote pod.json */
         bool start_reported;   /* kubelet_pod_start_duration_seconds observed */
         bool sandbox_ready;    /* as the last step saw it */
+        char *pod_ip;          /* its sandbox's network is attached (this process checked) */
+        time_t network_retry;  /* a failed attach is not tried again before this */
         size_t n_running;      /* containers running at the last step */
         char *evicted;         /* the eviction message once the pod is evicted */
         /* resize (pod-resize.c) */
@@ -75,6 +77,9 @@ struct pod_host {
         bool cgroup_v1;
         bool volume_resize_on_v1; /* --feature-gates MemoryBackedVolumeResizeCgroupV1=true */
         char host_ip[64];
+        const struct pod_network *network; /* NULL: every pod on the host's network */
+        char *service_host;                /* KUBERNETES_SERVICE_HOST, or NULL */
+        unsigned service_port;
         struct cgroup_manager *cgroups;
         const struct node_metrics *metrics;
         pod_claim_lookup_fn claim_lookup;

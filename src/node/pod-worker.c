@@ -37,6 +37,7 @@
 #include "base/strbuf.h"
 #include "base/timeutil.h"
 #include "node/cgroup/cgroup.h"
+#include "node/network/network.h"
 #include "node/node-metrics.h"
 #include "node/node-status.h"
 #include "node/pod-status.h"
@@ -54,6 +55,8 @@
 #define DEFAULT_GRACE_S 30
 /* runs of a container kept on disk: the current one and the previous (kubectl logs -p) */
 #define KEEP_RUNS 2
+/* K8S: the kubelet's pod worker retries a failed sync after backOffPeriod (10 s) */
+#define NETWORK_RETRY_S 10
 /* K8S: the eviction manager's housekeeping interval (--housekeeping-interval 10s) */
 #define USAGE_CHECK_S 10
 
@@ -99,6 +102,7 @@ static void pod_memory_free(struct pod_memory *p)
                 container_memory_release(&p->containers[i]);
         free(p->containers);
         free(p->evicted);
+        free(p->pod_ip);
         pod_resize_forget(p);
         free(p->uid);
         free(p->dir);
@@ -228,6 +232,9 @@ int pod_host_open(const struct pod_host_options *o, struct pod_host **ret, struc
         h->claim_lookup = o->claim_lookup;
         h->claim_patch_status = o->claim_patch_status;
         h->claim_ud = o->claim_ud;
+        h->network = o->network;
+        h->service_host = o->service_host ? xstrdup(o->service_host) : NULL;
+        h->service_port = o->service_port;
         node_host_ip(h->host_ip, sizeof(h->host_ip));
         r = fs_mkdir_p(h->pods_dir, 0700);
         if (r < 0) {
@@ -271,6 +278,7 @@ struct pod_host *pod_host_free(struct pod_host *h)
         free(h->node_name);
         free(h->data_dir);
         free(h->pods_dir);
+        free(h->service_host);
         free(h);
         return NULL;
 }
@@ -560,15 +568,56 @@ static json_t *actual_resources(struct step *s, const json_t *spec, const char *
         return out;
 }
 
+static bool host_network(const json_t *pod)
+{
+        return json_is_true(json_path(pod, "spec.hostNetwork"));
+}
+
+/* The pod's IP: the node's on the host network, else its sandbox's once attached. */
+static const char *pod_ip_of(const struct step *s)
+{
+        if (host_network(s->pod) || !s->h->network)
+                return s->h->host_ip;
+        return s->p->pod_ip;
+}
+
 /* The env of a container: value (expanded by the runtime) and valueFrom.fieldRef resolved
  * here. *ret_error names what cannot be resolved (K8S: CreateContainerConfigError). */
 static struct runtime_env_var *container_env(struct step *s, const json_t *c, size_t *ret_n,
                                              char **ret_error)
 {
         const json_t *env = json_object_get(c, "env");
-        struct runtime_env_var *out = xcalloc(json_array_size(env) + 1, sizeof(*out));
+        struct runtime_env_var *out = xcalloc(json_array_size(env) + 9, sizeof(*out));
+        const char *pod_ip = pod_ip_of(s);
         size_t i, n = 0;
         json_t *e;
+
+        /* K8S: the master service's variables (kubelet getServiceEnvVarMap, always given),
+         * declared before the container's own so those can use and override them */
+        if (s->h->service_host) {
+                const char *host = s->h->service_host;
+                unsigned port = s->h->service_port;
+                const char *url = keep(s, xasprintf("tcp://%s:%u", host, port));
+                const char *p = keep(s, xasprintf("%u", port));
+                struct runtime_env_var svc[] = {
+                        { .name = "KUBERNETES_SERVICE_HOST", .value = host },
+                        { .name = "KUBERNETES_SERVICE_PORT", .value = p },
+                        { .name = "KUBERNETES_SERVICE_PORT_HTTPS", .value = p },
+                        { .name = "KUBERNETES_PORT", .value = url },
+                        { .name = keep(s, xasprintf("KUBERNETES_PORT_%u_TCP", port)),
+                          .value = url },
+                        { .name = keep(s, xasprintf("KUBERNETES_PORT_%u_TCP_PROTO", port)),
+                          .value = "tcp" },
+                        { .name = keep(s, xasprintf("KUBERNETES_PORT_%u_TCP_PORT", port)),
+                          .value = p },
+                        { .name = keep(s, xasprintf("KUBERNETES_PORT_%u_TCP_ADDR", port)),
+                          .value = host },
+                };
+                for (size_t k = 0; k < ARRAY_SIZE(svc); k++) {
+                        svc[k].literal = true;
+                        out[n++] = svc[k];
+                }
+        }
 
         json_array_foreach(env, i, e) {
                 const char *name = json_string_value(json_object_get(e, "name"));
@@ -589,8 +638,10 @@ static struct runtime_env_var *container_env(struct step *s, const json_t *c, si
                              streq(path, "metadata.uid") || streq(path, "spec.nodeName") ||
                              streq(path, "spec.serviceAccountName")))
                         value = json_path_string(s->pod, path) ?: "";
-                else if (path && (streq(path, "status.hostIP") || streq(path, "status.podIP")))
+                else if (path && streq(path, "status.hostIP"))
                         value = s->h->host_ip;
+                else if (path && streq(path, "status.podIP"))
+                        value = pod_ip ?: "";
                 if (!value) {
                         *ret_error = xasprintf("env var \"%s\": only value and "
                                                "valueFrom.fieldRef (metadata.name, "
@@ -980,6 +1031,11 @@ static int pod_teardown(struct pod_host *h, const char *uid, const char *cgroup,
                 closedir(d);
         }
         r = runtime_sandbox_stop(sandbox, reterr);
+        if (r < 0)
+                return r;
+        /* K8S: containerd's StopPodSandbox: the sandbox first, then the network's DEL, then
+         * the netns */
+        r = pod_network_detach(h->network, dir, reterr);
         if (r < 0)
                 return r;
         if (cgroup && *cgroup) {
@@ -1390,6 +1446,8 @@ int pod_worker_sync(struct pod_host *h, const json_t *pod, json_t **ret_status,
                 cleanup_free char *cg = xasprintf("%s/sandbox", p->cgroup);
                 char **procs = NULL;
 
+                bool own_network = h->network && !host_network(pod);
+
                 if (runtime_sandbox_running(sandbox, &pid) == 1) {
                         sandbox_ready = true;
                 } else if (cgroup_procs_paths(h->cgroups, cg, &procs, NULL, &err) >= 0) {
@@ -1398,9 +1456,22 @@ int pod_worker_sync(struct pod_host *h, const json_t *pod, json_t **ret_status,
                                 .hostname = json_path_string(pod, "spec.hostname")
                                                     ?: json_path_string(pod, "metadata.name"),
                                 .cgroup_procs = (const char *const *) procs,
+                                .own_network = own_network,
                         };
                         sandbox_ready = runtime_sandbox_start(&ss, &pid, &err) >= 0;
                         cgroup_strv_free(procs);
+                        /* a new sandbox, a new network namespace to wire */
+                        free(p->pod_ip);
+                        p->pod_ip = NULL;
+                }
+                /* K8S: a sandbox is ready once its network is set up (RunPodSandbox); a failed
+                 * sync is tried again after the pod worker's back-off (backOffPeriod, 10 s) */
+                if (sandbox_ready && own_network && !p->pod_ip) {
+                        sandbox_ready = s.now >= p->network_retry &&
+                                        pod_network_attach(h->network, p->dir, sandbox, pod,
+                                                           &p->pod_ip, &err) >= 0;
+                        if (err)
+                                p->network_retry = s.now + NETWORK_RETRY_S;
                 }
                 if (!sandbox_ready && err)
                         add_event(ev, "Warning", "FailedCreatePodSandBox",
@@ -1483,6 +1554,7 @@ int pod_worker_sync(struct pod_host *h, const json_t *pod, json_t **ret_status,
         obs = (struct pod_observation){
                 .sandbox_ready = sandbox_ready && r != POD_SYNC_FINISHED,
                 .host_ip = h->host_ip,
+                .pod_ip = r == POD_SYNC_FINISHED ? NULL : pod_ip_of(&s),
                 .start_time = p->start_time,
                 .init = pl.init,
                 .n_init = pl.n_init,

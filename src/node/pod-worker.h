@@ -13,6 +13,7 @@
 
 struct pod_host;
 struct node_metrics;
+struct pod_network;
 
 /* Reads a claim and its bound PersistentVolume from the API (new references). A claim that is
  * not bound yet is -EAGAIN with the kubelet's words; one that does not exist -ENOENT. */
@@ -38,6 +39,12 @@ struct pod_host_options {
         pod_claim_lookup_fn claim_lookup;      /* persistentVolumeClaim volumes; NULL: none */
         pod_claim_patch_fn claim_patch_status; /* the node's part of volume expansion */
         void *claim_ud;
+        /* the pod network (borrowed, outlives the host); NULL: every pod uses the host's */
+        const struct pod_network *network;
+        /* K8S: the `kubernetes` service every container is told of (KUBERNETES_SERVICE_HOST,
+         * KUBERNETES_SERVICE_PORT and the link variables); NULL: none */
+        const char *service_host;
+        unsigned service_port;
 };
 
 int pod_host_open(const struct pod_host_options *o, struct pod_host **ret, struct error **reterr);

@@ -1,11 +1,54 @@
 # node.sh: starts `flexlet serve` (a node agent that runs pods as root) for an end-to-end test and
 # removes everything its pods made when the test ends, even when it fails or the server was
-# killed: processes in the test's cgroups, mounts under the data dir, loop devices of files
-# there, the cgroups, the data dir. Source after tap.sh and server.sh; then call node_start [flags...].
+# killed: processes in the test's cgroups, the pods' network attachments (the CNI DELs the server
+# did not run), mounts under the data dir (network namespaces among them), loop devices of files
+# there, the cgroups, the data dir, the instance's bridge. Source after tap.sh and server.sh; then call node_start [flags...].
 
 NODE_CGROUP_ROOT=${NODE_CGROUP_ROOT:-flexlet-e2e-$$}
 FLEXLET_COMMAND=serve
 SERVER_CLEANUP=node_cleanup
+
+# The pods' bridge and CIDR, one per instance so that tests run side by side: a /24 of
+# 10.128.0.0/9 picked from the shell's pid, skipping ranges a route already uses.
+NODE_POD_BRIDGE=${NODE_POD_BRIDGE:-flx-$$}
+if [ -z "${NODE_POD_CIDR:-}" ]; then
+        for i in $(seq 0 63); do
+                n=$(( ($$ + i * 997) % 32768 ))
+                NODE_POD_CIDR="10.$((128 + n / 256)).$((n % 256)).0/24"
+                [ -z "$(ip -4 route show root "$NODE_POD_CIDR" 2>/dev/null)" ] &&
+                        [ -z "$(ip -4 route show match "${NODE_POD_CIDR%/24}" 2>/dev/null | grep -v '^default')" ] && break
+        done
+fi
+NODE_POD_GATEWAY=${NODE_POD_CIDR%.0/24}.1
+
+# node_cni_del RECORD: the DELs a flexlet whose pod network record this is would have run, for
+# a server that was killed before it could (portmap's iptables rules, the IP, the veth):
+# each list's plugins in reverse order, as the CNI specification says.
+node_cni_del() {
+        local rec=$1 cni_path netns id args list ifname conf i n type
+        cni_path=$(jq -r '.cniPath // "/usr/lib/cni"' "$rec")
+        netns=$(jq -r '.netns' "$rec")
+        id=$(jq -r '.containerId' "$rec")
+        args=$(jq -r '.args | join(";")' "$rec")
+        mountpoint -q "$netns" 2>/dev/null || netns=""
+        for list in conflist:eth0 loopback:lo; do
+                ifname=${list#*:}
+                list=${list%%:*}
+                n=$(jq ".$list.plugins | length" "$rec")
+                for i in $(seq $((n - 1)) -1 0); do
+                        type=$(jq -r ".$list.plugins[$i].type" "$rec")
+                        conf=$(jq -c --arg l "$list" --arg ifn "$ifname" --argjson i "$i" '
+                                .[$l] as $c | $c.plugins[$i] as $p
+                                | ($p | del(.capabilities)) + {cniVersion: $c.cniVersion, name: $c.name}
+                                + (if ($p.capabilities.portMappings // false) and (.capabilities.portMappings // null) != null
+                                   then {runtimeConfig: {portMappings: .capabilities.portMappings}} else {} end)
+                                + (if .results[$ifn] then {prevResult: .results[$ifn]} else {} end)' "$rec")
+                        echo "$conf" | CNI_COMMAND=DEL CNI_CONTAINERID=$id CNI_NETNS=$netns \
+                                CNI_IFNAME=$ifname CNI_ARGS=$args CNI_PATH=$cni_path \
+                                "$cni_path/$type" >/dev/null 2>&1
+                done
+        done
+}
 
 node_cleanup() {
         local d
@@ -22,6 +65,10 @@ node_cleanup() {
                 ls -d /sys/fs/cgroup/*/"$NODE_CGROUP_ROOT" /sys/fs/cgroup/"$NODE_CGROUP_ROOT" >/dev/null 2>&1 || break
         done
         if [ -n "${SERVER_DIR:-}" ]; then
+                local rec
+                for rec in "$SERVER_DIR"/data/pods/*/network/network.json; do
+                        [ -f "$rec" ] && node_cni_del "$rec"
+                done
                 awk -v dir="$SERVER_DIR/" 'index($5, dir) == 1 {print $5}' /proc/self/mountinfo |
                         sort -r | xargs -r -n1 umount -l 2>/dev/null
                 # loop devices of the claims' volume files
@@ -29,12 +76,15 @@ node_cleanup() {
                         xargs -r -n1 losetup -d 2>/dev/null
                 rm -rf "$SERVER_DIR"
         fi
+        ip link del "$NODE_POD_BRIDGE" 2>/dev/null
+        return 0
 }
 
 # node_start [flags...]: a single-node cluster on this machine, its cgroups below
 # NODE_CGROUP_ROOT, with allocatable cpu=4, memory=4Gi unless the flags say otherwise.
 node_start() {
-        server_start --allocatable cpu=4,memory=4Gi --cgroup-root "$NODE_CGROUP_ROOT" "$@"
+        server_start --allocatable cpu=4,memory=4Gi --cgroup-root "$NODE_CGROUP_ROOT" \
+                --pod-cidr "$NODE_POD_CIDR" --pod-bridge "$NODE_POD_BRIDGE" "$@"
 }
 
 # node_require_root: skips the whole test (one TAP plan of zero) when not root.

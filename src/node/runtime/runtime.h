@@ -12,12 +12,13 @@
  *   exact reference.
  *
  * - The pod sandbox: one tiny process per pod (this binary, detached in its own session) that
- *   unshares pid, ipc and uts namespaces (the network is the host's), sets the hostname, and is
+ *   unshares pid, ipc and uts namespaces, and the network namespace unless the pod uses the
+ *   host's (the agent wires it with CNI: src/node/network), sets the hostname, and is
  *   pid 1 of the pod: it reaps orphans and lives until killed. Its state file lets an agent that
  *   restarted find it again.
  *
  * - One supervisor per container (this binary again: `<exe> supervise DIR`, detached). It
- *   starts the container process in the sandbox's pid/ipc/uts namespaces and a private mount
+ *   starts the container process in the sandbox's pid/ipc/uts/net namespaces and a private mount
  *   namespace over an overlay of the image, pipes stdout/stderr into a CRI-format log, waits,
  *   and records the exit. Containers and supervisors outlive the agent: the agent learns
  *   everything from the files in the container's state dir, so a new agent process re-adopts
@@ -28,7 +29,7 @@
  * (pid 1 is the sandbox), a tmpfs /dev with null, zero, full, random, urandom, tty, a new
  * devpts and a 64 MiB /dev/shm (none when a volume is mounted there), the host's /sys
  * read-only (without submounts), the volumes bind-mounted (recursively; read-only when asked)
- * parents first, the pod's hostname and IPC namespace, the host's network. It runs as
+ * parents first, the pod's hostname, IPC and network namespaces. It runs as
  * uid/gid of the spec with no supplementary groups, stdin on /dev/null.
  *
  * The helper processes run the calling process's own binary (/proc/self/exe) as
@@ -113,6 +114,7 @@ struct runtime_sandbox_spec {
         const char *hostname;            /* K8S: spec.hostname, else the pod name */
         const char *const *cgroup_procs; /* absolute cgroup.procs paths (NULL-terminated) the
                                           * sandbox process joins, or NULL */
+        bool own_network; /* a network namespace of its own; false: the host's (hostNetwork) */
 };
 
 /* Starts the pod's sandbox unless it already runs, and returns its host pid. Idempotent. */
@@ -121,6 +123,9 @@ int runtime_sandbox_start(const struct runtime_sandbox_spec *s, pid_t *ret_pid,
 /* 1 and *ret_pid when the sandbox of state_dir runs (the same process that was started: its
  * start time is checked), 0 when it does not, -errno when its state cannot be read. */
 int runtime_sandbox_running(const char *state_dir, pid_t *ret_pid);
+/* An fd (O_RDONLY, O_CLOEXEC) of the network namespace of the running sandbox of state_dir,
+ * checked to belong to the process that was started. -ESRCH when it does not run. */
+int runtime_sandbox_netns_fd(const char *state_dir, int *ret_fd, struct error **reterr);
 /* Kills the sandbox (and with it every process of the pod's pid namespace) and waits until it
  * is gone. 0 when it was not running. The state dir stays for the caller to remove. */
 int runtime_sandbox_stop(const char *state_dir, struct error **reterr);

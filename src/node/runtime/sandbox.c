@@ -1,7 +1,8 @@
 /* sandbox.c: the pod sandbox, both sides. The agent's: start it (a detached helper process),
  * find it again from its state file, stop it. The helper's: unshare the pod's pid, ipc and uts
- * namespaces, set the hostname, and fork the pod's pid 1, which joins the pod's cgroups, reaps
- * orphans and waits to be killed (what the "pause" container does elsewhere). */
+ * namespaces (and net unless the pod uses the host's), set the hostname, and fork the pod's pid 1,
+ * which joins the pod's cgroups, reaps orphans and waits to be killed (what the "pause" container
+ * does elsewhere). */
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
@@ -107,6 +108,7 @@ int runtime_sandbox_start(const struct runtime_sandbox_spec *s, pid_t *ret_pid,
         for (size_t i = 0; s->cgroup_procs && s->cgroup_procs[i]; i++)
                 json_array_append_new(procs, json_string(s->cgroup_procs[i]));
         json_object_set_new(spec, "cgroupProcs", procs);
+        json_object_set_new(spec, "network", json_boolean(s->own_network));
         r = fs_write_json_atomic(dfd, RT_SANDBOX_SPEC_FILE, spec);
         json_decref(spec);
         if (r < 0)
@@ -128,6 +130,35 @@ int runtime_sandbox_start(const struct runtime_sandbox_spec *s, pid_t *ret_pid,
                                  payload);
         if (ret_pid)
                 *ret_pid = (pid_t) pid;
+        return 0;
+}
+
+int runtime_sandbox_netns_fd(const char *state_dir, int *ret_fd, struct error **reterr)
+{
+        cleanup_close int pidfd = -1;
+        pid_t pid;
+        uint64_t ticks;
+        char path[64];
+        int fd, r;
+
+        r = rt_sandbox_read_state(state_dir, &pid, &ticks, NULL);
+        if (r == -ENOENT)
+                return error_set(reterr, ESRCH, "the pod sandbox is not running");
+        if (r < 0)
+                return error_set(reterr, -r, "read the pod sandbox's state: %s", strerror(-r));
+        pidfd = rt_pidfd_open_checked(pid, ticks);
+        if (pidfd < 0)
+                return error_set(reterr, -pidfd, "the pod sandbox is not running");
+        (void) snprintf(path, sizeof(path), "/proc/%d/ns/net", (int) pid);
+        fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return error_set(reterr, errno, "open %s: %s", path, strerror(errno));
+        /* still the same process once the file is open: the pid was not reused meanwhile */
+        if (rt_pidfd_wait(pidfd, 0) != 0) {
+                close(fd);
+                return error_set(reterr, ESRCH, "the pod sandbox is not running");
+        }
+        *ret_fd = fd;
         return 0;
 }
 
@@ -269,8 +300,9 @@ int rt_sandbox_serve(const char *state_dir, int notify_fd, struct error **reterr
                               strerror(errno));
                 goto fail;
         }
-        if (unshare(CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS) < 0) {
-                r = error_set(reterr, errno, "sandbox: unshare the pid, ipc and uts namespaces: %s",
+        if (unshare(CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS |
+                    (json_is_true(json_object_get(spec, "network")) ? CLONE_NEWNET : 0)) < 0) {
+                r = error_set(reterr, errno, "sandbox: unshare the pod's namespaces: %s",
                               strerror(errno));
                 goto fail;
         }

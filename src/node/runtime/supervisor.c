@@ -1,6 +1,6 @@
 /* supervisor.c: the helper processes' entry point and the container supervisor: one process
  * per container, outside the container's cgroups, that creates the container process (the
- * pod's pid/ipc/uts namespaces, a private mount namespace over an overlay of the image, /proc,
+ * pod's pid/ipc/uts/net namespaces, a private mount namespace over an overlay of the image, /proc,
  * a minimal /dev, a read-only /sys, the volumes, pivot_root, cgroups, env, exec), copies its
  * stdout/stderr into the CRI log, and records its start and exit in the state dir. */
 #include <errno.h>
@@ -542,7 +542,9 @@ static int supervise(struct supervisor *sv, struct error **reterr)
         own_pidns = open("/proc/self/ns/pid", O_RDONLY | O_CLOEXEC);
         if (own_pidns < 0)
                 return error_set(reterr, errno, "open our pid namespace: %s", strerror(errno));
-        if (setns(pidfd, CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS) < 0) {
+        /* the sandbox's network namespace is the host's for a hostNetwork pod: joining it
+         * changes nothing then */
+        if (setns(pidfd, CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWNET) < 0) {
                 (void) snprintf(msg, sizeof(msg), "join the pod's namespaces: %s", strerror(errno));
                 r = record_start_error(sv, msg);
                 goto start_failed;

@@ -86,7 +86,8 @@ static void test_init_pending(void **state)
                                      .n_init = 1,
                                      .containers = &c,
                                      .n_containers = 1,
-                                     .host_ip = "10.0.0.1" };
+                                     .host_ip = "10.0.0.1",
+                                     .pod_ip = "10.88.0.7" };
         cleanup_json json_t *st = pod_status_build(p, &o, NULL, 1000);
 
         assert_string_equal(json_string_value(json_object_get(st, "phase")), "Pending");
@@ -98,7 +99,20 @@ static void test_init_pending(void **state)
                 json_path_string(json_array_get(json_object_get(st, "containerStatuses"), 0),
                                  "state.waiting.reason"),
                 "PodInitializing");
-        assert_string_equal(json_string_value(json_object_get(st, "podIP")), "10.0.0.1");
+        assert_string_equal(json_string_value(json_object_get(st, "hostIP")), "10.0.0.1");
+        assert_string_equal(json_string_value(json_object_get(st, "podIP")), "10.88.0.7");
+        assert_string_equal(
+                json_path_string(json_array_get(json_object_get(st, "podIPs"), 0), "ip"),
+                "10.88.0.7");
+        /* no IP (yet): none reported, unless one was before */
+        o.pod_ip = NULL;
+        {
+                cleanup_json json_t *st2 = pod_status_build(p, &o, NULL, 1000);
+                cleanup_json json_t *st3 = NULL;
+                assert_null(json_object_get(st2, "podIP"));
+                st3 = pod_status_build(p, &o, st, 1001);
+                assert_string_equal(json_string_value(json_object_get(st3, "podIP")), "10.88.0.7");
+        }
 }
 
 static void test_transition_time_kept(void **state)
