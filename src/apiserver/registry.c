@@ -251,9 +251,12 @@ static int check_fields(const struct api_target *t, json_t *obj, enum field_vali
                 strbuf_release(&unknown);
                 return -EINVAL;
         }
-        /* Warn: one Warning header per unknown field (same one-per-line form). */
+        /* Warn: one Warning header per unknown field. */
         if (mode == FIELD_VALIDATION_WARN)
-                strbuf_add(&resp->warnings, unknown.buf, unknown.len);
+                for (char *line = unknown.buf, *nl; (nl = strchr(line, '\n')); line = nl + 1) {
+                        *nl = '\0';
+                        http_response_add_warning(resp, line);
+                }
         strbuf_release(&unknown);
         return 0;
 }
