@@ -14,6 +14,7 @@
 #include "api/patch.h"
 #include "api/selector.h"
 #include "api/yaml.h"
+#include "apiserver/admission-pod-security.h"
 #include "apiserver/apiserver-internal.h"
 #include "apiserver/status.h"
 #include "apiserver/table.h"
@@ -432,7 +433,8 @@ static int admit(struct apiserver *s, const struct api_target *t, bool validatin
         else if (!validating && st->admit)
                 r = st->admit(s->store, t->sub, obj, old, &err);
         if (r >= 0)
-                return 0;
+                /* K8S: PodSecurity, a validating plugin over pods and namespaces */
+                return validating ? pod_security_validate(s, t, obj, old, resp) : 0;
         if (r == -EPERM)
                 status_forbidden(resp, t->res, obj_name(obj), err ? err->message : "");
         else
