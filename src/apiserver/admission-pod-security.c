@@ -1101,9 +1101,9 @@ struct check {
         struct versioned_check versions[5];
 };
 
-/* K8S: the default checks of v0.33, baseline first, then restricted, each sorted by ID as
- * upstream orders them "to maintain consistent error messages" (registry.go populate). A
- * revision with min_minor 0 at index > 0 ends the list; the first revision may start at 0. */
+/* K8S: the default checks of v0.33, baseline first, then restricted, each sorted by ID (byte
+ * order) as upstream orders them "to maintain consistent error messages" (registry.go
+ * populate). Each check's revisions are in increasing min_minor; unused slots have no fn. */
 static const struct check checks[] = {
         { "appArmorProfile", PSA_LEVEL_BASELINE, { { 0, check_apparmor, NULL } } },
         { "capabilities_baseline",
@@ -1396,9 +1396,10 @@ bool psa_pod_update_significant(const json_t *new_pod, const json_t *old_pod)
         return false;
 }
 
+/* K8S: EvaluatePod's cachedResults: a level and version evaluated once per request. */
 static void evaluate_cached(const struct psa_level_version *lv, const json_t *pod,
                             struct psa_result *cache, struct psa_level_version *cache_lv,
-                            bool *cached, size_t *n_cached, struct psa_result **ret)
+                            size_t *n_cached, struct psa_result **ret)
 {
         for (size_t i = 0; i < *n_cached; i++)
                 if (lv_equal(&cache_lv[i], lv)) {
@@ -1407,7 +1408,6 @@ static void evaluate_cached(const struct psa_level_version *lv, const json_t *po
                 }
         psa_evaluate(lv, obj_of(pod, "metadata"), obj_of(pod, "spec"), &cache[*n_cached]);
         cache_lv[*n_cached] = *lv;
-        cached[*n_cached] = true;
         *ret = &cache[(*n_cached)++];
 }
 
@@ -1425,7 +1425,6 @@ void psa_evaluate_pod(const struct psa_policy *policy, const struct field_error_
         const struct psa_level_version *warn = &policy->modes[PSA_MODE_WARN];
         struct psa_result cache[PSA_MODE_MAX], *res;
         struct psa_level_version cache_lv[PSA_MODE_MAX];
-        bool cached[PSA_MODE_MAX] = { false };
         size_t n_cached = 0;
         char lvs[PSA_LEVEL_VERSION_STRING_MAX];
 
@@ -1439,7 +1438,7 @@ void psa_evaluate_pod(const struct psa_policy *policy, const struct field_error_
         /* enforce */
         json_object_set_new(ret->audit_annotations, "enforce-policy",
                             json_string(psa_level_version_string(enforce, lvs)));
-        evaluate_cached(enforce, pod, cache, cache_lv, cached, &n_cached, &res);
+        evaluate_cached(enforce, pod, cache, cache_lv, &n_cached, &res);
         if (res->n) {
                 cleanup_free char *detail = psa_result_forbidden_detail(res);
                 ret->forbidden = xasprintf("violates PodSecurity \"%s\": %s",
@@ -1447,7 +1446,7 @@ void psa_evaluate_pod(const struct psa_policy *policy, const struct field_error_
         }
         record(ret, res->n > 0, PSA_MODE_ENFORCE, enforce);
         /* audit: reuses the enforce evaluation when the level and version are the same */
-        evaluate_cached(audit, pod, cache, cache_lv, cached, &n_cached, &res);
+        evaluate_cached(audit, pod, cache, cache_lv, &n_cached, &res);
         if (res->n) {
                 cleanup_free char *detail = psa_result_forbidden_detail(res);
                 json_object_set_new(ret->audit_annotations, "audit-violations",
@@ -1457,7 +1456,7 @@ void psa_evaluate_pod(const struct psa_policy *policy, const struct field_error_
         }
         /* warn: no warnings on a request refused anyway */
         if (!ret->forbidden) {
-                evaluate_cached(warn, pod, cache, cache_lv, cached, &n_cached, &res);
+                evaluate_cached(warn, pod, cache, cache_lv, &n_cached, &res);
                 if (res->n) {
                         cleanup_free char *detail = psa_result_forbidden_detail(res);
                         json_array_append_new(ret->warnings,
@@ -1468,8 +1467,7 @@ void psa_evaluate_pod(const struct psa_policy *policy, const struct field_error_
                 }
         }
         for (size_t i = 0; i < n_cached; i++)
-                if (cached[i])
-                        psa_result_release(&cache[i]);
+                psa_result_release(&cache[i]);
 }
 
 void psa_decision_release(struct psa_decision *d)
