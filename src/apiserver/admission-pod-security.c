@@ -1733,6 +1733,12 @@ static int validate_pod(struct apiserver *s, const struct api_target *t, const j
          * proxy, status); every other write, resize included, is evaluated. */
         if (t->sub == API_SUB_STATUS || t->sub == API_SUB_BINDING || t->sub == API_SUB_LOG)
                 return 0;
+        /* K8S: an update that changes nothing PodSecurity checks is admitted. Upstream asks
+         * first whether the namespace is fully privileged (from an informer's cache, for free)
+         * and counts an "allow" evaluation when it is; here that costs a store read (36 us,
+         * 6% of a resize), so the update is let through first and that count is skipped. */
+        if (!create && !psa_pod_update_significant(pod, old))
+                return 0;
         if (store_get(s->store, "namespaces", "", t->ns, &ns, &err) < 0) {
                 cleanup_free char *msg = xasprintf(
                         "Internal error occurred: failed to lookup namespace \"%s\"", t->ns);
@@ -1746,10 +1752,6 @@ static int validate_pod(struct apiserver *s, const struct api_target *t, const j
                 struct psa_evaluation e = { false, PSA_MODE_ENFORCE,
                                             policy.modes[PSA_MODE_ENFORCE] };
                 count_evaluation(s, &e, create, t);
-                field_error_list_release(&errs);
-                return 0;
-        }
-        if (!create && !psa_pod_update_significant(pod, old)) {
                 field_error_list_release(&errs);
                 return 0;
         }
