@@ -22,6 +22,8 @@ void http_response_init(struct http_response *r)
         r->content_type = "application/json";
         strbuf_init(&r->body);
         strbuf_init(&r->warnings);
+        r->warning_written = 0;
+        r->warning_truncating = false;
         r->stream = (struct http_stream){ 0 };
 }
 
@@ -108,20 +110,6 @@ static bool warning_text_valid(const char *text)
         return true;
 }
 
-void http_response_add_warning(struct http_response *r, const char *text)
-{
-        size_t n = strlen(text);
-
-        if (n == 0 || !warning_text_valid(text))
-                return;
-        /* K8S: the recorder dedupes: a text already warned about is not repeated. */
-        for (const char *line = r->warnings.buf, *nl; (nl = strchr(line, '\n')); line = nl + 1)
-                if ((size_t) (nl - line) == n && memcmp(line, text, n) == 0)
-                        return;
-        strbuf_add(&r->warnings, text, n);
-        strbuf_addch(&r->warnings, '\n');
-}
-
 /* The number of UTF-8 runes in s[0..n) (the texts are valid UTF-8). */
 static size_t rune_count(const char *s, size_t n)
 {
@@ -142,6 +130,38 @@ static size_t rune_prefix(const char *s, size_t n, size_t max)
                 if (((unsigned char) s[i] & 0xc0) != 0x80 && runes++ == max)
                         break;
         return i;
+}
+
+void http_response_add_warning(struct http_response *r, const char *text)
+{
+        size_t n = strlen(text), runes;
+
+        /* K8S: once truncating with 4096 runes written, the recorder takes nothing more. */
+        if (r->warning_truncating && r->warning_written >= WARNING_TOTAL_RUNES)
+                return;
+        if (n == 0 || !warning_text_valid(text))
+                return;
+        /* K8S: the recorder dedupes: a text already warned about is not repeated. */
+        for (const char *line = r->warnings.buf, *nl; (nl = strchr(line, '\n')); line = nl + 1)
+                if ((size_t) (nl - line) == n && memcmp(line, text, n) == 0)
+                        return;
+        strbuf_add(&r->warnings, text, n);
+        strbuf_addch(&r->warnings, '\n');
+        runes = rune_count(text, n);
+        if (r->warning_truncating) {
+                r->warning_written += runes < WARNING_ITEM_RUNES ? runes : WARNING_ITEM_RUNES;
+        } else if (r->warning_written + runes <= WARNING_TOTAL_RUNES) {
+                r->warning_written += runes;
+        } else {
+                /* K8S: past the limit every recorded text is replayed cut to 256 runes */
+                r->warning_truncating = true;
+                r->warning_written = 0;
+                for (const char *line = r->warnings.buf, *nl; (nl = strchr(line, '\n'));
+                     line = nl + 1) {
+                        size_t k = rune_count(line, (size_t) (nl - line));
+                        r->warning_written += k < WARNING_ITEM_RUNES ? k : WARNING_ITEM_RUNES;
+                }
+        }
 }
 
 static void add_header(struct strbuf *out, const char *text, size_t n)

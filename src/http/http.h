@@ -52,7 +52,9 @@ struct http_response {
         unsigned status;
         const char *content_type; /* static string */
         struct strbuf body;
-        struct strbuf warnings;    /* warning texts, one per line: http_response_add_warning */
+        struct strbuf warnings; /* warning texts, one per line: http_response_add_warning */
+        size_t warning_written; /* runes the recorder has written (its truncation state) */
+        bool warning_truncating;
         struct http_stream stream; /* stream.read != NULL: body follows from the stream */
 };
 
@@ -71,7 +73,9 @@ void http_response_text(struct http_response *r, unsigned status, const char *te
  *
  * http_response_add_warning records text unless it is empty, already recorded, not valid
  * UTF-8, or holds a control character (Go's unicode.IsControl: U+0000-U+001F,
- * U+007F-U+009F), all of which upstream drops silently. The order of recording is kept.
+ * U+007F-U+009F), all of which upstream drops silently, or unless the truncated warnings
+ * already fill 4096 runes (so a request cannot grow the list, or the cost of adding to it,
+ * without bound). The order of recording is kept.
  *
  * http_warning_headers renders the recorded texts as the values of `Warning` headers, one per
  * line of out: `299 - "text"` with '"' and '\' escaped by a backslash. When the texts add up

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <stdio.h>
 #include <string.h>
 
 #include "base/alloc.h"
@@ -127,12 +128,34 @@ static void test_no_truncation_at_limit(void **state)
         http_response_release(&r);
 }
 
+/* Past the limit nothing more is recorded: a request cannot grow the list without bound. */
+static void test_recording_stops(void **state)
+{
+        struct http_response r;
+        cleanup_free char *h = NULL;
+        char text[16];
+        size_t n;
+
+        http_response_init(&r);
+        /* 409 ten-rune texts fit (4090 runes); the 410th crosses the limit and, all being
+         * shorter than 256, fills it: the rest are not recorded. */
+        for (int i = 0; i < 100000; i++) {
+                (void) snprintf(text, sizeof(text), "%010d", i);
+                http_response_add_warning(&r, text);
+        }
+        assert_int_equal(r.warnings.len, 410 * 11);
+        h = headers_of(&r, &n);
+        assert_int_equal(n, 410);
+        http_response_release(&r);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_recorded),
                 cmocka_unit_test(test_truncation),
                 cmocka_unit_test(test_no_truncation_at_limit),
+                cmocka_unit_test(test_recording_stops),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
