@@ -338,8 +338,7 @@ static void pod_release(struct psa_pod *p)
  * forbidden ---- */
 
 struct check_out {
-        const char *reason; /* static, or set in reason_buf */
-        char reason_buf[64];
+        const char *reason; /* static; NULL while the pod is allowed */
         struct strbuf detail;
 };
 
@@ -1090,7 +1089,7 @@ static bool check_seccomp_restricted_1_25(const struct psa_pod *p, struct check_
 /* ---- the registry (K8S: policy/registry.go) ---- */
 
 struct versioned_check {
-        int min_minor; /* first v1.<minor> this revision applies to; 0 ends the list */
+        int min_minor; /* first v1.<minor> this revision applies to */
         check_fn fn;
         const char *overrides; /* the baseline check ID it replaces at restricted, or NULL */
 };
