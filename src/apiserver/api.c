@@ -7,6 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "apiserver/admission-pod-security.h"
 #include "apiserver/apiserver-internal.h"
 #include "apiserver/discovery.h"
 #include "apiserver/pki.h"
@@ -46,7 +47,9 @@ int apiserver_new(struct store *store, const struct pki *pki, const struct apise
                         "[STABLE] Response latency distribution in seconds for each verb, dry run "
                         "value, group, version, resource, subresource, scope and component.",
                         total + 1, buckets, sizeof(buckets) / sizeof(buckets[0]), NULL);
-                if (!s->requests || !s->request_duration) {
+                if (!s->requests || !s->request_duration ||
+                    pod_security_metrics_register(o->metrics, &s->psa_evaluations, &s->psa_errors) <
+                            0) {
                         free(s);
                         return -EEXIST;
                 }

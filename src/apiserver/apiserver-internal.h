@@ -20,6 +20,8 @@ struct apiserver {
         atomic_bool ready;
         struct metric *requests;         /* apiserver_request_total */
         struct metric *request_duration; /* apiserver_request_duration_seconds */
+        struct metric *psa_evaluations;  /* pod_security_evaluations_total */
+        struct metric *psa_errors;       /* pod_security_errors_total */
 };
 
 /* What a resource URL names. */

@@ -14,6 +14,7 @@
 #include "api/patch.h"
 #include "api/selector.h"
 #include "api/yaml.h"
+#include "apiserver/admission-pod-security.h"
 #include "apiserver/apiserver-internal.h"
 #include "apiserver/status.h"
 #include "apiserver/table.h"
@@ -255,9 +256,12 @@ static int check_fields(const struct api_target *t, json_t *obj, enum field_vali
                 strbuf_release(&unknown);
                 return -EINVAL;
         }
-        /* Warn: one Warning header per unknown field (same one-per-line form). */
+        /* Warn: one Warning header per unknown field. */
         if (mode == FIELD_VALIDATION_WARN)
-                strbuf_add(&resp->warnings, unknown.buf, unknown.len);
+                for (char *line = unknown.buf, *nl; (nl = strchr(line, '\n')); line = nl + 1) {
+                        *nl = '\0';
+                        http_response_add_warning(resp, line);
+                }
         strbuf_release(&unknown);
         return 0;
 }
@@ -450,7 +454,8 @@ static int admit(struct apiserver *s, const struct api_target *t, bool validatin
         else if (!validating && st->admit)
                 r = st->admit(s->store, t->sub, obj, old, &err);
         if (r >= 0)
-                return 0;
+                /* K8S: PodSecurity, a validating plugin over pods and namespaces */
+                return validating ? pod_security_validate(s, t, obj, old, resp) : 0;
         if (r == -EPERM)
                 status_forbidden(resp, t->res, obj_name(obj), err ? err->message : "");
         else

@@ -137,28 +137,18 @@ static void stream_free(void *cls)
         free(sc);
 }
 
-/* Warning header: 299 - "<text>" with the text's quotes and backslashes escaped. */
+/* One Warning header per recorded warning (http_warning_headers: escaping and truncation). */
 static void add_warnings(struct MHD_Response *mr, const struct strbuf *warnings)
 {
-        const char *line = warnings->buf;
+        struct strbuf values;
 
-        while (line && *line) {
-                const char *nl = strchr(line, '\n');
-                size_t n = nl ? (size_t) (nl - line) : strlen(line);
-                struct strbuf v;
-
-                strbuf_init(&v);
-                strbuf_addstr(&v, "299 - \"");
-                for (size_t i = 0; i < n; i++) {
-                        if (line[i] == '"' || line[i] == '\\')
-                                strbuf_addch(&v, '\\');
-                        strbuf_addch(&v, line[i]);
-                }
-                strbuf_addch(&v, '"');
-                (void) MHD_add_response_header(mr, "Warning", v.buf);
-                strbuf_release(&v);
-                line = nl ? nl + 1 : NULL;
+        strbuf_init(&values);
+        (void) http_warning_headers(warnings, &values);
+        for (char *line = values.buf, *nl; (nl = strchr(line, '\n')); line = nl + 1) {
+                *nl = '\0';
+                (void) MHD_add_response_header(mr, "Warning", line);
         }
+        strbuf_release(&values);
 }
 
 static enum MHD_Result send_response(struct MHD_Connection *conn, struct http_response *resp)

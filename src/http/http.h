@@ -56,7 +56,9 @@ struct http_response {
         unsigned status;
         const char *content_type; /* static string */
         struct strbuf body;
-        struct strbuf warnings;    /* Warning header values, one per line */
+        struct strbuf warnings; /* warning texts, one per line: http_response_add_warning */
+        size_t warning_written; /* runes the recorder has written (its truncation state) */
+        bool warning_truncating;
         struct http_stream stream; /* stream.read != NULL: body follows from the stream */
 };
 
@@ -68,5 +70,23 @@ void http_response_release(struct http_response *r);
 void http_response_json(struct http_response *r, unsigned status, const json_t *obj);
 /* A text/plain body. */
 void http_response_text(struct http_response *r, unsigned status, const char *text);
+
+/* Warnings, as kube-apiserver's warning recorder (apiserver/pkg/endpoints/filters/warning.go)
+ * and apimachinery's NewWarningHeader handle them, for any handler (admission, deprecations,
+ * unknown fields):
+ *
+ * http_response_add_warning records text unless it is empty, already recorded, not valid
+ * UTF-8, or holds a control character (Go's unicode.IsControl: U+0000-U+001F,
+ * U+007F-U+009F), all of which upstream drops silently, or unless the truncated warnings
+ * already fill 4096 runes (so a request cannot grow the list, or the cost of adding to it,
+ * without bound). The order of recording is kept.
+ *
+ * http_warning_headers renders the recorded texts as the values of `Warning` headers, one per
+ * line of out: `299 - "text"` with '"' and '\' escaped by a backslash. When the texts add up
+ * to more than 4096 runes, upstream's truncation applies: every text up to and including the
+ * one that crossed the limit is cut to its first 256 runes, and later texts are kept (cut to
+ * 256) only while fewer than 4096 runes were written. Returns the number of headers. */
+void http_response_add_warning(struct http_response *r, const char *text);
+size_t http_warning_headers(const struct strbuf *warnings, struct strbuf *out);
 
 #endif

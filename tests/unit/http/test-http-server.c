@@ -138,7 +138,9 @@ static void echo_handler(void *ud, const struct http_request *req, struct http_r
                       req->body ? req->body : "", (int) req->body_len, "tooLarge",
                       req->body_too_large, "x", http_request_query(req, "x"));
         http_response_json(resp, 201, o);
-        strbuf_addstr(&resp->warnings, "first \"quoted\" \\ warning\nsecond\n");
+        http_response_add_warning(resp, "first \"quoted\" \\ warning");
+        http_response_add_warning(resp, "second");
+        http_response_add_warning(resp, "second"); /* deduplicated */
         json_decref(o);
 }
 
@@ -216,6 +218,7 @@ static void test_request_reaches_handler(void **state)
         assert_non_null(
                 strstr(r.head.buf, "Warning: 299 - \"first \\\"quoted\\\" \\\\ warning\"\r\n"));
         assert_non_null(strstr(r.head.buf, "Warning: 299 - \"second\"\r\n"));
+        assert_null(strstr(strstr(r.head.buf, "\"second\"") + 8, "\"second\""));
         j = json_loads(r.body.buf, 0, NULL);
         assert_non_null(j);
         assert_string_equal(json_path_string(j, "method"), "POST");
