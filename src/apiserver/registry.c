@@ -561,12 +561,15 @@ static void keep_server_metadata(json_t *new_obj, const json_t *old)
 }
 
 /* K8S: an object being deleted whose last finalizer is gone and whose grace period is over
- * is removed by the write that removed the finalizer. */
-static bool should_delete_on_update(const json_t *obj)
+ * is removed by the write that removed the finalizer. Not a namespace: it goes only through
+ * its own Delete, which the namespace controller sends after finalizing it (a label written
+ * on a Terminating namespace must not remove it with its content still there). */
+static bool should_delete_on_update(const struct api_target *t, const json_t *obj)
 {
         const json_t *grace = json_path(obj, "metadata.deletionGracePeriodSeconds");
 
-        return json_path(obj, "metadata.deletionTimestamp") &&
+        return t->res->strategy != &namespace_strategy &&
+               json_path(obj, "metadata.deletionTimestamp") &&
                json_array_size(json_path(obj, "metadata.finalizers")) == 0 &&
                (!grace || json_integer_value(grace) == 0);
 }
@@ -610,7 +613,7 @@ static int update_object(struct apiserver *s, const struct api_target *t,
                 respond_object(t, req, resp, 200, to_store);
                 return 0;
         }
-        if (should_delete_on_update(to_store)) {
+        if (should_delete_on_update(t, to_store)) {
                 cleanup_json json_t *last = NULL;
                 r = store_delete(s->store, t->res->plural, store_ns(t), name, old_rv, &last, &err);
                 if (r == -ESTALE && !caller_precondition)

@@ -304,9 +304,13 @@ static void test_bad_input(void **state)
                 400);
 }
 
-static void test_namespace_delete_takes_contents(void **state)
+/* K8S: a deleted namespace is marked Terminating and keeps its content for the namespace
+ * controller to delete; nothing new is created in it; finalize with no finalizers left and a
+ * second delete remove it. */
+static void test_namespace_delete_terminates(void **state)
 {
-        cleanup_json json_t *d = NULL, *g = NULL;
+        cleanup_json json_t *d = NULL, *g = NULL, *late = NULL, *again = NULL, *fin = NULL,
+                            *gone = NULL, *ns = NULL, *labelled = NULL;
 
         assert_int_equal(
                 call("POST", "/api/v1/namespaces", NULL, NULL, "application/json",
@@ -321,7 +325,36 @@ static void test_namespace_delete_takes_contents(void **state)
         assert_int_equal(call("DELETE", "/api/v1/namespaces/team", NULL, NULL, "application/json",
                               "{\"propagationPolicy\":\"Background\"}", &d),
                          200);
+        assert_string_equal(json_path_string(d, "status.phase"), "Terminating");
+        assert_non_null(json_path_string(d, "metadata.deletionTimestamp"));
         assert_int_equal(call("GET", "/api/v1/namespaces/team/pods/w", NULL, NULL, NULL, NULL, &g),
+                         200);
+        assert_int_equal(
+                call("POST", "/api/v1/namespaces/team/pods", NULL, NULL, "application/json",
+                     "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"x\"},\"spec\":{\"containers\":[{\"name\":\"c\",\"image\":\"i\"}]}}",
+                     &late),
+                403);
+        assert_int_equal(call("DELETE", "/api/v1/namespaces/team", NULL, NULL, NULL, NULL, &again),
+                         409);
+        /* a write while it terminates keeps it (only its own Delete removes it) */
+        assert_int_equal(call("PATCH", "/api/v1/namespaces/team", NULL, NULL,
+                              "application/merge-patch+json",
+                              "{\"metadata\":{\"labels\":{\"a\":\"b\"}}}", &labelled),
+                         200);
+        assert_int_equal(call("GET", "/api/v1/namespaces/team", NULL, NULL, NULL, NULL, &ns), 200);
+        json_object_set_new(json_object_get(ns, "spec"), "finalizers", json_array());
+        {
+                cleanup_free char *body = json_dumps(ns, JSON_COMPACT);
+                assert_int_equal(call("PUT", "/api/v1/namespaces/team/finalize", NULL, NULL,
+                                      "application/json", body, &fin),
+                                 200);
+        }
+        assert_int_equal(json_array_size(json_path(fin, "spec.finalizers")), 0);
+        assert_int_equal(call("DELETE", "/api/v1/namespaces/team", NULL, NULL, NULL, NULL, &gone),
+                         200);
+        json_decref(gone);
+        gone = NULL;
+        assert_int_equal(call("GET", "/api/v1/namespaces/team", NULL, NULL, NULL, NULL, &gone),
                          404);
 }
 
@@ -522,8 +555,7 @@ int main(void)
                 cmocka_unit_test_setup_teardown(test_resize, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_bad_input, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_binding, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_namespace_delete_takes_contents, setup,
-                                                teardown),
+                cmocka_unit_test_setup_teardown(test_namespace_delete_terminates, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_delete, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_watch_from_zero, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_discovery_and_openapi, setup, teardown),
