@@ -201,7 +201,7 @@ check_output "nothing new is created in it" 'Error from server (Forbidden): erro
 check_output "a second delete is a conflict" 'The system is ensuring all content is removed from this namespace.  Upon completion, this namespace will automatically be purged by the system.' \
         K33 delete ns team --wait=false
 check_output "the finalizer released" "pod/held patched" K33 patch -n team pod held --type=merge -p '{"metadata":{"finalizers":null}}'
-check_output "the namespace goes once it is empty" 'namespace/team condition met' K33 wait --for=delete ns/team --timeout=30s
+check "the namespace goes once it is empty" K33 wait --for=delete ns/team --timeout=30s
 check_equal "its pods went with it" "404 404" "$(api GET /api/v1/namespaces/team/pods/web -o /dev/null -w '%{http_code}') $(api GET /api/v1/namespaces/team -o /dev/null -w '%{http_code}')"
 for ns in kube-system kube-public kube-node-lease; do
         check_output "$ns may not be deleted" "namespaces \"$ns\" is forbidden: this namespace may not be deleted" K33 delete ns "$ns"
