@@ -408,8 +408,8 @@ static void test_container_runs(void **state)
                 { "RAW", "$(GREETING)", true },
         };
         const struct runtime_mount mounts[] = {
-                { g.vol_ro, "/data", true },
-                { g.vol_rw, "/out", false },
+                { .source = g.vol_ro, .target = "/data", .read_only = true },
+                { .source = g.vol_rw, .target = "/out" },
         };
         cleanup_free char *dir = container_dir("c1", 0), *out = NULL, *tail = NULL, *ts = NULL,
                           *written_path = NULL, *written = NULL, *cg_path = NULL, *cg = NULL,
