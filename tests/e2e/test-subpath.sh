@@ -5,6 +5,8 @@
 # fails the container with CreateContainerConfigError and upstream's message, or the runtime's
 # resolution keeps it inside the volume; nothing appears on the host outside the volume.
 # Legitimate subPaths (nested, missing and made, a file, a link inside, subPathExpr) still work.
+# Two neighbours of the same kind: the pod's pid 1 shows no root of the host's (/proc/1/root),
+# and no fd of the runtime leads a workingDir out (/proc/self/fd/N, runc's CVE-2024-21626).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib/tap.sh"
@@ -171,10 +173,30 @@ check_equal "a missing subPath is made inside the volume, with the volume's mode
 check "what the container wrote is in it" test -f "$legit_vol/missing/new/dir/made"
 check "subPathExpr expands the container's env (per-\$(POD) → per-legit)" test -f "$legit_vol/per-legit/expr"
 
+# --- a workingDir through the runtime's own fds (runc's CVE-2024-21626): no fd of the
+# supervisor is left to lead out of the root
+wd_container() {
+        echo "{\"name\":\"wd$1\",\"image\":\"busybox\",\"workingDir\":\"/proc/self/fd/$1\",
+    \"command\":[\"sh\",\"-c\",\"ls ../../../../../../../../../tmp; echo done\"]}"
+}
+cat <<JSON | k create -f - >/dev/null
+{"apiVersion":"v1","kind":"Pod","metadata":{"name":"workdir"},
+ "spec":{"terminationGracePeriodSeconds":1,"restartPolicy":"Never",
+  "containers":[$(wd_container 3),$(wd_container 4),$(wd_container 5),$(wd_container 6),$(wd_container 7),$(wd_container 8)]}}
+JSON
+until_equal "a workingDir of /proc/self/fd/N ends the pod" "Failed" k get pod workdir -o jsonpath='{.status.phase}'
+seen=""
+for n in 3 4 5 6 7 8; do
+        case "$(k logs workdir -c "wd$n" 2>/dev/null)" in *"${SENTINEL#/tmp/}"*) seen="$seen wd$n" ;; esac
+done
+check_equal "no container's working dir is on the host" "" "$seen"
+check_output "the refusal is a StartError" "StartError" \
+        k get pod workdir -o jsonpath='{.status.containerStatuses[*].state.terminated.reason}'
+
 # --- nothing anywhere on the host
 leaks=$(ls -d "/$MARK" "/tmp/$MARK" "/etc/$MARK" 2>/dev/null)
 check_equal "no marker outside the volumes on the host" "" "$leaks"
 check_equal "the host's sentinel is untouched" "host-only" "$(cat "$SENTINEL")"
 
-k delete pod refused legit --timeout=30s >/dev/null 2>&1
+k delete pod refused legit workdir --timeout=30s >/dev/null 2>&1
 tap_done

@@ -350,6 +350,31 @@ static const char *env_value(char **env, const char *name)
         return NULL;
 }
 
+/* Closes every fd above stderr but the three the child still needs: what the supervisor holds
+ * (its state dir, the log, namespace and pid fds) would otherwise reach the host through
+ * /proc/self/fd/N, e.g. as a workingDir (runc's CVE-2024-21626). */
+static void close_all_but(int a, int b, int c)
+{
+        int keep[3] = { a, b, c };
+        unsigned from = 3;
+
+        for (int i = 0; i < 3; i++) /* sort the three */
+                for (int j = i + 1; j < 3; j++)
+                        if (keep[j] < keep[i]) {
+                                int t = keep[i];
+                                keep[i] = keep[j];
+                                keep[j] = t;
+                        }
+        for (int i = 0; i < 3; i++) {
+                if (keep[i] < (int) from)
+                        continue;
+                if ((unsigned) keep[i] > from)
+                        (void) close_range(from, (unsigned) keep[i] - 1, 0);
+                from = (unsigned) keep[i] + 1;
+        }
+        (void) close_range(from, ~0U, 0);
+}
+
 _noreturn_ static void container_child(struct supervisor *sv, int outfd, int errpipe_out, int errfd)
 {
         const struct runtime_container_spec *s = sv->spec;
@@ -415,6 +440,7 @@ _noreturn_ static void container_child(struct supervisor *sv, int outfd, int err
         if (chdir("/") < 0)
                 child_fail(errfd, "chdir /: %s", errstr(errno, e));
         close(rootfd);
+        close_all_but(outfd, errpipe_out, errfd);
 
         /* env and argv */
         rt_pod_env(s, &pod_env);
@@ -436,6 +462,13 @@ _noreturn_ static void container_child(struct supervisor *sv, int outfd, int err
                 else
                         child_fail(errfd, "chdir to cwd (\"%s\") set in config.json failed: %s", wd,
                                    errstr(errno, e));
+        }
+        /* runc: a cwd that a magic link took outside the root has no path from it */
+        {
+                char cwd[4096];
+                if (!getcwd(cwd, sizeof(cwd)) || cwd[0] != '/')
+                        child_fail(errfd, "current working directory is outside of container mount "
+                                          "namespace root -- possible container breakout detected");
         }
         exe = look_path(argv[0], env_value(envp, "PATH"), errfd);
 
