@@ -13,7 +13,8 @@
  *
  * - The pod sandbox: one tiny process per pod (this binary, detached in its own session) that
  *   unshares pid, ipc and uts namespaces (the network is the host's), sets the hostname, and is
- *   pid 1 of the pod: it reaps orphans and lives until killed. Its state file lets an agent that
+ *   pid 1 of the pod: it reaps orphans and lives until killed. Its root and cwd are an empty
+ *   read-only tmpfs (every container sees it as /proc/1, so /proc/1/root must not be the host's). Its state file lets an agent that
  *   restarted find it again.
  *
  * - One supervisor per container (this binary again: `<exe> supervise DIR`, detached). It
@@ -30,7 +31,9 @@
  * read-only (without submounts), the volumes bind-mounted (recursively; read-only when asked)
  * parents first, each from an fd of the volume (or of its subPath resolved inside it, see
  * struct runtime_mount), the pod's hostname and IPC namespace, the host's network. It runs as
- * uid/gid of the spec with no supplementary groups, stdin on /dev/null.
+ * uid/gid of the spec with no supplementary groups, stdin on /dev/null. No fd of the
+ * supervisor's survives into the container's child past pivot_root (a workingDir of
+ * /proc/self/fd/N would lead out), and a working dir with no path from the root is refused.
  *
  * The helper processes run the calling process's own binary (/proc/self/exe) as
  * `<exe> supervise --notify-fd 3 [--sandbox] DIR`; that binary's main must route `supervise` to
