@@ -14,8 +14,8 @@
  * - The pod sandbox: one tiny process per pod (this binary, detached in its own session) that
  *   unshares pid, ipc and uts namespaces (the network is the host's), sets the hostname, and is
  *   pid 1 of the pod: it reaps orphans and lives until killed. Its root and cwd are an empty
- *   read-only tmpfs (every container sees it as /proc/1, so /proc/1/root must not be the host's). Its state file lets an agent that
- *   restarted find it again.
+ *   read-only tmpfs (every container sees it as /proc/1, so /proc/1/root must not be the
+ *   host's). Its state file lets an agent that restarted find it again.
  *
  * - One supervisor per container (this binary again: `<exe> supervise DIR`, detached). It
  *   starts the container process in the sandbox's pid/ipc/uts namespaces and a private mount
