@@ -19,6 +19,7 @@ MARK=flexlet-subpath-escape-$$
 SENTINEL=/tmp/flexlet-subpath-sentinel-$$
 subpath_cleanup() {
         rm -f "$SENTINEL" "/tmp/$MARK" "/$MARK" "/etc/$MARK"
+        rm -rf "/tmp/$MARK-dir"
         node_cleanup
 }
 SERVER_CLEANUP=subpath_cleanup
@@ -47,6 +48,8 @@ cat <<JSON | k create -f - >/dev/null
     "volumeMounts":[{"name":"vol","mountPath":"/mnt/hostname","subPath":"hostfile"}]},
    {"name":"dangling","image":"busybox","command":["sh","-c","$escape_cmd"],
     "volumeMounts":[{"name":"vol","mountPath":"/mnt","subPath":"dangling/x"}]},
+   {"name":"made","image":"busybox","command":["sh","-c","$escape_cmd"],
+    "volumeMounts":[{"name":"vol","mountPath":"/mnt","subPath":"abs/tmp/$MARK-dir/x"}]},
    {"name":"expr-missing","image":"busybox","command":["sh","-c","$escape_cmd"],
     "volumeMounts":[{"name":"vol","mountPath":"/mnt","subPathExpr":"\$(NOPE)/\$(EMPTY)"}],
     "env":[{"name":"EMPTY","value":""}]},
@@ -74,6 +77,9 @@ check_equal "a relative ../.. chain is refused" "$(prepare_msg rel)" "$(waiting_
 check_equal "a link to a host file is refused" "$(prepare_msg file)" "$(waiting_of refused file)"
 check_equal "a missing subPath below a dangling absolute link is refused" "$(prepare_msg dangling)" \
         "$(waiting_of refused dangling)"
+check_equal "a missing subPath below an absolute link is refused" "$(prepare_msg made)" \
+        "$(waiting_of refused made)"
+check_fails "and nothing of it was made on the host" test -e "/tmp/$MARK-dir"
 check_equal "subPathExpr with a missing or empty variable" \
         "CreateContainerConfigError: missing value for EMPTY, NOPE" "$(waiting_of refused expr-missing)"
 check_equal "subPathExpr that expands to an absolute path" \
