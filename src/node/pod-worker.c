@@ -659,8 +659,74 @@ static struct runtime_env_var *container_env(struct step *s, const json_t *c, si
         return out;
 }
 
-static struct runtime_mount *container_mounts(struct step *s, const json_t *c, size_t *ret_n)
+/* K8S makeMounts: the subPath of one volumeMount (subPathExpr expanded against the container's
+ * env), checked and made inside its volume before the container starts. NULL and
+ * *ret_error (the kubelet's words, CreateContainerConfigError) when it cannot be used. */
+static const char *mount_sub_path(struct step *s, const json_t *m, const char *container,
+                                  const char *volume_dir, const struct runtime_env_var *env,
+                                  size_t n_env, char **ret_error)
 {
+        const char *name = json_string_value(json_object_get(m, "name")) ?: "";
+        const char *sub = json_string_value(json_object_get(m, "subPath")) ?: "";
+        const char *expr = json_string_value(json_object_get(m, "subPathExpr"));
+        cleanup_error struct error *err = NULL;
+        int r;
+
+        if (expr && *expr) {
+                char *expanded = NULL;
+                if (runtime_subpath_expand(expr, env, n_env, &expanded, &err) < 0) {
+                        *ret_error = xstrdup(err->message);
+                        return NULL;
+                }
+                sub = keep(s, expanded);
+        }
+        if (!*sub)
+                return "";
+        if (sub[0] == '/') {
+                *ret_error = xasprintf("error SubPath `%s` must not be an absolute path", sub);
+                return NULL;
+        }
+        for (const char *p = sub; *p; p += strspn(p, "/")) {
+                size_t n = strcspn(p, "/");
+                if (n == 2 && p[0] == '.' && p[1] == '.') {
+                        *ret_error = xasprintf("unable to provision SubPath `%s`: must not "
+                                               "contain '..'",
+                                               sub);
+                        return NULL;
+                }
+                p += n;
+        }
+        /* K8S: a missing subPath is made (SafeMakeDir), then the whole of it must resolve
+         * inside the volume (PrepareSafeSubpath). Upstream keeps the cause, which names host
+         * paths, out of the pod's status; so does this. */
+        r = runtime_subpath_check(volume_dir, sub, &err);
+        if (r == -ENOENT) {
+                err = error_free(err);
+                if (runtime_subpath_mkdir(volume_dir, sub, &err) < 0) {
+                        *ret_error = xasprintf("failed to create subPath directory for "
+                                               "volumeMount \"%s\" of container \"%s\"",
+                                               name, container);
+                        return NULL;
+                }
+                r = runtime_subpath_check(volume_dir, sub, &err);
+        }
+        if (r < 0) {
+                *ret_error = xasprintf("failed to prepare subPath for volumeMount \"%s\" of "
+                                       "container \"%s\"",
+                                       name, container);
+                return NULL;
+        }
+        return sub;
+}
+
+/* The container's volume mounts: each volume's folder, and its subPath apart (the runtime
+ * resolves it inside the volume again when it mounts). NULL and *ret_error when a subPath
+ * cannot be used (K8S: CreateContainerConfigError). */
+static struct runtime_mount *container_mounts(struct step *s, const json_t *c,
+                                              const struct runtime_env_var *env, size_t n_env,
+                                              size_t *ret_n, char **ret_error)
+{
+        const char *container = json_string_value(json_object_get(c, "name")) ?: "";
         const json_t *vms = json_object_get(c, "volumeMounts");
         struct runtime_mount *out = xcalloc(json_array_size(vms) + 1, sizeof(*out));
         size_t i, n = 0;
@@ -668,20 +734,19 @@ static struct runtime_mount *container_mounts(struct step *s, const json_t *c, s
 
         json_array_foreach(vms, i, m) {
                 const char *vol = json_string_value(json_object_get(m, "name"));
-                const char *sub = json_string_value(json_object_get(m, "subPath"));
-                char *src;
+                const char *src, *sub;
 
                 if (!vol)
                         continue;
-                src = volume_path(s->p, vol);
-                if (sub && *sub) {
-                        char *full = xasprintf("%s/%s", src, sub);
-                        free(src);
-                        src = full;
-                        (void) fs_mkdir_p(src, 0777);
+                src = keep(s, volume_path(s->p, vol));
+                sub = mount_sub_path(s, m, container, src, env, n_env, ret_error);
+                if (!sub) {
+                        free(out);
+                        return NULL;
                 }
                 out[n++] = (struct runtime_mount){
-                        .source = keep(s, src),
+                        .source = src,
+                        .sub_path = sub,
                         .target = json_string_value(json_object_get(m, "mountPath")) ?: "/",
                         .read_only = json_is_true(json_object_get(m, "readOnly")),
                 };
@@ -808,7 +873,16 @@ static void start_container(struct step *s, const json_t *c, struct container_me
                 runtime_image_release(&img);
                 return;
         }
-        mounts = container_mounts(s, c, &spec.n_mounts);
+        mounts = container_mounts(s, c, env, spec.n_env, &spec.n_mounts, &env_error);
+        if (!mounts) {
+                add_event(s->ev, "Warning", "Failed", xasprintf("Error: %s", env_error));
+                o->phase = CONTAINER_WAITING;
+                o->waiting_reason = "CreateContainerConfigError";
+                o->waiting_message = keep(s, TAKE_PTR(env_error));
+                count_start(s, c, o->waiting_reason);
+                runtime_image_release(&img);
+                return;
+        }
         dir = run_dir(s->h, s->p, name, run);
         cg = run_cgroup(s->p, name, run);
         sandbox = runtime_sandbox_dir(s->h->data_dir, s->p->uid);
@@ -1376,6 +1450,38 @@ void pod_host_update_metrics(struct pod_host *h)
         (void) metrics_set(h->metrics->running_containers, running, (double) containers);
 }
 
+/* A name the agent turns into one path component: the pod's uid (DATA/pods/<uid>), a volume's
+ * (volumes/<name>), a container's (containers/<name>/<n>, exits/<name>-<n>.json). The API server
+ * made or validated them (a UUID, DNS labels); checked again here, where a "/" or ".." would
+ * place the pod's files outside its folder. */
+static bool path_component_ok(const char *name)
+{
+        return name && *name && strlen(name) <= 253 && !strchr(name, '/') && !streq(name, ".") &&
+               !streq(name, "..");
+}
+
+/* The first name of the pod that cannot be a path component ("what \"name\""), or NULL. */
+static char *pod_unsafe_name(const json_t *pod)
+{
+        static const char *const lists[] = { "spec.volumes", "spec.initContainers",
+                                             "spec.containers", "spec.ephemeralContainers" };
+        const char *uid = json_path_string(pod, "metadata.uid");
+
+        if (!path_component_ok(uid))
+                return xasprintf("uid \"%s\"", uid ?: "");
+        for (size_t l = 0; l < ARRAY_SIZE(lists); l++) {
+                size_t i;
+                json_t *x;
+
+                json_array_foreach(json_path(pod, lists[l]), i, x) {
+                        const char *name = json_string_value(json_object_get(x, "name"));
+                        if (!path_component_ok(name))
+                                return xasprintf("%s[%zu].name \"%s\"", lists[l], i, name ?: "");
+                }
+        }
+        return NULL;
+}
+
 int pod_worker_sync(struct pod_host *h, const json_t *pod, json_t **ret_status,
                     struct pod_events *ev, struct error **reterr)
 {
@@ -1393,6 +1499,13 @@ int pod_worker_sync(struct pod_host *h, const json_t *pod, json_t **ret_status,
         if (!json_path_string(pod, "metadata.uid")) {
                 json_decref(s.json);
                 return error_set(reterr, EINVAL, "pod without metadata.uid");
+        }
+        {
+                cleanup_free char *bad = pod_unsafe_name(pod);
+                if (bad) {
+                        json_decref(s.json);
+                        return error_set(reterr, EINVAL, "%s cannot be a folder name", bad);
+                }
         }
         p = pod_memory_get(h, pod);
         s.p = p;

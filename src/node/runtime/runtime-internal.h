@@ -38,12 +38,28 @@ char **rt_strv_free(char **v);
 void rt_strv_push(char ***v, size_t *n, char *s); /* takes s */
 
 /* ---- files (util.c) */
-/* Creates path (relative to, and resolved inside, the root dirfd: symbolic links cannot leave
- * it) and its missing parents; the last component as a directory, or as an empty regular file
- * when is_file. Returns an O_PATH fd of it (-errno on failure). */
+/* openat2(dirfd, path, flags | O_CLOEXEC, resolve) ("" and "/" are dirfd itself). */
+int rt_open_resolved(int dirfd, const char *path, int flags, uint64_t resolve);
+/* Creates path (relative to dirfd, every component resolved with the openat2 flags resolve)
+ * and its missing parents, one component at a time in the resolved parent (never a path walk):
+ * the last as a directory, or as an empty regular file when is_file. What it creates gets
+ * exactly mode (dirs) or mode & 0666 (the file), whatever the umask. Returns an O_PATH fd of
+ * it (-errno on failure: RESOLVE_BENEATH gives -EXDEV for a path that leaves dirfd). */
+int rt_create_resolved(int dirfd, const char *path, bool is_file, mode_t mode, uint64_t resolve);
+/* rt_create_resolved inside the root rootfd (RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS: symbolic
+ * links cannot leave it), dirs 0755, the file 0644. */
 int rt_create_in_root(int rootfd, const char *path, bool is_file);
 /* openat2(rootfd, path, flags, RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS) */
 int rt_open_in_root(int rootfd, const char *path, int flags);
+
+/* ---- volume mount sources (subpath.c) */
+/* true when sub is a relative path without ".." components (K8S ValidatePathNoBacksteps) */
+bool rt_subpath_is_local(const char *sub);
+/* What the supervisor bind-mounts for m: an O_PATH fd of the volume directory (opened once,
+ * not through a final symbolic link), or of m->sub_path resolved inside it with
+ * RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS from the volume's fd, its missing components made
+ * there as directories with the volume's mode. */
+int rt_mount_source_open(const struct runtime_mount *m, struct error **reterr);
 
 /* ---- processes (util.c) */
 /* The kernel's start time of pid (clock ticks since boot) and its state letter. */

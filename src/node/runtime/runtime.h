@@ -14,8 +14,9 @@
  * - The pod sandbox: one tiny process per pod (this binary, detached in its own session) that
  *   unshares pid, ipc and uts namespaces, and the network namespace unless the pod uses the
  *   host's (the agent wires it with CNI: src/node/network), sets the hostname, and is
- *   pid 1 of the pod: it reaps orphans and lives until killed. Its state file lets an agent that
- *   restarted find it again.
+ *   pid 1 of the pod: it reaps orphans and lives until killed. Its root and cwd are an empty
+ *   read-only tmpfs (every container sees it as /proc/1, so /proc/1/root must not be the
+ *   host's). Its state file lets an agent that restarted find it again.
  *
  * - One supervisor per container (this binary again: `<exe> supervise DIR`, detached). It
  *   starts the container process in the sandbox's pid/ipc/uts/net namespaces and a private mount
@@ -29,8 +30,11 @@
  * (pid 1 is the sandbox), a tmpfs /dev with null, zero, full, random, urandom, tty, a new
  * devpts and a 64 MiB /dev/shm (none when a volume is mounted there), the host's /sys
  * read-only (without submounts), the volumes bind-mounted (recursively; read-only when asked)
- * parents first, the pod's hostname, IPC and network namespaces. It runs as
- * uid/gid of the spec with no supplementary groups, stdin on /dev/null.
+ * parents first, each from an fd of the volume (or of its subPath resolved inside it, see
+ * struct runtime_mount), the pod's hostname, IPC and network namespaces. It runs as
+ * uid/gid of the spec with no supplementary groups, stdin on /dev/null. No fd of the
+ * supervisor's survives into the container's child past pivot_root (a workingDir of
+ * /proc/self/fd/N would lead out), and a working dir with no path from the root is refused.
  *
  * The helper processes run the calling process's own binary (/proc/self/exe) as
  * `<exe> supervise --notify-fd 3 [--sandbox] DIR`; that binary's main must route `supervise` to
@@ -38,7 +42,8 @@
  * containers must do the same first thing in its main (see tests/unit/node/test-runtime-e2e.c),
  * or it would be re-run, detached, as its own helper.
  *
- * Kernel: Linux >= 5.9 (pidfd_open, setns on a pidfd, openat2, close_range), overlayfs, root.
+ * Kernel: Linux >= 5.12 (pidfd_open, setns on a pidfd, openat2, close_range, open_tree,
+ * move_mount, mount_setattr), overlayfs, root.
  *
  * Folders (the agent chooses them; these helpers give the conventional ones):
  *   DATA/pods/<uid>/sandbox/                      runtime_sandbox_dir
@@ -132,10 +137,19 @@ int runtime_sandbox_stop(const char *state_dir, struct error **reterr);
 
 /* ------------------------------------------------------------------ containers */
 
+/* A volume mount. The source is the volume's directory and the subPath stays apart from it: the
+ * supervisor opens the volume's directory once and resolves the subPath inside it (openat2
+ * RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS from the volume's fd: a symbolic link the pod wrote,
+ * absolute or "../..", cannot leave the volume), creates what is missing of it there, and
+ * bind-mounts the fd it resolved (open_tree + move_mount), never a host path walked again. */
 struct runtime_mount {
-        const char *source; /* absolute host path (a directory or a file) */
-        const char *target; /* mountPath inside the container; created when missing */
-        bool read_only;
+        const char *source;   /* the volume: an absolute host path of a directory */
+        const char *target;   /* mountPath inside the container; created when missing (inside
+                               * the container's root); never inside its /proc */
+        bool read_only;       /* applied before the mount is attached */
+        const char *sub_path; /* NULL or "": the whole volume; else relative to it, without ".."
+                               * components (a directory or a file, created as a directory when
+                               * missing, with the volume directory's mode) */
 };
 
 struct runtime_env_var {
@@ -225,6 +239,30 @@ int runtime_container_wait(const char *state_dir, int timeout_ms, struct error *
  * dir with its log and writable layer. The container's mounts lived in its own mount namespace
  * and went with it; nothing is left mounted on the host. Missing dir: 0. */
 int runtime_container_remove(const char *state_dir, struct error **reterr);
+
+/* ------------------------------------------------------------------ volume subPaths */
+
+/* What the kubelet does with a subPath before it starts a container (K8S makeMounts), on the
+ * agent's side, so a subPath that leaves its volume fails the container with
+ * CreateContainerConfigError before anything runs. Both resolve sub_path from an fd of
+ * volume_dir with openat2 RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS: an absolute symbolic link, or
+ * ".." above the volume, anywhere along the way is -EXDEV, and nothing outside the volume is
+ * looked at or made. (The supervisor resolves it again at the mount, RESOLVE_IN_ROOT: a link
+ * swapped in after this check stays inside the volume.) The messages name the volume's path and
+ * are for the log: upstream keeps host paths out of the pod's status. */
+
+/* K8S subpath.SafeMakeDir: creates the missing components of sub_path inside the volume, as
+ * directories with the volume directory's mode (whatever the umask). 0 when all exist. */
+int runtime_subpath_mkdir(const char *volume_dir, const char *sub_path, struct error **reterr);
+/* K8S subpath.PrepareSafeSubpath's check: 0 when sub_path resolves to something inside the
+ * volume; -EXDEV when it leaves it, -ENOENT when it is missing, -ELOOP, -ENOTDIR as openat2. */
+int runtime_subpath_check(const char *volume_dir, const char *sub_path, struct error **reterr);
+/* K8S ExpandContainerVolumeMounts: subPathExpr with $(VAR) expanded against the container's
+ * env (each value expanded against the ones before it, as the process gets them); "$$" is "$".
+ * A reference to a variable that is missing or empty is -EINVAL, "missing value for A, B"
+ * (sorted). *ret is the caller's. */
+int runtime_subpath_expand(const char *expr, const struct runtime_env_var *env, size_t n_env,
+                           char **ret, struct error **reterr);
 
 /* Conventional folders and files (caller frees). */
 char *runtime_sandbox_dir(const char *data_dir, const char *pod_uid);

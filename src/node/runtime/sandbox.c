@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -221,6 +222,32 @@ static int join_cgroups(const json_t *procs, char *err, size_t errlen)
         return 0;
 }
 
+/* The pod's pid 1 is in every container's sight (/proc/1/root, /proc/1/cwd): with the host's
+ * root as its own, any container read and wrote the host's files through it. Its root becomes
+ * an empty read-only tmpfs that no mount table holds (a detached fsmount: ".." from its top
+ * stays there), as the pause container elsewhere lives in an image of its own. */
+static int empty_root(char *err, size_t errlen)
+{
+        int fs, mnt = -1, e = 0;
+
+        fs = fsopen("tmpfs", FSOPEN_CLOEXEC);
+        if (fs < 0 || fsconfig(fs, FSCONFIG_SET_STRING, "mode", "0555", 0) < 0 ||
+            fsconfig(fs, FSCONFIG_SET_STRING, "size", "4k", 0) < 0 ||
+            fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0 ||
+            (mnt = fsmount(fs, FSMOUNT_CLOEXEC,
+                           MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
+                                   MOUNT_ATTR_NOEXEC)) < 0 ||
+            fchdir(mnt) < 0 || chroot(".") < 0 || chdir("/") < 0)
+                e = errno;
+        if (mnt >= 0)
+                close(mnt);
+        if (fs >= 0)
+                close(fs);
+        if (e)
+                (void) snprintf(err, errlen, "give the pod's init an empty root: %s", strerror(e));
+        return -e;
+}
+
 static void noop_handler(int sig)
 {
         (void) sig;
@@ -244,8 +271,10 @@ _noreturn_ static void sandbox_init(int ready_fd, const json_t *procs)
                 (void) write(ready_fd, err, strlen(err));
                 _exit(1);
         }
-        if (chdir("/") < 0)
+        if (empty_root(err, sizeof(err)) < 0) {
+                (void) write(ready_fd, err, strlen(err));
                 _exit(1);
+        }
         /* pid 1 drops signals it has no handler for: install them, then take them in turn */
         sigemptyset(&set);
         sigaddset(&set, SIGCHLD);

@@ -51,6 +51,8 @@ json_t *rt_spec_to_json(const struct runtime_container_spec *s)
         for (size_t i = 0; i < s->n_mounts; i++) {
                 json_t *m = json_object();
                 set_string(m, "source", s->mounts[i].source);
+                if (s->mounts[i].sub_path && *s->mounts[i].sub_path)
+                        set_string(m, "subPath", s->mounts[i].sub_path);
                 set_string(m, "target", s->mounts[i].target);
                 json_object_set_new(m, "readOnly", json_boolean(s->mounts[i].read_only));
                 json_array_append_new(mounts, m);
@@ -181,6 +183,7 @@ int rt_spec_from_json(json_t *j, struct rt_spec_holder *ret, struct error **rete
         json_array_foreach(mounts, i, v) {
                 if (!json_is_object(v) ||
                     (r = get_string(v, "source", true, &h.mounts[i].source, reterr)) < 0 ||
+                    (r = get_string(v, "subPath", false, &h.mounts[i].sub_path, reterr)) < 0 ||
                     (r = get_string(v, "target", true, &h.mounts[i].target, reterr)) < 0) {
                         r = r < 0 ? r : error_set(reterr, EINVAL, "container spec: bad mount");
                         goto fail;
@@ -244,6 +247,13 @@ int rt_spec_check(const struct runtime_container_spec *s, struct error **reterr)
                                 s->mounts[i].source ? s->mounts[i].source : "");
                 if (!s->mounts[i].target || !*s->mounts[i].target)
                         return error_set(reterr, EINVAL, "container spec: a mount has no target");
+                /* the supervisor resolves it inside the volume anyway; a ".." is never meant */
+                if (s->mounts[i].sub_path && *s->mounts[i].sub_path &&
+                    !rt_subpath_is_local(s->mounts[i].sub_path))
+                        return error_set(
+                                reterr, EINVAL,
+                                "container spec: subPath \"%s\" is not a relative path without \"..\"",
+                                s->mounts[i].sub_path);
         }
         for (size_t i = 0; i < s->n_env; i++)
                 if (!s->env[i].name || !*s->env[i].name || strchr(s->env[i].name, '='))

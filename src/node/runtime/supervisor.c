@@ -13,10 +13,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/magic.h>
 #include <sys/mount.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <sys/vfs.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -204,6 +206,39 @@ static void setup_dev(int rootfd, const struct runtime_container_spec *s, int er
         }
 }
 
+/* Attaches a bind mount of the source fd (recursive, as containerd binds volumes) at target,
+ * created inside the root: open_tree clones what the fd is, so no host path is walked again,
+ * and the read-only flag is set on the clone before move_mount attaches it, so it cannot miss
+ * (a remount by path would find whatever a pod swapped in at target meanwhile). -EPERM for a
+ * target that resolves into the container's /proc. */
+static int bind_volume(int rootfd, int srcfd, const struct runtime_mount *m, bool is_file)
+{
+        cleanup_close int tfd = -1, mfd = -1;
+        struct statfs sf;
+
+        tfd = rt_create_in_root(rootfd, m->target, is_file);
+        if (tfd < 0)
+                return tfd;
+        /* runc's checkProcMount: a volume over a file of /proc could stand in for the kernel's */
+        if (fstatfs(tfd, &sf) < 0)
+                return -errno;
+        if (sf.f_type == PROC_SUPER_MAGIC)
+                return -EPERM;
+        mfd = open_tree(srcfd, "",
+                        OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE);
+        if (mfd < 0)
+                return -errno;
+        if (m->read_only) {
+                /* K8S: readOnly makes the volume's own mount read-only, not its submounts */
+                struct mount_attr attr = { .attr_set = MOUNT_ATTR_RDONLY };
+                if (mount_setattr(mfd, "", AT_EMPTY_PATH, &attr, sizeof(attr)) < 0)
+                        return -errno;
+        }
+        if (move_mount(mfd, "", tfd, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
+                return -errno;
+        return 0;
+}
+
 static void setup_volumes(int rootfd, const struct runtime_container_spec *s, int errfd)
 {
         cleanup_free const struct runtime_mount **order = xcalloc(s->n_mounts + 1, sizeof(*order));
@@ -215,23 +250,29 @@ static void setup_volumes(int rootfd, const struct runtime_container_spec *s, in
         qsort(order, s->n_mounts, sizeof(*order), by_depth);
         for (size_t i = 0; i < s->n_mounts; i++) {
                 const struct runtime_mount *m = order[i];
+                struct error *err = NULL;
                 struct stat st;
-                int r;
+                int fd, r;
 
-                if (stat(m->source, &st) < 0)
-                        child_fail(errfd, "mount volume at \"%s\": source \"%s\": %s", m->target,
-                                   m->source, errstr(errno, e));
-                r = mount_in_root(rootfd, m->target, !S_ISDIR(st.st_mode), m->source, NULL,
-                                  MS_BIND | MS_REC, NULL);
+                /* the volume's fd, or its subPath's resolved inside it: what gets mounted */
+                fd = rt_mount_source_open(m, &err);
+                if (fd < 0)
+                        child_fail(errfd, "mount volume at \"%s\": %s", m->target, err->message);
+                if (fstat(fd, &st) < 0)
+                        child_fail(errfd, "mount volume at \"%s\": stat its source: %s", m->target,
+                                   errstr(errno, e));
+                r = bind_volume(rootfd, fd, m, !S_ISDIR(st.st_mode));
+                if (r == -EPERM)
+                        child_fail(errfd,
+                                   "check proc-safety of %s mount: \"%s\" cannot be mounted "
+                                   "because it is inside /proc",
+                                   m->target, m->target);
                 if (r < 0)
-                        child_fail(errfd, "mount volume \"%s\" at \"%s\": %s", m->source, m->target,
+                        child_fail(errfd, "mount volume \"%s\"%s%s at \"%s\": %s", m->source,
+                                   m->sub_path && *m->sub_path ? " subPath " : "",
+                                   m->sub_path && *m->sub_path ? m->sub_path : "", m->target,
                                    errstr(-r, e));
-                if (m->read_only) {
-                        r = remount_ro(rootfd, m->target, 0);
-                        if (r < 0)
-                                child_fail(errfd, "make volume at \"%s\" read-only: %s", m->target,
-                                           errstr(-r, e));
-                }
+                close(fd);
         }
 }
 
@@ -309,6 +350,31 @@ static const char *env_value(char **env, const char *name)
         return NULL;
 }
 
+/* Closes every fd above stderr but the three the child still needs: what the supervisor holds
+ * (its state dir, the log, namespace and pid fds) would otherwise reach the host through
+ * /proc/self/fd/N, e.g. as a workingDir (runc's CVE-2024-21626). */
+static void close_all_but(int a, int b, int c)
+{
+        int keep[3] = { a, b, c };
+        unsigned from = 3;
+
+        for (int i = 0; i < 3; i++) /* sort the three */
+                for (int j = i + 1; j < 3; j++)
+                        if (keep[j] < keep[i]) {
+                                int t = keep[i];
+                                keep[i] = keep[j];
+                                keep[j] = t;
+                        }
+        for (int i = 0; i < 3; i++) {
+                if (keep[i] < (int) from)
+                        continue;
+                if ((unsigned) keep[i] > from)
+                        (void) close_range(from, (unsigned) keep[i] - 1, 0);
+                from = (unsigned) keep[i] + 1;
+        }
+        (void) close_range(from, ~0U, 0);
+}
+
 _noreturn_ static void container_child(struct supervisor *sv, int outfd, int errpipe_out, int errfd)
 {
         const struct runtime_container_spec *s = sv->spec;
@@ -374,6 +440,7 @@ _noreturn_ static void container_child(struct supervisor *sv, int outfd, int err
         if (chdir("/") < 0)
                 child_fail(errfd, "chdir /: %s", errstr(errno, e));
         close(rootfd);
+        close_all_but(outfd, errpipe_out, errfd);
 
         /* env and argv */
         rt_pod_env(s, &pod_env);
@@ -395,6 +462,13 @@ _noreturn_ static void container_child(struct supervisor *sv, int outfd, int err
                 else
                         child_fail(errfd, "chdir to cwd (\"%s\") set in config.json failed: %s", wd,
                                    errstr(errno, e));
+        }
+        /* runc: a cwd that a magic link took outside the root has no path from it */
+        {
+                char cwd[4096];
+                if (!getcwd(cwd, sizeof(cwd)) || cwd[0] != '/')
+                        child_fail(errfd, "current working directory is outside of container mount "
+                                          "namespace root -- possible container breakout detected");
         }
         exe = look_path(argv[0], env_value(envp, "PATH"), errfd);
 

@@ -61,11 +61,11 @@ void rt_strv_push(char ***v, size_t *n, char *s)
 
 /* ------------------------------------------------------------------ files */
 
-int rt_open_in_root(int rootfd, const char *path, int flags)
+int rt_open_resolved(int dirfd, const char *path, int flags, uint64_t resolve)
 {
         struct open_how how = {
                 .flags = (uint64_t) (flags | O_CLOEXEC),
-                .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
+                .resolve = resolve,
         };
         long fd;
 
@@ -74,12 +74,51 @@ int rt_open_in_root(int rootfd, const char *path, int flags)
         if (!*path)
                 path = ".";
         do {
-                fd = syscall(SYS_openat2, rootfd, path, &how, sizeof(how));
+                fd = syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
         } while (fd < 0 && errno == EAGAIN);
         return fd < 0 ? -errno : (int) fd;
 }
 
-int rt_create_in_root(int rootfd, const char *path, bool is_file)
+int rt_open_in_root(int rootfd, const char *path, int flags)
+{
+        return rt_open_resolved(rootfd, path, flags, RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS);
+}
+
+/* Creates the one missing component comp in the resolved parent cur, then opens it as a path
+ * below dirfd (prefix) resolved the same way, and sets its mode (the umask took bits from it).
+ * The mode goes to what the resolution finds, never to a path: a component swapped for a
+ * symbolic link in between is still resolved inside. -ENOENT when it vanished again. */
+static int create_one(int dirfd, int cur, const char *comp, const char *prefix, bool is_file,
+                      mode_t mode, uint64_t resolve)
+{
+        bool created = false;
+        int fd;
+
+        if (is_file) {
+                fd = openat(cur, comp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+                if (fd >= 0) {
+                        created = true;
+                        (void) fchmod(fd, mode);
+                        close(fd);
+                } else if (errno != EEXIST) {
+                        return -errno;
+                }
+        } else if (mkdirat(cur, comp, mode) == 0) {
+                created = true;
+        } else if (errno != EEXIST) {
+                return -errno;
+        }
+        if (created && !is_file) {
+                fd = rt_open_resolved(dirfd, prefix, O_RDONLY | O_DIRECTORY, resolve);
+                if (fd >= 0) {
+                        (void) fchmod(fd, mode);
+                        close(fd);
+                }
+        }
+        return rt_open_resolved(dirfd, prefix, O_PATH | (is_file ? 0 : O_DIRECTORY), resolve);
+}
+
+int rt_create_resolved(int dirfd, const char *path, bool is_file, mode_t mode, uint64_t resolve)
 {
         cleanup_free char *p = xstrdup(path);
         struct strbuf prefix;
@@ -87,7 +126,7 @@ int rt_create_in_root(int rootfd, const char *path, bool is_file)
         int cur, r = 0;
 
         strbuf_init(&prefix);
-        cur = rt_open_in_root(rootfd, ".", O_PATH | O_DIRECTORY);
+        cur = rt_open_resolved(dirfd, ".", O_PATH | O_DIRECTORY, resolve);
         if (cur < 0) {
                 strbuf_release(&prefix);
                 return cur;
@@ -102,26 +141,12 @@ int rt_create_in_root(int rootfd, const char *path, bool is_file)
                 if (prefix.len)
                         strbuf_addch(&prefix, '/');
                 strbuf_addstr(&prefix, comp);
-                for (int attempt = 0;; attempt++) {
-                        fd = rt_open_in_root(rootfd, prefix.buf,
-                                             O_PATH | (last && is_file ? 0 : O_DIRECTORY));
-                        if (fd >= 0 || fd != -ENOENT || attempt > 0)
-                                break;
-                        /* cur is the resolved parent: create the one missing component */
-                        if (last && is_file) {
-                                int f = openat(cur, comp,
-                                               O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-                                               0644);
-                                if (f >= 0)
-                                        close(f);
-                                else if (errno != EEXIST)
-                                        fd = -errno;
-                        } else if (mkdirat(cur, comp, 0755) < 0 && errno != EEXIST) {
-                                fd = -errno;
-                        }
-                        if (fd != -ENOENT)
-                                break;
-                }
+                fd = rt_open_resolved(dirfd, prefix.buf,
+                                      O_PATH | (last && is_file ? 0 : O_DIRECTORY), resolve);
+                /* cur is the resolved parent: create the one missing component there */
+                if (fd == -ENOENT)
+                        fd = create_one(dirfd, cur, comp, prefix.buf, last && is_file,
+                                        last && is_file ? (mode & 0666) : mode, resolve);
                 if (fd < 0) {
                         r = fd;
                         break;
@@ -136,6 +161,12 @@ int rt_create_in_root(int rootfd, const char *path, bool is_file)
                 return r;
         }
         return cur;
+}
+
+int rt_create_in_root(int rootfd, const char *path, bool is_file)
+{
+        return rt_create_resolved(rootfd, path, is_file, is_file ? 0644 : 0755,
+                                  RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS);
 }
 
 /* ------------------------------------------------------------------ processes */

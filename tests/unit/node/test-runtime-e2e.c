@@ -408,8 +408,8 @@ static void test_container_runs(void **state)
                 { "RAW", "$(GREETING)", true },
         };
         const struct runtime_mount mounts[] = {
-                { g.vol_ro, "/data", true },
-                { g.vol_rw, "/out", false },
+                { .source = g.vol_ro, .target = "/data", .read_only = true },
+                { .source = g.vol_rw, .target = "/out" },
         };
         cleanup_free char *dir = container_dir("c1", 0), *out = NULL, *tail = NULL, *ts = NULL,
                           *written_path = NULL, *written = NULL, *cg_path = NULL, *cg = NULL,
@@ -611,6 +611,78 @@ static void test_start_errors(void **state)
                 "chdir to cwd (\"/etc/passwd\") set in config.json failed: not a directory");
 }
 
+/* subPaths as the supervisor mounts them: resolved inside the volume whatever the links in it
+ * say (a link to "/" is what a pod swaps in after the agent's check), read-only before the
+ * mount is attached; a volume over a file of /proc is refused; the pod's pid 1 shows no root. */
+static void test_subpath_mounts(void **state)
+{
+        require_ready();
+        const char *command[] = {
+                "sh", "-c",
+                "if [ -e /m/proc/self ]; then echo m=host-root; else echo m=$(ls /m | tr '\\n' ,); fi; "
+                "touch /r/x 2>/dev/null || echo r=read-only; cat /f; echo pid1-root=$(ls -A /proc/1/root | wc -l); "
+                "echo ready; exec sleep 1000",
+                NULL
+        };
+        const char *sh[] = { "sh", "-c", "true", NULL };
+        cleanup_free char *vol = xasprintf("%s/linkvol", g.data), *abs = xasprintf("%s/abs", vol),
+                          *ro = xasprintf("%s/ro", vol), *file = xasprintf("%s/file", vol),
+                          *made = xasprintf("%s/abs-made/deep", vol),
+                          *dir = container_dir("subpath", 0), *d2 = container_dir("procmount", 0),
+                          *out = NULL;
+        const struct runtime_mount mounts[] = {
+                { .source = vol, .target = "/m", .sub_path = "abs" },
+                { .source = vol, .target = "/r", .sub_path = "ro", .read_only = true },
+                { .source = vol, .target = "/f", .sub_path = "file" },
+                { .source = vol, .target = "/n", .sub_path = "abs/abs-made/deep" },
+        };
+        const struct runtime_mount proc_mount[] = {
+                { .source = vol, .target = "/proc/cmdline", .sub_path = "file" },
+        };
+        struct runtime_container_spec s;
+        FILE *f;
+
+        assert_int_equal(mkdir(vol, 0777), 0);
+        assert_int_equal(chmod(vol, 0777), 0); /* past the umask: an emptyDir's mode */
+        assert_int_equal(symlink("/", abs), 0);
+        assert_int_equal(mkdir(ro, 0755), 0);
+        f = fopen(file, "w");
+        assert_non_null(f);
+        fputs("file-in-volume\n", f);
+        fclose(f);
+
+        base_spec(&s, dir);
+        s.command = command;
+        s.mounts = mounts;
+        s.n_mounts = ARRAY_SIZE(mounts);
+        start(&s);
+        if (!wait_log(dir, "ready")) {
+                cleanup_free char *l = all_logs(dir);
+                fail_msg("no \"ready\" in the log: %s", l);
+        }
+        out = all_logs(dir);
+        if (!strstr(out, "m=abs,abs-made,file,ro,\n"))
+                fail_msg("subPath abs -> / is not the volume: %s", out);
+        assert_non_null(strstr(out, "r=read-only\n"));
+        assert_non_null(strstr(out, "file-in-volume\n"));
+        assert_non_null(strstr(out, "pid1-root=0\n"));
+        /* made inside the volume through the link, with the volume's mode */
+        {
+                struct stat st;
+                assert_int_equal(stat(made, &st), 0);
+                assert_int_equal(st.st_mode & 07777, 0777);
+        }
+        assert_int_equal(runtime_container_remove(dir, NULL), 0);
+
+        base_spec(&s, d2);
+        s.command = sh;
+        s.mounts = proc_mount;
+        s.n_mounts = 1;
+        expect_start_error("proc", &s,
+                           "check proc-safety of /proc/cmdline mount: "
+                           "\"/proc/cmdline\" cannot be mounted because it is inside /proc");
+}
+
 static void test_exit_code_follow_and_long_lines(void **state)
 {
         require_ready();
@@ -772,6 +844,7 @@ int main(int argc, char **argv)
                 cmocka_unit_test(test_container_runs),
                 cmocka_unit_test(test_readopt),
                 cmocka_unit_test(test_start_errors),
+                cmocka_unit_test(test_subpath_mounts),
                 cmocka_unit_test(test_exit_code_follow_and_long_lines),
                 cmocka_unit_test(test_imported_image),
                 cmocka_unit_test(test_sandbox_stop_kills_the_pod),

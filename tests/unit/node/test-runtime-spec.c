@@ -20,8 +20,13 @@ static const char *const args[] = { "--flag", NULL };
 static const char *const procs[] = { "/sys/fs/cgroup/memory/x/cgroup.procs",
                                      "/sys/fs/cgroup/cpu/x/cgroup.procs", NULL };
 static const struct runtime_env_var env[] = { { "A", "1", false }, { "B", "$(A)", true } };
-static const struct runtime_mount mounts[] = { { "/var/lib/v1", "/data", false },
-                                               { "/etc/hosts", "/etc/hosts", true } };
+static const struct runtime_mount mounts[] = {
+        { .source = "/var/lib/v1", .target = "/data" },
+        { .source = "/var/lib/v2",
+          .target = "/etc/app.cfg",
+          .read_only = true,
+          .sub_path = "a/b.cfg" },
+};
 
 static struct runtime_container_spec full(void)
 {
@@ -94,6 +99,8 @@ static void test_round_trip(void **state)
                 assert_string_equal(out->mounts[i].target, mounts[i].target);
                 assert_int_equal(out->mounts[i].read_only, mounts[i].read_only);
         }
+        assert_null(out->mounts[0].sub_path);
+        assert_string_equal(out->mounts[1].sub_path, "a/b.cfg");
         assert_strv_equal(out->cgroup_procs, in.cgroup_procs);
         assert_int_equal(out->uid, 1000);
         assert_int_equal(out->gid, 2000);
@@ -124,7 +131,13 @@ static void test_check(void **state)
 {
         static const char *const empty[] = { NULL };
         static const struct runtime_env_var bad_env[] = { { "A=B", "x", false } };
-        static const struct runtime_mount rel[] = { { "relative", "/x", false } };
+        static const struct runtime_mount rel[] = { { .source = "relative", .target = "/x" } };
+        static const struct runtime_mount up[] = {
+                { .source = "/v", .target = "/x", .sub_path = "a/../../b" }
+        };
+        static const struct runtime_mount abs[] = {
+                { .source = "/v", .target = "/x", .sub_path = "/etc" }
+        };
         static const struct {
                 const char *name, *message;
         } cases[] = {
@@ -135,6 +148,10 @@ static void test_check(void **state)
                 { "no command", "no command specified" },
                 { "relative mount",
                   "container spec: mount source \"relative\" is not an absolute path" },
+                { "subPath ..",
+                  "container spec: subPath \"a/../../b\" is not a relative path without \"..\"" },
+                { "absolute subPath",
+                  "container spec: subPath \"/etc\" is not a relative path without \"..\"" },
                 { "env name", "container spec: bad environment variable name \"A=B\"" },
         };
 
@@ -159,6 +176,14 @@ static void test_check(void **state)
                         break;
                 case 4:
                         s.mounts = rel;
+                        s.n_mounts = 1;
+                        break;
+                case 5:
+                        s.mounts = up;
+                        s.n_mounts = 1;
+                        break;
+                case 6:
+                        s.mounts = abs;
                         s.n_mounts = 1;
                         break;
                 default:
