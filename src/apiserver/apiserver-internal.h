@@ -8,6 +8,7 @@
 
 #include "api/schema.h"
 #include "apiserver/api.h"
+#include "apiserver/inflight.h"
 #include "apiserver/resources.h"
 
 struct label_selector;
@@ -20,6 +21,7 @@ struct apiserver {
         atomic_bool ready;
         struct metric *requests;         /* apiserver_request_total */
         struct metric *request_duration; /* apiserver_request_duration_seconds */
+        struct inflight inflight;        /* --max-(mutating-)requests-inflight */
 };
 
 /* What a resource URL names. */

@@ -18,6 +18,7 @@ void http_response_init(struct http_response *r)
 {
         r->status = 0;
         r->content_type = "application/json";
+        r->retry_after_s = 0;
         strbuf_init(&r->body);
         strbuf_init(&r->warnings);
         r->stream = (struct http_stream){ 0 };

@@ -42,14 +42,21 @@ struct http_request {
 /* The value of the first parameter named key ("" for "?key"), or NULL when absent. */
 const char *http_request_query(const struct http_request *r, const char *key);
 
-/* A response body produced piece by piece (watch, follow logs). read() fills buf with up to
- * max bytes and returns the count, 0 when nothing is ready yet (it may block up to about a
- * second first), or -1 at the end. free() releases ctx; it runs exactly once, also when the
- * client went away before the end. */
+/* A response body produced piece by piece (watch, follow logs). The server serves many
+ * connections from a few threads, so read() must never block: it fills buf with up to max bytes
+ * and returns the count, 0 when nothing is ready yet, or -1 at the end. After a 0 the server
+ * parks the connection (no thread waits on it) and calls read() again once wake_fd() is
+ * readable, once the client hangs up (the stream is then freed), or after at most about a
+ * second, so a stream can send heartbeats and honour its own deadlines; a stream without
+ * wake_fd is polled every 100 ms. wake_fd (may be NULL) returns a descriptor the stream owns and
+ * keeps readable while it has something to say or has ended (an eventfd the producer signals,
+ * the read end of a socket pair); read() clears it when it has drained everything. free()
+ * releases ctx; it runs exactly once, also when the client went away before the end. */
 struct http_stream {
         ssize_t (*read)(void *ctx, char *buf, size_t max);
         void (*free)(void *ctx);
         void *ctx;
+        int (*wake_fd)(void *ctx);
 };
 
 struct http_response {
@@ -57,6 +64,7 @@ struct http_response {
         const char *content_type; /* static string */
         struct strbuf body;
         struct strbuf warnings;    /* Warning header values, one per line */
+        unsigned retry_after_s;    /* a Retry-After header of this many seconds; 0: none */
         struct http_stream stream; /* stream.read != NULL: body follows from the stream */
 };
 

@@ -75,7 +75,8 @@ static void kubelet_handler(void *ud, const struct http_request *req, struct htt
                 l->n = streq(c, "slow") ? 3 : -1;
                 resp->status = 200;
                 resp->content_type = "text/plain";
-                resp->stream = (struct http_stream){ slow_read, slow_free, l };
+                resp->stream =
+                        (struct http_stream){ .read = slow_read, .free = slow_free, .ctx = l };
                 return;
         }
         if (sscanf(c, "e%d", &code) == 1) {
