@@ -136,40 +136,10 @@ static enum MHD_Result collect_query(void *cls, enum MHD_ValueKind kind, const c
         return MHD_YES;
 }
 
-static int hex_digit(char c)
-{
-        if (c >= '0' && c <= '9')
-                return c - '0';
-        c = (char) (c | 0x20);
-        return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
-
-/* The HTTP library's unescape step, for the path and each query key and value: percent
- * escapes decoded in place (a malformed one is kept as written, as the library does). An
- * escaped NUL becomes the overlong pair 0xC0 0x80, which is never valid UTF-8: a NUL would cut
- * the C string short (`pods/victim%00x` was a DELETE of pod "victim"), and this way the request
- * arrives whole and is refused as not UTF-8. */
+/* The HTTP library's unescape step, for the path and each query key and value. */
 static size_t unescape(void *cls, struct MHD_Connection *conn, char *s)
 {
-        char *w = s;
-
-        for (const char *r = s; *r;) {
-                int hi = r[0] == '%' ? hex_digit(r[1]) : -1, lo = hi >= 0 ? hex_digit(r[2]) : -1;
-
-                if (lo < 0) {
-                        *w++ = *r++;
-                        continue;
-                }
-                if (hi == 0 && lo == 0) {
-                        *w++ = (char) 0xC0;
-                        *w++ = (char) 0x80;
-                } else {
-                        *w++ = (char) (hi << 4 | lo);
-                }
-                r += 3;
-        }
-        *w = '\0';
-        return (size_t) (w - s);
+        return http_unescape(s);
 }
 
 /* True when the peer closed its side or the socket failed. A peer that only sent more data

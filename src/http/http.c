@@ -1,10 +1,43 @@
-/* http.c: the request and response values every HTTP handler shares: query lookup and the
- * response's construction and release. No I/O here; http-server.c does the network. */
+/* http.c: the request and response values every HTTP handler shares: percent-decoding, query
+ * lookup and the response's construction and release. No I/O here; http-server.c does the network.
+ */
 #include <string.h>
 
 #include "base/alloc.h"
 #include "base/json.h"
 #include "http/http.h"
+
+static int hex_digit(char c)
+{
+        if (c >= '0' && c <= '9')
+                return c - '0';
+        c = (char) (c | 0x20);
+        return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+/* `pods/victim%00x` was once a DELETE of pod "victim": hence the overlong NUL. */
+size_t http_unescape(char *s)
+{
+        char *w = s;
+
+        for (const char *r = s; *r;) {
+                int hi = r[0] == '%' ? hex_digit(r[1]) : -1, lo = hi >= 0 ? hex_digit(r[2]) : -1;
+
+                if (lo < 0) {
+                        *w++ = *r++;
+                        continue;
+                }
+                if (hi == 0 && lo == 0) {
+                        *w++ = (char) 0xC0;
+                        *w++ = (char) 0x80;
+                } else {
+                        *w++ = (char) (hi << 4 | lo);
+                }
+                r += 3;
+        }
+        *w = '\0';
+        return (size_t) (w - s);
+}
 
 const char *http_request_query(const struct http_request *r, const char *key)
 {

@@ -39,6 +39,12 @@ struct http_request {
         bool body_too_large;
 };
 
+/* Decodes the percent escapes of s in place (the path, each query key and value, as the server
+ * reads them) and returns the new length. A malformed escape is kept as written. An escaped NUL
+ * becomes the overlong pair 0xC0 0x80, never valid UTF-8, so the request arrives whole and is
+ * refused as not UTF-8 instead of being cut short at the NUL. */
+size_t http_unescape(char *s);
+
 /* The value of the first parameter named key ("" for "?key"), or NULL when absent. */
 const char *http_request_query(const struct http_request *r, const char *key);
 
