@@ -76,6 +76,7 @@ struct http_server {
 struct request_ctx {
         struct strbuf body;
         bool too_large;
+        struct http_pending pending; /* the handler's answer still to come */
 };
 
 /* Every query parameter of a request: none is dropped, so none can be silently ignored (a
@@ -153,15 +154,17 @@ static bool client_gone(int fd)
         return poll(&p, 1, 0) > 0 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL));
 }
 
-/* Called with h->lock held, on a suspended connection: watch for its wake-up. */
-static void conn_park(struct http_server *h, struct conn_state *cs, const struct stream_ctx *sc)
+/* Called with h->lock held, on a suspended connection: watch for its wake-up (wake_fd(ctx), when
+ * given, becoming readable). */
+static void conn_park(struct http_server *h, struct conn_state *cs, int (*wake_fd)(void *ctx),
+                      void *ctx)
 {
         struct epoll_event ev = { .events = EPOLLIN, .data.ptr = cs };
         int64_t now = time_monotonic_ms();
 
         cs->parked = true;
         cs->parked_ms = now;
-        cs->wake_fd = sc->st.wake_fd ? sc->st.wake_fd(sc->st.ctx) : -1;
+        cs->wake_fd = wake_fd ? wake_fd(ctx) : -1;
         cs->repoll_ms = cs->wake_fd >= 0 ? STREAM_REPOLL_MS : STREAM_POLL_MS;
         if (cs->wake_fd >= 0 && epoll_ctl(h->epfd, EPOLL_CTL_ADD, cs->wake_fd, &ev) < 0) {
                 cs->wake_fd = -1;
@@ -210,7 +213,7 @@ static ssize_t stream_reader(void *cls, uint64_t pos, char *buf, size_t max)
                 return MHD_CONTENT_READER_END_OF_STREAM;
         }
         MHD_suspend_connection(sc->conn);
-        conn_park(h, sc->cs, sc);
+        conn_park(h, sc->cs, sc->st.wake_fd, sc->st.ctx);
         pthread_mutex_unlock(&h->lock);
         return 0;
 }
@@ -444,6 +447,48 @@ static enum MHD_Result send_response(struct http_server *h, struct MHD_Connectio
         return ret;
 }
 
+static void pending_free(struct request_ctx *ctx)
+{
+        if (ctx->pending.free)
+                ctx->pending.free(ctx->pending.ctx);
+        ctx->pending = (struct http_pending){ 0 };
+}
+
+/* A response the handler left pending: sent when ready, else the connection is parked until the
+ * pending's wake descriptor fires (the library calls the handler again once resumed). */
+static enum MHD_Result serve_pending(struct http_server *h, struct MHD_Connection *conn,
+                                     struct request_ctx *ctx)
+{
+        const union MHD_ConnectionInfo *ci =
+                MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+        struct conn_state *cs = conn_state_of(conn);
+        struct http_response resp;
+        enum MHD_Result ret;
+
+        if (client_gone(ci ? ci->connect_fd : -1)) {
+                pending_free(ctx);
+                return MHD_NO;
+        }
+        http_response_init(&resp);
+        if (ctx->pending.poll(ctx->pending.ctx, &resp)) {
+                pending_free(ctx);
+                ret = send_response(h, conn, &resp);
+                http_response_release(&resp);
+                return ret;
+        }
+        http_response_release(&resp);
+        pthread_mutex_lock(&h->lock);
+        if (h->stopping || !cs) {
+                pthread_mutex_unlock(&h->lock);
+                pending_free(ctx);
+                return MHD_NO;
+        }
+        MHD_suspend_connection(conn);
+        conn_park(h, cs, ctx->pending.wake_fd, ctx->pending.ctx);
+        pthread_mutex_unlock(&h->lock);
+        return MHD_YES;
+}
+
 static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char *url,
                               const char *method, const char *version, const char *upload_data,
                               size_t *upload_data_size, void **con_cls)
@@ -474,6 +519,8 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
                 *upload_data_size = 0;
                 return MHD_YES;
         }
+        if (ctx->pending.poll)
+                return serve_pending(h, conn, ctx);
 
         (void) MHD_get_connection_values_n(conn, MHD_GET_ARGUMENT_KIND, collect_query, &q);
         if (!utf8_valid(url, strlen(url)))
@@ -494,9 +541,15 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
         };
         http_response_init(&resp);
         h->handler(h->ud, &req, &resp);
+        free(q.params);
+        if (resp.pending.poll) {
+                ctx->pending = resp.pending;
+                resp.pending = (struct http_pending){ 0 };
+                http_response_release(&resp);
+                return serve_pending(h, conn, ctx);
+        }
         ret = send_response(h, conn, &resp);
         http_response_release(&resp);
-        free(q.params);
         return ret;
 }
 
@@ -510,6 +563,7 @@ static void request_completed(void *cls, struct MHD_Connection *conn, void **con
         conn_enter(h, conn_state_of(conn), PHASE_IDLE);
         if (!ctx)
                 return;
+        pending_free(ctx);
         strbuf_release(&ctx->body);
         free(ctx);
         *con_cls = NULL;

@@ -8,7 +8,8 @@
  * response with a stream is sent chunked; when the stream has nothing to say the connection is
  * parked off the pool until the stream's wake descriptor fires, the client hangs up or a second
  * passes (see struct http_stream); the stream's free() runs on a pool thread (or in
- * http_server_stop).
+ * http_server_stop). A response the handler left pending (struct http_pending) is parked the
+ * same way until it is ready.
  *
  * Limits against exhaustion: at most max_connections connections in all and
  * max_connections_per_client from one address (past them a new connection is closed at once or

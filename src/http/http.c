@@ -1,7 +1,9 @@
 /* http.c: the request and response values every HTTP handler shares: percent-decoding, query
  * lookup and the response's construction and release. No I/O here; http-server.c does the network.
  */
+#include <poll.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/alloc.h"
 #include "base/json.h"
@@ -55,6 +57,7 @@ void http_response_init(struct http_response *r)
         strbuf_init(&r->body);
         strbuf_init(&r->warnings);
         r->stream = (struct http_stream){ 0 };
+        r->pending = (struct http_pending){ 0 };
 }
 
 void http_response_release(struct http_response *r)
@@ -64,6 +67,26 @@ void http_response_release(struct http_response *r)
         if (r->stream.free)
                 r->stream.free(r->stream.ctx);
         r->stream = (struct http_stream){ 0 };
+        if (r->pending.free)
+                r->pending.free(r->pending.ctx);
+        r->pending = (struct http_pending){ 0 };
+}
+
+void http_response_wait(struct http_response *r)
+{
+        struct http_pending p = r->pending;
+
+        if (!p.poll)
+                return;
+        r->pending = (struct http_pending){ 0 };
+        while (!p.poll(p.ctx, r)) {
+                struct pollfd pfd = { .fd = p.wake_fd ? p.wake_fd(p.ctx) : -1, .events = POLLIN };
+
+                if (pfd.fd < 0 || poll(&pfd, 1, 1000) < 0)
+                        (void) usleep(100000);
+        }
+        if (p.free)
+                p.free(p.ctx);
 }
 
 void http_response_json(struct http_response *r, unsigned status, const json_t *obj)

@@ -65,13 +65,29 @@ struct http_stream {
         int (*wake_fd)(void *ctx);
 };
 
+struct http_response;
+
+/* A response not known yet when the handler returns (a proxied request waiting for the far end's
+ * status): the handler leaves the rest of the response alone and sets pending. poll() never
+ * blocks: it fills resp (status, body or stream) and returns true once it can, false while it
+ * cannot yet. The server parks the connection (no thread waits) and polls again when wake_fd()
+ * is readable or after at most about a second. free() releases ctx; it runs exactly once, after
+ * the poll that answered true or when the request is abandoned (client gone, server stopping). */
+struct http_pending {
+        bool (*poll)(void *ctx, struct http_response *resp);
+        void (*free)(void *ctx);
+        void *ctx;
+        int (*wake_fd)(void *ctx);
+};
+
 struct http_response {
         unsigned status;
         const char *content_type; /* static string */
         struct strbuf body;
-        struct strbuf warnings;    /* Warning header values, one per line */
-        unsigned retry_after_s;    /* a Retry-After header of this many seconds; 0: none */
-        struct http_stream stream; /* stream.read != NULL: body follows from the stream */
+        struct strbuf warnings;      /* Warning header values, one per line */
+        unsigned retry_after_s;      /* a Retry-After header of this many seconds; 0: none */
+        struct http_stream stream;   /* stream.read != NULL: body follows from the stream */
+        struct http_pending pending; /* pending.poll != NULL: the response is still to come */
 };
 
 /* An empty response: status 0 (sent as 500 if left so), JSON content type. */
@@ -82,5 +98,8 @@ void http_response_release(struct http_response *r);
 void http_response_json(struct http_response *r, unsigned status, const json_t *obj);
 /* A text/plain body. */
 void http_response_text(struct http_response *r, unsigned status, const char *text);
+/* For callers of a handler in the same process (tests, bootstrap): when r is pending, waits
+ * (blocking, on its wake descriptor) until it is complete; r is then an ordinary response. */
+void http_response_wait(struct http_response *r);
 
 #endif

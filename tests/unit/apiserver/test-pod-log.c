@@ -211,6 +211,7 @@ static unsigned call_full(const char *method, const char *path, const char *quer
         }
         http_response_init(&resp);
         api_handle(fx->api, &req, &resp);
+        http_response_wait(&resp); /* the kubelet's answer may still be pending */
         status = resp.status;
         if (ret_content_type)
                 *ret_content_type = resp.content_type;
@@ -557,6 +558,7 @@ static void test_client_going_away_ends_the_proxy(void **state)
         strbuf_init(&got);
         http_response_init(&resp);
         api_handle(fx->api, &req, &resp);
+        http_response_wait(&resp);
         assert_int_equal(resp.status, 200);
         assert_non_null(resp.stream.read);
         while (!strchr(got.buf, '\n') && time_monotonic_ms() < deadline) {

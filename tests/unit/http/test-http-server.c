@@ -693,6 +693,96 @@ static void test_quiet_stream_waits_for_its_descriptor(void **state)
         close(the_woken.efd);
 }
 
+/* A response that is ready once the eventfd was written. */
+struct later {
+        int efd;
+        atomic_int polls;
+        atomic_int frees;
+        atomic_bool ready;
+};
+
+static struct later the_later;
+
+static bool later_poll(void *ctx, struct http_response *resp)
+{
+        struct later *l = ctx;
+        eventfd_t v;
+
+        atomic_fetch_add(&l->polls, 1);
+        (void) eventfd_read(l->efd, &v);
+        if (!atomic_load(&l->ready))
+                return false;
+        http_response_text(resp, 202, "later");
+        return true;
+}
+
+static void later_free(void *ctx)
+{
+        atomic_fetch_add(&((struct later *) ctx)->frees, 1);
+}
+
+static int later_fd(void *ctx)
+{
+        return ((struct later *) ctx)->efd;
+}
+
+static void later_handler(void *ud, const struct http_request *req, struct http_response *resp)
+{
+        resp->pending = (struct http_pending){
+                .poll = later_poll, .free = later_free, .ctx = &the_later, .wake_fd = later_fd
+        };
+}
+
+static void *ready_later(void *arg)
+{
+        struct later *l = arg;
+
+        usleep(300000);
+        atomic_store(&l->ready, true);
+        (void) eventfd_write(l->efd, 1);
+        return NULL;
+}
+
+static void test_pending_response(void **state)
+{
+        struct http_server_options o = { .handler = later_handler };
+        unsigned port;
+        struct http_server *h;
+        pthread_t t;
+        struct reply r;
+        int fd, polls;
+        int64_t deadline;
+
+        the_later = (struct later){ .efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK) };
+        assert_true(the_later.efd >= 0);
+        h = start_with(&o, &port);
+        assert_int_equal(pthread_create(&t, NULL, ready_later, &the_later), 0);
+        get(port, "/", &r);
+        assert_int_equal(r.status, 202);
+        assert_string_equal(r.body.buf, "later");
+        /* parked meanwhile, not polled in a loop */
+        assert_true(atomic_load(&the_later.polls) < 10);
+        assert_int_equal(atomic_load(&the_later.frees), 1);
+        reply_release(&r);
+        (void) pthread_join(t, NULL);
+
+        /* a client that leaves before the answer: the pending is freed, nothing is sent */
+        atomic_store(&the_later.ready, false);
+        polls = atomic_load(&the_later.polls);
+        fd = dial(port);
+        send_all(fd, "GET / HTTP/1.1\r\nHost: x\r\n\r\n", 27);
+        deadline = time_monotonic_ms() + 5000;
+        while (atomic_load(&the_later.polls) == polls && time_monotonic_ms() < deadline)
+                usleep(10000);
+        assert_true(atomic_load(&the_later.polls) > polls);
+        close(fd);
+        while (atomic_load(&the_later.frees) < 2 && time_monotonic_ms() < deadline)
+                usleep(10000);
+        assert_int_equal(atomic_load(&the_later.frees), 2);
+        http_server_stop(h);
+        close(the_later.efd);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -708,6 +798,7 @@ int main(void)
                 cmocka_unit_test(test_slow_head_is_cut_at_its_deadline),
                 cmocka_unit_test(test_per_client_limit),
                 cmocka_unit_test(test_quiet_stream_waits_for_its_descriptor),
+                cmocka_unit_test(test_pending_response),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);
