@@ -8,7 +8,7 @@
 # to bench/results/api-<UTC date>.md.
 #
 # Environment: BUILD (build folder, default build-bench), BEFORE_REF (main), BEFORE_BIN (a flexlet
-# already built from BEFORE_REF, to skip building it), PODS (512),
+# already built from exactly BEFORE_REF, to skip building it), PODS (512),
 # REQUESTS per phase (5000), PHASE_SECONDS (8), CLIENTS (1,8,64,512), HANDSHAKES (100),
 # FSYNCS (2000), BENCH_TMPDIR (parent of the data dir: it picks the disk that is measured;
 # default $TMPDIR or /tmp).
@@ -54,7 +54,7 @@ run_bench() {
                 --handshakes "${HANDSHAKES:-100}" \
                 --fsyncs "${FSYNCS:-2000}" \
                 --commit "$2" \
-                --out "$3"
+                --out "$3" || echo "api-bench: its write check failed (see the report)" >&2
         server_cleanup
         SERVER_DIR=
 }

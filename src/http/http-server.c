@@ -682,6 +682,9 @@ int http_server_start(const struct http_server_options *o, struct http_server **
         r = parse_listen(o->listen, &ss, &sslen, reterr);
         if (r < 0)
                 return r;
+        /* the library splits the connection limit among the pool's threads */
+        if (workers > max_conns)
+                workers = max_conns;
         if (ss.ss_family == AF_INET6)
                 flags |= MHD_USE_IPv6;
         if (o->cert_pem)
