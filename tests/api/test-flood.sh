@@ -5,7 +5,7 @@
 # meanwhile kubectl from 127.0.0.1 is answered, the server keeps a bounded number of threads, and
 # connections past the per-address limit are closed at once. Then every flood connection is
 # closed by its deadline: the idle ones by --tls-handshake-timeout, the slowloris ones by
-# --request-head-timeout (a byte a second resets no deadline). Loopback only; about 25 s.
+# --request-head-timeout (a byte a second resets no deadline). Loopback only; about 35 s.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib/tap.sh"
@@ -15,8 +15,8 @@ IDLE=2000
 SLOW=1000
 EXTRA=200
 PER_CLIENT=3100
-HANDSHAKE_S=15
-HEAD_S=10
+HANDSHAKE_S=10
+HEAD_S=25
 
 # the flood and the server each need a descriptor per connection
 ulimit -n 20000 2>/dev/null || ulimit -n "$(ulimit -Hn)"
@@ -33,10 +33,14 @@ if ! server_start --max-connections 5000 --max-connections-per-client $PER_CLIEN
 fi
 ok "server starts"
 threads_before=$(awk '/^Threads:/ {print $2}' "/proc/$SERVER_PID/status")
+# the same command without a flood, for comparison (kubectl's own start-up is most of it)
+start=$(date +%s%N)
+timeout 10 "$KUBECTL" --cache-dir "$SERVER_DIR/cache" get pods -A >/dev/null 2>&1
+echo "# kubectl get pods without a flood: $((($(date +%s%N) - start) / 1000000)) ms"
 
 flood_out="$SERVER_DIR/flood.out"
 python3 "$here/../lib/flood.py" --port "$SERVER_PORT" --source 127.0.0.2 --idle $IDLE \
-        --slowloris $SLOW --extra $EXTRA --max-seconds 45 >"$flood_out" 2>"$SERVER_DIR/flood.err" &
+        --slowloris $SLOW --extra $EXTRA --max-seconds 55 --refused-within $((HANDSHAKE_S / 2)) >"$flood_out" 2>"$SERVER_DIR/flood.err" &
 flood_pid=$!
 cleanup() {
         kill "$flood_pid" 2>/dev/null
@@ -80,8 +84,9 @@ done_line=$(sed -n 's/^DONE //p' "$flood_out")
 echo "# flood: $done_line"
 j() { jq -r "$1" <<<"$done_line"; }
 expected_refused=$((IDLE + SLOW + EXTRA - PER_CLIENT))
+# refused at accept, long before the handshake deadline closes the ones that were let in
 check_equal "connections past --max-connections-per-client are closed at once" \
-        "$expected_refused" "$(j .extra.closed_within_1s)"
+        "$expected_refused" "$(j .extra.refused)"
 check_equal "every idle connection is closed" "$IDLE" "$(j .idle.closed)"
 check_equal "every slowloris connection is closed" "$SLOW" "$(j .slowloris.closed)"
 check_equal "no slowloris connection got its head through" true "$(j ".slowloris.max_bytes_sent < 4200")"
