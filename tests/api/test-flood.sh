@@ -33,7 +33,9 @@ if ! server_start --max-connections 5000 --max-connections-per-client $PER_CLIEN
 fi
 ok "server starts"
 threads_before=$(awk '/^Threads:/ {print $2}' "/proc/$SERVER_PID/status")
-# the same command without a flood, for comparison (kubectl's own start-up is most of it)
+# the same command without a flood, for comparison (kubectl's own start-up is most of it); the
+# first run fills kubectl's discovery cache
+timeout 10 "$KUBECTL" --cache-dir "$SERVER_DIR/cache" get pods -A >/dev/null 2>&1
 start=$(date +%s%N)
 timeout 10 "$KUBECTL" --cache-dir "$SERVER_DIR/cache" get pods -A >/dev/null 2>&1
 echo "# kubectl get pods without a flood: $((($(date +%s%N) - start) / 1000000)) ms"
@@ -49,7 +51,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-for _ in $(seq 1 300); do
+for _ in $(seq 1 450); do
         grep -q '^READY' "$flood_out" && break
         kill -0 "$flood_pid" 2>/dev/null || break
         sleep 0.1
