@@ -7,8 +7,11 @@
  * each phase bounded by a request count and a time cap; and, before and after those, 4 KiB
  * write + fdatasync in the data directory (the disk's floor). It checks afterwards that every PATCH
  * was a write (the store's resourceVersion advanced once per PATCH, every pod holds the last value
- * sent). Prints a Markdown report and writes it to --out. A program, not a library: it prints and
- * exits. */
+ * sent). Then --handshakes new clients (default 100) connect at once, each doing its TCP connect,
+ * TLS handshake and one GET: the time until the last is answered is what a crowd of new clients
+ * waits. With --server-pid, the server's thread count and RSS are read when every client of a
+ * phase is connected. Prints a Markdown report and writes it to --out. A program, not a library:
+ * it prints and exits. */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -42,6 +45,7 @@ enum op {
         OP_GET,
         OP_PATCH,
         OP_FSYNC,
+        OP_HANDSHAKE,
 };
 
 static const char *const op_names[] = {
@@ -49,6 +53,7 @@ static const char *const op_names[] = {
         [OP_GET] = "GET pod",
         [OP_PATCH] = "PATCH pods/x/resize",
         [OP_FSYNC] = "4 KiB write+fdatasync",
+        [OP_HANDSHAKE] = "new TLS connection + GET, all at once",
 };
 
 struct config {
@@ -65,6 +70,7 @@ struct config {
         size_t requests; /* per phase, shared by its clients */
         double seconds;  /* per phase */
         size_t fsyncs;
+        size_t handshakes;
         size_t clients[8];
         size_t n_clients;
 };
@@ -77,8 +83,10 @@ struct result {
         size_t errors;
         long first_bad_status;
         double seconds;
-        double p50_ms, p99_ms;
+        double p50_ms, p99_ms, max_ms;
         bool time_capped;
+        long threads;   /* the server's, with every client of the phase connected; -1: unknown */
+        long rss_kib;   /* likewise */
 };
 
 /* Per-pod state during a PATCH phase; each pod belongs to one worker, so no lock. */
@@ -125,6 +133,24 @@ static long rss_kib(pid_t pid)
                         break;
         (void) fclose(f);
         return kib;
+}
+
+/* Threads of pid, or -1. */
+static long threads_of(pid_t pid)
+{
+        char path[64], line[256];
+        long n = -1;
+        FILE *f;
+
+        (void) snprintf(path, sizeof(path), "/proc/%d/status", (int) pid);
+        f = fopen(path, "re");
+        if (!f)
+                return -1;
+        while (fgets(line, sizeof(line), f))
+                if (sscanf(line, "Threads: %ld", &n) == 1)
+                        break;
+        (void) fclose(f);
+        return n;
 }
 
 /* The 1-minute load average: other work on the machine skews every number here. */
@@ -176,6 +202,7 @@ static void summarize(struct result *res, uint32_t *lat, size_t n, int64_t elaps
         res->seconds = (double) elapsed_ns / 1e9;
         res->p50_ms = percentile_ms(lat, n, 0.50);
         res->p99_ms = percentile_ms(lat, n, 0.99);
+        res->max_ms = n ? lat[n - 1] / 1000.0 : 0;
 }
 
 static double rate(const struct result *r)
@@ -198,7 +225,7 @@ static void create_pods(const struct config *cfg, struct result *res)
         cleanup_free char *path = xasprintf("/api/v1/namespaces/%s/pods", cfg->ns);
         int64_t t0 = now_ns();
 
-        *res = (struct result){ .op = OP_CREATE, .clients = 1 };
+        *res = (struct result){ .op = OP_CREATE, .clients = 1, .threads = -1, .rss_kib = -1 };
         for (size_t i = 0; i < cfg->pods; i++) {
                 cleanup_free char *body = xasprintf(pod_fmt, i);
                 cleanup_error struct error *err = NULL;
@@ -231,7 +258,7 @@ static void *worker_main(void *arg)
 
         paths = xcalloc(cfg->pods / ph->clients + 1, sizeof(*paths));
         ids = xcalloc(cfg->pods / ph->clients + 1, sizeof(*ids));
-        for (size_t p = w->index; p < cfg->pods; p += ph->clients) {
+        for (size_t p = w->index % cfg->pods; p < cfg->pods; p += ph->clients) {
                 ids[n_paths] = p;
                 paths[n_paths++] = pod_path(cfg, p, ph->op == OP_PATCH ? "resize" : NULL);
         }
@@ -308,7 +335,7 @@ static void run_phase(const struct config *cfg, enum op op, size_t clients, stru
         size_t n = 0;
         int64_t t0;
 
-        *res = (struct result){ .op = op, .clients = clients };
+        *res = (struct result){ .op = op, .clients = clients, .threads = -1, .rss_kib = -1 };
         if (pthread_barrier_init(&ph.start, NULL, (unsigned) clients + 1))
                 die("pthread_barrier_init failed");
         for (size_t i = 0; i < clients; i++) {
@@ -319,6 +346,11 @@ static void run_phase(const struct config *cfg, enum op op, size_t clients, stru
         }
         (void) pthread_barrier_wait(&ph.start);
         t0 = now_ns();
+        if (cfg->server_pid) {
+                /* every client has its keep-alive connection open now */
+                res->threads = threads_of(cfg->server_pid);
+                res->rss_kib = rss_kib(cfg->server_pid);
+        }
         for (size_t i = 0; i < clients; i++)
                 (void) pthread_join(ws[i].thread, NULL);
         all = xcalloc(clients * ph.per_client + 1, sizeof(*all));
@@ -339,6 +371,71 @@ static void run_phase(const struct config *cfg, enum op op, size_t clients, stru
         free(ws);
 }
 
+struct handshaker {
+        pthread_t thread;
+        const struct config *cfg;
+        pthread_barrier_t *start;
+        uint32_t lat_us;
+        bool failed;
+};
+
+static void *handshaker_main(void *arg)
+{
+        struct handshaker *hs = arg;
+        const struct config *cfg = hs->cfg;
+        cleanup_api_client struct api_client *c =
+                bench_client_new(cfg->server, cfg->ca_file, cfg->token, 0);
+        cleanup_free char *path = pod_path(cfg, 0, NULL);
+        long status = 0;
+        int64_t s;
+        int r;
+
+        (void) pthread_barrier_wait(hs->start);
+        s = now_ns();
+        /* the client connects on its first request: TCP, TLS handshake, then the GET */
+        r = api_client_request(c, "GET", path, NULL, NULL, 0, &status, NULL, NULL);
+        hs->lat_us = (uint32_t) ((now_ns() - s) / 1000);
+        hs->failed = r < 0 || status != 200;
+        return NULL;
+}
+
+/* n new clients connect and ask at the same instant. */
+static void handshake_phase(const struct config *cfg, struct result *res)
+{
+        struct handshaker *hs = xcalloc(cfg->handshakes, sizeof(*hs));
+        uint32_t *lat = xcalloc(cfg->handshakes, sizeof(*lat));
+        pthread_barrier_t start;
+        int64_t t0;
+
+        *res = (struct result){ .op = OP_HANDSHAKE,
+                                .clients = cfg->handshakes,
+                                .threads = -1,
+                                .rss_kib = -1 };
+        if (pthread_barrier_init(&start, NULL, (unsigned) cfg->handshakes + 1))
+                die("pthread_barrier_init failed");
+        for (size_t i = 0; i < cfg->handshakes; i++) {
+                hs[i] = (struct handshaker){ .cfg = cfg, .start = &start };
+                if (pthread_create(&hs[i].thread, NULL, handshaker_main, &hs[i]))
+                        die("pthread_create failed");
+        }
+        (void) pthread_barrier_wait(&start);
+        t0 = now_ns();
+        for (size_t i = 0; i < cfg->handshakes; i++) {
+                (void) pthread_join(hs[i].thread, NULL);
+                lat[i] = hs[i].lat_us;
+                if (hs[i].failed)
+                        res->errors++;
+        }
+        summarize(res, lat, cfg->handshakes, now_ns() - t0);
+        if (cfg->server_pid) {
+                res->threads = threads_of(cfg->server_pid);
+                res->rss_kib = rss_kib(cfg->server_pid);
+        }
+        (void) pthread_barrier_destroy(&start);
+        free(lat);
+        free(hs);
+}
+
 /* 4 KiB overwrites, each followed by fdatasync, cycling through a preallocated 4 MiB file:
  * the I/O pattern of a reused SQLite WAL at synchronous=FULL, the store's commit floor. */
 static void fsync_floor(const struct config *cfg, const char *label, struct result *res,
@@ -350,7 +447,9 @@ static void fsync_floor(const struct config *cfg, const char *label, struct resu
         size_t n = 0;
         int fd;
 
-        *res = (struct result){ .op = OP_FSYNC, .label = label, .clients = 1 };
+        *res = (struct result){
+                .op = OP_FSYNC, .label = label, .clients = 1, .threads = -1, .rss_kib = -1
+        };
         fd = open(path, O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC, 0600);
         if (fd < 0)
                 die("\"%s\": %s", path, strerror(errno));
@@ -477,11 +576,12 @@ static void usage(FILE *f)
                 "usage: api-bench --server URL --ca FILE --token-file FILE --data-dir DIR\n"
                 "                 [--server-pid PID] [--namespace NS] [--pods N] [--requests N]\n"
                 "                 [--seconds S] [--clients 1,8,64] [--fsyncs N] [--out FILE]\n"
-                "                 [--commit ID]\n\n"
+                "                 [--commit ID] [--handshakes N]\n\n"
                 "  --pods N       pods to create and spread the load over (default 100)\n"
                 "  --requests N   requests per phase, shared by its clients (default 5000)\n"
                 "  --seconds S    time cap per phase (default 8)\n"
-                "  --fsyncs N     write+fdatasync rounds for the disk floor (default 2000)\n");
+                "  --fsyncs N     write+fdatasync rounds for the disk floor (default 2000)\n"
+                "  --handshakes N new clients connecting at once at the end (default 100)\n");
 }
 
 static void parse_args(int argc, char **argv, struct config *cfg)
@@ -500,15 +600,19 @@ static void parse_args(int argc, char **argv, struct config *cfg)
                 { "fsyncs", required_argument, NULL, 'f' },
                 { "out", required_argument, NULL, 'o' },
                 { "commit", required_argument, NULL, 'g' },
+                { "handshakes", required_argument, NULL, 'H' },
                 { "help", no_argument, NULL, 'h' },
                 { NULL, 0, NULL, 0 },
         };
         int opt;
 
-        *cfg = (struct config){
-                .ns = "default", .pods = 100, .requests = 5000, .seconds = 8, .fsyncs = 2000
-        };
-        parse_clients(cfg, "1,8,64");
+        *cfg = (struct config){ .ns = "default",
+                                .pods = 512,
+                                .requests = 5000,
+                                .seconds = 8,
+                                .fsyncs = 2000,
+                                .handshakes = 100 };
+        parse_clients(cfg, "1,8,64,512");
         while ((opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
                 switch (opt) {
                 case 's':
@@ -550,6 +654,9 @@ static void parse_args(int argc, char **argv, struct config *cfg)
                 case 'g':
                         cfg->commit = optarg;
                         break;
+                case 'H':
+                        cfg->handshakes = parse_count("--handshakes", optarg, 1000);
+                        break;
                 case 'h':
                         usage(stdout);
                         exit(0);
@@ -570,9 +677,16 @@ static void parse_args(int argc, char **argv, struct config *cfg)
 
 static void add_row(struct strbuf *sb, const struct result *r)
 {
-        strbuf_addf(sb, "| %s%s%s | %zu | %zu | %zu | %.0f | %.3f | %.3f | %s |\n", op_names[r->op],
-                    r->label ? " " : "", r->label ?: "", r->clients, r->done, r->errors, rate(r),
-                    r->p50_ms, r->p99_ms, r->time_capped ? "time cap" : "count");
+        char threads[32] = "", rss[32] = "";
+
+        if (r->threads >= 0)
+                (void) snprintf(threads, sizeof(threads), "%ld", r->threads);
+        if (r->rss_kib >= 0)
+                (void) snprintf(rss, sizeof(rss), "%.1f", r->rss_kib / 1024.0);
+        strbuf_addf(sb, "| %s%s%s | %zu | %zu | %zu | %.0f | %.3f | %.3f | %.3f | %s | %s | %s |\n",
+                    op_names[r->op], r->label ? " " : "", r->label ?: "", r->clients, r->done,
+                    r->errors, rate(r), r->p50_ms, r->p99_ms, r->max_ms,
+                    r->time_capped ? "time cap" : "count", threads, rss);
 }
 
 static const struct result *find(const struct result *rs, size_t n, enum op op, size_t clients)
@@ -586,7 +700,7 @@ static const struct result *find(const struct result *rs, size_t n, enum op op, 
 int main(int argc, char **argv)
 {
         struct config cfg;
-        struct result results[4 + 2 * ARRAY_SIZE(cfg.clients)], fs_before, fs_after;
+        struct result results[5 + 2 * ARRAY_SIZE(cfg.clients)], fs_before, fs_after;
         uint32_t *fsync_lat;
         double load_start, load_end;
         size_t n_results = 0, wrong_pods, patches_ok = 0;
@@ -637,6 +751,8 @@ int main(int argc, char **argv)
         for (size_t i = 0; i < cfg.pods; i++)
                 patches_ok += pods[i].patches;
         rss_end = cfg.server_pid ? rss_kib(cfg.server_pid) : -1;
+        (void) fprintf(stderr, "api-bench: %zu new TLS clients at once\n", cfg.handshakes);
+        handshake_phase(&cfg, &results[n_results++]);
 
         /* The floor again after the load, so that the disk's drift shows; the ratios use both
          * runs pooled. */
@@ -645,7 +761,11 @@ int main(int argc, char **argv)
         results[n_results++] = fs_before;
         results[n_results++] = fs_after;
         fs = &results[n_results++];
-        *fs = (struct result){ .op = OP_FSYNC, .label = "(both, pooled)", .clients = 1 };
+        *fs = (struct result){ .op = OP_FSYNC,
+                               .label = "(both, pooled)",
+                               .clients = 1,
+                               .threads = -1,
+                               .rss_kib = -1 };
         summarize(fs, fsync_lat, fs_before.done + fs_after.done,
                   (int64_t) ((fs_before.seconds + fs_after.seconds) * 1e9));
         free(fsync_lat);
@@ -670,17 +790,27 @@ int main(int argc, char **argv)
                     "a PATCH moves one pod's cpu request between " CPU_LOW " and " CPU_HIGH
                     " (each client owns its pods, so every PATCH changes the value). Latency is "
                     "per request, seen by the client; the rate counts successful requests over "
-                    "the phase's wall time. The fsync floor is 4 KiB overwrites, each followed "
+                    "the phase's wall time; server threads and RSS are read once every client of "
+                    "the phase has its connection open. The fsync floor is 4 KiB overwrites, each followed "
                     "by fdatasync, cycling through a 4 MiB file in the data directory (the I/O "
                     "of a reused SQLite WAL), run before and after the API phases.\n\n",
                     sysconf(_SC_NPROCESSORS_ONLN), un.release, un.machine, fs_desc, load_start,
                     load_end, cfg.commit ? " Commit: " : "", cfg.commit ?: "",
                     cfg.commit ? "." : "", cfg.requests, cfg.seconds, cfg.pods);
         strbuf_addstr(&sb, "| operation | clients | requests | errors | req/s | p50 ms | p99 ms | "
-                           "ended by |\n|---|---:|---:|---:|---:|---:|---:|---|\n");
+                           "max ms | ended by | server threads | server RSS MiB |\n"
+                           "|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|\n");
         for (size_t i = 0; i < n_results; i++)
                 add_row(&sb, &results[i]);
 
+        {
+                const struct result *h = find(results, n_results, OP_HANDSHAKE, cfg.handshakes);
+
+                strbuf_addf(&sb,
+                            "\n%zu new clients connecting at once (TCP, TLS handshake, one GET "
+                            "each): the last answered after %.1f ms, p50 %.1f ms, %zu failed.\n",
+                            cfg.handshakes, h->max_ms, h->p50_ms, h->errors);
+        }
         strbuf_addstr(&sb, "\nRatios (same run):\n\n");
         for (size_t i = 0; i < cfg.n_clients; i++) {
                 const struct result *p = find(results, n_results, OP_PATCH, cfg.clients[i]);

@@ -1,43 +1,93 @@
 #!/usr/bin/env bash
 # run-api-bench.sh: builds flexlet and bench/api-bench with the top Makefile, starts
-# `flexlet serve` on a free loopback port with a throwaway data dir (stopped and removed on exit,
-# by tests/lib/server.sh), and runs the API benchmark against it. The report goes to stdout and
+# `flexlet serve` on a free loopback port with a throwaway data dir (stopped and removed after,
+# by tests/lib/server.sh), and runs the API benchmark against it: 1, 8, 64 and 512 keep-alive
+# clients, then 100 new TLS clients at once, with the server's threads and RSS. With BEFORE_REF
+# (default main; empty for none) the same benchmark first runs against a flexlet built from that
+# commit, so before and after come from one run on one machine. The report goes to stdout and
 # to bench/results/api-<UTC date>.md.
 #
-# Environment: BUILD (build folder, default build-bench), PODS (100), REQUESTS per phase (5000),
-# PHASE_SECONDS (8), CLIENTS (1,8,64), FSYNCS (2000), BENCH_TMPDIR (parent of the data dir: it
-# picks the disk that is measured; default $TMPDIR or /tmp).
+# Environment: BUILD (build folder, default build-bench), BEFORE_REF (main), BEFORE_BIN (a flexlet
+# already built from exactly BEFORE_REF, to skip building it), PODS (512),
+# REQUESTS per phase (5000), PHASE_SECONDS (8), CLIENTS (1,8,64,512), HANDSHAKES (100),
+# FSYNCS (2000), BENCH_TMPDIR (parent of the data dir: it picks the disk that is measured;
+# default $TMPDIR or /tmp).
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
 BUILD=${BUILD:-build-bench}
+BEFORE_REF=${BEFORE_REF-main}
 
 make BUILD="$BUILD" -j"$(nproc)" "$BUILD/flexlet" >/dev/null
 make -C bench BUILD="$BUILD" >/dev/null
+# 512 clients and the server's connections, one descriptor each
+ulimit -n 8192 2>/dev/null || ulimit -n "$(ulimit -Hn)"
 
-export FLEXLET_BIN="$ROOT/$BUILD/flexlet" # read by server.sh
 # shellcheck source=tests/lib/server.sh
 source tests/lib/server.sh
-SERVER_DIR=$(mktemp -d "${BENCH_TMPDIR:-${TMPDIR:-/tmp}}/flexlet-bench.XXXXXX")
-# shellcheck disable=SC2119 # no extra flags for the server
-server_start
+mkdir -p bench/results
+out="bench/results/api-$(date -u +%F).md"
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/flexlet-bench-run.XXXXXX")
+cleanup_all() {
+        server_cleanup || true
+        rm -rf "$tmp"
+}
+SERVER_CLEANUP=cleanup_all
+
+# run_bench BINARY COMMIT-DESCRIPTION REPORT
+run_bench() {
+        export FLEXLET_BIN=$1 # read by server.sh
+        SERVER_DIR=$(mktemp -d "${BENCH_TMPDIR:-${TMPDIR:-/tmp}}/flexlet-bench.XXXXXX")
+        SERVER_PORT=
+        # shellcheck disable=SC2119 # no extra flags for the server
+        server_start
+        "$ROOT/$BUILD/bench/api-bench" \
+                --server "https://127.0.0.1:$SERVER_PORT" \
+                --ca "$SERVER_DIR/data/pki/ca.crt" \
+                --token-file "$SERVER_DIR/data/pki/admin.token" \
+                --data-dir "$SERVER_DIR/data" \
+                --server-pid "$SERVER_PID" \
+                --pods "${PODS:-512}" \
+                --requests "${REQUESTS:-5000}" \
+                --seconds "${PHASE_SECONDS:-8}" \
+                --clients "${CLIENTS:-1,8,64,512}" \
+                --handshakes "${HANDSHAKES:-100}" \
+                --fsyncs "${FSYNCS:-2000}" \
+                --commit "$2" \
+                --out "$3" || echo "api-bench: its write check failed (see the report)" >&2
+        server_cleanup
+        SERVER_DIR=
+}
 
 commit=$(git rev-parse --short HEAD)
 [ -z "$(git status --porcelain -- src)" ] || commit="$commit, with uncommitted changes in src/"
-mkdir -p bench/results
-out="bench/results/api-$(date -u +%F).md"
+if [ -n "$BEFORE_REF" ]; then
+        before_commit=$(git rev-parse --short "$BEFORE_REF")
+        echo "building $BEFORE_REF ($before_commit) for the before run" >&2
+        before_bin=${BEFORE_BIN:-}
+        if [ -z "$before_bin" ]; then
+                mkdir -p "$tmp/src"
+                git archive "$BEFORE_REF" | tar -x -C "$tmp/src"
+                make -C "$tmp/src" -j"$(nproc)" build/flexlet >/dev/null
+                before_bin="$tmp/src/build/flexlet"
+        fi
+        run_bench "$before_bin" "$before_commit ($BEFORE_REF)" "$tmp/before.md"
+fi
+run_bench "$ROOT/$BUILD/flexlet" "$commit" "$tmp/after.md"
 
-"$ROOT/$BUILD/bench/api-bench" \
-        --server "https://127.0.0.1:$SERVER_PORT" \
-        --ca "$SERVER_DIR/data/pki/ca.crt" \
-        --token-file "$SERVER_DIR/data/pki/admin.token" \
-        --data-dir "$SERVER_DIR/data" \
-        --server-pid "$SERVER_PID" \
-        --pods "${PODS:-100}" \
-        --requests "${REQUESTS:-5000}" \
-        --seconds "${PHASE_SECONDS:-8}" \
-        --clients "${CLIENTS:-1,8,64}" \
-        --fsyncs "${FSYNCS:-2000}" \
-        --commit "$commit" \
-        --out "$out"
+{
+        if [ -n "$BEFORE_REF" ]; then
+                echo "# flexlet API benchmark: before ($BEFORE_REF, $before_commit) and after ($commit), one run"
+                echo
+                echo "## Before: $BEFORE_REF ($before_commit)"
+                echo
+                sed 's/^# /### /' "$tmp/before.md"
+                echo
+                echo "## After: $commit"
+                echo
+                sed 's/^# /### /' "$tmp/after.md"
+        else
+                cat "$tmp/after.md"
+        fi
+} >"$out"
 echo "report written to $out"

@@ -28,6 +28,7 @@ int apiserver_new(struct store *store, const struct pki *pki, const struct apise
         s->pki = pki;
         s->opts = *o;
         atomic_store(&s->ready, false);
+        inflight_init(&s->inflight, o->max_requests_inflight, o->max_mutating_requests_inflight);
         if (o->metrics) {
                 /* K8S: the labels and buckets of k8s.io/apiserver/pkg/endpoints/metrics */
                 static const char *const total[] = { "code",        "component", "dry_run",
@@ -352,9 +353,30 @@ static void respond_metrics(struct apiserver *s, struct http_response *resp)
                 status_respond(resp, EIO, err->message, NULL);
 }
 
+static void handle_request(struct apiserver *s, const struct http_request *req,
+                           struct http_response *resp);
+
+/* K8S: the max-in-flight filter comes after authentication (DefaultBuildHandlerChain), so only
+ * authenticated requests take a slot; the rest are refused as before. */
 void api_handle(void *apiserver, const struct http_request *req, struct http_response *resp)
 {
         struct apiserver *s = apiserver;
+        enum inflight_kind kind = INFLIGHT_LONG_RUNNING;
+
+        if (authenticated(s, req)) {
+                kind = inflight_classify(req->method, req->path, http_request_query(req, "watch"));
+                if (!inflight_enter(&s->inflight, kind)) {
+                        inflight_refuse(resp);
+                        return;
+                }
+        }
+        handle_request(s, req, resp);
+        inflight_leave(&s->inflight, kind);
+}
+
+static void handle_request(struct apiserver *s, const struct http_request *req,
+                           struct http_response *resp)
+{
         const char *p = req->path;
         cleanup_free char *buf = NULL;
         char *seg[8];

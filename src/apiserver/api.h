@@ -34,6 +34,10 @@ struct apiserver_options {
         /* The process's metrics registry, rendered at GET /metrics (the apiserver registers its
          * request families in it); NULL: no /metrics. */
         struct metrics_registry *metrics;
+        /* K8S --max-requests-inflight and --max-mutating-requests-inflight (0: no limit;
+         * apiserver_options from flags default them to 400 and 200, see inflight.h). */
+        unsigned max_requests_inflight;
+        unsigned max_mutating_requests_inflight;
 };
 
 struct apiserver;

@@ -8,6 +8,7 @@
 
 #include "api/schema.h"
 #include "apiserver/api.h"
+#include "apiserver/inflight.h"
 #include "apiserver/resources.h"
 
 struct label_selector;
@@ -22,6 +23,7 @@ struct apiserver {
         struct metric *request_duration; /* apiserver_request_duration_seconds */
         struct metric *psa_evaluations;  /* pod_security_evaluations_total */
         struct metric *psa_errors;       /* pod_security_errors_total */
+        struct inflight inflight;        /* --max-(mutating-)requests-inflight */
 };
 
 /* What a resource URL names. */

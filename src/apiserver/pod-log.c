@@ -11,7 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/eventfd.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "api/field-error.h"
 #include "apiserver/apiserver-internal.h"
@@ -345,7 +347,7 @@ static char *kubelet_path(const char *ns, const char *pod, const char *container
 /* One proxied request, shared by the handler and the proxy thread. */
 struct log_proxy {
         pthread_mutex_t lock;
-        pthread_cond_t cond;
+        int wake_fd; /* eventfd: signalled once the status is in and when the thread ends */
         /* written by the proxy thread under lock */
         long status; /* 0 until the kubelet's headers are in */
         bool done;
@@ -370,7 +372,8 @@ static void proxy_free(void *ud)
         struct log_proxy *x = ud;
 
         pthread_mutex_destroy(&x->lock);
-        pthread_cond_destroy(&x->cond);
+        if (x->wake_fd >= 0)
+                (void) close(x->wake_fd);
         free(x->error);
         strbuf_release(&x->err_body);
         free(x->server_url);
@@ -384,7 +387,7 @@ static int proxy_status(void *ud, long status)
 
         pthread_mutex_lock(&x->lock);
         x->status = status;
-        pthread_cond_broadcast(&x->cond);
+        (void) eventfd_write(x->wake_fd, 1);
         pthread_mutex_unlock(&x->lock);
         return 0;
 }
@@ -450,7 +453,7 @@ static void proxy_run(struct http_pipe *p, void *ud)
                 x->error = transport_message(x, r, colon ? colon + 3 : m);
         }
         x->done = true;
-        pthread_cond_broadcast(&x->cond);
+        (void) eventfd_write(x->wake_fd, 1);
         pthread_mutex_unlock(&x->lock);
 }
 
@@ -537,46 +540,58 @@ static void respond_kubelet_error(struct http_response *resp, long code, const c
                        json_pack("{s:s, s:s}", "name", name, "kind", "pods/log"));
 }
 
-/* Starts the proxy and waits for the kubelet's status: a 2xx answer becomes this response's
- * stream, anything else its Status. */
-static void proxy_log(struct apiserver *s, char *server_url, char *path, bool insecure,
-                      const char *name, struct http_response *resp)
+/* A proxied log whose kubelet has not answered yet: the HTTP server polls it (never waiting)
+ * until the kubelet's status is in or the header timeout passes. */
+struct log_pending {
+        struct http_pipe *p; /* NULL once handed on (to the stream) or freed */
+        struct log_proxy *x; /* the pipe's: valid while p is */
+        int64_t deadline_ms;
+        char *name;
+};
+
+static int log_pending_wake_fd(void *ctx)
 {
-        cleanup_error struct error *err = NULL;
-        struct log_proxy *x = xcalloc(1, sizeof(*x));
-        struct http_pipe *p = NULL;
+        struct log_pending *lp = ctx;
+
+        return lp->p ? lp->x->wake_fd : -1;
+}
+
+static void log_pending_free(void *ctx)
+{
+        struct log_pending *lp = ctx;
+
+        http_pipe_free(lp->p);
+        free(lp->name);
+        free(lp);
+}
+
+/* Until the kubelet's status says stream, or its answer is complete: a 2xx answer becomes this
+ * response's stream, anything else its Status. */
+static bool log_pending_poll(void *ctx, struct http_response *resp)
+{
+        struct log_pending *lp = ctx;
+        struct log_proxy *x = lp->x;
         cleanup_free char *msg = NULL, *body = NULL;
-        struct timespec deadline;
-        bool timed_out = false;
         size_t body_len = 0;
+        eventfd_t drained;
         int errnum = EIO;
         long status;
 
-        pthread_mutex_init(&x->lock, NULL);
-        pthread_cond_init(&x->cond, NULL);
-        strbuf_init(&x->err_body);
-        x->server_url = server_url;
-        x->path = path;
-        x->co = (struct api_client_options){ .ca_file = s->opts.kubelet_ca_file,
-                                             .token = s->opts.kubelet_token,
-                                             .insecure_skip_verify = insecure };
-        if (http_pipe_start(proxy_run, x, proxy_free, &p, &err) < 0) {
-                status_respond(resp, EIO, err->message, NULL);
-                return;
-        }
-        /* until the kubelet's status says stream, or its answer is complete */
-        clock_gettime(CLOCK_REALTIME, &deadline);
-        deadline.tv_sec += KUBELET_HEADER_TIMEOUT_S;
+        /* cleared before looking, so a change after the look wakes the next poll */
+        (void) eventfd_read(x->wake_fd, &drained);
         pthread_mutex_lock(&x->lock);
-        while (!status_ok(x->status) && !x->done && !timed_out)
-                timed_out = pthread_cond_timedwait(&x->cond, &x->lock, &deadline) == ETIMEDOUT;
         status = x->status;
         if (status_ok(status)) {
                 pthread_mutex_unlock(&x->lock);
                 resp->status = 200;
                 resp->content_type = "text/plain";
-                http_pipe_stream(p, &resp->stream);
-                return;
+                http_pipe_stream(lp->p, &resp->stream);
+                lp->p = NULL;
+                return true;
+        }
+        if (!x->done && time_monotonic_ms() < lp->deadline_ms) {
+                pthread_mutex_unlock(&x->lock);
+                return false;
         }
         if (status == 0 && !x->done) {
                 /* K8S: Go's http.Transport words for a response header timeout */
@@ -592,11 +607,52 @@ static void proxy_log(struct apiserver *s, char *server_url, char *path, bool in
                 memcpy(body, x->err_body.buf, body_len + 1);
         }
         pthread_mutex_unlock(&x->lock);
-        http_pipe_free(p);
+        lp->p = http_pipe_free(lp->p);
         if (msg)
                 status_respond(resp, errnum, msg, NULL);
         else
-                respond_kubelet_error(resp, status, body, body_len, name);
+                respond_kubelet_error(resp, status, body, body_len, lp->name);
+        return true;
+}
+
+/* Starts the proxy; the response waits (pending, holding no thread of the server) for the
+ * kubelet's status. */
+static void proxy_log(struct apiserver *s, char *server_url, char *path, bool insecure,
+                      const char *name, struct http_response *resp)
+{
+        cleanup_error struct error *err = NULL;
+        struct log_proxy *x = xcalloc(1, sizeof(*x));
+        struct log_pending *lp;
+        struct http_pipe *p = NULL;
+
+        pthread_mutex_init(&x->lock, NULL);
+        strbuf_init(&x->err_body);
+        x->server_url = server_url;
+        x->path = path;
+        x->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+        x->co = (struct api_client_options){ .ca_file = s->opts.kubelet_ca_file,
+                                             .token = s->opts.kubelet_token,
+                                             .insecure_skip_verify = insecure };
+        if (x->wake_fd < 0) {
+                int e = errno;
+
+                proxy_free(x);
+                status_respond(resp, EIO, strerror(e), NULL);
+                return;
+        }
+        if (http_pipe_start(proxy_run, x, proxy_free, &p, &err) < 0) {
+                status_respond(resp, EIO, err->message, NULL);
+                return;
+        }
+        lp = xcalloc(1, sizeof(*lp));
+        lp->p = p;
+        lp->x = x;
+        lp->deadline_ms = time_monotonic_ms() + KUBELET_HEADER_TIMEOUT_S * 1000;
+        lp->name = xstrdup(name);
+        resp->pending = (struct http_pending){ .poll = log_pending_poll,
+                                               .free = log_pending_free,
+                                               .ctx = lp,
+                                               .wake_fd = log_pending_wake_fd };
 }
 
 void pod_log_get(struct apiserver *s, const struct api_target *t, const struct http_request *req,

@@ -23,6 +23,7 @@ static const struct {
         { ERANGE, 410, "Expired" },
         { EBADMSG, 422, "Invalid" },
         { ETIMEDOUT, 504, "Timeout" },
+        { EAGAIN, 429, "TooManyRequests" },
 };
 
 static int find(int errnum)

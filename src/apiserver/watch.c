@@ -2,7 +2,9 @@
  * the request's selectors, as Table rows when the client asked for a Table (columns only in
  * the first event, as upstream's watchEmbeddedEncoder). The stream stays open until the client
  * leaves, timeoutSeconds passes or the store closes; a newline every few idle seconds lets the
- * HTTP layer notice a client that went away. */
+ * HTTP layer notice a client that went away. Reading never waits: the stream's wake descriptor
+ * (the store watcher's eventfd) tells the HTTP layer when there is more, and the layer reads
+ * again at least every second, which is when heartbeats and timeoutSeconds are checked. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,7 +19,6 @@
 #include "base/timeutil.h"
 #include "store/store.h"
 
-#define WATCH_POLL_MS      1000
 #define WATCH_HEARTBEAT_MS 10000
 
 struct watch_stream {
@@ -94,20 +95,29 @@ static ssize_t watch_stream_read(void *ctx, char *buf, size_t max)
                 now = time_monotonic_ms();
                 if (ws->deadline_ms && now >= ws->deadline_ms)
                         return -1;
-                r = store_watch_next(ws->w, WATCH_POLL_MS, &ev);
+                r = store_watch_next(ws->w, 0, &ev);
                 if (r < 0) {
                         ws->done = true;
                         continue;
                 }
                 if (r == 0) {
-                        if (time_monotonic_ms() - ws->last_write_ms >= WATCH_HEARTBEAT_MS)
-                                strbuf_addch(&ws->pending, '\n');
+                        if (now - ws->last_write_ms < WATCH_HEARTBEAT_MS)
+                                return 0; /* nothing yet: the wake descriptor will say */
+                        strbuf_addch(&ws->pending, '\n');
                         continue;
                 }
                 if (object_matches(ev.object, ws->ls, ws->fs))
                         append_event(ws, store_event_type_to_string(ev.type), ev.object);
                 store_event_release(&ev);
         }
+}
+
+static int watch_stream_wake_fd(void *ctx)
+{
+        struct watch_stream *ws = ctx;
+
+        /* a finished stream has its last bytes pending and no watcher to wait for */
+        return ws->w ? store_watch_fd(ws->w) : -1;
 }
 
 void watch_serve(struct apiserver *s, const struct api_target *t, const struct http_request *req,
@@ -165,5 +175,6 @@ void watch_serve(struct apiserver *s, const struct api_target *t, const struct h
         resp->content_type = "application/json;stream=watch";
         resp->stream.read = watch_stream_read;
         resp->stream.free = watch_stream_free;
+        resp->stream.wake_fd = watch_stream_wake_fd;
         resp->stream.ctx = ws;
 }

@@ -10,10 +10,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "apiserver/api.h"
+#include "apiserver/inflight.h"
 #include "apiserver/pki.h"
 #include "base/alloc.h"
 #include "base/error.h"
@@ -44,6 +46,13 @@ struct serve_flags {
         int64_t watch_cache_bytes; /* 0: the store's default */
         const char *pod_cidr;
         const char *pod_bridge;
+        unsigned max_connections;
+        unsigned max_connections_per_client;
+        unsigned tls_handshake_timeout_ms;
+        unsigned request_head_timeout_ms;
+        unsigned idle_timeout_ms;
+        unsigned max_requests_inflight;
+        unsigned max_mutating_requests_inflight;
 };
 
 static void serve_usage(FILE *f, const char *command)
@@ -64,7 +73,71 @@ static void serve_usage(FILE *f, const char *command)
                 "  --pod-cidr CIDR         IPv4 range of pod IPs (default " NETWORK_DEFAULT_POD_CIDR
                 ")\n"
                 "  --pod-bridge NAME       the pods' bridge; gets the CIDR's first address (default " NETWORK_DEFAULT_BRIDGE
-                ")\n");
+                ")\n"
+                "  --max-connections N     open connections in all (default 4096)\n"
+                "  --max-connections-per-client N\n"
+                "                          open connections from one client address (default 1024)\n"
+                "  --tls-handshake-timeout DURATION\n"
+                "                          a TLS handshake ends within this of the accept (default 10s)\n"
+                "  --request-head-timeout DURATION\n"
+                "                          a request line and headers arrive within this (default 32s)\n"
+                "  --idle-timeout DURATION a keep-alive connection waits this for its next request,\n"
+                "                          and any connection this silent is closed (default 90s)\n"
+                "  --max-requests-inflight N\n"
+                "                          read-only requests handled at once, 0 no limit (default 400)\n"
+                "  --max-mutating-requests-inflight N\n"
+                "                          mutating requests handled at once, 0 no limit (default 200)\n");
+}
+
+/* A count flag: a decimal number within [min, max]. */
+static int parse_count(const char *command, const char *flag, const char *s, unsigned min,
+                       unsigned max, unsigned *ret)
+{
+        char *end;
+        unsigned long v;
+
+        errno = 0;
+        v = strtoul(s, &end, 10);
+        if (errno || end == s || *end || s[0] == '-' || v < min || v > max) {
+                (void) fprintf(stderr, "flexlet %s: %s: \"%s\" is not a number from %u to %u\n",
+                               command, flag, s, min, max);
+                return -EINVAL;
+        }
+        *ret = (unsigned) v;
+        return 0;
+}
+
+/* A duration flag as Go writes the simple ones ("500ms", "10s", "2m", "1h"), or plain seconds;
+ * from 100ms to a day. */
+static int parse_duration_ms(const char *command, const char *flag, const char *s, unsigned *ret)
+{
+        char *end;
+        unsigned long v;
+        unsigned long unit;
+
+        errno = 0;
+        v = strtoul(s, &end, 10);
+        if (errno || end == s || s[0] == '-')
+                goto bad;
+        if (streq(end, "ms"))
+                unit = 1;
+        else if (streq(end, "s") || !*end)
+                unit = 1000;
+        else if (streq(end, "m"))
+                unit = 60 * 1000;
+        else if (streq(end, "h"))
+                unit = 3600 * 1000;
+        else
+                goto bad;
+        if (v > 86400000UL / unit || v * unit < 100)
+                goto bad;
+        *ret = (unsigned) (v * unit);
+        return 0;
+bad:
+        (void) fprintf(stderr,
+                       "flexlet %s: %s: \"%s\" is not a duration from 100ms to 24h (e.g. 10s)\n",
+                       command, flag, s);
+        return -EINVAL;
 }
 
 /* "k=v,k=v" with non-empty keys and values; the node agent interprets them. */
@@ -98,6 +171,13 @@ static int parse_flags(const char *command, int argc, char **argv, struct serve_
                 { "watch-cache-bytes", required_argument, NULL, 'w' },
                 { "pod-cidr", required_argument, NULL, 'p' },
                 { "pod-bridge", required_argument, NULL, 'b' },
+                { "max-connections", required_argument, NULL, 'C' },
+                { "max-connections-per-client", required_argument, NULL, 'P' },
+                { "tls-handshake-timeout", required_argument, NULL, 'T' },
+                { "request-head-timeout", required_argument, NULL, 'H' },
+                { "idle-timeout", required_argument, NULL, 'I' },
+                { "max-requests-inflight", required_argument, NULL, 'R' },
+                { "max-mutating-requests-inflight", required_argument, NULL, 'M' },
                 { "help", no_argument, NULL, 'h' },
                 { NULL, 0, NULL, 0 },
         };
@@ -150,6 +230,41 @@ static int parse_flags(const char *command, int argc, char **argv, struct serve_
                         break;
                 case 'b':
                         f->pod_bridge = optarg;
+                        break;
+                case 'C':
+                        if (parse_count(command, "--max-connections", optarg, 1, 1000000,
+                                        &f->max_connections) < 0)
+                                return -EINVAL;
+                        break;
+                case 'P':
+                        if (parse_count(command, "--max-connections-per-client", optarg, 1, 1000000,
+                                        &f->max_connections_per_client) < 0)
+                                return -EINVAL;
+                        break;
+                case 'T':
+                        if (parse_duration_ms(command, "--tls-handshake-timeout", optarg,
+                                              &f->tls_handshake_timeout_ms) < 0)
+                                return -EINVAL;
+                        break;
+                case 'H':
+                        if (parse_duration_ms(command, "--request-head-timeout", optarg,
+                                              &f->request_head_timeout_ms) < 0)
+                                return -EINVAL;
+                        break;
+                case 'I':
+                        if (parse_duration_ms(command, "--idle-timeout", optarg,
+                                              &f->idle_timeout_ms) < 0)
+                                return -EINVAL;
+                        break;
+                case 'R':
+                        if (parse_count(command, "--max-requests-inflight", optarg, 0, 1000000,
+                                        &f->max_requests_inflight) < 0)
+                                return -EINVAL;
+                        break;
+                case 'M':
+                        if (parse_count(command, "--max-mutating-requests-inflight", optarg, 0,
+                                        1000000, &f->max_mutating_requests_inflight) < 0)
+                                return -EINVAL;
                         break;
                 case 'h':
                         serve_usage(stdout, command);
@@ -249,12 +364,34 @@ static char *client_host(const char *listen)
         return TAKE_PTR(host);
 }
 
+/* Every connection is a descriptor: raise the soft limit to cover --max-connections and the
+ * rest of the process (up to the hard limit; past it the limit simply bites earlier). */
+static void raise_fd_limit(unsigned max_connections)
+{
+        struct rlimit rl;
+        rlim_t want = (rlim_t) max_connections + 1024;
+
+        if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur >= want)
+                return;
+        rl.rlim_cur = rl.rlim_max != RLIM_INFINITY && rl.rlim_max < want ? rl.rlim_max : want;
+        (void) setrlimit(RLIMIT_NOFILE, &rl);
+}
+
 static int run_server(const char *command, bool with_node, int argc, char **argv)
 {
-        struct serve_flags f = { .data_dir = "/var/lib/flexlet",
-                                 .listen = "127.0.0.1:6443",
-                                 .cgroup_root = "flexlet",
-                                 .store = "sqlite" };
+        struct serve_flags f = {
+                .data_dir = "/var/lib/flexlet",
+                .listen = "127.0.0.1:6443",
+                .cgroup_root = "flexlet",
+                .store = "sqlite",
+                .max_connections = HTTP_SERVER_DEFAULT_MAX_CONNECTIONS,
+                .max_connections_per_client = HTTP_SERVER_DEFAULT_MAX_CONNECTIONS_PER_CLIENT,
+                .tls_handshake_timeout_ms = HTTP_SERVER_DEFAULT_TLS_HANDSHAKE_TIMEOUT_MS,
+                .request_head_timeout_ms = HTTP_SERVER_DEFAULT_REQUEST_HEAD_TIMEOUT_MS,
+                .idle_timeout_ms = HTTP_SERVER_DEFAULT_IDLE_TIMEOUT_S * 1000,
+                .max_requests_inflight = INFLIGHT_DEFAULT_READONLY,
+                .max_mutating_requests_inflight = INFLIGHT_DEFAULT_MUTATING
+        };
         cleanup_error struct error *err = NULL;
         cleanup_free char *db = NULL, *url = NULL, *host = NULL, *kubeconfig = NULL, *bare = NULL;
         char hostname[HOST_NAME_MAX + 1] = "localhost";
@@ -282,6 +419,7 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
         sigaddset(&sigs, SIGTERM);
         (void) pthread_sigmask(SIG_BLOCK, &sigs, NULL);
         (void) signal(SIGPIPE, SIG_IGN);
+        raise_fd_limit(f.max_connections);
         (void) gethostname(hostname, sizeof(hostname));
         if (!f.node_name)
                 f.node_name = hostname;
@@ -358,30 +496,35 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
                                                 .require_auth = true,
                                                 .kubelet_ca_file = ca_file,
                                                 .kubelet_token = pki_admin_token(pki),
-                                                .metrics = metrics };
+                                                .metrics = metrics,
+                                                .max_requests_inflight = f.max_requests_inflight,
+                                                .max_mutating_requests_inflight =
+                                                        f.max_mutating_requests_inflight };
                 (void) apiserver_new(store, pki, &ao, &api);
         }
-        {
-                struct http_server_options ho = { .listen = f.listen,
-                                                  .cert_pem = pki_server_cert_pem(pki),
-                                                  .key_pem = pki_server_key_pem(pki),
-                                                  .handler = api_handle,
-                                                  .ud = api,
-                                                  .max_body_bytes = API_MAX_BODY_BYTES };
-                r = http_server_start(&ho, &http, &err);
-        }
-        /* Pods reach the API server at the bridge's address, on the same port, unless the
-         * main listener already covers it (a wildcard, or that very address). */
+        struct http_server_options ho = { .listen = f.listen,
+                                          .cert_pem = pki_server_cert_pem(pki),
+                                          .key_pem = pki_server_key_pem(pki),
+                                          .handler = api_handle,
+                                          .ud = api,
+                                          .max_body_bytes = API_MAX_BODY_BYTES,
+                                          .max_connections = f.max_connections,
+                                          .max_connections_per_client =
+                                                  f.max_connections_per_client,
+                                          .tls_handshake_timeout_ms = f.tls_handshake_timeout_ms,
+                                          .request_head_timeout_ms = f.request_head_timeout_ms,
+                                          /* whole seconds, at least one */
+                                          .idle_timeout_s = (f.idle_timeout_ms + 999) / 1000 };
+        r = http_server_start(&ho, &http, &err);
+        /* Pods reach the API server at the bridge's address, on the same port and with the same
+         * limits, unless the main listener already covers it (a wildcard, or that very
+         * address). */
         if (r >= 0 && network && !streq(bare, "0.0.0.0") && !streq(bare, "::") &&
             !streq(bare, pod_network_gateway(network))) {
                 cleanup_free char *pod_listen = xasprintf("%s:%s", pod_network_gateway(network),
                                                           strrchr(f.listen, ':') + 1);
-                struct http_server_options ho = { .listen = pod_listen,
-                                                  .cert_pem = pki_server_cert_pem(pki),
-                                                  .key_pem = pki_server_key_pem(pki),
-                                                  .handler = api_handle,
-                                                  .ud = api,
-                                                  .max_body_bytes = API_MAX_BODY_BYTES };
+
+                ho.listen = pod_listen;
                 r = http_server_start(&ho, &pod_http, &err);
                 if (r < 0)
                         (void) error_wrap(&err, "the listener for pods");

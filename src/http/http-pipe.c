@@ -2,7 +2,6 @@
  * A socket pair rather than a pipe: cancelling shuts the reading end down, which wakes a
  * producer blocked in send() with EPIPE, and MSG_NOSIGNAL spares the process a SIGPIPE. */
 #include <errno.h>
-#include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -12,9 +11,6 @@
 
 #include "base/alloc.h"
 #include "http/http-pipe.h"
-
-/* How long a stream read waits for the producer before answering "nothing yet". */
-#define READ_WAIT_MS 1000
 
 struct http_pipe {
         pthread_t thread;
@@ -113,21 +109,23 @@ struct http_pipe *http_pipe_free(struct http_pipe *p)
         return NULL;
 }
 
+/* Never waits: the HTTP layer polls the socket pair (pipe_stream_wake_fd) for more. */
 static ssize_t pipe_stream_read(void *ctx, char *buf, size_t max)
 {
         struct http_pipe *p = ctx;
-        struct pollfd pfd = { .fd = p->rfd, .events = POLLIN };
-        int r = poll(&pfd, 1, READ_WAIT_MS);
-        ssize_t n;
+        ssize_t n = recv(p->rfd, buf, max, MSG_DONTWAIT);
 
-        if (r < 0)
-                return errno == EINTR ? 0 : -1;
-        if (r == 0)
-                return 0;
-        n = recv(p->rfd, buf, max, MSG_DONTWAIT);
         if (n < 0)
                 return (errno == EAGAIN || errno == EINTR) ? 0 : -1;
         return n == 0 ? -1 : n;
+}
+
+/* Readable while the producer has written something unread, and at its end (EOF). */
+static int pipe_stream_wake_fd(void *ctx)
+{
+        const struct http_pipe *p = ctx;
+
+        return p->rfd;
 }
 
 static void pipe_stream_free(void *ctx)
@@ -141,5 +139,6 @@ void http_pipe_stream(struct http_pipe *p, struct http_stream *ret)
                 .read = pipe_stream_read,
                 .free = pipe_stream_free,
                 .ctx = p,
+                .wake_fd = pipe_stream_wake_fd,
         };
 }

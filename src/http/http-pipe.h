@@ -4,7 +4,8 @@
  * log followed through inotify, a proxied HTTP transfer), while a struct http_stream is
  * pulled by the server one read at a time. A pipe runs the producer on a thread of its own
  * and joins the two through a local socket pair: what the producer writes, the stream reads,
- * in order; the producer blocks while the client is behind.
+ * in order; the producer blocks while the client is behind. The stream never blocks: its wake
+ * descriptor is the reading end, readable when the producer wrote or returned.
  *
  * Lifetime: http_pipe_start() starts the thread. The pipe is then either handed to a response
  * with http_pipe_stream() (the stream owns it) or freed with http_pipe_free(). Either way,

@@ -1,25 +1,60 @@
 /* http-server.c: the HTTP layer, the only file that includes libmicrohttpd. It collects a
  * request (headers, query, body up to the cap), hands it to the handler and writes the
  * response back, streaming it when the handler returned a stream. What a request means is
- * the handler's business. */
+ * the handler's business. It also keeps the server from being exhausted: the connection limits,
+ * the handshake, head and idle deadlines (a sweeper thread), and the parking of quiet streams off
+ * the worker pool (the same thread wakes them). */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <gnutls/gnutls.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include "base/alloc.h"
+#include "base/timeutil.h"
 #include "base/utf8.h"
 #include "http/http-server.h"
 
-/* Idle keep-alive connections are closed after this; watch streams send a heartbeat far more
- * often, so they are never idle. */
-#define CONNECTION_TIMEOUT_S 300
-#define MAX_CONNECTIONS      1024
-#define STREAM_BLOCK_SIZE    (16 * 1024)
+#define STREAM_BLOCK_SIZE (16 * 1024)
+/* The sweeper's period: deadlines are enforced within this of their time. */
+#define SWEEP_MS 200
+/* A parked stream is read again after this even if its wake descriptor stays quiet. */
+#define STREAM_REPOLL_MS 1000
+#define STREAM_POLL_MS   100 /* a stream without a wake descriptor */
+
+/* Where a connection is in its life, for the deadlines. */
+enum conn_phase {
+        PHASE_HANDSHAKE, /* TLS handshake under way: tls_handshake deadline */
+        PHASE_HEAD,      /* request head arriving: request_head deadline */
+        PHASE_BUSY,      /* head complete: body, handler, response, stream */
+        PHASE_IDLE,      /* keep-alive between requests: idle + request_head deadline */
+        PHASE_CLOSING,   /* shut down by the sweeper, waiting for the library to close it */
+};
+
+/* One accepted connection (the library's socket context). Under h->lock. */
+struct conn_state {
+        struct http_server *h;
+        struct MHD_Connection *conn;
+        int fd;
+        enum conn_phase phase;
+        int64_t since_ms; /* when the phase began */
+        struct conn_state *prev, *next;
+        /* Parked on a quiet stream: the connection is suspended, its wake descriptor and
+         * socket are in h->epfd. */
+        bool parked;
+        int wake_fd; /* -1: none */
+        int64_t parked_ms;
+        int64_t repoll_ms;
+};
 
 struct http_server {
         struct MHD_Daemon *daemon;
@@ -28,11 +63,20 @@ struct http_server {
         size_t max_body;
         char *cert_pem;
         char *key_pem;
+        int64_t handshake_ms, head_ms, idle_ms;
+        pthread_mutex_t lock;
+        struct conn_state *conns;
+        bool stopping;
+        int epfd;    /* parked streams' wake descriptors and sockets, and stop_fd */
+        int stop_fd; /* eventfd: tells the sweeper to end */
+        pthread_t sweeper;
+        bool sweeper_running;
 };
 
 struct request_ctx {
         struct strbuf body;
         bool too_large;
+        struct http_pending pending; /* the handler's answer still to come */
 };
 
 /* Every query parameter of a request: none is dropped, so none can be silently ignored (a
@@ -44,11 +88,35 @@ struct query_collect {
         const char *malformed;
 };
 
-/* A stream being sent, and the client's socket to notice a hang-up between reads. */
+/* A stream being sent. */
 struct stream_ctx {
         struct http_stream st;
+        struct http_server *h;
+        struct MHD_Connection *conn;
+        struct conn_state *cs;
         int client_fd;
 };
+
+static struct conn_state *conn_state_of(struct MHD_Connection *conn)
+{
+        const union MHD_ConnectionInfo *ci =
+                MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+
+        return ci ? ci->socket_context : NULL;
+}
+
+/* Moves a connection to another phase (NULL-safe: a connection the server never saw start). */
+static void conn_enter(struct http_server *h, struct conn_state *cs, enum conn_phase phase)
+{
+        if (!cs)
+                return;
+        pthread_mutex_lock(&h->lock);
+        if (cs->phase != PHASE_CLOSING) {
+                cs->phase = phase;
+                cs->since_ms = time_monotonic_ms();
+        }
+        pthread_mutex_unlock(&h->lock);
+}
 
 static enum MHD_Result collect_query(void *cls, enum MHD_ValueKind kind, const char *key,
                                      size_t key_size, const char *value, size_t value_size)
@@ -69,40 +137,10 @@ static enum MHD_Result collect_query(void *cls, enum MHD_ValueKind kind, const c
         return MHD_YES;
 }
 
-static int hex_digit(char c)
-{
-        if (c >= '0' && c <= '9')
-                return c - '0';
-        c = (char) (c | 0x20);
-        return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
-
-/* The HTTP library's unescape step, for the path and each query key and value: percent
- * escapes decoded in place (a malformed one is kept as written, as the library does). An
- * escaped NUL becomes the overlong pair 0xC0 0x80, which is never valid UTF-8: a NUL would cut
- * the C string short (`pods/victim%00x` was a DELETE of pod "victim"), and this way the request
- * arrives whole and is refused as not UTF-8. */
+/* The HTTP library's unescape step, for the path and each query key and value. */
 static size_t unescape(void *cls, struct MHD_Connection *conn, char *s)
 {
-        char *w = s;
-
-        for (const char *r = s; *r;) {
-                int hi = r[0] == '%' ? hex_digit(r[1]) : -1, lo = hi >= 0 ? hex_digit(r[2]) : -1;
-
-                if (lo < 0) {
-                        *w++ = *r++;
-                        continue;
-                }
-                if (hi == 0 && lo == 0) {
-                        *w++ = (char) 0xC0;
-                        *w++ = (char) 0x80;
-                } else {
-                        *w++ = (char) (hi << 4 | lo);
-                }
-                r += 3;
-        }
-        *w = '\0';
-        return (size_t) (w - s);
+        return http_unescape(s);
 }
 
 /* True when the peer closed its side or the socket failed. A peer that only sent more data
@@ -116,9 +154,45 @@ static bool client_gone(int fd)
         return poll(&p, 1, 0) > 0 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL));
 }
 
+/* Called with h->lock held, on a suspended connection: watch for its wake-up (wake_fd(ctx), when
+ * given, becoming readable). */
+static void conn_park(struct http_server *h, struct conn_state *cs, int (*wake_fd)(void *ctx),
+                      void *ctx)
+{
+        struct epoll_event ev = { .events = EPOLLIN, .data.ptr = cs };
+        int64_t now = time_monotonic_ms();
+
+        cs->parked = true;
+        cs->parked_ms = now;
+        cs->wake_fd = wake_fd ? wake_fd(ctx) : -1;
+        cs->repoll_ms = cs->wake_fd >= 0 ? STREAM_REPOLL_MS : STREAM_POLL_MS;
+        if (cs->wake_fd >= 0 && epoll_ctl(h->epfd, EPOLL_CTL_ADD, cs->wake_fd, &ev) < 0) {
+                cs->wake_fd = -1;
+                cs->repoll_ms = STREAM_POLL_MS;
+        }
+        /* The library does not watch a suspended connection's socket: notice a hang-up here
+         * (only a hang-up: a pipelined request waits its turn). */
+        ev.events = EPOLLRDHUP;
+        (void) epoll_ctl(h->epfd, EPOLL_CTL_ADD, cs->fd, &ev);
+}
+
+/* Called with h->lock held: hands a parked connection back to the pool. */
+static void conn_unpark(struct http_server *h, struct conn_state *cs)
+{
+        if (!cs->parked)
+                return;
+        if (cs->wake_fd >= 0)
+                (void) epoll_ctl(h->epfd, EPOLL_CTL_DEL, cs->wake_fd, NULL);
+        (void) epoll_ctl(h->epfd, EPOLL_CTL_DEL, cs->fd, NULL);
+        cs->parked = false;
+        cs->wake_fd = -1;
+        MHD_resume_connection(cs->conn);
+}
+
 static ssize_t stream_reader(void *cls, uint64_t pos, char *buf, size_t max)
 {
         struct stream_ctx *sc = cls;
+        struct http_server *h = sc->h;
         ssize_t n;
 
         /* A stream with nothing to say sends no bytes, so a write would never fail; look at
@@ -126,7 +200,22 @@ static ssize_t stream_reader(void *cls, uint64_t pos, char *buf, size_t max)
         if (client_gone(sc->client_fd))
                 return MHD_CONTENT_READER_END_WITH_ERROR;
         n = sc->st.read(sc->st.ctx, buf, max);
-        return n < 0 ? MHD_CONTENT_READER_END_OF_STREAM : n;
+        if (n != 0)
+                return n < 0 ? MHD_CONTENT_READER_END_OF_STREAM : n;
+        if (!sc->cs)
+                return 0; /* cannot happen: every connection has its state */
+        /* Nothing yet: off the pool until the stream or the client wakes it (the library asks
+         * for exactly this: a reader returning 0 suspends its connection). The wake descriptor
+         * is level-triggered, so a wake-up between read() and here is not lost. */
+        pthread_mutex_lock(&h->lock);
+        if (h->stopping) {
+                pthread_mutex_unlock(&h->lock);
+                return MHD_CONTENT_READER_END_OF_STREAM;
+        }
+        MHD_suspend_connection(sc->conn);
+        conn_park(h, sc->cs, sc->st.wake_fd, sc->st.ctx);
+        pthread_mutex_unlock(&h->lock);
+        return 0;
 }
 
 static void stream_free(void *cls)
@@ -135,6 +224,156 @@ static void stream_free(void *cls)
 
         sc->st.free(sc->st.ctx);
         free(sc);
+}
+
+/* Called with h->lock held. Ends a connection that missed a deadline: shutting its socket down
+ * makes the library see the end and close it (the socket stays open until the library's
+ * close notification, which takes h->lock, so this never reaches another connection's fd). */
+static void conn_cut(struct conn_state *cs)
+{
+        (void) shutdown(cs->fd, SHUT_RDWR);
+        cs->phase = PHASE_CLOSING;
+}
+
+/* Called with h->lock held: enforces the deadlines and re-reads parked streams. */
+static void sweep(struct http_server *h, int64_t now)
+{
+        for (struct conn_state *cs = h->conns; cs; cs = cs->next) {
+                int64_t age = now - cs->since_ms;
+
+                if (cs->parked) {
+                        if (now - cs->parked_ms >= cs->repoll_ms)
+                                conn_unpark(h, cs);
+                        continue;
+                }
+                switch (cs->phase) {
+                case PHASE_HANDSHAKE:
+                        if (age >= h->handshake_ms)
+                                conn_cut(cs);
+                        break;
+                case PHASE_HEAD:
+                        if (age >= h->head_ms)
+                                conn_cut(cs);
+                        break;
+                case PHASE_IDLE:
+                        /* The first byte of the next request is not seen from here: a keep-alive
+                         * connection has the idle timeout, then the head timeout. */
+                        if (age >= h->idle_ms + h->head_ms)
+                                conn_cut(cs);
+                        break;
+                case PHASE_BUSY:
+                case PHASE_CLOSING:
+                        break;
+                }
+        }
+}
+
+static void *sweeper_main(void *arg)
+{
+        struct http_server *h = arg;
+        int64_t last_sweep = 0;
+
+        for (;;) {
+                struct epoll_event evs[64];
+                int n = epoll_wait(h->epfd, evs, (int) ARRAY_SIZE(evs), SWEEP_MS);
+                int64_t now;
+
+                pthread_mutex_lock(&h->lock);
+                if (h->stopping) {
+                        pthread_mutex_unlock(&h->lock);
+                        return NULL;
+                }
+                /* Every event's connection is still parked or was just unparked in this batch:
+                 * only this thread unparks (or stop, which ends it), and a connection is freed
+                 * only after it was unparked and closed, which needs h->lock. */
+                for (int i = 0; i < n; i++)
+                        if (evs[i].data.ptr)
+                                conn_unpark(h, evs[i].data.ptr);
+                now = time_monotonic_ms();
+                if (now - last_sweep >= SWEEP_MS) {
+                        sweep(h, now);
+                        last_sweep = now;
+                }
+                pthread_mutex_unlock(&h->lock);
+        }
+}
+
+/* GnuTLS calls this after each handshake message; the client's Finished ends the handshake,
+ * and the request head's deadline starts. */
+static int handshake_hook(gnutls_session_t session, unsigned int htype, unsigned when,
+                          unsigned int incoming, const gnutls_datum_t *msg)
+{
+        struct MHD_Connection *conn = gnutls_session_get_ptr(session);
+        struct conn_state *cs = conn && incoming ? conn_state_of(conn) : NULL;
+
+        (void) htype;
+        (void) when;
+        (void) msg;
+        if (cs) {
+                pthread_mutex_lock(&cs->h->lock);
+                if (cs->phase == PHASE_HANDSHAKE) {
+                        cs->phase = PHASE_HEAD;
+                        cs->since_ms = time_monotonic_ms();
+                }
+                pthread_mutex_unlock(&cs->h->lock);
+        }
+        return 0;
+}
+
+/* The library's connection notifications: every accepted connection gets its state and its
+ * deadlines. */
+static void notify_connection(void *cls, struct MHD_Connection *conn, void **socket_context,
+                              enum MHD_ConnectionNotificationCode toe)
+{
+        struct http_server *h = cls;
+        struct conn_state *cs = *socket_context;
+
+        if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+                const union MHD_ConnectionInfo *fd =
+                        MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+                const union MHD_ConnectionInfo *tls =
+                        h->cert_pem
+                                ? MHD_get_connection_info(conn, MHD_CONNECTION_INFO_GNUTLS_SESSION)
+                                : NULL;
+
+                cs = xcalloc(1, sizeof(*cs));
+                cs->h = h;
+                cs->conn = conn;
+                cs->fd = fd ? fd->connect_fd : -1;
+                cs->wake_fd = -1;
+                cs->phase = tls && tls->tls_session ? PHASE_HANDSHAKE : PHASE_HEAD;
+                cs->since_ms = time_monotonic_ms();
+                if (tls && tls->tls_session)
+                        gnutls_handshake_set_hook_function(tls->tls_session,
+                                                           GNUTLS_HANDSHAKE_FINISHED,
+                                                           GNUTLS_HOOK_POST, handshake_hook);
+                pthread_mutex_lock(&h->lock);
+                cs->next = h->conns;
+                if (cs->next)
+                        cs->next->prev = cs;
+                h->conns = cs;
+                pthread_mutex_unlock(&h->lock);
+                *socket_context = cs;
+                return;
+        }
+        if (!cs)
+                return;
+        pthread_mutex_lock(&h->lock);
+        if (cs->parked) {
+                /* not expected: the library closes a connection only once resumed */
+                if (cs->wake_fd >= 0)
+                        (void) epoll_ctl(h->epfd, EPOLL_CTL_DEL, cs->wake_fd, NULL);
+                (void) epoll_ctl(h->epfd, EPOLL_CTL_DEL, cs->fd, NULL);
+        }
+        if (cs->prev)
+                cs->prev->next = cs->next;
+        else
+                h->conns = cs->next;
+        if (cs->next)
+                cs->next->prev = cs->prev;
+        pthread_mutex_unlock(&h->lock);
+        free(cs);
+        *socket_context = NULL;
 }
 
 /* One Warning header per recorded warning (http_warning_headers: escaping and truncation). */
@@ -151,7 +390,8 @@ static void add_warnings(struct MHD_Response *mr, const struct strbuf *warnings)
         strbuf_release(&values);
 }
 
-static enum MHD_Result send_response(struct MHD_Connection *conn, struct http_response *resp)
+static enum MHD_Result send_response(struct http_server *h, struct MHD_Connection *conn,
+                                     struct http_response *resp)
 {
         struct MHD_Response *mr;
         enum MHD_Result ret;
@@ -162,6 +402,9 @@ static enum MHD_Result send_response(struct MHD_Connection *conn, struct http_re
                 struct stream_ctx *sc = xmalloc(sizeof(*sc));
 
                 sc->st = resp->stream;
+                sc->h = h;
+                sc->conn = conn;
+                sc->cs = conn_state_of(conn);
                 sc->client_fd = ci ? ci->connect_fd : -1;
                 resp->stream = (struct http_stream){ 0 };
                 mr = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, STREAM_BLOCK_SIZE,
@@ -183,9 +426,57 @@ static enum MHD_Result send_response(struct MHD_Connection *conn, struct http_re
         (void) MHD_add_response_header(mr, "Content-Type", resp->content_type);
         (void) MHD_add_response_header(mr, "Cache-Control", "no-cache, private");
         add_warnings(mr, &resp->warnings);
+        if (resp->retry_after_s) {
+                char v[16];
+
+                (void) snprintf(v, sizeof(v), "%u", resp->retry_after_s);
+                (void) MHD_add_response_header(mr, "Retry-After", v);
+        }
         ret = MHD_queue_response(conn, resp->status ? resp->status : 500, mr);
         MHD_destroy_response(mr);
         return ret;
+}
+
+static void pending_free(struct request_ctx *ctx)
+{
+        if (ctx->pending.free)
+                ctx->pending.free(ctx->pending.ctx);
+        ctx->pending = (struct http_pending){ 0 };
+}
+
+/* A response the handler left pending: sent when ready, else the connection is parked until the
+ * pending's wake descriptor fires (the library calls the handler again once resumed). */
+static enum MHD_Result serve_pending(struct http_server *h, struct MHD_Connection *conn,
+                                     struct request_ctx *ctx)
+{
+        const union MHD_ConnectionInfo *ci =
+                MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+        struct conn_state *cs = conn_state_of(conn);
+        struct http_response resp;
+        enum MHD_Result ret;
+
+        if (client_gone(ci ? ci->connect_fd : -1)) {
+                pending_free(ctx);
+                return MHD_NO;
+        }
+        http_response_init(&resp);
+        if (ctx->pending.poll(ctx->pending.ctx, &resp)) {
+                pending_free(ctx);
+                ret = send_response(h, conn, &resp);
+                http_response_release(&resp);
+                return ret;
+        }
+        http_response_release(&resp);
+        pthread_mutex_lock(&h->lock);
+        if (h->stopping || !cs) {
+                pthread_mutex_unlock(&h->lock);
+                pending_free(ctx);
+                return MHD_NO;
+        }
+        MHD_suspend_connection(conn);
+        conn_park(h, cs, ctx->pending.wake_fd, ctx->pending.ctx);
+        pthread_mutex_unlock(&h->lock);
+        return MHD_YES;
 }
 
 static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char *url,
@@ -200,6 +491,8 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
         enum MHD_Result ret;
 
         if (!ctx) {
+                /* the head is complete: no more head deadline */
+                conn_enter(h, conn_state_of(conn), PHASE_BUSY);
                 ctx = xcalloc(1, sizeof(*ctx));
                 strbuf_init(&ctx->body);
                 *con_cls = ctx;
@@ -216,6 +509,8 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
                 *upload_data_size = 0;
                 return MHD_YES;
         }
+        if (ctx->pending.poll)
+                return serve_pending(h, conn, ctx);
 
         (void) MHD_get_connection_values_n(conn, MHD_GET_ARGUMENT_KIND, collect_query, &q);
         if (!utf8_valid(url, strlen(url)))
@@ -236,19 +531,29 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
         };
         http_response_init(&resp);
         h->handler(h->ud, &req, &resp);
-        ret = send_response(conn, &resp);
-        http_response_release(&resp);
         free(q.params);
+        if (resp.pending.poll) {
+                ctx->pending = resp.pending;
+                resp.pending = (struct http_pending){ 0 };
+                http_response_release(&resp);
+                return serve_pending(h, conn, ctx);
+        }
+        ret = send_response(h, conn, &resp);
+        http_response_release(&resp);
         return ret;
 }
 
 static void request_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
                               enum MHD_RequestTerminationCode toe)
 {
+        struct http_server *h = cls;
         struct request_ctx *ctx = *con_cls;
 
+        /* waiting for the next request of a keep-alive connection */
+        conn_enter(h, conn_state_of(conn), PHASE_IDLE);
         if (!ctx)
                 return;
+        pending_free(ctx);
         strbuf_release(&ctx->body);
         free(ctx);
         *con_cls = NULL;
@@ -317,9 +622,22 @@ static int parse_listen(const char *listen, struct sockaddr_storage *ss, socklen
 
 static void server_free(struct http_server *h)
 {
+        if (h->epfd >= 0)
+                (void) close(h->epfd);
+        if (h->stop_fd >= 0)
+                (void) close(h->stop_fd);
+        pthread_mutex_destroy(&h->lock);
         free(h->cert_pem);
         free(h->key_pem);
         free(h);
+}
+
+static unsigned default_workers(void)
+{
+        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+        long n = cpus > 0 ? 4 * cpus : 8;
+
+        return (unsigned) (n < 4 ? 4 : n > 32 ? 32 : n);
 }
 
 int http_server_start(const struct http_server_options *o, struct http_server **ret,
@@ -327,7 +645,19 @@ int http_server_start(const struct http_server_options *o, struct http_server **
 {
         struct sockaddr_storage ss;
         socklen_t sslen;
-        unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD;
+        /* An epoll event loop on each of a pool of threads; quiet streams are suspended. */
+        unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME;
+        unsigned workers = o->worker_threads ? o->worker_threads : default_workers();
+        unsigned max_conns =
+                o->max_connections ? o->max_connections : HTTP_SERVER_DEFAULT_MAX_CONNECTIONS;
+        unsigned per_client = o->max_connections_per_client
+                                      ? o->max_connections_per_client
+                                      : HTTP_SERVER_DEFAULT_MAX_CONNECTIONS_PER_CLIENT;
+        unsigned idle_s =
+                o->idle_timeout_s ? o->idle_timeout_s : HTTP_SERVER_DEFAULT_IDLE_TIMEOUT_S;
+        struct epoll_event ev = { .events = EPOLLIN, .data.ptr = NULL };
+        struct MHD_OptionItem opts[16];
+        size_t n = 0;
         struct http_server *h;
         int r;
 
@@ -342,32 +672,58 @@ int http_server_start(const struct http_server_options *o, struct http_server **
         r = parse_listen(o->listen, &ss, &sslen, reterr);
         if (r < 0)
                 return r;
+        /* the library splits the connection limit among the pool's threads */
+        if (workers > max_conns)
+                workers = max_conns;
         if (ss.ss_family == AF_INET6)
                 flags |= MHD_USE_IPv6;
         if (o->cert_pem)
                 flags |= MHD_USE_TLS;
         h = xcalloc(1, sizeof(*h));
+        h->epfd = -1;
+        h->stop_fd = -1;
+        if (pthread_mutex_init(&h->lock, NULL) != 0)
+                abort();
         h->handler = o->handler;
         h->ud = o->ud;
         h->max_body = o->max_body_bytes ? o->max_body_bytes : HTTP_SERVER_DEFAULT_MAX_BODY;
+        h->handshake_ms = o->tls_handshake_timeout_ms
+                                  ? o->tls_handshake_timeout_ms
+                                  : HTTP_SERVER_DEFAULT_TLS_HANDSHAKE_TIMEOUT_MS;
+        h->head_ms = o->request_head_timeout_ms ? o->request_head_timeout_ms
+                                                : HTTP_SERVER_DEFAULT_REQUEST_HEAD_TIMEOUT_MS;
+        h->idle_ms = (int64_t) idle_s * 1000;
+        h->epfd = epoll_create1(EPOLL_CLOEXEC);
+        h->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+        if (h->epfd < 0 || h->stop_fd < 0 ||
+            epoll_ctl(h->epfd, EPOLL_CTL_ADD, h->stop_fd, &ev) < 0) {
+                r = errno;
+                server_free(h);
+                return error_set(reterr, r, "http server: epoll: %s", strerror(r));
+        }
+
+        opts[n++] = (struct MHD_OptionItem){ MHD_OPTION_SOCK_ADDR, 0, &ss };
+        opts[n++] = (struct MHD_OptionItem){ MHD_OPTION_THREAD_POOL_SIZE, workers, NULL };
+        /* the library's own timeout is one of inactivity: the idle timeout, also in the middle
+         * of a request; the sweeper enforces the deadlines that trickled bytes do not reset */
+        opts[n++] = (struct MHD_OptionItem){ MHD_OPTION_CONNECTION_TIMEOUT, idle_s, NULL };
+        opts[n++] = (struct MHD_OptionItem){ MHD_OPTION_CONNECTION_LIMIT, max_conns, NULL };
+        opts[n++] = (struct MHD_OptionItem){ MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_client, NULL };
+        opts[n++] = (struct MHD_OptionItem){ MHD_OPTION_NOTIFY_COMPLETED,
+                                             (intptr_t) request_completed, h };
+        opts[n++] = (struct MHD_OptionItem){ MHD_OPTION_NOTIFY_CONNECTION,
+                                             (intptr_t) notify_connection, h };
+        opts[n++] =
+                (struct MHD_OptionItem){ MHD_OPTION_UNESCAPE_CALLBACK, (intptr_t) unescape, NULL };
         if (o->cert_pem) {
                 h->cert_pem = xstrdup(o->cert_pem);
                 h->key_pem = xstrdup(o->key_pem);
-                h->daemon = MHD_start_daemon(
-                        flags, 0, NULL, NULL, handle, h, MHD_OPTION_SOCK_ADDR, &ss,
-                        MHD_OPTION_HTTPS_MEM_KEY, h->key_pem, MHD_OPTION_HTTPS_MEM_CERT,
-                        h->cert_pem, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned) CONNECTION_TIMEOUT_S,
-                        MHD_OPTION_CONNECTION_LIMIT, (unsigned) MAX_CONNECTIONS,
-                        MHD_OPTION_NOTIFY_COMPLETED, request_completed, h,
-                        MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL, MHD_OPTION_END);
-        } else {
-                h->daemon = MHD_start_daemon(
-                        flags, 0, NULL, NULL, handle, h, MHD_OPTION_SOCK_ADDR, &ss,
-                        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned) CONNECTION_TIMEOUT_S,
-                        MHD_OPTION_CONNECTION_LIMIT, (unsigned) MAX_CONNECTIONS,
-                        MHD_OPTION_NOTIFY_COMPLETED, request_completed, h,
-                        MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL, MHD_OPTION_END);
+                opts[n++] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_KEY, 0, h->key_pem };
+                opts[n++] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_CERT, 0, h->cert_pem };
         }
+        opts[n++] = (struct MHD_OptionItem){ MHD_OPTION_END, 0, NULL };
+        h->daemon = MHD_start_daemon(flags, 0, NULL, NULL, handle, h, MHD_OPTION_ARRAY, opts,
+                                     MHD_OPTION_END);
         if (!h->daemon) {
                 server_free(h);
                 return error_set(
@@ -375,6 +731,13 @@ int http_server_start(const struct http_server_options *o, struct http_server **
                         "listen on \"%s\": cannot start the HTTP server (address in use or not available)",
                         o->listen);
         }
+        r = pthread_create(&h->sweeper, NULL, sweeper_main, h);
+        if (r != 0) {
+                MHD_stop_daemon(h->daemon);
+                server_free(h);
+                return error_set(reterr, r, "http server: start the sweeper: %s", strerror(r));
+        }
+        h->sweeper_running = true;
         *ret = h;
         return 0;
 }
@@ -389,9 +752,20 @@ unsigned http_server_port(const struct http_server *h)
 
 struct http_server *http_server_stop(struct http_server *h)
 {
-        if (h) {
-                MHD_stop_daemon(h->daemon);
-                server_free(h);
+        if (!h)
+                return NULL;
+        /* The library must not stop with suspended connections: hand every parked stream back
+         * (its next read ends it) and let none park again. */
+        pthread_mutex_lock(&h->lock);
+        h->stopping = true;
+        for (struct conn_state *cs = h->conns; cs; cs = cs->next)
+                conn_unpark(h, cs);
+        pthread_mutex_unlock(&h->lock);
+        if (h->sweeper_running) {
+                (void) eventfd_write(h->stop_fd, 1);
+                (void) pthread_join(h->sweeper, NULL);
         }
+        MHD_stop_daemon(h->daemon);
+        server_free(h);
         return NULL;
 }

@@ -1,12 +1,24 @@
 /* http-server.h: an HTTP/1.1 server (libmicrohttpd, HTTPS through GnuTLS) that hands every
  * request to one handler callback: the API server's api_handle, the node's kubelet endpoint.
  *
- * One thread per connection, so a handler or a stream may block (a watch waiting for events,
- * a log follow waiting for lines) without stalling other clients. The handler runs on the
- * connection's thread and must fill the response completely; a response with a stream is
- * sent chunked, reading the stream until it ends or the client goes away (a client that
- * hung up is noticed between reads, even while the stream has nothing to say), and the
- * stream's free() then runs on that thread. */
+ * An event loop (epoll) on a small, fixed pool of threads serves every connection: an idle
+ * connection, one in its TLS handshake or one sending its request head costs a socket and a
+ * little memory, never a thread. The handler runs on a pool thread and must fill the response
+ * completely without waiting long (a pool thread it holds serves nobody else meanwhile). A
+ * response with a stream is sent chunked; when the stream has nothing to say the connection is
+ * parked off the pool until the stream's wake descriptor fires, the client hangs up or a second
+ * passes (see struct http_stream); the stream's free() runs on a pool thread (or in
+ * http_server_stop). A response the handler left pending (struct http_pending) is parked the
+ * same way until it is ready.
+ *
+ * Limits against exhaustion: at most max_connections connections in all and
+ * max_connections_per_client from one address (past them a new connection is closed at once or
+ * waits in the listen queue); the TLS handshake must end within tls_handshake_timeout_ms of the
+ * accept and the request head (request line and headers) within request_head_timeout_ms of the
+ * handshake (of the accept for plain HTTP), however slowly the client trickles bytes in; a
+ * keep-alive connection may wait idle_timeout_s for its next request, which then has
+ * request_head_timeout_ms more to arrive whole; and a connection silent for idle_timeout_s in
+ * the middle of a request or response is closed too. */
 #ifndef FLEXLET_HTTP_HTTP_SERVER_H
 #define FLEXLET_HTTP_HTTP_SERVER_H
 
@@ -17,6 +29,15 @@
 
 /* Request bodies over this are dropped and flagged (kube-apiserver's limit is 3 MiB). */
 #define HTTP_SERVER_DEFAULT_MAX_BODY (3 * 1024 * 1024)
+/* Connections in all, and from one client address (IPv4 address or IPv6 address). */
+#define HTTP_SERVER_DEFAULT_MAX_CONNECTIONS            4096
+#define HTTP_SERVER_DEFAULT_MAX_CONNECTIONS_PER_CLIENT 1024
+/* Go's http.Server, as kube-apiserver configures it (k8s.io/apiserver secure_serving.go):
+ * ReadHeaderTimeout 32 s, IdleTimeout 90 s; Go bounds the TLS handshake by the same header
+ * timeout, flexlet by a shorter one of its own. */
+#define HTTP_SERVER_DEFAULT_TLS_HANDSHAKE_TIMEOUT_MS 10000
+#define HTTP_SERVER_DEFAULT_REQUEST_HEAD_TIMEOUT_MS  32000
+#define HTTP_SERVER_DEFAULT_IDLE_TIMEOUT_S           90
 
 /* Answers one request. req is borrowed for the call; resp arrives initialised
  * (http_response_init) and the server releases it after sending. */
@@ -30,6 +51,13 @@ struct http_server_options {
         http_handler_fn handler; /* required */
         void *ud;                /* handed to handler; must outlive the server */
         size_t max_body_bytes;   /* 0: HTTP_SERVER_DEFAULT_MAX_BODY */
+        /* Each 0: its HTTP_SERVER_DEFAULT_* below. */
+        unsigned max_connections;
+        unsigned max_connections_per_client;
+        unsigned tls_handshake_timeout_ms;
+        unsigned request_head_timeout_ms;
+        unsigned idle_timeout_s;
+        unsigned worker_threads; /* 0: four per CPU, between 4 and 32 */
 };
 
 struct http_server;

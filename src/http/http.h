@@ -39,17 +39,45 @@ struct http_request {
         bool body_too_large;
 };
 
+/* Decodes the percent escapes of s in place (the path, each query key and value, as the server
+ * reads them) and returns the new length. A malformed escape is kept as written. An escaped NUL
+ * becomes the overlong pair 0xC0 0x80, never valid UTF-8, so the request arrives whole and is
+ * refused as not UTF-8 instead of being cut short at the NUL. */
+size_t http_unescape(char *s);
+
 /* The value of the first parameter named key ("" for "?key"), or NULL when absent. */
 const char *http_request_query(const struct http_request *r, const char *key);
 
-/* A response body produced piece by piece (watch, follow logs). read() fills buf with up to
- * max bytes and returns the count, 0 when nothing is ready yet (it may block up to about a
- * second first), or -1 at the end. free() releases ctx; it runs exactly once, also when the
- * client went away before the end. */
+/* A response body produced piece by piece (watch, follow logs). The server serves many
+ * connections from a few threads, so read() must never block: it fills buf with up to max bytes
+ * and returns the count, 0 when nothing is ready yet, or -1 at the end. After a 0 the server
+ * parks the connection (no thread waits on it) and calls read() again once wake_fd() is
+ * readable, once the client hangs up (the stream is then freed), or after at most about a
+ * second, so a stream can send heartbeats and honour its own deadlines; a stream without
+ * wake_fd is polled every 100 ms. wake_fd (may be NULL) returns a descriptor the stream owns and
+ * keeps readable while it has something to say or has ended (an eventfd the producer signals,
+ * the read end of a socket pair); read() clears it when it has drained everything. free()
+ * releases ctx; it runs exactly once, also when the client went away before the end. */
 struct http_stream {
         ssize_t (*read)(void *ctx, char *buf, size_t max);
         void (*free)(void *ctx);
         void *ctx;
+        int (*wake_fd)(void *ctx);
+};
+
+struct http_response;
+
+/* A response not known yet when the handler returns (a proxied request waiting for the far end's
+ * status): the handler leaves the rest of the response alone and sets pending. poll() never
+ * blocks: it fills resp (status, body or stream) and returns true once it can, false while it
+ * cannot yet. The server parks the connection (no thread waits) and polls again when wake_fd()
+ * is readable or after at most about a second. free() releases ctx; it runs exactly once, after
+ * the poll that answered true or when the request is abandoned (client gone, server stopping). */
+struct http_pending {
+        bool (*poll)(void *ctx, struct http_response *resp);
+        void (*free)(void *ctx);
+        void *ctx;
+        int (*wake_fd)(void *ctx);
 };
 
 struct http_response {
@@ -59,7 +87,9 @@ struct http_response {
         struct strbuf warnings; /* warning texts, one per line: http_response_add_warning */
         size_t warning_written; /* runes the recorder has written (its truncation state) */
         bool warning_truncating;
-        struct http_stream stream; /* stream.read != NULL: body follows from the stream */
+        unsigned retry_after_s;      /* a Retry-After header of this many seconds; 0: none */
+        struct http_stream stream;   /* stream.read != NULL: body follows from the stream */
+        struct http_pending pending; /* pending.poll != NULL: the response is still to come */
 };
 
 /* An empty response: status 0 (sent as 500 if left so), JSON content type. */
@@ -70,6 +100,9 @@ void http_response_release(struct http_response *r);
 void http_response_json(struct http_response *r, unsigned status, const json_t *obj);
 /* A text/plain body. */
 void http_response_text(struct http_response *r, unsigned status, const char *text);
+/* For callers of a handler in the same process (tests, bootstrap): when r is pending, waits
+ * (blocking, on its wake descriptor) until it is complete; r is then an ordinary response. */
+void http_response_wait(struct http_response *r);
 
 /* Warnings, as kube-apiserver's warning recorder (apiserver/pkg/endpoints/filters/warning.go)
  * and apimachinery's NewWarningHeader handle them, for any handler (admission, deprecations,

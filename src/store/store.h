@@ -121,6 +121,11 @@ int store_watch_start(struct store *s, const char *resource, const char *ns, uin
  * (more than the queue size of unread live events: the client must re-list). After the
  * synthetic ADDEDs, events come in strictly increasing rv. One thread at a time per watcher. */
 int store_watch_next(struct store_watch *w, int timeout_ms, struct store_event *ret);
+/* A descriptor (an eventfd the watcher owns; do not close it) that is readable whenever
+ * store_watch_next(w, 0, ...) would not answer 0: an event is queued or the watch was
+ * cancelled. It is cleared by the store_watch_next call that finds the queue empty, so a poller
+ * that reads until 0 and then waits on it misses nothing. -errno when no eventfd can be made. */
+int store_watch_fd(struct store_watch *w);
 /* Stops and frees; NULL-safe, returns NULL. Valid after store_close. */
 struct store_watch *store_watch_stop(struct store_watch *w);
 

@@ -8,7 +8,9 @@
 #include <inttypes.h>
 #include <pthread.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "base/alloc.h"
 #include "base/timeutil.h"
@@ -52,6 +54,7 @@ struct store_watch {
                             * not count against the queue limits, only live events do */
         size_t live_bytes; /* of the unread live events */
         bool cancelled;
+        int wake_fd; /* eventfd signalled on every push and on cancel; -1 until asked for */
 };
 
 static struct wc_event *wc_event_new(enum store_event_type type, const char *resource,
@@ -133,12 +136,20 @@ static void watcher_drain(struct store_watch *w)
         w->live_bytes = 0;
 }
 
+/* Called with the cache locked: wakes a poller of the watcher's descriptor. */
+static void watcher_wake(struct store_watch *w)
+{
+        if (w->wake_fd >= 0)
+                (void) eventfd_write(w->wake_fd, 1);
+}
+
 /* Called with the cache locked. */
 static void watcher_cancel(struct store_watch *w)
 {
         w->cancelled = true;
         watcher_drain(w);
         pthread_cond_signal(&w->cond);
+        watcher_wake(w);
 }
 
 /* Called with the cache locked (or before the watcher is visible). Takes e over. */
@@ -215,6 +226,7 @@ void watch_cache_publish(struct watch_cache *c, enum store_event_type type, cons
                 w->live_bytes += e->bytes;
                 watcher_push(w, wc_event_ref(e));
                 pthread_cond_signal(&w->cond);
+                watcher_wake(w);
         }
         pthread_mutex_unlock(&c->lock);
 }
@@ -235,6 +247,8 @@ static struct store_watch *watcher_free(struct store_watch *w)
         free(w->q);
         free(w->resource);
         free(w->ns);
+        if (w->wake_fd >= 0)
+                (void) close(w->wake_fd);
         pthread_cond_destroy(&w->cond);
         free(w);
         return NULL;
@@ -249,6 +263,7 @@ int watch_cache_watch(struct watch_cache *c, const char *resource, const char *n
         json_t *item;
 
         w->cache = c;
+        w->wake_fd = -1;
         w->resource = xstrdup(resource);
         w->ns = ns ? xstrdup(ns) : NULL;
         w->from_rv = from_rv;
@@ -321,6 +336,11 @@ int store_watch_next(struct store_watch *w, int timeout_ms, struct store_event *
                 if (w->q_len > 0)
                         break;
                 if (timeout_ms == 0) {
+                        eventfd_t drained;
+
+                        /* nothing queued: the descriptor goes quiet until the next push */
+                        if (w->wake_fd >= 0)
+                                (void) eventfd_read(w->wake_fd, &drained);
                         pthread_mutex_unlock(&c->lock);
                         return 0;
                 }
@@ -356,6 +376,22 @@ int store_watch_next(struct store_watch *w, int timeout_ms, struct store_event *
         }
         wc_event_unref(e);
         return 1;
+}
+
+int store_watch_fd(struct store_watch *w)
+{
+        struct watch_cache *c = w->cache;
+        int fd;
+
+        pthread_mutex_lock(&c->lock);
+        if (w->wake_fd < 0) {
+                w->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+                if (w->wake_fd >= 0 && (w->q_len > 0 || w->cancelled))
+                        watcher_wake(w);
+        }
+        fd = w->wake_fd >= 0 ? w->wake_fd : -errno;
+        pthread_mutex_unlock(&c->lock);
+        return fd;
 }
 
 struct store_watch *store_watch_stop(struct store_watch *w)

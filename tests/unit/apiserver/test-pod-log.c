@@ -75,7 +75,8 @@ static void kubelet_handler(void *ud, const struct http_request *req, struct htt
                 l->n = streq(c, "slow") ? 3 : -1;
                 resp->status = 200;
                 resp->content_type = "text/plain";
-                resp->stream = (struct http_stream){ slow_read, slow_free, l };
+                resp->stream =
+                        (struct http_stream){ .read = slow_read, .free = slow_free, .ctx = l };
                 return;
         }
         if (sscanf(c, "e%d", &code) == 1) {
@@ -210,6 +211,7 @@ static unsigned call_full(const char *method, const char *path, const char *quer
         }
         http_response_init(&resp);
         api_handle(fx->api, &req, &resp);
+        http_response_wait(&resp); /* the kubelet's answer may still be pending */
         status = resp.status;
         if (ret_content_type)
                 *ret_content_type = resp.content_type;
@@ -556,6 +558,7 @@ static void test_client_going_away_ends_the_proxy(void **state)
         strbuf_init(&got);
         http_response_init(&resp);
         api_handle(fx->api, &req, &resp);
+        http_response_wait(&resp);
         assert_int_equal(resp.status, 200);
         assert_non_null(resp.stream.read);
         while (!strchr(got.buf, '\n') && time_monotonic_ms() < deadline) {

@@ -2,7 +2,10 @@
  * over raw sockets so every byte is visible: what the handler receives (method, path, query,
  * headers, body, the oversized-body flag), what goes back (status, content type, Warning
  * headers, a chunked stream read to its end), a stream freed when its client hangs up while
- * it has nothing to say, listen address errors, and HTTPS with the cluster's certificate. */
+ * it has nothing to say, listen address errors, and HTTPS with the cluster's certificate. And
+ * the limits: a request head trickled in byte by byte is cut at its deadline, a silent connection
+ * too, a client address past its connection limit is closed at once while another address is
+ * served, and a quiet stream is read again as soon as its wake descriptor fires. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -18,6 +21,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -507,6 +512,280 @@ static void test_response_helpers(void **state)
         json_decref(o);
 }
 
+/* ---- limits ---- */
+
+static void ok_handler(void *ud, const struct http_request *req, struct http_response *resp)
+{
+        http_response_text(resp, 200, "ok");
+}
+
+static struct http_server *start_with(const struct http_server_options *base, unsigned *ret_port)
+{
+        struct http_server_options o = *base;
+        cleanup_error struct error *err = NULL;
+        struct http_server *h = NULL;
+
+        o.listen = "127.0.0.1:0";
+        if (!o.handler)
+                o.handler = ok_handler;
+        if (http_server_start(&o, &h, &err) < 0)
+                fail_msg("http_server_start: %s", err->message);
+        *ret_port = http_server_port(h);
+        return h;
+}
+
+/* A connection from src (an address of 127/8). */
+static int dial_from(unsigned port, const char *src)
+{
+        struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t) port) };
+        struct sockaddr_in b = { .sin_family = AF_INET };
+        int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+        assert_true(fd >= 0);
+        assert_int_equal(inet_pton(AF_INET, src, &b.sin_addr), 1);
+        assert_int_equal(bind(fd, (struct sockaddr *) &b, sizeof(b)), 0);
+        a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        assert_int_equal(connect(fd, (struct sockaddr *) &a, sizeof(a)), 0);
+        return fd;
+}
+
+/* Whether the server closes fd within ms (EOF or reset); what it sends first is dropped. */
+static bool closed_within(int fd, int ms)
+{
+        int64_t end = time_monotonic_ms() + ms;
+
+        for (;;) {
+                int64_t left = end - time_monotonic_ms();
+                struct pollfd p = { .fd = fd, .events = POLLIN };
+                char buf[512];
+                ssize_t n;
+
+                if (left <= 0 || poll(&p, 1, (int) left) <= 0)
+                        return false;
+                n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
+                if (n == 0 || (n < 0 && errno != EAGAIN))
+                        return true;
+        }
+}
+
+static void test_slow_head_is_cut_at_its_deadline(void **state)
+{
+        struct http_server_options o = { .request_head_timeout_ms = 400, .idle_timeout_s = 60 };
+        static const char head[] = "GET / HTTP/1.1\r\nHost: x\r\nX-Slow: aaaaaaaaaaaaaaaaaaaaaa";
+        unsigned port;
+        struct http_server *h = start_with(&o, &port);
+        int slow = dial(port), silent = dial(port);
+        int64_t t0 = time_monotonic_ms();
+        size_t sent = 0;
+        struct reply r;
+
+        /* a byte every 50 ms: activity all along, so only a deadline on the head ends it */
+        while (sent < sizeof(head) - 1 && !closed_within(slow, 50)) {
+                (void) send(slow, head + sent, 1, MSG_NOSIGNAL);
+                sent++;
+        }
+        assert_true(sent < sizeof(head) - 1);
+        assert_true(time_monotonic_ms() - t0 >= 350);
+        /* a connection that never says a word is cut too */
+        assert_true(closed_within(silent, 5000));
+        /* and a client that sends its head at once is served meanwhile and after */
+        get(port, "/", &r);
+        assert_int_equal(r.status, 200);
+        reply_release(&r);
+        close(slow);
+        close(silent);
+        http_server_stop(h);
+}
+
+static void test_per_client_limit(void **state)
+{
+        struct http_server_options o = { .max_connections_per_client = 2 };
+        unsigned port;
+        struct http_server *h = start_with(&o, &port);
+        int a = dial_from(port, "127.0.0.2"), b = dial_from(port, "127.0.0.2");
+        int c = dial_from(port, "127.0.0.2");
+        struct reply r;
+
+        /* the third from one address is closed at once, the first two are kept */
+        assert_true(closed_within(c, 5000));
+        assert_false(closed_within(a, 200));
+        assert_false(closed_within(b, 0));
+        /* another address is served */
+        get(port, "/", &r);
+        assert_int_equal(r.status, 200);
+        reply_release(&r);
+        close(a);
+        close(b);
+        close(c);
+        http_server_stop(h);
+}
+
+/* A stream that has something to say only once its producer wrote to the eventfd. */
+struct woken_stream {
+        int efd;
+        atomic_int reads;
+        atomic_bool ready;
+        bool sent;
+};
+
+static ssize_t woken_read(void *ctx, char *buf, size_t max)
+{
+        struct woken_stream *w = ctx;
+        eventfd_t v;
+
+        atomic_fetch_add(&w->reads, 1);
+        if (w->sent)
+                return -1;
+        (void) eventfd_read(w->efd, &v);
+        if (!atomic_load(&w->ready))
+                return 0;
+        w->sent = true;
+        return snprintf(buf, max, "woken\n");
+}
+
+static void woken_free(void *ctx)
+{
+}
+
+static int woken_fd(void *ctx)
+{
+        return ((struct woken_stream *) ctx)->efd;
+}
+
+static struct woken_stream the_woken;
+
+static void woken_handler(void *ud, const struct http_request *req, struct http_response *resp)
+{
+        resp->status = 200;
+        resp->content_type = "text/plain";
+        resp->stream = (struct http_stream){
+                .read = woken_read, .free = woken_free, .ctx = &the_woken, .wake_fd = woken_fd
+        };
+}
+
+static void *wake_later(void *arg)
+{
+        struct woken_stream *w = arg;
+
+        usleep(300000);
+        atomic_store(&w->ready, true);
+        (void) eventfd_write(w->efd, 1);
+        return NULL;
+}
+
+static void test_quiet_stream_waits_for_its_descriptor(void **state)
+{
+        struct http_server_options o = { .handler = woken_handler };
+        unsigned port;
+        struct http_server *h;
+        pthread_t t;
+        struct reply r;
+
+        the_woken = (struct woken_stream){ .efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK) };
+        assert_true(the_woken.efd >= 0);
+        h = start_with(&o, &port);
+        assert_int_equal(pthread_create(&t, NULL, wake_later, &the_woken), 0);
+        get(port, "/", &r);
+        assert_int_equal(r.status, 200);
+        assert_string_equal(r.body.buf, "woken\n");
+        /* parked, not polled: a handful of reads, not one per loop turn */
+        assert_true(atomic_load(&the_woken.reads) < 10);
+        reply_release(&r);
+        (void) pthread_join(t, NULL);
+        http_server_stop(h);
+        close(the_woken.efd);
+}
+
+/* A response that is ready once the eventfd was written. */
+struct later {
+        int efd;
+        atomic_int polls;
+        atomic_int frees;
+        atomic_bool ready;
+};
+
+static struct later the_later;
+
+static bool later_poll(void *ctx, struct http_response *resp)
+{
+        struct later *l = ctx;
+        eventfd_t v;
+
+        atomic_fetch_add(&l->polls, 1);
+        (void) eventfd_read(l->efd, &v);
+        if (!atomic_load(&l->ready))
+                return false;
+        http_response_text(resp, 202, "later");
+        return true;
+}
+
+static void later_free(void *ctx)
+{
+        atomic_fetch_add(&((struct later *) ctx)->frees, 1);
+}
+
+static int later_fd(void *ctx)
+{
+        return ((struct later *) ctx)->efd;
+}
+
+static void later_handler(void *ud, const struct http_request *req, struct http_response *resp)
+{
+        resp->pending = (struct http_pending){
+                .poll = later_poll, .free = later_free, .ctx = &the_later, .wake_fd = later_fd
+        };
+}
+
+static void *ready_later(void *arg)
+{
+        struct later *l = arg;
+
+        usleep(300000);
+        atomic_store(&l->ready, true);
+        (void) eventfd_write(l->efd, 1);
+        return NULL;
+}
+
+static void test_pending_response(void **state)
+{
+        struct http_server_options o = { .handler = later_handler };
+        unsigned port;
+        struct http_server *h;
+        pthread_t t;
+        struct reply r;
+        int fd, polls;
+        int64_t deadline;
+
+        the_later = (struct later){ .efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK) };
+        assert_true(the_later.efd >= 0);
+        h = start_with(&o, &port);
+        assert_int_equal(pthread_create(&t, NULL, ready_later, &the_later), 0);
+        get(port, "/", &r);
+        assert_int_equal(r.status, 202);
+        assert_string_equal(r.body.buf, "later");
+        /* parked meanwhile, not polled in a loop */
+        assert_true(atomic_load(&the_later.polls) < 10);
+        assert_int_equal(atomic_load(&the_later.frees), 1);
+        reply_release(&r);
+        (void) pthread_join(t, NULL);
+
+        /* a client that leaves before the answer: the pending is freed, nothing is sent */
+        atomic_store(&the_later.ready, false);
+        polls = atomic_load(&the_later.polls);
+        fd = dial(port);
+        send_all(fd, "GET / HTTP/1.1\r\nHost: x\r\n\r\n", 27);
+        deadline = time_monotonic_ms() + 5000;
+        while (atomic_load(&the_later.polls) == polls && time_monotonic_ms() < deadline)
+                usleep(10000);
+        assert_true(atomic_load(&the_later.polls) > polls);
+        close(fd);
+        while (atomic_load(&the_later.frees) < 2 && time_monotonic_ms() < deadline)
+                usleep(10000);
+        assert_int_equal(atomic_load(&the_later.frees), 2);
+        http_server_stop(h);
+        close(the_later.efd);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -519,6 +798,10 @@ int main(void)
                 cmocka_unit_test(test_listen_errors),
                 cmocka_unit_test(test_https),
                 cmocka_unit_test(test_response_helpers),
+                cmocka_unit_test(test_slow_head_is_cut_at_its_deadline),
+                cmocka_unit_test(test_per_client_limit),
+                cmocka_unit_test(test_quiet_stream_waits_for_its_descriptor),
+                cmocka_unit_test(test_pending_response),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);
