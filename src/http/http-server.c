@@ -209,8 +209,10 @@ static ssize_t stream_reader(void *cls, uint64_t pos, char *buf, size_t max)
          * is level-triggered, so a wake-up between read() and here is not lost. */
         pthread_mutex_lock(&h->lock);
         if (h->stopping) {
+                /* cut, not ended: a follow must not look as if its log had ended, and a
+                 * watcher re-watches either way */
                 pthread_mutex_unlock(&h->lock);
-                return MHD_CONTENT_READER_END_OF_STREAM;
+                return MHD_CONTENT_READER_END_WITH_ERROR;
         }
         MHD_suspend_connection(sc->conn);
         conn_park(h, sc->cs, sc->st.wake_fd, sc->st.ctx);
