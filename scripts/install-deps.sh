@@ -10,6 +10,7 @@ packages=(
         libcmocka-dev libyaml-dev
         openssl curl jq busybox-static
         e2fsprogs xfsprogs btrfs-progs util-linux
+        qemu-system-x86 linux-image-amd64 cpio
 )
 
 missing=()
