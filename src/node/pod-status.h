@@ -71,8 +71,9 @@ struct pod_observation {
 /* K8S: status.containerStatuses[].resources of a running container (kubelet
  * convertContainerStatusResources): the allocated requests and limits (JSON objects or NULL)
  * with the kernel's values where it has them: the cpu request from the shares (unless both are
- * at the minimum), the cpu limit from the CFS quota (unless both are at the minimum effective
- * limit), the memory limit. NULL when the container has neither requests nor limits. */
+ * at the minimum; the allocated request when actual->cpu_weight, v2's, is its conversion), the cpu
+ * limit from the CFS quota (unless both are at the minimum effective limit), the memory limit. NULL
+ * when the container has neither requests nor limits. */
 json_t *pod_status_container_resources(const json_t *requests, const json_t *limits,
                                        const struct pod_cgroup_config *actual);
 

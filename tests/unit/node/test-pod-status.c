@@ -131,26 +131,26 @@ static void test_container_resources(void **state)
         } cases[] = {
                 { "{\"cpu\":\"500m\",\"memory\":\"64Mi\"}",
                   "{\"cpu\":\"1\",\"memory\":\"256Mi\"}",
-                  { 512, 100000, 100000, 268435456 },
+                  { 512, 100000, 100000, 268435456, 0 },
                   "{\"limits\": {\"cpu\": \"1\", \"memory\": \"256Mi\"}, \"requests\": {\"cpu\": "
                   "\"500m\", \"memory\": \"64Mi\"}}" },
                 /* the kernel has other values than the spec (a resize under way): the kernel's */
                 { "{\"cpu\":\"500m\"}",
                   "{\"cpu\":\"1\",\"memory\":\"256Mi\"}",
-                  { 1024, 150000, 100000, 536870912 },
+                  { 1024, 150000, 100000, 536870912, 0 },
                   "{\"limits\": {\"cpu\": \"1500m\", \"memory\": \"512Mi\"}, \"requests\": "
                   "{\"cpu\": \"1\"}}" },
                 /* 1m requests: 2 shares read back as 2m, both at the minimum: kept */
                 { "{\"cpu\":\"1m\"}",
                   NULL,
-                  { 2, -1, 100000, -1 },
+                  { 2, -1, 100000, -1, 0 },
                   "{\"requests\": {\"cpu\": \"1m\"}}" },
                 /* no cpu limit in the spec: the quota is not reported */
                 { "{\"memory\":\"64Mi\"}",
                   "{\"memory\":\"64Mi\"}",
-                  { 2, -1, 100000, 67108864 },
+                  { 2, -1, 100000, 67108864, 0 },
                   "{\"limits\": {\"memory\": \"64Mi\"}, \"requests\": {\"memory\": \"64Mi\"}}" },
-                { NULL, NULL, { 2, -1, 100000, -1 }, NULL },
+                { NULL, NULL, { 2, -1, 100000, -1, 0 }, NULL },
         };
         (void) state;
         for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -168,6 +168,35 @@ static void test_container_resources(void **state)
                 }
                 assert_non_null(text);
                 assert_string_equal(text, cases[i].want);
+        }
+}
+
+/* cgroup v2: the container's cpu.weight is the runtime's conversion of the allocated shares
+ * (100m: 102 shares, weight 17); its inverse reads fewer millicores, yet the allocated request
+ * is reported, as upstream does. A weight that is not its conversion reports the kernel's. */
+static void test_container_resources_v2_weight(void **state)
+{
+        cleanup_json json_t *req = json_loads("{\"cpu\":\"100m\"}", 0, NULL);
+        struct pod_cgroup_config a = { .cpu_quota_us = -1,
+                                       .cpu_period_us = 100000,
+                                       .memory_limit_bytes = -1 };
+        int64_t w = cpu_shares_to_weight_oci(cpu_milli_to_shares(100));
+
+        (void) state;
+        a.cpu_weight = w;
+        a.cpu_shares = cpu_weight_to_shares_oci(w);
+        assert_int_not_equal(cpu_shares_to_milli(a.cpu_shares), 100);
+        {
+                cleanup_json json_t *got = pod_status_container_resources(req, NULL, &a);
+                assert_string_equal(json_path_string(got, "requests.cpu"), "100m");
+        }
+        /* the kernel holds another weight (1 cpu's, 100, a resize under way): its own value,
+         * read back through the inverse (1013 shares, 989m) */
+        a.cpu_weight = cpu_shares_to_weight_oci(cpu_milli_to_shares(1000));
+        a.cpu_shares = cpu_weight_to_shares_oci(a.cpu_weight);
+        {
+                cleanup_json json_t *got = pod_status_container_resources(req, NULL, &a);
+                assert_string_equal(json_path_string(got, "requests.cpu"), "989m");
         }
 }
 
@@ -199,6 +228,7 @@ int main(void)
                 cmocka_unit_test(test_init_pending),
                 cmocka_unit_test(test_transition_time_kept),
                 cmocka_unit_test(test_container_resources),
+                cmocka_unit_test(test_container_resources_v2_weight),
                 cmocka_unit_test(test_evicted),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
