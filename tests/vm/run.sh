@@ -63,10 +63,10 @@ kernel=$(ls -1 /boot/vmlinuz-* 2>/dev/null | sort -V | tail -1)
 [ -n "$kernel" ] || cannot "no /boot/vmlinuz-* (Debian package linux-image-amd64)"
 kver=${kernel#/boot/vmlinuz-}
 [ -d "/lib/modules/$kver" ] || cannot "no /lib/modules/$kver for $kernel"
-# a static busybox: no ELF interpreter named in it
+# a static busybox: an ELF with no program interpreter (readelf: binutils, in build-essential)
 busybox=
 for b in /bin/busybox /usr/bin/busybox; do
-        if [ -x "$b" ] && ! grep -q "ld-linux" "$b"; then
+        if [ -x "$b" ] && readelf -l "$b" >/dev/null 2>&1 && ! readelf -l "$b" | grep -q "program interpreter"; then
                 busybox=$b
                 break
         fi
