@@ -57,7 +57,11 @@ cannot() {
         exit 1
 }
 
-[ "$(id -u)" -eq 0 ] || cannot "the guest shares / and its tests run as root: run as root"
+if [ "$(id -u)" -ne 0 ]; then
+        # as the end-to-end tests themselves do (tests/lib/node.sh node_require_root)
+        echo "1..0 # SKIP cgroup v2 suites in a VM: the guest shares / and runs its tests as root"
+        exit 0
+fi
 command -v qemu-system-x86_64 >/dev/null || cannot "no qemu-system-x86_64 (Debian package qemu-system-x86)"
 kernel=$(ls -1 /boot/vmlinuz-* 2>/dev/null | sort -V | tail -1)
 [ -n "$kernel" ] || cannot "no /boot/vmlinuz-* (Debian package linux-image-amd64)"
