@@ -118,8 +118,8 @@ for t in tests/e2e/test-*.sh; do
 done
 
 echo "== end-to-end tests on cgroup v2, in a qemu guest (tests/vm/run.sh)"
-bash tests/vm/run.sh -t 1200 -o "$log_dir/vm" tests/vm/test-v2-setup.sh tests/e2e/test-resize.sh \
-        tests/e2e/test-node.sh tests/e2e/test-resize-crash.sh >"$log_dir/vm.log" 2>&1
+bash tests/vm/run.sh -t 1200 -o "$log_dir/vm" tests/vm/test-v2-setup.sh tests/e2e/test-cgroup-kernel.sh \
+        tests/e2e/test-resize.sh tests/e2e/test-node.sh tests/e2e/test-resize-crash.sh >"$log_dir/vm.log" 2>&1
 count_tap "cgroup v2 guest" "$log_dir/vm.log" $?
 
 echo "logs: $log_dir"

@@ -138,17 +138,23 @@ for _ in $(seq 1 60); do
 done
 check_equal "a crashing container goes into CrashLoopBackOff" "CrashLoopBackOff" "$reason"
 check_output "the last state records the exit code" "3" k get pod crash -o jsonpath='{.status.containerStatuses[0].lastState.terminated.exitCode}'
-seen10=0 seen20=0
+# The 10s back-off may pass between two looks when kubectl is slow (the v2 guest runs under
+# emulation): the 20s one after the second restart says the first back-off was shorter.
+seen10=0 seen20=0 restarts20=
 for _ in $(seq 1 120); do
-        msg=$(k get pod crash -o jsonpath='{.status.containerStatuses[0].state.waiting.message}')
+        msg=$(k get pod crash -o jsonpath='{.status.containerStatuses[0].state.waiting.message}|{.status.containerStatuses[0].restartCount}')
         case "$msg" in
         "back-off 10s "*) seen10=1 ;;
-        "back-off 20s "*) seen20=1 ;;
+        "back-off 20s "*) seen20=1 restarts20=${msg##*|} ;;
         esac
         [ "$seen20" = 1 ] && break
         sleep 0.5
 done
-check_equal "the back-off grows: 10s, then 20s" "1 1" "$seen10 $seen20"
+if [ "$seen20" = 1 ] && { [ "$seen10" = 1 ] || [ "$restarts20" = 2 ]; }; then
+        ok "the back-off grows: 10s, then 20s"
+else
+        not_ok "the back-off grows: 10s, then 20s" "seen 10s: $seen10, seen 20s: $seen20 (restartCount $restarts20)"
+fi
 
 # --- init containers run in order before the regular ones; a sidecar runs beside them
 cat <<'JSON' | k create -f - >/dev/null
