@@ -189,10 +189,13 @@ for r in Scheduled Pulled Created Started; do
         esac
 done
 
-# --- graceful deletion: SIGTERM first, SIGKILL when the grace period is over
-cat <<'JSON' | k create -f - >/dev/null
+# --- graceful deletion: SIGTERM first, SIGKILL when the grace period is over (a longer one
+# where every kubectl call takes seconds: FLEXLET_TEST_SLOW, set in tests/vm/run.sh's guest)
+grace=3
+[ -n "${FLEXLET_TEST_SLOW:-}" ] && grace=40
+cat <<JSON | k create -f - >/dev/null
 {"apiVersion":"v1","kind":"Pod","metadata":{"name":"stubborn"},
- "spec":{"terminationGracePeriodSeconds":3,
+ "spec":{"terminationGracePeriodSeconds":$grace,
   "containers":[{"name":"c","image":"busybox","command":["sh","-c","trap 'echo got TERM' TERM; while true; do sleep 0.1; done"]}]}}
 JSON
 wait_running stubborn
@@ -206,7 +209,7 @@ done
 check_equal "the container gets SIGTERM" "1" "$got"
 check_equal "and, ignoring it, keeps running within its grace period" "Running" \
         "$(k get pod stubborn -o jsonpath='{.status.containerStatuses[0].state.running}' | grep -q startedAt && echo Running)"
-check "after the grace period it is killed and the object goes" k wait --for=delete pod/stubborn --timeout=30s
+check "after the grace period it is killed and the object goes" k wait --for=delete pod/stubborn --timeout=$((grace + 30))s
 check_fails "the pod object is gone" k get pod stubborn
 
 # --- a disk emptyDir that outgrows its sizeLimit evicts the pod
