@@ -60,6 +60,11 @@ if [ -n "$cg" ] && [ "$(cg_get "$cg" memory)" = 268435456 ]; then
 else
         not_ok "the pod cgroup holds the pod's memory limit" "cgroup: ${cg:-not found}"
 fi
+if [ -n "$CGROUP_V2" ]; then
+        ctr="$cg/$(k get pod sized -o jsonpath='{.status.containerStatuses[0].containerID}' | sed 's|^flexlet://||')"
+        check_equal "v2: the container's memory.max and memory.swap.max (no swap, as the kubelet's NoSwap)" \
+                "268435456 0" "$(cat "$ctr/memory.max") $(cat "$ctr/memory.swap.max")"
+fi
 check_equal "status reports the container's actual memory limit" "256Mi" \
         "$(k get pod sized -o jsonpath='{.status.containerStatuses[0].resources.limits.memory}')"
 

@@ -146,6 +146,14 @@ static int v2_set_limits(struct cgroup_manager *m, const char *relpath,
                         snprintf(value, sizeof(value), "%" PRId64, l->memory_limit_bytes);
                 what = "memory limit";
                 r = cg_write_file(fd, "memory.max", value);
+                /* K8S: a container gets no swap (the kubelet's ConfigureNoSwap: unified
+                 * memory.swap.max "0", written by the runtime), where the kernel has swap
+                 * accounting (the file exists) */
+                if (r == 0 && (which & CGROUP_WEIGHT_OCI) &&
+                    faccessat(fd, "memory.swap.max", F_OK, 0) == 0) {
+                        what = "swap limit";
+                        r = cg_write_file(fd, "memory.swap.max", "0");
+                }
         }
         if (r == 0 && (which & CGROUP_CPU_SHARES)) {
                 int64_t w = which & CGROUP_WEIGHT_OCI ? cpu_shares_to_weight_oci(l->cpu_shares)
