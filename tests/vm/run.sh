@@ -2,7 +2,7 @@
 # run.sh: runs test scripts as root inside a throwaway qemu guest whose kernel runs cgroup v2
 # (the unified hierarchy), whatever this machine runs, and brings their TAP output back.
 #
-#   tests/vm/run.sh [-o OUTDIR] [-t TIMEOUT_S] SCRIPT...
+#   tests/vm/run.sh [-o OUTDIR] [-t TIMEOUT_S] [-b START_BUDGET_S] SCRIPT...
 #
 # The guest boots Debian's linux-image-amd64 kernel (the newest in /boot with its modules in
 # /lib/modules) on an initramfs this script builds: busybox-static and the modules that mount
@@ -24,23 +24,27 @@
 # prints one "not ok" naming what is missing (FLEXLET_VM=skip makes that a TAP skip instead).
 # Acceleration is TCG (FLEXLET_VM_ACCEL=kvm tries KVM; on nested machines it can hang at boot).
 # qemu is killed after TIMEOUT_S (default 1200) seconds; the initramfs, the shares and qemu
-# itself are gone when this script exits, on success, failure or a signal.
+# itself are gone when this script exits, on success, failure or a signal. With -b, a script
+# not yet started START_BUDGET_S seconds after the guest booted is not started: its log is one
+# TAP skip saying so (a script that starts and does not finish by TIMEOUT_S fails).
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 out_dir=
 timeout_s=${FLEXLET_VM_TIMEOUT:-1200}
-while getopts "o:t:" opt; do
+budget_s=
+while getopts "o:t:b:" opt; do
         case $opt in
         o) out_dir=$OPTARG ;;
         t) timeout_s=$OPTARG ;;
+        b) budget_s=$OPTARG ;;
         *) exit 2 ;;
         esac
 done
 shift $((OPTIND - 1))
 if [ $# -eq 0 ]; then
-        echo "usage: $0 [-o OUTDIR] [-t TIMEOUT_S] SCRIPT..." >&2
+        echo "usage: $0 [-o OUTDIR] [-t TIMEOUT_S] [-b START_BUDGET_S] SCRIPT..." >&2
         exit 2
 fi
 
@@ -97,7 +101,7 @@ cleanup() {
         rm -rf "$work"
 }
 trap cleanup EXIT
-trap 'exit 130' INT TERM HUP
+trap 'exit 130' INT TERM HUP PIPE
 if [ -z "$out_dir" ]; then
         out_dir=$work/out
 fi
@@ -129,6 +133,7 @@ done <"$work/modules.list"
         echo "VM_REPO='$repo'"
         echo "VM_SCRIPTS='${scripts[*]}'"
         echo "VM_PATH='$PATH'"
+        echo "VM_BUDGET='$budget_s'"
 } >"$rd/vm.conf"
 cat >"$rd/init" <<'INIT'
 #!/bin/busybox sh
