@@ -65,9 +65,6 @@ struct pod_cgroup_config {
         int64_t cpu_quota_us;       /* CFS quota per period; -1: unlimited */
         int64_t cpu_period_us;      /* CFS period: CPU_QUOTA_PERIOD_US */
         int64_t memory_limit_bytes; /* -1: unlimited */
-        /* Read back from a cgroup v2 container cgroup only: its cpu.weight (0 elsewhere); the
-         * shares above are then the runtime's inverse of it (cpu_weight_to_shares_oci). */
-        int64_t cpu_weight;
 };
 
 /* K8S: ResourceConfigForPod(pod, enforceCPULimits, QuotaPeriod, enforceMemoryQoS=false) with

@@ -131,26 +131,26 @@ static void test_container_resources(void **state)
         } cases[] = {
                 { "{\"cpu\":\"500m\",\"memory\":\"64Mi\"}",
                   "{\"cpu\":\"1\",\"memory\":\"256Mi\"}",
-                  { 512, 100000, 100000, 268435456, 0 },
+                  { 512, 100000, 100000, 268435456 },
                   "{\"limits\": {\"cpu\": \"1\", \"memory\": \"256Mi\"}, \"requests\": {\"cpu\": "
                   "\"500m\", \"memory\": \"64Mi\"}}" },
                 /* the kernel has other values than the spec (a resize under way): the kernel's */
                 { "{\"cpu\":\"500m\"}",
                   "{\"cpu\":\"1\",\"memory\":\"256Mi\"}",
-                  { 1024, 150000, 100000, 536870912, 0 },
+                  { 1024, 150000, 100000, 536870912 },
                   "{\"limits\": {\"cpu\": \"1500m\", \"memory\": \"512Mi\"}, \"requests\": "
                   "{\"cpu\": \"1\"}}" },
                 /* 1m requests: 2 shares read back as 2m, both at the minimum: kept */
                 { "{\"cpu\":\"1m\"}",
                   NULL,
-                  { 2, -1, 100000, -1, 0 },
+                  { 2, -1, 100000, -1 },
                   "{\"requests\": {\"cpu\": \"1m\"}}" },
                 /* no cpu limit in the spec: the quota is not reported */
                 { "{\"memory\":\"64Mi\"}",
                   "{\"memory\":\"64Mi\"}",
-                  { 2, -1, 100000, 67108864, 0 },
+                  { 2, -1, 100000, 67108864 },
                   "{\"limits\": {\"memory\": \"64Mi\"}, \"requests\": {\"memory\": \"64Mi\"}}" },
-                { NULL, NULL, { 2, -1, 100000, -1, 0 }, NULL },
+                { NULL, NULL, { 2, -1, 100000, -1 }, NULL },
         };
         (void) state;
         for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -183,21 +183,23 @@ static void test_container_resources_v2_weight(void **state)
         int64_t w = cpu_shares_to_weight_oci(cpu_milli_to_shares(100));
 
         (void) state;
-        a.cpu_weight = w;
-        a.cpu_shares = cpu_weight_to_shares_oci(w);
-        assert_int_not_equal(cpu_shares_to_milli(a.cpu_shares), 100);
+        assert_int_not_equal(cpu_shares_to_milli(cpu_weight_to_shares_oci(w)), 100);
+        a.cpu_shares = pod_status_cpu_shares_from_weight(req, w);
         {
                 cleanup_json json_t *got = pod_status_container_resources(req, NULL, &a);
                 assert_string_equal(json_path_string(got, "requests.cpu"), "100m");
         }
         /* the kernel holds another weight (1 cpu's, 100, a resize under way): its own value,
          * read back through the inverse (1013 shares, 989m) */
-        a.cpu_weight = cpu_shares_to_weight_oci(cpu_milli_to_shares(1000));
-        a.cpu_shares = cpu_weight_to_shares_oci(a.cpu_weight);
+        a.cpu_shares = pod_status_cpu_shares_from_weight(
+                req, cpu_shares_to_weight_oci(cpu_milli_to_shares(1000)));
         {
                 cleanup_json json_t *got = pod_status_container_resources(req, NULL, &a);
                 assert_string_equal(json_path_string(got, "requests.cpu"), "989m");
         }
+        /* no cpu request at all: the inverse */
+        assert_int_equal(pod_status_cpu_shares_from_weight(NULL, 100),
+                         cpu_weight_to_shares_oci(100));
 }
 
 /* K8S: an evicted pod is Failed with reason Evicted, the message, and DisruptionTarget. */
