@@ -91,6 +91,14 @@ for s in "$@"; do
         scripts+=("$(cd "$(dirname "$s")" && pwd)/$(basename "$s")")
 done
 
+# vm.conf quotes them in single quotes and the guest splits the list on blanks
+case "$repo ${scripts[*]}" in
+*"'"* | *"	"*) cannot "a path with a quote or a tab: $repo ${scripts[*]}" ;;
+esac
+for s in "$repo" "${scripts[@]}"; do
+        [[ "$s" != *" "* ]] || cannot "a path with a space: $s"
+done
+
 work=$(mktemp -d /tmp/flexlet-vm.XXXXXX)
 qemu_pid=
 cleanup() {
