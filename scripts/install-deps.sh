@@ -11,6 +11,7 @@ packages=(
         openssl curl jq busybox-static
         e2fsprogs xfsprogs btrfs-progs util-linux
         containernetworking-plugins iptables iproute2
+        qemu-system-x86 linux-image-amd64 cpio
 )
 
 missing=()

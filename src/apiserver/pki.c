@@ -482,6 +482,15 @@ static const char *server_cert_problem(const struct credential *srv, const struc
 
 /* ---- options ---- */
 
+bool pki_dns_name_valid(const char *s)
+{
+        size_t len = s ? strlen(s) : 0;
+
+        return len > 0 && len <= MAX_DNS_NAME &&
+               strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._") ==
+                       len;
+}
+
 static int parse_options(const struct pki_options *o, struct ip_san **ret_ips, size_t *ret_n,
                          struct error **reterr)
 {
@@ -494,11 +503,7 @@ static int parse_options(const struct pki_options *o, struct ip_san **ret_ips, s
                 return error_set(reterr, EINVAL, "pki: no server URL given");
         for (size_t i = 0; o->dns_names && o->dns_names[i]; i++) {
                 const char *s = o->dns_names[i];
-                size_t len = strlen(s);
-                if (len == 0 || len > MAX_DNS_NAME ||
-                    strspn(s,
-                           "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._") !=
-                            len)
+                if (!pki_dns_name_valid(s))
                         return error_set(reterr, EINVAL, "pki: invalid DNS name \"%s\"", s);
                 n_dns++;
         }

@@ -60,6 +60,11 @@ struct pki;
  * CA is never replaced silently: clients may trust it. */
 int pki_ensure(const struct pki_options *o, struct pki **ret, struct error **reterr);
 
+/* True when s (NULL: false) is a name pki_ensure takes as a DNS name: 1 to 253 characters of
+ * letters, digits, '-', '.' and '_'. A caller that offers a name it did not choose (the host
+ * name, "(none)" in a bare VM) checks it first and leaves it out of the certificate. */
+bool pki_dns_name_valid(const char *s);
+
 /* Renders a kubeconfig (YAML) that reaches server_url with the CA and the admin token. The
  * cluster and context are named cluster_name (NULL: "flexlet"), the user "admin", the context's
  * namespace is "default". Caller frees. */

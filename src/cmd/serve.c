@@ -2,6 +2,7 @@
  * server over HTTPS, the bootstrap namespaces, the scheduler and this machine's node agent, then
  * wait for SIGINT/SIGTERM. `flexlet apiserver` is the same without the node agent. Flags for
  * parts still to come (etcd) are accepted, checked and documented. */
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -14,6 +15,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "api/field-error.h"
+#include "api/validation.h"
 #include "apiserver/api.h"
 #include "apiserver/inflight.h"
 #include "apiserver/pki.h"
@@ -407,7 +410,7 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
         struct volume_expander *expander = NULL;
         struct node_agent *agent = NULL;
         cleanup_metrics_registry struct metrics_registry *metrics = metrics_registry_new();
-        cleanup_free char *ca_file = NULL;
+        cleanup_free char *ca_file = NULL, *node_name_default = NULL;
         sigset_t sigs;
         int sig, r, exit_code = 1;
 
@@ -421,8 +424,27 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
         (void) signal(SIGPIPE, SIG_IGN);
         raise_fd_limit(f.max_connections);
         (void) gethostname(hostname, sizeof(hostname));
-        if (!f.node_name)
-                f.node_name = hostname;
+        if (!f.node_name) {
+                /* K8S: nodeutil.GetHostname: the host name, trimmed and lowercased */
+                struct field_error_list errs;
+
+                node_name_default = xstrdup(hostname);
+                for (char *c = node_name_default; *c; c++)
+                        *c = (char) tolower((unsigned char) *c);
+                f.node_name = node_name_default;
+                field_error_list_init(&errs);
+                if (with_node && validate_dns1123_subdomain(f.node_name, "metadata.name", &errs)) {
+                        cleanup_free char *why = field_error_list_string(&errs);
+                        (void) fprintf(
+                                stderr,
+                                "flexlet %s: the host name \"%s\" cannot name the node (%s); "
+                                "give one with --node-name\n",
+                                command, hostname, why);
+                        field_error_list_release(&errs);
+                        return 2;
+                }
+                field_error_list_release(&errs);
+        }
         if (mkdir(f.data_dir, 0700) < 0 && errno != EEXIST) {
                 (void) fprintf(stderr, "flexlet %s: data dir \"%s\": %s\n", command, f.data_dir,
                                strerror(errno));
@@ -446,7 +468,7 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
         if (bare[0] && bare[strlen(bare) - 1] == ']')
                 bare[strlen(bare) - 1] = '\0';
         {
-                const char *dns[] = { "localhost", hostname, NULL };
+                const char *dns[] = { "localhost", NULL, NULL };
                 const char *ips[] = { "127.0.0.1", "::1", NULL, NULL, NULL, NULL };
                 struct pki_options po = { .data_dir = f.data_dir,
                                           .dns_names = dns,
@@ -455,6 +477,15 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
                 size_t n = 2;
                 char node_ip[64];
 
+                /* A host name that is no DNS name ("(none)" in a bare VM) cannot be a SAN; the
+                 * certificate does without it (clients reach the server by address). */
+                if (pki_dns_name_valid(hostname))
+                        dns[1] = hostname;
+                else
+                        (void) fprintf(stderr,
+                                       "flexlet %s: the host name \"%s\" is not a valid DNS name; "
+                                       "the serving certificate leaves it out\n",
+                                       command, hostname);
                 if (!streq(bare, "127.0.0.1") && !streq(bare, "::1") && !streq(bare, "localhost"))
                         ips[n++] = bare;
                 /* The node's kubelet endpoint serves with the same certificate, at the node's

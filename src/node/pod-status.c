@@ -375,6 +375,20 @@ static int64_t milli_of(const json_t *list, const char *name)
         return m;
 }
 
+int64_t pod_status_cpu_shares_from_weight(const json_t *requests, int64_t weight)
+{
+        /* The kernel's value is the allocated one when it is its conversion: v1 holds the shares
+         * exactly (cpu_shares_to_milli's ceiling gives the request back), v2 a cpu.weight that
+         * many shares map to (100m: 102 shares, weight 17, whose smallest shares read 93m).
+         * Upstream reports the allocated request then, on both versions. */
+        if (json_object_get(requests, "cpu")) {
+                int64_t want = cpu_milli_to_shares(milli_of(requests, "cpu"));
+                if (cpu_shares_to_weight_oci(want) == weight)
+                        return want;
+        }
+        return cpu_weight_to_shares_oci(weight);
+}
+
 json_t *pod_status_container_resources(const json_t *requests, const json_t *limits,
                                        const struct pod_cgroup_config *actual)
 {

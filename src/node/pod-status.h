@@ -75,8 +75,15 @@ struct pod_observation {
 /* K8S: status.containerStatuses[].resources of a running container (kubelet
  * convertContainerStatusResources): the allocated requests and limits (JSON objects or NULL)
  * with the kernel's values where it has them: the cpu request from the shares (unless both are
- * at the minimum), the cpu limit from the CFS quota (unless both are at the minimum effective
- * limit), the memory limit. NULL when the container has neither requests nor limits. */
+ * at the minimum; on v2 see pod_status_cpu_shares_from_weight), the cpu
+ * limit from the CFS quota (unless both are at the minimum effective limit), the memory limit. NULL
+ * when the container has neither requests nor limits. */
+/* The cpu shares a cgroup v2 container cgroup holding cpu.weight stands for, to report: the
+ * allocated request's shares (requests' "cpu", may be absent) when weight is their conversion
+ * (cpu_shares_to_weight_oci), as upstream reports the allocated value; else the runtime's
+ * inverse (cpu_weight_to_shares_oci: 100m is weight 17, which alone would read 93m). */
+int64_t pod_status_cpu_shares_from_weight(const json_t *requests, int64_t weight);
+
 json_t *pod_status_container_resources(const json_t *requests, const json_t *limits,
                                        const struct pod_cgroup_config *actual);
 

@@ -563,7 +563,7 @@ static json_t *actual_resources(struct step *s, const json_t *spec, const char *
                                              .cpu_period_us = l.cpu_period_us,
                                              .memory_limit_bytes = l.memory_limit_bytes };
         if (cgroup_manager_version(s->h->cgroups) == CGROUP_V2 && l.cpu_weight > 0)
-                actual.cpu_shares = cpu_weight_to_shares_oci(l.cpu_weight);
+                actual.cpu_shares = pod_status_cpu_shares_from_weight(req, l.cpu_weight);
         out = pod_status_container_resources(req, lim, &actual);
         return out;
 }

@@ -12,7 +12,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib/server.sh"
 . "$here/../lib/node.sh"
 node_require_root
-MEMCG=/sys/fs/cgroup/memory/$NODE_CGROUP_ROOT
+MEMCG=$(cg_root memory)
 GATES="MemoryBackedVolumeResizeCgroupV1=true"
 
 node_test_start --feature-gates "$GATES"
@@ -40,7 +40,7 @@ state() {
         local pod ctr
         pod=$(find "$MEMCG" -type d -name "pod$uid" | head -1)
         ctr="$pod/${cid#flexlet://}"
-        echo "$(cat "$pod/memory.limit_in_bytes") $(cat "$ctr/memory.limit_in_bytes") $(df -B1 --output=size "$vol" | tail -1 | tr -d ' ')"
+        echo "$(cg_get "$pod" memory) $(cg_get "$ctr" memory) $(df -B1 --output=size "$vol" | tail -1 | tr -d ' ')"
 }
 SMALL="268435456 268435456 134217728"
 BIG="536870912 536870912 402653184"

@@ -2,7 +2,7 @@
 # test-resize.sh: in-place resize end to end, as root, through kubectl against `flexlet serve`
 # on a node with allocatable cpu=4, memory=4Gi: container CPU and memory changed in the running
 # cgroups with no restart (KEP-1287, upstream scenarios S1, S8-S11, S14, S16, S18 on this
-# machine's cgroup v1), Memory emptyDir volumes remounted live with every file kept (KEP-6030),
+# machine's cgroup v1, and on v2 in tests/vm/run.sh's guest: cpu.weight, cpu.max, memory.max), Memory emptyDir volumes remounted live with every file kept (KEP-6030),
 # a combined resize observed from the host in the required order, a deferred resize that
 # proceeds once another pod leaves, and an agent restart in the middle (S20).
 set -u
@@ -11,13 +11,11 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib/server.sh"
 . "$here/../lib/node.sh"
 node_require_root
-MEMCG=/sys/fs/cgroup/memory/$NODE_CGROUP_ROOT
 
 start_node() {
         node_start --feature-gates MemoryBackedVolumeResizeCgroupV1=true
 }
 node_test_start --feature-gates MemoryBackedVolumeResizeCgroupV1=true
-CPUCG=$(ls -d /sys/fs/cgroup/cpu,cpuacct/"$NODE_CGROUP_ROOT" /sys/fs/cgroup/cpu/"$NODE_CGROUP_ROOT" 2>/dev/null | head -1)
 
 wait_running() {
         k wait --for=jsonpath='{.status.phase}'=Running "pod/$1" --timeout=60s >/dev/null 2>&1
@@ -26,17 +24,19 @@ resize() { # resize POD JSON
         k patch pod "$1" --subresource resize -p "$2" >/dev/null
 }
 jp() { k get pod "$1" -o jsonpath="$2"; }
-# cg_file POD CONTAINER|"" CONTROLLER_DIR FILE: a cgroup file of the pod (or its running container)
+# cg_file POD CONTAINER|"" memory|quota|cpu: a limit of the pod's cgroup (or its running
+# container's) as the kernel holds it, on either cgroup version (cg_get in tests/lib/node.sh)
 cg_file() {
-        local uid dir
+        local uid dir root
         uid=$(jp "$1" '{.metadata.uid}')
-        dir=$(find "$3" -type d -name "pod$uid" | head -1)
+        if [ "$3" = memory ]; then root=$(cg_root memory); else root=$(cg_root cpu); fi
+        dir=$(find "$root" -type d -name "pod$uid" | head -1)
         if [ -n "$2" ]; then
                 local id
                 id=$(jp "$1" "{.status.containerStatuses[?(@.name==\"$2\")].containerID}")
                 dir="$dir/${id#flexlet://}"
         fi
-        cat "$dir/$4" 2>/dev/null
+        [ -n "$dir" ] && cg_get "$dir" "$3"
 }
 no_resize_conditions() {
         jp "$1" '{range .status.conditions[*]}{.type}{" "}{end}' | tr ' ' '\n' | grep -c '^PodResize'
@@ -51,12 +51,12 @@ cat <<'JSON' | k create -f - >/dev/null
 JSON
 wait_running web
 cid=$(jp web '{.status.containerStatuses[0].containerID}')
-check_equal "cpu.shares of the container before" "512" "$(cg_file web c1 "$CPUCG" cpu.shares)"
+check_equal "the container's cpu.shares (v2: cpu.weight) before" "$(cpu_want 512)" "$(cg_file web c1 cpu)"
 resize web '{"spec":{"containers":[{"name":"c1","resources":{"requests":{"cpu":"1500m","memory":"128Mi"},"limits":{"cpu":"2","memory":"512Mi"}}}]}}'
-until_equal "S1: the container's cpu.shares follow (1500m)" "1536" cg_file web c1 "$CPUCG" cpu.shares
-until_equal "S1: the container's CFS quota follows (2 cpus)" "200000" cg_file web c1 "$CPUCG" cpu.cfs_quota_us
-until_equal "the container's memory limit follows (512Mi)" "536870912" cg_file web c1 "$MEMCG" memory.limit_in_bytes
-until_equal "the pod cgroup's memory limit follows" "536870912" cg_file web "" "$MEMCG" memory.limit_in_bytes
+until_equal "S1: the container's cpu.shares follow (1500m)" "$(cpu_want 1536)" cg_file web c1 cpu
+until_equal "S1: the container's CFS quota follows (2 cpus)" "200000" cg_file web c1 quota
+until_equal "the container's memory limit follows (512Mi)" "536870912" cg_file web c1 memory
+until_equal "the pod cgroup's memory limit follows" "536870912" cg_file web "" memory
 until_equal "status.resources reports the kernel's values" "1500m 2 512Mi" \
         jp web '{.status.containerStatuses[0].resources.requests.cpu} {.status.containerStatuses[0].resources.limits.cpu} {.status.containerStatuses[0].resources.limits.memory}'
 check_equal "allocatedResources is the new request" "1500m" "$(jp web '{.status.containerStatuses[0].allocatedResources.cpu}')"
@@ -67,9 +67,9 @@ for r in ResizeStarted ResizeCompleted; do
         case " $events " in *" $r "*) ok "event $r" ;; *) not_ok "event $r" "$events" ;; esac
 done
 resize web '{"spec":{"containers":[{"name":"c1","resources":{"requests":{"cpu":"250m","memory":"128Mi"},"limits":{"cpu":"500m","memory":"256Mi"}}}]}}'
-until_equal "S8: a decrease reaches the container (cpu.shares 256)" "256" cg_file web c1 "$CPUCG" cpu.shares
-until_equal "S8: and its memory limit (256Mi)" "268435456" cg_file web c1 "$MEMCG" memory.limit_in_bytes
-until_equal "S8: the pod memory limit shrinks after the container's" "268435456" cg_file web "" "$MEMCG" memory.limit_in_bytes
+until_equal "S8: a decrease reaches the container (cpu.shares 256)" "$(cpu_want 256)" cg_file web c1 cpu
+until_equal "S8: and its memory limit (256Mi)" "268435456" cg_file web c1 memory
+until_equal "S8: the pod memory limit shrinks after the container's" "268435456" cg_file web "" memory
 check_equal "still the same container" "$cid 0" "$(jp web '{.status.containerStatuses[0].containerID} {.status.containerStatuses[0].restartCount}')"
 
 # --- S10/S11: infeasible
@@ -101,7 +101,7 @@ check_output "with the predicate's message" "Node didn't have enough resource: c
         jp web '{.status.conditions[?(@.type=="PodResizePending")].message}'
 check "the other pod leaves" k delete pod big --timeout=30s
 until_equal "the deferred resize proceeds on its own" "1500m" jp web '{.status.containerStatuses[0].allocatedResources.cpu}'
-until_equal "and reaches the cgroup" "1536" cg_file web c1 "$CPUCG" cpu.shares
+until_equal "and reaches the cgroup" "$(cpu_want 1536)" cg_file web c1 cpu
 
 # --- S14: a memory limit below usage is an Error, retried; patching back clears it
 cat <<'JSON' | k create -f - >/dev/null
@@ -121,7 +121,7 @@ if echo "$msg" | grep -Eq 'memory limit \([0-9]+\) below current usage'; then
 else
         not_ok "S14: the message is upstream's pattern" "$msg"
 fi
-check_equal "S14: the kernel keeps the previous limit" "134217728" "$(cg_file hungry c1 "$MEMCG" memory.limit_in_bytes)"
+check_equal "S14: the kernel keeps the previous limit" "134217728" "$(cg_file hungry c1 memory)"
 resize hungry '{"spec":{"containers":[{"name":"c1","resources":{"requests":{"memory":"128Mi"},"limits":{"memory":"128Mi"}}}]}}'
 until_equal "S14: patching back clears the condition" "0" no_resize_conditions hungry
 
@@ -137,8 +137,8 @@ wait_running restarter
 resize restarter '{"spec":{"containers":[{"name":"c1","resources":{"requests":{"cpu":"200m","memory":"200Mi"},"limits":{"cpu":"200m","memory":"200Mi"}}}]}}'
 until_equal "S16: the container restarts once" "1" jp restarter '{.status.containerStatuses[0].restartCount}'
 until_equal "S16: running again" "true" jp restarter '{.status.containerStatuses[0].ready}'
-check_equal "S16: with the new cpu quota" "20000" "$(cg_file restarter c1 "$CPUCG" cpu.cfs_quota_us)"
-check_equal "S16: and memory limit" "209715200" "$(cg_file restarter c1 "$MEMCG" memory.limit_in_bytes)"
+check_equal "S16: with the new cpu quota" "20000" "$(cg_file restarter c1 quota)"
+check_equal "S16: and memory limit" "209715200" "$(cg_file restarter c1 memory)"
 check_output "S16: the kill says why" "resize requires restart" \
         k get events --field-selector involvedObject.name=restarter,reason=Killing -o jsonpath='{.items[*].message}'
 
@@ -199,8 +199,8 @@ cvol="$SERVER_DIR/data/pods/$cuid/volumes/data"
 watch_order() { # samples (pod limit, container limit, tmpfs size) until all three reach $1 $2 $3
         local pod ctr vol last="" out=""
         for _ in $(seq 1 300); do
-                pod=$(cg_file combo "" "$MEMCG" memory.limit_in_bytes)
-                ctr=$(cg_file combo c1 "$MEMCG" memory.limit_in_bytes)
+                pod=$(cg_file combo "" memory)
+                ctr=$(cg_file combo c1 memory)
                 vol=$(df -B1 --output=size "$cvol" | tail -1 | tr -d ' ')
                 if [ "$pod $ctr $vol" != "$last" ]; then
                         out="$out|$pod $ctr $vol"
@@ -252,13 +252,13 @@ kill -9 "$SERVER_PID"
 wait "$SERVER_PID" 2>/dev/null
 SERVER_PID=
 start_node >/dev/null
-until_equal "S20: after a restart the resize completes" "1024" cg_file web c1 "$CPUCG" cpu.shares
+until_equal "S20: after a restart the resize completes" "$(cpu_want 1024)" cg_file web c1 cpu
 check_equal "S20: allocated as accepted" "1" "$(jp web '{.status.containerStatuses[0].allocatedResources.cpu}')"
 check_equal "S20: the same container" "$cid" "$(jp web '{.status.containerStatuses[0].containerID}')"
 
 # --- cleanup through the API: nothing left
 check "delete every pod" k delete pods --all --timeout=60s
-if [ -z "$(find /sys/fs/cgroup/*/"$NODE_CGROUP_ROOT" -type d -name 'pod*' 2>/dev/null)" ] &&
+if [ -z "$(find $(cg_dirs) -type d -name 'pod*' 2>/dev/null)" ] &&
         ! grep -q "$SERVER_DIR/data/pods" /proc/self/mountinfo; then
         ok "no pod cgroup or mount is left"
 else

@@ -117,3 +117,59 @@ until_equal() {
         done
         check_equal "$what" "$want" "$got"
 }
+
+# --- the cgroup files of either version, for tests that run on v1 hosts and in the v2 guest
+# (tests/vm/run.sh). Limits are compared in the kernel's own files; these helpers pick them.
+
+# CGROUP_V2: 1 when /sys/fs/cgroup is the unified hierarchy, empty on v1/hybrid.
+CGROUP_V2=
+[ -f /sys/fs/cgroup/cgroup.controllers ] && CGROUP_V2=1
+
+# cg_root memory|cpu: the folder of NODE_CGROUP_ROOT holding that controller's files.
+cg_root() {
+        if [ -n "$CGROUP_V2" ]; then
+                echo "/sys/fs/cgroup/$NODE_CGROUP_ROOT"
+        elif [ "$1" = memory ]; then
+                echo "/sys/fs/cgroup/memory/$NODE_CGROUP_ROOT"
+        else
+                ls -d /sys/fs/cgroup/cpu,cpuacct/"$NODE_CGROUP_ROOT" /sys/fs/cgroup/cpu/"$NODE_CGROUP_ROOT" 2>/dev/null | head -1
+        fi
+}
+
+# cg_dirs: every folder of NODE_CGROUP_ROOT (one on v2, one per hierarchy on v1).
+cg_dirs() {
+        ls -d /sys/fs/cgroup/*/"$NODE_CGROUP_ROOT" /sys/fs/cgroup/"$NODE_CGROUP_ROOT" 2>/dev/null
+}
+
+# cg_get DIR memory|quota|cpu: a limit of the cgroup at DIR as the kernel holds it:
+#   memory  bytes, -1 unlimited (v1 memory.limit_in_bytes, v2 memory.max)
+#   quota   CFS quota in µs, -1 unlimited (v1 cpu.cfs_quota_us, v2 cpu.max's first field)
+#   cpu     v1 cpu.shares, v2 cpu.weight (compare with cpu_want)
+cg_get() {
+        local dir=$1 v
+        case $2:$CGROUP_V2 in
+        memory:1) v=$(cat "$dir/memory.max" 2>/dev/null) && { [ "$v" = max ] && echo -1 || echo "$v"; } ;;
+        memory:) v=$(cat "$dir/memory.limit_in_bytes" 2>/dev/null) && { [ "$v" -ge 9223372036854000000 ] && echo -1 || echo "$v"; } ;;
+        quota:1) v=$(cut -d' ' -f1 "$dir/cpu.max" 2>/dev/null) && { [ "$v" = max ] && echo -1 || echo "$v"; } ;;
+        quota:) cat "$dir/cpu.cfs_quota_us" 2>/dev/null ;;
+        cpu:1) cat "$dir/cpu.weight" 2>/dev/null ;;
+        cpu:) cat "$dir/cpu.shares" 2>/dev/null ;;
+        esac
+}
+
+# cpu_want SHARES: what cg_get reads as "cpu" in a container cgroup given SHARES: SHARES on v1;
+# on v2 the OCI runtimes' cpu.weight, ceil(10^((l²+125l)/612 - 7/34)), l = log2(SHARES),
+# clamped to 1..10000 (opencontainers/cgroups ConvertCPUSharesToCgroupV2Value, runc 1.3.2,
+# crun 1.23; src/api/pod-resources.h). A result within 1e-9 of an integer is that integer:
+# awk's log2 is not exact (1024 shares is weight 100 exactly).
+cpu_want() {
+        if [ -z "$CGROUP_V2" ]; then
+                echo "$1"
+                return
+        fi
+        awk -v s="$1" 'BEGIN {
+                if (s <= 2) { print 1; exit }
+                if (s >= 262144) { print 10000; exit }
+                l = log(s) / log(2); p = exp(((l * l + 125 * l) / 612 - 7 / 34) * log(10))
+                w = int(p); if (p - w > 1e-9) w++; print w }'
+}

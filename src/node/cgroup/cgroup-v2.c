@@ -63,6 +63,38 @@ static int v2_detect(struct cgroup_manager *m, struct error **reterr)
         return 0;
 }
 
+/* Why the kernel refused to enable controllers in a cgroup, in words a person running flexlet
+ * under systemd or in a container can act on (Documentation/admin-guide/cgroup-v2.rst: "No
+ * Internal Process Constraint", "Delegation"). */
+static const char *enable_hint(int dirfd, int err, char *buf, size_t size)
+{
+        cleanup_free char *have = NULL;
+
+        switch (err) {
+        case EBUSY:
+                return ": the cgroup holds processes of its own, and cgroup v2 gives controllers "
+                       "only to the children of a cgroup without processes; give --cgroup-root "
+                       "below a cgroup with none (under systemd: Delegate=yes and flexlet in a "
+                       "child cgroup of its unit's, docs/cgroups.md)";
+        case ENOENT:
+                if (cg_read_file(dirfd, "cgroup.controllers", 4096, &have) < 0)
+                        have = xstrdup("");
+                have[strcspn(have, "\n")] = '\0';
+                snprintf(buf, size,
+                         ": its parent does not delegate them (its cgroup.controllers: \"%s\"); "
+                         "under systemd: Delegate=yes on flexlet's unit",
+                         have);
+                return buf;
+        case EACCES:
+        case EPERM:
+        case EROFS:
+                return ": the cgroup tree is not writable by flexlet (run it as root with a "
+                       "writable /sys/fs/cgroup; under systemd: Delegate=yes)";
+        default:
+                return "";
+        }
+}
+
 /* Kernel rule: a v2 cgroup's children get a controller only when the cgroup lists it in
  * cgroup.subtree_control; only missing ones are written ("+cpu +memory"), so a cgroup that
  * already has them is never touched (writing would fail with EBUSY on one holding processes,
@@ -74,6 +106,7 @@ static int v2_prepare_parent(struct cgroup_manager *m, int dirfd, const char *ab
         ssize_t n = cg_read_file(dirfd, "cgroup.subtree_control", 65536, &text);
         unsigned missing;
         struct strbuf sb;
+        char hint[512];
         int r;
 
         if (n < 0)
@@ -89,8 +122,8 @@ static int v2_prepare_parent(struct cgroup_manager *m, int dirfd, const char *ab
         }
         r = cg_write_file(dirfd, "cgroup.subtree_control", sb.buf);
         if (r < 0)
-                error_set(reterr, -r, "enable controllers \"%s\" in \"%s\": %s", sb.buf, abs,
-                          strerror(-r));
+                error_set(reterr, -r, "enable controllers \"%s\" in \"%s\": %s%s", sb.buf, abs,
+                          strerror(-r), enable_hint(dirfd, -r, hint, sizeof(hint)));
         strbuf_release(&sb);
         return r;
 }
@@ -113,6 +146,14 @@ static int v2_set_limits(struct cgroup_manager *m, const char *relpath,
                         snprintf(value, sizeof(value), "%" PRId64, l->memory_limit_bytes);
                 what = "memory limit";
                 r = cg_write_file(fd, "memory.max", value);
+                /* K8S: a container gets no swap (the kubelet's ConfigureNoSwap: unified
+                 * memory.swap.max "0", written by the runtime), where the kernel has swap
+                 * accounting (the file exists) */
+                if (r == 0 && (which & CGROUP_WEIGHT_OCI) &&
+                    faccessat(fd, "memory.swap.max", F_OK, 0) == 0) {
+                        what = "swap limit";
+                        r = cg_write_file(fd, "memory.swap.max", "0");
+                }
         }
         if (r == 0 && (which & CGROUP_CPU_SHARES)) {
                 int64_t w = which & CGROUP_WEIGHT_OCI ? cpu_shares_to_weight_oci(l->cpu_shares)

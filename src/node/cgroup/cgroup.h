@@ -80,8 +80,10 @@ struct cgroup_limits {
               v2 cpu.max "<quota|max> <period>" */
 #define CGROUP_MEMORY     (1u << 2) /* v1 memory.limit_in_bytes ("-1"); v2 memory.max ("max") */
 #define CGROUP_ALL_LIMITS (CGROUP_CPU_SHARES | CGROUP_CPU_QUOTA | CGROUP_MEMORY)
-/* With CGROUP_CPU_SHARES on v2: convert as the OCI runtimes do for container cgroups
- * (cpu_shares_to_weight_oci) instead of the kubelet's linear formula. No effect on v1. */
+/* A container's cgroup, written as the OCI runtime would on v2: with CGROUP_CPU_SHARES the
+ * runtimes' conversion (cpu_shares_to_weight_oci) instead of the kubelet's linear formula; with
+ * CGROUP_MEMORY also memory.swap.max "0" when the kernel has it (the kubelet's NoSwap). No
+ * effect on v1. */
 #define CGROUP_WEIGHT_OCI (1u << 8)
 
 /* Writes the values which selects, in the order memory, shares, quota; stops at the first

@@ -267,6 +267,16 @@ _noreturn_ static void sandbox_init(int ready_fd, const json_t *procs)
         (void) close_range((unsigned) ready_fd + 1, ~0U, 0);
         (void) setsid();
         (void) prctl(PR_SET_NAME, "pause", 0, 0, 0);
+        /* K8S: the pause container runs with oom_score_adj -998 (qos.PodInfraOOMAdj), so a
+         * pod over its memory limit loses a container's process, which reports OOMKilled,
+         * and not its pid 1, whose death takes every container down with a plain SIGKILL. */
+        {
+                int fd = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
+                if (fd >= 0) {
+                        (void) write(fd, "-998", 4);
+                        close(fd);
+                }
+        }
         if (join_cgroups(procs, err, sizeof(err)) < 0) {
                 (void) write(ready_fd, err, strlen(err));
                 _exit(1);

@@ -920,6 +920,24 @@ static void test_free_null(void **state)
         assert_null(pki_free(NULL));
 }
 
+/* What serve checks before offering the host name: "(none)" (a bare VM) is left out. */
+static void test_dns_name_valid(void **state)
+{
+        char long_name[300];
+
+        (void) state;
+        assert_true(pki_dns_name_valid("localhost"));
+        assert_true(pki_dns_name_valid("node-1.example.com"));
+        assert_true(pki_dns_name_valid("My_Host"));
+        assert_false(pki_dns_name_valid("(none)"));
+        assert_false(pki_dns_name_valid("has space"));
+        assert_false(pki_dns_name_valid(""));
+        assert_false(pki_dns_name_valid(NULL));
+        memset(long_name, 'a', sizeof(long_name) - 1);
+        long_name[sizeof(long_name) - 1] = '\0';
+        assert_false(pki_dns_name_valid(long_name));
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -948,6 +966,7 @@ int main(void)
                 cmocka_unit_test_setup_teardown(test_tokens_differ_between_data_dirs, setup,
                                                 teardown),
                 cmocka_unit_test(test_free_null),
+                cmocka_unit_test(test_dns_name_valid),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

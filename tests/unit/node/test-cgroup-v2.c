@@ -81,6 +81,7 @@ static int fake_mkdir_at(int dirfd, const char *name, void *userdata)
         }
         if (on & 2) {
                 put(dir, "memory.max", "max\n");
+                put(dir, "memory.swap.max", "max\n");
                 put(dir, "memory.current", "0\n");
                 put(dir, "memory.events",
                     "low 0\nhigh 0\nmax 0\noom 0\noom_kill 0\noom_group_kill 0\n");
@@ -350,6 +351,16 @@ static void test_set_limits_container_weight(void **state)
         assert_int_equal(cgroup_set_limits(fx->m, "kubepods/pod1/c1", &c, CGROUP_CPU_SHARES, NULL),
                          0);
         assert_file(p, "cpu.weight", "1");
+        /* a container gets no swap; a pod cgroup's swap is left alone */
+        c.memory_limit_bytes = 268435456;
+        assert_int_equal(cgroup_set_limits(fx->m, "kubepods/pod1/c1", &c,
+                                           CGROUP_MEMORY | CGROUP_WEIGHT_OCI, NULL),
+                         0);
+        assert_file(p, "memory.swap.max", "0");
+        free(p);
+        p = path_of(fx, "kubepods/pod1");
+        assert_int_equal(cgroup_set_limits(fx->m, "kubepods/pod1", &c, CGROUP_MEMORY, NULL), 0);
+        assert_file(p, "memory.swap.max", "max\n");
         free(p);
 }
 

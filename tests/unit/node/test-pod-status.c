@@ -185,6 +185,37 @@ static void test_container_resources(void **state)
         }
 }
 
+/* cgroup v2: the container's cpu.weight is the runtime's conversion of the allocated shares
+ * (100m: 102 shares, weight 17); its inverse reads fewer millicores, yet the allocated request
+ * is reported, as upstream does. A weight that is not its conversion reports the kernel's. */
+static void test_container_resources_v2_weight(void **state)
+{
+        cleanup_json json_t *req = json_loads("{\"cpu\":\"100m\"}", 0, NULL);
+        struct pod_cgroup_config a = { .cpu_quota_us = -1,
+                                       .cpu_period_us = 100000,
+                                       .memory_limit_bytes = -1 };
+        int64_t w = cpu_shares_to_weight_oci(cpu_milli_to_shares(100));
+
+        (void) state;
+        assert_int_not_equal(cpu_shares_to_milli(cpu_weight_to_shares_oci(w)), 100);
+        a.cpu_shares = pod_status_cpu_shares_from_weight(req, w);
+        {
+                cleanup_json json_t *got = pod_status_container_resources(req, NULL, &a);
+                assert_string_equal(json_path_string(got, "requests.cpu"), "100m");
+        }
+        /* the kernel holds another weight (1 cpu's, 100, a resize under way): its own value,
+         * read back through the inverse (1013 shares, 989m) */
+        a.cpu_shares = pod_status_cpu_shares_from_weight(
+                req, cpu_shares_to_weight_oci(cpu_milli_to_shares(1000)));
+        {
+                cleanup_json json_t *got = pod_status_container_resources(req, NULL, &a);
+                assert_string_equal(json_path_string(got, "requests.cpu"), "989m");
+        }
+        /* no cpu request at all: the inverse */
+        assert_int_equal(pod_status_cpu_shares_from_weight(NULL, 100),
+                         cpu_weight_to_shares_oci(100));
+}
+
 /* K8S: an evicted pod is Failed with reason Evicted, the message, and DisruptionTarget. */
 static void test_evicted(void **state)
 {
@@ -213,6 +244,7 @@ int main(void)
                 cmocka_unit_test(test_init_pending),
                 cmocka_unit_test(test_transition_time_kept),
                 cmocka_unit_test(test_container_resources),
+                cmocka_unit_test(test_container_resources_v2_weight),
                 cmocka_unit_test(test_evicted),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# test-cgroup-kernel.sh: the kernel behaviour flexlet's resize relies on, measured on this
+# machine's cgroup version (v1 on the host, v2 in tests/vm/run.sh's guest) with no flexlet at
+# all, as root. docs/cgroups.md records it:
+#   - a memory limit below usage: v1 refuses it (EBUSY) and keeps the old one; v2 takes it,
+#     reclaims, and OOM-kills what cannot be reclaimed (tmpfs pages without swap);
+#   - v2 memory.high below usage is taken and only throttles (no kill);
+#   - a tmpfs remounted below what it holds is refused (EINVAL) on both;
+#   - the OOM kill is counted where flexlet reads it: v1 memory.oom_control, v2 memory.events.
+# It prints, as TAP comments, the time of 200 limit writes and 200 tmpfs remounts (the kernel
+# floor of a resize; under the guest's emulation, not comparable with the host's).
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../lib/tap.sh"
+. "$here/../lib/node.sh"
+node_require_root
+
+NODE_CGROUP_ROOT=flexlet-kernel-$$
+mem=$(cg_root memory)
+work=$(mktemp -d /tmp/flexlet-kernel.XXXXXX)
+pids=()
+cleanup() {
+        local p
+        for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
+        wait 2>/dev/null
+        umount "$work/tmpfs" 2>/dev/null
+        rm -rf "$work"
+        for d in $(cg_dirs); do find "$d" -depth -type d -exec rmdir {} + 2>/dev/null; done
+}
+trap cleanup EXIT
+if [ -n "$CGROUP_V2" ]; then
+        limit_file=memory.max
+        mkdir "$mem"
+        echo "+memory" >"$mem/cgroup.subtree_control"
+else
+        limit_file=memory.limit_in_bytes
+        mkdir -p "$mem"
+fi
+
+# hold BYTES CGROUP: a process in CGROUP that wrote BYTES into the tmpfs (charged to CGROUP)
+hold() {
+        mkdir -p "$2"
+        sh -c "echo \$\$ > '$2/cgroup.procs'; head -c $1 /dev/zero > '$work/tmpfs/f-$(basename "$2")'; exec sleep 600" &
+        pids+=($!)
+        for _ in $(seq 1 100); do [ -f "$work/tmpfs/f-$(basename "$2")" ] && [ "$(stat -c %s "$work/tmpfs/f-$(basename "$2")")" = "$1" ] && break; sleep 0.1; done
+}
+mkdir "$work/tmpfs"
+mount -t tmpfs -o size=256m tmpfs "$work/tmpfs"
+
+# --- a limit below usage
+hold 41943040 "$mem/below"
+echo 134217728 >"$mem/below/$limit_file"
+err=$( { echo 20971520 >"$mem/below/$limit_file"; } 2>&1)
+if [ -z "$CGROUP_V2" ]; then
+        check_output "v1: a memory limit below usage is refused with EBUSY" "Device or resource busy" echo "$err"
+        check_equal "v1: the old limit stays" "134217728" "$(cg_get "$mem/below" memory)"
+else
+        check_equal "v2: a memory.max below usage is taken" "" "$err"
+        sleep 1
+        check_equal "v2: what cannot be reclaimed is OOM-killed (memory.events oom_kill)" "1" \
+                "$(awk '$1 == "oom_kill" {print ($2 > 0)}' "$mem/below/memory.events")"
+fi
+
+# --- v2: memory.high below usage throttles, kills nothing
+if [ -n "$CGROUP_V2" ]; then
+        hold 41943040 "$mem/high"
+        err=$( { echo 20971520 >"$mem/high/memory.high"; } 2>&1)
+        check_equal "v2: a memory.high below usage is taken" "" "$err"
+        sleep 1
+        check_equal "v2: and kills nothing" "0" "$(awk '$1 == "oom_kill" {print $2}' "$mem/high/memory.events")"
+        check "v2: its process lives on" kill -0 "${pids[-1]}"
+fi
+
+# --- a tmpfs remounted below what it holds
+err=$(mount -o remount,size=16m "$work/tmpfs" 2>&1)
+rc=$?
+if [ "$rc" -ne 0 ] && [ "$(df -B1 --output=size "$work/tmpfs" | tail -1 | tr -d ' ')" = 268435456 ]; then
+        ok "a tmpfs remount below its usage is refused; the size stays"
+else
+        not_ok "a tmpfs remount below its usage is refused; the size stays" "rc $rc: $err"
+fi
+
+# --- the OOM kill, where flexlet reads it
+mkdir -p "$mem/oom"
+echo 33554432 >"$mem/oom/$limit_file"
+sh -c "echo \$\$ > '$mem/oom/cgroup.procs'; exec dd if=/dev/zero of=/dev/null bs=100M count=1" 2>/dev/null
+rc=$?
+if [ -n "$CGROUP_V2" ]; then
+        kills=$(awk '$1 == "oom_kill" {print $2}' "$mem/oom/memory.events")
+else
+        kills=$(awk '$1 == "oom_kill" {print $2}' "$mem/oom/memory.oom_control")
+fi
+check_equal "a process over the limit dies by SIGKILL (137), counted as an OOM kill" "137 1" "$rc $kills"
+
+# --- the kernel floor of a resize: 200 limit writes, 200 remounts
+mkdir -p "$mem/floor"
+start=$(date +%s%N)
+for i in $(seq 1 100); do
+        echo 268435456 >"$mem/floor/$limit_file"
+        echo 536870912 >"$mem/floor/$limit_file"
+done
+t_limit=$((($(date +%s%N) - start) / 200000))
+start=$(date +%s%N)
+for i in $(seq 1 100); do
+        mount -o remount,size=128m "$work/tmpfs"
+        mount -o remount,size=256m "$work/tmpfs"
+done
+t_mount=$((($(date +%s%N) - start) / 200000))
+echo "# kernel floor ($( [ -n "$CGROUP_V2" ] && echo "cgroup v2" || echo "cgroup v1"), $(uname -r)): $t_limit µs per memory limit write, $t_mount µs per tmpfs remount (a mount(8) process each, shell loop included)"
+tap_done

@@ -1,0 +1,69 @@
+#!/bin/bash
+# guest-init.sh: PID 1 of the cgroup v2 guest that tests/vm/run.sh boots (on the host's root,
+# read-only, under a tmpfs overlay). Mounts what a test needs (cgroup2 with every controller the
+# kernel offers enabled in the root's cgroup.subtree_control, a private /tmp and /run, devpts,
+# loopback up), runs each script of /run/flexlet-vm/vm.conf with bash, as root, its output and
+# exit code going to the host's output folder (the "vmout" 9p share), then powers the guest off.
+# Never run it on a host: it mounts over /tmp and /sys/fs/cgroup and powers the machine off.
+. /run/flexlet-vm/vm.conf
+export PATH=$VM_PATH:/usr/sbin:/sbin:/usr/bin:/bin
+export HOME=/root TERM=dumb
+# every process start costs hundreds of ms under emulation: tests lengthen what they time
+export FLEXLET_TEST_SLOW=1
+
+if [ "$$" -ne 1 ] || [ ! -f /run/flexlet-vm/vm.conf ]; then
+        echo "guest-init.sh: only PID 1 of tests/vm/run.sh's guest runs this" >&2
+        exit 1
+fi
+
+say() { echo "guest-init: $*" >/dev/ttyS0; }
+
+setup() {
+        mount -t tmpfs -o mode=1777 tmpfs /tmp &&
+                mount -t tmpfs -o mode=755 tmpfs /run/flexlet-vm-tmp 2>/dev/null
+        mkdir -p /dev/pts /dev/shm /run/flexlet-vm/out
+        mount -t devpts -o newinstance,ptmxmode=0666 devpts /dev/pts
+        mount -t tmpfs -o mode=1777 tmpfs /dev/shm
+        mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 vmout /run/flexlet-vm/out || return 1
+        mount -t cgroup2 cgroup2 /sys/fs/cgroup || return 1
+        local c
+        for c in $(cat /sys/fs/cgroup/cgroup.controllers); do
+                echo "+$c" >/sys/fs/cgroup/cgroup.subtree_control || return 1
+        done
+        mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+        ip link set lo up 2>/dev/null || busybox ip link set lo up
+        echo /sbin/modprobe >/proc/sys/kernel/modprobe
+        return 0
+}
+
+run_all() {
+        local s name rc
+        for s in $VM_SCRIPTS; do
+                name=$(basename "$s")
+                up=$(cut -d. -f1 /proc/uptime)
+                if [ -n "$VM_BUDGET" ] && [ "$up" -ge "$VM_BUDGET" ]; then
+                        echo "1..0 # SKIP $name not started: ${up}s after boot, past the guest's start budget of ${VM_BUDGET}s" \
+                                >"/run/flexlet-vm/out/$name.log"
+                        echo 0 >"/run/flexlet-vm/out/$name.rc"
+                        say "$s skipped: past the start budget"
+                        continue
+                fi
+                say "running $s"
+                (cd "$VM_REPO" && exec bash "$s") >"/run/flexlet-vm/out/$name.log" 2>&1 </dev/null
+                rc=$?
+                echo "$rc" >"/run/flexlet-vm/out/$name.rc"
+                say "$s exited $rc"
+        done
+}
+
+if setup; then
+        say "cgroup2 controllers: $(cat /sys/fs/cgroup/cgroup.subtree_control); kernel $(uname -r)"
+        run_all
+else
+        say "setup failed"
+fi
+sync
+umount /run/flexlet-vm/out 2>/dev/null
+echo o >/proc/sysrq-trigger
+sleep 10
+busybox poweroff -f
