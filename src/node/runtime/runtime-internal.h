@@ -6,6 +6,7 @@
 
 #include <jansson.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <sys/types.h>
 #include <time.h>
@@ -106,11 +107,62 @@ struct rt_spec_holder {
         char **strv[6];
         struct runtime_env_var *env;
         struct runtime_mount *mounts;
+        gid_t *groups;
+        struct runtime_sysctl *sysctls;
 };
 int rt_spec_from_json(json_t *j, struct rt_spec_holder *ret, struct error **reterr);
 void rt_spec_holder_release(struct rt_spec_holder *h);
 /* Checks what the supervisor will rely on (absolute state dir, a command, mount paths). */
 int rt_spec_check(const struct runtime_container_spec *s, struct error **reterr);
+
+/* ---- confinement (confine.c, capabilities.c, seccomp.c) */
+/* Drops every capability but keep from the bounding set (-errno). */
+int rt_caps_drop_bounding(uint64_t keep);
+/* Sets the effective and permitted sets to caps, inheritable empty, clears the ambient set. */
+int rt_caps_set(uint64_t caps);
+/* Every capability the running kernel knows. */
+uint64_t rt_caps_all(void);
+/* The seccomp filter of mode (RuntimeDefault for the bounding set caps, Localhost from the
+ * profile text), not yet loaded; NULL for Unconfined. set_nnp: whether loading it may set
+ * no_new_privs (false: it is loaded with CAP_SYS_ADMIN, as runc). Release with
+ * rt_seccomp_release. */
+int rt_seccomp_build(enum runtime_seccomp_mode mode, const char *profile, uint64_t caps,
+                     bool set_nnp, void **ret, struct error **reterr);
+int rt_seccomp_load(void *ctx); /* NULL: nothing, 0 */
+void *rt_seccomp_release(void *ctx);
+
+/* Masked and read-only /proc and /sys paths (not for a privileged container), in the root
+ * being built (rootfd), after /proc and /sys are mounted. */
+int rt_confine_paths(int rootfd, const struct runtime_security *sec, struct error **reterr);
+/* A privileged container's /dev gets the host's devices (nothing otherwise). */
+int rt_confine_devices(int rootfd, const struct runtime_security *sec, struct error **reterr);
+/* Writes the namespaced sysctls, with the host's /proc still in sight (before pivot_root). */
+int rt_confine_sysctls(const struct runtime_security *sec, struct error **reterr);
+/* A path under /proc/sys made of lower-case words, digits, '_', '-', single '/'. */
+bool rt_sysctl_name_ok(const char *name);
+/* readOnlyRootFilesystem, after pivot_root. */
+int rt_confine_root_readonly(const struct runtime_security *sec, struct error **reterr);
+/* containerd WithUserID/WithAdditionalGIDs: the user's primary group from passwd (when not
+ * gid_set; 0 when the user has no entry), and the groups: that one first, then the groups of
+ * `group` that list the user's name (when image_groups). Either file may be NULL. */
+void rt_user_groups(FILE *passwd, FILE *group, uid_t uid, bool gid_set, gid_t *gid,
+                    bool image_groups, gid_t **ret, size_t *ret_n);
+
+/* What the last steps before exec need, computed after pivot_root (the image's /etc). */
+struct rt_confine {
+        uid_t uid;
+        gid_t gid;
+        gid_t *groups;
+        size_t n_groups;
+        uint64_t caps;
+        bool no_new_privs;
+        void *seccomp;
+};
+int rt_confine_prepare(const struct runtime_container_spec *s, struct rt_confine *ret,
+                       struct error **reterr);
+/* runc's order: bounding set, seccomp (without no_new_privs), groups, gid, uid, capability
+ * sets, no_new_privs, seccomp (with it). The caller execs next. */
+int rt_confine_finish(struct rt_confine *c, struct error **reterr);
 
 /* ---- CRI log records (log.c) */
 enum rt_stream { RT_STDOUT, RT_STDERR };

@@ -316,6 +316,7 @@ _noreturn_ static void container_child(struct supervisor *sv, int outfd, int err
         char **argv = NULL, **envp, *exe;
         cleanup_free char *overlay = NULL, *rootfs = NULL, *home = NULL;
         struct error *err = NULL;
+        struct rt_confine confine;
         const char *wd;
         sigset_t none;
         char e[128];
@@ -357,12 +358,20 @@ _noreturn_ static void container_child(struct supervisor *sv, int outfd, int err
         if (r < 0)
                 child_fail(errfd, "mount /proc: %s", errstr(-r, e));
         setup_dev(rootfd, s, errfd);
+        if (rt_confine_devices(rootfd, &s->security, &err) < 0)
+                child_fail(errfd, "%s", err->message);
         r = mount_in_root(rootfd, "sys", false, "/sys", NULL, MS_BIND, NULL);
-        if (r == 0)
+        /* K8S: a privileged container's /sys is writable */
+        if (r == 0 && !s->security.privileged)
                 r = remount_ro(rootfd, "sys", MS_NOSUID | MS_NODEV | MS_NOEXEC);
         if (r < 0)
                 child_fail(errfd, "mount /sys: %s", errstr(-r, e));
         setup_volumes(rootfd, s, errfd);
+        /* the sysctls through the host's /proc (still in sight) before /proc/sys turns
+         * read-only; then the masked and read-only paths over everything mounted */
+        if (rt_confine_sysctls(&s->security, &err) < 0 ||
+            rt_confine_paths(rootfd, &s->security, &err) < 0)
+                child_fail(errfd, "%s", err->message);
 
         /* pivot_root(".", "."): the old root ends up under the new one; detach it */
         if (fchdir(rootfd) < 0)
@@ -396,17 +405,21 @@ _noreturn_ static void container_child(struct supervisor *sv, int outfd, int err
                         child_fail(errfd, "chdir to cwd (\"%s\") set in config.json failed: %s", wd,
                                    errstr(errno, e));
         }
+        /* runc: the working dir is made before the root turns read-only */
+        if (rt_confine_root_readonly(&s->security, &err) < 0)
+                child_fail(errfd, "%s", err->message);
         exe = look_path(argv[0], env_value(envp, "PATH"), errfd);
-
-        if (setgroups(0, NULL) < 0 || setgid(s->gid) < 0 || setuid(s->uid) < 0)
-                child_fail(errfd, "set user %u, group %u: %s", (unsigned) s->uid, (unsigned) s->gid,
-                           errstr(errno, e));
+        if (rt_confine_prepare(s, &confine, &err) < 0)
+                child_fail(errfd, "%s", err->message);
 
         null = open("/dev/null", O_RDONLY | O_CLOEXEC);
         if (null < 0 || dup2(null, 0) < 0 || dup2(outfd, 1) < 0 || dup2(errpipe_out, 2) < 0)
                 child_fail(errfd, "set up stdio: %s", errstr(errno, e));
         /* nothing but stdio crosses exec; errfd closes there, which tells the supervisor */
         (void) close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
+        /* user, groups, capabilities, no_new_privs, seccomp: the last steps before exec */
+        if (rt_confine_finish(&confine, &err) < 0)
+                child_fail(errfd, "%s", err->message);
         execve(exe, argv, envp);
         if (errno == EACCES)
                 child_fail(errfd, "exec: \"%s\": permission denied", argv[0]);
@@ -542,7 +555,9 @@ static int supervise(struct supervisor *sv, struct error **reterr)
         own_pidns = open("/proc/self/ns/pid", O_RDONLY | O_CLOEXEC);
         if (own_pidns < 0)
                 return error_set(reterr, errno, "open our pid namespace: %s", strerror(errno));
-        if (setns(pidfd, CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS) < 0) {
+        /* K8S hostPID/hostIPC: the container stays in the host's namespace */
+        if (setns(pidfd, (s->security.host_pid ? 0 : CLONE_NEWPID) |
+                                 (s->security.host_ipc ? 0 : CLONE_NEWIPC) | CLONE_NEWUTS) < 0) {
                 (void) snprintf(msg, sizeof(msg), "join the pod's namespaces: %s", strerror(errno));
                 r = record_start_error(sv, msg);
                 goto start_failed;
