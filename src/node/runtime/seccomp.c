@@ -482,6 +482,11 @@ static int add_native_arches(scmp_filter_ctx ctx)
         return 0;
 }
 
+static struct scmp_arg_cmp arg0(enum scmp_compare op, uint64_t a, uint64_t b)
+{
+        return (struct scmp_arg_cmp){ .arg = 0, .op = op, .datum_a = a, .datum_b = b };
+}
+
 static int build_default(uint64_t caps, scmp_filter_ctx ctx, struct error **reterr)
 {
         const uint32_t def = SCMP_ACT_ERRNO(EPERM);
@@ -492,15 +497,15 @@ static int build_default(uint64_t caps, scmp_filter_ctx ctx, struct error **rete
                 if ((r = add_rule(ctx, def, default_allow[i], SCMP_ACT_ALLOW, NULL, 0, reterr)) < 0)
                         return r;
         for (size_t i = 0; i < ARRAY_SIZE(personalities); i++) {
-                struct scmp_arg_cmp a = SCMP_A0(SCMP_CMP_EQ, personalities[i]);
+                struct scmp_arg_cmp a = arg0(SCMP_CMP_EQ, personalities[i], 0);
                 if ((r = add_rule(ctx, def, "personality", SCMP_ACT_ALLOW, &a, 1, reterr)) < 0)
                         return r;
         }
         {
                 /* containerd: socket(2) for every family but AF_ALG and AF_VSOCK */
-                struct scmp_arg_cmp a[] = { SCMP_A0(SCMP_CMP_LT, AF_ALG),
-                                            SCMP_A0(SCMP_CMP_EQ, AF_ALG + 1),
-                                            SCMP_A0(SCMP_CMP_GT, AF_VSOCK) };
+                struct scmp_arg_cmp a[] = { arg0(SCMP_CMP_LT, AF_ALG, 0),
+                                            arg0(SCMP_CMP_EQ, AF_ALG + 1, 0),
+                                            arg0(SCMP_CMP_GT, AF_VSOCK, 0) };
                 for (size_t i = 0; i < ARRAY_SIZE(a); i++)
                         if ((r = add_rule(ctx, def, "socket", SCMP_ACT_ALLOW, &a[i], 1, reterr)) <
                             0)
@@ -518,7 +523,7 @@ static int build_default(uint64_t caps, scmp_filter_ctx ctx, struct error **rete
         if (!(caps & (1ULL << CAP_SYS_ADMIN))) {
                 /* containerd: clone without namespace flags; clone3 (whose flags a filter cannot
                  * see) fails with ENOSYS so that libcs fall back to clone */
-                struct scmp_arg_cmp a = SCMP_A0(SCMP_CMP_MASKED_EQ, NS_FLAGS, 0);
+                struct scmp_arg_cmp a = arg0(SCMP_CMP_MASKED_EQ, NS_FLAGS, 0);
                 if ((r = add_rule(ctx, def, "clone", SCMP_ACT_ALLOW, &a, 1, reterr)) < 0 ||
                     (r = add_rule(ctx, def, "clone3", SCMP_ACT_ERRNO(ENOSYS), NULL, 0, reterr)) < 0)
                         return r;
