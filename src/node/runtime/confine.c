@@ -326,15 +326,29 @@ static FILE *open_regular(const char *path)
         return f;
 }
 
-int rt_confine_prepare(const struct runtime_container_spec *s, struct rt_confine *ret,
+static uint64_t effective_caps(const struct runtime_security *sec)
+{
+        return sec->privileged ? rt_caps_all() : sec->caps_set ? sec->caps : RUNTIME_DEFAULT_CAPS;
+}
+
+int rt_confine_seccomp(const struct runtime_container_spec *s, struct rt_seccomp_bpf *ret,
                        struct error **reterr)
+{
+        const struct runtime_security *sec = &s->security;
+
+        /* K8S/containerd: a privileged container runs without a seccomp filter */
+        return rt_seccomp_compile(sec->privileged ? RUNTIME_SECCOMP_UNCONFINED : sec->seccomp,
+                                  sec->seccomp_profile, effective_caps(sec), ret, reterr);
+}
+
+int rt_confine_prepare(const struct runtime_container_spec *s, const struct rt_seccomp_bpf *bpf,
+                       struct rt_confine *ret, struct error **reterr)
 {
         const struct runtime_security *sec = &s->security;
         struct rt_confine c = { .uid = s->uid, .gid = s->gid };
         FILE *passwd = open_regular("/etc/passwd"), *group = open_regular("/etc/group");
         gid_t *image = NULL;
         size_t n_image = 0;
-        int r;
 
         rt_user_groups(passwd, group, s->uid, sec->gid_set, &c.gid, !sec->no_image_groups, &image,
                        &n_image);
@@ -348,16 +362,15 @@ int rt_confine_prepare(const struct runtime_container_spec *s, struct rt_confine
         free(image);
         for (size_t i = 0; i < sec->n_groups; i++)
                 c.groups[c.n_groups++] = sec->groups[i];
-        c.caps = sec->privileged ? rt_caps_all() : sec->caps_set ? sec->caps : RUNTIME_DEFAULT_CAPS;
+        c.caps = effective_caps(sec);
         c.no_new_privs = sec->no_new_privs;
-        /* K8S/containerd: a privileged container runs without a seccomp filter */
-        r = rt_seccomp_build(sec->privileged ? RUNTIME_SECCOMP_UNCONFINED : sec->seccomp,
-                             sec->seccomp_profile, c.caps, c.no_new_privs, &c.seccomp, reterr);
-        if (r < 0) {
+        if (!sec->privileged && sec->seccomp != RUNTIME_SECCOMP_UNCONFINED && (!bpf || !bpf->len)) {
                 free(c.groups);
-                return r;
+                return error_set(reterr, EINVAL, "seccomp: the compiled filter is missing");
         }
+        c.seccomp = sec->privileged ? NULL : bpf;
         *ret = c;
+        (void) reterr;
         return 0;
 }
 
@@ -371,7 +384,7 @@ int rt_confine_finish(struct rt_confine *c, struct error **reterr)
                                  strerror(-r));
         /* runc: without no_new_privs the filter goes in before the user changes (it needs
          * CAP_SYS_ADMIN); it must then allow what follows, as RuntimeDefault does */
-        if (!c->no_new_privs && (r = rt_seccomp_load(c->seccomp)) < 0)
+        if (!c->no_new_privs && (r = rt_seccomp_load_bpf(c->seccomp)) < 0)
                 return error_set(reterr, -r, "load the seccomp filter: %s", strerror(-r));
         if (setgroups(c->n_groups, c->groups) < 0 || setgid(c->gid) < 0 || setuid(c->uid) < 0)
                 return error_set(reterr, errno, "set user %u, group %u: %s", (unsigned) c->uid,
@@ -383,7 +396,7 @@ int rt_confine_finish(struct rt_confine *c, struct error **reterr)
         if (c->no_new_privs) {
                 if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
                         return error_set(reterr, errno, "set no_new_privs: %s", strerror(errno));
-                if ((r = rt_seccomp_load(c->seccomp)) < 0)
+                if ((r = rt_seccomp_load_bpf(c->seccomp)) < 0)
                         return error_set(reterr, -r, "load the seccomp filter: %s", strerror(-r));
         }
         return 0;

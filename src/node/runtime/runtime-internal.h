@@ -130,6 +130,21 @@ int rt_seccomp_build(enum runtime_seccomp_mode mode, const char *profile, uint64
                      bool set_nnp, void **ret, struct error **reterr);
 int rt_seccomp_load(void *ctx); /* NULL: nothing, 0 */
 void *rt_seccomp_release(void *ctx);
+/* A filter as the kernel takes it: BPF instructions and seccomp(2) flags. */
+struct rt_seccomp_bpf {
+        void *prog; /* owned; len bytes of struct sock_filter */
+        size_t len;
+        unsigned flags; /* SECCOMP_FILTER_FLAG_LOG, _SPEC_ALLOW */
+};
+/* The compiled filter of mode for the bounding set caps, from a per-process cache (thread-safe;
+ * the agent compiles each distinct filter once). Unconfined: len 0. Free ret->prog. */
+int rt_seccomp_compile(enum runtime_seccomp_mode mode, const char *profile, uint64_t caps,
+                       struct rt_seccomp_bpf *ret, struct error **reterr);
+/* seccomp(SECCOMP_SET_MODE_FILTER): needs no_new_privs or CAP_SYS_ADMIN. len 0: nothing. */
+int rt_seccomp_load_bpf(const struct rt_seccomp_bpf *bpf);
+/* The state dir's compiled filter (written by runtime_container_start, read by the supervisor):
+ * a 4-byte flags word, then the instructions. */
+#define RT_SECCOMP_FILE "seccomp.bpf"
 
 /* Masked and read-only /proc and /sys paths (not for a privileged container), in the root
  * being built (rootfd), after /proc and /sys are mounted. */
@@ -156,9 +171,12 @@ struct rt_confine {
         size_t n_groups;
         uint64_t caps;
         bool no_new_privs;
-        void *seccomp;
+        const struct rt_seccomp_bpf *seccomp; /* borrowed; NULL or len 0: none */
 };
-int rt_confine_prepare(const struct runtime_container_spec *s, struct rt_confine *ret,
+int rt_confine_prepare(const struct runtime_container_spec *s, const struct rt_seccomp_bpf *bpf,
+                       struct rt_confine *ret, struct error **reterr);
+/* The filter the container of spec gets (none for Unconfined or privileged), compiled. */
+int rt_confine_seccomp(const struct runtime_container_spec *s, struct rt_seccomp_bpf *ret,
                        struct error **reterr);
 /* runc's order: bounding set, seccomp (without no_new_privs), groups, gid, uid, capability
  * sets, no_new_privs, seccomp (with it). The caller execs next. */

@@ -43,7 +43,8 @@
  * Folders (the agent chooses them; these helpers give the conventional ones):
  *   DATA/pods/<uid>/sandbox/                      runtime_sandbox_dir
  *   DATA/pods/<uid>/containers/<name>/<restart>/  runtime_container_dir: spec.json,
- *       supervisor.json, started.json, exit.json, container.log, upper/, work/, rootfs/
+ *       supervisor.json, started.json, exit.json, container.log, seccomp.bpf (the compiled
+ *       filter, when there is one), upper/, work/, rootfs/
  * One container dir per start, so the previous run's log (`kubectl logs --previous`) is the
  * one of restart - 1.
  *

@@ -5,6 +5,11 @@
  * gets (the agent, pod-security.c) nor when it is loaded (confine.c). */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <pthread.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
 #include <jansson.h>
 #include <linux/capability.h>
 #include <seccomp.h>
@@ -999,6 +1004,122 @@ int rt_seccomp_build(enum runtime_seccomp_mode mode, const char *profile, uint64
 int rt_seccomp_load(void *ctx)
 {
         return ctx ? seccomp_load(ctx) : 0;
+}
+
+/* ------------------------------------------------------------------ compiled, cached */
+
+/* Building RuntimeDefault with libseccomp (three ABIs on x86-64) and generating its BPF costs
+ * milliseconds, more than the rest of a container's confinement together; every container of a
+ * node asks for one of a few filters. So the long-lived agent compiles each once and the
+ * container loads the program with seccomp(2). */
+struct cached_filter {
+        struct cached_filter *next;
+        enum runtime_seccomp_mode mode;
+        uint64_t caps;
+        char *profile;
+        struct rt_seccomp_bpf bpf;
+};
+static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct cached_filter *cache;
+static size_t cache_n;
+#define CACHE_MAX 64
+
+static int export_bpf(void *ctx, struct rt_seccomp_bpf *ret)
+{
+        cleanup_close int fd = memfd_create("seccomp-bpf", MFD_CLOEXEC);
+        struct stat st;
+        uint32_t v = 0;
+        int r;
+
+        if (fd < 0)
+                return -errno;
+        if ((r = seccomp_export_bpf(ctx, fd)) < 0)
+                return r;
+        if (fstat(fd, &st) < 0)
+                return -errno;
+        if (st.st_size <= 0 || st.st_size % sizeof(struct sock_filter) ||
+            st.st_size > (off_t) (BPF_MAXINSNS * sizeof(struct sock_filter)))
+                return -E2BIG;
+        ret->len = (size_t) st.st_size;
+        ret->prog = xmalloc(ret->len);
+        if (pread(fd, ret->prog, ret->len, 0) != (ssize_t) ret->len) {
+                free(ret->prog);
+                return -EIO;
+        }
+        ret->flags = 0;
+        if (seccomp_attr_get(ctx, SCMP_FLTATR_CTL_LOG, &v) == 0 && v)
+                ret->flags |= SECCOMP_FILTER_FLAG_LOG;
+        if (seccomp_attr_get(ctx, SCMP_FLTATR_CTL_SSB, &v) == 0 && v)
+                ret->flags |= SECCOMP_FILTER_FLAG_SPEC_ALLOW;
+        return 0;
+}
+
+int rt_seccomp_compile(enum runtime_seccomp_mode mode, const char *profile, uint64_t caps,
+                       struct rt_seccomp_bpf *ret, struct error **reterr)
+{
+        struct cached_filter *c;
+        void *ctx = NULL;
+        int r;
+
+        *ret = (struct rt_seccomp_bpf){ 0 };
+        if (mode == RUNTIME_SECCOMP_UNCONFINED)
+                return 0;
+        if (mode == RUNTIME_SECCOMP_LOCALHOST && !profile)
+                return error_set(reterr, EINVAL, "seccomp: a Localhost profile is missing");
+        if (mode != RUNTIME_SECCOMP_LOCALHOST)
+                profile = "";
+        pthread_mutex_lock(&cache_lock);
+        for (c = cache; c; c = c->next)
+                if (c->mode == mode && c->caps == caps && streq(c->profile, profile))
+                        break;
+        if (c) {
+                ret->prog = xmalloc(c->bpf.len);
+                memcpy(ret->prog, c->bpf.prog, c->bpf.len);
+                ret->len = c->bpf.len;
+                ret->flags = c->bpf.flags;
+                pthread_mutex_unlock(&cache_lock);
+                return 0;
+        }
+        pthread_mutex_unlock(&cache_lock);
+
+        /* the flag no_new_privs is the loader's business (seccomp(2) below), not the filter's */
+        r = rt_seccomp_build(mode, *profile ? profile : NULL, caps, false, &ctx, reterr);
+        if (r < 0)
+                return r;
+        r = export_bpf(ctx, ret);
+        seccomp_release(ctx);
+        if (r < 0)
+                return error_set(reterr, -r, "seccomp: generate the filter: %s", strerror(-r));
+
+        pthread_mutex_lock(&cache_lock);
+        if (cache_n < CACHE_MAX) {
+                c = xcalloc(1, sizeof(*c));
+                c->mode = mode;
+                c->caps = caps;
+                c->profile = xstrdup(profile);
+                c->bpf.prog = xmalloc(ret->len);
+                memcpy(c->bpf.prog, ret->prog, ret->len);
+                c->bpf.len = ret->len;
+                c->bpf.flags = ret->flags;
+                c->next = cache;
+                cache = c;
+                cache_n++;
+        }
+        pthread_mutex_unlock(&cache_lock);
+        return 0;
+}
+
+int rt_seccomp_load_bpf(const struct rt_seccomp_bpf *bpf)
+{
+        struct sock_fprog prog;
+
+        if (!bpf || !bpf->len)
+                return 0;
+        prog.len = (unsigned short) (bpf->len / sizeof(struct sock_filter));
+        prog.filter = bpf->prog;
+        if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, bpf->flags, &prog) < 0)
+                return -errno;
+        return 0;
 }
 
 void *rt_seccomp_release(void *ctx)

@@ -34,6 +34,7 @@ struct supervisor {
         char *hostname;
         pid_t sandbox_pid;
         int notify_fd;
+        struct rt_seccomp_bpf seccomp; /* the compiled filter, read before the fork */
 };
 
 /* ------------------------------------------------------------------ the container process */
@@ -409,7 +410,7 @@ _noreturn_ static void container_child(struct supervisor *sv, int outfd, int err
         if (rt_confine_root_readonly(&s->security, &err) < 0)
                 child_fail(errfd, "%s", err->message);
         exe = look_path(argv[0], env_value(envp, "PATH"), errfd);
-        if (rt_confine_prepare(s, &confine, &err) < 0)
+        if (rt_confine_prepare(s, &sv->seccomp, &confine, &err) < 0)
                 child_fail(errfd, "%s", err->message);
 
         null = open("/dev/null", O_RDONLY | O_CLOEXEC);
@@ -676,6 +677,32 @@ start_failed:
         return 0;
 }
 
+/* The filter runtime_container_start compiled (none when the file is absent). */
+static int read_seccomp(struct supervisor *sv, struct error **reterr)
+{
+        char *buf = NULL;
+        size_t len = 0;
+        uint32_t flags;
+        int r = fs_read_file_at(sv->dfd, RT_SECCOMP_FILE, RT_STATE_FILE_MAX, &buf, &len);
+
+        if (r == -ENOENT)
+                return 0;
+        if (r < 0)
+                return error_set(reterr, -r, "supervisor: read %s: %s", RT_SECCOMP_FILE,
+                                 strerror(-r));
+        if (len < 4 + 8 || (len - 4) % 8) {
+                free(buf);
+                return error_set(reterr, EINVAL, "supervisor: %s is malformed", RT_SECCOMP_FILE);
+        }
+        memcpy(&flags, buf, 4);
+        sv->seccomp.flags = flags;
+        sv->seccomp.len = len - 4;
+        sv->seccomp.prog = xmalloc(sv->seccomp.len);
+        memcpy(sv->seccomp.prog, buf + 4, sv->seccomp.len);
+        free(buf);
+        return 0;
+}
+
 int rt_supervisor_serve(const char *state_dir, int notify_fd, struct error **reterr)
 {
         struct supervisor sv = { .state_dir = state_dir, .dfd = -1, .notify_fd = notify_fd };
@@ -712,7 +739,9 @@ int rt_supervisor_serve(const char *state_dir, int notify_fd, struct error **ret
                 goto out;
         }
         sv.spec = &sv.h.spec;
-        r = supervise(&sv, reterr);
+        r = read_seccomp(&sv, reterr);
+        if (r >= 0)
+                r = supervise(&sv, reterr);
         if (r < 0)
                 error_wrap(reterr, "supervisor \"%s\"", state_dir);
 out:
@@ -730,6 +759,7 @@ out:
                 rt_notify(&sv.notify_fd, 0, "exited");
         }
         rt_spec_holder_release(&sv.h);
+        free(sv.seccomp.prog);
         free(sv.hostname);
         if (sv.dfd >= 0)
                 close(sv.dfd);
