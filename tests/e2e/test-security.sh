@@ -33,7 +33,7 @@ pod() {
 JSON
 }
 
-pod default '{}' '{}' "$status; [ -c /proc/keys ] && echo keys-masked; [ ! -e /proc/kcore ] || [ -c /proc/kcore ] && echo kcore-masked; [ -d /sys/firmware ] && [ \$(ls /sys/firmware | wc -l) = 0 ] && echo firmware-masked; echo 1 > /proc/sys/kernel/shm_rmid_forced && echo sys-writable || echo sys-readonly; touch /sys/x 2>/dev/null || echo sysfs-readonly; unshare -U true && echo unshare-ok"
+pod default '{}' '{}' "$status; [ -c /proc/keys ] && echo keys-masked; [ ! -e /proc/kcore ] || [ -c /proc/kcore ] && echo kcore-masked; [ -d /sys/firmware ] && [ \$(ls /sys/firmware | wc -l) = 0 ] && echo firmware-masked; echo 1 > /proc/sys/kernel/shm_rmid_forced && echo sys-writable || echo sys-readonly; touch /sys/x 2>/dev/null || echo sysfs-readonly; unshare -U true && echo unshare-ok; echo pid=\$(readlink /proc/self/ns/pid)"
 pod dropall '{}' '{"capabilities":{"drop":["ALL"]}}' "$status"
 pod addone '{}' '{"capabilities":{"drop":["all"],"add":["NET_BIND_SERVICE","cap_chown"]}}' "$status"
 pod privileged '{}' '{"privileged":true}' "$status; [ -c /proc/keys ] || echo keys-unmasked; [ \$(ls /sys/firmware | wc -l) != 0 ] && echo firmware-unmasked; test -c /dev/kmsg && echo host-devices"
@@ -44,6 +44,11 @@ pod localhost '{}' '{"seccompProfile":{"type":"Localhost","localhostProfile":"pr
 pod ids '{"runAsUser":1000,"runAsGroup":3000,"supplementalGroups":[4000]}' '{}' "id; $status"
 pod override '{"runAsUser":1000,"runAsGroup":3000}' '{"runAsUser":2000}' "id"
 pod sysctl '{"sysctls":[{"name":"kernel.shm_rmid_forced","value":"1"}]}' '{}' "echo shm_rmid_forced=\$(cat /proc/sys/kernel/shm_rmid_forced)"
+cat <<'JSON' | k create -f - >/dev/null || not_ok "create pod hostns"
+{"apiVersion":"v1","kind":"Pod","metadata":{"name":"hostns"},
+ "spec":{"terminationGracePeriodSeconds":1,"restartPolicy":"Never","hostPID":true,"hostIPC":true,
+  "containers":[{"name":"c1","image":"busybox","command":["sh","-c","echo pid=$(readlink /proc/self/ns/pid) ipc=$(readlink /proc/self/ns/ipc)"]}]}}
+JSON
 pod nonroot '{"runAsNonRoot":true}' '{}' "true"
 pod rootuser '{}' '{"runAsNonRoot":true,"runAsUser":0}' "true"
 pod badcap '{}' '{"capabilities":{"add":["NOPE"]}}' "true"
@@ -118,6 +123,9 @@ has "pod-level runAsUser, runAsGroup and supplementalGroups in id" ids "uid=1000
 has "a non-root user has no effective capabilities" ids "CapEff:	0000000000000000"
 has "the container's runAsUser overrides the pod's" override "uid=2000 gid=3000"
 has "a safe sysctl is set in the pod's namespace" sysctl "shm_rmid_forced=1"
+has "hostPID keeps the host's pid namespace" hostns "pid=$(readlink /proc/self/ns/pid)"
+has "hostIPC keeps the host's ipc namespace" hostns "ipc=$(readlink /proc/self/ns/ipc)"
+lacks "without hostPID the pod has its own pid namespace" default "pid=$(readlink /proc/self/ns/pid)"
 check_equal "the host's kernel.shm_rmid_forced is untouched" "$host_shm" "$(cat /proc/sys/kernel/shm_rmid_forced)"
 
 # --- refusals: CreateContainerConfigError with upstream's message, the container never starts
