@@ -16,7 +16,9 @@
  *            ADD, the netns mount and record) and, after the sandbox stops, pod_network_detach
  *            (the DELs, unmount), as the agent calls them
  * With NODE_BENCH_DEBUG set, each pod's start times and each killed process's exit time also go
- * to stderr. This binary is also the runtime's helper (the runtime starts /proc/self/exe), so
+ * to stderr. With NODEBENCH_SECURITY=restricted the runtime floor's containers are confined as a
+ * PSA "restricted" pod's (RuntimeDefault seccomp, drop ALL, no_new_privs, non-root, read-only
+ * root) on top of the default every container gets. This binary is also the runtime's helper (the runtime starts /proc/self/exe), so
  * main routes `supervise` first, as flexlet's does. A program, not a library: it prints and
  * exits. */
 #include <dirent.h>
@@ -406,6 +408,18 @@ static void floor_start(struct floor *f, struct floor_pod *p, double *ret_sandbo
         spec.mounts = &m;
         spec.n_mounts = 1;
         spec.cgroup_procs = (const char *const *) cprocs;
+        /* NODEBENCH_SECURITY=restricted: the confinement of a PSA "restricted" container
+         * (RuntimeDefault seccomp, drop ALL, no_new_privs, non-root, read-only root) on top of
+         * the runtime default every container gets */
+        const char *sec = getenv("NODEBENCH_SECURITY");
+        if (sec && streq(sec, "restricted")) {
+                spec.uid = 1000;
+                spec.security.caps_set = true;
+                spec.security.caps = 0;
+                spec.security.no_new_privs = true;
+                spec.security.read_only_root = true;
+                spec.security.seccomp = RUNTIME_SECCOMP_RUNTIME_DEFAULT;
+        }
         if (runtime_container_start(&spec, &err) < 0)
                 die("container %s: %s", p->uid, err->message);
         /* the agent reads the state back before it reports Running */

@@ -40,6 +40,7 @@
 #include "node/network/network.h"
 #include "node/node-metrics.h"
 #include "node/node-status.h"
+#include "node/pod-security.h"
 #include "node/pod-status.h"
 #include "node/pod-worker-internal.h"
 #include "node/pod-worker.h"
@@ -768,15 +769,6 @@ static const char *const *strv_of(const json_t *arr, const char ***holder)
         return *holder;
 }
 
-static int64_t security_id(const json_t *pod, const json_t *c, const char *field)
-{
-        const json_t *v = json_object_get(json_object_get(c, "securityContext"), field);
-
-        if (!v)
-                v = json_object_get(json_path(pod, "spec.securityContext"), field);
-        return json_is_integer(v) ? json_integer_value(v) : 0;
-}
-
 static bool backoff_waiting(const struct backoff *b, time_t event_time, time_t now)
 {
         /* K8S: IsInBackOffSince: an entry not expired, and less than its delay since the event */
@@ -828,6 +820,7 @@ static void start_container(struct step *s, const json_t *c, struct container_me
         const char *name = cm->name, *image = json_string_value(json_object_get(c, "image")) ?: "";
         struct runtime_image img = { 0 };
         struct runtime_container_spec spec = { 0 };
+        struct pod_security security = { 0 };
         cleanup_error struct error *err = NULL;
         cleanup_free struct runtime_env_var *env = NULL;
         cleanup_free struct runtime_mount *mounts = NULL;
@@ -873,6 +866,17 @@ static void start_container(struct step *s, const json_t *c, struct container_me
                 runtime_image_release(&img);
                 return;
         }
+        /* K8S: the securityContext checks of generateContainerConfig */
+        r = pod_security_resolve(s->pod, c, &security, &err);
+        if (r < 0) {
+                add_event(s->ev, "Warning", "Failed", xasprintf("Error: %s", err->message));
+                o->phase = CONTAINER_WAITING;
+                o->waiting_reason = "CreateContainerConfigError";
+                o->waiting_message = keep(s, xstrdup(err->message));
+                count_start(s, c, o->waiting_reason);
+                runtime_image_release(&img);
+                return;
+        }
         mounts = container_mounts(s, c, env, spec.n_env, &spec.n_mounts, &env_error);
         if (!mounts) {
                 add_event(s->ev, "Warning", "Failed", xasprintf("Error: %s", env_error));
@@ -880,13 +884,17 @@ static void start_container(struct step *s, const json_t *c, struct container_me
                 o->waiting_reason = "CreateContainerConfigError";
                 o->waiting_message = keep(s, TAKE_PTR(env_error));
                 count_start(s, c, o->waiting_reason);
+                pod_security_release(&security);
                 runtime_image_release(&img);
                 return;
         }
         dir = run_dir(s->h, s->p, name, run);
         cg = run_cgroup(s->p, name, run);
         sandbox = runtime_sandbox_dir(s->h->data_dir, s->p->uid);
-        r = container_cgroup_config(s->alloc_pod, name, NULL, true, &cfg);
+        /* a Localhost profile that cannot be loaded is the runtime's CreateContainerError */
+        r = pod_security_load_profile(&security, s->h->data_dir, &err);
+        if (r >= 0)
+                r = container_cgroup_config(s->alloc_pod, name, NULL, true, &cfg);
         if (r >= 0)
                 r = cgroup_create(s->h->cgroups, cg, &err);
         if (r >= 0) {
@@ -911,10 +919,12 @@ static void start_container(struct step *s, const json_t *c, struct container_me
                 spec.env = env;
                 spec.mounts = mounts;
                 spec.cgroup_procs = (const char *const *) procs;
-                spec.uid = (uid_t) security_id(s->pod, c, "runAsUser");
-                spec.gid = (gid_t) security_id(s->pod, c, "runAsGroup");
+                spec.uid = security.uid;
+                spec.gid = security.gid;
+                spec.security = security.sec;
                 r = runtime_container_start(&spec, &err);
         }
+        pod_security_release(&security);
         cgroup_strv_free(procs);
         runtime_image_release(&img);
         if (r < 0) {

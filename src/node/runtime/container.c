@@ -57,6 +57,7 @@ int runtime_container_start(const struct runtime_container_spec *spec, struct er
         cleanup_close int dfd = -1, notify = -1;
         cleanup_free char *payload = NULL;
         const char *args[2];
+        struct rt_seccomp_bpf bpf;
         struct stat st;
         json_t *j;
         int r;
@@ -74,6 +75,23 @@ int runtime_container_start(const struct runtime_container_spec *spec, struct er
         if (fstatat(dfd, RT_SPEC_FILE, &st, 0) == 0)
                 return error_set(reterr, EEXIST, "start container: \"%s\" was already used",
                                  spec->state_dir);
+        /* the seccomp filter compiled here, in the long-lived caller, once per distinct filter */
+        r = rt_confine_seccomp(spec, &bpf, reterr);
+        if (r < 0)
+                return error_wrap(reterr, "start container");
+        if (bpf.len) {
+                cleanup_free char *buf = xmalloc(bpf.len + 4);
+                uint32_t flags = bpf.flags;
+
+                memcpy(buf, &flags, 4);
+                memcpy(buf + 4, bpf.prog, bpf.len);
+                r = fs_write_file_atomic(dfd, RT_SECCOMP_FILE, buf, bpf.len + 4);
+                free(bpf.prog);
+                if (r < 0)
+                        return error_set(reterr, -r,
+                                         "start container: write its seccomp filter: %s",
+                                         strerror(-r));
+        }
         j = rt_spec_to_json(spec);
         r = fs_write_json_atomic(dfd, RT_SPEC_FILE, j);
         json_decref(j);

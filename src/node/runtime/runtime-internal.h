@@ -6,6 +6,7 @@
 
 #include <jansson.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <sys/types.h>
 #include <time.h>
@@ -122,11 +123,80 @@ struct rt_spec_holder {
         char **strv[6];
         struct runtime_env_var *env;
         struct runtime_mount *mounts;
+        gid_t *groups;
+        struct runtime_sysctl *sysctls;
 };
 int rt_spec_from_json(json_t *j, struct rt_spec_holder *ret, struct error **reterr);
 void rt_spec_holder_release(struct rt_spec_holder *h);
 /* Checks what the supervisor will rely on (absolute state dir, a command, mount paths). */
 int rt_spec_check(const struct runtime_container_spec *s, struct error **reterr);
+
+/* ---- confinement (confine.c, capabilities.c, seccomp.c) */
+/* Drops every capability but keep from the bounding set (-errno). */
+int rt_caps_drop_bounding(uint64_t keep);
+/* Sets the effective and permitted sets to caps, inheritable empty, clears the ambient set. */
+int rt_caps_set(uint64_t caps);
+/* Every capability the running kernel knows. */
+uint64_t rt_caps_all(void);
+/* The seccomp filter of mode (RuntimeDefault for the bounding set caps, Localhost from the
+ * profile text), not yet loaded; NULL for Unconfined. set_nnp: whether loading it may set
+ * no_new_privs (false: it is loaded with CAP_SYS_ADMIN, as runc). Release with
+ * rt_seccomp_release. */
+int rt_seccomp_build(enum runtime_seccomp_mode mode, const char *profile, uint64_t caps,
+                     bool set_nnp, void **ret, struct error **reterr);
+int rt_seccomp_load(void *ctx); /* NULL: nothing, 0 */
+void *rt_seccomp_release(void *ctx);
+/* A filter as the kernel takes it: BPF instructions and seccomp(2) flags. */
+struct rt_seccomp_bpf {
+        void *prog; /* owned; len bytes of struct sock_filter */
+        size_t len;
+        unsigned flags; /* SECCOMP_FILTER_FLAG_LOG, _SPEC_ALLOW */
+};
+/* The compiled filter of mode for the bounding set caps, from a per-process cache (thread-safe;
+ * the agent compiles each distinct filter once). Unconfined: len 0. Free ret->prog. */
+int rt_seccomp_compile(enum runtime_seccomp_mode mode, const char *profile, uint64_t caps,
+                       struct rt_seccomp_bpf *ret, struct error **reterr);
+/* seccomp(SECCOMP_SET_MODE_FILTER): needs no_new_privs or CAP_SYS_ADMIN. len 0: nothing. */
+int rt_seccomp_load_bpf(const struct rt_seccomp_bpf *bpf);
+/* The state dir's compiled filter (written by runtime_container_start, read by the supervisor):
+ * a 4-byte flags word, then the instructions. */
+#define RT_SECCOMP_FILE "seccomp.bpf"
+
+/* Masked and read-only /proc and /sys paths (not for a privileged container), in the root
+ * being built (rootfd), after /proc and /sys are mounted. */
+int rt_confine_paths(int rootfd, const struct runtime_security *sec, struct error **reterr);
+/* A privileged container's /dev gets the host's devices (nothing otherwise). */
+int rt_confine_devices(int rootfd, const struct runtime_security *sec, struct error **reterr);
+/* Writes the namespaced sysctls, with the host's /proc still in sight (before pivot_root). */
+int rt_confine_sysctls(const struct runtime_security *sec, struct error **reterr);
+/* A path under /proc/sys made of lower-case words, digits, '_', '-', single '/'. */
+bool rt_sysctl_name_ok(const char *name);
+/* readOnlyRootFilesystem, after pivot_root. */
+int rt_confine_root_readonly(const struct runtime_security *sec, struct error **reterr);
+/* containerd WithUserID/WithAdditionalGIDs: the user's primary group from passwd (when not
+ * gid_set; 0 when the user has no entry), and the groups: that one first, then the groups of
+ * `group` that list the user's name (when image_groups). Either file may be NULL. */
+void rt_user_groups(FILE *passwd, FILE *group, uid_t uid, bool gid_set, gid_t *gid,
+                    bool image_groups, gid_t **ret, size_t *ret_n);
+
+/* What the last steps before exec need, computed after pivot_root (the image's /etc). */
+struct rt_confine {
+        uid_t uid;
+        gid_t gid;
+        gid_t *groups;
+        size_t n_groups;
+        uint64_t caps;
+        bool no_new_privs;
+        const struct rt_seccomp_bpf *seccomp; /* borrowed; NULL or len 0: none */
+};
+int rt_confine_prepare(const struct runtime_container_spec *s, const struct rt_seccomp_bpf *bpf,
+                       struct rt_confine *ret, struct error **reterr);
+/* The filter the container of spec gets (none for Unconfined or privileged), compiled. */
+int rt_confine_seccomp(const struct runtime_container_spec *s, struct rt_seccomp_bpf *ret,
+                       struct error **reterr);
+/* runc's order: bounding set, seccomp (without no_new_privs), groups, gid, uid, capability
+ * sets, no_new_privs, seccomp (with it). The caller execs next. */
+int rt_confine_finish(struct rt_confine *c, struct error **reterr);
 
 /* ---- CRI log records (log.c) */
 enum rt_stream { RT_STDOUT, RT_STDERR };

@@ -32,7 +32,8 @@
  * read-only (without submounts), the volumes bind-mounted (recursively; read-only when asked)
  * parents first, each from an fd of the volume (or of its subPath resolved inside it, see
  * struct runtime_mount), the pod's hostname, IPC and network namespaces. It runs as
- * uid/gid of the spec with no supplementary groups, stdin on /dev/null. No fd of the
+ * uid/gid of the spec with the groups of runtime_security, stdin on /dev/null, confined as
+ * runtime_security says (confine.c, capabilities.c, seccomp.c). No fd of the
  * supervisor's survives into the container's child past pivot_root (a workingDir of
  * /proc/self/fd/N would lead out), and a working dir with no path from the root is refused.
  *
@@ -48,7 +49,8 @@
  * Folders (the agent chooses them; these helpers give the conventional ones):
  *   DATA/pods/<uid>/sandbox/                      runtime_sandbox_dir
  *   DATA/pods/<uid>/containers/<name>/<restart>/  runtime_container_dir: spec.json,
- *       supervisor.json, started.json, exit.json, container.log, upper/, work/, rootfs/
+ *       supervisor.json, started.json, exit.json, container.log, seccomp.bpf (the compiled
+ *       filter, when there is one), upper/, work/, rootfs/
  * One container dir per start, so the previous run's log (`kubectl logs --previous`) is the
  * one of restart - 1.
  *
@@ -160,6 +162,84 @@ struct runtime_env_var {
         bool literal;
 };
 
+/* ------------------------------------------------------------------ confinement */
+
+/* K8S/containerd: the capabilities an unprivileged container gets by default (containerd's
+ * oci.populateDefaultUnixSpec, CRI-O's default_capabilities): CHOWN, DAC_OVERRIDE, FSETID,
+ * FOWNER, MKNOD, NET_RAW, SETGID, SETUID, SETFCAP, SETPCAP, NET_BIND_SERVICE, SYS_CHROOT, KILL,
+ * AUDIT_WRITE. As a bit mask (bit n = capability n) it is what /proc/self/status shows as
+ * CapEff for root: 00000000a80425fb. */
+#define RUNTIME_DEFAULT_CAPS 0xa80425fbULL
+/* The highest capability number this runtime knows (CAP_CHECKPOINT_RESTORE). */
+#define RUNTIME_CAP_LAST 40
+
+/* The capability number of `name`, written as Kubernetes and containerd accept it: with or
+ * without the "CAP_" prefix, any case ("NET_ADMIN", "cap_net_admin"). -EINVAL for a name that is
+ * no capability (and for "ALL", which only runtime_capabilities_merge understands). */
+int runtime_capability_from_name(const char *name);
+/* The canonical name of capability cap ("CAP_NET_ADMIN"), NULL when unknown. */
+const char *runtime_capability_name(int cap);
+
+/* K8S/containerd CRI WithCapabilities: the set a container gets from `base` (the default set)
+ * and securityContext.capabilities: "ALL" in add means every capability, "ALL" in drop none,
+ * then each named add, then each named drop (a name in both is dropped). Names as
+ * runtime_capability_from_name reads them. -EINVAL with `unknown capability "X"` otherwise. */
+int runtime_capabilities_merge(uint64_t base, const char *const *add, const char *const *drop,
+                               uint64_t *ret, struct error **reterr);
+
+enum runtime_seccomp_mode {
+        RUNTIME_SECCOMP_UNCONFINED,
+        RUNTIME_SECCOMP_RUNTIME_DEFAULT, /* our table, equal in effect to containerd's default */
+        RUNTIME_SECCOMP_LOCALHOST,       /* a profile in the OCI seccomp JSON format */
+        RUNTIME_SECCOMP_MODE_MAX,
+};
+
+/* Checks a seccomp profile in the OCI/Docker JSON format (defaultAction, defaultErrnoRet,
+ * architectures, archMap, syscalls[{names, action, errnoRet, args[{index, value, valueTwo,
+ * op}]}]) as the container will load it: -EINVAL with "seccomp profile: ..." naming the field
+ * that is wrong. `len` bytes of text, at most RUNTIME_SECCOMP_PROFILE_MAX. */
+#define RUNTIME_SECCOMP_PROFILE_MAX (1024 * 1024)
+int runtime_seccomp_profile_check(const char *text, size_t len, struct error **reterr);
+
+/* K8S: the Localhost profile `name` (securityContext.seccompProfile.localhostProfile) read from
+ * DATA/seccomp/<name>: a relative name without ".." components, resolved inside that folder
+ * (no symbolic link leaves it), a regular file of at most RUNTIME_SECCOMP_PROFILE_MAX bytes,
+ * checked with runtime_seccomp_profile_check. *ret is the text (caller frees). */
+int runtime_seccomp_profile_read(const char *data_dir, const char *name, char **ret,
+                                 struct error **reterr);
+
+/* A namespaced sysctl (K8S spec.securityContext.sysctls): `name` as a path under /proc/sys
+ * ("kernel/shm_rmid_forced"). net/ ones need the pod's own network namespace: the container
+ * refuses to start when it shares the host's. */
+struct runtime_sysctl {
+        const char *name;
+        const char *value;
+};
+
+/* How the container is confined. Zero-initialised it is the runtime default an unprivileged
+ * container gets from containerd: RUNTIME_DEFAULT_CAPS as the bounding set (and effective,
+ * permitted for root; a non-root user has none after exec, as with runc), inheritable and
+ * ambient empty, masked and read-only /proc and /sys paths, /sys read-only, no seccomp filter
+ * (K8S: Unconfined is the kubelet's default), the user's groups from the image. */
+struct runtime_security {
+        bool privileged;     /* every capability, no masked or read-only paths, /sys writable,
+                              * the host's devices, no seccomp filter */
+        bool read_only_root; /* readOnlyRootFilesystem: the root remounted read-only */
+        bool no_new_privs;   /* allowPrivilegeEscalation false: PR_SET_NO_NEW_PRIVS */
+        bool caps_set;       /* use caps, else RUNTIME_DEFAULT_CAPS */
+        uint64_t caps;
+        bool gid_set;         /* the spec's gid; else the user's in the image's /etc/passwd */
+        bool no_image_groups; /* supplementalGroupsPolicy Strict: not the image's /etc/group */
+        const gid_t *groups;  /* supplementalGroups (and fsGroup) */
+        size_t n_groups;
+        enum runtime_seccomp_mode seccomp;
+        const char *seccomp_profile; /* RUNTIME_SECCOMP_LOCALHOST: the profile's JSON text */
+        const struct runtime_sysctl *sysctls;
+        size_t n_sysctls;
+        bool host_pid; /* K8S hostPID: the host's pid namespace, not the sandbox's */
+        bool host_ipc; /* K8S hostIPC */
+};
+
 /* Borrowed for the call. Zero-initialise, then fill. */
 struct runtime_container_spec {
         const char *state_dir;   /* absolute, runtime_container_dir; created if missing */
@@ -184,7 +264,8 @@ struct runtime_container_spec {
          * them (K8S: a container's processes end with it). Never pass the pod's cgroups here. */
         const char *const *cgroup_procs;
         uid_t uid; /* K8S: securityContext.runAsUser/runAsGroup; 0 is root */
-        gid_t gid;
+        gid_t gid; /* used when security.gid_set */
+        struct runtime_security security;
 };
 
 /* Points the image fields of s at img's (borrowed: img must outlive s's use). */

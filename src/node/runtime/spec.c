@@ -2,6 +2,8 @@
  * reads, and the checks the supervisor relies on. The file is the runtime's own; its field
  * names follow the Kubernetes/OCI words they carry. */
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/alloc.h"
@@ -21,6 +23,45 @@ static void set_string(json_t *o, const char *key, const char *v)
 {
         if (v)
                 json_object_set_new(o, key, json_string(v));
+}
+
+static const char *const seccomp_modes[] = {
+        [RUNTIME_SECCOMP_UNCONFINED] = "Unconfined",
+        [RUNTIME_SECCOMP_RUNTIME_DEFAULT] = "RuntimeDefault",
+        [RUNTIME_SECCOMP_LOCALHOST] = "Localhost",
+};
+
+static json_t *security_to_json(const struct runtime_security *sec)
+{
+        json_t *o = json_object(), *groups = json_array(), *sysctls = json_array();
+        char caps[24];
+
+        json_object_set_new(o, "privileged", json_boolean(sec->privileged));
+        json_object_set_new(o, "readOnlyRootFilesystem", json_boolean(sec->read_only_root));
+        json_object_set_new(o, "noNewPrivileges", json_boolean(sec->no_new_privs));
+        if (sec->caps_set) {
+                /* a string: JSON numbers past 2^53 do not survive every reader */
+                (void) snprintf(caps, sizeof(caps), "%016llx", (unsigned long long) sec->caps);
+                json_object_set_new(o, "capabilities", json_string(caps));
+        }
+        json_object_set_new(o, "gidSet", json_boolean(sec->gid_set));
+        json_object_set_new(o, "noImageGroups", json_boolean(sec->no_image_groups));
+        for (size_t i = 0; i < sec->n_groups; i++)
+                json_array_append_new(groups, json_integer(sec->groups[i]));
+        json_object_set_new(o, "groups", groups);
+        if (sec->seccomp < RUNTIME_SECCOMP_MODE_MAX)
+                json_object_set_new(o, "seccomp", json_string(seccomp_modes[sec->seccomp]));
+        set_string(o, "seccompProfile", sec->seccomp_profile);
+        for (size_t i = 0; i < sec->n_sysctls; i++) {
+                json_t *x = json_object();
+                set_string(x, "name", sec->sysctls[i].name);
+                set_string(x, "value", sec->sysctls[i].value);
+                json_array_append_new(sysctls, x);
+        }
+        json_object_set_new(o, "sysctls", sysctls);
+        json_object_set_new(o, "hostPID", json_boolean(sec->host_pid));
+        json_object_set_new(o, "hostIPC", json_boolean(sec->host_ipc));
+        return o;
 }
 
 json_t *rt_spec_to_json(const struct runtime_container_spec *s)
@@ -61,6 +102,7 @@ json_t *rt_spec_to_json(const struct runtime_container_spec *s)
         json_object_set_new(o, "cgroupProcs", strv_to_json(s->cgroup_procs));
         json_object_set_new(o, "uid", json_integer(s->uid));
         json_object_set_new(o, "gid", json_integer(s->gid));
+        json_object_set_new(o, "security", security_to_json(&s->security));
         return o;
 }
 
@@ -107,12 +149,82 @@ static int get_string(const json_t *o, const char *key, bool required, const cha
         return 0;
 }
 
+static int security_from_json(const json_t *o, struct rt_spec_holder *h, struct error **reterr)
+{
+        struct runtime_security *sec = &h->spec.security;
+        const json_t *groups, *sysctls, *v;
+        const char *mode = NULL;
+        size_t i;
+        int r;
+
+        if (!o || json_is_null(o))
+                return 0;
+        if (!json_is_object(o))
+                return error_set(reterr, EINVAL, "container spec: \"security\" is not an object");
+        sec->privileged = json_is_true(json_object_get(o, "privileged"));
+        sec->read_only_root = json_is_true(json_object_get(o, "readOnlyRootFilesystem"));
+        sec->no_new_privs = json_is_true(json_object_get(o, "noNewPrivileges"));
+        sec->gid_set = json_is_true(json_object_get(o, "gidSet"));
+        sec->no_image_groups = json_is_true(json_object_get(o, "noImageGroups"));
+        sec->host_pid = json_is_true(json_object_get(o, "hostPID"));
+        sec->host_ipc = json_is_true(json_object_get(o, "hostIPC"));
+        v = json_object_get(o, "capabilities");
+        if (v) {
+                const char *c = json_string_value(v);
+                char *end;
+
+                if (!c || !*c || strlen(c) > 16)
+                        return error_set(reterr, EINVAL, "container spec: bad \"capabilities\"");
+                sec->caps = strtoull(c, &end, 16);
+                if (*end)
+                        return error_set(reterr, EINVAL, "container spec: bad \"capabilities\"");
+                sec->caps_set = true;
+        }
+        groups = json_object_get(o, "groups");
+        if (groups && !json_is_array(groups))
+                return error_set(reterr, EINVAL, "container spec: \"groups\" is not an array");
+        h->groups = xcalloc(json_array_size(groups) + 1, sizeof(*h->groups));
+        json_array_foreach(groups, i, v) {
+                if (!json_is_integer(v) || json_integer_value(v) < 0 ||
+                    json_integer_value(v) > 0xfffffffe)
+                        return error_set(reterr, EINVAL, "container spec: bad group");
+                h->groups[i] = (gid_t) json_integer_value(v);
+        }
+        sec->groups = h->groups;
+        sec->n_groups = json_array_size(groups);
+        if ((r = get_string(o, "seccomp", false, &mode, reterr)) < 0 ||
+            (r = get_string(o, "seccompProfile", false, &sec->seccomp_profile, reterr)) < 0)
+                return r;
+        sec->seccomp = RUNTIME_SECCOMP_UNCONFINED;
+        for (i = 0; mode && i < ARRAY_SIZE(seccomp_modes); i++)
+                if (streq(mode, seccomp_modes[i]))
+                        sec->seccomp = (enum runtime_seccomp_mode) i;
+        if (mode && !streq(mode, seccomp_modes[sec->seccomp]))
+                return error_set(reterr, EINVAL, "container spec: unknown seccomp mode \"%s\"",
+                                 mode);
+        sysctls = json_object_get(o, "sysctls");
+        if (sysctls && !json_is_array(sysctls))
+                return error_set(reterr, EINVAL, "container spec: \"sysctls\" is not an array");
+        h->sysctls = xcalloc(json_array_size(sysctls) + 1, sizeof(*h->sysctls));
+        json_array_foreach(sysctls, i, v) {
+                if (!json_is_object(v) ||
+                    (r = get_string(v, "name", true, &h->sysctls[i].name, reterr)) < 0 ||
+                    (r = get_string(v, "value", true, &h->sysctls[i].value, reterr)) < 0)
+                        return error_set(reterr, EINVAL, "container spec: bad sysctl");
+        }
+        sec->sysctls = h->sysctls;
+        sec->n_sysctls = json_array_size(sysctls);
+        return 0;
+}
+
 void rt_spec_holder_release(struct rt_spec_holder *h)
 {
         for (size_t i = 0; i < ARRAY_SIZE(h->strv); i++)
                 free(h->strv[i]); /* the strings belong to the JSON */
         free(h->env);
         free(h->mounts);
+        free(h->groups);
+        free(h->sysctls);
         json_decref(h->json);
         *h = (struct rt_spec_holder){ 0 };
 }
@@ -197,6 +309,8 @@ int rt_spec_from_json(json_t *j, struct rt_spec_holder *ret, struct error **rete
         s->uid = json_is_integer(v) ? (uid_t) json_integer_value(v) : 0;
         v = json_object_get(j, "gid");
         s->gid = json_is_integer(v) ? (gid_t) json_integer_value(v) : 0;
+        if ((r = security_from_json(json_object_get(j, "security"), &h, reterr)) < 0)
+                goto fail;
         *ret = h;
         return 0;
 fail:
@@ -255,6 +369,14 @@ int rt_spec_check(const struct runtime_container_spec *s, struct error **reterr)
                                 "container spec: subPath \"%s\" is not a relative path without \"..\"",
                                 s->mounts[i].sub_path);
         }
+        if (s->security.seccomp >= RUNTIME_SECCOMP_MODE_MAX ||
+            (s->security.seccomp == RUNTIME_SECCOMP_LOCALHOST && !s->security.seccomp_profile))
+                return error_set(reterr, EINVAL, "container spec: bad seccomp profile");
+        for (size_t i = 0; i < s->security.n_sysctls; i++)
+                if (!s->security.sysctls[i].name || !s->security.sysctls[i].value ||
+                    !rt_sysctl_name_ok(s->security.sysctls[i].name))
+                        return error_set(reterr, EINVAL, "container spec: bad sysctl \"%s\"",
+                                         s->security.sysctls[i].name ?: "");
         for (size_t i = 0; i < s->n_env; i++)
                 if (!s->env[i].name || !*s->env[i].name || strchr(s->env[i].name, '='))
                         return error_set(reterr, EINVAL,

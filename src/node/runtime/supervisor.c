@@ -36,6 +36,7 @@ struct supervisor {
         char *hostname;
         pid_t sandbox_pid;
         int notify_fd;
+        struct rt_seccomp_bpf seccomp; /* the compiled filter, read before the fork */
 };
 
 /* ------------------------------------------------------------------ the container process */
@@ -382,6 +383,7 @@ _noreturn_ static void container_child(struct supervisor *sv, int outfd, int err
         char **argv = NULL, **envp, *exe;
         cleanup_free char *overlay = NULL, *rootfs = NULL, *home = NULL;
         struct error *err = NULL;
+        struct rt_confine confine;
         const char *wd;
         sigset_t none;
         char e[128];
@@ -423,12 +425,20 @@ _noreturn_ static void container_child(struct supervisor *sv, int outfd, int err
         if (r < 0)
                 child_fail(errfd, "mount /proc: %s", errstr(-r, e));
         setup_dev(rootfd, s, errfd);
+        if (rt_confine_devices(rootfd, &s->security, &err) < 0)
+                child_fail(errfd, "%s", err->message);
         r = mount_in_root(rootfd, "sys", false, "/sys", NULL, MS_BIND, NULL);
-        if (r == 0)
+        /* K8S: a privileged container's /sys is writable */
+        if (r == 0 && !s->security.privileged)
                 r = remount_ro(rootfd, "sys", MS_NOSUID | MS_NODEV | MS_NOEXEC);
         if (r < 0)
                 child_fail(errfd, "mount /sys: %s", errstr(-r, e));
         setup_volumes(rootfd, s, errfd);
+        /* the sysctls through the host's /proc (still in sight) before /proc/sys turns
+         * read-only; then the masked and read-only paths over everything mounted */
+        if (rt_confine_sysctls(&s->security, &err) < 0 ||
+            rt_confine_paths(rootfd, &s->security, &err) < 0)
+                child_fail(errfd, "%s", err->message);
 
         /* pivot_root(".", "."): the old root ends up under the new one; detach it */
         if (fchdir(rootfd) < 0)
@@ -470,17 +480,21 @@ _noreturn_ static void container_child(struct supervisor *sv, int outfd, int err
                         child_fail(errfd, "current working directory is outside of container mount "
                                           "namespace root -- possible container breakout detected");
         }
+        /* runc: the working dir is made before the root turns read-only */
+        if (rt_confine_root_readonly(&s->security, &err) < 0)
+                child_fail(errfd, "%s", err->message);
         exe = look_path(argv[0], env_value(envp, "PATH"), errfd);
-
-        if (setgroups(0, NULL) < 0 || setgid(s->gid) < 0 || setuid(s->uid) < 0)
-                child_fail(errfd, "set user %u, group %u: %s", (unsigned) s->uid, (unsigned) s->gid,
-                           errstr(errno, e));
+        if (rt_confine_prepare(s, &sv->seccomp, &confine, &err) < 0)
+                child_fail(errfd, "%s", err->message);
 
         null = open("/dev/null", O_RDONLY | O_CLOEXEC);
         if (null < 0 || dup2(null, 0) < 0 || dup2(outfd, 1) < 0 || dup2(errpipe_out, 2) < 0)
                 child_fail(errfd, "set up stdio: %s", errstr(errno, e));
         /* nothing but stdio crosses exec; errfd closes there, which tells the supervisor */
         (void) close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
+        /* user, groups, capabilities, no_new_privs, seccomp: the last steps before exec */
+        if (rt_confine_finish(&confine, &err) < 0)
+                child_fail(errfd, "%s", err->message);
         execve(exe, argv, envp);
         if (errno == EACCES)
                 child_fail(errfd, "exec: \"%s\": permission denied", argv[0]);
@@ -616,9 +630,12 @@ static int supervise(struct supervisor *sv, struct error **reterr)
         own_pidns = open("/proc/self/ns/pid", O_RDONLY | O_CLOEXEC);
         if (own_pidns < 0)
                 return error_set(reterr, errno, "open our pid namespace: %s", strerror(errno));
-        /* the sandbox's network namespace is the host's for a hostNetwork pod: joining it
-         * changes nothing then */
-        if (setns(pidfd, CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWNET) < 0) {
+        /* K8S hostPID/hostIPC: the container stays in the host's namespace; the sandbox's
+         * network namespace is the host's for a hostNetwork pod, so joining it changes nothing
+         * then */
+        if (setns(pidfd, (s->security.host_pid ? 0 : CLONE_NEWPID) |
+                                 (s->security.host_ipc ? 0 : CLONE_NEWIPC) | CLONE_NEWUTS |
+                                 CLONE_NEWNET) < 0) {
                 (void) snprintf(msg, sizeof(msg), "join the pod's namespaces: %s", strerror(errno));
                 r = record_start_error(sv, msg);
                 goto start_failed;
@@ -737,6 +754,32 @@ start_failed:
         return 0;
 }
 
+/* The filter runtime_container_start compiled (none when the file is absent). */
+static int read_seccomp(struct supervisor *sv, struct error **reterr)
+{
+        char *buf = NULL;
+        size_t len = 0;
+        uint32_t flags;
+        int r = fs_read_file_at(sv->dfd, RT_SECCOMP_FILE, RT_STATE_FILE_MAX, &buf, &len);
+
+        if (r == -ENOENT)
+                return 0;
+        if (r < 0)
+                return error_set(reterr, -r, "supervisor: read %s: %s", RT_SECCOMP_FILE,
+                                 strerror(-r));
+        if (len < 4 + 8 || (len - 4) % 8) {
+                free(buf);
+                return error_set(reterr, EINVAL, "supervisor: %s is malformed", RT_SECCOMP_FILE);
+        }
+        memcpy(&flags, buf, 4);
+        sv->seccomp.flags = flags;
+        sv->seccomp.len = len - 4;
+        sv->seccomp.prog = xmalloc(sv->seccomp.len);
+        memcpy(sv->seccomp.prog, buf + 4, sv->seccomp.len);
+        free(buf);
+        return 0;
+}
+
 int rt_supervisor_serve(const char *state_dir, int notify_fd, struct error **reterr)
 {
         struct supervisor sv = { .state_dir = state_dir, .dfd = -1, .notify_fd = notify_fd };
@@ -773,7 +816,9 @@ int rt_supervisor_serve(const char *state_dir, int notify_fd, struct error **ret
                 goto out;
         }
         sv.spec = &sv.h.spec;
-        r = supervise(&sv, reterr);
+        r = read_seccomp(&sv, reterr);
+        if (r >= 0)
+                r = supervise(&sv, reterr);
         if (r < 0)
                 error_wrap(reterr, "supervisor \"%s\"", state_dir);
 out:
@@ -791,6 +836,7 @@ out:
                 rt_notify(&sv.notify_fd, 0, "exited");
         }
         rt_spec_holder_release(&sv.h);
+        free(sv.seccomp.prog);
         free(sv.hostname);
         if (sv.dfd >= 0)
                 close(sv.dfd);

@@ -567,6 +567,62 @@ static void test_readopt(void **state)
         assert_int_equal(processes_mentioning(dir), 0);
 }
 
+/* A container confined as a PSA "restricted" one: RuntimeDefault seccomp (unshare -U denied),
+ * drop ALL, no_new_privs, a non-root user with groups, a read-only root; and one with the
+ * runtime default. The process reports what it sees in its log. */
+static void test_confinement(void **state)
+{
+        require_ready();
+        static const gid_t groups[] = { 4000 };
+        const char *command[] = {
+                "sh", "-c",
+                "grep -E '^(CapEff|CapBnd|NoNewPrivs|Seccomp):' /proc/self/status; id; "
+                "unshare -U true 2>/dev/null || echo unshare-denied; "
+                "touch /x 2>/dev/null || echo root-readonly; "
+                "[ -c /proc/keys ] && echo keys-masked",
+                NULL
+        };
+        cleanup_free char *dir = container_dir("restricted", 0), *dir2 = container_dir("plain", 0);
+        cleanup_free char *log = NULL, *log2 = NULL;
+        struct runtime_container_spec s;
+
+        base_spec(&s, dir);
+        s.command = command;
+        s.uid = 1000;
+        s.gid = 3000;
+        s.security.gid_set = true;
+        s.security.groups = groups;
+        s.security.n_groups = 1;
+        s.security.caps_set = true;
+        s.security.caps = 0;
+        s.security.no_new_privs = true;
+        s.security.read_only_root = true;
+        s.security.seccomp = RUNTIME_SECCOMP_RUNTIME_DEFAULT;
+        start(&s);
+        wait_exit(dir);
+        log = all_logs(dir);
+        assert_non_null(strstr(log, "CapEff:\t0000000000000000"));
+        assert_non_null(strstr(log, "CapBnd:\t0000000000000000"));
+        assert_non_null(strstr(log, "NoNewPrivs:\t1"));
+        assert_non_null(strstr(log, "Seccomp:\t2"));
+        assert_non_null(strstr(log, "uid=1000 gid=3000 groups=3000,4000"));
+        assert_non_null(strstr(log, "unshare-denied"));
+        assert_non_null(strstr(log, "root-readonly"));
+        assert_int_equal(access(dir, F_OK), 0);
+
+        base_spec(&s, dir2);
+        s.command = command;
+        start(&s);
+        wait_exit(dir2);
+        log2 = all_logs(dir2);
+        assert_non_null(strstr(log2, "CapEff:\t00000000a80425fb"));
+        assert_non_null(strstr(log2, "Seccomp:\t0"));
+        assert_non_null(strstr(log2, "keys-masked"));
+        assert_null(strstr(log2, "unshare-denied"));
+        assert_int_equal(runtime_container_remove(dir, NULL), 0);
+        assert_int_equal(runtime_container_remove(dir2, NULL), 0);
+}
+
 static void expect_start_error(const char *name, const struct runtime_container_spec *s,
                                const char *message)
 {
@@ -843,6 +899,7 @@ int main(int argc, char **argv)
                 cmocka_unit_test(test_sandbox),
                 cmocka_unit_test(test_container_runs),
                 cmocka_unit_test(test_readopt),
+                cmocka_unit_test(test_confinement),
                 cmocka_unit_test(test_start_errors),
                 cmocka_unit_test(test_subpath_mounts),
                 cmocka_unit_test(test_exit_code_follow_and_long_lines),

@@ -1,0 +1,48 @@
+/* pod-security.h: the node's reading of a container's securityContext: the pod's and the
+ * container's merged with upstream's precedence (the container's field wins), checked, and
+ * turned into the runtime's struct runtime_security. A pure function of the pod, the container
+ * and (for Localhost seccomp profiles) the data dir: unit-tested by tables.
+ *
+ * K8S: what the kubelet refuses before it asks the runtime (verifyRunAsNonRoot, unknown
+ * capabilities, sysctls outside the safe set, fields this node does not implement) comes back
+ * as -EINVAL with upstream's message where one exists; the agent shows it as the waiting reason
+ * CreateContainerConfigError. A Localhost profile that cannot be loaded is the runtime's
+ * failure (CreateContainerError): pod_security_load_profile. */
+#ifndef FLEXLET_NODE_POD_SECURITY_H
+#define FLEXLET_NODE_POD_SECURITY_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "base/error.h"
+#include "node/runtime/runtime.h"
+
+/* What the runtime spec borrows. Release with pod_security_release. */
+struct pod_security {
+        struct runtime_security sec;
+        uid_t uid;
+        gid_t gid;
+        const char *localhost_profile; /* the name, borrowed from the pod; NULL unless Localhost */
+        /* owned */
+        gid_t *groups;
+        struct runtime_sysctl *sysctls;
+        char **sysctl_paths;
+        char *profile_text;
+};
+
+/* Resolves the securityContext of container c of pod (borrowed; c is one of the pod's
+ * containers or init containers). -EINVAL with a message when the container must not start. */
+int pod_security_resolve(const json_t *pod, const json_t *c, struct pod_security *ret,
+                         struct error **reterr);
+/* Reads the Localhost profile (DATA/seccomp/<name>) into ret->sec when asked for: upstream's
+ * "cannot load seccomp profile" failure otherwise. No-op for the other modes. */
+int pod_security_load_profile(struct pod_security *ps, const char *data_dir, struct error **reterr);
+void pod_security_release(struct pod_security *ps);
+
+/* K8S pkg/kubelet/sysctl safe_sysctls.go: whether the sysctl (dotted or '/'-separated, as
+ * upstream accepts) is in the safe set; *ret_path gets its path under /proc/sys (caller
+ * frees). */
+bool pod_security_sysctl_safe(const char *name, char **ret_path);
+
+#endif
