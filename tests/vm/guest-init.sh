@@ -19,8 +19,19 @@ fi
 say() { echo "guest-init: $*" >/dev/ttyS0; }
 
 setup() {
+        local keep=
+        # A checkout under /tmp (CI may clone there) stays in sight under the guest's own /tmp.
+        case $VM_REPO in
+        /tmp/*)
+                keep=/run/flexlet-vm/repo
+                mkdir -p "$keep" && mount --bind "$VM_REPO" "$keep" || return 1
+                ;;
+        esac
         mount -t tmpfs -o mode=1777 tmpfs /tmp &&
                 mount -t tmpfs -o mode=755 tmpfs /run/flexlet-vm-tmp 2>/dev/null
+        if [ -n "$keep" ]; then
+                mkdir -p "$VM_REPO" && mount --bind "$keep" "$VM_REPO" || return 1
+        fi
         mkdir -p /dev/pts /dev/shm /run/flexlet-vm/out
         mount -t devpts -o newinstance,ptmxmode=0666 devpts /dev/pts
         mount -t tmpfs -o mode=1777 tmpfs /dev/shm
