@@ -103,10 +103,19 @@ done
 
 work=$(mktemp -d /tmp/flexlet-vm.XXXXXX)
 qemu_pid=
+# kill_qemu: SIGTERM (qemu exits at once), SIGKILL after 5 s; qemu_pid is qemu itself.
+kill_qemu() {
+        kill "$qemu_pid" 2>/dev/null
+        for _ in 1 2 3 4 5 6 7 8 9 10; do
+                kill -0 "$qemu_pid" 2>/dev/null || break
+                sleep 0.5
+        done
+        kill -9 "$qemu_pid" 2>/dev/null
+        wait "$qemu_pid" 2>/dev/null
+}
 cleanup() {
         if [ -n "$qemu_pid" ]; then
-                kill -9 "$qemu_pid" 2>/dev/null
-                wait "$qemu_pid" 2>/dev/null
+                kill_qemu
         fi
         rm -rf "$work"
 }
@@ -173,7 +182,7 @@ accel=tcg,thread=multi
 cpus=$(nproc 2>/dev/null || echo 2)
 [ "$cpus" -gt 4 ] && cpus=4
 : >"$out_dir/console.log"
-timeout -k 5 "$timeout_s" qemu-system-x86_64 -nodefaults -no-user-config -display none -no-reboot \
+qemu-system-x86_64 -nodefaults -no-user-config -display none -no-reboot \
         -accel "$accel" -cpu max -smp "$cpus" -m "${FLEXLET_VM_MEMORY:-3072}" \
         -kernel "$kernel" -initrd "$work/initramfs.gz" \
         -append "console=ttyS0 panic=-1 quiet loglevel=4 systemd.unified_cgroup_hierarchy=1 cgroup_no_v1=all" \
@@ -182,6 +191,8 @@ timeout -k 5 "$timeout_s" qemu-system-x86_64 -nodefaults -no-user-config -displa
         -virtfs "local,path=$out_dir,mount_tag=vmout,security_model=none,multidevs=remap" \
         >"$work/qemu.log" 2>&1 &
 qemu_pid=$!
+deadline=$((SECONDS + timeout_s))
+timed_out=
 
 # Print each script's log once its .rc appears, in order, while the guest runs.
 rc_all=0
@@ -199,6 +210,11 @@ while kill -0 "$qemu_pid" 2>/dev/null || [ "$shown" -lt ${#scripts[@]} ]; do
         if ! kill -0 "$qemu_pid" 2>/dev/null; then
                 break
         fi
+        if [ "$SECONDS" -ge "$deadline" ]; then
+                timed_out=1
+                kill_qemu
+                break
+        fi
         sleep 1
 done
 wait "$qemu_pid"
@@ -208,7 +224,7 @@ while [ "$shown" -lt ${#scripts[@]} ]; do
         name=$(basename "${scripts[$shown]}")
         rc_all=1
         [ -f "$out_dir/$name.log" ] && cat "$out_dir/$name.log"
-        if [ "$qrc" -eq 124 ] || [ "$qrc" -eq 137 ]; then
+        if [ -n "$timed_out" ]; then
                 echo "not ok - $name did not finish in the guest: qemu killed after ${timeout_s}s"
         else
                 echo "not ok - $name did not finish in the guest (qemu exited $qrc)"
