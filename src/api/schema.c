@@ -15,6 +15,7 @@
 #include "api/schemas.h"
 #include "base/alloc.h"
 #include "base/quantity.h"
+#include "base/utf8.h"
 
 const struct schema *schema_field(const struct schema *s, const char *name)
 {
@@ -152,51 +153,6 @@ static void type_name(const struct schema *s, struct strbuf *sb, int depth)
                 strbuf_addstr(sb, "interface {}");
                 break;
         }
-}
-
-/* K8S: strconv.Quote, as the strict decoder quotes a field path. jansson strings are valid
- * UTF-8, so multi-byte characters pass through. */
-static void quote_strconv(struct strbuf *sb, const char *s)
-{
-        strbuf_addch(sb, '"');
-        for (const unsigned char *p = (const unsigned char *) s; *p; p++) {
-                switch (*p) {
-                case '"':
-                        strbuf_addstr(sb, "\\\"");
-                        break;
-                case '\\':
-                        strbuf_addstr(sb, "\\\\");
-                        break;
-                case '\a':
-                        strbuf_addstr(sb, "\\a");
-                        break;
-                case '\b':
-                        strbuf_addstr(sb, "\\b");
-                        break;
-                case '\f':
-                        strbuf_addstr(sb, "\\f");
-                        break;
-                case '\n':
-                        strbuf_addstr(sb, "\\n");
-                        break;
-                case '\r':
-                        strbuf_addstr(sb, "\\r");
-                        break;
-                case '\t':
-                        strbuf_addstr(sb, "\\t");
-                        break;
-                case '\v':
-                        strbuf_addstr(sb, "\\v");
-                        break;
-                default:
-                        if (*p < 0x20 || *p == 0x7f)
-                                strbuf_addf(sb, "\\x%02x", *p);
-                        else
-                                strbuf_addch(sb, (char) *p);
-                        break;
-                }
-        }
-        strbuf_addch(sb, '"');
 }
 
 /* K8S: the time package's quote(): bytes outside printable ASCII as \xNN. */
@@ -615,7 +571,7 @@ static void note_unknown(struct walk *w, const char *key)
                 return;
         path_add_key(&w->path, key);
         strbuf_addstr(w->unknown, "unknown field ");
-        quote_strconv(w->unknown, w->path.buf);
+        utf8_go_quote(w->unknown, w->path.buf, w->path.len);
         strbuf_addch(w->unknown, '\n');
         truncate_to(&w->path, len);
         w->n_unknown++;

@@ -46,66 +46,16 @@ static const char *scalar_string(const json_t *v, char *buf, size_t size)
         return "";
 }
 
-/* Go's unicode.IsPrint for a non-ASCII code point, approximated without Unicode tables: C1
- * controls, non-ASCII spaces, format characters, private use, noncharacters, tags and the
- * unassigned planes 4-13 are not printable; unassigned code points inside planes 0-3 (which Go
- * also escapes) pass as printable. */
-static bool rune_is_print(int32_t r)
-{
-        return !((r >= 0x80 && r <= 0xA0) || r == 0xAD || r == 0x61C || r == 0x1680 ||
-                 r == 0x180E || (r >= 0x2000 && r <= 0x200F) || (r >= 0x2028 && r <= 0x202F) ||
-                 (r >= 0x205F && r <= 0x206F) || r == 0x3000 || (r >= 0xD800 && r <= 0xF8FF) ||
-                 r == 0xFEFF || (r >= 0xFDD0 && r <= 0xFDEF) || (r >= 0xFFF9 && r <= 0xFFFB) ||
-                 (r & 0xFFFE) == 0xFFFE || (r >= 0x323B0 && r <= 0xE00FF) || r >= 0xE01F0);
-}
-
 /* Go's %q (strconv.Quote), which upstream uses for bad values and field labels. Selector text
  * arrives raw from the query string, so control characters and invalid UTF-8 must come out
  * escaped as upstream prints them ("\v", "\x01", "\xff"); field_value_quote only escapes '"'
  * and '\'. Caller frees. */
 static char *quote_go(const char *s)
 {
-        const char *end = s + strlen(s);
         struct strbuf sb;
 
         strbuf_init(&sb);
-        strbuf_addch(&sb, '"');
-        while (*s) {
-                size_t n;
-                int32_t r = utf8_decode(s, (size_t) (end - s), &n);
-
-                if (r < 0)
-                        strbuf_addf(&sb, "\\x%02x", (unsigned char) *s);
-                else if (r == '"' || r == '\\') {
-                        strbuf_addch(&sb, '\\');
-                        strbuf_addch(&sb, (char) r);
-                } else if (r >= 0x20 && r < 0x7F)
-                        strbuf_addch(&sb, (char) r);
-                else if (r >= 0x80 && rune_is_print(r))
-                        strbuf_add(&sb, s, n);
-                else if (r == '\a')
-                        strbuf_addstr(&sb, "\\a");
-                else if (r == '\b')
-                        strbuf_addstr(&sb, "\\b");
-                else if (r == '\f')
-                        strbuf_addstr(&sb, "\\f");
-                else if (r == '\n')
-                        strbuf_addstr(&sb, "\\n");
-                else if (r == '\r')
-                        strbuf_addstr(&sb, "\\r");
-                else if (r == '\t')
-                        strbuf_addstr(&sb, "\\t");
-                else if (r == '\v')
-                        strbuf_addstr(&sb, "\\v");
-                else if (r < 0x20 || r == 0x7F)
-                        strbuf_addf(&sb, "\\x%02x", (unsigned) r);
-                else if (r < 0x10000)
-                        strbuf_addf(&sb, "\\u%04x", (unsigned) r);
-                else
-                        strbuf_addf(&sb, "\\U%08x", (unsigned) r);
-                s += n;
-        }
-        strbuf_addch(&sb, '"');
+        utf8_go_quote(&sb, s, strlen(s));
         return strbuf_detach(&sb);
 }
 

@@ -1418,48 +1418,6 @@ static void go_format_g(struct strbuf *sb, double f, int bits)
         }
 }
 
-/* Approximates Go's unicode.IsPrint for runes ≥ 0x80: spaces, format and control characters,
- * private use, non-characters and the unassigned planes are not printable (unassigned code points
- * inside the assigned planes are taken as printable). */
-static bool go_is_print(int32_t r)
-{
-        return !(r < 0xA1 || r == 0xAD || r == 0x1680 || (r >= 0x2000 && r <= 0x200F) ||
-                 (r >= 0x2028 && r <= 0x202F) || (r >= 0x205F && r <= 0x206F) || r == 0x3000 ||
-                 (r >= 0xE000 && r <= 0xF8FF) || r == 0xFEFF || (r >= 0xFFF0 && r <= 0xFFFB) ||
-                 (r & 0xFFFE) == 0xFFFE || (r >= 0x323B0 && r < 0xE0100) || r >= 0xE01F0);
-}
-
-/* Go's strconv.Quote. */
-static void go_quote(struct strbuf *sb, const char *s, size_t n)
-{
-        strbuf_addch(sb, '"');
-        for (size_t i = 0; i < n;) {
-                size_t len;
-                int32_t r = utf8_decode(s + i, n - i, &len);
-
-                if (r < 0)
-                        strbuf_addf(sb, "\\x%02x", (unsigned char) s[i]);
-                else if (r == '"' || r == '\\')
-                        strbuf_addf(sb, "\\%c", (char) r);
-                else if (r >= 0x20 && r < 0x7F)
-                        strbuf_addch(sb, (char) r);
-                else if (r >= 0x80 && go_is_print(r))
-                        strbuf_add(sb, s + i, len);
-                else if (r && strchr("\a\b\f\n\r\t\v", (char) r))
-                        strbuf_addf(
-                                sb, "\\%c",
-                                "abfnrtv"[strchr("\a\b\f\n\r\t\v", (char) r) - "\a\b\f\n\r\t\v"]);
-                else if (r < 0x20 || r == 0x7F)
-                        strbuf_addf(sb, "\\x%02x", (unsigned) r);
-                else if (r < 0x10000)
-                        strbuf_addf(sb, "\\u%04x", (unsigned) r);
-                else
-                        strbuf_addf(sb, "\\U%08x", (unsigned) r);
-                i += len;
-        }
-        strbuf_addch(sb, '"');
-}
-
 /* Orders map keys for %#v: nil first, then by type, then by value. Go orders types by their
  * place in its binary, which upstream's shows as by name: bool, float64, int, string, uint64. */
 static int gv_type_rank(enum gv_kind kind)
@@ -1541,7 +1499,7 @@ static void render(struct strbuf *sb, const struct gv *v, bool nested)
                 go_format_g(sb, v->f, 64);
                 break;
         case GV_STR:
-                go_quote(sb, v->s, v->len);
+                utf8_go_quote(sb, v->s, v->len);
                 break;
         case GV_SEQ:
                 strbuf_addstr(sb, "[]interface {}{");

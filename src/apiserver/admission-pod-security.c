@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/sysctl.h"
 #include "apiserver/admission-pod-security.h"
 #include "apiserver/apiserver-internal.h"
 #include "apiserver/status.h"
@@ -18,6 +19,7 @@
 #include "base/metrics.h"
 #include "base/strbuf.h"
 #include "base/timeutil.h"
+#include "base/utf8.h"
 #include "store/store.h"
 
 /* K8S: admission.go defaultNamespaceMaxPodsToCheck and defaultNamespacePodCheckTimeout. */
@@ -139,76 +141,6 @@ static void add_containers(struct strbuf *sb, const struct strlist *names)
 {
         strbuf_addf(sb, "%s ", pluralize("container", "containers", names->n));
         add_join_quote(sb, names);
-}
-
-/* Go's %q of a string (strconv.Quote): the annotation values in AppArmor and seccomp
- * details. Printable runes stay as they are; C0 controls, DEL and C1 controls are escaped as
- * Go escapes them, an invalid byte as \x.. (Go's IsPrint also escapes a few rarer unprintable
- * runes, such as U+00AD, that are kept here). */
-static void add_go_quote(struct strbuf *sb, const char *s)
-{
-        static const char hex[] = "0123456789abcdef";
-
-        strbuf_addch(sb, '"');
-        for (const unsigned char *p = (const unsigned char *) s; *p;) {
-                unsigned c = *p;
-                size_t len = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3 : 4;
-                bool valid = c < 0x80 || (c >= 0xc2 && c <= 0xf4);
-
-                for (size_t i = 1; valid && i < len; i++)
-                        valid = (p[i] & 0xc0) == 0x80;
-                if (!valid) {
-                        strbuf_addf(sb, "\\x%c%c", hex[c >> 4], hex[c & 15]);
-                        p++;
-                        continue;
-                }
-                if (len == 2 && c == 0xc2 && p[1] < 0xa0) { /* U+0080..U+009F */
-                        strbuf_addf(sb, "\\u00%c%c", hex[p[1] >> 4 & 15], hex[p[1] & 15]);
-                        p += 2;
-                        continue;
-                }
-                if (len > 1) {
-                        strbuf_add(sb, p, len);
-                        p += len;
-                        continue;
-                }
-                switch (c) {
-                case '\a':
-                        strbuf_addstr(sb, "\\a");
-                        break;
-                case '\b':
-                        strbuf_addstr(sb, "\\b");
-                        break;
-                case '\f':
-                        strbuf_addstr(sb, "\\f");
-                        break;
-                case '\n':
-                        strbuf_addstr(sb, "\\n");
-                        break;
-                case '\r':
-                        strbuf_addstr(sb, "\\r");
-                        break;
-                case '\t':
-                        strbuf_addstr(sb, "\\t");
-                        break;
-                case '\v':
-                        strbuf_addstr(sb, "\\v");
-                        break;
-                case '"':
-                        strbuf_addstr(sb, "\\\"");
-                        break;
-                case '\\':
-                        strbuf_addstr(sb, "\\\\");
-                        break;
-                default:
-                        if (c < 0x20 || c == 0x7f)
-                                strbuf_addf(sb, "\\x%c%c", hex[c >> 4], hex[c & 15]);
-                        else
-                                strbuf_addch(sb, (char) c);
-                }
-                p++;
-        }
-        strbuf_addch(sb, '"');
 }
 
 /* ---- the pod as the checks read it, decoded once ---- */
@@ -383,7 +315,7 @@ static bool check_apparmor(const struct psa_pod *p, struct check_out *out)
                         struct strbuf sb;
                         strbuf_init(&sb);
                         strbuf_addf(&sb, "%s=", key);
-                        add_go_quote(&sb, val);
+                        utf8_go_quote(&sb, val, strlen(val));
                         strlist_push(&annotations, sb.buf);
                         strbuf_release(&sb);
                 }
@@ -669,7 +601,10 @@ static void seccomp_annotation(const struct psa_pod *p, const char *key, struct 
                 return;
         strbuf_init(&sb);
         strbuf_addf(&sb, "%s=", key);
-        add_go_quote(&sb, json_string_value(v));
+        {
+                const char *text = json_string_value(v);
+                utf8_go_quote(&sb, text, strlen(text));
+        }
         strset_insert(bad, sb.buf);
         strbuf_release(&sb);
 }
@@ -762,26 +697,6 @@ static bool check_seccomp_baseline_1_19(const struct psa_pod *p, struct check_ou
         return seccomp_fields(p, out, false);
 }
 
-/* K8S: check_sysctls.go: the safe sets of v1.0, v1.27, v1.29 and v1.32. */
-static const char *const safe_sysctls[] = {
-        /* v1.0 */
-        "kernel.shm_rmid_forced",
-        "net.ipv4.ip_local_port_range",
-        "net.ipv4.tcp_syncookies",
-        "net.ipv4.ping_group_range",
-        "net.ipv4.ip_unprivileged_port_start",
-        /* v1.27 */
-        "net.ipv4.ip_local_reserved_ports",
-        /* v1.29 */
-        "net.ipv4.tcp_keepalive_time",
-        "net.ipv4.tcp_fin_timeout",
-        "net.ipv4.tcp_keepalive_intvl",
-        "net.ipv4.tcp_keepalive_probes",
-        /* v1.32 */
-        "net.ipv4.tcp_rmem",
-        "net.ipv4.tcp_wmem",
-};
-
 static bool sysctls_check(const struct psa_pod *p, struct check_out *out, size_t n_safe)
 {
         struct strlist bad = { 0 };
@@ -803,22 +718,22 @@ static bool sysctls_check(const struct psa_pod *p, struct check_out *out, size_t
 
 static bool check_sysctls_1_0(const struct psa_pod *p, struct check_out *out)
 {
-        return sysctls_check(p, out, 5);
+        return sysctls_check(p, out, SAFE_SYSCTLS_V1_0);
 }
 
 static bool check_sysctls_1_27(const struct psa_pod *p, struct check_out *out)
 {
-        return sysctls_check(p, out, 6);
+        return sysctls_check(p, out, SAFE_SYSCTLS_V1_27);
 }
 
 static bool check_sysctls_1_29(const struct psa_pod *p, struct check_out *out)
 {
-        return sysctls_check(p, out, 10);
+        return sysctls_check(p, out, SAFE_SYSCTLS_V1_29);
 }
 
 static bool check_sysctls_1_32(const struct psa_pod *p, struct check_out *out)
 {
-        return sysctls_check(p, out, 12);
+        return sysctls_check(p, out, SAFE_SYSCTLS_V1_32);
 }
 
 /* K8S: check_windowsHostProcess.go windowsHostProcess_1_0 */

@@ -1,5 +1,7 @@
-/* utf8.c: Go's UTF-8 decoding rules (unicode/utf8: DecodeRune and Valid). Nothing here
- * allocates or knows what the text is for. */
+/* utf8.c: Go's UTF-8 rules (unicode/utf8: DecodeRune and Valid) and its strconv.Quote, which
+ * upstream's messages quote names and values with. Nothing here knows what the text is for. */
+#include <string.h>
+
 #include "base/utf8.h"
 
 int32_t utf8_decode(const char *str, size_t n, size_t *ret_len)
@@ -48,4 +50,44 @@ bool utf8_valid(const char *s, size_t n)
                 if (utf8_decode(s + i, n - i, &len) < 0)
                         return false;
         return true;
+}
+
+bool utf8_go_is_print(int32_t r)
+{
+        return !((r >= 0x80 && r <= 0xA0) || r == 0xAD || r == 0x61C || r == 0x1680 ||
+                 r == 0x180E || (r >= 0x2000 && r <= 0x200F) || (r >= 0x2028 && r <= 0x202F) ||
+                 (r >= 0x205F && r <= 0x206F) || r == 0x3000 || (r >= 0xD800 && r <= 0xF8FF) ||
+                 r == 0xFEFF || (r >= 0xFDD0 && r <= 0xFDEF) || (r >= 0xFFF9 && r <= 0xFFFB) ||
+                 (r & 0xFFFE) == 0xFFFE || (r >= 0x323B0 && r <= 0xE00FF) || r >= 0xE01F0);
+}
+
+void utf8_go_quote(struct strbuf *sb, const char *s, size_t n)
+{
+        static const char controls[] = "\a\b\f\n\r\t\v", letters[] = "abfnrtv";
+
+        strbuf_addch(sb, '"');
+        for (size_t i = 0; i < n;) {
+                size_t len;
+                int32_t r = utf8_decode(s + i, n - i, &len);
+                const char *c = r > 0 && r < 0x20 ? strchr(controls, (char) r) : NULL;
+
+                if (r < 0)
+                        strbuf_addf(sb, "\\x%02x", (unsigned char) s[i]);
+                else if (r == '"' || r == '\\')
+                        strbuf_addf(sb, "\\%c", (char) r);
+                else if (r >= 0x20 && r < 0x7F)
+                        strbuf_addch(sb, (char) r);
+                else if (r >= 0x80 && utf8_go_is_print(r))
+                        strbuf_add(sb, s + i, len);
+                else if (c)
+                        strbuf_addf(sb, "\\%c", letters[c - controls]);
+                else if (r < 0x20 || r == 0x7F)
+                        strbuf_addf(sb, "\\x%02x", (unsigned) r);
+                else if (r < 0x10000)
+                        strbuf_addf(sb, "\\u%04x", (unsigned) r);
+                else
+                        strbuf_addf(sb, "\\U%08x", (unsigned) r);
+                i += len;
+        }
+        strbuf_addch(sb, '"');
 }

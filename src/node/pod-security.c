@@ -6,25 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/sysctl.h"
 #include "base/alloc.h"
 #include "base/json.h"
 #include "node/pod-security.h"
-
-/* K8S pkg/kubelet/sysctl/safe_sysctls.go (1.32): namespaced and safe for any pod. */
-static const char *const safe_sysctls[] = {
-        "kernel.shm_rmid_forced",
-        "net.ipv4.ip_local_port_range",
-        "net.ipv4.tcp_syncookies",
-        "net.ipv4.ping_group_range",
-        "net.ipv4.ip_unprivileged_port_start",
-        "net.ipv4.ip_local_reserved_ports",
-        "net.ipv4.tcp_keepalive_time",
-        "net.ipv4.tcp_fin_timeout",
-        "net.ipv4.tcp_keepalive_intvl",
-        "net.ipv4.tcp_keepalive_probes",
-        "net.ipv4.tcp_rmem",
-        "net.ipv4.tcp_wmem",
-};
 
 bool pod_security_sysctl_safe(const char *name, char **ret_path)
 {
@@ -36,7 +21,7 @@ bool pod_security_sysctl_safe(const char *name, char **ret_path)
         if (name[sep] == '/')
                 for (char *p = dotted; *p; p++)
                         *p = *p == '.' ? '/' : *p == '/' ? '.' : *p;
-        for (size_t i = 0; i < ARRAY_SIZE(safe_sysctls); i++)
+        for (size_t i = 0; i < SAFE_SYSCTLS_V1_32; i++)
                 if (streq(dotted, safe_sysctls[i])) {
                         if (ret_path) {
                                 char *p = xstrdup(dotted);
