@@ -696,6 +696,26 @@ static void test_quiet_stream_waits_for_its_descriptor(void **state)
         close(the_woken.efd);
 }
 
+static void busy_handler(void *ud, const struct http_request *req, struct http_response *resp)
+{
+        http_response_text(resp, 429, "busy");
+        resp->retry_after_s = 1;
+}
+
+static void test_retry_after_header(void **state)
+{
+        struct http_server_options o = { .handler = busy_handler };
+        unsigned port;
+        struct http_server *h = start_with(&o, &port);
+        struct reply r;
+
+        get(port, "/", &r);
+        assert_int_equal(r.status, 429);
+        assert_non_null(strcasestr(r.head.buf, "\r\nRetry-After: 1\r\n"));
+        reply_release(&r);
+        http_server_stop(h);
+}
+
 /* A response that is ready once the eventfd was written. */
 struct later {
         int efd;
@@ -802,6 +822,7 @@ int main(void)
                 cmocka_unit_test(test_per_client_limit),
                 cmocka_unit_test(test_quiet_stream_waits_for_its_descriptor),
                 cmocka_unit_test(test_pending_response),
+                cmocka_unit_test(test_retry_after_header),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);
