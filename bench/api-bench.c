@@ -85,8 +85,8 @@ struct result {
         double seconds;
         double p50_ms, p99_ms, max_ms;
         bool time_capped;
-        long threads;   /* the server's, with every client of the phase connected; -1: unknown */
-        long rss_kib;   /* likewise */
+        long threads; /* the server's, with every client of the phase connected; -1: unknown */
+        long rss_kib; /* likewise */
 };
 
 /* Per-pod state during a PATCH phase; each pod belongs to one worker, so no lock. */
@@ -407,10 +407,9 @@ static void handshake_phase(const struct config *cfg, struct result *res)
         pthread_barrier_t start;
         int64_t t0;
 
-        *res = (struct result){ .op = OP_HANDSHAKE,
-                                .clients = cfg->handshakes,
-                                .threads = -1,
-                                .rss_kib = -1 };
+        *res = (struct result){
+                .op = OP_HANDSHAKE, .clients = cfg->handshakes, .threads = -1, .rss_kib = -1
+        };
         if (pthread_barrier_init(&start, NULL, (unsigned) cfg->handshakes + 1))
                 die("pthread_barrier_init failed");
         for (size_t i = 0; i < cfg->handshakes; i++) {
@@ -779,24 +778,25 @@ int main(int argc, char **argv)
         fsn = fs_name((long) sfs.f_type);
         fs_desc = fsn ? xstrdup(fsn) : xasprintf("f_type 0x%lx", (unsigned long) sfs.f_type);
         strbuf_addf(&sb, "# flexlet API benchmark, %s\n\n", date);
-        strbuf_addf(&sb,
-                    "Machine: %ld CPUs, Linux %s %s; data directory on %s; 1-minute load average "
-                    "%.2f at the start, %.2f at the end.%s%s%s\n"
-                    "Server: `flexlet serve` (SQLite store, WAL, synchronous=FULL) over HTTPS "
-                    "on loopback; clients: api_client (libcurl, one keep-alive connection per "
-                    "client thread, warmed up before timing; bodies are not decoded while "
-                    "timing, only the status is checked).\n"
-                    "Each phase: at most %zu requests or %.0f s, spread over %zu Burstable pods; "
-                    "a PATCH moves one pod's cpu request between " CPU_LOW " and " CPU_HIGH
-                    " (each client owns its pods, so every PATCH changes the value). Latency is "
-                    "per request, seen by the client; the rate counts successful requests over "
-                    "the phase's wall time; server threads and RSS are read once every client of "
-                    "the phase has its connection open. The fsync floor is 4 KiB overwrites, each followed "
-                    "by fdatasync, cycling through a 4 MiB file in the data directory (the I/O "
-                    "of a reused SQLite WAL), run before and after the API phases.\n\n",
-                    sysconf(_SC_NPROCESSORS_ONLN), un.release, un.machine, fs_desc, load_start,
-                    load_end, cfg.commit ? " Commit: " : "", cfg.commit ?: "",
-                    cfg.commit ? "." : "", cfg.requests, cfg.seconds, cfg.pods);
+        strbuf_addf(
+                &sb,
+                "Machine: %ld CPUs, Linux %s %s; data directory on %s; 1-minute load average "
+                "%.2f at the start, %.2f at the end.%s%s%s\n"
+                "Server: `flexlet serve` (SQLite store, WAL, synchronous=FULL) over HTTPS "
+                "on loopback; clients: api_client (libcurl, one keep-alive connection per "
+                "client thread, warmed up before timing; bodies are not decoded while "
+                "timing, only the status is checked).\n"
+                "Each phase: at most %zu requests or %.0f s, spread over %zu Burstable pods; "
+                "a PATCH moves one pod's cpu request between " CPU_LOW " and " CPU_HIGH
+                " (each client owns its pods, so every PATCH changes the value). Latency is "
+                "per request, seen by the client; the rate counts successful requests over "
+                "the phase's wall time; server threads and RSS are read once every client of "
+                "the phase has its connection open. The fsync floor is 4 KiB overwrites, each followed "
+                "by fdatasync, cycling through a 4 MiB file in the data directory (the I/O "
+                "of a reused SQLite WAL), run before and after the API phases.\n\n",
+                sysconf(_SC_NPROCESSORS_ONLN), un.release, un.machine, fs_desc, load_start,
+                load_end, cfg.commit ? " Commit: " : "", cfg.commit ?: "", cfg.commit ? "." : "",
+                cfg.requests, cfg.seconds, cfg.pods);
         strbuf_addstr(&sb, "| operation | clients | requests | errors | req/s | p50 ms | p99 ms | "
                            "max ms | ended by | server threads | server RSS MiB |\n"
                            "|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|\n");

@@ -18,9 +18,9 @@
  * With NODE_BENCH_DEBUG set, each pod's start times and each killed process's exit time also go
  * to stderr. With NODEBENCH_SECURITY=restricted the runtime floor's containers are confined as a
  * PSA "restricted" pod's (RuntimeDefault seccomp, drop ALL, no_new_privs, non-root, read-only
- * root) on top of the default every container gets. This binary is also the runtime's helper (the runtime starts /proc/self/exe), so
- * main routes `supervise` first, as flexlet's does. A program, not a library: it prints and
- * exits. */
+ * root) on top of the default every container gets. This binary is also the runtime's helper (the
+ * runtime starts /proc/self/exe), so main routes `supervise` first, as flexlet's does. A program,
+ * not a library: it prints and exits. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
