@@ -6,8 +6,8 @@
 /* core/v1 EventSource */
 /* clang-format off */
 static const struct schema_field event_source_fields[] = {
-        { "component", &schema_string },
-        { "host", &schema_string },
+        { "component", &schema_string, 0, 0 },
+        { "host", &schema_string, 0, 0 },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -16,8 +16,8 @@ static const struct schema schema_event_source = SCHEMA_STRUCT("EventSource", ev
 /* core/v1 EventSeries */
 /* clang-format off */
 static const struct schema_field event_series_fields[] = {
-        { "count", &schema_int32 },
-        { "lastObservedTime", &schema_micro_time },
+        { "count", &schema_int32, 0, 0 },
+        { "lastObservedTime", &schema_micro_time, 0, 0 },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -26,23 +26,23 @@ static const struct schema schema_event_series = SCHEMA_STRUCT("EventSeries", ev
 /* core/v1 Event */
 /* clang-format off */
 static const struct schema_field event_fields[] = {
-        { "kind", &schema_string },
-        { "apiVersion", &schema_string },
-        { "metadata", &schema_object_meta },
-        { "involvedObject", &schema_object_reference },
-        { "reason", &schema_string },
-        { "message", &schema_string },
-        { "source", &schema_event_source },
-        { "firstTimestamp", &schema_time },
-        { "lastTimestamp", &schema_time },
-        { "count", &schema_int32 },
-        { "type", &schema_string },
-        { "eventTime", &schema_micro_time },
-        { "series", &schema_event_series },
-        { "action", &schema_string },
-        { "related", &schema_object_reference },
-        { "reportingComponent", &schema_string },
-        { "reportingInstance", &schema_string },
+        { "kind", &schema_string, 0, 0 },
+        { "apiVersion", &schema_string, 0, 0 },
+        { "metadata", &schema_object_meta, 0, 0 },
+        { "involvedObject", &schema_object_reference, 0, 0 },
+        { "reason", &schema_string, 0, 0 },
+        { "message", &schema_string, 0, 0 },
+        { "source", &schema_event_source, 0, 0 },
+        { "firstTimestamp", &schema_time, 0, 0 },
+        { "lastTimestamp", &schema_time, 0, 0 },
+        { "count", &schema_int32, 0, 0 },
+        { "type", &schema_string, 0, 0 },
+        { "eventTime", &schema_micro_time, 0, 0 },
+        { "series", &schema_event_series, 0, 0 },
+        { "action", &schema_string, 0, 0 },
+        { "related", &schema_object_reference, 0, 0 },
+        { "reportingComponent", &schema_string, 0, 0 },
+        { "reportingInstance", &schema_string, 0, 0 },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */

@@ -8,7 +8,7 @@ static const struct schema schema_finalizer_name = SCHEMA_NAMED(SCHEMA_STRING, "
 /* core/v1 NamespaceSpec */
 /* clang-format off */
 static const struct schema_field namespace_spec_fields[] = {
-        { "finalizers", SCHEMA_ATOMIC_LIST(&schema_finalizer_name) },
+        { "finalizers", SCHEMA_ATOMIC_LIST(&schema_finalizer_name), 0, 0 },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -24,11 +24,11 @@ static const struct schema schema_namespace_condition_type =
 /* core/v1 NamespaceCondition */
 /* clang-format off */
 static const struct schema_field namespace_condition_fields[] = {
-        { "type", &schema_namespace_condition_type },
-        { "status", &schema_condition_status },
-        { "lastTransitionTime", &schema_time },
-        { "reason", &schema_string },
-        { "message", &schema_string },
+        { "type", &schema_namespace_condition_type, 0, 0 },
+        { "status", &schema_condition_status, 0, 0 },
+        { "lastTransitionTime", &schema_time, 0, 0 },
+        { "reason", &schema_string, 0, 0 },
+        { "message", &schema_string, 0, 0 },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -38,8 +38,8 @@ static const struct schema schema_namespace_condition =
 /* core/v1 NamespaceStatus */
 /* clang-format off */
 static const struct schema_field namespace_status_fields[] = {
-        { "phase", &schema_namespace_phase },
-        { "conditions", SCHEMA_MAP_LIST(&schema_namespace_condition, "type") },
+        { "phase", &schema_namespace_phase, 0, 0 },
+        { "conditions", SCHEMA_MAP_LIST(&schema_namespace_condition, "type"), 0, 0 },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -49,11 +49,11 @@ static const struct schema schema_namespace_status =
 /* core/v1 Namespace */
 /* clang-format off */
 static const struct schema_field namespace_fields[] = {
-        { "kind", &schema_string },
-        { "apiVersion", &schema_string },
-        { "metadata", &schema_object_meta },
-        { "spec", &schema_namespace_spec },
-        { "status", &schema_namespace_status },
+        { "kind", &schema_string, 0, 0 },
+        { "apiVersion", &schema_string, 0, 0 },
+        { "metadata", &schema_object_meta, 0, 0 },
+        { "spec", &schema_namespace_spec, 0, 0 },
+        { "status", &schema_namespace_status, 0, 0 },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */

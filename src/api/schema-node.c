@@ -6,10 +6,10 @@
 /* core/v1 Taint */
 /* clang-format off */
 static const struct schema_field taint_fields[] = {
-        { "key", &schema_string },
-        { "value", &schema_string },
-        { "effect", &schema_taint_effect },
-        { "timeAdded", &schema_time },
+        { "key", &schema_string, 0, 0 },
+        { "value", &schema_string, 0, 0 },
+        { "effect", &schema_taint_effect, 0, 0 },
+        { "timeAdded", &schema_time, 0, 0 },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -18,11 +18,11 @@ static const struct schema schema_taint = SCHEMA_STRUCT("Taint", taint_fields);
 /* core/v1 ConfigMapNodeConfigSource */
 /* clang-format off */
 static const struct schema_field config_map_node_config_source_fields[] = {
-        { "namespace", &schema_string },
-        { "name", &schema_string },
-        { "uid", &schema_uid },
-        { "resourceVersion", &schema_string },
-        { "kubeletConfigKey", &schema_string },
+        { "namespace", &schema_string, 0, 0 },
+        { "name", &schema_string, 0, 0 },
+        { "uid", &schema_uid, 0, 0 },
+        { "resourceVersion", &schema_string, 0, 0 },
+        { "kubeletConfigKey", &schema_string, 0, 0 },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -32,7 +32,7 @@ static const struct schema schema_config_map_node_config_source =
 /* core/v1 NodeConfigSource */
 /* clang-format off */
 static const struct schema_field node_config_source_fields[] = {
-        { "configMap", &schema_config_map_node_config_source },
+        { "configMap", &schema_config_map_node_config_source, 0, 0 },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -42,7 +42,7 @@ static const struct schema schema_node_config_source =
 /* core/v1 NodePodPreemptionPolicy */
 /* clang-format off */
 static const struct schema_field node_pod_preemption_policy_fields[] = {
-        { "disableResizePreemption", &schema_string_list },
+        { "disableResizePreemption", &schema_string_list, 0, 0 },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -52,14 +52,14 @@ static const struct schema schema_node_pod_preemption_policy =
 /* core/v1 NodeSpec */
 /* clang-format off */
 static const struct schema_field node_spec_fields[] = {
-        { "podCIDR", &schema_string },
-        { "podCIDRs", SCHEMA_SET_LIST(&schema_string) },
-        { "providerID", &schema_string },
-        { "unschedulable", &schema_bool },
-        { "taints", SCHEMA_ATOMIC_LIST(&schema_taint) },
-        { "configSource", &schema_node_config_source },
-        { "externalID", &schema_string },
-        { "podPreemptionPolicy", &schema_node_pod_preemption_policy },
+        { "podCIDR", &schema_string, 0, 0 },
+        { "podCIDRs", SCHEMA_SET_LIST(&schema_string), 0, 0 },
+        { "providerID", &schema_string, 0, 0 },
+        { "unschedulable", &schema_bool, 0, 0 },
+        { "taints", SCHEMA_ATOMIC_LIST(&schema_taint), 0, 0 },
+        { "configSource", &schema_node_config_source, 0, 0 },
+        { "externalID", &schema_string, 0, 0 },
+        { "podPreemptionPolicy", &schema_node_pod_preemption_policy, 0, 0 },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -73,12 +73,12 @@ static const struct schema schema_node_condition_type =
 /* core/v1 NodeCondition */
 /* clang-format off */
 static const struct schema_field node_condition_fields[] = {
-        { "type", &schema_node_condition_type },
-        { "status", &schema_condition_status },
-        { "lastHeartbeatTime", &schema_time },
-        { "lastTransitionTime", &schema_time },
-        { "reason", &schema_string },
-        { "message", &schema_string },
+        { "type", &schema_node_condition_type, 0, 0 },
+        { "status", &schema_condition_status, 0, 0 },
+        { "lastHeartbeatTime", &schema_time, 0, 0 },
+        { "lastTransitionTime", &schema_time, 0, 0 },
+        { "reason", &schema_string, 0, 0 },
+        { "message", &schema_string, 0, 0 },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -91,8 +91,8 @@ static const struct schema schema_node_address_type =
 /* core/v1 NodeAddress */
 /* clang-format off */
 static const struct schema_field node_address_fields[] = {
-        { "type", &schema_node_address_type },
-        { "address", &schema_string },
+        { "type", &schema_node_address_type, 0, 0 },
+        { "address", &schema_string, 0, 0 },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -101,7 +101,7 @@ static const struct schema schema_node_address = SCHEMA_STRUCT("NodeAddress", no
 /* core/v1 DaemonEndpoint */
 /* clang-format off */
 static const struct schema_field daemon_endpoint_fields[] = {
-        { "Port", &schema_int32 },
+        { "Port", &schema_int32, 0, 0 },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -111,7 +111,7 @@ static const struct schema schema_daemon_endpoint =
 /* core/v1 NodeDaemonEndpoints */
 /* clang-format off */
 static const struct schema_field node_daemon_endpoints_fields[] = {
-        { "kubeletEndpoint", &schema_daemon_endpoint },
+        { "kubeletEndpoint", &schema_daemon_endpoint, 0, 0 },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -121,7 +121,7 @@ static const struct schema schema_node_daemon_endpoints =
 /* core/v1 NodeSwapStatus */
 /* clang-format off */
 static const struct schema_field node_swap_status_fields[] = {
-        { "capacity", &schema_int64 },
+        { "capacity", &schema_int64, 0, 0 },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -131,17 +131,17 @@ static const struct schema schema_node_swap_status =
 /* core/v1 NodeSystemInfo */
 /* clang-format off */
 static const struct schema_field node_system_info_fields[] = {
-        { "machineID", &schema_string },
-        { "systemUUID", &schema_string },
-        { "bootID", &schema_string },
-        { "kernelVersion", &schema_string },
-        { "osImage", &schema_string },
-        { "containerRuntimeVersion", &schema_string },
-        { "kubeletVersion", &schema_string },
-        { "kubeProxyVersion", &schema_string },
-        { "operatingSystem", &schema_string },
-        { "architecture", &schema_string },
-        { "swap", &schema_node_swap_status },
+        { "machineID", &schema_string, 0, 0 },
+        { "systemUUID", &schema_string, 0, 0 },
+        { "bootID", &schema_string, 0, 0 },
+        { "kernelVersion", &schema_string, 0, 0 },
+        { "osImage", &schema_string, 0, 0 },
+        { "containerRuntimeVersion", &schema_string, 0, 0 },
+        { "kubeletVersion", &schema_string, 0, 0 },
+        { "kubeProxyVersion", &schema_string, 0, 0 },
+        { "operatingSystem", &schema_string, 0, 0 },
+        { "architecture", &schema_string, 0, 0 },
+        { "swap", &schema_node_swap_status, 0, 0 },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -151,8 +151,8 @@ static const struct schema schema_node_system_info =
 /* core/v1 ContainerImage */
 /* clang-format off */
 static const struct schema_field container_image_fields[] = {
-        { "names", &schema_string_list },
-        { "sizeBytes", &schema_int64 },
+        { "names", &schema_string_list, 0, 0 },
+        { "sizeBytes", &schema_int64, 0, 0 },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -165,8 +165,8 @@ static const struct schema schema_unique_volume_name =
 /* core/v1 AttachedVolume */
 /* clang-format off */
 static const struct schema_field attached_volume_fields[] = {
-        { "name", &schema_unique_volume_name },
-        { "devicePath", &schema_string },
+        { "name", &schema_unique_volume_name, 0, 0 },
+        { "devicePath", &schema_string, 0, 0 },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -176,10 +176,10 @@ static const struct schema schema_attached_volume =
 /* core/v1 NodeConfigStatus */
 /* clang-format off */
 static const struct schema_field node_config_status_fields[] = {
-        { "assigned", &schema_node_config_source },
-        { "active", &schema_node_config_source },
-        { "lastKnownGood", &schema_node_config_source },
-        { "error", &schema_string },
+        { "assigned", &schema_node_config_source, 0, 0 },
+        { "active", &schema_node_config_source, 0, 0 },
+        { "lastKnownGood", &schema_node_config_source, 0, 0 },
+        { "error", &schema_string, 0, 0 },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -189,8 +189,8 @@ static const struct schema schema_node_config_status =
 /* core/v1 NodeRuntimeHandlerFeatures */
 /* clang-format off */
 static const struct schema_field node_runtime_handler_features_fields[] = {
-        { "recursiveReadOnlyMounts", &schema_bool },
-        { "userNamespaces", &schema_bool },
+        { "recursiveReadOnlyMounts", &schema_bool, 0, 0 },
+        { "userNamespaces", &schema_bool, 0, 0 },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -200,8 +200,8 @@ static const struct schema schema_node_runtime_handler_features =
 /* core/v1 NodeRuntimeHandler */
 /* clang-format off */
 static const struct schema_field node_runtime_handler_fields[] = {
-        { "name", &schema_string },
-        { "features", &schema_node_runtime_handler_features },
+        { "name", &schema_string, 0, 0 },
+        { "features", &schema_node_runtime_handler_features, 0, 0 },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -211,7 +211,7 @@ static const struct schema schema_node_runtime_handler =
 /* core/v1 NodeFeatures */
 /* clang-format off */
 static const struct schema_field node_features_fields[] = {
-        { "supplementalGroupsPolicy", &schema_bool },
+        { "supplementalGroupsPolicy", &schema_bool, 0, 0 },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -221,20 +221,20 @@ static const struct schema schema_node_features =
 /* core/v1 NodeStatus */
 /* clang-format off */
 static const struct schema_field node_status_fields[] = {
-        { "capacity", &schema_resource_list },
-        { "allocatable", &schema_resource_list },
-        { "phase", &schema_node_phase },
-        { "conditions", SCHEMA_MAP_LIST(&schema_node_condition, "type") },
-        { "addresses", SCHEMA_MAP_LIST(&schema_node_address, "type") },
-        { "daemonEndpoints", &schema_node_daemon_endpoints },
-        { "nodeInfo", &schema_node_system_info },
-        { "images", SCHEMA_ATOMIC_LIST(&schema_container_image) },
-        { "volumesInUse", SCHEMA_ATOMIC_LIST(&schema_unique_volume_name) },
-        { "volumesAttached", SCHEMA_ATOMIC_LIST(&schema_attached_volume) },
-        { "config", &schema_node_config_status },
-        { "runtimeHandlers", SCHEMA_ATOMIC_LIST(&schema_node_runtime_handler) },
-        { "features", &schema_node_features },
-        { "declaredFeatures", &schema_string_list },
+        { "capacity", &schema_resource_list, 0, 0 },
+        { "allocatable", &schema_resource_list, 0, 0 },
+        { "phase", &schema_node_phase, 0, 0 },
+        { "conditions", SCHEMA_MAP_LIST(&schema_node_condition, "type"), 0, 0 },
+        { "addresses", SCHEMA_MAP_LIST(&schema_node_address, "type"), 0, 0 },
+        { "daemonEndpoints", &schema_node_daemon_endpoints, 0, 0 },
+        { "nodeInfo", &schema_node_system_info, 0, 0 },
+        { "images", SCHEMA_ATOMIC_LIST(&schema_container_image), 0, 0 },
+        { "volumesInUse", SCHEMA_ATOMIC_LIST(&schema_unique_volume_name), 0, 0 },
+        { "volumesAttached", SCHEMA_ATOMIC_LIST(&schema_attached_volume), 0, 0 },
+        { "config", &schema_node_config_status, 0, 0 },
+        { "runtimeHandlers", SCHEMA_ATOMIC_LIST(&schema_node_runtime_handler), 0, 0 },
+        { "features", &schema_node_features, 0, 0 },
+        { "declaredFeatures", &schema_string_list, 0, 0 },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -243,11 +243,11 @@ static const struct schema schema_node_status = SCHEMA_STRUCT("NodeStatus", node
 /* core/v1 Node */
 /* clang-format off */
 static const struct schema_field node_fields[] = {
-        { "kind", &schema_string },
-        { "apiVersion", &schema_string },
-        { "metadata", &schema_object_meta },
-        { "spec", &schema_node_spec },
-        { "status", &schema_node_status },
+        { "kind", &schema_string, 0, 0 },
+        { "apiVersion", &schema_string, 0, 0 },
+        { "metadata", &schema_object_meta, 0, 0 },
+        { "spec", &schema_node_spec, 0, 0 },
+        { "status", &schema_node_status, 0, 0 },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */

@@ -18,8 +18,8 @@ static const struct schema schema_volume_binding_mode =
 /* core/v1 TopologySelectorLabelRequirement */
 /* clang-format off */
 static const struct schema_field topology_selector_label_requirement_fields[] = {
-        { "key", &schema_string },
-        { "values", &schema_string_list },
+        { "key", &schema_string, 0, 0 },
+        { "values", &schema_string_list, 0, 0 },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -29,7 +29,7 @@ static const struct schema schema_topology_selector_label_requirement = SCHEMA_S
 /* core/v1 TopologySelectorTerm */
 /* clang-format off */
 static const struct schema_field topology_selector_term_fields[] = {
-        { "matchLabelExpressions", SCHEMA_ATOMIC_LIST(&schema_topology_selector_label_requirement) },
+        { "matchLabelExpressions", SCHEMA_ATOMIC_LIST(&schema_topology_selector_label_requirement), 0, 0 },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -39,16 +39,16 @@ static const struct schema schema_topology_selector_term =
 /* storage/v1 StorageClass: no spec, the fields sit beside metadata. */
 /* clang-format off */
 static const struct schema_field storage_class_fields[] = {
-        { "kind", &schema_string },
-        { "apiVersion", &schema_string },
-        { "metadata", &schema_object_meta },
-        { "provisioner", &schema_string },
-        { "parameters", &schema_string_map },
-        { "reclaimPolicy", &schema_reclaim_policy },
-        { "mountOptions", &schema_string_list },
-        { "allowVolumeExpansion", &schema_bool },
-        { "volumeBindingMode", &schema_volume_binding_mode },
-        { "allowedTopologies", SCHEMA_ATOMIC_LIST(&schema_topology_selector_term) },
+        { "kind", &schema_string, 0, 0 },
+        { "apiVersion", &schema_string, 0, 0 },
+        { "metadata", &schema_object_meta, 0, 0 },
+        { "provisioner", &schema_string, 0, 0 },
+        { "parameters", &schema_string_map, 0, 0 },
+        { "reclaimPolicy", &schema_reclaim_policy, 0, 0 },
+        { "mountOptions", &schema_string_list, 0, 0 },
+        { "allowVolumeExpansion", &schema_bool, 0, 0 },
+        { "volumeBindingMode", &schema_volume_binding_mode, 0, 0 },
+        { "allowedTopologies", SCHEMA_ATOMIC_LIST(&schema_topology_selector_term), 0, 0 },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -59,8 +59,8 @@ const struct schema schema_storage_class = SCHEMA_STRUCT("StorageClass", storage
 /* core/v1 LocalVolumeSource */
 /* clang-format off */
 static const struct schema_field local_fields[] = {
-        { "path", &schema_string },
-        { "fsType", &schema_string },
+        { "path", &schema_string, 0, 0 },
+        { "fsType", &schema_string, 0, 0 },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -69,8 +69,8 @@ static const struct schema schema_local = SCHEMA_STRUCT("LocalVolumeSource", loc
 /* core/v1 SecretReference */
 /* clang-format off */
 static const struct schema_field secret_reference_fields[] = {
-        { "name", &schema_string },
-        { "namespace", &schema_string },
+        { "name", &schema_string, 0, 0 },
+        { "namespace", &schema_string, 0, 0 },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -80,16 +80,16 @@ static const struct schema schema_secret_reference =
 /* core/v1 CSIPersistentVolumeSource */
 /* clang-format off */
 static const struct schema_field csi_fields[] = {
-        { "driver", &schema_string },
-        { "volumeHandle", &schema_string },
-        { "readOnly", &schema_bool },
-        { "fsType", &schema_string },
-        { "volumeAttributes", &schema_string_map },
-        { "controllerPublishSecretRef", &schema_secret_reference },
-        { "nodeStageSecretRef", &schema_secret_reference },
-        { "nodePublishSecretRef", &schema_secret_reference },
-        { "controllerExpandSecretRef", &schema_secret_reference },
-        { "nodeExpandSecretRef", &schema_secret_reference },
+        { "driver", &schema_string, 0, 0 },
+        { "volumeHandle", &schema_string, 0, 0 },
+        { "readOnly", &schema_bool, 0, 0 },
+        { "fsType", &schema_string, 0, 0 },
+        { "volumeAttributes", &schema_string_map, 0, 0 },
+        { "controllerPublishSecretRef", &schema_secret_reference, 0, 0 },
+        { "nodeStageSecretRef", &schema_secret_reference, 0, 0 },
+        { "nodePublishSecretRef", &schema_secret_reference, 0, 0 },
+        { "controllerExpandSecretRef", &schema_secret_reference, 0, 0 },
+        { "nodeExpandSecretRef", &schema_secret_reference, 0, 0 },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -98,7 +98,7 @@ static const struct schema schema_csi = SCHEMA_STRUCT("CSIPersistentVolumeSource
 /* core/v1 VolumeNodeAffinity */
 /* clang-format off */
 static const struct schema_field volume_node_affinity_fields[] = {
-        { "required", &schema_node_selector },
+        { "required", &schema_node_selector, 0, 0 },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -108,18 +108,18 @@ static const struct schema schema_volume_node_affinity =
 /* core/v1 PersistentVolumeSpec, with the PersistentVolumeSource members flexlet serves inline */
 /* clang-format off */
 static const struct schema_field persistent_volume_spec_fields[] = {
-        { "capacity", &schema_resource_list },
-        { "hostPath", &schema_host_path_volume_source },
-        { "local", &schema_local },
-        { "csi", &schema_csi },
-        { "accessModes", SCHEMA_ATOMIC_LIST(&schema_persistent_volume_access_mode) },
-        { "claimRef", &schema_object_reference },
-        { "persistentVolumeReclaimPolicy", &schema_reclaim_policy },
-        { "storageClassName", &schema_string },
-        { "mountOptions", &schema_string_list },
-        { "volumeMode", &schema_persistent_volume_mode },
-        { "nodeAffinity", &schema_volume_node_affinity },
-        { "volumeAttributesClassName", &schema_string },
+        { "capacity", &schema_resource_list, 0, 0 },
+        { "hostPath", &schema_host_path_volume_source, 0, 0 },
+        { "local", &schema_local, 0, 0 },
+        { "csi", &schema_csi, 0, 0 },
+        { "accessModes", SCHEMA_ATOMIC_LIST(&schema_persistent_volume_access_mode), 0, 0 },
+        { "claimRef", &schema_object_reference, 0, 0 },
+        { "persistentVolumeReclaimPolicy", &schema_reclaim_policy, 0, 0 },
+        { "storageClassName", &schema_string, 0, 0 },
+        { "mountOptions", &schema_string_list, 0, 0 },
+        { "volumeMode", &schema_persistent_volume_mode, 0, 0 },
+        { "nodeAffinity", &schema_volume_node_affinity, 0, 0 },
+        { "volumeAttributesClassName", &schema_string, 0, 0 },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -132,10 +132,10 @@ static const struct schema schema_persistent_volume_phase =
 /* core/v1 PersistentVolumeStatus */
 /* clang-format off */
 static const struct schema_field persistent_volume_status_fields[] = {
-        { "phase", &schema_persistent_volume_phase },
-        { "message", &schema_string },
-        { "reason", &schema_string },
-        { "lastPhaseTransitionTime", &schema_time },
+        { "phase", &schema_persistent_volume_phase, 0, 0 },
+        { "message", &schema_string, 0, 0 },
+        { "reason", &schema_string, 0, 0 },
+        { "lastPhaseTransitionTime", &schema_time, 0, 0 },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -145,11 +145,11 @@ static const struct schema schema_persistent_volume_status =
 /* core/v1 PersistentVolume */
 /* clang-format off */
 static const struct schema_field persistent_volume_fields[] = {
-        { "kind", &schema_string },
-        { "apiVersion", &schema_string },
-        { "metadata", &schema_object_meta },
-        { "spec", &schema_persistent_volume_spec },
-        { "status", &schema_persistent_volume_status },
+        { "kind", &schema_string, 0, 0 },
+        { "apiVersion", &schema_string, 0, 0 },
+        { "metadata", &schema_object_meta, 0, 0 },
+        { "spec", &schema_persistent_volume_spec, 0, 0 },
+        { "status", &schema_persistent_volume_status, 0, 0 },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -174,12 +174,12 @@ static const struct schema schema_claim_resource_statuses = {
 /* core/v1 PersistentVolumeClaimCondition */
 /* clang-format off */
 static const struct schema_field claim_condition_fields[] = {
-        { "type", &schema_claim_condition_type },
-        { "status", &schema_condition_status },
-        { "lastProbeTime", &schema_time },
-        { "lastTransitionTime", &schema_time },
-        { "reason", &schema_string },
-        { "message", &schema_string },
+        { "type", &schema_claim_condition_type, 0, 0 },
+        { "status", &schema_condition_status, 0, 0 },
+        { "lastProbeTime", &schema_time, 0, 0 },
+        { "lastTransitionTime", &schema_time, 0, 0 },
+        { "reason", &schema_string, 0, 0 },
+        { "message", &schema_string, 0, 0 },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -192,8 +192,8 @@ static const struct schema schema_modify_volume_status_value =
 /* core/v1 ModifyVolumeStatus */
 /* clang-format off */
 static const struct schema_field modify_volume_status_fields[] = {
-        { "targetVolumeAttributesClassName", &schema_string },
-        { "status", &schema_modify_volume_status_value },
+        { "targetVolumeAttributesClassName", &schema_string, 0, 0 },
+        { "status", &schema_modify_volume_status_value, 0, 0 },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -203,14 +203,14 @@ static const struct schema schema_modify_volume_status =
 /* core/v1 PersistentVolumeClaimStatus */
 /* clang-format off */
 static const struct schema_field persistent_volume_claim_status_fields[] = {
-        { "phase", &schema_claim_phase },
-        { "accessModes", SCHEMA_ATOMIC_LIST(&schema_persistent_volume_access_mode) },
-        { "capacity", &schema_resource_list },
-        { "conditions", SCHEMA_MAP_LIST(&schema_claim_condition, "type") },
-        { "allocatedResources", &schema_resource_list },
-        { "allocatedResourceStatuses", &schema_claim_resource_statuses },
-        { "currentVolumeAttributesClassName", &schema_string },
-        { "modifyVolumeStatus", &schema_modify_volume_status },
+        { "phase", &schema_claim_phase, 0, 0 },
+        { "accessModes", SCHEMA_ATOMIC_LIST(&schema_persistent_volume_access_mode), 0, 0 },
+        { "capacity", &schema_resource_list, 0, 0 },
+        { "conditions", SCHEMA_MAP_LIST(&schema_claim_condition, "type"), 0, 0 },
+        { "allocatedResources", &schema_resource_list, 0, 0 },
+        { "allocatedResourceStatuses", &schema_claim_resource_statuses, 0, 0 },
+        { "currentVolumeAttributesClassName", &schema_string, 0, 0 },
+        { "modifyVolumeStatus", &schema_modify_volume_status, 0, 0 },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -220,11 +220,11 @@ static const struct schema schema_persistent_volume_claim_status =
 /* core/v1 PersistentVolumeClaim */
 /* clang-format off */
 static const struct schema_field persistent_volume_claim_fields[] = {
-        { "kind", &schema_string },
-        { "apiVersion", &schema_string },
-        { "metadata", &schema_object_meta },
-        { "spec", &schema_persistent_volume_claim_spec },
-        { "status", &schema_persistent_volume_claim_status },
+        { "kind", &schema_string, 0, 0 },
+        { "apiVersion", &schema_string, 0, 0 },
+        { "metadata", &schema_object_meta, 0, 0 },
+        { "spec", &schema_persistent_volume_claim_spec, 0, 0 },
+        { "status", &schema_persistent_volume_claim_status, 0, 0 },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */

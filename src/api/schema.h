@@ -55,9 +55,27 @@ struct schema {
         bool retain_keys;                  /* patchStrategy includes retainKeys */
 };
 
+/* How a Go field of this name is declared, which decides how its zero value travels on the
+ * protobuf wire (the JSON form is what the object is stored as):
+ * - SCHEMA_GO_VALUE: a value field with `omitempty` (most fields): the Go encoder always writes
+ *   it, so a zero value read from the wire is left out of the JSON, as Go's JSON encoder does;
+ * - SCHEMA_GO_POINTER: a pointer (`*int64`, `*bool`, `*Quantity`, `*PodSecurityContext`): on the
+ *   wire exactly when set, and then kept in the JSON even when zero (`runAsUser: 0`);
+ * - SCHEMA_GO_ALWAYS: a value field without `omitempty` (`ready`, `restartCount`): present in
+ *   the JSON, zero when absent from the wire. */
+enum schema_go_field {
+        SCHEMA_GO_VALUE,
+        SCHEMA_GO_POINTER,
+        SCHEMA_GO_ALWAYS,
+};
+
+/* pb is the field's number in upstream's generated.proto (k8s.io/api, k8s.io/apimachinery);
+ * 0 for a field that has no protobuf form. */
 struct schema_field {
         const char *name;
         const struct schema *schema;
+        unsigned short pb;
+        unsigned char go; /* enum schema_go_field */
 };
 
 /* go_type of a metav1.MicroTime (SCHEMA_TIME). */

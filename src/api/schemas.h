@@ -40,7 +40,7 @@ extern const struct schema schema_any, schema_string, schema_int32, schema_int64
 /* ---- table spelling ---- */
 #define SCHEMA_FIELDS_END \
  {                        \
-  NULL, NULL              \
+  .name = NULL            \
  }
 #define SCHEMA_STRUCT(go, fields_)                            \
  {                                                            \

@@ -31,9 +31,9 @@ static const struct schema s_string_set = { .kind = SCHEMA_LIST,
                                             .list_type = SCHEMA_LIST_SET };
 
 static const struct schema_field env_fields[] = {
-        { "name", &s_string },
-        { "value", &s_string },
-        { NULL, NULL },
+        { "name", &s_string, 0, 0 },
+        { "value", &s_string, 0, 0 },
+        { .name = NULL },
 };
 static const struct schema s_env_var = { .kind = SCHEMA_OBJECT,
                                          .go_type = "EnvVar",
@@ -43,10 +43,10 @@ static const struct schema s_env = {
 };
 
 static const struct schema_field port_fields[] = {
-        { "name", &s_string },
-        { "containerPort", &s_int },
-        { "protocol", &s_string },
-        { NULL, NULL },
+        { "name", &s_string, 0, 0 },
+        { "containerPort", &s_int, 0, 0 },
+        { "protocol", &s_string, 0, 0 },
+        { .name = NULL },
 };
 static const struct schema s_port = { .kind = SCHEMA_OBJECT,
                                       .go_type = "ContainerPort",
@@ -57,18 +57,22 @@ static const struct schema s_ports = { .kind = SCHEMA_LIST,
                                        .merge_key = "containerPort" };
 
 static const struct schema_field resources_fields[] = {
-        { "limits", &s_resource_list },
-        { "requests", &s_resource_list },
-        { NULL, NULL },
+        { "limits", &s_resource_list, 0, 0 },
+        { "requests", &s_resource_list, 0, 0 },
+        { .name = NULL },
 };
 static const struct schema s_resources = { .kind = SCHEMA_OBJECT,
                                            .go_type = "ResourceRequirements",
                                            .fields = resources_fields };
 
 static const struct schema_field container_fields[] = {
-        { "name", &s_string }, { "image", &s_string }, { "command", &s_string_atomic },
-        { "env", &s_env },     { "ports", &s_ports },  { "resources", &s_resources },
-        { NULL, NULL },
+        { "name", &s_string, 0, 0 },
+        { "image", &s_string, 0, 0 },
+        { "command", &s_string_atomic, 0, 0 },
+        { "env", &s_env, 0, 0 },
+        { "ports", &s_ports, 0, 0 },
+        { "resources", &s_resources, 0, 0 },
+        { .name = NULL },
 };
 static const struct schema s_container = { .kind = SCHEMA_OBJECT,
                                            .go_type = "Container",
@@ -79,26 +83,26 @@ static const struct schema s_containers = { .kind = SCHEMA_LIST,
                                             .merge_key = "name" };
 
 static const struct schema_field empty_dir_fields[] = {
-        { "medium", &s_string },
-        { "sizeLimit", &s_quantity },
-        { NULL, NULL },
+        { "medium", &s_string, 0, 0 },
+        { "sizeLimit", &s_quantity, 0, 0 },
+        { .name = NULL },
 };
 static const struct schema s_empty_dir = { .kind = SCHEMA_OBJECT,
                                            .go_type = "EmptyDirVolumeSource",
                                            .fields = empty_dir_fields };
 static const struct schema_field host_path_fields[] = {
-        { "path", &s_string },
-        { "type", &s_string },
-        { NULL, NULL },
+        { "path", &s_string, 0, 0 },
+        { "type", &s_string, 0, 0 },
+        { .name = NULL },
 };
 static const struct schema s_host_path = { .kind = SCHEMA_OBJECT,
                                            .go_type = "HostPathVolumeSource",
                                            .fields = host_path_fields };
 static const struct schema_field volume_fields[] = {
-        { "name", &s_string },
-        { "emptyDir", &s_empty_dir },
-        { "hostPath", &s_host_path },
-        { NULL, NULL },
+        { "name", &s_string, 0, 0 },
+        { "emptyDir", &s_empty_dir, 0, 0 },
+        { "hostPath", &s_host_path, 0, 0 },
+        { .name = NULL },
 };
 static const struct schema s_volume = { .kind = SCHEMA_OBJECT,
                                         .go_type = "Volume",
@@ -110,9 +114,11 @@ static const struct schema s_volumes = { .kind = SCHEMA_LIST,
                                          .retain_keys = true };
 
 static const struct schema_field toleration_fields[] = {
-        { "key", &s_string },   { "operator", &s_string },
-        { "value", &s_string }, { "effect", &s_string },
-        { NULL, NULL },
+        { "key", &s_string, 0, 0 },
+        { "operator", &s_string, 0, 0 },
+        { "value", &s_string, 0, 0 },
+        { "effect", &s_string, 0, 0 },
+        { .name = NULL },
 };
 static const struct schema s_toleration = { .kind = SCHEMA_OBJECT,
                                             .go_type = "Toleration",
@@ -120,19 +126,19 @@ static const struct schema s_toleration = { .kind = SCHEMA_OBJECT,
 static const struct schema s_tolerations = { .kind = SCHEMA_LIST, .items = &s_toleration };
 
 static const struct schema_field spec_fields[] = {
-        { "containers", &s_containers },   { "volumes", &s_volumes },
-        { "tolerations", &s_tolerations }, { "nodeSelector", &s_string_map },
-        { "nodeName", &s_string },         { NULL, NULL },
+        { "containers", &s_containers, 0, 0 },   { "volumes", &s_volumes, 0, 0 },
+        { "tolerations", &s_tolerations, 0, 0 }, { "nodeSelector", &s_string_map, 0, 0 },
+        { "nodeName", &s_string, 0, 0 },         { .name = NULL },
 };
 static const struct schema s_spec = { .kind = SCHEMA_OBJECT,
                                       .go_type = "PodSpec",
                                       .fields = spec_fields };
 
 static const struct schema_field owner_fields[] = {
-        { "uid", &s_string },
-        { "name", &s_string },
-        { "kind", &s_string },
-        { NULL, NULL },
+        { "uid", &s_string, 0, 0 },
+        { "name", &s_string, 0, 0 },
+        { "kind", &s_string, 0, 0 },
+        { .name = NULL },
 };
 static const struct schema s_owner = { .kind = SCHEMA_OBJECT,
                                        .go_type = "OwnerReference",
@@ -142,21 +148,22 @@ static const struct schema s_owners = {
 };
 
 static const struct schema_field meta_fields[] = {
-        { "name", &s_string },
-        { "namespace", &s_string },
-        { "labels", &s_string_map },
-        { "annotations", &s_string_map },
-        { "finalizers", &s_string_set },
-        { "ownerReferences", &s_owners },
-        { NULL, NULL },
+        { "name", &s_string, 0, 0 },
+        { "namespace", &s_string, 0, 0 },
+        { "labels", &s_string_map, 0, 0 },
+        { "annotations", &s_string_map, 0, 0 },
+        { "finalizers", &s_string_set, 0, 0 },
+        { "ownerReferences", &s_owners, 0, 0 },
+        { .name = NULL },
 };
 static const struct schema s_meta = { .kind = SCHEMA_OBJECT,
                                       .go_type = "ObjectMeta",
                                       .fields = meta_fields };
 
 static const struct schema_field pod_fields[] = {
-        { "apiVersion", &s_string }, { "kind", &s_string }, { "metadata", &s_meta },
-        { "spec", &s_spec },         { "status", &s_any },  { NULL, NULL },
+        { "apiVersion", &s_string, 0, 0 }, { "kind", &s_string, 0, 0 },
+        { "metadata", &s_meta, 0, 0 },     { "spec", &s_spec, 0, 0 },
+        { "status", &s_any, 0, 0 },        { .name = NULL },
 };
 static const struct schema s_pod = { .kind = SCHEMA_OBJECT,
                                      .go_type = "Pod",
@@ -180,32 +187,32 @@ static const struct schema s_retain_list = { .kind = SCHEMA_LIST,
                                              .merge_key = "name",
                                              .retain_keys = true };
 static const struct schema_field retain_item_fields[] = {
-        { "name", &s_string },
-        { "value", &s_string },
-        { "other", &s_string },
-        { "simpleMap", &s_string_map },
-        { "mergingIntList", &s_merging_int_list },
-        { "mergingList", &s_merging_list },
-        { "nonMergingList", &s_nonmerging_list },
-        { NULL, NULL },
+        { "name", &s_string, 0, 0 },
+        { "value", &s_string, 0, 0 },
+        { "other", &s_string, 0, 0 },
+        { "simpleMap", &s_string_map, 0, 0 },
+        { "mergingIntList", &s_merging_int_list, 0, 0 },
+        { "mergingList", &s_merging_list, 0, 0 },
+        { "nonMergingList", &s_nonmerging_list, 0, 0 },
+        { .name = NULL },
 };
 static const struct schema s_retain_item = { .kind = SCHEMA_OBJECT,
                                              .go_type = "RetainKeysMergeItem",
                                              .fields = retain_item_fields,
                                              .retain_keys = true };
 static const struct schema_field merge_item_fields[] = {
-        { "name", &s_string },
-        { "value", &s_string },
-        { "other", &s_string },
-        { "mergingList", &s_merging_list },
-        { "nonMergingList", &s_nonmerging_list },
-        { "mergingIntList", &s_merging_int_list },
-        { "nonMergingIntList", &s_nonmerging_int_list },
-        { "mergeItemPtr", &s_merging_list },
-        { "simpleMap", &s_string_map },
-        { "retainKeysMap", &s_retain_item },
-        { "retainKeysMergingList", &s_retain_list },
-        { NULL, NULL },
+        { "name", &s_string, 0, 0 },
+        { "value", &s_string, 0, 0 },
+        { "other", &s_string, 0, 0 },
+        { "mergingList", &s_merging_list, 0, 0 },
+        { "nonMergingList", &s_nonmerging_list, 0, 0 },
+        { "mergingIntList", &s_merging_int_list, 0, 0 },
+        { "nonMergingIntList", &s_nonmerging_int_list, 0, 0 },
+        { "mergeItemPtr", &s_merging_list, 0, 0 },
+        { "simpleMap", &s_string_map, 0, 0 },
+        { "retainKeysMap", &s_retain_item, 0, 0 },
+        { "retainKeysMergingList", &s_retain_list, 0, 0 },
+        { .name = NULL },
 };
 static const struct schema s_merge_item = { .kind = SCHEMA_OBJECT,
                                             .go_type = "MergeItem",

@@ -577,7 +577,7 @@ static void test_null_root_and_no_unknown_buffer(void **state)
 /* A schema that contains itself: the walk must stop at SCHEMA_MAX_DEPTH. */
 static const struct schema recursive;
 static const struct schema_field recursive_fields[] = {
-        { "child", &recursive },
+        { "child", &recursive, 0, 0 },
         SCHEMA_FIELDS_END,
 };
 static const struct schema recursive = SCHEMA_STRUCT("Node", recursive_fields);
