@@ -8,7 +8,6 @@
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +19,7 @@
 #include "base/alloc.h"
 #include "base/json.h"
 #include "base/strbuf.h"
-#include "base/timeutil.h"
+#include "base/spawn.h"
 #include "node/network/cni.h"
 
 /* a value we copy out of a result: names, MACs, paths, addresses */
@@ -418,120 +417,6 @@ static char *find_plugin(const char *cni_path, const char *type)
         return NULL;
 }
 
-struct exec_output {
-        struct strbuf out, err;
-        int status; /* exit status, 128 + signal */
-};
-
-/* Runs the plugin with env and stdin, collecting stdout and stderr (each capped) until it exits
- * or the timeout kills it. */
-static int run_plugin(const char *path, char *const *env, const char *input, struct exec_output *o,
-                      struct error **reterr)
-{
-        char *const argv[] = { (char *) path, NULL };
-        int in[2] = { -1, -1 }, out[2] = { -1, -1 }, err[2] = { -1, -1 };
-        posix_spawn_file_actions_t fa;
-        posix_spawnattr_t attr;
-        sigset_t none, all;
-        size_t in_len = strlen(input), in_off = 0;
-        int64_t deadline = time_monotonic_ms() + CNI_TIMEOUT_MS;
-        bool timed_out = false;
-        pid_t pid;
-        int r, status;
-
-        if (pipe2(in, O_CLOEXEC) < 0 || pipe2(out, O_CLOEXEC) < 0 || pipe2(err, O_CLOEXEC) < 0) {
-                r = errno;
-                for (int i = 0; i < 2; i++) {
-                        if (in[i] >= 0)
-                                close(in[i]);
-                        if (out[i] >= 0)
-                                close(out[i]);
-                }
-                return error_set(reterr, r, "pipe: %s", strerror(r));
-        }
-        posix_spawn_file_actions_init(&fa);
-        posix_spawn_file_actions_adddup2(&fa, in[0], 0);
-        posix_spawn_file_actions_adddup2(&fa, out[1], 1);
-        posix_spawn_file_actions_adddup2(&fa, err[1], 2);
-        posix_spawn_file_actions_addclosefrom_np(&fa, 3);
-        posix_spawnattr_init(&attr);
-        sigemptyset(&none);
-        sigfillset(&all);
-        posix_spawnattr_setsigmask(&attr, &none);
-        posix_spawnattr_setsigdefault(&attr, &all);
-        posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-        r = posix_spawn(&pid, path, &fa, &attr, argv, env);
-        posix_spawn_file_actions_destroy(&fa);
-        posix_spawnattr_destroy(&attr);
-        close(in[0]);
-        close(out[1]);
-        close(err[1]);
-        if (r != 0) {
-                close(in[1]);
-                close(out[0]);
-                close(err[0]);
-                return error_set(reterr, r, "run \"%s\": %s", path, strerror(r));
-        }
-        (void) fcntl(in[1], F_SETFL, O_NONBLOCK);
-        {
-                struct pollfd pfd[3] = { { .fd = in[1], .events = POLLOUT },
-                                         { .fd = out[0], .events = POLLIN },
-                                         { .fd = err[0], .events = POLLIN } };
-                struct strbuf *sinks[3] = { NULL, &o->out, &o->err };
-                char buf[8192];
-
-                while (pfd[1].fd >= 0 || pfd[2].fd >= 0) {
-                        int64_t left = deadline - time_monotonic_ms();
-
-                        if (left <= 0) {
-                                timed_out = true;
-                                (void) kill(pid, SIGKILL);
-                                break;
-                        }
-                        if (poll(pfd, 3, (int) (left > INT_MAX ? INT_MAX : left)) < 0) {
-                                if (errno == EINTR)
-                                        continue;
-                                break;
-                        }
-                        if (pfd[0].fd >= 0 && pfd[0].revents) {
-                                ssize_t n = write(in[1], input + in_off, in_len - in_off);
-                                if (n > 0)
-                                        in_off += (size_t) n;
-                                if ((n < 0 && errno != EAGAIN && errno != EINTR) ||
-                                    in_off == in_len) {
-                                        close(in[1]);
-                                        pfd[0].fd = -1;
-                                }
-                        }
-                        for (int i = 1; i < 3; i++) {
-                                ssize_t n;
-
-                                if (pfd[i].fd < 0 || !pfd[i].revents)
-                                        continue;
-                                n = read(pfd[i].fd, buf, sizeof(buf));
-                                if (n < 0 && (errno == EINTR || errno == EAGAIN))
-                                        continue;
-                                if (n <= 0) {
-                                        close(pfd[i].fd);
-                                        pfd[i].fd = -1;
-                                        continue;
-                                }
-                                if (sinks[i]->len + (size_t) n <= CNI_OUTPUT_MAX + 1)
-                                        strbuf_add(sinks[i], buf, (size_t) n);
-                        }
-                }
-                for (int i = 0; i < 3; i++)
-                        if (pfd[i].fd >= 0)
-                                close(pfd[i].fd);
-        }
-        while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-                ;
-        if (timed_out)
-                return error_set(reterr, ETIMEDOUT, "no answer within %d s", CNI_TIMEOUT_MS / 1000);
-        o->status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-        return 0;
-}
-
 static bool container_id_ok(const char *s)
 {
         if (!s ||
@@ -565,7 +450,10 @@ static int exec_plugin(const char *cni_path, enum cni_command cmd, const json_t 
         cleanup_free char *path = find_plugin(cni_path, type);
         cleanup_free char *input = NULL;
         struct strbuf args;
-        struct exec_output o = { .status = 0 };
+        struct spawn_options options = { .timeout_ms = CNI_TIMEOUT_MS,
+                                         .output_max = CNI_OUTPUT_MAX };
+        struct spawn_result o;
+        char *argv[] = { NULL, NULL };
         char *env[9];
         size_t n = 0;
         json_t *conf;
@@ -597,9 +485,10 @@ static int exec_plugin(const char *cni_path, enum cni_command cmd, const json_t 
         env[n++] = xstrdup("PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin");
         env[n] = NULL;
         strbuf_release(&args);
-        strbuf_init(&o.out);
-        strbuf_init(&o.err);
-        r = run_plugin(path, env, input, &o, reterr);
+        options.input = input;
+        options.input_len = strlen(input);
+        argv[0] = path;
+        r = spawn_run(path, argv, env, &options, &o, reterr);
         for (size_t i = 0; i < n; i++)
                 free(env[i]);
         if (r < 0) {

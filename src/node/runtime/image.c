@@ -6,7 +6,6 @@
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/sendfile.h>
@@ -17,6 +16,7 @@
 #include "base/alloc.h"
 #include "base/fs.h"
 #include "base/json.h"
+#include "base/spawn.h"
 #include "node/runtime/runtime-internal.h"
 
 extern char **environ;
@@ -442,44 +442,23 @@ static int copy_fd(int from, int to)
 /* The applet names `busybox --list` prints (one a line), as a NUL-separated list. */
 static int busybox_applets(const char *busybox, char **ret, size_t *ret_len, struct error **reterr)
 {
-        posix_spawn_file_actions_t fa;
+        static const struct spawn_options options = { .output_max = 256 * 1024 };
         char *argv[] = { (char *) busybox, (char *) "--list", NULL };
-        struct strbuf out;
-        int p[2], status, r;
-        pid_t pid;
+        struct spawn_result o;
+        int r;
 
-        if (pipe2(p, O_CLOEXEC) < 0)
-                return error_set(reterr, errno, "run \"%s --list\": %s", busybox, strerror(errno));
-        posix_spawn_file_actions_init(&fa);
-        posix_spawn_file_actions_adddup2(&fa, p[1], 1);
-        posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-        r = posix_spawn(&pid, busybox, &fa, NULL, argv, environ);
-        posix_spawn_file_actions_destroy(&fa);
-        close(p[1]);
-        if (r != 0) {
-                close(p[0]);
-                return error_set(reterr, r, "run \"%s --list\": %s", busybox, strerror(r));
+        r = spawn_run(busybox, argv, environ, &options, &o, reterr);
+        strbuf_release(&o.err);
+        if (r < 0) {
+                strbuf_release(&o.out);
+                return r;
         }
-        strbuf_init(&out);
-        for (;;) {
-                char buf[4096];
-                ssize_t n = read(p[0], buf, sizeof(buf));
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n <= 0)
-                        break;
-                if (out.len < 256 * 1024)
-                        strbuf_add(&out, buf, (size_t) n);
-        }
-        close(p[0]);
-        while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-                ;
-        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || out.len == 0) {
-                strbuf_release(&out);
+        if (o.status != 0 || o.out.len == 0 || o.out.len > options.output_max) {
+                strbuf_release(&o.out);
                 return error_set(reterr, EIO, "run \"%s --list\": it failed", busybox);
         }
-        *ret_len = out.len;
-        *ret = strbuf_detach(&out);
+        *ret_len = o.out.len;
+        *ret = strbuf_detach(&o.out);
         return 0;
 }
 
@@ -519,7 +498,7 @@ static int assemble_busybox(const char *dir, struct error **reterr)
         cleanup_close int src = -1, dst = -1, dfd = -1, bin = -1;
         cleanup_free char *applets = NULL;
         json_t *config;
-        size_t len;
+        size_t len = 0;
         int r;
 
         for (size_t i = 0; i < ARRAY_SIZE(host_busybox) && !busybox; i++)

@@ -14,7 +14,6 @@
 #include <linux/loop.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +28,7 @@
 
 #include "base/alloc.h"
 #include "base/fs.h"
+#include "base/spawn.h"
 #include "base/strbuf.h"
 #include "node/volume/loopvol.h"
 #include "node/volume/volume-internal.h"
@@ -143,18 +143,6 @@ static char *tool_find(const char *name)
         return NULL;
 }
 
-/* Appends data to sb, keeping only the last TOOL_OUTPUT_MAX bytes. */
-static void keep_tail(struct strbuf *sb, const char *data, size_t len)
-{
-        strbuf_add(sb, data, len);
-        if (sb->len > 2 * TOOL_OUTPUT_MAX) {
-                size_t drop = sb->len - TOOL_OUTPUT_MAX;
-
-                memmove(sb->buf, sb->buf + drop, sb->len - drop + 1);
-                sb->len -= drop;
-        }
-}
-
 /* The tool's words on one line: its non-blank lines, trimmed, joined by "; ", up to a line
  * starting "Usage:" (mkfs.xfs follows its cause with two screens of usage). Longer than
  * TOOL_WORDS_MAX: its start and its end, where tools say what failed and why. */
@@ -199,97 +187,23 @@ static char *tool_words(const char *text)
 static int tool_run(const char *const *argv, int *ret_exit, char **ret_words, struct error **reterr)
 {
         static char *const envp[] = { "PATH=" TOOL_PATH, "LC_ALL=C", NULL };
+        static const struct spawn_options options = { .output_max = TOOL_OUTPUT_MAX,
+                                                      .keep_tail = true };
         cleanup_free char *path = tool_find(argv[0]);
-        struct strbuf out, err;
-        posix_spawn_file_actions_t fa;
-        posix_spawnattr_t attr;
-        sigset_t none, all;
-        int po[2] = { -1, -1 }, pe[2] = { -1, -1 };
-        int r, status;
-        pid_t pid;
+        struct spawn_result o;
+        int r;
 
         if (!path)
                 return error_set(reterr, ENOENT, "\"%s\" not found in %s (install %s)", argv[0],
                                  TOOL_PATH, tool_package(argv[0]));
-        if (pipe2(po, O_CLOEXEC) < 0 || pipe2(pe, O_CLOEXEC) < 0) {
-                r = errno;
-                if (po[0] >= 0) {
-                        close(po[0]);
-                        close(po[1]);
-                }
-                return error_set(reterr, r, "run \"%s\": pipe: %s", argv[0], strerror(r));
+        r = spawn_run(path, (char *const *) argv, envp, &options, &o, reterr);
+        if (r == 0) {
+                *ret_exit = o.status;
+                *ret_words = tool_words(o.err.len ? o.err.buf : o.out.buf);
         }
-        posix_spawn_file_actions_init(&fa);
-        posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-        posix_spawn_file_actions_adddup2(&fa, po[1], 1);
-        posix_spawn_file_actions_adddup2(&fa, pe[1], 2);
-        posix_spawn_file_actions_addclosefrom_np(&fa, 3);
-        posix_spawnattr_init(&attr);
-        sigemptyset(&none);
-        sigfillset(&all);
-        posix_spawnattr_setsigmask(&attr, &none);
-        posix_spawnattr_setsigdefault(&attr, &all);
-        posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-        /* posix_spawn is fork + exec done safely in a threaded process (no allocation between
-         * the two), and it reports a failed exec as an error here rather than an exit code. */
-        r = posix_spawn(&pid, path, &fa, &attr, (char *const *) argv, envp);
-        posix_spawn_file_actions_destroy(&fa);
-        posix_spawnattr_destroy(&attr);
-        close(po[1]);
-        close(pe[1]);
-        if (r != 0) {
-                close(po[0]);
-                close(pe[0]);
-                return error_set(reterr, r, "run \"%s\": %s", path, strerror(r));
-        }
-
-        strbuf_init(&out);
-        strbuf_init(&err);
-        {
-                struct pollfd pfd[2] = { { .fd = po[0], .events = POLLIN },
-                                         { .fd = pe[0], .events = POLLIN } };
-                char buf[4096];
-
-                while (pfd[0].fd >= 0 || pfd[1].fd >= 0) {
-                        if (poll(pfd, 2, -1) < 0) {
-                                if (errno == EINTR)
-                                        continue;
-                                break;
-                        }
-                        for (int i = 0; i < 2; i++) {
-                                ssize_t n;
-
-                                if (pfd[i].fd < 0 || !pfd[i].revents)
-                                        continue;
-                                n = read(pfd[i].fd, buf, sizeof(buf));
-                                if (n < 0 && errno == EINTR)
-                                        continue;
-                                if (n <= 0) {
-                                        close(pfd[i].fd);
-                                        pfd[i].fd = -1;
-                                        continue;
-                                }
-                                keep_tail(i == 0 ? &out : &err, buf, (size_t) n);
-                        }
-                }
-                for (int i = 0; i < 2; i++) {
-                        if (pfd[i].fd >= 0)
-                                close(pfd[i].fd);
-                }
-        }
-        while (waitpid(pid, &status, 0) < 0) {
-                if (errno != EINTR) {
-                        r = errno;
-                        strbuf_release(&out);
-                        strbuf_release(&err);
-                        return error_set(reterr, r, "run \"%s\": waitpid: %s", path, strerror(r));
-                }
-        }
-        *ret_exit = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-        *ret_words = tool_words(err.len ? err.buf : out.buf);
-        strbuf_release(&out);
-        strbuf_release(&err);
-        return 0;
+        strbuf_release(&o.out);
+        strbuf_release(&o.err);
+        return r;
 }
 
 /* Runs argv; exit 0 (or <= ok_max) is success. Otherwise -EIO with "<what>: <tool> exited
