@@ -123,7 +123,9 @@ static int parse_cidr(const char *s, int *ret_family, char ret_ip[static INET6_A
         return 0;
 }
 
-static int parse_interfaces(const json_t *a, struct cni_result *r, struct error **reterr)
+/* The result's list `key` (a): absent or null is no entries; anything but an array of at most
+ * CNI_RESULT_MAX_ENTRIES objects is -EBADMSG. Returns the number of entries. */
+static int result_list(const json_t *a, const char *key, struct error **reterr)
 {
         size_t i;
         json_t *v;
@@ -132,16 +134,29 @@ static int parse_interfaces(const json_t *a, struct cni_result *r, struct error 
                 return 0;
         if (!json_is_array(a) || json_array_size(a) > CNI_RESULT_MAX_ENTRIES)
                 return error_set(reterr, EBADMSG,
-                                 "cni result: \"interfaces\" is not an array of at most %d",
+                                 "cni result: \"%s\" is not an array of at most %d", key,
                                  CNI_RESULT_MAX_ENTRIES);
-        r->interfaces = xcalloc(json_array_size(a) + 1, sizeof(*r->interfaces));
+        json_array_foreach(a, i, v) {
+                if (!json_is_object(v))
+                        return error_set(reterr, EBADMSG, "cni result: %s[%zu] is not an object",
+                                         key, i);
+        }
+        return (int) json_array_size(a);
+}
+
+static int parse_interfaces(const json_t *a, struct cni_result *r, struct error **reterr)
+{
+        int n = result_list(a, "interfaces", reterr);
+        size_t i;
+        json_t *v;
+
+        if (n <= 0)
+                return n;
+        r->interfaces = xcalloc((size_t) n + 1, sizeof(*r->interfaces));
         json_array_foreach(a, i, v) {
                 struct cni_interface *it = &r->interfaces[r->n_interfaces];
                 int e;
 
-                if (!json_is_object(v))
-                        return error_set(reterr, EBADMSG,
-                                         "cni result: interfaces[%zu] is not an object", i);
                 r->n_interfaces++;
                 if ((e = opt_string(v, "name", "cni result: interface", &it->name, reterr)) < 0 ||
                     (e = opt_string(v, "mac", "cni result: interface", &it->mac, reterr)) < 0 ||
@@ -161,25 +176,19 @@ static int parse_interfaces(const json_t *a, struct cni_result *r, struct error 
 
 static int parse_ips(const json_t *a, struct cni_result *r, struct error **reterr)
 {
+        int n = result_list(a, "ips", reterr);
         size_t i;
         json_t *v;
 
-        if (!a || json_is_null(a))
-                return 0;
-        if (!json_is_array(a) || json_array_size(a) > CNI_RESULT_MAX_ENTRIES)
-                return error_set(reterr, EBADMSG,
-                                 "cni result: \"ips\" is not an array of at most %d",
-                                 CNI_RESULT_MAX_ENTRIES);
-        r->ips = xcalloc(json_array_size(a) + 1, sizeof(*r->ips));
+        if (n <= 0)
+                return n;
+        r->ips = xcalloc((size_t) n + 1, sizeof(*r->ips));
         json_array_foreach(a, i, v) {
                 struct cni_ip *ip = &r->ips[r->n_ips];
                 char text[INET6_ADDRSTRLEN];
                 const json_t *idx;
                 int family, e;
 
-                if (!json_is_object(v))
-                        return error_set(reterr, EBADMSG, "cni result: ips[%zu] is not an object",
-                                         i);
                 r->n_ips++;
                 ip->interface = -1;
                 if ((e = opt_string(v, "address", "cni result: ip", &ip->address, reterr)) < 0 ||
@@ -211,24 +220,18 @@ static int parse_ips(const json_t *a, struct cni_result *r, struct error **reter
 
 static int parse_routes(const json_t *a, struct cni_result *r, struct error **reterr)
 {
+        int n = result_list(a, "routes", reterr);
         size_t i;
         json_t *v;
 
-        if (!a || json_is_null(a))
-                return 0;
-        if (!json_is_array(a) || json_array_size(a) > CNI_RESULT_MAX_ENTRIES)
-                return error_set(reterr, EBADMSG,
-                                 "cni result: \"routes\" is not an array of at most %d",
-                                 CNI_RESULT_MAX_ENTRIES);
-        r->routes = xcalloc(json_array_size(a) + 1, sizeof(*r->routes));
+        if (n <= 0)
+                return n;
+        r->routes = xcalloc((size_t) n + 1, sizeof(*r->routes));
         json_array_foreach(a, i, v) {
                 struct cni_route *rt = &r->routes[r->n_routes];
                 char text[INET6_ADDRSTRLEN];
                 int family, e;
 
-                if (!json_is_object(v))
-                        return error_set(reterr, EBADMSG,
-                                         "cni result: routes[%zu] is not an object", i);
                 r->n_routes++;
                 if ((e = opt_string(v, "dst", "cni result: route", &rt->dst, reterr)) < 0 ||
                     (e = opt_string(v, "gw", "cni result: route", &rt->gw, reterr)) < 0)
