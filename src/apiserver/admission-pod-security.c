@@ -143,6 +143,19 @@ static void add_containers(struct strbuf *sb, const struct strlist *names)
         add_join_quote(sb, names);
 }
 
+/* Pushes `containers "a", "b"` onto setters when there are any names. */
+static void push_containers(struct strlist *setters, const struct strlist *names)
+{
+        struct strbuf sb;
+
+        if (!names->n)
+                return;
+        strbuf_init(&sb);
+        add_containers(&sb, names);
+        strlist_push(setters, sb.buf);
+        strbuf_release(&sb);
+}
+
 /* ---- the pod as the checks read it, decoded once ---- */
 
 /* A *bool of the Go types: unset (absent or null), false or true. */
@@ -300,13 +313,7 @@ static bool check_apparmor(const struct psa_pod *p, struct check_out *out)
                 }
         }
         strlist_sort(&values);
-        if (containers.n) {
-                struct strbuf sb;
-                strbuf_init(&sb);
-                add_containers(&sb, &containers);
-                strlist_push(&setters, sb.buf);
-                strbuf_release(&sb);
-        }
+        push_containers(&setters, &containers);
         json_object_foreach((json_t *) p->annotations, key, v) {
                 const char *val = json_string_value(v);
                 if (strncmp(key, "container.apparmor.security.beta.kubernetes.io/", 47) == 0 &&
@@ -542,13 +549,7 @@ static bool selinux_check(const struct psa_pod *p, struct check_out *out, bool v
                                 strlist_push(&bad, p->containers[i - 1].name);
                 }
         }
-        if (bad.n) {
-                struct strbuf sb;
-                strbuf_init(&sb);
-                add_containers(&sb, &bad);
-                strlist_push(&setters, sb.buf);
-                strbuf_release(&sb);
-        }
+        push_containers(&setters, &bad);
         if (setters.n) {
                 if (types.n) {
                         struct strbuf sb;
@@ -663,13 +664,7 @@ static bool seccomp_fields(const struct psa_pod *p, struct check_out *out, bool 
                         strlist_push(&implicit, p->containers[i].name);
                 }
         }
-        if (explicit.n) {
-                struct strbuf sb;
-                strbuf_init(&sb);
-                add_containers(&sb, &explicit);
-                strlist_push(&setters, sb.buf);
-                strbuf_release(&sb);
-        }
+        push_containers(&setters, &explicit);
         if (setters.n) {
                 strlist_sort(&values);
                 out->reason = "seccompProfile";
@@ -746,13 +741,7 @@ static bool check_windows_host_process(const struct psa_pod *p, struct check_out
                         strlist_push(&bad, p->containers[i].name);
         if (p->sc.host_process == TRI_TRUE)
                 strlist_push(&setters, "pod");
-        if (bad.n) {
-                struct strbuf sb;
-                strbuf_init(&sb);
-                add_containers(&sb, &bad);
-                strlist_push(&setters, sb.buf);
-                strbuf_release(&sb);
-        }
+        push_containers(&setters, &bad);
         if (setters.n) {
                 out->reason = "hostProcess";
                 add_join(&out->detail, &setters, " and ");
@@ -941,13 +930,7 @@ static bool check_run_as_non_root(const struct psa_pod *p, struct check_out *out
                 else if (v == TRI_UNSET && !pod_non_root)
                         strlist_push(&implicit, p->containers[i].name);
         }
-        if (explicit.n) {
-                struct strbuf sb;
-                strbuf_init(&sb);
-                add_containers(&sb, &explicit);
-                strlist_push(&setters, sb.buf);
-                strbuf_release(&sb);
-        }
+        push_containers(&setters, &explicit);
         if (setters.n) {
                 out->reason = "runAsNonRoot != true";
                 add_join(&out->detail, &setters, " and ");
@@ -974,13 +957,7 @@ static bool check_run_as_user(const struct psa_pod *p, struct check_out *out)
         for (size_t i = 0; i < p->n_containers; i++)
                 if (p->containers[i].sc.run_as_user_set && p->containers[i].sc.run_as_user == 0)
                         strlist_push(&bad, p->containers[i].name);
-        if (bad.n) {
-                struct strbuf sb;
-                strbuf_init(&sb);
-                add_containers(&sb, &bad);
-                strlist_push(&setters, sb.buf);
-                strbuf_release(&sb);
-        }
+        push_containers(&setters, &bad);
         if (setters.n) {
                 out->reason = "runAsUser=0";
                 add_join(&out->detail, &setters, " and ");
