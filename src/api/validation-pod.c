@@ -1755,6 +1755,39 @@ static void validate_volume_resize(const json_t *ns, const json_t *os, json_t *m
         }
 }
 
+/* K8S: validatePodResizeContainerOrdering (1.34): containers and initContainers may not be
+ * added, removed, renamed or reordered by a resize. Returns the number of errors added. */
+static size_t resize_container_ordering(const json_t *ns, const json_t *os,
+                                        struct field_error_list *errs)
+{
+        static const char *const lists[] = { "containers", "initContainers" };
+        size_t before = errs->n;
+
+        for (size_t l = 0; l < ARRAY_SIZE(lists); l++) {
+                json_t *na = vj_arr(ns, lists[l]), *oa = vj_arr(os, lists[l]);
+                size_t i;
+                json_t *c;
+
+                if (json_array_size(na) != json_array_size(oa)) {
+                        cleanup_free char *fp = xasprintf("spec.%s", lists[l]);
+                        cleanup_free char *msg =
+                                xasprintf("%s may not be added or removed on resize", lists[l]);
+                        verr_raw(errs, FIELD_ERROR_FORBIDDEN, fp, NULL, msg);
+                        continue;
+                }
+                json_array_foreach(oa, i, c) {
+                        if (streq(str_or_empty(c, "name"),
+                                  str_or_empty(json_array_get(na, i), "name")))
+                                continue;
+                        cleanup_free char *fp = xasprintf("spec.%s[%zu].name", lists[l], i);
+                        cleanup_free char *msg =
+                                xasprintf("%s may not be renamed or reordered on resize", lists[l]);
+                        verr_raw(errs, FIELD_ERROR_FORBIDDEN, fp, NULL, msg);
+                }
+        }
+        return errs->n - before;
+}
+
 size_t validate_pod_resize(const json_t *new_pod, const json_t *old_pod,
                            struct field_error_list *errs)
 {
@@ -1764,7 +1797,6 @@ size_t validate_pod_resize(const json_t *new_pod, const json_t *old_pod,
         const char *mirror =
                 vj_str(vj_obj(vj_obj(old_pod, "metadata"), "annotations"), MIRROR_ANNOTATION);
         json_t *munged;
-        bool counts_match;
         size_t before = errs->n;
         size_t i;
         json_t *c;
@@ -1801,11 +1833,13 @@ size_t validate_pod_resize(const json_t *new_pod, const json_t *old_pod,
                 verr_raw(&all, FIELD_ERROR_FORBIDDEN, "spec", NULL,
                          "Pod running on node without support for resize");
 
-        counts_match = json_array_size(vj_arr(ns, "containers")) ==
-                               json_array_size(vj_arr(os, "containers")) &&
-                       json_array_size(vj_arr(ns, "initContainers")) ==
-                               json_array_size(vj_arr(os, "initContainers"));
-        if (counts_match) {
+        /* K8S: validatePodResizeContainerOrdering: the rest assumes both lists line up, so
+         * it runs only when they do */
+        if (resize_container_ordering(ns, os, &all) > 0) {
+                verr_move(errs, &all);
+                return errs->n - before;
+        }
+        {
                 json_array_foreach(vj_arr(os, "initContainers"), i, c) {
                         cleanup_free char *fp = NULL;
                         if (!v_is_sidecar(c))
@@ -1823,7 +1857,7 @@ size_t validate_pod_resize(const json_t *new_pod, const json_t *old_pod,
 
         /* K8S: only cpu and memory may change */
         munged = ns ? json_deep_copy(ns) : json_object();
-        if (counts_match) {
+        {
                 json_array_foreach(vj_arr(munged, "containers"), i, c) {
                         json_t *oc = json_array_get(vj_arr(os, "containers"), i);
                         drop_cpu_memory(c, oc);

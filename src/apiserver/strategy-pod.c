@@ -23,7 +23,15 @@ static json_t *pod_prepare_update(enum api_subresource sub, json_t *new_pod, con
 
         switch (sub) {
         case API_SUB_RESIZE:
-                return pod_drop_non_resize_updates(new_pod, old);
+                /* K8S: the patched object is decoded, and so defaulted, before the strategy sees
+                 * it: a container renamed by a strategic-merge patch is a new entry that gets
+                 * its defaults, and validation then says what is wrong with the resize rather
+                 * than listing defaults it lacks. */
+                out = json_deep_copy(new_pod);
+                pod_set_defaults(out);
+                json_t *kept = pod_drop_non_resize_updates(out, old);
+                json_decref(out);
+                return kept;
         case API_SUB_STATUS:
                 /* K8S: podStatusStrategy: the spec stays as stored. */
                 out = json_deep_copy(new_pod);

@@ -110,10 +110,23 @@ check_output "resize ignores non-resource changes" "pod/web patched (no change)"
         -p '{"metadata":{"labels":{"x":"y"}}}'
 check_output "resize may not remove limits (S3)" 'spec.containers[0].resources.limits: Forbidden: resource limits cannot be removed' \
         K33 patch pod web --subresource resize --type json -p '[{"op":"remove","path":"/spec/containers/0/resources/limits"}]'
-check_output "resize may not remove requests" 'resource requests cannot be removed' \
+# the patched pod is defaulted as upstream's decoder does: requests come back from the limits,
+# which would make the pod Guaranteed
+check_output "resize removing requests refills them from limits" 'Pod QOS Class may not change as a result of resizing' \
         K33 patch pod web --subresource resize --type json -p '[{"op":"remove","path":"/spec/containers/0/resources/requests"}]'
 check_output "resize: only cpu and memory (S4)" 'spec: Forbidden: only cpu and memory resources are mutable' \
         K33 patch pod web --subresource resize -p '{"spec":{"containers":[{"name":"c1","resources":{"requests":{"ephemeral-storage":"1Gi"}}}]}}'
+check_output "resize may not rename a container" 'spec.containers[0].name: Forbidden: containers may not be renamed or reordered on resize' \
+        K33 patch pod web --subresource resize --type json -p '[{"op":"replace","path":"/spec/containers/0/name","value":"c2"}]'
+# a strategic merge keyed by a new name adds a container: it is defaulted (as a decoded object
+# is) and refused for what it is, not for the defaults it lacks
+out=$(K33 patch pod web --subresource resize -p '{"spec":{"containers":[{"name":"c2","resources":{"limits":{"cpu":"200m"}}}]}}' 2>&1)
+if [[ "$out" == *"spec.containers: Forbidden: containers may not be added or removed on resize"* &&
+        "$out" != *terminationMessagePolicy* ]]; then
+        ok "resize may not add a container, which is defaulted before validation"
+else
+        not_ok "resize may not add a container, which is defaulted before validation" "got: $out"
+fi
 check_output "create a guaranteed pod with init, sidecar and memory volume" "pod/gpod created" K33 create -f "$M/pod-guaranteed.yaml"
 check_output "resize may not change QoS (S2)" 'Pod QOS Class may not change as a result of resizing' \
         K33 patch pod gpod --subresource resize -p '{"spec":{"containers":[{"name":"main","resources":{"requests":{"cpu":"500m"}}}]}}'
