@@ -3,6 +3,7 @@
  * status, /status may not touch spec, /resize keeps only the resizable fields. The rules
  * themselves live in api/validation.h. */
 #include "api/validation.h"
+#include "apiserver/admission-serviceaccount.h"
 #include "apiserver/resources.h"
 #include "base/json.h"
 
@@ -72,4 +73,7 @@ const struct resource_strategy pod_strategy = {
         .prepare_update = pod_prepare_update,
         .validate_update = pod_validate_update,
         .spec_changed = pod_spec_changed,
+        /* K8S: the ServiceAccount admission plugin */
+        .admit = pod_admit,
+        .admit_validate = pod_admit_validate,
 };
