@@ -403,6 +403,13 @@ static int pod_volumes_setup(struct pod_host *h, struct pod_memory *p, const jso
 
                 if (!name)
                         continue;
+                /* not yet: the kubelet's AtomicWriter volumes (docs/node.md) */
+                if (!ed && (json_object_get(v, "configMap") || json_object_get(v, "secret") ||
+                            json_object_get(v, "downwardAPI") || json_object_get(v, "projected")))
+                        return error_set(reterr, ENOTSUP,
+                                         "volume \"%s\": configMap, secret, downwardAPI and "
+                                         "projected volumes are not implemented",
+                                         name);
                 if (!ed) {
                         const char *claim =
                                 json_path_string(v, "persistentVolumeClaim.claimName") ?: "";
