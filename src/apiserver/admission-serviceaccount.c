@@ -22,17 +22,34 @@ static bool is_mirror_pod(const json_t *pod)
                                "kubernetes.io/config.mirror");
 }
 
-int pod_service_account_default(json_t *pod)
+void pod_service_account_convert(json_t *pod)
 {
-        json_t *spec = json_object_ensure(pod, "spec");
+        json_t *spec = json_object_get(pod, "spec");
         const char *name = json_string_value(json_object_get(spec, "serviceAccountName"));
         const char *deprecated = json_string_value(json_object_get(spec, "serviceAccount"));
 
-        if (!name || !*name)
-                name = deprecated && *deprecated ? deprecated : DEFAULT_ACCOUNT;
-        json_object_set_new(spec, "serviceAccountName", json_string(name));
-        /* the v1 conversion writes serviceAccount from serviceAccountName */
-        json_object_set(spec, "serviceAccount", json_object_get(spec, "serviceAccountName"));
+        if (!json_is_object(spec))
+                return;
+        if ((!name || !*name) && deprecated && *deprecated)
+                json_object_set_new(spec, "serviceAccountName", json_string(deprecated));
+        name = json_string_value(json_object_get(spec, "serviceAccountName"));
+        if (name && *name)
+                json_object_set_new(spec, "serviceAccount", json_string(name));
+        else
+                json_object_del(spec, "serviceAccount");
+}
+
+int pod_service_account_default(json_t *pod)
+{
+        json_t *spec = json_object_ensure(pod, "spec");
+        const char *name;
+
+        pod_service_account_convert(pod);
+        name = json_string_value(json_object_get(spec, "serviceAccountName"));
+        if (!name || !*name) {
+                json_object_set_new(spec, "serviceAccountName", json_string(DEFAULT_ACCOUNT));
+                pod_service_account_convert(pod);
+        }
         return 0;
 }
 

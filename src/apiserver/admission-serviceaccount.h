@@ -13,6 +13,10 @@
 
 struct store;
 
+/* K8S: the v1 conversion of the deprecated spec.serviceAccount: read as serviceAccountName when
+ * that is empty, written back as a copy of serviceAccountName (removed when that is empty). */
+void pod_service_account_convert(json_t *pod);
+
 /* K8S: Admit on a create of the pod itself: spec.serviceAccountName from the deprecated
  * spec.serviceAccount when only that is set (the v1 conversion), else "default" when empty;
  * spec.serviceAccount then mirrors spec.serviceAccountName (as the v1 conversion writes it).

@@ -40,6 +40,7 @@ static json_t *pod_prepare_update(enum api_subresource sub, json_t *new_pod, con
         /* K8S: podStrategy.PrepareForUpdate: status is written only through /status. */
         out = json_deep_copy(new_pod);
         pod_set_defaults(out);
+        pod_service_account_convert(out);
         if (json_object_get(old, "status"))
                 json_object_set(out, "status", json_object_get(old, "status"));
         else
