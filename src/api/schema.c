@@ -14,6 +14,7 @@
 #include "base/json.h"
 #include "api/schemas.h"
 #include "base/alloc.h"
+#include "base/base64.h"
 #include "base/quantity.h"
 #include "base/utf8.h"
 
@@ -72,6 +73,9 @@ const struct schema *schema_for_kind(const char *kind)
                 { "Node", &schema_node },
                 { "Event", &schema_event },
                 { "Namespace", &schema_namespace },
+                { "ConfigMap", &schema_config_map },
+                { "Secret", &schema_secret },
+                { "ServiceAccount", &schema_service_account },
         };
 
         if (!kind)
@@ -113,7 +117,8 @@ static void type_name(const struct schema *s, struct strbuf *sb, int depth)
                 return;
         }
         if (s->go_type) {
-                strbuf_addstr(sb, s->go_type);
+                /* Go's reflect names []byte by its element type */
+                strbuf_addstr(sb, streq(s->go_type, SCHEMA_GO_BYTES) ? "[]uint8" : s->go_type);
                 return;
         }
         switch (s->kind) {
@@ -760,6 +765,18 @@ static int check_quantity(json_t *v, json_t **ret_new, struct error **reterr)
         return 0;
 }
 
+/* K8S (Go encoding/json): a []byte is a base64 string; a bad one is saved like a type error
+ * (the first error wins, the walk goes on) with base64's own message, no field path. */
+static void check_bytes(struct walk *w, const json_t *v)
+{
+        cleanup_error struct error *err = NULL;
+
+        if (w->type_error)
+                return;
+        if (base64_decode(json_string_value(v), json_string_length(v), NULL, NULL, &err) < 0)
+                w->type_error = xstrdup(err->message);
+}
+
 static int check_value(struct walk *w, const struct schema *s, json_t *v, json_t **ret_new,
                        struct error **reterr)
 {
@@ -775,6 +792,8 @@ static int check_value(struct walk *w, const struct schema *s, json_t *v, json_t
         case SCHEMA_STRING:
                 if (!json_is_string(v))
                         save_type_error(w, json_go_kind(v), s);
+                else if (s->go_type && streq(s->go_type, SCHEMA_GO_BYTES))
+                        check_bytes(w, v);
                 break;
         case SCHEMA_INTEGER:
                 if (json_is_integer(v)) {

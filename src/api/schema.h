@@ -78,6 +78,9 @@ struct schema_field {
         unsigned char go; /* enum schema_go_field */
 };
 
+/* go_type of a Go []byte (SCHEMA_STRING): base64 on the JSON wire, checked by schema_check
+ * with Go's "illegal base64 data at input byte N"; raw bytes on the protobuf wire. */
+#define SCHEMA_GO_BYTES "[]byte"
 /* go_type of a metav1.MicroTime (SCHEMA_TIME). */
 #define SCHEMA_GO_MICRO_TIME "v1.MicroTime"
 /* Deepest nesting schema_check walks; deeper values fail with -EINVAL. */

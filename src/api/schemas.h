@@ -16,7 +16,12 @@ extern const struct schema schema_pod, schema_node, schema_event, schema_namespa
 extern const struct schema schema_storage_class, schema_persistent_volume,
         schema_persistent_volume_claim;
 
-/* "Pod", "Node", "Event", "Namespace": the kind's schema; NULL for any other kind. */
+/* ---- kinds (configuration: api/schema-config.c) ---- */
+/* core/v1 ConfigMap, Secret and ServiceAccount. */
+extern const struct schema schema_config_map, schema_secret, schema_service_account;
+
+/* "Pod", "Node", "Event", "Namespace", "ConfigMap", "Secret", "ServiceAccount": the kind's
+ * schema; NULL for any other kind. */
 const struct schema *schema_for_kind(const char *kind);
 
 /* ---- meta/v1 ---- */

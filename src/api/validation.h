@@ -222,4 +222,54 @@ const char *pvc_storage_class(const json_t *pvc);
  * (even ""). */
 bool pvc_has_storage_class(const json_t *pvc);
 
+/* ---- configuration: ConfigMap, Secret, ServiceAccount (api/validation-config.c) ----
+ * (K8S: pkg/apis/core/validation 1.33.) data/binaryData keys in object order. */
+
+/* K8S: core.MaxSecretSize: the most data a ConfigMap or a Secret holds (decoded bytes). */
+#define CONFIG_MAX_SIZE (1024 * 1024)
+/* K8S: core.SecretType* */
+#define SECRET_TYPE_OPAQUE                "Opaque"
+#define SECRET_TYPE_SERVICE_ACCOUNT_TOKEN "kubernetes.io/service-account-token"
+#define SECRET_TYPE_DOCKERCFG             "kubernetes.io/dockercfg"
+#define SECRET_TYPE_DOCKER_CONFIG_JSON    "kubernetes.io/dockerconfigjson"
+#define SECRET_TYPE_BASIC_AUTH            "kubernetes.io/basic-auth"
+#define SECRET_TYPE_SSH_AUTH              "kubernetes.io/ssh-auth"
+#define SECRET_TYPE_TLS                   "kubernetes.io/tls"
+#define SECRET_TYPE_BOOTSTRAP_TOKEN       "bootstrap.kubernetes.io/token"
+
+/* Decodes a []byte value (a base64 JSON string, as Secret.data and ConfigMap.binaryData hold)
+ * into a malloc'd, NUL-terminated buffer of *ret_len bytes. -EINVAL when v is not valid. */
+int config_bytes_decode(const json_t *v, char **ret, size_t *ret_len);
+
+/* K8S: ValidateConfigMap: metadata when meta (DNS-1123 subdomain name), every key of data and
+ * binaryData IsConfigMapKey ("a valid config key must consist of ..."), no key in both
+ * ("duplicate of key present in binaryData"), at most CONFIG_MAX_SIZE bytes in all ("[]: Too
+ * long: may not be more than 1048576 bytes"). */
+size_t validate_config_map(const json_t *cm, bool meta, struct field_error_list *errs);
+/* K8S: ValidateConfigMapUpdate: metadata update; an immutable ConfigMap stays immutable
+ * (immutable, data, binaryData: "Forbidden: field is immutable when `immutable` is set"); then
+ * the new object's data as on create. */
+size_t validate_config_map_update(const json_t *new_cm, const json_t *old_cm,
+                                  struct field_error_list *errs);
+
+/* K8S: Convert_v1_Secret_To_core_Secret and SetDefaults_Secret: every stringData entry
+ * overwrites the data entry of its key (base64-encoded), stringData is dropped, an empty type
+ * becomes Opaque. Run before validation on every write. secret must be an object. */
+void secret_prepare(json_t *secret);
+/* K8S: ValidateSecret: metadata when meta, data keys as ConfigMap keys, at most
+ * CONFIG_MAX_SIZE decoded bytes ("data: Too long: ..."), then the keys each type requires:
+ * service-account-token the kubernetes.io/service-account.name annotation, dockercfg and
+ * dockerconfigjson their key holding a JSON object, basic-auth username or password, ssh-auth a
+ * non-empty ssh-privatekey, tls tls.crt and tls.key. */
+size_t validate_secret(const json_t *secret, bool meta, struct field_error_list *errs);
+/* K8S: ValidateSecretUpdate: metadata update, type immutable ("type: Invalid value: ...: field
+ * is immutable"), immutable and data as ConfigMap's, then the new secret as on create. */
+size_t validate_secret_update(const json_t *new_secret, const json_t *old_secret,
+                              struct field_error_list *errs);
+
+/* K8S: ValidateServiceAccount(Update): its metadata only. */
+size_t validate_service_account(const json_t *sa, struct field_error_list *errs);
+size_t validate_service_account_update(const json_t *new_sa, const json_t *old_sa,
+                                       struct field_error_list *errs);
+
 #endif

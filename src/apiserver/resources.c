@@ -210,9 +210,80 @@ static const struct api_resource storageclasses = {
         .strategy = &storage_class_strategy,
 };
 
+/* K8S: ConfigMap, Secret and ServiceAccount field labels: the default metadata.name and
+ * metadata.namespace, and a Secret's type (pkg/registry/core/secret SelectableFields). */
+static const char *const config_fields[] = { "metadata.name", "metadata.namespace", NULL };
+static const char *const secret_fields[] = { "metadata.name", "metadata.namespace", "type", NULL };
+static const char *const cm_short[] = { "cm", NULL };
+static const char *const sa_short[] = { "sa", NULL };
+
+static const struct api_resource configmaps = {
+        .group = "",
+        .version = "v1",
+        .api_version = "v1",
+        .plural = "configmaps",
+        .singular = "configmap",
+        .kind = "ConfigMap",
+        .list_kind = "ConfigMapList",
+        .namespaced = true,
+        .short_names = cm_short,
+        .verbs = verbs_all,
+        .schema = &schema_config_map,
+        .field_labels = config_fields,
+        .columns = config_map_columns,
+        .n_columns = CONFIG_MAP_COLUMNS,
+        .table_row = config_map_table_row,
+        .strategy = &config_map_strategy,
+};
+
+static const struct api_resource secrets = {
+        .group = "",
+        .version = "v1",
+        .api_version = "v1",
+        .plural = "secrets",
+        .singular = "secret",
+        .kind = "Secret",
+        .list_kind = "SecretList",
+        .namespaced = true,
+        .verbs = verbs_all,
+        .schema = &schema_secret,
+        .field_labels = secret_fields,
+        .columns = secret_columns,
+        .n_columns = SECRET_COLUMNS,
+        .table_row = secret_table_row,
+        .strategy = &secret_strategy,
+};
+
+static const struct api_resource serviceaccounts = {
+        .group = "",
+        .version = "v1",
+        .api_version = "v1",
+        .plural = "serviceaccounts",
+        .singular = "serviceaccount",
+        .kind = "ServiceAccount",
+        .list_kind = "ServiceAccountList",
+        .namespaced = true,
+        .short_names = sa_short,
+        .verbs = verbs_all,
+        .schema = &schema_service_account,
+        .field_labels = config_fields,
+        .columns = service_account_columns,
+        .n_columns = SERVICE_ACCOUNT_COLUMNS,
+        .table_row = service_account_table_row,
+        .strategy = &service_account_strategy,
+};
+
 const struct api_resource *const api_resources[] = {
-        &pods,           &namespaces, &nodes, &events, &persistentvolumes, &persistentvolumeclaims,
+        &pods,
+        &namespaces,
+        &nodes,
+        &events,
+        &persistentvolumes,
+        &persistentvolumeclaims,
         &storageclasses,
+        &configmaps,
+        &secrets,
+        &serviceaccounts,
 };
 const size_t n_api_resources = ARRAY_SIZE(api_resources);
 

@@ -96,6 +96,10 @@ extern const struct resource_strategy pod_strategy;
 extern const struct resource_strategy namespace_strategy;
 extern const struct resource_strategy node_strategy;
 extern const struct resource_strategy event_strategy;
+/* apiserver/strategy-config.c */
+extern const struct resource_strategy config_map_strategy;
+extern const struct resource_strategy secret_strategy;
+extern const struct resource_strategy service_account_strategy;
 /* apiserver/strategy-storage.c */
 extern const struct resource_strategy storage_class_strategy;
 extern const struct resource_strategy persistent_volume_strategy;

@@ -3,6 +3,7 @@
  * status, /status may not touch spec, /resize keeps only the resizable fields. The rules
  * themselves live in api/validation.h. */
 #include "api/validation.h"
+#include "apiserver/admission-serviceaccount.h"
 #include "apiserver/resources.h"
 #include "base/json.h"
 
@@ -47,6 +48,7 @@ static json_t *pod_prepare_update(enum api_subresource sub, json_t *new_pod, con
         /* K8S: podStrategy.PrepareForUpdate: status is written only through /status. */
         out = json_deep_copy(new_pod);
         pod_set_defaults(out);
+        pod_service_account_convert(out);
         if (json_object_get(old, "status"))
                 json_object_set(out, "status", json_object_get(old, "status"));
         else
@@ -80,4 +82,7 @@ const struct resource_strategy pod_strategy = {
         .prepare_update = pod_prepare_update,
         .validate_update = pod_validate_update,
         .spec_changed = pod_spec_changed,
+        /* K8S: the ServiceAccount admission plugin */
+        .admit = pod_admit,
+        .admit_validate = pod_admit_validate,
 };

@@ -720,3 +720,72 @@ json_t *table_build(const struct api_resource *r, const json_t *items, bool with
         json_object_set_new(table, "rows", rows);
         return table;
 }
+
+/* K8S: configMapColumnDefinitions, printConfigMap: DATA counts data and binaryData keys. */
+const struct table_column config_map_columns[CONFIG_MAP_COLUMNS] = {
+        { "Name", "string", "name", NAME_DESCRIPTION, 0 },
+        { "Data", "string", "",
+          "Data contains the configuration data. Each key must consist of alphanumeric characters, '-', '_' or '.'. Values with non-UTF-8 byte sequences must use the BinaryData field. The keys stored in Data must not overlap with the keys in the BinaryData field, this is enforced during validation process.",
+          0 },
+        { "Age", "string", "", AGE_DESCRIPTION, 0 },
+};
+
+void config_map_table_row(const json_t *cm, time_t now, json_t *cells)
+{
+        char age[32];
+
+        json_array_append_new(cells,
+                              json_string(str_or(json_path_string(cm, "metadata.name"), "")));
+        json_array_append_new(
+                cells,
+                json_integer((json_int_t) (json_object_size(json_object_get(cm, "data")) +
+                                           json_object_size(json_object_get(cm, "binaryData")))));
+        age_since(json_path_string(cm, "metadata.creationTimestamp"), now, age);
+        json_array_append_new(cells, json_string(age));
+}
+
+/* K8S: secretColumnDefinitions, printSecret */
+const struct table_column secret_columns[SECRET_COLUMNS] = {
+        { "Name", "string", "name", NAME_DESCRIPTION, 0 },
+        { "Type", "string", "",
+          "Used to facilitate programmatic handling of secret data. More info: https://kubernetes.io/docs/concepts/configuration/secret/#secret-types",
+          0 },
+        { "Data", "string", "",
+          "Data contains the secret data. Each key must consist of alphanumeric characters, '-', '_' or '.'. The serialized form of the secret data is a base64 encoded string, representing the arbitrary (possibly non-string) data value here. Described in https://tools.ietf.org/html/rfc4648#section-4",
+          0 },
+        { "Age", "string", "", AGE_DESCRIPTION, 0 },
+};
+
+void secret_table_row(const json_t *secret, time_t now, json_t *cells)
+{
+        char age[32];
+
+        json_array_append_new(cells,
+                              json_string(str_or(json_path_string(secret, "metadata.name"), "")));
+        json_array_append_new(cells, json_string(str_or(json_path_string(secret, "type"), "")));
+        json_array_append_new(cells, json_integer((json_int_t) json_object_size(
+                                             json_object_get(secret, "data"))));
+        age_since(json_path_string(secret, "metadata.creationTimestamp"), now, age);
+        json_array_append_new(cells, json_string(age));
+}
+
+/* K8S: serviceAccountColumnDefinitions, printServiceAccount */
+const struct table_column service_account_columns[SERVICE_ACCOUNT_COLUMNS] = {
+        { "Name", "string", "name", NAME_DESCRIPTION, 0 },
+        { "Secrets", "string", "",
+          "Secrets is a list of the secrets in the same namespace that pods running using this ServiceAccount are allowed to use. Pods are only limited to this list if this service account has a \"kubernetes.io/enforce-mountable-secrets\" annotation set to \"true\". The \"kubernetes.io/enforce-mountable-secrets\" annotation is deprecated since v1.32. Prefer separate namespaces to isolate access to mounted secrets. This field should not be used to find auto-generated service account token secrets for use outside of pods. Instead, tokens can be requested directly using the TokenRequest API, or service account token secrets can be manually created. More info: https://kubernetes.io/docs/concepts/configuration/secret",
+          0 },
+        { "Age", "string", "", AGE_DESCRIPTION, 0 },
+};
+
+void service_account_table_row(const json_t *sa, time_t now, json_t *cells)
+{
+        char age[32];
+
+        json_array_append_new(cells,
+                              json_string(str_or(json_path_string(sa, "metadata.name"), "")));
+        json_array_append_new(
+                cells, json_integer((json_int_t) json_array_size(json_object_get(sa, "secrets"))));
+        age_since(json_path_string(sa, "metadata.creationTimestamp"), now, age);
+        json_array_append_new(cells, json_string(age));
+}

@@ -45,4 +45,15 @@ void storage_class_table_row(const json_t *sc, time_t now, json_t *cells);
 void persistent_volume_table_row(const json_t *pv, time_t now, json_t *cells);
 void persistent_volume_claim_table_row(const json_t *pvc, time_t now, json_t *cells);
 
+/* configuration (K8S: printConfigMap, printSecret, printServiceAccount) */
+#define CONFIG_MAP_COLUMNS      3
+#define SECRET_COLUMNS          4
+#define SERVICE_ACCOUNT_COLUMNS 3
+extern const struct table_column config_map_columns[CONFIG_MAP_COLUMNS];
+extern const struct table_column secret_columns[SECRET_COLUMNS];
+extern const struct table_column service_account_columns[SERVICE_ACCOUNT_COLUMNS];
+void config_map_table_row(const json_t *cm, time_t now, json_t *cells);
+void secret_table_row(const json_t *secret, time_t now, json_t *cells);
+void service_account_table_row(const json_t *sa, time_t now, json_t *cells);
+
 #endif

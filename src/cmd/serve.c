@@ -29,6 +29,7 @@
 #include "controllers/namespace.h"
 #include "controllers/pv-provisioner.h"
 #include "controllers/scheduler.h"
+#include "controllers/serviceaccount.h"
 #include "controllers/storage-protection.h"
 #include "controllers/volume-expander.h"
 #include "http/http-server.h"
@@ -406,6 +407,7 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
         struct scheduler *sched = NULL;
         struct storage_protection *protection = NULL;
         struct namespace_controller *namespaces = NULL;
+        struct serviceaccount_controller *accounts = NULL;
         struct pv_provisioner *provisioner = NULL;
         struct volume_expander *expander = NULL;
         struct node_agent *agent = NULL;
@@ -579,6 +581,8 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
                         r = storage_protection_start(&co, &protection, &err);
                 if (r >= 0)
                         r = namespace_controller_start(&co, &namespaces, &err);
+                if (r >= 0)
+                        r = serviceaccount_controller_start(&co, &accounts, &err);
                 /* local-loop volumes live under the server's data dir, which only serve's own
                  * node uses: the storage controllers run where that node does */
                 if (r >= 0 && with_node)
@@ -630,6 +634,7 @@ stop:
         node_agent_stop(agent);
         volume_expander_stop(expander);
         pv_provisioner_stop(provisioner);
+        serviceaccount_controller_stop(accounts);
         namespace_controller_stop(namespaces);
         storage_protection_stop(protection);
         scheduler_stop(sched);

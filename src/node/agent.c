@@ -34,8 +34,8 @@
 #define RETRY_DELAY_US         (500 * 1000)
 #define COMPONENT              "kubelet"
 
-/* the informer's collections */
-enum { STORAGE_CLAIMS, STORAGE_VOLUMES };
+/* the informer's collections: what the pods use besides themselves */
+enum { STORAGE_CLAIMS, STORAGE_VOLUMES, STORAGE_CONFIG_MAPS, STORAGE_SECRETS };
 
 struct node_agent {
         struct api_client_options copts;
@@ -44,7 +44,8 @@ struct node_agent {
         char *node_name, *data_dir, *allocatable;
         struct api_client *watch_client, *sync_client, *beat_client;
         struct pod_host *host;
-        struct informer *storage;          /* the claims and volumes the pods use (STORAGE_*) */
+        struct informer
+                *storage; /* what the pods use: claims, volumes, ConfigMaps, Secrets (STORAGE_*) */
         struct metrics_registry *registry; /* where the volume stats collector is */
         struct kubelet_server *kubelet;
         struct node_metrics metrics;
@@ -93,6 +94,27 @@ static int on_pod_event(void *ud, const char *type, json_t *pod)
         return 0;
 }
 
+/* A ConfigMap or a Secret changed: the pods of its namespace are looked at in the next pass (a
+ * container waiting for it in CreateContainerConfigError starts). Under the informer's lock. */
+static void on_config_change(struct node_agent *a, const json_t *obj)
+{
+        const char *ns = json_path_string(obj, "metadata.namespace");
+        const char *uid;
+        json_t *pod;
+
+        if (!ns)
+                return;
+        pthread_mutex_lock(&a->lock);
+        json_object_foreach(a->pods, uid, pod) {
+                if (!streq(json_path_string(pod, "metadata.namespace") ?: "", ns))
+                        continue;
+                json_object_set_new(a->dirty_uids, uid, json_true());
+                a->dirty = true;
+                pthread_cond_signal(&a->wake);
+        }
+        pthread_mutex_unlock(&a->lock);
+}
+
 /* A claim, or the volume bound to one, changed: the pods that use the claim are looked at in the
  * next pass (they may wait for it to be bound, or have a filesystem to grow). Runs under the
  * informer's lock, which is always taken before the agent's. */
@@ -107,6 +129,10 @@ static void on_storage_change(void *ud, size_t collection, const json_t *obj)
         const char *uid;
         json_t *pod;
 
+        if (collection == STORAGE_CONFIG_MAPS || collection == STORAGE_SECRETS) {
+                on_config_change(a, obj);
+                return;
+        }
         if (!ns || !claim)
                 return;
         pthread_mutex_lock(&a->lock);
@@ -444,6 +470,26 @@ static int lookup_claim(void *ud, const char *ns, const char *claim, json_t **re
         return 0;
 }
 
+/* The pod worker's view of a ConfigMap or a Secret, from the informer. K8S: the kubelet's
+ * configmap and secret managers answer a missing object with its NotFound error. */
+static int lookup_object(void *ud, const char *resource, const char *ns, const char *name,
+                         json_t **ret, struct error **reterr)
+{
+        struct node_agent *a = ud;
+        bool secret = streq(resource, "secrets");
+        cleanup_free char *key = xasprintf("%s/%s", ns, name);
+        json_t *obj;
+
+        if (!informer_synced(a->storage))
+                return error_set(reterr, EAGAIN, "%s not listed yet", resource);
+        obj = informer_get(a->storage, secret ? STORAGE_SECRETS : STORAGE_CONFIG_MAPS, key);
+        if (!obj)
+                return error_set(reterr, ENOENT, "%s \"%s\" not found",
+                                 secret ? "secret" : "configmap", name);
+        *ret = obj;
+        return 0;
+}
+
 /* The node's status write of a claim (docs/storage.md: the node writes /status only, with the
  * resourceVersion it read). */
 static int patch_claim_status(void *ud, const char *ns, const char *claim, const json_t *patch,
@@ -567,6 +613,8 @@ int node_agent_start(const struct node_agent_options *o, struct node_agent **ret
                                                              "/api/v1/persistentvolumeclaims",
                                                      [STORAGE_VOLUMES] =
                                                              "/api/v1/persistentvolumes",
+                                                     [STORAGE_CONFIG_MAPS] = "/api/v1/configmaps",
+                                                     [STORAGE_SECRETS] = "/api/v1/secrets",
                                                      NULL };
                 struct informer_options io = { .paths = paths,
                                                .on_change = on_storage_change,
@@ -586,6 +634,8 @@ int node_agent_start(const struct node_agent_options *o, struct node_agent **ret
                         .claim_lookup = lookup_claim,
                         .claim_patch_status = patch_claim_status,
                         .claim_ud = a,
+                        .object_lookup = lookup_object,
+                        .object_ud = a,
                         .network = o->network,
                         .service_host = o->service_host,
                         .service_port = o->service_port,

@@ -85,6 +85,8 @@ struct pod_host {
         pod_claim_lookup_fn claim_lookup;
         pod_claim_patch_fn claim_patch_status;
         void *claim_ud;
+        pod_object_lookup_fn object_lookup;
+        void *object_ud;
         /* the claims mounted here, mount point -> [namespace, claim]: read by the volume stats
          * collector on a scrape thread, hence the lock */
         pthread_mutex_t claims_lock;

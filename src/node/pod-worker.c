@@ -233,6 +233,8 @@ int pod_host_open(const struct pod_host_options *o, struct pod_host **ret, struc
         h->claim_lookup = o->claim_lookup;
         h->claim_patch_status = o->claim_patch_status;
         h->claim_ud = o->claim_ud;
+        h->object_lookup = o->object_lookup;
+        h->object_ud = o->object_ud;
         h->network = o->network;
         h->service_host = o->service_host ? xstrdup(o->service_host) : NULL;
         h->service_port = o->service_port;
@@ -401,6 +403,13 @@ static int pod_volumes_setup(struct pod_host *h, struct pod_memory *p, const jso
 
                 if (!name)
                         continue;
+                /* not yet: the kubelet's AtomicWriter volumes (docs/node.md) */
+                if (!ed && (json_object_get(v, "configMap") || json_object_get(v, "secret") ||
+                            json_object_get(v, "downwardAPI") || json_object_get(v, "projected")))
+                        return error_set(reterr, ENOTSUP,
+                                         "volume \"%s\": configMap, secret, downwardAPI and "
+                                         "projected volumes are not implemented",
+                                         name);
                 if (!ed) {
                         const char *claim =
                                 json_path_string(v, "persistentVolumeClaim.claimName") ?: "";
@@ -582,16 +591,39 @@ static const char *pod_ip_of(const struct step *s)
         return s->p->pod_ip;
 }
 
-/* The env of a container: value (expanded by the runtime) and valueFrom.fieldRef resolved
- * here. *ret_error names what cannot be resolved (K8S: CreateContainerConfigError). */
+static int no_object_lookup(void *ud, const char *resource, const char *ns, const char *name,
+                            json_t **ret, struct error **reterr)
+{
+        return error_set(reterr, ENOTSUP, "couldn't get %s %s/%s, no kubeClient defined",
+                         streq(resource, "secrets") ? "secret" : "configMap", ns, name);
+}
+
+/* The env of a container: value (expanded by the runtime), valueFrom.fieldRef,
+ * configMapKeyRef and secretKeyRef, and envFrom (node/pod-config.h) resolved here. *ret_error
+ * names what cannot be resolved (K8S: CreateContainerConfigError). */
 static struct runtime_env_var *container_env(struct step *s, const json_t *c, size_t *ret_n,
                                              char **ret_error)
 {
         const json_t *env = json_object_get(c, "env");
-        struct runtime_env_var *out = xcalloc(json_array_size(env) + 9, sizeof(*out));
+        pod_object_lookup_fn lookup = s->h->object_lookup ?: no_object_lookup;
+        cleanup_json json_t *from_vars = NULL, *warnings = NULL;
+        cleanup_error struct error *err = NULL;
+        struct runtime_env_var *out;
         const char *pod_ip = pod_ip_of(s);
         size_t i, n = 0;
+        const char *key;
         json_t *e;
+
+        /* K8S: envFrom first; env entries then override what it gave */
+        if (pod_config_env_from(s->pod, c, lookup, s->h->object_ud, &from_vars, &warnings, &err) <
+            0) {
+                *ret_error = xstrdup(err->message);
+                return NULL;
+        }
+        json_array_foreach(warnings, i, e)
+                add_event(s->ev, "Warning", "InvalidEnvironmentVariableNames",
+                          xstrdup(json_string_value(e)));
+        out = xcalloc(json_array_size(env) + json_object_size(from_vars) + 9, sizeof(*out));
 
         /* K8S: the master service's variables (kubelet getServiceEnvVarMap, always given),
          * declared before the container's own so those can use and override them */
@@ -620,6 +652,13 @@ static struct runtime_env_var *container_env(struct step *s, const json_t *c, si
                 }
         }
 
+        json_object_foreach(from_vars, key, e) {
+                out[n++] =
+                        (struct runtime_env_var){ .name = keep(s, xstrdup(key)),
+                                                  .value = keep(s, xstrdup(json_string_value(e))),
+                                                  .literal = true };
+        }
+
         json_array_foreach(env, i, e) {
                 const char *name = json_string_value(json_object_get(e, "name"));
                 const json_t *from = json_object_get(e, "valueFrom");
@@ -628,6 +667,24 @@ static struct runtime_env_var *container_env(struct step *s, const json_t *c, si
 
                 if (!name)
                         continue;
+                if (json_object_get(from, "configMapKeyRef") ||
+                    json_object_get(from, "secretKeyRef")) {
+                        char *v = NULL;
+                        int r = pod_config_env_value(s->pod, from, lookup, s->h->object_ud, &v,
+                                                     &err);
+
+                        if (r < 0) {
+                                *ret_error = xstrdup(err->message);
+                                free(out);
+                                return NULL;
+                        }
+                        /* 0: optional and missing, the variable is left out */
+                        if (r > 0)
+                                out[n++] = (struct runtime_env_var){ .name = name,
+                                                                     .value = keep(s, v),
+                                                                     .literal = true };
+                        continue;
+                }
                 if (!from) {
                         out[n++] = (struct runtime_env_var){
                                 .name = name,
@@ -644,7 +701,9 @@ static struct runtime_env_var *container_env(struct step *s, const json_t *c, si
                 else if (path && streq(path, "status.podIP"))
                         value = pod_ip ?: "";
                 if (!value) {
-                        *ret_error = xasprintf("env var \"%s\": only value and "
+                        *ret_error = xasprintf("env var \"%s\": only value, "
+                                               "valueFrom.configMapKeyRef, "
+                                               "valueFrom.secretKeyRef and "
                                                "valueFrom.fieldRef (metadata.name, "
                                                "metadata.namespace, metadata.uid, spec.nodeName, "
                                                "spec.serviceAccountName, status.hostIP, "

@@ -25,6 +25,8 @@ typedef int (*pod_claim_lookup_fn)(void *ud, const char *ns, const char *claim, 
 typedef int (*pod_claim_patch_fn)(void *ud, const char *ns, const char *claim, const json_t *patch,
                                   struct error **reterr);
 
+#include "node/pod-config.h"
+
 struct pod_host_options {
         const char *node_name;
         const char *data_dir;
@@ -39,6 +41,10 @@ struct pod_host_options {
         pod_claim_lookup_fn claim_lookup;      /* persistentVolumeClaim volumes; NULL: none */
         pod_claim_patch_fn claim_patch_status; /* the node's part of volume expansion */
         void *claim_ud;
+        /* ConfigMaps and Secrets for env and envFrom (node/pod-config.h); NULL: a container
+         * that refers to one waits in CreateContainerConfigError */
+        pod_object_lookup_fn object_lookup;
+        void *object_ud;
         /* the pod network (borrowed, outlives the host); NULL: every pod uses the host's */
         const struct pod_network *network;
         /* K8S: the `kubernetes` service every container is told of (KUBERNETES_SERVICE_HOST,

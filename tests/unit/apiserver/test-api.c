@@ -91,6 +91,19 @@ static const char *pod_json =
         "\"spec\":{\"containers\":[{\"name\":\"c1\",\"image\":\"busybox\",\"resources\":{"
         "\"requests\":{\"cpu\":\"100m\",\"memory\":\"64Mi\"},\"limits\":{\"cpu\":\"200m\",\"memory\":\"128Mi\"}}}]}}";
 
+/* The ServiceAccount the serviceaccounts controller (not running here) would create: pods are
+ * admitted only when theirs exists. */
+static void create_default_sa(const char *ns)
+{
+        cleanup_free char *path = xasprintf("/api/v1/namespaces/%s/serviceaccounts", ns);
+
+        assert_int_equal(
+                call("POST", path, NULL, NULL, "application/json",
+                     "{\"apiVersion\":\"v1\",\"kind\":\"ServiceAccount\",\"metadata\":{\"name\":\"default\"}}",
+                     NULL),
+                201);
+}
+
 static void create_default_ns(void)
 {
         assert_int_equal(
@@ -98,6 +111,7 @@ static void create_default_ns(void)
                      "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"default\"}}",
                      NULL),
                 201);
+        create_default_sa("default");
 }
 
 static unsigned create_pod(const char *name, const char *app, json_t **ret)
@@ -317,6 +331,7 @@ static void test_namespace_delete_terminates(void **state)
                      "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"team\"}}",
                      NULL),
                 201);
+        create_default_sa("team");
         assert_int_equal(
                 call("POST", "/api/v1/namespaces/team/pods", NULL, NULL, "application/json",
                      "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"w\"},\"spec\":{\"containers\":[{\"name\":\"c\",\"image\":\"i\"}]}}",

@@ -322,6 +322,9 @@ static void make_world(void)
         made = true;
         post("/api/v1/namespaces",
              "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"default\"}}");
+        /* what the serviceaccounts controller (not running here) would create: pods need it */
+        post("/api/v1/namespaces/default/serviceaccounts",
+             "{\"apiVersion\":\"v1\",\"kind\":\"ServiceAccount\",\"metadata\":{\"name\":\"default\"}}");
         /* the kubelet of n1 answers on its published port; Hostname comes first but
          * InternalIP is preferred */
         snprintf(addrs, sizeof(addrs),

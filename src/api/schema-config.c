@@ -1,0 +1,63 @@
+/* schema-config.c: core/v1 ConfigMap, Secret and ServiceAccount: what pods read their
+ * configuration and identity from. Field names, protobuf numbers and Go declarations follow
+ * k8s.io/api core/v1 types.go and generated.proto (release-1.33). The values of
+ * ConfigMap.binaryData and Secret.data are Go []byte: base64 strings on the JSON wire. */
+#include "api/schemas.h"
+
+static const struct schema schema_bytes = SCHEMA_NAMED(SCHEMA_STRING, SCHEMA_GO_BYTES);
+static const struct schema schema_secret_type = SCHEMA_NAMED(SCHEMA_STRING, "v1.SecretType");
+
+/* core/v1 ConfigMap */
+/* clang-format off */
+static const struct schema_field config_map_fields[] = {
+        { "kind", &schema_string, 0, 0 },
+        { "apiVersion", &schema_string, 0, 0 },
+        { "metadata", &schema_object_meta, 1, SCHEMA_GO_VALUE },
+        { "immutable", &schema_bool, 4, SCHEMA_GO_POINTER },
+        { "data", &schema_string_map, 2, SCHEMA_GO_VALUE },
+        { "binaryData", SCHEMA_MAP_OF(&schema_bytes), 3, SCHEMA_GO_VALUE },
+        SCHEMA_FIELDS_END,
+};
+/* clang-format on */
+const struct schema schema_config_map = SCHEMA_STRUCT("ConfigMap", config_map_fields);
+
+/* core/v1 Secret */
+/* clang-format off */
+static const struct schema_field secret_fields[] = {
+        { "kind", &schema_string, 0, 0 },
+        { "apiVersion", &schema_string, 0, 0 },
+        { "metadata", &schema_object_meta, 1, SCHEMA_GO_VALUE },
+        { "immutable", &schema_bool, 5, SCHEMA_GO_POINTER },
+        { "data", SCHEMA_MAP_OF(&schema_bytes), 2, SCHEMA_GO_VALUE },
+        { "stringData", &schema_string_map, 4, SCHEMA_GO_VALUE },
+        { "type", &schema_secret_type, 3, SCHEMA_GO_VALUE },
+        SCHEMA_FIELDS_END,
+};
+/* clang-format on */
+const struct schema schema_secret = SCHEMA_STRUCT("Secret", secret_fields);
+
+/* core/v1 LocalObjectReference */
+/* clang-format off */
+static const struct schema_field local_object_reference_fields[] = {
+        { "name", &schema_string, 1, SCHEMA_GO_VALUE },
+        SCHEMA_FIELDS_END,
+};
+/* clang-format on */
+static const struct schema schema_local_object_reference =
+        SCHEMA_STRUCT("LocalObjectReference", local_object_reference_fields);
+
+/* core/v1 ServiceAccount: secrets is patchStrategy=merge on name, imagePullSecrets atomic. */
+/* clang-format off */
+static const struct schema_field service_account_fields[] = {
+        { "kind", &schema_string, 0, 0 },
+        { "apiVersion", &schema_string, 0, 0 },
+        { "metadata", &schema_object_meta, 1, SCHEMA_GO_VALUE },
+        { "secrets", SCHEMA_MAP_LIST(&schema_object_reference, "name"), 2, SCHEMA_GO_VALUE },
+        { "imagePullSecrets", SCHEMA_ATOMIC_LIST(&schema_local_object_reference), 3,
+          SCHEMA_GO_VALUE },
+        { "automountServiceAccountToken", &schema_bool, 4, SCHEMA_GO_POINTER },
+        SCHEMA_FIELDS_END,
+};
+/* clang-format on */
+const struct schema schema_service_account =
+        SCHEMA_STRUCT("ServiceAccount", service_account_fields);
