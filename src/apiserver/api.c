@@ -424,6 +424,10 @@ static void handle_request(struct apiserver *s, const struct http_request *req,
                 discovery_apis(resp, discovery_wants_aggregated(req->accept));
                 return;
         }
+        if (streq(p, "/openapi/v2")) {
+                openapi_v2(resp, req->accept);
+                return;
+        }
         if (strncmp(p, "/openapi/v3", 11) == 0 && (p[11] == '\0' || p[11] == '/')) {
                 openapi_v3(resp, p + 11);
                 return;
