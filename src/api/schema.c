@@ -72,6 +72,9 @@ const struct schema *schema_for_kind(const char *kind)
                 { "Node", &schema_node },
                 { "Event", &schema_event },
                 { "Namespace", &schema_namespace },
+                { "StorageClass", &schema_storage_class },
+                { "PersistentVolume", &schema_persistent_volume },
+                { "PersistentVolumeClaim", &schema_persistent_volume_claim },
         };
 
         if (!kind)
