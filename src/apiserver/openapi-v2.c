@@ -6,9 +6,11 @@
  *
  * The JSON document is the one source: the protobuf form is encoded from it, for the subset of
  * Swagger this file writes (definitions, paths with a patch operation, query parameters,
- * responses, vendor extensions). */
+ * responses, vendor extensions). Each form has its ETag; a matching If-None-Match is 304. */
 #include <errno.h>
+#include <gnutls/crypto.h>
 #include <pthread.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -422,7 +424,22 @@ static struct {
         pthread_once_t once;
         char *json;
         struct strbuf pb;
+        char *json_etag, *pb_etag;
 } cache = { .once = PTHREAD_ONCE_INIT };
+
+/* K8S: kube-openapi's computeETag: the SHA-512 of the served bytes in upper-case hex, sent
+ * quoted (strconv.Quote). */
+static char *etag_of(const void *data, size_t len)
+{
+        unsigned char d[64];
+        char hex[2 * sizeof(d) + 1];
+
+        if (gnutls_hash_fast(GNUTLS_DIG_SHA512, data, len, d) < 0)
+                abort();
+        for (size_t i = 0; i < sizeof(d); i++)
+                (void) snprintf(hex + 2 * i, 3, "%02X", d[i]);
+        return xasprintf("\"%s\"", hex);
+}
 
 static void build_cache(void)
 {
@@ -431,6 +448,34 @@ static void build_cache(void)
         cache.json = json_dump_compact(doc);
         strbuf_init(&cache.pb);
         pb_document(doc, &cache.pb);
+        cache.json_etag = etag_of(cache.json, strlen(cache.json));
+        cache.pb_etag = etag_of(cache.pb.buf, cache.pb.len);
+}
+
+/* K8S: Go's http.ServeContent (checkIfNoneMatch): a comma-separated list of entity tags, each
+ * compared weakly (W/ dropped), or "*". */
+static bool none_match_hits(const char *header, const char *etag)
+{
+        size_t etag_len = strlen(etag);
+
+        for (const char *p = header; p && *p;) {
+                size_t n;
+
+                p += strspn(p, " \t,");
+                if (*p == '*')
+                        return true;
+                if (strncmp(p, "W/", 2) == 0)
+                        p += 2;
+                if (*p != '"')
+                        return false;
+                n = strcspn(p + 1, "\"");
+                if (p[1 + n] != '"')
+                        return false;
+                if (n + 2 == etag_len && memcmp(p, etag, etag_len) == 0)
+                        return true;
+                p += n + 2;
+        }
+        return false;
 }
 
 /* K8S: kube-openapi's handler (OpenAPIService.ServeHTTP) negotiates with goautoneg's clause
@@ -450,12 +495,12 @@ static int v2_media(const char *accept, bool *ret_protobuf)
         return 0;
 }
 
-void openapi_v2(struct http_response *resp, const char *accept)
+void openapi_v2(const struct http_request *req, struct http_response *resp)
 {
         bool protobuf = false;
 
         (void) pthread_once(&cache.once, build_cache);
-        if (v2_media(accept, &protobuf) < 0) {
+        if (v2_media(req->accept, &protobuf) < 0) {
                 /* K8S: kube-openapi answers 406 with no body */
                 resp->status = 406;
                 resp->content_type = "text/plain; charset=utf-8";
@@ -464,6 +509,13 @@ void openapi_v2(struct http_response *resp, const char *accept)
         }
         resp->status = 200;
         strbuf_reset(&resp->body);
+        resp->etag = protobuf ? cache.pb_etag : cache.json_etag;
+        if (req->if_none_match && none_match_hits(req->if_none_match, resp->etag)) {
+                resp->status = 304;
+                resp->content_type =
+                        protobuf ? "application/" OPENAPI_V2_PROTOBUF : "application/json";
+                return;
+        }
         if (protobuf) {
                 resp->content_type = "application/" OPENAPI_V2_PROTOBUF;
                 strbuf_add(&resp->body, cache.pb.buf, cache.pb.len);
