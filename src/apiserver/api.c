@@ -278,6 +278,8 @@ static void route_resource(struct apiserver *s, const char *group, char **seg, i
                         jreq.body_len = strlen(json_body);
                         jreq.content_type = MEDIA_JSON;
                 }
+                /* the JSON text of the answer would be thrown away */
+                resp->defer_json = out.media == API_MEDIA_PROTOBUF;
                 dispatch_resource(s, &t, &jreq, resp);
         }
         if (out.media == API_MEDIA_PROTOBUF)

@@ -101,10 +101,13 @@ void wire_response_to_protobuf(const struct api_resource *r, struct http_respons
         json_error_t jerr;
 
         if (resp->stream.read || resp->pending.poll || !resp->content_type ||
-            !streq(resp->content_type, "application/json"))
+            !streq(resp->content_type, "application/json")) {
+                http_response_json_materialize(resp);
                 return;
+        }
         obj = resp->object ? json_incref(resp->object)
                            : json_loadb(resp->body.buf, resp->body.len, 0, &jerr);
+        resp->defer_json = false;
         kind = json_string_value(json_object_get(obj, "kind"));
         s = kind ? schema_of(r, kind) : NULL;
         if (!s) {

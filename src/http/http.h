@@ -89,6 +89,10 @@ struct http_response {
          * so a caller that re-encodes the answer (the API server's protobuf) need not parse the
          * body again; NULL when body was written any other way. */
         json_t *object;
+        /* Set by a caller before its handler runs when it will re-encode a JSON answer from
+         * object: http_response_json then keeps only the object and leaves body empty until
+         * http_response_json_materialize (no text that would be thrown away). */
+        bool defer_json;
         struct strbuf warnings; /* warning texts, one per line: http_response_add_warning */
         size_t warning_written; /* runes the recorder has written (its truncation state) */
         bool warning_truncating;
@@ -105,6 +109,9 @@ void http_response_release(struct http_response *r);
 /* Serialises obj as the JSON body and keeps a reference to it in r->object (consumes no
  * reference; obj must not change afterwards). */
 void http_response_json(struct http_response *r, unsigned status, const json_t *obj);
+/* Writes the JSON text of a deferred http_response_json into body (nothing when there is no
+ * deferred object) and ends the deferral. */
+void http_response_json_materialize(struct http_response *r);
 /* A text/plain body. */
 void http_response_text(struct http_response *r, unsigned status, const char *text);
 /* For callers of a handler in the same process (tests, bootstrap): when r is pending, waits
