@@ -593,6 +593,7 @@ static int dec_time(const struct schema *s, const struct pbr *r, const struct pb
         struct pb_field g;
         struct pbr sub;
         struct tm tm;
+        bool micro;
         time_t t;
         char buf[48];
         int n;
@@ -612,8 +613,11 @@ static int dec_time(const struct schema *s, const struct pbr *r, const struct pb
         if (n < 0)
                 return n;
         /* K8S: metav1.Time.Unmarshal: seconds and nanos both zero is the zero Time, which Go
-         * prints as null and the stored form leaves out. */
-        if (sec == 0 && nsec == 0) {
+         * prints as null and the stored form leaves out. What prints is whole seconds (Time) or
+         * microseconds (MicroTime); a time that prints as the epoch would be written back as
+         * the zero Time, so it is read as one. */
+        micro = s->go_type && streq(s->go_type, SCHEMA_GO_MICRO_TIME);
+        if (sec == 0 && (!micro || nsec / 1000 == 0)) {
                 *ret = NULL;
                 return 0;
         }
@@ -623,7 +627,7 @@ static int dec_time(const struct schema *s, const struct pbr *r, const struct pb
         t = (time_t) sec;
         if (!gmtime_r(&t, &tm))
                 return bad(reterr, "time %lld is out of range", (long long) sec);
-        if (s->go_type && streq(s->go_type, SCHEMA_GO_MICRO_TIME))
+        if (micro)
                 snprintf(buf, sizeof(buf), "%04d-%02d-%02dT%02d:%02d:%02d.%06dZ", tm.tm_year + 1900,
                          tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
                          (int) (nsec / 1000));
@@ -799,7 +803,8 @@ static int dec_list(const struct schema *s, const struct pbr *r, const struct pb
         ret = dec_value(item, r, f, &v, reterr);
         if (ret < 0)
                 return ret;
-        json_array_append_new(*slot, v ? v : zero_value(item));
+        if (v) /* a zero time or an empty FieldsV1 has no JSON form: null; not kept */
+                json_array_append_new(*slot, v);
         return 0;
 }
 
@@ -833,9 +838,12 @@ static int dec_map_entry(const struct schema *s, const struct pbr *r, const stru
         }
         if (n < 0)
                 goto fail;
-        /* K8S: a missing key or value is the zero value of its type. */
-        json_object_set_new(*slot, key ? json_string_value(key) : "",
-                            value ? value : zero_value(s->items));
+        /* K8S: a missing key or value is the zero value of its type (a zero time, which
+         * prints as null, is not kept). */
+        if (!value && s->items->kind != SCHEMA_TIME && s->items->kind != SCHEMA_ANY)
+                value = zero_value(s->items);
+        if (value)
+                json_object_set_new(*slot, key ? json_string_value(key) : "", value);
         json_decref(key);
         return 0;
 fail:

@@ -428,7 +428,9 @@ static void test_malformed(void **state)
 
         /* Unknown fields are skipped. */
         assert_int_equal(pb_decode(&schema_pod, "\x0a\x05\xf8\x07\x01\x0a\x00", 7, &obj, &err), 0);
-        assert_json_equal(json_pack("{s:{}}", "metadata"), obj, "unknown field");
+        pod = json_pack("{s:{}}", "metadata");
+        assert_json_equal(pod, obj, "unknown field");
+        json_decref(pod);
         json_decref(obj);
 }
 
