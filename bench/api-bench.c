@@ -10,8 +10,10 @@
  * sent). Then --handshakes new clients (default 100) connect at once, each doing its TCP connect,
  * TLS handshake and one GET: the time until the last is answered is what a crowd of new clients
  * waits. With --server-pid, the server's thread count and RSS are read when every client of a
- * phase is connected. Prints a Markdown report and writes it to --out. A program, not a library:
- * it prints and exits. */
+ * phase is connected. Last, one client measures the wire formats side by side: GET of a pod,
+ * LIST of the namespace and PATCH resize with `Accept: application/json` and with
+ * `Accept: application/vnd.kubernetes.protobuf`, and the bytes of one pod in each. Prints a
+ * Markdown report and writes it to --out. A program, not a library: it prints and exits. */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -28,6 +30,8 @@
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <curl/curl.h>
 
 #include "base/alloc.h"
 #include "base/json.h"
@@ -520,6 +524,151 @@ static size_t check_pods(const struct config *cfg, struct api_client *c,
         return wrong;
 }
 
+/* ---- JSON beside protobuf: one keep-alive libcurl client that sets its own Accept ---- */
+
+enum wire_op {
+        WIRE_GET,
+        WIRE_LIST,
+        WIRE_PATCH,
+        WIRE_OP_MAX,
+};
+
+static const char *const wire_op_names[WIRE_OP_MAX] = {
+        [WIRE_GET] = "GET pod",
+        [WIRE_LIST] = "LIST namespace",
+        [WIRE_PATCH] = "PATCH pods/x/resize",
+};
+
+struct wire_result {
+        enum wire_op op;
+        const char *media;
+        size_t done, errors;
+        double seconds;
+        uint64_t bytes; /* response bytes, all requests */
+};
+
+static size_t wire_sink(char *p, size_t size, size_t n, void *ud)
+{
+        struct strbuf *sb = ud;
+
+        strbuf_add(sb, p, size * n);
+        return size * n;
+}
+
+/* One request; the response body is left in out. Returns the HTTP status, or -1. */
+static long wire_request(CURL *h, const char *method, const char *url, const char *body,
+                         struct strbuf *out)
+{
+        long status = 0;
+
+        strbuf_reset(out);
+        curl_easy_setopt(h, CURLOPT_URL, url);
+        if (body) {
+                curl_easy_setopt(h, CURLOPT_POSTFIELDS, body);
+                curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE, (long) strlen(body));
+                curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, method);
+        } else {
+                curl_easy_setopt(h, CURLOPT_HTTPGET, 1L);
+                curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, NULL);
+        }
+        if (curl_easy_perform(h) != CURLE_OK)
+                return -1;
+        curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
+        return status;
+}
+
+static void wire_phase(const struct config *cfg, const char *media, enum wire_op op,
+                       struct pod_state *pods, struct wire_result *res)
+{
+        CURL *h = curl_easy_init();
+        struct curl_slist *hdr = NULL;
+        cleanup_free char *auth = xasprintf("Authorization: Bearer %s", cfg->token);
+        cleanup_free char *accept = xasprintf("Accept: %s", media);
+        struct strbuf out;
+        size_t n = op == WIRE_LIST ? (cfg->requests + 19) / 20 : cfg->requests;
+        int64_t t0, deadline;
+
+        if (!h)
+                die("curl_easy_init failed");
+        strbuf_init(&out);
+        hdr = curl_slist_append(hdr, auth);
+        hdr = curl_slist_append(hdr, accept);
+        hdr = curl_slist_append(hdr, "Content-Type: application/strategic-merge-patch+json");
+        hdr = curl_slist_append(hdr, "Expect:");
+        curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdr);
+        curl_easy_setopt(h, CURLOPT_CAINFO, cfg->ca_file);
+        curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, wire_sink);
+        curl_easy_setopt(h, CURLOPT_WRITEDATA, &out);
+        curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+        *res = (struct wire_result){ .op = op, .media = media };
+        /* warm-up: connect and handshake outside the measurement */
+        {
+                cleanup_free char *path = pod_path(cfg, 0, NULL);
+                cleanup_free char *url = xasprintf("%s%s", cfg->server, path);
+                if (wire_request(h, "GET", url, NULL, &out) != 200)
+                        die("wire warm-up GET failed");
+        }
+        t0 = now_ns();
+        deadline = t0 + (int64_t) (cfg->seconds * 1e9);
+        for (size_t i = 0; i < n && now_ns() < deadline; i++) {
+                size_t k = i % cfg->pods;
+                cleanup_free char *path =
+                        op == WIRE_LIST ? xasprintf("/api/v1/namespaces/%s/pods", cfg->ns)
+                                        : pod_path(cfg, k, op == WIRE_PATCH ? "resize" : NULL);
+                cleanup_free char *url = xasprintf("%s%s", cfg->server, path);
+                char body[160];
+                long status;
+
+                if (op == WIRE_PATCH)
+                        (void) snprintf(body, sizeof(body),
+                                        "{\"spec\":{\"containers\":[{\"name\":\"c\","
+                                        "\"resources\":{\"requests\":{\"cpu\":\"%s\"}}}]}}",
+                                        pods[k].high ? CPU_LOW : CPU_HIGH);
+                status = wire_request(h, op == WIRE_PATCH ? "PATCH" : "GET", url,
+                                      op == WIRE_PATCH ? body : NULL, &out);
+                if (status != 200) {
+                        res->errors++;
+                        continue;
+                }
+                if (op == WIRE_PATCH)
+                        pods[k].high = !pods[k].high;
+                res->done++;
+                res->bytes += out.len;
+        }
+        res->seconds = (double) (now_ns() - t0) / 1e9;
+        strbuf_release(&out);
+        curl_slist_free_all(hdr);
+        curl_easy_cleanup(h);
+}
+
+static void wire_report(struct strbuf *sb, const struct config *cfg, const struct wire_result *rs,
+                        size_t n)
+{
+        strbuf_addf(sb, "\nJSON beside protobuf (one keep-alive client, `Accept` as named; the "
+                        "PATCH body is the same strategic merge patch, only the answer's format "
+                        "differs; LIST returns all %zu pods):\n\n"
+                        "| operation | Accept | requests | errors | req/s | bytes per response |\n"
+                        "|---|---|---:|---:|---:|---:|\n",
+                    cfg->pods);
+        for (size_t i = 0; i < n; i++)
+                strbuf_addf(sb, "| %s | `%s` | %zu | %zu | %.0f | %.0f |\n",
+                            wire_op_names[rs[i].op], rs[i].media, rs[i].done, rs[i].errors,
+                            rs[i].seconds > 0 ? (double) rs[i].done / rs[i].seconds : 0,
+                            rs[i].done ? (double) rs[i].bytes / (double) rs[i].done : 0);
+        /* the phases run GET, LIST, PATCH, each in JSON then protobuf */
+        if (n == 2 * WIRE_OP_MAX && rs[0].done && rs[1].done && rs[2].done && rs[3].done) {
+                double get_json = (double) rs[0].bytes / (double) rs[0].done;
+                double get_pb = (double) rs[1].bytes / (double) rs[1].done;
+
+                strbuf_addf(sb,
+                            "\nBytes per pod: %.0f in JSON, %.0f in protobuf (%.0f%%); in a LIST: "
+                            "%.0f and %.0f.\n",
+                            get_json, get_pb, 100.0 * get_pb / get_json,
+                            (double) rs[2].bytes / (double) rs[2].done / (double) cfg->pods,
+                            (double) rs[3].bytes / (double) rs[3].done / (double) cfg->pods);
+        }
+}
+
 static const char *fs_name(long type)
 {
         switch (type) {
@@ -712,6 +861,8 @@ int main(int argc, char **argv)
         char date[64];
         time_t now = time(NULL);
         struct result *fs;
+        struct wire_result wire[2 * WIRE_OP_MAX];
+        size_t n_wire = 0;
         cleanup_free char *fs_desc = NULL;
         const char *fsn;
 
@@ -750,6 +901,13 @@ int main(int argc, char **argv)
         for (size_t i = 0; i < cfg.pods; i++)
                 patches_ok += pods[i].patches;
         rss_end = cfg.server_pid ? rss_kib(cfg.server_pid) : -1;
+        for (enum wire_op op = 0; op < WIRE_OP_MAX; op++)
+                for (size_t m = 0; m < 2; m++) {
+                        const char *media = m ? "application/vnd.kubernetes.protobuf"
+                                              : "application/json";
+                        (void) fprintf(stderr, "api-bench: %s, %s\n", wire_op_names[op], media);
+                        wire_phase(&cfg, media, op, pods, &wire[n_wire++]);
+                }
         (void) fprintf(stderr, "api-bench: %zu new TLS clients at once\n", cfg.handshakes);
         handshake_phase(&cfg, &results[n_results++]);
 
@@ -834,6 +992,7 @@ int main(int argc, char **argv)
                             "\nServer RSS (VmRSS): %.1f MiB at start, %.1f MiB after creating "
                             "%zu pods, %.1f MiB after the GET and PATCH phases.\n",
                             rss_start / 1024.0, rss_created / 1024.0, cfg.pods, rss_end / 1024.0);
+        wire_report(&sb, &cfg, wire, n_wire);
         for (size_t i = 0; i < n_results; i++)
                 if (results[i].errors)
                         strbuf_addf(&sb, "\n%s with %zu clients: %zu errors, first %ld.\n",

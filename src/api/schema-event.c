@@ -6,8 +6,8 @@
 /* core/v1 EventSource */
 /* clang-format off */
 static const struct schema_field event_source_fields[] = {
-        { "component", &schema_string, 0, 0 },
-        { "host", &schema_string, 0, 0 },
+        { "component", &schema_string, 1, SCHEMA_GO_VALUE },
+        { "host", &schema_string, 2, SCHEMA_GO_VALUE },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -16,8 +16,8 @@ static const struct schema schema_event_source = SCHEMA_STRUCT("EventSource", ev
 /* core/v1 EventSeries */
 /* clang-format off */
 static const struct schema_field event_series_fields[] = {
-        { "count", &schema_int32, 0, 0 },
-        { "lastObservedTime", &schema_micro_time, 0, 0 },
+        { "count", &schema_int32, 1, SCHEMA_GO_VALUE },
+        { "lastObservedTime", &schema_micro_time, 2, SCHEMA_GO_VALUE },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -26,23 +26,23 @@ static const struct schema schema_event_series = SCHEMA_STRUCT("EventSeries", ev
 /* core/v1 Event */
 /* clang-format off */
 static const struct schema_field event_fields[] = {
-        { "kind", &schema_string, 0, 0 },
-        { "apiVersion", &schema_string, 0, 0 },
-        { "metadata", &schema_object_meta, 0, 0 },
-        { "involvedObject", &schema_object_reference, 0, 0 },
-        { "reason", &schema_string, 0, 0 },
-        { "message", &schema_string, 0, 0 },
-        { "source", &schema_event_source, 0, 0 },
-        { "firstTimestamp", &schema_time, 0, 0 },
-        { "lastTimestamp", &schema_time, 0, 0 },
-        { "count", &schema_int32, 0, 0 },
-        { "type", &schema_string, 0, 0 },
-        { "eventTime", &schema_micro_time, 0, 0 },
-        { "series", &schema_event_series, 0, 0 },
-        { "action", &schema_string, 0, 0 },
-        { "related", &schema_object_reference, 0, 0 },
-        { "reportingComponent", &schema_string, 0, 0 },
-        { "reportingInstance", &schema_string, 0, 0 },
+        { "kind", &schema_string, 0, 0 }, /* TypeMeta: the envelope carries it */
+        { "apiVersion", &schema_string, 0, 0 }, /* TypeMeta: the envelope carries it */
+        { "metadata", &schema_object_meta, 1, SCHEMA_GO_ALWAYS },
+        { "involvedObject", &schema_object_reference, 2, SCHEMA_GO_ALWAYS },
+        { "reason", &schema_string, 3, SCHEMA_GO_VALUE },
+        { "message", &schema_string, 4, SCHEMA_GO_VALUE },
+        { "source", &schema_event_source, 5, SCHEMA_GO_VALUE },
+        { "firstTimestamp", &schema_time, 6, SCHEMA_GO_VALUE },
+        { "lastTimestamp", &schema_time, 7, SCHEMA_GO_VALUE },
+        { "count", &schema_int32, 8, SCHEMA_GO_VALUE },
+        { "type", &schema_string, 9, SCHEMA_GO_VALUE },
+        { "eventTime", &schema_micro_time, 10, SCHEMA_GO_VALUE },
+        { "series", &schema_event_series, 11, SCHEMA_GO_POINTER },
+        { "action", &schema_string, 12, SCHEMA_GO_VALUE },
+        { "related", &schema_object_reference, 13, SCHEMA_GO_POINTER },
+        { "reportingComponent", &schema_string, 14, SCHEMA_GO_ALWAYS },
+        { "reportingInstance", &schema_string, 15, SCHEMA_GO_ALWAYS },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */

@@ -30,12 +30,12 @@ const struct schema schema_string_list = {
 /* meta/v1 OwnerReference */
 /* clang-format off */
 static const struct schema_field owner_reference_fields[] = {
-        { "apiVersion", &schema_string, 0, 0 },
-        { "kind", &schema_string, 0, 0 },
-        { "name", &schema_string, 0, 0 },
-        { "uid", &schema_uid, 0, 0 },
-        { "controller", &schema_bool, 0, 0 },
-        { "blockOwnerDeletion", &schema_bool, 0, 0 },
+        { "apiVersion", &schema_string, 5, SCHEMA_GO_ALWAYS },
+        { "kind", &schema_string, 1, SCHEMA_GO_ALWAYS },
+        { "name", &schema_string, 3, SCHEMA_GO_ALWAYS },
+        { "uid", &schema_uid, 4, SCHEMA_GO_ALWAYS },
+        { "controller", &schema_bool, 6, SCHEMA_GO_POINTER },
+        { "blockOwnerDeletion", &schema_bool, 7, SCHEMA_GO_POINTER },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -48,13 +48,13 @@ const struct schema schema_managed_fields_operation_type =
 /* meta/v1 ManagedFieldsEntry */
 /* clang-format off */
 static const struct schema_field managed_fields_entry_fields[] = {
-        { "manager", &schema_string, 0, 0 },
-        { "operation", &schema_managed_fields_operation_type, 0, 0 },
-        { "apiVersion", &schema_string, 0, 0 },
-        { "time", &schema_time, 0, 0 },
-        { "fieldsType", &schema_string, 0, 0 },
-        { "fieldsV1", &schema_any, 0, 0 },
-        { "subresource", &schema_string, 0, 0 },
+        { "manager", &schema_string, 1, SCHEMA_GO_VALUE },
+        { "operation", &schema_managed_fields_operation_type, 2, SCHEMA_GO_VALUE },
+        { "apiVersion", &schema_string, 3, SCHEMA_GO_VALUE },
+        { "time", &schema_time, 4, SCHEMA_GO_POINTER },
+        { "fieldsType", &schema_string, 6, SCHEMA_GO_VALUE },
+        { "fieldsV1", &schema_any, 7, SCHEMA_GO_POINTER },
+        { "subresource", &schema_string, 8, SCHEMA_GO_VALUE },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -64,21 +64,21 @@ const struct schema schema_managed_fields_entry =
 /* meta/v1 ObjectMeta */
 /* clang-format off */
 static const struct schema_field object_meta_fields[] = {
-        { "name", &schema_string, 0, 0 },
-        { "generateName", &schema_string, 0, 0 },
-        { "namespace", &schema_string, 0, 0 },
-        { "selfLink", &schema_string, 0, 0 },
-        { "uid", &schema_uid, 0, 0 },
-        { "resourceVersion", &schema_string, 0, 0 },
-        { "generation", &schema_int64, 0, 0 },
-        { "creationTimestamp", &schema_time, 0, 0 },
-        { "deletionTimestamp", &schema_time, 0, 0 },
-        { "deletionGracePeriodSeconds", &schema_int64, 0, 0 },
-        { "labels", &schema_string_map, 0, 0 },
-        { "annotations", &schema_string_map, 0, 0 },
-        { "ownerReferences", SCHEMA_MAP_LIST(&schema_owner_reference, "uid"), 0, 0 },
-        { "finalizers", SCHEMA_SET_LIST(&schema_string), 0, 0 },
-        { "managedFields", SCHEMA_ATOMIC_LIST(&schema_managed_fields_entry), 0, 0 },
+        { "name", &schema_string, 1, SCHEMA_GO_VALUE },
+        { "generateName", &schema_string, 2, SCHEMA_GO_VALUE },
+        { "namespace", &schema_string, 3, SCHEMA_GO_VALUE },
+        { "selfLink", &schema_string, 4, SCHEMA_GO_VALUE },
+        { "uid", &schema_uid, 5, SCHEMA_GO_VALUE },
+        { "resourceVersion", &schema_string, 6, SCHEMA_GO_VALUE },
+        { "generation", &schema_int64, 7, SCHEMA_GO_VALUE },
+        { "creationTimestamp", &schema_time, 8, SCHEMA_GO_VALUE },
+        { "deletionTimestamp", &schema_time, 9, SCHEMA_GO_POINTER },
+        { "deletionGracePeriodSeconds", &schema_int64, 10, SCHEMA_GO_POINTER },
+        { "labels", &schema_string_map, 11, SCHEMA_GO_VALUE },
+        { "annotations", &schema_string_map, 12, SCHEMA_GO_VALUE },
+        { "ownerReferences", SCHEMA_MAP_LIST(&schema_owner_reference, "uid"), 13, SCHEMA_GO_VALUE },
+        { "finalizers", SCHEMA_SET_LIST(&schema_string), 14, SCHEMA_GO_VALUE },
+        { "managedFields", SCHEMA_ATOMIC_LIST(&schema_managed_fields_entry), 17, SCHEMA_GO_VALUE },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -87,7 +87,7 @@ const struct schema schema_object_meta = SCHEMA_STRUCT("ObjectMeta", object_meta
 /* meta/v1 ShardInfo */
 /* clang-format off */
 static const struct schema_field shard_info_fields[] = {
-        { "selector", &schema_string, 0, 0 },
+        { "selector", &schema_string, 1, SCHEMA_GO_ALWAYS },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -96,11 +96,11 @@ const struct schema schema_shard_info = SCHEMA_STRUCT("ShardInfo", shard_info_fi
 /* meta/v1 ListMeta */
 /* clang-format off */
 static const struct schema_field list_meta_fields[] = {
-        { "selfLink", &schema_string, 0, 0 },
-        { "resourceVersion", &schema_string, 0, 0 },
-        { "continue", &schema_string, 0, 0 },
-        { "remainingItemCount", &schema_int64, 0, 0 },
-        { "shardInfo", &schema_shard_info, 0, 0 },
+        { "selfLink", &schema_string, 1, SCHEMA_GO_VALUE },
+        { "resourceVersion", &schema_string, 2, SCHEMA_GO_VALUE },
+        { "continue", &schema_string, 3, SCHEMA_GO_VALUE },
+        { "remainingItemCount", &schema_int64, 4, SCHEMA_GO_POINTER },
+        { "shardInfo", &schema_shard_info, 5, SCHEMA_GO_POINTER },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -109,8 +109,8 @@ const struct schema schema_list_meta = SCHEMA_STRUCT("ListMeta", list_meta_field
 /* meta/v1 TypeMeta */
 /* clang-format off */
 static const struct schema_field type_meta_fields[] = {
-        { "kind", &schema_string, 0, 0 },
-        { "apiVersion", &schema_string, 0, 0 },
+        { "kind", &schema_string, 1, SCHEMA_GO_VALUE },
+        { "apiVersion", &schema_string, 2, SCHEMA_GO_VALUE },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -119,13 +119,13 @@ const struct schema schema_type_meta = SCHEMA_STRUCT("TypeMeta", type_meta_field
 /* core/v1 ObjectReference */
 /* clang-format off */
 static const struct schema_field object_reference_fields[] = {
-        { "kind", &schema_string, 0, 0 },
-        { "namespace", &schema_string, 0, 0 },
-        { "name", &schema_string, 0, 0 },
-        { "uid", &schema_uid, 0, 0 },
-        { "apiVersion", &schema_string, 0, 0 },
-        { "resourceVersion", &schema_string, 0, 0 },
-        { "fieldPath", &schema_string, 0, 0 },
+        { "kind", &schema_string, 1, SCHEMA_GO_VALUE },
+        { "namespace", &schema_string, 2, SCHEMA_GO_VALUE },
+        { "name", &schema_string, 3, SCHEMA_GO_VALUE },
+        { "uid", &schema_uid, 4, SCHEMA_GO_VALUE },
+        { "apiVersion", &schema_string, 5, SCHEMA_GO_VALUE },
+        { "resourceVersion", &schema_string, 6, SCHEMA_GO_VALUE },
+        { "fieldPath", &schema_string, 7, SCHEMA_GO_VALUE },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -141,8 +141,8 @@ const struct schema schema_resource_list = {
 /* core/v1 ResourceClaim */
 /* clang-format off */
 static const struct schema_field resource_claim_fields[] = {
-        { "name", &schema_string, 0, 0 },
-        { "request", &schema_string, 0, 0 },
+        { "name", &schema_string, 1, SCHEMA_GO_ALWAYS },
+        { "request", &schema_string, 2, SCHEMA_GO_VALUE },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -151,9 +151,9 @@ const struct schema schema_resource_claim = SCHEMA_STRUCT("ResourceClaim", resou
 /* core/v1 ResourceRequirements */
 /* clang-format off */
 static const struct schema_field resource_requirements_fields[] = {
-        { "limits", &schema_resource_list, 0, 0 },
-        { "requests", &schema_resource_list, 0, 0 },
-        { "claims", SCHEMA_ATOMIC_LIST(&schema_resource_claim), 0, 0 },
+        { "limits", &schema_resource_list, 1, SCHEMA_GO_VALUE },
+        { "requests", &schema_resource_list, 2, SCHEMA_GO_VALUE },
+        { "claims", SCHEMA_ATOMIC_LIST(&schema_resource_claim), 3, SCHEMA_GO_VALUE },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -166,9 +166,9 @@ const struct schema schema_label_selector_operator =
 /* meta/v1 LabelSelectorRequirement */
 /* clang-format off */
 static const struct schema_field label_selector_requirement_fields[] = {
-        { "key", &schema_string, 0, 0 },
-        { "operator", &schema_label_selector_operator, 0, 0 },
-        { "values", &schema_string_list, 0, 0 },
+        { "key", &schema_string, 1, SCHEMA_GO_ALWAYS },
+        { "operator", &schema_label_selector_operator, 2, SCHEMA_GO_ALWAYS },
+        { "values", &schema_string_list, 3, SCHEMA_GO_VALUE },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -178,8 +178,8 @@ const struct schema schema_label_selector_requirement =
 /* meta/v1 LabelSelector */
 /* clang-format off */
 static const struct schema_field label_selector_fields[] = {
-        { "matchLabels", &schema_string_map, 0, 0 },
-        { "matchExpressions", SCHEMA_ATOMIC_LIST(&schema_label_selector_requirement), 0, 0 },
+        { "matchLabels", &schema_string_map, 1, SCHEMA_GO_VALUE },
+        { "matchExpressions", SCHEMA_ATOMIC_LIST(&schema_label_selector_requirement), 2, SCHEMA_GO_VALUE },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */

@@ -8,7 +8,7 @@ static const struct schema schema_finalizer_name = SCHEMA_NAMED(SCHEMA_STRING, "
 /* core/v1 NamespaceSpec */
 /* clang-format off */
 static const struct schema_field namespace_spec_fields[] = {
-        { "finalizers", SCHEMA_ATOMIC_LIST(&schema_finalizer_name), 0, 0 },
+        { "finalizers", SCHEMA_ATOMIC_LIST(&schema_finalizer_name), 1, SCHEMA_GO_VALUE },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -24,11 +24,11 @@ static const struct schema schema_namespace_condition_type =
 /* core/v1 NamespaceCondition */
 /* clang-format off */
 static const struct schema_field namespace_condition_fields[] = {
-        { "type", &schema_namespace_condition_type, 0, 0 },
-        { "status", &schema_condition_status, 0, 0 },
-        { "lastTransitionTime", &schema_time, 0, 0 },
-        { "reason", &schema_string, 0, 0 },
-        { "message", &schema_string, 0, 0 },
+        { "type", &schema_namespace_condition_type, 1, SCHEMA_GO_ALWAYS },
+        { "status", &schema_condition_status, 2, SCHEMA_GO_ALWAYS },
+        { "lastTransitionTime", &schema_time, 4, SCHEMA_GO_VALUE },
+        { "reason", &schema_string, 5, SCHEMA_GO_VALUE },
+        { "message", &schema_string, 6, SCHEMA_GO_VALUE },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -38,8 +38,8 @@ static const struct schema schema_namespace_condition =
 /* core/v1 NamespaceStatus */
 /* clang-format off */
 static const struct schema_field namespace_status_fields[] = {
-        { "phase", &schema_namespace_phase, 0, 0 },
-        { "conditions", SCHEMA_MAP_LIST(&schema_namespace_condition, "type"), 0, 0 },
+        { "phase", &schema_namespace_phase, 1, SCHEMA_GO_VALUE },
+        { "conditions", SCHEMA_MAP_LIST(&schema_namespace_condition, "type"), 2, SCHEMA_GO_VALUE },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -49,11 +49,11 @@ static const struct schema schema_namespace_status =
 /* core/v1 Namespace */
 /* clang-format off */
 static const struct schema_field namespace_fields[] = {
-        { "kind", &schema_string, 0, 0 },
-        { "apiVersion", &schema_string, 0, 0 },
-        { "metadata", &schema_object_meta, 0, 0 },
-        { "spec", &schema_namespace_spec, 0, 0 },
-        { "status", &schema_namespace_status, 0, 0 },
+        { "kind", &schema_string, 0, 0 }, /* TypeMeta: the envelope carries it */
+        { "apiVersion", &schema_string, 0, 0 }, /* TypeMeta: the envelope carries it */
+        { "metadata", &schema_object_meta, 1, SCHEMA_GO_VALUE },
+        { "spec", &schema_namespace_spec, 2, SCHEMA_GO_VALUE },
+        { "status", &schema_namespace_status, 3, SCHEMA_GO_VALUE },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */

@@ -6,10 +6,10 @@
 /* core/v1 Taint */
 /* clang-format off */
 static const struct schema_field taint_fields[] = {
-        { "key", &schema_string, 0, 0 },
-        { "value", &schema_string, 0, 0 },
-        { "effect", &schema_taint_effect, 0, 0 },
-        { "timeAdded", &schema_time, 0, 0 },
+        { "key", &schema_string, 1, SCHEMA_GO_ALWAYS },
+        { "value", &schema_string, 2, SCHEMA_GO_VALUE },
+        { "effect", &schema_taint_effect, 3, SCHEMA_GO_ALWAYS },
+        { "timeAdded", &schema_time, 4, SCHEMA_GO_POINTER },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -18,11 +18,11 @@ static const struct schema schema_taint = SCHEMA_STRUCT("Taint", taint_fields);
 /* core/v1 ConfigMapNodeConfigSource */
 /* clang-format off */
 static const struct schema_field config_map_node_config_source_fields[] = {
-        { "namespace", &schema_string, 0, 0 },
-        { "name", &schema_string, 0, 0 },
-        { "uid", &schema_uid, 0, 0 },
-        { "resourceVersion", &schema_string, 0, 0 },
-        { "kubeletConfigKey", &schema_string, 0, 0 },
+        { "namespace", &schema_string, 1, SCHEMA_GO_ALWAYS },
+        { "name", &schema_string, 2, SCHEMA_GO_ALWAYS },
+        { "uid", &schema_uid, 3, SCHEMA_GO_VALUE },
+        { "resourceVersion", &schema_string, 4, SCHEMA_GO_VALUE },
+        { "kubeletConfigKey", &schema_string, 5, SCHEMA_GO_ALWAYS },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -32,7 +32,7 @@ static const struct schema schema_config_map_node_config_source =
 /* core/v1 NodeConfigSource */
 /* clang-format off */
 static const struct schema_field node_config_source_fields[] = {
-        { "configMap", &schema_config_map_node_config_source, 0, 0 },
+        { "configMap", &schema_config_map_node_config_source, 2, SCHEMA_GO_POINTER },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -42,7 +42,7 @@ static const struct schema schema_node_config_source =
 /* core/v1 NodePodPreemptionPolicy */
 /* clang-format off */
 static const struct schema_field node_pod_preemption_policy_fields[] = {
-        { "disableResizePreemption", &schema_string_list, 0, 0 },
+        { "disableResizePreemption", &schema_string_list, 1, SCHEMA_GO_VALUE },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -52,14 +52,14 @@ static const struct schema schema_node_pod_preemption_policy =
 /* core/v1 NodeSpec */
 /* clang-format off */
 static const struct schema_field node_spec_fields[] = {
-        { "podCIDR", &schema_string, 0, 0 },
-        { "podCIDRs", SCHEMA_SET_LIST(&schema_string), 0, 0 },
-        { "providerID", &schema_string, 0, 0 },
-        { "unschedulable", &schema_bool, 0, 0 },
-        { "taints", SCHEMA_ATOMIC_LIST(&schema_taint), 0, 0 },
-        { "configSource", &schema_node_config_source, 0, 0 },
-        { "externalID", &schema_string, 0, 0 },
-        { "podPreemptionPolicy", &schema_node_pod_preemption_policy, 0, 0 },
+        { "podCIDR", &schema_string, 1, SCHEMA_GO_VALUE },
+        { "podCIDRs", SCHEMA_SET_LIST(&schema_string), 7, SCHEMA_GO_VALUE },
+        { "providerID", &schema_string, 3, SCHEMA_GO_VALUE },
+        { "unschedulable", &schema_bool, 4, SCHEMA_GO_VALUE },
+        { "taints", SCHEMA_ATOMIC_LIST(&schema_taint), 5, SCHEMA_GO_VALUE },
+        { "configSource", &schema_node_config_source, 6, SCHEMA_GO_POINTER },
+        { "externalID", &schema_string, 2, SCHEMA_GO_VALUE },
+        { "podPreemptionPolicy", &schema_node_pod_preemption_policy, 8, SCHEMA_GO_POINTER },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -73,12 +73,12 @@ static const struct schema schema_node_condition_type =
 /* core/v1 NodeCondition */
 /* clang-format off */
 static const struct schema_field node_condition_fields[] = {
-        { "type", &schema_node_condition_type, 0, 0 },
-        { "status", &schema_condition_status, 0, 0 },
-        { "lastHeartbeatTime", &schema_time, 0, 0 },
-        { "lastTransitionTime", &schema_time, 0, 0 },
-        { "reason", &schema_string, 0, 0 },
-        { "message", &schema_string, 0, 0 },
+        { "type", &schema_node_condition_type, 1, SCHEMA_GO_ALWAYS },
+        { "status", &schema_condition_status, 2, SCHEMA_GO_ALWAYS },
+        { "lastHeartbeatTime", &schema_time, 3, SCHEMA_GO_VALUE },
+        { "lastTransitionTime", &schema_time, 4, SCHEMA_GO_VALUE },
+        { "reason", &schema_string, 5, SCHEMA_GO_VALUE },
+        { "message", &schema_string, 6, SCHEMA_GO_VALUE },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -91,8 +91,8 @@ static const struct schema schema_node_address_type =
 /* core/v1 NodeAddress */
 /* clang-format off */
 static const struct schema_field node_address_fields[] = {
-        { "type", &schema_node_address_type, 0, 0 },
-        { "address", &schema_string, 0, 0 },
+        { "type", &schema_node_address_type, 1, SCHEMA_GO_ALWAYS },
+        { "address", &schema_string, 2, SCHEMA_GO_ALWAYS },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -101,7 +101,7 @@ static const struct schema schema_node_address = SCHEMA_STRUCT("NodeAddress", no
 /* core/v1 DaemonEndpoint */
 /* clang-format off */
 static const struct schema_field daemon_endpoint_fields[] = {
-        { "Port", &schema_int32, 0, 0 },
+        { "Port", &schema_int32, 1, SCHEMA_GO_ALWAYS },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -111,7 +111,7 @@ static const struct schema schema_daemon_endpoint =
 /* core/v1 NodeDaemonEndpoints */
 /* clang-format off */
 static const struct schema_field node_daemon_endpoints_fields[] = {
-        { "kubeletEndpoint", &schema_daemon_endpoint, 0, 0 },
+        { "kubeletEndpoint", &schema_daemon_endpoint, 1, SCHEMA_GO_VALUE },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -121,7 +121,7 @@ static const struct schema schema_node_daemon_endpoints =
 /* core/v1 NodeSwapStatus */
 /* clang-format off */
 static const struct schema_field node_swap_status_fields[] = {
-        { "capacity", &schema_int64, 0, 0 },
+        { "capacity", &schema_int64, 1, SCHEMA_GO_POINTER },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -131,17 +131,17 @@ static const struct schema schema_node_swap_status =
 /* core/v1 NodeSystemInfo */
 /* clang-format off */
 static const struct schema_field node_system_info_fields[] = {
-        { "machineID", &schema_string, 0, 0 },
-        { "systemUUID", &schema_string, 0, 0 },
-        { "bootID", &schema_string, 0, 0 },
-        { "kernelVersion", &schema_string, 0, 0 },
-        { "osImage", &schema_string, 0, 0 },
-        { "containerRuntimeVersion", &schema_string, 0, 0 },
-        { "kubeletVersion", &schema_string, 0, 0 },
-        { "kubeProxyVersion", &schema_string, 0, 0 },
-        { "operatingSystem", &schema_string, 0, 0 },
-        { "architecture", &schema_string, 0, 0 },
-        { "swap", &schema_node_swap_status, 0, 0 },
+        { "machineID", &schema_string, 1, SCHEMA_GO_ALWAYS },
+        { "systemUUID", &schema_string, 2, SCHEMA_GO_ALWAYS },
+        { "bootID", &schema_string, 3, SCHEMA_GO_ALWAYS },
+        { "kernelVersion", &schema_string, 4, SCHEMA_GO_ALWAYS },
+        { "osImage", &schema_string, 5, SCHEMA_GO_ALWAYS },
+        { "containerRuntimeVersion", &schema_string, 6, SCHEMA_GO_ALWAYS },
+        { "kubeletVersion", &schema_string, 7, SCHEMA_GO_ALWAYS },
+        { "kubeProxyVersion", &schema_string, 8, SCHEMA_GO_ALWAYS },
+        { "operatingSystem", &schema_string, 9, SCHEMA_GO_ALWAYS },
+        { "architecture", &schema_string, 10, SCHEMA_GO_ALWAYS },
+        { "swap", &schema_node_swap_status, 11, SCHEMA_GO_POINTER },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -151,8 +151,8 @@ static const struct schema schema_node_system_info =
 /* core/v1 ContainerImage */
 /* clang-format off */
 static const struct schema_field container_image_fields[] = {
-        { "names", &schema_string_list, 0, 0 },
-        { "sizeBytes", &schema_int64, 0, 0 },
+        { "names", &schema_string_list, 1, SCHEMA_GO_VALUE },
+        { "sizeBytes", &schema_int64, 2, SCHEMA_GO_VALUE },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -165,8 +165,8 @@ static const struct schema schema_unique_volume_name =
 /* core/v1 AttachedVolume */
 /* clang-format off */
 static const struct schema_field attached_volume_fields[] = {
-        { "name", &schema_unique_volume_name, 0, 0 },
-        { "devicePath", &schema_string, 0, 0 },
+        { "name", &schema_unique_volume_name, 1, SCHEMA_GO_ALWAYS },
+        { "devicePath", &schema_string, 2, SCHEMA_GO_ALWAYS },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -176,10 +176,10 @@ static const struct schema schema_attached_volume =
 /* core/v1 NodeConfigStatus */
 /* clang-format off */
 static const struct schema_field node_config_status_fields[] = {
-        { "assigned", &schema_node_config_source, 0, 0 },
-        { "active", &schema_node_config_source, 0, 0 },
-        { "lastKnownGood", &schema_node_config_source, 0, 0 },
-        { "error", &schema_string, 0, 0 },
+        { "assigned", &schema_node_config_source, 1, SCHEMA_GO_POINTER },
+        { "active", &schema_node_config_source, 2, SCHEMA_GO_POINTER },
+        { "lastKnownGood", &schema_node_config_source, 3, SCHEMA_GO_POINTER },
+        { "error", &schema_string, 4, SCHEMA_GO_VALUE },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -189,8 +189,8 @@ static const struct schema schema_node_config_status =
 /* core/v1 NodeRuntimeHandlerFeatures */
 /* clang-format off */
 static const struct schema_field node_runtime_handler_features_fields[] = {
-        { "recursiveReadOnlyMounts", &schema_bool, 0, 0 },
-        { "userNamespaces", &schema_bool, 0, 0 },
+        { "recursiveReadOnlyMounts", &schema_bool, 1, SCHEMA_GO_POINTER },
+        { "userNamespaces", &schema_bool, 2, SCHEMA_GO_POINTER },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -200,8 +200,8 @@ static const struct schema schema_node_runtime_handler_features =
 /* core/v1 NodeRuntimeHandler */
 /* clang-format off */
 static const struct schema_field node_runtime_handler_fields[] = {
-        { "name", &schema_string, 0, 0 },
-        { "features", &schema_node_runtime_handler_features, 0, 0 },
+        { "name", &schema_string, 1, SCHEMA_GO_ALWAYS },
+        { "features", &schema_node_runtime_handler_features, 2, SCHEMA_GO_POINTER },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -211,7 +211,7 @@ static const struct schema schema_node_runtime_handler =
 /* core/v1 NodeFeatures */
 /* clang-format off */
 static const struct schema_field node_features_fields[] = {
-        { "supplementalGroupsPolicy", &schema_bool, 0, 0 },
+        { "supplementalGroupsPolicy", &schema_bool, 1, SCHEMA_GO_POINTER },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -221,20 +221,20 @@ static const struct schema schema_node_features =
 /* core/v1 NodeStatus */
 /* clang-format off */
 static const struct schema_field node_status_fields[] = {
-        { "capacity", &schema_resource_list, 0, 0 },
-        { "allocatable", &schema_resource_list, 0, 0 },
-        { "phase", &schema_node_phase, 0, 0 },
-        { "conditions", SCHEMA_MAP_LIST(&schema_node_condition, "type"), 0, 0 },
-        { "addresses", SCHEMA_MAP_LIST(&schema_node_address, "type"), 0, 0 },
-        { "daemonEndpoints", &schema_node_daemon_endpoints, 0, 0 },
-        { "nodeInfo", &schema_node_system_info, 0, 0 },
-        { "images", SCHEMA_ATOMIC_LIST(&schema_container_image), 0, 0 },
-        { "volumesInUse", SCHEMA_ATOMIC_LIST(&schema_unique_volume_name), 0, 0 },
-        { "volumesAttached", SCHEMA_ATOMIC_LIST(&schema_attached_volume), 0, 0 },
-        { "config", &schema_node_config_status, 0, 0 },
-        { "runtimeHandlers", SCHEMA_ATOMIC_LIST(&schema_node_runtime_handler), 0, 0 },
-        { "features", &schema_node_features, 0, 0 },
-        { "declaredFeatures", &schema_string_list, 0, 0 },
+        { "capacity", &schema_resource_list, 1, SCHEMA_GO_VALUE },
+        { "allocatable", &schema_resource_list, 2, SCHEMA_GO_VALUE },
+        { "phase", &schema_node_phase, 3, SCHEMA_GO_VALUE },
+        { "conditions", SCHEMA_MAP_LIST(&schema_node_condition, "type"), 4, SCHEMA_GO_VALUE },
+        { "addresses", SCHEMA_MAP_LIST(&schema_node_address, "type"), 5, SCHEMA_GO_VALUE },
+        { "daemonEndpoints", &schema_node_daemon_endpoints, 6, SCHEMA_GO_VALUE },
+        { "nodeInfo", &schema_node_system_info, 7, SCHEMA_GO_VALUE },
+        { "images", SCHEMA_ATOMIC_LIST(&schema_container_image), 8, SCHEMA_GO_VALUE },
+        { "volumesInUse", SCHEMA_ATOMIC_LIST(&schema_unique_volume_name), 9, SCHEMA_GO_VALUE },
+        { "volumesAttached", SCHEMA_ATOMIC_LIST(&schema_attached_volume), 10, SCHEMA_GO_VALUE },
+        { "config", &schema_node_config_status, 11, SCHEMA_GO_POINTER },
+        { "runtimeHandlers", SCHEMA_ATOMIC_LIST(&schema_node_runtime_handler), 12, SCHEMA_GO_VALUE },
+        { "features", &schema_node_features, 13, SCHEMA_GO_POINTER },
+        { "declaredFeatures", &schema_string_list, 14, SCHEMA_GO_VALUE },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -243,11 +243,11 @@ static const struct schema schema_node_status = SCHEMA_STRUCT("NodeStatus", node
 /* core/v1 Node */
 /* clang-format off */
 static const struct schema_field node_fields[] = {
-        { "kind", &schema_string, 0, 0 },
-        { "apiVersion", &schema_string, 0, 0 },
-        { "metadata", &schema_object_meta, 0, 0 },
-        { "spec", &schema_node_spec, 0, 0 },
-        { "status", &schema_node_status, 0, 0 },
+        { "kind", &schema_string, 0, 0 }, /* TypeMeta: the envelope carries it */
+        { "apiVersion", &schema_string, 0, 0 }, /* TypeMeta: the envelope carries it */
+        { "metadata", &schema_object_meta, 1, SCHEMA_GO_VALUE },
+        { "spec", &schema_node_spec, 2, SCHEMA_GO_VALUE },
+        { "status", &schema_node_status, 3, SCHEMA_GO_VALUE },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */

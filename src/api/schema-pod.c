@@ -11,8 +11,8 @@ static const struct schema schema_host_path_type = SCHEMA_NAMED(SCHEMA_STRING, "
 /* core/v1 HostPathVolumeSource */
 /* clang-format off */
 static const struct schema_field host_path_volume_source_fields[] = {
-        { "path", &schema_string, 0, 0 },
-        { "type", &schema_host_path_type, 0, 0 },
+        { "path", &schema_string, 1, SCHEMA_GO_ALWAYS },
+        { "type", &schema_host_path_type, 2, SCHEMA_GO_POINTER },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -24,9 +24,9 @@ static const struct schema schema_storage_medium = SCHEMA_NAMED(SCHEMA_STRING, "
 /* core/v1 EmptyDirVolumeSource */
 /* clang-format off */
 static const struct schema_field empty_dir_volume_source_fields[] = {
-        { "medium", &schema_storage_medium, 0, 0 },
-        { "sizeLimit", &schema_quantity, 0, 0 },
-        { "mode", &schema_int32, 0, 0 },
+        { "medium", &schema_storage_medium, 1, SCHEMA_GO_VALUE },
+        { "sizeLimit", &schema_quantity, 2, SCHEMA_GO_POINTER },
+        { "mode", &schema_int32, 3, SCHEMA_GO_POINTER },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -36,10 +36,10 @@ static const struct schema schema_empty_dir_volume_source =
 /* core/v1 GCEPersistentDiskVolumeSource */
 /* clang-format off */
 static const struct schema_field gce_persistent_disk_volume_source_fields[] = {
-        { "pdName", &schema_string, 0, 0 },
-        { "fsType", &schema_string, 0, 0 },
-        { "partition", &schema_int32, 0, 0 },
-        { "readOnly", &schema_bool, 0, 0 },
+        { "pdName", &schema_string, 1, SCHEMA_GO_ALWAYS },
+        { "fsType", &schema_string, 2, SCHEMA_GO_VALUE },
+        { "partition", &schema_int32, 3, SCHEMA_GO_VALUE },
+        { "readOnly", &schema_bool, 4, SCHEMA_GO_VALUE },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -49,10 +49,10 @@ static const struct schema schema_gce_persistent_disk_volume_source =
 /* core/v1 AWSElasticBlockStoreVolumeSource */
 /* clang-format off */
 static const struct schema_field aws_elastic_block_store_volume_source_fields[] = {
-        { "volumeID", &schema_string, 0, 0 },
-        { "fsType", &schema_string, 0, 0 },
-        { "partition", &schema_int32, 0, 0 },
-        { "readOnly", &schema_bool, 0, 0 },
+        { "volumeID", &schema_string, 1, SCHEMA_GO_ALWAYS },
+        { "fsType", &schema_string, 2, SCHEMA_GO_VALUE },
+        { "partition", &schema_int32, 3, SCHEMA_GO_VALUE },
+        { "readOnly", &schema_bool, 4, SCHEMA_GO_VALUE },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -62,9 +62,9 @@ static const struct schema schema_aws_elastic_block_store_volume_source = SCHEMA
 /* core/v1 GitRepoVolumeSource */
 /* clang-format off */
 static const struct schema_field git_repo_volume_source_fields[] = {
-        { "repository", &schema_string, 0, 0 },
-        { "revision", &schema_string, 0, 0 },
-        { "directory", &schema_string, 0, 0 },
+        { "repository", &schema_string, 1, SCHEMA_GO_ALWAYS },
+        { "revision", &schema_string, 2, SCHEMA_GO_VALUE },
+        { "directory", &schema_string, 3, SCHEMA_GO_VALUE },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -74,10 +74,10 @@ static const struct schema schema_git_repo_volume_source =
 /* core/v1 KeyToPath */
 /* clang-format off */
 static const struct schema_field key_to_path_fields[] = {
-        { "key", &schema_string, 0, 0 },
-        { "path", &schema_string, 0, 0 },
-        { "mode", &schema_int32, 0, 0 },
-        { "user", &schema_int64, 0, 0 },
+        { "key", &schema_string, 1, SCHEMA_GO_ALWAYS },
+        { "path", &schema_string, 2, SCHEMA_GO_ALWAYS },
+        { "mode", &schema_int32, 3, SCHEMA_GO_POINTER },
+        { "user", &schema_int64, 4, SCHEMA_GO_POINTER },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -86,11 +86,11 @@ static const struct schema schema_key_to_path = SCHEMA_STRUCT("KeyToPath", key_t
 /* core/v1 SecretVolumeSource */
 /* clang-format off */
 static const struct schema_field secret_volume_source_fields[] = {
-        { "secretName", &schema_string, 0, 0 },
-        { "items", SCHEMA_ATOMIC_LIST(&schema_key_to_path), 0, 0 },
-        { "defaultMode", &schema_int32, 0, 0 },
-        { "optional", &schema_bool, 0, 0 },
-        { "defaultUser", &schema_int64, 0, 0 },
+        { "secretName", &schema_string, 1, SCHEMA_GO_VALUE },
+        { "items", SCHEMA_ATOMIC_LIST(&schema_key_to_path), 2, SCHEMA_GO_VALUE },
+        { "defaultMode", &schema_int32, 3, SCHEMA_GO_POINTER },
+        { "optional", &schema_bool, 4, SCHEMA_GO_POINTER },
+        { "defaultUser", &schema_int64, 5, SCHEMA_GO_POINTER },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -100,9 +100,9 @@ static const struct schema schema_secret_volume_source =
 /* core/v1 NFSVolumeSource */
 /* clang-format off */
 static const struct schema_field nfs_volume_source_fields[] = {
-        { "server", &schema_string, 0, 0 },
-        { "path", &schema_string, 0, 0 },
-        { "readOnly", &schema_bool, 0, 0 },
+        { "server", &schema_string, 1, SCHEMA_GO_ALWAYS },
+        { "path", &schema_string, 2, SCHEMA_GO_ALWAYS },
+        { "readOnly", &schema_bool, 3, SCHEMA_GO_VALUE },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -112,7 +112,7 @@ static const struct schema schema_nfs_volume_source =
 /* core/v1 LocalObjectReference */
 /* clang-format off */
 static const struct schema_field local_object_reference_fields[] = {
-        { "name", &schema_string, 0, 0 },
+        { "name", &schema_string, 1, SCHEMA_GO_VALUE },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -122,17 +122,17 @@ static const struct schema schema_local_object_reference =
 /* core/v1 ISCSIVolumeSource */
 /* clang-format off */
 static const struct schema_field iscsi_volume_source_fields[] = {
-        { "targetPortal", &schema_string, 0, 0 },
-        { "iqn", &schema_string, 0, 0 },
-        { "lun", &schema_int32, 0, 0 },
-        { "iscsiInterface", &schema_string, 0, 0 },
-        { "fsType", &schema_string, 0, 0 },
-        { "readOnly", &schema_bool, 0, 0 },
-        { "portals", &schema_string_list, 0, 0 },
-        { "chapAuthDiscovery", &schema_bool, 0, 0 },
-        { "chapAuthSession", &schema_bool, 0, 0 },
-        { "secretRef", &schema_local_object_reference, 0, 0 },
-        { "initiatorName", &schema_string, 0, 0 },
+        { "targetPortal", &schema_string, 1, SCHEMA_GO_ALWAYS },
+        { "iqn", &schema_string, 2, SCHEMA_GO_ALWAYS },
+        { "lun", &schema_int32, 3, SCHEMA_GO_ALWAYS },
+        { "iscsiInterface", &schema_string, 4, SCHEMA_GO_VALUE },
+        { "fsType", &schema_string, 5, SCHEMA_GO_VALUE },
+        { "readOnly", &schema_bool, 6, SCHEMA_GO_VALUE },
+        { "portals", &schema_string_list, 7, SCHEMA_GO_VALUE },
+        { "chapAuthDiscovery", &schema_bool, 8, SCHEMA_GO_VALUE },
+        { "chapAuthSession", &schema_bool, 11, SCHEMA_GO_VALUE },
+        { "secretRef", &schema_local_object_reference, 10, SCHEMA_GO_POINTER },
+        { "initiatorName", &schema_string, 12, SCHEMA_GO_POINTER },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -142,9 +142,9 @@ static const struct schema schema_iscsi_volume_source =
 /* core/v1 GlusterfsVolumeSource */
 /* clang-format off */
 static const struct schema_field glusterfs_volume_source_fields[] = {
-        { "endpoints", &schema_string, 0, 0 },
-        { "path", &schema_string, 0, 0 },
-        { "readOnly", &schema_bool, 0, 0 },
+        { "endpoints", &schema_string, 1, SCHEMA_GO_ALWAYS },
+        { "path", &schema_string, 2, SCHEMA_GO_ALWAYS },
+        { "readOnly", &schema_bool, 3, SCHEMA_GO_VALUE },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -154,8 +154,8 @@ static const struct schema schema_glusterfs_volume_source =
 /* core/v1 PersistentVolumeClaimVolumeSource */
 /* clang-format off */
 static const struct schema_field persistent_volume_claim_volume_source_fields[] = {
-        { "claimName", &schema_string, 0, 0 },
-        { "readOnly", &schema_bool, 0, 0 },
+        { "claimName", &schema_string, 1, SCHEMA_GO_ALWAYS },
+        { "readOnly", &schema_bool, 2, SCHEMA_GO_VALUE },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -165,14 +165,14 @@ static const struct schema schema_persistent_volume_claim_volume_source = SCHEMA
 /* core/v1 RBDVolumeSource */
 /* clang-format off */
 static const struct schema_field rbd_volume_source_fields[] = {
-        { "monitors", &schema_string_list, 0, 0 },
-        { "image", &schema_string, 0, 0 },
-        { "fsType", &schema_string, 0, 0 },
-        { "pool", &schema_string, 0, 0 },
-        { "user", &schema_string, 0, 0 },
-        { "keyring", &schema_string, 0, 0 },
-        { "secretRef", &schema_local_object_reference, 0, 0 },
-        { "readOnly", &schema_bool, 0, 0 },
+        { "monitors", &schema_string_list, 1, SCHEMA_GO_VALUE },
+        { "image", &schema_string, 2, SCHEMA_GO_ALWAYS },
+        { "fsType", &schema_string, 3, SCHEMA_GO_VALUE },
+        { "pool", &schema_string, 4, SCHEMA_GO_VALUE },
+        { "user", &schema_string, 5, SCHEMA_GO_VALUE },
+        { "keyring", &schema_string, 6, SCHEMA_GO_VALUE },
+        { "secretRef", &schema_local_object_reference, 7, SCHEMA_GO_POINTER },
+        { "readOnly", &schema_bool, 8, SCHEMA_GO_VALUE },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -182,11 +182,11 @@ static const struct schema schema_rbd_volume_source =
 /* core/v1 FlexVolumeSource */
 /* clang-format off */
 static const struct schema_field flex_volume_source_fields[] = {
-        { "driver", &schema_string, 0, 0 },
-        { "fsType", &schema_string, 0, 0 },
-        { "secretRef", &schema_local_object_reference, 0, 0 },
-        { "readOnly", &schema_bool, 0, 0 },
-        { "options", &schema_string_map, 0, 0 },
+        { "driver", &schema_string, 1, SCHEMA_GO_ALWAYS },
+        { "fsType", &schema_string, 2, SCHEMA_GO_VALUE },
+        { "secretRef", &schema_local_object_reference, 3, SCHEMA_GO_POINTER },
+        { "readOnly", &schema_bool, 4, SCHEMA_GO_VALUE },
+        { "options", &schema_string_map, 5, SCHEMA_GO_VALUE },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -196,10 +196,10 @@ static const struct schema schema_flex_volume_source =
 /* core/v1 CinderVolumeSource */
 /* clang-format off */
 static const struct schema_field cinder_volume_source_fields[] = {
-        { "volumeID", &schema_string, 0, 0 },
-        { "fsType", &schema_string, 0, 0 },
-        { "readOnly", &schema_bool, 0, 0 },
-        { "secretRef", &schema_local_object_reference, 0, 0 },
+        { "volumeID", &schema_string, 1, SCHEMA_GO_ALWAYS },
+        { "fsType", &schema_string, 2, SCHEMA_GO_VALUE },
+        { "readOnly", &schema_bool, 3, SCHEMA_GO_VALUE },
+        { "secretRef", &schema_local_object_reference, 4, SCHEMA_GO_POINTER },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -209,12 +209,12 @@ static const struct schema schema_cinder_volume_source =
 /* core/v1 CephFSVolumeSource */
 /* clang-format off */
 static const struct schema_field ceph_fs_volume_source_fields[] = {
-        { "monitors", &schema_string_list, 0, 0 },
-        { "path", &schema_string, 0, 0 },
-        { "user", &schema_string, 0, 0 },
-        { "secretFile", &schema_string, 0, 0 },
-        { "secretRef", &schema_local_object_reference, 0, 0 },
-        { "readOnly", &schema_bool, 0, 0 },
+        { "monitors", &schema_string_list, 1, SCHEMA_GO_VALUE },
+        { "path", &schema_string, 2, SCHEMA_GO_VALUE },
+        { "user", &schema_string, 3, SCHEMA_GO_VALUE },
+        { "secretFile", &schema_string, 4, SCHEMA_GO_VALUE },
+        { "secretRef", &schema_local_object_reference, 5, SCHEMA_GO_POINTER },
+        { "readOnly", &schema_bool, 6, SCHEMA_GO_VALUE },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -224,8 +224,8 @@ static const struct schema schema_ceph_fs_volume_source =
 /* core/v1 FlockerVolumeSource */
 /* clang-format off */
 static const struct schema_field flocker_volume_source_fields[] = {
-        { "datasetName", &schema_string, 0, 0 },
-        { "datasetUUID", &schema_string, 0, 0 },
+        { "datasetName", &schema_string, 1, SCHEMA_GO_VALUE },
+        { "datasetUUID", &schema_string, 2, SCHEMA_GO_VALUE },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -235,8 +235,8 @@ static const struct schema schema_flocker_volume_source =
 /* core/v1 ObjectFieldSelector */
 /* clang-format off */
 static const struct schema_field object_field_selector_fields[] = {
-        { "apiVersion", &schema_string, 0, 0 },
-        { "fieldPath", &schema_string, 0, 0 },
+        { "apiVersion", &schema_string, 1, SCHEMA_GO_VALUE },
+        { "fieldPath", &schema_string, 2, SCHEMA_GO_ALWAYS },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -246,9 +246,9 @@ static const struct schema schema_object_field_selector =
 /* core/v1 ResourceFieldSelector */
 /* clang-format off */
 static const struct schema_field resource_field_selector_fields[] = {
-        { "containerName", &schema_string, 0, 0 },
-        { "resource", &schema_string, 0, 0 },
-        { "divisor", &schema_quantity, 0, 0 },
+        { "containerName", &schema_string, 1, SCHEMA_GO_VALUE },
+        { "resource", &schema_string, 2, SCHEMA_GO_ALWAYS },
+        { "divisor", &schema_quantity, 3, SCHEMA_GO_VALUE },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -258,11 +258,11 @@ static const struct schema schema_resource_field_selector =
 /* core/v1 DownwardAPIVolumeFile */
 /* clang-format off */
 static const struct schema_field downward_api_volume_file_fields[] = {
-        { "path", &schema_string, 0, 0 },
-        { "fieldRef", &schema_object_field_selector, 0, 0 },
-        { "resourceFieldRef", &schema_resource_field_selector, 0, 0 },
-        { "mode", &schema_int32, 0, 0 },
-        { "user", &schema_int64, 0, 0 },
+        { "path", &schema_string, 1, SCHEMA_GO_ALWAYS },
+        { "fieldRef", &schema_object_field_selector, 2, SCHEMA_GO_POINTER },
+        { "resourceFieldRef", &schema_resource_field_selector, 3, SCHEMA_GO_POINTER },
+        { "mode", &schema_int32, 4, SCHEMA_GO_POINTER },
+        { "user", &schema_int64, 5, SCHEMA_GO_POINTER },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -272,9 +272,9 @@ static const struct schema schema_downward_api_volume_file =
 /* core/v1 DownwardAPIVolumeSource */
 /* clang-format off */
 static const struct schema_field downward_api_volume_source_fields[] = {
-        { "items", SCHEMA_ATOMIC_LIST(&schema_downward_api_volume_file), 0, 0 },
-        { "defaultMode", &schema_int32, 0, 0 },
-        { "defaultUser", &schema_int64, 0, 0 },
+        { "items", SCHEMA_ATOMIC_LIST(&schema_downward_api_volume_file), 1, SCHEMA_GO_VALUE },
+        { "defaultMode", &schema_int32, 2, SCHEMA_GO_POINTER },
+        { "defaultUser", &schema_int64, 3, SCHEMA_GO_POINTER },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -284,11 +284,11 @@ static const struct schema schema_downward_api_volume_source =
 /* core/v1 FCVolumeSource */
 /* clang-format off */
 static const struct schema_field fc_volume_source_fields[] = {
-        { "targetWWNs", &schema_string_list, 0, 0 },
-        { "lun", &schema_int32, 0, 0 },
-        { "fsType", &schema_string, 0, 0 },
-        { "readOnly", &schema_bool, 0, 0 },
-        { "wwids", &schema_string_list, 0, 0 },
+        { "targetWWNs", &schema_string_list, 1, SCHEMA_GO_VALUE },
+        { "lun", &schema_int32, 2, SCHEMA_GO_POINTER },
+        { "fsType", &schema_string, 3, SCHEMA_GO_VALUE },
+        { "readOnly", &schema_bool, 4, SCHEMA_GO_VALUE },
+        { "wwids", &schema_string_list, 5, SCHEMA_GO_VALUE },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -298,9 +298,9 @@ static const struct schema schema_fc_volume_source =
 /* core/v1 AzureFileVolumeSource */
 /* clang-format off */
 static const struct schema_field azure_file_volume_source_fields[] = {
-        { "secretName", &schema_string, 0, 0 },
-        { "shareName", &schema_string, 0, 0 },
-        { "readOnly", &schema_bool, 0, 0 },
+        { "secretName", &schema_string, 1, SCHEMA_GO_ALWAYS },
+        { "shareName", &schema_string, 2, SCHEMA_GO_ALWAYS },
+        { "readOnly", &schema_bool, 3, SCHEMA_GO_VALUE },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -310,11 +310,11 @@ static const struct schema schema_azure_file_volume_source =
 /* core/v1 ConfigMapVolumeSource */
 /* clang-format off */
 static const struct schema_field config_map_volume_source_fields[] = {
-        { "name", &schema_string, 0, 0 },
-        { "items", SCHEMA_ATOMIC_LIST(&schema_key_to_path), 0, 0 },
-        { "defaultMode", &schema_int32, 0, 0 },
-        { "optional", &schema_bool, 0, 0 },
-        { "defaultUser", &schema_int64, 0, 0 },
+        { "name", &schema_string, 1, SCHEMA_GO_VALUE | SCHEMA_GO_EMBED(1) },
+        { "items", SCHEMA_ATOMIC_LIST(&schema_key_to_path), 2, SCHEMA_GO_VALUE },
+        { "defaultMode", &schema_int32, 3, SCHEMA_GO_POINTER },
+        { "optional", &schema_bool, 4, SCHEMA_GO_POINTER },
+        { "defaultUser", &schema_int64, 5, SCHEMA_GO_POINTER },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -324,10 +324,10 @@ static const struct schema schema_config_map_volume_source =
 /* core/v1 VsphereVirtualDiskVolumeSource */
 /* clang-format off */
 static const struct schema_field vsphere_virtual_disk_volume_source_fields[] = {
-        { "volumePath", &schema_string, 0, 0 },
-        { "fsType", &schema_string, 0, 0 },
-        { "storagePolicyName", &schema_string, 0, 0 },
-        { "storagePolicyID", &schema_string, 0, 0 },
+        { "volumePath", &schema_string, 1, SCHEMA_GO_ALWAYS },
+        { "fsType", &schema_string, 2, SCHEMA_GO_VALUE },
+        { "storagePolicyName", &schema_string, 3, SCHEMA_GO_VALUE },
+        { "storagePolicyID", &schema_string, 4, SCHEMA_GO_VALUE },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -337,12 +337,12 @@ static const struct schema schema_vsphere_virtual_disk_volume_source =
 /* core/v1 QuobyteVolumeSource */
 /* clang-format off */
 static const struct schema_field quobyte_volume_source_fields[] = {
-        { "registry", &schema_string, 0, 0 },
-        { "volume", &schema_string, 0, 0 },
-        { "readOnly", &schema_bool, 0, 0 },
-        { "user", &schema_string, 0, 0 },
-        { "group", &schema_string, 0, 0 },
-        { "tenant", &schema_string, 0, 0 },
+        { "registry", &schema_string, 1, SCHEMA_GO_ALWAYS },
+        { "volume", &schema_string, 2, SCHEMA_GO_ALWAYS },
+        { "readOnly", &schema_bool, 3, SCHEMA_GO_VALUE },
+        { "user", &schema_string, 4, SCHEMA_GO_VALUE },
+        { "group", &schema_string, 5, SCHEMA_GO_VALUE },
+        { "tenant", &schema_string, 6, SCHEMA_GO_VALUE },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -358,12 +358,12 @@ static const struct schema schema_azure_data_disk_kind =
 /* core/v1 AzureDiskVolumeSource */
 /* clang-format off */
 static const struct schema_field azure_disk_volume_source_fields[] = {
-        { "diskName", &schema_string, 0, 0 },
-        { "diskURI", &schema_string, 0, 0 },
-        { "cachingMode", &schema_azure_data_disk_caching_mode, 0, 0 },
-        { "fsType", &schema_string, 0, 0 },
-        { "readOnly", &schema_bool, 0, 0 },
-        { "kind", &schema_azure_data_disk_kind, 0, 0 },
+        { "diskName", &schema_string, 1, SCHEMA_GO_ALWAYS },
+        { "diskURI", &schema_string, 2, SCHEMA_GO_ALWAYS },
+        { "cachingMode", &schema_azure_data_disk_caching_mode, 3, SCHEMA_GO_POINTER },
+        { "fsType", &schema_string, 4, SCHEMA_GO_POINTER },
+        { "readOnly", &schema_bool, 5, SCHEMA_GO_POINTER },
+        { "kind", &schema_azure_data_disk_kind, 6, SCHEMA_GO_POINTER },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -373,8 +373,8 @@ static const struct schema schema_azure_disk_volume_source =
 /* core/v1 PhotonPersistentDiskVolumeSource */
 /* clang-format off */
 static const struct schema_field photon_persistent_disk_volume_source_fields[] = {
-        { "pdID", &schema_string, 0, 0 },
-        { "fsType", &schema_string, 0, 0 },
+        { "pdID", &schema_string, 1, SCHEMA_GO_ALWAYS },
+        { "fsType", &schema_string, 2, SCHEMA_GO_VALUE },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -384,9 +384,9 @@ static const struct schema schema_photon_persistent_disk_volume_source = SCHEMA_
 /* core/v1 SecretProjection */
 /* clang-format off */
 static const struct schema_field secret_projection_fields[] = {
-        { "name", &schema_string, 0, 0 },
-        { "items", SCHEMA_ATOMIC_LIST(&schema_key_to_path), 0, 0 },
-        { "optional", &schema_bool, 0, 0 },
+        { "name", &schema_string, 1, SCHEMA_GO_VALUE | SCHEMA_GO_EMBED(1) },
+        { "items", SCHEMA_ATOMIC_LIST(&schema_key_to_path), 2, SCHEMA_GO_VALUE },
+        { "optional", &schema_bool, 4, SCHEMA_GO_POINTER },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -396,7 +396,7 @@ static const struct schema schema_secret_projection =
 /* core/v1 DownwardAPIProjection */
 /* clang-format off */
 static const struct schema_field downward_api_projection_fields[] = {
-        { "items", SCHEMA_ATOMIC_LIST(&schema_downward_api_volume_file), 0, 0 },
+        { "items", SCHEMA_ATOMIC_LIST(&schema_downward_api_volume_file), 1, SCHEMA_GO_VALUE },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -406,9 +406,9 @@ static const struct schema schema_downward_api_projection =
 /* core/v1 ConfigMapProjection */
 /* clang-format off */
 static const struct schema_field config_map_projection_fields[] = {
-        { "name", &schema_string, 0, 0 },
-        { "items", SCHEMA_ATOMIC_LIST(&schema_key_to_path), 0, 0 },
-        { "optional", &schema_bool, 0, 0 },
+        { "name", &schema_string, 1, SCHEMA_GO_VALUE | SCHEMA_GO_EMBED(1) },
+        { "items", SCHEMA_ATOMIC_LIST(&schema_key_to_path), 2, SCHEMA_GO_VALUE },
+        { "optional", &schema_bool, 4, SCHEMA_GO_POINTER },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -418,10 +418,10 @@ static const struct schema schema_config_map_projection =
 /* core/v1 ServiceAccountTokenProjection */
 /* clang-format off */
 static const struct schema_field service_account_token_projection_fields[] = {
-        { "audience", &schema_string, 0, 0 },
-        { "expirationSeconds", &schema_int64, 0, 0 },
-        { "path", &schema_string, 0, 0 },
-        { "user", &schema_int64, 0, 0 },
+        { "audience", &schema_string, 1, SCHEMA_GO_VALUE },
+        { "expirationSeconds", &schema_int64, 2, SCHEMA_GO_POINTER },
+        { "path", &schema_string, 3, SCHEMA_GO_ALWAYS },
+        { "user", &schema_int64, 4, SCHEMA_GO_POINTER },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -431,12 +431,12 @@ static const struct schema schema_service_account_token_projection =
 /* core/v1 ClusterTrustBundleProjection */
 /* clang-format off */
 static const struct schema_field cluster_trust_bundle_projection_fields[] = {
-        { "name", &schema_string, 0, 0 },
-        { "signerName", &schema_string, 0, 0 },
-        { "labelSelector", &schema_label_selector, 0, 0 },
-        { "optional", &schema_bool, 0, 0 },
-        { "path", &schema_string, 0, 0 },
-        { "user", &schema_int64, 0, 0 },
+        { "name", &schema_string, 1, SCHEMA_GO_POINTER },
+        { "signerName", &schema_string, 2, SCHEMA_GO_POINTER },
+        { "labelSelector", &schema_label_selector, 3, SCHEMA_GO_POINTER },
+        { "optional", &schema_bool, 5, SCHEMA_GO_POINTER },
+        { "path", &schema_string, 4, SCHEMA_GO_ALWAYS },
+        { "user", &schema_int64, 6, SCHEMA_GO_POINTER },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -446,14 +446,14 @@ static const struct schema schema_cluster_trust_bundle_projection =
 /* core/v1 PodCertificateProjection */
 /* clang-format off */
 static const struct schema_field pod_certificate_projection_fields[] = {
-        { "signerName", &schema_string, 0, 0 },
-        { "keyType", &schema_string, 0, 0 },
-        { "maxExpirationSeconds", &schema_int32, 0, 0 },
-        { "credentialBundlePath", &schema_string, 0, 0 },
-        { "keyPath", &schema_string, 0, 0 },
-        { "certificateChainPath", &schema_string, 0, 0 },
-        { "userAnnotations", &schema_string_map, 0, 0 },
-        { "user", &schema_int64, 0, 0 },
+        { "signerName", &schema_string, 1, SCHEMA_GO_VALUE },
+        { "keyType", &schema_string, 2, SCHEMA_GO_VALUE },
+        { "maxExpirationSeconds", &schema_int32, 3, SCHEMA_GO_POINTER },
+        { "credentialBundlePath", &schema_string, 4, SCHEMA_GO_VALUE },
+        { "keyPath", &schema_string, 5, SCHEMA_GO_VALUE },
+        { "certificateChainPath", &schema_string, 6, SCHEMA_GO_VALUE },
+        { "userAnnotations", &schema_string_map, 7, SCHEMA_GO_VALUE },
+        { "user", &schema_int64, 8, SCHEMA_GO_POINTER },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -463,12 +463,12 @@ static const struct schema schema_pod_certificate_projection =
 /* core/v1 VolumeProjection */
 /* clang-format off */
 static const struct schema_field volume_projection_fields[] = {
-        { "secret", &schema_secret_projection, 0, 0 },
-        { "downwardAPI", &schema_downward_api_projection, 0, 0 },
-        { "configMap", &schema_config_map_projection, 0, 0 },
-        { "serviceAccountToken", &schema_service_account_token_projection, 0, 0 },
-        { "clusterTrustBundle", &schema_cluster_trust_bundle_projection, 0, 0 },
-        { "podCertificate", &schema_pod_certificate_projection, 0, 0 },
+        { "secret", &schema_secret_projection, 1, SCHEMA_GO_POINTER },
+        { "downwardAPI", &schema_downward_api_projection, 2, SCHEMA_GO_POINTER },
+        { "configMap", &schema_config_map_projection, 3, SCHEMA_GO_POINTER },
+        { "serviceAccountToken", &schema_service_account_token_projection, 4, SCHEMA_GO_POINTER },
+        { "clusterTrustBundle", &schema_cluster_trust_bundle_projection, 5, SCHEMA_GO_POINTER },
+        { "podCertificate", &schema_pod_certificate_projection, 6, SCHEMA_GO_POINTER },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -478,9 +478,9 @@ static const struct schema schema_volume_projection =
 /* core/v1 ProjectedVolumeSource */
 /* clang-format off */
 static const struct schema_field projected_volume_source_fields[] = {
-        { "sources", SCHEMA_ATOMIC_LIST(&schema_volume_projection), 0, 0 },
-        { "defaultMode", &schema_int32, 0, 0 },
-        { "defaultUser", &schema_int64, 0, 0 },
+        { "sources", SCHEMA_ATOMIC_LIST(&schema_volume_projection), 1, SCHEMA_GO_VALUE },
+        { "defaultMode", &schema_int32, 2, SCHEMA_GO_POINTER },
+        { "defaultUser", &schema_int64, 3, SCHEMA_GO_POINTER },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -490,9 +490,9 @@ static const struct schema schema_projected_volume_source =
 /* core/v1 PortworxVolumeSource */
 /* clang-format off */
 static const struct schema_field portworx_volume_source_fields[] = {
-        { "volumeID", &schema_string, 0, 0 },
-        { "fsType", &schema_string, 0, 0 },
-        { "readOnly", &schema_bool, 0, 0 },
+        { "volumeID", &schema_string, 1, SCHEMA_GO_ALWAYS },
+        { "fsType", &schema_string, 2, SCHEMA_GO_VALUE },
+        { "readOnly", &schema_bool, 3, SCHEMA_GO_VALUE },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -502,16 +502,16 @@ static const struct schema schema_portworx_volume_source =
 /* core/v1 ScaleIOVolumeSource */
 /* clang-format off */
 static const struct schema_field scale_io_volume_source_fields[] = {
-        { "gateway", &schema_string, 0, 0 },
-        { "system", &schema_string, 0, 0 },
-        { "secretRef", &schema_local_object_reference, 0, 0 },
-        { "sslEnabled", &schema_bool, 0, 0 },
-        { "protectionDomain", &schema_string, 0, 0 },
-        { "storagePool", &schema_string, 0, 0 },
-        { "storageMode", &schema_string, 0, 0 },
-        { "volumeName", &schema_string, 0, 0 },
-        { "fsType", &schema_string, 0, 0 },
-        { "readOnly", &schema_bool, 0, 0 },
+        { "gateway", &schema_string, 1, SCHEMA_GO_ALWAYS },
+        { "system", &schema_string, 2, SCHEMA_GO_ALWAYS },
+        { "secretRef", &schema_local_object_reference, 3, SCHEMA_GO_POINTER },
+        { "sslEnabled", &schema_bool, 4, SCHEMA_GO_VALUE },
+        { "protectionDomain", &schema_string, 5, SCHEMA_GO_VALUE },
+        { "storagePool", &schema_string, 6, SCHEMA_GO_VALUE },
+        { "storageMode", &schema_string, 7, SCHEMA_GO_VALUE },
+        { "volumeName", &schema_string, 8, SCHEMA_GO_VALUE },
+        { "fsType", &schema_string, 9, SCHEMA_GO_VALUE },
+        { "readOnly", &schema_bool, 10, SCHEMA_GO_VALUE },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -521,11 +521,11 @@ static const struct schema schema_scale_io_volume_source =
 /* core/v1 StorageOSVolumeSource */
 /* clang-format off */
 static const struct schema_field storage_os_volume_source_fields[] = {
-        { "volumeName", &schema_string, 0, 0 },
-        { "volumeNamespace", &schema_string, 0, 0 },
-        { "fsType", &schema_string, 0, 0 },
-        { "readOnly", &schema_bool, 0, 0 },
-        { "secretRef", &schema_local_object_reference, 0, 0 },
+        { "volumeName", &schema_string, 1, SCHEMA_GO_VALUE },
+        { "volumeNamespace", &schema_string, 2, SCHEMA_GO_VALUE },
+        { "fsType", &schema_string, 3, SCHEMA_GO_VALUE },
+        { "readOnly", &schema_bool, 4, SCHEMA_GO_VALUE },
+        { "secretRef", &schema_local_object_reference, 5, SCHEMA_GO_POINTER },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -535,11 +535,11 @@ static const struct schema schema_storage_os_volume_source =
 /* core/v1 CSIVolumeSource */
 /* clang-format off */
 static const struct schema_field csi_volume_source_fields[] = {
-        { "driver", &schema_string, 0, 0 },
-        { "readOnly", &schema_bool, 0, 0 },
-        { "fsType", &schema_string, 0, 0 },
-        { "volumeAttributes", &schema_string_map, 0, 0 },
-        { "nodePublishSecretRef", &schema_local_object_reference, 0, 0 },
+        { "driver", &schema_string, 1, SCHEMA_GO_ALWAYS },
+        { "readOnly", &schema_bool, 2, SCHEMA_GO_POINTER },
+        { "fsType", &schema_string, 3, SCHEMA_GO_POINTER },
+        { "volumeAttributes", &schema_string_map, 4, SCHEMA_GO_VALUE },
+        { "nodePublishSecretRef", &schema_local_object_reference, 5, SCHEMA_GO_POINTER },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -552,8 +552,8 @@ const struct schema schema_persistent_volume_access_mode =
 /* core/v1 VolumeResourceRequirements */
 /* clang-format off */
 static const struct schema_field volume_resource_requirements_fields[] = {
-        { "limits", &schema_resource_list, 0, 0 },
-        { "requests", &schema_resource_list, 0, 0 },
+        { "limits", &schema_resource_list, 1, SCHEMA_GO_VALUE },
+        { "requests", &schema_resource_list, 2, SCHEMA_GO_VALUE },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -566,9 +566,9 @@ const struct schema schema_persistent_volume_mode =
 /* core/v1 TypedLocalObjectReference */
 /* clang-format off */
 static const struct schema_field typed_local_object_reference_fields[] = {
-        { "apiGroup", &schema_string, 0, 0 },
-        { "kind", &schema_string, 0, 0 },
-        { "name", &schema_string, 0, 0 },
+        { "apiGroup", &schema_string, 1, SCHEMA_GO_POINTER },
+        { "kind", &schema_string, 2, SCHEMA_GO_ALWAYS },
+        { "name", &schema_string, 3, SCHEMA_GO_ALWAYS },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -578,10 +578,10 @@ static const struct schema schema_typed_local_object_reference =
 /* core/v1 TypedObjectReference */
 /* clang-format off */
 static const struct schema_field typed_object_reference_fields[] = {
-        { "apiGroup", &schema_string, 0, 0 },
-        { "kind", &schema_string, 0, 0 },
-        { "name", &schema_string, 0, 0 },
-        { "namespace", &schema_string, 0, 0 },
+        { "apiGroup", &schema_string, 1, SCHEMA_GO_POINTER },
+        { "kind", &schema_string, 2, SCHEMA_GO_ALWAYS },
+        { "name", &schema_string, 3, SCHEMA_GO_ALWAYS },
+        { "namespace", &schema_string, 4, SCHEMA_GO_POINTER },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -591,15 +591,15 @@ static const struct schema schema_typed_object_reference =
 /* core/v1 PersistentVolumeClaimSpec */
 /* clang-format off */
 static const struct schema_field persistent_volume_claim_spec_fields[] = {
-        { "accessModes", SCHEMA_ATOMIC_LIST(&schema_persistent_volume_access_mode), 0, 0 },
-        { "selector", &schema_label_selector, 0, 0 },
-        { "resources", &schema_volume_resource_requirements, 0, 0 },
-        { "volumeName", &schema_string, 0, 0 },
-        { "storageClassName", &schema_string, 0, 0 },
-        { "volumeMode", &schema_persistent_volume_mode, 0, 0 },
-        { "dataSource", &schema_typed_local_object_reference, 0, 0 },
-        { "dataSourceRef", &schema_typed_object_reference, 0, 0 },
-        { "volumeAttributesClassName", &schema_string, 0, 0 },
+        { "accessModes", SCHEMA_ATOMIC_LIST(&schema_persistent_volume_access_mode), 1, SCHEMA_GO_VALUE },
+        { "selector", &schema_label_selector, 4, SCHEMA_GO_POINTER },
+        { "resources", &schema_volume_resource_requirements, 2, SCHEMA_GO_VALUE },
+        { "volumeName", &schema_string, 3, SCHEMA_GO_VALUE },
+        { "storageClassName", &schema_string, 5, SCHEMA_GO_POINTER },
+        { "volumeMode", &schema_persistent_volume_mode, 6, SCHEMA_GO_POINTER },
+        { "dataSource", &schema_typed_local_object_reference, 7, SCHEMA_GO_POINTER },
+        { "dataSourceRef", &schema_typed_object_reference, 8, SCHEMA_GO_POINTER },
+        { "volumeAttributesClassName", &schema_string, 9, SCHEMA_GO_POINTER },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -609,8 +609,8 @@ const struct schema schema_persistent_volume_claim_spec =
 /* core/v1 PersistentVolumeClaimTemplate */
 /* clang-format off */
 static const struct schema_field persistent_volume_claim_template_fields[] = {
-        { "metadata", &schema_object_meta, 0, 0 },
-        { "spec", &schema_persistent_volume_claim_spec, 0, 0 },
+        { "metadata", &schema_object_meta, 1, SCHEMA_GO_VALUE },
+        { "spec", &schema_persistent_volume_claim_spec, 2, SCHEMA_GO_ALWAYS },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -620,7 +620,7 @@ static const struct schema schema_persistent_volume_claim_template =
 /* core/v1 EphemeralVolumeSource */
 /* clang-format off */
 static const struct schema_field ephemeral_volume_source_fields[] = {
-        { "volumeClaimTemplate", &schema_persistent_volume_claim_template, 0, 0 },
+        { "volumeClaimTemplate", &schema_persistent_volume_claim_template, 1, SCHEMA_GO_POINTER },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -632,8 +632,8 @@ static const struct schema schema_pull_policy = SCHEMA_NAMED(SCHEMA_STRING, "v1.
 /* core/v1 ImageVolumeSource */
 /* clang-format off */
 static const struct schema_field image_volume_source_fields[] = {
-        { "reference", &schema_string, 0, 0 },
-        { "pullPolicy", &schema_pull_policy, 0, 0 },
+        { "reference", &schema_string, 1, SCHEMA_GO_VALUE },
+        { "pullPolicy", &schema_pull_policy, 2, SCHEMA_GO_VALUE },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -643,37 +643,37 @@ static const struct schema schema_image_volume_source =
 /* core/v1 Volume */
 /* clang-format off */
 static const struct schema_field volume_fields[] = {
-        { "name", &schema_string, 0, 0 },
-        { "hostPath", &schema_host_path_volume_source, 0, 0 },
-        { "emptyDir", &schema_empty_dir_volume_source, 0, 0 },
-        { "gcePersistentDisk", &schema_gce_persistent_disk_volume_source, 0, 0 },
-        { "awsElasticBlockStore", &schema_aws_elastic_block_store_volume_source, 0, 0 },
-        { "gitRepo", &schema_git_repo_volume_source, 0, 0 },
-        { "secret", &schema_secret_volume_source, 0, 0 },
-        { "nfs", &schema_nfs_volume_source, 0, 0 },
-        { "iscsi", &schema_iscsi_volume_source, 0, 0 },
-        { "glusterfs", &schema_glusterfs_volume_source, 0, 0 },
-        { "persistentVolumeClaim", &schema_persistent_volume_claim_volume_source, 0, 0 },
-        { "rbd", &schema_rbd_volume_source, 0, 0 },
-        { "flexVolume", &schema_flex_volume_source, 0, 0 },
-        { "cinder", &schema_cinder_volume_source, 0, 0 },
-        { "cephfs", &schema_ceph_fs_volume_source, 0, 0 },
-        { "flocker", &schema_flocker_volume_source, 0, 0 },
-        { "downwardAPI", &schema_downward_api_volume_source, 0, 0 },
-        { "fc", &schema_fc_volume_source, 0, 0 },
-        { "azureFile", &schema_azure_file_volume_source, 0, 0 },
-        { "configMap", &schema_config_map_volume_source, 0, 0 },
-        { "vsphereVolume", &schema_vsphere_virtual_disk_volume_source, 0, 0 },
-        { "quobyte", &schema_quobyte_volume_source, 0, 0 },
-        { "azureDisk", &schema_azure_disk_volume_source, 0, 0 },
-        { "photonPersistentDisk", &schema_photon_persistent_disk_volume_source, 0, 0 },
-        { "projected", &schema_projected_volume_source, 0, 0 },
-        { "portworxVolume", &schema_portworx_volume_source, 0, 0 },
-        { "scaleIO", &schema_scale_io_volume_source, 0, 0 },
-        { "storageos", &schema_storage_os_volume_source, 0, 0 },
-        { "csi", &schema_csi_volume_source, 0, 0 },
-        { "ephemeral", &schema_ephemeral_volume_source, 0, 0 },
-        { "image", &schema_image_volume_source, 0, 0 },
+        { "name", &schema_string, 1, SCHEMA_GO_ALWAYS },
+        { "hostPath", &schema_host_path_volume_source, 1, SCHEMA_GO_POINTER | SCHEMA_GO_EMBED(2) },
+        { "emptyDir", &schema_empty_dir_volume_source, 2, SCHEMA_GO_POINTER | SCHEMA_GO_EMBED(2) },
+        { "gcePersistentDisk", &schema_gce_persistent_disk_volume_source, 3, SCHEMA_GO_POINTER | SCHEMA_GO_EMBED(2) },
+        { "awsElasticBlockStore", &schema_aws_elastic_block_store_volume_source, 4, SCHEMA_GO_POINTER | SCHEMA_GO_EMBED(2) },
+        { "gitRepo", &schema_git_repo_volume_source, 5, SCHEMA_GO_POINTER | SCHEMA_GO_EMBED(2) },
+        { "secret", &schema_secret_volume_source, 6, SCHEMA_GO_POINTER | SCHEMA_GO_EMBED(2) },
+        { "nfs", &schema_nfs_volume_source, 7, SCHEMA_GO_POINTER | SCHEMA_GO_EMBED(2) },
+        { "iscsi", &schema_iscsi_volume_source, 8, SCHEMA_GO_POINTER | SCHEMA_GO_EMBED(2) },
+        { "glusterfs", &schema_glusterfs_volume_source, 9, SCHEMA_GO_POINTER | SCHEMA_GO_EMBED(2) },
+        { "persistentVolumeClaim", &schema_persistent_volume_claim_volume_source, 10, SCHEMA_GO_POINTER | SCHEMA_GO_EMBED(2) },
+        { "rbd", &schema_rbd_volume_source, 11, SCHEMA_GO_POINTER | SCHEMA_GO_EMBED(2) },
+        { "flexVolume", &schema_flex_volume_source, 12, SCHEMA_GO_POINTER | SCHEMA_GO_EMBED(2) },
+        { "cinder", &schema_cinder_volume_source, 13, SCHEMA_GO_POINTER | SCHEMA_GO_EMBED(2) },
+        { "cephfs", &schema_ceph_fs_volume_source, 14, SCHEMA_GO_POINTER | SCHEMA_GO_EMBED(2) },
+        { "flocker", &schema_flocker_volume_source, 15, SCHEMA_GO_POINTER | SCHEMA_GO_EMBED(2) },
+        { "downwardAPI", &schema_downward_api_volume_source, 16, SCHEMA_GO_POINTER | SCHEMA_GO_EMBED(2) },
+        { "fc", &schema_fc_volume_source, 17, SCHEMA_GO_POINTER | SCHEMA_GO_EMBED(2) },
+        { "azureFile", &schema_azure_file_volume_source, 18, SCHEMA_GO_POINTER | SCHEMA_GO_EMBED(2) },
+        { "configMap", &schema_config_map_volume_source, 19, SCHEMA_GO_POINTER | SCHEMA_GO_EMBED(2) },
+        { "vsphereVolume", &schema_vsphere_virtual_disk_volume_source, 20, SCHEMA_GO_POINTER | SCHEMA_GO_EMBED(2) },
+        { "quobyte", &schema_quobyte_volume_source, 21, SCHEMA_GO_POINTER | SCHEMA_GO_EMBED(2) },
+        { "azureDisk", &schema_azure_disk_volume_source, 22, SCHEMA_GO_POINTER | SCHEMA_GO_EMBED(2) },
+        { "photonPersistentDisk", &schema_photon_persistent_disk_volume_source, 23, SCHEMA_GO_POINTER | SCHEMA_GO_EMBED(2) },
+        { "projected", &schema_projected_volume_source, 26, SCHEMA_GO_POINTER | SCHEMA_GO_EMBED(2) },
+        { "portworxVolume", &schema_portworx_volume_source, 24, SCHEMA_GO_POINTER | SCHEMA_GO_EMBED(2) },
+        { "scaleIO", &schema_scale_io_volume_source, 25, SCHEMA_GO_POINTER | SCHEMA_GO_EMBED(2) },
+        { "storageos", &schema_storage_os_volume_source, 27, SCHEMA_GO_POINTER | SCHEMA_GO_EMBED(2) },
+        { "csi", &schema_csi_volume_source, 28, SCHEMA_GO_POINTER | SCHEMA_GO_EMBED(2) },
+        { "ephemeral", &schema_ephemeral_volume_source, 29, SCHEMA_GO_POINTER | SCHEMA_GO_EMBED(2) },
+        { "image", &schema_image_volume_source, 30, SCHEMA_GO_POINTER | SCHEMA_GO_EMBED(2) },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -684,11 +684,11 @@ static const struct schema schema_protocol = SCHEMA_NAMED(SCHEMA_STRING, "v1.Pro
 /* core/v1 ContainerPort */
 /* clang-format off */
 static const struct schema_field container_port_fields[] = {
-        { "name", &schema_string, 0, 0 },
-        { "hostPort", &schema_int32, 0, 0 },
-        { "containerPort", &schema_int32, 0, 0 },
-        { "protocol", &schema_protocol, 0, 0 },
-        { "hostIP", &schema_string, 0, 0 },
+        { "name", &schema_string, 1, SCHEMA_GO_VALUE },
+        { "hostPort", &schema_int32, 2, SCHEMA_GO_VALUE },
+        { "containerPort", &schema_int32, 3, SCHEMA_GO_ALWAYS },
+        { "protocol", &schema_protocol, 4, SCHEMA_GO_VALUE },
+        { "hostIP", &schema_string, 5, SCHEMA_GO_VALUE },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -698,8 +698,8 @@ static const struct schema schema_container_port =
 /* core/v1 ConfigMapEnvSource */
 /* clang-format off */
 static const struct schema_field config_map_env_source_fields[] = {
-        { "name", &schema_string, 0, 0 },
-        { "optional", &schema_bool, 0, 0 },
+        { "name", &schema_string, 1, SCHEMA_GO_VALUE | SCHEMA_GO_EMBED(1) },
+        { "optional", &schema_bool, 2, SCHEMA_GO_POINTER },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -709,8 +709,8 @@ static const struct schema schema_config_map_env_source =
 /* core/v1 SecretEnvSource */
 /* clang-format off */
 static const struct schema_field secret_env_source_fields[] = {
-        { "name", &schema_string, 0, 0 },
-        { "optional", &schema_bool, 0, 0 },
+        { "name", &schema_string, 1, SCHEMA_GO_VALUE | SCHEMA_GO_EMBED(1) },
+        { "optional", &schema_bool, 2, SCHEMA_GO_POINTER },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -720,9 +720,9 @@ static const struct schema schema_secret_env_source =
 /* core/v1 EnvFromSource */
 /* clang-format off */
 static const struct schema_field env_from_source_fields[] = {
-        { "prefix", &schema_string, 0, 0 },
-        { "configMapRef", &schema_config_map_env_source, 0, 0 },
-        { "secretRef", &schema_secret_env_source, 0, 0 },
+        { "prefix", &schema_string, 1, SCHEMA_GO_VALUE },
+        { "configMapRef", &schema_config_map_env_source, 2, SCHEMA_GO_POINTER },
+        { "secretRef", &schema_secret_env_source, 3, SCHEMA_GO_POINTER },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -732,9 +732,9 @@ static const struct schema schema_env_from_source =
 /* core/v1 ConfigMapKeySelector */
 /* clang-format off */
 static const struct schema_field config_map_key_selector_fields[] = {
-        { "name", &schema_string, 0, 0 },
-        { "key", &schema_string, 0, 0 },
-        { "optional", &schema_bool, 0, 0 },
+        { "name", &schema_string, 1, SCHEMA_GO_VALUE | SCHEMA_GO_EMBED(1) },
+        { "key", &schema_string, 2, SCHEMA_GO_ALWAYS },
+        { "optional", &schema_bool, 3, SCHEMA_GO_POINTER },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -744,9 +744,9 @@ static const struct schema schema_config_map_key_selector =
 /* core/v1 SecretKeySelector */
 /* clang-format off */
 static const struct schema_field secret_key_selector_fields[] = {
-        { "name", &schema_string, 0, 0 },
-        { "key", &schema_string, 0, 0 },
-        { "optional", &schema_bool, 0, 0 },
+        { "name", &schema_string, 1, SCHEMA_GO_VALUE | SCHEMA_GO_EMBED(1) },
+        { "key", &schema_string, 2, SCHEMA_GO_ALWAYS },
+        { "optional", &schema_bool, 3, SCHEMA_GO_POINTER },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -756,10 +756,10 @@ static const struct schema schema_secret_key_selector =
 /* core/v1 FileKeySelector */
 /* clang-format off */
 static const struct schema_field file_key_selector_fields[] = {
-        { "volumeName", &schema_string, 0, 0 },
-        { "path", &schema_string, 0, 0 },
-        { "key", &schema_string, 0, 0 },
-        { "optional", &schema_bool, 0, 0 },
+        { "volumeName", &schema_string, 1, SCHEMA_GO_ALWAYS },
+        { "path", &schema_string, 2, SCHEMA_GO_ALWAYS },
+        { "key", &schema_string, 3, SCHEMA_GO_ALWAYS },
+        { "optional", &schema_bool, 4, SCHEMA_GO_POINTER },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -769,11 +769,11 @@ static const struct schema schema_file_key_selector =
 /* core/v1 EnvVarSource */
 /* clang-format off */
 static const struct schema_field env_var_source_fields[] = {
-        { "fieldRef", &schema_object_field_selector, 0, 0 },
-        { "resourceFieldRef", &schema_resource_field_selector, 0, 0 },
-        { "configMapKeyRef", &schema_config_map_key_selector, 0, 0 },
-        { "secretKeyRef", &schema_secret_key_selector, 0, 0 },
-        { "fileKeyRef", &schema_file_key_selector, 0, 0 },
+        { "fieldRef", &schema_object_field_selector, 1, SCHEMA_GO_POINTER },
+        { "resourceFieldRef", &schema_resource_field_selector, 2, SCHEMA_GO_POINTER },
+        { "configMapKeyRef", &schema_config_map_key_selector, 3, SCHEMA_GO_POINTER },
+        { "secretKeyRef", &schema_secret_key_selector, 4, SCHEMA_GO_POINTER },
+        { "fileKeyRef", &schema_file_key_selector, 5, SCHEMA_GO_POINTER },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -783,9 +783,9 @@ static const struct schema schema_env_var_source =
 /* core/v1 EnvVar */
 /* clang-format off */
 static const struct schema_field env_var_fields[] = {
-        { "name", &schema_string, 0, 0 },
-        { "value", &schema_string, 0, 0 },
-        { "valueFrom", &schema_env_var_source, 0, 0 },
+        { "name", &schema_string, 1, SCHEMA_GO_ALWAYS },
+        { "value", &schema_string, 2, SCHEMA_GO_VALUE },
+        { "valueFrom", &schema_env_var_source, 3, SCHEMA_GO_POINTER },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -799,8 +799,8 @@ static const struct schema schema_resource_resize_restart_policy =
 /* core/v1 ContainerResizePolicy */
 /* clang-format off */
 static const struct schema_field container_resize_policy_fields[] = {
-        { "resourceName", &schema_resource_name, 0, 0 },
-        { "restartPolicy", &schema_resource_resize_restart_policy, 0, 0 },
+        { "resourceName", &schema_resource_name, 1, SCHEMA_GO_ALWAYS },
+        { "restartPolicy", &schema_resource_resize_restart_policy, 2, SCHEMA_GO_ALWAYS },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -819,8 +819,8 @@ static const struct schema schema_container_restart_rule_on_exit_codes_operator 
 /* core/v1 ContainerRestartRuleOnExitCodes */
 /* clang-format off */
 static const struct schema_field container_restart_rule_on_exit_codes_fields[] = {
-        { "operator", &schema_container_restart_rule_on_exit_codes_operator, 0, 0 },
-        { "values", SCHEMA_ATOMIC_LIST(&schema_int32), 0, 0 },
+        { "operator", &schema_container_restart_rule_on_exit_codes_operator, 1, SCHEMA_GO_VALUE },
+        { "values", SCHEMA_ATOMIC_LIST(&schema_int32), 2, SCHEMA_GO_VALUE },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -830,8 +830,8 @@ static const struct schema schema_container_restart_rule_on_exit_codes = SCHEMA_
 /* core/v1 ContainerRestartRule */
 /* clang-format off */
 static const struct schema_field container_restart_rule_fields[] = {
-        { "action", &schema_container_restart_rule_action, 0, 0 },
-        { "exitCodes", &schema_container_restart_rule_on_exit_codes, 0, 0 },
+        { "action", &schema_container_restart_rule_action, 1, SCHEMA_GO_VALUE },
+        { "exitCodes", &schema_container_restart_rule_on_exit_codes, 2, SCHEMA_GO_POINTER },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -847,14 +847,14 @@ static const struct schema schema_mount_propagation_mode =
 /* core/v1 VolumeMount */
 /* clang-format off */
 static const struct schema_field volume_mount_fields[] = {
-        { "name", &schema_string, 0, 0 },
-        { "readOnly", &schema_bool, 0, 0 },
-        { "recursiveReadOnly", &schema_recursive_read_only_mode, 0, 0 },
-        { "mountPath", &schema_string, 0, 0 },
-        { "subPath", &schema_string, 0, 0 },
-        { "mountPropagation", &schema_mount_propagation_mode, 0, 0 },
-        { "subPathExpr", &schema_string, 0, 0 },
-        { "bindMountOptions", &schema_string_list, 0, 0 },
+        { "name", &schema_string, 1, SCHEMA_GO_ALWAYS },
+        { "readOnly", &schema_bool, 2, SCHEMA_GO_VALUE },
+        { "recursiveReadOnly", &schema_recursive_read_only_mode, 7, SCHEMA_GO_POINTER },
+        { "mountPath", &schema_string, 3, SCHEMA_GO_ALWAYS },
+        { "subPath", &schema_string, 4, SCHEMA_GO_VALUE },
+        { "mountPropagation", &schema_mount_propagation_mode, 5, SCHEMA_GO_POINTER },
+        { "subPathExpr", &schema_string, 6, SCHEMA_GO_VALUE },
+        { "bindMountOptions", &schema_string_list, 8, SCHEMA_GO_VALUE },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -863,8 +863,8 @@ static const struct schema schema_volume_mount = SCHEMA_STRUCT("VolumeMount", vo
 /* core/v1 VolumeDevice */
 /* clang-format off */
 static const struct schema_field volume_device_fields[] = {
-        { "name", &schema_string, 0, 0 },
-        { "devicePath", &schema_string, 0, 0 },
+        { "name", &schema_string, 1, SCHEMA_GO_ALWAYS },
+        { "devicePath", &schema_string, 2, SCHEMA_GO_ALWAYS },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -874,7 +874,7 @@ static const struct schema schema_volume_device =
 /* core/v1 ExecAction */
 /* clang-format off */
 static const struct schema_field exec_action_fields[] = {
-        { "command", &schema_string_list, 0, 0 },
+        { "command", &schema_string_list, 1, SCHEMA_GO_VALUE },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -885,8 +885,8 @@ static const struct schema schema_uri_scheme = SCHEMA_NAMED(SCHEMA_STRING, "v1.U
 /* core/v1 HTTPHeader */
 /* clang-format off */
 static const struct schema_field http_header_fields[] = {
-        { "name", &schema_string, 0, 0 },
-        { "value", &schema_string, 0, 0 },
+        { "name", &schema_string, 1, SCHEMA_GO_ALWAYS },
+        { "value", &schema_string, 2, SCHEMA_GO_ALWAYS },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -897,12 +897,12 @@ static const struct schema schema_http_protocol = SCHEMA_NAMED(SCHEMA_STRING, "v
 /* core/v1 HTTPGetAction */
 /* clang-format off */
 static const struct schema_field http_get_action_fields[] = {
-        { "path", &schema_string, 0, 0 },
-        { "port", &schema_int_or_string, 0, 0 },
-        { "host", &schema_string, 0, 0 },
-        { "scheme", &schema_uri_scheme, 0, 0 },
-        { "httpHeaders", SCHEMA_ATOMIC_LIST(&schema_http_header), 0, 0 },
-        { "protocol", &schema_http_protocol, 0, 0 },
+        { "path", &schema_string, 1, SCHEMA_GO_VALUE },
+        { "port", &schema_int_or_string, 2, SCHEMA_GO_ALWAYS },
+        { "host", &schema_string, 3, SCHEMA_GO_VALUE },
+        { "scheme", &schema_uri_scheme, 4, SCHEMA_GO_VALUE },
+        { "httpHeaders", SCHEMA_ATOMIC_LIST(&schema_http_header), 5, SCHEMA_GO_VALUE },
+        { "protocol", &schema_http_protocol, 6, SCHEMA_GO_POINTER },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -912,8 +912,8 @@ static const struct schema schema_http_get_action =
 /* core/v1 TCPSocketAction */
 /* clang-format off */
 static const struct schema_field tcp_socket_action_fields[] = {
-        { "port", &schema_int_or_string, 0, 0 },
-        { "host", &schema_string, 0, 0 },
+        { "port", &schema_int_or_string, 1, SCHEMA_GO_ALWAYS },
+        { "host", &schema_string, 2, SCHEMA_GO_VALUE },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -925,9 +925,9 @@ static const struct schema schema_grpc_probe_mode = SCHEMA_NAMED(SCHEMA_STRING, 
 /* core/v1 GRPCAction */
 /* clang-format off */
 static const struct schema_field grpc_action_fields[] = {
-        { "port", &schema_int32, 0, 0 },
-        { "service", &schema_string, 0, 0 },
-        { "mode", &schema_grpc_probe_mode, 0, 0 },
+        { "port", &schema_int32, 1, SCHEMA_GO_ALWAYS },
+        { "service", &schema_string, 2, SCHEMA_GO_POINTER },
+        { "mode", &schema_grpc_probe_mode, 3, SCHEMA_GO_POINTER },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -936,16 +936,16 @@ static const struct schema schema_grpc_action = SCHEMA_STRUCT("GRPCAction", grpc
 /* core/v1 Probe */
 /* clang-format off */
 static const struct schema_field probe_fields[] = {
-        { "exec", &schema_exec_action, 0, 0 },
-        { "httpGet", &schema_http_get_action, 0, 0 },
-        { "tcpSocket", &schema_tcp_socket_action, 0, 0 },
-        { "grpc", &schema_grpc_action, 0, 0 },
-        { "initialDelaySeconds", &schema_int32, 0, 0 },
-        { "timeoutSeconds", &schema_int32, 0, 0 },
-        { "periodSeconds", &schema_int32, 0, 0 },
-        { "successThreshold", &schema_int32, 0, 0 },
-        { "failureThreshold", &schema_int32, 0, 0 },
-        { "terminationGracePeriodSeconds", &schema_int64, 0, 0 },
+        { "exec", &schema_exec_action, 1, SCHEMA_GO_POINTER | SCHEMA_GO_EMBED(1) },
+        { "httpGet", &schema_http_get_action, 2, SCHEMA_GO_POINTER | SCHEMA_GO_EMBED(1) },
+        { "tcpSocket", &schema_tcp_socket_action, 3, SCHEMA_GO_POINTER | SCHEMA_GO_EMBED(1) },
+        { "grpc", &schema_grpc_action, 4, SCHEMA_GO_POINTER | SCHEMA_GO_EMBED(1) },
+        { "initialDelaySeconds", &schema_int32, 2, SCHEMA_GO_VALUE },
+        { "timeoutSeconds", &schema_int32, 3, SCHEMA_GO_VALUE },
+        { "periodSeconds", &schema_int32, 4, SCHEMA_GO_VALUE },
+        { "successThreshold", &schema_int32, 5, SCHEMA_GO_VALUE },
+        { "failureThreshold", &schema_int32, 6, SCHEMA_GO_VALUE },
+        { "terminationGracePeriodSeconds", &schema_int64, 7, SCHEMA_GO_POINTER },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -954,7 +954,7 @@ static const struct schema schema_probe = SCHEMA_STRUCT("Probe", probe_fields);
 /* core/v1 SleepAction */
 /* clang-format off */
 static const struct schema_field sleep_action_fields[] = {
-        { "seconds", &schema_int64, 0, 0 },
+        { "seconds", &schema_int64, 1, SCHEMA_GO_ALWAYS },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -963,10 +963,10 @@ static const struct schema schema_sleep_action = SCHEMA_STRUCT("SleepAction", sl
 /* core/v1 LifecycleHandler */
 /* clang-format off */
 static const struct schema_field lifecycle_handler_fields[] = {
-        { "exec", &schema_exec_action, 0, 0 },
-        { "httpGet", &schema_http_get_action, 0, 0 },
-        { "tcpSocket", &schema_tcp_socket_action, 0, 0 },
-        { "sleep", &schema_sleep_action, 0, 0 },
+        { "exec", &schema_exec_action, 1, SCHEMA_GO_POINTER },
+        { "httpGet", &schema_http_get_action, 2, SCHEMA_GO_POINTER },
+        { "tcpSocket", &schema_tcp_socket_action, 3, SCHEMA_GO_POINTER },
+        { "sleep", &schema_sleep_action, 4, SCHEMA_GO_POINTER },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -978,9 +978,9 @@ static const struct schema schema_signal = SCHEMA_NAMED(SCHEMA_STRING, "v1.Signa
 /* core/v1 Lifecycle */
 /* clang-format off */
 static const struct schema_field lifecycle_fields[] = {
-        { "postStart", &schema_lifecycle_handler, 0, 0 },
-        { "preStop", &schema_lifecycle_handler, 0, 0 },
-        { "stopSignal", &schema_signal, 0, 0 },
+        { "postStart", &schema_lifecycle_handler, 1, SCHEMA_GO_POINTER },
+        { "preStop", &schema_lifecycle_handler, 2, SCHEMA_GO_POINTER },
+        { "stopSignal", &schema_signal, 3, SCHEMA_GO_POINTER },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -994,8 +994,8 @@ static const struct schema schema_capability = SCHEMA_NAMED(SCHEMA_STRING, "v1.C
 /* core/v1 Capabilities */
 /* clang-format off */
 static const struct schema_field capabilities_fields[] = {
-        { "add", SCHEMA_ATOMIC_LIST(&schema_capability), 0, 0 },
-        { "drop", SCHEMA_ATOMIC_LIST(&schema_capability), 0, 0 },
+        { "add", SCHEMA_ATOMIC_LIST(&schema_capability), 1, SCHEMA_GO_VALUE },
+        { "drop", SCHEMA_ATOMIC_LIST(&schema_capability), 2, SCHEMA_GO_VALUE },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -1004,10 +1004,10 @@ static const struct schema schema_capabilities = SCHEMA_STRUCT("Capabilities", c
 /* core/v1 SELinuxOptions */
 /* clang-format off */
 static const struct schema_field se_linux_options_fields[] = {
-        { "user", &schema_string, 0, 0 },
-        { "role", &schema_string, 0, 0 },
-        { "type", &schema_string, 0, 0 },
-        { "level", &schema_string, 0, 0 },
+        { "user", &schema_string, 1, SCHEMA_GO_VALUE },
+        { "role", &schema_string, 2, SCHEMA_GO_VALUE },
+        { "type", &schema_string, 3, SCHEMA_GO_VALUE },
+        { "level", &schema_string, 4, SCHEMA_GO_VALUE },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -1017,10 +1017,10 @@ static const struct schema schema_se_linux_options =
 /* core/v1 WindowsSecurityContextOptions */
 /* clang-format off */
 static const struct schema_field windows_security_context_options_fields[] = {
-        { "gmsaCredentialSpecName", &schema_string, 0, 0 },
-        { "gmsaCredentialSpec", &schema_string, 0, 0 },
-        { "runAsUserName", &schema_string, 0, 0 },
-        { "hostProcess", &schema_bool, 0, 0 },
+        { "gmsaCredentialSpecName", &schema_string, 1, SCHEMA_GO_POINTER },
+        { "gmsaCredentialSpec", &schema_string, 2, SCHEMA_GO_POINTER },
+        { "runAsUserName", &schema_string, 3, SCHEMA_GO_POINTER },
+        { "hostProcess", &schema_bool, 4, SCHEMA_GO_POINTER },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -1035,8 +1035,8 @@ static const struct schema schema_seccomp_profile_type =
 /* core/v1 SeccompProfile */
 /* clang-format off */
 static const struct schema_field seccomp_profile_fields[] = {
-        { "type", &schema_seccomp_profile_type, 0, 0 },
-        { "localhostProfile", &schema_string, 0, 0 },
+        { "type", &schema_seccomp_profile_type, 1, SCHEMA_GO_ALWAYS },
+        { "localhostProfile", &schema_string, 2, SCHEMA_GO_POINTER },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -1049,8 +1049,8 @@ static const struct schema schema_app_armor_profile_type =
 /* core/v1 AppArmorProfile */
 /* clang-format off */
 static const struct schema_field app_armor_profile_fields[] = {
-        { "type", &schema_app_armor_profile_type, 0, 0 },
-        { "localhostProfile", &schema_string, 0, 0 },
+        { "type", &schema_app_armor_profile_type, 1, SCHEMA_GO_ALWAYS },
+        { "localhostProfile", &schema_string, 2, SCHEMA_GO_POINTER },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -1060,18 +1060,18 @@ static const struct schema schema_app_armor_profile =
 /* core/v1 SecurityContext */
 /* clang-format off */
 static const struct schema_field security_context_fields[] = {
-        { "capabilities", &schema_capabilities, 0, 0 },
-        { "privileged", &schema_bool, 0, 0 },
-        { "seLinuxOptions", &schema_se_linux_options, 0, 0 },
-        { "windowsOptions", &schema_windows_security_context_options, 0, 0 },
-        { "runAsUser", &schema_int64, 0, 0 },
-        { "runAsGroup", &schema_int64, 0, 0 },
-        { "runAsNonRoot", &schema_bool, 0, 0 },
-        { "readOnlyRootFilesystem", &schema_bool, 0, 0 },
-        { "allowPrivilegeEscalation", &schema_bool, 0, 0 },
-        { "procMount", &schema_proc_mount_type, 0, 0 },
-        { "seccompProfile", &schema_seccomp_profile, 0, 0 },
-        { "appArmorProfile", &schema_app_armor_profile, 0, 0 },
+        { "capabilities", &schema_capabilities, 1, SCHEMA_GO_POINTER },
+        { "privileged", &schema_bool, 2, SCHEMA_GO_POINTER },
+        { "seLinuxOptions", &schema_se_linux_options, 3, SCHEMA_GO_POINTER },
+        { "windowsOptions", &schema_windows_security_context_options, 10, SCHEMA_GO_POINTER },
+        { "runAsUser", &schema_int64, 4, SCHEMA_GO_POINTER },
+        { "runAsGroup", &schema_int64, 8, SCHEMA_GO_POINTER },
+        { "runAsNonRoot", &schema_bool, 5, SCHEMA_GO_POINTER },
+        { "readOnlyRootFilesystem", &schema_bool, 6, SCHEMA_GO_POINTER },
+        { "allowPrivilegeEscalation", &schema_bool, 7, SCHEMA_GO_POINTER },
+        { "procMount", &schema_proc_mount_type, 9, SCHEMA_GO_POINTER },
+        { "seccompProfile", &schema_seccomp_profile, 11, SCHEMA_GO_POINTER },
+        { "appArmorProfile", &schema_app_armor_profile, 12, SCHEMA_GO_POINTER },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -1081,31 +1081,31 @@ static const struct schema schema_security_context =
 /* core/v1 Container */
 /* clang-format off */
 static const struct schema_field container_fields[] = {
-        { "name", &schema_string, 0, 0 },
-        { "image", &schema_string, 0, 0 },
-        { "command", &schema_string_list, 0, 0 },
-        { "args", &schema_string_list, 0, 0 },
-        { "workingDir", &schema_string, 0, 0 },
-        { "ports", SCHEMA_MAP_LIST(&schema_container_port, "containerPort"), 0, 0 },
-        { "envFrom", SCHEMA_ATOMIC_LIST(&schema_env_from_source), 0, 0 },
-        { "env", SCHEMA_MAP_LIST(&schema_env_var, "name"), 0, 0 },
-        { "resources", &schema_resource_requirements, 0, 0 },
-        { "resizePolicy", SCHEMA_ATOMIC_LIST(&schema_container_resize_policy), 0, 0 },
-        { "restartPolicy", &schema_container_restart_policy, 0, 0 },
-        { "restartPolicyRules", SCHEMA_ATOMIC_LIST(&schema_container_restart_rule), 0, 0 },
-        { "volumeMounts", SCHEMA_MAP_LIST(&schema_volume_mount, "mountPath"), 0, 0 },
-        { "volumeDevices", SCHEMA_MAP_LIST(&schema_volume_device, "devicePath"), 0, 0 },
-        { "livenessProbe", &schema_probe, 0, 0 },
-        { "readinessProbe", &schema_probe, 0, 0 },
-        { "startupProbe", &schema_probe, 0, 0 },
-        { "lifecycle", &schema_lifecycle, 0, 0 },
-        { "terminationMessagePath", &schema_string, 0, 0 },
-        { "terminationMessagePolicy", &schema_termination_message_policy, 0, 0 },
-        { "imagePullPolicy", &schema_pull_policy, 0, 0 },
-        { "securityContext", &schema_security_context, 0, 0 },
-        { "stdin", &schema_bool, 0, 0 },
-        { "stdinOnce", &schema_bool, 0, 0 },
-        { "tty", &schema_bool, 0, 0 },
+        { "name", &schema_string, 1, SCHEMA_GO_ALWAYS },
+        { "image", &schema_string, 2, SCHEMA_GO_VALUE },
+        { "command", &schema_string_list, 3, SCHEMA_GO_VALUE },
+        { "args", &schema_string_list, 4, SCHEMA_GO_VALUE },
+        { "workingDir", &schema_string, 5, SCHEMA_GO_VALUE },
+        { "ports", SCHEMA_MAP_LIST(&schema_container_port, "containerPort"), 6, SCHEMA_GO_VALUE },
+        { "envFrom", SCHEMA_ATOMIC_LIST(&schema_env_from_source), 19, SCHEMA_GO_VALUE },
+        { "env", SCHEMA_MAP_LIST(&schema_env_var, "name"), 7, SCHEMA_GO_VALUE },
+        { "resources", &schema_resource_requirements, 8, SCHEMA_GO_VALUE },
+        { "resizePolicy", SCHEMA_ATOMIC_LIST(&schema_container_resize_policy), 23, SCHEMA_GO_VALUE },
+        { "restartPolicy", &schema_container_restart_policy, 24, SCHEMA_GO_POINTER },
+        { "restartPolicyRules", SCHEMA_ATOMIC_LIST(&schema_container_restart_rule), 25, SCHEMA_GO_VALUE },
+        { "volumeMounts", SCHEMA_MAP_LIST(&schema_volume_mount, "mountPath"), 9, SCHEMA_GO_VALUE },
+        { "volumeDevices", SCHEMA_MAP_LIST(&schema_volume_device, "devicePath"), 21, SCHEMA_GO_VALUE },
+        { "livenessProbe", &schema_probe, 10, SCHEMA_GO_POINTER },
+        { "readinessProbe", &schema_probe, 11, SCHEMA_GO_POINTER },
+        { "startupProbe", &schema_probe, 22, SCHEMA_GO_POINTER },
+        { "lifecycle", &schema_lifecycle, 12, SCHEMA_GO_POINTER },
+        { "terminationMessagePath", &schema_string, 13, SCHEMA_GO_VALUE },
+        { "terminationMessagePolicy", &schema_termination_message_policy, 20, SCHEMA_GO_VALUE },
+        { "imagePullPolicy", &schema_pull_policy, 14, SCHEMA_GO_VALUE },
+        { "securityContext", &schema_security_context, 15, SCHEMA_GO_POINTER },
+        { "stdin", &schema_bool, 16, SCHEMA_GO_VALUE },
+        { "stdinOnce", &schema_bool, 17, SCHEMA_GO_VALUE },
+        { "tty", &schema_bool, 18, SCHEMA_GO_VALUE },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -1114,32 +1114,32 @@ static const struct schema schema_container = SCHEMA_STRUCT("Container", contain
 /* core/v1 EphemeralContainer */
 /* clang-format off */
 static const struct schema_field ephemeral_container_fields[] = {
-        { "name", &schema_string, 0, 0 },
-        { "image", &schema_string, 0, 0 },
-        { "command", &schema_string_list, 0, 0 },
-        { "args", &schema_string_list, 0, 0 },
-        { "workingDir", &schema_string, 0, 0 },
-        { "ports", SCHEMA_MAP_LIST(&schema_container_port, "containerPort"), 0, 0 },
-        { "envFrom", SCHEMA_ATOMIC_LIST(&schema_env_from_source), 0, 0 },
-        { "env", SCHEMA_MAP_LIST(&schema_env_var, "name"), 0, 0 },
-        { "resources", &schema_resource_requirements, 0, 0 },
-        { "resizePolicy", SCHEMA_ATOMIC_LIST(&schema_container_resize_policy), 0, 0 },
-        { "restartPolicy", &schema_container_restart_policy, 0, 0 },
-        { "restartPolicyRules", SCHEMA_ATOMIC_LIST(&schema_container_restart_rule), 0, 0 },
-        { "volumeMounts", SCHEMA_MAP_LIST(&schema_volume_mount, "mountPath"), 0, 0 },
-        { "volumeDevices", SCHEMA_MAP_LIST(&schema_volume_device, "devicePath"), 0, 0 },
-        { "livenessProbe", &schema_probe, 0, 0 },
-        { "readinessProbe", &schema_probe, 0, 0 },
-        { "startupProbe", &schema_probe, 0, 0 },
-        { "lifecycle", &schema_lifecycle, 0, 0 },
-        { "terminationMessagePath", &schema_string, 0, 0 },
-        { "terminationMessagePolicy", &schema_termination_message_policy, 0, 0 },
-        { "imagePullPolicy", &schema_pull_policy, 0, 0 },
-        { "securityContext", &schema_security_context, 0, 0 },
-        { "stdin", &schema_bool, 0, 0 },
-        { "stdinOnce", &schema_bool, 0, 0 },
-        { "tty", &schema_bool, 0, 0 },
-        { "targetContainerName", &schema_string, 0, 0 },
+        { "name", &schema_string, 1, SCHEMA_GO_ALWAYS | SCHEMA_GO_EMBED(1) },
+        { "image", &schema_string, 2, SCHEMA_GO_VALUE | SCHEMA_GO_EMBED(1) },
+        { "command", &schema_string_list, 3, SCHEMA_GO_VALUE | SCHEMA_GO_EMBED(1) },
+        { "args", &schema_string_list, 4, SCHEMA_GO_VALUE | SCHEMA_GO_EMBED(1) },
+        { "workingDir", &schema_string, 5, SCHEMA_GO_VALUE | SCHEMA_GO_EMBED(1) },
+        { "ports", SCHEMA_MAP_LIST(&schema_container_port, "containerPort"), 6, SCHEMA_GO_VALUE | SCHEMA_GO_EMBED(1) },
+        { "envFrom", SCHEMA_ATOMIC_LIST(&schema_env_from_source), 19, SCHEMA_GO_VALUE | SCHEMA_GO_EMBED(1) },
+        { "env", SCHEMA_MAP_LIST(&schema_env_var, "name"), 7, SCHEMA_GO_VALUE | SCHEMA_GO_EMBED(1) },
+        { "resources", &schema_resource_requirements, 8, SCHEMA_GO_VALUE | SCHEMA_GO_EMBED(1) },
+        { "resizePolicy", SCHEMA_ATOMIC_LIST(&schema_container_resize_policy), 23, SCHEMA_GO_VALUE | SCHEMA_GO_EMBED(1) },
+        { "restartPolicy", &schema_container_restart_policy, 24, SCHEMA_GO_POINTER | SCHEMA_GO_EMBED(1) },
+        { "restartPolicyRules", SCHEMA_ATOMIC_LIST(&schema_container_restart_rule), 25, SCHEMA_GO_VALUE | SCHEMA_GO_EMBED(1) },
+        { "volumeMounts", SCHEMA_MAP_LIST(&schema_volume_mount, "mountPath"), 9, SCHEMA_GO_VALUE | SCHEMA_GO_EMBED(1) },
+        { "volumeDevices", SCHEMA_MAP_LIST(&schema_volume_device, "devicePath"), 21, SCHEMA_GO_VALUE | SCHEMA_GO_EMBED(1) },
+        { "livenessProbe", &schema_probe, 10, SCHEMA_GO_POINTER | SCHEMA_GO_EMBED(1) },
+        { "readinessProbe", &schema_probe, 11, SCHEMA_GO_POINTER | SCHEMA_GO_EMBED(1) },
+        { "startupProbe", &schema_probe, 22, SCHEMA_GO_POINTER | SCHEMA_GO_EMBED(1) },
+        { "lifecycle", &schema_lifecycle, 12, SCHEMA_GO_POINTER | SCHEMA_GO_EMBED(1) },
+        { "terminationMessagePath", &schema_string, 13, SCHEMA_GO_VALUE | SCHEMA_GO_EMBED(1) },
+        { "terminationMessagePolicy", &schema_termination_message_policy, 20, SCHEMA_GO_VALUE | SCHEMA_GO_EMBED(1) },
+        { "imagePullPolicy", &schema_pull_policy, 14, SCHEMA_GO_VALUE | SCHEMA_GO_EMBED(1) },
+        { "securityContext", &schema_security_context, 15, SCHEMA_GO_POINTER | SCHEMA_GO_EMBED(1) },
+        { "stdin", &schema_bool, 16, SCHEMA_GO_VALUE | SCHEMA_GO_EMBED(1) },
+        { "stdinOnce", &schema_bool, 17, SCHEMA_GO_VALUE | SCHEMA_GO_EMBED(1) },
+        { "tty", &schema_bool, 18, SCHEMA_GO_VALUE | SCHEMA_GO_EMBED(1) },
+        { "targetContainerName", &schema_string, 2, SCHEMA_GO_VALUE },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -1156,8 +1156,8 @@ static const struct schema schema_supplemental_groups_policy =
 /* core/v1 Sysctl */
 /* clang-format off */
 static const struct schema_field sysctl_fields[] = {
-        { "name", &schema_string, 0, 0 },
-        { "value", &schema_string, 0, 0 },
+        { "name", &schema_string, 1, SCHEMA_GO_ALWAYS },
+        { "value", &schema_string, 2, SCHEMA_GO_ALWAYS },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -1172,19 +1172,19 @@ static const struct schema schema_pod_se_linux_change_policy =
 /* core/v1 PodSecurityContext */
 /* clang-format off */
 static const struct schema_field pod_security_context_fields[] = {
-        { "seLinuxOptions", &schema_se_linux_options, 0, 0 },
-        { "windowsOptions", &schema_windows_security_context_options, 0, 0 },
-        { "runAsUser", &schema_int64, 0, 0 },
-        { "runAsGroup", &schema_int64, 0, 0 },
-        { "runAsNonRoot", &schema_bool, 0, 0 },
-        { "supplementalGroups", SCHEMA_ATOMIC_LIST(&schema_int64), 0, 0 },
-        { "supplementalGroupsPolicy", &schema_supplemental_groups_policy, 0, 0 },
-        { "fsGroup", &schema_int64, 0, 0 },
-        { "sysctls", SCHEMA_ATOMIC_LIST(&schema_sysctl), 0, 0 },
-        { "fsGroupChangePolicy", &schema_pod_fs_group_change_policy, 0, 0 },
-        { "seccompProfile", &schema_seccomp_profile, 0, 0 },
-        { "appArmorProfile", &schema_app_armor_profile, 0, 0 },
-        { "seLinuxChangePolicy", &schema_pod_se_linux_change_policy, 0, 0 },
+        { "seLinuxOptions", &schema_se_linux_options, 1, SCHEMA_GO_POINTER },
+        { "windowsOptions", &schema_windows_security_context_options, 8, SCHEMA_GO_POINTER },
+        { "runAsUser", &schema_int64, 2, SCHEMA_GO_POINTER },
+        { "runAsGroup", &schema_int64, 6, SCHEMA_GO_POINTER },
+        { "runAsNonRoot", &schema_bool, 3, SCHEMA_GO_POINTER },
+        { "supplementalGroups", SCHEMA_ATOMIC_LIST(&schema_int64), 4, SCHEMA_GO_VALUE },
+        { "supplementalGroupsPolicy", &schema_supplemental_groups_policy, 12, SCHEMA_GO_POINTER },
+        { "fsGroup", &schema_int64, 5, SCHEMA_GO_POINTER },
+        { "sysctls", SCHEMA_ATOMIC_LIST(&schema_sysctl), 7, SCHEMA_GO_VALUE },
+        { "fsGroupChangePolicy", &schema_pod_fs_group_change_policy, 9, SCHEMA_GO_POINTER },
+        { "seccompProfile", &schema_seccomp_profile, 10, SCHEMA_GO_POINTER },
+        { "appArmorProfile", &schema_app_armor_profile, 11, SCHEMA_GO_POINTER },
+        { "seLinuxChangePolicy", &schema_pod_se_linux_change_policy, 13, SCHEMA_GO_POINTER },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -1197,9 +1197,9 @@ static const struct schema schema_node_selector_operator =
 /* core/v1 NodeSelectorRequirement */
 /* clang-format off */
 static const struct schema_field node_selector_requirement_fields[] = {
-        { "key", &schema_string, 0, 0 },
-        { "operator", &schema_node_selector_operator, 0, 0 },
-        { "values", &schema_string_list, 0, 0 },
+        { "key", &schema_string, 1, SCHEMA_GO_ALWAYS },
+        { "operator", &schema_node_selector_operator, 2, SCHEMA_GO_ALWAYS },
+        { "values", &schema_string_list, 3, SCHEMA_GO_VALUE },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -1209,8 +1209,8 @@ static const struct schema schema_node_selector_requirement =
 /* core/v1 NodeSelectorTerm */
 /* clang-format off */
 static const struct schema_field node_selector_term_fields[] = {
-        { "matchExpressions", SCHEMA_ATOMIC_LIST(&schema_node_selector_requirement), 0, 0 },
-        { "matchFields", SCHEMA_ATOMIC_LIST(&schema_node_selector_requirement), 0, 0 },
+        { "matchExpressions", SCHEMA_ATOMIC_LIST(&schema_node_selector_requirement), 1, SCHEMA_GO_VALUE },
+        { "matchFields", SCHEMA_ATOMIC_LIST(&schema_node_selector_requirement), 2, SCHEMA_GO_VALUE },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -1220,7 +1220,7 @@ static const struct schema schema_node_selector_term =
 /* core/v1 NodeSelector */
 /* clang-format off */
 static const struct schema_field node_selector_fields[] = {
-        { "nodeSelectorTerms", SCHEMA_ATOMIC_LIST(&schema_node_selector_term), 0, 0 },
+        { "nodeSelectorTerms", SCHEMA_ATOMIC_LIST(&schema_node_selector_term), 1, SCHEMA_GO_VALUE },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -1229,8 +1229,8 @@ const struct schema schema_node_selector = SCHEMA_STRUCT("NodeSelector", node_se
 /* core/v1 PreferredSchedulingTerm */
 /* clang-format off */
 static const struct schema_field preferred_scheduling_term_fields[] = {
-        { "weight", &schema_int32, 0, 0 },
-        { "preference", &schema_node_selector_term, 0, 0 },
+        { "weight", &schema_int32, 1, SCHEMA_GO_ALWAYS },
+        { "preference", &schema_node_selector_term, 2, SCHEMA_GO_ALWAYS },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -1240,9 +1240,9 @@ static const struct schema schema_preferred_scheduling_term =
 /* core/v1 NodeAffinity */
 /* clang-format off */
 static const struct schema_field node_affinity_fields[] = {
-        { "requiredDuringSchedulingIgnoredDuringExecution", &schema_node_selector, 0, 0 },
+        { "requiredDuringSchedulingIgnoredDuringExecution", &schema_node_selector, 1, SCHEMA_GO_POINTER },
         { "preferredDuringSchedulingIgnoredDuringExecution",
-          SCHEMA_ATOMIC_LIST(&schema_preferred_scheduling_term), 0, 0 },
+          SCHEMA_ATOMIC_LIST(&schema_preferred_scheduling_term), 2, SCHEMA_GO_VALUE },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -1252,12 +1252,12 @@ static const struct schema schema_node_affinity =
 /* core/v1 PodAffinityTerm */
 /* clang-format off */
 static const struct schema_field pod_affinity_term_fields[] = {
-        { "labelSelector", &schema_label_selector, 0, 0 },
-        { "namespaces", &schema_string_list, 0, 0 },
-        { "topologyKey", &schema_string, 0, 0 },
-        { "namespaceSelector", &schema_label_selector, 0, 0 },
-        { "matchLabelKeys", &schema_string_list, 0, 0 },
-        { "mismatchLabelKeys", &schema_string_list, 0, 0 },
+        { "labelSelector", &schema_label_selector, 1, SCHEMA_GO_POINTER },
+        { "namespaces", &schema_string_list, 2, SCHEMA_GO_VALUE },
+        { "topologyKey", &schema_string, 3, SCHEMA_GO_ALWAYS },
+        { "namespaceSelector", &schema_label_selector, 4, SCHEMA_GO_POINTER },
+        { "matchLabelKeys", &schema_string_list, 5, SCHEMA_GO_VALUE },
+        { "mismatchLabelKeys", &schema_string_list, 6, SCHEMA_GO_VALUE },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -1267,8 +1267,8 @@ static const struct schema schema_pod_affinity_term =
 /* core/v1 WeightedPodAffinityTerm */
 /* clang-format off */
 static const struct schema_field weighted_pod_affinity_term_fields[] = {
-        { "weight", &schema_int32, 0, 0 },
-        { "podAffinityTerm", &schema_pod_affinity_term, 0, 0 },
+        { "weight", &schema_int32, 1, SCHEMA_GO_ALWAYS },
+        { "podAffinityTerm", &schema_pod_affinity_term, 2, SCHEMA_GO_ALWAYS },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -1279,9 +1279,9 @@ static const struct schema schema_weighted_pod_affinity_term =
 /* clang-format off */
 static const struct schema_field pod_affinity_fields[] = {
         { "requiredDuringSchedulingIgnoredDuringExecution",
-          SCHEMA_ATOMIC_LIST(&schema_pod_affinity_term), 0, 0 },
+          SCHEMA_ATOMIC_LIST(&schema_pod_affinity_term), 1, SCHEMA_GO_VALUE },
         { "preferredDuringSchedulingIgnoredDuringExecution",
-          SCHEMA_ATOMIC_LIST(&schema_weighted_pod_affinity_term), 0, 0 },
+          SCHEMA_ATOMIC_LIST(&schema_weighted_pod_affinity_term), 2, SCHEMA_GO_VALUE },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -1291,9 +1291,9 @@ static const struct schema schema_pod_affinity = SCHEMA_STRUCT("PodAffinity", po
 /* clang-format off */
 static const struct schema_field pod_anti_affinity_fields[] = {
         { "requiredDuringSchedulingIgnoredDuringExecution",
-          SCHEMA_ATOMIC_LIST(&schema_pod_affinity_term), 0, 0 },
+          SCHEMA_ATOMIC_LIST(&schema_pod_affinity_term), 1, SCHEMA_GO_VALUE },
         { "preferredDuringSchedulingIgnoredDuringExecution",
-          SCHEMA_ATOMIC_LIST(&schema_weighted_pod_affinity_term), 0, 0 },
+          SCHEMA_ATOMIC_LIST(&schema_weighted_pod_affinity_term), 2, SCHEMA_GO_VALUE },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -1303,9 +1303,9 @@ static const struct schema schema_pod_anti_affinity =
 /* core/v1 Affinity */
 /* clang-format off */
 static const struct schema_field affinity_fields[] = {
-        { "nodeAffinity", &schema_node_affinity, 0, 0 },
-        { "podAffinity", &schema_pod_affinity, 0, 0 },
-        { "podAntiAffinity", &schema_pod_anti_affinity, 0, 0 },
+        { "nodeAffinity", &schema_node_affinity, 1, SCHEMA_GO_POINTER },
+        { "podAffinity", &schema_pod_affinity, 2, SCHEMA_GO_POINTER },
+        { "podAntiAffinity", &schema_pod_anti_affinity, 3, SCHEMA_GO_POINTER },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -1317,11 +1317,11 @@ static const struct schema schema_toleration_operator =
 /* core/v1 Toleration */
 /* clang-format off */
 static const struct schema_field toleration_fields[] = {
-        { "key", &schema_string, 0, 0 },
-        { "operator", &schema_toleration_operator, 0, 0 },
-        { "value", &schema_string, 0, 0 },
-        { "effect", &schema_taint_effect, 0, 0 },
-        { "tolerationSeconds", &schema_int64, 0, 0 },
+        { "key", &schema_string, 1, SCHEMA_GO_VALUE },
+        { "operator", &schema_toleration_operator, 2, SCHEMA_GO_VALUE },
+        { "value", &schema_string, 3, SCHEMA_GO_VALUE },
+        { "effect", &schema_taint_effect, 4, SCHEMA_GO_VALUE },
+        { "tolerationSeconds", &schema_int64, 5, SCHEMA_GO_POINTER },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -1330,8 +1330,8 @@ static const struct schema schema_toleration = SCHEMA_STRUCT("Toleration", toler
 /* core/v1 HostAlias */
 /* clang-format off */
 static const struct schema_field host_alias_fields[] = {
-        { "ip", &schema_string, 0, 0 },
-        { "hostnames", &schema_string_list, 0, 0 },
+        { "ip", &schema_string, 1, SCHEMA_GO_ALWAYS },
+        { "hostnames", &schema_string_list, 2, SCHEMA_GO_VALUE },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -1340,8 +1340,8 @@ static const struct schema schema_host_alias = SCHEMA_STRUCT("HostAlias", host_a
 /* core/v1 PodDNSConfigOption */
 /* clang-format off */
 static const struct schema_field pod_dns_config_option_fields[] = {
-        { "name", &schema_string, 0, 0 },
-        { "value", &schema_string, 0, 0 },
+        { "name", &schema_string, 1, SCHEMA_GO_VALUE },
+        { "value", &schema_string, 2, SCHEMA_GO_POINTER },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -1351,9 +1351,9 @@ static const struct schema schema_pod_dns_config_option =
 /* core/v1 PodDNSConfig */
 /* clang-format off */
 static const struct schema_field pod_dns_config_fields[] = {
-        { "nameservers", &schema_string_list, 0, 0 },
-        { "searches", &schema_string_list, 0, 0 },
-        { "options", SCHEMA_ATOMIC_LIST(&schema_pod_dns_config_option), 0, 0 },
+        { "nameservers", &schema_string_list, 1, SCHEMA_GO_VALUE },
+        { "searches", &schema_string_list, 2, SCHEMA_GO_VALUE },
+        { "options", SCHEMA_ATOMIC_LIST(&schema_pod_dns_config_option), 3, SCHEMA_GO_VALUE },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -1366,7 +1366,7 @@ static const struct schema schema_pod_condition_type =
 /* core/v1 PodReadinessGate */
 /* clang-format off */
 static const struct schema_field pod_readiness_gate_fields[] = {
-        { "conditionType", &schema_pod_condition_type, 0, 0 },
+        { "conditionType", &schema_pod_condition_type, 1, SCHEMA_GO_ALWAYS },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -1385,14 +1385,14 @@ static const struct schema schema_node_inclusion_policy =
 /* core/v1 TopologySpreadConstraint */
 /* clang-format off */
 static const struct schema_field topology_spread_constraint_fields[] = {
-        { "maxSkew", &schema_int32, 0, 0 },
-        { "topologyKey", &schema_string, 0, 0 },
-        { "whenUnsatisfiable", &schema_unsatisfiable_constraint_action, 0, 0 },
-        { "labelSelector", &schema_label_selector, 0, 0 },
-        { "minDomains", &schema_int32, 0, 0 },
-        { "nodeAffinityPolicy", &schema_node_inclusion_policy, 0, 0 },
-        { "nodeTaintsPolicy", &schema_node_inclusion_policy, 0, 0 },
-        { "matchLabelKeys", &schema_string_list, 0, 0 },
+        { "maxSkew", &schema_int32, 1, SCHEMA_GO_ALWAYS },
+        { "topologyKey", &schema_string, 2, SCHEMA_GO_ALWAYS },
+        { "whenUnsatisfiable", &schema_unsatisfiable_constraint_action, 3, SCHEMA_GO_ALWAYS },
+        { "labelSelector", &schema_label_selector, 4, SCHEMA_GO_POINTER },
+        { "minDomains", &schema_int32, 5, SCHEMA_GO_POINTER },
+        { "nodeAffinityPolicy", &schema_node_inclusion_policy, 6, SCHEMA_GO_POINTER },
+        { "nodeTaintsPolicy", &schema_node_inclusion_policy, 7, SCHEMA_GO_POINTER },
+        { "matchLabelKeys", &schema_string_list, 8, SCHEMA_GO_VALUE },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -1404,7 +1404,7 @@ static const struct schema schema_os_name = SCHEMA_NAMED(SCHEMA_STRING, "v1.OSNa
 /* core/v1 PodOS */
 /* clang-format off */
 static const struct schema_field pod_os_fields[] = {
-        { "name", &schema_os_name, 0, 0 },
+        { "name", &schema_os_name, 1, SCHEMA_GO_ALWAYS },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -1413,7 +1413,7 @@ static const struct schema schema_pod_os = SCHEMA_STRUCT("PodOS", pod_os_fields)
 /* core/v1 PodSchedulingGate */
 /* clang-format off */
 static const struct schema_field pod_scheduling_gate_fields[] = {
-        { "name", &schema_string, 0, 0 },
+        { "name", &schema_string, 1, SCHEMA_GO_ALWAYS },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -1423,9 +1423,9 @@ static const struct schema schema_pod_scheduling_gate =
 /* core/v1 PodResourceClaim */
 /* clang-format off */
 static const struct schema_field pod_resource_claim_fields[] = {
-        { "name", &schema_string, 0, 0 },
-        { "resourceClaimName", &schema_string, 0, 0 },
-        { "resourceClaimTemplateName", &schema_string, 0, 0 },
+        { "name", &schema_string, 1, SCHEMA_GO_ALWAYS },
+        { "resourceClaimName", &schema_string, 3, SCHEMA_GO_POINTER },
+        { "resourceClaimTemplateName", &schema_string, 4, SCHEMA_GO_POINTER },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -1435,7 +1435,7 @@ static const struct schema schema_pod_resource_claim =
 /* core/v1 PodSchedulingGroup */
 /* clang-format off */
 static const struct schema_field pod_scheduling_group_fields[] = {
-        { "podGroupName", &schema_string, 0, 0 },
+        { "podGroupName", &schema_string, 1, SCHEMA_GO_POINTER },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -1445,8 +1445,8 @@ static const struct schema schema_pod_scheduling_group =
 /* core/v1 EvictionResponder */
 /* clang-format off */
 static const struct schema_field eviction_responder_fields[] = {
-        { "name", &schema_string, 0, 0 },
-        { "priority", &schema_int32, 0, 0 },
+        { "name", &schema_string, 1, SCHEMA_GO_ALWAYS },
+        { "priority", &schema_int32, 2, SCHEMA_GO_POINTER },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -1456,50 +1456,50 @@ static const struct schema schema_eviction_responder =
 /* core/v1 PodSpec */
 /* clang-format off */
 static const struct schema_field pod_spec_fields[] = {
-        { "volumes", SCHEMA_MAP_LIST_RETAIN(&schema_volume, "name"), 0, 0 },
-        { "initContainers", SCHEMA_MAP_LIST(&schema_container, "name"), 0, 0 },
-        { "containers", SCHEMA_MAP_LIST(&schema_container, "name"), 0, 0 },
-        { "ephemeralContainers", SCHEMA_MAP_LIST(&schema_ephemeral_container, "name"), 0, 0 },
-        { "restartPolicy", &schema_restart_policy, 0, 0 },
-        { "terminationGracePeriodSeconds", &schema_int64, 0, 0 },
-        { "activeDeadlineSeconds", &schema_int64, 0, 0 },
-        { "dnsPolicy", &schema_dns_policy, 0, 0 },
-        { "nodeSelector", &schema_string_map, 0, 0 },
-        { "serviceAccountName", &schema_string, 0, 0 },
-        { "serviceAccount", &schema_string, 0, 0 },
-        { "automountServiceAccountToken", &schema_bool, 0, 0 },
-        { "nodeName", &schema_string, 0, 0 },
-        { "hostNetwork", &schema_bool, 0, 0 },
-        { "hostPID", &schema_bool, 0, 0 },
-        { "hostIPC", &schema_bool, 0, 0 },
-        { "shareProcessNamespace", &schema_bool, 0, 0 },
-        { "securityContext", &schema_pod_security_context, 0, 0 },
-        { "imagePullSecrets", SCHEMA_MAP_LIST(&schema_local_object_reference, "name"), 0, 0 },
-        { "hostname", &schema_string, 0, 0 },
-        { "subdomain", &schema_string, 0, 0 },
-        { "affinity", &schema_affinity, 0, 0 },
-        { "schedulerName", &schema_string, 0, 0 },
-        { "tolerations", SCHEMA_ATOMIC_LIST(&schema_toleration), 0, 0 },
-        { "hostAliases", SCHEMA_MAP_LIST(&schema_host_alias, "ip"), 0, 0 },
-        { "priorityClassName", &schema_string, 0, 0 },
-        { "priority", &schema_int32, 0, 0 },
-        { "dnsConfig", &schema_pod_dns_config, 0, 0 },
-        { "readinessGates", SCHEMA_ATOMIC_LIST(&schema_pod_readiness_gate), 0, 0 },
-        { "runtimeClassName", &schema_string, 0, 0 },
-        { "enableServiceLinks", &schema_bool, 0, 0 },
-        { "preemptionPolicy", &schema_preemption_policy, 0, 0 },
-        { "overhead", &schema_resource_list, 0, 0 },
+        { "volumes", SCHEMA_MAP_LIST_RETAIN(&schema_volume, "name"), 1, SCHEMA_GO_VALUE },
+        { "initContainers", SCHEMA_MAP_LIST(&schema_container, "name"), 20, SCHEMA_GO_VALUE },
+        { "containers", SCHEMA_MAP_LIST(&schema_container, "name"), 2, SCHEMA_GO_VALUE },
+        { "ephemeralContainers", SCHEMA_MAP_LIST(&schema_ephemeral_container, "name"), 34, SCHEMA_GO_VALUE },
+        { "restartPolicy", &schema_restart_policy, 3, SCHEMA_GO_VALUE },
+        { "terminationGracePeriodSeconds", &schema_int64, 4, SCHEMA_GO_POINTER },
+        { "activeDeadlineSeconds", &schema_int64, 5, SCHEMA_GO_POINTER },
+        { "dnsPolicy", &schema_dns_policy, 6, SCHEMA_GO_VALUE },
+        { "nodeSelector", &schema_string_map, 7, SCHEMA_GO_VALUE },
+        { "serviceAccountName", &schema_string, 8, SCHEMA_GO_VALUE },
+        { "serviceAccount", &schema_string, 9, SCHEMA_GO_VALUE },
+        { "automountServiceAccountToken", &schema_bool, 21, SCHEMA_GO_POINTER },
+        { "nodeName", &schema_string, 10, SCHEMA_GO_VALUE },
+        { "hostNetwork", &schema_bool, 11, SCHEMA_GO_VALUE },
+        { "hostPID", &schema_bool, 12, SCHEMA_GO_VALUE },
+        { "hostIPC", &schema_bool, 13, SCHEMA_GO_VALUE },
+        { "shareProcessNamespace", &schema_bool, 27, SCHEMA_GO_POINTER },
+        { "securityContext", &schema_pod_security_context, 14, SCHEMA_GO_POINTER },
+        { "imagePullSecrets", SCHEMA_MAP_LIST(&schema_local_object_reference, "name"), 15, SCHEMA_GO_VALUE },
+        { "hostname", &schema_string, 16, SCHEMA_GO_VALUE },
+        { "subdomain", &schema_string, 17, SCHEMA_GO_VALUE },
+        { "affinity", &schema_affinity, 18, SCHEMA_GO_POINTER },
+        { "schedulerName", &schema_string, 19, SCHEMA_GO_VALUE },
+        { "tolerations", SCHEMA_ATOMIC_LIST(&schema_toleration), 22, SCHEMA_GO_VALUE },
+        { "hostAliases", SCHEMA_MAP_LIST(&schema_host_alias, "ip"), 23, SCHEMA_GO_VALUE },
+        { "priorityClassName", &schema_string, 24, SCHEMA_GO_VALUE },
+        { "priority", &schema_int32, 25, SCHEMA_GO_POINTER },
+        { "dnsConfig", &schema_pod_dns_config, 26, SCHEMA_GO_POINTER },
+        { "readinessGates", SCHEMA_ATOMIC_LIST(&schema_pod_readiness_gate), 28, SCHEMA_GO_VALUE },
+        { "runtimeClassName", &schema_string, 29, SCHEMA_GO_POINTER },
+        { "enableServiceLinks", &schema_bool, 30, SCHEMA_GO_POINTER },
+        { "preemptionPolicy", &schema_preemption_policy, 31, SCHEMA_GO_POINTER },
+        { "overhead", &schema_resource_list, 32, SCHEMA_GO_VALUE },
         { "topologySpreadConstraints",
-          SCHEMA_MAP_LIST(&schema_topology_spread_constraint, "topologyKey"), 0, 0 },
-        { "setHostnameAsFQDN", &schema_bool, 0, 0 },
-        { "os", &schema_pod_os, 0, 0 },
-        { "hostUsers", &schema_bool, 0, 0 },
-        { "schedulingGates", SCHEMA_MAP_LIST(&schema_pod_scheduling_gate, "name"), 0, 0 },
-        { "resourceClaims", SCHEMA_MAP_LIST_RETAIN(&schema_pod_resource_claim, "name"), 0, 0 },
-        { "resources", &schema_resource_requirements, 0, 0 },
-        { "hostnameOverride", &schema_string, 0, 0 },
-        { "schedulingGroup", &schema_pod_scheduling_group, 0, 0 },
-        { "evictionResponders", SCHEMA_MAP_LIST(&schema_eviction_responder, "name"), 0, 0 },
+          SCHEMA_MAP_LIST(&schema_topology_spread_constraint, "topologyKey"), 33, SCHEMA_GO_VALUE },
+        { "setHostnameAsFQDN", &schema_bool, 35, SCHEMA_GO_POINTER },
+        { "os", &schema_pod_os, 36, SCHEMA_GO_POINTER },
+        { "hostUsers", &schema_bool, 37, SCHEMA_GO_POINTER },
+        { "schedulingGates", SCHEMA_MAP_LIST(&schema_pod_scheduling_gate, "name"), 38, SCHEMA_GO_VALUE },
+        { "resourceClaims", SCHEMA_MAP_LIST_RETAIN(&schema_pod_resource_claim, "name"), 39, SCHEMA_GO_VALUE },
+        { "resources", &schema_resource_requirements, 40, SCHEMA_GO_POINTER },
+        { "hostnameOverride", &schema_string, 41, SCHEMA_GO_POINTER },
+        { "schedulingGroup", &schema_pod_scheduling_group, 43, SCHEMA_GO_POINTER },
+        { "evictionResponders", SCHEMA_MAP_LIST(&schema_eviction_responder, "name"), 44, SCHEMA_GO_VALUE },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -1510,13 +1510,13 @@ static const struct schema schema_pod_phase = SCHEMA_NAMED(SCHEMA_STRING, "v1.Po
 /* core/v1 PodCondition */
 /* clang-format off */
 static const struct schema_field pod_condition_fields[] = {
-        { "type", &schema_pod_condition_type, 0, 0 },
-        { "observedGeneration", &schema_int64, 0, 0 },
-        { "status", &schema_condition_status, 0, 0 },
-        { "lastProbeTime", &schema_time, 0, 0 },
-        { "lastTransitionTime", &schema_time, 0, 0 },
-        { "reason", &schema_string, 0, 0 },
-        { "message", &schema_string, 0, 0 },
+        { "type", &schema_pod_condition_type, 1, SCHEMA_GO_ALWAYS },
+        { "observedGeneration", &schema_int64, 7, SCHEMA_GO_VALUE },
+        { "status", &schema_condition_status, 2, SCHEMA_GO_ALWAYS },
+        { "lastProbeTime", &schema_time, 3, SCHEMA_GO_VALUE },
+        { "lastTransitionTime", &schema_time, 4, SCHEMA_GO_VALUE },
+        { "reason", &schema_string, 5, SCHEMA_GO_VALUE },
+        { "message", &schema_string, 6, SCHEMA_GO_VALUE },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -1526,7 +1526,7 @@ static const struct schema schema_pod_condition =
 /* core/v1 HostIP */
 /* clang-format off */
 static const struct schema_field host_ip_fields[] = {
-        { "ip", &schema_string, 0, 0 },
+        { "ip", &schema_string, 1, SCHEMA_GO_ALWAYS },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -1535,7 +1535,7 @@ static const struct schema schema_host_ip = SCHEMA_STRUCT("HostIP", host_ip_fiel
 /* core/v1 PodIP */
 /* clang-format off */
 static const struct schema_field pod_ip_fields[] = {
-        { "ip", &schema_string, 0, 0 },
+        { "ip", &schema_string, 1, SCHEMA_GO_ALWAYS },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -1544,8 +1544,8 @@ static const struct schema schema_pod_ip = SCHEMA_STRUCT("PodIP", pod_ip_fields)
 /* core/v1 ContainerStateWaiting */
 /* clang-format off */
 static const struct schema_field container_state_waiting_fields[] = {
-        { "reason", &schema_string, 0, 0 },
-        { "message", &schema_string, 0, 0 },
+        { "reason", &schema_string, 1, SCHEMA_GO_VALUE },
+        { "message", &schema_string, 2, SCHEMA_GO_VALUE },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -1555,7 +1555,7 @@ static const struct schema schema_container_state_waiting =
 /* core/v1 ContainerStateRunning */
 /* clang-format off */
 static const struct schema_field container_state_running_fields[] = {
-        { "startedAt", &schema_time, 0, 0 },
+        { "startedAt", &schema_time, 1, SCHEMA_GO_VALUE },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -1565,13 +1565,13 @@ static const struct schema schema_container_state_running =
 /* core/v1 ContainerStateTerminated */
 /* clang-format off */
 static const struct schema_field container_state_terminated_fields[] = {
-        { "exitCode", &schema_int32, 0, 0 },
-        { "signal", &schema_int32, 0, 0 },
-        { "reason", &schema_string, 0, 0 },
-        { "message", &schema_string, 0, 0 },
-        { "startedAt", &schema_time, 0, 0 },
-        { "finishedAt", &schema_time, 0, 0 },
-        { "containerID", &schema_string, 0, 0 },
+        { "exitCode", &schema_int32, 1, SCHEMA_GO_ALWAYS },
+        { "signal", &schema_int32, 2, SCHEMA_GO_VALUE },
+        { "reason", &schema_string, 3, SCHEMA_GO_VALUE },
+        { "message", &schema_string, 4, SCHEMA_GO_VALUE },
+        { "startedAt", &schema_time, 5, SCHEMA_GO_VALUE },
+        { "finishedAt", &schema_time, 6, SCHEMA_GO_VALUE },
+        { "containerID", &schema_string, 7, SCHEMA_GO_VALUE },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -1581,9 +1581,9 @@ static const struct schema schema_container_state_terminated =
 /* core/v1 ContainerState */
 /* clang-format off */
 static const struct schema_field container_state_fields[] = {
-        { "waiting", &schema_container_state_waiting, 0, 0 },
-        { "running", &schema_container_state_running, 0, 0 },
-        { "terminated", &schema_container_state_terminated, 0, 0 },
+        { "waiting", &schema_container_state_waiting, 1, SCHEMA_GO_POINTER },
+        { "running", &schema_container_state_running, 2, SCHEMA_GO_POINTER },
+        { "terminated", &schema_container_state_terminated, 3, SCHEMA_GO_POINTER },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -1593,7 +1593,7 @@ static const struct schema schema_container_state =
 /* core/v1 ImageVolumeStatus */
 /* clang-format off */
 static const struct schema_field image_volume_status_fields[] = {
-        { "imageRef", &schema_string, 0, 0 },
+        { "imageRef", &schema_string, 1, SCHEMA_GO_VALUE },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -1603,7 +1603,7 @@ static const struct schema schema_image_volume_status =
 /* core/v1 EmptyDirVolumeStatus (KEP-6030: the tmpfs size the kubelet actuated) */
 /* clang-format off */
 static const struct schema_field empty_dir_volume_status_fields[] = {
-        { "sizeLimit", &schema_quantity, 0, 0 },
+        { "sizeLimit", &schema_quantity, 0, 0 }, /* KEP-6030: no upstream number yet */
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -1613,8 +1613,8 @@ static const struct schema schema_empty_dir_volume_status =
 /* core/v1 VolumeStatus (emptyDir from KEP-6030) */
 /* clang-format off */
 static const struct schema_field volume_status_fields[] = {
-        { "image", &schema_image_volume_status, 0, 0 },
-        { "emptyDir", &schema_empty_dir_volume_status, 0, 0 },
+        { "image", &schema_image_volume_status, 1, SCHEMA_GO_POINTER },
+        { "emptyDir", &schema_empty_dir_volume_status, 0, 0 }, /* KEP-6030: no number */
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -1624,11 +1624,11 @@ static const struct schema schema_volume_status =
 /* core/v1 VolumeMountStatus */
 /* clang-format off */
 static const struct schema_field volume_mount_status_fields[] = {
-        { "name", &schema_string, 0, 0 },
-        { "mountPath", &schema_string, 0, 0 },
-        { "readOnly", &schema_bool, 0, 0 },
-        { "recursiveReadOnly", &schema_recursive_read_only_mode, 0, 0 },
-        { "volumeStatus", &schema_volume_status, 0, 0 },
+        { "name", &schema_string, 1, SCHEMA_GO_ALWAYS },
+        { "mountPath", &schema_string, 2, SCHEMA_GO_ALWAYS },
+        { "readOnly", &schema_bool, 3, SCHEMA_GO_VALUE },
+        { "recursiveReadOnly", &schema_recursive_read_only_mode, 4, SCHEMA_GO_POINTER },
+        { "volumeStatus", &schema_volume_status, 5, SCHEMA_GO_POINTER },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -1638,9 +1638,9 @@ static const struct schema schema_volume_mount_status =
 /* core/v1 LinuxContainerUser */
 /* clang-format off */
 static const struct schema_field linux_container_user_fields[] = {
-        { "uid", &schema_int64, 0, 0 },
-        { "gid", &schema_int64, 0, 0 },
-        { "supplementalGroups", SCHEMA_ATOMIC_LIST(&schema_int64), 0, 0 },
+        { "uid", &schema_int64, 1, SCHEMA_GO_ALWAYS },
+        { "gid", &schema_int64, 2, SCHEMA_GO_ALWAYS },
+        { "supplementalGroups", SCHEMA_ATOMIC_LIST(&schema_int64), 3, SCHEMA_GO_VALUE },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -1650,7 +1650,7 @@ static const struct schema schema_linux_container_user =
 /* core/v1 ContainerUser */
 /* clang-format off */
 static const struct schema_field container_user_fields[] = {
-        { "linux", &schema_linux_container_user, 0, 0 },
+        { "linux", &schema_linux_container_user, 1, SCHEMA_GO_POINTER },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -1665,9 +1665,9 @@ static const struct schema schema_resource_health_status =
 /* core/v1 ResourceHealth */
 /* clang-format off */
 static const struct schema_field resource_health_fields[] = {
-        { "resourceID", &schema_resource_id, 0, 0 },
-        { "health", &schema_resource_health_status, 0, 0 },
-        { "message", &schema_string, 0, 0 },
+        { "resourceID", &schema_resource_id, 1, SCHEMA_GO_ALWAYS },
+        { "health", &schema_resource_health_status, 2, SCHEMA_GO_VALUE },
+        { "message", &schema_string, 6, SCHEMA_GO_POINTER },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -1677,8 +1677,8 @@ static const struct schema schema_resource_health =
 /* core/v1 ResourceStatus */
 /* clang-format off */
 static const struct schema_field resource_status_fields[] = {
-        { "name", &schema_resource_name, 0, 0 },
-        { "resources", SCHEMA_ATOMIC_LIST(&schema_resource_health), 0, 0 },
+        { "name", &schema_resource_name, 1, SCHEMA_GO_ALWAYS },
+        { "resources", SCHEMA_ATOMIC_LIST(&schema_resource_health), 2, SCHEMA_GO_VALUE },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -1688,21 +1688,21 @@ static const struct schema schema_resource_status =
 /* core/v1 ContainerStatus */
 /* clang-format off */
 static const struct schema_field container_status_fields[] = {
-        { "name", &schema_string, 0, 0 },
-        { "state", &schema_container_state, 0, 0 },
-        { "lastState", &schema_container_state, 0, 0 },
-        { "ready", &schema_bool, 0, 0 },
-        { "restartCount", &schema_int32, 0, 0 },
-        { "image", &schema_string, 0, 0 },
-        { "imageID", &schema_string, 0, 0 },
-        { "containerID", &schema_string, 0, 0 },
-        { "started", &schema_bool, 0, 0 },
-        { "allocatedResources", &schema_resource_list, 0, 0 },
-        { "resources", &schema_resource_requirements, 0, 0 },
-        { "volumeMounts", SCHEMA_MAP_LIST(&schema_volume_mount_status, "mountPath"), 0, 0 },
-        { "user", &schema_container_user, 0, 0 },
-        { "allocatedResourcesStatus", SCHEMA_MAP_LIST(&schema_resource_status, "name"), 0, 0 },
-        { "stopSignal", &schema_signal, 0, 0 },
+        { "name", &schema_string, 1, SCHEMA_GO_ALWAYS },
+        { "state", &schema_container_state, 2, SCHEMA_GO_VALUE },
+        { "lastState", &schema_container_state, 3, SCHEMA_GO_VALUE },
+        { "ready", &schema_bool, 4, SCHEMA_GO_ALWAYS },
+        { "restartCount", &schema_int32, 5, SCHEMA_GO_ALWAYS },
+        { "image", &schema_string, 6, SCHEMA_GO_ALWAYS },
+        { "imageID", &schema_string, 7, SCHEMA_GO_ALWAYS },
+        { "containerID", &schema_string, 8, SCHEMA_GO_VALUE },
+        { "started", &schema_bool, 9, SCHEMA_GO_POINTER },
+        { "allocatedResources", &schema_resource_list, 10, SCHEMA_GO_VALUE },
+        { "resources", &schema_resource_requirements, 11, SCHEMA_GO_POINTER },
+        { "volumeMounts", SCHEMA_MAP_LIST(&schema_volume_mount_status, "mountPath"), 12, SCHEMA_GO_VALUE },
+        { "user", &schema_container_user, 13, SCHEMA_GO_POINTER },
+        { "allocatedResourcesStatus", SCHEMA_MAP_LIST(&schema_resource_status, "name"), 14, SCHEMA_GO_VALUE },
+        { "stopSignal", &schema_signal, 15, SCHEMA_GO_POINTER },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -1717,8 +1717,8 @@ static const struct schema schema_pod_resize_status =
 /* core/v1 PodResourceClaimStatus */
 /* clang-format off */
 static const struct schema_field pod_resource_claim_status_fields[] = {
-        { "name", &schema_string, 0, 0 },
-        { "resourceClaimName", &schema_string, 0, 0 },
+        { "name", &schema_string, 1, SCHEMA_GO_ALWAYS },
+        { "resourceClaimName", &schema_string, 2, SCHEMA_GO_POINTER },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -1728,9 +1728,9 @@ static const struct schema schema_pod_resource_claim_status =
 /* core/v1 ContainerExtendedResourceRequest */
 /* clang-format off */
 static const struct schema_field container_extended_resource_request_fields[] = {
-        { "containerName", &schema_string, 0, 0 },
-        { "resourceName", &schema_string, 0, 0 },
-        { "requestName", &schema_string, 0, 0 },
+        { "containerName", &schema_string, 1, SCHEMA_GO_ALWAYS },
+        { "resourceName", &schema_string, 2, SCHEMA_GO_ALWAYS },
+        { "requestName", &schema_string, 3, SCHEMA_GO_ALWAYS },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -1740,8 +1740,8 @@ static const struct schema schema_container_extended_resource_request = SCHEMA_S
 /* core/v1 PodExtendedResourceClaimStatus */
 /* clang-format off */
 static const struct schema_field pod_extended_resource_claim_status_fields[] = {
-        { "requestMappings", SCHEMA_ATOMIC_LIST(&schema_container_extended_resource_request), 0, 0 },
-        { "resourceClaimName", &schema_string, 0, 0 },
+        { "requestMappings", SCHEMA_ATOMIC_LIST(&schema_container_extended_resource_request), 1, SCHEMA_GO_VALUE },
+        { "resourceClaimName", &schema_string, 2, SCHEMA_GO_ALWAYS },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -1751,8 +1751,8 @@ static const struct schema schema_pod_extended_resource_claim_status =
 /* core/v1 NodeAllocatableMappedResources */
 /* clang-format off */
 static const struct schema_field node_allocatable_mapped_resources_fields[] = {
-        { "name", &schema_resource_name, 0, 0 },
-        { "quantity", &schema_quantity, 0, 0 },
+        { "name", &schema_resource_name, 1, SCHEMA_GO_ALWAYS },
+        { "quantity", &schema_quantity, 2, SCHEMA_GO_POINTER },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -1762,9 +1762,9 @@ static const struct schema schema_node_allocatable_mapped_resources =
 /* core/v1 NodeAllocatableOverheadResources */
 /* clang-format off */
 static const struct schema_field node_allocatable_overhead_resources_fields[] = {
-        { "name", &schema_resource_name, 0, 0 },
-        { "perPod", &schema_quantity, 0, 0 },
-        { "perContainer", &schema_quantity, 0, 0 },
+        { "name", &schema_resource_name, 1, SCHEMA_GO_ALWAYS },
+        { "perPod", &schema_quantity, 2, SCHEMA_GO_POINTER },
+        { "perContainer", &schema_quantity, 3, SCHEMA_GO_POINTER },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -1774,10 +1774,10 @@ static const struct schema schema_node_allocatable_overhead_resources = SCHEMA_S
 /* core/v1 NodeAllocatableResourceClaimStatus */
 /* clang-format off */
 static const struct schema_field node_allocatable_resource_claim_status_fields[] = {
-        { "resourceClaimName", &schema_string, 0, 0 },
-        { "containers", &schema_string_list, 0, 0 },
-        { "mapping", SCHEMA_MAP_LIST(&schema_node_allocatable_mapped_resources, "name"), 0, 0 },
-        { "overhead", SCHEMA_MAP_LIST(&schema_node_allocatable_overhead_resources, "name"), 0, 0 },
+        { "resourceClaimName", &schema_string, 1, SCHEMA_GO_ALWAYS },
+        { "containers", &schema_string_list, 2, SCHEMA_GO_VALUE },
+        { "mapping", SCHEMA_MAP_LIST(&schema_node_allocatable_mapped_resources, "name"), 4, SCHEMA_GO_VALUE },
+        { "overhead", SCHEMA_MAP_LIST(&schema_node_allocatable_overhead_resources, "name"), 5, SCHEMA_GO_VALUE },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -1790,9 +1790,9 @@ static const struct schema schema_volume_health_status_type =
 /* core/v1 VolumeHealthCondition */
 /* clang-format off */
 static const struct schema_field volume_health_condition_fields[] = {
-        { "status", &schema_volume_health_status_type, 0, 0 },
-        { "reason", &schema_string, 0, 0 },
-        { "message", &schema_string, 0, 0 },
+        { "status", &schema_volume_health_status_type, 1, SCHEMA_GO_ALWAYS },
+        { "reason", &schema_string, 2, SCHEMA_GO_ALWAYS },
+        { "message", &schema_string, 3, SCHEMA_GO_VALUE },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -1802,9 +1802,9 @@ static const struct schema schema_volume_health_condition =
 /* core/v1 PodVolumeHealth */
 /* clang-format off */
 static const struct schema_field pod_volume_health_fields[] = {
-        { "name", &schema_string, 0, 0 },
-        { "healthConditions", SCHEMA_MAP_LIST(&schema_volume_health_condition, "status"), 0, 0 },
-        { "lastTransitionTime", &schema_time, 0, 0 },
+        { "name", &schema_string, 1, SCHEMA_GO_ALWAYS },
+        { "healthConditions", SCHEMA_MAP_LIST(&schema_volume_health_condition, "status"), 2, SCHEMA_GO_VALUE },
+        { "lastTransitionTime", &schema_time, 3, SCHEMA_GO_VALUE },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -1814,30 +1814,30 @@ static const struct schema schema_pod_volume_health =
 /* core/v1 PodStatus */
 /* clang-format off */
 static const struct schema_field pod_status_fields[] = {
-        { "observedGeneration", &schema_int64, 0, 0 },
-        { "phase", &schema_pod_phase, 0, 0 },
-        { "conditions", SCHEMA_MAP_LIST(&schema_pod_condition, "type"), 0, 0 },
-        { "message", &schema_string, 0, 0 },
-        { "reason", &schema_string, 0, 0 },
-        { "nominatedNodeName", &schema_string, 0, 0 },
-        { "hostIP", &schema_string, 0, 0 },
-        { "hostIPs", SCHEMA_MAP_LIST(&schema_host_ip, "ip"), 0, 0 },
-        { "podIP", &schema_string, 0, 0 },
-        { "podIPs", SCHEMA_MAP_LIST(&schema_pod_ip, "ip"), 0, 0 },
-        { "startTime", &schema_time, 0, 0 },
-        { "initContainerStatuses", SCHEMA_ATOMIC_LIST(&schema_container_status), 0, 0 },
-        { "containerStatuses", SCHEMA_ATOMIC_LIST(&schema_container_status), 0, 0 },
-        { "qosClass", &schema_pod_qos_class, 0, 0 },
-        { "ephemeralContainerStatuses", SCHEMA_ATOMIC_LIST(&schema_container_status), 0, 0 },
-        { "resize", &schema_pod_resize_status, 0, 0 },
+        { "observedGeneration", &schema_int64, 17, SCHEMA_GO_VALUE },
+        { "phase", &schema_pod_phase, 1, SCHEMA_GO_VALUE },
+        { "conditions", SCHEMA_MAP_LIST(&schema_pod_condition, "type"), 2, SCHEMA_GO_VALUE },
+        { "message", &schema_string, 3, SCHEMA_GO_VALUE },
+        { "reason", &schema_string, 4, SCHEMA_GO_VALUE },
+        { "nominatedNodeName", &schema_string, 11, SCHEMA_GO_VALUE },
+        { "hostIP", &schema_string, 5, SCHEMA_GO_VALUE },
+        { "hostIPs", SCHEMA_MAP_LIST(&schema_host_ip, "ip"), 16, SCHEMA_GO_VALUE },
+        { "podIP", &schema_string, 6, SCHEMA_GO_VALUE },
+        { "podIPs", SCHEMA_MAP_LIST(&schema_pod_ip, "ip"), 12, SCHEMA_GO_VALUE },
+        { "startTime", &schema_time, 7, SCHEMA_GO_POINTER },
+        { "initContainerStatuses", SCHEMA_ATOMIC_LIST(&schema_container_status), 10, SCHEMA_GO_VALUE },
+        { "containerStatuses", SCHEMA_ATOMIC_LIST(&schema_container_status), 8, SCHEMA_GO_VALUE },
+        { "qosClass", &schema_pod_qos_class, 9, SCHEMA_GO_VALUE },
+        { "ephemeralContainerStatuses", SCHEMA_ATOMIC_LIST(&schema_container_status), 13, SCHEMA_GO_VALUE },
+        { "resize", &schema_pod_resize_status, 14, SCHEMA_GO_VALUE },
         { "resourceClaimStatuses",
-          SCHEMA_MAP_LIST_RETAIN(&schema_pod_resource_claim_status, "name"), 0, 0 },
-        { "extendedResourceClaimStatus", &schema_pod_extended_resource_claim_status, 0, 0 },
-        { "allocatedResources", &schema_resource_list, 0, 0 },
-        { "resources", &schema_resource_requirements, 0, 0 },
+          SCHEMA_MAP_LIST_RETAIN(&schema_pod_resource_claim_status, "name"), 15, SCHEMA_GO_VALUE },
+        { "extendedResourceClaimStatus", &schema_pod_extended_resource_claim_status, 18, SCHEMA_GO_POINTER },
+        { "allocatedResources", &schema_resource_list, 19, SCHEMA_GO_VALUE },
+        { "resources", &schema_resource_requirements, 20, SCHEMA_GO_POINTER },
         { "nodeAllocatableResourceClaimStatuses",
-          SCHEMA_MAP_LIST(&schema_node_allocatable_resource_claim_status, "resourceClaimName"), 0, 0 },
-        { "volumeHealth", SCHEMA_ATOMIC_LIST(&schema_pod_volume_health), 0, 0 },
+          SCHEMA_MAP_LIST(&schema_node_allocatable_resource_claim_status, "resourceClaimName"), 21, SCHEMA_GO_VALUE },
+        { "volumeHealth", SCHEMA_ATOMIC_LIST(&schema_pod_volume_health), 22, SCHEMA_GO_VALUE },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -1846,11 +1846,11 @@ static const struct schema schema_pod_status = SCHEMA_STRUCT("PodStatus", pod_st
 /* core/v1 Pod */
 /* clang-format off */
 static const struct schema_field pod_fields[] = {
-        { "kind", &schema_string, 0, 0 },
-        { "apiVersion", &schema_string, 0, 0 },
-        { "metadata", &schema_object_meta, 0, 0 },
-        { "spec", &schema_pod_spec, 0, 0 },
-        { "status", &schema_pod_status, 0, 0 },
+        { "kind", &schema_string, 0, 0 }, /* TypeMeta: the envelope carries it */
+        { "apiVersion", &schema_string, 0, 0 }, /* TypeMeta: the envelope carries it */
+        { "metadata", &schema_object_meta, 1, SCHEMA_GO_VALUE },
+        { "spec", &schema_pod_spec, 2, SCHEMA_GO_VALUE },
+        { "status", &schema_pod_status, 3, SCHEMA_GO_VALUE },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */

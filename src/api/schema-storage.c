@@ -18,8 +18,8 @@ static const struct schema schema_volume_binding_mode =
 /* core/v1 TopologySelectorLabelRequirement */
 /* clang-format off */
 static const struct schema_field topology_selector_label_requirement_fields[] = {
-        { "key", &schema_string, 0, 0 },
-        { "values", &schema_string_list, 0, 0 },
+        { "key", &schema_string, 1, SCHEMA_GO_ALWAYS },
+        { "values", &schema_string_list, 2, SCHEMA_GO_VALUE },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -29,7 +29,7 @@ static const struct schema schema_topology_selector_label_requirement = SCHEMA_S
 /* core/v1 TopologySelectorTerm */
 /* clang-format off */
 static const struct schema_field topology_selector_term_fields[] = {
-        { "matchLabelExpressions", SCHEMA_ATOMIC_LIST(&schema_topology_selector_label_requirement), 0, 0 },
+        { "matchLabelExpressions", SCHEMA_ATOMIC_LIST(&schema_topology_selector_label_requirement), 1, SCHEMA_GO_VALUE },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -39,16 +39,16 @@ static const struct schema schema_topology_selector_term =
 /* storage/v1 StorageClass: no spec, the fields sit beside metadata. */
 /* clang-format off */
 static const struct schema_field storage_class_fields[] = {
-        { "kind", &schema_string, 0, 0 },
-        { "apiVersion", &schema_string, 0, 0 },
-        { "metadata", &schema_object_meta, 0, 0 },
-        { "provisioner", &schema_string, 0, 0 },
-        { "parameters", &schema_string_map, 0, 0 },
-        { "reclaimPolicy", &schema_reclaim_policy, 0, 0 },
-        { "mountOptions", &schema_string_list, 0, 0 },
-        { "allowVolumeExpansion", &schema_bool, 0, 0 },
-        { "volumeBindingMode", &schema_volume_binding_mode, 0, 0 },
-        { "allowedTopologies", SCHEMA_ATOMIC_LIST(&schema_topology_selector_term), 0, 0 },
+        { "kind", &schema_string, 0, 0 }, /* TypeMeta: the envelope carries it */
+        { "apiVersion", &schema_string, 0, 0 }, /* TypeMeta: the envelope carries it */
+        { "metadata", &schema_object_meta, 1, SCHEMA_GO_VALUE },
+        { "provisioner", &schema_string, 2, SCHEMA_GO_ALWAYS },
+        { "parameters", &schema_string_map, 3, SCHEMA_GO_VALUE },
+        { "reclaimPolicy", &schema_reclaim_policy, 4, SCHEMA_GO_POINTER },
+        { "mountOptions", &schema_string_list, 5, SCHEMA_GO_VALUE },
+        { "allowVolumeExpansion", &schema_bool, 6, SCHEMA_GO_POINTER },
+        { "volumeBindingMode", &schema_volume_binding_mode, 7, SCHEMA_GO_POINTER },
+        { "allowedTopologies", SCHEMA_ATOMIC_LIST(&schema_topology_selector_term), 8, SCHEMA_GO_VALUE },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -59,8 +59,8 @@ const struct schema schema_storage_class = SCHEMA_STRUCT("StorageClass", storage
 /* core/v1 LocalVolumeSource */
 /* clang-format off */
 static const struct schema_field local_fields[] = {
-        { "path", &schema_string, 0, 0 },
-        { "fsType", &schema_string, 0, 0 },
+        { "path", &schema_string, 1, SCHEMA_GO_ALWAYS },
+        { "fsType", &schema_string, 2, SCHEMA_GO_POINTER },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -69,8 +69,8 @@ static const struct schema schema_local = SCHEMA_STRUCT("LocalVolumeSource", loc
 /* core/v1 SecretReference */
 /* clang-format off */
 static const struct schema_field secret_reference_fields[] = {
-        { "name", &schema_string, 0, 0 },
-        { "namespace", &schema_string, 0, 0 },
+        { "name", &schema_string, 1, SCHEMA_GO_VALUE },
+        { "namespace", &schema_string, 2, SCHEMA_GO_VALUE },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -80,16 +80,16 @@ static const struct schema schema_secret_reference =
 /* core/v1 CSIPersistentVolumeSource */
 /* clang-format off */
 static const struct schema_field csi_fields[] = {
-        { "driver", &schema_string, 0, 0 },
-        { "volumeHandle", &schema_string, 0, 0 },
-        { "readOnly", &schema_bool, 0, 0 },
-        { "fsType", &schema_string, 0, 0 },
-        { "volumeAttributes", &schema_string_map, 0, 0 },
-        { "controllerPublishSecretRef", &schema_secret_reference, 0, 0 },
-        { "nodeStageSecretRef", &schema_secret_reference, 0, 0 },
-        { "nodePublishSecretRef", &schema_secret_reference, 0, 0 },
-        { "controllerExpandSecretRef", &schema_secret_reference, 0, 0 },
-        { "nodeExpandSecretRef", &schema_secret_reference, 0, 0 },
+        { "driver", &schema_string, 1, SCHEMA_GO_ALWAYS },
+        { "volumeHandle", &schema_string, 2, SCHEMA_GO_ALWAYS },
+        { "readOnly", &schema_bool, 3, SCHEMA_GO_VALUE },
+        { "fsType", &schema_string, 4, SCHEMA_GO_VALUE },
+        { "volumeAttributes", &schema_string_map, 5, SCHEMA_GO_VALUE },
+        { "controllerPublishSecretRef", &schema_secret_reference, 6, SCHEMA_GO_POINTER },
+        { "nodeStageSecretRef", &schema_secret_reference, 7, SCHEMA_GO_POINTER },
+        { "nodePublishSecretRef", &schema_secret_reference, 8, SCHEMA_GO_POINTER },
+        { "controllerExpandSecretRef", &schema_secret_reference, 9, SCHEMA_GO_POINTER },
+        { "nodeExpandSecretRef", &schema_secret_reference, 10, SCHEMA_GO_POINTER },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -98,7 +98,7 @@ static const struct schema schema_csi = SCHEMA_STRUCT("CSIPersistentVolumeSource
 /* core/v1 VolumeNodeAffinity */
 /* clang-format off */
 static const struct schema_field volume_node_affinity_fields[] = {
-        { "required", &schema_node_selector, 0, 0 },
+        { "required", &schema_node_selector, 1, SCHEMA_GO_POINTER },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -108,18 +108,18 @@ static const struct schema schema_volume_node_affinity =
 /* core/v1 PersistentVolumeSpec, with the PersistentVolumeSource members flexlet serves inline */
 /* clang-format off */
 static const struct schema_field persistent_volume_spec_fields[] = {
-        { "capacity", &schema_resource_list, 0, 0 },
-        { "hostPath", &schema_host_path_volume_source, 0, 0 },
-        { "local", &schema_local, 0, 0 },
-        { "csi", &schema_csi, 0, 0 },
-        { "accessModes", SCHEMA_ATOMIC_LIST(&schema_persistent_volume_access_mode), 0, 0 },
-        { "claimRef", &schema_object_reference, 0, 0 },
-        { "persistentVolumeReclaimPolicy", &schema_reclaim_policy, 0, 0 },
-        { "storageClassName", &schema_string, 0, 0 },
-        { "mountOptions", &schema_string_list, 0, 0 },
-        { "volumeMode", &schema_persistent_volume_mode, 0, 0 },
-        { "nodeAffinity", &schema_volume_node_affinity, 0, 0 },
-        { "volumeAttributesClassName", &schema_string, 0, 0 },
+        { "capacity", &schema_resource_list, 1, SCHEMA_GO_VALUE },
+        { "hostPath", &schema_host_path_volume_source, 3, SCHEMA_GO_POINTER | SCHEMA_GO_EMBED(2) },
+        { "local", &schema_local, 20, SCHEMA_GO_POINTER | SCHEMA_GO_EMBED(2) },
+        { "csi", &schema_csi, 22, SCHEMA_GO_POINTER | SCHEMA_GO_EMBED(2) },
+        { "accessModes", SCHEMA_ATOMIC_LIST(&schema_persistent_volume_access_mode), 3, SCHEMA_GO_VALUE },
+        { "claimRef", &schema_object_reference, 4, SCHEMA_GO_POINTER },
+        { "persistentVolumeReclaimPolicy", &schema_reclaim_policy, 5, SCHEMA_GO_VALUE },
+        { "storageClassName", &schema_string, 6, SCHEMA_GO_VALUE },
+        { "mountOptions", &schema_string_list, 7, SCHEMA_GO_VALUE },
+        { "volumeMode", &schema_persistent_volume_mode, 8, SCHEMA_GO_POINTER },
+        { "nodeAffinity", &schema_volume_node_affinity, 9, SCHEMA_GO_POINTER },
+        { "volumeAttributesClassName", &schema_string, 10, SCHEMA_GO_POINTER },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -132,10 +132,10 @@ static const struct schema schema_persistent_volume_phase =
 /* core/v1 PersistentVolumeStatus */
 /* clang-format off */
 static const struct schema_field persistent_volume_status_fields[] = {
-        { "phase", &schema_persistent_volume_phase, 0, 0 },
-        { "message", &schema_string, 0, 0 },
-        { "reason", &schema_string, 0, 0 },
-        { "lastPhaseTransitionTime", &schema_time, 0, 0 },
+        { "phase", &schema_persistent_volume_phase, 1, SCHEMA_GO_VALUE },
+        { "message", &schema_string, 2, SCHEMA_GO_VALUE },
+        { "reason", &schema_string, 3, SCHEMA_GO_VALUE },
+        { "lastPhaseTransitionTime", &schema_time, 4, SCHEMA_GO_POINTER },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -145,11 +145,11 @@ static const struct schema schema_persistent_volume_status =
 /* core/v1 PersistentVolume */
 /* clang-format off */
 static const struct schema_field persistent_volume_fields[] = {
-        { "kind", &schema_string, 0, 0 },
-        { "apiVersion", &schema_string, 0, 0 },
-        { "metadata", &schema_object_meta, 0, 0 },
-        { "spec", &schema_persistent_volume_spec, 0, 0 },
-        { "status", &schema_persistent_volume_status, 0, 0 },
+        { "kind", &schema_string, 0, 0 }, /* TypeMeta: the envelope carries it */
+        { "apiVersion", &schema_string, 0, 0 }, /* TypeMeta: the envelope carries it */
+        { "metadata", &schema_object_meta, 1, SCHEMA_GO_VALUE },
+        { "spec", &schema_persistent_volume_spec, 2, SCHEMA_GO_VALUE },
+        { "status", &schema_persistent_volume_status, 3, SCHEMA_GO_VALUE },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -174,12 +174,12 @@ static const struct schema schema_claim_resource_statuses = {
 /* core/v1 PersistentVolumeClaimCondition */
 /* clang-format off */
 static const struct schema_field claim_condition_fields[] = {
-        { "type", &schema_claim_condition_type, 0, 0 },
-        { "status", &schema_condition_status, 0, 0 },
-        { "lastProbeTime", &schema_time, 0, 0 },
-        { "lastTransitionTime", &schema_time, 0, 0 },
-        { "reason", &schema_string, 0, 0 },
-        { "message", &schema_string, 0, 0 },
+        { "type", &schema_claim_condition_type, 1, SCHEMA_GO_ALWAYS },
+        { "status", &schema_condition_status, 2, SCHEMA_GO_ALWAYS },
+        { "lastProbeTime", &schema_time, 3, SCHEMA_GO_VALUE },
+        { "lastTransitionTime", &schema_time, 4, SCHEMA_GO_VALUE },
+        { "reason", &schema_string, 5, SCHEMA_GO_VALUE },
+        { "message", &schema_string, 6, SCHEMA_GO_VALUE },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -192,8 +192,8 @@ static const struct schema schema_modify_volume_status_value =
 /* core/v1 ModifyVolumeStatus */
 /* clang-format off */
 static const struct schema_field modify_volume_status_fields[] = {
-        { "targetVolumeAttributesClassName", &schema_string, 0, 0 },
-        { "status", &schema_modify_volume_status_value, 0, 0 },
+        { "targetVolumeAttributesClassName", &schema_string, 1, SCHEMA_GO_VALUE },
+        { "status", &schema_modify_volume_status_value, 2, SCHEMA_GO_ALWAYS },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -203,14 +203,14 @@ static const struct schema schema_modify_volume_status =
 /* core/v1 PersistentVolumeClaimStatus */
 /* clang-format off */
 static const struct schema_field persistent_volume_claim_status_fields[] = {
-        { "phase", &schema_claim_phase, 0, 0 },
-        { "accessModes", SCHEMA_ATOMIC_LIST(&schema_persistent_volume_access_mode), 0, 0 },
-        { "capacity", &schema_resource_list, 0, 0 },
-        { "conditions", SCHEMA_MAP_LIST(&schema_claim_condition, "type"), 0, 0 },
-        { "allocatedResources", &schema_resource_list, 0, 0 },
-        { "allocatedResourceStatuses", &schema_claim_resource_statuses, 0, 0 },
-        { "currentVolumeAttributesClassName", &schema_string, 0, 0 },
-        { "modifyVolumeStatus", &schema_modify_volume_status, 0, 0 },
+        { "phase", &schema_claim_phase, 1, SCHEMA_GO_VALUE },
+        { "accessModes", SCHEMA_ATOMIC_LIST(&schema_persistent_volume_access_mode), 2, SCHEMA_GO_VALUE },
+        { "capacity", &schema_resource_list, 3, SCHEMA_GO_VALUE },
+        { "conditions", SCHEMA_MAP_LIST(&schema_claim_condition, "type"), 4, SCHEMA_GO_VALUE },
+        { "allocatedResources", &schema_resource_list, 5, SCHEMA_GO_VALUE },
+        { "allocatedResourceStatuses", &schema_claim_resource_statuses, 7, SCHEMA_GO_VALUE },
+        { "currentVolumeAttributesClassName", &schema_string, 8, SCHEMA_GO_POINTER },
+        { "modifyVolumeStatus", &schema_modify_volume_status, 9, SCHEMA_GO_POINTER },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
@@ -220,11 +220,11 @@ static const struct schema schema_persistent_volume_claim_status =
 /* core/v1 PersistentVolumeClaim */
 /* clang-format off */
 static const struct schema_field persistent_volume_claim_fields[] = {
-        { "kind", &schema_string, 0, 0 },
-        { "apiVersion", &schema_string, 0, 0 },
-        { "metadata", &schema_object_meta, 0, 0 },
-        { "spec", &schema_persistent_volume_claim_spec, 0, 0 },
-        { "status", &schema_persistent_volume_claim_status, 0, 0 },
+        { "kind", &schema_string, 0, 0 }, /* TypeMeta: the envelope carries it */
+        { "apiVersion", &schema_string, 0, 0 }, /* TypeMeta: the envelope carries it */
+        { "metadata", &schema_object_meta, 1, SCHEMA_GO_VALUE },
+        { "spec", &schema_persistent_volume_claim_spec, 2, SCHEMA_GO_VALUE },
+        { "status", &schema_persistent_volume_claim_status, 3, SCHEMA_GO_VALUE },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */

@@ -76,6 +76,9 @@ const struct schema *schema_for_kind(const char *kind)
                 { "ConfigMap", &schema_config_map },
                 { "Secret", &schema_secret },
                 { "ServiceAccount", &schema_service_account },
+                { "StorageClass", &schema_storage_class },
+                { "PersistentVolume", &schema_persistent_volume },
+                { "PersistentVolumeClaim", &schema_persistent_volume_claim },
         };
 
         if (!kind)

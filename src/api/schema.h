@@ -70,17 +70,40 @@ enum schema_go_field {
 };
 
 /* pb is the field's number in upstream's generated.proto (k8s.io/api, k8s.io/apimachinery);
- * 0 for a field that has no protobuf form. */
+ * 0 for a field that has no protobuf form: the TypeMeta fields kind and apiVersion (the
+ * protobuf envelope carries them, runtime.Unknown's typeMeta) and flexlet's fields that no
+ * upstream release has numbered yet (KEP-6030's emptyDir volume status), which the protobuf form
+ * leaves out.
+ *
+ * `go | SCHEMA_GO_EMBED(n)` marks a field of an embedded Go struct that JSON flattens but
+ * protobuf nests (`VolumeSource json:",inline" protobuf:"bytes,2,opt,name=volumeSource"`): the
+ * field is number pb inside the embedded message, which is field n of this struct. Embedded
+ * structs: Volume.volumeSource (2), PersistentVolumeSpec.persistentVolumeSource (1),
+ * Probe.handler (1), EphemeralContainer.ephemeralContainerCommon (1) and every
+ * LocalObjectReference (1) of the ConfigMap/Secret selectors, sources and projections.
+ *
+ * The numbers and Go kinds come from the struct tags in k8s.io/api v0.33.9 (core/v1, storage/v1
+ * types.go) and k8s.io/apimachinery v0.33.9 (pkg/apis/meta/v1 types.go); fields flexlet serves
+ * that are newer than 1.33 (podCertificate projections, fileKeyRef, restartPolicyRules,
+ * hostnameOverride, the user/defaultUser and mode volume fields, ListMeta.shardInfo, …) take
+ * theirs from k8s.io/api and k8s.io/apimachinery master as of 2026-07-24, where they first
+ * appear. Field numbers never change once released, so the two agree. */
 struct schema_field {
         const char *name;
         const struct schema *schema;
         unsigned short pb;
-        unsigned char go; /* enum schema_go_field */
+        unsigned char go; /* enum schema_go_field, | SCHEMA_GO_EMBED(n) */
 };
 
 /* go_type of a Go []byte (SCHEMA_STRING): base64 on the JSON wire, checked by schema_check
  * with Go's "illegal base64 data at input byte N"; raw bytes on the protobuf wire. */
 #define SCHEMA_GO_BYTES "[]byte"
+/* Bits 2..7 of schema_field.go: the number (1..63) of the embedded message holding the field. */
+#define SCHEMA_GO_EMBED(n) ((n) << 2)
+/* The enum schema_go_field part of f->go, and the embedded message's number (0: none). */
+#define SCHEMA_FIELD_GO(f)    ((enum schema_go_field)((f)->go & 3))
+#define SCHEMA_FIELD_EMBED(f) ((unsigned) ((f)->go >> 2))
+
 /* go_type of a metav1.MicroTime (SCHEMA_TIME). */
 #define SCHEMA_GO_MICRO_TIME "v1.MicroTime"
 /* Deepest nesting schema_check walks; deeper values fail with -EINVAL. */

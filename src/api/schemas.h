@@ -20,9 +20,18 @@ extern const struct schema schema_storage_class, schema_persistent_volume,
 /* core/v1 ConfigMap, Secret and ServiceAccount. */
 extern const struct schema schema_config_map, schema_secret, schema_service_account;
 
-/* "Pod", "Node", "Event", "Namespace", "ConfigMap", "Secret", "ServiceAccount": the kind's
- * schema; NULL for any other kind. */
+/* "Pod", "Node", "Event", "Namespace", "StorageClass", "PersistentVolume",
+ * "PersistentVolumeClaim", "ConfigMap", "Secret", "ServiceAccount": the kind's schema; NULL for
+ * any other kind. */
 const struct schema *schema_for_kind(const char *kind);
+
+/* ---- the wire's own shapes (api/schema-wire.c) ---- */
+/* meta/v1 Status, StatusDetails, StatusCause. */
+extern const struct schema schema_status, schema_status_details, schema_status_cause;
+/* "<Kind>List" for every kind schema_for_kind knows: {kind, apiVersion, metadata (ListMeta, pb 1),
+ * items ([]<Kind>, pb 2)}; NULL for anything else. Built once per kind and never freed (the
+ * pointer stays valid); safe from any thread. */
+const struct schema *schema_list_for_kind(const char *list_kind);
 
 /* ---- meta/v1 ---- */
 extern const struct schema schema_object_meta, schema_list_meta, schema_type_meta,

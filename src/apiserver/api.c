@@ -10,8 +10,10 @@
 #include "apiserver/admission-pod-security.h"
 #include "apiserver/apiserver-internal.h"
 #include "apiserver/discovery.h"
+#include "apiserver/negotiate.h"
 #include "apiserver/pki.h"
 #include "apiserver/status.h"
+#include "apiserver/wire.h"
 #include "base/alloc.h"
 #include "base/metrics.h"
 #include "base/timeutil.h"
@@ -156,20 +158,6 @@ static int parse_target(const char *group, char **seg, int n, struct api_target 
         return 0;
 }
 
-/* K8S: the media types kube-apiserver decodes a create or update body from (protobuf is not
- * served yet); anything else, a missing Content-Type included (Go's handler takes it as
- * application/octet-stream), is 415. Parameters (";charset=utf-8") do not count. */
-static bool is_decodable_body_type(const char *content_type)
-{
-        static const char *const types[] = { "application/json", "application/yaml" };
-        size_t n = content_type ? strcspn(content_type, "; \t") : 0;
-
-        for (size_t i = 0; i < ARRAY_SIZE(types); i++)
-                if (n == strlen(types[i]) && strncasecmp(content_type, types[i], n) == 0)
-                        return true;
-        return false;
-}
-
 /* K8S: the verb label of apiserver_request_total (CleanVerb): LIST and WATCH for collection
  * reads, DELETECOLLECTION, else the method. */
 static const char *metric_verb(const struct api_target *t, const struct http_request *req)
@@ -227,17 +215,79 @@ static void count_request(struct apiserver *s, const struct api_target *t,
 static void dispatch_resource(struct apiserver *s, const struct api_target *target,
                               const struct http_request *req, struct http_response *resp);
 
+static bool is_watch(const struct http_request *req)
+{
+        const char *w = http_request_query(req, "watch");
+        return w && (streq(w, "true") || streq(w, "1"));
+}
+
+/* K8S: the create and update handlers decode the body by its Content-Type
+ * (NegotiateInputSerializer): JSON and YAML go to the registry as they are; a protobuf body is
+ * decoded here into the JSON the registry reads, so the rest is one path. Writes the answer and
+ * returns < 0 when the body cannot be taken; *ret_json is the transcoded body, if any. */
+static int decode_body(const struct api_target *t, const struct http_request *req,
+                       struct http_response *resp, char **ret_json)
+{
+        cleanup_error struct error *err = NULL;
+        enum api_media media;
+
+        *ret_json = NULL;
+        if (!streq(req->method, "POST") && !streq(req->method, "PUT"))
+                return 0;
+        if (negotiate_input(req->content_type, &media) < 0) {
+                status_respond(resp, EPROTONOSUPPORT, negotiate_unsupported_message(), NULL);
+                return -EPROTONOSUPPORT;
+        }
+        if (media != API_MEDIA_PROTOBUF || t->sub == API_SUB_LOG)
+                return 0;
+        if (req->body_len == 0) {
+                status_respond(resp, EINVAL, "the body of the request was empty", NULL);
+                return -EINVAL;
+        }
+        if (wire_body_to_json(t->res, req->body, req->body_len, ret_json, &err) < 0) {
+                status_respond(resp, EINVAL, err->message, NULL);
+                return -EINVAL;
+        }
+        return 0;
+}
+
 static void route_resource(struct apiserver *s, const char *group, char **seg, int n,
                            const struct http_request *req, struct http_response *resp)
 {
         struct api_target t;
+        struct api_output out = { .media = API_MEDIA_JSON };
         int64_t t0 = time_monotonic_ms();
+        cleanup_free char *json_body = NULL;
+        struct http_request jreq;
 
         if (parse_target(group, seg, n, &t) < 0) {
                 status_respond(resp, ENOENT, NOT_FOUND_MESSAGE, NULL);
                 return;
         }
-        dispatch_resource(s, &t, req, resp);
+        /* K8S: every resource response is negotiated (NegotiateOutputMediaType; watches
+         * NegotiateOutputStreamSerializer); the log subresource writes text of its own */
+        if (t.sub != API_SUB_LOG && negotiate_output(req->accept, is_watch(req), &out) < 0) {
+                status_respond(resp, ENOMSG, negotiate_not_acceptable_message(is_watch(req)), NULL);
+                count_request(s, &t, req, resp, t0);
+                return;
+        }
+        if (decode_body(&t, req, resp, &json_body) == 0) {
+                jreq = *req;
+                if (json_body) {
+                        jreq.body = json_body;
+                        jreq.body_len = strlen(json_body);
+                        jreq.content_type = MEDIA_JSON;
+                }
+                /* the JSON text of the answer would be thrown away */
+                resp->defer_json = out.media == API_MEDIA_PROTOBUF;
+                dispatch_resource(s, &t, &jreq, resp);
+        }
+        if (out.media == API_MEDIA_PROTOBUF)
+                wire_response_to_protobuf(t.res, resp);
+        else if (out.media == API_MEDIA_YAML && resp->content_type &&
+                 streq(resp->content_type, MEDIA_JSON))
+                /* JSON is a YAML document (YAML 1.2 is a superset of it); no YAML emitter */
+                resp->content_type = MEDIA_YAML;
         count_request(s, &t, req, resp, t0);
 }
 
@@ -285,13 +335,6 @@ static void dispatch_resource(struct apiserver *s, const struct api_target *targ
                 return;
         }
 
-        if ((streq(m, "POST") || streq(m, "PUT")) && !is_decodable_body_type(req->content_type)) {
-                status_respond(
-                        resp, EPROTONOSUPPORT,
-                        "the body of the request was in an unknown format - accepted media types include: application/json, application/yaml",
-                        NULL);
-                return;
-        }
         if (t.sub == API_SUB_LOG) {
                 if (streq(m, "GET"))
                         pod_log_get(s, &t, req, resp);
@@ -422,6 +465,10 @@ static void handle_request(struct apiserver *s, const struct http_request *req,
         }
         if (streq(p, "/apis") || streq(p, "/apis/")) {
                 discovery_apis(resp, discovery_wants_aggregated(req->accept));
+                return;
+        }
+        if (streq(p, "/openapi/v2")) {
+                openapi_v2(req, resp);
                 return;
         }
         if (strncmp(p, "/openapi/v3", 11) == 0 && (p[11] == '\0' || p[11] == '/')) {

@@ -15,5 +15,9 @@ void discovery_resource_list(struct http_response *resp, const char *group, cons
 
 /* GET /openapi/v3 and /openapi/v3/<api/v1 | apis/g/v>. */
 void openapi_v3(struct http_response *resp, const char *rest);
+/* GET /openapi/v2 (openapi-v2.c): the Swagger 2.0 document, as JSON or as the gnostic protobuf
+ * Document, by the Accept header (kube-openapi's negotiation; 406 without a body when neither
+ * is acceptable), with an ETag; 304 when If-None-Match names it. */
+void openapi_v2(const struct http_request *req, struct http_response *resp);
 
 #endif

@@ -17,6 +17,7 @@
 #include "apiserver/admission-pod-security.h"
 #include "apiserver/apiserver-internal.h"
 #include "apiserver/status.h"
+#include "apiserver/negotiate.h"
 #include "apiserver/table.h"
 #include "base/alloc.h"
 #include "base/json.h"
@@ -32,7 +33,11 @@
 
 bool request_wants_table(const struct http_request *req)
 {
-        return req->accept && strstr(req->accept, "as=Table");
+        const char *w = http_request_query(req, "watch");
+        struct api_output out;
+
+        return negotiate_output(req->accept, w && (streq(w, "true") || streq(w, "1")), &out) == 0 &&
+               out.table;
 }
 
 static bool dry_run(const struct http_request *req)
@@ -311,9 +316,12 @@ static json_t *parse_body(const struct http_request *req, struct http_response *
         return obj;
 }
 
-/* Checks apiVersion and kind of a decoded object against the resource. */
-static int check_type_meta(const struct api_target *t, const json_t *obj,
-                           struct http_response *resp)
+/* Checks apiVersion and kind of a decoded object against the resource. With defaults (a create
+ * or update body), K8S: the decoder is given the endpoint's kind as its default
+ * (gvkWithDefaults in apimachinery's json serializer): a missing kind, and a missing apiVersion,
+ * are the resource's, as client libraries that leave TypeMeta out expect (client-node). */
+static int check_type_meta_defaults(const struct api_target *t, json_t *obj,
+                                    struct http_response *resp, bool defaults)
 {
         const char *kind = json_string_value(json_object_get(obj, "kind"));
         const char *api_version = json_string_value(json_object_get(obj, "apiVersion"));
@@ -325,6 +333,14 @@ static int check_type_meta(const struct api_target *t, const json_t *obj,
                         "couldn't get version/kind; json parse error: the body is not a JSON object",
                         NULL);
                 return -EINVAL;
+        }
+        if (defaults && (!kind || !*kind)) {
+                json_object_set_new(obj, "kind", json_string(t->res->kind));
+                kind = t->res->kind;
+                if (!api_version || !*api_version) {
+                        json_object_set_new(obj, "apiVersion", json_string(t->res->api_version));
+                        api_version = t->res->api_version;
+                }
         }
         if (!kind || !*kind) {
                 text = json_dump_compact(obj);
@@ -347,6 +363,11 @@ static int check_type_meta(const struct api_target *t, const json_t *obj,
                 return -EINVAL;
         }
         return 0;
+}
+
+static int check_type_meta(const struct api_target *t, json_t *obj, struct http_response *resp)
+{
+        return check_type_meta_defaults(t, obj, resp, false);
 }
 
 /* K8S: the namespace in the body must match the URL; empty takes the URL's. */
@@ -533,7 +554,8 @@ void registry_create(struct apiserver *s, const struct api_target *t,
         if (request_field_validation(req, resp, &mode) < 0)
                 return;
         obj = parse_body(req, resp, "couldn't get version/kind");
-        if (!obj || check_type_meta(t, obj, resp) < 0 || check_fields(t, obj, mode, resp) < 0)
+        if (!obj || check_type_meta_defaults(t, obj, resp, true) < 0 ||
+            check_fields(t, obj, mode, resp) < 0)
                 return;
         create_object(s, t, req, resp, obj);
 }
@@ -664,8 +686,9 @@ void registry_update(struct apiserver *s, const struct api_target *t,
         if (request_field_validation(req, resp, &mode) < 0)
                 return;
         obj = parse_body(req, resp, "couldn't get version/kind");
-        if (!obj || check_type_meta(t, obj, resp) < 0 || check_fields(t, obj, mode, resp) < 0 ||
-            check_url_name(t, obj, resp) < 0 || check_namespace(t, obj, resp) < 0)
+        if (!obj || check_type_meta_defaults(t, obj, resp, true) < 0 ||
+            check_fields(t, obj, mode, resp) < 0 || check_url_name(t, obj, resp) < 0 ||
+            check_namespace(t, obj, resp) < 0)
                 return;
         if (!json_path_string(obj, "metadata.resourceVersion")) {
                 /* K8S: an update must say which version it replaces. */

@@ -1,4 +1,5 @@
-/* watch.c: the watch stream: one JSON event per line, {"type":..,"object":..}, filtered by
+/* watch.c: the watch stream: one JSON event per line, {"type":..,"object":..}, or one protobuf
+ * frame per event when the client negotiated protobuf (wire.h), filtered by
  * the request's selectors, as Table rows when the client asked for a Table (columns only in
  * the first event, as upstream's watchEmbeddedEncoder). The stream stays open until the client
  * leaves, timeoutSeconds passes or the store closes; a newline every few idle seconds lets the
@@ -12,8 +13,10 @@
 
 #include "api/selector.h"
 #include "apiserver/apiserver-internal.h"
+#include "apiserver/negotiate.h"
 #include "apiserver/status.h"
 #include "apiserver/table.h"
+#include "apiserver/wire.h"
 #include "base/alloc.h"
 #include "base/json.h"
 #include "base/timeutil.h"
@@ -27,6 +30,7 @@ struct watch_stream {
         struct label_selector *ls;
         struct field_selector *fs;
         bool table;
+        bool protobuf; /* frames of metav1.WatchEvent in protobuf (wire.h), no heartbeats */
         bool columns_sent;
         enum table_include include;
         struct strbuf pending;
@@ -52,7 +56,18 @@ static void append_event(struct watch_stream *ws, const char *type, const json_t
         cleanup_json json_t *ev = NULL;
         cleanup_free char *line = NULL;
 
-        if (ws->table) {
+        if (ws->protobuf) {
+                cleanup_error struct error *err = NULL;
+                if (wire_watch_frame(ws->res, type, obj, &ws->pending, &err) < 0) {
+                        /* K8S: an object the encoder refuses ends the watch with an ERROR
+                         * event (watch.go: InternalError) */
+                        cleanup_json json_t *st = status_build(EIO, err->message, NULL);
+                        (void) wire_watch_frame(ws->res, "ERROR", st, &ws->pending, NULL);
+                        ws->done = true;
+                }
+                return;
+        }
+        if (ws->table && !streq(type, "ERROR")) {
                 cleanup_json json_t *items = json_pack("[O]", obj);
                 json_t *table = table_build(ws->res, items, !ws->columns_sent, ws->include, NULL);
                 json_object_set_new(
@@ -101,7 +116,9 @@ static ssize_t watch_stream_read(void *ctx, char *buf, size_t max)
                         continue;
                 }
                 if (r == 0) {
-                        if (now - ws->last_write_ms < WATCH_HEARTBEAT_MS)
+                        /* a newline is no protobuf frame: the HTTP layer's hangup check alone
+                         * ends a quiet protobuf watch whose client left */
+                        if (ws->protobuf || now - ws->last_write_ms < WATCH_HEARTBEAT_MS)
                                 return 0; /* nothing yet: the wake descriptor will say */
                         strbuf_addch(&ws->pending, '\n');
                         continue;
@@ -127,6 +144,7 @@ void watch_serve(struct apiserver *s, const struct api_target *t, const struct h
         const char *rv_s = http_request_query(req, "resourceVersion");
         const char *timeout_s = http_request_query(req, "timeoutSeconds");
         struct watch_stream *ws;
+        struct api_output out;
         uint64_t rv = 0;
         char *end = NULL;
         int r;
@@ -146,6 +164,8 @@ void watch_serve(struct apiserver *s, const struct api_target *t, const struct h
         ws->ls = ls;
         ws->fs = fs;
         ws->table = request_wants_table(req);
+        ws->protobuf =
+                negotiate_output(req->accept, true, &out) == 0 && out.media == API_MEDIA_PROTOBUF;
         if (table_include_from_string(http_request_query(req, "includeObject"), &ws->include) < 0)
                 ws->include = TABLE_INCLUDE_METADATA;
         strbuf_init(&ws->pending);
@@ -161,10 +181,7 @@ void watch_serve(struct apiserver *s, const struct api_target *t, const struct h
                         xasprintf("too old resource version: %llu (%llu)", (unsigned long long) rv,
                                   (unsigned long long) store_current_rv(s->store));
                 cleanup_json json_t *st = status_build(ERANGE, msg, NULL);
-                cleanup_json json_t *ev = json_pack("{s:s, s:O}", "type", "ERROR", "object", st);
-                cleanup_free char *line = json_dump_compact(ev);
-                strbuf_addstr(&ws->pending, line);
-                strbuf_addch(&ws->pending, '\n');
+                append_event(ws, "ERROR", st);
                 ws->done = true;
         } else if (r < 0) {
                 watch_stream_free(ws);
@@ -172,7 +189,8 @@ void watch_serve(struct apiserver *s, const struct api_target *t, const struct h
                 return;
         }
         resp->status = 200;
-        resp->content_type = "application/json;stream=watch";
+        resp->content_type =
+                negotiate_content_type(ws->protobuf ? API_MEDIA_PROTOBUF : API_MEDIA_JSON, true);
         resp->stream.read = watch_stream_read;
         resp->stream.free = watch_stream_free;
         resp->stream.wake_fd = watch_stream_wake_fd;

@@ -428,6 +428,8 @@ static enum MHD_Result send_response(struct http_server *h, struct MHD_Connectio
         (void) MHD_add_response_header(mr, "Content-Type", resp->content_type);
         (void) MHD_add_response_header(mr, "Cache-Control", "no-cache, private");
         add_warnings(mr, &resp->warnings);
+        if (resp->etag)
+                (void) MHD_add_response_header(mr, "ETag", resp->etag);
         if (resp->retry_after_s) {
                 char v[16];
 
@@ -527,6 +529,8 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
                 .content_type = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Type"),
                 .authorization =
                         MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Authorization"),
+                .if_none_match =
+                        MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "If-None-Match"),
                 .body = ctx->body.buf,
                 .body_len = ctx->body.len,
                 .body_too_large = ctx->too_large,

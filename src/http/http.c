@@ -56,7 +56,10 @@ void http_response_init(struct http_response *r)
         r->status = 0;
         r->content_type = "application/json";
         r->retry_after_s = 0;
+        r->etag = NULL;
         strbuf_init(&r->body);
+        r->object = NULL;
+        r->defer_json = false;
         strbuf_init(&r->warnings);
         r->warning_written = 0;
         r->warning_truncating = false;
@@ -67,6 +70,8 @@ void http_response_init(struct http_response *r)
 void http_response_release(struct http_response *r)
 {
         strbuf_release(&r->body);
+        json_decref(r->object);
+        r->object = NULL;
         strbuf_release(&r->warnings);
         if (r->stream.free)
                 r->stream.free(r->stream.ctx);
@@ -95,18 +100,32 @@ void http_response_wait(struct http_response *r)
 
 void http_response_json(struct http_response *r, unsigned status, const json_t *obj)
 {
-        cleanup_free char *text = json_dump_compact(obj);
-
         r->status = status;
         r->content_type = "application/json";
         strbuf_reset(&r->body);
-        strbuf_addstr(&r->body, text);
+        json_decref(r->object);
+        r->object = json_incref((json_t *) obj);
+        if (!r->defer_json) {
+                cleanup_free char *text = json_dump_compact(obj);
+                strbuf_addstr(&r->body, text);
+        }
+}
+
+void http_response_json_materialize(struct http_response *r)
+{
+        if (r->defer_json && r->object && r->body.len == 0) {
+                cleanup_free char *text = json_dump_compact(r->object);
+                strbuf_addstr(&r->body, text);
+        }
+        r->defer_json = false;
 }
 
 void http_response_text(struct http_response *r, unsigned status, const char *text)
 {
         r->status = status;
         r->content_type = "text/plain; charset=utf-8";
+        json_decref(r->object);
+        r->object = NULL;
         strbuf_reset(&r->body);
         strbuf_addstr(&r->body, text);
 }

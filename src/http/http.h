@@ -32,6 +32,7 @@ struct http_request {
         const char *accept;        /* may be NULL */
         const char *content_type;  /* may be NULL */
         const char *authorization; /* may be NULL */
+        const char *if_none_match; /* may be NULL */
         const char *body;
         size_t body_len;
         /* The body was longer than the server's max_body_bytes and was dropped (body_len 0);
@@ -84,11 +85,20 @@ struct http_response {
         unsigned status;
         const char *content_type; /* static string */
         struct strbuf body;
+        /* The value http_response_json serialised into body (a reference of the response's),
+         * so a caller that re-encodes the answer (the API server's protobuf) need not parse the
+         * body again; NULL when body was written any other way. */
+        json_t *object;
+        /* Set by a caller before its handler runs when it will re-encode a JSON answer from
+         * object: http_response_json then keeps only the object and leaves body empty until
+         * http_response_json_materialize (no text that would be thrown away). */
+        bool defer_json;
         struct strbuf warnings; /* warning texts, one per line: http_response_add_warning */
         size_t warning_written; /* runes the recorder has written (its truncation state) */
         bool warning_truncating;
-        unsigned retry_after_s;      /* a Retry-After header of this many seconds; 0: none */
-        struct http_stream stream;   /* stream.read != NULL: body follows from the stream */
+        unsigned retry_after_s;    /* a Retry-After header of this many seconds; 0: none */
+        const char *etag;          /* an ETag header (the quoted tag, static storage); NULL: none */
+        struct http_stream stream; /* stream.read != NULL: body follows from the stream */
         struct http_pending pending; /* pending.poll != NULL: the response is still to come */
 };
 
@@ -96,8 +106,12 @@ struct http_response {
 void http_response_init(struct http_response *r);
 /* Frees the body, the warnings and (when still owned) the stream. */
 void http_response_release(struct http_response *r);
-/* Serialises obj as the JSON body (consumes no reference). */
+/* Serialises obj as the JSON body and keeps a reference to it in r->object (consumes no
+ * reference; obj must not change afterwards). */
 void http_response_json(struct http_response *r, unsigned status, const json_t *obj);
+/* Writes the JSON text of a deferred http_response_json into body (nothing when there is no
+ * deferred object) and ends the deferral. */
+void http_response_json_materialize(struct http_response *r);
 /* A text/plain body. */
 void http_response_text(struct http_response *r, unsigned status, const char *text);
 /* For callers of a handler in the same process (tests, bootstrap): when r is pending, waits

@@ -16,9 +16,7 @@ if ! server_start; then
 fi
 ok "server starts and answers /readyz"
 
-# K8S: kubectl 1.32+'s typed `create` commands send protobuf, which is not served yet: these use
-# kubectl 1.31 (kv 1.31). Switch the `kv 1.31 create ...` lines to `k create ...` once protobuf
-# lands.
+# K8S: kubectl 1.32+'s typed `create` commands send protobuf bodies (bytes values included).
 tmp=$SERVER_DIR/files
 mkdir -p "$tmp"
 printf 'line1\nline2\n' >"$tmp/app.conf"
@@ -26,19 +24,19 @@ openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -subj 
         -out "$tmp/tls.crt" >/dev/null 2>&1
 
 check "create configmap --from-literal --from-file" \
-        kv 1.31 create configmap app --from-literal=mode=fast --from-file="$tmp/app.conf"
+        k create configmap app --from-literal=mode=fast --from-file="$tmp/app.conf"
 check_equal "the file's content is a data key" "line1
 line2" "$(k get configmap app -o jsonpath='{.data.app\.conf}')"
 check_equal "get cm: NAME DATA AGE" "NAME DATA AGE app 2" "$(k get cm | tr -s ' \n' ' ' | cut -d' ' -f1-5)"
-check "create secret generic" kv 1.31 create secret generic creds --from-literal=user=admin --from-literal=pw=s3cret
+check "create secret generic" k create secret generic creds --from-literal=user=admin --from-literal=pw=s3cret
 check_equal "data is base64 on the wire" "czNjcmV0" "$(k get secret creds -o jsonpath='{.data.pw}')"
-check "create secret tls" kv 1.31 create secret tls cert --cert="$tmp/tls.crt" --key="$tmp/tls.key"
-check "create secret docker-registry" kv 1.31 create secret docker-registry pull \
+check "create secret tls" k create secret tls cert --cert="$tmp/tls.crt" --key="$tmp/tls.key"
+check "create secret docker-registry" k create secret docker-registry pull \
         --docker-server=registry.example --docker-username=u --docker-password=p
 check_equal "get secrets: NAME TYPE DATA" "cert kubernetes.io/tls 2
 creds Opaque 2
 pull kubernetes.io/dockerconfigjson 1" "$(k get secrets --no-headers | awk '{print $1, $2, $3}')"
-check "create serviceaccount" kv 1.31 create serviceaccount builder
+check "create serviceaccount" k create serviceaccount builder
 check_equal "get sa: NAME SECRETS" "builder 0
 default 0" "$(k get sa --no-headers | awk '{print $1, $2}')"
 check_output "describe configmap shows the data" "line2" k describe configmap app

@@ -182,7 +182,7 @@ check_output "requests above limits" "must be less than or equal to cpu limit" \
         K33 apply -f <(jq '.metadata.name="badlim" | .spec.containers[0].resources.requests.cpu="2"' "$M/pod-web.json")
 check_output "invalid name" "a lowercase RFC 1123 subdomain" \
         K33 apply -f <(jq '.metadata.name="Bad_Name"' "$M/pod-web.json")
-check_output "protobuf body is 415" "the body of the request was in an unknown format" K33 create namespace proto
+check_output "protobuf body (create namespace) is decoded" "namespace/proto created" K33 create namespace proto
 check_equal "malformed JSON is a 400 Status" "400 BadRequest" \
         "$(api POST /api/v1/namespaces/default/pods -H 'Content-Type: application/json' -d '{"kind":' | jq -r '"\(.code) \(.reason)"')"
 check_equal "request without a token is 401" "401" \

@@ -302,7 +302,9 @@ static void test_bad_input(void **state)
         assert_string_equal(json_string_value(json_object_get(r1, "reason")), "BadRequest");
         assert_int_equal(call("POST", "/api/v1/namespaces/default/pods", NULL, NULL,
                               "application/vnd.kubernetes.protobuf", "k8s\x01", &r2),
-                         415);
+                         400);
+        assert_non_null(strstr(json_string_value(json_object_get(r2, "message")),
+                               "the object provided is unrecognized (must be of type Pod): "));
         assert_int_equal(
                 call("POST", "/api/v1/namespaces/default/pods", "fieldValidation=Strict", NULL,
                      "application/json",
