@@ -116,11 +116,17 @@ static int check_unsupported(const json_t *pod, const json_t *pod_sc, const json
         if (field(pod_sc, NULL, "fsGroup"))
                 return refuse(cname, "spec.securityContext", "fsGroup",
                               "volume ownership is not managed", reterr);
-        /* K8S KEP-127: hostUsers false asks for a user namespace, which this node does not make
-         * yet; running the pod in the host's would be the silent ignoring we never do */
-        if (json_is_false(json_path(pod, "spec.hostUsers")))
-                return refuse(cname, "spec", "hostUsers", "user namespaces are not implemented",
-                              reterr);
+        /* K8S validateHostUsers: no user namespace with the host's network, pid or ipc one
+         * (upstream's API validation refuses these; this node's does not yet) */
+        if (json_is_false(json_path(pod, "spec.hostUsers"))) {
+                static const char *const host_ns[] = { "hostNetwork", "hostPID", "hostIPC" };
+                for (size_t i = 0; i < ARRAY_SIZE(host_ns); i++)
+                        if (json_is_true(json_object_get(json_object_get(pod, "spec"), host_ns[i])))
+                                return error_set(reterr, EINVAL,
+                                                 "container %s: spec.%s: Forbidden: when "
+                                                 "`pod.Spec.HostUsers` is false",
+                                                 cname, host_ns[i]);
+        }
         v = json_object_get(pod_sc, "supplementalGroupsPolicy");
         if (v && !json_is_null(v) && !streq(json_string_value(v) ?: "", "Merge") &&
             !streq(json_string_value(v) ?: "", "Strict"))

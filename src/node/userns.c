@@ -139,7 +139,7 @@ int userns_record_write(int pod_dir_fd, uint32_t base, struct error **reterr)
          * upstream's writeMappingsToFile (atomic write, then the parent dir synced) */
         r = fs_write_json_atomic(pod_dir_fd, USERNS_FILE, j);
         if (r < 0)
-                return error_set(reterr, -r, "user namespace: write the pod's %s: %s",
-                                 USERNS_FILE, strerror(-r));
+                return error_set(reterr, -r, "user namespace: write the pod's %s: %s", USERNS_FILE,
+                                 strerror(-r));
         return 0;
 }

@@ -157,8 +157,8 @@ static void test_record_refused(void **state)
 int main(void)
 {
         const struct CMUnitTest tests[] = {
-                cmocka_unit_test(test_take_in_order), cmocka_unit_test(test_record),
-                cmocka_unit_test(test_exhausted),     cmocka_unit_test(test_record_file),
+                cmocka_unit_test(test_take_in_order),  cmocka_unit_test(test_record),
+                cmocka_unit_test(test_exhausted),      cmocka_unit_test(test_record_file),
                 cmocka_unit_test(test_record_refused),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
