@@ -14,7 +14,9 @@
  * - The pod sandbox: one tiny process per pod (this binary, detached in its own session) that
  *   unshares pid, ipc and uts namespaces, and the network namespace unless the pod uses the
  *   host's (the agent wires it with CNI: src/node/network), sets the hostname, and is
- *   pid 1 of the pod: it reaps orphans and lives until killed. Its root and cwd are an empty
+ *   pid 1 of the pod: it reaps orphans and lives until killed. With a user namespace
+ *   (userns_base, K8S KEP-127) that one is made first and owns the others; the containers then
+ *   see the image and their volumes through idmapped mounts and run in it (userns.c). Its root and cwd are an empty
  *   read-only tmpfs (every container sees it as /proc/1, so /proc/1/root must not be the
  *   host's). Its state file lets an agent that restarted find it again.
  *
