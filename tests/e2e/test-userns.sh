@@ -41,12 +41,10 @@ logs_until() { # logs_until POD TEXT: the pod's log once it holds TEXT (or after
         done
         echo "$out"
 }
-has() { # has WHAT POD TEXT
-        local out
-        out=$(logs_until "$2" "$3")
-        case "$out" in
+has() { # has WHAT OUTPUT TEXT
+        case "$2" in
         *"$3"*) ok "$1" ;;
-        *) not_ok "$1" "want: $3"$'\n'"got: $out" ;;
+        *) not_ok "$1" "want: $3"$'\n'"got: $2" ;;
         esac
 }
 
@@ -81,6 +79,9 @@ JSON
 
 check "u1 runs" wait_running u1
 check "u2 runs" wait_running u2
+# each prints what it sees, then "done"
+out1=$(logs_until u1 done)
+out2=$(logs_until u2 done)
 b1=$(base_of u1)
 b2=$(base_of u2)
 case "$b1" in '' | *[!0-9]*) b1=0 ;; esac
@@ -91,48 +92,41 @@ else
         not_ok "each pod has a recorded range: a multiple of 65536 above the host's own IDs" "u1 $b1, u2 $b2"
 fi
 if [ "$b1" != "$b2" ]; then ok "two pods get different ranges"; else not_ok "two pods get different ranges" "both $b1"; fi
-has "u1's uid_map is 0 <base> 65536" u1 "map=0,$b1,65536"
-has "u1 is root inside" u1 "uid=0(root) gid=0(root)"
+has "u1's uid_map is 0 <base> 65536" "$out1" "map=0,$b1,65536"
+has "u1 is root inside" "$out1" "uid=0(root) gid=0(root)"
 check_equal "u1's root is host uid <base>" "$b1" "$(host_uid u1)"
-has "the image's files, owned by host root, are root's inside (idmapped lower layer)" u1 "root=0"
-has "the Memory emptyDir is written, owned by 0:0 inside" u1 "mem=0:0"
-has "the disk emptyDir is written, owned by 0:0 inside" u1 "disk=0:0"
-has "the claim is written, owned by 0:0 inside" u1 "data=0:0"
-has "a subPath of a volume is idmapped too" u1 "sub=0"
+has "the image's files, owned by host root, are root's inside (idmapped lower layer)" "$out1" "root=0"
+has "the Memory emptyDir is written, owned by 0:0 inside" "$out1" "mem=0:0"
+has "the disk emptyDir is written, owned by 0:0 inside" "$out1" "disk=0:0"
+has "the claim is written, owned by 0:0 inside" "$out1" "data=0:0"
+has "a subPath of a volume is idmapped too" "$out1" "sub=0"
 d1=$(pod_dir u1)
 check_equal "idmapped: the disk emptyDir's file is stored as 0 on the host" "0" "$(stat -c %u "$d1/volumes/disk/f")"
 check_equal "idmapped: the Memory emptyDir's file is stored as 0 on the host" "0" "$(stat -c %u "$d1/volumes/mem/f")"
 check_equal "the container's own layer stores the host ID <base>" "$b1" "$(stat -c %u "$d1/containers/c1/0/upper/written")"
-has "the pod's root cannot mount (its mount namespace is the host's)" u1 "mount-denied"
-has "a nested user namespace cannot unmount a mask" u1 "umount-locked"
-has "a nested user namespace cannot make /sys writable" u1 "sys-stays-ro"
-has "a nested user namespace cannot make /proc/sys writable" u1 "procsys-stays-ro"
-has "u2 runs as 1000 inside" u2 "uid=1000 gid=1000"
+has "the pod's root cannot mount (its mount namespace is the host's)" "$out1" "mount-denied"
+has "a nested user namespace cannot unmount a mask" "$out1" "umount-locked"
+has "a nested user namespace cannot make /sys writable" "$out1" "sys-stays-ro"
+has "a nested user namespace cannot make /proc/sys writable" "$out1" "procsys-stays-ro"
+has "u2 runs as 1000 inside" "$out2" "uid=1000 gid=1000"
 check_equal "runAsUser 1000 is host uid <base>+1000" "$((b2 + 1000))" "$(host_uid u2)"
-has "u2 writes its Memory emptyDir as 1000" u2 "mem=1000"
+has "u2 writes its Memory emptyDir as 1000" "$out2" "mem=1000"
 
 # --- the ranges survive a SIGKILL of the agent; a new pod gets a third one
 kill -9 "$SERVER_PID"
 wait "$SERVER_PID" 2>/dev/null
 SERVER_PID=
 start_node >/dev/null
-check_equal "after the restart u1 keeps its range" "$b1" "$(base_of u1)"
-has "and its running container its uid_map" u1 "map=0,$b1,65536"
+# a pod made after the restart (checked below, once it runs)
 cat <<'JSON' | k create -f - >/dev/null || not_ok "create pod u3"
 {"apiVersion":"v1","kind":"Pod","metadata":{"name":"u3"},
  "spec":{"terminationGracePeriodSeconds":1,"hostUsers":false,
   "containers":[{"name":"c1","image":"busybox","command":["sh","-c","cat /proc/self/uid_map; sleep 3600"]}]}}
 JSON
-check "u3 runs" wait_running u3
-b3=$(base_of u3)
-if [ -n "$b3" ] && [ "$b3" != "$b1" ] && [ "$b3" != "$b2" ]; then
-        ok "a pod started after the restart gets a range no other pod has"
-else
-        not_ok "a pod started after the restart gets a range no other pod has" "u1 $b1, u2 $b2, u3 $b3"
-fi
+check_equal "after the restart u1 keeps its range" "$b1" "$(base_of u1)"
+has "and its running container its uid_map" "$(k logs u1 2>&1)" "map=0,$b1,65536"
 
 # --- KEP-1287 and KEP-6030 on the restricted, user-namespaced pod: no restart, files intact
-logs_until u2 done >/dev/null
 vdir="$(pod_dir u2)/volumes/mem"
 sums=$(cd "$vdir" && md5sum f*)
 df_inside() { k logs u2 --tail=1 | awk '{print $2}'; }
@@ -144,6 +138,15 @@ until_equal "the idmapped tmpfs grows live: df inside 64Mi" "65536" df_inside
 check_equal "every file kept, byte for byte" "$sums" "$(cd "$vdir" && md5sum f*)"
 check_equal "no restart" "0" "$(jp u2 '{.status.containerStatuses[0].restartCount}')"
 
+# --- the pod made after the restart
+check "u3 runs" wait_running u3
+b3=$(base_of u3)
+if [ -n "$b3" ] && [ "$b3" != "$b1" ] && [ "$b3" != "$b2" ]; then
+        ok "a pod started after the restart gets a range no other pod has"
+else
+        not_ok "a pod started after the restart gets a range no other pod has" "u1 $b1, u2 $b2, u3 $b3"
+fi
+
 # --- a pod's range is freed with it and handed out again
 check "delete u1" k delete pod u1 --timeout=30s
 cat <<'JSON' | k create -f - >/dev/null || not_ok "create pod u4"
@@ -151,7 +154,8 @@ cat <<'JSON' | k create -f - >/dev/null || not_ok "create pod u4"
  "spec":{"terminationGracePeriodSeconds":1,"hostUsers":false,
   "containers":[{"name":"c1","image":"busybox","command":["sh","-c","sleep 3600"]}]}}
 JSON
-check "u4 runs" wait_running u4
+recorded() { [ -f "$(pod_dir "$1")/userns" ] && echo yes; }
+until_equal "u4's range is recorded (before its sandbox is made)" "yes" recorded u4
 if [ "$b1" -lt "$b2" ] && [ "$b1" -lt "${b3:-0}" ]; then
         check_equal "the freed range, the lowest, is handed out again" "$b1" "$(base_of u4)"
 else
