@@ -108,11 +108,18 @@ static int check_unsupported(const json_t *pod, const json_t *pod_sc, const json
                                  "on the host",
                                  cname);
         v = json_object_get(sc, "procMount");
-        if (v && !json_is_null(v) && !streq(json_string_value(v) ?: "", "Default"))
+        if (v && !json_is_null(v) && !streq(json_string_value(v) ?: "", "Default") &&
+            !streq(json_string_value(v) ?: "", "Unmasked"))
                 return refuse(cname, "securityContext", "procMount",
-                              "only \"Default\" is implemented (\"Unmasked\" needs hostUsers: "
-                              "false)",
-                              reterr);
+                              "only \"Default\" and \"Unmasked\" are implemented", reterr);
+        /* K8S validation: `hostUsers` must be false to use `Unmasked` (upstream's API server
+         * refuses it; this one does not yet) */
+        if (v && streq(json_string_value(v) ?: "", "Unmasked") &&
+            !json_is_false(json_path(pod, "spec.hostUsers")))
+                return error_set(reterr, EINVAL,
+                                 "container %s: securityContext.procMount: Invalid value: "
+                                 "\"Unmasked\": `hostUsers` must be false to use `Unmasked`",
+                                 cname);
         if (field(pod_sc, NULL, "fsGroup"))
                 return refuse(cname, "spec.securityContext", "fsGroup",
                               "volume ownership is not managed", reterr);
@@ -293,6 +300,8 @@ int pod_security_resolve(const json_t *pod, const json_t *c, struct pod_security
                 goto fail;
         ps.sec.host_pid = json_is_true(json_path(pod, "spec.hostPID"));
         ps.sec.host_ipc = json_is_true(json_path(pod, "spec.hostIPC"));
+        ps.sec.proc_unmasked =
+                streq(json_string_value(json_object_get(sc, "procMount")) ?: "", "Unmasked");
         *ret = ps;
         return 0;
 fail:

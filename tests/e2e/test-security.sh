@@ -154,7 +154,7 @@ until_refused "runAsNonRoot with runAsUser 0 is refused" rootuser \
 until_refused "an unknown capability is refused" badcap 'CreateContainerConfigError: container c1: unknown capability "NOPE"'
 until_refused "an unsafe sysctl is refused" unsafe 'CreateContainerConfigError: forbidden sysctl: "kernel.msgmax" not allowlisted'
 until_refused "fsGroup is refused, not ignored" fsgroup "CreateContainerConfigError: container c1: spec.securityContext.fsGroup is not supported"
-until_refused "procMount Unmasked is refused" procmount "CreateContainerConfigError: container c1: securityContext.procMount is not supported"
+until_refused "procMount Unmasked without hostUsers false is refused with upstream's words" procmount 'CreateContainerConfigError: container c1: securityContext.procMount: Invalid value: "Unmasked": `hostUsers` must be false to use `Unmasked`'
 until_refused "a missing Localhost profile fails the start" noprofile "CreateContainerError: cannot load seccomp profile"
 until_refused "hostUsers false with hostNetwork is refused, as upstream's validation does" userns 'CreateContainerConfigError: container c1: spec.hostNetwork: Forbidden: when `pod.Spec.HostUsers` is false'
 

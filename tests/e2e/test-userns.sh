@@ -5,7 +5,8 @@
 # restart of the agent, a freed range is handed out again; the pod's root is host ID <base> and
 # runAsUser 1000 host <base>+1000; its Memory and disk emptyDirs and its claim are idmapped
 # (written as 0 inside and stored as 0, so the files read the same to any pod), its own root
-# layer stores host IDs; mounts and a nested user namespace gain nothing on the host; and a
+# layer stores host IDs; mounts and a nested user namespace gain nothing on the host;
+# procMount Unmasked leaves its /proc unmasked; and a
 # restricted, user-namespaced pod has cpu, memory and its Memory emptyDir resized live.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -57,7 +58,7 @@ cat <<'JSON' | k create -f - >/dev/null || not_ok "create pod u1"
 {"apiVersion":"v1","kind":"Pod","metadata":{"name":"u1"},
  "spec":{"terminationGracePeriodSeconds":1,"hostUsers":false,
   "containers":[{"name":"c1","image":"busybox","command":["sh","-c",
-   "set -- $(cat /proc/self/uid_map); echo map=$1,$2,$3; id; for d in mem disk data; do echo x > /$d/f && echo $d=$(stat -c %u:%g /$d/f); done; mkdir -p /sub && echo x > /sub/g && echo sub=$(stat -c %u /sub/g); echo x > /written; echo root=$(stat -c %u /bin/busybox); mount -t tmpfs x /mnt 2>/dev/null || echo mount-denied; unshare -Urm sh -c 'umount -l /proc/kcore 2>/dev/null || echo umount-locked; mount -o remount,rw /sys 2>/dev/null || echo sys-stays-ro; mount -o remount,rw /proc/sys 2>/dev/null || echo procsys-stays-ro'; echo done; sleep 3600"],
+   "set -- $(cat /proc/self/uid_map); echo map=$1,$2,$3; id; for d in mem disk data; do echo x > /$d/f && echo $d=$(stat -c %u:%g /$d/f); done; mkdir -p /sub && echo x > /sub/g && echo sub=$(stat -c %u /sub/g); echo x > /written; echo root=$(stat -c %u /bin/busybox); [ -c /proc/keys ] && echo keys-masked; mount -t tmpfs x /mnt 2>/dev/null || echo mount-denied; unshare -Urm sh -c 'umount -l /proc/kcore 2>/dev/null || echo umount-locked; mount -o remount,rw /sys 2>/dev/null || echo sys-stays-ro; mount -o remount,rw /proc/sys 2>/dev/null || echo procsys-stays-ro'; echo done; sleep 3600"],
    "volumeMounts":[{"name":"mem","mountPath":"/mem"},{"name":"disk","mountPath":"/disk"},
     {"name":"data","mountPath":"/data"},{"name":"disk","mountPath":"/sub","subPath":"s"}]}],
   "volumes":[{"name":"mem","emptyDir":{"medium":"Memory"}},{"name":"disk","emptyDir":{}},
@@ -100,6 +101,7 @@ has "the Memory emptyDir is written, owned by 0:0 inside" "$out1" "mem=0:0"
 has "the disk emptyDir is written, owned by 0:0 inside" "$out1" "disk=0:0"
 has "the claim is written, owned by 0:0 inside" "$out1" "data=0:0"
 has "a subPath of a volume is idmapped too" "$out1" "sub=0"
+has "procMount Default: /proc/keys is masked" "$out1" "keys-masked"
 d1=$(pod_dir u1)
 check_equal "idmapped: the disk emptyDir's file is stored as 0 on the host" "0" "$(stat -c %u "$d1/volumes/disk/f")"
 check_equal "idmapped: the Memory emptyDir's file is stored as 0 on the host" "0" "$(stat -c %u "$d1/volumes/mem/f")"
@@ -121,7 +123,8 @@ start_node >/dev/null
 cat <<'JSON' | k create -f - >/dev/null || not_ok "create pod u3"
 {"apiVersion":"v1","kind":"Pod","metadata":{"name":"u3"},
  "spec":{"terminationGracePeriodSeconds":1,"hostUsers":false,
-  "containers":[{"name":"c1","image":"busybox","command":["sh","-c","cat /proc/self/uid_map; sleep 3600"]}]}}
+  "containers":[{"name":"c1","image":"busybox","securityContext":{"procMount":"Unmasked"},
+   "command":["sh","-c","[ -c /proc/keys ] && echo keys-masked || echo keys-unmasked; [ -w /proc/sys/kernel/shm_rmid_forced ] && echo procsys-rw; sleep 3600"]}]}}
 JSON
 check_equal "after the restart u1 keeps its range" "$b1" "$(base_of u1)"
 has "and its running container its uid_map" "$(k logs u1 2>&1)" "map=0,$b1,65536"
@@ -146,6 +149,9 @@ if [ -n "$b3" ] && [ "$b3" != "$b1" ] && [ "$b3" != "$b2" ]; then
 else
         not_ok "a pod started after the restart gets a range no other pod has" "u1 $b1, u2 $b2, u3 $b3"
 fi
+out3=$(logs_until u3 procsys-rw)
+has "procMount Unmasked (allowed with hostUsers false): /proc/keys is not masked" "$out3" "keys-unmasked"
+has "procMount Unmasked: /proc/sys is not read-only" "$out3" "procsys-rw"
 
 # --- a pod's range is freed with it and handed out again
 check "delete u1" k delete pod u1 --timeout=30s

@@ -16,9 +16,9 @@
  *   host's (the agent wires it with CNI: src/node/network), sets the hostname, and is
  *   pid 1 of the pod: it reaps orphans and lives until killed. With a user namespace
  *   (userns_base, K8S KEP-127) that one is made first and owns the others; the containers then
- *   see the image and their volumes through idmapped mounts and run in it (userns.c). Its root and cwd are an empty
- *   read-only tmpfs (every container sees it as /proc/1, so /proc/1/root must not be the
- *   host's). Its state file lets an agent that restarted find it again.
+ *   see the image and their volumes through idmapped mounts and run in it (userns.c). Its root and
+ * cwd are an empty read-only tmpfs (every container sees it as /proc/1, so /proc/1/root must not be
+ * the host's). Its state file lets an agent that restarted find it again.
  *
  * - One supervisor per container (this binary again: `<exe> supervise DIR`, detached). It
  *   starts the container process in the sandbox's pid/ipc/uts/net namespaces and a private mount
@@ -250,6 +250,9 @@ struct runtime_security {
         size_t n_sysctls;
         bool host_pid; /* K8S hostPID: the host's pid namespace, not the sandbox's */
         bool host_ipc; /* K8S hostIPC */
+        /* K8S procMount: Unmasked (only with hostUsers: false): no masked nor read-only paths,
+         * as containerd clears MaskedPaths and ReadonlyPaths for it */
+        bool proc_unmasked;
 };
 
 /* Borrowed for the call. Zero-initialise, then fill. */
