@@ -57,8 +57,8 @@ JSON
 cat <<'JSON' | k create -f - >/dev/null || not_ok "create pod u1"
 {"apiVersion":"v1","kind":"Pod","metadata":{"name":"u1"},
  "spec":{"terminationGracePeriodSeconds":1,"hostUsers":false,
-  "containers":[{"name":"c1","image":"busybox","command":["sh","-c",
-   "set -- $(cat /proc/self/uid_map); echo map=$1,$2,$3; id; for d in mem disk data; do echo x > /$d/f && echo $d=$(stat -c %u:%g /$d/f); done; mkdir -p /sub && echo x > /sub/g && echo sub=$(stat -c %u /sub/g); echo x > /written; echo root=$(stat -c %u /bin/busybox); [ -c /proc/keys ] && echo keys-masked; mount -t tmpfs x /mnt 2>/dev/null || echo mount-denied; unshare -Urm sh -c 'umount -l /proc/kcore 2>/dev/null || echo umount-locked; mount -o remount,rw /sys 2>/dev/null || echo sys-stays-ro; mount -o remount,rw /proc/sys 2>/dev/null || echo procsys-stays-ro'; echo done; sleep 3600"],
+  "containers":[{"name":"c1","image":"busybox","workingDir":"/w/d","command":["sh","-c",
+   "set -- $(cat /proc/self/uid_map); echo map=$1,$2,$3; id; echo wd=$(stat -c %u /w):$(stat -c %u .); for d in mem disk data; do echo x > /$d/f && echo $d=$(stat -c %u:%g /$d/f); done; mkdir -p /sub && echo x > /sub/g && echo sub=$(stat -c %u /sub/g); echo x > /written; echo root=$(stat -c %u /bin/busybox); [ -c /proc/keys ] && echo keys-masked; mount -t tmpfs x /mnt 2>/dev/null || echo mount-denied; unshare -Urm sh -c 'umount -l /proc/kcore 2>/dev/null || echo umount-locked; mount -o remount,rw /sys 2>/dev/null || echo sys-stays-ro; mount -o remount,rw /proc/sys 2>/dev/null || echo procsys-stays-ro'; echo done; sleep 3600"],
    "volumeMounts":[{"name":"mem","mountPath":"/mem"},{"name":"disk","mountPath":"/disk"},
     {"name":"data","mountPath":"/data"},{"name":"disk","mountPath":"/sub","subPath":"s"}]}],
   "volumes":[{"name":"mem","emptyDir":{"medium":"Memory"}},{"name":"disk","emptyDir":{}},
@@ -102,6 +102,7 @@ has "the disk emptyDir is written, owned by 0:0 inside" "$out1" "disk=0:0"
 has "the claim is written, owned by 0:0 inside" "$out1" "data=0:0"
 has "a subPath of a volume is idmapped too" "$out1" "sub=0"
 has "procMount Default: /proc/keys is masked" "$out1" "keys-masked"
+has "a workingDir the start makes is the pod's root's" "$out1" "wd=0:0"
 d1=$(pod_dir u1)
 check_equal "idmapped: the disk emptyDir's file is stored as 0 on the host" "0" "$(stat -c %u "$d1/volumes/disk/f")"
 check_equal "idmapped: the Memory emptyDir's file is stored as 0 on the host" "0" "$(stat -c %u "$d1/volumes/mem/f")"

@@ -340,6 +340,32 @@ static char *passwd_home(uid_t uid)
         return home;
 }
 
+/* mkdir -p of the working dir in the container's root (after pivot_root). Made by the host's
+ * root, so in a pod with a user namespace each folder made is given to the pod's root, as
+ * runc, which makes it inside the namespace, leaves it. */
+static int make_workdir(const char *wd, const struct supervisor *sv)
+{
+        cleanup_free char *path = xstrdup(wd);
+
+        for (char *p = path + 1;; p++) {
+                char c = *p;
+
+                if (c != '/' && c != '\0')
+                        continue;
+                *p = '\0';
+                if (mkdir(path, 0755) == 0) {
+                        if (sv->userns_fd >= 0 &&
+                            lchown(path, sv->userns_base, sv->userns_base) < 0)
+                                return -errno;
+                } else if (errno != EEXIST) {
+                        return -errno;
+                }
+                *p = c;
+                if (!c)
+                        return 0;
+        }
+}
+
 /* Go's exec.LookPath, the way runc finds argv[0]: as given when it holds a '/', else the first
  * executable regular file along $PATH. Sets *ret (caller frees) or fails the child. */
 static char *look_path(const char *file, const char *path, int errfd)
@@ -517,7 +543,7 @@ _noreturn_ static void container_child(struct supervisor *sv, int outfd, int err
         if (wd[0] != '/')
                 child_fail(errfd, "cwd property must be an absolute path: \"%s\"", wd);
         if (chdir(wd) < 0) {
-                if (errno == ENOENT && fs_mkdir_p(wd, 0755) == 0 && chdir(wd) == 0)
+                if (errno == ENOENT && make_workdir(wd, sv) == 0 && chdir(wd) == 0)
                         ;
                 else
                         child_fail(errfd, "chdir to cwd (\"%s\") set in config.json failed: %s", wd,
