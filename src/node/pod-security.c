@@ -108,19 +108,32 @@ static int check_unsupported(const json_t *pod, const json_t *pod_sc, const json
                                  "on the host",
                                  cname);
         v = json_object_get(sc, "procMount");
-        if (v && !json_is_null(v) && !streq(json_string_value(v) ?: "", "Default"))
+        if (v && !json_is_null(v) && !streq(json_string_value(v) ?: "", "Default") &&
+            !streq(json_string_value(v) ?: "", "Unmasked"))
                 return refuse(cname, "securityContext", "procMount",
-                              "only \"Default\" is implemented (\"Unmasked\" needs hostUsers: "
-                              "false)",
-                              reterr);
+                              "only \"Default\" and \"Unmasked\" are implemented", reterr);
+        /* K8S validation: `hostUsers` must be false to use `Unmasked` (upstream's API server
+         * refuses it; this one does not yet) */
+        if (v && streq(json_string_value(v) ?: "", "Unmasked") &&
+            !json_is_false(json_path(pod, "spec.hostUsers")))
+                return error_set(reterr, EINVAL,
+                                 "container %s: securityContext.procMount: Invalid value: "
+                                 "\"Unmasked\": `hostUsers` must be false to use `Unmasked`",
+                                 cname);
         if (field(pod_sc, NULL, "fsGroup"))
                 return refuse(cname, "spec.securityContext", "fsGroup",
                               "volume ownership is not managed", reterr);
-        /* K8S KEP-127: hostUsers false asks for a user namespace, which this node does not make
-         * yet; running the pod in the host's would be the silent ignoring we never do */
-        if (json_is_false(json_path(pod, "spec.hostUsers")))
-                return refuse(cname, "spec", "hostUsers", "user namespaces are not implemented",
-                              reterr);
+        /* K8S validateHostUsers: no user namespace with the host's network, pid or ipc one
+         * (upstream's API validation refuses these; this node's does not yet) */
+        if (json_is_false(json_path(pod, "spec.hostUsers"))) {
+                static const char *const host_ns[] = { "hostNetwork", "hostPID", "hostIPC" };
+                for (size_t i = 0; i < ARRAY_SIZE(host_ns); i++)
+                        if (json_is_true(json_object_get(json_object_get(pod, "spec"), host_ns[i])))
+                                return error_set(reterr, EINVAL,
+                                                 "container %s: spec.%s: Forbidden: when "
+                                                 "`pod.Spec.HostUsers` is false",
+                                                 cname, host_ns[i]);
+        }
         v = json_object_get(pod_sc, "supplementalGroupsPolicy");
         if (v && !json_is_null(v) && !streq(json_string_value(v) ?: "", "Merge") &&
             !streq(json_string_value(v) ?: "", "Strict"))
@@ -287,6 +300,8 @@ int pod_security_resolve(const json_t *pod, const json_t *c, struct pod_security
                 goto fail;
         ps.sec.host_pid = json_is_true(json_path(pod, "spec.hostPID"));
         ps.sec.host_ipc = json_is_true(json_path(pod, "spec.hostIPC"));
+        ps.sec.proc_unmasked =
+                streq(json_string_value(json_object_get(sc, "procMount")) ?: "", "Unmasked");
         *ret = ps;
         return 0;
 fail:

@@ -66,7 +66,10 @@ struct pod_memory {
         int64_t resize_started_ms; /* monotonic, when the allocation was accepted; 0: none */
         struct container_memory *containers;
         size_t n_containers;
+        uint32_t userns_base; /* K8S KEP-127: the pod's user namespace range; 0: the host's */
 };
+
+struct userns_ranges;
 
 struct pod_host {
         char *node_name;
@@ -93,6 +96,9 @@ struct pod_host {
         json_t *mounted_claims;
         struct pod_memory **pods;
         size_t n_pods;
+        /* the user namespace ranges handed out (pod-userns.c), and whose: base -> pod uid */
+        struct userns_ranges *userns;
+        json_t *userns_owners;
 };
 
 /* Strings an observation points to live until the step ends. */
@@ -132,6 +138,20 @@ void pod_claims_expand(struct step *s);
 /* Unmounts the pod's claim volumes (DATA/pods/<uid> = pod_dir) and detaches their devices
  * when no other mount uses them. */
 int pod_claims_teardown(struct pod_host *h, const char *pod_dir, struct error **reterr);
+
+/* pod-userns.c */
+/* Reads back every pod folder's user namespace record (K8S: the kubelet's userns manager at
+ * start); a range recorded twice is an error. */
+int pod_userns_init(struct pod_host *h, struct error **reterr);
+void pod_userns_free(struct pod_host *h);
+/* Sets p->userns_base: the pod's recorded range, or a new one taken and recorded (durably)
+ * when the pod has hostUsers: false; 0 otherwise. */
+int pod_userns_setup(struct pod_host *h, struct pod_memory *p, const json_t *pod,
+                     struct error **reterr);
+/* Frees the range of pod uid (once its folder, and so its record, is gone). */
+void pod_userns_release(struct pod_host *h, const char *uid, uint32_t base);
+/* The range recorded in pod_dir, 0 when none. */
+int pod_userns_recorded(const char *pod_dir, uint32_t *ret_base);
 
 /* pod-resize.c */
 /* Loads allocated.json and actuated.json of a prepared pod, or writes the first allocation (the

@@ -244,6 +244,9 @@ int pod_host_open(const struct pod_host_options *o, struct pod_host **ret, struc
                 error_set(reterr, -r, "create %s: %s", h->pods_dir, strerror(-r));
                 goto fail;
         }
+        r = pod_userns_init(h, reterr);
+        if (r < 0)
+                goto fail;
         r = cgroup_manager_open(o->cgroup_sysfs ?: "/sys/fs/cgroup", o->cgroup_root, &h->cgroups,
                                 reterr);
         if (r < 0)
@@ -279,6 +282,7 @@ struct pod_host *pod_host_free(struct pod_host *h)
         json_decref(h->mounted_claims);
         pthread_mutex_destroy(&h->claims_lock);
         free(h->node_name);
+        pod_userns_free(h);
         free(h->data_dir);
         free(h->pods_dir);
         free(h->service_host);
@@ -950,6 +954,20 @@ static void start_container(struct step *s, const json_t *c, struct container_me
         dir = run_dir(s->h, s->p, name, run);
         cg = run_cgroup(s->p, name, run);
         sandbox = runtime_sandbox_dir(s->h->data_dir, s->p->uid);
+        /* K8S KEP-127: every volume reached through an idmapped mount, or the container does
+         * not start (never a volume left unmapped) */
+        for (size_t i = 0; s->p->userns_base && i < spec.n_mounts; i++) {
+                if (runtime_userns_check_volume(sandbox, mounts[i].source, &err) >= 0)
+                        continue;
+                add_event(s->ev, "Warning", "Failed", xasprintf("Error: %s", err->message));
+                o->phase = CONTAINER_WAITING;
+                o->waiting_reason = "CreateContainerConfigError";
+                o->waiting_message = keep(s, xstrdup(err->message));
+                count_start(s, c, o->waiting_reason);
+                pod_security_release(&security);
+                runtime_image_release(&img);
+                return;
+        }
         /* a Localhost profile that cannot be loaded is the runtime's CreateContainerError */
         r = pod_security_load_profile(&security, s->h->data_dir, &err);
         if (r >= 0)
@@ -1142,6 +1160,7 @@ static int pod_teardown(struct pod_host *h, const char *uid, const char *cgroup,
         cleanup_free char *containers = xasprintf("%s/containers", dir);
         cleanup_free char *volumes = xasprintf("%s/volumes", dir);
         cleanup_free char *sandbox = runtime_sandbox_dir(h->data_dir, uid);
+        uint32_t userns_base = 0;
         DIR *d;
         struct dirent *e;
         int r;
@@ -1208,9 +1227,12 @@ static int pod_teardown(struct pod_host *h, const char *uid, const char *cgroup,
                 if (r < 0)
                         return r;
         }
+        (void) pod_userns_recorded(dir, &userns_base);
         r = fs_remove_tree(dir);
         if (r < 0)
                 return error_set(reterr, -r, "remove %s: %s", dir, strerror(-r));
+        /* K8S: the userns manager's Release, once nothing of the pod is left */
+        pod_userns_release(h, uid, userns_base);
         return 0;
 }
 
@@ -1590,6 +1612,9 @@ int pod_worker_sync(struct pod_host *h, const json_t *pod, json_t **ret_status,
                         return -EIO;
                 }
                 r = pod_allocation_load(h, p, pod, &err);
+                /* K8S KEP-127: the range is the pod's before its sandbox exists */
+                if (r >= 0)
+                        r = pod_userns_setup(h, p, pod, &err);
                 if (r >= 0) {
                         allocated = pod_allocated(p, pod);
                         r = pod_cgroups_setup(h, p, allocated, &err);
@@ -1639,6 +1664,7 @@ int pod_worker_sync(struct pod_host *h, const json_t *pod, json_t **ret_status,
                                                     ?: json_path_string(pod, "metadata.name"),
                                 .cgroup_procs = (const char *const *) procs,
                                 .own_network = own_network,
+                                .userns_base = p->userns_base,
                         };
                         sandbox_ready = runtime_sandbox_start(&ss, &pid, &err) >= 0;
                         cgroup_strv_free(procs);

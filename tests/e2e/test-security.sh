@@ -58,7 +58,7 @@ pod procmount '{}' '{"procMount":"Unmasked"}' "true"
 pod noprofile '{}' '{"seccompProfile":{"type":"Localhost","localhostProfile":"missing.json"}}' "true"
 cat <<'JSON' | k create -f - >/dev/null || not_ok "create pod userns"
 {"apiVersion":"v1","kind":"Pod","metadata":{"name":"userns"},
- "spec":{"terminationGracePeriodSeconds":1,"restartPolicy":"Never","hostUsers":false,
+ "spec":{"terminationGracePeriodSeconds":1,"restartPolicy":"Never","hostUsers":false,"hostNetwork":true,
   "containers":[{"name":"c1","image":"busybox","command":["true"]}]}}
 JSON
 
@@ -154,9 +154,9 @@ until_refused "runAsNonRoot with runAsUser 0 is refused" rootuser \
 until_refused "an unknown capability is refused" badcap 'CreateContainerConfigError: container c1: unknown capability "NOPE"'
 until_refused "an unsafe sysctl is refused" unsafe 'CreateContainerConfigError: forbidden sysctl: "kernel.msgmax" not allowlisted'
 until_refused "fsGroup is refused, not ignored" fsgroup "CreateContainerConfigError: container c1: spec.securityContext.fsGroup is not supported"
-until_refused "procMount Unmasked is refused" procmount "CreateContainerConfigError: container c1: securityContext.procMount is not supported"
+until_refused "procMount Unmasked without hostUsers false is refused with upstream's words" procmount 'CreateContainerConfigError: container c1: securityContext.procMount: Invalid value: "Unmasked": `hostUsers` must be false to use `Unmasked`'
 until_refused "a missing Localhost profile fails the start" noprofile "CreateContainerError: cannot load seccomp profile"
-until_refused "hostUsers false is refused, not run in the host's user namespace" userns "CreateContainerConfigError: container c1: spec.hostUsers is not supported by this node: user namespaces are not implemented"
+until_refused "hostUsers false with hostNetwork is refused, as upstream's validation does" userns 'CreateContainerConfigError: container c1: spec.hostNetwork: Forbidden: when `pod.Spec.HostUsers` is false'
 
 k delete pods --all --timeout=60s >/dev/null 2>&1
 tap_done

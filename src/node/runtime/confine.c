@@ -99,7 +99,7 @@ int rt_confine_paths(int rootfd, const struct runtime_security *sec, struct erro
 {
         int r;
 
-        if (sec->privileged)
+        if (sec->privileged || sec->proc_unmasked)
                 return 0; /* K8S: a privileged container sees /proc and /sys unmasked */
         for (size_t i = 0; i < ARRAY_SIZE(masked_paths); i++)
                 if ((r = mask_path(rootfd, masked_paths[i], reterr)) < 0)

@@ -259,4 +259,22 @@ int rt_supervisor_serve(const char *state_dir, int notify_fd, struct error **ret
 int rt_sandbox_read_state(const char *state_dir, pid_t *ret_pid, uint64_t *ret_ticks,
                           char **ret_hostname);
 
+/* ---- user namespaces (userns.c) */
+/* Moves the calling (single-threaded) process into a new user namespace mapping 0..length-1 to
+ * host IDs base.., the maps written by a child left in the host's namespace (setgroups stays
+ * "allow"), and makes it root there. Before anything else of the pod is unshared, so the
+ * namespaces made after it are owned by it. err: why, for a person. */
+int rt_userns_unshare(uint32_t base, uint32_t length, char *err, size_t errlen);
+/* The user namespace of process pid (pidfd: the same process, checked after the reads): *ret_fd
+ * -1 and *ret_base 0 when it is ours (the host's), else an fd of it and the host ID its 0 maps
+ * to. */
+int rt_userns_of_pid(pid_t pid, int pidfd, int *ret_fd, uint32_t *ret_base);
+/* K8S KEP-127: idmaps the detached mount tree mntfd (open_tree OPEN_TREE_CLONE) with the user
+ * namespace userns_fd: a file owned by host ID n is n inside (host 0 is the pod's root), and
+ * what the pod writes as n is stored as n. -EINVAL where the filesystem cannot be idmapped. */
+int rt_userns_idmap(int mntfd, int userns_fd);
+/* An idmapped clone of the mount tree at source attached at target (a directory): for the
+ * image's root, the overlay's lower layer. Call in a private mount namespace. */
+int rt_userns_bind_idmapped(const char *source, const char *target, int userns_fd);
+
 #endif

@@ -14,9 +14,11 @@
  * - The pod sandbox: one tiny process per pod (this binary, detached in its own session) that
  *   unshares pid, ipc and uts namespaces, and the network namespace unless the pod uses the
  *   host's (the agent wires it with CNI: src/node/network), sets the hostname, and is
- *   pid 1 of the pod: it reaps orphans and lives until killed. Its root and cwd are an empty
- *   read-only tmpfs (every container sees it as /proc/1, so /proc/1/root must not be the
- *   host's). Its state file lets an agent that restarted find it again.
+ *   pid 1 of the pod: it reaps orphans and lives until killed. With a user namespace
+ *   (userns_base, K8S KEP-127) that one is made first and owns the others; the containers then
+ *   see the image and their volumes through idmapped mounts and run in it (userns.c). Its root and
+ * cwd are an empty read-only tmpfs (every container sees it as /proc/1, so /proc/1/root must not be
+ * the host's). Its state file lets an agent that restarted find it again.
  *
  * - One supervisor per container (this binary again: `<exe> supervise DIR`, detached). It
  *   starts the container process in the sandbox's pid/ipc/uts/net namespaces and a private mount
@@ -122,7 +124,12 @@ struct runtime_sandbox_spec {
         const char *const *cgroup_procs; /* absolute cgroup.procs paths (NULL-terminated) the
                                           * sandbox process joins, or NULL */
         bool own_network; /* a network namespace of its own; false: the host's (hostNetwork) */
+        /* K8S KEP-127 hostUsers: false: the host ID the pod's 0 maps to in a user namespace of
+         * its own (RUNTIME_USERNS_LENGTH IDs), made before the pid, ipc, uts and net ones,
+         * which it owns; 0: the host's user namespace */
+        uint32_t userns_base;
 };
+#define RUNTIME_USERNS_LENGTH 65536U
 
 /* Starts the pod's sandbox unless it already runs, and returns its host pid. Idempotent. */
 int runtime_sandbox_start(const struct runtime_sandbox_spec *s, pid_t *ret_pid,
@@ -133,6 +140,11 @@ int runtime_sandbox_running(const char *state_dir, pid_t *ret_pid);
 /* An fd (O_RDONLY, O_CLOEXEC) of the network namespace of the running sandbox of state_dir,
  * checked to belong to the process that was started. -ESRCH when it does not run. */
 int runtime_sandbox_netns_fd(const char *state_dir, int *ret_fd, struct error **reterr);
+/* K8S KEP-127: whether the volume folder at path can be mounted idmapped for the user
+ * namespace of the running sandbox of sandbox_dir (0 also when the sandbox has none): what a
+ * container of the pod needs before it starts, so a filesystem that refuses (tmpfs before Linux
+ * 6.3) is the container's CreateContainerConfigError, never a mount left unmapped. */
+int runtime_userns_check_volume(const char *sandbox_dir, const char *path, struct error **reterr);
 /* Kills the sandbox (and with it every process of the pod's pid namespace) and waits until it
  * is gone. 0 when it was not running. The state dir stays for the caller to remove. */
 int runtime_sandbox_stop(const char *state_dir, struct error **reterr);
@@ -238,6 +250,9 @@ struct runtime_security {
         size_t n_sysctls;
         bool host_pid; /* K8S hostPID: the host's pid namespace, not the sandbox's */
         bool host_ipc; /* K8S hostIPC */
+        /* K8S procMount: Unmasked (only with hostUsers: false): no masked nor read-only paths,
+         * as containerd clears MaskedPaths and ReadonlyPaths for it */
+        bool proc_unmasked;
 };
 
 /* Borrowed for the call. Zero-initialise, then fill. */

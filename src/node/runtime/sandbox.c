@@ -8,6 +8,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
@@ -110,6 +111,8 @@ int runtime_sandbox_start(const struct runtime_sandbox_spec *s, pid_t *ret_pid,
                 json_array_append_new(procs, json_string(s->cgroup_procs[i]));
         json_object_set_new(spec, "cgroupProcs", procs);
         json_object_set_new(spec, "network", json_boolean(s->own_network));
+        if (s->userns_base)
+                json_object_set_new(spec, "usernsBase", json_integer(s->userns_base));
         r = fs_write_json_atomic(dfd, RT_SANDBOX_SPEC_FILE, spec);
         json_decref(spec);
         if (r < 0)
@@ -225,8 +228,10 @@ static int join_cgroups(const json_t *procs, char *err, size_t errlen)
 /* The pod's pid 1 is in every container's sight (/proc/1/root, /proc/1/cwd): with the host's
  * root as its own, any container read and wrote the host's files through it. Its root becomes
  * an empty read-only tmpfs that no mount table holds (a detached fsmount: ".." from its top
- * stays there), as the pause container elsewhere lives in an image of its own. */
-static int empty_root(char *err, size_t errlen)
+ * stays there), as the pause container elsewhere lives in an image of its own. Made before the
+ * pod's namespaces (a pod in a user namespace of its own could not mount it), entered by the
+ * init. */
+static int empty_root_mount(int *ret_fd, char *err, size_t errlen)
 {
         int fs, mnt = -1, e = 0;
 
@@ -236,16 +241,40 @@ static int empty_root(char *err, size_t errlen)
             fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0 ||
             (mnt = fsmount(fs, FSMOUNT_CLOEXEC,
                            MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
-                                   MOUNT_ATTR_NOEXEC)) < 0 ||
-            fchdir(mnt) < 0 || chroot(".") < 0 || chdir("/") < 0)
+                                   MOUNT_ATTR_NOEXEC)) < 0)
                 e = errno;
-        if (mnt >= 0)
-                close(mnt);
         if (fs >= 0)
                 close(fs);
-        if (e)
+        if (e) {
                 (void) snprintf(err, errlen, "give the pod's init an empty root: %s", strerror(e));
-        return -e;
+                return -e;
+        }
+        *ret_fd = mnt;
+        return 0;
+}
+
+static int enter_root(int mnt, char *err, size_t errlen)
+{
+        if (fchdir(mnt) < 0 || chroot(".") < 0 || chdir("/") < 0) {
+                int e = errno;
+                (void) snprintf(err, errlen, "give the pod's init an empty root: %s", strerror(e));
+                return -e;
+        }
+        return 0;
+}
+
+/* K8S: the pause container runs with oom_score_adj -998 (qos.PodInfraOOMAdj), so a pod over
+ * its memory limit loses a container's process, which reports OOMKilled, and not its pid 1,
+ * whose death takes every container down with a plain SIGKILL. Inherited over fork; lowering
+ * it needs the host's CAP_SYS_RESOURCE, so a pod in a user namespace has it set before. */
+static void pause_oom_score_adj(void)
+{
+        int fd = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
+
+        if (fd >= 0) {
+                (void) write(fd, "-998", 4);
+                close(fd);
+        }
 }
 
 static void noop_handler(int sig)
@@ -254,37 +283,25 @@ static void noop_handler(int sig)
 }
 
 /* The pod's pid 1. Never returns. */
-_noreturn_ static void sandbox_init(int ready_fd, const json_t *procs)
+_noreturn_ static void sandbox_init(int ready_fd, const json_t *procs, int root_mnt)
 {
         char err[512];
         sigset_t set;
         struct sigaction sa = { .sa_handler = noop_handler };
         int sig;
 
+        (void) setsid();
+        (void) prctl(PR_SET_NAME, "pause", 0, 0, 0);
+        pause_oom_score_adj();
+        if (join_cgroups(procs, err, sizeof(err)) < 0 ||
+            enter_root(root_mnt, err, sizeof(err)) < 0) {
+                (void) write(ready_fd, err, strlen(err));
+                _exit(1);
+        }
         /* keep only the ready pipe: the agent reads its notify pipe until every copy closes */
         if (ready_fd > 3)
                 (void) close_range(3, (unsigned) ready_fd - 1, 0);
         (void) close_range((unsigned) ready_fd + 1, ~0U, 0);
-        (void) setsid();
-        (void) prctl(PR_SET_NAME, "pause", 0, 0, 0);
-        /* K8S: the pause container runs with oom_score_adj -998 (qos.PodInfraOOMAdj), so a
-         * pod over its memory limit loses a container's process, which reports OOMKilled,
-         * and not its pid 1, whose death takes every container down with a plain SIGKILL. */
-        {
-                int fd = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
-                if (fd >= 0) {
-                        (void) write(fd, "-998", 4);
-                        close(fd);
-                }
-        }
-        if (join_cgroups(procs, err, sizeof(err)) < 0) {
-                (void) write(ready_fd, err, strlen(err));
-                _exit(1);
-        }
-        if (empty_root(err, sizeof(err)) < 0) {
-                (void) write(ready_fd, err, strlen(err));
-                _exit(1);
-        }
         /* pid 1 drops signals it has no handler for: install them, then take them in turn */
         sigemptyset(&set);
         sigaddset(&set, SIGCHLD);
@@ -305,15 +322,97 @@ _noreturn_ static void sandbox_init(int ready_fd, const json_t *procs)
         }
 }
 
+/* The pod's pid, ipc, uts (and net) namespaces, and its hostname. -errno, msg why. */
+static int unshare_pod(const json_t *spec, const char *hostname, char *msg, size_t len)
+{
+        if (unshare(CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS |
+                    (json_is_true(json_object_get(spec, "network")) ? CLONE_NEWNET : 0)) < 0) {
+                (void) snprintf(msg, len, "unshare the pod's namespaces: %s", strerror(errno));
+                return -errno;
+        }
+        if (sethostname(hostname, strlen(hostname)) < 0) {
+                int e = errno;
+                (void) snprintf(msg, len, "set the hostname \"%s\": %s", hostname, strerror(e));
+                errno = e;
+                return -e;
+        }
+        return 0;
+}
+
+/* K8S KEP-127: a pod in a user namespace of its own. An intermediate child makes it and the
+ * pod's other namespaces (owned by it, runc's order) and forks the init; the helper stays in
+ * the host's namespaces (once in the pod's user namespace it could not return to the host's
+ * pid namespace, which its later threads need). *ret_init: the init's host pid. */
+static int start_in_userns(uint32_t base, const json_t *spec, const char *hostname, int root_mnt,
+                           int ready_fd, pid_t *ret_init, char *msg, size_t len)
+{
+        int q[2], status;
+        char answer[512];
+        pid_t mid, init;
+        ssize_t n;
+
+        if (pipe2(q, O_CLOEXEC) < 0) {
+                (void) snprintf(msg, len, "pipe: %s", strerror(errno));
+                return -errno;
+        }
+        mid = fork();
+        if (mid < 0) {
+                int e = errno;
+                close(q[0]);
+                close(q[1]);
+                (void) snprintf(msg, len, "fork: %s", strerror(e));
+                return -e;
+        }
+        if (mid == 0) {
+                close(q[0]);
+                if (rt_userns_unshare(base, RUNTIME_USERNS_LENGTH, answer + 1, sizeof(answer) - 1) <
+                            0 ||
+                    unshare_pod(spec, hostname, answer + 1, sizeof(answer) - 1) < 0) {
+                        answer[0] = 'E';
+                        (void) write(q[1], answer, strlen(answer));
+                        _exit(1);
+                }
+                init = fork();
+                if (init < 0) {
+                        (void) snprintf(answer, sizeof(answer), "Efork the pod's init: %s",
+                                        strerror(errno));
+                        (void) write(q[1], answer, strlen(answer));
+                        _exit(1);
+                }
+                if (init == 0) {
+                        close(q[1]);
+                        sandbox_init(ready_fd, NULL, root_mnt);
+                }
+                /* fork answers with the pid in our own (the host's) pid namespace */
+                (void) snprintf(answer, sizeof(answer), "P%d", (int) init);
+                (void) write(q[1], answer, strlen(answer));
+                _exit(0);
+        }
+        close(q[1]);
+        n = read(q[0], answer, sizeof(answer) - 1);
+        close(q[0]);
+        while (waitpid(mid, &status, 0) < 0 && errno == EINTR)
+                ;
+        answer[n > 0 ? n : 0] = '\0';
+        if (answer[0] == 'P' && (init = (pid_t) strtol(answer + 1, NULL, 10)) > 0) {
+                *ret_init = init;
+                return 0;
+        }
+        (void) snprintf(msg, len, "%s",
+                        answer[0] == 'E' ? answer + 1
+                                         : "the pod's user namespace could not be made");
+        return -EIO;
+}
+
 int rt_sandbox_serve(const char *state_dir, int notify_fd, struct error **reterr)
 {
-        cleanup_close int dfd = -1, own_pidns = -1;
-        json_t *spec = NULL, *state;
+        cleanup_close int dfd = -1, own_pidns = -1, root_mnt = -1;
+        json_t *spec = NULL, *state, *procs, *userns;
         const char *hostname;
         char msg[512];
         int p[2] = { -1, -1 };
         uint64_t ticks;
-        pid_t child;
+        pid_t child = 0;
         ssize_t n;
         int r;
 
@@ -339,15 +438,42 @@ int rt_sandbox_serve(const char *state_dir, int notify_fd, struct error **reterr
                               strerror(errno));
                 goto fail;
         }
-        if (unshare(CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS |
-                    (json_is_true(json_object_get(spec, "network")) ? CLONE_NEWNET : 0)) < 0) {
-                r = error_set(reterr, errno, "sandbox: unshare the pod's namespaces: %s",
-                              strerror(errno));
+        if (empty_root_mount(&root_mnt, msg, sizeof(msg)) < 0) {
+                r = error_set(reterr, EIO, "sandbox: %s", msg);
                 goto fail;
         }
-        if (sethostname(hostname, strlen(hostname)) < 0) {
-                r = error_set(reterr, errno, "sandbox: set the hostname \"%s\": %s", hostname,
-                              strerror(errno));
+        procs = json_object_get(spec, "cgroupProcs");
+        userns = json_object_get(spec, "usernsBase");
+        if (userns) {
+                /* K8S KEP-127: the user namespace first, so the pod's other namespaces are
+                 * owned by it (runc's order). What needs the host's privileges is done before:
+                 * the cgroups joined (the init inherits them), the init's oom_score_adj */
+                json_int_t base = json_integer_value(userns);
+
+                if (!json_is_integer(userns) || base <= 0 ||
+                    base > (json_int_t) UINT32_MAX - RUNTIME_USERNS_LENGTH) {
+                        r = error_set(reterr, EINVAL, "sandbox: bad usernsBase in its spec");
+                        goto fail;
+                }
+                if (join_cgroups(procs, msg, sizeof(msg)) < 0) {
+                        r = error_set(reterr, EIO, "sandbox: %s", msg);
+                        goto fail;
+                }
+                pause_oom_score_adj();
+                if (pipe2(p, O_CLOEXEC) < 0) {
+                        r = error_set(reterr, errno, "sandbox: pipe: %s", strerror(errno));
+                        goto fail;
+                }
+                r = start_in_userns((uint32_t) base, spec, hostname, root_mnt, p[1], &child, msg,
+                                    sizeof(msg));
+                if (r < 0) {
+                        r = error_set(reterr, -r, "sandbox: %s", msg);
+                        goto fail;
+                }
+                goto started;
+        }
+        if (unshare_pod(spec, hostname, msg, sizeof(msg)) < 0) {
+                r = error_set(reterr, errno, "sandbox: %s", msg);
                 goto fail;
         }
         if (pipe2(p, O_CLOEXEC) < 0) {
@@ -361,7 +487,7 @@ int rt_sandbox_serve(const char *state_dir, int notify_fd, struct error **reterr
         }
         if (child == 0) {
                 close(p[0]);
-                sandbox_init(p[1], json_object_get(spec, "cgroupProcs"));
+                sandbox_init(p[1], procs, root_mnt);
         }
         /* our later children (none) and threads (the sanitizers' leak checker) need our pid
          * namespace back */
@@ -371,6 +497,7 @@ int rt_sandbox_serve(const char *state_dir, int notify_fd, struct error **reterr
                 (void) kill(child, SIGKILL);
                 goto fail;
         }
+started:
         close(p[1]);
         p[1] = -1;
         /* EOF: the init is ready; words: why it is not */

@@ -61,6 +61,7 @@ static json_t *security_to_json(const struct runtime_security *sec)
         json_object_set_new(o, "sysctls", sysctls);
         json_object_set_new(o, "hostPID", json_boolean(sec->host_pid));
         json_object_set_new(o, "hostIPC", json_boolean(sec->host_ipc));
+        json_object_set_new(o, "procUnmasked", json_boolean(sec->proc_unmasked));
         return o;
 }
 
@@ -168,6 +169,7 @@ static int security_from_json(const json_t *o, struct rt_spec_holder *h, struct 
         sec->no_image_groups = json_is_true(json_object_get(o, "noImageGroups"));
         sec->host_pid = json_is_true(json_object_get(o, "hostPID"));
         sec->host_ipc = json_is_true(json_object_get(o, "hostIPC"));
+        sec->proc_unmasked = json_is_true(json_object_get(o, "procUnmasked"));
         v = json_object_get(o, "capabilities");
         if (v) {
                 const char *c = json_string_value(v);

@@ -37,6 +37,10 @@ struct supervisor {
         pid_t sandbox_pid;
         int notify_fd;
         struct rt_seccomp_bpf seccomp; /* the compiled filter, read before the fork */
+        /* K8S KEP-127: the sandbox's user namespace when it is not the host's, else -1; the
+         * host ID its 0 maps to */
+        int userns_fd;
+        uint32_t userns_base;
 };
 
 /* ------------------------------------------------------------------ the container process */
@@ -160,8 +164,25 @@ static int by_depth(const void *x, const void *y)
         return *a < *b ? -1 : (*a > *b); /* stable: keep the spec's order */
 }
 
-static void setup_dev(int rootfd, const struct runtime_container_spec *s, int errfd)
+/* The mount options of a tmpfs or devpts the supervisor mounts for the container: in a user
+ * namespace of the pod's own, owned by the pod's root (its tty group for devpts: gid_offset 5),
+ * as they would be had the pod's root mounted them. */
+static const char *id_options(char buf[static 128], const struct supervisor *sv, const char *base,
+                              unsigned gid_offset)
 {
+        if (sv->userns_fd < 0)
+                return base;
+        if (gid_offset)
+                (void) snprintf(buf, 128, "%s,gid=%u", base, sv->userns_base + gid_offset);
+        else
+                (void) snprintf(buf, 128, "%s,uid=%u,gid=%u", base, sv->userns_base,
+                                sv->userns_base);
+        return buf;
+}
+
+static void setup_dev(int rootfd, const struct supervisor *sv, int errfd)
+{
+        const struct runtime_container_spec *s = sv->spec;
         static const char *const devices[] = { "null", "zero", "full", "random", "urandom", "tty" };
         static const struct {
                 const char *target, *link;
@@ -172,8 +193,9 @@ static void setup_dev(int rootfd, const struct runtime_container_spec *s, int er
         bool shm_volume = false;
         int r, devfd;
 
+        char opts[128];
         r = mount_in_root(rootfd, "dev", false, "tmpfs", "tmpfs", MS_NOSUID | MS_STRICTATIME,
-                          "mode=755,size=65536k");
+                          id_options(opts, sv, "mode=755,size=65536k", 0));
         if (r < 0)
                 child_fail(errfd, "mount /dev: %s", errstr(-r, e));
         for (size_t i = 0; i < ARRAY_SIZE(devices); i++) {
@@ -193,7 +215,9 @@ static void setup_dev(int rootfd, const struct runtime_container_spec *s, int er
                         child_fail(errfd, "symlink /%s: %s", links[i].target, errstr(errno, e));
         close(devfd);
         r = mount_in_root(rootfd, "dev/pts", false, "devpts", "devpts", MS_NOSUID | MS_NOEXEC,
-                          "newinstance,ptmxmode=0666,mode=0620,gid=5");
+                          sv->userns_fd < 0
+                                  ? "newinstance,ptmxmode=0666,mode=0620,gid=5"
+                                  : id_options(opts, sv, "newinstance,ptmxmode=0666,mode=0620", 5));
         if (r < 0)
                 child_fail(errfd, "mount /dev/pts: %s", errstr(-r, e));
         for (size_t i = 0; i < s->n_mounts; i++)
@@ -201,7 +225,8 @@ static void setup_dev(int rootfd, const struct runtime_container_spec *s, int er
         if (!shm_volume) {
                 /* K8S: a container's /dev/shm is 64 MiB unless a volume is mounted there */
                 r = mount_in_root(rootfd, "dev/shm", false, "shm", "tmpfs",
-                                  MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=1777,size=65536k");
+                                  MS_NOSUID | MS_NODEV | MS_NOEXEC,
+                                  id_options(opts, sv, "mode=1777,size=65536k", 0));
                 if (r < 0)
                         child_fail(errfd, "mount /dev/shm: %s", errstr(-r, e));
         }
@@ -212,7 +237,8 @@ static void setup_dev(int rootfd, const struct runtime_container_spec *s, int er
  * and the read-only flag is set on the clone before move_mount attaches it, so it cannot miss
  * (a remount by path would find whatever a pod swapped in at target meanwhile). -EPERM for a
  * target that resolves into the container's /proc. */
-static int bind_volume(int rootfd, int srcfd, const struct runtime_mount *m, bool is_file)
+static int bind_volume(int rootfd, int srcfd, const struct runtime_mount *m, bool is_file,
+                       int userns_fd)
 {
         cleanup_close int tfd = -1, mfd = -1;
         struct statfs sf;
@@ -229,6 +255,13 @@ static int bind_volume(int rootfd, int srcfd, const struct runtime_mount *m, boo
                         OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE);
         if (mfd < 0)
                 return -errno;
+        /* K8S KEP-127: the volume's files as the host has them, host 0 being the pod's root (the
+         * agent checked that the filesystem allows it: runtime_userns_check_volume) */
+        if (userns_fd >= 0) {
+                int r = rt_userns_idmap(mfd, userns_fd);
+                if (r < 0)
+                        return r;
+        }
         if (m->read_only) {
                 /* K8S: readOnly makes the volume's own mount read-only, not its submounts */
                 struct mount_attr attr = { .attr_set = MOUNT_ATTR_RDONLY };
@@ -240,8 +273,9 @@ static int bind_volume(int rootfd, int srcfd, const struct runtime_mount *m, boo
         return 0;
 }
 
-static void setup_volumes(int rootfd, const struct runtime_container_spec *s, int errfd)
+static void setup_volumes(int rootfd, const struct supervisor *sv, int errfd)
 {
+        const struct runtime_container_spec *s = sv->spec;
         cleanup_free const struct runtime_mount **order = xcalloc(s->n_mounts + 1, sizeof(*order));
         char e[128];
 
@@ -262,7 +296,7 @@ static void setup_volumes(int rootfd, const struct runtime_container_spec *s, in
                 if (fstat(fd, &st) < 0)
                         child_fail(errfd, "mount volume at \"%s\": stat its source: %s", m->target,
                                    errstr(errno, e));
-                r = bind_volume(rootfd, fd, m, !S_ISDIR(st.st_mode));
+                r = bind_volume(rootfd, fd, m, !S_ISDIR(st.st_mode), sv->userns_fd);
                 if (r == -EPERM)
                         child_fail(errfd,
                                    "check proc-safety of %s mount: \"%s\" cannot be mounted "
@@ -304,6 +338,32 @@ static char *passwd_home(uid_t uid)
         free(line);
         fclose(f);
         return home;
+}
+
+/* mkdir -p of the working dir in the container's root (after pivot_root). Made by the host's
+ * root, so in a pod with a user namespace each folder made is given to the pod's root, as
+ * runc, which makes it inside the namespace, leaves it. */
+static int make_workdir(const char *wd, const struct supervisor *sv)
+{
+        cleanup_free char *path = xstrdup(wd);
+
+        for (char *p = path + 1;; p++) {
+                char c = *p;
+
+                if (c != '/' && c != '\0')
+                        continue;
+                *p = '\0';
+                if (mkdir(path, 0755) == 0) {
+                        if (sv->userns_fd >= 0 &&
+                            lchown(path, sv->userns_base, sv->userns_base) < 0)
+                                return -errno;
+                } else if (errno != EEXIST) {
+                        return -errno;
+                }
+                *p = c;
+                if (!c)
+                        return 0;
+        }
 }
 
 /* Go's exec.LookPath, the way runc finds argv[0]: as given when it holds a '/', else the first
@@ -354,19 +414,19 @@ static const char *env_value(char **env, const char *name)
 /* Closes every fd above stderr but the three the child still needs: what the supervisor holds
  * (its state dir, the log, namespace and pid fds) would otherwise reach the host through
  * /proc/self/fd/N, e.g. as a workingDir (runc's CVE-2024-21626). */
-static void close_all_but(int a, int b, int c)
+static void close_all_but(int a, int b, int c, int d)
 {
-        int keep[3] = { a, b, c };
+        int keep[4] = { a, b, c, d };
         unsigned from = 3;
 
-        for (int i = 0; i < 3; i++) /* sort the three */
-                for (int j = i + 1; j < 3; j++)
+        for (int i = 0; i < 4; i++) /* sort the four (-1: none) */
+                for (int j = i + 1; j < 4; j++)
                         if (keep[j] < keep[i]) {
                                 int t = keep[i];
                                 keep[i] = keep[j];
                                 keep[j] = t;
                         }
-        for (int i = 0; i < 3; i++) {
+        for (int i = 0; i < 4; i++) {
                 if (keep[i] < (int) from)
                         continue;
                 if ((unsigned) keep[i] > from)
@@ -411,8 +471,24 @@ _noreturn_ static void container_child(struct supervisor *sv, int outfd, int err
         if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
                 child_fail(errfd, "make mounts private: %s", errstr(errno, e));
         rootfs = xasprintf("%s/rootfs", s->state_dir);
-        overlay = xasprintf("lowerdir=%s,upperdir=%s/upper,workdir=%s/work", s->rootfs,
-                            s->state_dir, s->state_dir);
+        if (sv->userns_fd >= 0) {
+                /* K8S KEP-127: the image's files, owned by host 0, are the pod's root's: the
+                 * overlay's lower layer is an idmapped clone of the image (attached in this
+                 * mount namespace only); the upper layer stores what the pod writes with its
+                 * host IDs (its folder was given to the pod's root) */
+                cleanup_free char *lower = xasprintf("%s/lower", s->state_dir);
+                r = rt_userns_bind_idmapped(s->rootfs, lower, sv->userns_fd);
+                if (r < 0)
+                        child_fail(errfd,
+                                   "mount the image \"%s\" idmapped for the pod's user "
+                                   "namespace: %s",
+                                   s->rootfs, errstr(-r, e));
+                overlay = xasprintf("lowerdir=%s,upperdir=%s/upper,workdir=%s/work", lower,
+                                    s->state_dir, s->state_dir);
+        } else {
+                overlay = xasprintf("lowerdir=%s,upperdir=%s/upper,workdir=%s/work", s->rootfs,
+                                    s->state_dir, s->state_dir);
+        }
         if (mount("overlay", rootfs, "overlay", 0, overlay) < 0)
                 child_fail(errfd, "mount the image \"%s\" (overlay): %s", s->rootfs,
                            errstr(errno, e));
@@ -424,7 +500,7 @@ _noreturn_ static void container_child(struct supervisor *sv, int outfd, int err
                           NULL);
         if (r < 0)
                 child_fail(errfd, "mount /proc: %s", errstr(-r, e));
-        setup_dev(rootfd, s, errfd);
+        setup_dev(rootfd, sv, errfd);
         if (rt_confine_devices(rootfd, &s->security, &err) < 0)
                 child_fail(errfd, "%s", err->message);
         r = mount_in_root(rootfd, "sys", false, "/sys", NULL, MS_BIND, NULL);
@@ -433,7 +509,7 @@ _noreturn_ static void container_child(struct supervisor *sv, int outfd, int err
                 r = remount_ro(rootfd, "sys", MS_NOSUID | MS_NODEV | MS_NOEXEC);
         if (r < 0)
                 child_fail(errfd, "mount /sys: %s", errstr(-r, e));
-        setup_volumes(rootfd, s, errfd);
+        setup_volumes(rootfd, sv, errfd);
         /* the sysctls through the host's /proc (still in sight) before /proc/sys turns
          * read-only; then the masked and read-only paths over everything mounted */
         if (rt_confine_sysctls(&s->security, &err) < 0 ||
@@ -450,7 +526,7 @@ _noreturn_ static void container_child(struct supervisor *sv, int outfd, int err
         if (chdir("/") < 0)
                 child_fail(errfd, "chdir /: %s", errstr(errno, e));
         close(rootfd);
-        close_all_but(outfd, errpipe_out, errfd);
+        close_all_but(outfd, errpipe_out, errfd, sv->userns_fd);
 
         /* env and argv */
         rt_pod_env(s, &pod_env);
@@ -467,7 +543,7 @@ _noreturn_ static void container_child(struct supervisor *sv, int outfd, int err
         if (wd[0] != '/')
                 child_fail(errfd, "cwd property must be an absolute path: \"%s\"", wd);
         if (chdir(wd) < 0) {
-                if (errno == ENOENT && fs_mkdir_p(wd, 0755) == 0 && chdir(wd) == 0)
+                if (errno == ENOENT && make_workdir(wd, sv) == 0 && chdir(wd) == 0)
                         ;
                 else
                         child_fail(errfd, "chdir to cwd (\"%s\") set in config.json failed: %s", wd,
@@ -492,6 +568,15 @@ _noreturn_ static void container_child(struct supervisor *sv, int outfd, int err
                 child_fail(errfd, "set up stdio: %s", errstr(errno, e));
         /* nothing but stdio crosses exec; errfd closes there, which tells the supervisor */
         (void) close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
+        /* K8S KEP-127: into the pod's user namespace last, once every mount is made by the
+         * host's root in this mount namespace (which stays the host's: the pod's root cannot
+         * mount over or unmount what confines it); the user, groups and capabilities below are
+         * then the namespace's */
+        if (sv->userns_fd >= 0) {
+                if (setns(sv->userns_fd, CLONE_NEWUSER) < 0)
+                        child_fail(errfd, "join the pod's user namespace: %s", errstr(errno, e));
+                close(sv->userns_fd);
+        }
         /* user, groups, capabilities, no_new_privs, seccomp: the last steps before exec */
         if (rt_confine_finish(&confine, &err) < 0)
                 child_fail(errfd, "%s", err->message);
@@ -617,10 +702,26 @@ static int supervise(struct supervisor *sv, struct error **reterr)
                 r = record_start_error(sv, msg);
                 goto start_failed;
         }
+        r = rt_userns_of_pid(sv->sandbox_pid, pidfd, &sv->userns_fd, &sv->userns_base);
+        if (r < 0) {
+                (void) snprintf(msg, sizeof(msg), "the pod sandbox's user namespace: %s",
+                                strerror(-r));
+                r = record_start_error(sv, msg);
+                goto start_failed;
+        }
         if ((mkdirat(sv->dfd, "upper", 0755) < 0 && errno != EEXIST) ||
             (mkdirat(sv->dfd, "work", 0700) < 0 && errno != EEXIST) ||
-            (mkdirat(sv->dfd, "rootfs", 0755) < 0 && errno != EEXIST))
+            (mkdirat(sv->dfd, "rootfs", 0755) < 0 && errno != EEXIST) ||
+            (sv->userns_fd >= 0 && mkdirat(sv->dfd, "lower", 0755) < 0 && errno != EEXIST))
                 return error_set(reterr, errno, "create the container's dirs: %s", strerror(errno));
+        /* the overlay's root is its upper layer's folder: the pod's root's (containerd chowns
+         * the snapshot's upper dir to the remapped root) */
+        if (sv->userns_fd >= 0 &&
+            fchownat(sv->dfd, "upper", sv->userns_base, sv->userns_base, AT_SYMLINK_NOFOLLOW) < 0)
+                return error_set(reterr, errno,
+                                 "give the container's upper layer to the pod's "
+                                 "root: %s",
+                                 strerror(errno));
         logfd = openat(sv->dfd, RT_LOG_FILE, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0640);
         if (logfd < 0)
                 return error_set(reterr, errno, "open the log: %s", strerror(errno));
@@ -782,7 +883,9 @@ static int read_seccomp(struct supervisor *sv, struct error **reterr)
 
 int rt_supervisor_serve(const char *state_dir, int notify_fd, struct error **reterr)
 {
-        struct supervisor sv = { .state_dir = state_dir, .dfd = -1, .notify_fd = notify_fd };
+        struct supervisor sv = {
+                .state_dir = state_dir, .dfd = -1, .notify_fd = notify_fd, .userns_fd = -1
+        };
         json_t *j = NULL, *me;
         uint64_t ticks = 0;
         int r;
@@ -838,6 +941,8 @@ out:
         rt_spec_holder_release(&sv.h);
         free(sv.seccomp.prog);
         free(sv.hostname);
+        if (sv.userns_fd >= 0)
+                close(sv.userns_fd);
         if (sv.dfd >= 0)
                 close(sv.dfd);
         return r < 0 ? 1 : 0;

@@ -104,6 +104,9 @@ static void test_refusals(void **state)
                 { "{\"fsGroup\":2000}", "{}",
                   "container c1: spec.securityContext.fsGroup is not supported by this node" },
                 { "{}", "{\"procMount\":\"Unmasked\"}",
+                  "container c1: securityContext.procMount: Invalid value: \"Unmasked\": "
+                  "`hostUsers` must be false to use `Unmasked`" },
+                { "{}", "{\"procMount\":\"Other\"}",
                   "container c1: securityContext.procMount is not supported by this node" },
                 { "{\"seLinuxOptions\":{\"level\":\"s0\"}}", "{}",
                   "container c1: spec.securityContext.seLinuxOptions is not supported" },

@@ -880,6 +880,44 @@ static void test_sandbox_stop_kills_the_pod(void **state)
         }
 }
 
+/* K8S KEP-127: a sandbox with a user namespace of its own: the container's uid_map, its root
+ * as host ID base, the image's files root's inside through the idmapped lower layer. The
+ * sandbox of the other tests comes back afterwards. */
+static void test_userns(void **state)
+{
+        require_ready();
+        const char *command[] = { "sh", "-c",
+                                  "set -- $(cat /proc/self/uid_map); echo map=$1,$2,$3; "
+                                  "echo root=$(stat -c %u /bin/busybox); echo me=$(id -u)",
+                                  NULL };
+        cleanup_free char *dir = container_dir("userns", 0);
+        struct runtime_sandbox_spec sb = { .state_dir = g.sandbox_dir, .hostname = HOSTNAME };
+        struct runtime_container_spec s;
+        const char *procs[2] = { g.cgroup_procs, NULL };
+        struct error *err = NULL;
+        cleanup_free char *status_path = NULL, *status = NULL;
+
+        assert_int_equal(runtime_sandbox_stop(g.sandbox_dir, &err), 0);
+        sb.cgroup_procs = g.cgroup_procs ? procs : NULL;
+        sb.userns_base = 7 * RUNTIME_USERNS_LENGTH;
+        assert_int_equal(runtime_sandbox_start(&sb, &g.sandbox_pid, &err), 0);
+        status_path = xasprintf("/proc/%d/status", (int) g.sandbox_pid);
+        status = slurp(status_path);
+        assert_non_null(status);
+        assert_non_null(strstr(status, "Uid:\t458752\t458752"));
+        base_spec(&s, dir);
+        s.command = command;
+        start(&s);
+        assert_true(wait_log(dir, "me="));
+        assert_true(wait_log(dir, "map=0,458752,65536"));
+        assert_true(wait_log(dir, "root=0"));
+        assert_true(wait_log(dir, "me=0"));
+        wait_exit(dir);
+        assert_int_equal(runtime_sandbox_stop(g.sandbox_dir, &err), 0);
+        sb.userns_base = 0;
+        assert_int_equal(runtime_sandbox_start(&sb, &g.sandbox_pid, &err), 0);
+}
+
 static void test_nothing_left(void **state)
 {
         int left = -1;
@@ -911,6 +949,7 @@ int main(int argc, char **argv)
                 cmocka_unit_test(test_exit_code_follow_and_long_lines),
                 cmocka_unit_test(test_imported_image),
                 cmocka_unit_test(test_sandbox_stop_kills_the_pod),
+                cmocka_unit_test(test_userns),
                 cmocka_unit_test(test_nothing_left),
         };
 
