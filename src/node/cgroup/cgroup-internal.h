@@ -134,6 +134,10 @@ int cg_device_rule_format(const struct cg_device_rule *r, char *buf, size_t size
  * (a new array the caller frees, *ret_n instructions). -EINVAL for a bad rule. */
 int cg_devices_program(const struct cg_device_rule *rules, size_t n, struct bpf_insn **ret,
                        size_t *ret_n);
+/* Loads a device program: its fd (O_CLOEXEC), or -errno with, when ret_log is not NULL, the
+ * verifier's log in *ret_log (caller frees; NULL when there is none). */
+#define CG_DEVICES_LOG_MAX (256 * 1024)
+int cg_devices_load(const struct bpf_insn *prog, size_t n, char **ret_log);
 /* cgroup_set_devices for each version. */
 int cg_devices_set_v1(struct cgroup_manager *m, const char *relpath, bool allow_all,
                       struct error **reterr);

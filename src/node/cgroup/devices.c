@@ -9,6 +9,7 @@
 #include <inttypes.h>
 #include <linux/bpf.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -189,13 +190,51 @@ static long sys_bpf(int cmd, union bpf_attr *attr)
         return syscall(SYS_bpf, cmd, attr, sizeof(*attr));
 }
 
+static int prog_load(const struct bpf_insn *prog, size_t n, char *log, size_t log_size)
+{
+        union bpf_attr attr;
+
+        memset(&attr, 0, sizeof(attr));
+        attr.prog_type = BPF_PROG_TYPE_CGROUP_DEVICE;
+        attr.insns = (uint64_t) (uintptr_t) prog;
+        attr.insn_cnt = (uint32_t) n;
+        /* no helper is called: the license is only recorded */
+        attr.license = (uint64_t) (uintptr_t) "Apache";
+        if (log) {
+                attr.log_buf = (uint64_t) (uintptr_t) log;
+                attr.log_size = (uint32_t) log_size;
+                attr.log_level = 1;
+        }
+        return (int) sys_bpf(BPF_PROG_LOAD, &attr);
+}
+
+int cg_devices_load(const struct bpf_insn *prog, size_t n, char **ret_log)
+{
+        /* without a log first: a verbose log that overflows its buffer fails the load (ENOSPC) */
+        int fd = prog_load(prog, n, NULL, 0), e;
+        char *log;
+
+        if (fd >= 0)
+                return fd;
+        e = errno;
+        if (ret_log) {
+                /* again for the verifier's words */
+                log = xcalloc(1, CG_DEVICES_LOG_MAX);
+                if (prog_load(prog, n, log, CG_DEVICES_LOG_MAX) >= 0 || !log[0]) {
+                        free(log);
+                        log = NULL;
+                }
+                *ret_log = log;
+        }
+        return -e;
+}
+
 int cg_devices_set_v2(struct cgroup_manager *m, const char *relpath, bool allow_all,
                       struct error **reterr)
 {
         cleanup_free struct bpf_insn *prog = NULL;
         cleanup_close int fd = -1, prog_fd = -1;
-        cleanup_free char *abs = NULL;
-        char log[4096] = "";
+        cleanup_free char *abs = NULL, *log = NULL;
         union bpf_attr attr;
         size_t n;
         int r;
@@ -210,20 +249,15 @@ int cg_devices_set_v2(struct cgroup_manager *m, const char *relpath, bool allow_
         abs = cg_abs(&m->h[0], relpath);
         if ((r = cg_devices_program(cg_default_devices, cg_n_default_devices, &prog, &n)) < 0)
                 return error_set(reterr, -r, "set device access of \"%s\": bad rule", abs);
-        memset(&attr, 0, sizeof(attr));
-        attr.prog_type = BPF_PROG_TYPE_CGROUP_DEVICE;
-        attr.insns = (uint64_t) (uintptr_t) prog;
-        attr.insn_cnt = (uint32_t) n;
-        /* no helper is called: the license is only recorded */
-        attr.license = (uint64_t) (uintptr_t) "Apache";
-        attr.log_buf = (uint64_t) (uintptr_t) log;
-        attr.log_size = sizeof(log);
-        attr.log_level = 1;
-        prog_fd = (int) sys_bpf(BPF_PROG_LOAD, &attr);
+        prog_fd = cg_devices_load(prog, n, &log);
         if (prog_fd < 0) {
-                r = errno;
-                return error_set(reterr, r, "load the device program for \"%s\": %s%s%s", abs,
-                                 strerror(r), log[0] ? ": " : "", log);
+                const char *tail = log ? log : "";
+
+                /* the verifier's last lines say why */
+                if (strlen(tail) > 512)
+                        tail += strlen(tail) - 512;
+                return error_set(reterr, -prog_fd, "load the device program for \"%s\": %s%s%s",
+                                 abs, strerror(-prog_fd), log ? ": " : "", tail);
         }
         /* runc attaches with BPF_F_ALLOW_MULTI so that programs of the cgroups above still run;
          * the kernel detaches and frees it when the cgroup is removed */
