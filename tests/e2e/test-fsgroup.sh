@@ -93,7 +93,6 @@ has "fsGroup is among the container's groups" always user "groups=0 2000"
 has "the volumes' roots have group fsGroup, setgid, group rwx" always user "root-d=2000 drwxrwsrwx" "root-m=2000 drwxrwsrwx"
 has "files and directories a runAsUser 1000 container makes get group fsGroup" always user \
         "new-d=2000 new-m=2000 sub=2000 drwxr-sr-x" "linked"
-has "the root container made its file of group 0" onroot user "linked"
 uid_always=$(k get pod always -o jsonpath='{.metadata.uid}')
 uid_onroot=$(k get pod onroot -o jsonpath='{.metadata.uid}')
 vol_always=$SERVER_DIR/data/pods/$uid_always/volumes/d

@@ -87,13 +87,17 @@ static int change(int fd, const struct stat *st, const struct walk *w)
         char proc[64];
         mode_t mode = st->st_mode & 07777;
 
-        if (fchownat(fd, "", (uid_t) -1, w->gid, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0)
+        /* what already fits is left as it is (the same result, fewer writes on a re-walk) */
+        if (st->st_gid != w->gid &&
+            fchownat(fd, "", (uid_t) -1, w->gid, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW) < 0)
                 return -errno;
         if (S_ISLNK(st->st_mode))
                 return 0;
         mode |= w->mask;
         if (S_ISDIR(st->st_mode))
                 mode |= S_ISGID | EXEC_MASK;
+        if (mode == (st->st_mode & 07777) && st->st_gid == w->gid)
+                return 0;
         /* an O_PATH fd has no fchmod; its /proc/self/fd link names this very inode (not a path
          * walked again: the fd was checked not to be a symbolic link) */
         snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
