@@ -120,9 +120,6 @@ static int check_unsupported(const json_t *pod, const json_t *pod_sc, const json
                                  "container %s: securityContext.procMount: Invalid value: "
                                  "\"Unmasked\": `hostUsers` must be false to use `Unmasked`",
                                  cname);
-        if (field(pod_sc, NULL, "fsGroup"))
-                return refuse(cname, "spec.securityContext", "fsGroup",
-                              "volume ownership is not managed", reterr);
         /* K8S validateHostUsers: no user namespace with the host's network, pid or ipc one
          * (upstream's API validation refuses these; this node's does not yet) */
         if (json_is_false(json_path(pod, "spec.hostUsers"))) {
@@ -141,6 +138,32 @@ static int check_unsupported(const json_t *pod, const json_t *pod_sc, const json
                                  "container %s: unknown supplementalGroupsPolicy \"%s\"", cname,
                                  json_string_value(v) ?: "");
         return 0;
+}
+
+int pod_security_fs_group(const json_t *pod, gid_t *ret_gid, enum volume_fsgroup_policy *ret_policy,
+                          struct error **reterr)
+{
+        const json_t *pod_sc = json_path(pod, "spec.securityContext"),
+                     *v = json_object_get(pod_sc, "fsGroup"),
+                     *p = json_object_get(pod_sc, "fsGroupChangePolicy");
+        enum volume_fsgroup_policy policy;
+
+        if (!v || json_is_null(v))
+                return 0;
+        if (!json_is_integer(v) || json_integer_value(v) < 0 || json_integer_value(v) > 2147483647)
+                return error_set(reterr, EINVAL,
+                                 "spec.securityContext.fsGroup must be between 0 and 2147483647");
+        if (p && !json_is_null(p) &&
+            (!json_is_string(p) ||
+             volume_fsgroup_policy_from_string(json_string_value(p), &policy) < 0))
+                return error_set(reterr, EINVAL,
+                                 "spec.securityContext.fsGroupChangePolicy: unknown policy");
+        if (!p || json_is_null(p))
+                policy = VOLUME_FSGROUP_ALWAYS;
+        *ret_gid = (gid_t) json_integer_value(v);
+        if (ret_policy)
+                *ret_policy = policy;
+        return 1;
 }
 
 static int resolve_seccomp(const json_t *pod_sc, const json_t *sc, const char *cname,
@@ -214,7 +237,8 @@ int pod_security_resolve(const json_t *pod, const json_t *c, struct pod_security
         const char *name = json_string_value(json_object_get(c, "name")) ?: "";
         struct pod_security ps = { 0 };
         int64_t id;
-        size_t i;
+        gid_t fs_group;
+        size_t i, n_groups;
         json_t *x;
         int r;
 
@@ -257,7 +281,7 @@ int pod_security_resolve(const json_t *pod, const json_t *c, struct pod_security
 
         /* pod-level supplementalGroups; the image's groups unless Strict (KEP-3619) */
         v = json_object_get(pod_sc, "supplementalGroups");
-        ps.groups = xcalloc(json_array_size(v) + 1, sizeof(*ps.groups));
+        ps.groups = xcalloc(json_array_size(v) + 2, sizeof(*ps.groups));
         json_array_foreach(v, i, x) {
                 if (!json_is_integer(x) || json_integer_value(x) < 0 ||
                     json_integer_value(x) > 2147483647) {
@@ -269,8 +293,18 @@ int pod_security_resolve(const json_t *pod, const json_t *c, struct pod_security
                 }
                 ps.groups[i] = (gid_t) json_integer_value(x);
         }
+        n_groups = json_array_size(v);
+        /* K8S determineEffectiveSecurityContext: fsGroup joins the supplemental groups after
+         * the pod's supplementalGroups, whatever the supplementalGroupsPolicy */
+        r = pod_security_fs_group(pod, &fs_group, NULL, reterr);
+        if (r < 0) {
+                error_wrap(reterr, "container %s", name);
+                goto fail;
+        }
+        if (r > 0)
+                ps.groups[n_groups++] = fs_group;
         ps.sec.groups = ps.groups;
-        ps.sec.n_groups = json_array_size(v);
+        ps.sec.n_groups = n_groups;
         ps.sec.no_image_groups =
                 streq(json_string_value(json_object_get(pod_sc, "supplementalGroupsPolicy")) ?: "",
                       "Strict");

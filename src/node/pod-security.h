@@ -17,6 +17,7 @@
 
 #include "base/error.h"
 #include "node/runtime/runtime.h"
+#include "node/volume/ownership.h"
 
 /* What the runtime spec borrows. Release with pod_security_release. */
 struct pod_security {
@@ -39,6 +40,13 @@ int pod_security_resolve(const json_t *pod, const json_t *c, struct pod_security
  * "cannot load seccomp profile" failure otherwise. No-op for the other modes. */
 int pod_security_load_profile(struct pod_security *ps, const char *data_dir, struct error **reterr);
 void pod_security_release(struct pod_security *ps);
+
+/* K8S spec.securityContext.fsGroup and fsGroupChangePolicy (unset: Always): 1 with *ret_gid and
+ * *ret_policy (when not NULL) when the pod sets fsGroup, 0 when it does not, -EINVAL with a
+ * message when either is malformed. pod_security_resolve adds the group to every container's
+ * supplemental groups; the pod worker gives the volumes its ownership (volume/ownership.h). */
+int pod_security_fs_group(const json_t *pod, gid_t *ret_gid, enum volume_fsgroup_policy *ret_policy,
+                          struct error **reterr);
 
 /* K8S pkg/kubelet/sysctl safe_sysctls.go: whether the sysctl (dotted or '/'-separated, as
  * upstream accepts) is in the safe set; *ret_path gets its path under /proc/sys (caller

@@ -388,15 +388,32 @@ struct metric *storage_operations(const struct pod_host *h)
         return h->metrics ? h->metrics->storage_operations : NULL;
 }
 
+/* K8S SetVolumeOwnership, after the volume's SetUp (emptyDir, claims; hostPath is not
+ * supported here and would not get it): before any container runs, at every setup of the pod's
+ * volumes in this agent process. */
+static int volume_fs_group(const struct pod_memory *p, const char *name, gid_t gid,
+                           enum volume_fsgroup_policy policy, bool read_only, struct error **reterr)
+{
+        cleanup_free char *path = volume_path(p, name);
+        int r = volume_ownership_set(path, gid, policy, read_only, reterr);
+
+        return r < 0 ? r : 0;
+}
+
 /* Makes every volume of the pod ready. The first volume that cannot be is named in *reterr. */
 static int pod_volumes_setup(struct pod_host *h, struct pod_memory *p, const json_t *pod,
                              struct pod_events *ev, struct error **reterr)
 {
+        enum volume_fsgroup_policy fs_policy;
         int64_t pod_limit = -1;
+        gid_t fs_group;
+        int fs;
         size_t i;
         json_t *v;
 
         (void) pod_memory_limit(pod, NULL, &pod_limit);
+        if ((fs = pod_security_fs_group(pod, &fs_group, &fs_policy, reterr)) < 0)
+                return fs;
         json_array_foreach(json_path(pod, "spec.volumes"), i, v) {
                 const char *name = json_string_value(json_object_get(v, "name"));
                 const json_t *ed = json_object_get(v, "emptyDir");
@@ -418,6 +435,11 @@ static int pod_volumes_setup(struct pod_host *h, struct pod_memory *p, const jso
                         const char *claim =
                                 json_path_string(v, "persistentVolumeClaim.claimName") ?: "";
                         r = pod_claim_setup(h, p, pod, name, claim, ev, reterr);
+                        if (r >= 0 && fs)
+                                r = volume_fs_group(p, name, fs_group, fs_policy,
+                                                    json_is_true(json_path(
+                                                            v, "persistentVolumeClaim.readOnly")),
+                                                    reterr);
                         if (r < 0)
                                 return error_wrap(reterr,
                                                   "unmounted volumes=[%s], unattached volumes=[], "
@@ -446,6 +468,8 @@ static int pod_volumes_setup(struct pod_host *h, struct pod_memory *p, const jso
                 r = emptydir_setup(path, medium, size, reterr);
                 storage_operation_observe(storage_operations(h), STORAGE_PLUGIN_EMPTY_DIR,
                                           "volume_mount", r, start_ms);
+                if (r >= 0 && fs)
+                        r = volume_fs_group(p, name, fs_group, fs_policy, false, reterr);
                 if (r < 0)
                         return error_wrap(reterr, "volume \"%s\"", name);
                 if (medium == EMPTYDIR_MEDIUM_MEMORY)
@@ -982,6 +1006,10 @@ static void start_container(struct step *s, const json_t *c, struct container_me
                 r = cgroup_set_limits(s->h->cgroups, cg, &l, CGROUP_ALL_LIMITS | CGROUP_WEIGHT_OCI,
                                       &err);
         }
+        /* runc: the device allowlist of an unprivileged container, every device for a
+         * privileged one; set before the container's process joins the cgroup */
+        if (r >= 0)
+                r = cgroup_set_devices(s->h->cgroups, cg, security.sec.privileged, &err);
         if (r >= 0) {
                 pod_actuated_cgroup(s->p, name, &cfg);
                 r = cgroup_procs_paths(s->h->cgroups, cg, &procs, NULL, &err);

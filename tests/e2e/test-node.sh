@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # test-node.sh: the node agent end to end, as root, through kubectl: real processes in real
 # cgroups with real tmpfs volumes sized per KEP-1967, logs, containers that outlive a SIGKILL of
-# `flexlet serve`, OOMKilled and CrashLoopBackOff, and a delete that leaves nothing behind. On
+# `flexlet serve`, OOMKilled and CrashLoopBackOff, the device allowlist, and a delete that leaves nothing behind. On
 # cgroup v1 hosts and, through tests/vm/run.sh, on a v2 guest (tests/lib/node.sh's cg_* helpers).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -271,6 +271,17 @@ check_output "logs --timestamps" "Z " k logs counter --tail=1 --timestamps
 check_output "logs -c picks a container" "hello-from-writer" k logs shared -c reader
 check_output "logs --previous of a crash-looping container" "" k logs crash --previous
 check_fails "logs of a pod that does not exist" k logs nope
+
+# --- the device allowlist (runc's): v1 the devices cgroup, v2 the BPF device program
+cat <<'JSON' | k create -f - >/dev/null
+{"apiVersion":"v1","kind":"Pod","metadata":{"name":"devices"},
+ "spec":{"restartPolicy":"Never","containers":[{"name":"c","image":"busybox",
+  "command":["sh","-c","mknod /tmp/sda b 8 0 && head -c1 /tmp/sda; echo x >/dev/null && echo null-ok"]}]}}
+JSON
+k wait --for=jsonpath='{.status.phase}'=Succeeded pod/devices --timeout=60s >/dev/null 2>&1
+check_output "a default container cannot open a block device it made (device allowlist)" \
+        "/tmp/sda: Operation not permitted" k logs devices
+check_output "a default container writes /dev/null" "null-ok" k logs devices
 
 # --- delete leaves nothing behind
 uid=$(k get pod sized -o jsonpath='{.metadata.uid}')

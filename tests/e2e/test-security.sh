@@ -53,7 +53,6 @@ pod nonroot '{"runAsNonRoot":true}' '{}' "true"
 pod rootuser '{}' '{"runAsNonRoot":true,"runAsUser":0}' "true"
 pod badcap '{}' '{"capabilities":{"add":["NOPE"]}}' "true"
 pod unsafe '{"sysctls":[{"name":"kernel.msgmax","value":"65536"}]}' '{}' "true"
-pod fsgroup '{"fsGroup":2000}' '{}' "true"
 pod procmount '{}' '{"procMount":"Unmasked"}' "true"
 pod noprofile '{}' '{"seccompProfile":{"type":"Localhost","localhostProfile":"missing.json"}}' "true"
 cat <<'JSON' | k create -f - >/dev/null || not_ok "create pod userns"
@@ -153,7 +152,6 @@ until_refused "runAsNonRoot with runAsUser 0 is refused" rootuser \
         "CreateContainerConfigError: container's runAsUser breaks non-root policy"
 until_refused "an unknown capability is refused" badcap 'CreateContainerConfigError: container c1: unknown capability "NOPE"'
 until_refused "an unsafe sysctl is refused" unsafe 'CreateContainerConfigError: forbidden sysctl: "kernel.msgmax" not allowlisted'
-until_refused "fsGroup is refused, not ignored" fsgroup "CreateContainerConfigError: container c1: spec.securityContext.fsGroup is not supported"
 until_refused "procMount Unmasked without hostUsers false is refused with upstream's words" procmount 'CreateContainerConfigError: container c1: securityContext.procMount: Invalid value: "Unmasked": `hostUsers` must be false to use `Unmasked`'
 until_refused "a missing Localhost profile fails the start" noprofile "CreateContainerError: cannot load seccomp profile"
 until_refused "hostUsers false with hostNetwork is refused, as upstream's validation does" userns 'CreateContainerConfigError: container c1: spec.hostNetwork: Forbidden: when `pod.Spec.HostUsers` is false'

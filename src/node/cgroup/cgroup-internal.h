@@ -27,6 +27,7 @@ struct cgroup_fs {
 #define CG_CTRL_MEMORY  (1u << 1)
 #define CG_CTRL_PIDS    (1u << 2)
 #define CG_CTRL_CPUACCT (1u << 3)
+#define CG_CTRL_DEVICES (1u << 4) /* v1 only: v2 has no devices controller (a BPF program) */
 
 /* One hierarchy: v2 has one holding every controller; v1 one per mounted controller dir. */
 struct cg_hierarchy {
@@ -36,7 +37,7 @@ struct cg_hierarchy {
         int root_fd;    /* O_DIRECTORY fd of the flexlet root in this hierarchy */
 };
 
-#define CG_MAX_HIERARCHIES 4
+#define CG_MAX_HIERARCHIES 5
 
 struct cgroup_ops;
 
@@ -104,5 +105,43 @@ int cg_read_keyed(int dirfd, const char *name, const char *key, uint64_t *ret);
 int cg_write_file(int dirfd, const char *name, const char *value);
 /* Parses cgroup.procs text into a new array; *ret_n the count. */
 int cg_parse_pids(const char *text, pid_t **ret, size_t *ret_n);
+
+/* ---- devices.c ---- */
+
+struct bpf_insn;
+
+#define CG_DEV_WILDCARD (-1) /* a major or minor of "*" */
+#define CG_DEV_READ     (1u << 0)
+#define CG_DEV_WRITE    (1u << 1)
+#define CG_DEV_MKNOD    (1u << 2)
+#define CG_DEV_RWM      (CG_DEV_READ | CG_DEV_WRITE | CG_DEV_MKNOD)
+
+/* One allow rule, as the OCI spec's linux.resources.devices has it. */
+struct cg_device_rule {
+        char type;            /* 'a' (all), 'b' (block), 'c' (character) */
+        int64_t major, minor; /* 0..INT32_MAX or CG_DEV_WILDCARD */
+        unsigned access;      /* CG_DEV_* bits, not 0 */
+};
+
+/* What an unprivileged container may use (runc's AllowedDevices), allow rules after "deny all". */
+extern const struct cg_device_rule cg_default_devices[];
+extern const size_t cg_n_default_devices;
+
+/* The rule in the v1 devices.allow syntax ("c 136:* rwm") into buf; its length, -EINVAL for a
+ * bad rule, -ENOSPC when buf is too small. */
+int cg_device_rule_format(const struct cg_device_rule *r, char *buf, size_t size);
+/* The BPF_PROG_TYPE_CGROUP_DEVICE program that allows what the rules allow and denies the rest
+ * (a new array the caller frees, *ret_n instructions). -EINVAL for a bad rule. */
+int cg_devices_program(const struct cg_device_rule *rules, size_t n, struct bpf_insn **ret,
+                       size_t *ret_n);
+/* Loads a device program: its fd (O_CLOEXEC), or -errno with, when ret_log is not NULL, the
+ * verifier's log in *ret_log (caller frees; NULL when there is none). */
+#define CG_DEVICES_LOG_MAX (256 * 1024)
+int cg_devices_load(const struct bpf_insn *prog, size_t n, char **ret_log);
+/* cgroup_set_devices for each version. */
+int cg_devices_set_v1(struct cgroup_manager *m, const char *relpath, bool allow_all,
+                      struct error **reterr);
+int cg_devices_set_v2(struct cgroup_manager *m, const char *relpath, bool allow_all,
+                      struct error **reterr);
 
 #endif

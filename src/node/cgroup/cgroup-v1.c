@@ -1,7 +1,8 @@
 /* cgroup-v1.c: per-controller hierarchies (legacy and hybrid layouts): finding the cpu, memory,
- * pids and cpuacct mounts, limits in cpu.shares, cpu.cfs_period_us, cpu.cfs_quota_us and
- * memory.limit_in_bytes, usage in memory.usage_in_bytes, OOM kills in memory.oom_control. v1 has
- * no one-step kill; cgroup.c signals each process. Nothing here knows about pods. */
+ * pids, cpuacct and devices mounts (devices.c writes the last), limits in cpu.shares,
+ * cpu.cfs_period_us, cpu.cfs_quota_us and memory.limit_in_bytes, usage in memory.usage_in_bytes,
+ * OOM kills in memory.oom_control. v1 has no one-step kill; cgroup.c signals each process. Nothing
+ * here knows about pods. */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -29,6 +30,7 @@ static const struct v1_candidate v1_candidates[] = {
         { CG_CTRL_MEMORY, { "memory" }, "memory.limit_in_bytes", true },
         { CG_CTRL_PIDS, { "pids" }, "cgroup.procs", false }, /* its root has no pids.* file */
         { CG_CTRL_CPUACCT, { "cpuacct", "cpuacct,cpu", "cpu,cpuacct" }, "cpuacct.usage", false },
+        { CG_CTRL_DEVICES, { "devices" }, "devices.list", false },
 };
 
 static int v1_detect(struct cgroup_manager *m, struct error **reterr)

@@ -490,6 +490,17 @@ int cgroup_oom_kills(struct cgroup_manager *m, const char *relpath, uint64_t *re
         return m->ops->oom_kills(m, relpath, ret, reterr);
 }
 
+int cgroup_set_devices(struct cgroup_manager *m, const char *relpath, bool allow_all,
+                       struct error **reterr)
+{
+        int r;
+
+        if ((r = check_relpath(relpath, false, reterr)) < 0)
+                return r;
+        return m->ops->version == CGROUP_V2 ? cg_devices_set_v2(m, relpath, allow_all, reterr)
+                                            : cg_devices_set_v1(m, relpath, allow_all, reterr);
+}
+
 /* ---- processes ---- */
 
 int cgroup_add_pid(struct cgroup_manager *m, const char *relpath, pid_t pid, struct error **reterr)

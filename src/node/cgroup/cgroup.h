@@ -23,6 +23,7 @@
 #ifndef FLEXLET_NODE_CGROUP_H
 #define FLEXLET_NODE_CGROUP_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -100,6 +101,19 @@ int cgroup_set_limits(struct cgroup_manager *m, const char *relpath, const struc
  * value (PAGE_COUNTER_MAX pages, ~2^63) reads as -1. */
 int cgroup_get_limits(struct cgroup_manager *m, const char *relpath, struct cgroup_limits *ret,
                       struct error **reterr);
+
+/* The device nodes relpath's processes may open and make, set as runc sets them for a container
+ * (call it on a new, empty cgroup below the flexlet root, before a process joins). allow_all
+ * (a privileged container): every device. Otherwise runc's default allowlist: mknod of any
+ * device, and read/write of /dev/null, zero, full, random, urandom, tty, ptmx and the ptys of
+ * /dev/pts (136:*); opening any other device node is EPERM, even for root. v1: the devices
+ * controller ("devices" below sysfs_root, -ENOENT when absent): "a" written to devices.deny then
+ * each rule to devices.allow ("a" to devices.allow for allow_all). v2: a
+ * BPF_PROG_TYPE_CGROUP_DEVICE program attached with BPF_F_ALLOW_MULTI (none for allow_all); the
+ * kernel frees it with the cgroup. Loading needs CAP_BPF or CAP_SYS_ADMIN and a kernel with
+ * CONFIG_CGROUP_BPF; its refusal (EPERM, EINVAL) comes back as is. */
+int cgroup_set_devices(struct cgroup_manager *m, const char *relpath, bool allow_all,
+                       struct error **reterr);
 
 /* Moves process pid into relpath (every hierarchy on v1). */
 int cgroup_add_pid(struct cgroup_manager *m, const char *relpath, pid_t pid, struct error **reterr);

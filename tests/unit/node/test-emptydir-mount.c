@@ -21,6 +21,7 @@
 
 #include "base/alloc.h"
 #include "node/volume/emptydir.h"
+#include "node/volume/ownership.h"
 
 #define MI      ((int64_t) 1024 * 1024)
 #define N_FILES 40
@@ -300,6 +301,37 @@ static void test_lifecycle(void **state)
         assert_int_equal(emptydir_teardown(f->vol, &err), 0);
 }
 
+/* fsGroup ownership (volume/ownership.h) survives the KEP-6030 remount: tmpfs takes the root's
+ * mode, uid and gid from the options of the first mount only, and a remount passes size= only */
+static void test_resize_keeps_ownership(void **state)
+{
+        struct fixture *f = *state;
+        cleanup_free char *file = NULL;
+        struct error *err = NULL;
+        struct stat st;
+        int fd;
+
+        REQUIRE_ROOT(f);
+        assert_int_equal(emptydir_setup(f->vol, EMPTYDIR_MEDIUM_MEMORY, 8 * MI, &err), 0);
+        file = xasprintf("%s/f", f->vol);
+        fd = open(file, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+        assert_true(fd >= 0);
+        close(fd);
+        assert_int_equal(volume_ownership_set(f->vol, 2000, VOLUME_FSGROUP_ALWAYS, false, &err), 1);
+        assert_int_equal(emptydir_resize(f->vol, 16 * MI, &err), 0);
+        assert_int_equal(emptydir_resize(f->vol, 4 * MI, &err), 0);
+        assert_int_equal(emptydir_setup(f->vol, EMPTYDIR_MEDIUM_MEMORY, 12 * MI, &err), 0);
+        check_size(f->vol, 12 * MI, 0);
+        assert_int_equal(stat(f->vol, &st), 0);
+        assert_int_equal(st.st_gid, 2000);
+        assert_int_equal(st.st_mode & 07777, 02777);
+        assert_int_equal(stat(file, &st), 0);
+        assert_int_equal(st.st_gid, 2000);
+        assert_int_equal(st.st_mode & 07777, 0660);
+        assert_false(volume_ownership_needed(f->vol, 2000, false));
+        assert_int_equal(emptydir_teardown(f->vol, &err), 0);
+}
+
 static void test_unaligned_size(void **state)
 {
         struct fixture *f = *state;
@@ -448,6 +480,8 @@ int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test_setup_teardown(test_lifecycle, fixture_setup, fixture_teardown),
+                cmocka_unit_test_setup_teardown(test_resize_keeps_ownership, fixture_setup,
+                                                fixture_teardown),
                 cmocka_unit_test_setup_teardown(test_unaligned_size, fixture_setup,
                                                 fixture_teardown),
                 cmocka_unit_test_setup_teardown(test_default_and_unlimited_size, fixture_setup,

@@ -84,6 +84,39 @@ static void test_precedence(void **state)
         assert_false(ps.sec.no_new_privs);
         pod_security_release(&ps);
         json_decref(pod);
+
+        /* K8S determineEffectiveSecurityContext: fsGroup after supplementalGroups, Strict too */
+        pod = pod_of("{\"supplementalGroups\":[4000],\"fsGroup\":2000,"
+                     "\"supplementalGroupsPolicy\":\"Strict\"}",
+                     "{}");
+        assert_int_equal(pod_security_resolve(pod, container(pod), &ps, NULL), 0);
+        assert_int_equal(ps.sec.n_groups, 2);
+        assert_int_equal(ps.sec.groups[0], 4000);
+        assert_int_equal(ps.sec.groups[1], 2000);
+        pod_security_release(&ps);
+        json_decref(pod);
+}
+
+static void test_fs_group(void **state)
+{
+        json_t *pod = pod_of("{\"fsGroup\":2000,\"fsGroupChangePolicy\":\"OnRootMismatch\"}", "{}");
+        enum volume_fsgroup_policy policy = VOLUME_FSGROUP_ALWAYS;
+        gid_t gid = 0;
+
+        assert_int_equal(pod_security_fs_group(pod, &gid, &policy, NULL), 1);
+        assert_int_equal(gid, 2000);
+        assert_int_equal(policy, VOLUME_FSGROUP_ON_ROOT_MISMATCH);
+        json_decref(pod);
+
+        pod = pod_of("{\"fsGroup\":0}", "{}");
+        assert_int_equal(pod_security_fs_group(pod, &gid, &policy, NULL), 1);
+        assert_int_equal(gid, 0);
+        assert_int_equal(policy, VOLUME_FSGROUP_ALWAYS); /* unset is Always */
+        json_decref(pod);
+
+        pod = pod_of("{\"fsGroupChangePolicy\":\"Always\"}", "{}");
+        assert_int_equal(pod_security_fs_group(pod, &gid, &policy, NULL), 0);
+        json_decref(pod);
 }
 
 static void test_refusals(void **state)
@@ -101,8 +134,10 @@ static void test_refusals(void **state)
                   "container c1: unknown capability \"NOPE\"" },
                 { "{\"sysctls\":[{\"name\":\"kernel.msgmax\",\"value\":\"1\"}]}", "{}",
                   "forbidden sysctl: \"kernel.msgmax\" not allowlisted" },
-                { "{\"fsGroup\":2000}", "{}",
-                  "container c1: spec.securityContext.fsGroup is not supported by this node" },
+                { "{\"fsGroup\":-1}", "{}",
+                  "container c1: spec.securityContext.fsGroup must be between 0 and 2147483647" },
+                { "{\"fsGroup\":2000,\"fsGroupChangePolicy\":\"Sometimes\"}", "{}",
+                  "container c1: spec.securityContext.fsGroupChangePolicy: unknown policy" },
                 { "{}", "{\"procMount\":\"Unmasked\"}",
                   "container c1: securityContext.procMount: Invalid value: \"Unmasked\": "
                   "`hostUsers` must be false to use `Unmasked`" },
@@ -216,9 +251,8 @@ static void test_localhost_profiles(void **state)
 int main(void)
 {
         const struct CMUnitTest tests[] = {
-                cmocka_unit_test(test_precedence),
-                cmocka_unit_test(test_refusals),
-                cmocka_unit_test(test_sysctls),
+                cmocka_unit_test(test_precedence),         cmocka_unit_test(test_refusals),
+                cmocka_unit_test(test_fs_group),           cmocka_unit_test(test_sysctls),
                 cmocka_unit_test(test_localhost_profiles),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
