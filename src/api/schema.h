@@ -101,6 +101,9 @@ struct schema_field {
 #define SCHEMA_FIELD_GO(f)    ((enum schema_go_field)((f)->go & 3))
 #define SCHEMA_FIELD_EMBED(f) ((unsigned) ((f)->go >> 2))
 
+/* go_type of a []byte (SCHEMA_STRING; Go's own name for it in decode messages): JSON holds it as
+ * base64 (Go's StdEncoding), the protobuf form as the raw bytes. schema_bytes is the leaf. */
+#define SCHEMA_GO_BYTES "[]uint8"
 /* go_type of a metav1.MicroTime (SCHEMA_TIME). */
 #define SCHEMA_GO_MICRO_TIME "v1.MicroTime"
 /* Deepest nesting schema_check walks; deeper values fail with -EINVAL. */
