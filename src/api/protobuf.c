@@ -14,6 +14,7 @@
 #include "api/protobuf.h"
 #include "api/schemas.h"
 #include "base/alloc.h"
+#include "base/base64.h"
 #include "base/json.h"
 #include "base/protowire.h"
 #include "base/quantity.h"
@@ -91,6 +92,11 @@ static int cmp_str(const void *a, const void *b)
         return strcmp(*(const char *const *) a, *(const char *const *) b);
 }
 
+static bool is_bytes(const struct schema *s)
+{
+        return s->go_type && streq(s->go_type, SCHEMA_GO_BYTES);
+}
+
 static bool is_int32(const struct schema *s)
 {
         return s->go_type && streq(s->go_type, "int32");
@@ -108,6 +114,18 @@ static int enc_value(struct pbw *w, uint32_t num, const struct schema *s, const 
         case SCHEMA_STRING:
                 if (!json_is_string(v))
                         return enc_type_error(s, v, reterr);
+                if (is_bytes(s)) {
+                        /* []byte: base64 in JSON, the bytes themselves on the wire. */
+                        cleanup_free char *raw = NULL;
+                        size_t raw_len;
+
+                        r = base64_decode(json_string_value(v), json_string_length(v), &raw,
+                                          &raw_len, reterr);
+                        if (r < 0)
+                                return r;
+                        pbw_bytes(w, num, raw, raw_len);
+                        return 0;
+                }
                 pbw_bytes(w, num, json_string_value(v), json_string_length(v));
                 return 0;
         case SCHEMA_INTEGER: {
@@ -158,7 +176,8 @@ static int enc_value(struct pbw *w, uint32_t num, const struct schema *s, const 
                 int32_t nsec;
                 if (!json_is_string(v))
                         return enc_type_error(s, v, reterr);
-                if (parse_time(json_string_value(v), &sec, &nsec) < 0)
+                if (parse_time(json_string_value(v), &sec, &nsec) < 0 || sec < PB_TIME_MIN ||
+                    sec > PB_TIME_MAX)
                         return error_set(reterr, EINVAL, "\"%s\" is not an RFC 3339 time",
                                          json_string_value(v));
                 /* K8S: metav1.Time.ProtoTime: {seconds, nanos}, both written. */
@@ -728,6 +747,12 @@ static int dec_value(const struct schema *s, const struct pbr *r, const struct p
         case SCHEMA_STRING:
                 if (want_wire(f, PB_WIRE_LEN, reterr) < 0)
                         return -EBADMSG;
+                if (is_bytes(s)) {
+                        cleanup_free char *b64 = base64_encode(f->data, f->len);
+
+                        *ret = json_string(b64);
+                        return 0;
+                }
                 return dec_string(f->data, f->len, ret, reterr);
         case SCHEMA_INTEGER:
                 if (want_wire(f, PB_WIRE_VARINT, reterr) < 0)

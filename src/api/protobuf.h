@@ -4,8 +4,10 @@
  * Objects stay jansson values. pb_encode writes the protobuf message of a JSON object shaped by
  * its schema; pb_decode reads one back into JSON as Go's JSON encoder would print the decoded Go
  * struct. The type mapping (K8S: k8s.io/api and k8s.io/apimachinery generated.proto, v0.33):
- * - SCHEMA_STRING: string; SCHEMA_INTEGER: varint (int32 sign-extended to 10 bytes when negative,
- *   int64 as is; no zigzag); SCHEMA_NUMBER: double (fixed64); SCHEMA_BOOLEAN: varint 0/1;
+ * - SCHEMA_STRING: string, or bytes for a []byte (go_type SCHEMA_GO_BYTES, schema_bytes: base64
+ *   in JSON, Go's StdEncoding; what Secret data and ConfigMap binaryData use); SCHEMA_INTEGER:
+ * varint (int32 sign-extended to 10 bytes when negative, int64 as is; no zigzag); SCHEMA_NUMBER:
+ * double (fixed64); SCHEMA_BOOLEAN: varint 0/1;
  * - SCHEMA_QUANTITY: resource.Quantity {string string = 1};
  * - SCHEMA_TIME: metav1.Time / MicroTime {int64 seconds = 1; int32 nanos = 2}; a zero time (no
  *   seconds, no nanos) is how Go writes an unset Time and decodes as absent; Time prints as

@@ -4,7 +4,6 @@
  * ConfigMap.binaryData and Secret.data are Go []byte: base64 strings on the JSON wire. */
 #include "api/schemas.h"
 
-static const struct schema schema_bytes = SCHEMA_NAMED(SCHEMA_STRING, SCHEMA_GO_BYTES);
 static const struct schema schema_secret_type = SCHEMA_NAMED(SCHEMA_STRING, "v1.SecretType");
 
 /* core/v1 ConfigMap */

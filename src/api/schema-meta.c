@@ -18,6 +18,7 @@ const struct schema schema_int_or_string = { .kind = SCHEMA_INT_OR_STRING };
 const struct schema schema_time = { .kind = SCHEMA_TIME };
 const struct schema schema_micro_time = { .kind = SCHEMA_TIME, .go_type = SCHEMA_GO_MICRO_TIME };
 const struct schema schema_uid = { .kind = SCHEMA_STRING, .go_type = "types.UID" };
+const struct schema schema_bytes = { .kind = SCHEMA_STRING, .go_type = SCHEMA_GO_BYTES };
 const struct schema schema_string_map = { .kind = SCHEMA_MAP, .items = &schema_string };
 const struct schema schema_string_list = {
         .kind = SCHEMA_LIST,

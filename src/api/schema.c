@@ -121,7 +121,7 @@ static void type_name(const struct schema *s, struct strbuf *sb, int depth)
         }
         if (s->go_type) {
                 /* Go's reflect names []byte by its element type */
-                strbuf_addstr(sb, streq(s->go_type, SCHEMA_GO_BYTES) ? "[]uint8" : s->go_type);
+                strbuf_addstr(sb, s->go_type);
                 return;
         }
         switch (s->kind) {

@@ -95,15 +95,16 @@ struct schema_field {
         unsigned char go; /* enum schema_go_field, | SCHEMA_GO_EMBED(n) */
 };
 
-/* go_type of a Go []byte (SCHEMA_STRING): base64 on the JSON wire, checked by schema_check
- * with Go's "illegal base64 data at input byte N"; raw bytes on the protobuf wire. */
-#define SCHEMA_GO_BYTES "[]byte"
 /* Bits 2..7 of schema_field.go: the number (1..63) of the embedded message holding the field. */
 #define SCHEMA_GO_EMBED(n) ((n) << 2)
 /* The enum schema_go_field part of f->go, and the embedded message's number (0: none). */
 #define SCHEMA_FIELD_GO(f)    ((enum schema_go_field)((f)->go & 3))
 #define SCHEMA_FIELD_EMBED(f) ((unsigned) ((f)->go >> 2))
 
+/* go_type of a []byte (SCHEMA_STRING; Go's own name for it in decode messages): JSON holds it as
+ * base64 (Go's StdEncoding), checked by schema_check with Go's "illegal base64 data at input
+ * byte N"; the protobuf form is the raw bytes. schema_bytes is the leaf. */
+#define SCHEMA_GO_BYTES "[]uint8"
 /* go_type of a metav1.MicroTime (SCHEMA_TIME). */
 #define SCHEMA_GO_MICRO_TIME "v1.MicroTime"
 /* Deepest nesting schema_check walks; deeper values fail with -EINVAL. */

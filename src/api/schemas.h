@@ -49,7 +49,7 @@ extern const struct schema schema_resource_requirements, schema_resource_list,
 /* ---- leaves ---- */
 extern const struct schema schema_any, schema_string, schema_int32, schema_int64, schema_float64,
         schema_bool, schema_quantity, schema_int_or_string, schema_time, schema_micro_time,
-        schema_uid, schema_string_map, schema_string_list;
+        schema_uid, schema_string_map, schema_string_list, schema_bytes;
 
 /* ---- table spelling ---- */
 #define SCHEMA_FIELDS_END \

@@ -54,6 +54,8 @@ static json_t *gen(const struct schema *s, unsigned depth)
         counter++;
         switch (s->kind) {
         case SCHEMA_STRING:
+                if (s->go_type && streq(s->go_type, SCHEMA_GO_BYTES))
+                        return json_string(counter % 2 ? "AP/+gAA/" : "Zm8=");
                 return json_sprintf("v%u-\xc3\xa9", counter);
         case SCHEMA_INTEGER:
                 if (s->go_type && streq(s->go_type, "int32"))
@@ -405,8 +407,9 @@ static void test_malformed(void **state)
                    "xx",
                    19, "bad quantity");
 
-        /* Every truncation of a full pod is refused or decodes; never a read past the end. */
-        pod = gen(&schema_pod, 0);
+        /* Every truncation of a pod (three levels deep: a few hundred bytes) is refused or
+         * decodes; never a read past the end. */
+        pod = gen(&schema_pod, 18);
         strbuf_init(&sb);
         assert_int_equal(pb_encode(&schema_pod, pod, &sb, &err), 0);
         for (size_t n = 0; n < sb.len; n++) {
@@ -503,6 +506,47 @@ static void test_encode_errors(void **state)
         strbuf_release(&sb);
 }
 
+/* []byte fields (Secret data, ConfigMap binaryData): base64 in JSON, raw bytes on the wire. */
+/* clang-format off */
+static const struct schema_field bytes_fields[] = {
+        { "data", SCHEMA_MAP_OF(&schema_bytes), 2, SCHEMA_GO_VALUE },
+        { "raw", &schema_bytes, 3, SCHEMA_GO_VALUE },
+        SCHEMA_FIELDS_END,
+};
+/* clang-format on */
+static const struct schema schema_bytes_holder = SCHEMA_STRUCT("Secret", bytes_fields);
+
+static void test_bytes(void **state)
+{
+        struct error *err = NULL;
+        struct strbuf sb;
+        json_t *obj, *back = NULL;
+
+        (void) state;
+        obj = json_loads("{\"data\":{\"k\":\"AP8=\"},\"raw\":\"Zm9v\"}", 0, NULL);
+        strbuf_init(&sb);
+        assert_int_equal(pb_encode(&schema_bytes_holder, obj, &sb, &err), 0);
+        /* data {key "k", value 00 ff}, raw "foo" */
+        assert_int_equal(sb.len, 14);
+        assert_memory_equal(sb.buf,
+                            "\x12\x07\x0a\x01k\x12\x02\x00\xff\x1a\x03"
+                            "foo",
+                            14);
+        assert_int_equal(pb_decode(&schema_bytes_holder, sb.buf, sb.len, &back, &err), 0);
+        assert_json_equal(obj, back, "bytes");
+        json_decref(back);
+        json_decref(obj);
+        strbuf_reset(&sb);
+        obj = json_loads("{\"raw\":\"Zm9v!\"}", 0, NULL);
+        assert_int_equal(pb_encode(&schema_bytes_holder, obj, &sb, &err), -EINVAL);
+        assert_string_equal(
+                err->message,
+                "protobuf: encoding v1.Secret: raw: illegal base64 data at input byte 4");
+        error_free(err);
+        json_decref(obj);
+        strbuf_release(&sb);
+}
+
 /* No two fields of a struct share a number, an embedded message's number is no field's own,
  * and no field is numbered past 2^29-1. */
 static void check_numbers(const struct schema *s, unsigned depth)
@@ -557,6 +601,7 @@ int main(void)
                 cmocka_unit_test(test_envelope),
                 cmocka_unit_test(test_encode_errors),
                 cmocka_unit_test(test_schema_numbers),
+                cmocka_unit_test(test_bytes),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
