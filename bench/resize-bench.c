@@ -1,9 +1,10 @@
 /* resize-bench.c: the measuring half of bench/run-resize-bench.sh (the script starts `flexlet
  * serve`, runs the phases and writes the report). Subcommands, each printing "key value" lines:
- *   floor    the kernel floor of a resize: the cgroup v1 files of a pod and its container
- *            written directly (memory.limit_in_bytes, cpu.cfs_quota_us, cpu.shares) on scratch
- *            cgroups holding a process, a tmpfs remounted with a new size=, and one fsynced
- *            atomic checkpoint write; N runs each, alternating up and down
+ *   floor    the kernel floor of a resize: the cgroup files of a pod and its container
+ *            written directly (v1: memory.limit_in_bytes, cpu.cfs_quota_us, cpu.shares; v2:
+ *            memory.max, lowered through memory.high as flexlet does, cpu.max, cpu.weight) on
+ *            scratch cgroups holding a process, a tmpfs remounted with a new size=, and one
+ *            fsynced atomic checkpoint write; N runs each, alternating up and down
  *   create   the bench's pods, all at once, waited for until Running
  *   serial   resizes one at a time, round-robin over the pods, alternating up and down, each
  *            timed from its PATCH to the watch event showing the new actual values and no
@@ -33,6 +34,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "api/pod-resources.h"
 #include "base/alloc.h"
 #include "base/fs.h"
 #include "base/json.h"
@@ -95,20 +97,53 @@ static void write_int(const char *dir, const char *file, int64_t v)
 }
 
 struct floor_cg {
-        char *mem, *cpu; /* the cgroup's directory in the memory and cpu hierarchies */
+        char *mem, *cpu; /* the cgroup's directory in the memory and cpu hierarchies (v2: one) */
+        bool v2;         /* the unified hierarchy: memory.max, cpu.max, cpu.weight */
 };
 
-/* Writes the three files; adds each one's time (us) to file_us[0..2]. */
+/* A memory limit lowered as flexlet lowers it on v2 (cgroup_lower_memory_limit): memory.high
+ * first, a look at memory.current, memory.max, memory.high back to max. */
+static void lower_memory_v2(const char *dir, int64_t mem)
+{
+        cleanup_free char *cur = xasprintf("%s/memory.current", dir);
+        char buf[64];
+        int fd;
+
+        write_int(dir, "memory.high", mem);
+        fd = open(cur, O_RDONLY | O_CLOEXEC);
+        if (fd < 0 || read(fd, buf, sizeof(buf)) <= 0)
+                die("read %s: %s", cur, strerror(errno));
+        (void) close(fd);
+        write_int(dir, "memory.max", mem);
+        write_or_die(dir, "memory.high", "max");
+}
+
+/* Writes the three files (v2: a lowered memory limit through memory.high when lower); adds each
+ * one's time (us) to file_us[0..2]. */
 static void floor_set(const struct floor_cg *cg, int64_t mem, int64_t quota, int64_t shares,
-                      double file_us[3])
+                      bool lower, double file_us[3])
 {
         int64_t t0 = now_ns(), t1, t2, t3;
+        char max[48];
 
-        write_int(cg->mem, "memory.limit_in_bytes", mem);
-        t1 = now_ns();
-        write_int(cg->cpu, "cpu.cfs_quota_us", quota);
-        t2 = now_ns();
-        write_int(cg->cpu, "cpu.shares", shares);
+        if (!cg->v2) {
+                write_int(cg->mem, "memory.limit_in_bytes", mem);
+                t1 = now_ns();
+                write_int(cg->cpu, "cpu.cfs_quota_us", quota);
+                t2 = now_ns();
+                write_int(cg->cpu, "cpu.shares", shares);
+        } else {
+                if (lower)
+                        lower_memory_v2(cg->mem, mem);
+                else
+                        write_int(cg->mem, "memory.max", mem);
+                t1 = now_ns();
+                (void) snprintf(max, sizeof(max), "%lld 100000", (long long) quota);
+                write_or_die(cg->cpu, "cpu.max", max);
+                t2 = now_ns();
+                /* the OCI runtimes' conversion of 10 shares */
+                write_int(cg->cpu, "cpu.weight", cpu_shares_to_weight_oci(shares));
+        }
         t3 = now_ns();
         file_us[0] += (double) (t1 - t0) / 1e3;
         file_us[1] += (double) (t2 - t1) / 1e3;
@@ -128,8 +163,11 @@ static void mkdir_or_die(const char *path)
 static int cmd_floor(const char *root, const char *dir, size_t runs)
 {
         struct floor_cg pod, ctr;
-        cleanup_free char *mroot = xasprintf("%s/memory/%s", CGROUP_FS, root);
-        cleanup_free char *croot = xasprintf("%s/cpu/%s", CGROUP_FS, root);
+        bool v2 = access(CGROUP_FS "/cgroup.controllers", F_OK) == 0;
+        cleanup_free char *mroot = v2 ? xasprintf("%s/%s", CGROUP_FS, root)
+                                      : xasprintf("%s/memory/%s", CGROUP_FS, root);
+        cleanup_free char *croot =
+                v2 ? xasprintf("%s/%s", CGROUP_FS, root) : xasprintf("%s/cpu/%s", CGROUP_FS, root);
         cleanup_free char *vol = xasprintf("%s/vol", dir);
         cleanup_free char *ckdir = xasprintf("%s/checkpoint", dir);
         double *cg_us = xcalloc(runs, sizeof(double)), *mnt_us = xcalloc(runs, sizeof(double)),
@@ -144,20 +182,26 @@ static int cmd_floor(const char *root, const char *dir, size_t runs)
         char c;
         pid_t child;
 
-        pod = (struct floor_cg){ xasprintf("%s/pod", mroot), xasprintf("%s/pod", croot) };
-        ctr = (struct floor_cg){ xasprintf("%s/pod/c", mroot), xasprintf("%s/pod/c", croot) };
+        pod = (struct floor_cg){ xasprintf("%s/pod", mroot), xasprintf("%s/pod", croot), v2 };
+        ctr = (struct floor_cg){ xasprintf("%s/pod/c", mroot), xasprintf("%s/pod/c", croot), v2 };
         mkdir_or_die(mroot);
         mkdir_or_die(croot);
+        /* v2: controllers reach a child only through its parent's subtree_control (the
+         * sysfs root's is the machine's: tests/vm/guest-init.sh enables them there) */
+        if (v2)
+                write_or_die(mroot, "cgroup.subtree_control", "+cpu +memory");
         mkdir_or_die(pod.mem);
         mkdir_or_die(pod.cpu);
+        if (v2)
+                write_or_die(pod.mem, "cgroup.subtree_control", "+cpu +memory");
         mkdir_or_die(ctr.mem);
         mkdir_or_die(ctr.cpu);
         double ignored[3] = { 0 };
 
         for (size_t f = 0; f < 3; f++)
                 file_us[f] = xcalloc(runs, sizeof(double));
-        floor_set(&pod, 64 * MIB, 10000, 10, ignored);
-        floor_set(&ctr, 64 * MIB, 10000, 10, ignored);
+        floor_set(&pod, 64 * MIB, 10000, 10, false, ignored);
+        floor_set(&ctr, 64 * MIB, 10000, 10, false, ignored);
 
         /* a process in the container's cgroups with some memory of its own, like the `sleep` */
         if (pipe2(pipefd, O_CLOEXEC) < 0)
@@ -178,7 +222,8 @@ static int cmd_floor(const char *root, const char *dir, size_t runs)
         }
         (void) close(pipefd[0]);
         write_int(ctr.mem, "cgroup.procs", child);
-        write_int(ctr.cpu, "cgroup.procs", child);
+        if (!v2)
+                write_int(ctr.cpu, "cgroup.procs", child);
         if (write(pipefd[1], "x", 1) != 1)
                 die("pipe write: %s", strerror(errno));
         (void) close(pipefd[1]);
@@ -204,11 +249,11 @@ static int cmd_floor(const char *root, const char *dir, size_t runs)
 
                 t0 = now_ns();
                 if (up) {
-                        floor_set(&pod, mem, quota, 10, fus);
-                        floor_set(&ctr, mem, quota, 10, fus);
+                        floor_set(&pod, mem, quota, 10, false, fus);
+                        floor_set(&ctr, mem, quota, 10, false, fus);
                 } else {
-                        floor_set(&ctr, mem, quota, 10, fus);
-                        floor_set(&pod, mem, quota, 10, fus);
+                        floor_set(&ctr, mem, quota, 10, true, fus);
+                        floor_set(&pod, mem, quota, 10, true, fus);
                 }
                 t1 = now_ns();
                 if (i >= 10)
@@ -255,11 +300,14 @@ static int cmd_floor(const char *root, const char *dir, size_t runs)
         (void) waitpid(child, NULL, 0);
         usleep(50 * 1000);
         (void) rmdir(ctr.mem);
-        (void) rmdir(ctr.cpu);
+        if (!v2)
+                (void) rmdir(ctr.cpu);
         (void) rmdir(pod.mem);
-        (void) rmdir(pod.cpu);
+        if (!v2)
+                (void) rmdir(pod.cpu);
         (void) rmdir(mroot);
-        (void) rmdir(croot);
+        if (!v2)
+                (void) rmdir(croot);
         free(pod.mem);
         free(pod.cpu);
         free(ctr.mem);

@@ -79,7 +79,7 @@ if build_step unit make -j"$nproc" all unit-tests; then
         # boot is skipped, saying so; one that starts and does not end by 20 minutes fails.
         bash tests/vm/run.sh -t 1200 -b 780 -o "$log_dir/vm" tests/vm/test-v2-setup.sh \
                 tests/e2e/test-cgroup-kernel.sh tests/e2e/test-resize.sh tests/e2e/test-node.sh \
-                tests/e2e/test-resize-crash.sh >"$log_dir/vm.log" 2>&1 &
+                tests/e2e/test-resize-crash.sh tests/e2e/test-pv-node.sh >"$log_dir/vm.log" 2>&1 &
         vm_pid=$!
         run_units build unit
 fi

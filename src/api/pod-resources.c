@@ -568,3 +568,123 @@ int64_t cpu_weight_to_shares_oci(int64_t weight)
         }
         return lo;
 }
+
+/* ---- OOM score ---- */
+
+/* K8S: the memory request of a container's own list (Requests.Memory().Value()). */
+static int container_memory_request(const json_t *ctr, int64_t *ret)
+{
+        struct rlist l;
+        int r;
+
+        if ((r = rlist_read(container_list(ctr, NULL, "requests"), &l)) < 0)
+                return r;
+        return rlist_value(&l, R_MEM, ret);
+}
+
+/* K8S: remainingPodMemReqPerContainer: the pod-level memory request minus what the containers'
+ * requests add up to (AggregateContainerRequests), divided among every container, init
+ * containers included; 0 without a pod-level memory request. */
+static int remaining_pod_memory_per_container(const json_t *pod, int64_t *ret)
+{
+        const json_t *pl = json_path(pod, "spec.resources.requests");
+        struct rlist podreq, aggr;
+        int64_t want, have;
+        size_t n = json_array_size(json_path(pod, "spec.containers")) +
+                   json_array_size(json_path(pod, "spec.initContainers"));
+        int r;
+
+        *ret = 0;
+        if ((r = rlist_read(pl, &podreq)) < 0)
+                return r;
+        if (rlist_zero(&podreq, R_MEM) || n == 0)
+                return 0;
+        if ((r = aggregate(pod, NULL, "requests", &aggr, NULL)) < 0 ||
+            (r = rlist_value(&podreq, R_MEM, &want)) < 0 ||
+            (r = rlist_value(&aggr, R_MEM, &have)) < 0)
+                return r;
+        *ret = (want - have) / (int64_t) n;
+        return 0;
+}
+
+/* K8S: types.IsNodeCriticalPod: IsCriticalPod (priority >= SystemCriticalPriority, 2000000000)
+ * with priorityClassName system-node-critical. */
+static bool node_critical(const json_t *pod)
+{
+        const char *pc = json_path_string(pod, "spec.priorityClassName");
+        const json_t *prio = json_path(pod, "spec.priority");
+
+        return pc && streq(pc, "system-node-critical") && json_is_integer(prio) &&
+               json_integer_value(prio) >= 2000000000;
+}
+
+int container_oom_score_adj(const json_t *pod, const char *name, int64_t memory_capacity, int *ret)
+{
+        const json_t *ctr = NULL, *c;
+        bool sidecar = false;
+        int64_t req, extra = 0, adj;
+        const char *qos;
+        size_t i;
+        int r;
+
+        if (memory_capacity <= 0)
+                return -EINVAL;
+        json_array_foreach(json_path(pod, "spec.containers"), i, c) {
+                const char *n = json_string_value(json_object_get(c, "name"));
+                if (!ctr && n && streq(n, name))
+                        ctr = c;
+        }
+        json_array_foreach(json_path(pod, "spec.initContainers"), i, c) {
+                const char *n = json_string_value(json_object_get(c, "name"));
+                if (!ctr && n && streq(n, name)) {
+                        ctr = c;
+                        sidecar = is_sidecar(c);
+                }
+        }
+        json_array_foreach(json_path(pod, "spec.ephemeralContainers"), i, c) {
+                const char *n = json_string_value(json_object_get(c, "name"));
+                if (!ctr && n && streq(n, name))
+                        ctr = c;
+        }
+        if (!ctr)
+                return -ENOENT;
+        if (node_critical(pod)) {
+                *ret = OOM_SCORE_ADJ_GUARANTEED;
+                return 0;
+        }
+        qos = pod_qos_class_stored(pod);
+        if (streq(qos, "Guaranteed") || streq(qos, "BestEffort")) {
+                *ret = streq(qos, "Guaranteed") ? OOM_SCORE_ADJ_GUARANTEED
+                                                : OOM_SCORE_ADJ_BESTEFFORT;
+                return 0;
+        }
+        if ((r = container_memory_request(ctr, &req)) < 0)
+                return r;
+        /* K8S: PodLevelResources with a pod-level request (IsPodLevelRequestsSet) */
+        if (list_has_pod_level_resource(json_path(pod, "spec.resources.requests")) &&
+            (r = remaining_pod_memory_per_container(pod, &extra)) < 0)
+                return r;
+        adj = 1000 - 1000 * (req + extra) / memory_capacity;
+        if (sidecar) {
+                /* K8S: a sidecar scores no lower than the smallest regular container */
+                const json_t *first = json_array_get(json_path(pod, "spec.containers"), 0);
+                int64_t min = 0, v, min_adj;
+                if (first && (r = container_memory_request(first, &min)) < 0)
+                        return r;
+                json_array_foreach(json_path(pod, "spec.containers"), i, c) {
+                        if ((r = container_memory_request(c, &v)) < 0)
+                                return r;
+                        if (v < min)
+                                min = v;
+                }
+                min_adj = 1000 - 1000 * (min + extra) / memory_capacity;
+                if (adj > min_adj)
+                        adj = min_adj;
+        }
+        if (adj < 1000 + OOM_SCORE_ADJ_GUARANTEED)
+                adj = 1000 + OOM_SCORE_ADJ_GUARANTEED;
+        else if (adj == OOM_SCORE_ADJ_BESTEFFORT)
+                adj = OOM_SCORE_ADJ_BESTEFFORT - 1;
+        *ret = (int) adj;
+        return 0;
+}

@@ -131,4 +131,20 @@ int64_t cpu_shares_to_weight_oci(int64_t shares);
  * many-to-one, so this is the canonical preimage). */
 int64_t cpu_weight_to_shares_oci(int64_t weight);
 
+/* ---- OOM score (K8S: pkg/kubelet/qos/policy.go) ---- */
+
+#define OOM_SCORE_ADJ_GUARANTEED (-997) /* guaranteedOOMScoreAdj */
+#define OOM_SCORE_ADJ_BESTEFFORT 1000   /* besteffortOOMScoreAdj */
+#define OOM_SCORE_ADJ_POD_INFRA  (-998) /* PodInfraOOMAdj: the sandbox's pid 1 */
+
+/* K8S: GetContainerOOMScoreAdjust for the container (regular, init, ephemeral) named name, the pod
+ * carrying the allocated resources: a node-critical pod (priorityClassName
+ * system-node-critical with a critical priority) and Guaranteed -997, BestEffort 1000;
+ * Burstable 1000 - 1000*memoryRequest/memory_capacity, the request including the pod-level
+ * memory request left over by the containers, divided among them (PodLevelResources), a
+ * sidecar taking no more than the smallest regular container would, clamped to 3..999.
+ * memory_capacity is the machine's (bytes, > 0). -ENOENT when the pod has no such container,
+ * -EINVAL for a capacity <= 0. */
+int container_oom_score_adj(const json_t *pod, const char *name, int64_t memory_capacity, int *ret);
+
 #endif

@@ -519,7 +519,9 @@ static int patch_claim_status(void *ud, const char *ns, const char *claim, const
 }
 
 /* The node's allocatable cpu (millicores) or memory (bytes), as it registers them. */
-static int64_t allocatable(const struct node_config *cfg, const char *resource)
+/* A quantity of the node's status.allocatable (or, with capacity, status.capacity): cpu in
+ * millicores, the rest in units; 0 when absent or bad. */
+static int64_t node_resource(const struct node_config *cfg, const char *resource, bool capacity)
 {
         cleanup_json json_t *node = NULL;
         const char *text;
@@ -528,7 +530,8 @@ static int64_t allocatable(const struct node_config *cfg, const char *resource)
 
         if (node_build(cfg, &node, NULL) < 0)
                 return 0;
-        text = json_string_value(json_object_get(json_path(node, "status.allocatable"), resource));
+        text = json_string_value(json_object_get(
+                json_path(node, capacity ? "status.capacity" : "status.allocatable"), resource));
         if (!text || quantity_parse(text, &q, NULL) < 0)
                 return 0;
         if (streq(resource, "cpu") ? quantity_milli_value(&q, &v) < 0 : quantity_value(&q, &v) < 0)
@@ -626,8 +629,9 @@ int node_agent_start(const struct node_agent_options *o, struct node_agent **ret
                         .node_name = a->node_name,
                         .data_dir = a->data_dir,
                         .cgroup_root = o->cgroup_root,
-                        .allocatable_memory = allocatable(&a->node, "memory"),
-                        .allocatable_milli_cpu = allocatable(&a->node, "cpu"),
+                        .allocatable_memory = node_resource(&a->node, "memory", false),
+                        .allocatable_milli_cpu = node_resource(&a->node, "cpu", false),
+                        .memory_capacity = node_resource(&a->node, "memory", true),
                         .memory_backed_volume_resize_cgroup_v1 =
                                 gate_enabled(o->feature_gates, "MemoryBackedVolumeResizeCgroupV1"),
                         .metrics = o->metrics ? &a->metrics : NULL,

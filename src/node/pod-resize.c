@@ -316,26 +316,48 @@ static struct cgroup_limits limits_of(const struct pod_cgroup_config *cfg)
                                        .memory_limit_bytes = cfg->memory_limit_bytes };
 }
 
+/* How long a memory decrease waits for usage to come under the new memory.high (v2) before
+ * it gives up and is retried: the kernel reclaims as part of the write itself, so this only
+ * covers usage that rose after the check (docs/cgroups.md "Memory decreases on v2"). */
+#define MEMORY_DECREASE_WAIT_MS 250
+
 /* K8S (1.34+): a memory limit is not lowered below what the cgroup uses; the message matches
- * upstream's e2e pattern `memory limit \(\d+\) below current usage`. */
-static int check_memory_decrease(struct step *s, const char *cgroup, const char *what,
-                                 int64_t new_limit, struct error **reterr)
+ * upstream's e2e pattern `memory limit \(\d+\) below current usage`. A decrease then goes
+ * through cgroup_lower_memory_limit (memory.high first on v2); anything else, and the other
+ * values of the step, through cgroup_set_limits. */
+static int set_limits_guarded(struct step *s, const char *cgroup, const char *what,
+                              const struct cgroup_limits *l, unsigned which, struct error **reterr)
 {
+        cleanup_error struct error *err = NULL;
         struct cgroup_limits cur;
         uint64_t usage = 0;
+        int r;
 
-        if (new_limit < 0 || cgroup_get_limits(s->h->cgroups, cgroup, &cur, NULL) < 0)
+        if (!(which & CGROUP_MEMORY) || l->memory_limit_bytes < 0 ||
+            cgroup_get_limits(s->h->cgroups, cgroup, &cur, NULL) < 0 ||
+            (cur.memory_limit_bytes >= 0 && l->memory_limit_bytes >= cur.memory_limit_bytes))
+                return cgroup_set_limits(s->h->cgroups, cgroup, l, which, reterr);
+        /* best effort, as upstream: a usage that cannot be read does not stop the decrease */
+        if (cgroup_memory_usage(s->h->cgroups, cgroup, &usage, NULL) >= 0 &&
+            (int64_t) usage > l->memory_limit_bytes)
+                goto below_usage;
+        r = cgroup_lower_memory_limit(s->h->cgroups, cgroup, l, which & CGROUP_WEIGHT_OCI,
+                                      MEMORY_DECREASE_WAIT_MS, &usage, &err);
+        /* usage rose past the new limit after the check and stayed there: the same refusal */
+        if (r == -EBUSY && (int64_t) usage > l->memory_limit_bytes)
+                goto below_usage;
+        if (r < 0) {
+                if (reterr)
+                        *reterr = TAKE_PTR(err);
+                return r;
+        }
+        if (!(which & ~(CGROUP_MEMORY | CGROUP_WEIGHT_OCI)))
                 return 0;
-        if (cur.memory_limit_bytes >= 0 && new_limit >= cur.memory_limit_bytes)
-                return 0;
-        if (cgroup_memory_usage(s->h->cgroups, cgroup, &usage, NULL) < 0)
-                return 0;
-        if ((int64_t) usage > new_limit)
-                return error_set(reterr, EBUSY,
-                                 "attempted to set %s memory limit (%lld) below current usage "
-                                 "(%llu)",
-                                 what, (long long) new_limit, (unsigned long long) usage);
-        return 0;
+        return cgroup_set_limits(s->h->cgroups, cgroup, l, which & ~CGROUP_MEMORY, reterr);
+below_usage:
+        return error_set(reterr, EBUSY,
+                         "attempted to set %s memory limit (%lld) below current usage (%llu)", what,
+                         (long long) l->memory_limit_bytes, (unsigned long long) usage);
 }
 
 static int apply_step(struct step *s, const struct resize_step *st, struct error **reterr)
@@ -358,29 +380,16 @@ static int apply_step(struct step *s, const struct resize_step *st, struct error
                         return error_wrap(reterr, "volume \"%s\"", st->name);
                 return 0;
         case RESIZE_STEP_POD_CGROUP:
-                if (st->which & RESIZE_MEMORY) {
-                        what = xasprintf("pod %s", json_path_string(s->pod, "metadata.name"));
-                        r = check_memory_decrease(s, p->cgroup, what, st->cfg.memory_limit_bytes,
-                                                  reterr);
-                        if (r < 0)
-                                return r;
-                }
-                return cgroup_set_limits(s->h->cgroups, p->cgroup, &l, cgroup_bits(st->which),
-                                         reterr);
+                what = xasprintf("pod %s", json_path_string(s->pod, "metadata.name"));
+                return set_limits_guarded(s, p->cgroup, what, &l, cgroup_bits(st->which), reterr);
         case RESIZE_STEP_CONTAINER_CGROUP:
                 cm = container_memory_get(p, st->name);
                 if (cm->latest < 0)
                         return 0;
                 path = run_cgroup(p, st->name, cm->latest);
-                if (st->which & RESIZE_MEMORY) {
-                        what = xasprintf("container %s", st->name);
-                        r = check_memory_decrease(s, path, what, st->cfg.memory_limit_bytes,
-                                                  reterr);
-                        if (r < 0)
-                                return r;
-                }
-                return cgroup_set_limits(s->h->cgroups, path, &l,
-                                         cgroup_bits(st->which) | CGROUP_WEIGHT_OCI, reterr);
+                what = xasprintf("container %s", st->name);
+                return set_limits_guarded(s, path, what, &l,
+                                          cgroup_bits(st->which) | CGROUP_WEIGHT_OCI, reterr);
         case RESIZE_STEP_RESTART_CONTAINER:
                 cm = container_memory_get(p, st->name);
                 if (cm->resize_restart)

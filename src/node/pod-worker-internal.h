@@ -77,6 +77,7 @@ struct pod_host {
         char *pods_dir;
         int64_t allocatable_memory;
         int64_t allocatable_milli_cpu;
+        int64_t memory_capacity; /* bytes, the machine's: containers' OOM scores */
         bool cgroup_v1;
         bool volume_resize_on_v1; /* --feature-gates MemoryBackedVolumeResizeCgroupV1=true */
         char host_ip[64];

@@ -226,6 +226,7 @@ int pod_host_open(const struct pod_host_options *o, struct pod_host **ret, struc
         h->pods_dir = xasprintf("%s/pods", o->data_dir);
         h->allocatable_memory = o->allocatable_memory;
         h->allocatable_milli_cpu = o->allocatable_milli_cpu;
+        h->memory_capacity = o->memory_capacity;
         h->volume_resize_on_v1 = o->memory_backed_volume_resize_cgroup_v1;
         h->metrics = o->metrics;
         pthread_mutex_init(&h->claims_lock, NULL);
@@ -1027,6 +1028,11 @@ static void start_container(struct step *s, const json_t *c, struct container_me
                 spec.uid = security.uid;
                 spec.gid = security.gid;
                 spec.security = security.sec;
+                /* K8S: generateLinuxContainerConfig's OomScoreAdj, from the allocated pod */
+                if (s->h->memory_capacity > 0 &&
+                    container_oom_score_adj(s->alloc_pod, name, s->h->memory_capacity,
+                                            &spec.oom_score_adj) == 0)
+                        spec.oom_score_adj_set = true;
                 r = runtime_container_start(&spec, &err);
         }
         pod_security_release(&security);

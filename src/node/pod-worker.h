@@ -34,6 +34,9 @@ struct pod_host_options {
         const char *cgroup_sysfs;      /* where the cgroup file systems are; NULL: /sys/fs/cgroup */
         int64_t allocatable_memory;    /* bytes: the KEP-1967 ceiling of memory volumes */
         int64_t allocatable_milli_cpu; /* resize admission */
+        /* bytes: the machine's memory (status.capacity), from which a Burstable container's
+         * OOM score follows (K8S: machineInfo.MemoryCapacity); 0: no score is set */
+        int64_t memory_capacity;
         /* flexlet's feature gate MemoryBackedVolumeResizeCgroupV1: resize tmpfs volumes on a
          * cgroup v1 host too (KEP-6030 makes that Infeasible) */
         bool memory_backed_volume_resize_cgroup_v1;

@@ -4,10 +4,12 @@
 # all, as root. docs/cgroups.md records it:
 #   - a memory limit below usage: v1 refuses it (EBUSY) and keeps the old one; v2 takes it,
 #     reclaims, and OOM-kills what cannot be reclaimed (tmpfs pages without swap);
-#   - v2 memory.high below usage is taken and only throttles (no kill);
+#   - v2 memory.high below usage is taken and only throttles (no kill); usage rising past it
+#     (flexlet's decrease sets it before memory.max) is throttled, counted, never killed;
 #   - a tmpfs remounted below what it holds is refused (EINVAL) on both;
 #   - the OOM kill is counted where flexlet reads it: v1 memory.oom_control, v2 memory.events.
-# It prints, as TAP comments, the time of 200 limit writes and 200 tmpfs remounts (the kernel
+# It prints, as TAP comments, the time of 200 limit writes, on v2 of 100 decreases through
+# memory.high, and of 200 tmpfs remounts (the kernel
 # floor of a resize; under the guest's emulation, not comparable with the host's).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -71,6 +73,30 @@ if [ -n "$CGROUP_V2" ]; then
         check "v2: its process lives on" kill -0 "${pids[-1]}"
 fi
 
+# --- v2: flexlet's decrease (docs/cgroups.md): memory.high at the new limit first; usage that
+# rises after the usage check is throttled there, not killed, and the next look at
+# memory.current sees it, so memory.max is not written and memory.high goes back to max
+if [ -n "$CGROUP_V2" ]; then
+        hold 25165824 "$mem/race"
+        echo 134217728 >"$mem/race/memory.max"
+        echo 29360128 >"$mem/race/memory.high"
+        # the rise: one more 8 MiB write by the same cgroup, past the new limit (28 MiB)
+        sh -c "echo \$\$ > '$mem/race/cgroup.procs'; exec dd if=/dev/zero of='$work/tmpfs/f-rise' bs=8M count=1" 2>/dev/null
+        rc=$?
+        cur=$(cat "$mem/race/memory.current")
+        echo max >"$mem/race/memory.high"
+        if [ "$rc" = 0 ] && [ "$cur" -gt 29360128 ]; then
+                ok "v2: a rise past memory.high completes (throttled) and shows in memory.current"
+        else
+                not_ok "v2: a rise past memory.high completes (throttled) and shows in memory.current" "dd rc $rc, memory.current $cur"
+        fi
+        check_equal "v2: it is counted as a memory.high breach and kills nothing" "1 0" \
+                "$(awk '$1 == "high" {h = ($2 > 0)} $1 == "oom_kill" {k = $2} END {print h, k}' "$mem/race/memory.events")"
+        check_equal "v2: memory.max was never lowered" "134217728" "$(cat "$mem/race/memory.max")"
+        check "v2: the holder lives on" kill -0 "${pids[-1]}"
+        rm -f "$work/tmpfs/f-rise"
+fi
+
 # --- a tmpfs remounted below what it holds
 err=$(mount -o remount,size=16m "$work/tmpfs" 2>&1)
 rc=$?
@@ -100,11 +126,26 @@ for i in $(seq 1 100); do
         echo 536870912 >"$mem/floor/$limit_file"
 done
 t_limit=$((($(date +%s%N) - start) / 200000))
+floor_high=
+if [ -n "$CGROUP_V2" ]; then
+        # flexlet's v2 decrease: memory.high, a look at memory.current, memory.max, memory.high
+        # back to max; each round also raises the limit again (one plain write)
+        start=$(date +%s%N)
+        for i in $(seq 1 100); do
+                echo 268435456 >"$mem/floor/memory.high"
+                read -r _ <"$mem/floor/memory.current"
+                echo 268435456 >"$mem/floor/memory.max"
+                echo max >"$mem/floor/memory.high"
+                echo 536870912 >"$mem/floor/memory.max"
+        done
+        t_high=$((($(date +%s%N) - start) / 100000 - t_limit))
+        floor_high=", $t_high µs per memory decrease through memory.high"
+fi
 start=$(date +%s%N)
 for i in $(seq 1 100); do
         mount -o remount,size=128m "$work/tmpfs"
         mount -o remount,size=256m "$work/tmpfs"
 done
 t_mount=$((($(date +%s%N) - start) / 200000))
-echo "# kernel floor ($( [ -n "$CGROUP_V2" ] && echo "cgroup v2" || echo "cgroup v1"), $(uname -r)): $t_limit µs per memory limit write, $t_mount µs per tmpfs remount (a mount(8) process each, shell loop included)"
+echo "# kernel floor ($( [ -n "$CGROUP_V2" ] && echo "cgroup v2" || echo "cgroup v1"), $(uname -r)): $t_limit µs per memory limit write$floor_high, $t_mount µs per tmpfs remount (a mount(8) process each, shell loop included)"
 tap_done

@@ -24,9 +24,9 @@ resize() { # resize POD JSON
         k patch pod "$1" --subresource resize -p "$2" >/dev/null
 }
 jp() { k get pod "$1" -o jsonpath="$2"; }
-# cg_file POD CONTAINER|"" memory|quota|cpu: a limit of the pod's cgroup (or its running
-# container's) as the kernel holds it, on either cgroup version (cg_get in tests/lib/node.sh)
-cg_file() {
+# cg_dir POD CONTAINER|"" memory|quota|cpu: the pod's cgroup (or its running container's)
+# in the hierarchy of that value
+cg_dir() {
         local uid dir root
         uid=$(jp "$1" '{.metadata.uid}')
         if [ "$3" = memory ]; then root=$(cg_root memory); else root=$(cg_root cpu); fi
@@ -36,6 +36,13 @@ cg_file() {
                 id=$(jp "$1" "{.status.containerStatuses[?(@.name==\"$2\")].containerID}")
                 dir="$dir/${id#flexlet://}"
         fi
+        echo "$dir"
+}
+# cg_file POD CONTAINER|"" memory|quota|cpu: a limit of the pod's cgroup (or its running
+# container's) as the kernel holds it, on either cgroup version (cg_get in tests/lib/node.sh)
+cg_file() {
+        local dir
+        dir=$(cg_dir "$@")
         [ -n "$dir" ] && cg_get "$dir" "$3"
 }
 no_resize_conditions() {
@@ -70,6 +77,11 @@ resize web '{"spec":{"containers":[{"name":"c1","resources":{"requests":{"cpu":"
 until_equal "S8: a decrease reaches the container (cpu.shares 256)" "$(cpu_want 256)" cg_file web c1 cpu
 until_equal "S8: and its memory limit (256Mi)" "268435456" cg_file web c1 memory
 until_equal "S8: the pod memory limit shrinks after the container's" "268435456" cg_file web "" memory
+if [ -n "$CGROUP_V2" ]; then
+        # the decrease set memory.high to the new limit first (docs/cgroups.md) and put it back
+        check_equal "S8 on v2: memory.high is back at max on the container and the pod" "max max" \
+                "$(cat "$(cg_dir web c1 memory)/memory.high") $(cat "$(cg_dir web "" memory)/memory.high")"
+fi
 check_equal "still the same container" "$cid 0" "$(jp web '{.status.containerStatuses[0].containerID} {.status.containerStatuses[0].restartCount}')"
 
 # --- S10/S11: infeasible

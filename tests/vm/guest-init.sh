@@ -44,6 +44,13 @@ setup() {
         mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
         ip link set lo up 2>/dev/null || busybox ip link set lo up
         echo /sbin/modprobe >/proc/sys/kernel/modprobe
+        # Persistent volumes are loop devices holding ext4 or xfs. On a Debian host
+        # /dev/loop-control exists before loop.ko is loaded (systemd creates kmod's static
+        # nodes at boot, and opening one loads its module); this guest has no systemd nor
+        # udev, so without this the node's attach fails: open "/dev/loop-control": No such
+        # file or directory. The file systems would load on mount; loaded here, a missing one
+        # is said once, up front.
+        modprobe -a loop ext4 xfs || say "modprobe loop ext4 xfs failed: volume suites will fail"
         return 0
 }
 

@@ -74,6 +74,10 @@ struct cgroup_ops {
          * the processes to leave), 0 not available (the caller signals each process), or
          * -errno. */
         int (*kill_fast)(struct cgroup_manager *m, const char *relpath, struct error **reterr);
+        /* Writes the soft limit (v2 memory.high; -1 is "max"): 0, -EOPNOTSUPP where the version
+         * or the cgroup has none (v1), or -errno. */
+        int (*set_memory_high)(struct cgroup_manager *m, const char *relpath, int64_t high,
+                               struct error **reterr);
 };
 
 extern const struct cgroup_ops cgroup_ops_v1;

@@ -223,6 +223,14 @@ static int v1_kill_fast(struct cgroup_manager *m, const char *relpath, struct er
         return 0;
 }
 
+/* v1's memory.soft_limit_in_bytes only steers global reclaim; it neither throttles nor bounds
+ * the cgroup, so nothing here stands for v2's memory.high. */
+static int v1_set_memory_high(struct cgroup_manager *m, const char *relpath, int64_t high,
+                              struct error **reterr)
+{
+        return -EOPNOTSUPP;
+}
+
 const struct cgroup_ops cgroup_ops_v1 = {
         .version = CGROUP_V1,
         .detect = v1_detect,
@@ -232,4 +240,5 @@ const struct cgroup_ops cgroup_ops_v1 = {
         .memory_usage = v1_memory_usage,
         .oom_kills = v1_oom_kills,
         .kill_fast = v1_kill_fast,
+        .set_memory_high = v1_set_memory_high,
 };

@@ -135,6 +135,7 @@ static int v2_set_limits(struct cgroup_manager *m, const char *relpath,
         cleanup_close int fd = cg_open_dir(h, relpath, "set limits", reterr);
         const char *what = NULL;
         char value[64];
+        int64_t high;
         int r = 0;
 
         if (fd < 0)
@@ -146,6 +147,13 @@ static int v2_set_limits(struct cgroup_manager *m, const char *relpath,
                         snprintf(value, sizeof(value), "%" PRId64, l->memory_limit_bytes);
                 what = "memory limit";
                 r = cg_write_file(fd, "memory.max", value);
+                /* a decrease that flexlet's crash cut between its memory.high and memory.max
+                 * steps (cgroup_lower_memory_limit) left memory.high at the new limit; the
+                 * step is done again and ends here, so no soft limit stays behind */
+                if (r == 0 && cg_read_int64(fd, "memory.high", &high) == 0 && high != -1) {
+                        what = "memory.high";
+                        r = cg_write_file(fd, "memory.high", "max");
+                }
                 /* K8S: a container gets no swap (the kubelet's ConfigureNoSwap: unified
                  * memory.swap.max "0", written by the runtime), where the kernel has swap
                  * accounting (the file exists) */
@@ -269,6 +277,33 @@ static int v2_oom_kills(struct cgroup_manager *m, const char *relpath, uint64_t 
         return 0;
 }
 
+/* memory.high: above it the kernel reclaims the cgroup and throttles its allocations, and
+ * never OOM-kills (Documentation/admin-guide/cgroup-v2.rst, "memory.high"). Writing a value
+ * below usage reclaims before the write returns (mm/memcontrol.c memory_high_write). */
+static int v2_set_memory_high(struct cgroup_manager *m, const char *relpath, int64_t high,
+                              struct error **reterr)
+{
+        struct cg_hierarchy *h = &m->h[0];
+        cleanup_close int fd = cg_open_dir(h, relpath, "set memory.high", reterr);
+        char value[32];
+        int r;
+
+        if (fd < 0)
+                return fd;
+        if (faccessat(fd, "memory.high", F_OK, 0) < 0 && errno == ENOENT)
+                return -EOPNOTSUPP;
+        if (high < 0)
+                snprintf(value, sizeof(value), "max");
+        else
+                snprintf(value, sizeof(value), "%" PRId64, high);
+        r = cg_write_file(fd, "memory.high", value);
+        if (r < 0) {
+                cleanup_free char *abs = cg_abs(h, relpath);
+                return error_set(reterr, -r, "set memory.high of \"%s\": %s", abs, strerror(-r));
+        }
+        return 0;
+}
+
 /* cgroup.kill (Linux 5.14) kills the whole subtree at once, without racing forks. */
 static int v2_kill_fast(struct cgroup_manager *m, const char *relpath, struct error **reterr)
 {
@@ -298,4 +333,5 @@ const struct cgroup_ops cgroup_ops_v2 = {
         .memory_usage = v2_memory_usage,
         .oom_kills = v2_oom_kills,
         .kill_fast = v2_kill_fast,
+        .set_memory_high = v2_set_memory_high,
 };

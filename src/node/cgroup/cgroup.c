@@ -460,6 +460,52 @@ int cgroup_set_limits(struct cgroup_manager *m, const char *relpath, const struc
         return m->ops->set_limits(m, relpath, l, which, reterr);
 }
 
+int cgroup_lower_memory_limit(struct cgroup_manager *m, const char *relpath,
+                              const struct cgroup_limits *l, unsigned flags, unsigned wait_ms,
+                              uint64_t *ret_usage, struct error **reterr)
+{
+        unsigned which = CGROUP_MEMORY | (flags & CGROUP_WEIGHT_OCI);
+        struct timespec start, now;
+        uint64_t usage = 0;
+        int r, rr;
+
+        if ((r = check_relpath(relpath, true, reterr)) < 0 ||
+            (r = check_limits(l, CGROUP_MEMORY, reterr)) < 0)
+                return r;
+        if (l->memory_limit_bytes < 0)
+                return error_set(reterr, EINVAL, "lower memory limit: -1 (unlimited) is no lower");
+        r = m->ops->set_memory_high(m, relpath, l->memory_limit_bytes, reterr);
+        if (r == -EOPNOTSUPP)
+                return m->ops->set_limits(m, relpath, l, which, reterr);
+        if (r < 0)
+                return r;
+        clock_gettime(CLOCK_MONOTONIC, &start);
+        for (;;) {
+                r = m->ops->memory_usage(m, relpath, &usage, reterr);
+                if (r < 0 || usage <= (uint64_t) l->memory_limit_bytes)
+                        break;
+                clock_gettime(CLOCK_MONOTONIC, &now);
+                if ((now.tv_sec - start.tv_sec) * 1000 + (now.tv_nsec - start.tv_nsec) / 1000000 >=
+                    (long) wait_ms) {
+                        r = error_set(reterr, EBUSY,
+                                      "memory usage of \"%s\" (%" PRIu64
+                                      ") stays above the new limit (%" PRId64 ")",
+                                      relpath, usage, l->memory_limit_bytes);
+                        break;
+                }
+                nanosleep(&(struct timespec){ .tv_nsec = 10 * 1000 * 1000 }, NULL);
+        }
+        if (r >= 0)
+                r = m->ops->set_limits(m, relpath, l, which, reterr);
+        /* back to no soft limit: flexlet sets memory.high nowhere else (no MemoryQoS) */
+        rr = m->ops->set_memory_high(m, relpath, -1, r < 0 ? NULL : reterr);
+        if (r >= 0 && rr < 0)
+                r = rr;
+        if (ret_usage)
+                *ret_usage = usage;
+        return r;
+}
+
 int cgroup_get_limits(struct cgroup_manager *m, const char *relpath, struct cgroup_limits *ret,
                       struct error **reterr)
 {

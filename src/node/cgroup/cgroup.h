@@ -79,7 +79,9 @@ struct cgroup_limits {
 #define CGROUP_CPU_QUOTA                                                   \
  (1u << 1) /* quota and period: v1 cpu.cfs_period_us and cpu.cfs_quota_us; \
               v2 cpu.max "<quota|max> <period>" */
-#define CGROUP_MEMORY     (1u << 2) /* v1 memory.limit_in_bytes ("-1"); v2 memory.max ("max") */
+/* v1 memory.limit_in_bytes ("-1"); v2 memory.max ("max"), and memory.high back to "max" when it
+ * is not (cgroup_lower_memory_limit cut short by a crash) */
+#define CGROUP_MEMORY     (1u << 2)
 #define CGROUP_ALL_LIMITS (CGROUP_CPU_SHARES | CGROUP_CPU_QUOTA | CGROUP_MEMORY)
 /* A container's cgroup, written as the OCI runtime would on v2: with CGROUP_CPU_SHARES the
  * runtimes' conversion (cpu_shares_to_weight_oci) instead of the kubelet's linear formula; with
@@ -94,6 +96,24 @@ struct cgroup_limits {
  * EINVAL and a memory limit below usage with EBUSY. */
 int cgroup_set_limits(struct cgroup_manager *m, const char *relpath, const struct cgroup_limits *l,
                       unsigned which, struct error **reterr);
+/* Lowers relpath's memory limit to l->memory_limit_bytes (> 0), narrowing the window in which
+ * usage that rises after the caller's usage check meets the new limit:
+ *  - v1: memory.limit_in_bytes, as cgroup_set_limits (the kernel refuses a limit below usage
+ *    with EBUSY, so a rise costs a retry, never a kill);
+ *  - v2, where memory.max below usage is taken and reclaimed, with an OOM kill for what cannot
+ *    be reclaimed: memory.high is set to the new limit first (the kernel reclaims down to it
+ *    and from then on throttles the cgroup's allocations above it, and never kills), usage is
+ *    read until it is at most the limit (for up to wait_ms), then memory.max (and, with
+ *    CGROUP_WEIGHT_OCI, memory.swap.max 0) is written, and memory.high goes back to "max",
+ *    whatever happened. Usage still above the limit after wait_ms: -EBUSY with the usage in
+ *    *ret_usage and memory.max untouched (the caller retries, as after v1's EBUSY). A cgroup
+ *    without memory.high: a plain cgroup_set_limits.
+ * What is left of the window on v2: an allocation in flight when memory.max is written can
+ * still push usage over it; the kernel lets a cgroup exceed memory.high by up to its charge
+ * batch before it throttles. flags: 0 or CGROUP_WEIGHT_OCI. */
+int cgroup_lower_memory_limit(struct cgroup_manager *m, const char *relpath,
+                              const struct cgroup_limits *l, unsigned flags, unsigned wait_ms,
+                              uint64_t *ret_usage, struct error **reterr);
 /* Reads the limits back from the kernel's files. On v2 cpu_shares is cpu.weight converted back
  * with the kubelet's inverse (cpu_weight_to_shares; lossy: 1024 -> weight 39 -> 998) and
  * cpu_weight holds the raw value, so a caller that wrote with CGROUP_WEIGHT_OCI compares

@@ -281,6 +281,12 @@ struct runtime_container_spec {
         uid_t uid; /* K8S: securityContext.runAsUser/runAsGroup; 0 is root */
         gid_t gid; /* used when security.gid_set */
         struct runtime_security security;
+        /* OCI process.oomScoreAdj (-1000..1000), written to the process's oom_score_adj before
+         * it execs when oom_score_adj_set. A value below what the supervisor itself has, which
+         * the kernel refuses without CAP_SYS_RESOURCE, is raised to it, as containerd's
+         * restrict_oom_score_adj does. */
+        int oom_score_adj;
+        bool oom_score_adj_set;
 };
 
 /* Points the image fields of s at img's (borrowed: img must outlive s's use). */

@@ -104,6 +104,8 @@ json_t *rt_spec_to_json(const struct runtime_container_spec *s)
         json_object_set_new(o, "uid", json_integer(s->uid));
         json_object_set_new(o, "gid", json_integer(s->gid));
         json_object_set_new(o, "security", security_to_json(&s->security));
+        if (s->oom_score_adj_set)
+                json_object_set_new(o, "oomScoreAdj", json_integer(s->oom_score_adj));
         return o;
 }
 
@@ -313,6 +315,17 @@ int rt_spec_from_json(json_t *j, struct rt_spec_holder *ret, struct error **rete
         s->gid = json_is_integer(v) ? (gid_t) json_integer_value(v) : 0;
         if ((r = security_from_json(json_object_get(j, "security"), &h, reterr)) < 0)
                 goto fail;
+        v = json_object_get(j, "oomScoreAdj");
+        if (v) {
+                if (!json_is_integer(v) || json_integer_value(v) < -1000 ||
+                    json_integer_value(v) > 1000) {
+                        r = error_set(reterr, EINVAL,
+                                      "container spec: \"oomScoreAdj\" is not in -1000..1000");
+                        goto fail;
+                }
+                s->oom_score_adj = (int) json_integer_value(v);
+                s->oom_score_adj_set = true;
+        }
         *ret = h;
         return 0;
 fail:

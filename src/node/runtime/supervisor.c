@@ -72,6 +72,26 @@ _noreturn_ _printf_(2, 3) static void child_fail(int errfd, const char *fmt, ...
         _exit(127);
 }
 
+/* OCI process.oomScoreAdj, written by the process itself before exec (as runc's init does);
+ * its children inherit it. The kernel refuses a value below the process's current one without
+ * CAP_SYS_RESOURCE (EACCES: __set_oom_adj in fs/proc/base.c); the process then keeps its own,
+ * the nearest it may have, as containerd does with restrict_oom_score_adj (a node running
+ * without that capability, like this project's CI container). Anything else fails the start. */
+static void set_oom_score_adj(int errfd, int adj)
+{
+        char value[16], e[128];
+        int fd, n, err = 0;
+
+        n = snprintf(value, sizeof(value), "%d", adj);
+        fd = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
+        if (fd < 0 || write(fd, value, (size_t) n) != n)
+                err = errno;
+        if (fd >= 0)
+                close(fd);
+        if (err && err != EACCES)
+                child_fail(errfd, "write /proc/self/oom_score_adj: %s", errstr(err, e));
+}
+
 static void fd_path(int fd, char buf[static 32])
 {
         (void) snprintf(buf, 32, "/proc/self/fd/%d", fd);
@@ -465,6 +485,8 @@ _noreturn_ static void container_child(struct supervisor *sv, int outfd, int err
                                    errstr(errno, e));
                 close(fd);
         }
+        if (s->oom_score_adj_set)
+                set_oom_score_adj(errfd, s->oom_score_adj);
 
         if (unshare(CLONE_NEWNS) < 0)
                 child_fail(errfd, "unshare the mount namespace: %s", errstr(errno, e));

@@ -586,6 +586,88 @@ static void test_oci_weight_whole_domain(void **state)
         assert_int_equal(weighted, 709819594437ULL);
 }
 
+/* ---- GetContainerOOMScoreAdjust (pkg/kubelet/qos/policy.go) ---- */
+
+static void test_oom_score_adj(void **state)
+{
+        static const struct {
+                const char *what, *pod, *name;
+                int want;
+        } cases[] = {
+                { "Guaranteed",
+                  "{\"spec\":{\"containers\":[{\"name\":\"c\",\"resources\":{\"limits\":"
+                  "{\"cpu\":\"1\",\"memory\":\"1Gi\"},\"requests\":{\"cpu\":\"1\","
+                  "\"memory\":\"1Gi\"}}}]}}",
+                  "c", -997 },
+                { "BestEffort", "{\"spec\":{\"containers\":[{\"name\":\"c\"}]}}", "c", 1000 },
+                { "Burstable: 1000 - 1000*1Gi/4Gi",
+                  "{\"spec\":{\"containers\":[{\"name\":\"c\",\"resources\":{\"requests\":"
+                  "{\"memory\":\"1Gi\"}}}]}}",
+                  "c", 750 },
+                { "Burstable without a memory request: below BestEffort",
+                  "{\"spec\":{\"containers\":[{\"name\":\"c\",\"resources\":{\"requests\":"
+                  "{\"cpu\":\"100m\"}}}]}}",
+                  "c", 999 },
+                { "Burstable asking for the whole machine: above Guaranteed",
+                  "{\"spec\":{\"containers\":[{\"name\":\"c\",\"resources\":{\"requests\":"
+                  "{\"memory\":\"4Gi\"}}}]}}",
+                  "c", 3 },
+                { "node-critical",
+                  "{\"spec\":{\"priorityClassName\":\"system-node-critical\","
+                  "\"priority\":2000001000,\"containers\":[{\"name\":\"c\"}]}}",
+                  "c", -997 },
+                { "system-node-critical without a critical priority is not critical",
+                  "{\"spec\":{\"priorityClassName\":\"system-node-critical\","
+                  "\"containers\":[{\"name\":\"c\"}]}}",
+                  "c", 1000 },
+                { "a sidecar scores no lower than the smallest regular container",
+                  "{\"spec\":{\"initContainers\":[{\"name\":\"s\",\"restartPolicy\":\"Always\","
+                  "\"resources\":{\"requests\":{\"memory\":\"100Mi\"}}}],"
+                  "\"containers\":[{\"name\":\"a\",\"resources\":{\"requests\":"
+                  "{\"memory\":\"1Gi\"}}},{\"name\":\"b\",\"resources\":{\"requests\":"
+                  "{\"memory\":\"2Gi\"}}}]}}",
+                  "s", 750 },
+                { "the larger regular container",
+                  "{\"spec\":{\"initContainers\":[{\"name\":\"s\",\"restartPolicy\":\"Always\","
+                  "\"resources\":{\"requests\":{\"memory\":\"100Mi\"}}}],"
+                  "\"containers\":[{\"name\":\"a\",\"resources\":{\"requests\":"
+                  "{\"memory\":\"1Gi\"}}},{\"name\":\"b\",\"resources\":{\"requests\":"
+                  "{\"memory\":\"2Gi\"}}}]}}",
+                  "b", 500 },
+                { "a plain init container: its own request (100Mi: 1000 - 24)",
+                  "{\"spec\":{\"initContainers\":[{\"name\":\"i\",\"resources\":{\"requests\":"
+                  "{\"memory\":\"100Mi\"}}}],\"containers\":[{\"name\":\"a\",\"resources\":"
+                  "{\"requests\":{\"memory\":\"1Gi\"}}}]}}",
+                  "i", 976 },
+                { "pod-level: (2Gi - 512Mi)/2 more for each container: 512Mi+768Mi",
+                  "{\"spec\":{\"resources\":{\"requests\":{\"memory\":\"2Gi\"}},"
+                  "\"containers\":[{\"name\":\"a\",\"resources\":{\"requests\":"
+                  "{\"memory\":\"512Mi\"}}},{\"name\":\"b\"}]}}",
+                  "a", 688 },
+                { "pod-level: 768Mi for the container asking none",
+                  "{\"spec\":{\"resources\":{\"requests\":{\"memory\":\"2Gi\"}},"
+                  "\"containers\":[{\"name\":\"a\",\"resources\":{\"requests\":"
+                  "{\"memory\":\"512Mi\"}}},{\"name\":\"b\"}]}}",
+                  "b", 813 },
+        };
+        json_t *pod;
+        int adj;
+
+        (void) state;
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                pod = load(cases[i].pod);
+                adj = 12345;
+                if (container_oom_score_adj(pod, cases[i].name, 4 * Gi, &adj) != 0 ||
+                    adj != cases[i].want)
+                        fail_msg("%s: got %d, want %d", cases[i].what, adj, cases[i].want);
+                json_decref(pod);
+        }
+        pod = load(cases[0].pod);
+        assert_int_equal(container_oom_score_adj(pod, "nope", 4 * Gi, &adj), -ENOENT);
+        assert_int_equal(container_oom_score_adj(pod, "c", 0, &adj), -EINVAL);
+        json_decref(pod);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -598,6 +680,7 @@ int main(void)
                 cmocka_unit_test(test_container_config_init),
                 cmocka_unit_test(test_conversions),
                 cmocka_unit_test(test_oci_weight_whole_domain),
+                cmocka_unit_test(test_oom_score_adj),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

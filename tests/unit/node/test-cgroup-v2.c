@@ -82,6 +82,7 @@ static int fake_mkdir_at(int dirfd, const char *name, void *userdata)
         if (on & 2) {
                 put(dir, "memory.max", "max\n");
                 put(dir, "memory.swap.max", "max\n");
+                put(dir, "memory.high", "max\n");
                 put(dir, "memory.current", "0\n");
                 put(dir, "memory.events",
                     "low 0\nhigh 0\nmax 0\noom 0\noom_kill 0\noom_group_kill 0\n");
@@ -481,6 +482,66 @@ static void test_usage_and_oom(void **state)
         free(p);
 }
 
+/* A memory decrease on v2 goes through memory.high (docs/cgroups.md "Memory decreases on v2"):
+ * with usage under the new limit memory.max takes it and memory.high ends at "max"; with usage
+ * still above it after the wait (it rose after the caller's check) memory.max is left alone,
+ * EBUSY carries the usage, and memory.high is back at "max" all the same. */
+static void test_lower_memory_limit(void **state)
+{
+        struct fixture *fx = *state;
+        struct cgroup_limits l = { .memory_limit_bytes = 64 << 20 };
+        struct error *err = NULL;
+        uint64_t usage = 0;
+        char f[4096], *p;
+
+        assert_int_equal(cgroup_create(fx->m, "pod3/c", NULL), 0);
+        p = path_of(fx, "pod3/c");
+        put(p, "memory.max", "134217728\n");
+        put(p, "memory.current", "1048576\n");
+        assert_int_equal(
+                cgroup_lower_memory_limit(fx->m, "pod3/c", &l, CGROUP_WEIGHT_OCI, 0, &usage, NULL),
+                0);
+        assert_int_equal(usage, 1048576);
+        assert_file(p, "memory.max", "67108864");
+        assert_file(p, "memory.swap.max", "0");
+        assert_file(p, "memory.high", "max");
+
+        /* usage rose past the new limit after the caller's check */
+        put(p, "memory.current", "100000000\n");
+        l.memory_limit_bytes = 32 << 20;
+        assert_int_equal(cgroup_lower_memory_limit(fx->m, "pod3/c", &l, 0, 30, &usage, &err),
+                         -EBUSY);
+        assert_int_equal(usage, 100000000);
+        assert_string_equal(err->message, "memory usage of \"pod3/c\" (100000000) stays above "
+                                          "the new limit (33554432)");
+        assert_file(p, "memory.max", "67108864");
+        assert_file(p, "memory.high", "max");
+        error_free(err);
+        err = NULL;
+
+        /* a decrease cut short after its memory.high step: the next memory write clears it */
+        put(p, "memory.high", "33554432\n");
+        l.memory_limit_bytes = 32 << 20;
+        assert_int_equal(cgroup_set_limits(fx->m, "pod3/c", &l, CGROUP_MEMORY, NULL), 0);
+        assert_file(p, "memory.max", "33554432");
+        assert_file(p, "memory.high", "max");
+
+        /* unlimited is no decrease */
+        l.memory_limit_bytes = -1;
+        assert_int_equal(cgroup_lower_memory_limit(fx->m, "pod3/c", &l, 0, 0, NULL, &err), -EINVAL);
+        error_free(err);
+        err = NULL;
+
+        /* a cgroup without memory.high: the plain write */
+        fake_path(f, p, "memory.high");
+        assert_int_equal(unlink(f), 0);
+        put(p, "memory.current", "100000000\n");
+        l.memory_limit_bytes = 16 << 20;
+        assert_int_equal(cgroup_lower_memory_limit(fx->m, "pod3/c", &l, 0, 0, NULL, NULL), 0);
+        assert_file(p, "memory.max", "16777216");
+        free(p);
+}
+
 static void test_pids_and_procs_paths(void **state)
 {
         struct fixture *fx = *state;
@@ -707,6 +768,7 @@ int main(void)
                                                 teardown),
                 cmocka_unit_test_setup_teardown(test_set_limits_kernel_errors, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_usage_and_oom, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_lower_memory_limit, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_pids_and_procs_paths, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_kill_with_cgroup_kill, setup, teardown),
                 cmocka_unit_test(test_kill_by_signal),

@@ -48,6 +48,8 @@ static struct runtime_container_spec full(void)
                 .cgroup_procs = procs,
                 .uid = 1000,
                 .gid = 2000,
+                .oom_score_adj = -997,
+                .oom_score_adj_set = true,
         };
 }
 
@@ -104,6 +106,8 @@ static void test_round_trip(void **state)
         assert_strv_equal(out->cgroup_procs, in.cgroup_procs);
         assert_int_equal(out->uid, 1000);
         assert_int_equal(out->gid, 2000);
+        assert_true(out->oom_score_adj_set);
+        assert_int_equal(out->oom_score_adj, -997);
         assert_int_equal(rt_spec_check(out, NULL), 0);
         rt_spec_holder_release(&h);
 }
@@ -124,6 +128,7 @@ static void test_minimal_round_trip(void **state)
         assert_null(h.spec.cgroup_procs[0]);
         assert_int_equal(h.spec.n_env, 0);
         assert_int_equal(h.spec.n_mounts, 0);
+        assert_false(h.spec.oom_score_adj_set); /* the process keeps the supervisor's score */
         rt_spec_holder_release(&h);
 }
 
@@ -214,6 +219,10 @@ static void test_malformed(void **state)
                   "container spec: \"name\" is missing" },
                 { "{\"stateDir\":\"/s\",\"image\":{\"rootfs\":\"/r\"},\"mounts\":[{\"source\":\"/a\"}]}",
                   "container spec: \"target\" is missing" },
+                { "{\"stateDir\":\"/s\",\"image\":{\"rootfs\":\"/r\"},\"oomScoreAdj\":1001}",
+                  "container spec: \"oomScoreAdj\" is not in -1000..1000" },
+                { "{\"stateDir\":\"/s\",\"image\":{\"rootfs\":\"/r\"},\"oomScoreAdj\":\"1\"}",
+                  "container spec: \"oomScoreAdj\" is not in -1000..1000" },
         };
 
         for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
