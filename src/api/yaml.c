@@ -16,6 +16,7 @@
 
 #include "api/yaml.h"
 #include "base/alloc.h"
+#include "base/base64.h"
 #include "base/strbuf.h"
 #include "base/utf8.h"
 
@@ -1065,70 +1066,19 @@ static int resolve(struct y2j *y, const char *tag, const char *s, size_t len, st
                          short_tag(tag, b2, sizeof(b2)));
 }
 
-static int base64_digit(unsigned char c)
+/* K8S: a !!binary scalar is Go's base64.StdEncoding.DecodeString of its text (base/base64). */
+static int binary_decode(struct y2j *y, const char *s, size_t len, struct gv **ret)
 {
-        if (c >= 'A' && c <= 'Z')
-                return c - 'A';
-        if (c >= 'a' && c <= 'z')
-                return c - 'a' + 26;
-        if (c >= '0' && c <= '9')
-                return c - '0' + 52;
-        return c == '+' ? 62 : c == '/' ? 63 : -1;
-}
+        cleanup_free char *raw = NULL;
+        size_t n;
+        char *out;
+        int r;
 
-/* Go's base64.StdEncoding.DecodeString: quanta of four, '=' padding required, '\r' and '\n'
- * skipped anywhere, nothing but line breaks after the padding. */
-static int go_base64_decode(struct y2j *y, const char *s, size_t len, struct gv **ret)
-{
-        char *out = arena_alloc(&y->arena, len / 4 * 3 + 3);
-        size_t i = 0, n = 0;
-
-        for (;;) {
-                unsigned v[4] = { 0 };
-                int j = 0, have = 4;
-
-                while (j < 4) {
-                        unsigned char c;
-                        int d;
-
-                        if (i == len) {
-                                if (j == 0)
-                                        goto done;
-                                return -EINVAL;
-                        }
-                        c = (unsigned char) s[i++];
-                        if (c == '\n' || c == '\r')
-                                continue;
-                        d = base64_digit(c);
-                        if (d >= 0) {
-                                v[j++] = (unsigned) d;
-                                continue;
-                        }
-                        if (c != '=' || j < 2)
-                                return -EINVAL;
-                        if (j == 2) {
-                                while (i < len && (s[i] == '\n' || s[i] == '\r'))
-                                        i++;
-                                if (i == len || s[i] != '=')
-                                        return -EINVAL;
-                                i++;
-                        }
-                        while (i < len && (s[i] == '\n' || s[i] == '\r'))
-                                i++;
-                        if (i < len)
-                                return -EINVAL;
-                        have = j;
-                        break;
-                }
-                out[n++] = (char) (v[0] << 2 | v[1] >> 4);
-                if (have >= 3)
-                        out[n++] = (char) (v[1] << 4 | v[2] >> 2);
-                if (have == 4)
-                        out[n++] = (char) (v[2] << 6 | v[3]);
-                if (have < 4)
-                        break;
-        }
-done:
+        r = base64_decode(s, len, &raw, &n, NULL);
+        if (r < 0)
+                return r;
+        out = arena_alloc(&y->arena, n + 1);
+        memcpy(out, raw, n);
         *ret = gv_str(y, out, n);
         return 0;
 }
@@ -1146,7 +1096,7 @@ static int dec_scalar(struct y2j *y, const struct ynode *n, struct gv **ret, str
                 return 0;
         }
         if (streq(tag, TAG_BINARY)) {
-                r = go_base64_decode(y, n->value, n->len, ret);
+                r = binary_decode(y, n->value, n->len, ret);
                 if (r < 0)
                         return error_set(reterr, EINVAL,
                                          "yaml: !!binary value contains invalid base64 data");

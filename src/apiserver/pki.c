@@ -19,6 +19,7 @@
 
 #include "apiserver/pki.h"
 #include "base/alloc.h"
+#include "base/base64.h"
 #include "base/fs.h"
 #include "base/strbuf.h"
 
@@ -593,31 +594,6 @@ bool pki_token_equal(const struct pki *p, const char *token)
 
 /* ---- kubeconfig ---- */
 
-static void base64_add(struct strbuf *sb, const unsigned char *in, size_t len)
-{
-        static const char tbl[] =
-                "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-        size_t i;
-
-        strbuf_grow(sb, (len + 2) / 3 * 4);
-        for (i = 0; i + 2 < len; i += 3) {
-                uint32_t v = (uint32_t) in[i] << 16 | (uint32_t) in[i + 1] << 8 | in[i + 2];
-                strbuf_addch(sb, tbl[v >> 18 & 63]);
-                strbuf_addch(sb, tbl[v >> 12 & 63]);
-                strbuf_addch(sb, tbl[v >> 6 & 63]);
-                strbuf_addch(sb, tbl[v & 63]);
-        }
-        if (i < len) {
-                uint32_t v = (uint32_t) in[i] << 16;
-                if (i + 1 < len)
-                        v |= (uint32_t) in[i + 1] << 8;
-                strbuf_addch(sb, tbl[v >> 18 & 63]);
-                strbuf_addch(sb, tbl[v >> 12 & 63]);
-                strbuf_addch(sb, i + 1 < len ? tbl[v >> 6 & 63] : '=');
-                strbuf_addch(sb, '=');
-        }
-}
-
 /* Adds s as a YAML scalar: plain when it is unmistakably a string, double-quoted otherwise
  * (values that YAML would read as a number, boolean or null, or that hold special characters). */
 static void yaml_scalar_add(struct strbuf *sb, const char *s)
@@ -652,13 +628,15 @@ static void yaml_scalar_add(struct strbuf *sb, const char *s)
 
 char *pki_kubeconfig_format(const struct pki *p, const char *server_url, const char *cluster_name)
 {
-        struct strbuf sb;
         const char *name = cluster_name ? cluster_name : PKI_DEFAULT_CLUSTER_NAME;
+        cleanup_free char *ca_data = NULL;
+        struct strbuf sb;
 
         strbuf_init(&sb);
         strbuf_addstr(&sb, "apiVersion: v1\nkind: Config\nclusters:\n- cluster:\n"
                            "    certificate-authority-data: ");
-        base64_add(&sb, (const unsigned char *) p->ca_cert_pem, strlen(p->ca_cert_pem));
+        ca_data = base64_encode(p->ca_cert_pem, strlen(p->ca_cert_pem));
+        strbuf_addstr(&sb, ca_data);
         strbuf_addstr(&sb, "\n    server: ");
         yaml_scalar_add(&sb, server_url);
         strbuf_addstr(&sb, "\n  name: ");
