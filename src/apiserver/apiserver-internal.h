@@ -34,6 +34,12 @@ struct api_target {
         enum api_subresource sub;
 };
 
+/* OpenAPI (openapi.c), shared by the v3 and v2 (openapi-v2.c) documents: the list-type and
+ * patch-strategy vendor extensions of list schema s, added to l; a kind's definition name
+ * ("io.k8s.api.core.v1.Pod"), malloc'd. */
+void openapi_list_extensions(json_t *l, const struct schema *s);
+char *openapi_definition_name(const struct api_resource *r);
+
 /* Verb handlers (registry.c). Each writes a complete response. */
 void registry_get(struct apiserver *s, const struct api_target *t, const struct http_request *req,
                   struct http_response *resp);

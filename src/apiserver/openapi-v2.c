@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "apiserver/apiserver-internal.h"
 #include "apiserver/discovery.h"
 #include "apiserver/negotiate.h"
 #include "apiserver/resources.h"
@@ -93,23 +94,7 @@ static json_t *v2_list(const struct schema *s, int depth)
 
         /* K8S: the patch strategy kubectl apply reads from the v2 document
          * (strategicpatch.NewPatchMetaFromOpenAPI) when it builds a patch */
-        switch (s->list_type) {
-        case SCHEMA_LIST_ATOMIC:
-                json_object_set_new(l, "x-kubernetes-list-type", json_string("atomic"));
-                break;
-        case SCHEMA_LIST_MAP:
-                json_object_set_new(l, "x-kubernetes-list-type", json_string("map"));
-                json_object_set_new(l, "x-kubernetes-list-map-keys",
-                                    json_pack("[s]", s->merge_key));
-                json_object_set_new(l, "x-kubernetes-patch-merge-key", json_string(s->merge_key));
-                json_object_set_new(l, "x-kubernetes-patch-strategy",
-                                    json_string(s->retain_keys ? "merge,retainKeys" : "merge"));
-                break;
-        case SCHEMA_LIST_SET:
-                json_object_set_new(l, "x-kubernetes-list-type", json_string("set"));
-                json_object_set_new(l, "x-kubernetes-patch-strategy", json_string("merge"));
-                break;
-        }
+        openapi_list_extensions(l, s);
         return l;
 }
 
@@ -152,12 +137,6 @@ static json_t *v2_schema(const struct schema *s, int depth)
                 break;
         }
         return json_object();
-}
-
-static char *definition_name(const struct api_resource *r)
-{
-        return xasprintf("io.k8s.api.%s.%s.%s", r->group[0] ? "storage" : "core", r->version,
-                         r->kind);
 }
 
 static json_t *gvk(const struct api_resource *r)
@@ -210,7 +189,7 @@ static json_t *build_json(void)
                                                   ? xasprintf("%s/namespaces/{namespace}/%s/{name}",
                                                               prefix, r->plural)
                                                   : xasprintf("%s/%s/{name}", prefix, r->plural);
-                cleanup_free char *name = definition_name(r);
+                cleanup_free char *name = openapi_definition_name(r);
                 json_t *def = v2_schema(r->schema, 0);
 
                 json_object_set_new(paths, path, json_pack("{s:o}", "patch", patch_operation(r)));

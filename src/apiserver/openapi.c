@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "apiserver/apiserver-internal.h"
 #include "apiserver/discovery.h"
 #include "apiserver/resources.h"
 #include "apiserver/status.h"
@@ -28,11 +29,8 @@ static json_t *object_json(const struct schema *s, int depth)
         return json_pack("{s:s, s:o}", "type", "object", "properties", props);
 }
 
-static json_t *list_json(const struct schema *s, int depth)
+void openapi_list_extensions(json_t *l, const struct schema *s)
 {
-        json_t *l =
-                json_pack("{s:s, s:o}", "type", "array", "items", schema_json(s->items, depth + 1));
-
         switch (s->list_type) {
         case SCHEMA_LIST_ATOMIC:
                 json_object_set_new(l, "x-kubernetes-list-type", json_string("atomic"));
@@ -41,15 +39,29 @@ static json_t *list_json(const struct schema *s, int depth)
                 json_object_set_new(l, "x-kubernetes-list-type", json_string("map"));
                 json_object_set_new(l, "x-kubernetes-list-map-keys",
                                     json_pack("[s]", s->merge_key));
+                json_object_set_new(l, "x-kubernetes-patch-merge-key", json_string(s->merge_key));
                 json_object_set_new(l, "x-kubernetes-patch-strategy",
                                     json_string(s->retain_keys ? "merge,retainKeys" : "merge"));
-                json_object_set_new(l, "x-kubernetes-patch-merge-key", json_string(s->merge_key));
                 break;
         case SCHEMA_LIST_SET:
                 json_object_set_new(l, "x-kubernetes-list-type", json_string("set"));
                 json_object_set_new(l, "x-kubernetes-patch-strategy", json_string("merge"));
                 break;
         }
+}
+
+char *openapi_definition_name(const struct api_resource *r)
+{
+        return xasprintf("io.k8s.api.%s.%s.%s", r->group[0] ? "storage" : "core", r->version,
+                         r->kind);
+}
+
+static json_t *list_json(const struct schema *s, int depth)
+{
+        json_t *l =
+                json_pack("{s:s, s:o}", "type", "array", "items", schema_json(s->items, depth + 1));
+
+        openapi_list_extensions(l, s);
         return l;
 }
 
@@ -86,12 +98,6 @@ static json_t *schema_json(const struct schema *s, int depth)
         return json_pack("{s:b}", "x-kubernetes-preserve-unknown-fields", 1);
 }
 
-static char *component_name(const struct api_resource *r)
-{
-        return xasprintf("io.k8s.api.%s.%s.%s", r->group[0] ? "storage" : "core", r->version,
-                         r->kind);
-}
-
 static json_t *patch_operation(const struct api_resource *r)
 {
         return json_pack("{s:{s:s, s:s, s:s}, s:[{s:s, s:s, s:{s:s}}, {s:s, s:s, s:{s:s}}, "
@@ -123,7 +129,7 @@ static json_t *group_version_doc(const char *group, const char *version)
                                ? xasprintf("%s/namespaces/{namespace}/%s/{name}", prefix, r->plural)
                                : xasprintf("%s/%s/{name}", prefix, r->plural);
                 json_object_set_new(paths, path, json_pack("{s:o}", "patch", patch_operation(r)));
-                name = component_name(r);
+                name = openapi_definition_name(r);
                 json_object_set_new(schemas, name, schema_json(r->schema, 0));
         }
         if (!any) {
