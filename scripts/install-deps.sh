@@ -28,3 +28,17 @@ if [ ${#missing[@]} -gt 0 ]; then
         apt-get update -qq >/dev/null
         apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
+
+# The second real client the API tests drive, @kubernetes/client-node 1.x, is not packaged by
+# Debian: it comes from the npm registry into a cache folder outside the tree, once, with
+# Debian's nodejs and npm. Test-only and optional: without it (no npm, no registry) the test that
+# uses it says SKIP.
+client_node_dir=/var/cache/flexlet/client-node
+if [ ! -d "$client_node_dir/node_modules/@kubernetes/client-node" ] && command -v npm >/dev/null &&
+        [ "$(id -u)" -eq 0 ]; then
+        mkdir -p "$client_node_dir"
+        if ! (cd "$client_node_dir" && timeout 300 npm install --no-audit --no-fund --silent \
+                "@kubernetes/client-node@1" >/dev/null 2>&1); then
+                echo "install-deps: could not install @kubernetes/client-node from npm (its test will SKIP)" >&2
+        fi
+fi

@@ -6,7 +6,8 @@
 # protobuf GET, LIST, create and watch read with curl and decoded with `protoc --decode_raw`; a
 # malformed protobuf body is a 400 Status (in protobuf to a protobuf client); content
 # negotiation's 406; the second client, @kubernetes/client-node, when it is installed
-# (CLIENT_NODE_DIR, a folder whose node_modules holds it).
+# (CLIENT_NODE_DIR, a folder whose node_modules holds it; scripts/install-deps.sh puts it in
+# /var/cache/flexlet/client-node).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib/tap.sh"
@@ -180,6 +181,7 @@ check_output "... holding the enveloped pod" '"k8s\000\n\t\n\002v1\022\003Pod' p
 check_output "... named web" '\003web' protoc --decode_raw <"$W/event.pb"
 
 # --- the second client
+CLIENT_NODE_DIR=${CLIENT_NODE_DIR:-/var/cache/flexlet/client-node}
 if [ -n "${CLIENT_NODE_DIR:-}" ] && [ -d "$CLIENT_NODE_DIR/node_modules/@kubernetes/client-node" ]; then
         out=$(cd "$CLIENT_NODE_DIR" && KUBECONFIG=$KUBECONFIG node -e '
 const k8s = require("@kubernetes/client-node");
@@ -192,7 +194,7 @@ const api = kc.makeApiClient(k8s.CoreV1Api);
 })().catch(e => { console.log("error", e.body || e.message); process.exit(1); });' 2>&1)
         check_equal "@kubernetes/client-node creates a namespace and lists pods (JSON)" "web" "$out"
 else
-        ok "# SKIP @kubernetes/client-node is not installed (set CLIENT_NODE_DIR)"
+        ok "# SKIP @kubernetes/client-node is not installed (scripts/install-deps.sh, or set CLIENT_NODE_DIR)"
 fi
 
 server_check_log
