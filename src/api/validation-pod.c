@@ -70,6 +70,7 @@ static const char *const mount_propagations[] = { "Bidirectional", "HostToContai
 static const char *const toleration_operators[] = { "Equal", "Exists", NULL };
 static const char *const taint_effects[] = { "NoSchedule", "PreferNoSchedule", "NoExecute", NULL };
 static const char *const os_names[] = { "linux", "windows", NULL };
+static const char *const proc_mount_types[] = { "Default", "Unmasked", NULL };
 static const char *const pod_level_resources[] = { "cpu", "memory", NULL };
 
 static bool in_list(const char *s, const char *const *list)
@@ -1053,6 +1054,49 @@ static void validate_optional_name(const json_t *spec, const char *key, bool lab
 }
 
 /* K8S: ValidatePodSpec, for the fields flexlet models. */
+/* K8S: validateHostUsers and the procMount rules of ValidateSecurityContext (KEP-127): a pod in
+ * a user namespace of its own (hostUsers: false) may not share the host's network, pid or ipc
+ * namespace (upstream's paths spell the last two "HostPID" and "HostIPC"), and only such a pod
+ * may ask for an Unmasked /proc. */
+static void validate_host_users(const json_t *spec, struct field_error_list *errs)
+{
+        static const char *const lists[] = { "initContainers", "containers" };
+        static const struct {
+                const char *key, *path;
+        } host_ns[] = {
+                { "hostNetwork", "spec.hostNetwork" },
+                { "hostPID", "spec.HostPID" },
+                { "hostIPC", "spec.HostIPC" },
+        };
+        bool own_users = json_is_false(json_object_get(spec, "hostUsers"));
+
+        for (size_t l = 0; l < ARRAY_SIZE(lists); l++) {
+                size_t i;
+                json_t *c;
+
+                json_array_foreach(vj_arr(spec, lists[l]), i, c) {
+                        json_t *pm = json_object_get(vj_obj(c, "securityContext"), "procMount");
+                        cleanup_free char *fp = NULL;
+
+                        if (!json_is_string(pm))
+                                continue;
+                        fp = xasprintf("spec.%s[%zu].securityContext.procMount", lists[l], i);
+                        if (!in_list(json_string_value(pm), proc_mount_types))
+                                verr_not_supported(errs, fp, json_string_value(pm),
+                                                   proc_mount_types);
+                        else if (streq(json_string_value(pm), "Unmasked") && !own_users)
+                                verr_str(errs, FIELD_ERROR_INVALID, fp, "Unmasked",
+                                         "`hostUsers` must be false to use `Unmasked`");
+                }
+        }
+        if (!own_users)
+                return;
+        for (size_t i = 0; i < ARRAY_SIZE(host_ns); i++)
+                if (json_is_true(json_object_get(spec, host_ns[i].key)))
+                        verr_raw(errs, FIELD_ERROR_FORBIDDEN, host_ns[i].path, NULL,
+                                 "when `pod.Spec.HostUsers` is false");
+}
+
 static void validate_pod_spec(const json_t *spec, struct field_error_list *errs)
 {
         const char *restart = str_or_empty(spec, "restartPolicy");
@@ -1149,6 +1193,7 @@ static void validate_pod_spec(const json_t *spec, struct field_error_list *errs)
                 else if (!in_list(os, os_names))
                         verr_not_supported(errs, "spec.os", os, os_names);
         }
+        validate_host_users(spec, errs);
 }
 
 /* K8S: GetDeletionCostFromPodAnnotations' validFirstDigit + ParseInt(value, 10, 32) */

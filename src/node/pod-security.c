@@ -112,8 +112,8 @@ static int check_unsupported(const json_t *pod, const json_t *pod_sc, const json
             !streq(json_string_value(v) ?: "", "Unmasked"))
                 return refuse(cname, "securityContext", "procMount",
                               "only \"Default\" and \"Unmasked\" are implemented", reterr);
-        /* K8S validation: `hostUsers` must be false to use `Unmasked` (upstream's API server
-         * refuses it; this one does not yet) */
+        /* K8S validation: `hostUsers` must be false to use `Unmasked` (the API server refuses
+         * it too; the node checks again, as it trusts no object it is given) */
         if (v && streq(json_string_value(v) ?: "", "Unmasked") &&
             !json_is_false(json_path(pod, "spec.hostUsers")))
                 return error_set(reterr, EINVAL,
@@ -121,7 +121,7 @@ static int check_unsupported(const json_t *pod, const json_t *pod_sc, const json
                                  "\"Unmasked\": `hostUsers` must be false to use `Unmasked`",
                                  cname);
         /* K8S validateHostUsers: no user namespace with the host's network, pid or ipc one
-         * (upstream's API validation refuses these; this node's does not yet) */
+         * (refused by the API server's validation too; checked again here) */
         if (json_is_false(json_path(pod, "spec.hostUsers"))) {
                 static const char *const host_ns[] = { "hostNetwork", "hostPID", "hostIPC" };
                 for (size_t i = 0; i < ARRAY_SIZE(host_ns); i++)

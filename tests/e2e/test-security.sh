@@ -53,13 +53,7 @@ pod nonroot '{"runAsNonRoot":true}' '{}' "true"
 pod rootuser '{}' '{"runAsNonRoot":true,"runAsUser":0}' "true"
 pod badcap '{}' '{"capabilities":{"add":["NOPE"]}}' "true"
 pod unsafe '{"sysctls":[{"name":"kernel.msgmax","value":"65536"}]}' '{}' "true"
-pod procmount '{}' '{"procMount":"Unmasked"}' "true"
 pod noprofile '{}' '{"seccompProfile":{"type":"Localhost","localhostProfile":"missing.json"}}' "true"
-cat <<'JSON' | k create -f - >/dev/null || not_ok "create pod userns"
-{"apiVersion":"v1","kind":"Pod","metadata":{"name":"userns"},
- "spec":{"terminationGracePeriodSeconds":1,"restartPolicy":"Never","hostUsers":false,"hostNetwork":true,
-  "containers":[{"name":"c1","image":"busybox","command":["true"]}]}}
-JSON
 
 done_pod() {
         for _ in $(seq 1 300); do
@@ -152,9 +146,21 @@ until_refused "runAsNonRoot with runAsUser 0 is refused" rootuser \
         "CreateContainerConfigError: container's runAsUser breaks non-root policy"
 until_refused "an unknown capability is refused" badcap 'CreateContainerConfigError: container c1: unknown capability "NOPE"'
 until_refused "an unsafe sysctl is refused" unsafe 'CreateContainerConfigError: forbidden sysctl: "kernel.msgmax" not allowlisted'
-until_refused "procMount Unmasked without hostUsers false is refused with upstream's words" procmount 'CreateContainerConfigError: container c1: securityContext.procMount: Invalid value: "Unmasked": `hostUsers` must be false to use `Unmasked`'
 until_refused "a missing Localhost profile fails the start" noprofile "CreateContainerError: cannot load seccomp profile"
-until_refused "hostUsers false with hostNetwork is refused, as upstream's validation does" userns 'CreateContainerConfigError: container c1: spec.hostNetwork: Forbidden: when `pod.Spec.HostUsers` is false'
+# K8S validation (validateHostUsers, ValidateSecurityContext): refused by the API server
+check_output "procMount Unmasked without hostUsers false is refused with upstream's words" \
+        'spec.containers[0].securityContext.procMount: Invalid value: "Unmasked": `hostUsers` must be false to use `Unmasked`' \
+        k create -f - <<'JSON'
+{"apiVersion":"v1","kind":"Pod","metadata":{"name":"procmount"},
+ "spec":{"containers":[{"name":"c1","image":"busybox","securityContext":{"procMount":"Unmasked"}}]}}
+JSON
+check_output "hostUsers false with hostNetwork is refused, as upstream's validation does" \
+        'spec.hostNetwork: Forbidden: when `pod.Spec.HostUsers` is false' \
+        k create -f - <<'JSON'
+{"apiVersion":"v1","kind":"Pod","metadata":{"name":"userns"},
+ "spec":{"terminationGracePeriodSeconds":1,"restartPolicy":"Never","hostUsers":false,"hostNetwork":true,
+  "containers":[{"name":"c1","image":"busybox","command":["true"]}]}}
+JSON
 
 k delete pods --all --timeout=60s >/dev/null 2>&1
 tap_done
