@@ -118,6 +118,7 @@ static json_t *group_version_doc(const char *group, const char *version)
         for (size_t i = 0; i < n_api_resources; i++) {
                 const struct api_resource *r = api_resources[i];
                 cleanup_free char *path = NULL, *name = NULL;
+                json_t *kind;
                 cleanup_free char *prefix = r->group[0]
                                                     ? xasprintf("/apis/%s/%s", r->group, r->version)
                                                     : xasprintf("/api/%s", r->version);
@@ -130,7 +131,12 @@ static json_t *group_version_doc(const char *group, const char *version)
                                : xasprintf("%s/%s/{name}", prefix, r->plural);
                 json_object_set_new(paths, path, json_pack("{s:o}", "patch", patch_operation(r)));
                 name = openapi_definition_name(r);
-                json_object_set_new(schemas, name, schema_json(r->schema, 0));
+                kind = schema_json(r->schema, 0);
+                /* K8S: the tag kubectl explain finds a kind's schema by */
+                json_object_set_new(kind, "x-kubernetes-group-version-kind",
+                                    json_pack("[{s:s, s:s, s:s}]", "group", r->group, "kind",
+                                              r->kind, "version", r->version));
+                json_object_set_new(schemas, name, kind);
         }
         if (!any) {
                 json_decref(paths);

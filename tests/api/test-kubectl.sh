@@ -42,6 +42,8 @@ fi
 check_output "get pods -A has the namespace column" "default     web" K33 get pods -A
 check_output "get pods -o wide shows the wide columns" "NOMINATED NODE" K33 get pods -o wide
 check_output "get pod -o name" "pod/web" K33 get pod web -o name
+check_output "explain finds a kind in the OpenAPI v3 document" "requests" K33 explain pod.spec.containers.resources
+check_output "explain with the v2 document" "containers" K33 explain pod.spec --output=plaintext-openapiv2
 check_equal "get -o json has defaults (restartPolicy, qosClass)" "Always Burstable" \
         "$(K33 get pod web -o json | jq -r '"\(.spec.restartPolicy) \(.status.qosClass)"')"
 check_output "get -o yaml" "name: web" K33 get pod web -o yaml
