@@ -64,14 +64,15 @@ cat <<'JSON' | k create -f - >/dev/null || not_ok "create pod u1"
   "volumes":[{"name":"mem","emptyDir":{"medium":"Memory"}},{"name":"disk","emptyDir":{}},
    {"name":"data","persistentVolumeClaim":{"claimName":"data"}}]}}
 JSON
-# u2: restricted (non-root 1000, drop ALL, no privilege escalation, RuntimeDefault), to resize
+# u2: restricted (non-root 1000, drop ALL, no privilege escalation, RuntimeDefault) with an
+# fsGroup, to resize
 cat <<'JSON' | k create -f - >/dev/null || not_ok "create pod u2"
 {"apiVersion":"v1","kind":"Pod","metadata":{"name":"u2"},
  "spec":{"terminationGracePeriodSeconds":1,"hostUsers":false,
-  "securityContext":{"runAsNonRoot":true,"runAsUser":1000,"runAsGroup":1000,
+  "securityContext":{"runAsNonRoot":true,"runAsUser":1000,"runAsGroup":1000,"fsGroup":2000,
    "seccompProfile":{"type":"RuntimeDefault"}},
   "containers":[{"name":"c1","image":"busybox","command":["sh","-c",
-   "id; for i in 1 2 3; do dd if=/dev/urandom of=/mem/f$i bs=1M count=4 2>/dev/null; done; echo mem=$(stat -c %u /mem/f1); echo done; while true; do df -k /mem | tail -1; sleep 0.5; done"],
+   "id; for i in 1 2 3; do dd if=/dev/urandom of=/mem/f$i bs=1M count=4 2>/dev/null; done; echo mem=$(stat -c %u /mem/f1) memgroup=$(stat -c %g:%A /mem) filegroup=$(stat -c %g /mem/f1); echo done; while true; do df -k /mem | tail -1; sleep 0.5; done"],
    "securityContext":{"allowPrivilegeEscalation":false,"capabilities":{"drop":["ALL"]}},
    "resources":{"requests":{"cpu":"100m","memory":"64Mi"},"limits":{"cpu":"200m","memory":"256Mi"}},
    "volumeMounts":[{"name":"mem","mountPath":"/mem"}]}],
@@ -114,6 +115,9 @@ has "a nested user namespace cannot make /proc/sys writable" "$out1" "procsys-st
 has "u2 runs as 1000 inside" "$out2" "uid=1000 gid=1000"
 check_equal "runAsUser 1000 is host uid <base>+1000" "$((b2 + 1000))" "$(host_uid u2)"
 has "u2 writes its Memory emptyDir as 1000" "$out2" "mem=1000"
+has "u2 has its fsGroup among its groups" "$out2" ",2000"
+has "u2's Memory emptyDir belongs to the fsGroup, setgid, through the idmapped mount" "$out2" "memgroup=2000:drwxrwsrwx"
+has "u2's new files inherit the fsGroup" "$out2" "filegroup=2000"
 
 # --- the ranges survive a SIGKILL of the agent; a new pod gets a third one
 kill -9 "$SERVER_PID"
