@@ -121,26 +121,9 @@ struct worker {
         char *setup_error;
 };
 
-/* VmRSS of pid in KiB, or -1. */
-static long rss_kib(pid_t pid)
-{
-        char path[64], line[256];
-        long kib = -1;
-        FILE *f;
-
-        (void) snprintf(path, sizeof(path), "/proc/%d/status", (int) pid);
-        f = fopen(path, "re");
-        if (!f)
-                return -1;
-        while (fgets(line, sizeof(line), f))
-                if (sscanf(line, "VmRSS: %ld kB", &kib) == 1)
-                        break;
-        (void) fclose(f);
-        return kib;
-}
-
-/* Threads of pid, or -1. */
-static long threads_of(pid_t pid)
+/* The number on the line of /proc/PID/status that fmt (a sscanf format with one %ld) reads,
+ * or -1. */
+static long status_number(pid_t pid, const char *fmt)
 {
         char path[64], line[256];
         long n = -1;
@@ -151,10 +134,22 @@ static long threads_of(pid_t pid)
         if (!f)
                 return -1;
         while (fgets(line, sizeof(line), f))
-                if (sscanf(line, "Threads: %ld", &n) == 1)
+                if (sscanf(line, fmt, &n) == 1)
                         break;
         (void) fclose(f);
         return n;
+}
+
+/* VmRSS of pid in KiB, or -1. */
+static long rss_kib(pid_t pid)
+{
+        return status_number(pid, "VmRSS: %ld kB");
+}
+
+/* Threads of pid, or -1. */
+static long threads_of(pid_t pid)
+{
+        return status_number(pid, "Threads: %ld");
 }
 
 /* The 1-minute load average: other work on the machine skews every number here. */
@@ -644,11 +639,12 @@ static void wire_phase(const struct config *cfg, const char *media, enum wire_op
 static void wire_report(struct strbuf *sb, const struct config *cfg, const struct wire_result *rs,
                         size_t n)
 {
-        strbuf_addf(sb, "\nJSON beside protobuf (one keep-alive client, `Accept` as named; the "
-                        "PATCH body is the same strategic merge patch, only the answer's format "
-                        "differs; LIST returns all %zu pods):\n\n"
-                        "| operation | Accept | requests | errors | req/s | bytes per response |\n"
-                        "|---|---|---:|---:|---:|---:|\n",
+        strbuf_addf(sb,
+                    "\nJSON beside protobuf (one keep-alive client, `Accept` as named; the "
+                    "PATCH body is the same strategic merge patch, only the answer's format "
+                    "differs; LIST returns all %zu pods):\n\n"
+                    "| operation | Accept | requests | errors | req/s | bytes per response |\n"
+                    "|---|---|---:|---:|---:|---:|\n",
                     cfg->pods);
         for (size_t i = 0; i < n; i++)
                 strbuf_addf(sb, "| %s | `%s` | %zu | %zu | %.0f | %.0f |\n",
@@ -903,8 +899,8 @@ int main(int argc, char **argv)
         rss_end = cfg.server_pid ? rss_kib(cfg.server_pid) : -1;
         for (enum wire_op op = 0; op < WIRE_OP_MAX; op++)
                 for (size_t m = 0; m < 2; m++) {
-                        const char *media = m ? "application/vnd.kubernetes.protobuf"
-                                              : "application/json";
+                        const char *media =
+                                m ? "application/vnd.kubernetes.protobuf" : "application/json";
                         (void) fprintf(stderr, "api-bench: %s, %s\n", wire_op_names[op], media);
                         wire_phase(&cfg, media, op, pods, &wire[n_wire++]);
                 }

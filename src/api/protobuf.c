@@ -361,22 +361,38 @@ static int encode_into(struct pbw *w, const struct schema *s, const json_t *obj,
         return 0;
 }
 
-int pb_encode(const struct schema *s, const json_t *obj, struct strbuf *out, struct error **reterr)
+/* Puts out back to its first start bytes, as it was before a failed encode. */
+static void out_truncate(struct strbuf *out, size_t start)
+{
+        out->len = start;
+        out->buf[start] = '\0';
+}
+
+typedef int (*encode_fn)(struct pbw *w, const struct schema *s, const json_t *obj,
+                         struct error **reterr);
+
+/* Runs fn with a writer appending to out; on failure out is left as it was. */
+static int encode_with(encode_fn fn, const struct schema *s, const json_t *obj, struct strbuf *out,
+                       struct error **reterr)
 {
         size_t start = out->len;
         struct pbw w;
         int r;
 
         pbw_init(&w, out);
-        r = encode_into(&w, s, obj, reterr);
+        r = fn(&w, s, obj, reterr);
         if (r < 0) {
                 pbw_release(&w);
-                out->len = start;
-                out->buf[start] = '\0';
+                out_truncate(out, start);
                 return r;
         }
         pbw_finish(&w);
         return 0;
+}
+
+int pb_encode(const struct schema *s, const json_t *obj, struct strbuf *out, struct error **reterr)
+{
+        return encode_with(encode_into, s, obj, out, reterr);
 }
 
 /* PB_K8S_MAGIC + runtime.Unknown around obj's message. */
@@ -409,20 +425,7 @@ static int encode_object_into(struct pbw *w, const struct schema *s, const json_
 int pb_encode_object(const struct schema *s, const json_t *obj, struct strbuf *out,
                      struct error **reterr)
 {
-        size_t start = out->len;
-        struct pbw w;
-        int r;
-
-        pbw_init(&w, out);
-        r = encode_object_into(&w, s, obj, reterr);
-        if (r < 0) {
-                pbw_release(&w);
-                out->len = start;
-                out->buf[start] = '\0';
-                return r;
-        }
-        pbw_finish(&w);
-        return 0;
+        return encode_with(encode_object_into, s, obj, out, reterr);
 }
 
 int pb_encode_watch_event(const char *type, const struct schema *obj_schema, const json_t *obj,
@@ -441,8 +444,7 @@ int pb_encode_watch_event(const char *type, const struct schema *obj_schema, con
         r = encode_object_into(&w, obj_schema, obj, reterr);
         if (r < 0) {
                 pbw_release(&w);
-                out->len = start;
-                out->buf[start] = '\0';
+                out_truncate(out, start);
                 return r;
         }
         pbw_end(&w);
@@ -450,8 +452,7 @@ int pb_encode_watch_event(const char *type, const struct schema *obj_schema, con
         pbw_finish(&w);
         len = out->len - start - PB_WATCH_FRAME_PREFIX;
         if (len > UINT32_MAX) {
-                out->len = start;
-                out->buf[start] = '\0';
+                out_truncate(out, start);
                 return error_set(reterr, EINVAL, "protobuf: a watch event of %zu bytes", len);
         }
         for (int i = 0; i < PB_WATCH_FRAME_PREFIX; i++)
