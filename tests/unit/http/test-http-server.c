@@ -602,21 +602,27 @@ static void test_per_client_limit(void **state)
         struct http_server_options o = { .max_connections_per_client = 2 };
         unsigned port;
         struct http_server *h = start_with(&o, &port);
-        int a = dial_from(port, "127.0.0.2"), b = dial_from(port, "127.0.0.2");
-        int c = dial_from(port, "127.0.0.2");
+        int fds[3] = { dial_from(port, "127.0.0.2"), dial_from(port, "127.0.0.2"),
+                       dial_from(port, "127.0.0.2") };
+        int closed = -1;
         struct reply r;
 
-        /* the third from one address is closed at once, the first two are kept */
-        assert_true(closed_within(c, 5000));
-        assert_false(closed_within(a, 200));
-        assert_false(closed_within(b, 0));
+        /* one of the three from one address is closed at once and the other two are kept;
+         * which one depends on the order the pool's threads count their accepts in */
+        for (int round = 0; round < 100 && closed < 0; round++)
+                for (int i = 0; i < 3 && closed < 0; i++)
+                        if (closed_within(fds[i], 20))
+                                closed = i;
+        assert_true(closed >= 0);
+        for (int i = 0; i < 3; i++)
+                if (i != closed)
+                        assert_false(closed_within(fds[i], 200));
         /* another address is served */
         get(port, "/", &r);
         assert_int_equal(r.status, 200);
         reply_release(&r);
-        close(a);
-        close(b);
-        close(c);
+        for (int i = 0; i < 3; i++)
+                close(fds[i]);
         http_server_stop(h);
 }
 
