@@ -164,6 +164,9 @@ static const struct {
         { "0.00000012354", "124", -9, DEC },
         { "9Ei", "9223372036854775807", 0, BIN },
         { "9223372036854775807Ki", "9223372036854775807", 0, BIN },
+        /* K8S: ParseQuantity caps BinarySI at MaxInt64 ("The max is just a simple cap"), so
+         * kube-apiserver stores this memory limit as 9223372036854775807 too (issue 10) */
+        { "99999999999999999999Ei", "9223372036854775807", 0, BIN },
         { "12E", "12", 18, DEC },
         /* We'll accept fractional binary stuff, too. */
         { "100.035Ki", "10243584", -2, BIN },
