@@ -46,13 +46,14 @@ check_equal "get limits (short name): NAME CREATED AT" "NAME CREATED AT bounds $
 # K8S: SetDefaults_LimitRangeItem: defaultRequest.memory comes from default.memory
 check_equal "the defaults of the LimitRange itself" "256Mi" \
         "$(get limitranges/bounds '.spec.limits[0].defaultRequest.memory')"
+# kubectl walks each item's resources in Go map order: the rows are compared sorted
 for v in 1.32 1.33; do
         check_equal "describe limitrange (kubectl $v)" \
                 "Container cpu 50m 1 100m 500m 10
 Container memory - 512Mi 256Mi 256Mi -
-Pod cpu - 2 - - -
-PersistentVolumeClaim storage - 2Gi - - -" \
-                "$(kv $v describe limitrange bounds | sed -n '/^----/,$p' | tail -n +2 | tr -s ' ' | sed 's/ $//')"
+PersistentVolumeClaim storage - 2Gi - - -
+Pod cpu - 2 - - -" \
+                "$(kv $v describe limitrange bounds | sed -n '/^----/,$p' | tail -n +2 | tr -s ' ' | sed 's/ $//' | LC_ALL=C sort)"
 done
 check_output "an invalid LimitRange is refused with upstream's words" \
         'spec.limits[0].default: Forbidden: may not be specified when `type` is '"'Pod'" \
