@@ -330,6 +330,28 @@ static void test_validate(void **state)
         }
 }
 
+/* An update: the metadata update rules, and the spec rules of the new object (its metadata is
+ * not checked twice). */
+static void test_validate_update(void **state)
+{
+        cleanup_json json_t *old = lr("[{'type':'Container','max':{'cpu':'1'}}]");
+        cleanup_json json_t *new = lr("[{'type':'Pod','default':{'cpu':'1'}}]");
+        struct field_error_list errs;
+        cleanup_free char *s = NULL;
+
+        json_object_set_new(json_object_get(old, "metadata"), "resourceVersion", json_string("5"));
+        json_object_set_new(json_object_get(new, "metadata"), "resourceVersion", json_string("5"));
+        json_object_set_new(json_object_get(new, "metadata"), "labels",
+                            json_pack("{s:s}", "a b", "x"));
+        field_error_list_init(&errs);
+        assert_int_equal(validate_limit_range_update(new, old, &errs), 2);
+        s = field_error_list_string(&errs);
+        assert_non_null(strstr(s, "metadata.labels: Invalid value: \"a b\""));
+        assert_non_null(strstr(s, "spec.limits[0].default: Forbidden: may not be specified when "
+                                  "`type` is 'Pod'"));
+        field_error_list_release(&errs);
+}
+
 /* The hooks read the namespace's LimitRanges from the store. */
 static void test_hooks(void **state)
 {
@@ -401,10 +423,10 @@ static void test_hooks(void **state)
 int main(void)
 {
         const struct CMUnitTest tests[] = {
-                cmocka_unit_test(test_defaults),     cmocka_unit_test(test_pod_messages),
-                cmocka_unit_test(test_pvc_messages), cmocka_unit_test(test_aggregate),
-                cmocka_unit_test(test_set_defaults), cmocka_unit_test(test_validate),
-                cmocka_unit_test(test_hooks),
+                cmocka_unit_test(test_defaults),        cmocka_unit_test(test_pod_messages),
+                cmocka_unit_test(test_pvc_messages),    cmocka_unit_test(test_aggregate),
+                cmocka_unit_test(test_set_defaults),    cmocka_unit_test(test_validate),
+                cmocka_unit_test(test_validate_update), cmocka_unit_test(test_hooks),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);
