@@ -19,10 +19,12 @@ extern const struct schema schema_storage_class, schema_persistent_volume,
 /* ---- kinds (configuration: api/schema-config.c) ---- */
 /* core/v1 ConfigMap, Secret and ServiceAccount. */
 extern const struct schema schema_config_map, schema_secret, schema_service_account;
+/* core/v1 LimitRange. */
+extern const struct schema schema_limit_range;
 
 /* "Pod", "Node", "Event", "Namespace", "StorageClass", "PersistentVolume",
- * "PersistentVolumeClaim", "ConfigMap", "Secret", "ServiceAccount": the kind's schema; NULL for
- * any other kind. */
+ * "PersistentVolumeClaim", "ConfigMap", "Secret", "ServiceAccount", "LimitRange": the kind's
+ * schema; NULL for any other kind. */
 const struct schema *schema_for_kind(const char *kind);
 
 /* ---- the wire's own shapes (api/schema-wire.c) ---- */

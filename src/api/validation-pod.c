@@ -159,8 +159,7 @@ static bool is_integer_resource(const char *name)
 }
 
 /* K8S: validateResourceName */
-static size_t validate_resource_name(const char *name, const char *field,
-                                     struct field_error_list *errs)
+size_t v_validate_resource_name(const char *name, const char *field, struct field_error_list *errs)
 {
         size_t before = errs->n;
 
@@ -173,10 +172,10 @@ static size_t validate_resource_name(const char *name, const char *field,
 }
 
 /* K8S: validateContainerResourceName */
-static void validate_container_resource_name(const char *name, const char *field,
-                                             struct field_error_list *errs)
+void v_validate_container_resource_name(const char *name, const char *field,
+                                        struct field_error_list *errs)
 {
-        validate_resource_name(name, field, errs);
+        v_validate_resource_name(name, field, errs);
         if (!strchr(name, '/')) {
                 if (!streq(name, "cpu") && !streq(name, "memory") &&
                     !streq(name, "ephemeral-storage") && !v_resource_name_is_hugepages(name))
@@ -192,7 +191,7 @@ static void validate_container_resource_name(const char *name, const char *field
 static void validate_pod_resource_name(const char *name, const char *field,
                                        struct field_error_list *errs)
 {
-        if (validate_resource_name(name, field, errs))
+        if (v_validate_resource_name(name, field, errs))
                 return;
         if (!in_list(name, pod_level_resources))
                 verr_not_supported(errs, field, name, pod_level_resources);
@@ -248,7 +247,7 @@ static void validate_resource_requirements(const json_t *res, const char *path, 
                 if (kind == RES_POD)
                         validate_pod_resource_name(name, fp, errs);
                 else
-                        validate_container_resource_name(name, fp, errs);
+                        v_validate_container_resource_name(name, fp, errs);
                 if (vq_parse(v, &q) < 0) {
                         cleanup_free char *r = vj_render(v);
                         verr_raw(errs, FIELD_ERROR_INVALID, fp, r, QUANTITY_REGEXP_MESSAGE);
@@ -274,7 +273,7 @@ static void validate_resource_requirements(const json_t *res, const char *path, 
                 if (kind == RES_POD)
                         validate_pod_resource_name(name, fp, errs);
                 else
-                        validate_container_resource_name(name, fp, errs);
+                        v_validate_container_resource_name(name, fp, errs);
                 if (vq_parse(v, &q) < 0) {
                         cleanup_free char *r = vj_render(v);
                         verr_raw(errs, FIELD_ERROR_INVALID, fp, r, QUANTITY_REGEXP_MESSAGE);

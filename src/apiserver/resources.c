@@ -273,6 +273,27 @@ static const struct api_resource serviceaccounts = {
         .strategy = &service_account_strategy,
 };
 
+static const char *const limits_short[] = { "limits", NULL };
+
+static const struct api_resource limitranges = {
+        .group = "",
+        .version = "v1",
+        .api_version = "v1",
+        .plural = "limitranges",
+        .singular = "limitrange",
+        .kind = "LimitRange",
+        .list_kind = "LimitRangeList",
+        .namespaced = true,
+        .short_names = limits_short,
+        .verbs = verbs_all,
+        .schema = &schema_limit_range,
+        .field_labels = config_fields,
+        .columns = limit_range_columns,
+        .n_columns = LIMIT_RANGE_COLUMNS,
+        .table_row = limit_range_table_row,
+        .strategy = &limit_range_strategy,
+};
+
 const struct api_resource *const api_resources[] = {
         &pods,
         &namespaces,
@@ -284,6 +305,7 @@ const struct api_resource *const api_resources[] = {
         &configmaps,
         &secrets,
         &serviceaccounts,
+        &limitranges,
 };
 const size_t n_api_resources = ARRAY_SIZE(api_resources);
 

@@ -3,6 +3,7 @@
  * status, /status may not touch spec, /resize keeps only the resizable fields. The rules
  * themselves live in api/validation.h. */
 #include "api/validation.h"
+#include "apiserver/admission-limitranger.h"
 #include "apiserver/admission-serviceaccount.h"
 #include "apiserver/resources.h"
 #include "base/json.h"
@@ -76,13 +77,30 @@ static void pod_validate_update(enum api_subresource sub, const json_t *new_pod,
         (void) validate_pod_update(new_pod, old, errs);
 }
 
+/* K8S: the default plugin order: LimitRanger, then ServiceAccount. */
+static int pod_admit_all(struct store *store, enum api_subresource sub, json_t *pod,
+                         const json_t *old, struct error **reterr)
+{
+        int r = limit_ranger_pod_admit(store, sub, pod, old, reterr);
+
+        return r < 0 ? r : pod_admit(store, sub, pod, old, reterr);
+}
+
+static int pod_admit_validate_all(struct store *store, enum api_subresource sub, const json_t *pod,
+                                  const json_t *old, struct error **reterr)
+{
+        int r = limit_ranger_pod_validate(store, sub, pod, old, reterr);
+
+        return r < 0 ? r : pod_admit_validate(store, sub, pod, old, reterr);
+}
+
 const struct resource_strategy pod_strategy = {
         .prepare_create = pod_prepare_create,
         .validate_create = pod_validate_create,
         .prepare_update = pod_prepare_update,
         .validate_update = pod_validate_update,
         .spec_changed = pod_spec_changed,
-        /* K8S: the ServiceAccount admission plugin */
-        .admit = pod_admit,
-        .admit_validate = pod_admit_validate,
+        /* K8S: the LimitRanger and ServiceAccount admission plugins */
+        .admit = pod_admit_all,
+        .admit_validate = pod_admit_validate_all,
 };

@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "api/validation.h"
+#include "apiserver/admission-limitranger.h"
 #include "apiserver/admission-storage.h"
 #include "apiserver/resources.h"
 #include "base/json.h"
@@ -132,11 +133,20 @@ static void pvc_validate_update(enum api_subresource sub, const json_t *new_pvc,
                 (void) validate_pvc_update(new_pvc, old, errs);
 }
 
+/* K8S: the default plugin order: LimitRanger before PersistentVolumeClaimResize. */
+static int pvc_admit_validate_all(struct store *store, enum api_subresource sub, const json_t *pvc,
+                                  const json_t *old, struct error **reterr)
+{
+        int r = limit_ranger_pvc_validate(store, sub, pvc, old, reterr);
+
+        return r < 0 ? r : pvc_admit_validate(store, sub, pvc, old, reterr);
+}
+
 const struct resource_strategy persistent_volume_claim_strategy = {
         .prepare_create = pvc_prepare_create,
         .validate_create = pvc_validate_create,
         .prepare_update = pvc_prepare_update,
         .validate_update = pvc_validate_update,
         .admit = pvc_admit,
-        .admit_validate = pvc_admit_validate,
+        .admit_validate = pvc_admit_validate_all,
 };

@@ -789,3 +789,17 @@ void service_account_table_row(const json_t *sa, time_t now, json_t *cells)
         age_since(json_path_string(sa, "metadata.creationTimestamp"), now, age);
         json_array_append_new(cells, json_string(age));
 }
+
+/* K8S: limitRangeColumnDefinitions, printLimitRange: the creation time in RFC 3339, UTC. */
+const struct table_column limit_range_columns[LIMIT_RANGE_COLUMNS] = {
+        { "Name", "string", "name", NAME_DESCRIPTION, 0 },
+        { "Created At", "date", "", AGE_DESCRIPTION, 0 },
+};
+
+void limit_range_table_row(const json_t *lr, time_t now, json_t *cells)
+{
+        json_array_append_new(cells,
+                              json_string(str_or(json_path_string(lr, "metadata.name"), "")));
+        json_array_append_new(
+                cells, json_string(str_or(json_path_string(lr, "metadata.creationTimestamp"), "")));
+}

@@ -56,4 +56,9 @@ void config_map_table_row(const json_t *cm, time_t now, json_t *cells);
 void secret_table_row(const json_t *secret, time_t now, json_t *cells);
 void service_account_table_row(const json_t *sa, time_t now, json_t *cells);
 
+/* K8S: limitRangeColumnDefinitions, printLimitRange */
+#define LIMIT_RANGE_COLUMNS 2
+extern const struct table_column limit_range_columns[LIMIT_RANGE_COLUMNS];
+void limit_range_table_row(const json_t *lr, time_t now, json_t *cells);
+
 #endif
