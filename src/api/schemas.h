@@ -20,9 +20,13 @@ extern const struct schema schema_storage_class, schema_persistent_volume,
 /* core/v1 ConfigMap, Secret and ServiceAccount. */
 extern const struct schema schema_config_map, schema_secret, schema_service_account;
 
+/* ---- kinds (authentication: api/schema-authn.c) ---- */
+/* authentication.k8s.io/v1 SelfSubjectReview. */
+extern const struct schema schema_self_subject_review;
+
 /* "Pod", "Node", "Event", "Namespace", "StorageClass", "PersistentVolume",
- * "PersistentVolumeClaim", "ConfigMap", "Secret", "ServiceAccount": the kind's schema; NULL for
- * any other kind. */
+ * "PersistentVolumeClaim", "ConfigMap", "Secret", "ServiceAccount", "SelfSubjectReview": the kind's
+ * schema; NULL for any other kind. */
 const struct schema *schema_for_kind(const char *kind);
 
 /* ---- the wire's own shapes (api/schema-wire.c) ---- */
