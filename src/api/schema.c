@@ -80,6 +80,7 @@ const struct schema *schema_for_kind(const char *kind)
                 { "StorageClass", &schema_storage_class },
                 { "PersistentVolume", &schema_persistent_volume },
                 { "PersistentVolumeClaim", &schema_persistent_volume_claim },
+                { "SelfSubjectReview", &schema_self_subject_review },
         };
 
         if (!kind)

@@ -22,8 +22,13 @@ extern const struct schema schema_config_map, schema_secret, schema_service_acco
 /* core/v1 LimitRange. */
 extern const struct schema schema_limit_range;
 
+/* ---- kinds (authentication: api/schema-authn.c) ---- */
+/* authentication.k8s.io/v1 SelfSubjectReview. */
+extern const struct schema schema_self_subject_review;
+
 /* "Pod", "Node", "Event", "Namespace", "StorageClass", "PersistentVolume",
- * "PersistentVolumeClaim", "ConfigMap", "Secret", "ServiceAccount", "LimitRange": the kind's
+ * "PersistentVolumeClaim", "ConfigMap", "Secret", "ServiceAccount", "LimitRange",
+ * "SelfSubjectReview": the kind's
  * schema; NULL for any other kind. */
 const struct schema *schema_for_kind(const char *kind);
 

@@ -9,6 +9,7 @@
 
 #include "apiserver/admission-pod-security.h"
 #include "apiserver/apiserver-internal.h"
+#include "apiserver/authn.h"
 #include "apiserver/discovery.h"
 #include "apiserver/negotiate.h"
 #include "apiserver/pki.h"
@@ -72,15 +73,21 @@ void apiserver_set_ready(struct apiserver *s, bool ready)
         atomic_store(&s->ready, ready);
 }
 
-static bool authenticated(const struct apiserver *s, const struct http_request *req)
-{
-        const char *a = req->authorization;
+/* K8S: the insecure port's user (kube-apiserver before 1.20), for a server without
+ * authentication (require_auth false: tests of the API alone). */
+static const char *const unsecured_groups[] = { AUTHN_GROUP_MASTERS, NULL };
 
-        if (!s->opts.require_auth)
-                return true;
-        if (!a || strncasecmp(a, "Bearer ", 7) != 0)
-                return false;
-        return pki_token_equal(s->pki, a + 7);
+/* Who sent req: 0 with *ret, or -EACCES (401). */
+static int authenticate(const struct apiserver *s, const struct http_request *req,
+                        struct authn_user **ret)
+{
+        if (!s->opts.require_auth) {
+                *ret = authn_user_new("system:unsecured", NULL, unsecured_groups);
+                return 0;
+        }
+        if (!s->opts.authn)
+                return -EACCES;
+        return authn_request(s->opts.authn, req, ret);
 }
 
 static void respond_version(struct http_response *resp)
@@ -252,7 +259,8 @@ static int decode_body(const struct api_target *t, const struct http_request *re
 }
 
 static void route_resource(struct apiserver *s, const char *group, char **seg, int n,
-                           const struct http_request *req, struct http_response *resp)
+                           const struct authn_user *user, const struct http_request *req,
+                           struct http_response *resp)
 {
         struct api_target t;
         struct api_output out = { .media = API_MEDIA_JSON };
@@ -264,6 +272,7 @@ static void route_resource(struct apiserver *s, const char *group, char **seg, i
                 status_respond(resp, ENOENT, NOT_FOUND_MESSAGE, NULL);
                 return;
         }
+        t.user = user;
         /* K8S: every resource response is negotiated (NegotiateOutputMediaType; watches
          * NegotiateOutputStreamSerializer); the log subresource writes text of its own */
         if (t.sub != API_SUB_LOG && negotiate_output(req->accept, is_watch(req), &out) < 0) {
@@ -396,8 +405,8 @@ static void respond_metrics(struct apiserver *s, struct http_response *resp)
                 status_respond(resp, EIO, err->message, NULL);
 }
 
-static void handle_request(struct apiserver *s, const struct http_request *req,
-                           struct http_response *resp);
+static void handle_request(struct apiserver *s, const struct authn_user *user,
+                           const struct http_request *req, struct http_response *resp);
 
 /* K8S: the max-in-flight filter comes after authentication (DefaultBuildHandlerChain), so only
  * authenticated requests take a slot; the rest are refused as before. */
@@ -405,20 +414,21 @@ void api_handle(void *apiserver, const struct http_request *req, struct http_res
 {
         struct apiserver *s = apiserver;
         enum inflight_kind kind = INFLIGHT_LONG_RUNNING;
+        cleanup_authn_user struct authn_user *user = NULL;
 
-        if (authenticated(s, req)) {
+        if (authenticate(s, req, &user) == 0) {
                 kind = inflight_classify(req->method, req->path, http_request_query(req, "watch"));
                 if (!inflight_enter(&s->inflight, kind)) {
                         inflight_refuse(resp);
                         return;
                 }
         }
-        handle_request(s, req, resp);
+        handle_request(s, user, req, resp);
         inflight_leave(&s->inflight, kind);
 }
 
-static void handle_request(struct apiserver *s, const struct http_request *req,
-                           struct http_response *resp)
+static void handle_request(struct apiserver *s, const struct authn_user *user,
+                           const struct http_request *req, struct http_response *resp)
 {
         const char *p = req->path;
         cleanup_free char *buf = NULL;
@@ -451,7 +461,7 @@ static void handle_request(struct apiserver *s, const struct http_request *req,
                 respond_version(resp);
                 return;
         }
-        if (!authenticated(s, req)) {
+        if (!user) {
                 status_respond(resp, EKEYREJECTED, "Unauthorized", NULL);
                 return;
         }
@@ -481,7 +491,7 @@ static void handle_request(struct apiserver *s, const struct http_request *req,
                 if (n == 2)
                         discovery_resource_list(resp, "", "v1");
                 else
-                        route_resource(s, "", seg + 2, n - 2, req, resp);
+                        route_resource(s, "", seg + 2, n - 2, user, req, resp);
                 return;
         }
         if (n >= 3 && streq(seg[0], "apis")) {
@@ -489,7 +499,7 @@ static void handle_request(struct apiserver *s, const struct http_request *req,
                         discovery_resource_list(resp, seg[1], seg[2]);
                 else if (api_resource_by_plural(seg[1], seg[3]) ||
                          (n >= 6 && streq(seg[3], "namespaces")))
-                        route_resource(s, seg[1], seg + 3, n - 3, req, resp);
+                        route_resource(s, seg[1], seg + 3, n - 3, user, req, resp);
                 else
                         status_respond(resp, ENOENT, NOT_FOUND_MESSAGE, NULL);
                 return;

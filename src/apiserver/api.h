@@ -26,6 +26,8 @@ struct apiserver_options {
         const char *node_name;
         const char *listen; /* "127.0.0.1:6443", for discovery's serverAddressByClientCIDRs */
         bool require_auth;
+        /* Who requests come from (authn.h; borrowed); required with require_auth. */
+        const struct authn *authn;
         /* How pods/log reaches a node's kubelet (K8S --kubelet-certificate-authority and the
          * client credentials): the PEM CA that signed the kubelets' serving certificates
          * (NULL: the system's trust store) and the bearer token sent to them (NULL: none). */
@@ -41,6 +43,7 @@ struct apiserver_options {
 };
 
 struct apiserver;
+struct authn;
 struct metrics_registry;
 
 int apiserver_new(struct store *store, const struct pki *pki, const struct apiserver_options *o,

@@ -32,6 +32,7 @@ struct api_target {
         const char *ns;   /* namespace from the URL; NULL for cluster scope or all namespaces */
         const char *name; /* NULL for a collection */
         enum api_subresource sub;
+        const struct authn_user *user; /* who asks (authn.h) */
 };
 
 /* OpenAPI (openapi.c), shared by the v3 and v2 (openapi-v2.c) documents: the list-type and
@@ -45,6 +46,7 @@ void registry_get(struct apiserver *s, const struct api_target *t, const struct 
                   struct http_response *resp);
 void registry_list(struct apiserver *s, const struct api_target *t, const struct http_request *req,
                    struct http_response *resp);
+/* A create of a resource with a review hook stores nothing: the hook's object is the answer. */
 void registry_create(struct apiserver *s, const struct api_target *t,
                      const struct http_request *req, struct http_response *resp);
 void registry_update(struct apiserver *s, const struct api_target *t,

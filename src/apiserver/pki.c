@@ -1,4 +1,5 @@
-/* pki.c: creates and loads the API server's CA, serving certificate and admin token under
+/* pki.c: creates and loads the API server's CA, serving certificate, admin client certificate
+ * and admin token under
  * DATA_DIR/pki/, and writes DATA_DIR/kubeconfig (see pki.h for the layout and the rules).
  * Certificates and keys are made with GnuTLS; randomness comes from gnutls_rnd(). This file does
  * not serve TLS: the HTTP server takes the PEM text from the accessors. */
@@ -28,13 +29,15 @@
 #define CA_CERT_FILE     "ca.crt"
 #define SERVER_KEY_FILE  "server.key"
 #define SERVER_CERT_FILE "server.crt"
+#define ADMIN_KEY_FILE   "admin.key"
+#define ADMIN_CERT_FILE  "admin.crt"
 #define TOKEN_FILE       "admin.token"
 #define KUBECONFIG_FILE  "kubeconfig"
 #define CA_COMMON_NAME   "flexlet-ca"
 #define SERVER_CN        "flexlet-apiserver"
 #define DAY_SECONDS      ((time_t) 24 * 60 * 60)
 #define CA_LIFETIME      (10 * 365 * DAY_SECONDS)
-#define SERVER_LIFETIME  (365 * DAY_SECONDS)
+#define LEAF_LIFETIME    (365 * DAY_SECONDS)
 #define RENEW_BEFORE     (30 * DAY_SECONDS)
 /* Certificates start a little in the past so a client whose clock runs behind still accepts
  * them (kubeadm backdates its certificates by the same five minutes). */
@@ -49,6 +52,8 @@ struct pki {
         char *ca_cert_pem;
         char *server_cert_pem;
         char *server_key_pem;
+        char *admin_cert_pem;
+        char *admin_key_pem;
         char *token;
         unsigned char token_digest[SHA256_LEN];
 };
@@ -371,13 +376,25 @@ static int issue_ca(struct credential *ca, time_t now, struct error **reterr)
         return cert_finish(ca, ca, reterr);
 }
 
-static int issue_server(struct credential *srv, const struct credential *ca, time_t now,
-                        const char *const *dns, const struct ip_san *ips, size_t n_ips,
-                        struct error **reterr)
+/* A certificate the CA signs for an end entity: the serving certificate (DNS names and IP
+ * addresses, serverAuth) or the admin's client certificate (subject O, clientAuth). */
+struct leaf_spec {
+        const char *cert_file, *key_file;
+        const char *cn;
+        const char *org;     /* NULL: none */
+        const char *purpose; /* GNUTLS_KP_TLS_WWW_SERVER or _CLIENT */
+        const char *const *dns;
+        const struct ip_san *ips;
+        size_t n_ips;
+        enum pki_change change; /* what issuing it reports */
+};
+
+static int issue_leaf(struct credential *c, const struct credential *ca, time_t now,
+                      const struct leaf_spec *l, struct error **reterr)
 {
         unsigned char akid[64];
         size_t akid_len = sizeof(akid);
-        time_t not_after = now + SERVER_LIFETIME, ca_not_after;
+        time_t not_after = now + LEAF_LIFETIME, ca_not_after;
         int r, gr;
 
         /* A certificate must not outlive its issuer. */
@@ -385,37 +402,40 @@ static int issue_server(struct credential *srv, const struct credential *ca, tim
         if (ca_not_after != (time_t) -1 && ca_not_after < not_after)
                 not_after = ca_not_after;
 
-        r = generate_key(srv, reterr);
+        r = generate_key(c, reterr);
         if (r < 0)
                 return r;
-        r = cert_begin(srv, SERVER_CN, now - BACKDATE, not_after, reterr);
+        r = cert_begin(c, l->cn, now - BACKDATE, not_after, reterr);
         if (r < 0)
                 return r;
-        if ((gr = gnutls_x509_crt_set_basic_constraints(srv->crt, 0, -1)) < 0 ||
-            (gr = gnutls_x509_crt_set_key_usage(
-                     srv->crt, GNUTLS_KEY_DIGITAL_SIGNATURE | GNUTLS_KEY_KEY_ENCIPHERMENT)) < 0 ||
-            (gr = gnutls_x509_crt_set_key_purpose_oid(srv->crt, GNUTLS_KP_TLS_WWW_SERVER, 0)) < 0)
-                return gnutls_fail(reterr, EIO, gr, "building the serving certificate");
+        if ((l->org &&
+             (gr = gnutls_x509_crt_set_dn_by_oid(c->crt, GNUTLS_OID_X520_ORGANIZATION_NAME, 0,
+                                                 l->org, (unsigned) strlen(l->org))) < 0) ||
+            (gr = gnutls_x509_crt_set_basic_constraints(c->crt, 0, -1)) < 0 ||
+            (gr = gnutls_x509_crt_set_key_usage(c->crt, GNUTLS_KEY_DIGITAL_SIGNATURE |
+                                                                GNUTLS_KEY_KEY_ENCIPHERMENT)) < 0 ||
+            (gr = gnutls_x509_crt_set_key_purpose_oid(c->crt, l->purpose, 0)) < 0)
+                return gnutls_fail(reterr, EIO, gr, "building a certificate");
         if (gnutls_x509_crt_get_subject_key_id(ca->crt, akid, &akid_len, NULL) >= 0) {
-                gr = gnutls_x509_crt_set_authority_key_id(srv->crt, akid, akid_len);
+                gr = gnutls_x509_crt_set_authority_key_id(c->crt, akid, akid_len);
                 if (gr < 0)
-                        return gnutls_fail(reterr, EIO, gr, "building the serving certificate");
+                        return gnutls_fail(reterr, EIO, gr, "building a certificate");
         }
-        for (size_t i = 0; dns && dns[i]; i++) {
-                gr = gnutls_x509_crt_set_subject_alt_name(srv->crt, GNUTLS_SAN_DNSNAME, dns[i],
-                                                          (unsigned) strlen(dns[i]),
+        for (size_t i = 0; l->dns && l->dns[i]; i++) {
+                gr = gnutls_x509_crt_set_subject_alt_name(c->crt, GNUTLS_SAN_DNSNAME, l->dns[i],
+                                                          (unsigned) strlen(l->dns[i]),
                                                           GNUTLS_FSAN_APPEND);
                 if (gr < 0)
                         return gnutls_fail(reterr, EIO, gr, "adding a DNS name");
         }
-        for (size_t i = 0; i < n_ips; i++) {
-                gr = gnutls_x509_crt_set_subject_alt_name(srv->crt, GNUTLS_SAN_IPADDRESS,
-                                                          ips[i].addr, (unsigned) ips[i].len,
+        for (size_t i = 0; i < l->n_ips; i++) {
+                gr = gnutls_x509_crt_set_subject_alt_name(c->crt, GNUTLS_SAN_IPADDRESS,
+                                                          l->ips[i].addr, (unsigned) l->ips[i].len,
                                                           GNUTLS_FSAN_APPEND);
                 if (gr < 0)
                         return gnutls_fail(reterr, EIO, gr, "adding an IP address");
         }
-        return cert_finish(srv, ca, reterr);
+        return cert_finish(c, ca, reterr);
 }
 
 /* True when crt's subjectAltName lists every requested DNS name and IP address. */
@@ -463,21 +483,35 @@ static bool cert_covers(gnutls_x509_crt_t crt, const char *const *dns, const str
         return true;
 }
 
-/* Why the stored serving certificate cannot be kept, or NULL when it can. */
-static const char *server_cert_problem(const struct credential *srv, const struct credential *ca,
-                                       time_t now, const char *const *dns, const struct ip_san *ips,
-                                       size_t n_ips)
+/* Whether crt's first subject attribute oid is want (NULL: crt has none). */
+static bool dn_is(gnutls_x509_crt_t crt, const char *oid, const char *want)
+{
+        char buf[256];
+        size_t len = sizeof(buf);
+        int gr = gnutls_x509_crt_get_dn_by_oid(crt, oid, 0, 0, buf, &len);
+
+        if (!want)
+                return gr == GNUTLS_E_REQUESTED_DATA_NOT_AVAILABLE;
+        return gr >= 0 && len == strlen(want) && memcmp(buf, want, len) == 0;
+}
+
+/* Why the stored certificate cannot be kept, or NULL when it can. */
+static const char *leaf_problem(const struct credential *c, const struct credential *ca, time_t now,
+                                const struct leaf_spec *l)
 {
         unsigned status = 0;
         time_t expires;
 
-        if (gnutls_x509_crt_verify(srv->crt, &ca->crt, 1, 0, &status) < 0 || status != 0)
+        if (gnutls_x509_crt_verify(c->crt, &ca->crt, 1, 0, &status) < 0 || status != 0)
                 return "not valid under the CA";
-        expires = gnutls_x509_crt_get_expiration_time(srv->crt);
+        expires = gnutls_x509_crt_get_expiration_time(c->crt);
         if (expires == (time_t) -1 || expires - now < RENEW_BEFORE)
                 return "expires within 30 days";
-        if (!cert_covers(srv->crt, dns, ips, n_ips))
+        if (!cert_covers(c->crt, l->dns, l->ips, l->n_ips))
                 return "does not name every requested host";
+        if (!dn_is(c->crt, GNUTLS_OID_X520_COMMON_NAME, l->cn) ||
+            !dn_is(c->crt, GNUTLS_OID_X520_ORGANIZATION_NAME, l->org))
+                return "names another subject";
         return NULL;
 }
 
@@ -630,6 +664,8 @@ char *pki_kubeconfig_format(const struct pki *p, const char *server_url, const c
 {
         const char *name = cluster_name ? cluster_name : PKI_DEFAULT_CLUSTER_NAME;
         cleanup_free char *ca_data = NULL;
+        cleanup_free char *cert_data = NULL;
+        cleanup_free char *key_data = NULL;
         struct strbuf sb;
 
         strbuf_init(&sb);
@@ -648,8 +684,13 @@ char *pki_kubeconfig_format(const struct pki *p, const char *server_url, const c
         strbuf_addstr(&sb, "\ncurrent-context: ");
         yaml_scalar_add(&sb, name);
         strbuf_addstr(&sb, "\npreferences: {}\nusers:\n- name: " PKI_KUBECONFIG_USER
-                           "\n  user:\n    token: ");
-        yaml_scalar_add(&sb, p->token);
+                           "\n  user:\n    client-certificate-data: ");
+        cert_data = base64_encode(p->admin_cert_pem, strlen(p->admin_cert_pem));
+        strbuf_addstr(&sb, cert_data);
+        strbuf_addstr(&sb, "\n    client-key-data: ");
+        key_data = base64_encode(p->admin_key_pem, strlen(p->admin_key_pem));
+        strbuf_addstr(&sb, key_data);
+        gnutls_memset(key_data, 0, strlen(key_data));
         strbuf_addch(&sb, '\n');
         return strbuf_detach(&sb);
 }
@@ -727,47 +768,45 @@ static int ensure_ca(int pfd, const char *dir, time_t now, struct credential *ca
         return 0;
 }
 
-static int ensure_server(int pfd, const char *dir, time_t now, const struct credential *ca,
-                         const char *const *dns, const struct ip_san *ips, size_t n_ips,
-                         struct credential *srv, int *changes, struct error **reterr)
+static int ensure_leaf(int pfd, const char *dir, time_t now, const struct credential *ca,
+                       const struct leaf_spec *l, struct credential *c, int *changes,
+                       struct error **reterr)
 {
         cleanup_free char *crt = NULL;
         cleanup_free char *key = NULL;
         size_t crt_len, key_len;
         int r;
 
-        /* The serving pair is derived state: anything wrong with it (unreadable, mismatched,
-         * from an earlier CA, too old, missing a name) is repaired by issuing a new one. */
+        /* A leaf pair is derived state: anything wrong with it (unreadable, mismatched, from an
+         * earlier CA, too old, missing a name) is repaired by issuing a new one. */
         if (!(*changes & PKI_CREATED_CA)) {
-                r = read_small_file(pfd, dir, SERVER_CERT_FILE, false, &crt, &crt_len, reterr);
+                r = read_small_file(pfd, dir, l->cert_file, false, &crt, &crt_len, reterr);
                 if (r < 0)
                         return r;
-                r = read_small_file(pfd, dir, SERVER_KEY_FILE, true, &key, &key_len, reterr);
+                r = read_small_file(pfd, dir, l->key_file, true, &key, &key_len, reterr);
                 if (r < 0)
                         return r;
         }
         if (crt && key) {
                 cleanup_error struct error *ignored = NULL;
-                r = credential_load(srv, TAKE_PTR(crt), crt_len, TAKE_PTR(key), key_len, dir,
-                                    SERVER_CERT_FILE, SERVER_KEY_FILE, &ignored);
-                if (r == 0 && !server_cert_problem(srv, ca, now, dns, ips, n_ips))
+                r = credential_load(c, TAKE_PTR(crt), crt_len, TAKE_PTR(key), key_len, dir,
+                                    l->cert_file, l->key_file, &ignored);
+                if (r == 0 && !leaf_problem(c, ca, now, l))
                         return 0;
-                credential_release(srv);
+                credential_release(c);
         }
-        r = issue_server(srv, ca, now, dns, ips, n_ips, reterr);
+        r = issue_leaf(c, ca, now, l, reterr);
         if (r < 0)
                 return r;
         /* Key first: a crash before the certificate lands leaves a mismatched pair, which the
          * next start repairs. */
-        r = write_file_atomic(pfd, dir, SERVER_KEY_FILE, srv->key_pem, strlen(srv->key_pem), 0600,
-                              reterr);
+        r = write_file_atomic(pfd, dir, l->key_file, c->key_pem, strlen(c->key_pem), 0600, reterr);
         if (r < 0)
                 return r;
-        r = write_file_atomic(pfd, dir, SERVER_CERT_FILE, srv->crt_pem, strlen(srv->crt_pem), 0644,
-                              reterr);
+        r = write_file_atomic(pfd, dir, l->cert_file, c->crt_pem, strlen(c->crt_pem), 0644, reterr);
         if (r < 0)
                 return r;
-        *changes |= PKI_ISSUED_SERVER_CERT;
+        *changes |= l->change;
         return 0;
 }
 
@@ -806,6 +845,7 @@ int pki_ensure(const struct pki_options *o, struct pki **ret, struct error **ret
         cleanup_free char *kubeconfig = NULL;
         cleanup_credential struct credential ca = { 0 };
         cleanup_credential struct credential srv = { 0 };
+        cleanup_credential struct credential admin = { 0 };
         cleanup_pki struct pki *p = NULL;
         cleanup_close int dfd = -1;
         cleanup_close int pfd = -1;
@@ -832,7 +872,26 @@ int pki_ensure(const struct pki_options *o, struct pki **ret, struct error **ret
         r = ensure_ca(pfd, pki_dir, now, &ca, &changes, reterr);
         if (r < 0)
                 return r;
-        r = ensure_server(pfd, pki_dir, now, &ca, o->dns_names, ips, n_ips, &srv, &changes, reterr);
+        r = ensure_leaf(pfd, pki_dir, now, &ca,
+                        &(struct leaf_spec){ .cert_file = SERVER_CERT_FILE,
+                                             .key_file = SERVER_KEY_FILE,
+                                             .cn = SERVER_CN,
+                                             .purpose = GNUTLS_KP_TLS_WWW_SERVER,
+                                             .dns = o->dns_names,
+                                             .ips = ips,
+                                             .n_ips = n_ips,
+                                             .change = PKI_ISSUED_SERVER_CERT },
+                        &srv, &changes, reterr);
+        if (r < 0)
+                return r;
+        r = ensure_leaf(pfd, pki_dir, now, &ca,
+                        &(struct leaf_spec){ .cert_file = ADMIN_CERT_FILE,
+                                             .key_file = ADMIN_KEY_FILE,
+                                             .cn = PKI_ADMIN_USER,
+                                             .org = PKI_ADMIN_GROUP,
+                                             .purpose = GNUTLS_KP_TLS_WWW_CLIENT,
+                                             .change = PKI_ISSUED_ADMIN_CERT },
+                        &admin, &changes, reterr);
         if (r < 0)
                 return r;
         r = ensure_token(pfd, pki_dir, &p->token, &changes, reterr);
@@ -842,6 +901,8 @@ int pki_ensure(const struct pki_options *o, struct pki **ret, struct error **ret
         p->ca_cert_pem = TAKE_PTR(ca.crt_pem);
         p->server_cert_pem = TAKE_PTR(srv.crt_pem);
         p->server_key_pem = TAKE_PTR(srv.key_pem);
+        p->admin_cert_pem = TAKE_PTR(admin.crt_pem);
+        p->admin_key_pem = TAKE_PTR(admin.key_pem);
 
         kubeconfig = pki_kubeconfig_format(p, o->server_url, o->cluster_name);
         r = write_file_atomic(dfd, o->data_dir, KUBECONFIG_FILE, kubeconfig, strlen(kubeconfig),
@@ -878,8 +939,12 @@ struct pki *pki_free(struct pki *p)
                 return NULL;
         if (p->server_key_pem)
                 gnutls_memset(p->server_key_pem, 0, strlen(p->server_key_pem));
+        if (p->admin_key_pem)
+                gnutls_memset(p->admin_key_pem, 0, strlen(p->admin_key_pem));
         if (p->token)
                 gnutls_memset(p->token, 0, strlen(p->token));
+        free(p->admin_cert_pem);
+        free(p->admin_key_pem);
         free(p->ca_cert_pem);
         free(p->server_cert_pem);
         free(p->server_key_pem);

@@ -1,8 +1,8 @@
-/* pki.h: the API server's credentials: its own CA, the HTTPS serving certificate, the admin
- * bearer token, and the kubeconfig that lets kubectl use them.
+/* pki.h: the API server's credentials: its own CA, the HTTPS serving certificate, the admin's
+ * client certificate and bearer token, and the kubeconfig that lets kubectl use them.
  *
- * kubectl sends a bearer token only over HTTPS, so `flexlet serve` creates all of this on first
- * start and loads it afterwards. Everything lives under DATA_DIR/pki/ (mode 0700):
+ * `flexlet serve` creates all of this on first start and loads it afterwards. Everything lives
+ * under DATA_DIR/pki/ (mode 0700):
  *
  *   ca.key, ca.crt          self-signed CA, ECDSA P-256, 10 years, CN=flexlet-ca,
  *                           basicConstraints CA:TRUE, keyUsage keyCertSign|cRLSign
@@ -10,16 +10,23 @@
  *                           CN=flexlet-apiserver, SANs = the requested DNS names and IP
  *                           addresses, extKeyUsage serverAuth,
  *                           keyUsage digitalSignature|keyEncipherment
- *   admin.token             32 random bytes, hex-encoded (64 characters and a newline)
+ *   admin.key, admin.crt    the admin's client certificate, signed by the CA, ECDSA P-256,
+ *                           1 year, CN=kubernetes-admin O=system:masters (the user and group
+ *                           the API server reads from it, as kubeadm's and k3s's admin
+ *                           certificates), extKeyUsage clientAuth
+ *   admin.token             32 random bytes, hex-encoded (64 characters and a newline): the
+ *                           same admin as a bearer token, for flexlet's own components and
+ *                           scripts (curl)
  *
- * and DATA_DIR/kubeconfig (0600), rewritten on every start. Private keys and the token are 0600,
- * certificates 0644. PEM files hold one object each; keys are unencrypted PKCS#8. Every write
- * goes to a temporary file that is fsynced and renamed over the target, then the directory is
- * fsynced, so a crash leaves either the old or the new file.
+ * and DATA_DIR/kubeconfig (0600), rewritten on every start, with the admin's client certificate.
+ * Private keys and the token are 0600, certificates 0644. PEM files hold one object each; keys are
+ * unencrypted PKCS#8. Every write goes to a temporary file that is fsynced and renamed over the
+ * target, then the directory is fsynced, so a crash leaves either the old or the new file.
  *
- * The CA and the token are never replaced once they exist. The serving certificate is issued
- * again (with a new key) when it is missing, unreadable, does not match its key, is not signed by
- * the CA, does not name every requested DNS name and IP address, or expires within 30 days. */
+ * The CA and the token are never replaced once they exist. The serving and admin certificates are
+ * issued again (with a new key) when missing, unreadable, not matching their key, not signed by
+ * the CA, naming another subject, not naming every requested DNS name and IP address (serving),
+ * or expiring within 30 days. */
 #ifndef FLEXLET_APISERVER_PKI_H
 #define FLEXLET_APISERVER_PKI_H
 
@@ -41,12 +48,16 @@ struct pki_options {
 
 #define PKI_DEFAULT_CLUSTER_NAME "flexlet"
 #define PKI_KUBECONFIG_USER      "admin"
+/* The admin's identity, in its client certificate and for its token. */
+#define PKI_ADMIN_USER  "kubernetes-admin"
+#define PKI_ADMIN_GROUP "system:masters"
 
 /* What pki_ensure() had to create; it returns these or'ed together (0: everything loaded). */
 enum pki_change {
         PKI_CREATED_CA = 1 << 0,
         PKI_CREATED_TOKEN = 1 << 1,
         PKI_ISSUED_SERVER_CERT = 1 << 2,
+        PKI_ISSUED_ADMIN_CERT = 1 << 3,
 };
 
 struct pki;
@@ -65,7 +76,8 @@ int pki_ensure(const struct pki_options *o, struct pki **ret, struct error **ret
  * name, "(none)" in a bare VM) checks it first and leaves it out of the certificate. */
 bool pki_dns_name_valid(const char *s);
 
-/* Renders a kubeconfig (YAML) that reaches server_url with the CA and the admin token. The
+/* Renders a kubeconfig (YAML) that reaches server_url with the CA and the admin's client
+ * certificate. The
  * cluster and context are named cluster_name (NULL: "flexlet"), the user "admin", the context's
  * namespace is "default". Caller frees. */
 char *pki_kubeconfig_format(const struct pki *p, const char *server_url, const char *cluster_name);

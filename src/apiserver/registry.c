@@ -557,6 +557,11 @@ void registry_create(struct apiserver *s, const struct api_target *t,
         if (!obj || check_type_meta_defaults(t, obj, resp, true) < 0 ||
             check_fields(t, obj, mode, resp) < 0)
                 return;
+        if (t->res->review) {
+                cleanup_json json_t *answer = t->res->review(obj, t->user);
+                respond_object(t, req, resp, 201, answer);
+                return;
+        }
         create_object(s, t, req, resp, obj);
 }
 

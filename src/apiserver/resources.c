@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "api/schemas.h"
+#include "apiserver/authn.h"
 #include "apiserver/resources.h"
 #include "apiserver/table.h"
 #include "base/macro.h"
@@ -294,6 +295,20 @@ static const struct api_resource limitranges = {
         .strategy = &limit_range_strategy,
 };
 
+static const char *const verbs_create[] = { "create", NULL };
+
+static const struct api_resource selfsubjectreviews = {
+        .group = "authentication.k8s.io",
+        .version = "v1",
+        .api_version = "authentication.k8s.io/v1",
+        .plural = "selfsubjectreviews",
+        .singular = "selfsubjectreview",
+        .kind = "SelfSubjectReview",
+        .verbs = verbs_create,
+        .schema = &schema_self_subject_review,
+        .review = authn_self_subject_review,
+};
+
 const struct api_resource *const api_resources[] = {
         &pods,
         &namespaces,
@@ -306,6 +321,7 @@ const struct api_resource *const api_resources[] = {
         &secrets,
         &serviceaccounts,
         &limitranges,
+        &selfsubjectreviews,
 };
 const size_t n_api_resources = ARRAY_SIZE(api_resources);
 

@@ -16,6 +16,7 @@
 
 struct store;
 struct error;
+struct authn_user;
 
 struct table_column {
         const char *name;
@@ -81,6 +82,9 @@ struct api_resource {
         /* Fills one Table row's cells (json array) for obj. */
         void (*table_row)(const json_t *obj, time_t now, json_t *cells);
         const struct resource_strategy *strategy;
+        /* A resource that is never stored, only created (SelfSubjectReview): the object that
+         * answers a create of obj by user; NULL for a stored resource. */
+        json_t *(*review)(const json_t *obj, const struct authn_user *user);
 };
 
 extern const struct api_resource *const api_resources[];

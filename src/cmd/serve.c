@@ -18,6 +18,7 @@
 #include "api/field-error.h"
 #include "api/validation.h"
 #include "apiserver/api.h"
+#include "apiserver/authn.h"
 #include "apiserver/inflight.h"
 #include "apiserver/pki.h"
 #include "base/alloc.h"
@@ -57,6 +58,7 @@ struct serve_flags {
         unsigned idle_timeout_ms;
         unsigned max_requests_inflight;
         unsigned max_mutating_requests_inflight;
+        const char *token_auth_file;
 };
 
 static void serve_usage(FILE *f, const char *command)
@@ -90,7 +92,8 @@ static void serve_usage(FILE *f, const char *command)
                 "  --max-requests-inflight N\n"
                 "                          read-only requests handled at once, 0 no limit (default 400)\n"
                 "  --max-mutating-requests-inflight N\n"
-                "                          mutating requests handled at once, 0 no limit (default 200)\n");
+                "                          mutating requests handled at once, 0 no limit (default 200)\n"
+                "  --token-auth-file FILE  static bearer tokens: CSV lines of token,user,uid[,\"groups\"]\n");
 }
 
 /* A count flag: a decimal number within [min, max]. */
@@ -182,6 +185,7 @@ static int parse_flags(const char *command, int argc, char **argv, struct serve_
                 { "idle-timeout", required_argument, NULL, 'I' },
                 { "max-requests-inflight", required_argument, NULL, 'R' },
                 { "max-mutating-requests-inflight", required_argument, NULL, 'M' },
+                { "token-auth-file", required_argument, NULL, 'K' },
                 { "help", no_argument, NULL, 'h' },
                 { NULL, 0, NULL, 0 },
         };
@@ -269,6 +273,9 @@ static int parse_flags(const char *command, int argc, char **argv, struct serve_
                         if (parse_count(command, "--max-mutating-requests-inflight", optarg, 0,
                                         1000000, &f->max_mutating_requests_inflight) < 0)
                                 return -EINVAL;
+                        break;
+                case 'K':
+                        f->token_auth_file = optarg;
                         break;
                 case 'h':
                         serve_usage(stdout, command);
@@ -402,6 +409,7 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
         struct pki *pki = NULL;
         struct store *store = NULL;
         struct apiserver *api = NULL;
+        struct authn *authn = NULL;
         struct http_server *http = NULL, *pod_http = NULL;
         struct pod_network *network = NULL;
         struct scheduler *sched = NULL;
@@ -506,6 +514,13 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
                 return 1;
         }
 
+        if (authn_new(pki, f.token_auth_file, &authn, &err) < 0) {
+                (void) fprintf(stderr, "flexlet %s: --token-auth-file: %s\n", command,
+                               err->message);
+                pki_free(pki);
+                pod_network_free(network);
+                return 1;
+        }
         ca_file = xasprintf("%s/pki/ca.crt", f.data_dir);
         db = xasprintf("%s/store.db", f.data_dir);
         {
@@ -517,6 +532,7 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
         }
         if (r < 0) {
                 (void) fprintf(stderr, "flexlet %s: store: %s\n", command, err->message);
+                authn_free(authn);
                 pki_free(pki);
                 pod_network_free(network);
                 return 1;
@@ -527,6 +543,7 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
                 struct apiserver_options ao = { .node_name = f.node_name,
                                                 .listen = f.listen,
                                                 .require_auth = true,
+                                                .authn = authn,
                                                 .kubelet_ca_file = ca_file,
                                                 .kubelet_token = pki_admin_token(pki),
                                                 .metrics = metrics,
@@ -538,6 +555,7 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
         struct http_server_options ho = { .listen = f.listen,
                                           .cert_pem = pki_server_cert_pem(pki),
                                           .key_pem = pki_server_key_pem(pki),
+                                          .client_ca_pem = pki_ca_cert_pem(pki),
                                           .handler = api_handle,
                                           .ud = api,
                                           .max_body_bytes = API_MAX_BODY_BYTES,
@@ -644,6 +662,7 @@ stop:
         http_server_stop(pod_http);
         http_server_stop(http);
         apiserver_free(api);
+        authn_free(authn);
         store_close(store);
         pki_free(pki);
         pod_network_free(network);

@@ -7,6 +7,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <gnutls/gnutls.h>
+#include <gnutls/x509.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -17,6 +18,7 @@
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/alloc.h"
@@ -54,6 +56,11 @@ struct conn_state {
         int wake_fd; /* -1: none */
         int64_t parked_ms;
         int64_t repoll_ms;
+        /* The client certificate last verified on this connection (DER) and when it expires:
+         * a request presenting the same bytes before then is not verified again. */
+        unsigned char *client_der;
+        size_t client_der_len;
+        time_t client_not_after;
 };
 
 struct http_server {
@@ -63,6 +70,8 @@ struct http_server {
         size_t max_body;
         char *cert_pem;
         char *key_pem;
+        char *client_ca_pem;
+        gnutls_x509_trust_list_t client_trust; /* NULL: client certificates are not asked for */
         int64_t handshake_ms, head_ms, idle_ms;
         pthread_mutex_t lock;
         struct conn_state *conns;
@@ -374,6 +383,7 @@ static void notify_connection(void *cls, struct MHD_Connection *conn, void **soc
         if (cs->next)
                 cs->next->prev = cs->prev;
         pthread_mutex_unlock(&h->lock);
+        free(cs->client_der);
         free(cs);
         *socket_context = NULL;
 }
@@ -483,6 +493,62 @@ static enum MHD_Result serve_pending(struct http_server *h, struct MHD_Connectio
         return MHD_YES;
 }
 
+/* Chains longer than this are not verified (Go's verifier has no bound; a client CA signs the
+ * leaf directly or through a few intermediates). */
+#define MAX_CLIENT_CHAIN 8
+
+/* The client certificate of conn's TLS session when it is valid under the client CA for client
+ * authentication (signature chain, validity period, extended key usage), else NULL. */
+static const unsigned char *client_cert(struct http_server *h, struct MHD_Connection *conn,
+                                        size_t *ret_len)
+{
+        struct conn_state *cs = conn_state_of(conn);
+        const union MHD_ConnectionInfo *tls;
+        const gnutls_datum_t *peers;
+        gnutls_x509_crt_t chain[MAX_CLIENT_CHAIN];
+        gnutls_typed_vdata_st purpose = { .type = GNUTLS_DT_KEY_PURPOSE_OID,
+                                          .data = (unsigned char *) GNUTLS_KP_TLS_WWW_CLIENT };
+        unsigned n = 0, imported = 0, status = 1;
+        int gr = -1;
+
+        if (!h->client_trust || !cs)
+                return NULL;
+        tls = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_GNUTLS_SESSION);
+        peers = tls && tls->tls_session ? gnutls_certificate_get_peers(tls->tls_session, &n) : NULL;
+        if (!peers || n == 0 || n > MAX_CLIENT_CHAIN)
+                return NULL;
+        if (cs->client_der && cs->client_der_len == peers[0].size &&
+            memcmp(cs->client_der, peers[0].data, peers[0].size) == 0 &&
+            time(NULL) < cs->client_not_after) {
+                *ret_len = cs->client_der_len;
+                return cs->client_der;
+        }
+        for (; imported < n; imported++) {
+                if (gnutls_x509_crt_init(&chain[imported]) < 0)
+                        break;
+                if (gnutls_x509_crt_import(chain[imported], &peers[imported], GNUTLS_X509_FMT_DER) <
+                    0) {
+                        gnutls_x509_crt_deinit(chain[imported]);
+                        break;
+                }
+        }
+        if (imported == n)
+                gr = gnutls_x509_trust_list_verify_crt2(h->client_trust, chain, n, &purpose, 1, 0,
+                                                        &status, NULL);
+        free(cs->client_der);
+        cs->client_der = NULL;
+        if (gr >= 0 && status == 0) {
+                cs->client_der = xmalloc(peers[0].size);
+                memcpy(cs->client_der, peers[0].data, peers[0].size);
+                cs->client_der_len = peers[0].size;
+                cs->client_not_after = gnutls_x509_crt_get_expiration_time(chain[0]);
+        }
+        for (unsigned i = 0; i < imported; i++)
+                gnutls_x509_crt_deinit(chain[i]);
+        *ret_len = cs->client_der_len;
+        return cs->client_der;
+}
+
 static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char *url,
                               const char *method, const char *version, const char *upload_data,
                               size_t *upload_data_size, void **con_cls)
@@ -492,6 +558,8 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
         struct query_collect q = { .params = NULL };
         struct http_request req;
         struct http_response resp;
+        const unsigned char *client_der;
+        size_t client_len = 0;
         enum MHD_Result ret;
 
         if (!ctx) {
@@ -519,6 +587,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
         (void) MHD_get_connection_values_n(conn, MHD_GET_ARGUMENT_KIND, collect_query, &q);
         if (!utf8_valid(url, strlen(url)))
                 q.malformed = "the path is not valid UTF-8";
+        client_der = client_cert(h, conn, &client_len);
         req = (struct http_request){
                 .method = method,
                 .path = url,
@@ -531,6 +600,8 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
                         MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Authorization"),
                 .if_none_match =
                         MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "If-None-Match"),
+                .client_cert_der = client_der,
+                .client_cert_len = client_len,
                 .body = ctx->body.buf,
                 .body_len = ctx->body.len,
                 .body_too_large = ctx->too_large,
@@ -635,6 +706,9 @@ static void server_free(struct http_server *h)
         pthread_mutex_destroy(&h->lock);
         free(h->cert_pem);
         free(h->key_pem);
+        free(h->client_ca_pem);
+        if (h->client_trust)
+                gnutls_x509_trust_list_deinit(h->client_trust, 1);
         free(h);
 }
 
@@ -726,6 +800,22 @@ int http_server_start(const struct http_server_options *o, struct http_server **
                 h->key_pem = xstrdup(o->key_pem);
                 opts[n++] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_KEY, 0, h->key_pem };
                 opts[n++] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_CERT, 0, h->cert_pem };
+        }
+        if (o->cert_pem && o->client_ca_pem) {
+                gnutls_datum_t ca = { .data = (unsigned char *) o->client_ca_pem,
+                                      .size = (unsigned) strlen(o->client_ca_pem) };
+
+                h->client_ca_pem = xstrdup(o->client_ca_pem);
+                if (gnutls_x509_trust_list_init(&h->client_trust, 0) < 0 ||
+                    gnutls_x509_trust_list_add_trust_mem(h->client_trust, &ca, NULL,
+                                                         GNUTLS_X509_FMT_PEM, 0, 0) <= 0) {
+                        server_free(h);
+                        return error_set(reterr, EINVAL,
+                                         "http server: the client CA is not a PEM certificate");
+                }
+                /* the library asks for (never requires) a certificate of this CA */
+                opts[n++] =
+                        (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_TRUST, 0, h->client_ca_pem };
         }
         opts[n++] = (struct MHD_OptionItem){ MHD_OPTION_END, 0, NULL };
         h->daemon = MHD_start_daemon(flags, 0, NULL, NULL, handle, h, MHD_OPTION_ARRAY, opts,

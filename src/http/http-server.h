@@ -48,6 +48,12 @@ struct http_server_options {
         const char *listen;   /* "HOST:PORT", "[V6]:PORT"; port 0 picks a free one */
         const char *cert_pem; /* serving certificate; NULL serves plain HTTP (tests only) */
         const char *key_pem;
+        /* With cert_pem: the CA (PEM) whose client certificates the server asks for and
+         * verifies (K8S --client-ca-file; optional for the client, as Go's
+         * VerifyClientCertIfGiven). A request on a connection whose client presented a chain
+         * valid under it for client authentication carries the leaf in client_cert_der; any
+         * other chain is as none. NULL: no client certificates. */
+        const char *client_ca_pem;
         http_handler_fn handler; /* required */
         void *ud;                /* handed to handler; must outlive the server */
         size_t max_body_bytes;   /* 0: HTTP_SERVER_DEFAULT_MAX_BODY */
@@ -62,9 +68,9 @@ struct http_server_options {
 
 struct http_server;
 
-/* Binds and starts serving; the options' strings are copied. -EINVAL for a malformed listen address
- * or a missing handler, -EADDRINUSE when the address cannot be bound or TLS cannot start, with
- * *reterr saying which. */
+/* Binds and starts serving; the options' strings are copied. -EINVAL for a malformed listen
+ * address, a missing handler or a client CA that does not parse, -EADDRINUSE when the address
+ * cannot be bound or TLS cannot start, with *reterr saying which. */
 int http_server_start(const struct http_server_options *o, struct http_server **ret,
                       struct error **reterr);
 /* The port actually bound (useful with port 0). */

@@ -33,6 +33,10 @@ struct http_request {
         const char *content_type;  /* may be NULL */
         const char *authorization; /* may be NULL */
         const char *if_none_match; /* may be NULL */
+        /* The client's certificate (DER), verified by the server against its client CA; NULL
+         * when the client sent none, or one that is not valid (http-server.h). */
+        const unsigned char *client_cert_der;
+        size_t client_cert_len;
         const char *body;
         size_t body_len;
         /* The body was longer than the server's max_body_bytes and was dropped (body_len 0);

@@ -220,14 +220,16 @@ static void test_first_call_creates_everything(void **state)
                 { "pki/ca.crt", 0644 },
                 { "pki/server.key", 0600 },
                 { "pki/server.crt", 0644 },
+                { "pki/admin.key", 0600 },
+                { "pki/admin.crt", 0644 },
                 { "pki/admin.token", 0600 },
                 { "kubeconfig", 0600 },
         };
         mode_t old_umask = umask(0);
 
         /* Modes are promised whatever the umask. */
-        assert_int_equal(ensure_ok(fx, &p),
-                         PKI_CREATED_CA | PKI_CREATED_TOKEN | PKI_ISSUED_SERVER_CERT);
+        assert_int_equal(ensure_ok(fx, &p), PKI_CREATED_CA | PKI_CREATED_TOKEN |
+                                                    PKI_ISSUED_SERVER_CERT | PKI_ISSUED_ADMIN_CERT);
         umask(old_umask);
         for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
                 if (mode_of(fx, files[i].file) != files[i].mode)
@@ -444,6 +446,9 @@ static void plant_server_cert(const struct fixture *fx, time_t days)
         assert_int_equal(gnutls_x509_crt_init(&crt), 0);
         assert_int_equal(gnutls_x509_crt_set_version(crt, 3), 0);
         assert_int_equal(gnutls_x509_crt_set_serial(crt, serial, sizeof(serial)), 0);
+        assert_int_equal(gnutls_x509_crt_set_dn_by_oid(crt, GNUTLS_OID_X520_COMMON_NAME, 0,
+                                                       "flexlet-apiserver", 17),
+                         0);
         assert_int_equal(gnutls_x509_crt_set_activation_time(crt, now - 300 * DAY), 0);
         assert_int_equal(gnutls_x509_crt_set_expiration_time(crt, now + days * DAY), 0);
         assert_int_equal(gnutls_x509_crt_set_key(crt, key), 0);
@@ -600,7 +605,8 @@ static void test_ca_problems(void **state)
 
         /* ca.key without ca.crt (a crash between the two writes): a new CA, same token. */
         assert_int_equal(unlink(ca_crt), 0);
-        assert_int_equal(ensure_ok(fx, &fresh), PKI_CREATED_CA | PKI_ISSUED_SERVER_CERT);
+        assert_int_equal(ensure_ok(fx, &fresh),
+                         PKI_CREATED_CA | PKI_ISSUED_SERVER_CERT | PKI_ISSUED_ADMIN_CERT);
         assert_string_not_equal(pki_ca_cert_pem(first), pki_ca_cert_pem(fresh));
         assert_string_equal(pki_admin_token(first), pki_admin_token(fresh));
         assert_int_equal(
@@ -739,6 +745,42 @@ static char *yaml_value(const char *doc, const char *key)
         return NULL;
 }
 
+/* The admin's certificate: valid under the CA, CN and O the admin's user and group, for client
+ * authentication only. */
+static void check_admin_cert(const char *ca_pem, const char *crt_pem)
+{
+        gnutls_x509_crt_t ca, crt;
+        gnutls_datum_t d;
+        char buf[256], oid[128];
+        size_t len = sizeof(buf), oid_len = sizeof(oid);
+        unsigned status = 1;
+
+        assert_int_equal(gnutls_x509_crt_init(&ca), 0);
+        assert_int_equal(gnutls_x509_crt_init(&crt), 0);
+        d = (gnutls_datum_t){ .data = (unsigned char *) ca_pem, .size = (unsigned) strlen(ca_pem) };
+        assert_int_equal(gnutls_x509_crt_import(ca, &d, GNUTLS_X509_FMT_PEM), 0);
+        d = (gnutls_datum_t){ .data = (unsigned char *) crt_pem,
+                              .size = (unsigned) strlen(crt_pem) };
+        assert_int_equal(gnutls_x509_crt_import(crt, &d, GNUTLS_X509_FMT_PEM), 0);
+        assert_int_equal(gnutls_x509_crt_verify(crt, &ca, 1, 0, &status), 0);
+        assert_int_equal(status, 0);
+        assert_int_equal(
+                gnutls_x509_crt_get_dn_by_oid(crt, GNUTLS_OID_X520_COMMON_NAME, 0, 0, buf, &len),
+                0);
+        assert_string_equal(buf, PKI_ADMIN_USER);
+        len = sizeof(buf);
+        assert_int_equal(gnutls_x509_crt_get_dn_by_oid(crt, GNUTLS_OID_X520_ORGANIZATION_NAME, 0, 0,
+                                                       buf, &len),
+                         0);
+        assert_string_equal(buf, PKI_ADMIN_GROUP);
+        assert_int_equal(gnutls_x509_crt_get_key_purpose_oid(crt, 0, oid, &oid_len, NULL), 0);
+        assert_string_equal(oid, GNUTLS_KP_TLS_WWW_CLIENT);
+        oid_len = sizeof(oid);
+        assert_true(gnutls_x509_crt_get_key_purpose_oid(crt, 1, oid, &oid_len, NULL) < 0);
+        gnutls_x509_crt_deinit(crt);
+        gnutls_x509_crt_deinit(ca);
+}
+
 static void test_kubeconfig(void **state)
 {
         struct fixture *fx = *state;
@@ -764,14 +806,27 @@ static void test_kubeconfig(void **state)
         assert_memory_equal(raw.data, ca_file, raw.size);
         gnutls_free(raw.data);
 
-        token = yaml_value(doc, "token");
+        /* the admin's client certificate and key, as written to pki/ */
+        token = yaml_value(doc, "client-certificate-data");
         assert_non_null(token);
-        /* Hex that starts with a digit is quoted so YAML cannot read it as a number. */
-        quoted = xasprintf("\"%s\"", pki_admin_token(p));
-        if (pki_admin_token(p)[0] >= '0' && pki_admin_token(p)[0] <= '9')
-                assert_string_equal(token, quoted);
-        else
-                assert_string_equal(token, pki_admin_token(p));
+        b64 = (gnutls_datum_t){ .data = (unsigned char *) token, .size = (unsigned) strlen(token) };
+        assert_int_equal(gnutls_base64_decode2(&b64, &raw), 0);
+        quoted = slurp(fx, "pki/admin.crt");
+        assert_int_equal(raw.size, strlen(quoted));
+        assert_memory_equal(raw.data, quoted, raw.size);
+        gnutls_free(raw.data);
+        check_admin_cert(ca_file, quoted);
+        assert_null(yaml_value(doc, "token"));
+        free(token);
+        token = yaml_value(doc, "client-key-data");
+        assert_non_null(token);
+        free(quoted);
+        quoted = slurp(fx, "pki/admin.key");
+        b64 = (gnutls_datum_t){ .data = (unsigned char *) token, .size = (unsigned) strlen(token) };
+        assert_int_equal(gnutls_base64_decode2(&b64, &raw), 0);
+        assert_int_equal(raw.size, strlen(quoted));
+        assert_memory_equal(raw.data, quoted, raw.size);
+        gnutls_free(raw.data);
 
         server = yaml_value(doc, "server");
         assert_string_equal(server, URL);
@@ -783,7 +838,8 @@ static void test_kubeconfig(void **state)
         assert_string_equal(user, "admin");
         assert_non_null(strstr(doc, "apiVersion: v1\nkind: Config\n"));
         assert_non_null(strstr(doc, "\n  name: flexlet\ncontexts:\n"));
-        assert_non_null(strstr(doc, "\nusers:\n- name: admin\n  user:\n    token: "));
+        assert_non_null(
+                strstr(doc, "\nusers:\n- name: admin\n  user:\n    client-certificate-data: "));
 
         /* Written on every start: a new server URL shows up without any other change. */
         assert_int_equal(

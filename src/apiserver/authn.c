@@ -1,0 +1,448 @@
+/* authn.c: the request authenticators (see authn.h): x509 client certificates, the admin token
+ * and the static token file, with upstream's order, groups and token file format. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include <gnutls/crypto.h>
+#include <gnutls/gnutls.h>
+#include <gnutls/x509.h>
+
+#include "apiserver/authn.h"
+#include "apiserver/pki.h"
+#include "base/alloc.h"
+#include "base/fs.h"
+#include "base/strbuf.h"
+
+/* A token file bigger than this is refused (upstream reads any size; ours is held in memory). */
+#define MAX_TOKEN_FILE (16 * 1024 * 1024)
+/* Subject attributes longer than this are not names (RFC 5280 ub-common-name is 64). */
+#define MAX_DN_VALUE 1024
+
+struct authn {
+        const struct pki *pki;
+        struct authn_token_entry *tokens;
+        size_t n_tokens;
+};
+
+struct authn_user *authn_user_free(struct authn_user *u)
+{
+        if (!u)
+                return NULL;
+        for (size_t i = 0; u->groups && u->groups[i]; i++)
+                free(u->groups[i]);
+        free(u->groups);
+        free(u->name);
+        free(u->uid);
+        free(u);
+        return NULL;
+}
+
+static void user_add_group(struct authn_user *u, size_t *n, const char *g)
+{
+        u->groups = xrealloc(u->groups, (*n + 2) * sizeof(*u->groups));
+        u->groups[(*n)++] = xstrdup(g);
+        u->groups[*n] = NULL;
+}
+
+/* K8S: AuthenticatedGroupAdder appends system:authenticated unless the user has it already. */
+static void user_add_authenticated(struct authn_user *u, size_t n)
+{
+        for (size_t i = 0; i < n; i++)
+                if (strcmp(u->groups[i], AUTHN_GROUP_AUTHENTICATED) == 0)
+                        return;
+        user_add_group(u, &n, AUTHN_GROUP_AUTHENTICATED);
+}
+
+struct authn_user *authn_user_new(const char *name, const char *uid, const char *const *groups)
+{
+        struct authn_user *u = xcalloc(1, sizeof(*u));
+        size_t n = 0;
+
+        u->name = xstrdup(name);
+        u->uid = xstrdup(uid ? uid : "");
+        u->groups = xcalloc(1, sizeof(*u->groups));
+        for (size_t i = 0; groups && groups[i]; i++)
+                user_add_group(u, &n, groups[i]);
+        user_add_authenticated(u, n);
+        return u;
+}
+
+static struct authn_user *user_copy(const struct authn_user *src)
+{
+        return authn_user_new(src->name, src->uid, (const char *const *) src->groups);
+}
+
+json_t *authn_user_info_json(const struct authn_user *u)
+{
+        json_t *info = json_object();
+        json_t *groups = json_array();
+
+        json_object_set_new(info, "username", json_string(u->name));
+        if (*u->uid)
+                json_object_set_new(info, "uid", json_string(u->uid));
+        for (size_t i = 0; u->groups[i]; i++)
+                json_array_append_new(groups, json_string(u->groups[i]));
+        json_object_set_new(info, "groups", groups);
+        return info;
+}
+
+/* ---- the static token file ---- */
+
+void authn_token_entries_free(struct authn_token_entry *e, size_t n)
+{
+        for (size_t i = 0; i < n; i++) {
+                for (size_t g = 0; e[i].user.groups && e[i].user.groups[g]; g++)
+                        free(e[i].user.groups[g]);
+                free(e[i].user.groups);
+                free(e[i].user.name);
+                free(e[i].user.uid);
+        }
+        free(e);
+}
+
+/* Go's csv.ParseError text for a fault at text[i]: the column is 1-based within its line, and
+ * a record that began on an earlier line names that line too. */
+static int csv_error(const char *text, size_t i, unsigned start_line, unsigned line,
+                     const char *what, struct error **reterr)
+{
+        size_t col = 1;
+
+        while (col <= i && text[i - col] != '\n')
+                col++;
+        if (start_line != line)
+                return error_set(reterr, EINVAL,
+                                 "record on line %u; parse error on line %u, column %zu: %s",
+                                 start_line, line, col, what);
+        return error_set(reterr, EINVAL, "parse error on line %u, column %zu: %s", line, col, what);
+}
+
+#define CSV_QUOTE_FAULT "extraneous or missing \" in quoted-field"
+
+/* One CSV record as Go's encoding/csv reads it (FieldsPerRecord -1, no comments, no trimming):
+ * fields split at commas, a field that starts with a quote runs to its closing quote (which may
+ * span lines; "" inside is one quote). Blank lines are skipped. Returns the number of fields (0
+ * at the end), with *pos advanced and *line counted; -EINVAL with Go's message otherwise. */
+static int csv_record(const char *text, size_t len, size_t *pos, unsigned *line,
+                      struct strbuf *fields, size_t *offsets, size_t max_fields,
+                      struct error **reterr)
+{
+        size_t i = *pos, n = 0;
+        unsigned start_line;
+
+        /* blank lines (a lone \r too) are no record */
+        while (i < len &&
+               (text[i] == '\n' || (text[i] == '\r' && i + 1 < len && text[i + 1] == '\n'))) {
+                i += text[i] == '\r' ? 2 : 1;
+                (*line)++;
+        }
+        if (i >= len) {
+                *pos = i;
+                return 0;
+        }
+        start_line = *line;
+        strbuf_reset(fields);
+        for (;;) {
+                if (n == max_fields)
+                        return error_set(reterr, EINVAL, "record on line %u: too many fields",
+                                         start_line);
+                offsets[n++] = fields->len;
+                if (i < len && text[i] == '"') {
+                        i++;
+                        for (;;) {
+                                if (i >= len)
+                                        return csv_error(text, i, start_line, *line,
+                                                         CSV_QUOTE_FAULT, reterr);
+                                if (text[i] == '"') {
+                                        if (i + 1 < len && text[i + 1] == '"') {
+                                                strbuf_addch(fields, '"');
+                                                i += 2;
+                                                continue;
+                                        }
+                                        i++;
+                                        break;
+                                }
+                                if (text[i] == '\n')
+                                        (*line)++;
+                                if (!(text[i] == '\r' && i + 1 < len && text[i + 1] == '\n'))
+                                        strbuf_addch(fields, text[i]);
+                                i++;
+                        }
+                        if (i < len && text[i] != ',' && text[i] != '\n' &&
+                            !(text[i] == '\r' && i + 1 < len && text[i + 1] == '\n'))
+                                return csv_error(text, i, start_line, *line, CSV_QUOTE_FAULT,
+                                                 reterr);
+                } else {
+                        while (i < len && text[i] != ',' && text[i] != '\n' &&
+                               !(text[i] == '\r' && i + 1 < len && text[i + 1] == '\n')) {
+                                if (text[i] == '"')
+                                        return csv_error(text, i, start_line, *line,
+                                                         "bare \" in non-quoted-field", reterr);
+                                strbuf_addch(fields, text[i]);
+                                i++;
+                        }
+                }
+                strbuf_addch(fields, '\0');
+                if (i < len && text[i] == ',') {
+                        i++;
+                        continue;
+                }
+                break;
+        }
+        if (i < len)
+                i += text[i] == '\r' ? 2 : 1;
+        (*line)++;
+        *pos = i;
+        return (int) n;
+}
+
+#define TOKEN_FILE_MAX_FIELDS 64
+
+int authn_token_file_parse(const char *path, const char *text, size_t len,
+                           struct authn_token_entry **ret, size_t *ret_n, struct error **reterr)
+{
+        struct authn_token_entry *e = NULL;
+        size_t n = 0, pos = 0, offsets[TOKEN_FILE_MAX_FIELDS];
+        unsigned line = 1;
+        struct strbuf fields;
+        int r;
+
+        strbuf_init(&fields);
+        while ((r = csv_record(text, len, &pos, &line, &fields, offsets, TOKEN_FILE_MAX_FIELDS,
+                               reterr)) > 0) {
+                const char *token = fields.buf + offsets[0];
+                struct authn_user *u;
+                size_t ng = 0;
+
+                if (r < 3) {
+                        error_set(reterr, EINVAL,
+                                  "token file '%s' must have at least 3 columns (token, user "
+                                  "name, user uid), found %d",
+                                  path, r);
+                        r = -EINVAL;
+                        break;
+                }
+                /* K8S: an empty token is skipped with a warning */
+                if (!*token)
+                        continue;
+                e = xrealloc(e, (n + 1) * sizeof(*e));
+                memset(&e[n], 0, sizeof(e[n]));
+                if (gnutls_hash_fast(GNUTLS_DIG_SHA256, token, strlen(token), e[n].digest) < 0)
+                        abort();
+                u = &e[n].user;
+                u->name = xstrdup(fields.buf + offsets[1]);
+                u->uid = xstrdup(fields.buf + offsets[2]);
+                u->groups = xcalloc(1, sizeof(*u->groups));
+                /* K8S: strings.Split(record[3], ","): every piece, empty ones too */
+                if (r >= 4) {
+                        const char *g = fields.buf + offsets[3];
+                        for (;;) {
+                                const char *comma = strchr(g, ',');
+                                cleanup_free char *one =
+                                        comma ? xstrndup(g, (size_t) (comma - g)) : xstrdup(g);
+                                user_add_group(u, &ng, one);
+                                if (!comma)
+                                        break;
+                                g = comma + 1;
+                        }
+                }
+                n++;
+        }
+        strbuf_release(&fields);
+        gnutls_memset(offsets, 0, sizeof(offsets));
+        if (r < 0) {
+                authn_token_entries_free(e, n);
+                return -EINVAL;
+        }
+        *ret = e;
+        *ret_n = n;
+        return 0;
+}
+
+static int read_token_file(const char *path, char **ret, size_t *ret_len, struct error **reterr)
+{
+        cleanup_close int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        struct strbuf sb;
+        char buf[8192];
+        ssize_t got;
+
+        if (fd < 0)
+                return error_set(reterr, errno, "open %s: %s", path, strerror(errno));
+        strbuf_init(&sb);
+        while ((got = read(fd, buf, sizeof(buf))) != 0) {
+                if (got < 0) {
+                        int e = errno;
+                        if (e == EINTR)
+                                continue;
+                        strbuf_release(&sb);
+                        return error_set(reterr, e, "read %s: %s", path, strerror(e));
+                }
+                if (sb.len + (size_t) got > MAX_TOKEN_FILE) {
+                        strbuf_release(&sb);
+                        return error_set(reterr, EFBIG, "token file '%s' is over %d bytes", path,
+                                         MAX_TOKEN_FILE);
+                }
+                strbuf_add(&sb, buf, (size_t) got);
+        }
+        gnutls_memset(buf, 0, sizeof(buf));
+        *ret_len = sb.len;
+        *ret = strbuf_detach(&sb);
+        return 0;
+}
+
+int authn_new(const struct pki *pki, const char *token_file, struct authn **ret,
+              struct error **reterr)
+{
+        struct authn *a = xcalloc(1, sizeof(*a));
+
+        a->pki = pki;
+        if (token_file) {
+                cleanup_free char *text = NULL;
+                size_t len = 0;
+                int r = read_token_file(token_file, &text, &len, reterr);
+
+                if (r >= 0)
+                        r = authn_token_file_parse(token_file, text, len, &a->tokens, &a->n_tokens,
+                                                   reterr);
+                if (text)
+                        gnutls_memset(text, 0, len);
+                if (r < 0) {
+                        free(a);
+                        return r;
+                }
+        }
+        *ret = a;
+        return 0;
+}
+
+struct authn *authn_free(struct authn *a)
+{
+        if (!a)
+                return NULL;
+        authn_token_entries_free(a->tokens, a->n_tokens);
+        free(a);
+        return NULL;
+}
+
+/* ---- x509 ---- */
+
+/* The subject attribute oid at index idx of crt, malloc'd; NULL when there is none. */
+static char *dn_value(gnutls_x509_crt_t crt, const char *oid, unsigned idx)
+{
+        char buf[MAX_DN_VALUE + 1];
+        size_t len = sizeof(buf) - 1;
+
+        if (gnutls_x509_crt_get_dn_by_oid(crt, oid, idx, 0, buf, &len) < 0)
+                return NULL;
+        buf[len] = '\0';
+        /* an attribute holding a NUL is not a name */
+        if (strlen(buf) != len)
+                return NULL;
+        return xstrdup(buf);
+}
+
+int authn_user_from_cert(const unsigned char *der, size_t len, struct authn_user **ret)
+{
+        gnutls_datum_t d = { .data = (unsigned char *) der, .size = (unsigned) len };
+        gnutls_x509_crt_t crt;
+        cleanup_free char *cn = NULL;
+        struct authn_user *u;
+        size_t n = 0;
+
+        if (len > UINT32_MAX || gnutls_x509_crt_init(&crt) < 0)
+                return -EINVAL;
+        if (gnutls_x509_crt_import(crt, &d, GNUTLS_X509_FMT_DER) < 0) {
+                gnutls_x509_crt_deinit(crt);
+                return -EINVAL;
+        }
+        /* K8S: CommonNameUserConversion: no CN, no user */
+        cn = dn_value(crt, GNUTLS_OID_X520_COMMON_NAME, 0);
+        if (!cn || !*cn) {
+                gnutls_x509_crt_deinit(crt);
+                return -EACCES;
+        }
+        u = xcalloc(1, sizeof(*u));
+        u->name = TAKE_PTR(cn);
+        u->uid = xstrdup("");
+        u->groups = xcalloc(1, sizeof(*u->groups));
+        for (unsigned i = 0;; i++) {
+                cleanup_free char *o = dn_value(crt, GNUTLS_OID_X520_ORGANIZATION_NAME, i);
+                if (!o)
+                        break;
+                user_add_group(u, &n, o);
+        }
+        gnutls_x509_crt_deinit(crt);
+        user_add_authenticated(u, n);
+        *ret = u;
+        return 0;
+}
+
+/* ---- requests ---- */
+
+/* K8S: bearertoken.Authenticator: "Bearer" (any case), a space, the token up to the next
+ * space; an empty token is no token. NULL when the header carries none. */
+static char *bearer_token(const char *header)
+{
+        const char *p, *end;
+
+        if (!header)
+                return NULL;
+        while (*header == ' ' || *header == '\t')
+                header++;
+        if (strncasecmp(header, "bearer ", 7) != 0)
+                return NULL;
+        p = header + 7;
+        end = strchr(p, ' ');
+        if (!end)
+                end = p + strlen(p);
+        while (end > p && (end[-1] == '\t' || end[-1] == '\r' || end[-1] == '\n'))
+                end--;
+        return end > p ? xstrndup(p, (size_t) (end - p)) : NULL;
+}
+
+static const char *const admin_groups[] = { PKI_ADMIN_GROUP, NULL };
+
+int authn_request(const struct authn *a, const struct http_request *req, struct authn_user **ret)
+{
+        cleanup_free char *token = NULL;
+        unsigned char digest[32];
+        const struct authn_user *found = NULL;
+
+        if (req->client_cert_der &&
+            authn_user_from_cert(req->client_cert_der, req->client_cert_len, ret) == 0)
+                return 0;
+        token = bearer_token(req->authorization);
+        if (!token)
+                return -EACCES;
+        if (a->pki && pki_token_equal(a->pki, token)) {
+                *ret = authn_user_new(PKI_ADMIN_USER, NULL, admin_groups);
+                return 0;
+        }
+        if (gnutls_hash_fast(GNUTLS_DIG_SHA256, token, strlen(token), digest) < 0)
+                abort();
+        gnutls_memset(token, 0, strlen(token));
+        /* every entry is compared in full, so the time does not tell how close a guess came;
+         * a later line for the same token wins, as upstream's map */
+        for (size_t i = 0; i < a->n_tokens; i++) {
+                unsigned char diff = 0;
+                for (size_t b = 0; b < sizeof(digest); b++)
+                        diff |= (unsigned char) (digest[b] ^ a->tokens[i].digest[b]);
+                if (diff == 0)
+                        found = &a->tokens[i].user;
+        }
+        if (!found)
+                return -EACCES;
+        *ret = user_copy(found);
+        return 0;
+}
+
+json_t *authn_self_subject_review(const json_t *obj, const struct authn_user *user)
+{
+        (void) obj;
+        return json_pack("{s:s, s:s, s:{s:n}, s:{s:o}}", "kind", "SelfSubjectReview", "apiVersion",
+                         "authentication.k8s.io/v1", "metadata", "creationTimestamp", "status",
+                         "userInfo", authn_user_info_json(user));
+}
