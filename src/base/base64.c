@@ -128,3 +128,37 @@ char *base64_encode(const void *data, size_t n)
         out[o] = '\0';
         return out;
 }
+
+char *base64url_encode(const void *data, size_t n)
+{
+        char *out = base64_encode(data, n);
+        size_t o = 0;
+
+        for (size_t i = 0; out[i] && out[i] != '='; i++)
+                out[o++] = out[i] == '+' ? '-' : out[i] == '/' ? '_' : out[i];
+        out[o] = '\0';
+        return out;
+}
+
+int base64url_decode(const char *s, size_t len, char **ret_out, size_t *ret_len)
+{
+        cleanup_free char *std = NULL;
+        size_t o = 0;
+
+        if (len % 4 == 1)
+                return -EINVAL;
+        std = xmalloc(len + 3);
+        for (size_t i = 0; i < len; i++) {
+                char c = s[i];
+                if (c == '-')
+                        c = '+';
+                else if (c == '_')
+                        c = '/';
+                else if (c == '+' || c == '/' || digit((unsigned char) c) < 0)
+                        return -EINVAL;
+                std[o++] = c;
+        }
+        while (o % 4)
+                std[o++] = '=';
+        return base64_decode(std, o, ret_out, ret_len, NULL);
+}

@@ -20,4 +20,11 @@ int base64_decode(const char *s, size_t len, char **ret_out, size_t *ret_len,
 /* base64.StdEncoding.EncodeToString of n bytes; caller frees. */
 char *base64_encode(const void *data, size_t n);
 
+/* base64.RawURLEncoding (RFC 4648 §5 without padding), as JWS (RFC 7515) segments use it:
+ * encode n bytes (caller frees); decode len characters of '-', '_' and alphanumerics (anything
+ * else, '=' included, and a length that cannot end a quantum, is -EINVAL) into a malloc'd,
+ * NUL-terminated buffer of *ret_len bytes. */
+char *base64url_encode(const void *data, size_t n);
+int base64url_decode(const char *s, size_t len, char **ret_out, size_t *ret_len);
+
 #endif
