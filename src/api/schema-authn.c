@@ -37,3 +37,52 @@ static const struct schema_field self_subject_review_fields[] = {
 /* clang-format on */
 const struct schema schema_self_subject_review =
         SCHEMA_STRUCT("SelfSubjectReview", self_subject_review_fields);
+
+/* authentication/v1 BoundObjectReference */
+/* clang-format off */
+static const struct schema_field bound_object_reference_fields[] = {
+        { "kind", &schema_string, 1, SCHEMA_GO_VALUE },
+        { "apiVersion", &schema_string, 2, SCHEMA_GO_VALUE },
+        { "name", &schema_string, 3, SCHEMA_GO_VALUE },
+        { "uid", &schema_string, 4, SCHEMA_GO_VALUE },
+        SCHEMA_FIELDS_END,
+};
+/* clang-format on */
+static const struct schema schema_bound_object_reference =
+        SCHEMA_STRUCT("BoundObjectReference", bound_object_reference_fields);
+
+/* authentication/v1 TokenRequestSpec: no omitempty on any field (json:"audiences" etc.) */
+/* clang-format off */
+static const struct schema_field token_request_spec_fields[] = {
+        { "audiences", &schema_string_list, 1, SCHEMA_GO_ALWAYS },
+        { "expirationSeconds", &schema_int64, 4, SCHEMA_GO_POINTER },
+        { "boundObjectRef", &schema_bound_object_reference, 3, SCHEMA_GO_POINTER },
+        SCHEMA_FIELDS_END,
+};
+/* clang-format on */
+static const struct schema schema_token_request_spec =
+        SCHEMA_STRUCT("TokenRequestSpec", token_request_spec_fields);
+
+/* authentication/v1 TokenRequestStatus */
+/* clang-format off */
+static const struct schema_field token_request_status_fields[] = {
+        { "token", &schema_string, 1, SCHEMA_GO_ALWAYS },
+        { "expirationTimestamp", &schema_time, 2, SCHEMA_GO_ALWAYS },
+        SCHEMA_FIELDS_END,
+};
+/* clang-format on */
+static const struct schema schema_token_request_status =
+        SCHEMA_STRUCT("TokenRequestStatus", token_request_status_fields);
+
+/* authentication/v1 TokenRequest: the serviceaccounts/token subresource's object */
+/* clang-format off */
+static const struct schema_field token_request_fields[] = {
+        { "kind", &schema_string, 0, 0 },
+        { "apiVersion", &schema_string, 0, 0 },
+        { "metadata", &schema_object_meta, 1, SCHEMA_GO_VALUE },
+        { "spec", &schema_token_request_spec, 2, SCHEMA_GO_ALWAYS },
+        { "status", &schema_token_request_status, 3, SCHEMA_GO_VALUE },
+        SCHEMA_FIELDS_END,
+};
+/* clang-format on */
+const struct schema schema_token_request = SCHEMA_STRUCT("TokenRequest", token_request_fields);

@@ -32,6 +32,7 @@
 #define ADMIN_KEY_FILE   "admin.key"
 #define ADMIN_CERT_FILE  "admin.crt"
 #define TOKEN_FILE       "admin.token"
+#define SA_KEY_FILE      "sa.key"
 #define KUBECONFIG_FILE  "kubeconfig"
 #define CA_COMMON_NAME   "flexlet-ca"
 #define SERVER_CN        "flexlet-apiserver"
@@ -54,6 +55,7 @@ struct pki {
         char *server_key_pem;
         char *admin_cert_pem;
         char *admin_key_pem;
+        char *sa_key_pem;
         char *token;
         unsigned char token_digest[SHA256_LEN];
 };
@@ -810,6 +812,33 @@ static int ensure_leaf(int pfd, const char *dir, time_t now, const struct creden
         return 0;
 }
 
+/* The service account signing key: made once, never replaced (every token it signed would stop
+ * verifying). */
+static int ensure_sa_key(int pfd, const char *dir, char **ret, int *changes, struct error **reterr)
+{
+        cleanup_credential struct credential fresh = { 0 };
+        cleanup_free char *text = NULL;
+        int r;
+
+        r = read_small_file(pfd, dir, SA_KEY_FILE, true, &text, NULL, reterr);
+        if (r < 0)
+                return r;
+        if (text) {
+                *ret = TAKE_PTR(text);
+                return 0;
+        }
+        r = generate_key(&fresh, reterr);
+        if (r < 0)
+                return r;
+        r = write_file_atomic(pfd, dir, SA_KEY_FILE, fresh.key_pem, strlen(fresh.key_pem), 0600,
+                              reterr);
+        if (r < 0)
+                return r;
+        *ret = xstrdup(fresh.key_pem);
+        *changes |= PKI_CREATED_SA_KEY;
+        return 0;
+}
+
 static int ensure_token(int pfd, const char *dir, char **ret, int *changes, struct error **reterr)
 {
         cleanup_free char *text = NULL;
@@ -897,6 +926,9 @@ int pki_ensure(const struct pki_options *o, struct pki **ret, struct error **ret
         r = ensure_token(pfd, pki_dir, &p->token, &changes, reterr);
         if (r < 0)
                 return r;
+        r = ensure_sa_key(pfd, pki_dir, &p->sa_key_pem, &changes, reterr);
+        if (r < 0)
+                return r;
         sha256(p->token, p->token_digest);
         p->ca_cert_pem = TAKE_PTR(ca.crt_pem);
         p->server_cert_pem = TAKE_PTR(srv.crt_pem);
@@ -928,6 +960,11 @@ const char *pki_server_key_pem(const struct pki *p)
         return p->server_key_pem;
 }
 
+const char *pki_sa_key_pem(const struct pki *p)
+{
+        return p->sa_key_pem;
+}
+
 const char *pki_admin_token(const struct pki *p)
 {
         return p->token;
@@ -941,6 +978,9 @@ struct pki *pki_free(struct pki *p)
                 gnutls_memset(p->server_key_pem, 0, strlen(p->server_key_pem));
         if (p->admin_key_pem)
                 gnutls_memset(p->admin_key_pem, 0, strlen(p->admin_key_pem));
+        if (p->sa_key_pem)
+                gnutls_memset(p->sa_key_pem, 0, strlen(p->sa_key_pem));
+        free(p->sa_key_pem);
         if (p->token)
                 gnutls_memset(p->token, 0, strlen(p->token));
         free(p->admin_cert_pem);

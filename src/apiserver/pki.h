@@ -17,6 +17,8 @@
  *   admin.token             32 random bytes, hex-encoded (64 characters and a newline): the
  *                           same admin as a bearer token, for flexlet's own components and
  *                           scripts (curl)
+ *   sa.key                  the service account token signing key, ECDSA P-256 (K8S
+ *                           --service-account-signing-key-file); made once, never replaced
  *
  * and DATA_DIR/kubeconfig (0600), rewritten on every start, with the admin's client certificate.
  * Private keys and the token are 0600, certificates 0644. PEM files hold one object each; keys are
@@ -58,6 +60,7 @@ enum pki_change {
         PKI_CREATED_TOKEN = 1 << 1,
         PKI_ISSUED_SERVER_CERT = 1 << 2,
         PKI_ISSUED_ADMIN_CERT = 1 << 3,
+        PKI_CREATED_SA_KEY = 1 << 4,
 };
 
 struct pki;
@@ -90,6 +93,8 @@ int pki_write_kubeconfig(const struct pki *p, const char *path, const char *serv
 const char *pki_ca_cert_pem(const struct pki *p);
 const char *pki_server_cert_pem(const struct pki *p);
 const char *pki_server_key_pem(const struct pki *p);
+/* The service account signing key, PEM (PKCS#8); borrowed. */
+const char *pki_sa_key_pem(const struct pki *p);
 /* The admin bearer token without the trailing newline; borrowed. */
 const char *pki_admin_token(const struct pki *p);
 
