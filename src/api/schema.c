@@ -76,6 +76,7 @@ const struct schema *schema_for_kind(const char *kind)
                 { "ConfigMap", &schema_config_map },
                 { "Secret", &schema_secret },
                 { "ServiceAccount", &schema_service_account },
+                { "ResourceQuota", &schema_resource_quota },
                 { "StorageClass", &schema_storage_class },
                 { "PersistentVolume", &schema_persistent_volume },
                 { "PersistentVolumeClaim", &schema_persistent_volume_claim },

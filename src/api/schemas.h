@@ -19,9 +19,12 @@ extern const struct schema schema_storage_class, schema_persistent_volume,
 /* ---- kinds (configuration: api/schema-config.c) ---- */
 /* core/v1 ConfigMap, Secret and ServiceAccount. */
 extern const struct schema schema_config_map, schema_secret, schema_service_account;
+/* core/v1 ResourceQuota (api/schema-quota.c). */
+extern const struct schema schema_resource_quota;
 
 /* "Pod", "Node", "Event", "Namespace", "StorageClass", "PersistentVolume",
- * "PersistentVolumeClaim", "ConfigMap", "Secret", "ServiceAccount": the kind's schema; NULL for
+ * "PersistentVolumeClaim", "ConfigMap", "Secret", "ServiceAccount", "ResourceQuota": the kind's
+ * schema; NULL for
  * any other kind. */
 const struct schema *schema_for_kind(const char *kind);
 

@@ -1,6 +1,7 @@
-/* validation-internal.h: helpers shared by validation-meta.c, validation-pod.c, defaults-pod.c and
- * qos.c only: error appenders that render bad values as apimachinery's field.Error does,
- * semantic JSON equality (apiequality.Semantic.DeepEqual), and exact quantity arithmetic. */
+/* validation-internal.h: helpers shared by validation-meta.c, validation-pod.c, defaults-pod.c,
+ * qos.c, validation-quota.c and quota.c only: error appenders that render bad values as
+ * apimachinery's field.Error does, semantic JSON equality (apiequality.Semantic.DeepEqual), and
+ * exact quantity arithmetic. */
 #ifndef FLEXLET_API_VALIDATION_INTERNAL_H
 #define FLEXLET_API_VALIDATION_INTERNAL_H
 
@@ -104,5 +105,12 @@ bool v_resource_name_is_native(const char *name);
 bool v_resource_name_is_hugepages(const char *name);
 bool v_resource_name_is_extended(const char *name);
 bool v_resource_overcommit_allowed(const char *name);
+/* K8S: validateResourceName (a qualified name; without a '/', a standard resource: "must be a
+ * standard resource type or fully qualified"); returns how many errors it added. */
+size_t v_validate_resource_name(const char *name, const char *field, struct field_error_list *errs);
+/* K8S: ValidateResourceQuantityValue: not negative, an integer for integer resources (pods,
+ * configmaps, ..., extended resources). */
+void v_validate_quantity_value(const char *name, const struct quantity *q, const char *field,
+                               struct field_error_list *errs);
 
 #endif

@@ -159,8 +159,7 @@ static bool is_integer_resource(const char *name)
 }
 
 /* K8S: validateResourceName */
-static size_t validate_resource_name(const char *name, const char *field,
-                                     struct field_error_list *errs)
+size_t v_validate_resource_name(const char *name, const char *field, struct field_error_list *errs)
 {
         size_t before = errs->n;
 
@@ -176,7 +175,7 @@ static size_t validate_resource_name(const char *name, const char *field,
 static void validate_container_resource_name(const char *name, const char *field,
                                              struct field_error_list *errs)
 {
-        validate_resource_name(name, field, errs);
+        v_validate_resource_name(name, field, errs);
         if (!strchr(name, '/')) {
                 if (!streq(name, "cpu") && !streq(name, "memory") &&
                     !streq(name, "ephemeral-storage") && !v_resource_name_is_hugepages(name))
@@ -192,7 +191,7 @@ static void validate_container_resource_name(const char *name, const char *field
 static void validate_pod_resource_name(const char *name, const char *field,
                                        struct field_error_list *errs)
 {
-        if (validate_resource_name(name, field, errs))
+        if (v_validate_resource_name(name, field, errs))
                 return;
         if (!in_list(name, pod_level_resources))
                 verr_not_supported(errs, field, name, pod_level_resources);
@@ -213,8 +212,8 @@ static bool hugepages_divisible(const char *name, const struct quantity *q)
 }
 
 /* K8S: ValidateResourceQuantityValue; q already parsed. */
-static void validate_quantity_value(const char *name, const struct quantity *q, const char *field,
-                                    struct field_error_list *errs)
+void v_validate_quantity_value(const char *name, const struct quantity *q, const char *field,
+                               struct field_error_list *errs)
 {
         cleanup_free char *s = quantity_format(q);
         int64_t m;
@@ -254,7 +253,7 @@ static void validate_resource_requirements(const json_t *res, const char *path, 
                         verr_raw(errs, FIELD_ERROR_INVALID, fp, r, QUANTITY_REGEXP_MESSAGE);
                         continue;
                 }
-                validate_quantity_value(name, &q, fp, errs);
+                v_validate_quantity_value(name, &q, fp, errs);
                 if (v_resource_name_is_hugepages(name)) {
                         lim_huge = true;
                         if (!hugepages_divisible(name, &q)) {
@@ -280,7 +279,7 @@ static void validate_resource_requirements(const json_t *res, const char *path, 
                         verr_raw(errs, FIELD_ERROR_INVALID, fp, r, QUANTITY_REGEXP_MESSAGE);
                         continue;
                 }
-                validate_quantity_value(name, &q, fp, errs);
+                v_validate_quantity_value(name, &q, fp, errs);
                 s = quantity_format(&q);
                 if (lv && vq_parse(lv, &l) == 0) {
                         cleanup_free char *ls = quantity_format(&l);

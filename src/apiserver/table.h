@@ -56,4 +56,9 @@ void config_map_table_row(const json_t *cm, time_t now, json_t *cells);
 void secret_table_row(const json_t *secret, time_t now, json_t *cells);
 void service_account_table_row(const json_t *sa, time_t now, json_t *cells);
 
+/* quotas (K8S: printResourceQuota) */
+#define RESOURCE_QUOTA_COLUMNS 4
+extern const struct table_column resource_quota_columns[RESOURCE_QUOTA_COLUMNS];
+void resource_quota_table_row(const json_t *rq, time_t now, json_t *cells);
+
 #endif
