@@ -37,11 +37,21 @@ static const char *sub_name(enum api_subresource sub)
         return "?";
 }
 
+/* K8S: CheckRequest: on an update, a quota that already counted the old object is charged the
+ * difference (never negative); one that did not (a scope that now matches) the whole usage. */
+static const json_t *delta_for(const json_t *quota, const struct api_resource *r, const json_t *old,
+                               const json_t *whole, const json_t *diff)
+{
+        return old && quota_matches(quota, r->group, r->plural, old) ? diff : whole;
+}
+
 /* Checks one quota and, unless dry, charges it. Returns 0 (charged, or nothing to charge),
  * -ESTALE when the quota changed under us, or the refusal. */
 static int charge_one(struct store *store, const json_t *quota, const struct api_resource *r,
-                      const json_t *obj, const json_t *delta, bool dry_run, struct error **reterr)
+                      const json_t *obj, const json_t *old, const json_t *whole, const json_t *diff,
+                      bool dry_run, struct error **reterr)
 {
+        const json_t *delta = delta_for(quota, r, old, whole, diff);
         cleanup_json json_t *used = NULL, *next = NULL;
         const char *rv = json_path_string(quota, "metadata.resourceVersion");
         uint64_t expected = 0;
@@ -64,22 +74,24 @@ int resource_quota_admit(struct store *store, const struct api_resource *r, cons
                          enum api_subresource sub, const json_t *obj, const json_t *old,
                          bool dry_run, struct error **reterr)
 {
-        cleanup_json json_t *delta = NULL, *quotas = NULL;
+        cleanup_json json_t *whole = NULL, *diff = NULL, *quotas = NULL;
         int ret;
 
         /* K8S: Validate: only namespaced objects (a namespace itself is not) */
         if (!r->namespaced || !ns || !*ns ||
             !quota_handles(r->group, r->plural, sub_name(sub), obj, old))
                 return 0;
-        delta = quota_delta(r->group, r->plural, obj, old, time(NULL));
+        whole = quota_delta(r->group, r->plural, obj, NULL, time(NULL));
+        diff = old ? quota_delta(r->group, r->plural, obj, old, time(NULL)) : json_incref(whole);
         ret = store_list(store, "resourcequotas", ns, &quotas, NULL, reterr);
         if (ret < 0)
                 return ret;
         /* Every quota is checked before any is charged, so a refusal charges none. */
         for (size_t i = 0; i < json_array_size(quotas); i++) {
                 cleanup_json json_t *used = NULL;
-                ret = quota_check(json_array_get(quotas, i), r->group, r->plural, obj, delta, &used,
-                                  reterr);
+                const json_t *q = json_array_get(quotas, i);
+                ret = quota_check(q, r->group, r->plural, obj, delta_for(q, r, old, whole, diff),
+                                  &used, reterr);
                 if (ret < 0)
                         return ret;
         }
@@ -90,7 +102,7 @@ int resource_quota_admit(struct store *store, const struct api_resource *r, cons
 
                 for (int attempt = 1;; attempt++) {
                         struct error *e = NULL;
-                        ret = charge_one(store, q, r, obj, delta, dry_run, &e);
+                        ret = charge_one(store, q, r, obj, old, whole, diff, dry_run, &e);
                         if (ret != -ESTALE) {
                                 if (ret < 0 && reterr)
                                         *reterr = e;

@@ -289,6 +289,28 @@ static void test_admit_store(void **state)
                 -EPERM);
         assert_string_equal(err->message, "exceeded quota: q, requested: requests.cpu=600m, used: "
                                           "requests.cpu=600m, limited: requests.cpu=1");
+        err = error_free(err);
+
+        /* K8S: CheckRequest on an update: a quota that did not count the old pod (its
+         * Terminating scope now matches) is charged the whole usage */
+        {
+                cleanup_json json_t *t = quota("{'hard':{'pods':'1'},'scopes':['Terminating']}",
+                                               "{'pods':'1'}", "{'pods':'0'}");
+                cleanup_json json_t *dl = json_deep_copy(pod);
+                json_object_del(json_object_get(t, "metadata"), "resourceVersion");
+                json_object_set_new(json_object_get(t, "metadata"), "name", json_string("t"));
+                assert_int_equal(store_create(store, "resourcequotas", "ns", "t", t, NULL), 0);
+                json_object_set_new(json_object_get(dl, "spec"), "activeDeadlineSeconds",
+                                    json_integer(30));
+                assert_int_equal(resource_quota_admit(store, &pods, "ns", API_SUB_NONE, dl, pod,
+                                                      false, &err),
+                                 0);
+                assert_int_equal(store_get(store, "resourcequotas", "ns", "t", &stored, NULL), 0);
+                assert_string_equal(json_string_value(json_object_get(
+                                            json_path(stored, "status.used"), "pods")),
+                                    "1");
+                json_decref(stored);
+        }
         /* another namespace has no quota */
         assert_int_equal(
                 resource_quota_admit(store, &pods, "free", API_SUB_NONE, pod, NULL, false, NULL),
