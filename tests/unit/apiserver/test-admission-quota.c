@@ -260,7 +260,7 @@ static void test_admit_store(void **state)
                                        "{'requests.cpu':'0'}");
         cleanup_json json_t *pod = jparse(
                 "{'spec':{'containers':[{'name':'c','resources':{'requests':{'cpu':'600m'}}}]}}");
-        cleanup_json json_t *stored = NULL;
+        json_t *stored = NULL;
         cleanup_error struct error *err = NULL;
         struct store *store = NULL;
 
