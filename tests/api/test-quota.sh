@@ -53,7 +53,7 @@ check_output "kubectl 1.32 reads the Table too" "count/configmaps: 0/2, persiste
         kv 1.32 get quota objects
 check_output "a scope that cannot apply is refused with upstream's words" \
         'spec.scopes: Invalid value: []core.ResourceQuotaScope{"BestEffort"}: unsupported scope applied to resource' \
-        k create quota bad --hard=cpu=1 --scopes=BestEffort
+        refusal default resourcequotas <<<'{"apiVersion":"v1","kind":"ResourceQuota","metadata":{"name":"bad"},"spec":{"hard":{"cpu":"1"},"scopes":["BestEffort"]}}'
 check_output "a resource that is not a quota resource is refused" \
         'spec.hard[storage]: Invalid value: "storage": must be a standard resource for quota' \
         refusal default resourcequotas <<<'{"apiVersion":"v1","kind":"ResourceQuota","metadata":{"name":"bad"},"spec":{"hard":{"storage":"1"}}}'
@@ -86,6 +86,12 @@ check_equal "and status.used says so" 1 "$(used default compute requests.cpu)"
 # --- claims: counted on create and on expansion
 api POST /apis/storage.k8s.io/v1/storageclasses -H 'Content-Type: application/json' -o /dev/null \
         -d '{"apiVersion":"storage.k8s.io/v1","kind":"StorageClass","metadata":{"name":"grow"},"provisioner":"flexlet.io/local-loop","allowVolumeExpansion":true}'
+# expand CLAIM SIZE [curl args...]: raise the claim's request
+expand() {
+        api PATCH "/api/v1/namespaces/default/persistentvolumeclaims/$1" -H 'Content-Type: application/merge-patch+json' \
+                -d "{\"spec\":{\"resources\":{\"requests\":{\"storage\":\"$2\"}}}}" "${@:3}"
+}
+expand_refusal() { expand "$1" "$2" | jq -r .message; }
 claim() { printf '{"apiVersion":"v1","kind":"PersistentVolumeClaim","metadata":{"name":"%s"},"spec":{"storageClassName":"grow","accessModes":["ReadWriteOnce"],"resources":{"requests":{"storage":"%s"}}}}' "$1" "$2"; }
 check "a claim of 1Gi is admitted" post default persistentvolumeclaims -f -o /dev/null <<<"$(claim c1 1Gi)"
 check_equal "it is charged to requests.storage" 1Gi "$(used default objects requests.storage)"
@@ -96,9 +102,8 @@ api PATCH /api/v1/namespaces/default/persistentvolumeclaims/c1/status -H 'Conten
         -d '{"status":{"phase":"Bound","capacity":{"storage":"1Gi"}}}' -o /dev/null
 check_output "an expansion past requests.storage is refused" \
         'persistentvolumeclaims "c1" is forbidden: exceeded quota: objects, requested: requests.storage=2Gi, used: requests.storage=1Gi, limited: requests.storage=2Gi' \
-        k patch pvc c1 -p '{"spec":{"resources":{"requests":{"storage":"3Gi"}}}}'
-check "an expansion within it is accepted" api PATCH /api/v1/namespaces/default/persistentvolumeclaims/c1 -f -o /dev/null \
-        -H 'Content-Type: application/merge-patch+json' -d '{"spec":{"resources":{"requests":{"storage":"2Gi"}}}}'
+        expand_refusal c1 3Gi
+check "an expansion within it is accepted" expand c1 2Gi -f -o /dev/null
 check_equal "and charged" 2Gi "$(used default objects requests.storage)"
 
 # --- object counts, given back after a delete
