@@ -21,6 +21,8 @@ extern const struct schema schema_storage_class, schema_persistent_volume,
 extern const struct schema schema_config_map, schema_secret, schema_service_account;
 /* core/v1 LimitRange. */
 extern const struct schema schema_limit_range;
+/* core/v1 ResourceQuota (api/schema-quota.c). */
+extern const struct schema schema_resource_quota;
 
 /* ---- kinds (authentication: api/schema-authn.c) ---- */
 /* authentication.k8s.io/v1 SelfSubjectReview. */
@@ -28,8 +30,7 @@ extern const struct schema schema_self_subject_review;
 
 /* "Pod", "Node", "Event", "Namespace", "StorageClass", "PersistentVolume",
  * "PersistentVolumeClaim", "ConfigMap", "Secret", "ServiceAccount", "LimitRange",
- * "SelfSubjectReview": the kind's
- * schema; NULL for any other kind. */
+ * "ResourceQuota", "SelfSubjectReview": the kind's schema; NULL for any other kind. */
 const struct schema *schema_for_kind(const char *kind);
 
 /* ---- the wire's own shapes (api/schema-wire.c) ---- */

@@ -212,8 +212,8 @@ static bool hugepages_divisible(const char *name, const struct quantity *q)
 }
 
 /* K8S: ValidateResourceQuantityValue; q already parsed. */
-static void validate_quantity_value(const char *name, const struct quantity *q, const char *field,
-                                    struct field_error_list *errs)
+void v_validate_quantity_value(const char *name, const struct quantity *q, const char *field,
+                               struct field_error_list *errs)
 {
         cleanup_free char *s = quantity_format(q);
         int64_t m;
@@ -253,7 +253,7 @@ static void validate_resource_requirements(const json_t *res, const char *path, 
                         verr_raw(errs, FIELD_ERROR_INVALID, fp, r, QUANTITY_REGEXP_MESSAGE);
                         continue;
                 }
-                validate_quantity_value(name, &q, fp, errs);
+                v_validate_quantity_value(name, &q, fp, errs);
                 if (v_resource_name_is_hugepages(name)) {
                         lim_huge = true;
                         if (!hugepages_divisible(name, &q)) {
@@ -279,7 +279,7 @@ static void validate_resource_requirements(const json_t *res, const char *path, 
                         verr_raw(errs, FIELD_ERROR_INVALID, fp, r, QUANTITY_REGEXP_MESSAGE);
                         continue;
                 }
-                validate_quantity_value(name, &q, fp, errs);
+                v_validate_quantity_value(name, &q, fp, errs);
                 s = quantity_format(&q);
                 if (lv && vq_parse(lv, &l) == 0) {
                         cleanup_free char *ls = quantity_format(&l);

@@ -309,6 +309,28 @@ static const struct api_resource selfsubjectreviews = {
         .review = authn_self_subject_review,
 };
 
+static const char *const quota_short[] = { "quota", NULL };
+
+static const struct api_resource resourcequotas = {
+        .group = "",
+        .version = "v1",
+        .api_version = "v1",
+        .plural = "resourcequotas",
+        .singular = "resourcequota",
+        .kind = "ResourceQuota",
+        .list_kind = "ResourceQuotaList",
+        .namespaced = true,
+        .short_names = quota_short,
+        .verbs = verbs_all,
+        .subresources = status_only,
+        .schema = &schema_resource_quota,
+        .field_labels = config_fields,
+        .columns = resource_quota_columns,
+        .n_columns = RESOURCE_QUOTA_COLUMNS,
+        .table_row = resource_quota_table_row,
+        .strategy = &resource_quota_strategy,
+};
+
 const struct api_resource *const api_resources[] = {
         &pods,
         &namespaces,
@@ -322,6 +344,7 @@ const struct api_resource *const api_resources[] = {
         &serviceaccounts,
         &limitranges,
         &selfsubjectreviews,
+        &resourcequotas,
 };
 const size_t n_api_resources = ARRAY_SIZE(api_resources);
 

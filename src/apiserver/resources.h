@@ -106,6 +106,8 @@ extern const struct resource_strategy secret_strategy;
 extern const struct resource_strategy service_account_strategy;
 /* apiserver/strategy-limitrange.c */
 extern const struct resource_strategy limit_range_strategy;
+/* apiserver/strategy-quota.c */
+extern const struct resource_strategy resource_quota_strategy;
 /* apiserver/strategy-storage.c */
 extern const struct resource_strategy storage_class_strategy;
 extern const struct resource_strategy persistent_volume_strategy;

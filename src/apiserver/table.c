@@ -803,3 +803,55 @@ void limit_range_table_row(const json_t *lr, time_t now, json_t *cells)
         json_array_append_new(
                 cells, json_string(str_or(json_path_string(lr, "metadata.creationTimestamp"), "")));
 }
+
+/* K8S: resourceQuotaColumnDefinitions, printResourceQuota */
+const struct table_column resource_quota_columns[RESOURCE_QUOTA_COLUMNS] = {
+        { "Name", "string", "name", NAME_DESCRIPTION, 0 },
+        { "Age", "string", "", AGE_DESCRIPTION, 0 },
+        { "Request", "string", "",
+          "Request represents a minimum amount of cpu/memory that a container may consume.", 0 },
+        { "Limit", "string", "",
+          "Limits control the maximum amount of cpu/memory that a container may use independent of contention on the node.",
+          0 },
+};
+
+static int cmp_names(const void *a, const void *b)
+{
+        return strcmp(*(const char *const *) a, *(const char *const *) b);
+}
+
+/* K8S: each resource of spec.hard, sorted, as "name: used/hard" (from status; an absent value
+ * prints as the zero quantity "0"), limits.* ones in LIMIT and the rest in REQUEST. */
+void resource_quota_table_row(const json_t *rq, time_t now, json_t *cells)
+{
+        const json_t *hard = json_path(rq, "spec.hard");
+        const json_t *st_hard = json_path(rq, "status.hard");
+        const json_t *st_used = json_path(rq, "status.used");
+        cleanup_free const char **names = xcalloc(json_object_size(hard) + 1, sizeof(*names));
+        struct strbuf req, lim;
+        const char *name;
+        size_t n = 0;
+        json_t *v;
+        char age[32];
+
+        json_object_foreach((json_t *) hard, name, v) {
+                names[n++] = name;
+        }
+        qsort(names, n, sizeof(*names), cmp_names);
+        strbuf_init(&req);
+        strbuf_init(&lim);
+        for (size_t i = 0; i < n; i++) {
+                struct strbuf *w = strncmp(names[i], "limits.", 7) == 0 ? &lim : &req;
+                strbuf_addf(w, "%s%s: %s/%s", w->len ? ", " : "", names[i],
+                            str_or(json_string_value(json_object_get(st_used, names[i])), "0"),
+                            str_or(json_string_value(json_object_get(st_hard, names[i])), "0"));
+        }
+        json_array_append_new(cells,
+                              json_string(str_or(json_path_string(rq, "metadata.name"), "")));
+        age_since(json_path_string(rq, "metadata.creationTimestamp"), now, age);
+        json_array_append_new(cells, json_string(age));
+        json_array_append_new(cells, json_string(req.buf));
+        json_array_append_new(cells, json_string(lim.buf));
+        strbuf_release(&req);
+        strbuf_release(&lim);
+}

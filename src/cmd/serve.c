@@ -30,6 +30,7 @@
 #include "controllers/namespace.h"
 #include "controllers/pv-provisioner.h"
 #include "controllers/scheduler.h"
+#include "controllers/resourcequota.h"
 #include "controllers/serviceaccount.h"
 #include "controllers/storage-protection.h"
 #include "controllers/volume-expander.h"
@@ -416,6 +417,7 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
         struct storage_protection *protection = NULL;
         struct namespace_controller *namespaces = NULL;
         struct serviceaccount_controller *accounts = NULL;
+        struct resourcequota_controller *quotas = NULL;
         struct pv_provisioner *provisioner = NULL;
         struct volume_expander *expander = NULL;
         struct node_agent *agent = NULL;
@@ -601,6 +603,8 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
                         r = namespace_controller_start(&co, &namespaces, &err);
                 if (r >= 0)
                         r = serviceaccount_controller_start(&co, &accounts, &err);
+                if (r >= 0)
+                        r = resourcequota_controller_start(&co, &quotas, &err);
                 /* local-loop volumes live under the server's data dir, which only serve's own
                  * node uses: the storage controllers run where that node does */
                 if (r >= 0 && with_node)
@@ -652,6 +656,7 @@ stop:
         node_agent_stop(agent);
         volume_expander_stop(expander);
         pv_provisioner_stop(provisioner);
+        resourcequota_controller_stop(quotas);
         serviceaccount_controller_stop(accounts);
         namespace_controller_stop(namespaces);
         storage_protection_stop(protection);
