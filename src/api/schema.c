@@ -79,6 +79,8 @@ const struct schema *schema_for_kind(const char *kind)
                 { "StorageClass", &schema_storage_class },
                 { "PersistentVolume", &schema_persistent_volume },
                 { "PersistentVolumeClaim", &schema_persistent_volume_claim },
+                { "PodDisruptionBudget", &schema_pod_disruption_budget },
+                { "Eviction", &schema_eviction },
         };
 
         if (!kind)

@@ -20,9 +20,13 @@ extern const struct schema schema_storage_class, schema_persistent_volume,
 /* core/v1 ConfigMap, Secret and ServiceAccount. */
 extern const struct schema schema_config_map, schema_secret, schema_service_account;
 
+/* ---- kinds (policy: api/schema-policy.c) ---- */
+/* policy/v1 PodDisruptionBudget and Eviction, meta/v1 DeleteOptions (an Eviction's). */
+extern const struct schema schema_pod_disruption_budget, schema_eviction, schema_delete_options;
+
 /* "Pod", "Node", "Event", "Namespace", "StorageClass", "PersistentVolume",
- * "PersistentVolumeClaim", "ConfigMap", "Secret", "ServiceAccount": the kind's schema; NULL for
- * any other kind. */
+ * "PersistentVolumeClaim", "ConfigMap", "Secret", "ServiceAccount", "PodDisruptionBudget",
+ * "Eviction": the kind's schema; NULL for any other kind. */
 const struct schema *schema_for_kind(const char *kind);
 
 /* ---- the wire's own shapes (api/schema-wire.c) ---- */

@@ -105,4 +105,8 @@ bool v_resource_name_is_hugepages(const char *name);
 bool v_resource_name_is_extended(const char *name);
 bool v_resource_overcommit_allowed(const char *name);
 
+/* K8S: metav1 ValidateLabelSelector (validation-storage.c): matchLabels as labels, each
+ * matchExpressions requirement's operator, key and values. sel may be NULL. */
+void v_validate_label_selector(const json_t *sel, const char *path, struct field_error_list *errs);
+
 #endif

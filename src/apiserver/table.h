@@ -56,4 +56,9 @@ void config_map_table_row(const json_t *cm, time_t now, json_t *cells);
 void secret_table_row(const json_t *secret, time_t now, json_t *cells);
 void service_account_table_row(const json_t *sa, time_t now, json_t *cells);
 
+/* policy (K8S: printPodDisruptionBudget) */
+#define POD_DISRUPTION_BUDGET_COLUMNS 5
+extern const struct table_column pod_disruption_budget_columns[POD_DISRUPTION_BUDGET_COLUMNS];
+void pod_disruption_budget_table_row(const json_t *pdb, time_t now, json_t *cells);
+
 #endif

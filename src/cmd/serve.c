@@ -29,6 +29,7 @@
 #include "controllers/namespace.h"
 #include "controllers/pv-provisioner.h"
 #include "controllers/scheduler.h"
+#include "controllers/disruption.h"
 #include "controllers/serviceaccount.h"
 #include "controllers/storage-protection.h"
 #include "controllers/volume-expander.h"
@@ -408,6 +409,7 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
         struct storage_protection *protection = NULL;
         struct namespace_controller *namespaces = NULL;
         struct serviceaccount_controller *accounts = NULL;
+        struct disruption_controller *disruption = NULL;
         struct pv_provisioner *provisioner = NULL;
         struct volume_expander *expander = NULL;
         struct node_agent *agent = NULL;
@@ -583,6 +585,8 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
                         r = namespace_controller_start(&co, &namespaces, &err);
                 if (r >= 0)
                         r = serviceaccount_controller_start(&co, &accounts, &err);
+                if (r >= 0)
+                        r = disruption_controller_start(&co, &disruption, &err);
                 /* local-loop volumes live under the server's data dir, which only serve's own
                  * node uses: the storage controllers run where that node does */
                 if (r >= 0 && with_node)
@@ -635,6 +639,7 @@ stop:
         volume_expander_stop(expander);
         pv_provisioner_stop(provisioner);
         serviceaccount_controller_stop(accounts);
+        disruption_controller_stop(disruption);
         namespace_controller_stop(namespaces);
         storage_protection_stop(protection);
         scheduler_stop(sched);
