@@ -96,6 +96,14 @@ check_output "a missing pod is 404" 'pods \"ghost\" not found' evict ghost
 api POST /api/v1/namespaces/default/pods -H 'Content-Type: application/json' \
         -d '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"pending","labels":{"app":"web"}},"spec":{"containers":[{"name":"c","image":"busybox"}]}}' >/dev/null
 check_output "a pending pod is evicted without the budget (canIgnorePDB)" '"status":"Success"' evict pending
+# K8S: a policy/v1beta1 Eviction is accepted too; this one in protobuf: the k8s envelope with
+# typeMeta {policy/v1beta1, Eviction} and raw Eviction {metadata {name "beta"}}
+api POST /api/v1/namespaces/default/pods -H 'Content-Type: application/json' \
+        -d '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"beta"},"spec":{"containers":[{"name":"c","image":"busybox"}]}}' >/dev/null
+printf 'k8s\0\x0a\x1a\x0a\x0epolicy/v1beta1\x12\x08Eviction\x12\x08\x0a\x06\x0a\x04beta\x1a\x00\x22\x00' >"$SERVER_DIR/beta.pb"
+check_output "a policy/v1beta1 Eviction in protobuf is taken" '"status":"Success"' \
+        api POST /api/v1/namespaces/default/pods/beta/eviction -H 'Content-Type: application/vnd.kubernetes.protobuf' \
+        --data-binary @"$SERVER_DIR/beta.pb"
 check "create a second budget over the same pods" k create pdb web2 --selector=app=web --max-unavailable=1
 check_equal "two budgets for one pod are 500 as upstream" \
         '500 This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.' \
