@@ -11,13 +11,17 @@
 #include "api/selector.h"
 #include "base/alloc.h"
 #include "base/json.h"
+#include "base/strbuf.h"
 #include "base/timeutil.h"
+#include "client/event.h"
 #include "controllers/controller-loop.h"
 #include "controllers/disruption.h"
 
 /* A budget whose evicted pods are still there is looked at again within this (their entries
  * expire after PDB_DELETION_TIMEOUT_S), besides every change of a budget or a pod. */
 #define PASS_PERIOD_MS 10000
+/* K8S: the disruption controller's recorder: EventSource{Component: "controllermanager"} */
+#define EVENT_COMPONENT "controllermanager"
 
 enum { COL_PDBS, COL_PODS };
 
@@ -269,6 +273,76 @@ int disruption_pods_for(const json_t *pdb, const json_t *pods, json_t **ret)
         return 0;
 }
 
+static int cmp_key(const void *a, const void *b)
+{
+        return strcmp(*(const char *const *) a, *(const char *const *) b);
+}
+
+char *disruption_selector_string(const json_t *sel)
+{
+        const json_t *labels = json_object_get(sel, "matchLabels");
+        size_t n = json_object_size(labels), i = 0;
+        cleanup_free const char **keys = xcalloc(n + 1, sizeof(*keys));
+        struct strbuf sb;
+        const char *key;
+        json_t *v, *rq;
+
+        if (!json_is_object(sel))
+                return xstrdup("nil");
+        json_object_foreach((json_t *) labels, key, v)
+                keys[i++] = key;
+        qsort(keys, n, sizeof(*keys), cmp_key);
+        strbuf_init(&sb);
+        strbuf_addstr(&sb, "&LabelSelector{MatchLabels:map[string]string{");
+        for (i = 0; i < n; i++)
+                strbuf_addf(&sb, "%s: %s,", keys[i],
+                            json_string_value(json_object_get(labels, keys[i])) ?: "");
+        strbuf_addstr(&sb, "},MatchExpressions:[]LabelSelectorRequirement{");
+        json_array_foreach(json_object_get(sel, "matchExpressions"), i, rq) {
+                size_t j;
+
+                strbuf_addf(&sb, "LabelSelectorRequirement{Key:%s,Operator:%s,Values:[",
+                            json_string_value(json_object_get(rq, "key")) ?: "",
+                            json_string_value(json_object_get(rq, "operator")) ?: "");
+                json_array_foreach(json_object_get(rq, "values"), j, v)
+                        strbuf_addf(&sb, "%s%s", j ? " " : "", json_string_value(v) ?: "");
+                strbuf_addstr(&sb, "],},");
+        }
+        strbuf_addstr(&sb, "},}");
+        return strbuf_detach(&sb);
+}
+
+/* K8S: trySync's events, sent here only when the status is written (upstream's recorder
+ * folds repeats into one event's count; flexlet's has no such aggregation). */
+static void record_events(struct disruption_controller *x, const json_t *pdb, const json_t *pods)
+{
+        cleanup_error struct error *err = NULL;
+        int expected, desired, unmanaged;
+
+        if (json_array_size(pods) == 0)
+                (void) api_client_event(x->loop.client, pdb, "Normal", "NoPods",
+                                        "No matching pods found", EVENT_COMPONENT, NULL, NULL);
+        if (disruption_expected(pdb, pods, &expected, &desired, &unmanaged, &err) < 0) {
+                cleanup_free char *msg = xasprintf(
+                        "Failed to calculate the number of expected pods: %s", err->message);
+                (void) api_client_event(x->loop.client, pdb, "Warning",
+                                        "CalculateExpectedPodCountFailed", msg, EVENT_COMPONENT,
+                                        NULL, NULL);
+        } else if (unmanaged > 0) {
+                cleanup_free char *sel =
+                        disruption_selector_string(json_path(pdb, "spec.selector"));
+                cleanup_free char *msg = xasprintf(
+                        "Pods selected by this PodDisruptionBudget (selector: %s) were found to be "
+                        "unmanaged. As a result, the status of the PDB cannot be calculated "
+                        "correctly, which may result in undefined behavior. To account for these "
+                        "pods please set \".spec.minAvailable\" field of the PDB to an integer "
+                        "value.",
+                        sel);
+                (void) api_client_event(x->loop.client, pdb, "Warning", "UnmanagedPods", msg,
+                                        EVENT_COMPONENT, NULL, NULL);
+        }
+}
+
 static void write_status(struct disruption_controller *x, const json_t *next)
 {
         cleanup_error struct error *err = NULL;
@@ -304,8 +378,11 @@ static void disruption_pass(void *ctx)
                         next = fail_safe(pdb, "invalid label selector", now);
                 else
                         next = disruption_next(pdb, picked, now);
-                if (next)
+                if (next) {
                         write_status(x, next);
+                        if (picked)
+                                record_events(x, next, picked);
+                }
         }
 }
 

@@ -10,7 +10,9 @@
  * upstream: an integer minAvailable counts the pods themselves; a percentage or maxUnavailable
  * counts the controllers' scale, which bare pods do not have (expectedPods 0, so no disruption
  * is allowed), and a pod with a controllerRef fails the sync ("found no controllers for pod
- * ..."), which sets disruptionsAllowed 0 and DisruptionAllowed False/SyncFailed. */
+ * ..."), which sets disruptionsAllowed 0 and DisruptionAllowed False/SyncFailed. The events
+ * upstream's sync records (NoPods, UnmanagedPods, CalculateExpectedPodCountFailed) are
+ * recorded when a new status is written. */
 #ifndef FLEXLET_CONTROLLERS_DISRUPTION_H
 #define FLEXLET_CONTROLLERS_DISRUPTION_H
 
@@ -37,6 +39,10 @@ json_t *disruption_next(const json_t *pdb, const json_t *pods, time_t now);
  * picks: a new array (K8S: getPodsForPdb; a missing selector picks none). -EINVAL when the
  * selector is not valid. */
 int disruption_pods_for(const json_t *pdb, const json_t *pods, json_t **ret);
+
+/* Go's %v of a *metav1.LabelSelector (its generated String(): matchLabels sorted by key), as
+ * the UnmanagedPods event prints it; "nil" for none. Caller frees. */
+char *disruption_selector_string(const json_t *sel);
 
 struct disruption_controller;
 

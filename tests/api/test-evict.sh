@@ -35,6 +35,8 @@ check_equal "discovery: pods/eviction is a policy/v1 Eviction (kubectl drain loo
         '{"name":"pods/eviction","namespaced":true,"group":"policy","version":"v1","kind":"Eviction","verbs":["create"]}' \
         "$(api GET /api/v1 | jq -c '.resources[] | select(.name == "pods/eviction") | {name, namespaced, group, version, kind, verbs}')"
 
+wait_event() { for _ in $(seq 1 50); do [[ $(k get events --field-selector "involvedObject.name=$1" -o jsonpath='{.items[*].reason}') == *"$2"* ]] && return 0; sleep 0.2; done; return 1; }
+check "the disruption controller records NoPods for a budget that selects none" wait_event half NoPods
 post_pdb() { api POST /apis/policy/v1/namespaces/default/poddisruptionbudgets -H 'Content-Type: application/json' -d "$1" | jq -r .message; }
 check_output "over 100% is refused" \
         'PodDisruptionBudget "bad" is invalid: spec.minAvailable: Invalid value: intstr.IntOrString{Type:1, IntVal:0, StrVal:"150%"}: must not be greater than 100%' \

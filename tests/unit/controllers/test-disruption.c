@@ -255,12 +255,29 @@ static void test_unschedulable_taint(void **state)
         assert_null(node_lifecycle_taints(plain));
 }
 
+/* Go's %v of a *metav1.LabelSelector, as the UnmanagedPods event prints it. */
+static void test_selector_string(void **state)
+{
+        cleanup_json json_t *sel = json_loads(
+                "{\"matchLabels\":{\"tier\":\"front\",\"app\":\"web\"},\"matchExpressions\":"
+                "[{\"key\":\"zone\",\"operator\":\"In\",\"values\":[\"a\",\"b\"]}]}",
+                0, NULL);
+        cleanup_free char *s = disruption_selector_string(sel);
+        cleanup_free char *none = disruption_selector_string(NULL);
+
+        assert_string_equal(s, "&LabelSelector{MatchLabels:map[string]string{app: web,tier: "
+                               "front,},MatchExpressions:[]LabelSelectorRequirement{"
+                               "LabelSelectorRequirement{Key:zone,Operator:In,Values:[a b],},},}");
+        assert_string_equal(none, "nil");
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
-                cmocka_unit_test(test_arithmetic),     cmocka_unit_test(test_expected),
-                cmocka_unit_test(test_disrupted_pods), cmocka_unit_test(test_generation),
-                cmocka_unit_test(test_pods_for),       cmocka_unit_test(test_unschedulable_taint),
+                cmocka_unit_test(test_arithmetic),      cmocka_unit_test(test_expected),
+                cmocka_unit_test(test_disrupted_pods),  cmocka_unit_test(test_generation),
+                cmocka_unit_test(test_pods_for),        cmocka_unit_test(test_unschedulable_taint),
+                cmocka_unit_test(test_selector_string),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);
