@@ -314,6 +314,7 @@ void registry_evict(struct apiserver *s, const struct api_target *t, const struc
                     struct http_response *resp)
 {
         cleanup_json json_t *body = registry_parse_body(req, resp, "couldn't decode Eviction");
+        cleanup_error struct error *err = NULL;
         cleanup_json json_t *pod = NULL;
         cleanup_free char *pdb_name = NULL;
         const char *kind, *api_version;
@@ -335,6 +336,16 @@ void registry_evict(struct apiserver *s, const struct api_target *t, const struc
                 status_respond(resp, EINVAL, msg, NULL);
                 return;
         }
+        /* K8S: the body decodes into a policy.Eviction (unknown fields dropped, as the
+         * default Warn field validation leaves them) */
+        if (schema_check(&schema_eviction, body, "", NULL, &err) < 0) {
+                const char *slash = api_version ? strchr(api_version, '/') : NULL;
+                cleanup_free char *msg =
+                        xasprintf("Eviction in version \"%s\" cannot be handled as a Eviction: %s",
+                                  slash ? slash + 1 : "v1", err->message);
+                status_respond(resp, EINVAL, msg, NULL);
+                return;
+        }
         if (!streq(json_path_string(body, "metadata.name") ?: "", t->name)) {
                 status_respond(resp, EINVAL, "name in URL does not match name in Eviction object",
                                NULL);
@@ -349,17 +360,17 @@ void registry_evict(struct apiserver *s, const struct api_target *t, const struc
 
         /* K8S: a conflict is retried unless the client gave its own resourceVersion */
         for (int attempt = 0; attempt < EVICTION_RETRIES; attempt++) {
-                cleanup_error struct error *err = NULL;
+                cleanup_error struct error *gerr = NULL;
 
                 json_decref(pod);
                 pod = NULL;
-                r = store_get(s->store, "pods", t->ns, t->name, &pod, &err);
+                r = store_get(s->store, "pods", t->ns, t->name, &pod, &gerr);
                 if (r == -ENOENT) {
                         status_not_found(resp, t->res, t->name);
                         return;
                 }
                 if (r < 0) {
-                        status_respond(resp, r, err->message, NULL);
+                        status_respond(resp, r, gerr->message, NULL);
                         return;
                 }
                 if (!can_ignore_pdb(pod))

@@ -94,6 +94,10 @@ check_output "the eviction wrote the budget: disruptionsAllowed 0, the pod in di
 check "the controller settles at one healthy, none allowed" \
         wait_pdb web '.status | .currentHealthy == 1 and .disruptionsAllowed == 0 and .expectedPods == 1'
 check_output "a wrong name in the body is 400" "name in URL does not match name in Eviction object" evict w2 other
+check_output "a body of the wrong shape is 400 with the decoder's words" \
+        'Eviction in version \"v1\" cannot be handled as a Eviction: json: cannot unmarshal string into Go struct field DeleteOptions.deleteOptions.gracePeriodSeconds of type int64' \
+        api POST /api/v1/namespaces/default/pods/w2/eviction -H 'Content-Type: application/json' \
+        -d '{"apiVersion":"policy/v1","kind":"Eviction","metadata":{"name":"w2"},"deleteOptions":{"gracePeriodSeconds":"x"}}'
 check_output "a missing pod is 404" 'pods \"ghost\" not found' evict ghost
 api POST /api/v1/namespaces/default/pods -H 'Content-Type: application/json' \
         -d '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"pending","labels":{"app":"web"}},"spec":{"containers":[{"name":"c","image":"busybox"}]}}' >/dev/null
