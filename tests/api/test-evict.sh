@@ -24,7 +24,7 @@ check "create pdb --min-available=1 (kubectl 1.32, protobuf)" \
 check "create pdb --max-unavailable=50% (kubectl 1.33, protobuf)" \
         k create pdb half --selector=app=db --max-unavailable=50%
 check_equal "IntOrString survives protobuf both ways" "1 50%" \
-        "$(k get pdb web -o jsonpath='{.spec.minAvailable}') $(k get pdb half -o jsonpath='{.spec.maxUnavailable}')"
+        "$(api GET /apis/policy/v1/namespaces/default/poddisruptionbudgets | jq -r '[.items[].spec | .minAvailable // .maxUnavailable] | reverse | join(" ")')"
 check_equal "get pdb: NAME MIN AVAILABLE MAX UNAVAILABLE ALLOWED DISRUPTIONS" \
         "NAME MIN AVAILABLE MAX UNAVAILABLE ALLOWED DISRUPTIONS AGE half N/A 50% 0 web 1 N/A 0" \
         "$(k get pdb | tr -s ' \n' ' ' | sed 's/ [0-9]*s / /g; s/ $//')"
@@ -35,7 +35,7 @@ check_equal "discovery: pods/eviction is a policy/v1 Eviction (kubectl drain loo
         '{"name":"pods/eviction","namespaced":true,"group":"policy","version":"v1","kind":"Eviction","verbs":["create"]}' \
         "$(api GET /api/v1 | jq -c '.resources[] | select(.name == "pods/eviction") | {name, namespaced, group, version, kind, verbs}')"
 
-wait_event() { for _ in $(seq 1 50); do [[ $(k get events --field-selector "involvedObject.name=$1" -o jsonpath='{.items[*].reason}') == *"$2"* ]] && return 0; sleep 0.2; done; return 1; }
+wait_event() { for _ in $(seq 1 50); do [[ $(api GET "/api/v1/namespaces/default/events?fieldSelector=involvedObject.name%3D$1" | jq -r '[.items[].reason] | join(" ")') == *"$2"* ]] && return 0; sleep 0.2; done; return 1; }
 check "the disruption controller records NoPods for a budget that selects none" wait_event half NoPods
 post_pdb() { api POST /apis/policy/v1/namespaces/default/poddisruptionbudgets -H 'Content-Type: application/json' -d "$1" | jq -r .message; }
 check_output "over 100% is refused" \
@@ -80,14 +80,14 @@ want_429='{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","m
 check_equal "an eviction the budget forbids is 429 with upstream's Status" \
         "429 $(jq -cS . <<<"$want_429")" \
         "$(evict w1 w1 -o "$SERVER_DIR/evict.json" -w '%{http_code}') $(jq -cS . "$SERVER_DIR/evict.json")"
-check_equal "the pod is still there" w1 "$(k get pod w1 -o jsonpath='{.metadata.name}')"
+check_equal "the pod is still there" w1 "$(api GET /api/v1/namespaces/default/pods/w1 | jq -r .metadata.name)"
 ready_pod w2
 check "a second healthy pod allows one disruption" \
         wait_pdb web '.status | .currentHealthy == 2 and .disruptionsAllowed == 1 and .conditions[0].reason == "SufficientPods"'
 rv=$(api GET /apis/policy/v1/namespaces/default/poddisruptionbudgets/web | jq -r .metadata.resourceVersion)
 check_equal "an allowed eviction is 201 Success" '201 {"kind":"Status","apiVersion":"v1","metadata":{},"status":"Success","code":201}' \
         "$(evict w1 w1 -o "$SERVER_DIR/evict.json" -w '%{http_code}') $(jq -c . "$SERVER_DIR/evict.json")"
-check_fails "the evicted pod is gone" k get pod w1
+check_equal "the evicted pod is gone" 404 "$(api GET /api/v1/namespaces/default/pods/w1 -o /dev/null -w '%{http_code}')"
 check_output "the eviction wrote the budget: disruptionsAllowed 0, the pod in disruptedPods" \
         '"disruptionsAllowed":0' \
         sh -c "curl -sk -H 'Authorization: Bearer $(cat "$SERVER_DIR/data/pki/admin.token")' 'https://127.0.0.1:$SERVER_PORT/apis/policy/v1/namespaces/default/poddisruptionbudgets?watch=1&resourceVersion=$rv&timeoutSeconds=1' | jq -c 'select(.object.metadata.name == \"web\" and .object.status.disruptedPods.w1 != null) | .object.status'"
@@ -114,7 +114,7 @@ check "create a second budget over the same pods" k create pdb web2 --selector=a
 check_equal "two budgets for one pod are 500 as upstream" \
         '500 This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.' \
         "$(evict w2 w2 -o "$SERVER_DIR/evict.json" -w '%{http_code}') $(jq -r .message "$SERVER_DIR/evict.json")"
-k delete pdb web2 >/dev/null
+api DELETE /apis/policy/v1/namespaces/default/poddisruptionbudgets/web2 >/dev/null
 
 # --- kubectl drain: cordon, list the node's pods across namespaces, evict (protobuf), wait
 api POST /api/v1/nodes -H 'Content-Type: application/json' -d '{"apiVersion":"v1","kind":"Node","metadata":{"name":"n1"}}' >/dev/null
@@ -122,19 +122,19 @@ ready_pod d1 n1
 k create pdb drainable --selector=app=none --min-available=0 >/dev/null
 check_output "drain refuses a bare pod without --force, as upstream" \
         "cannot delete Pods that declare no controller (use --force to override): default/d1" \
-        kv 1.32 drain n1 --timeout=5s
-k patch pdb web --type=merge -p '{"spec":{"minAvailable":2}}' >/dev/null
+        k drain n1 --timeout=5s
+api PATCH /apis/policy/v1/namespaces/default/poddisruptionbudgets/web -H 'Content-Type: application/merge-patch+json' -d '{"spec":{"minAvailable":2}}' >/dev/null
 check "the budget sees its new generation" wait_pdb web '.status.observedGeneration == 2 and .status.desiredHealthy == 2'
 check_output "drain retries a blocked eviction with upstream's message, then gives up at --timeout" \
         "error when evicting pods/\"d1\" -n \"default\" (will retry after 5s): Cannot evict pod as it would violate the pod's disruption budget." \
         k drain n1 --force --grace-period=0 --timeout=2s
 check_equal "the node is cordoned and the pod still there" "true d1" \
-        "$(k get node n1 -o jsonpath='{.spec.unschedulable}') $(k get pod d1 -o jsonpath='{.metadata.name}')"
-k patch pdb web --type=merge -p '{"spec":{"minAvailable":0}}' >/dev/null
+        "$(api GET /api/v1/nodes/n1 | jq -r .spec.unschedulable) $(api GET /api/v1/namespaces/default/pods/d1 | jq -r .metadata.name)"
+api PATCH /apis/policy/v1/namespaces/default/poddisruptionbudgets/web -H 'Content-Type: application/merge-patch+json' -d '{"spec":{"minAvailable":0}}' >/dev/null
 check "the budget allows the disruption again" wait_pdb web '.status.observedGeneration == 3 and .status.disruptionsAllowed > 0'
 check_output "drain evicts the pod and waits until it is gone (kubectl 1.32)" "node/n1 drained" \
         kv 1.32 drain n1 --force --grace-period=0 --timeout=20s
-check_fails "the drained pod is gone" k get pod d1
+check_equal "the drained pod is gone" 404 "$(api GET /api/v1/namespaces/default/pods/d1 -o /dev/null -w '%{http_code}')"
 check_output "uncordon" "node/n1 uncordoned" k uncordon n1
 server_check_log
 tap_done
