@@ -82,6 +82,8 @@ const struct schema *schema_for_kind(const char *kind)
                 { "PersistentVolume", &schema_persistent_volume },
                 { "PersistentVolumeClaim", &schema_persistent_volume_claim },
                 { "SelfSubjectReview", &schema_self_subject_review },
+                { "PodDisruptionBudget", &schema_pod_disruption_budget },
+                { "Eviction", &schema_eviction },
         };
 
         if (!kind)

@@ -28,9 +28,14 @@ extern const struct schema schema_resource_quota;
 /* authentication.k8s.io/v1 SelfSubjectReview. */
 extern const struct schema schema_self_subject_review;
 
+/* ---- kinds (policy: api/schema-policy.c) ---- */
+/* policy/v1 PodDisruptionBudget and Eviction, meta/v1 DeleteOptions (an Eviction's). */
+extern const struct schema schema_pod_disruption_budget, schema_eviction, schema_delete_options;
+
 /* "Pod", "Node", "Event", "Namespace", "StorageClass", "PersistentVolume",
  * "PersistentVolumeClaim", "ConfigMap", "Secret", "ServiceAccount", "LimitRange",
- * "ResourceQuota", "SelfSubjectReview": the kind's schema; NULL for any other kind. */
+ * "ResourceQuota", "SelfSubjectReview", "PodDisruptionBudget", "Eviction": the kind's schema;
+ * NULL for any other kind. */
 const struct schema *schema_for_kind(const char *kind);
 
 /* ---- the wire's own shapes (api/schema-wire.c) ---- */

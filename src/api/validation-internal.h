@@ -117,4 +117,8 @@ void v_validate_container_resource_name(const char *name, const char *field,
 void v_validate_quantity_value(const char *name, const struct quantity *q, const char *field,
                                struct field_error_list *errs);
 
+/* K8S: metav1 ValidateLabelSelector (validation-storage.c): matchLabels as labels, each
+ * matchExpressions requirement's operator, key and values. sel may be NULL. */
+void v_validate_label_selector(const json_t *sel, const char *path, struct field_error_list *errs);
+
 #endif

@@ -286,4 +286,17 @@ size_t validate_resource_quota_update(const json_t *new_rq, const json_t *old_rq
 size_t validate_resource_quota_status_update(const json_t *new_rq, const json_t *old_rq,
                                              struct field_error_list *errs);
 
+/* K8S: ValidatePodDisruptionBudget (pkg/apis/policy/validation) with the generic registry's
+ * metadata check: metadata when meta; minAvailable and maxUnavailable not both set, each a
+ * non-negative integer or a percentage ("a valid percent string must be ...") of at most 100%;
+ * the selector as metav1 ValidateLabelSelector; unhealthyPodEvictionPolicy IfHealthyBudget or
+ * AlwaysAllow. */
+size_t validate_pdb(const json_t *pdb, bool meta, struct field_error_list *errs);
+/* K8S: ValidatePodDisruptionBudget on update (the spec is mutable) after the metadata update. */
+size_t validate_pdb_update(const json_t *new_pdb, const json_t *old_pdb,
+                           struct field_error_list *errs);
+/* K8S: ValidatePodDisruptionBudgetStatusUpdate (policy/v1): disruptionsAllowed,
+ * currentHealthy, desiredHealthy and expectedPods non-negative. */
+size_t validate_pdb_status_update(const json_t *new_pdb, const json_t *old_pdb,
+                                  struct field_error_list *errs);
 #endif

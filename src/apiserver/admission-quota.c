@@ -31,6 +31,8 @@ static const char *sub_name(enum api_subresource sub)
                 return "log";
         case API_SUB_FINALIZE:
                 return "finalize";
+        case API_SUB_EVICTION:
+                return "eviction";
         case API_SUB_MAX:
                 break;
         }

@@ -872,13 +872,6 @@ void registry_patch(struct apiserver *s, const struct api_target *t, const struc
         status_conflict(resp, t->res, t->name, CONFLICT_MODIFIED);
 }
 
-/* DeleteOptions from the body (optional): gracePeriodSeconds and preconditions. */
-struct delete_options {
-        long long grace; /* -1: not given */
-        const char *uid;
-        const char *rv;
-};
-
 static int parse_delete_options(const struct http_request *req, struct http_response *resp,
                                 json_t **ret_body, struct delete_options *o)
 {
@@ -992,6 +985,19 @@ static int delete_object(struct apiserver *s, const struct api_target *t,
         else if (respond)
                 respond_object(t, req, resp, 200, last);
         return 0;
+}
+
+int registry_delete_object(struct apiserver *s, const struct api_target *t,
+                           const struct http_request *req, struct http_response *resp,
+                           const json_t *old, const struct delete_options *o)
+{
+        return delete_object(s, t, req, resp, old, o, false);
+}
+
+json_t *registry_parse_body(const struct http_request *req, struct http_response *resp,
+                            const char *what)
+{
+        return parse_body(req, resp, what);
 }
 
 /* K8S: the namespace REST's Delete. A namespace with spec.finalizers is not removed but marked

@@ -855,3 +855,38 @@ void resource_quota_table_row(const json_t *rq, time_t now, json_t *cells)
         strbuf_release(&req);
         strbuf_release(&lim);
 }
+
+/* K8S: podDisruptionBudgetColumnDefinitions, printPodDisruptionBudget: an unset bound is
+ * "N/A", a set one IntOrString.String() (the integer or the percentage). */
+const struct table_column pod_disruption_budget_columns[POD_DISRUPTION_BUDGET_COLUMNS] = {
+        { "Name", "string", "name", NAME_DESCRIPTION, 0 },
+        { "Min Available", "string", "", "The minimum number of pods that must be available.", 0 },
+        { "Max Unavailable", "string", "", "The maximum number of pods that may be unavailable.",
+          0 },
+        { "Allowed Disruptions", "integer", "",
+          "Calculated number of pods that may be disrupted at this time.", 0 },
+        { "Age", "string", "", AGE_DESCRIPTION, 0 },
+};
+
+static json_t *int_or_string_cell(const json_t *v)
+{
+        if (json_is_integer(v))
+                return json_sprintf("%lld", (long long) json_integer_value(v));
+        if (json_is_string(v))
+                return json_string(json_string_value(v));
+        return json_string("N/A");
+}
+
+void pod_disruption_budget_table_row(const json_t *pdb, time_t now, json_t *cells)
+{
+        char age[32];
+
+        json_array_append_new(cells,
+                              json_string(str_or(json_path_string(pdb, "metadata.name"), "")));
+        json_array_append_new(cells, int_or_string_cell(json_path(pdb, "spec.minAvailable")));
+        json_array_append_new(cells, int_or_string_cell(json_path(pdb, "spec.maxUnavailable")));
+        json_array_append_new(cells, json_integer(json_integer_value(
+                                             json_path(pdb, "status.disruptionsAllowed"))));
+        age_since(json_path_string(pdb, "metadata.creationTimestamp"), now, age);
+        json_array_append_new(cells, json_string(age));
+}

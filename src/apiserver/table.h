@@ -64,5 +64,9 @@ void limit_range_table_row(const json_t *lr, time_t now, json_t *cells);
 #define RESOURCE_QUOTA_COLUMNS 4
 extern const struct table_column resource_quota_columns[RESOURCE_QUOTA_COLUMNS];
 void resource_quota_table_row(const json_t *rq, time_t now, json_t *cells);
+/* policy (K8S: printPodDisruptionBudget) */
+#define POD_DISRUPTION_BUDGET_COLUMNS 5
+extern const struct table_column pod_disruption_budget_columns[POD_DISRUPTION_BUDGET_COLUMNS];
+void pod_disruption_budget_table_row(const json_t *pdb, time_t now, json_t *cells);
 
 #endif
