@@ -48,6 +48,7 @@ struct pod_memory {
         time_t network_retry;  /* a failed attach is not tried again before this */
         size_t n_running;      /* containers running at the last step */
         char *evicted;         /* the eviction message once the pod is evicted */
+        char *payload_error;   /* the last FailedMount of a configMap/secret/... volume */
         /* resize (pod-resize.c) */
         json_t *allocation;      /* allocated.json: what the node agreed to run */
         json_t *actuated;        /* actuated.json: what the kernel was last told */
