@@ -6,8 +6,9 @@
 # running pod's files within 5 s while a subPath mount of a key keeps the old file (as
 # upstream); a missing ConfigMap keeps the pod ContainerCreating with upstream's FailedMount
 # event until it is created; an items path "../x" and a serviceAccountToken projection are
-# refused with an event, the containers waiting. The AtomicWriter's steps and crashes are
-# unit-tested (tests/unit/node/test-atomic-writer.c).
+# refused with an event, the containers waiting; a hostUsers: false pod reads its Secret
+# through the idmapped mount. The AtomicWriter's steps and crashes are unit-tested
+# (tests/unit/node/test-atomic-writer.c), the payloads too (test-pod-payload.c).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib/tap.sh"
@@ -93,6 +94,15 @@ cat <<'JSON' | k create -f - >/dev/null
    "volumeMounts":[{"name":"t","mountPath":"/t"}]}],
   "volumes":[{"name":"t","projected":{"sources":[{"serviceAccountToken":{"path":"token"}}]}}]}}
 JSON
+# --- a user-namespaced pod (hostUsers: false) reads a Secret through the idmapped mount
+cat <<'JSON' | k create -f - >/dev/null
+{"apiVersion":"v1","kind":"Pod","metadata":{"name":"userns"},
+ "spec":{"terminationGracePeriodSeconds":1,"hostUsers":false,
+  "containers":[{"name":"c","image":"busybox","securityContext":{"runAsUser":1000},
+   "command":["sh","-c","echo file=$(stat -L -c '%u %a' /sec/password) $(cat /sec/password); sleep 3600"],
+   "volumeMounts":[{"name":"sec","mountPath":"/sec"}]}],
+  "volumes":[{"name":"sec","secret":{"secretName":"creds"}}]}}
+JSON
 until_equal "the pod with the four kinds of volume runs" Running k get pod vols -o jsonpath='{.status.phase}'
 until_equal "a ConfigMap key at its items path" "mode=fast" last vols mode
 LOGS=$(k logs vols)
@@ -129,6 +139,9 @@ k create configmap late --from-literal=v=here >/dev/null
 until_equal "the pod starts once the ConfigMap is created" Running k get pod waits -o jsonpath='{.status.phase}'
 until_equal "and reads it" "got=here" k logs waits
 
+until_equal "hostUsers: false: the Secret read as the pod's root's file, mode 0644" \
+        "file=0 644 s3cr3t" k logs userns
+
 for _ in $(seq 1 150); do
         [[ "$(events attack)" == *"invalid path"* && "$(events token)" == *"serviceAccountToken"* ]] && break
         sleep 0.2
@@ -141,7 +154,7 @@ check_output "a serviceAccountToken projection is refused, not ignored" \
 check_equal "its container waits" ContainerCreating "$(waiting token)"
 check "nothing was written outside the volume" test ! -e "$SERVER_DIR/data/pods/$(k get pod attack -o jsonpath='{.metadata.uid}')/volumes/x"
 
-check "delete the pods" k delete pod vols waits attack token --timeout=30s
+check "delete the pods" k delete pod vols waits attack token userns --timeout=30s
 check_equal "their volumes' tmpfs mounts are gone" "" \
         "$(awk -v d="$SERVER_DIR/" 'index($5, d) == 1 && $5 ~ /volumes/ {print $5}' /proc/self/mountinfo)"
 tap_done
