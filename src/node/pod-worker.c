@@ -106,7 +106,7 @@ static void pod_memory_free(struct pod_memory *p)
                 container_memory_release(&p->containers[i]);
         free(p->containers);
         free(p->evicted);
-        free(p->payload_error);
+        json_decref(p->payload_errors);
         free(p->pod_ip);
         pod_resize_forget(p);
         free(p->uid);
@@ -465,8 +465,8 @@ static int payload_write(struct pod_host *h, struct pod_memory *p, const json_t 
 }
 
 /* K8S: the operation executor's FailedMount event, `MountVolume.SetUp failed for volume "x" :
- * <cause>`, once per distinct message (the API's event series counts repeats upstream). Not
- * for -EAGAIN: the agent has not listed the objects yet. */
+ * <cause>`, once per distinct message until the volumes are fine again (the API's event series
+ * counts repeats upstream). Not for -EAGAIN: the agent has not listed the objects yet. */
 static void payload_failed(struct pod_memory *p, struct pod_events *ev, const char *name, int r,
                            const struct error *err)
 {
@@ -476,10 +476,11 @@ static void payload_failed(struct pod_memory *p, struct pod_events *ev, const ch
                 return;
         message = xasprintf("MountVolume.SetUp failed for volume \"%s\" : %s", name,
                             err ? err->message : strerror(-r));
-        if (p->payload_error && streq(p->payload_error, message))
+        if (!p->payload_errors)
+                p->payload_errors = json_object();
+        if (json_object_get(p->payload_errors, message))
                 return;
-        free(p->payload_error);
-        p->payload_error = xstrdup(message);
+        json_object_set_new(p->payload_errors, message, json_true());
         add_event(ev, "Warning", "FailedMount", TAKE_PTR(message));
 }
 
@@ -535,9 +536,9 @@ static void payload_volumes_refresh(struct step *s)
                 }
         }
         /* a later failure with the same words is news again */
-        if (!failed && s->p->payload_error) {
-                free(s->p->payload_error);
-                s->p->payload_error = NULL;
+        if (!failed && s->p->payload_errors) {
+                json_decref(s->p->payload_errors);
+                s->p->payload_errors = NULL;
         }
 }
 
