@@ -112,7 +112,13 @@ check_equal "projected: ConfigMap, Secret and downward API together" "proj=fast,
 check_equal "projected defaultMode 0444 (group read already)" "projfile=444" "$(seen projfile)"
 check_equal "the files cannot be written from the container" "ro=yes" "$(seen ro)"
 
+hostfile=$SERVER_DIR/data/pods/$(k get pod vols -o jsonpath='{.metadata.uid}')/volumes/cm/conf/mode
+t0=$(date +%s.%N)
 k patch configmap app --type merge -p '{"data":{"mode":"slow"}}' >/dev/null
+t1=$(date +%s.%N)
+# measured, not asserted: from the patch's return to the agent's new file on the host
+for _ in $(seq 1 100); do [ "$(cat "$hostfile" 2>/dev/null)" = slow ] && break; sleep 0.05; done
+echo "# the patch took $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }') s; the agent wrote the new payload $(awk -v a="$t1" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }') s after it returned"
 within5 "a patched ConfigMap reaches the running pod within 5 s" "mode=slow" last vols mode
 within5 "and its projected volume" "pm=slow" last vols pm
 check_equal "a subPath mount of the key keeps the old file (as upstream)" "sub=fast" "$(last vols sub)"
