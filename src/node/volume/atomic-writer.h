@@ -9,10 +9,11 @@
  *
  * Everything is done relative to a directory fd of the volume (openat, mkdirat, symlinkat,
  * renameat, unlinkat), never by a host path walked again; no symbolic link below the directory
- * is followed but "..data" itself, which this module wrote. A write interrupted between two
- * steps (a crash) leaves the old payload readable, and the next write removes what it left
- * (a timestamped directory "..data" does not point to, a "..data_tmp" link). One writer per
- * directory at a time; different directories may be written from several threads. */
+ * is followed ("..data" is read with readlinkat and must name a timestamped directory of this
+ * module, which is then opened by that name). A write interrupted between two steps (a crash)
+ * leaves the old payload readable, and the next write removes what it left (a timestamped
+ * directory "..data" does not point to, a "..data_tmp" link). One writer per directory at a
+ * time; different directories may be written from several threads. */
 #ifndef FLEXLET_NODE_VOLUME_ATOMIC_WRITER_H
 #define FLEXLET_NODE_VOLUME_ATOMIC_WRITER_H
 
