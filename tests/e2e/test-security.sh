@@ -36,7 +36,7 @@ JSON
 pod default '{}' '{}' "$status; [ -c /proc/keys ] && echo keys-masked; [ ! -e /proc/kcore ] || [ -c /proc/kcore ] && echo kcore-masked; [ -d /sys/firmware ] && [ \$(ls /sys/firmware | wc -l) = 0 ] && echo firmware-masked; echo 1 > /proc/sys/kernel/shm_rmid_forced && echo sys-writable || echo sys-readonly; touch /sys/x 2>/dev/null || echo sysfs-readonly; unshare -U true && echo unshare-ok; echo pid=\$(readlink /proc/self/ns/pid)"
 pod dropall '{}' '{"capabilities":{"drop":["ALL"]}}' "$status"
 pod addone '{}' '{"capabilities":{"drop":["all"],"add":["NET_BIND_SERVICE","cap_chown"]}}' "$status"
-pod privileged '{}' '{"privileged":true}' "$status; [ -c /proc/keys ] || echo keys-unmasked; [ \$(ls /sys/firmware | wc -l) != 0 ] && echo firmware-unmasked; test -c /dev/kmsg && echo host-devices"
+pod privileged '{}' '{"privileged":true}' "$status; [ -c /proc/keys ] || echo keys-unmasked; [ \$(ls /sys/firmware | wc -l) != 0 ] && echo firmware-unmasked; test -c /dev/kmsg && echo host-devices; echo exe=\$(readlink /proc/1/exe); (echo x >>/proc/1/exe) 2>&1; exec 3</proc/1/exe && (echo x >/proc/self/fd/3) 2>&1"
 pod rofs '{}' '{"readOnlyRootFilesystem":true}' "touch /x 2>&1 || echo root-readonly; touch /dev/shm/x && echo shm-writable"
 pod nnp '{}' '{"allowPrivilegeEscalation":false}' "$status"
 pod rtdefault '{"seccompProfile":{"type":"RuntimeDefault"}}' '{}' "$status; unshare -U true 2>&1 || echo unshare-denied"
@@ -109,6 +109,22 @@ has "privileged: /proc/keys is not masked" privileged "keys-unmasked"
 has "privileged: /sys/firmware is not masked" privileged "firmware-unmasked"
 has "privileged: the host's devices" privileged "host-devices"
 has "privileged: no seccomp filter" privileged "Seccomp:	0"
+# runc's CVE-2019-5736 defence: the pod's pid 1 (and every flexlet process) runs a read-only view
+has "privileged: /proc/1/exe is not the host's binary" privileged "exe=/$(basename "$FLEXLET_BIN")"
+has "privileged: /proc/1/exe cannot be opened for writing (read-only, not merely busy)" privileged \
+        "can't create /proc/1/exe: Read-only file system"
+has "privileged: nor can an fd of it be reopened for writing" privileged \
+        "can't create /proc/self/fd/3: Read-only file system"
+unsealed="" checked=0
+for p in /proc/[0-9]*; do
+        p=${p#/proc/}
+        [ "$p" = "$SERVER_PID" ] || { tr '\0' ' ' <"/proc/$p/cmdline"; } 2>/dev/null | grep -qF "$SERVER_DIR/data/pods/" || continue
+        checked=$((checked + 1))
+        [ "$(stat -L -f -c %T "/proc/$p/exe" 2>/dev/null)" = overlayfs ] && ! (: >>"/proc/$p/exe") 2>/dev/null ||
+                unsealed="$unsealed $p"
+done
+check_equal "the agent and every helper ($checked processes) run from the sealed, read-only binary (host root cannot write it either)" "" "$unsealed"
+check_equal "the sealed view is the built binary" "" "$(cmp "/proc/$SERVER_PID/exe" "$FLEXLET_BIN" 2>&1)"
 has "readOnlyRootFilesystem makes writes to the root fail" rofs "Read-only file system"
 has "readOnlyRootFilesystem leaves /dev/shm writable" rofs "shm-writable"
 has "allowPrivilegeEscalation false gives NoNewPrivs 1" nnp "NoNewPrivs:	1"

@@ -414,4 +414,18 @@ int runtime_log_read(const char *log_path, const struct runtime_log_options *o,
  * status; on a failure that could not be recorded in the state dir it also sets *reterr. */
 int runtime_helper_main(int argc, char **argv, struct error **reterr);
 
+/* ------------------------------------------------------------------ the sealed binary */
+
+/* runc's CVE-2019-5736 defence (exeseal.c). 1 if the executable open at fd (of /proc/self/exe
+ * or /proc/PID/exe) cannot be written by anyone: on a read-only overlayfs, or a memfd sealed
+ * against writes and resizes; 0 if it can; -errno. */
+int runtime_exe_sealed(int fd);
+/* An O_PATH (overlayfs) or read-only (memfd) fd, close-on-exec, of a sealed view of this
+ * process's binary; *ret_how (static) says which: "overlayfs", else "memfd". */
+int runtime_exe_seal_open(int *ret_fd, const char **ret_how, struct error **reterr);
+/* Unless /proc/self/exe is sealed already, re-executes this process from a sealed view of its
+ * binary with argv and the environment (plus FLEXLET_EXE_SEALED, removed again on the other
+ * side): never returns but with an error. Call it first thing, before any thread. */
+int runtime_exe_reexec_sealed(char **argv, struct error **reterr);
+
 #endif
