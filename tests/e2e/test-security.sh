@@ -49,6 +49,26 @@ cat <<'JSON' | k create -f - >/dev/null || not_ok "create pod hostns"
  "spec":{"terminationGracePeriodSeconds":1,"restartPolicy":"Never","hostPID":true,"hostIPC":true,
   "containers":[{"name":"c1","image":"busybox","command":["sh","-c","echo pid=$(readlink /proc/self/ns/pid) ipc=$(readlink /proc/self/ns/ipc)"]}]}}
 JSON
+# K8S terminationMessagePath/Policy: the file, the log's tail as the fallback, a link planted at
+# the path by a volume (it resolves inside the container: the host's /etc/passwd stays as it is),
+# and the file under readOnlyRootFilesystem in a user namespace as a non-root user
+passwd_sum=$(md5sum </etc/passwd)
+tmsg() { # tmsg NAME POD-EXTRA CONTAINER-EXTRA COMMAND
+        cat <<JSON | k create -f - >/dev/null || not_ok "create pod $1"
+{"apiVersion":"v1","kind":"Pod","metadata":{"name":"$1"},
+ "spec":{"terminationGracePeriodSeconds":1,"restartPolicy":"Never"$2,
+  "containers":[{"name":"c1","image":"busybox"$3,"command":["sh","-c","$4"]}]}}
+JSON
+}
+tmsg tmsg-file '' '' "printf 'bye from the file' >/dev/termination-log"
+tmsg tmsg-fallback '' ',"terminationMessagePolicy":"FallbackToLogsOnError"' "for i in \$(seq 1 100); do echo line \$i; done; exit 3"
+tmsg tmsg-fallback-ok '' ',"terminationMessagePolicy":"FallbackToLogsOnError"' "echo not-a-message"
+tmsg tmsg-fallback-file '' ',"terminationMessagePolicy":"FallbackToLogsOnError"' "echo log; printf from-file >/dev/termination-log; exit 1"
+tmsg tmsg-big '' '' "i=0; while [ \$i -lt 600 ]; do printf '0123456789'; i=\$((i+1)); done >/dev/termination-log; printf END >>/dev/termination-log"
+tmsg tmsg-link ',"volumes":[{"name":"t","emptyDir":{}}],"initContainers":[{"name":"i","image":"busybox","command":["ln","-s","/etc/passwd","/t/msg"],"volumeMounts":[{"name":"t","mountPath":"/t"}]}]' \
+        ',"terminationMessagePath":"/t/msg","volumeMounts":[{"name":"t","mountPath":"/t"}]' "printf pwned >/t/msg"
+tmsg tmsg-userns ',"hostUsers":false,"securityContext":{"runAsUser":1000,"runAsGroup":1000}' \
+        ',"securityContext":{"readOnlyRootFilesystem":true}' "printf ro-userns >/dev/termination-log"
 pod nonroot '{"runAsNonRoot":true}' '{}' "true"
 pod rootuser '{}' '{"runAsNonRoot":true,"runAsUser":0}' "true"
 pod badcap '{}' '{"capabilities":{"add":["NOPE"]}}' "true"
@@ -141,6 +161,23 @@ has "hostPID keeps the host's pid namespace" hostns "pid=$(readlink /proc/self/n
 has "hostIPC keeps the host's ipc namespace" hostns "ipc=$(readlink /proc/self/ns/ipc)"
 lacks "without hostPID the pod has its own pid namespace" default "pid=$(readlink /proc/self/ns/pid)"
 check_equal "the host's kernel.shm_rmid_forced is untouched" "$host_shm" "$(cat /proc/sys/kernel/shm_rmid_forced)"
+
+# --- termination messages
+tmessage() { # tmessage POD: its container's state.terminated.message
+        done_pod "$1"
+        k get pod "$1" -o jsonpath='{.status.containerStatuses[0].state.terminated.message}'
+}
+check_equal "terminationMessagePath: the file's text is state.terminated.message" "bye from the file" "$(tmessage tmsg-file)"
+got=$(tmessage tmsg-fallback)
+check_equal "FallbackToLogsOnError: a failed container's message is the log's last 80 lines" \
+        "line 21|line 100|80" "$(head -1 <<<"$got")|$(tail -1 <<<"$got")|$(wc -l <<<"$got")"
+check_equal "FallbackToLogsOnError: a container that succeeded has no message" "" "$(tmessage tmsg-fallback-ok)"
+check_equal "FallbackToLogsOnError: the file wins over the log" "from-file" "$(tmessage tmsg-fallback-file)"
+got=$(tmessage tmsg-big)
+check_equal "a longer file gives its last 4096 bytes" "4096 END" "${#got} ${got: -3}"
+check_equal "a link a volume planted at the path resolves inside the container: the file is still the message" "pwned" "$(tmessage tmsg-link)"
+check_equal "and the host's file the link names is untouched" "$passwd_sum" "$(md5sum </etc/passwd)"
+check_equal "a non-root user in a user namespace with a read-only root writes it" "ro-userns" "$(tmessage tmsg-userns)"
 
 # --- refusals: CreateContainerConfigError with upstream's message, the container never starts
 until_refused() { # until_refused WHAT POD TEXT

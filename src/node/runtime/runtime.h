@@ -287,7 +287,25 @@ struct runtime_container_spec {
          * restrict_oom_score_adj does. */
         int oom_score_adj;
         bool oom_score_adj_set;
+        /* K8S terminationMessagePath (NULL or "": none): the file "termination-log" of the state
+         * dir (mode 0666, so the container's user writes it, as the kubelet's) is bind-mounted
+         * there, the target made inside the root (a link the image or a volume planted there
+         * cannot lead out); when the process exits the supervisor reads the file's last
+         * RUNTIME_TERMINATION_MESSAGE_MAX bytes, through its own fd, into the exit's message */
+        const char *termination_message_path;
+        /* K8S terminationMessagePolicy FallbackToLogsOnError: when the file is empty and the
+         * exit code is not 0, the log's last RUNTIME_TERMINATION_LOG_LINES lines, at most
+         * RUNTIME_TERMINATION_LOG_MAX bytes (their end), instead */
+        bool termination_message_fallback;
 };
+
+/* K8S pkg/kubelet/container: MaxContainerTerminationMessageLength,
+ * MaxContainerTerminationMessageLogLines, MaxContainerTerminationMessageLogLength, and
+ * MaxPodTerminationMessageLogLength (the status manager's share per container of a pod) */
+#define RUNTIME_TERMINATION_MESSAGE_MAX     4096
+#define RUNTIME_TERMINATION_LOG_LINES       80
+#define RUNTIME_TERMINATION_LOG_MAX         2048
+#define RUNTIME_POD_TERMINATION_MESSAGE_MAX (12 * 1024)
 
 /* Points the image fields of s at img's (borrowed: img must outlive s's use). */
 void runtime_container_spec_use_image(struct runtime_container_spec *s,
