@@ -16,7 +16,7 @@
 # Environment: BUILD (build folder, default build-nodebench), PODS (100), MANY_PODS (500),
 # IDLE_SECONDS (30, each idle window), KERNEL_RUNS (200), PERF_SECONDS (15; 0: no profile),
 # CONFINE_ROUNDS (25), EXESEAL_RUNS (50), CONFINE_ONLY (1: only the floors, the confinement,
-# the pod network and the sealed binary; report in node-confine-<UTC date>.md),
+# the pod network and the sealed binary, in a shorter report),
 # BENCH_TMPDIR (parent of the data dirs; default $TMPDIR or /tmp).
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -369,7 +369,7 @@ confine_section() {
 mkdir -p bench/results
 out="bench/results/node-$(date -u +%F).md"
 if [ "$CONFINE_ONLY" = 1 ]; then
-        out="bench/results/node-confine-$(date -u +%F).md"
+        out="bench/results/node-$(date -u +%F).md"
         {
                 echo "# flexlet node agent benchmark (confinement only), $(date -u '+%F %H:%M') UTC"
                 echo
