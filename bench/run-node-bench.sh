@@ -352,7 +352,7 @@ confine_section() {
                 if [ "$x" = "?" ]; then verdict="not measured"; elif [ "$x" -gt 20 ]; then [ "$verdict" = "not measured" ] || verdict=missed; fi
         done
         echo "Goal (issue 9): the confinement costs at most 20% of the one-at-a-time create→Running p50"
-        echo "($(f confine.podnet.latency_ms.p50) ms, shape d, the pods of \"one at a time\" above): default − none ="
+        echo "($(f confine.podnet.latency_ms.p50) ms, shape d, the shape of the full report's one-at-a-time pods): default − none ="
         echo "$(d confine.default.latency_ms.p50 confine.none.latency_ms.p50) ms (${goal_pct}%), restricted − none = $(d confine.restricted.latency_ms.p50 confine.none.latency_ms.p50) ms (${restricted_pct}%);"
         echo "measured directly, the restricted confinement steps take $(f confine.restricted.confine_ms.p50 2) ms (${direct_pct}%), the default's"
         echo "$(f confine.default.confine_ms.p50 2) ms. **Goal $verdict.** The pod network (CNI ADD, d − b):"
