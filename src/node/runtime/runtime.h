@@ -40,7 +40,8 @@
  * /proc/self/fd/N would lead out), and a working dir with no path from the root is refused.
  *
  * The helper processes run the calling process's own binary (/proc/self/exe) as
- * `<exe> supervise --notify-fd 3 [--sandbox] DIR`; that binary's main must route `supervise` to
+ * `<exe> supervise --notify-fd 3 [--sandbox] DIR` (for `flexlet serve` a sealed view of the
+ * binary, runtime_exe_reexec_sealed); that binary's main must route `supervise` to
  * runtime_helper_main. flexlet's does (cmd_supervise). A test binary that starts sandboxes or
  * containers must do the same first thing in its main (see tests/unit/node/test-runtime-e2e.c),
  * or it would be re-run, detached, as its own helper.
@@ -52,7 +53,8 @@
  *   DATA/pods/<uid>/sandbox/                      runtime_sandbox_dir
  *   DATA/pods/<uid>/containers/<name>/<restart>/  runtime_container_dir: spec.json,
  *       supervisor.json, started.json, exit.json, container.log, seccomp.bpf (the compiled
- *       filter, when there is one), upper/, work/, rootfs/
+ *       filter, when there is one), termination-log (terminationMessagePath's file), upper/,
+ *       work/, rootfs/
  * One container dir per start, so the previous run's log (`kubectl logs --previous`) is the
  * one of restart - 1.
  *
