@@ -1171,6 +1171,13 @@ static void start_container(struct step *s, const json_t *c, struct container_me
                 spec.command = strv_of(json_object_get(c, "command"), &cmd);
                 spec.args = strv_of(json_object_get(c, "args"), &args);
                 spec.working_dir = json_string_value(json_object_get(c, "workingDir"));
+                /* K8S: terminationMessagePath (defaulted to /dev/termination-log) and its
+                 * policy, File or FallbackToLogsOnError */
+                spec.termination_message_path =
+                        json_string_value(json_object_get(c, "terminationMessagePath"));
+                spec.termination_message_fallback = streq(
+                        json_string_value(json_object_get(c, "terminationMessagePolicy")) ?: "",
+                        "FallbackToLogsOnError");
                 spec.env = env;
                 spec.mounts = mounts;
                 spec.cgroup_procs = (const char *const *) procs;
