@@ -11,6 +11,13 @@
  *   delete   the pods deleted through the API, each timed to its DELETED event and to its folder
  *            leaving the host, then a check that no mount, cgroup, folder or process is left
  *   idle     RSS and CPU of the serve process and of the pods' helper processes over a window
+ *   confine  the confinement's and the pod network's cost through the agent, in one run: N
+ *            rounds of four pods created one at a time, the order rotated each round: privileged
+ *            on the host's network (no confinement), the default confinement, PSA
+ *            "restricted", and the default on a pod network (CNI); create→Running of each, and
+ *            the container process's setup and confinement times from its started.json
+ *   exeseal  what the sealed binary costs: making the sealed view, and exec from it against
+ *            exec from the binary's own path
  *   cni      the pod network's cost, N runs: a sandbox started on the host's network and one with
  *            a network namespace of its own; then pod_network_attach (loopback + bridge/portmap
  *            ADD, the netns mount and record) and, after the sandbox stops, pod_network_detach
@@ -1091,13 +1098,199 @@ static int cmd_cni(const char *data, size_t runs, const char *cidr, const char *
         return 0;
 }
 
+/* ------------------------------------------------------------------ the confinement's cost */
+
+/* The pod shapes `confine` compares, in one run. K8S offers no unconfined container: the
+ * closest is privileged (every capability, no seccomp, nothing masked, /sys writable), which
+ * also copies the host's /dev nodes into the container; that copy is timed inside the container
+ * process with the rest of the confinement steps (started.json confineNs), so the report can
+ * name it. */
+static const struct confine_variant {
+        const char *name, *label, *pod_sc, *ctr_sc;
+        bool host_network;
+} confine_variants[] = {
+        { "none", "hostNetwork, privileged (no confinement; host /dev copied)", "{}",
+          "{\"privileged\":true}", true },
+        { "default", "hostNetwork, default confinement", "{}", "{}", true },
+        { "restricted",
+          "hostNetwork, restricted (drop ALL, RuntimeDefault, read-only root, non-root, "
+          "no_new_privs)",
+          "{\"runAsNonRoot\":true,\"runAsUser\":1000,\"seccompProfile\":{\"type\":"
+          "\"RuntimeDefault\"}}",
+          "{\"allowPrivilegeEscalation\":false,\"readOnlyRootFilesystem\":true,"
+          "\"capabilities\":{\"drop\":[\"ALL\"]}}",
+          true },
+        { "podnet", "pod network (CNI), default confinement", "{}", "{}", false },
+};
+#define N_CONFINE_VARIANTS (sizeof(confine_variants) / sizeof(confine_variants[0]))
+
+/* started.json of a pod's container c, restart 0: the container process's setup and
+ * confinement times, ms; false if the record has none */
+static bool read_setup_times(const char *data, const char *uid, double *ret_setup,
+                             double *ret_confine)
+{
+        cleanup_free char *path = xasprintf("%s/pods/%s/containers/c/0/started.json", data, uid);
+        cleanup_json json_t *j = json_load_file(path, 0, NULL);
+        json_t *setup = json_object_get(j, "setupNs"), *confine = json_object_get(j, "confineNs");
+
+        if (!json_is_integer(setup) || !json_is_integer(confine))
+                return false;
+        *ret_setup = (double) json_integer_value(setup) / 1e6;
+        *ret_confine = (double) json_integer_value(confine) / 1e6;
+        return true;
+}
+
+/* rounds of one pod of each variant, created one at a time, the variants' order rotated each
+ * round (ABCD, BCDA, ...) so that drift in the machine's load reaches all of them alike; each
+ * timed from its POST to the watch event showing it Running. Pods are named PREFIX-i, i = round
+ * * variants + variant, and left for `delete`. */
+static int cmd_confine(const struct api *a, size_t rounds, double timeout_s)
+{
+        cleanup_api_client struct api_client *c =
+                bench_client_new(a->server, a->ca, a->token, BENCH_IDLE_TIMEOUT_MS);
+        cleanup_json json_t *list = list_pods(a, c);
+        cleanup_free char *path = xasprintf("/api/v1/namespaces/%s/pods", a->ns);
+        size_t n = rounds * N_CONFINE_VARIANTS, done = 0;
+        int64_t *t_post = xcalloc(n, sizeof(*t_post)), deadline;
+        char **uids = xcalloc(n, sizeof(*uids));
+        struct watcher w;
+
+        watcher_start(&w, a, n, json_path_string(list, "metadata.resourceVersion"));
+        deadline = now_ns() + (int64_t) (timeout_s * 1e9);
+        for (size_t r = 0; r < rounds; r++) {
+                for (size_t k = 0; k < N_CONFINE_VARIANTS; k++) {
+                        size_t v = (r + k) % N_CONFINE_VARIANTS, i = r * N_CONFINE_VARIANTS + v;
+                        const struct confine_variant *cv = &confine_variants[v];
+                        cleanup_free char *body = xasprintf(
+                                "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":"
+                                "\"%s-%zu\",\"labels\":{\"app\":\"node-bench\"}},\"spec\":{"
+                                "\"hostNetwork\":%s,\"securityContext\":%s,"
+                                "\"containers\":[{\"name\":\"c\",\"image\":\"busybox\","
+                                "\"command\":[\"sleep\",\"3600\"],\"securityContext\":%s,"
+                                "\"resources\":{\"requests\":{\"cpu\":\"10m\",\"memory\":"
+                                "\"16Mi\"}},\"volumeMounts\":[{\"name\":\"data\",\"mountPath\":"
+                                "\"/data\"}]}],\"volumes\":[{\"name\":\"data\",\"emptyDir\":{"
+                                "\"medium\":\"Memory\",\"sizeLimit\":\"16Mi\"}}]}}",
+                                a->prefix, i, cv->host_network ? "true" : "false", cv->pod_sc,
+                                cv->ctr_sc);
+                        cleanup_error struct error *err = NULL;
+                        cleanup_json json_t *j = NULL;
+                        long status = 0;
+
+                        t_post[i] = now_ns();
+                        if (api_client_request(c, "POST", path, NULL, body, strlen(body), &status,
+                                               &j, &err) < 0)
+                                die("%s", err->message);
+                        if (status != 201)
+                                die("create %s-%zu (%s): status %ld: %s", a->prefix, i, cv->name,
+                                    status, json_path_string(j, "message") ?: "");
+                        uids[i] = xstrdup(json_path_string(j, "metadata.uid") ?: "");
+                        wait_or_die(&w, &w.running, ++done, deadline, "pods Running");
+                }
+        }
+        for (size_t v = 0; v < N_CONFINE_VARIANTS; v++) {
+                double *lat = xcalloc(rounds, sizeof(double)),
+                       *setup = xcalloc(rounds, sizeof(double)),
+                       *conf = xcalloc(rounds, sizeof(double));
+                cleanup_free char *k1 =
+                        xasprintf("confine.%s.latency_ms", confine_variants[v].name);
+                cleanup_free char *k2 = xasprintf("confine.%s.setup_ms", confine_variants[v].name);
+                cleanup_free char *k3 =
+                        xasprintf("confine.%s.confine_ms", confine_variants[v].name);
+
+                pthread_mutex_lock(&w.lock);
+                for (size_t r = 0; r < rounds; r++) {
+                        size_t i = r * N_CONFINE_VARIANTS + v;
+                        lat[r] = ms_between(t_post[i], w.t_running[i]);
+                }
+                pthread_mutex_unlock(&w.lock);
+                for (size_t r = 0; r < rounds; r++) {
+                        size_t i = r * N_CONFINE_VARIANTS + v;
+                        if (!read_setup_times(a->data, uids[i], &setup[r], &conf[r]))
+                                die("%s-%zu: its started.json has no setupNs/confineNs (is the "
+                                    "agent this build?)",
+                                    a->prefix, i);
+                }
+                bench_print_stats(k1, lat, rounds, 0);
+                bench_print_stats(k2, setup, rounds, 0);
+                bench_print_stats(k3, conf, rounds, 0);
+                free(lat);
+                free(setup);
+                free(conf);
+        }
+        (void) fflush(stdout);
+        _exit(0); /* the watch thread blocks in its stream */
+}
+
+/* ------------------------------------------------------------------ the sealed binary's cost */
+
+static double time_exec_fd(int fd)
+{
+        char *argv[] = { "node-bench", "noop", NULL };
+        int64_t t0 = now_ns();
+        pid_t pid = fork();
+        int st;
+
+        if (pid < 0)
+                die("fork: %s", strerror(errno));
+        if (pid == 0) {
+                syscall(SYS_execveat, fd, "", argv, environ, AT_EMPTY_PATH);
+                _exit(127);
+        }
+        if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+                die("exec of this binary failed");
+        return (double) (now_ns() - t0) / 1e3;
+}
+
+/* What sealing costs (exeseal.c): making the sealed view (once per `flexlet serve`), and a
+ * fork + exec of this binary from the sealed view against from its own path (what each helper
+ * start pays), interleaved, N runs each. µs. */
+static int cmd_exeseal(size_t runs)
+{
+        double *make = xcalloc(runs, sizeof(double)), *plain = xcalloc(runs, sizeof(double)),
+               *sealed = xcalloc(runs, sizeof(double));
+        cleanup_close int self = open("/proc/self/exe", O_PATH | O_CLOEXEC);
+        cleanup_close int seal = -1;
+        const char *how = NULL;
+
+        if (self < 0)
+                die("open /proc/self/exe: %s", strerror(errno));
+        for (size_t i = 0; i < runs; i++) {
+                cleanup_error struct error *err = NULL;
+                int64_t t0 = now_ns();
+                int fd;
+
+                if (runtime_exe_seal_open(&fd, &how, &err) < 0)
+                        die("%s", err->message);
+                make[i] = (double) (now_ns() - t0) / 1e3;
+                if (seal >= 0)
+                        close(seal);
+                seal = fd;
+        }
+        if (runtime_exe_sealed(seal) != 1)
+                die("the sealed view (%s) does not read as sealed", how);
+        for (size_t i = 0; i < runs; i++) {
+                plain[i] = time_exec_fd(self);
+                sealed[i] = time_exec_fd(seal);
+        }
+        (void) printf("exeseal.how %s\n", how);
+        bench_print_stats("exeseal.make_us", make, runs, 0);
+        bench_print_stats("exeseal.exec_plain_us", plain, runs, 0);
+        bench_print_stats("exeseal.exec_sealed_us", sealed, runs, 0);
+        free(make);
+        free(plain);
+        free(sealed);
+        return 0;
+}
+
 static void usage(FILE *f)
 {
         (void) fputs(
                 "usage: node-bench kernel [--runs N]\n"
                 "       node-bench runtime --data DIR --cgroup-root NAME [--pods N]\n"
                 "       node-bench cni --data DIR --pod-cidr CIDR --pod-bridge NAME [--runs N]\n"
-                "       node-bench start|delete|idle --server URL --ca FILE --token-file FILE\n"
+                "       node-bench exeseal [--runs N]\n"
+                "       node-bench start|delete|idle|confine --server URL --ca FILE --token-file FILE\n"
                 "           --data DIR --cgroup-root NAME [--ns NS] [--prefix P] [--pods N]\n"
                 "           [--mode burst|serial] [--cpu Q] [--memory Q] [--size-limit Q]\n"
                 "           [--timeout S] [--pid PID] [--seconds S] [--key K]\n",
@@ -1171,6 +1364,9 @@ int main(int argc, char **argv)
                 error_free(err);
                 return status;
         }
+        /* what `exeseal` executes, from its own path and from the sealed view */
+        if (argc > 1 && streq(argv[1], "noop"))
+                return 0;
         if (argc < 2 || streq(argv[1], "--help") || streq(argv[1], "-h")) {
                 usage(argc < 2 ? stderr : stdout);
                 return argc < 2 ? 2 : 0;
@@ -1251,6 +1447,8 @@ int main(int argc, char **argv)
         (void) setvbuf(stdout, NULL, _IOLBF, 0);
         if (streq(cmd, "kernel"))
                 return cmd_kernel(runs);
+        if (streq(cmd, "exeseal"))
+                return cmd_exeseal(runs);
         if (streq(cmd, "cni")) {
                 if (!a.data || !pod_cidr || !pod_bridge)
                         die("cni needs --data, --pod-cidr and --pod-bridge");
@@ -1265,6 +1463,8 @@ int main(int argc, char **argv)
         a.token = bench_read_token(token_file);
         if (streq(cmd, "start"))
                 return cmd_start(&a, &so);
+        if (streq(cmd, "confine"))
+                return cmd_confine(&a, runs, so.timeout_s);
         if (streq(cmd, "delete"))
                 return cmd_delete(&a, so.n, so.timeout_s, key ?: "delete");
         if (streq(cmd, "idle")) {

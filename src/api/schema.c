@@ -77,10 +77,13 @@ const struct schema *schema_for_kind(const char *kind)
                 { "Secret", &schema_secret },
                 { "ServiceAccount", &schema_service_account },
                 { "LimitRange", &schema_limit_range },
+                { "ResourceQuota", &schema_resource_quota },
                 { "StorageClass", &schema_storage_class },
                 { "PersistentVolume", &schema_persistent_volume },
                 { "PersistentVolumeClaim", &schema_persistent_volume_claim },
                 { "SelfSubjectReview", &schema_self_subject_review },
+                { "PodDisruptionBudget", &schema_pod_disruption_budget },
+                { "Eviction", &schema_eviction },
         };
 
         if (!kind)

@@ -21,15 +21,21 @@ extern const struct schema schema_storage_class, schema_persistent_volume,
 extern const struct schema schema_config_map, schema_secret, schema_service_account;
 /* core/v1 LimitRange. */
 extern const struct schema schema_limit_range;
+/* core/v1 ResourceQuota (api/schema-quota.c). */
+extern const struct schema schema_resource_quota;
 
 /* ---- kinds (authentication: api/schema-authn.c) ---- */
 /* authentication.k8s.io/v1 SelfSubjectReview. */
 extern const struct schema schema_self_subject_review;
 
+/* ---- kinds (policy: api/schema-policy.c) ---- */
+/* policy/v1 PodDisruptionBudget and Eviction, meta/v1 DeleteOptions (an Eviction's). */
+extern const struct schema schema_pod_disruption_budget, schema_eviction, schema_delete_options;
+
 /* "Pod", "Node", "Event", "Namespace", "StorageClass", "PersistentVolume",
  * "PersistentVolumeClaim", "ConfigMap", "Secret", "ServiceAccount", "LimitRange",
- * "SelfSubjectReview": the kind's
- * schema; NULL for any other kind. */
+ * "ResourceQuota", "SelfSubjectReview", "PodDisruptionBudget", "Eviction": the kind's schema;
+ * NULL for any other kind. */
 const struct schema *schema_for_kind(const char *kind);
 
 /* ---- the wire's own shapes (api/schema-wire.c) ---- */

@@ -1086,3 +1086,70 @@ char *field_selector_to_string(const struct field_selector *sel)
         }
         return strbuf_detach(&sb);
 }
+
+/* K8S: metav1.LabelSelectorAsSelector: each operator's requirement (In and NotIn need values,
+ * Exists and DoesNotExist none); Matches as labels.Selector does. */
+static int object_requirement_matches(const json_t *rq, const json_t *labels)
+{
+        const char *key = json_string_value(json_object_get(rq, "key"));
+        const char *op = json_string_value(json_object_get(rq, "operator"));
+        const json_t *values = json_object_get(rq, "values");
+        const json_t *have = json_is_object(labels) ? json_object_get(labels, key ?: "") : NULL;
+        bool in = false;
+        size_t i;
+        json_t *v;
+
+        if (!key || !op || (values && !json_is_array(values)))
+                return -EINVAL;
+        if (streq(op, "Exists") || streq(op, "DoesNotExist")) {
+                if (json_array_size(values))
+                        return -EINVAL;
+                return (have != NULL) == streq(op, "Exists");
+        }
+        if (!streq(op, "In") && !streq(op, "NotIn"))
+                return -EINVAL;
+        if (!json_array_size(values))
+                return -EINVAL;
+        json_array_foreach(values, i, v) {
+                if (!json_is_string(v))
+                        return -EINVAL;
+                in |= json_is_string(have) && streq(json_string_value(v), json_string_value(have));
+        }
+        return streq(op, "In") ? in : !in;
+}
+
+int label_selector_object_matches(const json_t *sel, const json_t *labels)
+{
+        const json_t *match = json_object_get(sel, "matchLabels");
+        const json_t *exprs = json_object_get(sel, "matchExpressions");
+        bool all = true;
+        const char *key;
+        size_t i;
+        json_t *v;
+
+        if (!json_is_object(sel))
+                return 0; /* K8S: a nil selector is labels.Nothing() */
+        if ((match && !json_is_object(match)) || (exprs && !json_is_array(exprs)))
+                return -EINVAL;
+        json_object_foreach((json_t *) match, key, v) {
+                const json_t *have = json_is_object(labels) ? json_object_get(labels, key) : NULL;
+
+                if (!json_is_string(v))
+                        return -EINVAL;
+                all &= json_is_string(have) && streq(json_string_value(have), json_string_value(v));
+        }
+        json_array_foreach(exprs, i, v) {
+                int r = object_requirement_matches(v, labels);
+
+                if (r < 0)
+                        return r;
+                all &= r > 0;
+        }
+        return all;
+}
+
+bool label_selector_object_is_empty(const json_t *sel)
+{
+        return json_is_object(sel) && json_object_size(json_object_get(sel, "matchLabels")) == 0 &&
+               json_array_size(json_object_get(sel, "matchExpressions")) == 0;
+}

@@ -87,4 +87,13 @@ struct field_selector *field_selector_free(struct field_selector *sel);
 DEFINE_CLEANUP(struct field_selector, field_selector_free, field_selector)
 #define cleanup_field_selector cleanup_of(field_selector_free)
 
+/* K8S: a metav1.LabelSelector object (matchLabels, matchExpressions) as
+ * LabelSelectorAsSelector makes it, matched against labels (the metadata.labels object; NULL
+ * counts as none): 1 when it matches, 0 when not, -EINVAL when sel cannot be a selector (an
+ * operator other than In, NotIn, Exists, DoesNotExist; In or NotIn without values; a value of
+ * the wrong type). A NULL or non-object sel matches nothing; {} matches everything. */
+int label_selector_object_matches(const json_t *sel, const json_t *labels);
+/* True for an object selector without requirements ({}: it matches everything). */
+bool label_selector_object_is_empty(const json_t *sel);
+
 #endif

@@ -1,7 +1,7 @@
 /* validation-internal.h: helpers shared by validation-meta.c, validation-pod.c, defaults-pod.c,
- * qos.c, validation-limitrange.c and limitranger.c only: error appenders that render bad values
- * as apimachinery's field.Error does, semantic JSON equality (apiequality.Semantic.DeepEqual),
- * and exact quantity arithmetic. */
+ * qos.c, validation-limitrange.c, limitranger.c, validation-quota.c and quota.c only: error
+ * appenders that render bad values as apimachinery's field.Error does, semantic JSON equality
+ * (apiequality.Semantic.DeepEqual), and exact quantity arithmetic. */
 #ifndef FLEXLET_API_VALIDATION_INTERNAL_H
 #define FLEXLET_API_VALIDATION_INTERNAL_H
 
@@ -105,11 +105,20 @@ bool v_resource_name_is_native(const char *name);
 bool v_resource_name_is_hugepages(const char *name);
 bool v_resource_name_is_extended(const char *name);
 bool v_resource_overcommit_allowed(const char *name);
-/* K8S: validateResourceName (a qualified name; unqualified only if standard) and
- * validateContainerResourceName (cpu, memory, ephemeral-storage, hugepages-*, or qualified and
- * native or extended), appending errors at field; the first returns how many it added. */
+/* K8S: validateResourceName (a qualified name; without a '/', a standard resource: "must be a
+ * standard resource type or fully qualified") and validateContainerResourceName (cpu, memory,
+ * ephemeral-storage, hugepages-*, or qualified and native or extended), appending errors at
+ * field; the first returns how many it added. */
 size_t v_validate_resource_name(const char *name, const char *field, struct field_error_list *errs);
 void v_validate_container_resource_name(const char *name, const char *field,
                                         struct field_error_list *errs);
+/* K8S: ValidateResourceQuantityValue: not negative, an integer for integer resources (pods,
+ * configmaps, ..., extended resources). */
+void v_validate_quantity_value(const char *name, const struct quantity *q, const char *field,
+                               struct field_error_list *errs);
+
+/* K8S: metav1 ValidateLabelSelector (validation-storage.c): matchLabels as labels, each
+ * matchExpressions requirement's operator, key and values. sel may be NULL. */
+void v_validate_label_selector(const json_t *sel, const char *path, struct field_error_list *errs);
 
 #endif

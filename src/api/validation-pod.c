@@ -212,8 +212,8 @@ static bool hugepages_divisible(const char *name, const struct quantity *q)
 }
 
 /* K8S: ValidateResourceQuantityValue; q already parsed. */
-static void validate_quantity_value(const char *name, const struct quantity *q, const char *field,
-                                    struct field_error_list *errs)
+void v_validate_quantity_value(const char *name, const struct quantity *q, const char *field,
+                               struct field_error_list *errs)
 {
         cleanup_free char *s = quantity_format(q);
         int64_t m;
@@ -253,7 +253,7 @@ static void validate_resource_requirements(const json_t *res, const char *path, 
                         verr_raw(errs, FIELD_ERROR_INVALID, fp, r, QUANTITY_REGEXP_MESSAGE);
                         continue;
                 }
-                validate_quantity_value(name, &q, fp, errs);
+                v_validate_quantity_value(name, &q, fp, errs);
                 if (v_resource_name_is_hugepages(name)) {
                         lim_huge = true;
                         if (!hugepages_divisible(name, &q)) {
@@ -279,7 +279,7 @@ static void validate_resource_requirements(const json_t *res, const char *path, 
                         verr_raw(errs, FIELD_ERROR_INVALID, fp, r, QUANTITY_REGEXP_MESSAGE);
                         continue;
                 }
-                validate_quantity_value(name, &q, fp, errs);
+                v_validate_quantity_value(name, &q, fp, errs);
                 s = quantity_format(&q);
                 if (lv && vq_parse(lv, &l) == 0) {
                         cleanup_free char *ls = quantity_format(&l);
@@ -421,6 +421,39 @@ static void require_string(const json_t *src, const char *key, const char *path,
         }
 }
 
+/* K8S ValidateLocalNonReservedPath: a relative path without ".." elements that does not start
+ * with ".." (where the AtomicWriter keeps "..data"). */
+static void validate_local_non_reserved_path(const char *p, const char *field,
+                                             struct field_error_list *errs)
+{
+        validate_local_descending_path(p, field, errs);
+        /* K8S: not reported again when the ".." element check caught it */
+        if (strncmp(p, "..", 2) == 0 && strncmp(p, "../", 3) != 0)
+                verr_str(errs, FIELD_ERROR_INVALID, field, p, "must not start with '..'");
+}
+
+/* K8S validateKeyToPath (keys) and validateDownwardAPIVolumeFile's path and mode: the items of a
+ * configMap, secret or downwardAPI volume or projection at path. */
+static void validate_items(const json_t *src, const char *path, bool keys,
+                           struct field_error_list *errs)
+{
+        size_t i;
+        json_t *it;
+
+        json_array_foreach(json_object_get(src, "items"), i, it) {
+                cleanup_free char *ip = xasprintf("%s.items[%zu]", path, i);
+                cleanup_free char *pp = xasprintf("%s.path", ip);
+                const char *target = str_or_empty(it, "path");
+
+                if (keys)
+                        require_string(it, "key", ip, errs);
+                if (!target[0])
+                        verr_raw(errs, FIELD_ERROR_REQUIRED, pp, NULL, "");
+                validate_local_non_reserved_path(target, pp, errs);
+                validate_mode(it, ip, "mode", errs);
+        }
+}
+
 /* Content checks for the volume sources flexlet models. */
 static void validate_volume_content(const char *key, const json_t *src, const char *path,
                                     struct field_error_list *errs)
@@ -439,11 +472,33 @@ static void validate_volume_content(const char *key, const json_t *src, const ch
         } else if (streq(key, "secret")) {
                 require_string(src, "secretName", p, errs);
                 validate_mode(src, p, "defaultMode", errs);
+                validate_items(src, p, true, errs);
         } else if (streq(key, "configMap")) {
                 require_string(src, "name", p, errs);
                 validate_mode(src, p, "defaultMode", errs);
+                validate_items(src, p, true, errs);
         } else if (streq(key, "downwardAPI")) {
                 validate_mode(src, p, "defaultMode", errs);
+                validate_items(src, p, false, errs);
+        } else if (streq(key, "projected")) {
+                /* K8S validateProjectionSources: each source's items */
+                size_t i;
+                json_t *ps;
+
+                validate_mode(src, p, "defaultMode", errs);
+                json_array_foreach(json_object_get(src, "sources"), i, ps) {
+                        static const char *const kinds[] = { "secret", "configMap", "downwardAPI" };
+
+                        for (size_t k = 0; k < ARRAY_SIZE(kinds); k++) {
+                                const json_t *one = json_object_get(ps, kinds[k]);
+                                cleanup_free char *sp = NULL;
+
+                                if (!json_is_object(one))
+                                        continue;
+                                sp = xasprintf("%s.sources[%zu].%s", p, i, kinds[k]);
+                                validate_items(one, sp, k < 2, errs);
+                        }
+                }
         } else if (streq(key, "nfs")) {
                 require_string(src, "server", p, errs);
                 require_string(src, "path", p, errs);

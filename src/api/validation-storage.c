@@ -229,8 +229,7 @@ static void validate_requirement(const json_t *rq, const char *path, enum requir
 }
 
 /* K8S: metav1 ValidateLabelSelector. */
-static void validate_label_selector(const json_t *sel, const char *path,
-                                    struct field_error_list *errs)
+void v_validate_label_selector(const json_t *sel, const char *path, struct field_error_list *errs)
 {
         cleanup_free char *lpath = xasprintf("%s.matchLabels", path);
         size_t i;
@@ -659,7 +658,7 @@ static void validate_pvc_spec(const json_t *spec, struct field_error_list *errs)
                 verr_raw(errs, FIELD_ERROR_REQUIRED, "spec.accessModes", NULL,
                          "at least 1 access mode is required");
         if (has(spec, "selector"))
-                validate_label_selector(vj_obj(spec, "selector"), "spec.selector", errs);
+                v_validate_label_selector(vj_obj(spec, "selector"), "spec.selector", errs);
         validate_access_modes(vj_arr(spec, "accessModes"), "spec.accessModes", errs);
         /* K8S: upstream's path is fldPath.Child("resources").Key("storage") */
         if (!storage)

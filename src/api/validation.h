@@ -272,4 +272,31 @@ size_t validate_service_account(const json_t *sa, struct field_error_list *errs)
 size_t validate_service_account_update(const json_t *new_sa, const json_t *old_sa,
                                        struct field_error_list *errs);
 
+/* ---- ResourceQuota (api/validation-quota.c) ---- */
+
+/* K8S: ValidateResourceQuota: metadata; spec.hard and status.hard/used names ("must be a
+ * standard resource for quota" without a '/') and values (not negative, integers where the
+ * resource counts); spec.scopes ("unsupported scope", "unsupported scope applied to resource",
+ * "conflicting scopes"); spec.scopeSelector's requirements. */
+size_t validate_resource_quota(const json_t *rq, struct field_error_list *errs);
+/* K8S: ValidateResourceQuotaUpdate: the same on the new quota, and spec.scopes is immutable. */
+size_t validate_resource_quota_update(const json_t *new_rq, const json_t *old_rq,
+                                      struct field_error_list *errs);
+/* K8S: ValidateResourceQuotaStatusUpdate: metadata, status.hard and status.used. */
+size_t validate_resource_quota_status_update(const json_t *new_rq, const json_t *old_rq,
+                                             struct field_error_list *errs);
+
+/* K8S: ValidatePodDisruptionBudget (pkg/apis/policy/validation) with the generic registry's
+ * metadata check: metadata when meta; minAvailable and maxUnavailable not both set, each a
+ * non-negative integer or a percentage ("a valid percent string must be ...") of at most 100%;
+ * the selector as metav1 ValidateLabelSelector; unhealthyPodEvictionPolicy IfHealthyBudget or
+ * AlwaysAllow. */
+size_t validate_pdb(const json_t *pdb, bool meta, struct field_error_list *errs);
+/* K8S: ValidatePodDisruptionBudget on update (the spec is mutable) after the metadata update. */
+size_t validate_pdb_update(const json_t *new_pdb, const json_t *old_pdb,
+                           struct field_error_list *errs);
+/* K8S: ValidatePodDisruptionBudgetStatusUpdate (policy/v1): disruptionsAllowed,
+ * currentHealthy, desiredHealthy and expectedPods non-negative. */
+size_t validate_pdb_status_update(const json_t *new_pdb, const json_t *old_pdb,
+                                  struct field_error_list *errs);
 #endif

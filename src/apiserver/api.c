@@ -130,6 +130,8 @@ static int subresource_from_string(const struct api_resource *r, const char *s,
                 *ret = API_SUB_LOG;
         else if (streq(s, "finalize"))
                 *ret = API_SUB_FINALIZE;
+        else if (streq(s, "eviction"))
+                *ret = API_SUB_EVICTION;
         else
                 return -ENOENT;
         return 0;
@@ -181,8 +183,13 @@ static const char *metric_verb(const struct api_target *t, const struct http_req
 }
 
 static const char *const subresource_names[API_SUB_MAX] = {
-        [API_SUB_NONE] = "",           [API_SUB_STATUS] = "status", [API_SUB_RESIZE] = "resize",
-        [API_SUB_BINDING] = "binding", [API_SUB_LOG] = "log",       [API_SUB_FINALIZE] = "finalize",
+        [API_SUB_NONE] = "",
+        [API_SUB_STATUS] = "status",
+        [API_SUB_RESIZE] = "resize",
+        [API_SUB_BINDING] = "binding",
+        [API_SUB_LOG] = "log",
+        [API_SUB_FINALIZE] = "finalize",
+        [API_SUB_EVICTION] = "eviction",
 };
 
 /* K8S: apiserver_request_total and apiserver_request_duration_seconds (long-running requests,
@@ -251,7 +258,9 @@ static int decode_body(const struct api_target *t, const struct http_request *re
                 status_respond(resp, EINVAL, "the body of the request was empty", NULL);
                 return -EINVAL;
         }
-        if (wire_body_to_json(t->res, req->body, req->body_len, ret_json, &err) < 0) {
+        /* K8S: pods/eviction takes a policy/v1 Eviction, not a Pod */
+        if (wire_body_to_json(t->sub == API_SUB_EVICTION ? &eviction_body_resource : t->res,
+                              req->body, req->body_len, ret_json, &err) < 0) {
                 status_respond(resp, EINVAL, err->message, NULL);
                 return -EINVAL;
         }
@@ -358,6 +367,16 @@ static void dispatch_resource(struct apiserver *s, const struct api_target *targ
                 status_respond(resp, EOPNOTSUPP,
                                "the server does not allow this method on the requested resource",
                                NULL);
+                return;
+        }
+        if (t.sub == API_SUB_EVICTION) {
+                if (streq(m, "POST"))
+                        registry_evict(s, &t, req, resp);
+                else
+                        status_respond(
+                                resp, EOPNOTSUPP,
+                                "the server does not allow this method on the requested resource",
+                                NULL);
                 return;
         }
         if (t.sub == API_SUB_BINDING) {

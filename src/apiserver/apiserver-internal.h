@@ -65,6 +65,31 @@ void pod_log_get(struct apiserver *s, const struct api_target *t, const struct h
 void registry_delete_collection(struct apiserver *s, const struct api_target *t,
                                 const struct http_request *req, struct http_response *resp);
 
+/* DeleteOptions from a body (optional): gracePeriodSeconds and preconditions. */
+struct delete_options {
+        long long grace; /* -1: not given */
+        const char *uid;
+        const char *rv;
+};
+/* Deletes (or, for a pod with a grace period, marks) old, the stored object t names, as DELETE
+ * does, dryRun from req's query: -ESTALE when old is no longer the stored version (the caller
+ * retries); otherwise 0, with a failure (a precondition's 409, a store error) written to resp
+ * and nothing written on success. */
+int registry_delete_object(struct apiserver *s, const struct api_target *t,
+                           const struct http_request *req, struct http_response *resp,
+                           const json_t *old, const struct delete_options *o);
+/* A request body as JSON (or YAML by its Content-Type); NULL with a 400 written to resp, whose
+ * parse error message opens with what. New reference. */
+json_t *registry_parse_body(const struct http_request *req, struct http_response *resp,
+                            const char *what);
+
+/* K8S: POST pods/{name}/eviction (eviction.c): policy/v1 (and v1beta1) Eviction, checked against
+ * the pod's PodDisruptionBudget (EvictionREST.Create). */
+void registry_evict(struct apiserver *s, const struct api_target *t, const struct http_request *req,
+                    struct http_response *resp);
+/* What a pods/eviction body is (kind Eviction, policy/v1), for the protobuf decoder. */
+extern const struct api_resource eviction_body_resource;
+
 /* Parses labelSelector and fieldSelector from the query; on a bad selector writes a 400 and
  * returns < 0. */
 int request_selectors(const struct api_target *t, const struct http_request *req,

@@ -28,11 +28,11 @@ static json_t *strv_json(const char *const *v)
         return a;
 }
 
-/* K8S: pods/binding is create-only, pods/log get-only, namespaces/finalize update-only; the
- * other subresources read and write the parent. */
+/* K8S: pods/binding and pods/eviction are create-only, pods/log get-only, namespaces/finalize
+ * update-only; the other subresources read and write the parent. */
 static json_t *subresource_verbs(const char *sub)
 {
-        if (streq(sub, "binding"))
+        if (streq(sub, "binding") || streq(sub, "eviction"))
                 return json_pack("[s]", "create");
         if (streq(sub, "finalize"))
                 return json_pack("[s]", "update");
@@ -45,6 +45,21 @@ static json_t *response_kind(const struct api_resource *r)
 {
         return json_pack("{s:s, s:s, s:s}", "group", r->group, "version", r->version, "kind",
                          r->kind);
+}
+
+/* K8S: pods/eviction takes and is a policy/v1 Eviction (EvictionREST's GroupVersionKind); kubectl
+ * drain finds it by that kind and group in /api/v1 (CheckEvictionSupport). */
+static bool subresource_is_eviction(const char *sub)
+{
+        return streq(sub, "eviction");
+}
+
+static json_t *subresource_kind(const struct api_resource *r, const char *sub)
+{
+        if (subresource_is_eviction(sub))
+                return json_pack("{s:s, s:s, s:s}", "group", "policy", "version", "v1", "kind",
+                                 "Eviction");
+        return response_kind(r);
 }
 
 static json_t *aggregated_resource(const struct api_resource *r)
@@ -60,9 +75,9 @@ static json_t *aggregated_resource(const struct api_resource *r)
                 json_object_set_new(res, "categories", strv_json(r->categories));
         for (const char *const *s = r->subresources; s && *s; s++) {
                 json_t *verbs = subresource_verbs(*s);
-                json_array_append_new(subs,
-                                      json_pack("{s:s, s:o, s:o}", "subresource", *s,
-                                                "responseKind", response_kind(r), "verbs", verbs));
+                json_array_append_new(subs, json_pack("{s:s, s:o, s:o}", "subresource", *s,
+                                                      "responseKind", subresource_kind(r, *s),
+                                                      "verbs", verbs));
         }
         if (json_array_size(subs))
                 json_object_set_new(res, "subresources", subs);
@@ -183,11 +198,16 @@ void discovery_resource_list(struct http_response *resp, const char *group, cons
                 json_array_append_new(resources, res);
                 for (const char *const *s = r->subresources; s && *s; s++) {
                         cleanup_free char *name = xasprintf("%s/%s", r->plural, *s);
-                        json_array_append_new(resources,
-                                              json_pack("{s:s, s:s, s:b, s:s, s:o}", "name", name,
-                                                        "singularName", "", "namespaced",
-                                                        r->namespaced, "kind", r->kind, "verbs",
-                                                        subresource_verbs(*s)));
+                        json_t *sub = json_pack("{s:s, s:s, s:b, s:s, s:o}", "name", name,
+                                                "singularName", "", "namespaced", r->namespaced,
+                                                "kind", r->kind, "verbs", subresource_verbs(*s));
+
+                        if (subresource_is_eviction(*s)) {
+                                json_object_set_new(sub, "group", json_string("policy"));
+                                json_object_set_new(sub, "version", json_string("v1"));
+                                json_object_set_new(sub, "kind", json_string("Eviction"));
+                        }
+                        json_array_append_new(resources, sub);
                 }
         }
         if (!group_version) {

@@ -52,8 +52,12 @@ void openapi_list_extensions(json_t *l, const struct schema *s)
 
 char *openapi_definition_name(const struct api_resource *r)
 {
-        return xasprintf("io.k8s.api.%s.%s.%s", r->group[0] ? "storage" : "core", r->version,
-                         r->kind);
+        /* K8S: the Go package's path: io.k8s.api.storage.v1 for storage.k8s.io, policy for policy
+         */
+        if (!r->group[0])
+                return xasprintf("io.k8s.api.core.%s.%s", r->version, r->kind);
+        return xasprintf("io.k8s.api.%.*s.%s.%s", (int) strcspn(r->group, "."), r->group,
+                         r->version, r->kind);
 }
 
 static json_t *list_json(const struct schema *s, int depth)

@@ -15,6 +15,7 @@
 #include "api/selector.h"
 #include "api/yaml.h"
 #include "apiserver/admission-pod-security.h"
+#include "apiserver/admission-quota.h"
 #include "apiserver/apiserver-internal.h"
 #include "apiserver/status.h"
 #include "apiserver/negotiate.h"
@@ -462,9 +463,12 @@ static int respond_if_invalid(const struct api_target *t, const char *name,
         return -EBADMSG;
 }
 
-/* K8S: admission: a plugin's refusal is answered here (403 Forbidden for -EPERM). */
+/* K8S: admission: a plugin's refusal is answered here (403 Forbidden for -EPERM). The
+ * validating chain is the resource's own plugins, PodSecurity, then ResourceQuota last, as
+ * kube-apiserver orders them, so a request is charged to quotas only once everything else
+ * admitted it (and with LimitRange's defaults applied by the mutating chain before it). */
 static int admit(struct apiserver *s, const struct api_target *t, bool validating, json_t *obj,
-                 const json_t *old, struct http_response *resp)
+                 const json_t *old, bool dry, struct http_response *resp)
 {
         const struct resource_strategy *st = t->res->strategy;
         cleanup_error struct error *err = NULL;
@@ -474,9 +478,15 @@ static int admit(struct apiserver *s, const struct api_target *t, bool validatin
                 r = st->admit_validate(s->store, t->sub, obj, old, &err);
         else if (!validating && st->admit)
                 r = st->admit(s->store, t->sub, obj, old, &err);
-        if (r >= 0)
+        if (r >= 0 && validating) {
                 /* K8S: PodSecurity, a validating plugin over pods and namespaces */
-                return validating ? pod_security_validate(s, t, obj, old, resp) : 0;
+                r = pod_security_validate(s, t, obj, old, resp);
+                if (r < 0)
+                        return r;
+                r = resource_quota_admit(s->store, t->res, t->ns, t->sub, obj, old, dry, &err);
+        }
+        if (r >= 0)
+                return 0;
         if (r == -EPERM)
                 status_forbidden(resp, t->res, obj_name(obj), err ? err->message : "");
         else
@@ -525,13 +535,13 @@ static void create_object(struct apiserver *s, const struct api_target *t,
 
         if (t->res->strategy->prepare_create)
                 t->res->strategy->prepare_create(obj);
-        if (admit(s, t, false, obj, NULL, resp) < 0)
+        if (admit(s, t, false, obj, NULL, dry_run(req), resp) < 0)
                 return;
         field_error_list_init(&errs);
         t->res->strategy->validate_create(obj, &errs);
         r = respond_if_invalid(t, obj_name(obj), &errs, resp);
         field_error_list_release(&errs);
-        if (r < 0 || admit(s, t, true, obj, NULL, resp) < 0)
+        if (r < 0 || admit(s, t, true, obj, NULL, dry_run(req), resp) < 0)
                 return;
         if (dry_run(req)) {
                 respond_object(t, req, resp, 201, obj);
@@ -628,13 +638,13 @@ static int update_object(struct apiserver *s, const struct api_target *t,
                 json_int_t gen = json_integer_value(json_object_get(meta, "generation"));
                 json_object_set_new(meta, "generation", json_integer(gen + 1));
         }
-        if (admit(s, t, false, to_store, old, resp) < 0)
+        if (admit(s, t, false, to_store, old, dry_run(req), resp) < 0)
                 return 0;
         field_error_list_init(&errs);
         t->res->strategy->validate_update(t->sub, to_store, old, &errs);
         r = respond_if_invalid(t, name, &errs, resp);
         field_error_list_release(&errs);
-        if (r < 0 || admit(s, t, true, to_store, old, resp) < 0)
+        if (r < 0 || admit(s, t, true, to_store, old, dry_run(req), resp) < 0)
                 return 0;
         if (dry_run(req)) {
                 respond_object(t, req, resp, 200, to_store);
@@ -862,13 +872,6 @@ void registry_patch(struct apiserver *s, const struct api_target *t, const struc
         status_conflict(resp, t->res, t->name, CONFLICT_MODIFIED);
 }
 
-/* DeleteOptions from the body (optional): gracePeriodSeconds and preconditions. */
-struct delete_options {
-        long long grace; /* -1: not given */
-        const char *uid;
-        const char *rv;
-};
-
 static int parse_delete_options(const struct http_request *req, struct http_response *resp,
                                 json_t **ret_body, struct delete_options *o)
 {
@@ -982,6 +985,19 @@ static int delete_object(struct apiserver *s, const struct api_target *t,
         else if (respond)
                 respond_object(t, req, resp, 200, last);
         return 0;
+}
+
+int registry_delete_object(struct apiserver *s, const struct api_target *t,
+                           const struct http_request *req, struct http_response *resp,
+                           const json_t *old, const struct delete_options *o)
+{
+        return delete_object(s, t, req, resp, old, o, false);
+}
+
+json_t *registry_parse_body(const struct http_request *req, struct http_response *resp,
+                            const char *what)
+{
+        return parse_body(req, resp, what);
 }
 
 /* K8S: the namespace REST's Delete. A namespace with spec.finalizers is not removed but marked

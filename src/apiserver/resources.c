@@ -17,7 +17,8 @@ static const char *const verbs_namespace[] = { "create", "delete", "get",   "lis
 
 static const char *const pod_short[] = { "po", NULL };
 static const char *const pod_categories[] = { "all", NULL };
-static const char *const pod_subresources[] = { "status", "resize", "binding", "log", NULL };
+static const char *const pod_subresources[] = { "status", "resize",   "binding",
+                                                "log",    "eviction", NULL };
 /* K8S: pod field label conversion (pkg/apis/core/v1/conversion.go). */
 static const char *const pod_fields[] = { "metadata.name",
                                           "metadata.namespace",
@@ -309,6 +310,50 @@ static const struct api_resource selfsubjectreviews = {
         .review = authn_self_subject_review,
 };
 
+static const char *const quota_short[] = { "quota", NULL };
+
+static const struct api_resource resourcequotas = {
+        .group = "",
+        .version = "v1",
+        .api_version = "v1",
+        .plural = "resourcequotas",
+        .singular = "resourcequota",
+        .kind = "ResourceQuota",
+        .list_kind = "ResourceQuotaList",
+        .namespaced = true,
+        .short_names = quota_short,
+        .verbs = verbs_all,
+        .subresources = status_only,
+        .schema = &schema_resource_quota,
+        .field_labels = config_fields,
+        .columns = resource_quota_columns,
+        .n_columns = RESOURCE_QUOTA_COLUMNS,
+        .table_row = resource_quota_table_row,
+        .strategy = &resource_quota_strategy,
+};
+
+static const char *const pdb_short[] = { "pdb", NULL };
+
+static const struct api_resource poddisruptionbudgets = {
+        .group = "policy",
+        .version = "v1",
+        .api_version = "policy/v1",
+        .plural = "poddisruptionbudgets",
+        .singular = "poddisruptionbudget",
+        .kind = "PodDisruptionBudget",
+        .list_kind = "PodDisruptionBudgetList",
+        .namespaced = true,
+        .short_names = pdb_short,
+        .verbs = verbs_all,
+        .subresources = status_only,
+        .schema = &schema_pod_disruption_budget,
+        .field_labels = config_fields,
+        .columns = pod_disruption_budget_columns,
+        .n_columns = POD_DISRUPTION_BUDGET_COLUMNS,
+        .table_row = pod_disruption_budget_table_row,
+        .strategy = &pod_disruption_budget_strategy,
+};
+
 const struct api_resource *const api_resources[] = {
         &pods,
         &namespaces,
@@ -322,6 +367,8 @@ const struct api_resource *const api_resources[] = {
         &serviceaccounts,
         &limitranges,
         &selfsubjectreviews,
+        &resourcequotas,
+        &poddisruptionbudgets,
 };
 const size_t n_api_resources = ARRAY_SIZE(api_resources);
 

@@ -34,6 +34,7 @@ enum api_subresource {
         API_SUB_BINDING,  /* POST only: assigns the pod to a node */
         API_SUB_LOG,      /* GET only: the container's log, from its node's kubelet */
         API_SUB_FINALIZE, /* PUT only: a namespace's spec.finalizers */
+        API_SUB_EVICTION, /* POST only: a policy/v1 Eviction of the pod (eviction.c) */
         API_SUB_MAX,
 };
 
@@ -106,6 +107,10 @@ extern const struct resource_strategy secret_strategy;
 extern const struct resource_strategy service_account_strategy;
 /* apiserver/strategy-limitrange.c */
 extern const struct resource_strategy limit_range_strategy;
+/* apiserver/strategy-quota.c */
+extern const struct resource_strategy resource_quota_strategy;
+/* apiserver/strategy-policy.c */
+extern const struct resource_strategy pod_disruption_budget_strategy;
 /* apiserver/strategy-storage.c */
 extern const struct resource_strategy storage_class_strategy;
 extern const struct resource_strategy persistent_volume_strategy;

@@ -803,3 +803,90 @@ void limit_range_table_row(const json_t *lr, time_t now, json_t *cells)
         json_array_append_new(
                 cells, json_string(str_or(json_path_string(lr, "metadata.creationTimestamp"), "")));
 }
+
+/* K8S: resourceQuotaColumnDefinitions, printResourceQuota */
+const struct table_column resource_quota_columns[RESOURCE_QUOTA_COLUMNS] = {
+        { "Name", "string", "name", NAME_DESCRIPTION, 0 },
+        { "Age", "string", "", AGE_DESCRIPTION, 0 },
+        { "Request", "string", "",
+          "Request represents a minimum amount of cpu/memory that a container may consume.", 0 },
+        { "Limit", "string", "",
+          "Limits control the maximum amount of cpu/memory that a container may use independent of contention on the node.",
+          0 },
+};
+
+static int cmp_names(const void *a, const void *b)
+{
+        return strcmp(*(const char *const *) a, *(const char *const *) b);
+}
+
+/* K8S: each resource of spec.hard, sorted, as "name: used/hard" (from status; an absent value
+ * prints as the zero quantity "0"), limits.* ones in LIMIT and the rest in REQUEST. */
+void resource_quota_table_row(const json_t *rq, time_t now, json_t *cells)
+{
+        const json_t *hard = json_path(rq, "spec.hard");
+        const json_t *st_hard = json_path(rq, "status.hard");
+        const json_t *st_used = json_path(rq, "status.used");
+        cleanup_free const char **names = xcalloc(json_object_size(hard) + 1, sizeof(*names));
+        struct strbuf req, lim;
+        const char *name;
+        size_t n = 0;
+        json_t *v;
+        char age[32];
+
+        json_object_foreach((json_t *) hard, name, v) {
+                names[n++] = name;
+        }
+        qsort(names, n, sizeof(*names), cmp_names);
+        strbuf_init(&req);
+        strbuf_init(&lim);
+        for (size_t i = 0; i < n; i++) {
+                struct strbuf *w = strncmp(names[i], "limits.", 7) == 0 ? &lim : &req;
+                strbuf_addf(w, "%s%s: %s/%s", w->len ? ", " : "", names[i],
+                            str_or(json_string_value(json_object_get(st_used, names[i])), "0"),
+                            str_or(json_string_value(json_object_get(st_hard, names[i])), "0"));
+        }
+        json_array_append_new(cells,
+                              json_string(str_or(json_path_string(rq, "metadata.name"), "")));
+        age_since(json_path_string(rq, "metadata.creationTimestamp"), now, age);
+        json_array_append_new(cells, json_string(age));
+        json_array_append_new(cells, json_string(req.buf));
+        json_array_append_new(cells, json_string(lim.buf));
+        strbuf_release(&req);
+        strbuf_release(&lim);
+}
+
+/* K8S: podDisruptionBudgetColumnDefinitions, printPodDisruptionBudget: an unset bound is
+ * "N/A", a set one IntOrString.String() (the integer or the percentage). */
+const struct table_column pod_disruption_budget_columns[POD_DISRUPTION_BUDGET_COLUMNS] = {
+        { "Name", "string", "name", NAME_DESCRIPTION, 0 },
+        { "Min Available", "string", "", "The minimum number of pods that must be available.", 0 },
+        { "Max Unavailable", "string", "", "The maximum number of pods that may be unavailable.",
+          0 },
+        { "Allowed Disruptions", "integer", "",
+          "Calculated number of pods that may be disrupted at this time.", 0 },
+        { "Age", "string", "", AGE_DESCRIPTION, 0 },
+};
+
+static json_t *int_or_string_cell(const json_t *v)
+{
+        if (json_is_integer(v))
+                return json_sprintf("%lld", (long long) json_integer_value(v));
+        if (json_is_string(v))
+                return json_string(json_string_value(v));
+        return json_string("N/A");
+}
+
+void pod_disruption_budget_table_row(const json_t *pdb, time_t now, json_t *cells)
+{
+        char age[32];
+
+        json_array_append_new(cells,
+                              json_string(str_or(json_path_string(pdb, "metadata.name"), "")));
+        json_array_append_new(cells, int_or_string_cell(json_path(pdb, "spec.minAvailable")));
+        json_array_append_new(cells, int_or_string_cell(json_path(pdb, "spec.maxUnavailable")));
+        json_array_append_new(cells, json_integer(json_integer_value(
+                                             json_path(pdb, "status.disruptionsAllowed"))));
+        age_since(json_path_string(pdb, "metadata.creationTimestamp"), now, age);
+        json_array_append_new(cells, json_string(age));
+}

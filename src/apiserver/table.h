@@ -60,5 +60,13 @@ void service_account_table_row(const json_t *sa, time_t now, json_t *cells);
 #define LIMIT_RANGE_COLUMNS 2
 extern const struct table_column limit_range_columns[LIMIT_RANGE_COLUMNS];
 void limit_range_table_row(const json_t *lr, time_t now, json_t *cells);
+/* quotas (K8S: printResourceQuota) */
+#define RESOURCE_QUOTA_COLUMNS 4
+extern const struct table_column resource_quota_columns[RESOURCE_QUOTA_COLUMNS];
+void resource_quota_table_row(const json_t *rq, time_t now, json_t *cells);
+/* policy (K8S: printPodDisruptionBudget) */
+#define POD_DISRUPTION_BUDGET_COLUMNS 5
+extern const struct table_column pod_disruption_budget_columns[POD_DISRUPTION_BUDGET_COLUMNS];
+void pod_disruption_budget_table_row(const json_t *pdb, time_t now, json_t *cells);
 
 #endif

@@ -37,6 +37,14 @@ static const char *version_of(const char *api_version)
         return slash ? slash + 1 : api_version;
 }
 
+/* K8S: EvictionREST.AcceptsGroupVersion: pods/eviction takes policy/v1beta1 Evictions too (the
+ * same fields and numbers). */
+static bool also_accepted(const struct api_resource *r, const char *api_version)
+{
+        return streq(r->kind, "Eviction") && streq(r->api_version, "policy/v1") &&
+               streq(api_version, "policy/v1beta1");
+}
+
 int wire_body_to_json(const struct api_resource *r, const char *body, size_t len, char **ret_json,
                       struct error **reterr)
 {
@@ -65,7 +73,8 @@ int wire_body_to_json(const struct api_resource *r, const char *body, size_t len
                 free(api_version);
                 api_version = xstrdup(r->api_version);
         }
-        if (!streq(kind, r->kind) || !streq(api_version, r->api_version)) {
+        if (!streq(kind, r->kind) ||
+            (!streq(api_version, r->api_version) && !also_accepted(r, api_version))) {
                 /* the JSON path's check_type_meta answers with upstream's words */
                 obj = json_pack("{s:s, s:s}", "apiVersion", api_version, "kind", kind);
                 *ret_json = json_dump_compact(obj);

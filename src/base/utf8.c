@@ -52,6 +52,18 @@ bool utf8_valid(const char *s, size_t n)
         return true;
 }
 
+void utf8_append_valid(struct strbuf *sb, const char *s, size_t n)
+{
+        size_t len;
+
+        for (size_t i = 0; i < n; i += len) {
+                if (utf8_decode(s + i, n - i, &len) < 0)
+                        strbuf_addstr(sb, "\xef\xbf\xbd"); /* U+FFFD */
+                else
+                        strbuf_add(sb, s + i, len);
+        }
+}
+
 bool utf8_go_is_print(int32_t r)
 {
         return !((r >= 0x80 && r <= 0xA0) || r == 0xAD || r == 0x61C || r == 0x1680 ||

@@ -18,6 +18,10 @@ int32_t utf8_decode(const char *s, size_t n, size_t *ret_len);
 /* Go's utf8.Valid over n bytes (a NUL byte is valid, as in Go). */
 bool utf8_valid(const char *s, size_t n);
 
+/* Appends the n bytes at s with each byte that is not part of valid UTF-8 replaced by U+FFFD,
+ * as Go's encoding/json writes a string (a status message cut inside a character included). */
+void utf8_append_valid(struct strbuf *sb, const char *s, size_t n);
+
 /* Go's unicode.IsPrint for a code point >= 0x80, approximated without Unicode tables: C1
  * controls, non-ASCII spaces, format characters, private use, noncharacters, tags and the
  * unassigned planes 4-13 are not printable; unassigned code points inside planes 0-3 (which Go

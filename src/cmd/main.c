@@ -5,6 +5,7 @@
 
 #include "cmd/cmd.h"
 #include "cmd/cmd-runtime.h"
+#include "node/runtime/runtime.h"
 
 static const struct {
         const char *name;
@@ -42,6 +43,18 @@ int main(int argc, char **argv)
             strcmp(argv[1], "help") == 0) {
                 usage(stdout);
                 return 0;
+        }
+        if (strcmp(argv[1], "serve") == 0) {
+                /* runc's CVE-2019-5736 defence: the agent and every helper it starts (each
+                 * pod's pid 1, the supervisors, a container's process until it execs) run from
+                 * a sealed view of this binary, so no pod can write it through /proc/PID/exe */
+                struct error *err = NULL;
+
+                if (runtime_exe_reexec_sealed(argv, &err) < 0) {
+                        (void) fprintf(stderr, "flexlet: %s\n", err->message);
+                        error_free(err);
+                        return 1;
+                }
         }
         for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
                 if (strcmp(argv[1], commands[i].name) == 0)

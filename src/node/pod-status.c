@@ -8,6 +8,7 @@
 #include "base/quantity.h"
 #include "base/strbuf.h"
 #include "base/timeutil.h"
+#include "base/utf8.h"
 #include "node/pod-status.h"
 
 static const char *restart_policy(const json_t *pod)
@@ -31,7 +32,13 @@ static json_t *ts(time_t t)
         return json_string(buf);
 }
 
-static json_t *terminated_json(const struct container_termination *t, const char *cid)
+/* K8S MaxPodTerminationMessageLogLength: what one pod's termination messages may hold; the
+ * status manager's normalizeStatus cuts each state's message to this over the number of
+ * (init) containers, keeping its start */
+#define POD_TERMINATION_MESSAGE_MAX (12 * 1024)
+
+static json_t *terminated_json(const struct container_termination *t, const char *cid,
+                               size_t msg_max)
 {
         json_t *o = json_pack("{s:i, s:s, s:o, s:o}", "exitCode", t->exit_code, "reason",
                               t->reason ?: (t->exit_code ? "Error" : "Completed"), "startedAt",
@@ -39,15 +46,23 @@ static json_t *terminated_json(const struct container_termination *t, const char
 
         if (t->signal)
                 json_object_set_new(o, "signal", json_integer(t->signal));
-        if (t->message && *t->message)
-                json_object_set_new(o, "message", json_string(t->message));
+        if (t->message && *t->message) {
+                /* cut inside a character, the rest of it reads as U+FFFD, as Go encodes it */
+                size_t n = strlen(t->message);
+                struct strbuf sb;
+
+                strbuf_init(&sb);
+                utf8_append_valid(&sb, t->message, n > msg_max ? msg_max : n);
+                json_object_set_new(o, "message", json_stringn(sb.buf, sb.len));
+                strbuf_release(&sb);
+        }
         if (cid)
                 json_object_set_new(o, "containerID", json_string(cid));
         return o;
 }
 
 static json_t *container_status(const json_t *spec, const struct container_observation *c,
-                                const json_t *volume_sizes)
+                                const json_t *volume_sizes, size_t msg_max)
 {
         json_t *st = json_object(), *state, *last = json_object();
         bool running = c->phase == CONTAINER_RUNNING;
@@ -58,7 +73,7 @@ static json_t *container_status(const json_t *spec, const struct container_obser
                 break;
         case CONTAINER_TERMINATED:
                 state = json_pack("{s:o}", "terminated",
-                                  terminated_json(&c->current, c->container_id));
+                                  terminated_json(&c->current, c->container_id, msg_max));
                 break;
         case CONTAINER_WAITING:
         case CONTAINER_PHASE_MAX:
@@ -71,7 +86,7 @@ static json_t *container_status(const json_t *spec, const struct container_obser
                 break;
         }
         if (c->has_last)
-                json_object_set_new(last, "terminated", terminated_json(&c->last, NULL));
+                json_object_set_new(last, "terminated", terminated_json(&c->last, NULL, msg_max));
         json_object_set_new(st, "name", json_string(c->name));
         json_object_set_new(st, "state", state);
         json_object_set_new(st, "lastState", last);
@@ -256,7 +271,8 @@ json_t *pod_status_build(const json_t *pod, const struct pod_observation *o,
         json_t *status = json_object(), *conds = json_array(), *inits = json_array(),
                *containers = json_array();
         cleanup_free char *init_msg = NULL, *ready_msg = NULL;
-        size_t i;
+        size_t i, n_specs = json_array_size(spec_inits) + json_array_size(spec_containers);
+        size_t msg_max = POD_TERMINATION_MESSAGE_MAX / (n_specs ? n_specs : 1);
         json_t *oc;
 
         strbuf_init(&not_init);
@@ -271,7 +287,8 @@ json_t *pod_status_build(const json_t *pod, const struct pod_observation *o,
                         strbuf_addf(&not_init, "%s%s", not_init.len ? " " : "", c->name);
                 if (is_sidecar(spec) && c->phase != CONTAINER_RUNNING)
                         strbuf_addf(&not_ready, "%s%s", not_ready.len ? " " : "", c->name);
-                json_array_append_new(inits, container_status(spec, c, o->memory_volume_sizes));
+                json_array_append_new(inits,
+                                      container_status(spec, c, o->memory_volume_sizes, msg_max));
         }
         for (size_t k = 0; k < o->n_containers; k++) {
                 const struct container_observation *c = &o->containers[k];
@@ -279,7 +296,7 @@ json_t *pod_status_build(const json_t *pod, const struct pod_observation *o,
                         strbuf_addf(&not_ready, "%s%s", not_ready.len ? " " : "", c->name);
                 json_array_append_new(containers,
                                       container_status(json_array_get(spec_containers, k), c,
-                                                       o->memory_volume_sizes));
+                                                       o->memory_volume_sizes, msg_max));
         }
         init_msg = names_message("containers with incomplete status", &not_init);
         ready_msg = names_message("containers with unready status", &not_ready);

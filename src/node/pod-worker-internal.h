@@ -41,13 +41,14 @@ struct pod_memory {
         bool mount_error_reported;
         time_t kill_deadline; /* 0: not terminating */
         time_t next_usage_check;
-        int64_t first_seen_ms; /* monotonic; 0 unless this process wrote pod.json */
-        bool start_reported;   /* kubelet_pod_start_duration_seconds observed */
-        bool sandbox_ready;    /* as the last step saw it */
-        char *pod_ip;          /* its sandbox's network is attached (this process checked) */
-        time_t network_retry;  /* a failed attach is not tried again before this */
-        size_t n_running;      /* containers running at the last step */
-        char *evicted;         /* the eviction message once the pod is evicted */
+        int64_t first_seen_ms;  /* monotonic; 0 unless this process wrote pod.json */
+        bool start_reported;    /* kubelet_pod_start_duration_seconds observed */
+        bool sandbox_ready;     /* as the last step saw it */
+        char *pod_ip;           /* its sandbox's network is attached (this process checked) */
+        time_t network_retry;   /* a failed attach is not tried again before this */
+        size_t n_running;       /* containers running at the last step */
+        char *evicted;          /* the eviction message once the pod is evicted */
+        json_t *payload_errors; /* FailedMount messages of configMap/secret/... volumes sent */
         /* resize (pod-resize.c) */
         json_t *allocation;      /* allocated.json: what the node agreed to run */
         json_t *actuated;        /* actuated.json: what the kernel was last told */

@@ -10,7 +10,8 @@
  *   sandbox/                 the runtime's sandbox state
  *   containers/<name>/<n>/   run n of a container (the runtime's state dir); n = restartCount
  *   exits/<name>-<n>.json    how run n ended as only the cgroup could tell (OOMKilled)
- *   volumes/<name>/          emptyDir volumes (a tmpfs for medium Memory)
+ *   volumes/<name>/          emptyDir volumes (a tmpfs for medium Memory); configMap, secret,
+ *                            downwardAPI and projected volumes (a tmpfs the AtomicWriter fills)
  * Cgroups, below --cgroup-root, in the kubelet's QoS layout: kubepods[/burstable|/besteffort]/
  * pod<uid>/ holds the pod's limits; below it sandbox/ and one cgroup per container run, named by
  * the run's container id. */
@@ -40,11 +41,13 @@
 #include "node/network/network.h"
 #include "node/node-metrics.h"
 #include "node/node-status.h"
+#include "node/pod-payload.h"
 #include "node/pod-security.h"
 #include "node/pod-status.h"
 #include "node/pod-worker-internal.h"
 #include "node/pod-worker.h"
 #include "node/runtime/runtime.h"
+#include "node/volume/atomic-writer.h"
 #include "node/volume/emptydir.h"
 #include "node/volume/storage-metrics.h"
 
@@ -103,6 +106,7 @@ static void pod_memory_free(struct pod_memory *p)
                 container_memory_release(&p->containers[i]);
         free(p->containers);
         free(p->evicted);
+        json_decref(p->payload_errors);
         free(p->pod_ip);
         pod_resize_forget(p);
         free(p->uid);
@@ -401,9 +405,147 @@ static int volume_fs_group(const struct pod_memory *p, const char *name, gid_t g
         return r < 0 ? r : 0;
 }
 
-/* Makes every volume of the pod ready. The first volume that cannot be is named in *reterr. */
+/* ------------------------------------------------------------------ AtomicWriter volumes */
+
+static int no_object_lookup(void *ud, const char *resource, const char *ns, const char *name,
+                            json_t **ret, struct error **reterr)
+{
+        return error_set(reterr, ENOTSUP, "couldn't get %s %s/%s, no kubeClient defined",
+                         streq(resource, "secrets") ? "secret" : "configMap", ns, name);
+}
+
+struct payload_perms {
+        const char *path;
+        gid_t gid;
+};
+
+/* K8S: the configMap, secret, downwardAPI and projected plugins' setPerms: SetVolumeOwnership
+ * of the whole volume with the fsGroup, read-only masks (their mounts are read-only), policy
+ * nil (Always). */
+static int payload_set_perms(void *ud, struct error **reterr)
+{
+        const struct payload_perms *pp = ud;
+        int r = volume_ownership_set(pp->path, pp->gid, VOLUME_FSGROUP_ALWAYS, true, reterr);
+
+        return r < 0 ? r : 0;
+}
+
+/* Computes the payload of volume v of pod and has the AtomicWriter write it into its folder
+ * (a no-op when nothing changed). 1 written, 0 unchanged. */
+static int payload_write(struct pod_host *h, struct pod_memory *p, const json_t *pod,
+                         const json_t *v, struct error **reterr)
+{
+        const char *name = json_string_value(json_object_get(v, "name"));
+        struct pod_payload_node node = { .allocatable_milli_cpu = h->allocatable_milli_cpu,
+                                         .allocatable_memory = h->allocatable_memory };
+        struct atomic_payload payload = { 0 };
+        enum volume_fsgroup_policy policy;
+        struct payload_perms perms = { 0 };
+        cleanup_free char *path = volume_path(p, name);
+        cleanup_close int dfd = -1;
+        int fs, r;
+
+        r = pod_payload_build(pod, v, h->object_lookup ?: no_object_lookup, h->object_ud, &node,
+                              &payload, reterr);
+        if (r >= 0) {
+                fs = pod_security_fs_group(pod, &perms.gid, &policy, reterr);
+                r = fs < 0 ? fs : 0;
+                perms.path = path;
+        }
+        if (r >= 0) {
+                dfd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+                if (dfd < 0)
+                        r = error_set(reterr, errno, "open \"%s\": %s", path, strerror(errno));
+        }
+        if (r >= 0)
+                r = atomic_writer_write(dfd, &payload, fs > 0 ? payload_set_perms : NULL, &perms,
+                                        reterr);
+        atomic_payload_release(&payload);
+        return r;
+}
+
+/* K8S: the operation executor's FailedMount event, `MountVolume.SetUp failed for volume "x" :
+ * <cause>`, once per distinct message until the volumes are fine again (the API's event series
+ * counts repeats upstream). Not for -EAGAIN: the agent has not listed the objects yet. */
+static void payload_failed(struct pod_memory *p, struct pod_events *ev, const char *name, int r,
+                           const struct error *err)
+{
+        cleanup_free char *message = NULL;
+
+        if (r == -EAGAIN)
+                return;
+        message = xasprintf("MountVolume.SetUp failed for volume \"%s\" : %s", name,
+                            err ? err->message : strerror(-r));
+        if (!p->payload_errors)
+                p->payload_errors = json_object();
+        if (json_object_get(p->payload_errors, message))
+                return;
+        json_object_set_new(p->payload_errors, message, json_true());
+        add_event(ev, "Warning", "FailedMount", TAKE_PTR(message));
+}
+
+/* K8S: SetUp of such a volume: its tmpfs (the kubelet wraps the volume in a Memory emptyDir
+ * for secret, downwardAPI and projected; the same here for configMap, so no payload counts
+ * against the node's disk), sized as that emptyDir (KEP-1967), then the payload. */
+static int payload_volume_setup(struct pod_host *h, struct pod_memory *p, const json_t *pod,
+                                const json_t *v, int64_t pod_limit, struct pod_events *ev,
+                                struct error **reterr)
+{
+        const char *name = json_string_value(json_object_get(v, "name"));
+        cleanup_free char *path = volume_path(p, name);
+        cleanup_error struct error *err = NULL;
+        int r;
+
+        r = emptydir_setup(path, EMPTYDIR_MEDIUM_MEMORY,
+                           emptydir_memory_size(h->allocatable_memory, pod_limit, NULL), &err);
+        if (r >= 0)
+                r = payload_write(h, p, pod, v, &err);
+        if (r < 0) {
+                payload_failed(p, ev, name, r, err);
+                return error_set(reterr, -r,
+                                 "unmounted volumes=[%s], unattached volumes=[], failed to "
+                                 "process volumes=[]: %s",
+                                 name, err ? err->message : strerror(-r));
+        }
+        return 0;
+}
+
+/* K8S: the kubelet's volume manager sets these volumes up again while the pod runs
+ * (RequiresRemount), so a changed ConfigMap or Secret (the agent's informer wakes the pod),
+ * label or annotation (its watch does) or resize (the spec's resources, as upstream reads
+ * them: kubernetes/kubernetes#130801) reaches the files. A failure keeps the files as they
+ * were. A subPath mount of such a volume is a bind of one file made at the container's start:
+ * it keeps the old file, as upstream. */
+static void payload_volumes_refresh(struct step *s)
+{
+        bool failed = false;
+        size_t i;
+        json_t *v;
+
+        json_array_foreach(json_path(s->pod, "spec.volumes"), i, v) {
+                cleanup_error struct error *err = NULL;
+                int r;
+
+                if (!pod_payload_volume(v) || !json_string_value(json_object_get(v, "name")))
+                        continue;
+                r = payload_write(s->h, s->p, s->pod, v, &err);
+                if (r < 0) {
+                        payload_failed(s->p, s->ev, json_string_value(json_object_get(v, "name")),
+                                       r, err);
+                        failed = true;
+                }
+        }
+        /* a later failure with the same words is news again */
+        if (!failed && s->p->payload_errors) {
+                json_decref(s->p->payload_errors);
+                s->p->payload_errors = NULL;
+        }
+}
+
+/* Makes every volume of the pod ready (pod: with its allocated resources; spec_pod: as the API
+ * has it, which the downward API reads). The first volume that cannot be is named in *reterr. */
 static int pod_volumes_setup(struct pod_host *h, struct pod_memory *p, const json_t *pod,
-                             struct pod_events *ev, struct error **reterr)
+                             const json_t *spec_pod, struct pod_events *ev, struct error **reterr)
 {
         enum volume_fsgroup_policy fs_policy;
         int64_t pod_limit = -1;
@@ -425,13 +567,12 @@ static int pod_volumes_setup(struct pod_host *h, struct pod_memory *p, const jso
 
                 if (!name)
                         continue;
-                /* not yet: the kubelet's AtomicWriter volumes (docs/node.md) */
-                if (!ed && (json_object_get(v, "configMap") || json_object_get(v, "secret") ||
-                            json_object_get(v, "downwardAPI") || json_object_get(v, "projected")))
-                        return error_set(reterr, ENOTSUP,
-                                         "volume \"%s\": configMap, secret, downwardAPI and "
-                                         "projected volumes are not implemented",
-                                         name);
+                if (!ed && pod_payload_volume(v)) {
+                        r = payload_volume_setup(h, p, spec_pod, v, pod_limit, ev, reterr);
+                        if (r < 0)
+                                return r;
+                        continue;
+                }
                 if (!ed) {
                         const char *claim =
                                 json_path_string(v, "persistentVolumeClaim.claimName") ?: "";
@@ -620,13 +761,6 @@ static const char *pod_ip_of(const struct step *s)
         return s->p->pod_ip;
 }
 
-static int no_object_lookup(void *ud, const char *resource, const char *ns, const char *name,
-                            json_t **ret, struct error **reterr)
-{
-        return error_set(reterr, ENOTSUP, "couldn't get %s %s/%s, no kubeClient defined",
-                         streq(resource, "secrets") ? "secret" : "configMap", ns, name);
-}
-
 /* The env of a container: value (expanded by the runtime), valueFrom.fieldRef,
  * configMapKeyRef and secretKeyRef, and envFrom (node/pod-config.h) resolved here. *ret_error
  * names what cannot be resolved (K8S: CreateContainerConfigError). */
@@ -808,6 +942,18 @@ static const char *mount_sub_path(struct step *s, const json_t *m, const char *c
         return sub;
 }
 
+/* The element of spec.volumes named name, or NULL. */
+static const json_t *pod_volume_named(const json_t *pod, const char *name)
+{
+        size_t i;
+        json_t *v;
+
+        json_array_foreach(json_path(pod, "spec.volumes"), i, v)
+                if (streq(json_string_value(json_object_get(v, "name")) ?: "", name))
+                        return v;
+        return NULL;
+}
+
 /* The container's volume mounts: each volume's folder, and its subPath apart (the runtime
  * resolves it inside the volume again when it mounts). NULL and *ret_error when a subPath
  * cannot be used (K8S: CreateContainerConfigError). */
@@ -837,7 +983,10 @@ static struct runtime_mount *container_mounts(struct step *s, const json_t *c,
                         .source = src,
                         .sub_path = sub,
                         .target = json_string_value(json_object_get(m, "mountPath")) ?: "/",
-                        .read_only = json_is_true(json_object_get(m, "readOnly")),
+                        /* K8S makeMounts: mount.ReadOnly || the plugin's ReadOnly attribute,
+                         * which configMap, secret, downwardAPI and projected have */
+                        .read_only = json_is_true(json_object_get(m, "readOnly")) ||
+                                     pod_payload_volume(pod_volume_named(s->pod, vol)),
                 };
         }
         *ret_n = n;
@@ -1022,6 +1171,13 @@ static void start_container(struct step *s, const json_t *c, struct container_me
                 spec.command = strv_of(json_object_get(c, "command"), &cmd);
                 spec.args = strv_of(json_object_get(c, "args"), &args);
                 spec.working_dir = json_string_value(json_object_get(c, "workingDir"));
+                /* K8S: terminationMessagePath (defaulted to /dev/termination-log) and its
+                 * policy, File or FallbackToLogsOnError */
+                spec.termination_message_path =
+                        json_string_value(json_object_get(c, "terminationMessagePath"));
+                spec.termination_message_fallback = streq(
+                        json_string_value(json_object_get(c, "terminationMessagePolicy")) ?: "",
+                        "FallbackToLogsOnError");
                 spec.env = env;
                 spec.mounts = mounts;
                 spec.cgroup_procs = (const char *const *) procs;
@@ -1656,7 +1812,7 @@ int pod_worker_sync(struct pod_host *h, const json_t *pod, json_t **ret_status,
                 if (r < 0) {
                         add_event(ev, "Warning", "FailedCreatePodSandBox",
                                   xasprintf("Failed to create pod sandbox: %s", err->message));
-                } else if ((r = pod_volumes_setup(h, p, allocated, ev, &err)) < 0) {
+                } else if ((r = pod_volumes_setup(h, p, allocated, pod, ev, &err)) < 0) {
                         if (!p->mount_error_reported)
                                 add_event(ev, "Warning", "FailedMount",
                                           xasprintf("Unable to attach or mount volumes: %s",
@@ -1740,6 +1896,8 @@ int pod_worker_sync(struct pod_host *h, const json_t *pod, json_t **ret_status,
                 }
         }
 
+        if (p->prepared && !deleting && !p->evicted)
+                payload_volumes_refresh(&s);
         if (p->prepared && sandbox_ready && !deleting && !p->evicted)
                 pod_resize_admit(&s);
         /* claims come from the agent's informer: checking them every pass costs no request */

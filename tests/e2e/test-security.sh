@@ -36,7 +36,7 @@ JSON
 pod default '{}' '{}' "$status; [ -c /proc/keys ] && echo keys-masked; [ ! -e /proc/kcore ] || [ -c /proc/kcore ] && echo kcore-masked; [ -d /sys/firmware ] && [ \$(ls /sys/firmware | wc -l) = 0 ] && echo firmware-masked; echo 1 > /proc/sys/kernel/shm_rmid_forced && echo sys-writable || echo sys-readonly; touch /sys/x 2>/dev/null || echo sysfs-readonly; unshare -U true && echo unshare-ok; echo pid=\$(readlink /proc/self/ns/pid)"
 pod dropall '{}' '{"capabilities":{"drop":["ALL"]}}' "$status"
 pod addone '{}' '{"capabilities":{"drop":["all"],"add":["NET_BIND_SERVICE","cap_chown"]}}' "$status"
-pod privileged '{}' '{"privileged":true}' "$status; [ -c /proc/keys ] || echo keys-unmasked; [ \$(ls /sys/firmware | wc -l) != 0 ] && echo firmware-unmasked; test -c /dev/kmsg && echo host-devices"
+pod privileged '{}' '{"privileged":true}' "$status; [ -c /proc/keys ] || echo keys-unmasked; [ \$(ls /sys/firmware | wc -l) != 0 ] && echo firmware-unmasked; test -c /dev/kmsg && echo host-devices; echo exe=\$(readlink /proc/1/exe); (echo x >>/proc/1/exe) 2>&1; exec 3</proc/1/exe && (echo x >/proc/self/fd/3) 2>&1"
 pod rofs '{}' '{"readOnlyRootFilesystem":true}' "touch /x 2>&1 || echo root-readonly; touch /dev/shm/x && echo shm-writable"
 pod nnp '{}' '{"allowPrivilegeEscalation":false}' "$status"
 pod rtdefault '{"seccompProfile":{"type":"RuntimeDefault"}}' '{}' "$status; unshare -U true 2>&1 || echo unshare-denied"
@@ -49,6 +49,26 @@ cat <<'JSON' | k create -f - >/dev/null || not_ok "create pod hostns"
  "spec":{"terminationGracePeriodSeconds":1,"restartPolicy":"Never","hostPID":true,"hostIPC":true,
   "containers":[{"name":"c1","image":"busybox","command":["sh","-c","echo pid=$(readlink /proc/self/ns/pid) ipc=$(readlink /proc/self/ns/ipc)"]}]}}
 JSON
+# K8S terminationMessagePath/Policy: the file, the log's tail as the fallback, a link planted at
+# the path by a volume (it resolves inside the container: the host's /etc/passwd stays as it is),
+# and the file under readOnlyRootFilesystem in a user namespace as a non-root user
+passwd_sum=$(md5sum </etc/passwd)
+tmsg() { # tmsg NAME POD-EXTRA CONTAINER-EXTRA COMMAND
+        cat <<JSON | k create -f - >/dev/null || not_ok "create pod $1"
+{"apiVersion":"v1","kind":"Pod","metadata":{"name":"$1"},
+ "spec":{"terminationGracePeriodSeconds":1,"restartPolicy":"Never"$2,
+  "containers":[{"name":"c1","image":"busybox"$3,"command":["sh","-c","$4"]}]}}
+JSON
+}
+tmsg tmsg-file '' '' "printf 'bye from the file' >/dev/termination-log"
+tmsg tmsg-fallback '' ',"terminationMessagePolicy":"FallbackToLogsOnError"' "for i in \$(seq 1 100); do echo line \$i; done; exit 3"
+tmsg tmsg-fallback-ok '' ',"terminationMessagePolicy":"FallbackToLogsOnError"' "echo not-a-message"
+tmsg tmsg-fallback-file '' ',"terminationMessagePolicy":"FallbackToLogsOnError"' "echo log; printf from-file >/dev/termination-log; exit 1"
+tmsg tmsg-big '' '' "i=0; while [ \$i -lt 600 ]; do printf '0123456789'; i=\$((i+1)); done >/dev/termination-log; printf END >>/dev/termination-log"
+tmsg tmsg-link ',"volumes":[{"name":"t","emptyDir":{}}],"initContainers":[{"name":"i","image":"busybox","command":["ln","-s","/etc/passwd","/t/msg"],"volumeMounts":[{"name":"t","mountPath":"/t"}]}]' \
+        ',"terminationMessagePath":"/t/msg","volumeMounts":[{"name":"t","mountPath":"/t"}]' "printf pwned >/t/msg"
+tmsg tmsg-userns ',"hostUsers":false,"securityContext":{"runAsUser":1000,"runAsGroup":1000}' \
+        ',"securityContext":{"readOnlyRootFilesystem":true}' "printf ro-userns >/dev/termination-log"
 pod nonroot '{"runAsNonRoot":true}' '{}' "true"
 pod rootuser '{}' '{"runAsNonRoot":true,"runAsUser":0}' "true"
 pod badcap '{}' '{"capabilities":{"add":["NOPE"]}}' "true"
@@ -109,6 +129,22 @@ has "privileged: /proc/keys is not masked" privileged "keys-unmasked"
 has "privileged: /sys/firmware is not masked" privileged "firmware-unmasked"
 has "privileged: the host's devices" privileged "host-devices"
 has "privileged: no seccomp filter" privileged "Seccomp:	0"
+# runc's CVE-2019-5736 defence: the pod's pid 1 (and every flexlet process) runs a read-only view
+has "privileged: /proc/1/exe is not the host's binary" privileged "exe=/$(basename "$FLEXLET_BIN")"
+has "privileged: /proc/1/exe cannot be opened for writing (read-only, not merely busy)" privileged \
+        "can't create /proc/1/exe: Read-only file system"
+has "privileged: nor can an fd of it be reopened for writing" privileged \
+        "can't create /proc/self/fd/3: Read-only file system"
+unsealed="" checked=0
+for p in /proc/[0-9]*; do
+        p=${p#/proc/}
+        [ "$p" = "$SERVER_PID" ] || { tr '\0' ' ' <"/proc/$p/cmdline"; } 2>/dev/null | grep -qF "$SERVER_DIR/data/pods/" || continue
+        checked=$((checked + 1))
+        [ "$(stat -L -f -c %T "/proc/$p/exe" 2>/dev/null)" = overlayfs ] && ! (: >>"/proc/$p/exe") 2>/dev/null ||
+                unsealed="$unsealed $p"
+done
+check_equal "the agent and every helper ($checked processes) run from the sealed, read-only binary (host root cannot write it either)" "" "$unsealed"
+check_equal "the sealed view is the built binary" "" "$(cmp "/proc/$SERVER_PID/exe" "$FLEXLET_BIN" 2>&1)"
 has "readOnlyRootFilesystem makes writes to the root fail" rofs "Read-only file system"
 has "readOnlyRootFilesystem leaves /dev/shm writable" rofs "shm-writable"
 has "allowPrivilegeEscalation false gives NoNewPrivs 1" nnp "NoNewPrivs:	1"
@@ -125,6 +161,23 @@ has "hostPID keeps the host's pid namespace" hostns "pid=$(readlink /proc/self/n
 has "hostIPC keeps the host's ipc namespace" hostns "ipc=$(readlink /proc/self/ns/ipc)"
 lacks "without hostPID the pod has its own pid namespace" default "pid=$(readlink /proc/self/ns/pid)"
 check_equal "the host's kernel.shm_rmid_forced is untouched" "$host_shm" "$(cat /proc/sys/kernel/shm_rmid_forced)"
+
+# --- termination messages
+tmessage() { # tmessage POD: its container's state.terminated.message
+        done_pod "$1"
+        k get pod "$1" -o jsonpath='{.status.containerStatuses[0].state.terminated.message}'
+}
+check_equal "terminationMessagePath: the file's text is state.terminated.message" "bye from the file" "$(tmessage tmsg-file)"
+got=$(tmessage tmsg-fallback)
+check_equal "FallbackToLogsOnError: a failed container's message is the log's last 80 lines" \
+        "line 21|line 100|80" "$(head -1 <<<"$got")|$(tail -1 <<<"$got")|$(wc -l <<<"$got")"
+check_equal "FallbackToLogsOnError: a container that succeeded has no message" "" "$(tmessage tmsg-fallback-ok)"
+check_equal "FallbackToLogsOnError: the file wins over the log" "from-file" "$(tmessage tmsg-fallback-file)"
+got=$(tmessage tmsg-big)
+check_equal "a longer file gives its last 4096 bytes" "4096 END" "${#got} ${got: -3}"
+check_equal "a link a volume planted at the path resolves inside the container: the file is still the message" "pwned" "$(tmessage tmsg-link)"
+check_equal "and the host's file the link names is untouched" "$passwd_sum" "$(md5sum </etc/passwd)"
+check_equal "a non-root user in a user namespace with a read-only root writes it" "ro-userns" "$(tmessage tmsg-userns)"
 
 # --- refusals: CreateContainerConfigError with upstream's message, the container never starts
 until_refused() { # until_refused WHAT POD TEXT

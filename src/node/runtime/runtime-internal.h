@@ -16,11 +16,12 @@
 #include "node/runtime/runtime.h"
 
 /* files of a container's state dir */
-#define RT_SPEC_FILE       "spec.json"
-#define RT_SUPERVISOR_FILE "supervisor.json"
-#define RT_STARTED_FILE    "started.json"
-#define RT_EXIT_FILE       "exit.json"
-#define RT_LOG_FILE        "container.log"
+#define RT_SPEC_FILE            "spec.json"
+#define RT_SUPERVISOR_FILE      "supervisor.json"
+#define RT_STARTED_FILE         "started.json"
+#define RT_TERMINATION_LOG_FILE "termination-log"
+#define RT_EXIT_FILE            "exit.json"
+#define RT_LOG_FILE             "container.log"
 /* files of a sandbox's state dir */
 #define RT_SANDBOX_SPEC_FILE  "sandbox-spec.json"
 #define RT_SANDBOX_STATE_FILE "sandbox.json"

@@ -40,7 +40,8 @@
  * /proc/self/fd/N would lead out), and a working dir with no path from the root is refused.
  *
  * The helper processes run the calling process's own binary (/proc/self/exe) as
- * `<exe> supervise --notify-fd 3 [--sandbox] DIR`; that binary's main must route `supervise` to
+ * `<exe> supervise --notify-fd 3 [--sandbox] DIR` (for `flexlet serve` a sealed view of the
+ * binary, runtime_exe_reexec_sealed); that binary's main must route `supervise` to
  * runtime_helper_main. flexlet's does (cmd_supervise). A test binary that starts sandboxes or
  * containers must do the same first thing in its main (see tests/unit/node/test-runtime-e2e.c),
  * or it would be re-run, detached, as its own helper.
@@ -52,7 +53,8 @@
  *   DATA/pods/<uid>/sandbox/                      runtime_sandbox_dir
  *   DATA/pods/<uid>/containers/<name>/<restart>/  runtime_container_dir: spec.json,
  *       supervisor.json, started.json, exit.json, container.log, seccomp.bpf (the compiled
- *       filter, when there is one), upper/, work/, rootfs/
+ *       filter, when there is one), termination-log (terminationMessagePath's file), upper/,
+ *       work/, rootfs/
  * One container dir per start, so the previous run's log (`kubectl logs --previous`) is the
  * one of restart - 1.
  *
@@ -287,7 +289,25 @@ struct runtime_container_spec {
          * restrict_oom_score_adj does. */
         int oom_score_adj;
         bool oom_score_adj_set;
+        /* K8S terminationMessagePath (NULL or "": none): the file "termination-log" of the state
+         * dir (mode 0666, so the container's user writes it, as the kubelet's) is bind-mounted
+         * there, the target made inside the root (a link the image or a volume planted there
+         * cannot lead out); when the process exits the supervisor reads the file's last
+         * RUNTIME_TERMINATION_MESSAGE_MAX bytes, through its own fd, into the exit's message */
+        const char *termination_message_path;
+        /* K8S terminationMessagePolicy FallbackToLogsOnError: when the file is empty and the
+         * exit code is not 0, the log's last RUNTIME_TERMINATION_LOG_LINES lines, at most
+         * RUNTIME_TERMINATION_LOG_MAX bytes (their end), instead */
+        bool termination_message_fallback;
 };
+
+/* K8S pkg/kubelet/container: MaxContainerTerminationMessageLength,
+ * MaxContainerTerminationMessageLogLines, MaxContainerTerminationMessageLogLength, and
+ * MaxPodTerminationMessageLogLength (the status manager's share per container of a pod) */
+#define RUNTIME_TERMINATION_MESSAGE_MAX     4096
+#define RUNTIME_TERMINATION_LOG_LINES       80
+#define RUNTIME_TERMINATION_LOG_MAX         2048
+#define RUNTIME_POD_TERMINATION_MESSAGE_MAX (12 * 1024)
 
 /* Points the image fields of s at img's (borrowed: img must outlive s's use). */
 void runtime_container_spec_use_image(struct runtime_container_spec *s,
@@ -413,5 +433,19 @@ int runtime_log_read(const char *log_path, const struct runtime_log_options *o,
  * is the subcommand's name). Runs the sandbox or the container supervisor and returns its exit
  * status; on a failure that could not be recorded in the state dir it also sets *reterr. */
 int runtime_helper_main(int argc, char **argv, struct error **reterr);
+
+/* ------------------------------------------------------------------ the sealed binary */
+
+/* runc's CVE-2019-5736 defence (exeseal.c). 1 if the executable open at fd (of /proc/self/exe
+ * or /proc/PID/exe) cannot be written by anyone: on a read-only overlayfs, or a memfd sealed
+ * against writes and resizes; 0 if it can; -errno. */
+int runtime_exe_sealed(int fd);
+/* An O_PATH (overlayfs) or read-only (memfd) fd, close-on-exec, of a sealed view of this
+ * process's binary; *ret_how (static) says which: "overlayfs", else "memfd". */
+int runtime_exe_seal_open(int *ret_fd, const char **ret_how, struct error **reterr);
+/* Unless /proc/self/exe is sealed already, re-executes this process from a sealed view of its
+ * binary with argv and the environment (plus FLEXLET_EXE_SEALED, removed again on the other
+ * side): never returns but with an error. Call it first thing, before any thread. */
+int runtime_exe_reexec_sealed(char **argv, struct error **reterr);
 
 #endif

@@ -81,6 +81,9 @@ json_t *rt_spec_to_json(const struct runtime_container_spec *s)
         json_object_set_new(o, "command", strv_to_json(s->command));
         json_object_set_new(o, "args", strv_to_json(s->args));
         set_string(o, "workingDir", s->working_dir);
+        set_string(o, "terminationMessagePath", s->termination_message_path);
+        if (s->termination_message_fallback)
+                json_object_set_new(o, "terminationMessageFallbackToLogs", json_true());
         for (size_t i = 0; i < s->n_env; i++) {
                 json_t *e = json_object();
                 set_string(e, "name", s->env[i].name);
@@ -254,8 +257,12 @@ int rt_spec_from_json(json_t *j, struct rt_spec_holder *ret, struct error **rete
             (r = get_string(j, "sandboxDir", false, &s->sandbox_dir, reterr)) < 0 ||
             (r = get_string(image, "rootfs", true, &s->rootfs, reterr)) < 0 ||
             (r = get_string(image, "workingDir", false, &s->image_working_dir, reterr)) < 0 ||
-            (r = get_string(j, "workingDir", false, &s->working_dir, reterr)) < 0)
+            (r = get_string(j, "workingDir", false, &s->working_dir, reterr)) < 0 ||
+            (r = get_string(j, "terminationMessagePath", false, &s->termination_message_path,
+                            reterr)) < 0)
                 goto fail;
+        s->termination_message_fallback =
+                json_is_true(json_object_get(j, "terminationMessageFallbackToLogs"));
         if ((r = json_to_strv(json_object_get(image, "entrypoint"), "entrypoint", &h.strv[0],
                               reterr)) < 0 ||
             (r = json_to_strv(json_object_get(image, "cmd"), "cmd", &h.strv[1], reterr)) < 0 ||

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/magic.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
@@ -26,6 +27,7 @@
 #include "base/alloc.h"
 #include "base/fs.h"
 #include "base/json.h"
+#include "base/utf8.h"
 #include "node/runtime/runtime-internal.h"
 
 struct supervisor {
@@ -41,7 +43,26 @@ struct supervisor {
          * host ID its 0 maps to */
         int userns_fd;
         uint32_t userns_base;
+        /* a page shared with the container's child until its exec: how long its setup took,
+         * and the confinement's share of it (recorded in started.json; node-bench reads them) */
+        struct setup_timing *timing;
+        /* K8S terminationMessagePath: the state dir's termination-log, open read-write; -1 */
+        int term_fd;
 };
+
+/* CLOCK_MONOTONIC ns; written by the child only, read by the supervisor after the exec */
+struct setup_timing {
+        int64_t total_ns;   /* fork to just before execve */
+        int64_t confine_ns; /* the confinement steps (confine.c, the /sys remount) */
+};
+
+static int64_t mono_ns(void)
+{
+        struct timespec ts;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (int64_t) ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
 
 /* ------------------------------------------------------------------ the container process */
 
@@ -331,6 +352,49 @@ static void setup_volumes(int rootfd, const struct supervisor *sv, int errfd)
         }
 }
 
+/* K8S (kuberuntime_container.go makeMounts): the termination message file, a host file of the
+ * container's own, is bind-mounted at terminationMessagePath after the volumes. The target is
+ * made inside the root (openat2 RESOLVE_IN_ROOT: a link the image or a volume put there
+ * resolves inside the container, never to the host); the mount is cloned from the file in the
+ * container's own state dir, checked to be the one the supervisor reads. */
+static void setup_termination_log(int rootfd, const struct supervisor *sv, int errfd)
+{
+        const char *path = sv->spec->termination_message_path;
+        cleanup_close int tfd = -1, mfd = -1, sfd = -1;
+        cleanup_free char *src = NULL;
+        struct stat a, b;
+        struct statfs sf;
+        char e[128];
+
+        if (sv->term_fd < 0)
+                return;
+        /* runc: "mount destination ... not absolute" */
+        if (path[0] != '/')
+                child_fail(errfd, "mount destination %s not absolute", path);
+        tfd = rt_create_in_root(rootfd, path, true);
+        if (tfd < 0)
+                child_fail(errfd, "create the termination message file at \"%s\": %s", path,
+                           errstr(-tfd, e));
+        if (fstatfs(tfd, &sf) == 0 && sf.f_type == PROC_SUPER_MAGIC)
+                child_fail(errfd,
+                           "check proc-safety of %s mount: \"%s\" cannot be mounted because it "
+                           "is inside /proc",
+                           path, path);
+        /* open_tree clones only a mount of this mount namespace: the file again, from here,
+         * and it must be the one the supervisor holds */
+        src = xasprintf("%s/" RT_TERMINATION_LOG_FILE, sv->state_dir);
+        sfd = open(src, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+        if (sfd < 0 || fstat(sfd, &a) < 0 || fstat(sv->term_fd, &b) < 0 || a.st_dev != b.st_dev ||
+            a.st_ino != b.st_ino)
+                child_fail(errfd, "open the termination message file \"%s\": %s", src,
+                           sfd < 0 ? errstr(errno, e) : "not the supervisor's");
+        mfd = open_tree(sfd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH);
+        if (mfd < 0 ||
+            move_mount(mfd, "", tfd, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
+                child_fail(errfd, "mount the termination message file at \"%s\": %s", path,
+                           errstr(errno, e));
+}
+
 /* The home of uid in the container's /etc/passwd, or NULL. */
 static char *passwd_home(uid_t uid)
 {
@@ -468,6 +532,7 @@ _noreturn_ static void container_child(struct supervisor *sv, int outfd, int err
         sigset_t none;
         char e[128];
         int rootfd, r, null;
+        int64_t t_start = mono_ns(), t0, confine_ns = 0;
 
         /* a clean slate: the supervisor's blocked and ignored signals are not the process's */
         sigemptyset(&none);
@@ -523,20 +588,27 @@ _noreturn_ static void container_child(struct supervisor *sv, int outfd, int err
         if (r < 0)
                 child_fail(errfd, "mount /proc: %s", errstr(-r, e));
         setup_dev(rootfd, sv, errfd);
+        t0 = mono_ns();
         if (rt_confine_devices(rootfd, &s->security, &err) < 0)
                 child_fail(errfd, "%s", err->message);
+        confine_ns += mono_ns() - t0;
         r = mount_in_root(rootfd, "sys", false, "/sys", NULL, MS_BIND, NULL);
         /* K8S: a privileged container's /sys is writable */
+        t0 = mono_ns();
         if (r == 0 && !s->security.privileged)
                 r = remount_ro(rootfd, "sys", MS_NOSUID | MS_NODEV | MS_NOEXEC);
+        confine_ns += mono_ns() - t0;
         if (r < 0)
                 child_fail(errfd, "mount /sys: %s", errstr(-r, e));
         setup_volumes(rootfd, sv, errfd);
+        setup_termination_log(rootfd, sv, errfd);
         /* the sysctls through the host's /proc (still in sight) before /proc/sys turns
          * read-only; then the masked and read-only paths over everything mounted */
+        t0 = mono_ns();
         if (rt_confine_sysctls(&s->security, &err) < 0 ||
             rt_confine_paths(rootfd, &s->security, &err) < 0)
                 child_fail(errfd, "%s", err->message);
+        confine_ns += mono_ns() - t0;
 
         /* pivot_root(".", "."): the old root ends up under the new one; detach it */
         if (fchdir(rootfd) < 0)
@@ -579,11 +651,15 @@ _noreturn_ static void container_child(struct supervisor *sv, int outfd, int err
                                           "namespace root -- possible container breakout detected");
         }
         /* runc: the working dir is made before the root turns read-only */
+        t0 = mono_ns();
         if (rt_confine_root_readonly(&s->security, &err) < 0)
                 child_fail(errfd, "%s", err->message);
+        confine_ns += mono_ns() - t0;
         exe = look_path(argv[0], env_value(envp, "PATH"), errfd);
+        t0 = mono_ns();
         if (rt_confine_prepare(s, &sv->seccomp, &confine, &err) < 0)
                 child_fail(errfd, "%s", err->message);
+        confine_ns += mono_ns() - t0;
 
         null = open("/dev/null", O_RDONLY | O_CLOEXEC);
         if (null < 0 || dup2(null, 0) < 0 || dup2(outfd, 1) < 0 || dup2(errpipe_out, 2) < 0)
@@ -600,8 +676,14 @@ _noreturn_ static void container_child(struct supervisor *sv, int outfd, int err
                 close(sv->userns_fd);
         }
         /* user, groups, capabilities, no_new_privs, seccomp: the last steps before exec */
+        t0 = mono_ns();
         if (rt_confine_finish(&confine, &err) < 0)
                 child_fail(errfd, "%s", err->message);
+        if (sv->timing) {
+                int64_t t1 = mono_ns();
+                sv->timing->confine_ns = confine_ns + (t1 - t0);
+                sv->timing->total_ns = t1 - t_start;
+        }
         execve(exe, argv, envp);
         if (errno == EACCES)
                 child_fail(errfd, "exec: \"%s\": permission denied", argv[0]);
@@ -700,6 +782,100 @@ static void pump(struct rt_log_writer *w, int *fd, enum rt_stream s, bool drain)
         }
 }
 
+/* Keeps the last max bytes written to it (the kubelet's circbuf). */
+struct tail_buf {
+        char *buf;
+        size_t len, max;
+};
+
+static int tail_write(void *ud, const char *p, size_t n)
+{
+        struct tail_buf *t = ud;
+
+        if (n >= t->max) {
+                memcpy(t->buf, p + n - t->max, t->max);
+                t->len = t->max;
+                return 0;
+        }
+        if (t->len + n > t->max) {
+                size_t drop = t->len + n - t->max;
+                memmove(t->buf, t->buf + drop, t->len - drop);
+                t->len -= drop;
+        }
+        memcpy(t->buf + t->len, p, n);
+        t->len += n;
+        return 0;
+}
+
+/* K8S kuberuntime_container.go getTerminationMessage: the file's last
+ * RUNTIME_TERMINATION_MESSAGE_MAX bytes (tail.ReadAtMost), read through the supervisor's own fd
+ * (what the container did at its path cannot redirect it); with FallbackToLogsOnError, an empty
+ * file and a non-zero exit code, readLastStringFromContainerLogs: the log's last
+ * RUNTIME_TERMINATION_LOG_LINES lines as `kubectl logs` shows them, their last
+ * RUNTIME_TERMINATION_LOG_MAX bytes. NULL when there is nothing. */
+static char *termination_message_raw(struct supervisor *sv, int exit_code)
+{
+        char *buf = NULL;
+        struct stat st;
+
+        if (sv->term_fd >= 0 && fstat(sv->term_fd, &st) == 0 && S_ISREG(st.st_mode) &&
+            st.st_size > 0) {
+                off_t off = st.st_size > RUNTIME_TERMINATION_MESSAGE_MAX
+                                    ? st.st_size - RUNTIME_TERMINATION_MESSAGE_MAX
+                                    : 0;
+                size_t want = (size_t) (st.st_size - off), got = 0;
+
+                buf = xmalloc(want + 1);
+                while (got < want) {
+                        ssize_t n = pread(sv->term_fd, buf + got, want - got, off + (off_t) got);
+                        if (n < 0 && errno == EINTR)
+                                continue;
+                        if (n <= 0)
+                                break;
+                        got += (size_t) n;
+                }
+                buf[got] = '\0';
+                if (got > 0)
+                        return buf;
+                free(buf);
+                buf = NULL;
+        }
+        if (sv->spec->termination_message_fallback && exit_code != 0) {
+                struct runtime_log_options o = RUNTIME_LOG_OPTIONS_INIT;
+                struct tail_buf t = { .buf = xmalloc(RUNTIME_TERMINATION_LOG_MAX + 1),
+                                      .max = RUNTIME_TERMINATION_LOG_MAX };
+                cleanup_free char *log_path = xasprintf("%s/" RT_LOG_FILE, sv->state_dir);
+                struct error *err = NULL;
+
+                o.tail_lines = RUNTIME_TERMINATION_LOG_LINES;
+                if (runtime_log_read(log_path, &o, tail_write, &t, &err) < 0) {
+                        /* K8S: the kubelet's words for it */
+                        free(t.buf);
+                        buf = xasprintf("Error on reading termination message from logs: %s",
+                                        err ? err->message : "unknown error");
+                        error_free(err);
+                        return buf;
+                }
+                t.buf[t.len] = '\0';
+                return t.buf;
+        }
+        return NULL;
+}
+
+/* The message as the status carries it: a C string (up to a NUL the container wrote), valid
+ * UTF-8 (what is not, U+FFFD, as Go's JSON encoding has it). */
+static char *termination_message(struct supervisor *sv, int exit_code)
+{
+        cleanup_free char *raw = termination_message_raw(sv, exit_code);
+        struct strbuf sb;
+
+        if (!raw || !*raw)
+                return NULL;
+        strbuf_init(&sb);
+        utf8_append_valid(&sb, raw, strlen(raw));
+        return strbuf_detach(&sb);
+}
+
 static int supervise(struct supervisor *sv, struct error **reterr)
 {
         const struct runtime_container_spec *s = sv->spec;
@@ -747,6 +923,15 @@ static int supervise(struct supervisor *sv, struct error **reterr)
         logfd = openat(sv->dfd, RT_LOG_FILE, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0640);
         if (logfd < 0)
                 return error_set(reterr, errno, "open the log: %s", strerror(errno));
+        /* K8S: the kubelet creates the file and chmods it 0666 whatever the umask, so that the
+         * container's user, whoever it is, can write it */
+        if (s->termination_message_path && *s->termination_message_path) {
+                sv->term_fd = openat(sv->dfd, RT_TERMINATION_LOG_FILE,
+                                     O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0666);
+                if (sv->term_fd < 0 || fchmod(sv->term_fd, 0666) < 0)
+                        return error_set(reterr, errno, "create the termination message file: %s",
+                                         strerror(errno));
+        }
         if (pipe2(out, O_CLOEXEC) < 0 || pipe2(err, O_CLOEXEC) < 0 || pipe2(ep, O_CLOEXEC) < 0)
                 return error_set(reterr, errno, "pipe: %s", strerror(errno));
         /* join the pod: our children are born in its pid namespace */
@@ -769,6 +954,10 @@ static int supervise(struct supervisor *sv, struct error **reterr)
         sfd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK);
         if (sfd < 0)
                 return error_set(reterr, errno, "signalfd: %s", strerror(errno));
+        sv->timing = mmap(NULL, sizeof(*sv->timing), PROT_READ | PROT_WRITE,
+                          MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+        if (sv->timing == MAP_FAILED)
+                sv->timing = NULL; /* the timings are for the benchmark: the start goes on */
         child = fork();
         if (child < 0) {
                 (void) snprintf(msg, sizeof(msg), "fork the container process: %s",
@@ -812,6 +1001,14 @@ static int supervise(struct supervisor *sv, struct error **reterr)
         json_object_set_new(rec, "pid", json_integer(child));
         json_object_set_new(rec, "startTime", json_integer(r < 0 ? 0 : (json_int_t) ticks));
         add_time(rec, "startedAt", &started);
+        if (sv->timing && sv->timing->total_ns > 0) {
+                json_object_set_new(rec, "setupNs", json_integer(sv->timing->total_ns));
+                json_object_set_new(rec, "confineNs", json_integer(sv->timing->confine_ns));
+        }
+        if (sv->timing) {
+                (void) munmap(sv->timing, sizeof(*sv->timing));
+                sv->timing = NULL;
+        }
         r = fs_write_json_atomic(sv->dfd, RT_STARTED_FILE, rec);
         json_decref(rec);
         if (r < 0) {
@@ -860,11 +1057,13 @@ static int supervise(struct supervisor *sv, struct error **reterr)
                         close(*fd);
         }
         rt_log_writer_release(&w);
-        if (WIFSIGNALED(status))
-                r = write_exit(sv, 128 + WTERMSIG(status), WTERMSIG(status), status, &started, NULL,
-                               NULL);
-        else
-                r = write_exit(sv, WEXITSTATUS(status), 0, status, &started, NULL, NULL);
+        {
+                int code = WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
+                cleanup_free char *tmsg = termination_message(sv, code);
+
+                r = write_exit(sv, code, WIFSIGNALED(status) ? WTERMSIG(status) : 0, status,
+                               &started, NULL, tmsg && *tmsg ? tmsg : NULL);
+        }
         if (r < 0)
                 return error_set(reterr, -r, "record the exit: %s", strerror(-r));
         return 0;
@@ -905,9 +1104,11 @@ static int read_seccomp(struct supervisor *sv, struct error **reterr)
 
 int rt_supervisor_serve(const char *state_dir, int notify_fd, struct error **reterr)
 {
-        struct supervisor sv = {
-                .state_dir = state_dir, .dfd = -1, .notify_fd = notify_fd, .userns_fd = -1
-        };
+        struct supervisor sv = { .state_dir = state_dir,
+                                 .dfd = -1,
+                                 .notify_fd = notify_fd,
+                                 .userns_fd = -1,
+                                 .term_fd = -1 };
         json_t *j = NULL, *me;
         uint64_t ticks = 0;
         int r;

@@ -40,6 +40,8 @@ static const char *const kinds[] = {
         "Status",
         "PodList",
         "NamespaceList",
+        "PodDisruptionBudget",
+        "Eviction",
 };
 
 /* ---- a fully populated object of any schema ---- */
@@ -547,6 +549,49 @@ static void test_bytes(void **state)
         strbuf_release(&sb);
 }
 
+/* K8S: a PodDisruptionBudget's IntOrString bounds keep their type through protobuf (an
+ * integer minAvailable, a percentage maxUnavailable), and an Eviction carries its
+ * DeleteOptions (gracePeriodSeconds 0 is a set pointer, kept). */
+static void test_policy(void **state)
+{
+        json_t *pdb = json_loads("{\"metadata\":{\"name\":\"web\",\"namespace\":\"default\"},"
+                                 "\"spec\":{\"minAvailable\":1,\"selector\":{\"matchLabels\":"
+                                 "{\"app\":\"web\"}}},\"status\":{\"disruptionsAllowed\":0,"
+                                 "\"currentHealthy\":1,\"desiredHealthy\":1,\"expectedPods\":1,"
+                                 "\"disruptedPods\":{\"w1\":\"2026-01-01T00:00:00Z\"},"
+                                 "\"conditions\":[{\"type\":\"DisruptionAllowed\",\"status\":"
+                                 "\"False\",\"reason\":\"InsufficientPods\",\"message\":\"\","
+                                 "\"lastTransitionTime\":\"2026-01-01T00:00:00Z\"}]}}",
+                                 0, NULL);
+        json_t *pct = json_loads("{\"metadata\":{\"name\":\"half\"},\"spec\":{\"maxUnavailable\":"
+                                 "\"50%\",\"unhealthyPodEvictionPolicy\":\"AlwaysAllow\"},"
+                                 "\"status\":{\"disruptionsAllowed\":0,\"currentHealthy\":0,"
+                                 "\"desiredHealthy\":0,\"expectedPods\":0}}",
+                                 0, NULL);
+        json_t *ev = json_loads("{\"metadata\":{\"name\":\"w1\",\"namespace\":\"default\"},"
+                                "\"deleteOptions\":{\"gracePeriodSeconds\":0,\"dryRun\":[\"All\"],"
+                                "\"preconditions\":{\"uid\":\"u1\"}}}",
+                                0, NULL);
+        json_t *back;
+
+        (void) state;
+        assert_non_null(pdb);
+        assert_non_null(pct);
+        assert_non_null(ev);
+        back = round_trip(pb_schema_for_kind("PodDisruptionBudget"), pdb, "pdb");
+        assert_json_equal(pdb, back, "pdb");
+        json_decref(back);
+        back = round_trip(pb_schema_for_kind("PodDisruptionBudget"), pct, "pdb percent");
+        assert_json_equal(pct, back, "pdb percent");
+        json_decref(back);
+        back = round_trip(pb_schema_for_kind("Eviction"), ev, "eviction");
+        assert_json_equal(ev, back, "eviction");
+        json_decref(back);
+        json_decref(pdb);
+        json_decref(pct);
+        json_decref(ev);
+}
+
 /* No two fields of a struct share a number, an embedded message's number is no field's own,
  * and no field is numbered past 2^29-1. */
 static void check_numbers(const struct schema *s, unsigned depth)
@@ -602,6 +647,7 @@ int main(void)
                 cmocka_unit_test(test_encode_errors),
                 cmocka_unit_test(test_schema_numbers),
                 cmocka_unit_test(test_bytes),
+                cmocka_unit_test(test_policy),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -659,6 +659,22 @@ static const struct create_case create_cases[] = {
           { "spec.resources.requests[ephemeral-storage]: Unsupported value: "
             "\"ephemeral-storage\": supported values: \"cpu\", \"memory\"",
             NULL } },
+        { "volume items paths (K8S ValidateLocalNonReservedPath)",
+          { { "spec.volumes",
+              "[{'name': 'a', 'configMap': {'name': 'cm', 'items': [{'key': 'k', "
+              "'path': '../x'}, {'key': 'k', 'path': '..data'}]}}, {'name': 'b', 'projected': "
+              "{'sources': [{'secret': {'name': 's', 'items': [{'key': 'k', 'path': '/abs', "
+              "'mode': 512}]}}]}}]" } },
+          { { 0 } },
+          { "spec.volumes[0].configMap.items[0].path: Invalid value: \"../x\": must not "
+            "contain '..'",
+            "spec.volumes[0].configMap.items[1].path: Invalid value: \"..data\": must not "
+            "start with '..'",
+            "spec.volumes[1].projected.sources[0].secret.items[0].path: Invalid value: "
+            "\"/abs\": must be a relative path",
+            "spec.volumes[1].projected.sources[0].secret.items[0].mode: Invalid value: 512: "
+            "must be a number between 0 and 0777 (octal), both inclusive",
+            NULL } },
         { "metadata",
           { { "metadata.name", NULL }, { "metadata.namespace", NULL } },
           { { 0 } },

@@ -63,11 +63,37 @@ static void test_valid(void **state)
         assert_true(utf8_valid("a\0b", 3));        /* NUL is valid UTF-8, as in Go */
 }
 
+/* Go's encoding/json: each byte that is not part of valid UTF-8 becomes U+FFFD. */
+static void test_append_valid(void **state)
+{
+        static const struct {
+                const char *in, *want;
+        } valid_cases[] = {
+                { "plain", "plain" },
+                { "caf\xc3\xa9", "caf\xc3\xa9" },
+                { "cut \xc3", "cut \xef\xbf\xbd" },
+                { "\xff\xfe", "\xef\xbf\xbd\xef\xbf\xbd" },
+                { "\xe2\x82", "\xef\xbf\xbd\xef\xbf\xbd" },
+                { "", "" },
+        };
+
+        (void) state;
+        for (size_t i = 0; i < sizeof(valid_cases) / sizeof(valid_cases[0]); i++) {
+                struct strbuf sb;
+
+                strbuf_init(&sb);
+                utf8_append_valid(&sb, valid_cases[i].in, strlen(valid_cases[i].in));
+                assert_string_equal(sb.len ? sb.buf : "", valid_cases[i].want);
+                strbuf_release(&sb);
+        }
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_decode),
                 cmocka_unit_test(test_valid),
+                cmocka_unit_test(test_append_valid),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -237,6 +237,63 @@ static void test_evicted(void **state)
         assert_string_equal(cond(st, "Ready", "status"), "False");
 }
 
+/* K8S status manager normalizeStatus: each terminated message is cut to
+ * MaxPodTerminationMessageLogLength (12 KiB) over the number of containers and init containers,
+ * its start kept, in state and lastState; a character cut in two reads as U+FFFD, as Go's JSON
+ * encoding writes it. */
+static void test_termination_message_split(void **state)
+{
+        cleanup_json json_t *p = pod("Never", true);
+        char big[8000];
+        struct container_observation init = { .name = "init",
+                                              .phase = CONTAINER_TERMINATED,
+                                              .current = { .message = "short" } };
+        struct container_observation c = { .name = "c1", .phase = CONTAINER_TERMINATED };
+        const char *msg, *last;
+
+        (void) state;
+        memset(big, 'x', sizeof(big) - 1);
+        big[sizeof(big) - 1] = '\0';
+        /* "é" (2 bytes) across the cut at 6144 = 12288 / 2 */
+        memcpy(big + 6143, "\xc3\xa9", 2);
+        c.current.message = big;
+        c.has_last = true;
+        c.last.message = big;
+        struct pod_observation o = { .sandbox_ready = true,
+                                     .init = &init,
+                                     .n_init = 1,
+                                     .containers = &c,
+                                     .n_containers = 1 };
+        cleanup_json json_t *st = pod_status_build(p, &o, NULL, 1000);
+
+        msg = json_string_value(json_object_get(
+                json_object_get(
+                        json_object_get(json_array_get(json_object_get(st, "containerStatuses"), 0),
+                                        "state"),
+                        "terminated"),
+                "message"));
+        last = json_string_value(json_object_get(
+                json_object_get(
+                        json_object_get(json_array_get(json_object_get(st, "containerStatuses"), 0),
+                                        "lastState"),
+                        "terminated"),
+                "message"));
+        assert_non_null(msg);
+        assert_int_equal(strlen(msg), 6143 + 3);
+        assert_memory_equal(msg + 6143, "\xef\xbf\xbd", 3);
+        assert_string_equal(msg, last);
+        assert_string_equal(
+                json_string_value(json_object_get(
+                        json_object_get(
+                                json_object_get(
+                                        json_array_get(json_object_get(st, "initContainerStatuses"),
+                                                       0),
+                                        "state"),
+                                "terminated"),
+                        "message")),
+                "short");
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -246,6 +303,7 @@ int main(void)
                 cmocka_unit_test(test_container_resources),
                 cmocka_unit_test(test_container_resources_v2_weight),
                 cmocka_unit_test(test_evicted),
+                cmocka_unit_test(test_termination_message_split),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

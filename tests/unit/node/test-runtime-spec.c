@@ -50,6 +50,8 @@ static struct runtime_container_spec full(void)
                 .gid = 2000,
                 .oom_score_adj = -997,
                 .oom_score_adj_set = true,
+                .termination_message_path = "/dev/termination-log",
+                .termination_message_fallback = true,
         };
 }
 
@@ -108,6 +110,8 @@ static void test_round_trip(void **state)
         assert_int_equal(out->gid, 2000);
         assert_true(out->oom_score_adj_set);
         assert_int_equal(out->oom_score_adj, -997);
+        assert_string_equal(out->termination_message_path, "/dev/termination-log");
+        assert_true(out->termination_message_fallback);
         assert_int_equal(rt_spec_check(out, NULL), 0);
         rt_spec_holder_release(&h);
 }
@@ -129,6 +133,8 @@ static void test_minimal_round_trip(void **state)
         assert_int_equal(h.spec.n_env, 0);
         assert_int_equal(h.spec.n_mounts, 0);
         assert_false(h.spec.oom_score_adj_set); /* the process keeps the supervisor's score */
+        assert_null(h.spec.termination_message_path);
+        assert_false(h.spec.termination_message_fallback);
         rt_spec_holder_release(&h);
 }
 
