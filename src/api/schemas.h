@@ -27,6 +27,8 @@ extern const struct schema schema_resource_quota;
 /* ---- kinds (authentication: api/schema-authn.c) ---- */
 /* authentication.k8s.io/v1 SelfSubjectReview. */
 extern const struct schema schema_self_subject_review;
+/* authentication.k8s.io/v1 TokenRequest (the serviceaccounts/token subresource's body). */
+extern const struct schema schema_token_request;
 
 /* ---- kinds (policy: api/schema-policy.c) ---- */
 /* policy/v1 PodDisruptionBudget and Eviction, meta/v1 DeleteOptions (an Eviction's). */

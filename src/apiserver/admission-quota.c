@@ -33,6 +33,8 @@ static const char *sub_name(enum api_subresource sub)
                 return "finalize";
         case API_SUB_EVICTION:
                 return "eviction";
+        case API_SUB_TOKEN:
+                return "token";
         case API_SUB_MAX:
                 break;
         }

@@ -132,6 +132,8 @@ static int subresource_from_string(const struct api_resource *r, const char *s,
                 *ret = API_SUB_FINALIZE;
         else if (streq(s, "eviction"))
                 *ret = API_SUB_EVICTION;
+        else if (streq(s, "token"))
+                *ret = API_SUB_TOKEN;
         else
                 return -ENOENT;
         return 0;
@@ -190,6 +192,7 @@ static const char *const subresource_names[API_SUB_MAX] = {
         [API_SUB_LOG] = "log",
         [API_SUB_FINALIZE] = "finalize",
         [API_SUB_EVICTION] = "eviction",
+        [API_SUB_TOKEN] = "token",
 };
 
 /* K8S: apiserver_request_total and apiserver_request_duration_seconds (long-running requests,
@@ -239,6 +242,17 @@ static bool is_watch(const struct http_request *req)
  * (NegotiateInputSerializer): JSON and YAML go to the registry as they are; a protobuf body is
  * decoded here into the JSON the registry reads, so the rest is one path. Writes the answer and
  * returns < 0 when the body cannot be taken; *ret_json is the transcoded body, if any. */
+/* The kind a request on t reads and answers: pods/eviction takes a policy/v1 Eviction and
+ * serviceaccounts/token an authentication/v1 TokenRequest, not the resource's own kind. */
+static const struct api_resource *body_resource(const struct api_target *t)
+{
+        if (t->sub == API_SUB_EVICTION)
+                return &eviction_body_resource;
+        if (t->sub == API_SUB_TOKEN)
+                return &token_request_resource;
+        return t->res;
+}
+
 static int decode_body(const struct api_target *t, const struct http_request *req,
                        struct http_response *resp, char **ret_json)
 {
@@ -258,9 +272,7 @@ static int decode_body(const struct api_target *t, const struct http_request *re
                 status_respond(resp, EINVAL, "the body of the request was empty", NULL);
                 return -EINVAL;
         }
-        /* K8S: pods/eviction takes a policy/v1 Eviction, not a Pod */
-        if (wire_body_to_json(t->sub == API_SUB_EVICTION ? &eviction_body_resource : t->res,
-                              req->body, req->body_len, ret_json, &err) < 0) {
+        if (wire_body_to_json(body_resource(t), req->body, req->body_len, ret_json, &err) < 0) {
                 status_respond(resp, EINVAL, err->message, NULL);
                 return -EINVAL;
         }
@@ -301,7 +313,7 @@ static void route_resource(struct apiserver *s, const char *group, char **seg, i
                 dispatch_resource(s, &t, &jreq, resp);
         }
         if (out.media == API_MEDIA_PROTOBUF)
-                wire_response_to_protobuf(t.res, resp);
+                wire_response_to_protobuf(body_resource(&t), resp);
         else if (out.media == API_MEDIA_YAML && resp->content_type &&
                  streq(resp->content_type, MEDIA_JSON))
                 /* JSON is a YAML document (YAML 1.2 is a superset of it); no YAML emitter */
@@ -367,6 +379,16 @@ static void dispatch_resource(struct apiserver *s, const struct api_target *targ
                 status_respond(resp, EOPNOTSUPP,
                                "the server does not allow this method on the requested resource",
                                NULL);
+                return;
+        }
+        if (t.sub == API_SUB_TOKEN) {
+                if (streq(m, "POST"))
+                        registry_token_request(s, &t, req, resp);
+                else
+                        status_respond(
+                                resp, EOPNOTSUPP,
+                                "the server does not allow this method on the requested resource",
+                                NULL);
                 return;
         }
         if (t.sub == API_SUB_EVICTION) {

@@ -28,6 +28,8 @@ struct apiserver_options {
         bool require_auth;
         /* Who requests come from (authn.h; borrowed); required with require_auth. */
         const struct authn *authn;
+        /* Signs the tokens serviceaccounts/token issues (jws.h; borrowed); NULL: none are. */
+        const struct jws_signer *sa_signer;
         /* How pods/log reaches a node's kubelet (K8S --kubelet-certificate-authority and the
          * client credentials): the PEM CA that signed the kubelets' serving certificates
          * (NULL: the system's trust store) and the bearer token sent to them (NULL: none). */
@@ -44,6 +46,7 @@ struct apiserver_options {
 
 struct apiserver;
 struct authn;
+struct jws_signer;
 struct metrics_registry;
 
 int apiserver_new(struct store *store, const struct pki *pki, const struct apiserver_options *o,

@@ -89,6 +89,11 @@ void registry_evict(struct apiserver *s, const struct api_target *t, const struc
                     struct http_response *resp);
 /* What a pods/eviction body is (kind Eviction, policy/v1), for the protobuf decoder. */
 extern const struct api_resource eviction_body_resource;
+/* K8S: POST serviceaccounts/{name}/token (token-request.c): a bound service account token, in
+ * an authentication/v1 TokenRequest. */
+void registry_token_request(struct apiserver *s, const struct api_target *t,
+                            const struct http_request *req, struct http_response *resp);
+extern const struct api_resource token_request_resource;
 
 /* Parses labelSelector and fieldSelector from the query; on a bad selector writes a 400 and
  * returns < 0. */

@@ -3,8 +3,8 @@
  * In upstream's order (k8s.io/apiserver pkg/authentication/request/union): a client certificate
  * the HTTP server verified against the cluster CA (x509: the subject's CN is the user name, each
  * O a group, a certificate without a CN authenticates nobody), then a bearer token (the
- * `Authorization: Bearer` header: the admin token of DATA_DIR/pki, or a line of the static token
- * file, K8S --token-auth-file). A bearer token that matches nothing is refused even when nothing
+ * `Authorization: Bearer` header: the admin token of DATA_DIR/pki, a line of the static token
+ * file, K8S --token-auth-file, or a service account token, satoken.h). A bearer token that matches nothing is refused even when nothing
  * else was offered; a request with no credential at all is anonymous, which flexlet refuses
  * (kube-apiserver with --anonymous-auth=false): both are 401. Every authenticated user is also
  * in the group system:authenticated (upstream's AuthenticatedGroupAdder). */
@@ -19,6 +19,8 @@
 #include "http/http.h"
 
 struct pki;
+struct jws_signer;
+struct store;
 
 /* K8S: k8s.io/apiserver pkg/authentication/user */
 #define AUTHN_GROUP_AUTHENTICATED "system:authenticated"
@@ -39,11 +41,12 @@ struct authn_token_entry {
 
 struct authn;
 
-/* Reads the static token file at token_file (NULL: none) and keeps pki (borrowed, for the admin
- * token). -EINVAL with upstream's words for a file that does not parse, -errno when it cannot
- * be read. */
-int authn_new(const struct pki *pki, const char *token_file, struct authn **ret,
-              struct error **reterr);
+/* Reads the static token file at token_file (NULL: none) and keeps pki (for the admin token),
+ * sa_signer and store (for service account tokens, satoken.h), all borrowed and each may be
+ * NULL. -EINVAL with upstream's words for a file that does not parse, -errno when it cannot be
+ * read. */
+int authn_new(const struct pki *pki, const char *token_file, const struct jws_signer *sa_signer,
+              struct store *store, struct authn **ret, struct error **reterr);
 struct authn *authn_free(struct authn *a);
 DEFINE_CLEANUP(struct authn, authn_free, authn)
 #define cleanup_authn cleanup_of(authn_free)

@@ -32,7 +32,7 @@ static json_t *strv_json(const char *const *v)
  * update-only; the other subresources read and write the parent. */
 static json_t *subresource_verbs(const char *sub)
 {
-        if (streq(sub, "binding") || streq(sub, "eviction"))
+        if (streq(sub, "binding") || streq(sub, "eviction") || streq(sub, "token"))
                 return json_pack("[s]", "create");
         if (streq(sub, "finalize"))
                 return json_pack("[s]", "update");
@@ -59,6 +59,9 @@ static json_t *subresource_kind(const struct api_resource *r, const char *sub)
         if (subresource_is_eviction(sub))
                 return json_pack("{s:s, s:s, s:s}", "group", "policy", "version", "v1", "kind",
                                  "Eviction");
+        if (streq(sub, "token"))
+                return json_pack("{s:s, s:s, s:s}", "group", "authentication.k8s.io", "version",
+                                 "v1", "kind", "TokenRequest");
         return response_kind(r);
 }
 
@@ -202,10 +205,10 @@ void discovery_resource_list(struct http_response *resp, const char *group, cons
                                                 "singularName", "", "namespaced", r->namespaced,
                                                 "kind", r->kind, "verbs", subresource_verbs(*s));
 
-                        if (subresource_is_eviction(*s)) {
-                                json_object_set_new(sub, "group", json_string("policy"));
-                                json_object_set_new(sub, "version", json_string("v1"));
-                                json_object_set_new(sub, "kind", json_string("Eviction"));
+                        if (subresource_is_eviction(*s) || streq(*s, "token")) {
+                                json_t *k = subresource_kind(r, *s);
+                                json_object_update(sub, k);
+                                json_decref(k);
                         }
                         json_array_append_new(resources, sub);
                 }

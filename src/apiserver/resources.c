@@ -141,6 +141,7 @@ static const struct api_resource events = {
 };
 
 static const char *const status_only[] = { "status", NULL };
+static const char *const sa_subresources[] = { "token", NULL };
 
 static const char *const pv_short[] = { "pv", NULL };
 /* K8S: PersistentVolumeToSelectableFields (its legacy "name" label aside) */
@@ -267,6 +268,7 @@ static const struct api_resource serviceaccounts = {
         .namespaced = true,
         .short_names = sa_short,
         .verbs = verbs_all,
+        .subresources = sa_subresources,
         .schema = &schema_service_account,
         .field_labels = config_fields,
         .columns = service_account_columns,

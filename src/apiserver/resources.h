@@ -35,6 +35,7 @@ enum api_subresource {
         API_SUB_LOG,      /* GET only: the container's log, from its node's kubelet */
         API_SUB_FINALIZE, /* PUT only: a namespace's spec.finalizers */
         API_SUB_EVICTION, /* POST only: a policy/v1 Eviction of the pod (eviction.c) */
+        API_SUB_TOKEN,    /* POST only: a service account's TokenRequest (token-request.c) */
         API_SUB_MAX,
 };
 

@@ -44,6 +44,7 @@ static json_t *pod_prepare_update(enum api_subresource sub, json_t *new_pod, con
         case API_SUB_LOG:
         case API_SUB_FINALIZE:
         case API_SUB_EVICTION:
+        case API_SUB_TOKEN:
         case API_SUB_MAX:
                 break;
         }
@@ -73,6 +74,7 @@ static void pod_validate_update(enum api_subresource sub, const json_t *new_pod,
         case API_SUB_LOG:
         case API_SUB_FINALIZE:
         case API_SUB_EVICTION:
+        case API_SUB_TOKEN:
         case API_SUB_MAX:
                 break;
         }

@@ -19,6 +19,7 @@
 #include "api/validation.h"
 #include "apiserver/api.h"
 #include "apiserver/authn.h"
+#include "apiserver/jws.h"
 #include "apiserver/inflight.h"
 #include "apiserver/pki.h"
 #include "base/alloc.h"
@@ -413,6 +414,7 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
         struct store *store = NULL;
         struct apiserver *api = NULL;
         struct authn *authn = NULL;
+        struct jws_signer *sa_signer = NULL;
         struct http_server *http = NULL, *pod_http = NULL;
         struct pod_network *network = NULL;
         struct scheduler *sched = NULL;
@@ -520,13 +522,6 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
                 return 1;
         }
 
-        if (authn_new(pki, f.token_auth_file, &authn, &err) < 0) {
-                (void) fprintf(stderr, "flexlet %s: --token-auth-file: %s\n", command,
-                               err->message);
-                pki_free(pki);
-                pod_network_free(network);
-                return 1;
-        }
         ca_file = xasprintf("%s/pki/ca.crt", f.data_dir);
         db = xasprintf("%s/store.db", f.data_dir);
         {
@@ -538,7 +533,19 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
         }
         if (r < 0) {
                 (void) fprintf(stderr, "flexlet %s: store: %s\n", command, err->message);
-                authn_free(authn);
+                pki_free(pki);
+                pod_network_free(network);
+                return 1;
+        }
+        r = jws_signer_new(pki_sa_key_pem(pki), &sa_signer, &err);
+        if (r < 0)
+                (void) error_wrap(&err, "credentials");
+        else if ((r = authn_new(pki, f.token_auth_file, sa_signer, store, &authn, &err)) < 0)
+                (void) error_wrap(&err, "--token-auth-file");
+        if (r < 0) {
+                (void) fprintf(stderr, "flexlet %s: %s\n", command, err->message);
+                jws_signer_free(sa_signer);
+                store_close(store);
                 pki_free(pki);
                 pod_network_free(network);
                 return 1;
@@ -550,6 +557,7 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
                                                 .listen = f.listen,
                                                 .require_auth = true,
                                                 .authn = authn,
+                                                .sa_signer = sa_signer,
                                                 .kubelet_ca_file = ca_file,
                                                 .kubelet_token = pki_admin_token(pki),
                                                 .metrics = metrics,
@@ -678,6 +686,7 @@ stop:
         http_server_stop(http);
         apiserver_free(api);
         authn_free(authn);
+        jws_signer_free(sa_signer);
         store_close(store);
         pki_free(pki);
         pod_network_free(network);

@@ -154,7 +154,7 @@ static void test_request_order(void **state)
         assert_true(fd >= 0);
         assert_int_equal(write(fd, tokens, sizeof(tokens) - 1), (ssize_t) sizeof(tokens) - 1);
         close(fd);
-        assert_int_equal(authn_new(NULL, path, &a, &err), 0);
+        assert_int_equal(authn_new(NULL, path, NULL, NULL, &a, &err), 0);
         unlink(path);
 
         /* nothing offered, a token that matches nothing: 401 */
@@ -180,7 +180,7 @@ static void test_request_order(void **state)
         gnutls_free(der.data);
 
         /* a file that is not there */
-        assert_int_equal(authn_new(NULL, "/nonexistent/tokens.csv", &a, &err), -ENOENT);
+        assert_int_equal(authn_new(NULL, "/nonexistent/tokens.csv", NULL, NULL, &a, &err), -ENOENT);
         assert_non_null(strstr(err->message, "/nonexistent/tokens.csv"));
         error_free(err);
 }

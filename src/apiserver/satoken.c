@@ -1,0 +1,143 @@
+/* satoken.c: the claims of bound service account tokens and their authenticator (see
+ * satoken.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <gnutls/crypto.h>
+
+#include "apiserver/satoken.h"
+#include "base/alloc.h"
+#include "base/json.h"
+#include "base/timeutil.h"
+#include "store/store.h"
+
+/* K8S: the validator's leeway on exp and nbf (jwt.DefaultLeeway). */
+#define LEEWAY_S 60
+
+/* A random version-4 UUID: the token's jti. */
+static void random_uuid(char out[static 37])
+{
+        unsigned char b[16];
+
+        if (gnutls_rnd(GNUTLS_RND_NONCE, b, sizeof(b)) < 0)
+                abort();
+        b[6] = (unsigned char) ((b[6] & 0x0f) | 0x40);
+        b[8] = (unsigned char) ((b[8] & 0x3f) | 0x80);
+        snprintf(out, 37,
+                 "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0],
+                 b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13],
+                 b[14], b[15]);
+}
+
+json_t *satoken_claims(const char *ns, const char *name, const char *sa_uid,
+                       const json_t *audiences, const struct satoken_binding *b, time_t now,
+                       int64_t seconds)
+{
+        cleanup_free char *sub = xasprintf("system:serviceaccount:%s:%s", ns, name);
+        json_t *k8s = json_pack("{s:s, s:{s:s, s:s}}", "namespace", ns, "serviceaccount", "name",
+                                name, "uid", sa_uid);
+        char jti[37];
+
+        if (b && b->kind)
+                json_object_set_new(k8s, strcmp(b->kind, "Pod") == 0 ? "pod" : "secret",
+                                    json_pack("{s:s, s:s}", "name", b->name, "uid", b->uid));
+        random_uuid(jti);
+        return json_pack("{s:o, s:I, s:I, s:s, s:o, s:I, s:s, s:s}", "aud",
+                         audiences && json_array_size(audiences)
+                                 ? json_deep_copy(audiences)
+                                 : json_pack("[s]", SATOKEN_ISSUER),
+                         "exp", (json_int_t) (now + seconds), "iat", (json_int_t) now, "iss",
+                         SATOKEN_ISSUER, "kubernetes.io", k8s, "nbf", (json_int_t) now, "sub",
+                         sub, "jti", jti);
+}
+
+/* Whether aud (a string or an array of strings) names the API server. */
+static bool for_this_server(const json_t *aud)
+{
+        size_t i;
+        const json_t *v;
+
+        if (json_is_string(aud))
+                return strcmp(json_string_value(aud), SATOKEN_ISSUER) == 0;
+        json_array_foreach (aud, i, v)
+                if (json_is_string(v) && strcmp(json_string_value(v), SATOKEN_ISSUER) == 0)
+                        return true;
+        return false;
+}
+
+/* The object the claims name (resource in ns) still exists with that uid and is not being
+ * deleted. */
+static int check_live(struct store *store, const char *resource, const char *what, const char *ns,
+                      const json_t *ref, time_t now, struct error **reterr)
+{
+        const char *name = json_string_value(json_object_get(ref, "name"));
+        const char *uid = json_string_value(json_object_get(ref, "uid"));
+        cleanup_json json_t *obj = NULL;
+        const char *have, *deleting;
+        time_t when;
+
+        if (!name || !uid)
+                return error_set(reterr, EACCES, "token names a %s without a name or uid", what);
+        if (store_get(store, resource, ns, name, &obj, NULL) < 0)
+                return error_set(reterr, EACCES, "%s %s/%s has been deleted", what, ns, name);
+        have = json_path_string(obj, "metadata.uid");
+        if (!have || strcmp(have, uid) != 0)
+                return error_set(reterr, EACCES, "%s UID (%s) does not match claim (%s)", what,
+                                 have ? have : "", uid);
+        deleting = json_path_string(obj, "metadata.deletionTimestamp");
+        if (deleting && time_parse_rfc3339(deleting, &when) == 0 && when < now)
+                return error_set(reterr, EACCES, "%s %s/%s is marked for deletion", what, ns,
+                                 name);
+        return 0;
+}
+
+int satoken_authenticate(const struct jws_signer *signer, struct store *store, const char *token,
+                         time_t now, struct authn_user **ret, struct error **reterr)
+{
+        cleanup_json json_t *claims = NULL;
+        const json_t *k8s, *sa, *pod, *secret, *exp, *nbf;
+        const char *iss, *ns, *name, *uid;
+        cleanup_free char *user = NULL;
+        cleanup_free char *ns_group = NULL;
+        const char *groups[3];
+        int r;
+
+        /* K8S: a token that is not a JWT from this issuer is another authenticator's */
+        if (jws_verify(signer, token, &claims, reterr) < 0)
+                return -ENOENT;
+        iss = json_string_value(json_object_get(claims, "iss"));
+        if (!iss || strcmp(iss, SATOKEN_ISSUER) != 0)
+                return error_set(reterr, ENOENT, "token is from another issuer");
+        exp = json_object_get(claims, "exp");
+        nbf = json_object_get(claims, "nbf");
+        if (!json_is_integer(exp) || json_integer_value(exp) + LEEWAY_S < (json_int_t) now)
+                return error_set(reterr, EACCES, "service account token has expired");
+        if (nbf && (!json_is_integer(nbf) || json_integer_value(nbf) - LEEWAY_S > (json_int_t) now))
+                return error_set(reterr, EACCES, "service account token is not valid yet");
+        if (!for_this_server(json_object_get(claims, "aud")))
+                return error_set(reterr, EACCES, "token audiences do not include the API server");
+        k8s = json_object_get(claims, "kubernetes.io");
+        sa = json_object_get(k8s, "serviceaccount");
+        ns = json_string_value(json_object_get(k8s, "namespace"));
+        name = json_string_value(json_object_get(sa, "name"));
+        uid = json_string_value(json_object_get(sa, "uid"));
+        if (!ns || !name || !uid)
+                return error_set(reterr, EACCES, "token names no service account");
+        r = check_live(store, "serviceaccounts", "service account", ns, sa, now, reterr);
+        if (r < 0)
+                return r;
+        pod = json_object_get(k8s, "pod");
+        secret = json_object_get(k8s, "secret");
+        if (pod && (r = check_live(store, "pods", "pod", ns, pod, now, reterr)) < 0)
+                return r;
+        if (secret && (r = check_live(store, "secrets", "secret", ns, secret, now, reterr)) < 0)
+                return r;
+        user = xasprintf("system:serviceaccount:%s:%s", ns, name);
+        ns_group = xasprintf("system:serviceaccounts:%s", ns);
+        groups[0] = "system:serviceaccounts";
+        groups[1] = ns_group;
+        groups[2] = NULL;
+        *ret = authn_user_new(user, uid, groups);
+        return 0;
+}
