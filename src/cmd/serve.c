@@ -550,6 +550,8 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
                                                 .max_requests_inflight = f.max_requests_inflight,
                                                 .max_mutating_requests_inflight =
                                                         f.max_mutating_requests_inflight };
+                /* bootstrap tokens are Secrets in the store */
+                authn_set_store(authn, store);
                 (void) apiserver_new(store, pki, &ao, &api);
         }
         struct http_server_options ho = { .listen = f.listen,

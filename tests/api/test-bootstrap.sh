@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# test-bootstrap.sh: bootstrap tokens as kube-apiserver's bootstrap authenticator, through the
+# real kubectl and curl against `flexlet apiserver`: a token Secret made with kubectl
+# authenticates its token as system:bootstrap:<id> in system:bootstrappers and its extra groups;
+# a wrong secret, an expired token, one without usage-bootstrap-authentication, bad extra groups,
+# a Secret of another type and a malformed token are 401.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../lib/tap.sh"
+. "$here/../lib/server.sh"
+
+SERVER_DIR=$(mktemp -d /tmp/flexlet-api.XXXXXX)
+tmp=$SERVER_DIR/files
+mkdir -p "$tmp"
+if ! server_start; then
+        not_ok "server starts"
+        tap_done
+        exit 1
+fi
+ok "server starts and answers /readyz"
+url=https://127.0.0.1:$SERVER_PORT
+pki=$SERVER_DIR/data/pki
+
+# token ID SECRET [KEY=VALUE...]: a bootstrap token Secret made with kubectl
+token() {
+        local id=$1 secret=$2
+        shift 2
+        local args=()
+        for kv in "$@"; do args+=(--from-literal="$kv"); done
+        k -n kube-system create secret generic "bootstrap-token-$id" \
+                --type=bootstrap.kubernetes.io/token --from-literal=token-id="$id" \
+                --from-literal=token-secret="$secret" "${args[@]}" >/dev/null
+}
+as_token() { # as_token TOKEN: HTTP status and username or reason of a SelfSubjectReview
+        curl -sk -H "Authorization: Bearer $1" -o "$tmp/out" -w '%{http_code}' -X POST \
+                -H 'Content-Type: application/json' -d '{"kind":"SelfSubjectReview","apiVersion":"authentication.k8s.io/v1"}' \
+                "$url/apis/authentication.k8s.io/v1/selfsubjectreviews"
+        echo " $(jq -c 'if .kind == "Status" then .reason else .status.userInfo end' "$tmp/out")"
+}
+future=$(date -u -d '+1 hour' +%Y-%m-%dT%H:%M:%SZ)
+past=$(date -u -d '-1 hour' +%Y-%m-%dT%H:%M:%SZ)
+
+made=0
+token abcdef 0123456789abcdef usage-bootstrap-authentication=true expiration="$future" \
+        auth-extra-groups=system:bootstrappers:worker,system:bootstrappers:a-b:c &&
+        token noauth 0123456789abcdef usage-bootstrap-signing=true &&
+        token expird 0123456789abcdef usage-bootstrap-authentication=true expiration="$past" &&
+        token badexp 0123456789abcdef usage-bootstrap-authentication=true expiration=tomorrow &&
+        token badgrp 0123456789abcdef usage-bootstrap-authentication=true auth-extra-groups=devs &&
+        token plain1 0123456789abcdef usage-bootstrap-authentication=true &&
+        k -n kube-system create secret generic bootstrap-token-opaque --from-literal=token-id=opaque \
+                --from-literal=token-secret=0123456789abcdef \
+                --from-literal=usage-bootstrap-authentication=true >/dev/null && made=1
+check_equal "create the token Secrets with kubectl" 1 "$made"
+check_equal "kubectl --token=<id>.<secret> auth whoami: system:bootstrap:<id> and its groups" \
+        "Username system:bootstrap:abcdef Groups [system:bootstrappers system:bootstrappers:a-b:c system:bootstrappers:worker system:authenticated]" \
+        "$(k --kubeconfig=/dev/null --server="$url" --certificate-authority="$pki/ca.crt" \
+                --token=abcdef.0123456789abcdef auth whoami | tail -n +2 | tr -s ' \n' ' ' | sed 's/ $//')"
+check_equal "no auth-extra-groups: system:bootstrappers only" \
+        '201 {"username":"system:bootstrap:plain1","groups":["system:bootstrappers","system:authenticated"]}' \
+        "$(as_token plain1.0123456789abcdef)"
+check_equal "a wrong secret: 401" '401 "Unauthorized"' "$(as_token abcdef.0123456789abcdee)"
+check_equal "an expired token: 401" '401 "Unauthorized"' "$(as_token expird.0123456789abcdef)"
+check_equal "an expiration that does not parse: expired, 401" '401 "Unauthorized"' \
+        "$(as_token badexp.0123456789abcdef)"
+check_equal "no usage-bootstrap-authentication: 401" '401 "Unauthorized"' \
+        "$(as_token noauth.0123456789abcdef)"
+check_equal "an extra group outside system:bootstrappers: 401" '401 "Unauthorized"' \
+        "$(as_token badgrp.0123456789abcdef)"
+check_equal "a Secret of type Opaque: 401" '401 "Unauthorized"' "$(as_token opaque.0123456789abcdef)"
+check_equal "no Secret for the id: 401" '401 "Unauthorized"' "$(as_token zzzzzz.0123456789abcdef)"
+check_equal "malformed tokens (upper case, short, no dot): 401" \
+        '401 "Unauthorized" 401 "Unauthorized" 401 "Unauthorized"' \
+        "$(as_token ABCDEF.0123456789abcdef) $(as_token abcdef.0123456789abcde) $(as_token abcdef0123456789abcdef)"
+server_check_log
+tap_done
