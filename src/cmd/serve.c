@@ -31,6 +31,7 @@
 #include "controllers/pv-provisioner.h"
 #include "controllers/scheduler.h"
 #include "controllers/serviceaccount.h"
+#include "controllers/tokencleaner.h"
 #include "controllers/storage-protection.h"
 #include "controllers/volume-expander.h"
 #include "http/http-server.h"
@@ -416,6 +417,7 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
         struct storage_protection *protection = NULL;
         struct namespace_controller *namespaces = NULL;
         struct serviceaccount_controller *accounts = NULL;
+        struct tokencleaner *cleaner = NULL;
         struct pv_provisioner *provisioner = NULL;
         struct volume_expander *expander = NULL;
         struct node_agent *agent = NULL;
@@ -603,6 +605,8 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
                         r = namespace_controller_start(&co, &namespaces, &err);
                 if (r >= 0)
                         r = serviceaccount_controller_start(&co, &accounts, &err);
+                if (r >= 0)
+                        r = tokencleaner_start(&co, &cleaner, &err);
                 /* local-loop volumes live under the server's data dir, which only serve's own
                  * node uses: the storage controllers run where that node does */
                 if (r >= 0 && with_node)
@@ -655,6 +659,7 @@ stop:
         volume_expander_stop(expander);
         pv_provisioner_stop(provisioner);
         serviceaccount_controller_stop(accounts);
+        tokencleaner_stop(cleaner);
         namespace_controller_stop(namespaces);
         storage_protection_stop(protection);
         scheduler_stop(sched);

@@ -3,7 +3,8 @@
 # real kubectl and curl against `flexlet apiserver`: a token Secret made with kubectl
 # authenticates its token as system:bootstrap:<id> in system:bootstrappers and its extra groups;
 # a wrong secret, an expired token, one without usage-bootstrap-authentication, bad extra groups,
-# a Secret of another type and a malformed token are 401.
+# a Secret of another type and a malformed token are 401. The token cleaner deletes expired
+# token Secrets, and one that expires while the server runs once it has (no event comes then).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib/tap.sh"
@@ -38,6 +39,7 @@ as_token() { # as_token TOKEN: HTTP status and username or reason of a SelfSubje
         echo " $(jq -c 'if .kind == "Status" then .reason else .status.userInfo end' "$tmp/out")"
 }
 future=$(date -u -d '+1 hour' +%Y-%m-%dT%H:%M:%SZ)
+soon=$(date -u -d '+3 seconds' +%Y-%m-%dT%H:%M:%SZ)
 past=$(date -u -d '-1 hour' +%Y-%m-%dT%H:%M:%SZ)
 
 made=0
@@ -48,6 +50,7 @@ token abcdef 0123456789abcdef usage-bootstrap-authentication=true expiration="$f
         token badexp 0123456789abcdef usage-bootstrap-authentication=true expiration=tomorrow &&
         token badgrp 0123456789abcdef usage-bootstrap-authentication=true auth-extra-groups=devs &&
         token plain1 0123456789abcdef usage-bootstrap-authentication=true &&
+        token soon00 0123456789abcdef usage-bootstrap-authentication=true expiration="$soon" &&
         k -n kube-system create secret generic bootstrap-token-opaque --from-literal=token-id=opaque \
                 --from-literal=token-secret=0123456789abcdef \
                 --from-literal=usage-bootstrap-authentication=true >/dev/null && made=1
@@ -72,5 +75,24 @@ check_equal "no Secret for the id: 401" '401 "Unauthorized"' "$(as_token zzzzzz.
 check_equal "malformed tokens (upper case, short, no dot): 401" \
         '401 "Unauthorized" 401 "Unauthorized" 401 "Unauthorized"' \
         "$(as_token ABCDEF.0123456789abcdef) $(as_token abcdef.0123456789abcde) $(as_token abcdef0123456789abcdef)"
+# gone SECRET...: polls (up to 20 s) until none of the Secrets is left; prints what is left
+gone() {
+        local left
+        for _ in $(seq 40); do
+                left=$(k -n kube-system get secrets -o name "$@" 2>/dev/null)
+                [ -z "$left" ] && break
+                sleep 0.5
+        done
+        echo "$left"
+}
+check_equal "the cleaner deletes the expired token Secrets (past and unparseable expiration)" "" \
+        "$(gone bootstrap-token-expird bootstrap-token-badexp)"
+check_equal "the cleaner keeps unexpired and never-expiring tokens, and other types" \
+        "secret/bootstrap-token-abcdef secret/bootstrap-token-noauth secret/bootstrap-token-opaque" \
+        "$(k -n kube-system get secrets -o name bootstrap-token-abcdef bootstrap-token-noauth bootstrap-token-opaque | tr '\n' ' ' | sed 's/ $//')"
+check_equal "a token that expires while the server runs: deleted once it has" "" \
+        "$(gone bootstrap-token-soon00)"
+check_equal "and no longer authenticates" '401 "Unauthorized"' "$(as_token soon00.0123456789abcdef)"
+
 server_check_log
 tap_done
