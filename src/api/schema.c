@@ -81,6 +81,7 @@ const struct schema *schema_for_kind(const char *kind)
                 { "PersistentVolume", &schema_persistent_volume },
                 { "PersistentVolumeClaim", &schema_persistent_volume_claim },
                 { "SelfSubjectReview", &schema_self_subject_review },
+                { "TokenReview", &schema_token_review },
         };
 
         if (!kind)

@@ -24,7 +24,7 @@ extern const struct schema schema_limit_range;
 
 /* ---- kinds (authentication: api/schema-authn.c) ---- */
 /* authentication.k8s.io/v1 SelfSubjectReview. */
-extern const struct schema schema_self_subject_review;
+extern const struct schema schema_self_subject_review, schema_token_review;
 
 /* "Pod", "Node", "Event", "Namespace", "StorageClass", "PersistentVolume",
  * "PersistentVolumeClaim", "ConfigMap", "Secret", "ServiceAccount", "LimitRange",

@@ -112,8 +112,24 @@ DEFINE_CLEANUP(struct authn_user, authn_user_free, authn_user)
 /* authentication/v1 UserInfo of u: {"username", "uid" (when set), "groups"}. */
 json_t *authn_user_info_json(const struct authn_user *u);
 
+/* The review hooks of resources.h. a: the server's authenticators (NULL: none configured). */
+
 /* K8S: the SelfSubjectReview REST storage: the answer to a create of one by user (the request's
- * own content is not read back). */
-json_t *authn_self_subject_review(const json_t *obj, const struct authn_user *user);
+ * own content is not read back). Always 0. */
+int authn_self_subject_review(const struct authn *a, const json_t *obj,
+                              const struct authn_user *user, json_t **ret, struct error **reterr);
+
+/* K8S: the TokenReview REST storage (pkg/registry/authentication/tokenreview): obj's spec.token
+ * is authenticated as the bearer token of a request that carries nothing else, by the same
+ * authenticators; the answer is obj with status {authenticated, user, error, audiences} as
+ * upstream: a token no authenticator takes is {"user": {}, "error": "invalid bearer token"}
+ * (bearertoken's default error). flexlet's authenticators are all audience-agnostic and it has
+ * no --api-audiences, so, as upstream's audience-agnostic wrapper with no API audiences, a
+ * review naming spec.audiences authenticates no token, and an authenticated answer names no
+ * audiences. -EINVAL (400) "token is required for TokenReview in authentication" without a
+ * token. With a == NULL (a server without authentication) obj comes back as it was, as
+ * upstream's without a token authenticator. */
+int authn_token_review(const struct authn *a, const json_t *obj, const struct authn_user *user,
+                       json_t **ret, struct error **reterr);
 
 #endif

@@ -309,6 +309,18 @@ static const struct api_resource selfsubjectreviews = {
         .review = authn_self_subject_review,
 };
 
+static const struct api_resource tokenreviews = {
+        .group = "authentication.k8s.io",
+        .version = "v1",
+        .api_version = "authentication.k8s.io/v1",
+        .plural = "tokenreviews",
+        .singular = "tokenreview",
+        .kind = "TokenReview",
+        .verbs = verbs_create,
+        .schema = &schema_token_review,
+        .review = authn_token_review,
+};
+
 const struct api_resource *const api_resources[] = {
         &pods,
         &namespaces,
@@ -322,6 +334,7 @@ const struct api_resource *const api_resources[] = {
         &serviceaccounts,
         &limitranges,
         &selfsubjectreviews,
+        &tokenreviews,
 };
 const size_t n_api_resources = ARRAY_SIZE(api_resources);
 

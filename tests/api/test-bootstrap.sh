@@ -5,6 +5,8 @@
 # a wrong secret, an expired token, one without usage-bootstrap-authentication, bad extra groups,
 # a Secret of another type and a malformed token are 401. The token cleaner deletes expired
 # token Secrets, and one that expires while the server runs once it has (no event comes then).
+# TokenReview (authentication.k8s.io/v1, create only) answers for a token with the same
+# authenticators, through kubectl and curl (JSON and protobuf).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib/tap.sh"
@@ -75,6 +77,29 @@ check_equal "no Secret for the id: 401" '401 "Unauthorized"' "$(as_token zzzzzz.
 check_equal "malformed tokens (upper case, short, no dot): 401" \
         '401 "Unauthorized" 401 "Unauthorized" 401 "Unauthorized"' \
         "$(as_token ABCDEF.0123456789abcdef) $(as_token abcdef.0123456789abcde) $(as_token abcdef0123456789abcdef)"
+# TokenReview
+review() { # review TOKEN [AUDIENCES-JSON]: the answer's status, through kubectl create -o json
+        printf '{"apiVersion":"authentication.k8s.io/v1","kind":"TokenReview","spec":{"token":"%s","audiences":%s}}' \
+                "$1" "${2:-null}" | k create -f - -o json | jq -cS .status
+}
+check_equal "TokenReview of a bootstrap token: authenticated, its user and groups" \
+        '{"authenticated":true,"user":{"groups":["system:bootstrappers","system:bootstrappers:a-b:c","system:bootstrappers:worker","system:authenticated"],"username":"system:bootstrap:abcdef"}}' \
+        "$(review abcdef.0123456789abcdef)"
+check_equal "TokenReview of a wrong secret: upstream's invalid bearer token" \
+        '{"error":"invalid bearer token","user":{}}' "$(review abcdef.0123456789abcdee)"
+check_equal "TokenReview of the admin token: the admin" \
+        '{"authenticated":true,"user":{"groups":["system:masters","system:authenticated"],"username":"kubernetes-admin"}}' \
+        "$(review "$(cat "$pki/admin.token")")"
+check_equal "TokenReview for audiences: no authenticator is scoped to one, not authenticated" \
+        '{"error":"invalid bearer token","user":{}}' "$(review abcdef.0123456789abcdef '["api"]')"
+check_equal "TokenReview without a token: 400 with upstream's message" \
+        '400 "token is required for TokenReview in authentication"' \
+        "$(api POST /apis/authentication.k8s.io/v1/tokenreviews -H 'Content-Type: application/json' \
+                -d '{"apiVersion":"authentication.k8s.io/v1","kind":"TokenReview","spec":{}}' \
+                -o "$tmp/out" -w '%{http_code}'; echo " $(jq -c .message "$tmp/out")")"
+check_equal "GET tokenreviews: 405; discovery lists tokenreviews (create)" '405 ["create"]' \
+        "$(api GET /apis/authentication.k8s.io/v1/tokenreviews -o /dev/null -w '%{http_code}') $(api GET /apis/authentication.k8s.io/v1 | jq -c '.resources[] | select(.name=="tokenreviews") | .verbs')"
+
 # gone SECRET...: polls (up to 20 s) until none of the Secrets is left; prints what is left
 gone() {
         local left
