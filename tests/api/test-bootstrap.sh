@@ -92,6 +92,17 @@ check_equal "TokenReview of the admin token: the admin" \
         "$(review "$(cat "$pki/admin.token")")"
 check_equal "TokenReview for audiences: no authenticator is scoped to one, not authenticated" \
         '{"error":"invalid bearer token","user":{}}' "$(review abcdef.0123456789abcdef '["api"]')"
+# protobuf: the answer to a JSON review, in protobuf, posted back as a protobuf review (spec.token
+# and the status fields travel by upstream's numbers) answers the same in JSON
+PB=application/vnd.kubernetes.protobuf
+printf '{"apiVersion":"authentication.k8s.io/v1","kind":"TokenReview","spec":{"token":"abcdef.0123456789abcdef"}}' >"$tmp/tr.json"
+check_equal "TokenReview answered in protobuf" "201 $PB" \
+        "$(api POST /apis/authentication.k8s.io/v1/tokenreviews -H 'Content-Type: application/json' \
+                -H "Accept: $PB" --data-binary @"$tmp/tr.json" -o "$tmp/tr.pb" -w '%{http_code} %{content_type}')"
+check_equal "that protobuf posted back: the same user, read from spec.token" \
+        '201 true system:bootstrap:abcdef' \
+        "$(api POST /apis/authentication.k8s.io/v1/tokenreviews -H "Content-Type: $PB" \
+                --data-binary @"$tmp/tr.pb" -o "$tmp/out" -w '%{http_code}'; echo " $(jq -r '.status.authenticated, .status.user.username' "$tmp/out" | tr '\n' ' ' | sed 's/ $//')")"
 check_equal "TokenReview without a token: 400 with upstream's message" \
         '400 "token is required for TokenReview in authentication"' \
         "$(api POST /apis/authentication.k8s.io/v1/tokenreviews -H 'Content-Type: application/json' \
