@@ -628,12 +628,13 @@ int authn_request(const struct authn *a, const struct http_request *req, struct 
         }
         if (found) {
                 *ret = user_copy(found);
-                return 0;
+                r = 0;
+        } else {
+                /* K8S: the bootstrap authenticator comes after the token file */
+                r = bootstrap ? bootstrap_authenticate(a, bt_id, bt_secret, ret) : -EACCES;
         }
-        if (!bootstrap)
-                return -EACCES;
-        r = bootstrap_authenticate(a, bt_id, bt_secret, ret);
-        gnutls_memset(bt_secret, 0, sizeof(bt_secret));
+        if (bootstrap)
+                gnutls_memset(bt_secret, 0, sizeof(bt_secret));
         return r;
 }
 
