@@ -24,15 +24,23 @@ ok "server starts and answers /readyz"
 url=https://127.0.0.1:$SERVER_PORT
 pki=$SERVER_DIR/data/pki
 
-# token ID SECRET [KEY=VALUE...]: a bootstrap token Secret made with kubectl
+# token ID SECRET [KEY=VALUE...]: adds a bootstrap token Secret to tokens.yaml (TYPE=... sets
+# its type), which one kubectl create makes
 token() {
-        local id=$1 secret=$2
+        local id=$1 secret=$2 type=bootstrap.kubernetes.io/token kv
         shift 2
-        local args=()
-        for kv in "$@"; do args+=(--from-literal="$kv"); done
-        k -n kube-system create secret generic "bootstrap-token-$id" \
-                --type=bootstrap.kubernetes.io/token --from-literal=token-id="$id" \
-                --from-literal=token-secret="$secret" "${args[@]}" >/dev/null
+        {
+                printf -- '---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: bootstrap-token-%s\n' "$id"
+                printf '  namespace: kube-system\ndata:\n'
+                for kv in token-id="$id" token-secret="$secret" "$@"; do
+                        if [ "${kv%%=*}" = TYPE ]; then
+                                type=${kv#TYPE=}
+                                continue
+                        fi
+                        printf '  %s: %s\n' "${kv%%=*}" "$(printf %s "${kv#*=}" | base64 -w0)"
+                done
+                printf 'type: %s\n' "$type"
+        } >>"$tmp/tokens.yaml"
 }
 as_token() { # as_token TOKEN: HTTP status and username or reason of a SelfSubjectReview
         curl -sk -H "Authorization: Bearer $1" -o "$tmp/out" -w '%{http_code}' -X POST \
@@ -44,19 +52,16 @@ future=$(date -u -d '+1 hour' +%Y-%m-%dT%H:%M:%SZ)
 soon=$(date -u -d '+3 seconds' +%Y-%m-%dT%H:%M:%SZ)
 past=$(date -u -d '-1 hour' +%Y-%m-%dT%H:%M:%SZ)
 
-made=0
 token abcdef 0123456789abcdef usage-bootstrap-authentication=true expiration="$future" \
-        auth-extra-groups=system:bootstrappers:worker,system:bootstrappers:a-b:c &&
-        token noauth 0123456789abcdef usage-bootstrap-signing=true &&
-        token expird 0123456789abcdef usage-bootstrap-authentication=true expiration="$past" &&
-        token badexp 0123456789abcdef usage-bootstrap-authentication=true expiration=tomorrow &&
-        token badgrp 0123456789abcdef usage-bootstrap-authentication=true auth-extra-groups=devs &&
-        token plain1 0123456789abcdef usage-bootstrap-authentication=true &&
-        token soon00 0123456789abcdef usage-bootstrap-authentication=true expiration="$soon" &&
-        k -n kube-system create secret generic bootstrap-token-opaque --from-literal=token-id=opaque \
-                --from-literal=token-secret=0123456789abcdef \
-                --from-literal=usage-bootstrap-authentication=true >/dev/null && made=1
-check_equal "create the token Secrets with kubectl" 1 "$made"
+        auth-extra-groups=system:bootstrappers:worker,system:bootstrappers:a-b:c
+token noauth 0123456789abcdef usage-bootstrap-signing=true
+token expird 0123456789abcdef usage-bootstrap-authentication=true expiration="$past"
+token badexp 0123456789abcdef usage-bootstrap-authentication=true expiration=tomorrow
+token badgrp 0123456789abcdef usage-bootstrap-authentication=true auth-extra-groups=devs
+token plain1 0123456789abcdef usage-bootstrap-authentication=true
+token soon00 0123456789abcdef usage-bootstrap-authentication=true expiration="$soon"
+token opaque 0123456789abcdef usage-bootstrap-authentication=true TYPE=Opaque
+check_equal "create the token Secrets with kubectl" 8 "$(k create -f "$tmp/tokens.yaml" | grep -c created)"
 check_equal "kubectl --token=<id>.<secret> auth whoami: system:bootstrap:<id> and its groups" \
         "Username system:bootstrap:abcdef Groups [system:bootstrappers system:bootstrappers:a-b:c system:bootstrappers:worker system:authenticated]" \
         "$(k --kubeconfig=/dev/null --server="$url" --certificate-authority="$pki/ca.crt" \
@@ -113,9 +118,13 @@ check_equal "GET tokenreviews: 405; discovery lists tokenreviews (create)" '405 
 
 # gone SECRET...: polls (up to 20 s) until none of the Secrets is left; prints what is left
 gone() {
-        local left
+        local left n
         for _ in $(seq 40); do
-                left=$(k -n kube-system get secrets -o name "$@" 2>/dev/null)
+                left=
+                for n in "$@"; do
+                        [ "$(api GET "/api/v1/namespaces/kube-system/secrets/$n" -o /dev/null \
+                                -w '%{http_code}')" = 404 ] || left="$left $n"
+                done
                 [ -z "$left" ] && break
                 sleep 0.5
         done
@@ -125,7 +134,7 @@ check_equal "the cleaner deletes the expired token Secrets (past and unparseable
         "$(gone bootstrap-token-expird bootstrap-token-badexp)"
 check_equal "the cleaner keeps unexpired and never-expiring tokens, and other types" \
         "secret/bootstrap-token-abcdef secret/bootstrap-token-noauth secret/bootstrap-token-opaque" \
-        "$(k -n kube-system get secrets -o name bootstrap-token-abcdef bootstrap-token-noauth bootstrap-token-opaque | tr '\n' ' ' | sed 's/ $//')"
+        "$(api GET /api/v1/namespaces/kube-system/secrets | jq -r '.items[].metadata.name | select(. == "bootstrap-token-abcdef" or . == "bootstrap-token-noauth" or . == "bootstrap-token-opaque") | "secret/" + .' | tr '\n' ' ' | sed 's/ $//')"
 check_equal "a token that expires while the server runs: deleted once it has" "" \
         "$(gone bootstrap-token-soon00)"
 check_equal "and no longer authenticates" '401 "Unauthorized"' "$(as_token soon00.0123456789abcdef)"
