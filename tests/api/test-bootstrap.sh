@@ -83,13 +83,17 @@ check_equal "malformed tokens (upper case, short, no dot): 401" \
         '401 "Unauthorized" 401 "Unauthorized" 401 "Unauthorized"' \
         "$(as_token ABCDEF.0123456789abcdef) $(as_token abcdef.0123456789abcde) $(as_token abcdef0123456789abcdef)"
 # TokenReview
-review() { # review TOKEN [AUDIENCES-JSON]: the answer's status, through kubectl create -o json
+review_body() {
         printf '{"apiVersion":"authentication.k8s.io/v1","kind":"TokenReview","spec":{"token":"%s","audiences":%s}}' \
-                "$1" "${2:-null}" | k create -f - -o json | jq -cS .status
+                "$1" "${2:-null}"
 }
-check_equal "TokenReview of a bootstrap token: authenticated, its user and groups" \
+review() { # review TOKEN [AUDIENCES-JSON]: the answer's status, through curl
+        api POST /apis/authentication.k8s.io/v1/tokenreviews -H 'Content-Type: application/json' \
+                -d "$(review_body "$@")" | jq -cS .status
+}
+check_equal "TokenReview of a bootstrap token (kubectl create -f -o json): authenticated, its user and groups" \
         '{"authenticated":true,"user":{"groups":["system:bootstrappers","system:bootstrappers:a-b:c","system:bootstrappers:worker","system:authenticated"],"username":"system:bootstrap:abcdef"}}' \
-        "$(review abcdef.0123456789abcdef)"
+        "$(review_body abcdef.0123456789abcdef | k create -f - -o json | jq -cS .status)"
 check_equal "TokenReview of a wrong secret: upstream's invalid bearer token" \
         '{"error":"invalid bearer token","user":{}}' "$(review abcdef.0123456789abcdee)"
 check_equal "TokenReview of the admin token: the admin" \
