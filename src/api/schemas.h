@@ -26,7 +26,7 @@ extern const struct schema schema_resource_quota;
 
 /* ---- kinds (authentication: api/schema-authn.c) ---- */
 /* authentication.k8s.io/v1 SelfSubjectReview. */
-extern const struct schema schema_self_subject_review;
+extern const struct schema schema_self_subject_review, schema_token_review;
 
 /* ---- kinds (policy: api/schema-policy.c) ---- */
 /* policy/v1 PodDisruptionBudget and Eviction, meta/v1 DeleteOptions (an Eviction's). */

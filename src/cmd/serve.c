@@ -34,6 +34,7 @@
 #include "controllers/disruption.h"
 #include "controllers/node-lifecycle.h"
 #include "controllers/serviceaccount.h"
+#include "controllers/tokencleaner.h"
 #include "controllers/storage-protection.h"
 #include "controllers/volume-expander.h"
 #include "http/http-server.h"
@@ -422,6 +423,7 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
         struct resourcequota_controller *quotas = NULL;
         struct disruption_controller *disruption = NULL;
         struct node_lifecycle_controller *lifecycle = NULL;
+        struct tokencleaner *cleaner = NULL;
         struct pv_provisioner *provisioner = NULL;
         struct volume_expander *expander = NULL;
         struct node_agent *agent = NULL;
@@ -556,6 +558,8 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
                                                 .max_requests_inflight = f.max_requests_inflight,
                                                 .max_mutating_requests_inflight =
                                                         f.max_mutating_requests_inflight };
+                /* bootstrap tokens are Secrets in the store */
+                authn_set_store(authn, store);
                 (void) apiserver_new(store, pki, &ao, &api);
         }
         struct http_server_options ho = { .listen = f.listen,
@@ -613,6 +617,8 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
                         r = disruption_controller_start(&co, &disruption, &err);
                 if (r >= 0)
                         r = node_lifecycle_controller_start(&co, &lifecycle, &err);
+                if (r >= 0)
+                        r = tokencleaner_start(&co, &cleaner, &err);
                 /* local-loop volumes live under the server's data dir, which only serve's own
                  * node uses: the storage controllers run where that node does */
                 if (r >= 0 && with_node)
@@ -668,6 +674,7 @@ stop:
         serviceaccount_controller_stop(accounts);
         disruption_controller_stop(disruption);
         node_lifecycle_controller_stop(lifecycle);
+        tokencleaner_stop(cleaner);
         namespace_controller_stop(namespaces);
         storage_protection_stop(protection);
         scheduler_stop(sched);
