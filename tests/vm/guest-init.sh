@@ -16,7 +16,7 @@ if [ "$$" -ne 1 ] || [ ! -f /run/flexlet-vm/vm.conf ]; then
         exit 1
 fi
 
-# say MESSAGE: a console line, with the guest's uptime (where its time goes: docs/testing.md)
+# say MESSAGE: a console line, with the guest's uptime (where its time goes: docs/cgroups.md)
 say() { echo "guest-init: $(cut -d' ' -f1 /proc/uptime)s $*" >/dev/ttyS0; }
 
 setup() {

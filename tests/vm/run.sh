@@ -23,6 +23,10 @@
 # /lib/modules, or a static busybox (scripts/install-deps.sh installs all three): then it
 # prints one "not ok" naming what is missing (FLEXLET_VM=skip makes that a TAP skip instead).
 # Acceleration is TCG (FLEXLET_VM_ACCEL=kvm tries KVM; on nested machines it can hang at boot).
+# The suites' kubectl runs on this machine (tests/vm/kubectl-relay.sh, through a qemu user
+# network with restrict=on and one port forward; FLEXLET_VM_KUBECTL=guest keeps it in the
+# guest, with no network); its log is OUTDIR/kubectl-relay.log. FLEXLET_VM_TRACE=1 keeps a
+# timestamped xtrace of each script as OUTDIR/<basename>.trace.
 # qemu is killed after TIMEOUT_S (default 1200) seconds; the initramfs, the shares and qemu
 # itself are gone when this script exits, on success, failure or a signal. With -b, a script
 # not yet started START_BUDGET_S seconds after the guest booted is not started: its log is one
