@@ -366,6 +366,16 @@ static void bootstrap_storage_class(struct apiserver *api, const char *token)
 }
 
 /* The host part of HOST:PORT for the URL clients use (a wildcard becomes loopback). */
+/* Whether listen's host is a wildcard (every address: "", "0.0.0.0", "[::]"). */
+static bool listen_is_wildcard(const char *listen)
+{
+        const char *colon = strrchr(listen, ':');
+        size_t n = colon ? (size_t) (colon - listen) : strlen(listen);
+
+        return n == 0 || (n == 7 && strncmp(listen, "0.0.0.0", 7) == 0) ||
+               (n == 4 && strncmp(listen, "[::]", 4) == 0);
+}
+
 static char *client_host(const char *listen)
 {
         const char *colon = strrchr(listen, ':');
@@ -580,7 +590,7 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
         /* Pods reach the API server at the bridge's address, on the same port and with the same
          * limits, unless the main listener already covers it (a wildcard, or that very
          * address). */
-        if (r >= 0 && network && !streq(bare, "0.0.0.0") && !streq(bare, "::") &&
+        if (r >= 0 && network && !listen_is_wildcard(f.listen) &&
             !streq(bare, pod_network_gateway(network))) {
                 cleanup_free char *pod_listen = xasprintf("%s:%s", pod_network_gateway(network),
                                                           strrchr(f.listen, ':') + 1);
