@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # run-all.sh: the whole test suite, as `make test` runs it:
 #   0. clang-format and cppcheck over the sources;
-#   1. build, then the cmocka unit tests;
+#   1. the cmocka unit tests;
 #   2. the same unit tests built with clang under AddressSanitizer + UBSan;
 #   3. a short libFuzzer run of every fuzz target over its seed corpus;
 #   4. black-box API tests: `flexlet serve` on loopback driven by the real kubectl;
 #   5. end-to-end node tests as root (they skip, saying why, when not root);
 #   6. the node's end-to-end suites again on cgroup v2, in a qemu guest (tests/vm/run.sh; one
-#      failure saying why when this machine cannot boot it), started right after the build and
-#      running beside steps 1-5.
+#      failure saying why when this machine cannot boot it), started first, right after
+#      build/flexlet is built, and running beside steps 0-5.
 # Every step reports TAP lines ("ok N - name" / "not ok N - name"); this script counts them and
 # ends with "N passed, N failed". A binary that dies without reporting counts as one failure.
 set -uo pipefail
@@ -60,6 +60,22 @@ run_units() {
 
 nproc=$(nproc 2>/dev/null || echo 2)
 
+# The node's end-to-end suites on cgroup v2 run in a qemu guest (tests/vm/run.sh) on build/flexlet,
+# beside everything below, so it is built and the guest started before anything else: the guest
+# is CPU-bound emulation, the host's suites mostly wait on processes. The suites first
+# (node, resize, resize crash, persistent volumes), then the kernel's behaviour and serve's
+# setup checks: a suite not started 13 minutes after boot is skipped, saying so; one that
+# starts and does not end by 20 minutes fails.
+vm_pid=
+main_built=
+if build_step main make -j"$nproc" all; then
+        main_built=1
+        bash tests/vm/run.sh -t 1200 -b 780 -o "$log_dir/vm" tests/e2e/test-node.sh \
+                tests/e2e/test-resize.sh tests/e2e/test-resize-crash.sh tests/e2e/test-pv-node.sh \
+                tests/e2e/test-cgroup-kernel.sh tests/vm/test-v2-setup.sh >"$log_dir/vm.log" 2>&1 &
+        vm_pid=$!
+fi
+
 echo "== static checks"
 for check in format-check lint; do
         if make -s "$check" >"$log_dir/$check.log" 2>&1; then
@@ -71,16 +87,7 @@ for check in format-check lint; do
 done
 
 echo "== unit tests"
-vm_pid=
-if build_step unit make -j"$nproc" all unit-tests; then
-        # The node's end-to-end suites on cgroup v2 run in a qemu guest (tests/vm/run.sh) on this
-        # build, beside everything below: the guest is CPU-bound emulation, the host's suites
-        # mostly wait on processes. Most valuable first: a suite not started 13 minutes after
-        # boot is skipped, saying so; one that starts and does not end by 20 minutes fails.
-        bash tests/vm/run.sh -t 1200 -b 780 -o "$log_dir/vm" tests/vm/test-v2-setup.sh \
-                tests/e2e/test-cgroup-kernel.sh tests/e2e/test-resize.sh tests/e2e/test-node.sh \
-                tests/e2e/test-resize-crash.sh tests/e2e/test-pv-node.sh >"$log_dir/vm.log" 2>&1 &
-        vm_pid=$!
+if [ -n "$main_built" ] && build_step unit make -j"$nproc" unit-tests; then
         run_units build unit
 fi
 

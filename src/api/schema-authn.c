@@ -1,7 +1,7 @@
 /* schema-authn.c: authentication.k8s.io/v1 SelfSubjectReview, the answer to "who am I" (`kubectl
- * auth whoami`). Field names, protobuf numbers and Go declarations follow k8s.io/api
- * authentication/v1 types.go and generated.proto (release-1.33). UserInfo.extra is not listed:
- * no authenticator flexlet has sets it. */
+ * auth whoami`), and TokenReview, "whom does this token name". Field names, protobuf numbers and Go
+ * declarations follow k8s.io/api authentication/v1 types.go and generated.proto (release-1.33).
+ * UserInfo.extra is not listed: no authenticator flexlet has sets it. */
 #include "api/schemas.h"
 
 /* authentication/v1 UserInfo */
@@ -86,3 +86,39 @@ static const struct schema_field token_request_fields[] = {
 };
 /* clang-format on */
 const struct schema schema_token_request = SCHEMA_STRUCT("TokenRequest", token_request_fields);
+/* authentication/v1 TokenReviewSpec */
+/* clang-format off */
+static const struct schema_field token_review_spec_fields[] = {
+        { "token", &schema_string, 1, SCHEMA_GO_VALUE },
+        { "audiences", &schema_string_list, 2, SCHEMA_GO_VALUE },
+        SCHEMA_FIELDS_END,
+};
+/* clang-format on */
+static const struct schema schema_token_review_spec =
+        SCHEMA_STRUCT("TokenReviewSpec", token_review_spec_fields);
+
+/* authentication/v1 TokenReviewStatus */
+/* clang-format off */
+static const struct schema_field token_review_status_fields[] = {
+        { "authenticated", &schema_bool, 1, SCHEMA_GO_VALUE },
+        { "user", &schema_user_info, 2, SCHEMA_GO_VALUE },
+        { "error", &schema_string, 3, SCHEMA_GO_VALUE },
+        { "audiences", &schema_string_list, 4, SCHEMA_GO_VALUE },
+        SCHEMA_FIELDS_END,
+};
+/* clang-format on */
+static const struct schema schema_token_review_status =
+        SCHEMA_STRUCT("TokenReviewStatus", token_review_status_fields);
+
+/* authentication/v1 TokenReview */
+/* clang-format off */
+static const struct schema_field token_review_fields[] = {
+        { "kind", &schema_string, 0, 0 },
+        { "apiVersion", &schema_string, 0, 0 },
+        { "metadata", &schema_object_meta, 1, SCHEMA_GO_VALUE },
+        { "spec", &schema_token_review_spec, 2, SCHEMA_GO_VALUE },
+        { "status", &schema_token_review_status, 3, SCHEMA_GO_VALUE },
+        SCHEMA_FIELDS_END,
+};
+/* clang-format on */
+const struct schema schema_token_review = SCHEMA_STRUCT("TokenReview", token_review_fields);

@@ -84,6 +84,7 @@ const struct schema *schema_for_kind(const char *kind)
                 { "SelfSubjectReview", &schema_self_subject_review },
                 { "PodDisruptionBudget", &schema_pod_disruption_budget },
                 { "Eviction", &schema_eviction },
+                { "TokenReview", &schema_token_review },
         };
 
         if (!kind)

@@ -26,7 +26,7 @@ extern const struct schema schema_resource_quota;
 
 /* ---- kinds (authentication: api/schema-authn.c) ---- */
 /* authentication.k8s.io/v1 SelfSubjectReview. */
-extern const struct schema schema_self_subject_review;
+extern const struct schema schema_self_subject_review, schema_token_review;
 /* authentication.k8s.io/v1 TokenRequest (the serviceaccounts/token subresource's body). */
 extern const struct schema schema_token_request;
 

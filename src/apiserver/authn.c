@@ -1,5 +1,5 @@
-/* authn.c: the request authenticators (see authn.h): x509 client certificates, the admin token
- * and the static token file, with upstream's order, groups and token file format. */
+/* authn.c: the request authenticators (see authn.h): x509 client certificates, the admin token,
+ * the static token file and bootstrap tokens, with upstream's order, groups and formats. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -16,8 +16,12 @@
 #include "apiserver/pki.h"
 #include "apiserver/satoken.h"
 #include "base/alloc.h"
+#include "base/base64.h"
 #include "base/fs.h"
+#include "base/json.h"
 #include "base/strbuf.h"
+#include "base/timeutil.h"
+#include "store/store.h"
 
 /* A token file bigger than this is refused (upstream reads any size; ours is held in memory). */
 #define MAX_TOKEN_FILE (16 * 1024 * 1024)
@@ -26,8 +30,8 @@
 
 struct authn {
         const struct pki *pki;
-        const struct jws_signer *sa_signer;
-        struct store *store;
+        const struct jws_signer *sa_signer; /* service account tokens; NULL: none */
+        struct store *store; /* service accounts, bootstrap token Secrets; NULL: none */
         struct authn_token_entry *tokens;
         size_t n_tokens;
 };
@@ -409,6 +413,185 @@ static char *bearer_token(const char *header)
         return end > p ? xstrndup(p, (size_t) (end - p)) : NULL;
 }
 
+/* ---- bootstrap tokens ---- */
+
+static bool is_lower_alnum(char c)
+{
+        return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+}
+
+bool authn_bootstrap_token_parse(const char *token, char id[static BOOTSTRAP_TOKEN_ID_LEN + 1],
+                                 char secret[static BOOTSTRAP_TOKEN_SECRET_LEN + 1])
+{
+        /* K8S: BootstrapTokenPattern `\A([a-z0-9]{6})\.([a-z0-9]{16})\z` */
+        if (strlen(token) != BOOTSTRAP_TOKEN_ID_LEN + 1 + BOOTSTRAP_TOKEN_SECRET_LEN ||
+            token[BOOTSTRAP_TOKEN_ID_LEN] != '.')
+                return false;
+        for (size_t i = 0; token[i]; i++)
+                if (i != BOOTSTRAP_TOKEN_ID_LEN && !is_lower_alnum(token[i]))
+                        return false;
+        memcpy(id, token, BOOTSTRAP_TOKEN_ID_LEN);
+        id[BOOTSTRAP_TOKEN_ID_LEN] = '\0';
+        memcpy(secret, token + BOOTSTRAP_TOKEN_ID_LEN + 1, BOOTSTRAP_TOKEN_SECRET_LEN);
+        secret[BOOTSTRAP_TOKEN_SECRET_LEN] = '\0';
+        return true;
+}
+
+/* K8S: secret util GetData: the decoded data[key] of secret; "" when absent or not base64
+ * (the store holds data as the API's base64). Caller frees. */
+static char *secret_data(const json_t *secret, const char *key)
+{
+        const json_t *v = json_object_get(json_object_get(secret, "data"), key);
+        const char *b64 = json_string_value(v);
+        char *out = NULL;
+        size_t len = 0;
+
+        if (!b64 || base64_decode(b64, strlen(b64), &out, &len, NULL) < 0)
+                return xstrdup("");
+        /* a value holding a NUL compares as its bytes in Go; here it matches nothing */
+        if (strlen(out) != len) {
+                gnutls_memset(out, 0, len);
+                free(out);
+                return xstrdup("");
+        }
+        return out;
+}
+
+bool authn_bootstrap_secret_expired(const json_t *secret, time_t now)
+{
+        cleanup_free char *exp = secret_data(secret, "expiration");
+        time_t t;
+
+        if (!*exp)
+                return false;
+        /* K8S: HasExpired logs an expiration that does not parse and calls the token expired */
+        if (time_parse_rfc3339(exp, &t) < 0)
+                return true;
+        return now > t;
+}
+
+/* K8S: ValidateBootstrapGroupName: `\Asystem:bootstrappers:[a-z0-9:-]{0,255}[a-z0-9]\z` */
+static bool bootstrap_group_valid(const char *g, size_t len)
+{
+        static const char prefix[] = BOOTSTRAP_DEFAULT_GROUP ":";
+        const size_t plen = sizeof(prefix) - 1;
+
+        if (len <= plen || len - plen > 256 || strncmp(g, prefix, plen) != 0 ||
+            !is_lower_alnum(g[len - 1]))
+                return false;
+        for (size_t i = plen; i < len; i++)
+                if (!is_lower_alnum(g[i]) && g[i] != ':' && g[i] != '-')
+                        return false;
+        return true;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+        return strcmp(*(char *const *) a, *(char *const *) b);
+}
+
+/* K8S: GetGroups: system:bootstrappers and each comma-separated auth-extra-groups entry, as a
+ * sorted set; -EACCES when an entry is not a bootstrap group. */
+static int bootstrap_groups(const json_t *secret, char ***ret, size_t *ret_n)
+{
+        cleanup_free char *extra = secret_data(secret, "auth-extra-groups");
+        char **g = xcalloc(2, sizeof(*g));
+        size_t n = 0;
+
+        g[n++] = xstrdup(BOOTSTRAP_DEFAULT_GROUP);
+        for (const char *p = extra; *extra;) {
+                const char *end = strchr(p, ',');
+                size_t len = end ? (size_t) (end - p) : strlen(p);
+
+                if (!bootstrap_group_valid(p, len)) {
+                        for (size_t i = 0; i < n; i++)
+                                free(g[i]);
+                        free(g);
+                        return -EACCES;
+                }
+                g = xrealloc(g, (n + 2) * sizeof(*g));
+                g[n++] = xstrndup(p, len);
+                if (!end)
+                        break;
+                p = end + 1;
+        }
+        qsort(g, n, sizeof(*g), cmp_str);
+        /* drop duplicates */
+        size_t w = 0;
+        for (size_t i = 0; i < n; i++) {
+                if (w > 0 && streq(g[w - 1], g[i])) {
+                        free(g[i]);
+                        continue;
+                }
+                g[w++] = g[i];
+        }
+        g[w] = NULL;
+        *ret = g;
+        *ret_n = w;
+        return 0;
+}
+
+static bool const_time_streq(const char *a, const char *b)
+{
+        size_t la = strlen(a), lb = strlen(b);
+        unsigned char diff = la != lb;
+
+        /* K8S: subtle.ConstantTimeCompare: the time depends on the lengths only */
+        for (size_t i = 0; i < la && i < lb; i++)
+                diff |= (unsigned char) (a[i] ^ b[i]);
+        return diff == 0;
+}
+
+int authn_bootstrap_user(const char *id, const char *secret_text, const json_t *secret, time_t now,
+                         struct authn_user **ret)
+{
+        cleanup_free char *ts = NULL;
+        cleanup_free char *tid = NULL;
+        cleanup_free char *usage = NULL;
+        cleanup_free char *name = NULL;
+        char **groups = NULL;
+        size_t n = 0;
+        bool match;
+
+        /* K8S: TokenAuthenticator.AuthenticateToken, in its order; each refusal is "no user"
+         * (upstream logs the reason at a debug level; flexlet has no debug log) */
+        if (!secret || json_path(secret, "metadata.deletionTimestamp") ||
+            !streq(json_path_string_or_empty(secret, "type"), BOOTSTRAP_TOKEN_SECRET_TYPE))
+                return -EACCES;
+        ts = secret_data(secret, "token-secret");
+        match = const_time_streq(ts, secret_text);
+        gnutls_memset(ts, 0, strlen(ts));
+        if (!match)
+                return -EACCES;
+        tid = secret_data(secret, "token-id");
+        if (!streq(tid, id) || authn_bootstrap_secret_expired(secret, now))
+                return -EACCES;
+        usage = secret_data(secret, "usage-bootstrap-authentication");
+        if (!streq(usage, "true"))
+                return -EACCES;
+        if (bootstrap_groups(secret, &groups, &n) < 0)
+                return -EACCES;
+        name = xasprintf("%s%s", BOOTSTRAP_USER_PREFIX, id);
+        *ret = authn_user_new(name, NULL, (const char *const *) groups);
+        for (size_t i = 0; i < n; i++)
+                free(groups[i]);
+        free(groups);
+        return 0;
+}
+
+/* The bootstrap authenticator: a token of the bootstrap form checked against its Secret. */
+static int bootstrap_authenticate(const struct authn *a, const char *id, const char *secret_text,
+                                  struct authn_user **ret)
+{
+        cleanup_free char *name = xasprintf("%s%s", BOOTSTRAP_TOKEN_SECRET_PREFIX, id);
+        cleanup_json json_t *secret = NULL;
+
+        if (!a->store ||
+            store_get(a->store, "secrets", BOOTSTRAP_TOKEN_NAMESPACE, name, &secret, NULL) < 0)
+                return -EACCES;
+        return authn_bootstrap_user(id, secret_text, secret, time(NULL), ret);
+}
+
 static const char *const admin_groups[] = { PKI_ADMIN_GROUP, NULL };
 
 int authn_request(const struct authn *a, const struct http_request *req, struct authn_user **ret)
@@ -416,6 +599,9 @@ int authn_request(const struct authn *a, const struct http_request *req, struct 
         cleanup_free char *token = NULL;
         unsigned char digest[32];
         const struct authn_user *found = NULL;
+        char bt_id[BOOTSTRAP_TOKEN_ID_LEN + 1], bt_secret[BOOTSTRAP_TOKEN_SECRET_LEN + 1];
+        bool bootstrap;
+        int r;
 
         if (req->client_cert_der &&
             authn_user_from_cert(req->client_cert_der, req->client_cert_len, ret) == 0)
@@ -429,6 +615,7 @@ int authn_request(const struct authn *a, const struct http_request *req, struct 
         }
         if (gnutls_hash_fast(GNUTLS_DIG_SHA256, token, strlen(token), digest) < 0)
                 abort();
+        bootstrap = authn_bootstrap_token_parse(token, bt_id, bt_secret);
         /* every entry is compared in full, so the time does not tell how close a guess came;
          * a later line for the same token wins, as upstream's map */
         for (size_t i = 0; i < a->n_tokens; i++) {
@@ -440,18 +627,77 @@ int authn_request(const struct authn *a, const struct http_request *req, struct 
         }
         if (found) {
                 *ret = user_copy(found);
-                return 0;
+                r = 0;
+        } else if (a->sa_signer && a->store &&
+                   satoken_authenticate(a->sa_signer, a->store, token, time(NULL), ret, NULL) ==
+                           0) {
+                r = 0;
+        } else {
+                /* K8S: the bootstrap authenticator comes after the token file and the service
+                 * account tokens */
+                r = bootstrap ? bootstrap_authenticate(a, bt_id, bt_secret, ret) : -EACCES;
         }
-        if (a->sa_signer && a->store &&
-            satoken_authenticate(a->sa_signer, a->store, token, time(NULL), ret, NULL) == 0)
-                return 0;
-        return -EACCES;
+        if (bootstrap)
+                gnutls_memset(bt_secret, 0, sizeof(bt_secret));
+        gnutls_memset(token, 0, strlen(token));
+        return r;
 }
 
-json_t *authn_self_subject_review(const json_t *obj, const struct authn_user *user)
+int authn_self_subject_review(const struct authn *a, const json_t *obj,
+                              const struct authn_user *user, json_t **ret, struct error **reterr)
 {
+        (void) a;
         (void) obj;
-        return json_pack("{s:s, s:s, s:{s:n}, s:{s:o}}", "kind", "SelfSubjectReview", "apiVersion",
+        (void) reterr;
+        *ret = json_pack("{s:s, s:s, s:{s:n}, s:{s:o}}", "kind", "SelfSubjectReview", "apiVersion",
                          "authentication.k8s.io/v1", "metadata", "creationTimestamp", "status",
                          "userInfo", authn_user_info_json(user));
+        return 0;
+}
+
+int authn_token_review(const struct authn *a, const json_t *obj, const struct authn_user *user,
+                       json_t **ret, struct error **reterr)
+{
+        const char *token = json_path_string(obj, "spec.token");
+        const json_t *auds = json_path(obj, "spec.audiences");
+        cleanup_free char *header = NULL;
+        struct authn_user *who = NULL;
+        json_t *answer, *meta, *status;
+
+        (void) user;
+        if (!token || !*token)
+                return error_set(reterr, EINVAL,
+                                 "token is required for TokenReview in authentication");
+        answer = json_deep_copy(obj);
+        if (!a) {
+                *ret = answer;
+                return 0;
+        }
+        meta = json_object_ensure(answer, "metadata");
+        if (!json_object_get(meta, "creationTimestamp"))
+                json_object_set_new(meta, "creationTimestamp", json_null());
+        status = json_object();
+        /* K8S: WrapAudienceAgnosticToken with no API audiences: a review for audiences
+         * intersects nothing and no token authenticator is asked */
+        if (json_array_size(auds) == 0) {
+                struct http_request req = { 0 };
+
+                /* K8S: a request with nothing but this Authorization header */
+                header = xasprintf("Bearer %s", token);
+                req.authorization = header;
+                if (authn_request(a, &req, &who) < 0)
+                        who = NULL;
+                gnutls_memset(header, 0, strlen(header));
+        }
+        if (who) {
+                json_object_set_new(status, "authenticated", json_true());
+                json_object_set_new(status, "user", authn_user_info_json(who));
+                authn_user_free(who);
+        } else {
+                json_object_set_new(status, "user", json_object());
+                json_object_set_new(status, "error", json_string("invalid bearer token"));
+        }
+        json_object_set_new(answer, "status", status);
+        *ret = answer;
+        return 0;
 }

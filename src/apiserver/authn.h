@@ -4,15 +4,19 @@
  * the HTTP server verified against the cluster CA (x509: the subject's CN is the user name, each
  * O a group, a certificate without a CN authenticates nobody), then a bearer token (the
  * `Authorization: Bearer` header: the admin token of DATA_DIR/pki, a line of the static token
- * file, K8S --token-auth-file, or a service account token, satoken.h). A bearer token that matches nothing is refused even when nothing
- * else was offered; a request with no credential at all is anonymous, which flexlet refuses
- * (kube-apiserver with --anonymous-auth=false): both are 401. Every authenticated user is also
- * in the group system:authenticated (upstream's AuthenticatedGroupAdder). */
+ * file, K8S --token-auth-file, a service account token, satoken.h, and last a bootstrap token,
+ * K8S plugin/pkg/auth/authenticator/token/bootstrap, read from its Secret in the store). A
+ * bearer token that matches nothing is refused even when nothing else was offered; a request
+ * with no credential at all is anonymous, which flexlet refuses (kube-apiserver with
+ * --anonymous-auth=false): both are 401. Every authenticated user is also in the group
+ * system:authenticated (upstream's AuthenticatedGroupAdder). */
 #ifndef FLEXLET_APISERVER_AUTHN_H
 #define FLEXLET_APISERVER_AUTHN_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stddef.h>
+#include <time.h>
 
 #include "base/error.h"
 #include "base/macro.h"
@@ -25,6 +29,15 @@ struct store;
 /* K8S: k8s.io/apiserver pkg/authentication/user */
 #define AUTHN_GROUP_AUTHENTICATED "system:authenticated"
 #define AUTHN_GROUP_MASTERS       "system:masters"
+
+/* K8S: k8s.io/cluster-bootstrap token/api */
+#define BOOTSTRAP_TOKEN_SECRET_PREFIX "bootstrap-token-"
+#define BOOTSTRAP_TOKEN_SECRET_TYPE   "bootstrap.kubernetes.io/token"
+#define BOOTSTRAP_TOKEN_NAMESPACE     "kube-system"
+#define BOOTSTRAP_USER_PREFIX         "system:bootstrap:"
+#define BOOTSTRAP_DEFAULT_GROUP       "system:bootstrappers"
+#define BOOTSTRAP_TOKEN_ID_LEN        6
+#define BOOTSTRAP_TOKEN_SECRET_LEN    16
 
 /* user.Info: name, uid ("" when none) and groups. */
 struct authn_user {
@@ -50,6 +63,26 @@ int authn_new(const struct pki *pki, const char *token_file, const struct jws_si
 struct authn *authn_free(struct authn *a);
 DEFINE_CLEANUP(struct authn, authn_free, authn)
 #define cleanup_authn cleanup_of(authn_free)
+
+/* K8S: cluster-bootstrap token/util ParseToken: whether token is `[a-z0-9]{6}.[a-z0-9]{16}`;
+ * when it is, its id and secret are copied out (NUL-terminated). */
+bool authn_bootstrap_token_parse(const char *token, char id[static BOOTSTRAP_TOKEN_ID_LEN + 1],
+                                 char secret[static BOOTSTRAP_TOKEN_SECRET_LEN + 1]);
+
+/* K8S: cluster-bootstrap secret HasExpired: whether the Secret's data "expiration" (RFC 3339) is
+ * before now; none is never, one that does not parse is expired. */
+bool authn_bootstrap_secret_expired(const json_t *secret, time_t now);
+
+/* The user the bootstrap token id.secret names, given its Secret (the object the store holds
+ * as kube-system/bootstrap-token-<id>; NULL when there is none) at time now: 0 with *ret, or
+ * -EACCES when the Secret is missing, being deleted, of another type, its token-id or
+ * token-secret (compared in constant time) differ, it has expired, its
+ * usage-bootstrap-authentication is not "true", or an auth-extra-groups entry does not match
+ * `system:bootstrappers:[a-z0-9:-]{0,255}[a-z0-9]`. The user is system:bootstrap:<id> in
+ * system:bootstrappers and the extra groups (sorted, without duplicates, as upstream's set) and
+ * system:authenticated. */
+int authn_bootstrap_user(const char *id, const char *secret_text, const json_t *secret, time_t now,
+                         struct authn_user **ret);
 
 /* Parses the text of a static token file (path names it in messages) as upstream's tokenfile
  * NewCSV: CSV records (Go's encoding/csv: quoted fields, "" for a quote) of token, user name,
@@ -78,8 +111,24 @@ DEFINE_CLEANUP(struct authn_user, authn_user_free, authn_user)
 /* authentication/v1 UserInfo of u: {"username", "uid" (when set), "groups"}. */
 json_t *authn_user_info_json(const struct authn_user *u);
 
+/* The review hooks of resources.h. a: the server's authenticators (NULL: none configured). */
+
 /* K8S: the SelfSubjectReview REST storage: the answer to a create of one by user (the request's
- * own content is not read back). */
-json_t *authn_self_subject_review(const json_t *obj, const struct authn_user *user);
+ * own content is not read back). Always 0. */
+int authn_self_subject_review(const struct authn *a, const json_t *obj,
+                              const struct authn_user *user, json_t **ret, struct error **reterr);
+
+/* K8S: the TokenReview REST storage (pkg/registry/authentication/tokenreview): obj's spec.token
+ * is authenticated as the bearer token of a request that carries nothing else, by the same
+ * authenticators; the answer is obj with status {authenticated, user, error, audiences} as
+ * upstream: a token no authenticator takes is {"user": {}, "error": "invalid bearer token"}
+ * (bearertoken's default error). flexlet's authenticators are all audience-agnostic and it has
+ * no --api-audiences, so, as upstream's audience-agnostic wrapper with no API audiences, a
+ * review naming spec.audiences authenticates no token, and an authenticated answer names no
+ * audiences. -EINVAL (400) "token is required for TokenReview in authentication" without a
+ * token. With a == NULL (a server without authentication) obj comes back as it was, as
+ * upstream's without a token authenticator. */
+int authn_token_review(const struct authn *a, const json_t *obj, const struct authn_user *user,
+                       json_t **ret, struct error **reterr);
 
 #endif

@@ -568,7 +568,14 @@ void registry_create(struct apiserver *s, const struct api_target *t,
             check_fields(t, obj, mode, resp) < 0)
                 return;
         if (t->res->review) {
-                cleanup_json json_t *answer = t->res->review(obj, t->user);
+                cleanup_json json_t *answer = NULL;
+                cleanup_error struct error *err = NULL;
+                int r = t->res->review(s->opts.authn, obj, t->user, &answer, &err);
+
+                if (r < 0) {
+                        status_respond(resp, r, err ? err->message : "review failed", NULL);
+                        return;
+                }
                 respond_object(t, req, resp, 201, answer);
                 return;
         }

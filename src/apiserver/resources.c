@@ -356,6 +356,18 @@ static const struct api_resource poddisruptionbudgets = {
         .strategy = &pod_disruption_budget_strategy,
 };
 
+static const struct api_resource tokenreviews = {
+        .group = "authentication.k8s.io",
+        .version = "v1",
+        .api_version = "authentication.k8s.io/v1",
+        .plural = "tokenreviews",
+        .singular = "tokenreview",
+        .kind = "TokenReview",
+        .verbs = verbs_create,
+        .schema = &schema_token_review,
+        .review = authn_token_review,
+};
+
 const struct api_resource *const api_resources[] = {
         &pods,
         &namespaces,
@@ -371,6 +383,7 @@ const struct api_resource *const api_resources[] = {
         &selfsubjectreviews,
         &resourcequotas,
         &poddisruptionbudgets,
+        &tokenreviews,
 };
 const size_t n_api_resources = ARRAY_SIZE(api_resources);
 

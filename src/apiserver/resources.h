@@ -16,6 +16,7 @@
 
 struct store;
 struct error;
+struct authn;
 struct authn_user;
 
 struct table_column {
@@ -84,9 +85,12 @@ struct api_resource {
         /* Fills one Table row's cells (json array) for obj. */
         void (*table_row)(const json_t *obj, time_t now, json_t *cells);
         const struct resource_strategy *strategy;
-        /* A resource that is never stored, only created (SelfSubjectReview): the object that
-         * answers a create of obj by user; NULL for a stored resource. */
-        json_t *(*review)(const json_t *obj, const struct authn_user *user);
+        /* A resource that is never stored, only created (SelfSubjectReview, TokenReview): 0
+         * with *ret the object that answers a create of obj by user, given the server's
+         * authenticators (NULL when it has none), or -errno with *reterr (the Status: EINVAL
+         * 400 BadRequest, ...); NULL for a stored resource. */
+        int (*review)(const struct authn *authn, const json_t *obj, const struct authn_user *user,
+                      json_t **ret, struct error **reterr);
 };
 
 extern const struct api_resource *const api_resources[];

@@ -107,7 +107,9 @@ void status_invalid(struct http_response *resp, const struct api_resource *r, co
                     const struct field_error_list *errs)
 {
         cleanup_free char *agg = field_error_list_string(errs);
-        cleanup_free char *msg = xasprintf("%s \"%s\" is invalid: %s", r->kind, name, agg);
+        /* K8S: NewInvalid names the kind qualified by its group (GroupKind.String()) */
+        cleanup_free char *msg = xasprintf("%s%s%s \"%s\" is invalid: %s", r->kind,
+                                           r->group[0] ? "." : "", r->group, name, agg);
         json_t *causes = json_array();
         json_t *details;
 

@@ -32,7 +32,8 @@ void status_already_exists(struct http_response *resp, const struct api_resource
 /* K8S: `Operation cannot be fulfilled on pods "web": <why>`. */
 void status_conflict(struct http_response *resp, const struct api_resource *r, const char *name,
                      const char *why);
-/* K8S: 422 `Pod "web" is invalid: <errors>` with one cause per field error. */
+/* K8S: 422 `Pod "web" is invalid: <errors>` (`StorageClass.storage.k8s.io "fast"` for a kind of
+ * a named group) with one cause per field error. */
 void status_invalid(struct http_response *resp, const struct api_resource *r, const char *name,
                     const struct field_error_list *errs);
 /* K8S: 403 `<plural> "<name>" is forbidden: <why>`. */

@@ -35,6 +35,7 @@
 #include "controllers/disruption.h"
 #include "controllers/node-lifecycle.h"
 #include "controllers/serviceaccount.h"
+#include "controllers/tokencleaner.h"
 #include "controllers/storage-protection.h"
 #include "controllers/volume-expander.h"
 #include "http/http-server.h"
@@ -366,6 +367,16 @@ static void bootstrap_storage_class(struct apiserver *api, const char *token)
 }
 
 /* The host part of HOST:PORT for the URL clients use (a wildcard becomes loopback). */
+/* Whether listen's host is a wildcard (every address: "", "0.0.0.0", "[::]"). */
+static bool listen_is_wildcard(const char *listen)
+{
+        const char *colon = strrchr(listen, ':');
+        size_t n = colon ? (size_t) (colon - listen) : strlen(listen);
+
+        return n == 0 || (n == 7 && strncmp(listen, "0.0.0.0", 7) == 0) ||
+               (n == 4 && strncmp(listen, "[::]", 4) == 0);
+}
+
 static char *client_host(const char *listen)
 {
         const char *colon = strrchr(listen, ':');
@@ -424,6 +435,7 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
         struct resourcequota_controller *quotas = NULL;
         struct disruption_controller *disruption = NULL;
         struct node_lifecycle_controller *lifecycle = NULL;
+        struct tokencleaner *cleaner = NULL;
         struct pv_provisioner *provisioner = NULL;
         struct volume_expander *expander = NULL;
         struct node_agent *agent = NULL;
@@ -584,7 +596,7 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
         /* Pods reach the API server at the bridge's address, on the same port and with the same
          * limits, unless the main listener already covers it (a wildcard, or that very
          * address). */
-        if (r >= 0 && network && !streq(bare, "0.0.0.0") && !streq(bare, "::") &&
+        if (r >= 0 && network && !listen_is_wildcard(f.listen) &&
             !streq(bare, pod_network_gateway(network))) {
                 cleanup_free char *pod_listen = xasprintf("%s:%s", pod_network_gateway(network),
                                                           strrchr(f.listen, ':') + 1);
@@ -621,6 +633,8 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
                         r = disruption_controller_start(&co, &disruption, &err);
                 if (r >= 0)
                         r = node_lifecycle_controller_start(&co, &lifecycle, &err);
+                if (r >= 0)
+                        r = tokencleaner_start(&co, &cleaner, &err);
                 /* local-loop volumes live under the server's data dir, which only serve's own
                  * node uses: the storage controllers run where that node does */
                 if (r >= 0 && with_node)
@@ -676,6 +690,7 @@ stop:
         serviceaccount_controller_stop(accounts);
         disruption_controller_stop(disruption);
         node_lifecycle_controller_stop(lifecycle);
+        tokencleaner_stop(cleaner);
         namespace_controller_stop(namespaces);
         storage_protection_stop(protection);
         scheduler_stop(sched);

@@ -18,10 +18,16 @@ static void *loop_main(void *arg)
         struct loop_thread *t = arg;
         struct controller_loop *loop = t->loop;
 
+        long wait_ms;
+
         do {
+                loop->next_pass_ms = 0;
                 if (informer_synced(loop->watch))
                         t->def.pass(t->ctx);
-        } while (informer_wait(loop->watch, t->def.period_ms));
+                wait_ms = t->def.period_ms;
+                if (loop->next_pass_ms > 0 && loop->next_pass_ms < wait_ms)
+                        wait_ms = loop->next_pass_ms;
+        } while (informer_wait(loop->watch, wait_ms));
         informer_stop(loop->watch);
         api_client_free(loop->client);
         t->def.release(t->ctx);

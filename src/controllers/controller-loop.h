@@ -17,6 +17,9 @@
 struct controller_loop {
         struct informer *watch;    /* the collections, in the order of the paths given */
         struct api_client *client; /* the pass thread's requests */
+        /* a pass may set this to have the next pass in at most that many ms (a deadline it
+         * knows of, as upstream's queue.AddAfter); 0: the period. Reset before every pass. */
+        long next_pass_ms;
 };
 
 struct controller_loop_def {

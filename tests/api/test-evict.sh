@@ -39,7 +39,7 @@ wait_event() { for _ in $(seq 1 50); do [[ $(api GET "/api/v1/namespaces/default
 check "the disruption controller records NoPods for a budget that selects none" wait_event half NoPods
 post_pdb() { api POST /apis/policy/v1/namespaces/default/poddisruptionbudgets -H 'Content-Type: application/json' -d "$1" | jq -r .message; }
 check_output "over 100% is refused" \
-        'PodDisruptionBudget "bad" is invalid: spec.minAvailable: Invalid value: intstr.IntOrString{Type:1, IntVal:0, StrVal:"150%"}: must not be greater than 100%' \
+        'PodDisruptionBudget.policy "bad" is invalid: spec.minAvailable: Invalid value: intstr.IntOrString{Type:1, IntVal:0, StrVal:"150%"}: must not be greater than 100%' \
         k create pdb bad --selector=app=x --min-available=150%
 check_output "a bad percentage, a negative count and both bounds are refused" \
         "spec: Invalid value: {\"minAvailable\":-1,\"maxUnavailable\":\"5\"}: minAvailable and maxUnavailable cannot be both set, spec.minAvailable: Invalid value: -1: must be greater than or equal to 0, spec.maxUnavailable: Invalid value: intstr.IntOrString{Type:1, IntVal:0, StrVal:\"5\"}: a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')" \

@@ -215,9 +215,11 @@ for r in Scheduled Pulled Created Started; do
         esac
 done
 
-# --- graceful deletion: SIGTERM first, SIGKILL when the grace period is over (a longer one
-# where every kubectl call takes seconds: FLEXLET_TEST_SLOW, set in tests/vm/run.sh's guest)
-grace=3
+# --- graceful deletion: SIGTERM first, SIGKILL when the grace period is over (long enough for
+# the two kubectl calls between the signal and the check on a loaded machine, where 3 s was
+# not; longer still where every kubectl call takes seconds: FLEXLET_TEST_SLOW, set in
+# tests/vm/run.sh's guest)
+grace=10
 [ -n "${FLEXLET_TEST_SLOW:-}" ] && grace=40
 cat <<JSON | k create -f - >/dev/null
 {"apiVersion":"v1","kind":"Pod","metadata":{"name":"stubborn"},

@@ -1,15 +1,22 @@
 /* fuzz-authn.c: libFuzzer target for what authentication reads from outside: a static token
  * file (an operator's file, parsed at start) and a client certificate's subject (the HTTP
- * server verifies the chain first, but the DER still comes from the client).
+ * server verifies the chain first, but the DER still comes from the client), a bearer token as
+ * a bootstrap token, and a bootstrap token Secret's auth-extra-groups and expiration (anyone
+ * who may write Secrets in kube-system writes them).
  *
  * Invariants: a parse either fails with a message or gives entries that each have a name, a
  * uid and a NULL-terminated group list; a certificate either names a user with a non-empty
- * name and system:authenticated among its groups, or is refused. */
+ * name and system:authenticated among its groups, or is refused; a bootstrap token parses only
+ * when it has upstream's form; a bootstrap user is system:bootstrap:<id> whose groups all start
+ * with system:bootstrappers. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "apiserver/authn.h"
+#include "base/alloc.h"
+#include "base/base64.h"
+#include "base/json.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -40,5 +47,31 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                         abort();
                 authn_user_free(u);
         }
+
+        char *text = xstrndup((const char *) data, size);
+        char id[BOOTSTRAP_TOKEN_ID_LEN + 1], secret[BOOTSTRAP_TOKEN_SECRET_LEN + 1];
+        if (authn_bootstrap_token_parse(text, id, secret) &&
+            (strlen(text) != 23 || strlen(id) != 6 || strlen(secret) != 16))
+                abort();
+        /* the text as auth-extra-groups and as expiration of an otherwise valid token */
+        char *b64 = base64_encode(text, strlen(text));
+        json_t *s = json_pack(
+                "{s:s, s:{s:s}, s:{s:s, s:s, s:s, s:s, s:s}}", "type", BOOTSTRAP_TOKEN_SECRET_TYPE,
+                "metadata", "name", "bootstrap-token-abcdef", "data", "token-id", "YWJjZGVm",
+                "token-secret", "MDEyMzQ1Njc4OWFiY2RlZg==", "usage-bootstrap-authentication",
+                "dHJ1ZQ==", "auth-extra-groups", b64, "expiration", b64);
+        if (authn_bootstrap_user("abcdef", "0123456789abcdef", s, 0, &u) == 0) {
+                if (strcmp(u->name, "system:bootstrap:abcdef") != 0)
+                        abort();
+                for (size_t i = 0; u->groups[i]; i++)
+                        if (strncmp(u->groups[i], BOOTSTRAP_DEFAULT_GROUP,
+                                    strlen(BOOTSTRAP_DEFAULT_GROUP)) != 0 &&
+                            strcmp(u->groups[i], AUTHN_GROUP_AUTHENTICATED) != 0)
+                                abort();
+                authn_user_free(u);
+        }
+        json_decref(s);
+        free(b64);
+        free(text);
         return 0;
 }

@@ -25,28 +25,28 @@ NODE_POD_GATEWAY=${NODE_POD_CIDR%.0/24}.1
 # a server that was killed before it could (portmap's iptables rules, the IP, the veth):
 # each list's plugins in reverse order, as the CNI specification says.
 node_cni_del() {
-        local rec=$1 cni_path netns id args list ifname conf i n type
-        cni_path=$(jq -r '.cniPath // "/usr/lib/cni"' "$rec")
-        netns=$(jq -r '.netns' "$rec")
-        id=$(jq -r '.containerId' "$rec")
-        args=$(jq -r '.args | join(";")' "$rec")
+        local rec=$1 cni_path netns id args i
+        local -a f
+        # one jq for the whole record (a process start costs hundreds of ms in tests/vm/run.sh's
+        # guest): cniPath, netns, containerId, args, then ifname, type, config per plugin
+        mapfile -d '' f < <(jq -j '
+                (.cniPath // "/usr/lib/cni"), "\u0000", .netns, "\u0000", .containerId, "\u0000",
+                (.args | join(";")), "\u0000",
+                (. as $r | ["conflist", "eth0"], ["loopback", "lo"] | . as [$l, $ifn]
+                 | ($r[$l] // {plugins: []}) as $c | range(($c.plugins | length) - 1; -1; -1) as $i
+                 | $c.plugins[$i] as $p
+                 | $ifn, "\u0000", $p.type, "\u0000",
+                   (($p | del(.capabilities)) + {cniVersion: $c.cniVersion, name: $c.name}
+                    + (if ($p.capabilities.portMappings // false) and ($r.capabilities.portMappings // null) != null
+                       then {runtimeConfig: {portMappings: $r.capabilities.portMappings}} else {} end)
+                    + (if $r.results[$ifn] then {prevResult: $r.results[$ifn]} else {} end) | tojson), "\u0000")' "$rec")
+        [ "${#f[@]}" -ge 4 ] || return 0
+        cni_path=${f[0]} netns=${f[1]} id=${f[2]} args=${f[3]}
         mountpoint -q "$netns" 2>/dev/null || netns=""
-        for list in conflist:eth0 loopback:lo; do
-                ifname=${list#*:}
-                list=${list%%:*}
-                n=$(jq ".$list.plugins | length" "$rec")
-                for i in $(seq $((n - 1)) -1 0); do
-                        type=$(jq -r ".$list.plugins[$i].type" "$rec")
-                        conf=$(jq -c --arg l "$list" --arg ifn "$ifname" --argjson i "$i" '
-                                .[$l] as $c | $c.plugins[$i] as $p
-                                | ($p | del(.capabilities)) + {cniVersion: $c.cniVersion, name: $c.name}
-                                + (if ($p.capabilities.portMappings // false) and (.capabilities.portMappings // null) != null
-                                   then {runtimeConfig: {portMappings: .capabilities.portMappings}} else {} end)
-                                + (if .results[$ifn] then {prevResult: .results[$ifn]} else {} end)' "$rec")
-                        echo "$conf" | CNI_COMMAND=DEL CNI_CONTAINERID=$id CNI_NETNS=$netns \
-                                CNI_IFNAME=$ifname CNI_ARGS=$args CNI_PATH=$cni_path \
-                                "$cni_path/$type" >/dev/null 2>&1
-                done
+        for ((i = 4; i + 2 < ${#f[@]}; i += 3)); do
+                echo "${f[$((i + 2))]}" | CNI_COMMAND=DEL CNI_CONTAINERID=$id CNI_NETNS=$netns \
+                        CNI_IFNAME=${f[$i]} CNI_ARGS=$args CNI_PATH=$cni_path \
+                        "$cni_path/${f[$((i + 1))]}" >/dev/null 2>&1
         done
 }
 

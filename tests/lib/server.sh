@@ -66,9 +66,46 @@ server_start() {
         return 1
 }
 
-# k ARGS...: the default kubectl with a private discovery cache.
+# k ARGS...: the default kubectl with a private discovery cache. In tests/vm/run.sh's guest
+# (FLEXLET_TEST_KUBECTL_RELAY set) the call runs on the host instead, through
+# tests/vm/kubectl-relay.sh: under emulation kubectl costs seconds a call.
 k() {
+        if [ -n "${FLEXLET_TEST_KUBECTL_RELAY:-}" ]; then
+                k_relay "$@"
+                return
+        fi
         "$KUBECTL" --cache-dir "$SERVER_DIR/cache" "$@"
+}
+
+# k_relay ARGS...: kubectl ARGS on the host (tests/vm/kubectl-relay.sh says how), through
+# files in the relay's queue on the guest's writable 9p share. Shell builtins only (every
+# process start costs a few hundred ms under emulation): ID.args (NUL-separated), ID.kc (the
+# server's kubeconfig), ID.in (stdin, for -f - only), then ID.req says they are complete; the
+# host answers ID.out, ID.err and last ID.rc; ID.done tells it to remove them.
+if [ -n "${FLEXLET_TEST_KUBECTL_RELAY:-}" ]; then
+        # a pipe nobody writes to: `read -t` on it sleeps without a process
+        exec {K_RELAY_NAP}<> <(:)
+fi
+K_RELAY_N=0
+k_relay() {
+        local q=$FLEXLET_TEST_KUBECTL_RELAY id rc kc out err input=
+        id=$q/$BASHPID.$((++K_RELAY_N)).$SRANDOM
+        IFS= read -rd '' kc <"$KUBECONFIG"
+        case " $* " in
+        *" -f - "* | *" --filename - "* | *" -f- "* | *" --filename=- "*) IFS= read -rd '' input ;;
+        esac
+        printf '%s\0' "$@" >"$id.args" && printf '%s' "$kc" >"$id.kc" &&
+                printf '%s' "$input" >"$id.in" && : >"$id.req" || return 1
+        until [ -f "$id.rc" ]; do
+                read -rt 0.02 -u "$K_RELAY_NAP"
+        done
+        IFS= read -rd '' out <"$id.out"
+        IFS= read -rd '' err <"$id.err"
+        read -r rc <"$id.rc"
+        : >"$id.done"
+        printf '%s' "$out"
+        printf '%s' "$err" >&2
+        return "${rc:-1}"
 }
 
 # kv VERSION ARGS...: a specific kubectl (1.27 ... 1.33) beside the default one.

@@ -16,7 +16,8 @@ if [ "$$" -ne 1 ] || [ ! -f /run/flexlet-vm/vm.conf ]; then
         exit 1
 fi
 
-say() { echo "guest-init: $*" >/dev/ttyS0; }
+# say MESSAGE: a console line, with the guest's uptime (where its time goes: docs/cgroups.md)
+say() { echo "guest-init: $(cut -d' ' -f1 /proc/uptime)s $*" >/dev/ttyS0; }
 
 setup() {
         local keep=
@@ -33,6 +34,11 @@ setup() {
                 mkdir -p "$VM_REPO" && mount --bind "$keep" "$VM_REPO" || return 1
         fi
         mkdir -p /dev/pts /dev/shm /run/flexlet-vm/out
+        # what udev or systemd links on a host: bash's <(...) needs /dev/fd
+        ln -sfn /proc/self/fd /dev/fd
+        ln -sf /proc/self/fd/0 /dev/stdin
+        ln -sf /proc/self/fd/1 /dev/stdout
+        ln -sf /proc/self/fd/2 /dev/stderr
         mount -t devpts -o newinstance,ptmxmode=0666 devpts /dev/pts
         mount -t tmpfs -o mode=1777 tmpfs /dev/shm
         mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 vmout /run/flexlet-vm/out || return 1
@@ -51,6 +57,21 @@ setup() {
         # file or directory. The file systems would load on mount; loaded here, a missing one
         # is said once, up front.
         modprobe -a loop ext4 xfs || say "modprobe loop ext4 xfs failed: volume suites will fail"
+        if [ -n "${VM_RELAY:-}" ]; then
+                # kubectl runs on the host (tests/vm/kubectl-relay.sh): qemu's user network
+                # (restrict=on: nothing leaves the host) forwards the host's loopback port to
+                # 10.0.2.15:6443 here, which the kernel sends on to 127.0.0.1:6443 (DNAT; a
+                # loopback destination needs route_localnet), where the suites' servers listen
+                local nic
+                modprobe virtio_net || return 1
+                nic=$(ls /sys/class/net | grep -v '^lo$' | head -1)
+                [ -n "$nic" ] || return 1
+                ip addr add 10.0.2.15/24 dev "$nic" && ip link set "$nic" up || return 1
+                sysctl -qw "net.ipv4.conf.$nic.route_localnet=1" || return 1
+                iptables -t nat -A PREROUTING -i "$nic" -d 10.0.2.15 -p tcp --dport 6443 \
+                        -j DNAT --to-destination 127.0.0.1:6443 || return 1
+                export FLEXLET_TEST_KUBECTL_RELAY=/run/flexlet-vm/out/kubectl SERVER_PORT=6443
+        fi
         return 0
 }
 
@@ -67,8 +88,18 @@ run_all() {
                         continue
                 fi
                 say "running $s"
-                (cd "$VM_REPO" && exec bash "$s") >"/run/flexlet-vm/out/$name.log" 2>&1 </dev/null
-                rc=$?
+                if [ -n "${VM_TRACE:-}" ]; then
+                        # every command the suite runs, with its start time, kept on the guest's
+                        # tmpfs while it runs (a write to the 9p share costs a host round trip)
+                        (cd "$VM_REPO" && exec bash -c 'PS4="+ \$EPOCHREALTIME \${BASH_SOURCE##*/}:\$LINENO "
+                                BASH_XTRACEFD=9; set -x; . "$0"' "$s" 9>"/tmp/$name.trace") \
+                                >"/run/flexlet-vm/out/$name.log" 2>&1 </dev/null
+                        rc=$?
+                        cp "/tmp/$name.trace" "/run/flexlet-vm/out/$name.trace"
+                else
+                        (cd "$VM_REPO" && exec bash "$s") >"/run/flexlet-vm/out/$name.log" 2>&1 </dev/null
+                        rc=$?
+                fi
                 echo "$rc" >"/run/flexlet-vm/out/$name.rc"
                 say "$s exited $rc"
         done

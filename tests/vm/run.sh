@@ -23,6 +23,10 @@
 # /lib/modules, or a static busybox (scripts/install-deps.sh installs all three): then it
 # prints one "not ok" naming what is missing (FLEXLET_VM=skip makes that a TAP skip instead).
 # Acceleration is TCG (FLEXLET_VM_ACCEL=kvm tries KVM; on nested machines it can hang at boot).
+# The suites' kubectl runs on this machine (tests/vm/kubectl-relay.sh, through a qemu user
+# network with restrict=on and one port forward; FLEXLET_VM_KUBECTL=guest keeps it in the
+# guest, with no network); its log is OUTDIR/kubectl-relay.log. FLEXLET_VM_TRACE=1 keeps a
+# timestamped xtrace of each script as OUTDIR/<basename>.trace.
 # qemu is killed after TIMEOUT_S (default 1200) seconds; the initramfs, the shares and qemu
 # itself are gone when this script exits, on success, failure or a signal. With -b, a script
 # not yet started START_BUDGET_S seconds after the guest booted is not started: its log is one
@@ -103,6 +107,7 @@ done
 
 work=$(mktemp -d /tmp/flexlet-vm.XXXXXX)
 qemu_pid=
+relay_pid=
 # kill_qemu: SIGTERM (qemu exits at once), SIGKILL after 5 s; qemu_pid is qemu itself.
 kill_qemu() {
         kill "$qemu_pid" 2>/dev/null
@@ -117,6 +122,11 @@ cleanup() {
         if [ -n "$qemu_pid" ]; then
                 kill_qemu
         fi
+        if [ -n "$relay_pid" ]; then
+                kill -- "-$relay_pid" 2>/dev/null || kill "$relay_pid" 2>/dev/null
+                wait "$relay_pid" 2>/dev/null
+                rm -rf "$out_dir/kubectl"
+        fi
         rm -rf "$work"
 }
 trap cleanup EXIT
@@ -129,6 +139,28 @@ out_dir=$(cd "$out_dir" && pwd)
 for s in "${scripts[@]}"; do
         rm -f "$out_dir/$(basename "$s").log" "$out_dir/$(basename "$s").rc"
 done
+
+# --- kubectl on this machine for the guest's suites (tests/vm/kubectl-relay.sh; under TCG a
+# kubectl call costs seconds): qemu forwards 127.0.0.1:relay_port here to the guest's 6443.
+# FLEXLET_VM_KUBECTL=guest keeps kubectl in the guest.
+relay_port=
+if [ "${FLEXLET_VM_KUBECTL:-host}" != guest ]; then
+        command -v kubectl >/dev/null || cannot "no kubectl for the guest's suites"
+        for _ in $(seq 1 50); do
+                p=$((20000 + RANDOM % 20000))
+                if ! (exec 3<>/dev/tcp/127.0.0.1/$p) 2>/dev/null; then
+                        relay_port=$p
+                        break
+                fi
+        done 2>/dev/null
+        [ -n "$relay_port" ] || cannot "no free loopback port for the guest's API server"
+        rm -rf "$out_dir/kubectl"
+        mkdir -p "$out_dir/kubectl"
+        # its own process group: run_one's kubectl calls go with it
+        setsid bash "$here/kubectl-relay.sh" "$out_dir/kubectl" "$relay_port" </dev/null \
+                >>"$out_dir/kubectl-relay.log" 2>&1 &
+        relay_pid=$!
+fi
 
 # --- the initramfs: busybox, the modules that mount the root, /init
 rd=$work/initramfs
@@ -153,6 +185,8 @@ done <"$work/modules.list"
         echo "VM_SCRIPTS='${scripts[*]}'"
         echo "VM_PATH='$PATH'"
         echo "VM_BUDGET='$budget_s'"
+        [ -n "${FLEXLET_VM_TRACE:-}" ] && echo "VM_TRACE=1"
+        [ -n "$relay_port" ] && echo "VM_RELAY=1"
 } >"$rd/vm.conf"
 cat >"$rd/init" <<'INIT'
 #!/bin/busybox sh
@@ -182,11 +216,15 @@ accel=tcg,thread=multi
 cpus=$(nproc 2>/dev/null || echo 2)
 [ "$cpus" -gt 4 ] && cpus=4
 : >"$out_dir/console.log"
+nic=(-nic none)
+if [ -n "$relay_port" ]; then
+        nic=(-nic "user,model=virtio-net-pci,restrict=on,hostfwd=tcp:127.0.0.1:$relay_port-10.0.2.15:6443")
+fi
 qemu-system-x86_64 -nodefaults -no-user-config -display none -no-reboot \
         -accel "$accel" -cpu max -smp "$cpus" -m "${FLEXLET_VM_MEMORY:-3072}" \
         -kernel "$kernel" -initrd "$work/initramfs.gz" \
         -append "console=ttyS0 panic=-1 quiet loglevel=4 systemd.unified_cgroup_hierarchy=1 cgroup_no_v1=all" \
-        -serial "file:$out_dir/console.log" -serial null -nic none \
+        -serial "file:$out_dir/console.log" -serial null "${nic[@]}" \
         -virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap" \
         -virtfs "local,path=$out_dir,mount_tag=vmout,security_model=none,multidevs=remap" \
         >"$work/qemu.log" 2>&1 &

@@ -3,8 +3,8 @@
 # tests/vm/run.sh's guest (it skips elsewhere: it makes cgroups at the top of the tree and needs
 # the unified hierarchy): a host name that is no DNS name ("(none)" in a bare VM) is left out of
 # the serving certificate and the server starts; the node name then has to be given; a
-# --cgroup-root below a cgroup that holds processes, or on a read-only tree, is refused with
-# words saying what to do.
+# --cgroup-root below a cgroup that holds processes, on a read-only tree, or on a tree without
+# the cpu controller, is refused with words saying what to do.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib/tap.sh"
@@ -17,12 +17,14 @@ if [ -z "$CGROUP_V2" ] || [ ! -f /run/flexlet-vm/vm.conf ]; then
 fi
 
 busy=/sys/fs/cgroup/flexlet-busy-$$
+nocpu=/sys/fs/cgroup/flexlet-nocpu-$$
 sleeper=
 work=$(mktemp -d /tmp/flexlet-v2setup.XXXXXX)
 cleanup_all() {
         [ -n "$sleeper" ] && kill -9 "$sleeper" 2>/dev/null
         [ -n "$sleeper" ] && wait "$sleeper" 2>/dev/null
         [ -d "$busy" ] && find "$busy" -depth -type d -exec rmdir {} + 2>/dev/null
+        [ -d "$nocpu" ] && find "$nocpu" -depth -type d -exec rmdir {} + 2>/dev/null
         rm -rf "$work"
         node_cleanup
 }
@@ -69,5 +71,18 @@ case $out in
 *) not_ok "a read-only cgroup tree is refused, saying so" "$out" ;;
 esac
 [ -d "/sys/fs/cgroup/flexlet-ro-$$" ] && rmdir "/sys/fs/cgroup/flexlet-ro-$$"
+
+# --- a tree without the cpu controller (a container given a cgroup namespace whose parent
+# delegates none): serve started inside a cgroup namespace rooted at a cgroup whose parent
+# enables nothing for it, on that namespace's own cgroup2 mount
+mkdir "$nocpu" "$nocpu/inner"
+out=$(sh -c "echo \$\$ >'$nocpu/inner/cgroup.procs' && exec unshare -C -m sh -c 'mount --make-rprivate / &&
+        umount -l /sys/fs/cgroup && mount -t cgroup2 cgroup2 /sys/fs/cgroup && cat /sys/fs/cgroup/cgroup.controllers &&
+        exec timeout 30 \"$FLEXLET_BIN\" serve --data-dir \"$work/data-nocpu\" --listen 127.0.0.1:$(free_port) \
+                --node-name test-node --cgroup-root flexlet-nocpu'" 2>&1)
+case $out in
+*'cgroup v2 controller "cpu" not available in "/sys/fs/cgroup"'*) ok "a cgroup tree without the cpu controller is refused, naming it" ;;
+*) not_ok "a cgroup tree without the cpu controller is refused, naming it" "$out" ;;
+esac
 
 tap_done
