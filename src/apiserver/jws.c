@@ -98,7 +98,7 @@ static bool fixed_width(const gnutls_datum_t *d, unsigned char *out, size_t len)
 char *jws_sign(const struct jws_signer *s, const json_t *claims)
 {
         json_t *header = json_pack("{s:s, s:s}", "alg", "ES256", "kid", s->kid);
-        gnutls_datum_t data, sig = { 0 }, r = { 0 }, sv = { 0 };
+        gnutls_datum_t input, sig = { 0 }, r = { 0 }, sv = { 0 };
         unsigned char raw[2 * ES256_HALF];
         cleanup_free char *sig64 = NULL;
         struct strbuf sb;
@@ -109,8 +109,8 @@ char *jws_sign(const struct jws_signer *s, const json_t *claims)
         json_decref(header);
         strbuf_addch(&sb, '.');
         add_json_segment(&sb, claims);
-        data = (gnutls_datum_t){ .data = (unsigned char *) sb.buf, .size = (unsigned) sb.len };
-        ok = gnutls_privkey_sign_data2(s->priv, GNUTLS_SIGN_ECDSA_SHA256, 0, &data, &sig) >= 0 &&
+        input = (gnutls_datum_t){ .data = (unsigned char *) sb.buf, .size = (unsigned) sb.len };
+        ok = gnutls_privkey_sign_data2(s->priv, GNUTLS_SIGN_ECDSA_SHA256, 0, &input, &sig) >= 0 &&
              gnutls_decode_rs_value(&sig, &r, &sv) >= 0 && fixed_width(&r, raw, ES256_HALF) &&
              fixed_width(&sv, raw + ES256_HALF, ES256_HALF);
         gnutls_free(sig.data);
@@ -152,7 +152,7 @@ int jws_verify(const struct jws_signer *s, const char *token, json_t **ret_claim
         const char *alg, *kid;
         cleanup_free char *sig = NULL;
         size_t sig_len = 0;
-        gnutls_datum_t data, der = { 0 };
+        gnutls_datum_t input, der = { 0 };
         gnutls_datum_t r = { 0 }, sv = { 0 };
         int gr;
 
@@ -180,9 +180,9 @@ int jws_verify(const struct jws_signer *s, const char *token, json_t **ret_claim
         sv = (gnutls_datum_t){ .data = (unsigned char *) sig + ES256_HALF, .size = ES256_HALF };
         if (gnutls_encode_rs_value(&der, &r, &sv) < 0)
                 return error_set(reterr, EINVAL, "token signature is malformed");
-        data = (gnutls_datum_t){ .data = (unsigned char *) token,
-                                 .size = (unsigned) (dot2 - token) };
-        gr = gnutls_pubkey_verify_data2(s->pub, GNUTLS_SIGN_ECDSA_SHA256, 0, &data, &der);
+        input = (gnutls_datum_t){ .data = (unsigned char *) token,
+                                  .size = (unsigned) (dot2 - token) };
+        gr = gnutls_pubkey_verify_data2(s->pub, GNUTLS_SIGN_ECDSA_SHA256, 0, &input, &der);
         gnutls_free(der.data);
         if (gr < 0)
                 return error_set(reterr, EINVAL, "token signature does not verify");

@@ -24,10 +24,9 @@ static void random_uuid(char out[static 37])
                 abort();
         b[6] = (unsigned char) ((b[6] & 0x0f) | 0x40);
         b[8] = (unsigned char) ((b[8] & 0x3f) | 0x80);
-        snprintf(out, 37,
-                 "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0],
-                 b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13],
-                 b[14], b[15]);
+        snprintf(out, 37, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+                 b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12],
+                 b[13], b[14], b[15]);
 }
 
 json_t *satoken_claims(const char *ns, const char *name, const char *sa_uid,
@@ -44,12 +43,11 @@ json_t *satoken_claims(const char *ns, const char *name, const char *sa_uid,
                                     json_pack("{s:s, s:s}", "name", b->name, "uid", b->uid));
         random_uuid(jti);
         return json_pack("{s:o, s:I, s:I, s:s, s:o, s:I, s:s, s:s}", "aud",
-                         audiences && json_array_size(audiences)
-                                 ? json_deep_copy(audiences)
-                                 : json_pack("[s]", SATOKEN_ISSUER),
+                         audiences && json_array_size(audiences) ? json_deep_copy(audiences)
+                                                                 : json_pack("[s]", SATOKEN_ISSUER),
                          "exp", (json_int_t) (now + seconds), "iat", (json_int_t) now, "iss",
-                         SATOKEN_ISSUER, "kubernetes.io", k8s, "nbf", (json_int_t) now, "sub",
-                         sub, "jti", jti);
+                         SATOKEN_ISSUER, "kubernetes.io", k8s, "nbf", (json_int_t) now, "sub", sub,
+                         "jti", jti);
 }
 
 /* Whether aud (a string or an array of strings) names the API server. */
@@ -60,7 +58,7 @@ static bool for_this_server(const json_t *aud)
 
         if (json_is_string(aud))
                 return strcmp(json_string_value(aud), SATOKEN_ISSUER) == 0;
-        json_array_foreach (aud, i, v)
+        json_array_foreach(aud, i, v)
                 if (json_is_string(v) && strcmp(json_string_value(v), SATOKEN_ISSUER) == 0)
                         return true;
         return false;
@@ -87,8 +85,7 @@ static int check_live(struct store *store, const char *resource, const char *wha
                                  have ? have : "", uid);
         deleting = json_path_string(obj, "metadata.deletionTimestamp");
         if (deleting && time_parse_rfc3339(deleting, &when) == 0 && when < now)
-                return error_set(reterr, EACCES, "%s %s/%s is marked for deletion", what, ns,
-                                 name);
+                return error_set(reterr, EACCES, "%s %s/%s is marked for deletion", what, ns, name);
         return 0;
 }
 

@@ -149,12 +149,12 @@ void registry_token_request(struct apiserver *s, const struct api_target *t,
                 return;
         }
         time_format_rfc3339(now + (time_t) seconds, expires);
-        answer = json_pack("{s:s, s:s, s:{s:s, s:s, s:n}, s:{s:O, s:I, s:O}, s:{s:s, s:s}}",
-                           "kind", "TokenRequest", "apiVersion", "authentication.k8s.io/v1",
-                           "metadata", "name", t->name, "namespace", t->ns, "creationTimestamp",
-                           "spec", "audiences", json_object_get(claims, "aud"),
-                           "expirationSeconds", (json_int_t) seconds, "boundObjectRef",
-                           json_path(body, "spec.boundObjectRef") ?: json_null(), "status",
-                           "token", token, "expirationTimestamp", expires);
+        answer = json_pack("{s:s, s:s, s:{s:s, s:s, s:n}, s:{s:O, s:I, s:O}, s:{s:s, s:s}}", "kind",
+                           "TokenRequest", "apiVersion", "authentication.k8s.io/v1", "metadata",
+                           "name", t->name, "namespace", t->ns, "creationTimestamp", "spec",
+                           "audiences", json_object_get(claims, "aud"), "expirationSeconds",
+                           (json_int_t) seconds, "boundObjectRef",
+                           json_path(body, "spec.boundObjectRef") ?: json_null(), "status", "token",
+                           token, "expirationTimestamp", expires);
         http_response_json(resp, 201, answer);
 }

@@ -8,17 +8,41 @@
  * uid and a NULL-terminated group list; a certificate either names a user with a non-empty
  * name and system:authenticated among its groups, or is refused; a bootstrap token parses only
  * when it has upstream's form; a bootstrap user is system:bootstrap:<id> whose groups all start
- * with system:bootstrappers. */
+ * with system:bootstrappers; a service account token (JWS) never verifies unless its
+ * signature is the key's (the fuzzer cannot forge ES256, so any verified input is a bug). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "apiserver/authn.h"
+#include "apiserver/jws.h"
 #include "base/alloc.h"
 #include "base/base64.h"
 #include "base/json.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* A fixed P-256 key (made for this fuzzer only; it signs nothing real). */
+static const char fuzz_key[] = "-----BEGIN PRIVATE KEY-----\n"
+                               "MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgml4x1Sor/fBfRvuJ\n"
+                               "jOzBoNhJrk54QSdzFiWiiaVLi4WhRANCAASjkixEQz2HUFcL8LSWckyD17cfQLH0\n"
+                               "xMfNcC7BVumPmiRRYpD9jwVRT3Q1TH1BADA5RGnZkDp495oKqIt4M17S\n"
+                               "-----END PRIVATE KEY-----\n";
+
+static void fuzz_jws(const uint8_t *data, size_t size)
+{
+        static struct jws_signer *signer;
+        char *token = xstrndup((const char *) data, size);
+        json_t *claims = NULL;
+        struct error *err = NULL;
+
+        if (!signer && jws_signer_new(fuzz_key, &signer, &err) < 0)
+                abort();
+        if (jws_verify(signer, token, &claims, &err) == 0)
+                abort();
+        error_free(err);
+        free(token);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -73,5 +97,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         json_decref(s);
         free(b64);
         free(text);
+        fuzz_jws(data, size);
         return 0;
 }
