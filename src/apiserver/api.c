@@ -229,6 +229,21 @@ static void count_request(struct apiserver *s, const struct api_target *t,
                                        (double) (time_monotonic_ms() - t0_ms) / 1000.0);
 }
 
+#define METHOD_NOT_ALLOWED "the server does not allow this method on the requested resource"
+
+/* The subresources that are one action each, with the one method that reaches it. */
+static const struct {
+        enum api_subresource sub;
+        const char *method;
+        void (*handle)(struct apiserver *s, const struct api_target *t,
+                       const struct http_request *req, struct http_response *resp);
+} actions[] = {
+        { API_SUB_LOG, "GET", pod_log_get },
+        { API_SUB_BINDING, "POST", registry_bind },
+        { API_SUB_EVICTION, "POST", registry_evict },
+        { API_SUB_TOKEN, "POST", registry_token_request },
+};
+
 static void dispatch_resource(struct apiserver *s, const struct api_target *target,
                               const struct http_request *req, struct http_response *resp);
 
@@ -359,56 +374,21 @@ static void dispatch_resource(struct apiserver *s, const struct api_target *targ
         /* K8S: the descriptor's verbs are the only truth (DELETE of the namespace collection
          * once deleted every namespace; upstream has no such route: 405) */
         if (t.sub == API_SUB_NONE && !resource_allows(t.res, resource_verb(&t, req))) {
-                status_respond(resp, EOPNOTSUPP,
-                               "the server does not allow this method on the requested resource",
-                               NULL);
+                status_respond(resp, EOPNOTSUPP, METHOD_NOT_ALLOWED, NULL);
                 return;
         }
 
-        if (t.sub == API_SUB_LOG) {
-                if (streq(m, "GET"))
-                        pod_log_get(s, &t, req, resp);
+        for (size_t i = 0; i < ARRAY_SIZE(actions); i++) {
+                if (t.sub != actions[i].sub)
+                        continue;
+                if (streq(m, actions[i].method))
+                        actions[i].handle(s, &t, req, resp);
                 else
-                        status_respond(
-                                resp, EOPNOTSUPP,
-                                "the server does not allow this method on the requested resource",
-                                NULL);
+                        status_respond(resp, EOPNOTSUPP, METHOD_NOT_ALLOWED, NULL);
                 return;
         }
         if (t.sub == API_SUB_FINALIZE && !streq(m, "PUT")) {
-                status_respond(resp, EOPNOTSUPP,
-                               "the server does not allow this method on the requested resource",
-                               NULL);
-                return;
-        }
-        if (t.sub == API_SUB_TOKEN) {
-                if (streq(m, "POST"))
-                        registry_token_request(s, &t, req, resp);
-                else
-                        status_respond(
-                                resp, EOPNOTSUPP,
-                                "the server does not allow this method on the requested resource",
-                                NULL);
-                return;
-        }
-        if (t.sub == API_SUB_EVICTION) {
-                if (streq(m, "POST"))
-                        registry_evict(s, &t, req, resp);
-                else
-                        status_respond(
-                                resp, EOPNOTSUPP,
-                                "the server does not allow this method on the requested resource",
-                                NULL);
-                return;
-        }
-        if (t.sub == API_SUB_BINDING) {
-                if (streq(m, "POST"))
-                        registry_bind(s, &t, req, resp);
-                else
-                        status_respond(
-                                resp, EOPNOTSUPP,
-                                "the server does not allow this method on the requested resource",
-                                NULL);
+                status_respond(resp, EOPNOTSUPP, METHOD_NOT_ALLOWED, NULL);
                 return;
         }
         if (streq(m, "GET"))
@@ -423,11 +403,8 @@ static void dispatch_resource(struct apiserver *s, const struct api_target *targ
                 registry_delete(s, &t, req, resp);
         else if (streq(m, "DELETE") && !t.name)
                 registry_delete_collection(s, &t, req, resp);
-        else {
-                cleanup_free char *msg = xasprintf(
-                        "the server does not allow this method on the requested resource");
-                status_respond(resp, EOPNOTSUPP, msg, NULL);
-        }
+        else
+                status_respond(resp, EOPNOTSUPP, METHOD_NOT_ALLOWED, NULL);
 }
 
 /* GET /metrics: the process's registry (the apiserver's families, and under serve the node
