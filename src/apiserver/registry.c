@@ -23,6 +23,7 @@
 #include "base/alloc.h"
 #include "base/json.h"
 #include "base/timeutil.h"
+#include "base/uuid.h"
 #include "store/store.h"
 
 /* K8S: the patch handler retries a patch whose write raced another writer: one that carries a
@@ -392,20 +393,6 @@ static int check_namespace(const struct api_target *t, json_t *obj, struct http_
         return 0;
 }
 
-static void new_uid(char buf[static 37])
-{
-        unsigned char b[16];
-
-        if (getrandom(b, sizeof(b), 0) != (ssize_t) sizeof(b))
-                abort();
-        b[6] = (unsigned char) ((b[6] & 0x0f) | 0x40);
-        b[8] = (unsigned char) ((b[8] & 0x3f) | 0x80);
-        (void) snprintf(buf, 37,
-                        "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
-                        b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11],
-                        b[12], b[13], b[14], b[15]);
-}
-
 /* K8S: names.SimpleNameGenerator: generateName + 5 random characters. */
 static char *generate_name(const char *prefix)
 {
@@ -502,7 +489,7 @@ static void create_object(struct apiserver *s, const struct api_target *t,
         struct field_error_list errs;
         json_t *meta;
         const char *name;
-        char uid[37];
+        char uid[UUID_STRING_LEN + 1];
         int r;
 
         if (check_namespace(t, obj, resp) < 0)
@@ -521,7 +508,7 @@ static void create_object(struct apiserver *s, const struct api_target *t,
                         generate_name(json_string_value(json_object_get(meta, "generateName")));
                 json_object_set_new(meta, "name", json_string(generated));
         }
-        new_uid(uid);
+        uuid_random(uid);
         json_object_set_new(meta, "uid", json_string(uid));
         set_now(meta, "creationTimestamp");
         json_object_del(meta, "deletionTimestamp");

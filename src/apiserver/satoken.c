@@ -4,30 +4,15 @@
 #include <stdio.h>
 #include <string.h>
 
-#include <gnutls/crypto.h>
-
 #include "apiserver/satoken.h"
 #include "base/alloc.h"
 #include "base/json.h"
 #include "base/timeutil.h"
+#include "base/uuid.h"
 #include "store/store.h"
 
 /* K8S: the validator's leeway on exp and nbf (jwt.DefaultLeeway). */
 #define LEEWAY_S 60
-
-/* A random version-4 UUID: the token's jti. */
-static void random_uuid(char out[static 37])
-{
-        unsigned char b[16];
-
-        if (gnutls_rnd(GNUTLS_RND_NONCE, b, sizeof(b)) < 0)
-                abort();
-        b[6] = (unsigned char) ((b[6] & 0x0f) | 0x40);
-        b[8] = (unsigned char) ((b[8] & 0x3f) | 0x80);
-        snprintf(out, 37, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
-                 b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12],
-                 b[13], b[14], b[15]);
-}
 
 json_t *satoken_claims(const char *ns, const char *name, const char *sa_uid,
                        const json_t *audiences, const struct satoken_binding *b, time_t now,
@@ -36,12 +21,12 @@ json_t *satoken_claims(const char *ns, const char *name, const char *sa_uid,
         cleanup_free char *sub = xasprintf("system:serviceaccount:%s:%s", ns, name);
         json_t *k8s = json_pack("{s:s, s:{s:s, s:s}}", "namespace", ns, "serviceaccount", "name",
                                 name, "uid", sa_uid);
-        char jti[37];
+        char jti[UUID_STRING_LEN + 1];
 
         if (b && b->kind)
                 json_object_set_new(k8s, strcmp(b->kind, "Pod") == 0 ? "pod" : "secret",
                                     json_pack("{s:s, s:s}", "name", b->name, "uid", b->uid));
-        random_uuid(jti);
+        uuid_random(jti);
         return json_pack("{s:o, s:I, s:I, s:s, s:o, s:I, s:s, s:s}", "aud",
                          audiences && json_array_size(audiences) ? json_deep_copy(audiences)
                                                                  : json_pack("[s]", SATOKEN_ISSUER),

@@ -25,11 +25,6 @@ const struct api_resource token_request_resource = {
         .schema = &schema_token_request,
 };
 
-static const struct api_resource pods_ref = { .group = "", .plural = "pods", .kind = "Pod" };
-static const struct api_resource secrets_ref = { .group = "",
-                                                 .plural = "secrets",
-                                                 .kind = "Secret" };
-
 /* K8S: ValidateTokenRequest: expirationSeconds within [10 minutes, 2^32 s]. */
 static void validate_token_request(const json_t *tr, struct field_error_list *errs)
 {
@@ -67,9 +62,9 @@ static int bound_object(struct apiserver *s, const struct api_target *t, const j
                 return 0;
         if (api_version && *api_version && strcmp(api_version, "v1") != 0)
                 kind = NULL;
-        r = kind && strcmp(kind, "Pod") == 0      ? &pods_ref
-            : kind && strcmp(kind, "Secret") == 0 ? &secrets_ref
-                                                  : NULL;
+        r = kind && (strcmp(kind, "Pod") == 0 || strcmp(kind, "Secret") == 0)
+                    ? api_resource_by_kind("", kind)
+                    : NULL;
         if (!r) {
                 cleanup_free char *msg = xasprintf(
                         "cannot bind token for serviceaccount \"%s\" to object of type %s%s%s",
