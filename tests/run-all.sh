@@ -4,7 +4,8 @@
 #   1. the cmocka unit tests;
 #   2. the same unit tests built with clang under AddressSanitizer + UBSan;
 #   3. a short libFuzzer run of every fuzz target over its seed corpus;
-#   4. black-box API tests: `flexlet serve` on loopback driven by the real kubectl;
+#   4. black-box API tests: `flexlet serve` on loopback driven by the real kubectl, the plain
+#      and the ASan build's runs side by side;
 #   5. end-to-end node tests as root (they skip, saying why, when not root);
 #   6. the node's end-to-end suites again on cgroup v2, in a qemu guest (tests/vm/run.sh; one
 #      failure saying why when this machine cannot boot it), started first, right after
@@ -117,13 +118,37 @@ if build_step fuzz make -j"$nproc" fuzz-build; then
 fi
 
 echo "== API tests (real kubectl against flexlet serve, plain and under ASan+UBSan)"
+# The two builds' suites run at the same time, each server on its own data dir and a port from
+# its own range (FLEXLET_TEST_PORT_BASE): they mostly wait on kubectl and the server, so together
+# they take little more than the ASan half alone. Each run leaves its log and exit code; the
+# counting is after both, in order.
+api_suites() {
+        local bin=$1 port_base=$2 t log
+        for t in tests/api/test-*.sh; do
+                [ -f "$t" ] || continue
+                log="$log_dir/$(basename "$t")-$(dirname "$bin").log"
+                FLEXLET_BIN="$PWD/$bin" FLEXLET_TEST_PORT_BASE=$port_base ASAN_OPTIONS=detect_leaks=1 \
+                        bash "$t" >"$log" 2>&1
+                echo $? >"$log.rc"
+        done
+}
+api_pids=()
+port_base=20000
+for bin in build/flexlet build-asan/flexlet; do
+        [ -x "$bin" ] || continue
+        api_suites "$bin" "$port_base" &
+        api_pids+=($!)
+        port_base=$((port_base + 10000))
+done
+for pid in "${api_pids[@]}"; do
+        wait "$pid"
+done
 for bin in build/flexlet build-asan/flexlet; do
         [ -x "$bin" ] || continue
         for t in tests/api/test-*.sh; do
                 [ -f "$t" ] || continue
                 log="$log_dir/$(basename "$t")-$(dirname "$bin").log"
-                FLEXLET_BIN="$PWD/$bin" ASAN_OPTIONS=detect_leaks=1 bash "$t" >"$log" 2>&1
-                count_tap "$(basename "$t") ($bin)" "$log" $?
+                count_tap "$(basename "$t") ($bin)" "$log" "$(cat "$log.rc" 2>/dev/null || echo 1)"
         done
 done
 

@@ -7,10 +7,12 @@ FLEXLET_BIN=${FLEXLET_BIN:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/b
 KUBECTL=${KUBECTL:-kubectl}
 KUBECTL_DIR=$(dirname "$(readlink -f "$(command -v kubectl)")")
 
+# free_port: a loopback port nothing listens on, from FLEXLET_TEST_PORT_BASE (default 20000) up
+# 10,000: suites that run side by side are given bases apart so they never pick the same one.
 free_port() {
-        local p
+        local p base=${FLEXLET_TEST_PORT_BASE:-20000}
         for _ in $(seq 1 50); do
-                p=$((20000 + RANDOM % 20000))
+                p=$((base + RANDOM % 10000))
                 if ! (exec 3<>/dev/tcp/127.0.0.1/$p) 2>/dev/null; then
                         echo "$p"
                         return 0
