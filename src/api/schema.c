@@ -85,6 +85,7 @@ const struct schema *schema_for_kind(const char *kind)
                 { "PodDisruptionBudget", &schema_pod_disruption_budget },
                 { "Eviction", &schema_eviction },
                 { "TokenReview", &schema_token_review },
+                { "Lease", &schema_lease },
         };
 
         if (!kind)

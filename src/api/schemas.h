@@ -34,9 +34,14 @@ extern const struct schema schema_token_request;
 /* policy/v1 PodDisruptionBudget and Eviction, meta/v1 DeleteOptions (an Eviction's). */
 extern const struct schema schema_pod_disruption_budget, schema_eviction, schema_delete_options;
 
+/* ---- kinds (coordination: api/schema-coordination.c) ---- */
+/* coordination.k8s.io/v1 Lease. */
+extern const struct schema schema_lease;
+
 /* "Pod", "Node", "Event", "Namespace", "StorageClass", "PersistentVolume",
  * "PersistentVolumeClaim", "ConfigMap", "Secret", "ServiceAccount", "LimitRange",
- * "ResourceQuota", "SelfSubjectReview", "PodDisruptionBudget", "Eviction": the kind's schema;
+ * "ResourceQuota", "SelfSubjectReview", "PodDisruptionBudget", "Eviction", "Lease": the kind's
+ * schema;
  * NULL for any other kind. */
 const struct schema *schema_for_kind(const char *kind);
 

@@ -299,4 +299,13 @@ size_t validate_pdb_update(const json_t *new_pdb, const json_t *old_pdb,
  * currentHealthy, desiredHealthy and expectedPods non-negative. */
 size_t validate_pdb_status_update(const json_t *new_pdb, const json_t *old_pdb,
                                   struct field_error_list *errs);
+
+/* K8S: ValidateLease (pkg/apis/coordination/validation) with the generic registry's metadata
+ * check on create: leaseDurationSeconds above 0, leaseTransitions not negative. (strategy and
+ * preferredHolder never reach it: the strategy drops them, as upstream with the
+ * CoordinatedLeaderElection gate off, its 1.33 default.) */
+size_t validate_lease(const json_t *lease, struct field_error_list *errs);
+/* K8S: ValidateLeaseUpdate: the metadata update, then the spec as on create. */
+size_t validate_lease_update(const json_t *new_lease, const json_t *old_lease,
+                             struct field_error_list *errs);
 #endif

@@ -368,6 +368,24 @@ static const struct api_resource tokenreviews = {
         .review = authn_token_review,
 };
 
+static const struct api_resource leases = {
+        .group = "coordination.k8s.io",
+        .version = "v1",
+        .api_version = "coordination.k8s.io/v1",
+        .plural = "leases",
+        .singular = "lease",
+        .kind = "Lease",
+        .list_kind = "LeaseList",
+        .namespaced = true,
+        .verbs = verbs_all,
+        .schema = &schema_lease,
+        .field_labels = config_fields,
+        .columns = lease_columns,
+        .n_columns = LEASE_COLUMNS,
+        .table_row = lease_table_row,
+        .strategy = &lease_strategy,
+};
+
 const struct api_resource *const api_resources[] = {
         &pods,
         &namespaces,
@@ -384,6 +402,7 @@ const struct api_resource *const api_resources[] = {
         &resourcequotas,
         &poddisruptionbudgets,
         &tokenreviews,
+        &leases,
 };
 const size_t n_api_resources = ARRAY_SIZE(api_resources);
 

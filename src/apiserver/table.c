@@ -890,3 +890,26 @@ void pod_disruption_budget_table_row(const json_t *pdb, time_t now, json_t *cell
         age_since(json_path_string(pdb, "metadata.creationTimestamp"), now, age);
         json_array_append_new(cells, json_string(age));
 }
+
+/* K8S: leaseColumnDefinitions, printLease: an unset holder is "". */
+const struct table_column lease_columns[LEASE_COLUMNS] = {
+        { "Name", "string", "name", NAME_DESCRIPTION, 0 },
+        { "Holder", "string", "",
+          "holderIdentity contains the identity of the holder of a current lease. If Coordinated "
+          "Leader Election is used, the holder identity must be equal to the elected "
+          "LeaseCandidate.metadata.name field.",
+          0 },
+        { "Age", "string", "", AGE_DESCRIPTION, 0 },
+};
+
+void lease_table_row(const json_t *lease, time_t now, json_t *cells)
+{
+        char age[32];
+
+        json_array_append_new(cells,
+                              json_string(str_or(json_path_string(lease, "metadata.name"), "")));
+        json_array_append_new(
+                cells, json_string(str_or(json_path_string(lease, "spec.holderIdentity"), "")));
+        age_since(json_path_string(lease, "metadata.creationTimestamp"), now, age);
+        json_array_append_new(cells, json_string(age));
+}

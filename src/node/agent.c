@@ -351,11 +351,24 @@ static void *sync_main(void *arg)
         return NULL;
 }
 
+/* The node lease is renewed first and then every HEARTBEAT_S (a quarter of its 40 s), with the
+ * Ready condition's heartbeat; a failed renewal is said once until one succeeds again. */
 static void *beat_main(void *arg)
 {
         struct node_agent *a = arg;
+        bool lease_failing = false;
 
         while (!atomic_load(&a->stop)) {
+                cleanup_error struct error *err = NULL;
+
+                if (node_lease_renew(a->beat_client, &a->node, &err) < 0) {
+                        if (!lease_failing)
+                                (void) fprintf(stderr, "flexlet node: node lease: %s\n",
+                                               err->message);
+                        lease_failing = true;
+                } else {
+                        lease_failing = false;
+                }
                 for (int i = 0; i < HEARTBEAT_S * 10 && !atomic_load(&a->stop); i++)
                         usleep(100 * 1000);
                 if (!atomic_load(&a->stop))

@@ -286,3 +286,81 @@ int node_heartbeat(struct api_client *c, const struct node_config *cfg, struct e
                 return r;
         return expect(status, 200, "update node status", resp, reterr);
 }
+
+/* metadata.ownerReferences naming the Node, or NULL while it cannot be read (upstream sets the
+ * reference on a later renewal then). */
+static json_t *node_owner_references(struct api_client *c, const char *node_name)
+{
+        cleanup_json json_t *node = NULL;
+        cleanup_free char *path = xasprintf("/api/v1/nodes/%s", node_name);
+        long status = 0;
+        const char *uid;
+
+        if (api_client_request(c, "GET", path, NULL, NULL, 0, &status, &node, NULL) < 0 ||
+            status != 200)
+                return NULL;
+        uid = json_path_string(node, "metadata.uid");
+        if (!uid)
+                return NULL;
+        return json_pack("[{s:s, s:s, s:s, s:s}]", "apiVersion", "v1", "kind", "Node", "name",
+                         node_name, "uid", uid);
+}
+
+int node_lease_renew(struct api_client *c, const struct node_config *cfg, struct error **reterr)
+{
+        cleanup_json json_t *lease = NULL, *resp = NULL;
+        cleanup_free char *path = xasprintf("/apis/coordination.k8s.io/v1/namespaces/%s/leases/%s",
+                                            NODE_LEASE_NAMESPACE, cfg->node_name);
+        cleanup_free char *body = NULL;
+        struct timespec ts;
+        char now[40];
+        long status = 0;
+        json_t *meta, *spec;
+        int r;
+
+        clock_gettime(CLOCK_REALTIME, &ts);
+        time_format_rfc3339_micro(&ts, now);
+        r = api_client_request(c, "GET", path, NULL, NULL, 0, &status, &lease, reterr);
+        if (r < 0)
+                return r;
+        if (status != 200 && status != 404)
+                return expect(status, 200, "read node lease", lease, reterr);
+        if (status == 404) {
+                json_decref(lease);
+                lease = json_pack("{s:s, s:s, s:{s:s, s:s}, s:{}}", "apiVersion",
+                                  "coordination.k8s.io/v1", "kind", "Lease", "metadata", "name",
+                                  cfg->node_name, "namespace", NODE_LEASE_NAMESPACE, "spec");
+        }
+        meta = json_object_get(lease, "metadata");
+        if (!json_object_get(meta, "ownerReferences")) {
+                json_t *owners = node_owner_references(c, cfg->node_name);
+
+                if (owners)
+                        json_object_set_new(meta, "ownerReferences", owners);
+        }
+        spec = json_object_get(lease, "spec");
+        if (!json_is_object(spec)) {
+                spec = json_object();
+                json_object_set_new(lease, "spec", spec);
+        }
+        json_object_set_new(spec, "holderIdentity", json_string(cfg->node_name));
+        json_object_set_new(spec, "leaseDurationSeconds",
+                            json_integer(NODE_LEASE_DURATION_SECONDS));
+        json_object_set_new(spec, "renewTime", json_string(now));
+        body = json_dump_compact(lease);
+        if (status == 404) {
+                cleanup_free char *collection = xasprintf(
+                        "/apis/coordination.k8s.io/v1/namespaces/%s/leases", NODE_LEASE_NAMESPACE);
+
+                r = api_client_request(c, "POST", collection, "application/json", body,
+                                       strlen(body), &status, &resp, reterr);
+                if (r < 0)
+                        return r;
+                return expect(status, 201, "create node lease", resp, reterr);
+        }
+        r = api_client_request(c, "PUT", path, "application/json", body, strlen(body), &status,
+                               &resp, reterr);
+        if (r < 0)
+                return r;
+        return expect(status, 200, "renew node lease", resp, reterr);
+}

@@ -34,4 +34,15 @@ int node_register(struct api_client *c, const struct node_config *cfg, struct er
 /* Writes the Ready condition's heartbeat (status subresource). */
 int node_heartbeat(struct api_client *c, const struct node_config *cfg, struct error **reterr);
 
+/* K8S: the kubelet's node lease (component-helpers lease controller, NodeLeaseDurationSeconds):
+ * the Lease named after the node in kube-node-lease, held by the node for 40 s, renewed every
+ * quarter of that. */
+#define NODE_LEASE_NAMESPACE        "kube-node-lease"
+#define NODE_LEASE_DURATION_SECONDS 40
+
+/* Renews the node's Lease: creates it (owned by the Node, so it goes with it) when there is
+ * none, else sets renewTime to now with a resourceVersion precondition (a conflict is an
+ * error: the next renewal reads it again). */
+int node_lease_renew(struct api_client *c, const struct node_config *cfg, struct error **reterr);
+
 #endif

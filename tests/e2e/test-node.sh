@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # test-node.sh: the node agent end to end, as root, through kubectl: real processes in real
-# cgroups with real tmpfs volumes sized per KEP-1967, logs, containers that outlive a SIGKILL of
-# `flexlet serve`, OOMKilled and CrashLoopBackOff, the device allowlist, and a delete that leaves nothing behind. On
-# cgroup v1 hosts and, through tests/vm/run.sh, on a v2 guest (tests/lib/node.sh's cg_* helpers).
+# cgroups with real tmpfs volumes sized per KEP-1967, the node lease, logs, containers that
+# outlive a SIGKILL of `flexlet serve`, OOMKilled and CrashLoopBackOff, the device allowlist, and
+# a delete that leaves nothing behind. On cgroup v1 hosts and, through tests/vm/run.sh, on a v2
+# guest (tests/lib/node.sh's cg_* helpers).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib/tap.sh"
@@ -12,6 +13,13 @@ node_require_root
 
 node_test_start
 check_output "the node registers and is Ready" "condition met" k wait --for=condition=Ready node/test-node --timeout=30s
+# the kubelet's node lease: named after the node, held by it for 40 s, owned by the Node
+lease_renewed() { k get lease -n kube-node-lease test-node -o jsonpath='{.spec.renewTime}' 2>/dev/null; }
+for _ in $(seq 1 50); do [ -n "$(lease_renewed)" ] && break; sleep 0.1; done
+first_renew=$(lease_renewed)
+check_equal "the node holds its Lease in kube-node-lease for 40 s, owned by its Node" \
+        "test-node 40 Node/test-node $(k get node test-node -o jsonpath='{.metadata.uid}')" \
+        "$(k get lease -n kube-node-lease test-node -o jsonpath='{.spec.holderIdentity} {.spec.leaseDurationSeconds} {.metadata.ownerReferences[0].kind}/{.metadata.ownerReferences[0].name} {.metadata.ownerReferences[0].uid}')"
 
 # pod_manifest NAME LIMIT_MEMORY|none SIZE_LIMIT|none COMMAND
 pod_manifest() {
@@ -305,6 +313,13 @@ k wait --for=jsonpath='{.status.phase}'=Succeeded pod/devices --timeout=60s >/de
 check_output "a default container cannot open a block device it made (device allowlist)" \
         "/tmp/sda: Operation not permitted" k logs devices
 check_output "a default container writes /dev/null" "null-ok" k logs devices
+
+# the suite has run for longer than the lease's 10 s renewal period by now
+if [ -n "$first_renew" ] && [ "$(lease_renewed)" != "$first_renew" ]; then
+        ok "the node renews its Lease"
+else
+        not_ok "the node renews its Lease" "renewTime $first_renew, now $(lease_renewed)"
+fi
 
 # --- delete leaves nothing behind
 uid=$(k get pod sized -o jsonpath='{.metadata.uid}')
