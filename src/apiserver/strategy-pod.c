@@ -3,6 +3,7 @@
  * status, /status may not touch spec, /resize keeps only the resizable fields. The rules
  * themselves live in api/validation.h. */
 #include "api/validation.h"
+#include "apiserver/admission-default-tolerations.h"
 #include "apiserver/admission-limitranger.h"
 #include "apiserver/admission-serviceaccount.h"
 #include "apiserver/resources.h"
@@ -81,13 +82,15 @@ static void pod_validate_update(enum api_subresource sub, const json_t *new_pod,
         (void) validate_pod_update(new_pod, old, errs);
 }
 
-/* K8S: the default plugin order: LimitRanger, then ServiceAccount. */
+/* K8S: the default plugin order: LimitRanger, ServiceAccount, then DefaultTolerationSeconds. */
 static int pod_admit_all(struct store *store, enum api_subresource sub, json_t *pod,
                          const json_t *old, struct error **reterr)
 {
         int r = limit_ranger_pod_admit(store, sub, pod, old, reterr);
 
-        return r < 0 ? r : pod_admit(store, sub, pod, old, reterr);
+        if (r >= 0)
+                r = pod_admit(store, sub, pod, old, reterr);
+        return r < 0 ? r : default_tolerations_pod_admit(sub, pod);
 }
 
 static int pod_admit_validate_all(struct store *store, enum api_subresource sub, const json_t *pod,
@@ -104,7 +107,7 @@ const struct resource_strategy pod_strategy = {
         .prepare_update = pod_prepare_update,
         .validate_update = pod_validate_update,
         .spec_changed = pod_spec_changed,
-        /* K8S: the LimitRanger and ServiceAccount admission plugins */
+        /* K8S: the LimitRanger, ServiceAccount and DefaultTolerationSeconds admission plugins */
         .admit = pod_admit_all,
         .admit_validate = pod_admit_validate_all,
 };

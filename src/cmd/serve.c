@@ -64,6 +64,14 @@ struct serve_flags {
         unsigned max_requests_inflight;
         unsigned max_mutating_requests_inflight;
         const char *token_auth_file;
+        unsigned node_monitor_period_ms;
+        unsigned node_monitor_grace_period_ms;
+};
+
+/* Long-only flags, past every character an option letter may be. */
+enum {
+        FLAG_NODE_MONITOR_PERIOD = 0x100,
+        FLAG_NODE_MONITOR_GRACE_PERIOD,
 };
 
 static void serve_usage(FILE *f, const char *command)
@@ -98,7 +106,12 @@ static void serve_usage(FILE *f, const char *command)
                 "                          read-only requests handled at once, 0 no limit (default 400)\n"
                 "  --max-mutating-requests-inflight N\n"
                 "                          mutating requests handled at once, 0 no limit (default 200)\n"
-                "  --token-auth-file FILE  static bearer tokens: CSV lines of token,user,uid[,\"groups\"]\n");
+                "  --token-auth-file FILE  static bearer tokens: CSV lines of token,user,uid[,\"groups\"]\n"
+                "  --node-monitor-period DURATION\n"
+                "                          how often node health is checked (default 5s)\n"
+                "  --node-monitor-grace-period DURATION\n"
+                "                          a node whose lease and status stand still this long is\n"
+                "                          NotReady (Unknown) and tainted (default 50s)\n");
 }
 
 /* A count flag: a decimal number within [min, max]. */
@@ -191,6 +204,9 @@ static int parse_flags(const char *command, int argc, char **argv, struct serve_
                 { "max-requests-inflight", required_argument, NULL, 'R' },
                 { "max-mutating-requests-inflight", required_argument, NULL, 'M' },
                 { "token-auth-file", required_argument, NULL, 'K' },
+                { "node-monitor-period", required_argument, NULL, FLAG_NODE_MONITOR_PERIOD },
+                { "node-monitor-grace-period", required_argument, NULL,
+                  FLAG_NODE_MONITOR_GRACE_PERIOD },
                 { "help", no_argument, NULL, 'h' },
                 { NULL, 0, NULL, 0 },
         };
@@ -281,6 +297,16 @@ static int parse_flags(const char *command, int argc, char **argv, struct serve_
                         break;
                 case 'K':
                         f->token_auth_file = optarg;
+                        break;
+                case FLAG_NODE_MONITOR_PERIOD:
+                        if (parse_duration_ms(command, "--node-monitor-period", optarg,
+                                              &f->node_monitor_period_ms) < 0)
+                                return -EINVAL;
+                        break;
+                case FLAG_NODE_MONITOR_GRACE_PERIOD:
+                        if (parse_duration_ms(command, "--node-monitor-grace-period", optarg,
+                                              &f->node_monitor_grace_period_ms) < 0)
+                                return -EINVAL;
                         break;
                 case 'h':
                         serve_usage(stdout, command);
@@ -632,7 +658,12 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
                 if (r >= 0)
                         r = disruption_controller_start(&co, &disruption, &err);
                 if (r >= 0)
-                        r = node_lifecycle_controller_start(&co, &lifecycle, &err);
+                        r = node_lifecycle_controller_start(
+                                &co,
+                                &(struct node_lifecycle_options){
+                                        .monitor_period_ms = f.node_monitor_period_ms,
+                                        .grace_period_ms = f.node_monitor_grace_period_ms },
+                                &lifecycle, &err);
                 if (r >= 0)
                         r = tokencleaner_start(&co, &cleaner, &err);
                 /* local-loop volumes live under the server's data dir, which only serve's own

@@ -55,6 +55,7 @@ cat <<'JSON' | k create -f - >/dev/null
  "status":{"allocatable":{"cpu":"2","memory":"2Gi","pods":"10"},"capacity":{"cpu":"2","memory":"2Gi","pods":"10"},
   "conditions":[{"type":"Ready","status":"True","reason":"KubeletReady","message":"ready"}]}}
 JSON
+node_lease_keep fake
 if wait_jsonpath early '{.spec.nodeName}' fake; then ok "the pod is bound once a node has room"; else not_ok "the pod is bound once a node has room"; fi
 check_equal "PodScheduled is True" "True" "$(k get pod early -o jsonpath='{.status.conditions[?(@.type=="PodScheduled")].status}')"
 check_output "a Scheduled event" "Successfully assigned default/early to fake" k get events --field-selector involvedObject.name=early,reason=Scheduled

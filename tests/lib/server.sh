@@ -41,8 +41,35 @@ server_check_log() {
 }
 
 server_cleanup() {
+        local pid
+        for pid in "${NODE_LEASE_PIDS[@]}"; do
+                kill "$pid" 2>/dev/null
+                wait "$pid" 2>/dev/null
+        done
         server_stop
         [ -n "${SERVER_DIR:-}" ] && rm -rf "$SERVER_DIR"
+}
+
+# node_lease_keep NAME: plays the kubelet's node lease for a Node the test made: creates its
+# Lease in kube-node-lease and renews it in the background (every 0.3 s) until the test ends, or
+# while the file $SERVER_DIR/silent-NAME exists, so the node lifecycle controller keeps the node
+# as Ready as its status says.
+NODE_LEASE_PIDS=()
+node_lease_keep() {
+        local name=$1
+        api POST /apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases \
+                -H 'Content-Type: application/json' -o /dev/null \
+                -d "{\"apiVersion\":\"coordination.k8s.io/v1\",\"kind\":\"Lease\",\"metadata\":{\"name\":\"$name\"},\"spec\":{\"holderIdentity\":\"$name\",\"leaseDurationSeconds\":40,\"renewTime\":\"$(date -u +%Y-%m-%dT%H:%M:%S.%6NZ)\"}}"
+        (
+                while :; do
+                        [ -e "$SERVER_DIR/silent-$name" ] ||
+                                api PATCH "/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/$name" \
+                                        -H 'Content-Type: application/merge-patch+json' -o /dev/null \
+                                        -d "{\"spec\":{\"renewTime\":\"$(date -u +%Y-%m-%dT%H:%M:%S.%6NZ)\"}}"
+                        sleep 0.3
+                done
+        ) &
+        NODE_LEASE_PIDS+=($!)
 }
 
 # server_start [extra flags...]: starts (or restarts, keeping the data dir) the server.

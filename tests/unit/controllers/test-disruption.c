@@ -1,7 +1,7 @@
 /* test-disruption.c: the disruption controller's arithmetic (expectedPods, desiredHealthy,
  * currentHealthy, disruptionsAllowed), its DisruptionAllowed condition and failSafe, the expiry
- * of disruptedPods, the selection of pods by a budget, and the node lifecycle controller's
- * unschedulable taint. Table-driven where the rule is a table. */
+ * of disruptedPods and the selection of pods by a budget. Table-driven where the rule is a
+ * table. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,7 +15,6 @@
 #include "base/alloc.h"
 #include "base/json.h"
 #include "controllers/disruption.h"
-#include "controllers/node-lifecycle.h"
 
 /* 2026-01-01T00:00:00Z */
 #define NOW 1767225600
@@ -224,37 +223,6 @@ static void test_pods_for(void **state)
         assert_null(picked);
 }
 
-/* K8S: doNoScheduleTaintingPass: the unschedulable taint follows spec.unschedulable, other
- * taints stay. */
-static void test_unschedulable_taint(void **state)
-{
-        cleanup_json json_t *cordoned = json_loads(
-                "{\"spec\":{\"unschedulable\":true,\"taints\":[{\"key\":\"k\",\"effect\":\"NoExecute\"}]}}",
-                0, NULL);
-        cleanup_json json_t *tainted = json_loads(
-                "{\"spec\":{\"unschedulable\":true,\"taints\":[{\"key\":\"node.kubernetes.io/"
-                "unschedulable\",\"effect\":\"NoSchedule\"}]}}",
-                0, NULL);
-        cleanup_json json_t *uncordoned = json_loads(
-                "{\"spec\":{\"taints\":[{\"key\":\"k\",\"effect\":\"NoExecute\"},{\"key\":\"node."
-                "kubernetes.io/unschedulable\",\"effect\":\"NoSchedule\"}]}}",
-                0, NULL);
-        cleanup_json json_t *plain = json_loads("{\"spec\":{}}", 0, NULL);
-        cleanup_json json_t *a = node_lifecycle_taints(cordoned);
-        cleanup_json json_t *b = node_lifecycle_taints(uncordoned);
-        cleanup_free char *as = NULL, *bs = NULL;
-
-        assert_non_null(a);
-        as = json_dump_compact(a);
-        assert_string_equal(as, "[{\"key\":\"k\",\"effect\":\"NoExecute\"},{\"key\":\"node."
-                                "kubernetes.io/unschedulable\",\"effect\":\"NoSchedule\"}]");
-        assert_non_null(b);
-        bs = json_dump_compact(b);
-        assert_string_equal(bs, "[{\"key\":\"k\",\"effect\":\"NoExecute\"}]");
-        assert_null(node_lifecycle_taints(tainted));
-        assert_null(node_lifecycle_taints(plain));
-}
-
 /* Go's %v of a *metav1.LabelSelector, as the UnmanagedPods event prints it. */
 static void test_selector_string(void **state)
 {
@@ -274,10 +242,9 @@ static void test_selector_string(void **state)
 int main(void)
 {
         const struct CMUnitTest tests[] = {
-                cmocka_unit_test(test_arithmetic),      cmocka_unit_test(test_expected),
-                cmocka_unit_test(test_disrupted_pods),  cmocka_unit_test(test_generation),
-                cmocka_unit_test(test_pods_for),        cmocka_unit_test(test_unschedulable_taint),
-                cmocka_unit_test(test_selector_string),
+                cmocka_unit_test(test_arithmetic),     cmocka_unit_test(test_expected),
+                cmocka_unit_test(test_disrupted_pods), cmocka_unit_test(test_generation),
+                cmocka_unit_test(test_pods_for),       cmocka_unit_test(test_selector_string),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);
