@@ -3,7 +3,8 @@
 # through kubectl against `flexlet serve`: the ServiceAccount admission adds the kube-api-access
 # volume (upstream's projected sources, mounted read-only in every container), the root CA
 # publisher keeps kube-root-ca.crt in every namespace (made again when deleted or edited), the
-# node writes a token bound to the pod (3607 s) with ca.crt and namespace, and a client inside
+# node writes a token bound to the pod (3607 s, extended to a year as kube-apiserver does) with
+# ca.crt and namespace, and a client inside
 # the pod that verifies the server with ca.crt (curl, imported as an image) reaches the API at
 # KUBERNETES_SERVICE_HOST:PORT with the token: SelfSubjectReview names the account, a list of
 # its namespace's pods works; the token is refused (401) once the pod is deleted. Also:
@@ -114,9 +115,9 @@ uid=$(k get pod client -o jsonpath='{.metadata.uid}')
 cvol=$(k get pod client -o jsonpath='{.spec.volumes[0].name}')
 token=$(cat "$SERVER_DIR/data/pods/$uid/volumes/$cvol/token")
 claims=$(cut -d. -f2 <<<"$token" | tr '_-' '/+' | awk '{ n = length($0) % 4; if (n == 2) $0 = $0 "=="; else if (n == 3) $0 = $0 "="; print }' | base64 -d 2>/dev/null)
-check_equal "the token is bound to the pod (name, uid), for the API, for 3607 s" \
-        "client $uid [\"https://kubernetes.default.svc.cluster.local\"] 3607 system:serviceaccount:default:default" \
-        "$(jq -r '[.["kubernetes.io"].pod.name, .["kubernetes.io"].pod.uid, (.aud | tostring), (.exp - .iat | tostring), .sub] | join(" ")' <<<"$claims")"
+check_equal "the token is bound to the pod (name, uid), for the API, warnafter 3607 s, exp a year (kube-apiserver's extension)" \
+        "client $uid [\"https://kubernetes.default.svc.cluster.local\"] 3607 31536000 system:serviceaccount:default:default" \
+        "$(jq -r '[.["kubernetes.io"].pod.name, .["kubernetes.io"].pod.uid, (.aud | tostring), (.["kubernetes.io"].warnafter - .iat | tostring), (.exp - .iat | tostring), .sub] | join(" ")' <<<"$claims")"
 
 until_equal "fsGroup and runAsUser: the token 0640, the user's, the group's" "tok=640 1000 2000" \
         sh -c "'$KUBECTL' --cache-dir '$SERVER_DIR/cache' logs reader | grep '^tok='"
