@@ -111,6 +111,9 @@ check_output "with the token and ca.crt, from the pod: SelfSubjectReview names t
         '"username":"system:serviceaccount:default:default"' seen whoami
 check_equal "and a list of its namespace's pods works" "list=200" "$(seen list)"
 
+yaml=$(k get pod client -o yaml)
+check_equal "kubectl get pod -o yaml shows the volume, its token source and its mount" "yes yes yes" \
+        "$(grep -qE "^  - name: kube-api-access-[a-z0-9]{5}$" <<<"$yaml" && echo yes) $(grep -q "expirationSeconds: 3607" <<<"$yaml" && echo yes) $(grep -q "mountPath: $SA" <<<"$yaml" && echo yes)"
 uid=$(k get pod client -o jsonpath='{.metadata.uid}')
 cvol=$(k get pod client -o jsonpath='{.spec.volumes[0].name}')
 token=$(cat "$SERVER_DIR/data/pods/$uid/volumes/$cvol/token")
