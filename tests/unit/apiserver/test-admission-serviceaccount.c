@@ -129,7 +129,6 @@ static void test_mount(void **state)
         for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
                 cleanup_json json_t *pod =
                         json_pack("{s:o}", "spec", json_loads(cases[i].spec, 0, NULL));
-                cleanup_json json_t *volume = json_loads(VOLUME, 0, NULL);
                 cleanup_json json_t *want = NULL;
                 char *text = strdup(cases[i].want), *at;
 
