@@ -285,6 +285,18 @@ static void default_volume(json_t *vol)
                 if (src)
                         set_default_int(src, "defaultMode", 0644);
         }
+        /* K8S SetDefaults_ServiceAccountTokenProjection: expirationSeconds 1 h */
+        {
+                size_t i;
+                json_t *ps;
+
+                json_array_foreach(json_object_get(vj_obj(vol, "projected"), "sources"), i, ps) {
+                        json_t *tp = vj_obj(ps, "serviceAccountToken");
+
+                        if (tp)
+                                set_default_int(tp, "expirationSeconds", 3600);
+                }
+        }
         if (host_path && !json_object_get(host_path, "type"))
                 json_object_set_new(host_path, "type", json_string(""));
 }

@@ -432,6 +432,32 @@ static void validate_local_non_reserved_path(const char *p, const char *field,
                 verr_str(errs, FIELD_ERROR_INVALID, field, p, "must not start with '..'");
 }
 
+/* K8S validateProjectionSources, the serviceAccountToken source (i) of the projected volume at
+ * path: expirationSeconds within [10 minutes, 2^32 s] (defaulted to 1 h before), a local path;
+ * the path's errors are reported at the projected volume's own "path", as upstream does. */
+static void validate_token_projection(const json_t *tp, const char *path, size_t i,
+                                      struct field_error_list *errs)
+{
+        const json_t *exp = json_object_get(tp, "expirationSeconds");
+        const char *file = json_string_value(json_object_get(tp, "path"));
+        cleanup_free char *ep = NULL, *pp = NULL;
+
+        if (!json_is_object(tp))
+                return;
+        ep = xasprintf("%s.sources[%zu].serviceAccountToken.expirationSeconds", path, i);
+        pp = xasprintf("%s.path", path);
+        if (json_is_integer(exp) && json_integer_value(exp) < 10 * 60)
+                verr_int(errs, FIELD_ERROR_INVALID, ep, (long long) json_integer_value(exp),
+                         "may not specify a duration less than 10 minutes");
+        if (json_is_integer(exp) && json_integer_value(exp) > ((json_int_t) 1 << 32))
+                verr_int(errs, FIELD_ERROR_INVALID, ep, (long long) json_integer_value(exp),
+                         "may not specify a duration larger than 2^32 seconds");
+        if (!file || !*file)
+                verr_raw(errs, FIELD_ERROR_REQUIRED, pp, NULL, "");
+        else
+                validate_local_non_reserved_path(file, pp, errs);
+}
+
 /* K8S validateKeyToPath (keys) and validateDownwardAPIVolumeFile's path and mode: the items of a
  * configMap, secret or downwardAPI volume or projection at path. */
 static void validate_items(const json_t *src, const char *path, bool keys,
@@ -498,6 +524,8 @@ static void validate_volume_content(const char *key, const json_t *src, const ch
                                 sp = xasprintf("%s.sources[%zu].%s", p, i, kinds[k]);
                                 validate_items(one, sp, k < 2, errs);
                         }
+                        validate_token_projection(json_object_get(ps, "serviceAccountToken"), p, i,
+                                                  errs);
                 }
         } else if (streq(key, "nfs")) {
                 require_string(src, "server", p, errs);

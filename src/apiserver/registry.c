@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <time.h>
 
 #include "api/field-error.h"
@@ -22,6 +21,7 @@
 #include "apiserver/table.h"
 #include "base/alloc.h"
 #include "base/json.h"
+#include "base/names.h"
 #include "base/timeutil.h"
 #include "base/uuid.h"
 #include "store/store.h"
@@ -393,21 +393,6 @@ static int check_namespace(const struct api_target *t, json_t *obj, struct http_
         return 0;
 }
 
-/* K8S: names.SimpleNameGenerator: generateName + 5 random characters. */
-static char *generate_name(const char *prefix)
-{
-        static const char alphabet[] = "bcdfghjklmnpqrstvwxz2456789";
-        unsigned char r[5];
-        char suffix[6];
-
-        if (getrandom(r, sizeof(r), 0) != (ssize_t) sizeof(r))
-                abort();
-        for (size_t i = 0; i < 5; i++)
-                suffix[i] = alphabet[r[i] % (sizeof(alphabet) - 1)];
-        suffix[5] = '\0';
-        return xasprintf("%.58s%s", prefix, suffix);
-}
-
 static void set_now(json_t *meta, const char *key)
 {
         char ts[32];
@@ -505,7 +490,7 @@ static void create_object(struct apiserver *s, const struct api_target *t,
         name = json_string_value(json_object_get(meta, "name"));
         if ((!name || !*name) && json_string_value(json_object_get(meta, "generateName"))) {
                 cleanup_free char *generated =
-                        generate_name(json_string_value(json_object_get(meta, "generateName")));
+                        name_generate(json_string_value(json_object_get(meta, "generateName")));
                 json_object_set_new(meta, "name", json_string(generated));
         }
         uuid_random(uid);

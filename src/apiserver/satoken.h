@@ -26,6 +26,11 @@ struct store;
 #define SATOKEN_DEFAULT_SECONDS 3600
 #define SATOKEN_MIN_SECONDS     600
 #define SATOKEN_MAX_SECONDS     ((int64_t) 1 << 32)
+/* K8S: serviceaccount.WarnOnlyBoundTokenExpirationSeconds (the kube-api-access volume's) and
+ * ExpirationExtensionSeconds (a year): a pod-bound token asked for with the first is issued
+ * for the second, with the private claim kubernetes.io.warnafter at the first (TokenRequest). */
+#define SATOKEN_WARN_ONLY_SECONDS 3607
+#define SATOKEN_EXTENSION_SECONDS ((int64_t) 365 * 24 * 60 * 60)
 
 /* What a token is bound to (kind "Pod" or "Secret"), or kind NULL for nothing. */
 struct satoken_binding {

@@ -93,6 +93,19 @@ static int bound_object(struct apiserver *s, const struct api_target *t, const j
         return 0;
 }
 
+/* K8S isKubeAudiences: the requested audiences (none: the API server's) are all the API
+ * server's. */
+static bool only_api_audience(const json_t *auds)
+{
+        size_t i;
+        const json_t *a;
+
+        json_array_foreach(auds, i, a)
+                if (!streq(json_string_value(a) ?: "", SATOKEN_ISSUER))
+                        return false;
+        return true;
+}
+
 void registry_token_request(struct apiserver *s, const struct api_target *t,
                             const struct http_request *req, struct http_response *resp)
 {
@@ -106,7 +119,7 @@ void registry_token_request(struct apiserver *s, const struct api_target *t,
         struct satoken_binding b;
         const json_t *exp, *auds;
         time_t now = time(NULL);
-        int64_t seconds = SATOKEN_DEFAULT_SECONDS;
+        int64_t seconds = SATOKEN_DEFAULT_SECONDS, token_seconds, warn_after = 0;
         char expires[32];
 
         if (!s->opts.sa_signer) {
@@ -135,9 +148,22 @@ void registry_token_request(struct apiserver *s, const struct api_target *t,
         exp = json_path(body, "spec.expirationSeconds");
         if (json_is_integer(exp))
                 seconds = json_integer_value(exp);
+        token_seconds = seconds;
         auds = json_path(body, "spec.audiences");
+        /* K8S --service-account-extend-token-expiration (on by default): a token for a pod's
+         * kube-api-access volume (bound to a Pod, 3607 s, for the API server) lives a year with
+         * warnafter at 3607 s, so a client that never reloads its file keeps working; the answer
+         * still says 3607 s, which is what the kubelet refreshes by. */
+        if (b.kind && streq(b.kind, "Pod") && seconds == SATOKEN_WARN_ONLY_SECONDS &&
+            only_api_audience(auds)) {
+                warn_after = seconds;
+                token_seconds = SATOKEN_EXTENSION_SECONDS;
+        }
         claims = satoken_claims(t->ns, t->name, json_path_string(sa, "metadata.uid"),
-                                json_array_size(auds) ? auds : NULL, &b, now, seconds);
+                                json_array_size(auds) ? auds : NULL, &b, now, token_seconds);
+        if (warn_after)
+                json_object_set_new(json_object_get(claims, "kubernetes.io"), "warnafter",
+                                    json_integer((json_int_t) (now + warn_after)));
         token = jws_sign(s->opts.sa_signer, claims);
         if (!token) {
                 status_respond(resp, EIO, "failed to sign the token", NULL);

@@ -32,6 +32,7 @@
 #include "controllers/pv-provisioner.h"
 #include "controllers/scheduler.h"
 #include "controllers/resourcequota.h"
+#include "controllers/rootca-publisher.h"
 #include "controllers/disruption.h"
 #include "controllers/node-lifecycle.h"
 #include "controllers/serviceaccount.h"
@@ -458,6 +459,7 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
         struct storage_protection *protection = NULL;
         struct namespace_controller *namespaces = NULL;
         struct serviceaccount_controller *accounts = NULL;
+        struct rootca_publisher *rootca = NULL;
         struct resourcequota_controller *quotas = NULL;
         struct disruption_controller *disruption = NULL;
         struct node_lifecycle_controller *lifecycle = NULL;
@@ -654,6 +656,8 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
                 if (r >= 0)
                         r = serviceaccount_controller_start(&co, &accounts, &err);
                 if (r >= 0)
+                        r = rootca_publisher_start(&co, pki_ca_cert_pem(pki), &rootca, &err);
+                if (r >= 0)
                         r = resourcequota_controller_start(&co, &quotas, &err);
                 if (r >= 0)
                         r = disruption_controller_start(&co, &disruption, &err);
@@ -718,6 +722,7 @@ stop:
         volume_expander_stop(expander);
         pv_provisioner_stop(provisioner);
         resourcequota_controller_stop(quotas);
+        rootca_publisher_stop(rootca);
         serviceaccount_controller_stop(accounts);
         disruption_controller_stop(disruption);
         node_lifecycle_controller_stop(lifecycle);

@@ -24,6 +24,7 @@
 #include "node/node-metrics.h"
 #include "node/node-status.h"
 #include "node/pod-worker.h"
+#include "node/token-manager.h"
 
 #define SYNC_PERIOD_MS 1000
 /* a pod being deleted is looked at again this soon, so its exit is seen (and the object
@@ -44,6 +45,7 @@ struct node_agent {
         char *node_name, *data_dir, *allocatable;
         struct api_client *watch_client, *sync_client, *beat_client;
         struct pod_host *host;
+        struct token_manager *tokens; /* the pods' service account tokens */
         struct informer
                 *storage; /* what the pods use: claims, volumes, ConfigMaps, Secrets (STORAGE_*) */
         struct metrics_registry *registry; /* where the volume stats collector is */
@@ -306,7 +308,11 @@ static void sync_all(struct node_agent *a, bool full)
                 }
         }
         pod_host_update_metrics(a->host);
-        if (!listed || !full)
+        if (!full)
+                return;
+        /* K8S: the token manager's cleanup of expired tokens (every minute upstream) */
+        token_manager_collect(a->tokens, time(NULL));
+        if (!listed)
                 return;
         /* What is on the host but no longer in the API: a pod deleted while we were away,
          * or force-deleted. */
@@ -503,6 +509,48 @@ static int lookup_object(void *ud, const char *resource, const char *ns, const c
         return 0;
 }
 
+/* token_fetch_fn: the kubelet's TokenRequest for a projected token (K8S: the token manager's
+ * getToken, CoreV1().ServiceAccounts(ns).CreateToken with the request the projected plugin
+ * built: audiences, expirationSeconds, boundObjectRef to the Pod). */
+static int fetch_token(void *ud, const struct token_request *req, char **ret_token,
+                       time_t *ret_expiration, struct error **reterr)
+{
+        struct node_agent *a = ud;
+        cleanup_free char *path = xasprintf("/api/v1/namespaces/%s/serviceaccounts/%s/token",
+                                            req->ns, req->service_account);
+        cleanup_json json_t *body = NULL, *resp = NULL;
+        cleanup_free char *text = NULL;
+        const char *token, *exp;
+        time_t t = 0;
+        long code = 0;
+        int r;
+
+        body = json_pack("{s:s, s:s, s:{s:I, s:{s:s, s:s, s:s, s:s}}}", "apiVersion",
+                         "authentication.k8s.io/v1", "kind", "TokenRequest", "spec",
+                         "expirationSeconds", (json_int_t) req->expiration_seconds,
+                         "boundObjectRef", "apiVersion", "v1", "kind", "Pod", "name", req->pod_name,
+                         "uid", req->pod_uid);
+        if (req->audience)
+                json_object_set_new(json_object_get(body, "spec"), "audiences",
+                                    json_pack("[s]", req->audience));
+        text = json_dump_compact(body);
+        r = api_client_request(a->sync_client, "POST", path, "application/json", text, strlen(text),
+                               &code, &resp, reterr);
+        if (r < 0)
+                return r;
+        if (code != 201)
+                return error_set(reterr, code == 404 ? ENOENT : EIO, "%s",
+                                 json_string_value(json_object_get(resp, "message"))
+                                         ?: "the token request failed");
+        token = json_path_string(resp, "status.token");
+        exp = json_path_string(resp, "status.expirationTimestamp");
+        if (!token || !*token || !exp || time_parse_rfc3339(exp, &t) < 0)
+                return error_set(reterr, EIO, "the token request's answer has no token");
+        *ret_token = xstrdup(token);
+        *ret_expiration = t;
+        return 0;
+}
+
 /* The node's status write of a claim (docs/storage.md: the node writes /status only, with the
  * resourceVersion it read). */
 static int patch_claim_status(void *ud, const char *ns, const char *claim, const json_t *patch,
@@ -580,6 +628,7 @@ static void agent_free(struct node_agent *a)
         api_client_free(a->sync_client);
         api_client_free(a->beat_client);
         pod_host_free(a->host);
+        token_manager_free(a->tokens);
         json_decref(a->pods);
         json_decref(a->dirty_uids);
         pthread_mutex_destroy(&a->lock);
@@ -604,6 +653,7 @@ int node_agent_start(const struct node_agent_options *o, struct node_agent **ret
         pthread_cond_init(&a->wake, NULL);
         a->pods = json_object();
         a->dirty_uids = json_object();
+        a->tokens = token_manager_new(fetch_token, a);
         a->server_url = xstrdup(o->server_url);
         a->ca_file = o->ca_file ? xstrdup(o->ca_file) : NULL;
         a->token = o->token ? xstrdup(o->token) : NULL;
@@ -653,6 +703,7 @@ int node_agent_start(const struct node_agent_options *o, struct node_agent **ret
                         .claim_ud = a,
                         .object_lookup = lookup_object,
                         .object_ud = a,
+                        .tokens = a->tokens,
                         .network = o->network,
                         .service_host = o->service_host,
                         .service_port = o->service_port,

@@ -4,6 +4,7 @@
  * Writing them is the AtomicWriter's (node/volume/atomic-writer.c) and deciding when is the
  * pod worker's. */
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -357,6 +358,81 @@ static void downward_payload(const json_t *pod, const json_t *items, mode_t defa
         }
 }
 
+/* ------------------------------------------------------------------ serviceAccountToken */
+
+/* K8S securitycontext.DetermineEffectiveRunAsUser: the container's runAsUser, else the pod's;
+ * false when neither is set. */
+static bool run_as_user(const json_t *pod, const json_t *c, json_int_t *ret)
+{
+        const json_t *v = json_path(c, "securityContext.runAsUser");
+
+        if (!json_is_integer(v))
+                v = json_path(pod, "spec.securityContext.runAsUser");
+        if (!json_is_integer(v))
+                return false;
+        *ret = json_integer_value(v);
+        return true;
+}
+
+/* K8S volumeutil.FsUserFrom: the one runAsUser every init container and container has; false
+ * when one has none or two differ. */
+static bool fs_user(const json_t *pod, uid_t *ret)
+{
+        static const char *const lists[] = { "spec.initContainers", "spec.containers" };
+        bool have = false;
+        json_int_t user = 0;
+
+        for (size_t l = 0; l < ARRAY_SIZE(lists); l++) {
+                size_t i;
+                json_t *c;
+
+                json_array_foreach(json_path(pod, lists[l]), i, c) {
+                        json_int_t u;
+
+                        if (!run_as_user(pod, c, &u) || (have && u != user))
+                                return false;
+                        user = u;
+                        have = true;
+                }
+        }
+        if (!have || user < 0 || user > (json_int_t) UINT32_MAX - 1)
+                return false;
+        *ret = (uid_t) user;
+        return true;
+}
+
+/* K8S projected collectData, the ServiceAccountToken case. */
+static int token_payload(const json_t *pod, const json_t *src, mode_t mode,
+                         const struct pod_payload_node *node, struct atomic_payload *p,
+                         struct error **reterr)
+{
+        const char *path = json_string_value(json_object_get(src, "path")) ?: "";
+        const char *audience = json_string_value(json_object_get(src, "audience"));
+        const json_t *exp = json_object_get(src, "expirationSeconds");
+        cleanup_free char *token = NULL;
+        bool owned;
+        uid_t user = 0;
+        int r;
+
+        if (!node || !node->token)
+                return error_set(reterr, ENOTSUP,
+                                 "serviceAccountToken projections need a token manager");
+        owned = fs_user(pod, &user);
+        /* K8S: with an FsUser or an fsGroup the token starts 0600; SetVolumeOwnership then lets
+         * the group read it */
+        if (owned || json_is_integer(json_path(pod, "spec.securityContext.fsGroup")))
+                mode = 0600;
+        r = node->token(node->token_ud, pod, audience && *audience ? audience : NULL,
+                        json_is_integer(exp) ? json_integer_value(exp)
+                                             : POD_PAYLOAD_TOKEN_DEFAULT_SECONDS,
+                        &token, reterr);
+        if (r < 0)
+                return r;
+        if (owned)
+                return atomic_payload_add_owned(p, path, token, strlen(token), mode, user, reterr);
+        return atomic_payload_add(p, path, token, strlen(token), mode, reterr);
+}
+
 /* ------------------------------------------------------------------ the volume */
 
 int pod_payload_build(const json_t *pod, const json_t *volume, pod_object_lookup_fn lookup,
@@ -401,10 +477,8 @@ int pod_payload_build(const json_t *pod, const json_t *volume, pod_object_lookup
                                            lookup, ud, ret, &err);
                 else if ((ref = json_object_get(src, "downwardAPI")))
                         downward_payload(pod, json_object_get(ref, "items"), mode, node, ret, &l);
-                else if (json_object_get(src, "serviceAccountToken"))
-                        r = error_set(&err, ENOTSUP,
-                                      "serviceAccountToken projections are not supported: "
-                                      "flexlet does not issue service account tokens yet");
+                else if ((ref = json_object_get(src, "serviceAccountToken")))
+                        r = token_payload(pod, ref, mode, node, ret, &err);
                 else if (json_object_get(src, "clusterTrustBundle"))
                         r = error_set(&err, ENOTSUP,
                                       "clusterTrustBundle projections are not supported");

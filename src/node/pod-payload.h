@@ -2,9 +2,10 @@
  * the kubelet's volume plugins compute it before their AtomicWriter writes it (K8S 1.33:
  * pkg/volume/configmap MakePayload, pkg/volume/secret MakePayload, pkg/volume/downwardapi
  * CollectData, pkg/volume/projected collectData). ConfigMaps and Secrets come through the same
- * lookup the environment uses (node/pod-config.h, backed by the agent's informer); nothing here
- * does I/O of its own. The errors are upstream's messages, which the pod worker reports as
- * `MountVolume.SetUp failed for volume "x" : <message>`. */
+ * lookup the environment uses (node/pod-config.h, backed by the agent's informer), service
+ * account tokens through the node's token callback; nothing here does I/O of its own. The errors
+ * are upstream's messages, which the pod worker reports as `MountVolume.SetUp failed for volume "x"
+ * : <message>`. */
 #ifndef FLEXLET_NODE_POD_PAYLOAD_H
 #define FLEXLET_NODE_POD_PAYLOAD_H
 
@@ -20,12 +21,25 @@
  * DownwardAPIVolumeSourceDefaultMode, ProjectedVolumeSourceDefaultMode: all 0644 */
 #define POD_PAYLOAD_DEFAULT_MODE 0644
 
-/* The node's allocatable resources: a container's limit that is not set reads as these (K8S
- * MergeContainerResourceLimits). 0: not known (a resourceFieldRef needing it fails). */
+/* A service account token for pod (its spec.serviceAccountName, bound to the pod by name and
+ * uid) for audience (NULL: the API server's) valid for expiration_seconds (K8S: the projected
+ * plugin's getServiceAccountToken, answered by the kubelet's token manager,
+ * node/token-manager.h). *ret_token malloc'd; an error carries the cause. */
+typedef int (*pod_token_fn)(void *ud, const json_t *pod, const char *audience,
+                            int64_t expiration_seconds, char **ret_token, struct error **reterr);
+
+/* What the node gives the payloads. The allocatable resources: a container's limit that is not
+ * set reads as these (K8S MergeContainerResourceLimits); 0: not known (a resourceFieldRef
+ * needing it fails). token: serviceAccountToken sources (NULL: they fail). */
 struct pod_payload_node {
         int64_t allocatable_milli_cpu;
         int64_t allocatable_memory;
+        pod_token_fn token;
+        void *token_ud;
 };
+
+/* K8S: SetDefaults_ServiceAccountTokenProjection: a token source's expirationSeconds (1 h) */
+#define POD_PAYLOAD_TOKEN_DEFAULT_SECONDS 3600
 
 /* Whether the volume (an element of spec.volumes) is a configMap, secret, downwardAPI or
  * projected volume. */
@@ -44,9 +58,12 @@ bool pod_payload_volume(const json_t *volume);
  *    resourceFieldRef (a container's limits/requests of cpu, memory, ephemeral-storage,
  *    hugepages-*, divided by divisor and rounded up; an unset limit is the node's allocatable);
  *  - projected: its sources' payloads together with the volume's defaultMode, errors gathered
- *    as upstream's aggregate (one: its message; several: "[a, b]"). A serviceAccountToken or
- *    clusterTrustBundle source is refused (-ENOTSUP): flexlet issues no service account tokens
- *    yet.
+ *    as upstream's aggregate (one: its message; several: "[a, b]"). A serviceAccountToken
+ *    source is node->token's answer for its audience and expirationSeconds (default 1 h) at its
+ *    path, with the volume's defaultMode, or 0600 when the pod has an fsGroup or an FsUser (every
+ *    container and init container runs as one same runAsUser, K8S FsUserFrom), the file then
+ *    owned by that user (the fsGroup's ownership adds group read afterwards). A
+ *    clusterTrustBundle source is refused (-ENOTSUP).
  * Paths are validated as the AtomicWriter does (atomic_writer_validate_path). -EAGAIN when the
  * informer has not listed yet. */
 int pod_payload_build(const json_t *pod, const json_t *volume, pod_object_lookup_fn lookup,

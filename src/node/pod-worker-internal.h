@@ -92,6 +92,7 @@ struct pod_host {
         void *claim_ud;
         pod_object_lookup_fn object_lookup;
         void *object_ud;
+        struct token_manager *tokens; /* borrowed; NULL: no tokens */
         /* the claims mounted here, mount point -> [namespace, claim]: read by the volume stats
          * collector on a scrape thread, hence the lock */
         pthread_mutex_t claims_lock;

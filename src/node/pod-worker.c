@@ -47,6 +47,7 @@
 #include "node/pod-worker-internal.h"
 #include "node/pod-worker.h"
 #include "node/runtime/runtime.h"
+#include "node/token-manager.h"
 #include "node/volume/atomic-writer.h"
 #include "node/volume/emptydir.h"
 #include "node/volume/storage-metrics.h"
@@ -130,6 +131,9 @@ static void pod_memory_forget(struct pod_host *h, const char *uid)
 {
         size_t i;
         struct pod_memory *p = pod_memory_find(h, uid, &i);
+
+        /* K8S: the kubelet's DeleteServiceAccountToken once the pod is gone */
+        token_manager_forget_pod(h->tokens, uid);
 
         if (!p)
                 return;
@@ -240,6 +244,7 @@ int pod_host_open(const struct pod_host_options *o, struct pod_host **ret, struc
         h->claim_ud = o->claim_ud;
         h->object_lookup = o->object_lookup;
         h->object_ud = o->object_ud;
+        h->tokens = o->tokens;
         h->network = o->network;
         h->service_host = o->service_host ? xstrdup(o->service_host) : NULL;
         h->service_port = o->service_port;
@@ -414,6 +419,24 @@ static int no_object_lookup(void *ud, const char *resource, const char *ns, cons
                          streq(resource, "secrets") ? "secret" : "configMap", ns, name);
 }
 
+/* pod_token_fn over the host's token manager: the request the projected plugin makes (K8S
+ * collectData: the pod's account, bound to the Pod by name and uid). */
+static int pod_token(void *ud, const json_t *pod, const char *audience, int64_t expiration_seconds,
+                     char **ret_token, struct error **reterr)
+{
+        struct pod_host *h = ud;
+        const struct token_request req = {
+                .ns = json_path_string_or_empty(pod, "metadata.namespace"),
+                .service_account = json_path_string_or_empty(pod, "spec.serviceAccountName"),
+                .audience = audience,
+                .expiration_seconds = expiration_seconds,
+                .pod_name = json_path_string_or_empty(pod, "metadata.name"),
+                .pod_uid = json_path_string_or_empty(pod, "metadata.uid"),
+        };
+
+        return token_manager_get(h->tokens, &req, time(NULL), ret_token, reterr);
+}
+
 struct payload_perms {
         const char *path;
         gid_t gid;
@@ -437,7 +460,9 @@ static int payload_write(struct pod_host *h, struct pod_memory *p, const json_t 
 {
         const char *name = json_string_value(json_object_get(v, "name"));
         struct pod_payload_node node = { .allocatable_milli_cpu = h->allocatable_milli_cpu,
-                                         .allocatable_memory = h->allocatable_memory };
+                                         .allocatable_memory = h->allocatable_memory,
+                                         .token = h->tokens ? pod_token : NULL,
+                                         .token_ud = h };
         struct atomic_payload payload = { 0 };
         enum volume_fsgroup_policy policy;
         struct payload_perms perms = { 0 };

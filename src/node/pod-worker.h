@@ -14,6 +14,7 @@
 struct pod_host;
 struct node_metrics;
 struct pod_network;
+struct token_manager;
 
 /* Reads a claim and its bound PersistentVolume from the API (new references). A claim that is
  * not bound yet is -EAGAIN with the kubelet's words; one that does not exist -ENOENT. */
@@ -48,6 +49,9 @@ struct pod_host_options {
          * that refers to one waits in CreateContainerConfigError */
         pod_object_lookup_fn object_lookup;
         void *object_ud;
+        /* the service account tokens of projected serviceAccountToken sources (borrowed,
+         * outlives the host; node/token-manager.h); NULL: such a volume fails to mount */
+        struct token_manager *tokens;
         /* the pod network (borrowed, outlives the host); NULL: every pod uses the host's */
         const struct pod_network *network;
         /* K8S: the `kubernetes` service every container is told of (KUBERNETES_SERVICE_HOST,

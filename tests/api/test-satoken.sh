@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # test-satoken.sh: bound service account tokens through the real kubectl against `flexlet
 # apiserver`: `kubectl create token` (protobuf TokenRequest), the token's claims, whoami with
-# it, expiry and audience in the request, binding to a Secret (the token dies with it), a
+# it, expiry and audience in the request, binding to a Secret (the token dies with it) or to a
+# Pod (3607 s extended to a year as kube-apiserver does, dead with the pod), a
 # deleted or recreated service account, tampered and foreign tokens (401), and upstream's
 # TokenRequest refusals.
 set -u
@@ -63,6 +64,21 @@ check_equal "and not once the Secret is gone: 401" "401" \
 check_equal "binding to a missing Secret: 404" \
         'error: failed to create token: secrets "nope" not found' \
         "$(k create token builder --bound-object-kind=Secret --bound-object-name=nope 2>&1)"
+
+# bound to a Pod for 3607 s (the kube-api-access volume's): kube-apiserver's extension to a year
+check "create a pod of the account" k create -f - <<<'{"apiVersion":"v1","kind":"Pod","metadata":{"name":"holder"},"spec":{"serviceAccountName":"builder","containers":[{"name":"c","image":"busybox"}]}}'
+ptok=$(k create token builder --bound-object-kind=Pod --bound-object-name=holder --duration=3607s 2>&1)
+check_equal "a pod-bound 3607 s token lives a year, warnafter at 3607 s" "31536000 3607" \
+        "$(claims "$ptok" | jq -r '"\(.exp - .iat) \(.["kubernetes.io"].warnafter - .iat)"')"
+vtok=$(k create token builder --bound-object-kind=Pod --bound-object-name=holder --duration=3607s --audience=vault 2>&1)
+check_equal "for another audience it is not extended" "3607 null" \
+        "$(claims "$vtok" | jq -r '"\(.exp - .iat) \(.["kubernetes.io"].warnafter)"')"
+check_equal "the pod-bound token authenticates while the pod exists" "200" \
+        "$(curl -sk -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $ptok" "$url/api/v1/namespaces")"
+k delete pod holder --wait=false >/dev/null 2>&1
+api DELETE /api/v1/namespaces/default/pods/holder -H 'Content-Type: application/json' -d '{"gracePeriodSeconds":0}' -o /dev/null
+check_equal "and not once the pod is gone: 401" "401" \
+        "$(curl -sk -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $ptok" "$url/api/v1/namespaces")"
 
 # tampering and foreign tokens
 forged=$(cut -d. -f1 <<<"$tok").$(claims "$tok" | jq -c '.sub = "system:serviceaccount:kube-system:admin"' | base64 -w0 | tr '/+' '_-' | tr -d '=').$(cut -d. -f3 <<<"$tok")

@@ -5,9 +5,9 @@
 # the container; a `kubectl patch configmap`, a new label and an in-place resize reach the
 # running pod's files within 5 s while a subPath mount of a key keeps the old file (as
 # upstream); a missing ConfigMap keeps the pod ContainerCreating with upstream's FailedMount
-# event until it is created; an items path "../x" is refused by the API server and a
-# serviceAccountToken projection by the agent with an event, the containers waiting; a hostUsers: false pod reads its Secret
-# through the idmapped mount. The AtomicWriter's steps and crashes are unit-tested
+# event until it is created; an items path "../x" is refused by the API server; a hostUsers:
+# false pod reads its Secret through the idmapped mount. serviceAccountToken sources:
+# test-projected-token.sh. The AtomicWriter's steps and crashes are unit-tested
 # (tests/unit/node/test-atomic-writer.c), the payloads too (test-pod-payload.c).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -78,14 +78,6 @@ cat <<'JSON' | k create -f - >/dev/null
   "containers":[{"name":"c","image":"busybox","command":["sh","-c","echo got=$(cat /late/v); sleep 3600"],
    "volumeMounts":[{"name":"late","mountPath":"/late"}]}],
   "volumes":[{"name":"late","configMap":{"name":"late"}}]}}
-JSON
-# --- a token projection
-cat <<'JSON' | k create -f - >/dev/null
-{"apiVersion":"v1","kind":"Pod","metadata":{"name":"token"},
- "spec":{"terminationGracePeriodSeconds":1,"serviceAccountName":"default",
-  "containers":[{"name":"c","image":"busybox","command":["sleep","3600"],
-   "volumeMounts":[{"name":"t","mountPath":"/t"}]}],
-  "volumes":[{"name":"t","projected":{"sources":[{"serviceAccountToken":{"path":"token"}}]}}]}}
 JSON
 # --- a user-namespaced pod (hostUsers: false) reads a Secret through the idmapped mount
 cat <<'JSON' | k create -f - >/dev/null
@@ -160,15 +152,8 @@ check_output "an items path ../x is refused by the API server, upstream's words"
    "volumeMounts":[{"name":"cm","mountPath":"/cm"}]}],
   "volumes":[{"name":"cm","configMap":{"name":"app","items":[{"key":"mode","path":"../x"}]}}]}}
 JSON
-for _ in $(seq 1 150); do
-        [[ "$(events token)" == *"serviceAccountToken"* ]] && break
-        sleep 0.2
-done
-check_output "a serviceAccountToken projection is refused, not ignored" \
-        'MountVolume.SetUp failed for volume "t" : serviceAccountToken projections are not supported' events token
-check_equal "its container waits" ContainerCreating "$(waiting token)"
 
-check "delete the pods" k delete pod vols waits token userns --timeout=30s
+check "delete the pods" k delete pod vols waits userns --timeout=30s
 check_equal "their volumes' tmpfs mounts are gone" "" \
         "$(awk -v d="$SERVER_DIR/" 'index($5, d) == 1 && $5 ~ /volumes/ {print $5}' /proc/self/mountinfo)"
 tap_done

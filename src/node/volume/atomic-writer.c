@@ -137,6 +137,26 @@ int atomic_payload_add(struct atomic_payload *p, const char *path, const char *d
         f->data[len] = '\0';
         f->len = len;
         f->mode = mode & 0777;
+        f->owned = false;
+        return 0;
+}
+
+int atomic_payload_add_owned(struct atomic_payload *p, const char *path, const char *data,
+                             size_t len, mode_t mode, uid_t owner, struct error **reterr)
+{
+        int r = atomic_payload_add(p, path, data, len, mode, reterr);
+
+        if (r < 0)
+                return r;
+        /* the file just added or replaced: the one with its cleaned path */
+        for (size_t i = 0; i < p->n; i++) {
+                cleanup_free char *clean = clean_path(path);
+
+                if (clean && streq(p->files[i].path, clean)) {
+                        p->files[i].owned = true;
+                        p->files[i].owner = owner;
+                }
+        }
         return 0;
 }
 
@@ -313,8 +333,11 @@ static int write_file(int fd, const struct atomic_file *f)
         r = fs_write_all(out, f->data, f->len);
         if (r < 0)
                 return r;
-        /* K8S writePayloadToDir: chmod, as the umask took bits from the create's mode */
-        return fchmod(out, f->mode) < 0 ? -errno : 0;
+        /* K8S writePayloadToDir: chmod, as the umask took bits from the create's mode; then
+         * the owner of a file that has one (FsUser) */
+        if (fchmod(out, f->mode) < 0)
+                return -errno;
+        return f->owned && fchown(out, f->owner, (gid_t) -1) < 0 ? -errno : 0;
 }
 
 /* Whether name is one of the timestamped directories this module makes. */

@@ -33,6 +33,8 @@ struct atomic_file {
         char *data;
         size_t len;
         mode_t mode; /* permission bits, <= 0777 */
+        bool owned;  /* K8S FileProjection.FsUser: chown the file to owner */
+        uid_t owner;
 };
 
 /* A payload: a map from path to file (a later add of the same path replaces the file). */
@@ -54,6 +56,11 @@ int atomic_writer_validate_path(const char *path, struct error **reterr);
  * is "a/b"; a path that cleans to "." is refused as empty) with mode & 0777. */
 int atomic_payload_add(struct atomic_payload *p, const char *path, const char *data, size_t len,
                        mode_t mode, struct error **reterr);
+
+/* atomic_payload_add, the file then owned by uid (K8S: a projected token's FsUser, so a pod
+ * whose containers all run as that user can read it at mode 0600). */
+int atomic_payload_add_owned(struct atomic_payload *p, const char *path, const char *data,
+                             size_t len, mode_t mode, uid_t owner, struct error **reterr);
 
 /* Called after the new timestamped directory is written and before "..data" points to it
  * (K8S setPerms: the fsGroup ownership of the volume). */

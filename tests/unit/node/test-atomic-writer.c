@@ -4,7 +4,7 @@
  * swaps "..data" and removes the old data and the paths no longer there, nested paths, the
  * setPerms hook running before the swap, a failed write leaving the old payload, and what a
  * crash between two steps leaves (a timestamped directory not pointed to, "..data_tmp")
- * removed by the next write. */
+ * removed by the next write, and a file with an owner (a projected token's FsUser). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -364,6 +364,34 @@ static void test_foreign_data_link(void **state)
         atomic_payload_release(&p);
 }
 
+/* K8S writePayloadToDir: a file with an FsUser is chowned to it (as root; otherwise only the
+ * payload is checked), the others keep the writer's owner. */
+static void test_owned_file(void **state)
+{
+        struct fixture *f = *state;
+        struct atomic_payload p = { 0 };
+        struct stat st;
+        cleanup_free char *data = NULL;
+
+        assert_int_equal(atomic_payload_add_owned(&p, "./token", "tok", 3, 0600, 1000, NULL), 0);
+        add(&p, "ca.crt", "ca", 0644);
+        assert_int_equal(p.n, 2);
+        assert_true(p.files[0].owned);
+        assert_int_equal(p.files[0].owner, 1000);
+        assert_false(p.files[1].owned);
+        if (geteuid() == 0) {
+                assert_int_equal(atomic_writer_write(f->fd, &p, NULL, NULL, NULL), 1);
+                assert_int_equal(fstatat(f->fd, "token", &st, 0), 0);
+                assert_int_equal(st.st_uid, 1000);
+                assert_int_equal(st.st_mode & 07777, 0600);
+                assert_int_equal(fstatat(f->fd, "ca.crt", &st, 0), 0);
+                assert_int_equal(st.st_uid, 0);
+                data = read_at(f, "token");
+                assert_string_equal(data, "tok");
+        }
+        atomic_payload_release(&p);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -375,6 +403,7 @@ int main(void)
                                                 fixture_teardown),
                 cmocka_unit_test_setup_teardown(test_crash_leftovers, fixture_setup,
                                                 fixture_teardown),
+                cmocka_unit_test_setup_teardown(test_owned_file, fixture_setup, fixture_teardown),
                 cmocka_unit_test_setup_teardown(test_foreign_data_link, fixture_setup,
                                                 fixture_teardown),
         };

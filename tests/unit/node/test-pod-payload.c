@@ -3,8 +3,9 @@
  * their modes and defaultMode, binaryData and Secret bytes decoded, optional objects and keys,
  * upstream's messages for what is missing, FormatMap of labels and annotations (sorted, Go
  * quoting), subscripts, resourceFieldRef with divisors and the node's allocatable for an unset
- * limit, projected sources together with errors aggregated, and the refusals (token
- * projections, paths that would leave the volume). */
+ * limit, projected sources together with errors aggregated, service account token sources
+ * (the request made of the pod, the mode with and without fsGroup or one runAsUser, the owner),
+ * and the refusals (paths that would leave the volume). */
 #include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -32,6 +33,18 @@ static int fake_lookup(void *ud, const char *resource, const char *ns, const cha
         return 0;
 }
 
+/* pod_token_fn: "tok:<audience or api>:<seconds>:<pod uid>:<account>"; audience "down" fails */
+static int fake_token(void *ud, const json_t *pod, const char *audience, int64_t seconds,
+                      char **ret, struct error **reterr)
+{
+        if (audience && streq(audience, "down"))
+                return error_set(reterr, EIO, "failed to fetch token: the server is down");
+        *ret = xasprintf("tok:%s:%lld:%s:%s", audience ? audience : "api", (long long) seconds,
+                         json_path_string_or_empty(pod, "metadata.uid"),
+                         json_path_string_or_empty(pod, "spec.serviceAccountName"));
+        return 0;
+}
+
 static const char WORLD[] =
         "{\"configmaps\":{\"cm\":{\"data\":{\"a\":\"1\",\"b\":\"two\"},"
         "\"binaryData\":{\"bin\":\"AAE=\"}}},"
@@ -42,7 +55,7 @@ static const char POD[] =
         "\"labels\":{\"z\":\"last\",\"app\":\"a \\\"q\\\"\\n\"},\"annotations\":{}},"
         "\"spec\":{\"containers\":[{\"name\":\"c\",\"resources\":{"
         "\"requests\":{\"cpu\":\"250m\",\"memory\":\"64Mi\"},\"limits\":{\"cpu\":\"1500m\"}}}],"
-        "\"initContainers\":[{\"name\":\"init\"}]}}";
+        "\"initContainers\":[{\"name\":\"init\"}],\"serviceAccountName\":\"sa\"}}";
 
 struct want_file {
         const char *path;
@@ -171,13 +184,29 @@ static const struct payload_case cases[] = {
           0,
           NULL,
           { { "a", "1", 0, 0444 }, { "s/pw", "s3cret", 0, 0400 }, { "name", "p", 0, 0444 } } },
-        { "projected: a token source is refused, errors aggregated",
+        { "projected: the kube-api-access volume (token for the API, 3607 s, bound to the pod)",
+          "{\"projected\":{\"defaultMode\":420,\"sources\":["
+          "{\"serviceAccountToken\":{\"path\":\"token\",\"expirationSeconds\":3607}},"
+          "{\"configMap\":{\"name\":\"cm\",\"items\":[{\"key\":\"a\",\"path\":\"ca.crt\"}]}},"
+          "{\"downwardAPI\":{\"items\":[{\"path\":\"namespace\","
+          "\"fieldRef\":{\"apiVersion\":\"v1\",\"fieldPath\":\"metadata.namespace\"}}]}}]}}",
+          0,
+          NULL,
+          { { "token", "tok:api:3607:u-1:sa", 0, 0644 },
+            { "ca.crt", "1", 0, 0644 },
+            { "namespace", "ns", 0, 0644 } } },
+        { "projected: a token's audience, the default hour",
           "{\"projected\":{\"sources\":["
-          "{\"serviceAccountToken\":{\"path\":\"token\"}},"
+          "{\"serviceAccountToken\":{\"path\":\"vault/t\",\"audience\":\"vault\"}}]}}",
+          0,
+          NULL,
+          { { "vault/t", "tok:vault:3600:u-1:sa", 0, 0644 } } },
+        { "projected: a failed token request, errors aggregated",
+          "{\"projected\":{\"sources\":["
+          "{\"serviceAccountToken\":{\"path\":\"token\",\"audience\":\"down\"}},"
           "{\"configMap\":{\"name\":\"nope\"}}]}}",
-          -ENOTSUP,
-          "[serviceAccountToken projections are not supported: flexlet does not issue service "
-          "account tokens yet, configmap \"nope\" not found]",
+          -EIO,
+          "[failed to fetch token: the server is down, configmap \"nope\" not found]",
           { { 0 } } },
 };
 
@@ -186,7 +215,8 @@ static void test_payloads(void **state)
         cleanup_json json_t *world = json_loads(WORLD, 0, NULL);
         cleanup_json json_t *pod = json_loads(POD, 0, NULL);
         struct pod_payload_node node = { .allocatable_milli_cpu = 2000,
-                                         .allocatable_memory = 4LL << 30 };
+                                         .allocatable_memory = 4LL << 30,
+                                         .token = fake_token };
 
         (void) state;
         assert_non_null(world);
@@ -225,6 +255,72 @@ static void test_payloads(void **state)
         }
 }
 
+/* K8S collectData: the token file is 0600 once the pod has an fsGroup or an FsUser (one
+ * runAsUser for every container and init container), owned by the FsUser; without either, the
+ * volume's defaultMode and no owner; without a token manager, a clear refusal. */
+static void test_token_mode_and_owner(void **state)
+{
+        static const struct {
+                const char *spec;
+                mode_t mode;
+                bool owned;
+                uid_t owner;
+        } tcases[] = {
+                { "{\"containers\":[{\"name\":\"c\"}]}", 0644, false, 0 },
+                { "{\"securityContext\":{\"fsGroup\":2000},\"containers\":[{\"name\":\"c\"}]}",
+                  0600, false, 0 },
+                { "{\"securityContext\":{\"runAsUser\":1000},\"containers\":[{\"name\":\"c\"}],"
+                  "\"initContainers\":[{\"name\":\"i\"}]}",
+                  0600, true, 1000 },
+                { "{\"containers\":[{\"name\":\"c\",\"securityContext\":{\"runAsUser\":7}},"
+                  "{\"name\":\"d\",\"securityContext\":{\"runAsUser\":7}}]}",
+                  0600, true, 7 },
+                /* two users, or one container without: no FsUser */
+                { "{\"securityContext\":{\"runAsUser\":1000},\"containers\":[{\"name\":\"c\"},"
+                  "{\"name\":\"d\",\"securityContext\":{\"runAsUser\":5}}]}",
+                  0644, false, 0 },
+                { "{\"containers\":[{\"name\":\"c\",\"securityContext\":{\"runAsUser\":7}},"
+                  "{\"name\":\"d\"}]}",
+                  0644, false, 0 },
+        };
+        cleanup_json json_t *vol = json_loads(
+                "{\"projected\":{\"defaultMode\":420,\"sources\":[{\"serviceAccountToken\":"
+                "{\"path\":\"token\",\"expirationSeconds\":600}}]}}",
+                0, NULL);
+        struct pod_payload_node node = { .token = fake_token };
+        struct pod_payload_node none = { 0 };
+
+        (void) state;
+        for (size_t i = 0; i < sizeof(tcases) / sizeof(tcases[0]); i++) {
+                cleanup_json json_t *pod =
+                        json_pack("{s:{s:s, s:s, s:s}, s:o}", "metadata", "name", "p", "namespace",
+                                  "ns", "uid", "u-2", "spec", json_loads(tcases[i].spec, 0, NULL));
+                struct atomic_payload p = { 0 };
+
+                assert_int_equal(pod_payload_build(pod, vol, fake_lookup, NULL, &node, &p, NULL),
+                                 0);
+                assert_int_equal(p.n, 1);
+                assert_string_equal(p.files[0].data, "tok:api:600:u-2:");
+                assert_int_equal(p.files[0].mode, tcases[i].mode);
+                assert_int_equal(p.files[0].owned, tcases[i].owned);
+                if (tcases[i].owned)
+                        assert_int_equal(p.files[0].owner, tcases[i].owner);
+                atomic_payload_release(&p);
+
+                if (i == 0) {
+                        struct error *err = NULL;
+
+                        assert_int_equal(
+                                pod_payload_build(pod, vol, fake_lookup, NULL, &none, &p, &err),
+                                -ENOTSUP);
+                        assert_string_equal(err->message, "serviceAccountToken projections need "
+                                                          "a token manager");
+                        error_free(err);
+                        atomic_payload_release(&p);
+                }
+        }
+}
+
 static void test_not_a_payload_volume(void **state)
 {
         cleanup_json json_t *v = json_loads("{\"emptyDir\":{}}", 0, NULL);
@@ -237,6 +333,7 @@ int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_payloads),
+                cmocka_unit_test(test_token_mode_and_owner),
                 cmocka_unit_test(test_not_a_payload_volume),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
