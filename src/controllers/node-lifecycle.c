@@ -231,56 +231,32 @@ json_t *node_lifecycle_unknown_conditions(const json_t *node, const char *now)
         return conds;
 }
 
-/* K8S: Toleration.ToleratesTaint */
-static bool tolerates(const json_t *tol, const json_t *taint)
-{
-        const char *effect = str_field(tol, "effect"), *key = str_field(tol, "key");
-        const char *op = str_field(tol, "operator");
-
-        if (*effect && !streq(effect, str_field(taint, "effect")))
-                return false;
-        if (*key && !streq(key, str_field(taint, "key")))
-                return false;
-        if (streq(op, "Exists"))
-                return true;
-        if (!*op || streq(op, "Equal"))
-                return streq(str_field(tol, "value"), str_field(taint, "value"));
-        return false;
-}
-
 long long taint_eviction_seconds(const json_t *taints, const json_t *tolerations)
 {
         long long min = -1;
-        size_t i, j;
-        json_t *taint, *tol;
+        size_t i;
+        json_t *taint;
 
         json_array_foreach(taints, i, taint) {
-                bool tolerated = false;
+                /* K8S: GetMatchingTolerations takes the first toleration per taint */
+                const json_t *tol, *secs;
 
                 if (!streq(str_field(taint, "effect"), "NoExecute"))
                         continue;
-                json_array_foreach(tolerations, j, tol) {
-                        const json_t *secs;
-
-                        if (!tolerates(tol, taint))
-                                continue;
-                        tolerated = true;
-                        /* K8S: getMinTolerationTime over the matching tolerations: one without
-                         * tolerationSeconds tolerates forever, one of 0 or less not at all */
-                        secs = json_object_get(tol, "tolerationSeconds");
-                        if (json_is_integer(secs)) {
-                                long long s = json_integer_value(secs);
-
-                                if (s < 0)
-                                        s = 0;
-                                if (min < 0 || s < min)
-                                        min = s;
-                        }
-                        /* K8S: GetMatchingTolerations takes the first toleration per taint */
-                        break;
-                }
-                if (!tolerated)
+                tol = taint_toleration(taint, tolerations);
+                if (!tol)
                         return 0;
+                /* K8S: getMinTolerationTime over the matching tolerations: one without
+                 * tolerationSeconds tolerates forever, one of 0 or less not at all */
+                secs = json_object_get(tol, "tolerationSeconds");
+                if (json_is_integer(secs)) {
+                        long long s = json_integer_value(secs);
+
+                        if (s < 0)
+                                s = 0;
+                        if (min < 0 || s < min)
+                                min = s;
+                }
         }
         return min;
 }

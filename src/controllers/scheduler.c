@@ -1,9 +1,10 @@
-/* scheduler.c: a single-profile scheduler: filters nodes (Ready, schedulable, nodeSelector,
- * cpu/memory/pod count fit against allocatable minus the requests of the pods already there,
- * then the pod's volumes: volume-binding.c), scores by least requested cpu, and binds; a pod
- * whose WaitForFirstConsumer claims are unbound is assumed on its node (its requests held there)
- * until the provisioner has bound them. Level-based: every pass looks at every unscheduled pod
- * in its informer (client/informer.h), so a missed event costs a pass, not a pod. */
+/* scheduler.c: a single-profile scheduler: filters nodes (Ready, schedulable, taints and
+ * tolerations, nodeSelector, cpu/memory/pod count fit against allocatable minus the requests of
+ * the pods already there, then the pod's volumes: volume-binding.c), scores by least requested
+ * cpu, and binds; a pod whose WaitForFirstConsumer claims are unbound is assumed on its node (its
+ * requests held there) until the provisioner has bound them. Level-based: every pass looks at
+ * every unscheduled pod in its informer (client/informer.h), so a missed event costs a pass,
+ * not a pod. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 #include <time.h>
 
 #include "api/pod-resources.h"
+#include "api/taints.h"
 #include "base/alloc.h"
 #include "base/json.h"
 #include "base/quantity.h"
@@ -105,16 +107,30 @@ static int64_t allocatable(const json_t *node, const char *res, bool milli)
         return v;
 }
 
-static bool node_ready(const json_t *node)
+/* The status of the node's Ready condition, "" when it has none. */
+static const char *node_ready(const json_t *node)
 {
         size_t i;
         json_t *c;
 
         json_array_foreach(json_path(node, "status.conditions"), i, c) {
                 if (streq(json_string_value(json_object_get(c, "type")) ?: "", "Ready"))
-                        return streq(json_string_value(json_object_get(c, "status")) ?: "", "True");
+                        return json_string_value(json_object_get(c, "status")) ?: "";
         }
-        return false;
+        return "";
+}
+
+/* K8S: TaintToleration's reason for a node: "node(s) had untolerated taint {key: value}",
+ * counted per taint. */
+static void count_taint(json_t *taint_counts, const json_t *taint)
+{
+        cleanup_free char *why = xasprintf("node(s) had untolerated taint {%s: %s}",
+                                           json_path_string(taint, "key") ?: "",
+                                           json_path_string(taint, "value") ?: "");
+
+        json_object_set_new(
+                taint_counts, why,
+                json_integer(json_integer_value(json_object_get(taint_counts, why)) + 1));
 }
 
 static bool selector_matches(const json_t *pod, const json_t *node)
@@ -137,7 +153,6 @@ enum fit_reason {
         FIT_CPU,
         FIT_MEMORY,
         FIT_PODS,
-        FIT_NOT_READY,
         FIT_UNSCHEDULABLE,
         FIT_VOLUME_NODE_CONFLICT, /* VB_NODE_CONFLICT */
         FIT_VOLUME_BIND_CONFLICT, /* VB_BIND_CONFLICT */
@@ -150,7 +165,6 @@ static const char *const fit_text[FIT_VOLUME_NODE_CONFLICT] = {
         [FIT_CPU] = "Insufficient cpu",
         [FIT_MEMORY] = "Insufficient memory",
         [FIT_PODS] = "Too many pods",
-        [FIT_NOT_READY] = "node(s) had untolerated taint {node.kubernetes.io/not-ready: }",
         [FIT_UNSCHEDULABLE] = "node(s) were unschedulable",
 };
 
@@ -167,19 +181,29 @@ static int cmp_string(const void *a, const void *b)
 }
 
 /* K8S FitError.Error(): PreFilter's reason alone when it refused, else the per-node reasons as
- * "<count> <reason>" strings, sorted as strings; then the preemption summary. */
+ * "<count> <reason>" strings, sorted as strings; then the preemption summary. taint_counts
+ * (may be NULL) holds the TaintToleration reasons, one per taint: {reason: count}. */
 static char *fit_error(size_t n_nodes, const char *prefilter, const unsigned counts[FIT_REASON_MAX],
-                       unsigned preemptable)
+                       const json_t *taint_counts, unsigned preemptable)
 {
         struct strbuf sb;
-        char *reasons[FIT_REASON_MAX];
+        char **reasons = xcalloc(FIT_REASON_MAX + json_object_size(taint_counts), sizeof(char *));
         size_t n = 0;
+        const char *reason;
+        json_t *count;
 
-        if (n_nodes == 0)
+        if (n_nodes == 0) {
+                free(reasons);
                 return xstrdup("no nodes available to schedule pods");
+        }
         for (int i = 0; i < FIT_REASON_MAX && !prefilter; i++)
                 if (counts[i])
                         reasons[n++] = xasprintf("%u %s", counts[i], fit_reason_text(i));
+        json_object_foreach((json_t *) taint_counts, reason, count) {
+                if (!prefilter)
+                        reasons[n++] =
+                                xasprintf("%lld %s", (long long) json_integer_value(count), reason);
+        }
         qsort(reasons, n, sizeof(reasons[0]), cmp_string);
         strbuf_init(&sb);
         strbuf_addf(&sb, "0/%zu nodes are available: ", n_nodes);
@@ -189,6 +213,7 @@ static char *fit_error(size_t n_nodes, const char *prefilter, const unsigned cou
                 strbuf_addf(&sb, "%s%s", i ? ", " : "", reasons[i]);
                 free(reasons[i]);
         }
+        free(reasons);
         /* K8S: the preemption summary: resource shortages could be solved by preemption (but
          * nothing is preemptible here); other reasons could not. */
         strbuf_addf(&sb, ". preemption: 0/%zu nodes are available: ", n_nodes);
@@ -208,6 +233,9 @@ const char *scheduler_pick_node_volumes(const json_t *pod, const json_t *nodes, 
                                         const struct vb_objects *vols, char **ret_message)
 {
         unsigned counts[FIT_REASON_MAX] = { 0 }, preemptable = 0;
+        cleanup_json json_t *taint_counts = json_object(), *not_ready_taint = NULL;
+        cleanup_json json_t *unschedulable_taint = NULL, *unreachable_taint = NULL;
+        const json_t *tolerations = json_path(pod, "spec.tolerations");
         const char *best = NULL;
         double best_score = 2.0;
         int64_t want_cpu = 0, want_mem = 0;
@@ -218,11 +246,17 @@ const char *scheduler_pick_node_volumes(const json_t *pod, const json_t *nodes, 
         if (vols && json_array_size(nodes)) {
                 cleanup_free char *why = volume_binding_prefilter(pod, vols);
                 if (why) {
-                        *ret_message = fit_error(json_array_size(nodes), why, counts, 0);
+                        *ret_message = fit_error(json_array_size(nodes), why, counts, NULL, 0);
                         return NULL;
                 }
         }
         (void) scheduler_pod_requests(pod, &want_cpu, &want_mem);
+        not_ready_taint =
+                json_pack("{s:s, s:s}", "key", TAINT_NODE_NOT_READY, "effect", "NoSchedule");
+        unreachable_taint =
+                json_pack("{s:s, s:s}", "key", TAINT_NODE_UNREACHABLE, "effect", "NoSchedule");
+        unschedulable_taint =
+                json_pack("{s:s, s:s}", "key", TAINT_NODE_UNSCHEDULABLE, "effect", "NoSchedule");
         json_array_foreach(nodes, i, node) {
                 const char *name = json_path_string(node, "metadata.name") ?: "";
                 int64_t cap_cpu = allocatable(node, "cpu", true);
@@ -232,12 +266,31 @@ const char *scheduler_pick_node_volumes(const json_t *pod, const json_t *nodes, 
                 bool fits = true, resource_short = false;
                 unsigned conflicts;
 
-                if (!node_ready(node)) {
-                        counts[FIT_NOT_READY]++;
+                const char *ready = node_ready(node);
+                const json_t *taint;
+
+                /* K8S: a node that is not Ready carries the not-ready NoSchedule taint (the
+                 * kubelet registers with it) or, once its status is Unknown, the unreachable
+                 * one (the node lifecycle controller's), whether or not it is written yet */
+                if (!streq(ready, "True")) {
+                        const json_t *t =
+                                streq(ready, "Unknown") ? unreachable_taint : not_ready_taint;
+
+                        if (!taint_toleration(t, tolerations)) {
+                                count_taint(taint_counts, t);
+                                continue;
+                        }
+                }
+                /* K8S: NodeUnschedulable, then TaintToleration, as the default profile orders
+                 * its filters */
+                if (json_is_true(json_path(node, "spec.unschedulable")) &&
+                    !taint_toleration(unschedulable_taint, tolerations)) {
+                        counts[FIT_UNSCHEDULABLE]++;
                         continue;
                 }
-                if (json_is_true(json_path(node, "spec.unschedulable"))) {
-                        counts[FIT_UNSCHEDULABLE]++;
+                taint = taint_untolerated(json_path(node, "spec.taints"), tolerations);
+                if (taint) {
+                        count_taint(taint_counts, taint);
                         continue;
                 }
                 if (!selector_matches(pod, node)) {
@@ -292,7 +345,8 @@ const char *scheduler_pick_node_volumes(const json_t *pod, const json_t *nodes, 
                 }
         }
         if (!best)
-                *ret_message = fit_error(json_array_size(nodes), NULL, counts, preemptable);
+                *ret_message =
+                        fit_error(json_array_size(nodes), NULL, counts, taint_counts, preemptable);
         return best;
 }
 

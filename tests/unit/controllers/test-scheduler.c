@@ -92,12 +92,49 @@ static void test_pick(void **state)
         free(msg);
 }
 
+/* K8S: TaintToleration and NodeUnschedulable: an untolerated NoSchedule or NoExecute taint
+ * filters a node out with one reason per taint; PreferNoSchedule does not; a toleration lets
+ * the pod in; a node whose Ready is Unknown reads as the unreachable taint. */
+static void test_taints(void **state)
+{
+        cleanup_json json_t *nodes = load(
+                "[{\"metadata\":{\"name\":\"a\"},\"spec\":{\"taints\":[{\"key\":\"dedicated\","
+                "\"value\":\"db\",\"effect\":\"NoSchedule\"}]},\"status\":{\"allocatable\":{"
+                "\"cpu\":\"4\",\"memory\":\"4Gi\"},\"conditions\":[{\"type\":\"Ready\","
+                "\"status\":\"True\"}]}},{\"metadata\":{\"name\":\"b\"},\"spec\":{\"taints\":[{"
+                "\"key\":\"soft\",\"effect\":\"PreferNoSchedule\"},{\"key\":\"gpu\","
+                "\"effect\":\"NoExecute\"}]},\"status\":{\"allocatable\":{\"cpu\":\"4\","
+                "\"memory\":\"4Gi\"},\"conditions\":[{\"type\":\"Ready\",\"status\":\"True\"}]}},"
+                "{\"metadata\":{\"name\":\"c\"},\"status\":{\"allocatable\":{\"cpu\":\"4\","
+                "\"memory\":\"4Gi\"},\"conditions\":[{\"type\":\"Ready\",\"status\":"
+                "\"Unknown\"}]}}]");
+        cleanup_json json_t *empty = json_array();
+        cleanup_json json_t *pod = pod_asking("1", "1Gi");
+        char *msg = NULL;
+
+        (void) state;
+        assert_null(scheduler_pick_node(pod, nodes, empty, &msg));
+        assert_string_equal(
+                msg,
+                "0/3 nodes are available: 1 node(s) had untolerated taint {dedicated: db}, 1 node(s) "
+                "had untolerated taint {gpu: }, 1 node(s) had untolerated taint "
+                "{node.kubernetes.io/unreachable: }. preemption: 0/3 nodes are available: 3 "
+                "Preemption is not helpful for scheduling.");
+        free(msg);
+        msg = NULL;
+        json_object_set_new(json_object_get(pod, "spec"), "tolerations",
+                            json_pack("[{s:s, s:s, s:s}]", "key", "gpu", "operator", "Exists",
+                                      "effect", "NoExecute"));
+        assert_string_equal(scheduler_pick_node(pod, nodes, empty, &msg), "b");
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_requests),
                 cmocka_unit_test(test_pending_resize_counts_the_larger),
                 cmocka_unit_test(test_pick),
+                cmocka_unit_test(test_taints),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
