@@ -18,7 +18,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "base/alloc.h"
 #include "base/base64.h"
@@ -75,6 +77,7 @@ struct store_etcd {
         pthread_cond_t feed_cond;
         uint64_t feed_rv; /* newest revision published into the cache */
         bool feed_created, stopping;
+        int feed_fd; /* the watch stream's socket, -1 when none; under feed_lock */
         pthread_t feed_thread, compact_thread;
         bool feed_started, compact_started;
 
@@ -553,6 +556,35 @@ static int feed_progress(void *ud, curl_off_t a, curl_off_t b, curl_off_t c, cur
         return __atomic_load_n(&f->e->stopping, __ATOMIC_ACQUIRE) ? 1 : 0;
 }
 
+/* Remembers the stream's socket so closing the store can cut it at once (libcurl would notice
+ * the stop flag only at its next progress call, up to a second later). */
+static curl_socket_t feed_open_socket(void *ud, curlsocktype purpose, struct curl_sockaddr *a)
+{
+        struct store_etcd *e = ud;
+        curl_socket_t fd = socket(a->family, a->socktype | SOCK_CLOEXEC, a->protocol);
+
+        (void) purpose;
+        pthread_mutex_lock(&e->feed_lock);
+        if (e->stopping && fd >= 0) {
+                (void) close(fd);
+                fd = CURL_SOCKET_BAD;
+        }
+        e->feed_fd = fd;
+        pthread_mutex_unlock(&e->feed_lock);
+        return fd;
+}
+
+static int feed_close_socket(void *ud, curl_socket_t fd)
+{
+        struct store_etcd *e = ud;
+
+        pthread_mutex_lock(&e->feed_lock);
+        if (e->feed_fd == fd)
+                e->feed_fd = -1;
+        pthread_mutex_unlock(&e->feed_lock);
+        return close(fd);
+}
+
 static void *feed_run(void *p)
 {
         struct store_etcd *e = p;
@@ -584,6 +616,12 @@ static void *feed_run(void *p)
                 (void) curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
                 (void) curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, feed_progress);
                 (void) curl_easy_setopt(h, CURLOPT_XFERINFODATA, &f);
+                (void) curl_easy_setopt(h, CURLOPT_OPENSOCKETFUNCTION, feed_open_socket);
+                (void) curl_easy_setopt(h, CURLOPT_OPENSOCKETDATA, e);
+                (void) curl_easy_setopt(h, CURLOPT_CLOSESOCKETFUNCTION, feed_close_socket);
+                (void) curl_easy_setopt(h, CURLOPT_CLOSESOCKETDATA, e);
+                /* the stream's connection is its own, never reused by another request */
+                (void) curl_easy_setopt(h, CURLOPT_FORBID_REUSE, 1L);
                 /* a dead member is noticed within a minute even without a RST */
                 (void) curl_easy_setopt(h, CURLOPT_TCP_KEEPALIVE, 1L);
                 (void) curl_easy_setopt(h, CURLOPT_TCP_KEEPIDLE, 10L);
@@ -729,8 +767,9 @@ static int lease_for(struct store_etcd *e, const char *resource, bool fresh, int
         reuse = t->seconds * LEASE_REUSE_PERCENT / 100;
         if (reuse > LEASE_REUSE_MAX_S)
                 reuse = LEASE_REUSE_MAX_S;
+        /* valid: it outlives the object's TTL; sufficient: by no more than the reuse period */
         if (!fresh && t->lease_id && now + (int64_t) t->seconds * 1000 < t->lease_expires_ms &&
-            t->lease_ttl - t->seconds <= reuse) {
+            now + (int64_t) (t->seconds + reuse) * 1000 > t->lease_expires_ms) {
                 *ret = t->lease_id;
                 pthread_mutex_unlock(&e->ttl_lock);
                 return 0;
@@ -745,8 +784,9 @@ static int lease_for(struct store_etcd *e, const char *resource, bool fresh, int
         pthread_mutex_lock(&e->ttl_lock);
         t = (struct ttl_rule *) ttl_find(e, resource);
         t->lease_id = j_int(ans, "ID");
-        t->lease_ttl = ttl;
-        t->lease_expires_ms = now + (int64_t) ttl * 1000;
+        /* etcd may grant longer than asked (its minimum TTL) */
+        t->lease_ttl = j_int(ans, "TTL") > (int64_t) ttl ? (unsigned) j_int(ans, "TTL") : ttl;
+        t->lease_expires_ms = now + (int64_t) t->lease_ttl * 1000;
         *ret = t->lease_id;
         pthread_mutex_unlock(&e->ttl_lock);
         return 0;
@@ -926,24 +966,22 @@ static const json_t *txn_range_kv(const json_t *ans)
                 0);
 }
 
-/* A put with the resource's lease; a lease that expired under it is granted anew once. */
+/* A put with the resource's lease; a lease that expired under it is granted anew once (the
+ * put was refused then, so sending it again is safe). Takes compare over. */
 static int put_leased(struct store_etcd *e, const char *resource, const char *key, json_t *compare,
                       const char *value, size_t len, json_t **ret, struct error **reterr)
 {
         int64_t lease;
         int r = lease_for(e, resource, false, &lease, reterr);
 
-        if (r < 0) {
-                json_decref(compare);
-                return r;
-        }
-        r = txn_put(e, key, json_deep_copy(compare), value, len, lease, ret, lease ? NULL : reterr);
+        if (r >= 0)
+                r = txn_put(e, key, json_incref(compare), value, len, lease, ret, reterr);
         if (r == -ENOENT && lease) {
+                if (reterr)
+                        *reterr = error_free(*reterr);
                 r = lease_for(e, resource, true, &lease, reterr);
                 if (r >= 0)
                         r = txn_put(e, key, json_incref(compare), value, len, lease, ret, reterr);
-        } else if (r < 0 && lease) {
-                r = txn_put(e, key, json_incref(compare), value, len, lease, ret, reterr);
         }
         json_decref(compare);
         return r;
@@ -1106,6 +1144,8 @@ static void etcd_free(struct store_backend *b)
         pthread_mutex_lock(&e->feed_lock);
         __atomic_store_n(&e->stopping, true, __ATOMIC_RELEASE);
         pthread_cond_broadcast(&e->feed_cond);
+        if (e->feed_fd >= 0)
+                (void) shutdown(e->feed_fd, SHUT_RDWR);
         pthread_mutex_unlock(&e->feed_lock);
         if (e->feed_started)
                 (void) pthread_join(e->feed_thread, NULL);
@@ -1200,6 +1240,7 @@ int store_etcd_open(const struct store_etcd_options *eo, struct store_backend **
 
         (void) pthread_once(&curl_once, curl_init_once);
         e->base.ops = &etcd_ops;
+        e->feed_fd = -1;
         e->compaction_interval_ms = eo->compaction_interval_ms;
         e->cafile = eo->cafile ? xstrdup(eo->cafile) : NULL;
         e->certfile = eo->certfile ? xstrdup(eo->certfile) : NULL;
