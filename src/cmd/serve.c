@@ -359,6 +359,20 @@ static int parse_flags(const char *command, int argc, char **argv, struct serve_
                                command);
                 return -EINVAL;
         }
+        if (f->etcd_endpoints) {
+                cleanup_free char *copy = xstrdup(f->etcd_endpoints);
+                char *save = NULL;
+
+                /* checked before anything is made under the data dir */
+                for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save))
+                        if (strncmp(t, "http://", 7) != 0 && strncmp(t, "https://", 8) != 0) {
+                                (void) fprintf(stderr,
+                                               "flexlet %s: --etcd-endpoints: \"%s\": want "
+                                               "http:// or https://\n",
+                                               command, t);
+                                return -EINVAL;
+                        }
+        }
         if (!f->etcd_certfile != !f->etcd_keyfile) {
                 (void) fprintf(stderr,
                                "flexlet %s: --etcd-certfile and --etcd-keyfile go together\n",
