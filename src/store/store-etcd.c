@@ -235,7 +235,11 @@ static int etcd_call(struct store_etcd *e, const char *path, const json_t *req, 
                         /* K8S (clientv3's balancer): on a connection error, the next endpoint */
                         __atomic_compare_exchange_n(&e->current, &(unsigned){ idx }, idx + 1, false,
                                                     __ATOMIC_RELAXED, __ATOMIC_RELAXED);
-                        if (tries + 1 >= e->n_endpoints && time_monotonic_ms() > deadline) {
+                        /* A refused connection may be a member still starting: keep trying
+                         * for a while. A failed handshake (no or a wrong client certificate)
+                         * does not heal: once every endpoint said so, give up. */
+                        if (tries + 1 >= e->n_endpoints &&
+                            (time_monotonic_ms() > deadline || c == CURLE_SSL_CONNECT_ERROR)) {
                                 r = error_set(reterr, EIO, "etcd %s: no endpoint answers: %s", path,
                                               last_error);
                                 break;

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # test-etcd.sh: `flexlet apiserver --store etcd` on a three-member etcd cluster (Debian's etcd on
-# loopback ports, data in the test's folder): real kubectl creates, lists, watches and patches
+# loopback ports, data in the test's folder) that serves clients over TLS and requires client
+# certificates (--etcd-cafile/--etcd-certfile/--etcd-keyfile): real kubectl creates, lists, watches and patches
 # pods; the objects sit under /registry/ as kube-apiserver keeps them; a watch from a version
 # older than the compacted revision gets 410 Expired; kill -9 of the etcd member the apiserver
 # talks to and writes go on through the others; a restarted apiserver keeps everything. Every
@@ -29,11 +30,29 @@ etcd_cleanup() {
 SERVER_CLEANUP=etcd_cleanup
 trap etcd_cleanup EXIT
 
-# Three members: client and peer ports on loopback.
+# A CA, the members' serving certificate and the apiserver's client certificate.
+pki=$SERVER_DIR/etcd-pki
+mkdir -p "$pki"
+cert() { # NAME CN USAGE: a P-256 key and a certificate the CA signs
+        openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$pki/$1.key" \
+                -out "$pki/$1.csr" -subj "/CN=$2" 2>/dev/null &&
+                openssl x509 -req -in "$pki/$1.csr" -CA "$pki/ca.crt" -CAkey "$pki/ca.key" \
+                        -CAcreateserial -out "$pki/$1.crt" -days 1 \
+                        -extfile <(printf 'subjectAltName=IP:127.0.0.1\nextendedKeyUsage=%s\n' "$3") 2>/dev/null
+}
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$pki/ca.key" \
+        -out "$pki/ca.crt" -subj /CN=etcd-ca -days 1 2>/dev/null
+# etcd 3.4's JSON gateway calls its own gRPC server with the serving certificate, so under
+# --client-cert-auth that certificate must allow client authentication too.
+cert server etcd serverAuth,clientAuth
+cert client flexlet clientAuth
+tls=(--etcd-cafile "$pki/ca.crt" --etcd-certfile "$pki/client.crt" --etcd-keyfile "$pki/client.key")
+
+# Three members: client (TLS) and peer ports on loopback.
 names=(m1 m2 m3)
 clients=() peers=() cluster=
 for i in 0 1 2; do
-        clients[i]=http://127.0.0.1:$(free_port)
+        clients[i]=https://127.0.0.1:$(free_port)
         peers[i]=http://127.0.0.1:$(free_port)
         cluster+="${cluster:+,}${names[i]}=${peers[i]}"
 done
@@ -49,11 +68,19 @@ etcd_start() {
                 --listen-peer-urls "${peers[i]}" --initial-advertise-peer-urls "${peers[i]}" \
                 --initial-cluster "$cluster" --initial-cluster-state new \
                 --initial-cluster-token "flexlet-test-$$" --max-request-bytes 8388608 \
+                --cert-file "$pki/server.crt" --key-file "$pki/server.key" \
+                --client-cert-auth --trusted-ca-file "$pki/ca.crt" \
                 --logger zap --log-level error >>"$SERVER_DIR/etcd-${names[i]}.log" 2>&1 &
         ETCD_PIDS[i]=$!
 }
 for i in 0 1 2; do etcd_start "$i"; done
-ec() { ETCDCTL_API=3 etcdctl --endpoints "$endpoints" --command-timeout=5s "$@"; }
+ectl() { # ENDPOINTS ARGS...
+        local eps=$1
+        shift
+        ETCDCTL_API=3 etcdctl --endpoints "$eps" --command-timeout=5s --cacert "$pki/ca.crt" \
+                --cert "$pki/client.crt" --key "$pki/client.key" "$@"
+}
+ec() { ectl "$endpoints" "$@"; }
 for _ in $(seq 1 100); do
         ec endpoint health >/dev/null 2>&1 && break
         sleep 0.2
@@ -61,7 +88,13 @@ done
 check "a three-member etcd cluster is healthy" ec endpoint health
 
 # A short compaction interval, so the test sees one.
-flags=(--store etcd --etcd-endpoints "$endpoints" --etcd-compaction-interval 1s)
+flags=(--store etcd --etcd-endpoints "$endpoints" --etcd-compaction-interval 1s "${tls[@]}")
+check_fails "without a client certificate etcd refuses" \
+        curl -sSf --cacert "$pki/ca.crt" -X POST "${clients[0]}/v3/kv/range" -d '{"key":"AA=="}'
+FLEXLET_CHECK_DIR=$(mktemp -d "$SERVER_DIR/no-cert.XXXXXX")
+check_output "and so does flexlet without it" "opening store on etcd" \
+        timeout 60 "$FLEXLET_BIN" apiserver --data-dir "$FLEXLET_CHECK_DIR" --listen 127.0.0.1:0 \
+        --store etcd --etcd-endpoints "${clients[0]}" --etcd-cafile "$pki/ca.crt"
 if ! server_start "${flags[@]}"; then
         not_ok "flexlet apiserver --store etcd starts"
         tap_done
@@ -118,7 +151,7 @@ check "after kill -9 of one etcd member a create succeeds" k create -f <(pod p3)
 check "and a patch" k patch pod p2 -p '{"metadata":{"labels":{"step":"after-kill"}}}'
 check_output "and a list shows the new pod" "p3" k get pods -o name
 check_output "and the write is in etcd" "/registry/pods/default/p3" \
-        env ETCDCTL_API=3 etcdctl --endpoints "${clients[1]}" get /registry/pods/default/p3 --keys-only
+        ectl "${clients[1]}" get /registry/pods/default/p3 --keys-only
 
 # A restarted apiserver keeps everything.
 rv_before=$(k get pod p2 -o jsonpath='{.metadata.resourceVersion}')
