@@ -153,6 +153,14 @@ static void handle_setup(struct store_etcd *e, CURL *h, const char *url, const c
                 (void) curl_easy_setopt(h, CURLOPT_SSLKEY, e->keyfile);
 }
 
+/* The endpoint at cur (the value of e->current the caller used) failed: move every caller on
+ * to the next, unless another already did. */
+static void endpoint_failed(struct store_etcd *e, unsigned cur)
+{
+        (void) __atomic_compare_exchange_n(&e->current, &cur, cur + 1, false, __ATOMIC_RELAXED,
+                                           __ATOMIC_RELAXED);
+}
+
 /* A connection-level failure: the next endpoint may answer. */
 static bool curl_failover(CURLcode c)
 {
@@ -203,7 +211,8 @@ static int etcd_call(struct store_etcd *e, const char *path, const json_t *req, 
         if (!body || !headers)
                 abort();
         for (size_t tries = 0;; tries++) {
-                unsigned idx = __atomic_load_n(&e->current, __ATOMIC_RELAXED) % e->n_endpoints;
+                unsigned cur = __atomic_load_n(&e->current, __ATOMIC_RELAXED);
+                unsigned idx = cur % e->n_endpoints;
                 cleanup_free char *url = xasprintf("%s%s", e->endpoints[idx], path);
                 struct reply rep = { 0 };
                 CURL *h = handle_get(e);
@@ -233,8 +242,7 @@ static int etcd_call(struct store_etcd *e, const char *path, const json_t *req, 
                                 break;
                         }
                         /* K8S (clientv3's balancer): on a connection error, the next endpoint */
-                        __atomic_compare_exchange_n(&e->current, &(unsigned){ idx }, idx + 1, false,
-                                                    __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+                        endpoint_failed(e, cur);
                         /* A refused connection may be a member still starting: keep trying
                          * for a while. A failed handshake (no or a wrong client certificate)
                          * does not heal: once every endpoint said so, give up. */
@@ -272,9 +280,7 @@ static int etcd_call(struct store_etcd *e, const char *path, const json_t *req, 
                         code = json_integer_value(json_object_get(ans, "code"));
                         if (etcd_transient(msg, code) && time_monotonic_ms() < deadline) {
                                 json_decref(ans);
-                                __atomic_compare_exchange_n(&e->current, &(unsigned){ idx },
-                                                            idx + 1, false, __ATOMIC_RELAXED,
-                                                            __ATOMIC_RELAXED);
+                                endpoint_failed(e, cur);
                                 (void) nanosleep(&(struct timespec){ 0, 100 * 1000 * 1000 }, NULL);
                                 continue;
                         }
@@ -601,7 +607,8 @@ static void *feed_run(void *p)
         strbuf_init(&f.line);
         f.next_rev = e->feed_rv + 1;
         while (!__atomic_load_n(&e->stopping, __ATOMIC_ACQUIRE)) {
-                unsigned idx = __atomic_load_n(&e->current, __ATOMIC_RELAXED) % e->n_endpoints;
+                unsigned cur = __atomic_load_n(&e->current, __ATOMIC_RELAXED);
+                unsigned idx = cur % e->n_endpoints;
                 cleanup_free char *url = xasprintf("%s/v3/watch", e->endpoints[idx]);
                 cleanup_json json_t *req =
                         json_pack("{s:{s:o, s:o, s:I, s:b}}", "create_request", "key",
@@ -652,8 +659,7 @@ static void *feed_run(void *p)
                         continue;
                 }
                 if (c != CURLE_OK || f.broken || !f.created)
-                        __atomic_compare_exchange_n(&e->current, &(unsigned){ idx }, idx + 1, false,
-                                                    __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+                        endpoint_failed(e, cur);
                 (void) nanosleep(&(struct timespec){ 0, 100 * 1000 * 1000 }, NULL);
         }
         strbuf_release(&f.line);
