@@ -35,9 +35,9 @@
 /* K8S: store.go pages a list through etcd (the reflector's default page is 500) */
 #define LIST_PAGE          500
 #define REQUEST_TIMEOUT_MS 15000
-#define CONNECT_TIMEOUT_MS 2000
+#define CONNECT_TIMEOUT_MS 5000
 /* How long a transient etcd answer (no leader, leader changed, unavailable) is retried. */
-#define RETRY_MS 10000
+#define RETRY_MS 15000
 /* How long a write waits for the watch stream to deliver it into the watch cache. */
 #define FEED_WAIT_MS 10000
 /* A response larger than this is refused: a page of LIST_PAGE objects at the object size cap,
