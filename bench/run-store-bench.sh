@@ -27,7 +27,10 @@ out="bench/results/store-$(date -u +%F).md"
 tmp=$(mktemp -d "${BENCH_TMPDIR:-${TMPDIR:-/tmp}}/flexlet-store-bench.XXXXXX")
 etcd_pid=
 cleanup() {
-        [ -n "$etcd_pid" ] && kill -9 "$etcd_pid" 2>/dev/null && wait "$etcd_pid" 2>/dev/null
+        if [ -n "$etcd_pid" ]; then
+                kill -9 "$etcd_pid" 2>/dev/null || true
+                wait "$etcd_pid" 2>/dev/null || true
+        fi
         rm -rf "$tmp"
 }
 trap cleanup EXIT
