@@ -13,7 +13,7 @@ static const struct {
         const char *help;
 } commands[] = {
         { "serve", cmd_serve,
-          "all-in-one: API server on an embedded SQLite store, scheduler, this node's agent" },
+          "all-in-one: API server (SQLite store, or etcd), scheduler, this node's agent" },
         { "apiserver", cmd_apiserver, "API server and scheduler, without a node agent" },
         { "version", cmd_version, "print the version" },
         { "image", cmd_image, "the local image store: import, list" },

@@ -1,7 +1,7 @@
-/* serve.c: `flexlet serve`, the all-in-one cluster: credentials, the SQLite store, the API
- * server over HTTPS, the bootstrap namespaces, the scheduler and this machine's node agent, then
- * wait for SIGINT/SIGTERM. `flexlet apiserver` is the same without the node agent. Flags for
- * parts still to come (etcd) are accepted, checked and documented. */
+/* serve.c: `flexlet serve`, the all-in-one cluster: credentials, the store (SQLite, or etcd
+ * with --store etcd), the API server over HTTPS, the bootstrap namespaces, the scheduler and
+ * this machine's node agent, then wait for SIGINT/SIGTERM. `flexlet apiserver` is the same
+ * without the node agent. */
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
@@ -54,6 +54,9 @@ struct serve_flags {
         const char *feature_gates;
         const char *store;
         const char *etcd_endpoints;
+        const char *etcd_cafile, *etcd_certfile, *etcd_keyfile;
+        unsigned etcd_compaction_interval_ms; /* 0: never */
+        unsigned event_ttl_ms;
         int64_t watch_cache_bytes; /* 0: the store's default */
         const char *pod_cidr;
         const char *pod_bridge;
@@ -86,8 +89,16 @@ static void serve_usage(FILE *f, const char *command)
                 "  --cgroup-root NAME      parent of every cgroup flexlet makes (default flexlet)\n"
                 "  --allocatable LIST      node allocatable override, e.g. cpu=4,memory=4Gi\n"
                 "  --feature-gates LIST    Name=true|false,...\n"
-                "  --store sqlite|etcd     storage backend (default sqlite; etcd is not available yet)\n"
-                "  --etcd-endpoints URLS   etcd endpoints, for --store etcd\n"
+                "  --store sqlite|etcd     storage backend (default sqlite)\n"
+                "  --etcd-endpoints URLS   etcd endpoints (http:// or https://, comma-separated),\n"
+                "                          for --store etcd; the next is used when one fails\n"
+                "  --etcd-cafile FILE      CA that signs the etcd servers' certificates\n"
+                "  --etcd-certfile FILE    client certificate to present to etcd\n"
+                "  --etcd-keyfile FILE     its private key\n"
+                "  --etcd-compaction-interval DURATION\n"
+                "                          compact etcd's history this often, 0 never (default 5m)\n"
+                "  --event-ttl DURATION    events expire this long after their last write, on etcd\n"
+                "                          (default 1h; SQLite keeps them)\n"
                 "  --watch-cache-bytes Q   watch history kept in memory, as stored JSON (default\n"
                 "                          64Mi; a watcher may leave a quarter of it unread)\n"
                 "  --pod-cidr CIDR         IPv4 range of pod IPs (default " NETWORK_DEFAULT_POD_CIDR
@@ -194,6 +205,11 @@ static int parse_flags(const char *command, int argc, char **argv, struct serve_
                 { "feature-gates", required_argument, NULL, 'f' },
                 { "store", required_argument, NULL, 's' },
                 { "etcd-endpoints", required_argument, NULL, 'e' },
+                { "etcd-cafile", required_argument, NULL, 'x' },
+                { "etcd-certfile", required_argument, NULL, 'y' },
+                { "etcd-keyfile", required_argument, NULL, 'z' },
+                { "etcd-compaction-interval", required_argument, NULL, 'Z' },
+                { "event-ttl", required_argument, NULL, 'E' },
                 { "watch-cache-bytes", required_argument, NULL, 'w' },
                 { "pod-cidr", required_argument, NULL, 'p' },
                 { "pod-bridge", required_argument, NULL, 'b' },
@@ -239,6 +255,33 @@ static int parse_flags(const char *command, int argc, char **argv, struct serve_
                         break;
                 case 'e':
                         f->etcd_endpoints = optarg;
+                        break;
+                case 'x':
+                        f->etcd_cafile = optarg;
+                        break;
+                case 'y':
+                        f->etcd_certfile = optarg;
+                        break;
+                case 'z':
+                        f->etcd_keyfile = optarg;
+                        break;
+                case 'Z':
+                        /* K8S: --etcd-compaction-interval 0 disables compaction */
+                        if (streq(optarg, "0"))
+                                f->etcd_compaction_interval_ms = 0;
+                        else if (parse_duration_ms(command, "--etcd-compaction-interval", optarg,
+                                                   &f->etcd_compaction_interval_ms) < 0)
+                                return -EINVAL;
+                        break;
+                case 'E':
+                        if (parse_duration_ms(command, "--event-ttl", optarg, &f->event_ttl_ms) <
+                                    0 ||
+                            f->event_ttl_ms < 1000) {
+                                (void) fprintf(stderr,
+                                               "flexlet %s: --event-ttl: at least one second\n",
+                                               command);
+                                return -EINVAL;
+                        }
                         break;
                 case 'w': {
                         cleanup_error struct error *err = NULL;
@@ -327,10 +370,40 @@ static int parse_flags(const char *command, int argc, char **argv, struct serve_
         if (f->feature_gates &&
             check_key_value_list(command, "--feature-gates", f->feature_gates) < 0)
                 return -EINVAL;
-        if (!streq(f->store, "sqlite")) {
+        if (!streq(f->store, "sqlite") && !streq(f->store, "etcd")) {
+                (void) fprintf(stderr, "flexlet %s: --store %s: want sqlite or etcd\n", command,
+                               f->store);
+                return -EINVAL;
+        }
+        if (streq(f->store, "etcd") && !f->etcd_endpoints) {
+                (void) fprintf(stderr, "flexlet %s: --store etcd needs --etcd-endpoints\n",
+                               command);
+                return -EINVAL;
+        }
+        if (streq(f->store, "sqlite") &&
+            (f->etcd_endpoints || f->etcd_cafile || f->etcd_certfile || f->etcd_keyfile)) {
+                (void) fprintf(stderr, "flexlet %s: the --etcd-* flags need --store etcd\n",
+                               command);
+                return -EINVAL;
+        }
+        if (f->etcd_endpoints) {
+                cleanup_free char *copy = xstrdup(f->etcd_endpoints);
+                char *save = NULL;
+
+                /* checked before anything is made under the data dir */
+                for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save))
+                        if (strncmp(t, "http://", 7) != 0 && strncmp(t, "https://", 8) != 0) {
+                                (void) fprintf(stderr,
+                                               "flexlet %s: --etcd-endpoints: \"%s\": want "
+                                               "http:// or https://\n",
+                                               command, t);
+                                return -EINVAL;
+                        }
+        }
+        if (!f->etcd_certfile != !f->etcd_keyfile) {
                 (void) fprintf(stderr,
-                               "flexlet %s: --store %s: only sqlite is available in this version\n",
-                               command, f->store);
+                               "flexlet %s: --etcd-certfile and --etcd-keyfile go together\n",
+                               command);
                 return -EINVAL;
         }
         return 0;
@@ -437,6 +510,8 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
                 .listen = "127.0.0.1:6443",
                 .cgroup_root = "flexlet",
                 .store = "sqlite",
+                .etcd_compaction_interval_ms = STORE_ETCD_COMPACTION_INTERVAL_DEFAULT_MS,
+                .event_ttl_ms = 3600 * 1000, /* K8S: --event-ttl 1h */
                 .max_connections = HTTP_SERVER_DEFAULT_MAX_CONNECTIONS,
                 .max_connections_per_client = HTTP_SERVER_DEFAULT_MAX_CONNECTIONS_PER_CLIENT,
                 .tls_handshake_timeout_ms = HTTP_SERVER_DEFAULT_TLS_HANDSHAKE_TIMEOUT_MS,
@@ -569,7 +644,21 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
                         .watch_window_bytes = (size_t) f.watch_cache_bytes,
                         .watch_queue_bytes = (size_t) f.watch_cache_bytes / 4,
                 };
-                r = store_open_sqlite_with(db, &so, &store, &err);
+                const struct store_etcd_options eo = {
+                        .endpoints = f.etcd_endpoints,
+                        .cafile = f.etcd_cafile,
+                        .certfile = f.etcd_certfile,
+                        .keyfile = f.etcd_keyfile,
+                        .compaction_interval_ms = f.etcd_compaction_interval_ms,
+                };
+
+                if (streq(f.store, "etcd"))
+                        r = store_open_etcd(&eo, &so, &store, &err);
+                else
+                        r = store_open_sqlite_with(db, &so, &store, &err);
+                /* K8S: events expire (--event-ttl); the SQLite store keeps them, as it did */
+                if (r >= 0)
+                        (void) store_set_ttl(store, "events", f.event_ttl_ms / 1000);
         }
         if (r < 0) {
                 (void) fprintf(stderr, "flexlet %s: store: %s\n", command, err->message);

@@ -36,6 +36,9 @@ struct store_backend_ops {
         int (*delete)(struct store_backend *b, const char *resource, const char *ns,
                       const char *name, uint64_t expected_rv, json_t **ret_last,
                       struct error **reterr);
+        /* Optional (NULL: the backend keeps objects until deleted): objects of resource
+         * written from now on expire seconds after their last write. */
+        int (*set_ttl)(struct store_backend *b, const char *resource, unsigned seconds);
 };
 
 /* The head of every backend's own struct. */
@@ -53,6 +56,14 @@ int store_new(struct store_backend *b, const struct store_options *o, struct sto
 /* Opens the SQLite backend (store-sqlite.c). */
 int store_sqlite_open(const char *path, const struct store_options *o, struct store_backend **ret,
                       struct error **reterr);
+
+/* Opens the etcd backend (store-etcd.c): checks the endpoints and reads the current revision,
+ * where the watch history starts. */
+int store_etcd_open(const struct store_etcd_options *eo, struct store_backend **ret,
+                    struct error **reterr);
+/* Once the backend has its cache: starts the watch that feeds it (and returns once etcd
+ * accepted it) and the compactor. */
+int store_etcd_start(struct store_backend *b, struct error **reterr);
 
 /* --- helpers every backend uses (store.c) --- */
 
@@ -121,6 +132,12 @@ void watch_cache_publish(struct watch_cache *c, enum store_event_type type, cons
  * from the window; -ECANCELED after shutdown. */
 int watch_cache_watch(struct watch_cache *c, const char *resource, const char *ns, uint64_t from_rv,
                       json_t *initial, struct store_watch **ret, struct error **reterr);
+/* The storage compacted away every revision below rv: a watch may start from rv - 1 at the
+ * oldest (it asks for the events after it), older history is dropped. */
+void watch_cache_compact(struct watch_cache *c, uint64_t rv);
+/* History was lost (the backend's feed fell below a compaction): every watcher is cancelled
+ * (it re-lists), the history empties and starts again, complete, at rv. */
+void watch_cache_reset(struct watch_cache *c, uint64_t rv);
 /* The oldest from_rv a watch may start from now (every event after it is retained). */
 uint64_t watch_cache_oldest_rv(struct watch_cache *c);
 

@@ -234,6 +234,39 @@ int store_open_sqlite(const char *path, struct store **ret, struct error **reter
         return store_open_sqlite_with(path, NULL, ret, reterr);
 }
 
+int store_open_etcd(const struct store_etcd_options *eo, const struct store_options *o,
+                    struct store **ret, struct error **reterr)
+{
+        struct store_backend *b;
+        struct store *s;
+        int r;
+
+        if (!eo)
+                return error_set(reterr, EINVAL, "opening store: no etcd options");
+        r = store_etcd_open(eo, &b, reterr);
+        if (r < 0)
+                return r;
+        r = store_new(b, o, &s, reterr);
+        if (r < 0)
+                return r;
+        r = store_etcd_start(b, reterr);
+        if (r < 0) {
+                store_close(s);
+                return r;
+        }
+        *ret = s;
+        return 0;
+}
+
+int store_set_ttl(struct store *s, const char *resource, unsigned seconds)
+{
+        if (!resource || !*resource || seconds == 0)
+                return -EINVAL;
+        if (!s->backend->ops->set_ttl)
+                return -EOPNOTSUPP;
+        return s->backend->ops->set_ttl(s->backend, resource, seconds);
+}
+
 void store_end_watches(struct store *s)
 {
         watch_cache_shutdown(s->cache);

@@ -1,4 +1,4 @@
-/* store.h: the storage interface every backend implements (SQLite now, etcd later).
+/* store.h: the storage interface every backend implements (SQLite, the default; etcd).
  *
  * Objects are JSON (jansson) keyed by (resource, namespace, name); cluster-scoped objects use
  * namespace "" (NULL is accepted as ""). One global 64-bit resourceVersion orders every write; a
@@ -6,6 +6,11 @@
  * when they return. Watches replay history from a resourceVersion out of an in-memory window and
  * then deliver live events; a watch from a version older than the window fails with -ERANGE (the
  * caller answers 410 Expired). Selectors are not the store's business: callers filter.
+ *
+ * On etcd the resourceVersion is etcd's revision (global to the etcd cluster, so versions of one
+ * store skip the revisions others write), the watch history is fed by one etcd watch, writes of
+ * other stores on the same etcd show up in watches too, and the history also ends at etcd's
+ * compaction. "A second open fails with -EBUSY" is SQLite's alone: many stores share an etcd.
  *
  * Threads: every function may be called from any thread at the same time, except store_close,
  * which must be the last call on the store (watchers may still be waiting in store_watch_next:
@@ -76,6 +81,29 @@ int store_open_sqlite(const char *path, struct store **ret, struct error **reter
 /* The same with options (NULL: defaults). */
 int store_open_sqlite_with(const char *path, const struct store_options *o, struct store **ret,
                            struct error **reterr);
+/* How to reach etcd. */
+struct store_etcd_options {
+        const char *endpoints; /* "http(s)://host:port,...": the first answering is used, the
+                                * next on a connection error */
+        const char *cafile, *certfile, *keyfile; /* TLS: trusted CA, client certificate and key
+                                                  * (PEM files), each NULL for none */
+        /* K8S: --etcd-compaction-interval (5m): how often the revisions older than one
+         * interval are compacted away; 0 never. */
+        unsigned compaction_interval_ms;
+};
+#define STORE_ETCD_COMPACTION_INTERVAL_DEFAULT_MS (5 * 60 * 1000)
+
+/* Opens the store on etcd (objects under /registry/, see store-etcd.c): checks that an endpoint
+ * answers, starts the watch that feeds the history. Errors: -EINVAL bad endpoints, -EIO or
+ * -ETIMEDOUT when no endpoint answers, with *reterr. */
+int store_open_etcd(const struct store_etcd_options *eo, const struct store_options *o,
+                    struct store **ret, struct error **reterr);
+
+/* Objects of resource written from now on expire seconds after their last write (K8S: the
+ * apiserver's --event-ttl for events): on etcd through leases, which delete them (watchers see
+ * DELETED). -EOPNOTSUPP where the backend keeps objects until deleted (SQLite: as ever). */
+int store_set_ttl(struct store *s, const char *resource, unsigned seconds);
+
 /* Closes; wakes every watcher with -ECANCELED. NULL-safe, returns NULL. */
 struct store *store_close(struct store *s);
 /* Ends every watch, now and to come, with -ECANCELED; reads and writes go on. For a server

@@ -231,6 +231,43 @@ void watch_cache_publish(struct watch_cache *c, enum store_event_type type, cons
         pthread_mutex_unlock(&c->lock);
 }
 
+/* Called with the cache locked: drops the events up to rv; no watch may start below it. */
+static void ring_drop_through(struct watch_cache *c, uint64_t rv)
+{
+        while (c->count > 0 && c->ring[c->head]->rv <= rv) {
+                struct wc_event *old = c->ring[c->head];
+
+                c->ring_bytes -= old->bytes;
+                wc_event_unref(old);
+                c->head = (c->head + 1) % c->limits.window;
+                c->count--;
+        }
+        /* last_rv stays: the backend may still publish events up to rv it has not yet */
+        if (rv > c->start_rv)
+                c->start_rv = rv;
+}
+
+void watch_cache_compact(struct watch_cache *c, uint64_t rv)
+{
+        if (rv == 0)
+                return;
+        pthread_mutex_lock(&c->lock);
+        /* etcd keeps revision rv itself: a watch from rv - 1 (events after it) still works */
+        ring_drop_through(c, rv - 1);
+        pthread_mutex_unlock(&c->lock);
+}
+
+void watch_cache_reset(struct watch_cache *c, uint64_t rv)
+{
+        pthread_mutex_lock(&c->lock);
+        for (struct store_watch *w = c->watchers; w; w = w->next)
+                watcher_cancel(w);
+        ring_drop_through(c, UINT64_MAX);
+        c->start_rv = rv;
+        c->last_rv = rv;
+        pthread_mutex_unlock(&c->lock);
+}
+
 uint64_t watch_cache_oldest_rv(struct watch_cache *c)
 {
         uint64_t rv;

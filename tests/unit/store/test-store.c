@@ -1,6 +1,10 @@
-/* test-store.c: the store contract (store.h) on the SQLite backend, in a temporary folder:
- * CRUD and its errors, optimistic concurrency, no-op updates, list order and version, watches
- * (from 0, replay, too old, DELETED, slow watchers, close), concurrent writers, reopening. */
+/* test-store.c: the store contract (store.h), in a temporary folder on SQLite or, built as
+ * test-store-etcd.c (STORE_TEST_ETCD), on a real etcd this test starts on loopback ports in a
+ * temporary folder and removes after: CRUD and its errors, optimistic concurrency, no-op
+ * updates, list order and version, watches (from 0, replay, too old, DELETED, slow watchers,
+ * close), concurrent writers, reopening; on etcd also the key layout, paged lists, two stores on
+ * one etcd, compaction, TTLs through leases and failover between endpoints. Versions are
+ * counted from the store's version when a test starts (etcd's revision is not 0 then). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -8,6 +12,7 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +29,31 @@ struct fixture {
         struct store *s;
 };
 
+/* The store's version when the test started: R(n) is the version of its n-th write. */
+static uint64_t base_rv;
+#define R(n) (base_rv + (uint64_t) (n))
+
+#ifdef STORE_TEST_ETCD
+# include "unit/store/etcd-harness.h"
+
+static int open_with(struct fixture *f, const struct store_options *o)
+{
+        const struct store_etcd_options eo = { .endpoints = etcd_endpoint() };
+        struct error *err = NULL;
+        int r = store_open_etcd(&eo, o, &f->s, &err);
+
+        if (r < 0)
+                fail_msg("store_open_etcd: %s", err ? err->message : "?");
+        error_free(err);
+        return r;
+}
+
+static void remove_db(struct fixture *f)
+{
+        (void) f;
+        etcd_wipe();
+}
+#else
 static void remove_db(struct fixture *f)
 {
         static const char *const suffixes[] = { "", "-wal", "-shm", "-journal", "-lock" };
@@ -46,6 +76,7 @@ static int open_with(struct fixture *f, const struct store_options *o)
         error_free(err);
         return r;
 }
+#endif
 
 static int setup(void **state)
 {
@@ -57,6 +88,7 @@ static int setup(void **state)
                 return -1;
         (void) snprintf(f->path, sizeof(f->path), "%s/store.db", f->dir);
         open_with(f, NULL);
+        base_rv = store_current_rv(f->s);
         *state = f;
         return 0;
 }
@@ -107,10 +139,35 @@ static void create_ok(struct store *s, const char *resource, const char *ns, con
         error_free(err);
 }
 
-static void next_event(struct store_watch *w, enum store_event_type type, uint64_t rv,
+/* o's resourceVersion is R(n). */
+static void assert_rv(const json_t *o, uint64_t n)
+{
+        char buf[24];
+
+        (void) snprintf(buf, sizeof(buf), "%" PRIu64, R(n));
+        assert_non_null(rv_of(o));
+        assert_string_equal(rv_of(o), buf);
+}
+
+/* err's message is fmt with the two versions R(a) and R(b) in its two %s. */
+static void assert_message(struct error *err, const char *fmt, uint64_t a, uint64_t b)
+{
+        char va[24], vb[24];
+        cleanup_free char *want = NULL;
+
+        (void) snprintf(va, sizeof(va), "%" PRIu64, R(a));
+        (void) snprintf(vb, sizeof(vb), "%" PRIu64, R(b));
+        want = xasprintf(fmt, va, vb);
+        assert_non_null(err);
+        assert_string_equal(err->message, want);
+}
+
+/* The next event of w is type on name at R(n). */
+static void next_event(struct store_watch *w, enum store_event_type type, uint64_t n,
                        const char *name)
 {
         struct store_event ev = { 0 };
+        uint64_t rv = R(n);
         char buf[24];
 
         assert_int_equal(store_watch_next(w, 5000, &ev), 1);
@@ -184,26 +241,26 @@ static void test_crud(void **state)
         cleanup_json json_t *got = NULL, *last = NULL, *got2 = NULL;
         struct error *err = NULL;
 
-        assert_int_equal(store_current_rv(f->s), 0);
+        assert_int_equal(store_current_rv(f->s), R(0));
         assert_int_equal(store_create(f->s, "pods", "default", "web", o, NULL), 0);
-        assert_string_equal(rv_of(o), "1");
-        assert_int_equal(store_current_rv(f->s), 1);
+        assert_rv(o, 1);
+        assert_int_equal(store_current_rv(f->s), R(1));
 
         assert_int_equal(store_get(f->s, "pods", "default", "web", &got, NULL), 0);
         assert_true(json_equal(got, o));
 
         json_object_set_new(json_object_get(o, "metadata"), "labels",
                             json_pack("{s:s}", "app", "web"));
-        assert_int_equal(store_update(f->s, "pods", "default", "web", o, 1, NULL), 1);
-        assert_string_equal(rv_of(o), "2");
+        assert_int_equal(store_update(f->s, "pods", "default", "web", o, R(1), NULL), 1);
+        assert_rv(o, 2);
         assert_int_equal(store_get(f->s, "pods", "default", "web", &got2, NULL), 0);
         assert_string_equal(json_path_string(got2, "metadata.labels.app"), "web");
-        assert_string_equal(rv_of(got2), "2");
+        assert_rv(got2, 2);
 
         assert_int_equal(store_delete(f->s, "pods", "default", "web", 0, &last, NULL), 0);
-        assert_string_equal(rv_of(last), "3");
+        assert_rv(last, 3);
         assert_string_equal(json_path_string(last, "metadata.labels.app"), "web");
-        assert_int_equal(store_current_rv(f->s), 3);
+        assert_int_equal(store_current_rv(f->s), R(3));
 
         json_decref(got);
         got = NULL;
@@ -217,7 +274,7 @@ static void test_crud(void **state)
         assert_string_equal(err->message, "pods \"web\" not found");
         err = error_free(err);
         assert_int_equal(store_delete(f->s, "pods", "default", "web", 0, NULL, NULL), -ENOENT);
-        assert_int_equal(store_current_rv(f->s), 3);
+        assert_int_equal(store_current_rv(f->s), R(3));
 }
 
 static void test_key_is_resource_namespace_name(void **state)
@@ -240,7 +297,7 @@ static void test_key_is_resource_namespace_name(void **state)
         assert_string_equal(json_string_value(json_object_get(
                                     json_array_get(json_path(b, "spec.containers"), 0), "image")),
                             "b");
-        assert_string_equal(rv_of(c), "4");
+        assert_rv(c, 4);
         assert_int_equal(store_get(f->s, "pods", "three", "x", &missing, NULL), -ENOENT);
         assert_null(missing);
 }
@@ -259,9 +316,9 @@ static void test_create_existing(void **state)
         assert_string_equal(err->message, "pods \"web\" already exists");
         error_free(err);
         assert_true(json_equal(o, before)); /* not stamped */
-        assert_int_equal(store_current_rv(f->s), 1);
+        assert_int_equal(store_current_rv(f->s), R(1));
         assert_int_equal(store_get(f->s, "pods", "default", "web", &got, NULL), 0);
-        assert_string_equal(rv_of(got), "1");
+        assert_rv(got, 1);
 }
 
 static void test_invalid_arguments(void **state)
@@ -276,7 +333,7 @@ static void test_invalid_arguments(void **state)
         assert_int_equal(store_create(f->s, "pods", "ns", NULL, o, NULL), -EINVAL);
         assert_int_equal(store_update(f->s, "pods", "ns", "x", arr, 0, NULL), -EINVAL);
         assert_int_equal(store_get(f->s, NULL, "ns", "x", &got, NULL), -EINVAL);
-        assert_int_equal(store_current_rv(f->s), 0);
+        assert_int_equal(store_current_rv(f->s), R(0));
         assert_null(json_path(o, "metadata.resourceVersion"));
 }
 
@@ -296,7 +353,7 @@ static void test_too_big(void **state)
         assert_non_null(strstr(err->message, "limit is 3145728"));
         err = error_free(err);
         assert_true(json_equal(o, before));
-        assert_int_equal(store_current_rv(f->s), 0);
+        assert_int_equal(store_current_rv(f->s), R(0));
 
         /* Just under the cap is stored. */
         big[n - 200] = '\0';
@@ -306,8 +363,8 @@ static void test_too_big(void **state)
         big[n - 200] = 'x';
         json_object_set_new(o, "data", json_string(big));
         assert_int_equal(store_update(f->s, "configmaps", "default", "big", o, 0, NULL), -E2BIG);
-        assert_string_equal(rv_of(o), "1");
-        assert_int_equal(store_current_rv(f->s), 1);
+        assert_rv(o, 1);
+        assert_int_equal(store_current_rv(f->s), R(1));
         free(big);
 }
 
@@ -323,7 +380,7 @@ static void test_conflict(void **state)
         create_ok(f->s, "pods", "default", "other", "v1"); /* rv 2 */
 
         /* K8S: resourceVersion mismatch → 409 Conflict with OptimisticLockErrorMsg. */
-        assert_int_equal(store_update(f->s, "pods", "default", "web", o, 2, &err), -ESTALE);
+        assert_int_equal(store_update(f->s, "pods", "default", "web", o, R(2), &err), -ESTALE);
         assert_string_equal(err->message,
                             "Operation cannot be fulfilled on pods \"web\": the object has been "
                             "modified; please apply your changes to the latest version and try "
@@ -331,21 +388,22 @@ static void test_conflict(void **state)
         err = error_free(err);
         assert_null(json_path(o, "metadata.resourceVersion"));
 
-        assert_int_equal(store_update(f->s, "pods", "default", "web", o, 1, NULL), 1);
-        assert_string_equal(rv_of(o), "3");
+        assert_int_equal(store_update(f->s, "pods", "default", "web", o, R(1), NULL), 1);
+        assert_rv(o, 3);
         /* The old version no longer matches: the second writer of a read-modify-write loses. */
-        assert_int_equal(store_update(f->s, "pods", "default", "web", o, 1, NULL), -ESTALE);
+        assert_int_equal(store_update(f->s, "pods", "default", "web", o, R(1), NULL), -ESTALE);
 
         /* K8S: delete precondition mismatch → 409 Conflict naming both versions. */
-        assert_int_equal(store_delete(f->s, "pods", "default", "web", 1, NULL, &err), -ESTALE);
-        assert_string_equal(err->message,
-                            "Operation cannot be fulfilled on pods \"web\": Precondition failed: "
-                            "ResourceVersion in precondition: 1, ResourceVersion in object "
-                            "meta: 3");
+        assert_int_equal(store_delete(f->s, "pods", "default", "web", R(1), NULL, &err), -ESTALE);
+        assert_message(err,
+                       "Operation cannot be fulfilled on pods \"web\": Precondition failed: "
+                       "ResourceVersion in precondition: %s, ResourceVersion in object "
+                       "meta: %s",
+                       1, 3);
         err = error_free(err);
-        assert_int_equal(store_current_rv(f->s), 3);
-        assert_int_equal(store_delete(f->s, "pods", "default", "web", 3, NULL, NULL), 0);
-        assert_int_equal(store_current_rv(f->s), 4);
+        assert_int_equal(store_current_rv(f->s), R(3));
+        assert_int_equal(store_delete(f->s, "pods", "default", "web", R(3), NULL, NULL), 0);
+        assert_int_equal(store_current_rv(f->s), R(4));
 }
 
 /* --- no-op updates --- */
@@ -371,7 +429,7 @@ static void test_noop_update(void **state)
         struct store_watch *w = NULL;
 
         create_ok(f->s, "pods", "default", "web", "busybox");
-        assert_int_equal(store_watch_start(f->s, "pods", NULL, 1, &w, NULL), 0);
+        assert_int_equal(store_watch_start(f->s, "pods", NULL, R(1), &w, NULL), 0);
         for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
                 cleanup_json json_t *stored = NULL, *o = NULL;
                 uint64_t before = store_current_rv(f->s);
@@ -412,7 +470,7 @@ static void test_noop_update(void **state)
                         no_event(w);
                 } else {
                         assert_int_equal(store_current_rv(f->s), before + 1);
-                        next_event(w, STORE_EVENT_MODIFIED, before + 1, "web");
+                        next_event(w, STORE_EVENT_MODIFIED, before + 1 - R(0), "web");
                 }
         }
         store_watch_stop(w);
@@ -437,7 +495,7 @@ static void test_list(void **state)
         create_ok(f->s, "configmaps", "a", "cm", "i");
 
         assert_int_equal(store_list(f->s, "pods", NULL, &all, &rv, NULL), 0);
-        assert_int_equal(rv, 6);
+        assert_int_equal(rv, R(6));
         assert_int_equal(json_array_size(all), ARRAY_SIZE(all_order));
         for (size_t i = 0; i < ARRAY_SIZE(all_order); i++) {
                 json_t *item = json_array_get(all, i);
@@ -450,11 +508,11 @@ static void test_list(void **state)
         assert_int_equal(json_array_size(in_a), 2);
         assert_string_equal(json_path_string(json_array_get(in_a, 0), "metadata.name"), "b");
         assert_string_equal(json_path_string(json_array_get(in_a, 1), "metadata.name"), "y");
-        assert_string_equal(rv_of(json_array_get(in_a, 0)), "4");
+        assert_rv(json_array_get(in_a, 0), 4);
 
         assert_int_equal(store_list(f->s, "secrets", NULL, &none, &rv, NULL), 0);
         assert_int_equal(json_array_size(none), 0);
-        assert_int_equal(rv, 6);
+        assert_int_equal(rv, R(6));
 }
 
 /* --- watch --- */
@@ -524,17 +582,17 @@ static void test_watch_replay(void **state)
         create_ok(f->s, "pods", "default", "b", "i"); /* 2 */
         assert_int_equal(store_get(f->s, "pods", "default", "a", &o, NULL), 0);
         json_object_set_new(o, "status", json_pack("{s:s}", "phase", "Running"));
-        assert_int_equal(store_update(f->s, "pods", "default", "a", o, 1, NULL), 1);    /* 3 */
-        assert_int_equal(store_delete(f->s, "pods", "default", "b", 2, NULL, NULL), 0); /* 4 */
+        assert_int_equal(store_update(f->s, "pods", "default", "a", o, R(1), NULL), 1);    /* 3 */
+        assert_int_equal(store_delete(f->s, "pods", "default", "b", R(2), NULL, NULL), 0); /* 4 */
 
         /* K8S: resourceVersion=N → every change after N, then live. */
-        assert_int_equal(store_watch_start(f->s, "pods", "default", 2, &w, NULL), 0);
+        assert_int_equal(store_watch_start(f->s, "pods", "default", R(2), &w, NULL), 0);
         next_event(w, STORE_EVENT_MODIFIED, 3, "a");
         next_event(w, STORE_EVENT_DELETED, 4, "b");
         no_event(w);
 
         /* From the current version: nothing old, then live. */
-        assert_int_equal(store_watch_start(f->s, "pods", "default", 4, &w_now, NULL), 0);
+        assert_int_equal(store_watch_start(f->s, "pods", "default", R(4), &w_now, NULL), 0);
         no_event(w_now);
         create_ok(f->s, "pods", "default", "c", "i"); /* 5 */
         next_event(w, STORE_EVENT_ADDED, 5, "c");
@@ -543,7 +601,7 @@ static void test_watch_replay(void **state)
         store_watch_stop(w_now);
 
         /* From a version ahead of the store: only what comes after it. */
-        assert_int_equal(store_watch_start(f->s, "pods", "default", 6, &w, NULL), 0);
+        assert_int_equal(store_watch_start(f->s, "pods", "default", R(6), &w, NULL), 0);
         create_ok(f->s, "pods", "default", "d", "i"); /* 6: not after 6 */
         create_ok(f->s, "pods", "default", "e", "i"); /* 7 */
         next_event(w, STORE_EVENT_ADDED, 7, "e");
@@ -565,13 +623,13 @@ static void test_watch_too_old(void **state)
         }
         /* The window holds 7..10, so a watch may start from 6 or later. */
         /* K8S: too old → 410 Expired "too old resource version: N (M)". */
-        assert_int_equal(store_watch_start(f->s, "pods", NULL, 1, &w, &err), -ERANGE);
-        assert_string_equal(err->message, "too old resource version: 1 (6)");
+        assert_int_equal(store_watch_start(f->s, "pods", NULL, R(1), &w, &err), -ERANGE);
+        assert_message(err, "too old resource version: %s (%s)", 1, 6);
         err = error_free(err);
-        assert_int_equal(store_watch_start(f->s, "pods", NULL, 5, &w, NULL), -ERANGE);
+        assert_int_equal(store_watch_start(f->s, "pods", NULL, R(5), &w, NULL), -ERANGE);
         assert_null(w);
 
-        assert_int_equal(store_watch_start(f->s, "pods", NULL, 6, &w, NULL), 0);
+        assert_int_equal(store_watch_start(f->s, "pods", NULL, R(6), &w, NULL), 0);
         for (int i = 7; i <= 10; i++) {
                 (void) snprintf(name, sizeof(name), "p%d", i);
                 next_event(w, STORE_EVENT_ADDED, (uint64_t) i, name);
@@ -604,14 +662,14 @@ static void test_deleted_event(void **state)
         json_object_set_new(json_object_get(o, "metadata"), "labels",
                             json_pack("{s:s}", "final", "yes"));
         assert_int_equal(store_update(f->s, "pods", "default", "web", o, 0, NULL), 1); /* 2 */
-        assert_int_equal(store_watch_start(f->s, "pods", "default", 2, &w, NULL), 0);
-        assert_int_equal(store_delete(f->s, "pods", "default", "web", 2, &last, NULL), 0);
+        assert_int_equal(store_watch_start(f->s, "pods", "default", R(2), &w, NULL), 0);
+        assert_int_equal(store_delete(f->s, "pods", "default", "web", R(2), &last, NULL), 0);
 
         /* K8S: DELETED carries the last state stamped with the deletion's resourceVersion. */
         assert_int_equal(store_watch_next(w, 1000, &ev), 1);
         assert_int_equal(ev.type, STORE_EVENT_DELETED);
-        assert_int_equal(ev.rv, 3);
-        assert_string_equal(rv_of(ev.object), "3");
+        assert_int_equal(ev.rv, R(3));
+        assert_rv(ev.object, 3);
         assert_string_equal(json_path_string(ev.object, "metadata.labels.final"), "yes");
         assert_true(json_equal(ev.object, last));
         store_event_release(&ev);
@@ -780,12 +838,14 @@ static void test_concurrent_writers(void **state)
                 for (int j = 1; j < WRITES_PER_THREAD * 2; j++)
                         assert_true(wr[i].rvs[j] > wr[i].rvs[j - 1]);
                 for (int j = 0; j < WRITES_PER_THREAD * 2; j++) {
-                        assert_true(wr[i].rvs[j] >= 1 && wr[i].rvs[j] < ARRAY_SIZE(seen));
-                        assert_false(seen[wr[i].rvs[j]]); /* unique across threads */
-                        seen[wr[i].rvs[j]] = true;
+                        uint64_t k = wr[i].rvs[j] - R(0);
+
+                        assert_true(k >= 1 && k < ARRAY_SIZE(seen));
+                        assert_false(seen[k]); /* unique across threads */
+                        seen[k] = true;
                 }
         }
-        assert_int_equal(store_current_rv(f->s), WRITERS * WRITES_PER_THREAD * 2);
+        assert_int_equal(store_current_rv(f->s), R(WRITERS * WRITES_PER_THREAD * 2));
 
         /* The watch saw every write once, in strictly increasing order. */
         for (int i = 0; i < WRITERS * WRITES_PER_THREAD * 2; i++) {
@@ -796,13 +856,13 @@ static void test_concurrent_writers(void **state)
                 prev = ev.rv;
                 store_event_release(&ev);
         }
-        assert_int_equal(prev, WRITERS * WRITES_PER_THREAD * 2);
+        assert_int_equal(prev, R(WRITERS * WRITES_PER_THREAD * 2));
         no_event(w);
         store_watch_stop(w);
 
         assert_int_equal(store_list(f->s, "pods", "default", &items, &list_rv, NULL), 0);
         assert_int_equal(json_array_size(items), WRITERS * WRITES_PER_THREAD);
-        assert_int_equal(list_rv, WRITERS * WRITES_PER_THREAD * 2);
+        assert_int_equal(list_rv, R(WRITERS * WRITES_PER_THREAD * 2));
 }
 
 struct creator {
@@ -843,7 +903,7 @@ static void test_watch_from_zero_during_writes(void **state)
                 usleep(3000);
         }
         assert_int_equal(pthread_join(th, NULL), 0);
-        assert_int_equal(store_current_rv(f->s), 60);
+        assert_int_equal(store_current_rv(f->s), R(60));
         for (size_t i = 0; i < ARRAY_SIZE(w); i++) {
                 struct store_event ev = { 0 };
 
@@ -873,27 +933,257 @@ static void test_reopen_persists(void **state)
         assert_int_equal(store_create(f->s, "pods", "default", "web", o, NULL), 0);
         create_ok(f->s, "pods", "default", "gone", "i");
         assert_int_equal(store_delete(f->s, "pods", "default", "gone", 0, NULL, NULL), 0);
-        assert_int_equal(store_current_rv(f->s), 3);
+        assert_int_equal(store_current_rv(f->s), R(3));
 
         reopen(f, NULL);
-        assert_int_equal(store_current_rv(f->s), 3);
+        assert_int_equal(store_current_rv(f->s), R(3));
         assert_int_equal(store_get(f->s, "pods", "default", "web", &got, NULL), 0);
         assert_true(json_equal(got, o));
         assert_int_equal(store_get(f->s, "pods", "default", "gone", &got, NULL), -ENOENT);
 
         /* After a restart the window is empty at the current version. */
-        assert_int_equal(store_watch_start(f->s, "pods", NULL, 2, &w, &err), -ERANGE);
-        assert_string_equal(err->message, "too old resource version: 2 (3)");
+        assert_int_equal(store_watch_start(f->s, "pods", NULL, R(2), &w, &err), -ERANGE);
+        assert_message(err, "too old resource version: %s (%s)", 2, 3);
         error_free(err);
-        assert_int_equal(store_watch_start(f->s, "pods", NULL, 3, &w, NULL), 0);
+        assert_int_equal(store_watch_start(f->s, "pods", NULL, R(3), &w, NULL), 0);
 
         /* The counter continues where it stopped. */
         assert_int_equal(store_create(f->s, "pods", "default", "next", n, NULL), 0);
-        assert_string_equal(rv_of(n), "4");
+        assert_rv(n, 4);
         next_event(w, STORE_EVENT_ADDED, 4, "next");
         store_watch_stop(w);
 }
 
+#ifdef STORE_TEST_ETCD
+/* --- etcd only --- */
+
+/* The kv etcd holds at key (a new reference), or NULL. */
+static json_t *raw_kv(const char *key)
+{
+        cleanup_free char *k = base64_encode(key, strlen(key));
+        cleanup_free char *body = xasprintf("{\"key\":\"%s\"}", k);
+        cleanup_json json_t *ans = etcd_raw("/v3/kv/range", body);
+
+        return json_incref(json_array_get(json_object_get(ans, "kvs"), 0));
+}
+
+static json_t *raw_value(const json_t *kv)
+{
+        char *v = NULL;
+        size_t n = 0;
+        const char *s = json_string_value(json_object_get(kv, "value"));
+        json_t *o;
+
+        assert_non_null(s);
+        assert_int_equal(base64_decode(s, strlen(s), &v, &n, NULL), 0);
+        o = json_loadb(v, n, 0, NULL);
+        free(v);
+        return o;
+}
+
+/* K8S: /registry/<resource>/<namespace>/<name>, cluster-scoped without the namespace; the value
+ * is the object's JSON, its resourceVersion the key's mod_revision. */
+static void test_etcd_keys(void **state)
+{
+        struct fixture *f = *state;
+        cleanup_json json_t *kv = NULL, *node = NULL, *v = NULL;
+        json_t *bad = pod("default", "x", "i");
+
+        create_ok(f->s, "pods", "default", "web", "busybox"); /* 1 */
+        create_ok(f->s, "nodes", NULL, "n1", "i");            /* 2 */
+        kv = raw_kv("/registry/pods/default/web");
+        node = raw_kv("/registry/nodes/n1");
+        assert_non_null(kv);
+        assert_non_null(node);
+        assert_int_equal(strtoull(json_string_value(json_object_get(kv, "mod_revision")), NULL, 10),
+                         R(1));
+        v = raw_value(kv);
+        assert_string_equal(json_path_string(v, "metadata.name"), "web");
+        assert_null(json_path(v, "metadata.resourceVersion"));
+        /* no key part may hold a '/': it would name another key */
+        assert_int_equal(store_create(f->s, "pods", "a/b", "x", bad, NULL), -EINVAL);
+        assert_int_equal(store_get(f->s, "pods", "default", "a/b", &kv, NULL), -EINVAL);
+        json_decref(bad);
+}
+
+/* A list larger than a page comes back whole, in order, at one revision. */
+static void test_etcd_list_pages(void **state)
+{
+        struct fixture *f = *state;
+        cleanup_json json_t *all = NULL, *in_b = NULL;
+        uint64_t rv = 0;
+        char name[16];
+
+        for (int i = 0; i < 520; i++) {
+                (void) snprintf(name, sizeof(name), "p%03d", i);
+                create_ok(f->s, "pods", i % 2 ? "b" : "a-b", name, "i");
+        }
+        create_ok(f->s, "pods", "a", "z", "i"); /* 521: "a" sorts before "a-b" */
+        assert_int_equal(store_list(f->s, "pods", NULL, &all, &rv, NULL), 0);
+        assert_int_equal(rv, R(521));
+        assert_int_equal(json_array_size(all), 521);
+        assert_string_equal(json_path_string(json_array_get(all, 0), "metadata.namespace"), "a");
+        for (size_t i = 2; i < json_array_size(all); i++) {
+                const json_t *p = json_array_get(all, i - 1), *q = json_array_get(all, i);
+                int c = strcmp(json_path_string(p, "metadata.namespace"),
+                               json_path_string(q, "metadata.namespace"));
+
+                assert_true(c < 0 || (c == 0 && strcmp(json_path_string(p, "metadata.name"),
+                                                       json_path_string(q, "metadata.name")) < 0));
+        }
+        assert_int_equal(store_list(f->s, "pods", "b", &in_b, &rv, NULL), 0);
+        assert_int_equal(json_array_size(in_b), 260);
+}
+
+/* Two stores on one etcd (two apiservers): what one writes, the other's watches see. */
+static void test_etcd_two_stores(void **state)
+{
+        struct fixture *f = *state;
+        const struct store_etcd_options eo = { .endpoints = etcd_endpoint() };
+        struct store *other = NULL;
+        struct store_watch *w = NULL;
+        cleanup_json json_t *got = NULL, *o = pod("default", "web", "i");
+
+        assert_int_equal(store_open_etcd(&eo, NULL, &other, NULL), 0);
+        assert_int_equal(store_watch_start(other, "pods", "default", R(0), &w, NULL), 0);
+        create_ok(f->s, "pods", "default", "web", "i"); /* 1 */
+        next_event(w, STORE_EVENT_ADDED, 1, "web");
+        assert_int_equal(store_get(other, "pods", "default", "web", &got, NULL), 0);
+        assert_rv(got, 1);
+        /* the other's write conflicts with a stale version from this one */
+        assert_int_equal(store_update(other, "pods", "default", "web", got, 0, NULL), 0);
+        json_object_set_new(got, "status", json_pack("{s:s}", "phase", "Running"));
+        assert_int_equal(store_update(other, "pods", "default", "web", got, R(1), NULL), 1);
+        json_object_set_new(o, "status", json_pack("{s:s}", "phase", "Failed"));
+        assert_int_equal(store_update(f->s, "pods", "default", "web", o, R(1), NULL), -ESTALE);
+        next_event(w, STORE_EVENT_MODIFIED, 2, "web");
+        assert_int_equal(store_delete(f->s, "pods", "default", "web", 0, NULL, NULL), 0);
+        next_event(w, STORE_EVENT_DELETED, 3, "web");
+        store_watch_stop(w);
+        store_close(other);
+}
+
+/* K8S (compact.go): the compactor compacts to the revision of one interval ago; a watch from
+ * below it is 410 Expired, one from after it goes on. */
+static void test_etcd_compaction(void **state)
+{
+        struct fixture *f = *state;
+        const struct store_etcd_options eo = { .endpoints = etcd_endpoint(),
+                                               .compaction_interval_ms = 100 };
+        struct store_watch *w = NULL;
+        struct error *err = NULL;
+        cleanup_json json_t *ans = NULL;
+        cleanup_free char *body = NULL;
+        int r = 0;
+
+        f->s = store_close(f->s);
+        assert_int_equal(store_open_etcd(&eo, NULL, &f->s, NULL), 0);
+        create_ok(f->s, "pods", "default", "a", "i"); /* 1 */
+        create_ok(f->s, "pods", "default", "b", "i"); /* 2 */
+        /* Within a bound, not a timing: the second tick compacts what the first saw. */
+        for (int i = 0; i < 200; i++) {
+                r = store_watch_start(f->s, "pods", NULL, R(1), &w, NULL);
+                w = store_watch_stop(w);
+                if (r == -ERANGE)
+                        break;
+                usleep(50 * 1000);
+        }
+        assert_int_equal(r, -ERANGE);
+        assert_int_equal(store_watch_start(f->s, "pods", NULL, R(1), &w, &err), -ERANGE);
+        assert_non_null(strstr(err->message, "too old resource version"));
+        err = error_free(err);
+        /* etcd itself compacted (the compaction key holds the revision) */
+        body = xasprintf("{\"key\":\"%s\",\"revision\":%" PRIu64 "}", "L3JlZ2lzdHJ5Lw==", R(1));
+        ans = etcd_raw("/v3/kv/range", body);
+        assert_non_null(
+                strstr(json_string_value(json_object_get(ans, "error")) ?: "", "compacted"));
+        {
+                cleanup_json json_t *ck = raw_kv("compact_rev_key");
+
+                assert_non_null(ck);
+        }
+        assert_int_equal(store_watch_start(f->s, "pods", NULL, store_current_rv(f->s), &w, NULL),
+                         0);
+        /* the compactor's own key moves the revision too: count from here */
+        base_rv = store_current_rv(f->s);
+        {
+                cleanup_json json_t *c = pod("default", "c", "i");
+                struct store_event ev = { 0 };
+
+                assert_int_equal(store_create(f->s, "pods", "default", "c", c, NULL), 0);
+                assert_int_equal(store_watch_next(w, 5000, &ev), 1);
+                assert_int_equal(ev.type, STORE_EVENT_ADDED);
+                assert_string_equal(rv_of(ev.object), rv_of(c));
+                store_event_release(&ev);
+        }
+        store_watch_stop(w);
+}
+
+/* K8S: --event-ttl: events on a lease, deleted by etcd when it runs out; others on none. */
+static void test_etcd_ttl(void **state)
+{
+        struct fixture *f = *state;
+        struct store_watch *w = NULL;
+        struct store_event ev = { 0 };
+        cleanup_json json_t *ekv = NULL, *pkv = NULL;
+
+        assert_int_equal(store_set_ttl(f->s, "events", 1), 0);
+        assert_int_equal(store_watch_start(f->s, "events", NULL, R(0), &w, NULL), 0);
+        create_ok(f->s, "events", "default", "e1", "i"); /* 1 */
+        create_ok(f->s, "events", "default", "e2", "i"); /* 2: the same lease, reused */
+        create_ok(f->s, "pods", "default", "p", "i");    /* 3 */
+        ekv = raw_kv("/registry/events/default/e1");
+        pkv = raw_kv("/registry/pods/default/p");
+        assert_non_null(json_object_get(ekv, "lease"));
+        assert_null(json_object_get(pkv, "lease"));
+        json_decref(ekv);
+        ekv = raw_kv("/registry/events/default/e2");
+        assert_non_null(json_object_get(ekv, "lease"));
+        next_event(w, STORE_EVENT_ADDED, 1, "e1");
+        next_event(w, STORE_EVENT_ADDED, 2, "e2");
+        /* etcd's shortest lease is a few seconds: wait for the expiry, bounded */
+        for (int n = 0; n < 2;) {
+                assert_int_equal(store_watch_next(w, 30000, &ev), 1);
+                assert_int_equal(ev.type, STORE_EVENT_DELETED);
+                n++;
+                store_event_release(&ev);
+        }
+        store_watch_stop(w);
+        json_decref(pkv);
+        pkv = NULL;
+        assert_int_equal(store_get(f->s, "pods", "default", "p", &pkv, NULL), 0);
+}
+
+/* A dead endpoint first: the next one serves. */
+static void test_etcd_failover(void **state)
+{
+        struct fixture *f = *state;
+        cleanup_free char *eps =
+                xasprintf("http://127.0.0.1:%d,%s", etcd_free_port(), etcd_endpoint());
+        const struct store_etcd_options eo = { .endpoints = eps };
+        cleanup_json json_t *got = NULL;
+
+        f->s = store_close(f->s);
+        assert_int_equal(store_open_etcd(&eo, NULL, &f->s, NULL), 0);
+        create_ok(f->s, "pods", "default", "web", "i");
+        assert_int_equal(store_get(f->s, "pods", "default", "web", &got, NULL), 0);
+}
+
+static void test_open_errors(void **state)
+{
+        struct store *s = NULL;
+        struct error *err = NULL;
+        const struct store_etcd_options bad = { .endpoints = "unix:///x" }, none = { 0 };
+
+        (void) state;
+        assert_int_equal(store_open_etcd(&bad, NULL, &s, &err), -EINVAL);
+        assert_null(s);
+        assert_non_null(strstr(err->message, "--etcd-endpoints"));
+        err = error_free(err);
+        assert_int_equal(store_open_etcd(&none, NULL, &s, &err), -EINVAL);
+        err = error_free(err);
+}
+#else
 static void test_open_errors(void **state)
 {
         struct fixture *f = *state;
@@ -917,8 +1207,17 @@ static void test_open_errors(void **state)
         create_ok(f->s, "pods", "default", "still-works", "i");
         f->s = store_close(f->s);
         assert_int_equal(store_open_sqlite(f->path, &f->s, NULL), 0);
-        assert_int_equal(store_current_rv(f->s), 1);
+        assert_int_equal(store_current_rv(f->s), R(1));
 }
+
+/* SQLite keeps every object until deleted, as it always did. */
+static void test_no_ttl(void **state)
+{
+        struct fixture *f = *state;
+
+        assert_int_equal(store_set_ttl(f->s, "events", 3600), -EOPNOTSUPP);
+}
+#endif
 
 int main(void)
 {
@@ -948,7 +1247,24 @@ int main(void)
                                                 teardown),
                 cmocka_unit_test_setup_teardown(test_reopen_persists, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_open_errors, setup, teardown),
+#ifdef STORE_TEST_ETCD
+                cmocka_unit_test_setup_teardown(test_etcd_keys, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_etcd_list_pages, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_etcd_two_stores, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_etcd_compaction, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_etcd_ttl, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_etcd_failover, setup, teardown),
+        };
+
+        if (!etcd_installed()) {
+                (void) printf("1..0 # SKIP etcd not installed\n");
+                return 0;
+        }
+        return cmocka_run_group_tests(tests, etcd_start, etcd_stop);
+#else
+                cmocka_unit_test_setup_teardown(test_no_ttl, setup, teardown),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);
+#endif
 }

@@ -1,6 +1,7 @@
 /* test-watch-cache.c: the in-memory watch history on its own, without storage: window edges
  * (also with gaps between versions, as etcd produces them), the bound on unread live events,
- * each reader owning its copy, and watchers outliving the store's reference. */
+ * each reader owning its copy, watchers outliving the store's reference, and what etcd's
+ * compaction and a lost feed do to the history. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -271,6 +272,55 @@ static void test_watchers_outlive_shutdown(void **state)
         assert_null(store_watch_stop(NULL));
 }
 
+/* The storage compacted below rv: the history drops what it held before; a watch may start
+ * from rv - 1 (etcd keeps revision rv) and replays what is left. */
+static void test_compact(void **state)
+{
+        struct watch_cache *c = cache_new(10, 8, 5);
+        struct store_watch *w = NULL;
+        struct error *err = NULL;
+
+        for (uint64_t rv = 6; rv <= 9; rv++)
+                publish(c, "pods", "ns", rv);
+        watch_cache_compact(c, 8);
+        assert_int_equal(watch_cache_oldest_rv(c), 7);
+        assert_int_equal(watch_cache_watch(c, "pods", NULL, 6, NULL, &w, &err), -ERANGE);
+        assert_string_equal(err->message, "too old resource version: 6 (7)");
+        err = error_free(err);
+        assert_int_equal(watch_cache_watch(c, "pods", NULL, 7, NULL, &w, NULL), 0);
+        assert_int_equal(next_rv(w), 8);
+        assert_int_equal(next_rv(w), 9);
+        /* a compaction beyond what was published yet does not stop later events */
+        watch_cache_compact(c, 12);
+        publish(c, "pods", "ns", 10);
+        assert_int_equal(next_rv(w), 10);
+        store_watch_stop(w);
+        watch_cache_shutdown(c);
+        watch_cache_unref(c);
+}
+
+/* History lost: every watcher ends (it re-lists), the window starts again, complete, at rv. */
+static void test_reset(void **state)
+{
+        struct watch_cache *c = cache_new(10, 8, 5);
+        struct store_watch *w = NULL, *after = NULL;
+        struct store_event ev = { 0 };
+
+        publish(c, "pods", "ns", 6);
+        assert_int_equal(watch_cache_watch(c, "pods", NULL, 5, NULL, &w, NULL), 0);
+        watch_cache_reset(c, 20);
+        assert_int_equal(store_watch_next(w, 0, &ev), -ECANCELED);
+        assert_int_equal(watch_cache_oldest_rv(c), 20);
+        assert_int_equal(watch_cache_watch(c, "pods", NULL, 6, NULL, &after, NULL), -ERANGE);
+        assert_int_equal(watch_cache_watch(c, "pods", NULL, 20, NULL, &after, NULL), 0);
+        publish(c, "pods", "ns", 21);
+        assert_int_equal(next_rv(after), 21);
+        store_watch_stop(w);
+        store_watch_stop(after);
+        watch_cache_shutdown(c);
+        watch_cache_unref(c);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -281,6 +331,8 @@ int main(void)
                 cmocka_unit_test(test_bytes_bound_window_and_queue),
                 cmocka_unit_test(test_each_reader_owns_its_copy),
                 cmocka_unit_test(test_watchers_outlive_shutdown),
+                cmocka_unit_test(test_compact),
+                cmocka_unit_test(test_reset),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);
