@@ -12,7 +12,9 @@
 #include <strings.h>
 
 #include "api/yaml.h"
+#include "apiserver/apiserver-internal.h"
 #include "apiserver/audit.h"
+#include "apiserver/wire.h"
 #include "apiserver/authn.h"
 #include "base/alloc.h"
 #include "base/json.h"
@@ -54,6 +56,8 @@ struct audit_request {
         json_t *response_status;
         json_t *response_object;
         json_t *annotations;
+        /* what the request names, for decoding a protobuf body */
+        char *api_group, *resource, *subresource;
         struct http_stream inner;    /* a streamed answer's own stream */
         struct http_pending pending; /* a pending answer's own pending */
 };
@@ -143,6 +147,9 @@ static struct audit_request *audit_request_free(struct audit_request *ar)
                 return NULL;
         free(ar->id);
         free(ar->verb_owned);
+        free(ar->api_group);
+        free(ar->resource);
+        free(ar->subresource);
         json_decref(ar->user);
         json_decref(ar->request_uri);
         json_decref(ar->source_ips);
@@ -341,8 +348,9 @@ static void ref_complete(json_t **ref, const char *key, const char *value)
         *ref = out;
 }
 
-/* The request body as JSON (JSON and YAML bodies; protobuf ones are left out), or NULL. */
-static json_t *body_json(const struct http_request *req)
+/* The request body as JSON (JSON and YAML as sent; protobuf decoded as the resource's kind, or
+ * the body kind of pods/eviction and serviceaccounts/token), or NULL. */
+static json_t *body_json(const struct audit_request *ar, const struct http_request *req)
 {
         const char *ct = req->content_type ? req->content_type : "";
         json_t *v = NULL;
@@ -355,8 +363,19 @@ static json_t *body_json(const struct http_request *req)
                         return NULL;
                 return v;
         }
-        if (strcasestr(ct, "protobuf"))
-                return NULL;
+        if (strcasestr(ct, "protobuf")) {
+                const struct api_resource *r =
+                        ar->resource ? api_resource_by_plural(ar->api_group, ar->resource) : NULL;
+                cleanup_free char *text = NULL;
+
+                if (r && streq(ar->subresource, "eviction"))
+                        r = &eviction_body_resource;
+                else if (r && streq(ar->subresource, "token"))
+                        r = &token_request_resource;
+                if (!r || wire_body_to_json(r, req->body, req->body_len, &text, NULL) < 0)
+                        return NULL;
+                return json_loads(text, 0, NULL);
+        }
         return json_loadb(req->body, req->body_len, 0, NULL);
 }
 
@@ -483,8 +502,12 @@ void audit_request_received(struct audit_request *ar, const struct authn_user *u
         ar->request_uri = request_uri(req);
         ar->source_ips = source_ips(req);
         ar->user_agent = user_agent(req);
-        if (a->resource_request)
+        if (a->resource_request) {
                 ar->object_ref = object_ref(a);
+                ar->api_group = xstrdup(a->api_group ? a->api_group : "");
+                ar->resource = xstrdup(a->resource ? a->resource : "");
+                ar->subresource = xstrdup(a->subresource ? a->subresource : "");
+        }
         if (!ar->anonymous)
                 write_event(ar, AUDIT_STAGE_REQUEST_RECEIVED);
 }
@@ -508,7 +531,7 @@ static void take_request(struct audit_request *ar, const struct http_request *re
 
         if (!object && !(streq(req->method, "PATCH") && ar->d.level >= AUDIT_LEVEL_REQUEST))
                 return;
-        body = body_json(req);
+        body = body_json(ar, req);
         if (!body)
                 return;
         if (object && ar->object_ref) {

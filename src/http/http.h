@@ -98,7 +98,8 @@ struct http_response {
         struct strbuf body;
         /* The value http_response_json serialised into body (a reference of the response's),
          * so a caller that re-encodes the answer (the API server's protobuf) need not parse the
-         * body again; NULL when body was written any other way. */
+         * body again, and after such a re-encoding the value the body encodes; NULL when body
+         * was written any other way. */
         json_t *object;
         /* Set by a caller before its handler runs when it will re-encode a JSON answer from
          * object: http_response_json then keeps only the object and leaves body empty until
