@@ -490,6 +490,111 @@ static void test_request_events(void **state)
         assert_int_equal(system(cmd), 0);
 }
 
+/* A stream (a watch) and a pending answer (a log from a kubelet) end their audit later. */
+static int stream_frees;
+static ssize_t fake_read(void *ctx, char *buf, size_t max)
+{
+        return -1;
+}
+static void fake_free(void *ctx)
+{
+        stream_frees++;
+}
+static bool fake_poll(void *ctx, struct http_response *resp)
+{
+        int *polls = ctx;
+
+        if (++*polls < 2)
+                return false;
+        http_response_text(resp, 200, "log line\n");
+        return true;
+}
+
+static size_t lines_with(const char *path, const char *needle)
+{
+        FILE *f = fopen(path, "r");
+        char buf[8192];
+        size_t n = 0;
+
+        while (f && fgets(buf, sizeof(buf), f))
+                n += strstr(buf, needle) != NULL;
+        if (f)
+                fclose(f);
+        return n;
+}
+
+static void test_stream_and_pending(void **state)
+{
+        char dir[] = "/tmp/flexlet-audit-stream-XXXXXX";
+        cleanup_free char *policy = NULL, *log = NULL, *cmd = NULL;
+        struct audit *a = NULL;
+        struct error *err = NULL;
+        struct authn_user *u = authn_user_new("kubernetes-admin", NULL, NULL);
+        struct http_query_param q[] = { { "watch", "true" } };
+        struct http_request watch = {
+                .method = "GET", .path = "/api/v1/pods", .query = q, .n_query = 1
+        };
+        struct http_request logs = { .method = "GET",
+                                     .path = "/api/v1/namespaces/default/pods/web/log" };
+        struct audit_attributes wa = {
+                true, "watch", "", "v1", "pods", NULL, NULL, NULL, watch.path
+        };
+        struct audit_attributes la = { true,  "get",     "",    "v1",     "pods",
+                                       "log", "default", "web", logs.path };
+        struct http_response resp;
+        struct audit_request *ar;
+        int polls = 0;
+        FILE *f;
+
+        assert_non_null(mkdtemp(dir));
+        policy = xasprintf("%s/policy.yaml", dir);
+        log = xasprintf("%s/audit.log", dir);
+        f = fopen(policy, "w");
+        fputs("apiVersion: audit.k8s.io/v1\nkind: Policy\nrules: [{level: Metadata}]\n", f);
+        fclose(f);
+        struct audit_options o = { .policy_file = policy, .log = { .path = log } };
+        assert_int_equal(audit_new(&o, &a, &err), 0);
+
+        /* the watch: ResponseStarted at once, ResponseComplete when its stream is freed */
+        http_response_init(&resp);
+        ar = audit_request_begin(a, &watch, &resp);
+        audit_request_received(ar, u, &wa, &watch);
+        resp.status = 200;
+        resp.stream = (struct http_stream){ .read = fake_read, .free = fake_free };
+        audit_request_end(ar, &watch, &resp);
+        assert_int_equal(lines_with(log, "\"stage\":\"ResponseStarted\""), 1);
+        assert_int_equal(lines_with(log, "\"stage\":\"ResponseComplete\""), 0);
+        assert_int_equal(resp.stream.read(resp.stream.ctx, NULL, 0), -1);
+        http_response_release(&resp); /* frees the stream */
+        assert_int_equal(stream_frees, 1);
+        assert_int_equal(lines_with(log, "\"stage\":\"ResponseComplete\""), 1);
+
+        /* the pending log: its answer completes it when the poll gives one */
+        http_response_init(&resp);
+        ar = audit_request_begin(a, &logs, &resp);
+        audit_request_received(ar, u, &la, &logs);
+        resp.pending = (struct http_pending){ .poll = fake_poll, .free = fake_free, .ctx = &polls };
+        audit_request_end(ar, &logs, &resp);
+        assert_false(resp.pending.poll(resp.pending.ctx, &resp));
+        assert_int_equal(lines_with(log, "\"subresource\":\"log\""), 1);
+        {
+                struct http_response answer;
+
+                http_response_init(&answer);
+                assert_true(resp.pending.poll(resp.pending.ctx, &answer));
+                http_response_release(&answer);
+        }
+        http_response_release(&resp); /* frees the pending */
+        assert_int_equal(stream_frees, 2);
+        assert_int_equal(lines_with(log, "\"subresource\":\"log\""), 2);
+        assert_int_equal(lines_with(log, "\"stage\":\"ResponseComplete\""), 2);
+
+        audit_free(a);
+        authn_user_free(u);
+        cmd = xasprintf("rm -rf '%s'", dir);
+        assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -499,6 +604,7 @@ int main(void)
                 cmocka_unit_test(test_backup_name),
                 cmocka_unit_test(test_rotation),
                 cmocka_unit_test(test_request_events),
+                cmocka_unit_test(test_stream_and_pending),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);
