@@ -168,7 +168,7 @@ static struct audit_request *audit_request_free(struct audit_request *ar)
 static void report_error(const struct audit *a, const char *message)
 {
         struct audit *m = (struct audit *) a; /* the counters are the only mutable part */
-        int64_t now = now_ms(), last = atomic_load(&m->last_report_ms);
+        long long now = now_ms(), last = atomic_load(&m->last_report_ms);
         static const char *const plugin[] = { "log", NULL };
 
         if (a->errors)
@@ -522,14 +522,15 @@ void audit_request_annotate(struct audit_request *ar, const char *key, const cha
 }
 
 /* K8S LogRequestObject (create, update: the object fills in the reference's name, namespace,
- * uid and resourceVersion, at Metadata and up; the body itself from Request up) and
- * LogRequestPatch (the patch as sent). */
+ * uid and resourceVersion, at Metadata and up; the body itself from Request up), LogRequestPatch
+ * (the patch as sent) and the delete handler's DeleteOptions. */
 static void take_request(struct audit_request *ar, const struct http_request *req)
 {
         bool object = streq(req->method, "POST") || streq(req->method, "PUT");
+        bool other = streq(req->method, "PATCH") || streq(req->method, "DELETE");
         json_t *body;
 
-        if (!object && !(streq(req->method, "PATCH") && ar->d.level >= AUDIT_LEVEL_REQUEST))
+        if (!object && !(other && ar->d.level >= AUDIT_LEVEL_REQUEST))
                 return;
         body = body_json(ar, req);
         if (!body)

@@ -19,6 +19,7 @@
 #include "apiserver/authn.h"
 #include "base/alloc.h"
 #include "base/json.h"
+#include "base/metrics.h"
 
 static const char policy_text[] =
         "apiVersion: audit.k8s.io/v1\n"
@@ -595,6 +596,54 @@ static void test_stream_and_pending(void **state)
         assert_int_equal(system(cmd), 0);
 }
 
+/* A log that cannot be written (a full disk: /dev/full) costs the request nothing: the failed
+ * writes are counted in apiserver_audit_error_total{plugin="log"}. */
+static void test_write_errors_are_counted(void **state)
+{
+        char dir[] = "/tmp/flexlet-audit-full-XXXXXX";
+        cleanup_free char *policy = NULL, *cmd = NULL;
+        struct metrics_registry *reg = metrics_registry_new();
+        struct audit *a = NULL;
+        struct error *err = NULL;
+        struct authn_user *u = authn_user_new("kubernetes-admin", NULL, NULL);
+        struct http_request req = { .method = "GET", .path = "/api/v1/namespaces/default/pods" };
+        struct audit_attributes attrs = { true, "list",    "",   "v1",    "pods",
+                                          NULL, "default", NULL, req.path };
+        static const char *const plugin[] = { "log", NULL };
+        struct http_response resp;
+        struct audit_request *ar;
+        double errors = 0, events = 0;
+        FILE *f;
+
+        if (access("/dev/full", W_OK) < 0)
+                skip();
+        assert_non_null(mkdtemp(dir));
+        policy = xasprintf("%s/policy.yaml", dir);
+        f = fopen(policy, "w");
+        fputs("apiVersion: audit.k8s.io/v1\nkind: Policy\nrules: [{level: Metadata}]\n", f);
+        fclose(f);
+        struct audit_options o = { .policy_file = policy,
+                                   .log = { .path = "/dev/full" },
+                                   .metrics = reg };
+        assert_int_equal(audit_new(&o, &a, &err), 0);
+        http_response_init(&resp);
+        ar = audit_request_begin(a, &req, &resp);
+        audit_request_received(ar, u, &attrs, &req);
+        http_response_text(&resp, 200, "ok");
+        audit_request_end(ar, &req, &resp);
+        http_response_release(&resp);
+        assert_int_equal(
+                metrics_get(metrics_find(reg, "apiserver_audit_error_total"), plugin, &errors), 0);
+        assert_int_equal(
+                metrics_get(metrics_find(reg, "apiserver_audit_event_total"), NULL, &events), 0);
+        assert_true(errors == 2 && events == 2);
+        audit_free(a);
+        metrics_registry_free(reg);
+        authn_user_free(u);
+        cmd = xasprintf("rm -rf '%s'", dir);
+        assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -605,6 +654,7 @@ int main(void)
                 cmocka_unit_test(test_rotation),
                 cmocka_unit_test(test_request_events),
                 cmocka_unit_test(test_stream_and_pending),
+                cmocka_unit_test(test_write_errors_are_counted),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);
