@@ -1,6 +1,7 @@
 /* api.c: the front of the API server: health endpoints, authentication, version, discovery
  * and OpenAPI, and the routing of resource URLs to the registry's verbs. Knows nothing of
  * HTTP libraries (see http/http-server.c) nor of storage details (see registry.c). */
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +10,7 @@
 
 #include "apiserver/admission-pod-security.h"
 #include "apiserver/apiserver-internal.h"
+#include "apiserver/audit.h"
 #include "apiserver/authn.h"
 #include "apiserver/discovery.h"
 #include "apiserver/negotiate.h"
@@ -426,23 +428,71 @@ static void respond_metrics(struct apiserver *s, struct http_response *resp)
 static void handle_request(struct apiserver *s, const struct authn_user *user,
                            const struct http_request *req, struct http_response *resp);
 
+/* K8S: the RequestInfo of req as the audit policy reads it (RequestInfoFactory): a path under
+ * /api/v1 or /apis/G/V naming a resource is a resource request, its verb the resource's
+ * (resource_verb; a POST to a named subresource is a create); any other is a non-resource
+ * request with the lower-case method as its verb. buf (a copy of the path) holds the strings. */
+static void audit_attributes_of(const struct http_request *req, char *buf, char *verb,
+                                size_t verb_size, struct audit_attributes *a)
+{
+        char *seg[8];
+        struct api_target t;
+        int n = split_path(buf, seg, (int) ARRAY_SIZE(seg));
+        const char *rv;
+        size_t i;
+
+        *a = (struct audit_attributes){ .verb = verb, .path = req->path };
+        for (i = 0; i + 1 < verb_size && req->method[i]; i++)
+                verb[i] = (char) tolower((unsigned char) req->method[i]);
+        verb[i] = '\0';
+        if (n >= 3 && streq(seg[0], "api") && streq(seg[1], "v1") &&
+            parse_target("", seg + 2, n - 2, &t) == 0)
+                a->api_version = "v1";
+        else if (n >= 4 && streq(seg[0], "apis") && parse_target(seg[1], seg + 3, n - 3, &t) == 0)
+                a->api_version = seg[2];
+        else
+                return;
+        rv = resource_verb(&t, req);
+        a->resource_request = true;
+        a->verb = rv ? rv : streq(req->method, "POST") ? "create" : verb;
+        a->api_group = t.res->group;
+        a->resource = t.res->plural;
+        a->subresource = subresource_names[t.sub];
+        /* K8S: a namespace's own requests carry it as their namespace */
+        a->ns = t.ns ? t.ns : streq(t.res->plural, "namespaces") ? t.name : NULL;
+        a->name = t.name;
+}
+
 /* K8S: the max-in-flight filter comes after authentication (DefaultBuildHandlerChain), so only
- * authenticated requests take a slot; the rest are refused as before. */
+ * authenticated requests take a slot; the rest are refused as before. The audit filter sits
+ * between them: every request is audited, a 429 included. */
 void api_handle(void *apiserver, const struct http_request *req, struct http_response *resp)
 {
         struct apiserver *s = apiserver;
         enum inflight_kind kind = INFLIGHT_LONG_RUNNING;
         cleanup_authn_user struct authn_user *user = NULL;
+        struct audit_request *ar = audit_request_begin(s->opts.audit, req, resp);
+        bool authenticated = authenticate(s, req, &user) == 0;
 
-        if (authenticate(s, req, &user) == 0) {
+        if (ar) {
+                cleanup_free char *buf = xstrdup(req->path);
+                char verb[16] = "";
+                struct audit_attributes attrs;
+
+                audit_attributes_of(req, buf, verb, sizeof(verb), &attrs);
+                audit_request_received(ar, user, &attrs, req);
+        }
+        if (authenticated) {
                 kind = inflight_classify(req->method, req->path, http_request_query(req, "watch"));
                 if (!inflight_enter(&s->inflight, kind)) {
                         inflight_refuse(resp);
+                        audit_request_end(ar, req, resp);
                         return;
                 }
         }
         handle_request(s, user, req, resp);
         inflight_leave(&s->inflight, kind);
+        audit_request_end(ar, req, resp);
 }
 
 static void handle_request(struct apiserver *s, const struct authn_user *user,

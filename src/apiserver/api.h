@@ -42,9 +42,13 @@ struct apiserver_options {
          * apiserver_options from flags default them to 400 and 200, see inflight.h). */
         unsigned max_requests_inflight;
         unsigned max_mutating_requests_inflight;
+        /* K8S --audit-log-path and --audit-policy-file: the audit log (audit.h; borrowed);
+         * NULL: none (every response still carries an Audit-Id). */
+        const struct audit *audit;
 };
 
 struct apiserver;
+struct audit;
 struct authn;
 struct jws_signer;
 struct metrics_registry;

@@ -135,8 +135,9 @@ void wire_response_to_protobuf(const struct api_resource *r, struct http_respons
         }
         strbuf_release(&resp->body);
         resp->body = out;
-        json_decref(resp->object);
-        resp->object = NULL;
+        /* the JSON the body encodes stays, for those who read the answer (the audit log) */
+        if (!resp->object)
+                resp->object = json_incref(obj);
         resp->content_type = PB_CONTENT_TYPE;
 }
 

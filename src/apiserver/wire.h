@@ -25,8 +25,9 @@ int wire_body_to_json(const struct api_resource *r, const char *body, size_t len
                       struct error **reterr);
 
 /* Re-encodes resp, a complete JSON response (an object of r's kind, its list kind, or a Status)
- * in protobuf with its Content-Type. Anything else (a Table, text, a stream) is left alone. A
- * body that cannot be encoded becomes a JSON 500 Status naming why. */
+ * in protobuf with its Content-Type; resp->object keeps the JSON value the body encodes. Anything
+ * else (a Table, text, a stream) is left alone. A body that cannot be encoded becomes a JSON 500
+ * Status naming why. */
 void wire_response_to_protobuf(const struct api_resource *r, struct http_response *resp);
 
 /* Appends one protobuf watch frame (4-byte big-endian length, then the "k8s\0" envelope around

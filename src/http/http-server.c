@@ -440,6 +440,8 @@ static enum MHD_Result send_response(struct http_server *h, struct MHD_Connectio
         add_warnings(mr, &resp->warnings);
         if (resp->etag)
                 (void) MHD_add_response_header(mr, "ETag", resp->etag);
+        if (resp->audit_id)
+                (void) MHD_add_response_header(mr, "Audit-Id", resp->audit_id);
         if (resp->retry_after_s) {
                 char v[16];
 
@@ -549,6 +551,22 @@ static const unsigned char *client_cert(struct http_server *h, struct MHD_Connec
         return cs->client_der;
 }
 
+/* The peer's address as text, "" when unknown. */
+static void peer_address(struct MHD_Connection *conn, char *buf, size_t size)
+{
+        const union MHD_ConnectionInfo *ci =
+                MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+        const struct sockaddr *sa = ci ? ci->client_addr : NULL;
+
+        buf[0] = '\0';
+        if (sa && sa->sa_family == AF_INET)
+                (void) inet_ntop(AF_INET, &((const struct sockaddr_in *) sa)->sin_addr, buf,
+                                 (socklen_t) size);
+        else if (sa && sa->sa_family == AF_INET6)
+                (void) inet_ntop(AF_INET6, &((const struct sockaddr_in6 *) sa)->sin6_addr, buf,
+                                 (socklen_t) size);
+}
+
 static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char *url,
                               const char *method, const char *version, const char *upload_data,
                               size_t *upload_data_size, void **con_cls)
@@ -560,6 +578,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
         struct http_response resp;
         const unsigned char *client_der;
         size_t client_len = 0;
+        char peer[INET6_ADDRSTRLEN];
         enum MHD_Result ret;
 
         if (!ctx) {
@@ -588,6 +607,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
         if (!utf8_valid(url, strlen(url)))
                 q.malformed = "the path is not valid UTF-8";
         client_der = client_cert(h, conn, &client_len);
+        peer_address(conn, peer, sizeof(peer));
         req = (struct http_request){
                 .method = method,
                 .path = url,
@@ -605,6 +625,12 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
                 .body = ctx->body.buf,
                 .body_len = ctx->body.len,
                 .body_too_large = ctx->too_large,
+                .remote_addr = peer[0] ? peer : NULL,
+                .user_agent = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "User-Agent"),
+                .forwarded_for =
+                        MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "X-Forwarded-For"),
+                .real_ip = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "X-Real-Ip"),
+                .audit_id = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Audit-ID"),
         };
         http_response_init(&resp);
         h->handler(h->ud, &req, &resp);

@@ -57,6 +57,7 @@ void http_response_init(struct http_response *r)
         r->content_type = "application/json";
         r->retry_after_s = 0;
         r->etag = NULL;
+        r->audit_id = NULL;
         strbuf_init(&r->body);
         r->object = NULL;
         r->defer_json = false;
@@ -73,6 +74,8 @@ void http_response_release(struct http_response *r)
         json_decref(r->object);
         r->object = NULL;
         strbuf_release(&r->warnings);
+        free(r->audit_id);
+        r->audit_id = NULL;
         if (r->stream.free)
                 r->stream.free(r->stream.ctx);
         r->stream = (struct http_stream){ 0 };

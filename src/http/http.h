@@ -42,6 +42,13 @@ struct http_request {
         /* The body was longer than the server's max_body_bytes and was dropped (body_len 0);
          * the handler answers (kube-apiserver: 413). */
         bool body_too_large;
+        /* Who sent it, for the audit log: the peer's address as text ("127.0.0.1", "::1") and
+         * the User-Agent, X-Forwarded-For, X-Real-Ip and Audit-ID headers; each may be NULL. */
+        const char *remote_addr;
+        const char *user_agent;
+        const char *forwarded_for;
+        const char *real_ip;
+        const char *audit_id;
 };
 
 /* Decodes the percent escapes of s in place (the path, each query key and value, as the server
@@ -91,7 +98,8 @@ struct http_response {
         struct strbuf body;
         /* The value http_response_json serialised into body (a reference of the response's),
          * so a caller that re-encodes the answer (the API server's protobuf) need not parse the
-         * body again; NULL when body was written any other way. */
+         * body again, and after such a re-encoding the value the body encodes; NULL when body
+         * was written any other way. */
         json_t *object;
         /* Set by a caller before its handler runs when it will re-encode a JSON answer from
          * object: http_response_json then keeps only the object and leaves body empty until
@@ -102,6 +110,7 @@ struct http_response {
         bool warning_truncating;
         unsigned retry_after_s;    /* a Retry-After header of this many seconds; 0: none */
         const char *etag;          /* an ETag header (the quoted tag, static storage); NULL: none */
+        char *audit_id;            /* an Audit-Id header (owned, freed on release); NULL: none */
         struct http_stream stream; /* stream.read != NULL: body follows from the stream */
         struct http_pending pending; /* pending.poll != NULL: the response is still to come */
 };
