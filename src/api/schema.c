@@ -85,6 +85,9 @@ const struct schema *schema_for_kind(const char *kind)
                 { "PodDisruptionBudget", &schema_pod_disruption_budget },
                 { "Eviction", &schema_eviction },
                 { "TokenReview", &schema_token_review },
+                { "ReplicaSet", &schema_replica_set },
+                { "Deployment", &schema_deployment },
+                { "Scale", &schema_scale },
         };
 
         if (!kind)

@@ -34,9 +34,14 @@ extern const struct schema schema_token_request;
 /* policy/v1 PodDisruptionBudget and Eviction, meta/v1 DeleteOptions (an Eviction's). */
 extern const struct schema schema_pod_disruption_budget, schema_eviction, schema_delete_options;
 
+/* ---- kinds (apps: api/schema-apps.c) ---- */
+/* apps/v1 ReplicaSet and Deployment, autoscaling/v1 Scale (their scale subresource's body). */
+extern const struct schema schema_replica_set, schema_deployment, schema_scale;
+
 /* "Pod", "Node", "Event", "Namespace", "StorageClass", "PersistentVolume",
  * "PersistentVolumeClaim", "ConfigMap", "Secret", "ServiceAccount", "LimitRange",
- * "ResourceQuota", "SelfSubjectReview", "PodDisruptionBudget", "Eviction": the kind's schema;
+ * "ResourceQuota", "SelfSubjectReview", "PodDisruptionBudget", "Eviction", "ReplicaSet",
+ * "Deployment", "Scale": the kind's schema;
  * NULL for any other kind. */
 const struct schema *schema_for_kind(const char *kind);
 
@@ -59,7 +64,7 @@ extern const struct schema schema_resource_requirements, schema_resource_list,
         schema_resource_claim, schema_object_reference, schema_condition_status,
         schema_taint_effect, schema_node_selector, schema_persistent_volume_claim_spec,
         schema_persistent_volume_access_mode, schema_persistent_volume_mode,
-        schema_host_path_volume_source;
+        schema_host_path_volume_source, schema_pod_spec, schema_pod_template_spec;
 
 /* ---- leaves ---- */
 extern const struct schema schema_any, schema_string, schema_int32, schema_int64, schema_float64,
