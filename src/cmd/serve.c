@@ -33,6 +33,7 @@
 #include "controllers/scheduler.h"
 #include "controllers/resourcequota.h"
 #include "controllers/disruption.h"
+#include "controllers/deployment.h"
 #include "controllers/replicaset.h"
 #include "controllers/node-lifecycle.h"
 #include "controllers/serviceaccount.h"
@@ -436,6 +437,7 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
         struct resourcequota_controller *quotas = NULL;
         struct disruption_controller *disruption = NULL;
         struct replicaset_controller *replicasets = NULL;
+        struct deployment_controller *deployments = NULL;
         struct node_lifecycle_controller *lifecycle = NULL;
         struct tokencleaner *cleaner = NULL;
         struct pv_provisioner *provisioner = NULL;
@@ -636,6 +638,8 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
                 if (r >= 0)
                         r = replicaset_controller_start(&co, &replicasets, &err);
                 if (r >= 0)
+                        r = deployment_controller_start(&co, &deployments, &err);
+                if (r >= 0)
                         r = node_lifecycle_controller_start(&co, &lifecycle, &err);
                 if (r >= 0)
                         r = tokencleaner_start(&co, &cleaner, &err);
@@ -694,6 +698,7 @@ stop:
         serviceaccount_controller_stop(accounts);
         disruption_controller_stop(disruption);
         replicaset_controller_stop(replicasets);
+        deployment_controller_stop(deployments);
         node_lifecycle_controller_stop(lifecycle);
         tokencleaner_stop(cleaner);
         namespace_controller_stop(namespaces);
