@@ -460,6 +460,17 @@ static json_t *new_replica_set(struct dsync *s, bool create)
                                 replace_rs(s, found, answer);
                 }
                 set_deployment_revision(s, revision_of(found));
+                if (json_is_integer(json_path(s->d, "spec.progressDeadlineSeconds")) &&
+                    !condition(s->d, "Progressing")) {
+                        /* K8S: getNewReplicaSet: FoundNewReplicaSet when none is recorded */
+                        cleanup_json json_t *status =
+                                json_deep_copy(json_object_get(s->d, "status") ?: json_object());
+                        cleanup_free char *msg =
+                                xasprintf("Found new replica set \"%s\"", name_of(found));
+                        set_condition(status, "Progressing", "True", "FoundNewReplicaSet", msg,
+                                      s->now);
+                        (void) write_status(s, status);
+                }
                 return found;
         }
         if (!create)
