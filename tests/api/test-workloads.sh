@@ -4,7 +4,7 @@
 # names, defaults, upstream's validation messages, the scale subresource in JSON and protobuf
 # (kubectl 1.32 and 1.33's `scale`, a raw protobuf Scale read and written back), the Table
 # columns, and the controllers' first steps (a ReplicaSet named by the pod-template-hash, its
-# pods, the ownerReferences, the status).
+# pods, the ownerReferences, the status) and a Recreate rollout (pods without a node go at once).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib/tap.sh"
@@ -85,12 +85,26 @@ check_equal "a stale Scale resourceVersion is a conflict on the Deployment" "409
         "$(api PUT /apis/apps/v1/namespaces/default/deployments/web/scale -H 'Content-Type: application/json' -d '{"apiVersion":"autoscaling/v1","kind":"Scale","metadata":{"name":"web","resourceVersion":"1"},"spec":{"replicas":2}}' | jq -r .code)"
 check "the ReplicaSet follows the scale to 4 pods" wait_for 4 "k get rs web-$h -o jsonpath='{.status.replicas}'"
 
+# --- Recreate: the old ReplicaSet goes to 0 and its pods away before the new one is made
+k apply -f - >/dev/null <<'JSON'
+{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"rec"},
+ "spec":{"replicas":2,"strategy":{"type":"Recreate"},"selector":{"matchLabels":{"app":"rec"}},
+  "template":{"metadata":{"labels":{"app":"rec"}},"spec":{"containers":[{"name":"c","image":"busybox"}]}}}}
+JSON
+check "Recreate: the first ReplicaSet has 2 pods" wait_for 2 "k get pods -l app=rec -o name | wc -l"
+r1=$(k get rs -l app=rec -o jsonpath='{.items[0].metadata.name}')
+check "set image on the Recreate Deployment" k set image deploy/rec c=busybox:1.36
+check "Recreate: a second ReplicaSet takes the 2 pods" \
+        wait_for "2 busybox:1.36" "k get rs -l app=rec -o jsonpath='{range .items[?(@.spec.replicas>0)]}{.status.replicas} {.spec.template.spec.containers[0].image}{end}'"
+check_equal "Recreate: the old ReplicaSet is at 0, none of its pods is left" "0 0" \
+        "$(k get rs "$r1" -o jsonpath='{.spec.replicas}') $(k get pods -l pod-template-hash="${r1#rec-}" -o name | wc -l)"
+
 # --- Tables
 check_equal "get deploy: NAME READY UP-TO-DATE AVAILABLE AGE" "NAME READY UP-TO-DATE AVAILABLE AGE web 0/4 4 0" \
-        "$(k get deploy | tr -s ' \n' ' ' | sed -E 's/ [0-9]+s / /; s/ [0-9]+s$//; s/ $//')"
+        "$(k get deploy web | tr -s ' \n' ' ' | sed -E 's/ [0-9]+s / /; s/ [0-9]+s$//; s/ $//')"
 check_equal "get rs -o wide: NAME DESIRED CURRENT READY AGE CONTAINERS IMAGES SELECTOR" \
         "NAME DESIRED CURRENT READY AGE CONTAINERS IMAGES SELECTOR web-$h 4 4 0 busybox busybox app=web,pod-template-hash=$h" \
-        "$(k get rs -o wide | tr -s ' \n' ' ' | sed -E 's/ [0-9]+s / /; s/ $//')"
+        "$(k get rs -l app=web -o wide | tr -s ' \n' ' ' | sed -E 's/ [0-9]+s / /; s/ $//')"
 check_output "describe deploy reads the strategy and replicas" \
         "RollingUpdateStrategy:  25% max unavailable, 25% max surge" \
         sh -c "'$KUBECTL' --cache-dir '$SERVER_DIR/cache' describe deploy web | grep RollingUpdateStrategy"
