@@ -86,6 +86,9 @@ const struct schema *schema_for_kind(const char *kind)
                 { "Eviction", &schema_eviction },
                 { "TokenReview", &schema_token_review },
                 { "Lease", &schema_lease },
+                { "ReplicaSet", &schema_replica_set },
+                { "Deployment", &schema_deployment },
+                { "Scale", &schema_scale },
         };
 
         if (!kind)

@@ -38,10 +38,14 @@ extern const struct schema schema_pod_disruption_budget, schema_eviction, schema
 /* coordination.k8s.io/v1 Lease. */
 extern const struct schema schema_lease;
 
+/* ---- kinds (apps: api/schema-apps.c) ---- */
+/* apps/v1 ReplicaSet and Deployment, autoscaling/v1 Scale (their scale subresource's body). */
+extern const struct schema schema_replica_set, schema_deployment, schema_scale;
+
 /* "Pod", "Node", "Event", "Namespace", "StorageClass", "PersistentVolume",
  * "PersistentVolumeClaim", "ConfigMap", "Secret", "ServiceAccount", "LimitRange",
- * "ResourceQuota", "SelfSubjectReview", "PodDisruptionBudget", "Eviction", "Lease": the kind's
- * schema;
+ * "ResourceQuota", "SelfSubjectReview", "PodDisruptionBudget", "Eviction", "Lease", "ReplicaSet",
+ * "Deployment", "Scale": the kind's schema;
  * NULL for any other kind. */
 const struct schema *schema_for_kind(const char *kind);
 
@@ -64,7 +68,7 @@ extern const struct schema schema_resource_requirements, schema_resource_list,
         schema_resource_claim, schema_object_reference, schema_condition_status,
         schema_taint_effect, schema_node_selector, schema_persistent_volume_claim_spec,
         schema_persistent_volume_access_mode, schema_persistent_volume_mode,
-        schema_host_path_volume_source;
+        schema_host_path_volume_source, schema_pod_spec, schema_pod_template_spec;
 
 /* ---- leaves ---- */
 extern const struct schema schema_any, schema_string, schema_int32, schema_int64, schema_float64,

@@ -1153,3 +1153,80 @@ bool label_selector_object_is_empty(const json_t *sel)
         return json_is_object(sel) && json_object_size(json_object_get(sel, "matchLabels")) == 0 &&
                json_array_size(json_object_get(sel, "matchExpressions")) == 0;
 }
+
+struct requirement_text {
+        const char *key;
+        char *text;
+};
+
+static int cmp_requirement_text(const void *a, const void *b)
+{
+        return strcmp(((const struct requirement_text *) a)->key,
+                      ((const struct requirement_text *) b)->key);
+}
+
+static int cmp_cstr(const void *a, const void *b)
+{
+        return strcmp(*(const char *const *) a, *(const char *const *) b);
+}
+
+/* "(a,b)" of a requirement's values, sorted as upstream's Requirement.String sorts them. */
+static char *values_text(const json_t *values)
+{
+        size_t n = json_array_size(values), i;
+        const char **v = xcalloc(n + 1, sizeof(*v));
+        struct strbuf sb;
+        json_t *x;
+
+        json_array_foreach(values, i, x) {
+                v[i] = json_string_value(x) ?: "";
+        }
+        qsort(v, n, sizeof(*v), cmp_cstr);
+        strbuf_init(&sb);
+        strbuf_addstr(&sb, "(");
+        for (i = 0; i < n; i++)
+                strbuf_addf(&sb, "%s%s", i ? "," : "", v[i]);
+        strbuf_addstr(&sb, ")");
+        free(v);
+        return strbuf_detach(&sb);
+}
+
+char *label_selector_object_to_string(const json_t *sel)
+{
+        const json_t *match = json_object_get(sel, "matchLabels");
+        const json_t *exprs = json_object_get(sel, "matchExpressions");
+        size_t n = json_object_size(match) + json_array_size(exprs), k = 0, i;
+        struct requirement_text *reqs = xcalloc(n + 1, sizeof(*reqs));
+        struct strbuf sb;
+        const char *key;
+        json_t *v;
+
+        json_object_foreach((json_t *) match, key, v) {
+                reqs[k].key = key;
+                reqs[k++].text = xasprintf("%s=%s", key, json_string_value(v) ?: "");
+        }
+        json_array_foreach(exprs, i, v) {
+                const char *op = json_string_value(json_object_get(v, "operator")) ?: "";
+                const char *rk = json_string_value(json_object_get(v, "key")) ?: "";
+                cleanup_free char *vals = values_text(json_object_get(v, "values"));
+
+                reqs[k].key = rk;
+                if (streq(op, "In"))
+                        reqs[k++].text = xasprintf("%s in %s", rk, vals);
+                else if (streq(op, "NotIn"))
+                        reqs[k++].text = xasprintf("%s notin %s", rk, vals);
+                else if (streq(op, "Exists"))
+                        reqs[k++].text = xstrdup(rk);
+                else if (streq(op, "DoesNotExist"))
+                        reqs[k++].text = xasprintf("!%s", rk);
+        }
+        /* K8S: internalSelector.String: requirements sorted by key, joined with "," */
+        qsort(reqs, k, sizeof(*reqs), cmp_requirement_text);
+        strbuf_init(&sb);
+        for (i = 0; i < k; i++) {
+                strbuf_addf(&sb, "%s%s", i ? "," : "", reqs[i].text);
+                free(reqs[i].text);
+        }
+        free(reqs);
+        return strbuf_detach(&sb);
+}

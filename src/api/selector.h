@@ -95,5 +95,8 @@ DEFINE_CLEANUP(struct field_selector, field_selector_free, field_selector)
 int label_selector_object_matches(const json_t *sel, const json_t *labels);
 /* True for an object selector without requirements ({}: it matches everything). */
 bool label_selector_object_is_empty(const json_t *sel);
+/* The selector's text form as LabelSelectorAsSelector(sel).String() prints it ("a=b,c in
+ * (x,y)", requirements sorted by key); "" for {} or NULL. Caller frees. */
+char *label_selector_object_to_string(const json_t *sel);
 
 #endif

@@ -120,5 +120,8 @@ void v_validate_quantity_value(const char *name, const struct quantity *q, const
 /* K8S: metav1 ValidateLabelSelector (validation-storage.c): matchLabels as labels, each
  * matchExpressions requirement's operator, key and values. sel may be NULL. */
 void v_validate_label_selector(const json_t *sel, const char *path, struct field_error_list *errs);
+/* K8S: apps ValidatePositiveIntOrPercent then IsNotMoreThan100Percent (validation-policy.c); v
+ * is a JSON integer or string. */
+void v_validate_int_or_percent(const json_t *v, const char *field, struct field_error_list *errs);
 
 #endif

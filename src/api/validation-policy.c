@@ -39,8 +39,7 @@ static bool is_percent(const char *s)
 }
 
 /* K8S: ValidatePositiveIntOrPercent, then IsNotMoreThan100Percent. */
-static void validate_int_or_percent(const json_t *v, const char *field,
-                                    struct field_error_list *errs)
+void v_validate_int_or_percent(const json_t *v, const char *field, struct field_error_list *errs)
 {
         cleanup_free char *rendered = render_int_or_string(v);
 
@@ -82,9 +81,9 @@ size_t validate_pdb(const json_t *pdb, bool meta, struct field_error_list *errs)
                          "minAvailable and maxUnavailable cannot be both set");
         }
         if (min)
-                validate_int_or_percent(min, "spec.minAvailable", errs);
+                v_validate_int_or_percent(min, "spec.minAvailable", errs);
         if (max)
-                validate_int_or_percent(max, "spec.maxUnavailable", errs);
+                v_validate_int_or_percent(max, "spec.maxUnavailable", errs);
         v_validate_label_selector(vj_obj(spec, "selector"), "spec.selector", errs);
         if (json_is_string(policy)) {
                 const char *p = json_string_value(policy);

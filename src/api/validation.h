@@ -73,6 +73,11 @@ void pod_set_defaults(json_t *pod);
 /* K8S: podStrategy.PrepareForCreate: status replaced by {phase: Pending, qosClass} and
  * metadata.generation set to 1; call after pod_set_defaults. */
 void pod_prepare_for_create(json_t *pod);
+/* K8S: SetDefaults_PodTemplateSpec: a template's spec as SetDefaults_PodSpec fills it. */
+void pod_template_set_defaults(json_t *tmpl);
+/* K8S: ValidatePodTemplateSpec: the template's labels, annotations and spec, errors under path
+ * ("spec.template"). */
+size_t validate_pod_template(const json_t *tmpl, const char *path, struct field_error_list *errs);
 
 /* K8S: ComputePodQOS: "Guaranteed", "Burstable" or "BestEffort". Only cpu and memory count, and
  * only quantities > 0; init containers count like regular ones; pod-level spec.resources, when it
@@ -308,4 +313,23 @@ size_t validate_lease(const json_t *lease, struct field_error_list *errs);
 /* K8S: ValidateLeaseUpdate: the metadata update, then the spec as on create. */
 size_t validate_lease_update(const json_t *new_lease, const json_t *old_lease,
                              struct field_error_list *errs);
+/* ---- apps/v1 (api/validation-apps.c) ---- */
+
+/* K8S: SetDefaults_ReplicaSet and SetDefaults_Deployment (apps/v1), the template included. */
+void replica_set_set_defaults(json_t *rs);
+void deployment_set_defaults(json_t *d);
+/* K8S: ValidateReplicaSet (meta: with the object's metadata, as on create), its update (the
+ * selector is immutable) and status update. */
+size_t validate_replica_set(const json_t *rs, bool meta, struct field_error_list *errs);
+size_t validate_replica_set_update(const json_t *new_rs, const json_t *old_rs,
+                                   struct field_error_list *errs);
+size_t validate_replica_set_status_update(const json_t *new_rs, const json_t *old_rs,
+                                          struct field_error_list *errs);
+/* K8S: ValidateDeployment, ValidateDeploymentUpdate, ValidateDeploymentStatusUpdate. */
+size_t validate_deployment(const json_t *d, bool meta, struct field_error_list *errs);
+size_t validate_deployment_update(const json_t *new_d, const json_t *old_d,
+                                  struct field_error_list *errs);
+size_t validate_deployment_status_update(const json_t *new_d, const json_t *old_d,
+                                         struct field_error_list *errs);
+
 #endif

@@ -35,6 +35,8 @@ static const char *sub_name(enum api_subresource sub)
                 return "eviction";
         case API_SUB_TOKEN:
                 return "token";
+        case API_SUB_SCALE:
+                return "scale";
         case API_SUB_MAX:
                 break;
         }

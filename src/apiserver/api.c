@@ -136,6 +136,8 @@ static int subresource_from_string(const struct api_resource *r, const char *s,
                 *ret = API_SUB_EVICTION;
         else if (streq(s, "token"))
                 *ret = API_SUB_TOKEN;
+        else if (streq(s, "scale"))
+                *ret = API_SUB_SCALE;
         else
                 return -ENOENT;
         return 0;
@@ -195,6 +197,7 @@ static const char *const subresource_names[API_SUB_MAX] = {
         [API_SUB_FINALIZE] = "finalize",
         [API_SUB_EVICTION] = "eviction",
         [API_SUB_TOKEN] = "token",
+        [API_SUB_SCALE] = "scale",
 };
 
 /* K8S: apiserver_request_total and apiserver_request_duration_seconds (long-running requests,
@@ -267,6 +270,8 @@ static const struct api_resource *body_resource(const struct api_target *t)
                 return &eviction_body_resource;
         if (t->sub == API_SUB_TOKEN)
                 return &token_request_resource;
+        if (t->sub == API_SUB_SCALE)
+                return &scale_body_resource;
         return t->res;
 }
 
@@ -387,6 +392,10 @@ static void dispatch_resource(struct apiserver *s, const struct api_target *targ
                         actions[i].handle(s, &t, req, resp);
                 else
                         status_respond(resp, EOPNOTSUPP, METHOD_NOT_ALLOWED, NULL);
+                return;
+        }
+        if (t.sub == API_SUB_SCALE) {
+                scale_handle(s, &t, req, resp);
                 return;
         }
         if (t.sub == API_SUB_FINALIZE && !streq(m, "PUT")) {

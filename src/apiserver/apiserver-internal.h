@@ -94,6 +94,11 @@ extern const struct api_resource eviction_body_resource;
 void registry_token_request(struct apiserver *s, const struct api_target *t,
                             const struct http_request *req, struct http_response *resp);
 extern const struct api_resource token_request_resource;
+/* K8S: GET, PUT and PATCH {deployments,replicasets}/{name}/scale (scale.c): an autoscaling/v1
+ * Scale of the object's spec.replicas (ScaleREST). */
+void scale_handle(struct apiserver *s, const struct api_target *t, const struct http_request *req,
+                  struct http_response *resp);
+extern const struct api_resource scale_body_resource;
 
 /* Parses labelSelector and fieldSelector from the query; on a bad selector writes a 400 and
  * returns < 0. */

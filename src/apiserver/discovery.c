@@ -62,6 +62,9 @@ static json_t *subresource_kind(const struct api_resource *r, const char *sub)
         if (streq(sub, "token"))
                 return json_pack("{s:s, s:s, s:s}", "group", "authentication.k8s.io", "version",
                                  "v1", "kind", "TokenRequest");
+        if (streq(sub, "scale"))
+                return json_pack("{s:s, s:s, s:s}", "group", "autoscaling", "version", "v1", "kind",
+                                 "Scale");
         return response_kind(r);
 }
 
@@ -205,7 +208,8 @@ void discovery_resource_list(struct http_response *resp, const char *group, cons
                                                 "singularName", "", "namespaced", r->namespaced,
                                                 "kind", r->kind, "verbs", subresource_verbs(*s));
 
-                        if (subresource_is_eviction(*s) || streq(*s, "token")) {
+                        if (subresource_is_eviction(*s) || streq(*s, "token") ||
+                            streq(*s, "scale")) {
                                 json_t *k = subresource_kind(r, *s);
                                 json_object_update(sub, k);
                                 json_decref(k);

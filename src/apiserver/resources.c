@@ -386,6 +386,53 @@ static const struct api_resource leases = {
         .strategy = &lease_strategy,
 };
 
+/* K8S: apps/v1 (pkg/registry/apps): both carry status and the scale subresource. */
+static const char *const apps_subresources[] = { "status", "scale", NULL };
+static const char *const rs_short[] = { "rs", NULL };
+static const char *const deploy_short[] = { "deploy", NULL };
+
+static const struct api_resource replicasets = {
+        .group = "apps",
+        .version = "v1",
+        .api_version = "apps/v1",
+        .plural = "replicasets",
+        .singular = "replicaset",
+        .kind = "ReplicaSet",
+        .list_kind = "ReplicaSetList",
+        .namespaced = true,
+        .short_names = rs_short,
+        .categories = pod_categories,
+        .verbs = verbs_all,
+        .subresources = apps_subresources,
+        .schema = &schema_replica_set,
+        .field_labels = config_fields,
+        .columns = replica_set_columns,
+        .n_columns = REPLICA_SET_COLUMNS,
+        .table_row = replica_set_table_row,
+        .strategy = &replica_set_strategy,
+};
+
+static const struct api_resource deployments = {
+        .group = "apps",
+        .version = "v1",
+        .api_version = "apps/v1",
+        .plural = "deployments",
+        .singular = "deployment",
+        .kind = "Deployment",
+        .list_kind = "DeploymentList",
+        .namespaced = true,
+        .short_names = deploy_short,
+        .categories = pod_categories,
+        .verbs = verbs_all,
+        .subresources = apps_subresources,
+        .schema = &schema_deployment,
+        .field_labels = config_fields,
+        .columns = deployment_columns,
+        .n_columns = DEPLOYMENT_COLUMNS,
+        .table_row = deployment_table_row,
+        .strategy = &deployment_strategy,
+};
+
 const struct api_resource *const api_resources[] = {
         &pods,
         &namespaces,
@@ -403,6 +450,8 @@ const struct api_resource *const api_resources[] = {
         &poddisruptionbudgets,
         &tokenreviews,
         &leases,
+        &replicasets,
+        &deployments,
 };
 const size_t n_api_resources = ARRAY_SIZE(api_resources);
 

@@ -37,6 +37,7 @@ enum api_subresource {
         API_SUB_FINALIZE, /* PUT only: a namespace's spec.finalizers */
         API_SUB_EVICTION, /* POST only: a policy/v1 Eviction of the pod (eviction.c) */
         API_SUB_TOKEN,    /* POST only: a service account's TokenRequest (token-request.c) */
+        API_SUB_SCALE,    /* GET, PUT, PATCH: an autoscaling/v1 Scale of spec.replicas (scale.c) */
         API_SUB_MAX,
 };
 
@@ -117,6 +118,8 @@ extern const struct resource_strategy resource_quota_strategy;
 /* apiserver/strategy-policy.c */
 extern const struct resource_strategy pod_disruption_budget_strategy;
 extern const struct resource_strategy lease_strategy;
+/* apiserver/strategy-apps.c */
+extern const struct resource_strategy replica_set_strategy, deployment_strategy;
 /* apiserver/strategy-storage.c */
 extern const struct resource_strategy storage_class_strategy;
 extern const struct resource_strategy persistent_volume_strategy;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/selector.h"
 #include "api/validation.h"
 #include "apiserver/table.h"
 #include "base/alloc.h"
@@ -912,4 +913,100 @@ void lease_table_row(const json_t *lease, time_t now, json_t *cells)
                 cells, json_string(str_or(json_path_string(lease, "spec.holderIdentity"), "")));
         age_since(json_path_string(lease, "metadata.creationTimestamp"), now, age);
         json_array_append_new(cells, json_string(age));
+}
+
+/* ---- apps (K8S: printDeployment, printReplicaSet) ---- */
+
+#define CONTAINERS_DESCRIPTION "Names of each container in the template."
+#define IMAGES_DESCRIPTION     "Images referenced by each container in the template."
+#define SELECTOR_DESCRIPTION                                                                  \
+ "Label selector for pods. Existing ReplicaSets whose pods are selected by this will be the " \
+ "ones affected by this deployment."
+
+const struct table_column deployment_columns[DEPLOYMENT_COLUMNS] = {
+        { "Name", "string", "name", NAME_DESCRIPTION, 0 },
+        { "Ready", "string", "", "Number of the pod with ready state", 0 },
+        { "Up-to-date", "integer", "",
+          "Total number of non-terminated pods targeted by this deployment that have the "
+          "desired template spec.",
+          0 },
+        { "Available", "integer", "",
+          "Total number of available pods (ready for at least minReadySeconds) targeted by "
+          "this deployment.",
+          0 },
+        { "Age", "string", "", AGE_DESCRIPTION, 0 },
+        { "Containers", "string", "", CONTAINERS_DESCRIPTION, 1 },
+        { "Images", "string", "", IMAGES_DESCRIPTION, 1 },
+        { "Selector", "string", "", SELECTOR_DESCRIPTION, 1 },
+};
+
+const struct table_column replica_set_columns[REPLICA_SET_COLUMNS] = {
+        { "Name", "string", "name", NAME_DESCRIPTION, 0 },
+        { "Desired", "integer", "", "Number of desired pods.", 0 },
+        { "Current", "integer", "", "Replicas is the most recently observed number of replicas.",
+          0 },
+        { "Ready", "integer", "", "The number of ready replicas for this replica set.", 0 },
+        { "Age", "string", "", AGE_DESCRIPTION, 0 },
+        { "Containers", "string", "", CONTAINERS_DESCRIPTION, 1 },
+        { "Images", "string", "", IMAGES_DESCRIPTION, 1 },
+        { "Selector", "string", "", SELECTOR_DESCRIPTION, 1 },
+};
+
+static long long int_at(const json_t *obj, const char *path)
+{
+        return (long long) json_integer_value(json_path(obj, path));
+}
+
+/* K8S: layoutContainerCells: the template's container names and images, comma-joined, then
+ * the selector's String(). */
+static void template_cells(const json_t *obj, json_t *cells)
+{
+        struct strbuf names, images;
+        cleanup_free char *sel = label_selector_object_to_string(json_path(obj, "spec.selector"));
+        size_t i;
+        json_t *c;
+
+        strbuf_init(&names);
+        strbuf_init(&images);
+        json_array_foreach(json_path(obj, "spec.template.spec.containers"), i, c) {
+                strbuf_addf(&names, "%s%s", i ? "," : "",
+                            str_or(json_string_value(json_object_get(c, "name")), ""));
+                strbuf_addf(&images, "%s%s", i ? "," : "",
+                            str_or(json_string_value(json_object_get(c, "image")), ""));
+        }
+        json_array_append_new(cells, json_string(names.buf));
+        json_array_append_new(cells, json_string(images.buf));
+        json_array_append_new(cells, json_string(sel));
+        strbuf_release(&names);
+        strbuf_release(&images);
+}
+
+void deployment_table_row(const json_t *d, time_t now, json_t *cells)
+{
+        char age[32];
+        long long desired = json_path(d, "spec.replicas") ? int_at(d, "spec.replicas") : 1;
+
+        json_array_append_new(cells, json_string(str_or(json_path_string(d, "metadata.name"), "")));
+        json_array_append_new(
+                cells, json_sprintf("%lld/%lld", int_at(d, "status.readyReplicas"), desired));
+        json_array_append_new(cells, json_integer(int_at(d, "status.updatedReplicas")));
+        json_array_append_new(cells, json_integer(int_at(d, "status.availableReplicas")));
+        age_since(json_path_string(d, "metadata.creationTimestamp"), now, age);
+        json_array_append_new(cells, json_string(age));
+        template_cells(d, cells);
+}
+
+void replica_set_table_row(const json_t *rs, time_t now, json_t *cells)
+{
+        char age[32];
+        long long desired = json_path(rs, "spec.replicas") ? int_at(rs, "spec.replicas") : 1;
+
+        json_array_append_new(cells,
+                              json_string(str_or(json_path_string(rs, "metadata.name"), "")));
+        json_array_append_new(cells, json_integer(desired));
+        json_array_append_new(cells, json_integer(int_at(rs, "status.replicas")));
+        json_array_append_new(cells, json_integer(int_at(rs, "status.readyReplicas")));
+        age_since(json_path_string(rs, "metadata.creationTimestamp"), now, age);
+        json_array_append_new(cells, json_string(age));
+        template_cells(rs, cells);
 }

@@ -72,5 +72,12 @@ void pod_disruption_budget_table_row(const json_t *pdb, time_t now, json_t *cell
 #define LEASE_COLUMNS 3
 extern const struct table_column lease_columns[LEASE_COLUMNS];
 void lease_table_row(const json_t *lease, time_t now, json_t *cells);
+/* apps (K8S: printDeployment, printReplicaSet) */
+#define DEPLOYMENT_COLUMNS 8
+extern const struct table_column deployment_columns[DEPLOYMENT_COLUMNS];
+void deployment_table_row(const json_t *d, time_t now, json_t *cells);
+#define REPLICA_SET_COLUMNS 8
+extern const struct table_column replica_set_columns[REPLICA_SET_COLUMNS];
+void replica_set_table_row(const json_t *rs, time_t now, json_t *cells);
 
 #endif

@@ -35,6 +35,8 @@
 #include "controllers/resourcequota.h"
 #include "controllers/rootca-publisher.h"
 #include "controllers/disruption.h"
+#include "controllers/deployment.h"
+#include "controllers/replicaset.h"
 #include "controllers/node-lifecycle.h"
 #include "controllers/serviceaccount.h"
 #include "controllers/tokencleaner.h"
@@ -589,6 +591,8 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
         struct rootca_publisher *rootca = NULL;
         struct resourcequota_controller *quotas = NULL;
         struct disruption_controller *disruption = NULL;
+        struct replicaset_controller *replicasets = NULL;
+        struct deployment_controller *deployments = NULL;
         struct node_lifecycle_controller *lifecycle = NULL;
         struct tokencleaner *cleaner = NULL;
         struct pv_provisioner *provisioner = NULL;
@@ -829,6 +833,10 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
                 if (r >= 0)
                         r = disruption_controller_start(&co, &disruption, &err);
                 if (r >= 0)
+                        r = replicaset_controller_start(&co, &replicasets, &err);
+                if (r >= 0)
+                        r = deployment_controller_start(&co, &deployments, &err);
+                if (r >= 0)
                         r = node_lifecycle_controller_start(
                                 &co,
                                 &(struct node_lifecycle_options){
@@ -892,6 +900,8 @@ stop:
         rootca_publisher_stop(rootca);
         serviceaccount_controller_stop(accounts);
         disruption_controller_stop(disruption);
+        replicaset_controller_stop(replicasets);
+        deployment_controller_stop(deployments);
         node_lifecycle_controller_stop(lifecycle);
         tokencleaner_stop(cleaner);
         namespace_controller_stop(namespaces);

@@ -23,7 +23,7 @@
 /* K8S: the disruption controller's recorder: EventSource{Component: "controllermanager"} */
 #define EVENT_COMPONENT "controllermanager"
 
-enum { COL_PDBS, COL_PODS };
+enum { COL_PDBS, COL_PODS, COL_RS, COL_DEPLOY };
 
 struct disruption_controller {
         struct controller_loop loop;
@@ -70,30 +70,80 @@ static const json_t *controller_of(const json_t *pod)
         return NULL;
 }
 
-/* K8S: getExpectedScale: the sum of the controllers' scales. No finder knows a controller
- * in flexlet (see disruption.h), so a pod that has one fails. */
-static int expected_scale(const json_t *pods, int *ret_expected, int *ret_unmanaged,
-                          struct error **reterr)
+json_t *disruption_scales(const json_t *replicasets, const json_t *deployments)
 {
+        json_t *out = json_object(), *rs, *d;
+        const char *key, *dkey;
+
+        /* K8S: the finders: getPodReplicaSet (a ReplicaSet not controlled by a Deployment) and
+         * getPodDeployment (the Deployment controlling the pod's ReplicaSet) */
+        json_object_foreach((json_t *) replicasets, key, rs) {
+                const json_t *ref = controller_of(rs);
+                const char *uid = json_path_string(rs, "metadata.uid");
+
+                if (!uid)
+                        continue;
+                if (!ref) {
+                        json_object_set_new(
+                                out, uid,
+                                json_pack("{s:s, s:I}", "uid", uid, "scale",
+                                          json_integer_value(json_path(rs, "spec.replicas"))));
+                        continue;
+                }
+                if (!streq(json_string_value(json_object_get(ref, "kind")) ?: "", "Deployment"))
+                        continue;
+                json_object_foreach((json_t *) deployments, dkey, d) {
+                        const char *duid = json_path_string(d, "metadata.uid");
+                        if (!duid ||
+                            !streq(duid, json_string_value(json_object_get(ref, "uid")) ?: ""))
+                                continue;
+                        json_object_set_new(
+                                out, uid,
+                                json_pack("{s:s, s:I}", "uid", duid, "scale",
+                                          json_integer_value(json_path(d, "spec.replicas"))));
+                }
+        }
+        return out;
+}
+
+/* K8S: getExpectedScale: the sum of the scales of the pods' controllers, each counted once;
+ * a pod whose controller no finder knows (scales, from disruption_scales; NULL: none) fails. */
+static int expected_scale(const json_t *pods, const json_t *scales, int *ret_expected,
+                          int *ret_unmanaged, struct error **reterr)
+{
+        cleanup_json json_t *seen = json_object();
         size_t i;
-        json_t *pod;
-        int unmanaged = 0;
+        json_t *pod, *v;
+        const char *key;
+        int unmanaged = 0, expected = 0;
 
         json_array_foreach(pods, i, pod) {
-                if (!controller_of(pod)) {
+                const json_t *ref = controller_of(pod);
+                const json_t *found;
+
+                if (!ref) {
                         unmanaged++;
                         continue;
                 }
-                return error_set(reterr, EINVAL, "found no controllers for pod \"%s\"",
-                                 json_path_string(pod, "metadata.name") ?: "");
+                found = json_object_get(scales,
+                                        json_string_value(json_object_get(ref, "uid")) ?: "");
+                if (!found)
+                        return error_set(reterr, EINVAL, "found no controllers for pod \"%s\"",
+                                         json_path_string(pod, "metadata.name") ?: "");
+                json_object_set(seen, json_string_value(json_object_get(found, "uid")),
+                                json_object_get(found, "scale"));
         }
-        *ret_expected = 0;
+        json_object_foreach(seen, key, v) {
+                expected += (int) json_integer_value(v);
+        }
+        *ret_expected = expected;
         *ret_unmanaged = unmanaged;
         return 0;
 }
 
-int disruption_expected(const json_t *pdb, const json_t *pods, int *ret_expected, int *ret_desired,
-                        int *ret_unmanaged, struct error **reterr)
+int disruption_expected_scaled(const json_t *pdb, const json_t *pods, const json_t *scales,
+                               int *ret_expected, int *ret_desired, int *ret_unmanaged,
+                               struct error **reterr)
 {
         const json_t *max = json_path(pdb, "spec.maxUnavailable");
         const json_t *min = json_path(pdb, "spec.minAvailable");
@@ -101,7 +151,7 @@ int disruption_expected(const json_t *pdb, const json_t *pods, int *ret_expected
         int r;
 
         if (max && !json_is_null(max)) {
-                r = expected_scale(pods, &expected, &unmanaged, reterr);
+                r = expected_scale(pods, scales, &expected, &unmanaged, reterr);
                 if (r < 0)
                         return r;
                 r = scaled_value(max, expected, &v, reterr);
@@ -112,7 +162,7 @@ int disruption_expected(const json_t *pdb, const json_t *pods, int *ret_expected
                 desired = (int) json_integer_value(min);
                 expected = (int) json_array_size(pods);
         } else if (json_is_string(min)) {
-                r = expected_scale(pods, &expected, &unmanaged, reterr);
+                r = expected_scale(pods, scales, &expected, &unmanaged, reterr);
                 if (r < 0)
                         return r;
                 r = scaled_value(min, expected, &desired, reterr);
@@ -208,7 +258,20 @@ static json_t *fail_safe(const json_t *pdb, const char *message, time_t now)
         return out;
 }
 
+int disruption_expected(const json_t *pdb, const json_t *pods, int *ret_expected, int *ret_desired,
+                        int *ret_unmanaged, struct error **reterr)
+{
+        return disruption_expected_scaled(pdb, pods, NULL, ret_expected, ret_desired, ret_unmanaged,
+                                          reterr);
+}
+
 json_t *disruption_next(const json_t *pdb, const json_t *pods, time_t now)
+{
+        return disruption_next_scaled(pdb, pods, NULL, now);
+}
+
+json_t *disruption_next_scaled(const json_t *pdb, const json_t *pods, const json_t *scales,
+                               time_t now)
 {
         cleanup_error struct error *err = NULL;
         cleanup_json json_t *disrupted = NULL;
@@ -217,7 +280,8 @@ json_t *disruption_next(const json_t *pdb, const json_t *pods, time_t now)
         json_t *out, *status, *conds;
         char ts[32];
 
-        if (disruption_expected(pdb, pods, &expected, &desired, &unmanaged, &err) < 0)
+        if (disruption_expected_scaled(pdb, pods, scales, &expected, &desired, &unmanaged, &err) <
+            0)
                 return fail_safe(pdb, err->message, now);
         disrupted = disrupted_pods(pdb, pods, now);
         current = healthy_pods(pods, disrupted, now);
@@ -314,7 +378,8 @@ char *disruption_selector_string(const json_t *sel)
 
 /* K8S: trySync's events, sent here only when the status is written (upstream's recorder
  * folds repeats into one event's count; flexlet's has no such aggregation). */
-static void record_events(struct disruption_controller *x, const json_t *pdb, const json_t *pods)
+static void record_events(struct disruption_controller *x, const json_t *pdb, const json_t *pods,
+                          const json_t *scales)
 {
         cleanup_error struct error *err = NULL;
         int expected, desired, unmanaged;
@@ -322,7 +387,8 @@ static void record_events(struct disruption_controller *x, const json_t *pdb, co
         if (json_array_size(pods) == 0)
                 (void) api_client_event(x->loop.client, pdb, "Normal", "NoPods",
                                         "No matching pods found", EVENT_COMPONENT, NULL, NULL);
-        if (disruption_expected(pdb, pods, &expected, &desired, &unmanaged, &err) < 0) {
+        if (disruption_expected_scaled(pdb, pods, scales, &expected, &desired, &unmanaged, &err) <
+            0) {
                 cleanup_free char *msg = xasprintf(
                         "Failed to calculate the number of expected pods: %s", err->message);
                 (void) api_client_event(x->loop.client, pdb, "Warning",
@@ -366,6 +432,9 @@ static void disruption_pass(void *ctx)
         struct disruption_controller *x = ctx;
         cleanup_json json_t *pdbs = informer_snapshot(x->loop.watch, COL_PDBS);
         cleanup_json json_t *pods = informer_snapshot(x->loop.watch, COL_PODS);
+        cleanup_json json_t *rss = informer_snapshot(x->loop.watch, COL_RS);
+        cleanup_json json_t *ds = informer_snapshot(x->loop.watch, COL_DEPLOY);
+        cleanup_json json_t *scales = disruption_scales(rss, ds);
         time_t now = time(NULL);
         const char *key;
         json_t *pdb;
@@ -377,11 +446,11 @@ static void disruption_pass(void *ctx)
                         /* K8S: trySync: getPodsForPdb's error goes to failSafe */
                         next = fail_safe(pdb, "invalid label selector", now);
                 else
-                        next = disruption_next(pdb, picked, now);
+                        next = disruption_next_scaled(pdb, picked, scales, now);
                 if (next) {
                         write_status(x, next);
                         if (picked)
-                                record_events(x, next, picked);
+                                record_events(x, next, picked, scales);
                 }
         }
 }
@@ -396,6 +465,8 @@ int disruption_controller_start(const struct api_client_options *o,
 {
         static const char *const paths[] = { [COL_PDBS] = "/apis/policy/v1/poddisruptionbudgets",
                                              [COL_PODS] = "/api/v1/pods",
+                                             [COL_RS] = "/apis/apps/v1/replicasets",
+                                             [COL_DEPLOY] = "/apis/apps/v1/deployments",
                                              NULL };
         const struct controller_loop_def def = { .paths = paths,
                                                  .period_ms = PASS_PERIOD_MS,

@@ -5,13 +5,13 @@
  * disruptionsAllowed, the DisruptionAllowed condition, and disruptedPods without the entries
  * the eviction handler added more than PDB_DELETION_TIMEOUT_S ago.
  *
- * flexlet has no workload controllers yet (ReplicaSet, Deployment, StatefulSet, scale
- * subresources), so every pod is either bare or owned by a controller no finder knows. As
- * upstream: an integer minAvailable counts the pods themselves; a percentage or maxUnavailable
- * counts the controllers' scale, which bare pods do not have (expectedPods 0, so no disruption
- * is allowed), and a pod with a controllerRef fails the sync ("found no controllers for pod
- * ..."), which sets disruptionsAllowed 0 and DisruptionAllowed False/SyncFailed. The events
- * upstream's sync records (NoPods, UnmanagedPods, CalculateExpectedPodCountFailed) are
+ * As upstream: an integer minAvailable counts the pods themselves; a percentage or
+ * maxUnavailable counts the scale of the pods' controllers as upstream's finders know them (a
+ * ReplicaSet's spec.replicas, or the Deployment's that controls it), which bare pods do not
+ * have (expectedPods 0, so no disruption is allowed); a pod whose controller no finder knows
+ * (a Job, say) fails the sync ("found no controllers for pod ..."), which sets
+ * disruptionsAllowed 0 and DisruptionAllowed False/SyncFailed. The events upstream's sync
+ * records (NoPods, UnmanagedPods, CalculateExpectedPodCountFailed) are
  * recorded when a new status is written. */
 #ifndef FLEXLET_CONTROLLERS_DISRUPTION_H
 #define FLEXLET_CONTROLLERS_DISRUPTION_H
@@ -21,6 +21,17 @@
 
 #include "base/error.h"
 #include "client/client.h"
+
+/* The controllers upstream's finders know, from snapshots of ReplicaSets and Deployments
+ * ({"ns/name": object}): {"<ReplicaSet uid>": {"uid": <the controller counted>, "scale": n}},
+ * the counted controller being the ReplicaSet or the Deployment that controls it. New object. */
+json_t *disruption_scales(const json_t *replicasets, const json_t *deployments);
+/* disruption_expected and disruption_next with the finders' scales (NULL: none known). */
+int disruption_expected_scaled(const json_t *pdb, const json_t *pods, const json_t *scales,
+                               int *ret_expected, int *ret_desired, int *ret_unmanaged,
+                               struct error **reterr);
+json_t *disruption_next_scaled(const json_t *pdb, const json_t *pods, const json_t *scales,
+                               time_t now);
 
 /* K8S: getExpectedPodCount over the pods the budget selects (a JSON array): *ret_expected and
  * *ret_desired, and *ret_unmanaged the number of pods without a controller. -EINVAL with

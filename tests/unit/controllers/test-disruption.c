@@ -139,6 +139,42 @@ static void test_expected(void **state)
         assert_null(disruption_next(next, owned, NOW + 5));
 }
 
+/* K8S: the finders: pods of a ReplicaSet count its spec.replicas; pods of a ReplicaSet a
+ * Deployment controls count the Deployment's, once however many ReplicaSets it has. */
+static void test_finders(void **state)
+{
+        cleanup_error struct error *err = NULL;
+        cleanup_json json_t *rss =
+                json_pack("{s:{s:{s:s, s:[{s:s, s:s, s:b}]}, s:{s:i}}, s:{s:{s:s}, s:{s:i}}}",
+                          "default/rs", "metadata", "uid", "u1", "ownerReferences", "kind",
+                          "Deployment", "uid", "d1", "controller", 1, "spec", "replicas", 3,
+                          "default/solo", "metadata", "uid", "u2", "spec", "replicas", 2);
+        cleanup_json json_t *ds = json_pack("{s:{s:{s:s}, s:{s:i}}}", "default/web", "metadata",
+                                            "uid", "d1", "spec", "replicas", 4);
+        cleanup_json json_t *scales = disruption_scales(rss, ds);
+        cleanup_json json_t *owned =
+                json_pack("[o, o, o]", pod("a", true, false, true), pod("r", true, false, true),
+                          pod("s", true, false, false));
+        cleanup_json json_t *pct = budget("\"maxUnavailable\":\"50%\"");
+        cleanup_json json_t *next = NULL;
+        int expected = -1, desired = -1, unmanaged = -1;
+
+        (void) state;
+        assert_string_equal(json_path_string(json_object_get(scales, "u1"), "uid"), "d1");
+        assert_int_equal(json_integer_value(json_path(json_object_get(scales, "u2"), "scale")), 2);
+        assert_int_equal(disruption_expected_scaled(pct, owned, scales, &expected, &desired,
+                                                    &unmanaged, &err),
+                         0);
+        /* the Deployment's 4, counted once for both of its pods; 50% of 4 may be unavailable */
+        assert_int_equal(expected, 4);
+        assert_int_equal(desired, 2);
+        assert_int_equal(unmanaged, 1);
+        next = disruption_next_scaled(pct, owned, scales, NOW);
+        assert_non_null(next);
+        assert_int_equal(st(next, "expectedPods"), 4);
+        assert_int_equal(st(next, "disruptionsAllowed"), 1);
+}
+
 /* K8S: buildDisruptedPodMap and countHealthyPods: an evicted pod does not count as healthy
  * until DeletionTimeout has passed, then its entry goes; entries of pods gone or being deleted
  * go at once. */
@@ -242,9 +278,13 @@ static void test_selector_string(void **state)
 int main(void)
 {
         const struct CMUnitTest tests[] = {
-                cmocka_unit_test(test_arithmetic),     cmocka_unit_test(test_expected),
-                cmocka_unit_test(test_disrupted_pods), cmocka_unit_test(test_generation),
-                cmocka_unit_test(test_pods_for),       cmocka_unit_test(test_selector_string),
+                cmocka_unit_test(test_arithmetic),
+                cmocka_unit_test(test_expected),
+                cmocka_unit_test(test_finders),
+                cmocka_unit_test(test_disrupted_pods),
+                cmocka_unit_test(test_generation),
+                cmocka_unit_test(test_pods_for),
+                cmocka_unit_test(test_selector_string),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);
