@@ -85,6 +85,10 @@ const struct schema *schema_for_kind(const char *kind)
                 { "PodDisruptionBudget", &schema_pod_disruption_budget },
                 { "Eviction", &schema_eviction },
                 { "TokenReview", &schema_token_review },
+                { "Role", &schema_role },
+                { "ClusterRole", &schema_cluster_role },
+                { "RoleBinding", &schema_role_binding },
+                { "ClusterRoleBinding", &schema_cluster_role_binding },
         };
 
         if (!kind)

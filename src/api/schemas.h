@@ -34,10 +34,17 @@ extern const struct schema schema_token_request;
 /* policy/v1 PodDisruptionBudget and Eviction, meta/v1 DeleteOptions (an Eviction's). */
 extern const struct schema schema_pod_disruption_budget, schema_eviction, schema_delete_options;
 
+/* ---- kinds (RBAC: api/schema-rbac.c) ---- */
+/* rbac.authorization.k8s.io/v1 Role, ClusterRole, RoleBinding, ClusterRoleBinding, and the
+ * PolicyRule a role holds. */
+extern const struct schema schema_role, schema_cluster_role, schema_role_binding,
+        schema_cluster_role_binding, schema_policy_rule;
+
 /* "Pod", "Node", "Event", "Namespace", "StorageClass", "PersistentVolume",
  * "PersistentVolumeClaim", "ConfigMap", "Secret", "ServiceAccount", "LimitRange",
- * "ResourceQuota", "SelfSubjectReview", "PodDisruptionBudget", "Eviction": the kind's schema;
- * NULL for any other kind. */
+ * "ResourceQuota", "SelfSubjectReview", "PodDisruptionBudget", "Eviction", "TokenReview", "Role",
+ * "ClusterRole", "RoleBinding", "ClusterRoleBinding": the kind's schema; NULL for any other kind.
+ */
 const struct schema *schema_for_kind(const char *kind);
 
 /* ---- the wire's own shapes (api/schema-wire.c) ---- */

@@ -116,6 +116,11 @@ extern const struct resource_strategy limit_range_strategy;
 extern const struct resource_strategy resource_quota_strategy;
 /* apiserver/strategy-policy.c */
 extern const struct resource_strategy pod_disruption_budget_strategy;
+/* apiserver/strategy-rbac.c */
+extern const struct resource_strategy role_strategy;
+extern const struct resource_strategy cluster_role_strategy;
+extern const struct resource_strategy role_binding_strategy;
+extern const struct resource_strategy cluster_role_binding_strategy;
 /* apiserver/strategy-storage.c */
 extern const struct resource_strategy storage_class_strategy;
 extern const struct resource_strategy persistent_volume_strategy;

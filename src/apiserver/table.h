@@ -69,4 +69,12 @@ void resource_quota_table_row(const json_t *rq, time_t now, json_t *cells);
 extern const struct table_column pod_disruption_budget_columns[POD_DISRUPTION_BUDGET_COLUMNS];
 void pod_disruption_budget_table_row(const json_t *pdb, time_t now, json_t *cells);
 
+/* RBAC (K8S: printRole, printClusterRole, printRoleBinding, printClusterRoleBinding) */
+#define ROLE_COLUMNS         2
+#define ROLE_BINDING_COLUMNS 6
+extern const struct table_column role_columns[ROLE_COLUMNS];
+extern const struct table_column role_binding_columns[ROLE_BINDING_COLUMNS];
+void role_table_row(const json_t *role, time_t now, json_t *cells);
+void role_binding_table_row(const json_t *binding, time_t now, json_t *cells);
+
 #endif
