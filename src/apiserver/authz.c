@@ -10,6 +10,7 @@
 
 #include "apiserver/authn.h"
 #include "apiserver/authz.h"
+#include "apiserver/rbac.h"
 #include "apiserver/status.h"
 #include "base/alloc.h"
 #include "base/strbuf.h"
@@ -346,6 +347,7 @@ static void stateless_free(void *self)
 static const struct authz_mode modes[] = {
         { "AlwaysAllow", stateless_new, always_allow, stateless_free },
         { "AlwaysDeny", stateless_new, always_deny, stateless_free },
+        { "RBAC", authz_rbac_new, authz_rbac_authorize, authz_rbac_free },
 };
 
 /* K8S: pkg/kubeapiserver/authorizer/modes: the modes upstream has and flexlet does not */

@@ -25,6 +25,7 @@
 #include "http/http.h"
 
 struct authn_user;
+struct rbac;
 struct store;
 
 enum authz_decision { AUTHZ_NO_OPINION, AUTHZ_ALLOW, AUTHZ_DENY };
@@ -64,7 +65,8 @@ bool authz_rule_allows(const json_t *rule, const struct authz_attributes *a);
 
 /* What a mode's constructor may use (borrowed, outliving the chain). */
 struct authz_context {
-        struct store *store; /* the objects (RBAC's roles and bindings, Node's graph) */
+        struct store *store; /* the objects (Node's graph) */
+        struct rbac *rbac;   /* RBAC's rule resolver (rbac.h), for the RBAC mode */
 };
 
 /* One authorization mode (an entry of authz.c's table). */

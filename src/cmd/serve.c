@@ -20,6 +20,7 @@
 #include "apiserver/api.h"
 #include "apiserver/authn.h"
 #include "apiserver/authz.h"
+#include "apiserver/rbac.h"
 #include "apiserver/jws.h"
 #include "apiserver/inflight.h"
 #include "apiserver/pki.h"
@@ -102,7 +103,7 @@ static void serve_usage(FILE *f, const char *command)
                 "                          mutating requests handled at once, 0 no limit (default 200)\n"
                 "  --token-auth-file FILE  static bearer tokens: CSV lines of token,user,uid[,\"groups\"]\n"
                 "  --authorization-mode LIST\n"
-                "                          authorizers in order: AlwaysAllow, AlwaysDeny, RBAC\n"
+                "                          authorizers in order: RBAC, AlwaysAllow, AlwaysDeny\n"
                 "                          (default " AUTHZ_DEFAULT_MODES ")\n");
 }
 
@@ -436,6 +437,7 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
         struct apiserver *api = NULL;
         struct authn *authn = NULL;
         struct authz *authz = NULL;
+        struct rbac *rbac = NULL;
         struct jws_signer *sa_signer = NULL;
         struct http_server *http = NULL, *pod_http = NULL;
         struct pod_network *network = NULL;
@@ -565,14 +567,17 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
                 (void) error_wrap(&err, "credentials");
         else if ((r = authn_new(pki, f.token_auth_file, sa_signer, store, &authn, &err)) < 0)
                 (void) error_wrap(&err, "--token-auth-file");
+        if (r >= 0)
+                r = rbac_new(store, &rbac, &err);
         if (r >= 0) {
-                const struct authz_context zc = { .store = store };
+                const struct authz_context zc = { .store = store, .rbac = rbac };
 
                 if ((r = authz_new(f.authorization_mode, &zc, &authz, &err)) < 0)
                         (void) error_wrap(&err, "--authorization-mode");
         }
         if (r < 0) {
                 (void) fprintf(stderr, "flexlet %s: %s\n", command, err->message);
+                rbac_free(rbac);
                 authn_free(authn);
                 jws_signer_free(sa_signer);
                 store_close(store);
@@ -720,6 +725,7 @@ stop:
         http_server_stop(http);
         apiserver_free(api);
         authz_free(authz);
+        rbac_free(rbac);
         authn_free(authn);
         jws_signer_free(sa_signer);
         store_close(store);

@@ -1,0 +1,65 @@
+/* rbac.h: RBAC's rule resolver over an in-memory copy of the four kinds, as kube-apiserver's
+ * RBAC authorizer does it (K8S: plugin/pkg/auth/authorizer/rbac/rbac.go and
+ * pkg/registry/rbac/validation/rule.go DefaultRuleResolver).
+ *
+ * rbac_new loads every Role, ClusterRole, RoleBinding and ClusterRoleBinding from the store and
+ * keeps them current from the store's watches on a thread of its own (as upstream's informers
+ * do), so a decision reads no store. The rules that apply to a user in a namespace are those of
+ * the roles every ClusterRoleBinding, and then every RoleBinding of that namespace, names for a
+ * subject matching the user: a User by name, a Group by one of the user's groups, a
+ * ServiceAccount as the user system:serviceaccount:NS:NAME (NS defaulting to the RoleBinding's
+ * own). A RoleBinding's roleRef names a Role of its namespace or a ClusterRole, a
+ * ClusterRoleBinding's a ClusterRole. A binding whose role does not exist contributes an error
+ * (`clusterrole.rbac.authorization.k8s.io "x" not found`) instead of rules.
+ *
+ * Threads: every function may be called from any thread; rbac_free must be the last call, after
+ * every user is done, and before the store closes. */
+#ifndef FLEXLET_APISERVER_RBAC_H
+#define FLEXLET_APISERVER_RBAC_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "apiserver/authz.h"
+#include "base/error.h"
+#include "base/macro.h"
+
+struct authn_user;
+struct store;
+
+struct rbac;
+
+/* Loads the four kinds from store (borrowed; it must outlive the resolver) and starts the
+ * thread that follows their changes. -errno with *reterr when the store cannot be read. */
+int rbac_new(struct store *store, struct rbac **ret, struct error **reterr);
+struct rbac *rbac_free(struct rbac *r);
+DEFINE_CLEANUP(struct rbac, rbac_free, rbac)
+#define cleanup_rbac cleanup_of(rbac_free)
+
+/* Called for each rule that applies (err NULL) or each binding whose role cannot be found (rule
+ * NULL, err the message); returns false to stop. The rule is borrowed for the call. */
+typedef bool (*rbac_rule_visitor)(void *ud, const json_t *rule, const char *err);
+
+/* K8S: DefaultRuleResolver.VisitRulesFor: the rules user holds in ns ("" : the cluster-scoped
+ * ones only), in upstream's order. */
+void rbac_visit_rules(struct rbac *r, const struct authn_user *user, const char *ns,
+                      rbac_rule_visitor visit, void *ud);
+
+/* K8S: RBACAuthorizer.Authorize: ALLOW when a rule user holds in a->ns allows a
+ * (authz_rule_allows), else NO_OPINION, with *ret_reason (malloc'd) "RBAC: <errors>" when
+ * bindings named missing roles (upstream's aggregate: one error as it is, more as "[a, b]"). */
+enum authz_decision rbac_authorize(struct rbac *r, const struct authz_attributes *a,
+                                   char **ret_reason);
+
+/* K8S: appliesToUser for one rbac/v1 Subject object and a binding in ns ("" for a
+ * ClusterRoleBinding). */
+bool rbac_subject_matches(const json_t *subject, const struct authn_user *user, const char *ns);
+
+/* The RBAC mode of authz.c's table; ctx->rbac is the resolver (required). */
+int authz_rbac_new(const struct authz_context *ctx, void **ret, struct error **reterr);
+enum authz_decision authz_rbac_authorize(void *self, const struct authz_attributes *a,
+                                         char **ret_reason);
+void authz_rbac_free(void *self);
+
+#endif
