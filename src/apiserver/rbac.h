@@ -56,6 +56,34 @@ enum authz_decision rbac_authorize(struct rbac *r, const struct authz_attributes
  * ClusterRoleBinding). */
 bool rbac_subject_matches(const json_t *subject, const struct authn_user *user, const char *ns);
 
+/* ---- comparing rules (rbac-rules.c) ---- */
+
+/* K8S: BreakdownRule: rule as rules of one verb, group, resource (and name), or one verb and
+ * URL. New reference. */
+json_t *rbac_rule_breakdown(const json_t *rule);
+/* K8S: ruleCovers: whether owner holds everything the broken-down rule sub asks. */
+bool rbac_rule_covers(const json_t *owner, const json_t *sub);
+/* K8S: Covers: whether owner_rules hold every rule of servant_rules; *ret_missing (if not NULL;
+ * new reference) the broken-down rules they do not. */
+bool rbac_rules_cover(const json_t *owner_rules, const json_t *servant_rules, json_t **ret_missing);
+/* K8S: CompactRules: rules of one group and resource (and at most one name) that differ only by
+ * verb merged into one. New reference. */
+json_t *rbac_rules_compact(const json_t *rules);
+/* K8S: CompactString: `{APIGroups:[""], Resources:["pods"], Verbs:["create" "get"]}`. */
+char *rbac_rule_compact_string(const json_t *rule);
+
+/* ---- the bootstrap policy (rbac-bootstrap.c) ---- */
+
+/* K8S: bootstrappolicy's ClusterRoles and ClusterRoleBindings flexlet keeps (new arrays). */
+json_t *rbac_bootstrap_cluster_roles(void);
+json_t *rbac_bootstrap_cluster_role_bindings(void);
+/* K8S: the rbac/bootstrap-roles post-start hook, run at every start before the server serves:
+ * each bootstrap object is created when missing; one whose rbac.authorization.kubernetes.io/
+ * autoupdate annotation is not "false" gets the labels, annotations, aggregation selectors,
+ * rules (broken down) and subjects it lacks, what was added to it kept; a binding whose roleRef
+ * differs is made again. -errno with *reterr on a store failure. */
+int rbac_bootstrap_reconcile(struct store *store, struct error **reterr);
+
 /* The RBAC mode of authz.c's table; ctx->rbac is the resolver (required). */
 int authz_rbac_new(const struct authz_context *ctx, void **ret, struct error **reterr);
 enum authz_decision authz_rbac_authorize(void *self, const struct authz_attributes *a,

@@ -567,6 +567,9 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
                 (void) error_wrap(&err, "credentials");
         else if ((r = authn_new(pki, f.token_auth_file, sa_signer, store, &authn, &err)) < 0)
                 (void) error_wrap(&err, "--token-auth-file");
+        /* the bootstrap policy is in place before anything is authorized */
+        if (r >= 0)
+                r = rbac_bootstrap_reconcile(store, &err);
         if (r >= 0)
                 r = rbac_new(store, &rbac, &err);
         if (r >= 0) {
