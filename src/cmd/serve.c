@@ -30,6 +30,7 @@
 #include "base/metrics.h"
 #include "base/quantity.h"
 #include "cmd/cmd.h"
+#include "controllers/clusterrole-aggregation.h"
 #include "controllers/namespace.h"
 #include "controllers/pv-provisioner.h"
 #include "controllers/scheduler.h"
@@ -449,6 +450,7 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
         struct disruption_controller *disruption = NULL;
         struct node_lifecycle_controller *lifecycle = NULL;
         struct tokencleaner *cleaner = NULL;
+        struct clusterrole_aggregation *aggregation = NULL;
         struct pv_provisioner *provisioner = NULL;
         struct volume_expander *expander = NULL;
         struct node_agent *agent = NULL;
@@ -662,6 +664,8 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
                         r = node_lifecycle_controller_start(&co, &lifecycle, &err);
                 if (r >= 0)
                         r = tokencleaner_start(&co, &cleaner, &err);
+                if (r >= 0)
+                        r = clusterrole_aggregation_start(&co, &aggregation, &err);
                 /* local-loop volumes live under the server's data dir, which only serve's own
                  * node uses: the storage controllers run where that node does */
                 if (r >= 0 && with_node)
@@ -717,6 +721,7 @@ stop:
         serviceaccount_controller_stop(accounts);
         disruption_controller_stop(disruption);
         node_lifecycle_controller_stop(lifecycle);
+        clusterrole_aggregation_stop(aggregation);
         tokencleaner_stop(cleaner);
         namespace_controller_stop(namespaces);
         storage_protection_stop(protection);
