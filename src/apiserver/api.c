@@ -138,6 +138,15 @@ static bool authorize(const struct apiserver *s, const struct authn_user *user,
         if (authz_authorize(s->opts.authz, &a, &reason) == AUTHZ_ALLOW)
                 return true;
         authz_respond_forbidden(resp, &a, reason);
+        /* K8S: responsewriters.Forbidden answers with the negotiated serializer (ErrorNegotiated):
+         * a client that asks for protobuf gets the Status in protobuf */
+        {
+                struct api_output out = { .media = API_MEDIA_JSON };
+
+                if (negotiate_output(req->accept, false, &out) == 0 &&
+                    out.media == API_MEDIA_PROTOBUF)
+                        wire_response_to_protobuf(api_resources[0], resp);
+        }
         return false;
 }
 

@@ -94,7 +94,7 @@ DEFINE_CLEANUP(struct authz, authz_free, authz)
 #define cleanup_authz cleanup_of(authz_free)
 
 /* K8S --authorization-mode's default in flexlet. */
-#define AUTHZ_DEFAULT_MODES "AlwaysAllow"
+#define AUTHZ_DEFAULT_MODES "RBAC"
 
 /* The chain's decision on a (z NULL: no authorization configured, everything allowed). On a
  * refusal *ret_reason (malloc'd, or left NULL) holds the authorizers' reasons, one per line

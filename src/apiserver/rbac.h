@@ -84,6 +84,24 @@ json_t *rbac_bootstrap_cluster_role_bindings(void);
  * differs is made again. -errno with *reterr on a store failure. */
 int rbac_bootstrap_reconcile(struct store *store, struct error **reterr);
 
+/* ---- escalation checks (rbac-escalation.c) ---- */
+
+struct write_check;
+/* K8S: the Role and ClusterRole storages: system:masters, a change of ownerReferences or
+ * finalizers only, or `escalate` on the role pass; otherwise the user must hold (in the
+ * request's namespace) every rule obj grants, and for a ClusterRole's aggregationRule
+ * everything. -EPERM with upstream's message: `user "u" (groups=["g"]) is attempting to grant
+ * RBAC permissions not currently held:\n{APIGroups:[""], Resources:["pods"], Verbs:["create"]}`
+ * or "must have cluster-admin privileges to use the aggregationRule". */
+int rbac_authorize_role_write(const struct write_check *c, const json_t *obj, const json_t *old,
+                              struct error **reterr);
+/* K8S: the RoleBinding and ClusterRoleBinding storages: system:masters, GC fields only, or
+ * `bind` on the role roleRef names (in the binding's namespace) pass; otherwise the user must
+ * hold every rule of that role. -ENOENT `roles.rbac.authorization.k8s.io "x" not found` for a
+ * missing role, -EINVAL for an unknown kind, -EPERM as above. */
+int rbac_authorize_binding_write(const struct write_check *c, const json_t *obj, const json_t *old,
+                                 struct error **reterr);
+
 /* The RBAC mode of authz.c's table; ctx->rbac is the resolver (required). */
 int authz_rbac_new(const struct authz_context *ctx, void **ret, struct error **reterr);
 enum authz_decision authz_rbac_authorize(void *self, const struct authz_attributes *a,

@@ -3,6 +3,7 @@
  * strategy.go): defaults on every write, no status, no generation. The rules themselves live
  * in api/validation-rbac.c; who may write what (escalation) in rbac-escalation.c. */
 #include "api/validation.h"
+#include "apiserver/rbac.h"
 #include "apiserver/resources.h"
 #include "base/json.h"
 
@@ -66,6 +67,7 @@ const struct resource_strategy role_strategy = {
         .validate_create = role_validate_create,
         .prepare_update = rbac_prepare_update,
         .validate_update = role_validate_update,
+        .authorize_write = rbac_authorize_role_write,
 };
 
 const struct resource_strategy cluster_role_strategy = {
@@ -73,6 +75,7 @@ const struct resource_strategy cluster_role_strategy = {
         .validate_create = cluster_role_validate_create,
         .prepare_update = rbac_prepare_update,
         .validate_update = cluster_role_validate_update,
+        .authorize_write = rbac_authorize_role_write,
 };
 
 const struct resource_strategy role_binding_strategy = {
@@ -80,6 +83,7 @@ const struct resource_strategy role_binding_strategy = {
         .validate_create = binding_validate_create,
         .prepare_update = rbac_prepare_update,
         .validate_update = binding_validate_update,
+        .authorize_write = rbac_authorize_binding_write,
 };
 
 const struct resource_strategy cluster_role_binding_strategy = {
@@ -87,4 +91,5 @@ const struct resource_strategy cluster_role_binding_strategy = {
         .validate_create = cluster_binding_validate_create,
         .prepare_update = rbac_prepare_update,
         .validate_update = cluster_binding_validate_update,
+        .authorize_write = rbac_authorize_binding_write,
 };

@@ -598,6 +598,7 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
                                                 .require_auth = true,
                                                 .authn = authn,
                                                 .authz = authz,
+                                                .rbac = rbac,
                                                 .sa_signer = sa_signer,
                                                 .kubelet_ca_file = ca_file,
                                                 .kubelet_token = pki_admin_token(pki),
