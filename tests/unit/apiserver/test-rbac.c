@@ -251,12 +251,85 @@ static void test_follows_the_store(void **state)
         assert_true(eventually(r, &a, AUTHZ_NO_OPINION));
 }
 
+/* K8S: policy_comparator_test.go, policy_compact_test.go, CompactString */
+static void test_rule_comparison(void **state)
+{
+        static const struct {
+                const char *owner, *servant, *missing;
+        } cases[] = {
+                /* exact, star, subresource through star-slash */
+                { "[{\"verbs\":[\"get\",\"list\"],\"apiGroups\":[\"\"],\"resources\":[\"pods\"]}]",
+                  "[{\"verbs\":[\"get\"],\"apiGroups\":[\"\"],\"resources\":[\"pods\"]}]", "[]" },
+                { "[{\"verbs\":[\"*\"],\"apiGroups\":[\"*\"],\"resources\":[\"*\"]}]",
+                  "[{\"verbs\":[\"patch\"],\"apiGroups\":[\"\"],\"resources\":[\"pods/resize\"]}]",
+                  "[]" },
+                { "[{\"verbs\":[\"get\"],\"apiGroups\":[\"\"],\"resources\":[\"*/status\"]}]",
+                  "[{\"verbs\":[\"get\"],\"apiGroups\":[\"\"],\"resources\":[\"pods/status\"]}]",
+                  "[]" },
+                /* what is not held comes back broken down */
+                { "[{\"verbs\":[\"get\"],\"apiGroups\":[\"\"],\"resources\":[\"pods\"]}]",
+                  "[{\"verbs\":[\"get\",\"create\"],\"apiGroups\":[\"\"],\"resources\":[\"pods\","
+                  "\"pods/resize\"]}]",
+                  "[{\"verbs\":[\"create\"],\"apiGroups\":[\"\"],\"resources\":[\"pods\"]},"
+                  "{\"verbs\":[\"get\"],\"apiGroups\":[\"\"],\"resources\":[\"pods/resize\"]},"
+                  "{\"verbs\":[\"create\"],\"apiGroups\":[\"\"],\"resources\":[\"pods/resize\"]}]" },
+                /* names: a rule with names does not cover one without */
+                { "[{\"verbs\":[\"get\"],\"apiGroups\":[\"\"],\"resources\":[\"cm\"],"
+                  "\"resourceNames\":[\"a\"]}]",
+                  "[{\"verbs\":[\"get\"],\"apiGroups\":[\"\"],\"resources\":[\"cm\"]}]",
+                  "[{\"verbs\":[\"get\"],\"apiGroups\":[\"\"],\"resources\":[\"cm\"]}]" },
+                /* URLs: prefix star */
+                { "[{\"verbs\":[\"get\"],\"nonResourceURLs\":[\"/api/*\"]}]",
+                  "[{\"verbs\":[\"get\"],\"nonResourceURLs\":[\"/api/v1\",\"/apis\"]}]",
+                  "[{\"verbs\":[\"get\"],\"nonResourceURLs\":[\"/apis\"]}]" },
+        };
+
+        for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+                cleanup_json json_t *owner = json_loads(cases[i].owner, 0, NULL);
+                cleanup_json json_t *servant = json_loads(cases[i].servant, 0, NULL);
+                cleanup_json json_t *want = json_loads(cases[i].missing, 0, NULL);
+                cleanup_json json_t *missing = NULL;
+                bool all = rbac_rules_cover(owner, servant, &missing);
+
+                assert_non_null(owner);
+                assert_non_null(want);
+                if (all != (json_array_size(want) == 0) || !json_equal(missing, want)) {
+                        cleanup_free char *got = json_dumps(missing, JSON_COMPACT);
+                        fail_msg("case %zu: missing %s, want %s", i, got, cases[i].missing);
+                }
+        }
+        /* compacted by verb, and CompactString's spelling */
+        {
+                cleanup_json json_t *rules = json_loads(
+                        "[{\"verbs\":[\"create\"],\"apiGroups\":[\"\"],\"resources\":[\"pods\"]},"
+                        "{\"verbs\":[\"get\"],\"nonResourceURLs\":[\"/x\"]},"
+                        "{\"verbs\":[\"delete\"],\"apiGroups\":[\"\"],\"resources\":[\"pods\"]},"
+                        "{\"verbs\":[\"get\"],\"apiGroups\":[\"apps\"],\"resources\":[\"deployments\"],"
+                        "\"resourceNames\":[\"d\"]}]",
+                        0, NULL);
+                cleanup_json json_t *compact = rbac_rules_compact(rules);
+                cleanup_free char *a = NULL, *b = NULL, *c = NULL;
+
+                assert_int_equal(json_array_size(compact), 3);
+                a = rbac_rule_compact_string(json_array_get(compact, 0));
+                b = rbac_rule_compact_string(json_array_get(compact, 1));
+                c = rbac_rule_compact_string(json_array_get(compact, 2));
+                assert_string_equal(a, "{NonResourceURLs:[\"/x\"], Verbs:[\"get\"]}");
+                assert_string_equal(
+                        b,
+                        "{APIGroups:[\"\"], Resources:[\"pods\"], Verbs:[\"create\" \"delete\"]}");
+                assert_string_equal(c, "{APIGroups:[\"apps\"], Resources:[\"deployments\"], "
+                                       "ResourceNames:[\"d\"], Verbs:[\"get\"]}");
+        }
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test_setup_teardown(test_decisions, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_missing_roles, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_follows_the_store, setup, teardown),
+                cmocka_unit_test(test_rule_comparison),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);
