@@ -48,34 +48,34 @@ struct policy_binding {
 static const struct policy_rule cluster_admin_rules[] = {
         { "*", "*", "*", NULL, NULL },
         { "*", NULL, NULL, NULL, "*" },
-        { NULL },
+        { .verbs = NULL },
 };
 
 static const struct policy_rule discovery_rules[] = {
         { "get", NULL, NULL, NULL, "/api,/api/*,/apis,/apis/*,/healthz,/livez,/openapi,/openapi/*,/readyz,/version,/version/" },
-        { NULL },
+        { .verbs = NULL },
 };
 
 static const struct policy_rule basic_user_rules[] = {
         { "create", "authorization.k8s.io", "selfsubjectaccessreviews,selfsubjectrulesreviews", NULL, NULL },
         { "create", "authentication.k8s.io", "selfsubjectreviews", NULL, NULL },
-        { NULL },
+        { .verbs = NULL },
 };
 
 static const struct policy_rule public_info_viewer_rules[] = {
         { "get", NULL, NULL, NULL, "/healthz,/livez,/readyz,/version,/version/" },
-        { NULL },
+        { .verbs = NULL },
 };
 
 static const struct policy_rule monitoring_rules[] = {
         { "get", NULL, NULL, NULL, "/healthz,/healthz/*,/livez,/livez/*,/metrics,/metrics/slis,/readyz,/readyz/*" },
-        { NULL },
+        { .verbs = NULL },
 };
 
 static const struct policy_rule aggregate_to_admin_rules[] = {
         { "create", "authorization.k8s.io", "localsubjectaccessreviews", NULL, NULL },
         { READ_WRITE, "rbac.authorization.k8s.io", "rolebindings,roles", NULL, NULL },
-        { NULL },
+        { .verbs = NULL },
 };
 
 static const struct policy_rule aggregate_to_edit_rules[] = {
@@ -92,7 +92,7 @@ static const struct policy_rule aggregate_to_edit_rules[] = {
         { WRITE, "policy", "poddisruptionbudgets", NULL, NULL },
         { WRITE, "networking.k8s.io", "ingresses,networkpolicies", NULL, NULL },
         { READ_WRITE, "coordination.k8s.io", "leases", NULL, NULL },
-        { NULL },
+        { .verbs = NULL },
 };
 
 static const struct policy_rule aggregate_to_view_rules[] = {
@@ -106,7 +106,7 @@ static const struct policy_rule aggregate_to_view_rules[] = {
         { READ, "extensions", "daemonsets,daemonsets/status,deployments,deployments/scale,deployments/status,ingresses,ingresses/status,networkpolicies,replicasets,replicasets/scale,replicasets/status,replicationcontrollers/scale", NULL, NULL },
         { READ, "policy", "poddisruptionbudgets,poddisruptionbudgets/status", NULL, NULL },
         { READ, "networking.k8s.io", "ingresses,ingresses/status,networkpolicies", NULL, NULL },
-        { NULL },
+        { .verbs = NULL },
 };
 
 static const struct policy_rule kube_scheduler_rules[] = {
@@ -128,7 +128,7 @@ static const struct policy_rule kube_scheduler_rules[] = {
         { READ, "", "namespaces", NULL, NULL },
         { READ, "storage.k8s.io", "csidrivers", NULL, NULL },
         { READ, "storage.k8s.io", "csistoragecapacities", NULL, NULL },
-        { NULL },
+        { .verbs = NULL },
 };
 
 static const struct policy_rule kube_controller_manager_rules[] = {
@@ -143,12 +143,12 @@ static const struct policy_rule kube_controller_manager_rules[] = {
         { "create", "authorization.k8s.io", "subjectaccessreviews", NULL, NULL },
         { "list,watch", "*", "*", NULL, NULL },
         { "create", "", "serviceaccounts/token", NULL, NULL },
-        { NULL },
+        { .verbs = NULL },
 };
 
 static const struct policy_rule node_bootstrapper_rules[] = {
         { "create,get,list,watch", "certificates.k8s.io", "certificatesigningrequests", NULL, NULL },
-        { NULL },
+        { .verbs = NULL },
 };
 
 static const struct policy_role cluster_roles[] = {
