@@ -89,6 +89,10 @@ const struct schema *schema_for_kind(const char *kind)
                 { "ReplicaSet", &schema_replica_set },
                 { "Deployment", &schema_deployment },
                 { "Scale", &schema_scale },
+                { "Role", &schema_role },
+                { "ClusterRole", &schema_cluster_role },
+                { "RoleBinding", &schema_role_binding },
+                { "ClusterRoleBinding", &schema_cluster_role_binding },
         };
 
         if (!kind)

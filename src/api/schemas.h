@@ -42,11 +42,17 @@ extern const struct schema schema_lease;
 /* apps/v1 ReplicaSet and Deployment, autoscaling/v1 Scale (their scale subresource's body). */
 extern const struct schema schema_replica_set, schema_deployment, schema_scale;
 
+/* ---- kinds (RBAC: api/schema-rbac.c) ---- */
+/* rbac.authorization.k8s.io/v1 Role, ClusterRole, RoleBinding, ClusterRoleBinding, and the
+ * PolicyRule a role holds. */
+extern const struct schema schema_role, schema_cluster_role, schema_role_binding,
+        schema_cluster_role_binding, schema_policy_rule;
+
 /* "Pod", "Node", "Event", "Namespace", "StorageClass", "PersistentVolume",
  * "PersistentVolumeClaim", "ConfigMap", "Secret", "ServiceAccount", "LimitRange",
- * "ResourceQuota", "SelfSubjectReview", "PodDisruptionBudget", "Eviction", "Lease", "ReplicaSet",
- * "Deployment", "Scale": the kind's schema;
- * NULL for any other kind. */
+ * "ResourceQuota", "SelfSubjectReview", "PodDisruptionBudget", "Eviction", "TokenReview",
+ * "Lease", "ReplicaSet", "Deployment", "Scale", "Role", "ClusterRole", "RoleBinding",
+ * "ClusterRoleBinding": the kind's schema; NULL for any other kind. */
 const struct schema *schema_for_kind(const char *kind);
 
 /* ---- the wire's own shapes (api/schema-wire.c) ---- */

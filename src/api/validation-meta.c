@@ -443,6 +443,22 @@ static char *mask_trailing_dash(const char *name)
         return s;
 }
 
+/* K8S: apimachinery api/validation/path IsValidPathSegmentName: not "." nor "..", then one
+ * message for each of "/" and "%" it contains. */
+static void validate_path_segment_name(const char *value, const char *field,
+                                       struct field_error_list *errs)
+{
+        if (streq(value, ".") || streq(value, "..")) {
+                cleanup_free char *msg = xasprintf("may not be '%s'", value);
+                verr_str(errs, FIELD_ERROR_INVALID, field, value, msg);
+                return;
+        }
+        if (strchr(value, '/'))
+                verr_str(errs, FIELD_ERROR_INVALID, field, value, "may not contain '/'");
+        if (strchr(value, '%'))
+                verr_str(errs, FIELD_ERROR_INVALID, field, value, "may not contain '%'");
+}
+
 static size_t validate_name_rule(const char *value, enum object_name_rule rule, const char *field,
                                  const char *shown, struct field_error_list *errs)
 {
@@ -456,6 +472,9 @@ static size_t validate_name_rule(const char *value, enum object_name_rule rule, 
                 break;
         case OBJECT_NAME_DNS1035_LABEL:
                 validate_dns1035_label(value, field, &tmp);
+                break;
+        case OBJECT_NAME_PATH_SEGMENT:
+                validate_path_segment_name(value, field, &tmp);
                 break;
         default:
                 validate_dns1123_subdomain(value, field, &tmp);

@@ -41,6 +41,7 @@ enum object_name_rule {
         OBJECT_NAME_DNS1123_SUBDOMAIN, /* pods, PVCs, PVs, storage classes, most kinds */
         OBJECT_NAME_DNS1123_LABEL,     /* namespaces */
         OBJECT_NAME_DNS1035_LABEL,     /* services */
+        OBJECT_NAME_PATH_SEGMENT,      /* RBAC's roles and bindings: path.IsValidPathSegmentName */
         OBJECT_NAME_RULE_MAX,
 };
 
@@ -331,5 +332,23 @@ size_t validate_deployment_update(const json_t *new_d, const json_t *old_d,
                                   struct field_error_list *errs);
 size_t validate_deployment_status_update(const json_t *new_d, const json_t *old_d,
                                          struct field_error_list *errs);
+/* ---- RBAC (api/validation-rbac.c) ---- */
+
+/* K8S: SetDefaults_RoleBinding/ClusterRoleBinding (roleRef.apiGroup) and SetDefaults_Subject
+ * (a User's or Group's apiGroup is rbac.authorization.k8s.io) of a binding; harmless on a
+ * role. */
+void rbac_set_defaults(json_t *obj);
+/* K8S: ValidateRole (cluster false) and ValidateClusterRole (cluster true): metadata with
+ * RBAC's name rule (path.IsValidPathSegmentName), every rule (verbs; apiGroups and resources,
+ * or nonResourceURLs, which a Role may not hold), a ClusterRole's aggregationRule selectors. */
+size_t validate_rbac_role(const json_t *role, bool cluster, struct field_error_list *errs);
+size_t validate_rbac_role_update(const json_t *new_role, const json_t *old_role, bool cluster,
+                                 struct field_error_list *errs);
+/* K8S: ValidateRoleBinding (cluster false) and ValidateClusterRoleBinding (cluster true):
+ * roleRef (RBAC's group, Role or ClusterRole, a ClusterRoleBinding only ClusterRole, a name) and
+ * every subject; on update roleRef may not change ("cannot change roleRef"). */
+size_t validate_rbac_binding(const json_t *b, bool cluster, struct field_error_list *errs);
+size_t validate_rbac_binding_update(const json_t *new_b, const json_t *old_b, bool cluster,
+                                    struct field_error_list *errs);
 
 #endif

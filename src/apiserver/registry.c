@@ -466,6 +466,34 @@ static int admit(struct apiserver *s, const struct api_target *t, bool validatin
         return r;
 }
 
+/* K8S: the RBAC registries' escalation checks (resources.h authorize_write): writes the
+ * refusal and returns -errno when the user may not write obj. */
+static int authorize_write(struct apiserver *s, const struct api_target *t, const json_t *obj,
+                           const json_t *old, struct http_response *resp)
+{
+        const struct resource_strategy *st = t->res->strategy;
+        cleanup_error struct error *err = NULL;
+        const struct write_check c = { .user = t->user,
+                                       .ns = t->ns ? t->ns : "",
+                                       .name = t->name ? t->name : "",
+                                       .res = t->res,
+                                       .store = s->store,
+                                       .rbac = s->opts.rbac,
+                                       .authz = s->opts.authz };
+        int r;
+
+        if (!st->authorize_write || !t->user)
+                return 0;
+        r = st->authorize_write(&c, obj, old, &err);
+        if (r == -EPERM)
+                status_forbidden(resp, t->res, obj_name(obj), err->message);
+        else if (r == -ENOENT)
+                status_respond(resp, ENOENT, err->message, NULL);
+        else if (r < 0)
+                status_respond(resp, r, err ? err->message : strerror(-r), NULL);
+        return r < 0 ? r : 0;
+}
+
 /* The create path shared by POST and apply-to-absent. Consumes nothing; obj is modified. */
 static void create_object(struct apiserver *s, const struct api_target *t,
                           const struct http_request *req, struct http_response *resp, json_t *obj)
@@ -507,7 +535,8 @@ static void create_object(struct apiserver *s, const struct api_target *t,
 
         if (t->res->strategy->prepare_create)
                 t->res->strategy->prepare_create(obj);
-        if (admit(s, t, false, obj, NULL, dry_run(req), resp) < 0)
+        if (admit(s, t, false, obj, NULL, dry_run(req), resp) < 0 ||
+            authorize_write(s, t, obj, NULL, resp) < 0)
                 return;
         field_error_list_init(&errs);
         t->res->strategy->validate_create(obj, &errs);
@@ -617,7 +646,8 @@ static int update_object(struct apiserver *s, const struct api_target *t,
                 json_int_t gen = json_integer_value(json_object_get(meta, "generation"));
                 json_object_set_new(meta, "generation", json_integer(gen + 1));
         }
-        if (admit(s, t, false, to_store, old, dry_run(req), resp) < 0)
+        if (admit(s, t, false, to_store, old, dry_run(req), resp) < 0 ||
+            authorize_write(s, t, to_store, old, resp) < 0)
                 return 0;
         field_error_list_init(&errs);
         t->res->strategy->validate_update(t->sub, to_store, old, &errs);

@@ -433,6 +433,80 @@ static const struct api_resource deployments = {
         .strategy = &deployment_strategy,
 };
 
+/* K8S: rbac.authorization.k8s.io/v1 (pkg/registry/rbac/rest/storage_rbac.go): no short names, no
+ * subresources; metadata.name and metadata.namespace are the field selectors. */
+static const struct api_resource roles = {
+        .group = "rbac.authorization.k8s.io",
+        .version = "v1",
+        .api_version = "rbac.authorization.k8s.io/v1",
+        .plural = "roles",
+        .singular = "role",
+        .kind = "Role",
+        .list_kind = "RoleList",
+        .namespaced = true,
+        .verbs = verbs_all,
+        .schema = &schema_role,
+        .field_labels = config_fields,
+        .columns = role_columns,
+        .n_columns = ROLE_COLUMNS,
+        .table_row = role_table_row,
+        .strategy = &role_strategy,
+};
+
+static const struct api_resource clusterroles = {
+        .group = "rbac.authorization.k8s.io",
+        .version = "v1",
+        .api_version = "rbac.authorization.k8s.io/v1",
+        .plural = "clusterroles",
+        .singular = "clusterrole",
+        .kind = "ClusterRole",
+        .list_kind = "ClusterRoleList",
+        .namespaced = false,
+        .verbs = verbs_all,
+        .schema = &schema_cluster_role,
+        .field_labels = config_fields,
+        .columns = role_columns,
+        .n_columns = ROLE_COLUMNS,
+        .table_row = role_table_row,
+        .strategy = &cluster_role_strategy,
+};
+
+static const struct api_resource rolebindings = {
+        .group = "rbac.authorization.k8s.io",
+        .version = "v1",
+        .api_version = "rbac.authorization.k8s.io/v1",
+        .plural = "rolebindings",
+        .singular = "rolebinding",
+        .kind = "RoleBinding",
+        .list_kind = "RoleBindingList",
+        .namespaced = true,
+        .verbs = verbs_all,
+        .schema = &schema_role_binding,
+        .field_labels = config_fields,
+        .columns = role_binding_columns,
+        .n_columns = ROLE_BINDING_COLUMNS,
+        .table_row = role_binding_table_row,
+        .strategy = &role_binding_strategy,
+};
+
+static const struct api_resource clusterrolebindings = {
+        .group = "rbac.authorization.k8s.io",
+        .version = "v1",
+        .api_version = "rbac.authorization.k8s.io/v1",
+        .plural = "clusterrolebindings",
+        .singular = "clusterrolebinding",
+        .kind = "ClusterRoleBinding",
+        .list_kind = "ClusterRoleBindingList",
+        .namespaced = false,
+        .verbs = verbs_all,
+        .schema = &schema_cluster_role_binding,
+        .field_labels = config_fields,
+        .columns = role_binding_columns,
+        .n_columns = ROLE_BINDING_COLUMNS,
+        .table_row = role_binding_table_row,
+        .strategy = &cluster_role_binding_strategy,
+};
+
 const struct api_resource *const api_resources[] = {
         &pods,
         &namespaces,
@@ -452,6 +526,10 @@ const struct api_resource *const api_resources[] = {
         &leases,
         &replicasets,
         &deployments,
+        &roles,
+        &clusterroles,
+        &rolebindings,
+        &clusterrolebindings,
 };
 const size_t n_api_resources = ARRAY_SIZE(api_resources);
 

@@ -41,6 +41,20 @@ enum api_subresource {
         API_SUB_MAX,
 };
 
+struct rbac;
+struct authz;
+
+/* Who writes what, for a strategy's authorize_write (RBAC's escalation checks). */
+struct write_check {
+        const struct authn_user *user;
+        const char *ns;   /* the request's namespace; "" at the cluster scope */
+        const char *name; /* the name the request's URL carries; "" on a create */
+        const struct api_resource *res;
+        struct store *store;
+        struct rbac *rbac;         /* the rules users hold (rbac.h); NULL: none */
+        const struct authz *authz; /* the authorization chain (authz.h); NULL: none */
+};
+
 struct resource_strategy {
         /* Fills defaults and server-owned fields of a new object (not meta: the registry does
          * uid, creationTimestamp, generation). */
@@ -64,6 +78,12 @@ struct resource_strategy {
                      struct error **reterr);
         int (*admit_validate)(struct store *store, enum api_subresource sub, const json_t *obj,
                               const json_t *old, struct error **reterr);
+        /* K8S: the RBAC registries' policy-based storage (rbac-escalation.c): whether c->user
+         * may write obj (old NULL on create), asked after the mutating admission and before
+         * validation. -EPERM with (*reterr)->message is a 403 `<plural>.<group> "<name>" is
+         * forbidden: <message>`, -ENOENT a 404 with the message as it is (NULL: no check). */
+        int (*authorize_write)(const struct write_check *c, const json_t *obj, const json_t *old,
+                               struct error **reterr);
 };
 
 struct api_resource {
@@ -120,6 +140,11 @@ extern const struct resource_strategy pod_disruption_budget_strategy;
 extern const struct resource_strategy lease_strategy;
 /* apiserver/strategy-apps.c */
 extern const struct resource_strategy replica_set_strategy, deployment_strategy;
+/* apiserver/strategy-rbac.c */
+extern const struct resource_strategy role_strategy;
+extern const struct resource_strategy cluster_role_strategy;
+extern const struct resource_strategy role_binding_strategy;
+extern const struct resource_strategy cluster_role_binding_strategy;
 /* apiserver/strategy-storage.c */
 extern const struct resource_strategy storage_class_strategy;
 extern const struct resource_strategy persistent_volume_strategy;

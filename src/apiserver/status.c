@@ -98,7 +98,9 @@ void status_conflict(struct http_response *resp, const struct api_resource *r, c
 void status_forbidden(struct http_response *resp, const struct api_resource *r, const char *name,
                       const char *why)
 {
-        cleanup_free char *msg = xasprintf("%s \"%s\" is forbidden: %s", r->plural, name, why);
+        /* K8S: NewForbidden names the resource qualified by its group (GroupResource.String()) */
+        cleanup_free char *msg = xasprintf("%s%s%s \"%s\" is forbidden: %s", r->plural,
+                                           r->group[0] ? "." : "", r->group, name, why);
 
         status_respond(resp, EPERM, msg, details_for(r, name));
 }

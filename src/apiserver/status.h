@@ -36,7 +36,7 @@ void status_conflict(struct http_response *resp, const struct api_resource *r, c
  * a named group) with one cause per field error. */
 void status_invalid(struct http_response *resp, const struct api_resource *r, const char *name,
                     const struct field_error_list *errs);
-/* K8S: 403 `<plural> "<name>" is forbidden: <why>`. */
+/* K8S: 403 `<plural> "<name>" is forbidden: <why>` (`<plural>.<group>` for a named group). */
 void status_forbidden(struct http_response *resp, const struct api_resource *r, const char *name,
                       const char *why);
 

@@ -1010,3 +1010,74 @@ void replica_set_table_row(const json_t *rs, time_t now, json_t *cells)
         json_array_append_new(cells, json_string(age));
         template_cells(rs, cells);
 }
+
+/* K8S: roleColumnDefinitions, printRole and printClusterRole: the name and the creation time
+ * (convertToHumanReadableDateType: RFC 3339 in UTC, "<unknown>" when unset). */
+const struct table_column role_columns[ROLE_COLUMNS] = {
+        { "Name", "string", "name", NAME_DESCRIPTION, 0 },
+        { "Created At", "date", "", AGE_DESCRIPTION, 0 },
+};
+
+void role_table_row(const json_t *role, time_t now, json_t *cells)
+{
+        const char *created = json_path_string(role, "metadata.creationTimestamp");
+
+        json_array_append_new(cells,
+                              json_string(str_or(json_path_string(role, "metadata.name"), "")));
+        json_array_append_new(cells, json_string(created && created[0] ? created : "<unknown>"));
+}
+
+/* K8S: roleBindingsColumnDefinitions, printRoleBinding and printClusterRoleBinding: the role
+ * as Kind/name, and with -o wide the subjects by kind (rbac.SubjectsStrings: a service account
+ * as namespace/name), each list joined with ", ". */
+const struct table_column role_binding_columns[ROLE_BINDING_COLUMNS] = {
+        { "Name", "string", "name", NAME_DESCRIPTION, 0 },
+        { "Role", "string", "",
+          "RoleRef can reference a Role in the current namespace or a ClusterRole in the global "
+          "namespace. If the RoleRef cannot be resolved, the Authorizer must return an error.",
+          0 },
+        { "Age", "string", "", AGE_DESCRIPTION, 0 },
+        { "Users", "string", "", "Users in the roleBinding", 1 },
+        { "Groups", "string", "", "Groups in the roleBinding", 1 },
+        { "ServiceAccounts", "string", "", "ServiceAccounts in the roleBinding", 1 },
+};
+
+void role_binding_table_row(const json_t *b, time_t now, json_t *cells)
+{
+        struct strbuf users, groups, sas;
+        char age[32];
+        size_t i;
+        json_t *s;
+
+        strbuf_init(&users);
+        strbuf_init(&groups);
+        strbuf_init(&sas);
+        json_array_append_new(cells, json_string(str_or(json_path_string(b, "metadata.name"), "")));
+        json_array_append_new(cells,
+                              json_sprintf("%s/%s", str_or(json_path_string(b, "roleRef.kind"), ""),
+                                           str_or(json_path_string(b, "roleRef.name"), "")));
+        age_since(json_path_string(b, "metadata.creationTimestamp"), now, age);
+        json_array_append_new(cells, json_string(age));
+        json_array_foreach(json_object_get(b, "subjects"), i, s) {
+                const char *kind = str_or(json_path_string(s, "kind"), "");
+                const char *name = str_or(json_path_string(s, "name"), "");
+                struct strbuf *to = streq(kind, "User")             ? &users
+                                    : streq(kind, "Group")          ? &groups
+                                    : streq(kind, "ServiceAccount") ? &sas
+                                                                    : NULL;
+
+                if (!to)
+                        continue;
+                if (to->len)
+                        strbuf_addstr(to, ", ");
+                if (to == &sas)
+                        strbuf_addf(to, "%s/", str_or(json_path_string(s, "namespace"), ""));
+                strbuf_addstr(to, name);
+        }
+        json_array_append_new(cells, json_string(users.buf));
+        json_array_append_new(cells, json_string(groups.buf));
+        json_array_append_new(cells, json_string(sas.buf));
+        strbuf_release(&users);
+        strbuf_release(&groups);
+        strbuf_release(&sas);
+}

@@ -79,5 +79,12 @@ void deployment_table_row(const json_t *d, time_t now, json_t *cells);
 #define REPLICA_SET_COLUMNS 8
 extern const struct table_column replica_set_columns[REPLICA_SET_COLUMNS];
 void replica_set_table_row(const json_t *rs, time_t now, json_t *cells);
+/* RBAC (K8S: printRole, printClusterRole, printRoleBinding, printClusterRoleBinding) */
+#define ROLE_COLUMNS         2
+#define ROLE_BINDING_COLUMNS 6
+extern const struct table_column role_columns[ROLE_COLUMNS];
+extern const struct table_column role_binding_columns[ROLE_BINDING_COLUMNS];
+void role_table_row(const json_t *role, time_t now, json_t *cells);
+void role_binding_table_row(const json_t *binding, time_t now, json_t *cells);
 
 #endif

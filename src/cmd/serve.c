@@ -20,6 +20,8 @@
 #include "apiserver/api.h"
 #include "apiserver/audit.h"
 #include "apiserver/authn.h"
+#include "apiserver/authz.h"
+#include "apiserver/rbac.h"
 #include "apiserver/jws.h"
 #include "apiserver/inflight.h"
 #include "apiserver/pki.h"
@@ -29,6 +31,7 @@
 #include "base/metrics.h"
 #include "base/quantity.h"
 #include "cmd/cmd.h"
+#include "controllers/clusterrole-aggregation.h"
 #include "controllers/namespace.h"
 #include "controllers/pv-provisioner.h"
 #include "controllers/scheduler.h"
@@ -71,6 +74,7 @@ struct serve_flags {
         unsigned max_requests_inflight;
         unsigned max_mutating_requests_inflight;
         const char *token_auth_file;
+        const char *authorization_mode;
         const char *audit_log_path;
         const char *audit_policy_file;
         int audit_log_maxsize;
@@ -84,6 +88,7 @@ struct serve_flags {
 enum {
         FLAG_NODE_MONITOR_PERIOD = 0x100,
         FLAG_NODE_MONITOR_GRACE_PERIOD,
+        FLAG_AUTHORIZATION_MODE,
 };
 
 static void serve_usage(FILE *f, const char *command)
@@ -138,7 +143,10 @@ static void serve_usage(FILE *f, const char *command)
                 "                          the audit Policy (YAML or JSON) deciding what is logged\n"
                 "  --audit-log-maxsize MB  rotate the log at this size (default 0: 100 MB)\n"
                 "  --audit-log-maxbackup N rotated files kept (default 0: all)\n"
-                "  --audit-log-maxage DAYS rotated files kept this long (default 0: for ever)\n");
+                "  --audit-log-maxage DAYS rotated files kept this long (default 0: for ever)\n"
+                "  --authorization-mode LIST\n"
+                "                          authorizers in order: RBAC, AlwaysAllow, AlwaysDeny\n"
+                "                          (default " AUTHZ_DEFAULT_MODES ")\n");
 }
 
 /* A count flag: a decimal number within [min, max]. */
@@ -244,6 +252,7 @@ static int parse_flags(const char *command, int argc, char **argv, struct serve_
                 { "audit-log-maxsize", required_argument, NULL, 'S' },
                 { "audit-log-maxbackup", required_argument, NULL, 'B' },
                 { "audit-log-maxage", required_argument, NULL, 'G' },
+                { "authorization-mode", required_argument, NULL, FLAG_AUTHORIZATION_MODE },
                 { "help", no_argument, NULL, 'h' },
                 { NULL, 0, NULL, 0 },
         };
@@ -406,6 +415,9 @@ static int parse_flags(const char *command, int argc, char **argv, struct serve_
                         *dst = (int) v;
                         break;
                 }
+                case FLAG_AUTHORIZATION_MODE:
+                        f->authorization_mode = optarg;
+                        break;
                 case 'h':
                         serve_usage(stdout, command);
                         exit(0);
@@ -572,7 +584,8 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
                 .request_head_timeout_ms = HTTP_SERVER_DEFAULT_REQUEST_HEAD_TIMEOUT_MS,
                 .idle_timeout_ms = HTTP_SERVER_DEFAULT_IDLE_TIMEOUT_S * 1000,
                 .max_requests_inflight = INFLIGHT_DEFAULT_READONLY,
-                .max_mutating_requests_inflight = INFLIGHT_DEFAULT_MUTATING
+                .max_mutating_requests_inflight = INFLIGHT_DEFAULT_MUTATING,
+                .authorization_mode = AUTHZ_DEFAULT_MODES
         };
         cleanup_error struct error *err = NULL;
         cleanup_free char *db = NULL, *url = NULL, *host = NULL, *kubeconfig = NULL, *bare = NULL;
@@ -581,6 +594,8 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
         struct store *store = NULL;
         struct apiserver *api = NULL;
         struct authn *authn = NULL;
+        struct authz *authz = NULL;
+        struct rbac *rbac = NULL;
         struct jws_signer *sa_signer = NULL;
         struct http_server *http = NULL, *pod_http = NULL;
         struct pod_network *network = NULL;
@@ -595,6 +610,7 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
         struct deployment_controller *deployments = NULL;
         struct node_lifecycle_controller *lifecycle = NULL;
         struct tokencleaner *cleaner = NULL;
+        struct clusterrole_aggregation *aggregation = NULL;
         struct pv_provisioner *provisioner = NULL;
         struct volume_expander *expander = NULL;
         struct node_agent *agent = NULL;
@@ -752,8 +768,21 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
                 (void) error_wrap(&err, "credentials");
         else if ((r = authn_new(pki, f.token_auth_file, sa_signer, store, &authn, &err)) < 0)
                 (void) error_wrap(&err, "--token-auth-file");
+        /* the bootstrap policy is in place before anything is authorized */
+        if (r >= 0)
+                r = rbac_bootstrap_reconcile(store, &err);
+        if (r >= 0)
+                r = rbac_new(store, &rbac, &err);
+        if (r >= 0) {
+                const struct authz_context zc = { .store = store, .rbac = rbac };
+
+                if ((r = authz_new(f.authorization_mode, &zc, &authz, &err)) < 0)
+                        (void) error_wrap(&err, "--authorization-mode");
+        }
         if (r < 0) {
                 (void) fprintf(stderr, "flexlet %s: %s\n", command, err->message);
+                rbac_free(rbac);
+                authn_free(authn);
                 jws_signer_free(sa_signer);
                 store_close(store);
                 pki_free(pki);
@@ -767,6 +796,8 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
                                                 .listen = f.listen,
                                                 .require_auth = true,
                                                 .authn = authn,
+                                                .authz = authz,
+                                                .rbac = rbac,
                                                 .sa_signer = sa_signer,
                                                 .kubelet_ca_file = ca_file,
                                                 .kubelet_token = pki_admin_token(pki),
@@ -845,6 +876,8 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
                                 &lifecycle, &err);
                 if (r >= 0)
                         r = tokencleaner_start(&co, &cleaner, &err);
+                if (r >= 0)
+                        r = clusterrole_aggregation_start(&co, &aggregation, &err);
                 /* local-loop volumes live under the server's data dir, which only serve's own
                  * node uses: the storage controllers run where that node does */
                 if (r >= 0 && with_node)
@@ -903,6 +936,7 @@ stop:
         replicaset_controller_stop(replicasets);
         deployment_controller_stop(deployments);
         node_lifecycle_controller_stop(lifecycle);
+        clusterrole_aggregation_stop(aggregation);
         tokencleaner_stop(cleaner);
         namespace_controller_stop(namespaces);
         storage_protection_stop(protection);
@@ -913,6 +947,8 @@ stop:
         http_server_stop(pod_http);
         http_server_stop(http);
         apiserver_free(api);
+        authz_free(authz);
+        rbac_free(rbac);
         authn_free(authn);
         jws_signer_free(sa_signer);
         store_close(store);

@@ -90,8 +90,9 @@ cat <<'JSON' | k create -f - >/dev/null
   "containers":[{"name":"c","image":"busybox","command":["sh","-c",
    "d=/var/run/secrets/kubernetes.io/serviceaccount; echo tok=$(stat -L -c '%a %u %g' $d/token); echo ns=$(cat $d/namespace); head -c 3 $d/token >/dev/null && echo read=yes; sleep 3600"]}]}}
 JSON
-# (RBAC: a RoleBinding of the default account to `view` in default goes here, before the client
-# pod lists pods)
+# RBAC: the default account may list pods in its namespace once bound to `view` there
+check "bind the default account to view in default" \
+        k create rolebinding default-view --clusterrole=view --serviceaccount=default:default
 cat <<'JSON' | k create -f - >/dev/null
 {"apiVersion":"v1","kind":"Pod","metadata":{"name":"client"},
  "spec":{"terminationGracePeriodSeconds":1,

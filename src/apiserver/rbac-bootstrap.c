@@ -1,0 +1,479 @@
+/* rbac-bootstrap.c: the bootstrap policy, kube-apiserver's default ClusterRoles and
+ * ClusterRoleBindings (K8S: plugin/pkg/auth/authorizer/rbac/bootstrappolicy policy.go,
+ * testdata/cluster-roles.yaml and cluster-role-bindings.yaml, release 1.33), and its
+ * reconciliation at every start as upstream's rbac/bootstrap-roles post-start hook does it
+ * (pkg/registry/rbac/rest/storage_rbac.go, pkg/registry/rbac/reconciliation). Only the roles
+ * flexlet's users and components need are here: cluster-admin, admin/edit/view and what they
+ * aggregate, the discovery, basic-user, public-info-viewer and monitoring roles, and the roles
+ * of the scheduler, the controller manager and node bootstrapping. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "apiserver/rbac.h"
+#include "base/alloc.h"
+#include "base/json.h"
+#include "base/timeutil.h"
+#include "base/uuid.h"
+#include "store/store.h"
+
+#define RBAC_GROUP "rbac.authorization.k8s.io"
+#define AUTOUPDATE "rbac.authorization.kubernetes.io/autoupdate"
+
+/* One PolicyRule, each list comma-separated ("" is the core group; NULL none). */
+struct policy_rule {
+        const char *verbs, *groups, *resources, *names, *urls;
+};
+
+struct policy_role {
+        const char *name;
+        const char *aggregate_to; /* "aggregate-to-admin": the label that aggregates it; NULL */
+        const char *aggregates;   /* the label its aggregationRule selects; NULL: not aggregated */
+        const struct policy_rule *rules;
+};
+
+/* One ClusterRoleBinding to the ClusterRole of the same name, its subjects of one kind. */
+struct policy_binding {
+        const char *name, *role, *kind, *subjects;
+};
+
+/* K8S: bootstrappolicy's Read, Write and ReadWrite verb sets */
+#define READ       "get,list,watch"
+#define WRITE      "create,delete,deletecollection,patch,update"
+#define READ_WRITE "create,delete,deletecollection,get,list,patch,update,watch"
+
+/* clang-format off */
+static const struct policy_rule cluster_admin_rules[] = {
+        { "*", "*", "*", NULL, NULL },
+        { "*", NULL, NULL, NULL, "*" },
+        { .verbs = NULL },
+};
+
+static const struct policy_rule discovery_rules[] = {
+        { "get", NULL, NULL, NULL, "/api,/api/*,/apis,/apis/*,/healthz,/livez,/openapi,/openapi/*,/readyz,/version,/version/" },
+        { .verbs = NULL },
+};
+
+static const struct policy_rule basic_user_rules[] = {
+        { "create", "authorization.k8s.io", "selfsubjectaccessreviews,selfsubjectrulesreviews", NULL, NULL },
+        { "create", "authentication.k8s.io", "selfsubjectreviews", NULL, NULL },
+        { .verbs = NULL },
+};
+
+static const struct policy_rule public_info_viewer_rules[] = {
+        { "get", NULL, NULL, NULL, "/healthz,/livez,/readyz,/version,/version/" },
+        { .verbs = NULL },
+};
+
+static const struct policy_rule monitoring_rules[] = {
+        { "get", NULL, NULL, NULL, "/healthz,/healthz/*,/livez,/livez/*,/metrics,/metrics/slis,/readyz,/readyz/*" },
+        { .verbs = NULL },
+};
+
+static const struct policy_rule aggregate_to_admin_rules[] = {
+        { "create", "authorization.k8s.io", "localsubjectaccessreviews", NULL, NULL },
+        { READ_WRITE, "rbac.authorization.k8s.io", "rolebindings,roles", NULL, NULL },
+        { .verbs = NULL },
+};
+
+static const struct policy_rule aggregate_to_edit_rules[] = {
+        { READ, "", "pods/attach,pods/exec,pods/portforward,pods/proxy,secrets,services/proxy", NULL, NULL },
+        { "impersonate", "", "serviceaccounts", NULL, NULL },
+        { WRITE, "", "pods,pods/attach,pods/exec,pods/portforward,pods/proxy", NULL, NULL },
+        { "create", "", "pods/eviction", NULL, NULL },
+        { WRITE, "", "configmaps,events,persistentvolumeclaims,replicationcontrollers,replicationcontrollers/scale,secrets,serviceaccounts,services,services/proxy", NULL, NULL },
+        { "create", "", "serviceaccounts/token", NULL, NULL },
+        { WRITE, "apps", "daemonsets,deployments,deployments/rollback,deployments/scale,replicasets,replicasets/scale,statefulsets,statefulsets/scale", NULL, NULL },
+        { WRITE, "autoscaling", "horizontalpodautoscalers", NULL, NULL },
+        { WRITE, "batch", "cronjobs,jobs", NULL, NULL },
+        { WRITE, "extensions", "daemonsets,deployments,deployments/rollback,deployments/scale,ingresses,networkpolicies,replicasets,replicasets/scale,replicationcontrollers/scale", NULL, NULL },
+        { WRITE, "policy", "poddisruptionbudgets", NULL, NULL },
+        { WRITE, "networking.k8s.io", "ingresses,networkpolicies", NULL, NULL },
+        { READ_WRITE, "coordination.k8s.io", "leases", NULL, NULL },
+        { .verbs = NULL },
+};
+
+static const struct policy_rule aggregate_to_view_rules[] = {
+        { READ, "", "configmaps,endpoints,persistentvolumeclaims,persistentvolumeclaims/status,pods,replicationcontrollers,replicationcontrollers/scale,serviceaccounts,services,services/status", NULL, NULL },
+        { READ, "", "bindings,events,limitranges,namespaces/status,pods/log,pods/status,replicationcontrollers/status,resourcequotas,resourcequotas/status", NULL, NULL },
+        { READ, "", "namespaces", NULL, NULL },
+        { READ, "discovery.k8s.io", "endpointslices", NULL, NULL },
+        { READ, "apps", "controllerrevisions,daemonsets,daemonsets/status,deployments,deployments/scale,deployments/status,replicasets,replicasets/scale,replicasets/status,statefulsets,statefulsets/scale,statefulsets/status", NULL, NULL },
+        { READ, "autoscaling", "horizontalpodautoscalers,horizontalpodautoscalers/status", NULL, NULL },
+        { READ, "batch", "cronjobs,cronjobs/status,jobs,jobs/status", NULL, NULL },
+        { READ, "extensions", "daemonsets,daemonsets/status,deployments,deployments/scale,deployments/status,ingresses,ingresses/status,networkpolicies,replicasets,replicasets/scale,replicasets/status,replicationcontrollers/scale", NULL, NULL },
+        { READ, "policy", "poddisruptionbudgets,poddisruptionbudgets/status", NULL, NULL },
+        { READ, "networking.k8s.io", "ingresses,ingresses/status,networkpolicies", NULL, NULL },
+        { .verbs = NULL },
+};
+
+static const struct policy_rule kube_scheduler_rules[] = {
+        { "create,patch,update", ",events.k8s.io", "events", NULL, NULL },
+        { "create", "coordination.k8s.io", "leases", NULL, NULL },
+        { "get,update", "coordination.k8s.io", "leases", "kube-scheduler", NULL },
+        { READ, "", "nodes", NULL, NULL },
+        { "delete,get,list,watch", "", "pods", NULL, NULL },
+        { "create", "", "bindings,pods/binding", NULL, NULL },
+        { "patch,update", "", "pods/status", NULL, NULL },
+        { READ, "", "replicationcontrollers,services", NULL, NULL },
+        { READ, "apps,extensions", "replicasets", NULL, NULL },
+        { READ, "apps", "statefulsets", NULL, NULL },
+        { READ, "policy", "poddisruptionbudgets", NULL, NULL },
+        { READ, "", "persistentvolumeclaims,persistentvolumes", NULL, NULL },
+        { "create", "authentication.k8s.io", "tokenreviews", NULL, NULL },
+        { "create", "authorization.k8s.io", "subjectaccessreviews", NULL, NULL },
+        { READ, "storage.k8s.io", "csinodes", NULL, NULL },
+        { READ, "", "namespaces", NULL, NULL },
+        { READ, "storage.k8s.io", "csidrivers", NULL, NULL },
+        { READ, "storage.k8s.io", "csistoragecapacities", NULL, NULL },
+        { .verbs = NULL },
+};
+
+static const struct policy_rule kube_controller_manager_rules[] = {
+        { "create,patch,update", ",events.k8s.io", "events", NULL, NULL },
+        { "create", "coordination.k8s.io", "leases", NULL, NULL },
+        { "get,update", "coordination.k8s.io", "leases", "kube-controller-manager", NULL },
+        { "create", "", "secrets,serviceaccounts", NULL, NULL },
+        { "delete", "", "secrets", NULL, NULL },
+        { "get", "", "configmaps,namespaces,secrets,serviceaccounts", NULL, NULL },
+        { "update", "", "secrets,serviceaccounts", NULL, NULL },
+        { "create", "authentication.k8s.io", "tokenreviews", NULL, NULL },
+        { "create", "authorization.k8s.io", "subjectaccessreviews", NULL, NULL },
+        { "list,watch", "*", "*", NULL, NULL },
+        { "create", "", "serviceaccounts/token", NULL, NULL },
+        { .verbs = NULL },
+};
+
+static const struct policy_rule node_bootstrapper_rules[] = {
+        { "create,get,list,watch", "certificates.k8s.io", "certificatesigningrequests", NULL, NULL },
+        { .verbs = NULL },
+};
+
+static const struct policy_role cluster_roles[] = {
+        { "cluster-admin", NULL, NULL, cluster_admin_rules },
+        { "system:discovery", NULL, NULL, discovery_rules },
+        { "system:basic-user", NULL, NULL, basic_user_rules },
+        { "system:public-info-viewer", NULL, NULL, public_info_viewer_rules },
+        { "system:monitoring", NULL, NULL, monitoring_rules },
+        { "admin", NULL, "aggregate-to-admin", NULL },
+        { "edit", "aggregate-to-admin", "aggregate-to-edit", NULL },
+        { "view", "aggregate-to-edit", "aggregate-to-view", NULL },
+        { "system:aggregate-to-admin", "aggregate-to-admin", NULL, aggregate_to_admin_rules },
+        { "system:aggregate-to-edit", "aggregate-to-edit", NULL, aggregate_to_edit_rules },
+        { "system:aggregate-to-view", "aggregate-to-view", NULL, aggregate_to_view_rules },
+        { "system:kube-scheduler", NULL, NULL, kube_scheduler_rules },
+        { "system:kube-controller-manager", NULL, NULL, kube_controller_manager_rules },
+        { "system:node-bootstrapper", NULL, NULL, node_bootstrapper_rules },
+};
+
+static const struct policy_binding cluster_role_bindings[] = {
+        { "cluster-admin", "cluster-admin", "Group", "system:masters" },
+        { "system:basic-user", "system:basic-user", "Group", "system:authenticated" },
+        { "system:discovery", "system:discovery", "Group", "system:authenticated" },
+        { "system:kube-controller-manager", "system:kube-controller-manager", "User", "system:kube-controller-manager" },
+        { "system:kube-scheduler", "system:kube-scheduler", "User", "system:kube-scheduler" },
+        { "system:monitoring", "system:monitoring", "Group", "system:monitoring" },
+        { "system:public-info-viewer", "system:public-info-viewer", "Group", "system:authenticated,system:unauthenticated" },
+};
+/* clang-format on */
+
+/* "a,b" as ["a", "b"]; "" as [""]. */
+static json_t *split(const char *list)
+{
+        json_t *out = json_array();
+        const char *p = list;
+
+        for (;;) {
+                size_t n = strcspn(p, ",");
+
+                json_array_append_new(out, json_stringn(p, n));
+                if (!p[n])
+                        break;
+                p += n + 1;
+        }
+        return out;
+}
+
+static json_t *policy_rules_json(const struct policy_rule *rules)
+{
+        json_t *out = json_array();
+
+        for (const struct policy_rule *r = rules; r && r->verbs; r++) {
+                json_t *rule = json_pack("{s:o}", "verbs", split(r->verbs));
+
+                if (r->groups)
+                        json_object_set_new(rule, "apiGroups", split(r->groups));
+                if (r->resources)
+                        json_object_set_new(rule, "resources", split(r->resources));
+                if (r->names)
+                        json_object_set_new(rule, "resourceNames", split(r->names));
+                if (r->urls)
+                        json_object_set_new(rule, "nonResourceURLs", split(r->urls));
+                json_array_append_new(out, rule);
+        }
+        return out;
+}
+
+/* K8S: every bootstrap object is labelled kubernetes.io/bootstrapping=rbac-defaults and
+ * annotated autoupdate=true. */
+static json_t *policy_meta(const char *name)
+{
+        return json_pack("{s:s, s:{s:s}, s:{s:s}}", "name", name, "labels",
+                         "kubernetes.io/bootstrapping", "rbac-defaults", "annotations", AUTOUPDATE,
+                         "true");
+}
+
+json_t *rbac_bootstrap_cluster_roles(void)
+{
+        json_t *out = json_array();
+
+        for (size_t i = 0; i < ARRAY_SIZE(cluster_roles); i++) {
+                const struct policy_role *p = &cluster_roles[i];
+                json_t *role = json_pack("{s:s, s:s, s:o}", "apiVersion", RBAC_GROUP "/v1", "kind",
+                                         "ClusterRole", "metadata", policy_meta(p->name));
+
+                if (p->aggregate_to) {
+                        cleanup_free char *label = xasprintf(RBAC_GROUP "/%s", p->aggregate_to);
+                        json_object_set_new(json_path(role, "metadata.labels"), label,
+                                            json_string("true"));
+                }
+                if (p->aggregates) {
+                        cleanup_free char *label = xasprintf(RBAC_GROUP "/%s", p->aggregates);
+                        json_object_set_new(role, "aggregationRule",
+                                            json_pack("{s:[{s:{s:s}}]}", "clusterRoleSelectors",
+                                                      "matchLabels", label, "true"));
+                }
+                if (p->rules)
+                        json_object_set_new(role, "rules", policy_rules_json(p->rules));
+                json_array_append_new(out, role);
+        }
+        return out;
+}
+
+json_t *rbac_bootstrap_cluster_role_bindings(void)
+{
+        json_t *out = json_array();
+
+        for (size_t i = 0; i < ARRAY_SIZE(cluster_role_bindings); i++) {
+                const struct policy_binding *p = &cluster_role_bindings[i];
+                cleanup_json json_t *names = split(p->subjects);
+                json_t *subjects = json_array();
+                size_t k;
+                json_t *n;
+
+                json_array_foreach(names, k, n)
+                        json_array_append_new(subjects,
+                                              json_pack("{s:s, s:s, s:O}", "kind", p->kind,
+                                                        "apiGroup", RBAC_GROUP, "name", n));
+                json_array_append_new(out, json_pack("{s:s, s:s, s:o, s:{s:s, s:s, s:s}, s:o}",
+                                                     "apiVersion", RBAC_GROUP "/v1", "kind",
+                                                     "ClusterRoleBinding", "metadata",
+                                                     policy_meta(p->name), "roleRef", "apiGroup",
+                                                     RBAC_GROUP, "kind", "ClusterRole", "name",
+                                                     p->role, "subjects", subjects));
+        }
+        return out;
+}
+
+/* ---- reconciliation ---- */
+
+/* K8S: merge(expected, existing): the stored keys win, the expected ones are added. Whether
+ * existing changed. */
+static bool merge_map(json_t *existing_meta, const json_t *expected_meta, const char *key)
+{
+        json_t *want = json_object_get(expected_meta, key);
+        json_t *have = json_object_get(existing_meta, key);
+        const char *k;
+        json_t *v;
+        bool changed = false;
+
+        if (!json_is_object(have)) {
+                have = json_object();
+                json_object_set_new(existing_meta, key, have);
+        }
+        json_object_foreach(want, k, v)
+                if (!json_object_get(have, k)) {
+                        json_object_set(have, k, v);
+                        changed = true;
+                }
+        return changed;
+}
+
+/* K8S: computeReconciledRole without RemoveExtraPermissions: labels and annotations merged,
+ * missing aggregation selectors and missing rules (broken down) added. Whether existing
+ * changed. */
+static bool reconcile_role(json_t *existing, const json_t *expected)
+{
+        json_t *meta = json_object_ensure(existing, "metadata");
+        const json_t *want_meta = json_object_get(expected, "metadata");
+        const json_t *want_agg = json_object_get(expected, "aggregationRule");
+        json_t *missing = NULL;
+        bool changed = false;
+
+        changed |= merge_map(meta, want_meta, "labels");
+        changed |= merge_map(meta, want_meta, "annotations");
+        if (want_agg) {
+                json_t *agg = json_object_get(existing, "aggregationRule");
+                json_t *sels;
+                size_t i;
+                json_t *sel;
+
+                if (!json_is_object(agg)) {
+                        agg = json_object();
+                        json_object_set_new(existing, "aggregationRule", agg);
+                }
+                sels = json_object_get(agg, "clusterRoleSelectors");
+                if (!json_is_array(sels)) {
+                        sels = json_array();
+                        json_object_set_new(agg, "clusterRoleSelectors", sels);
+                }
+                json_array_foreach(json_object_get(want_agg, "clusterRoleSelectors"), i, sel) {
+                        bool found = false;
+                        size_t j;
+                        json_t *s;
+
+                        json_array_foreach(sels, j, s)
+                                found |= json_equal(s, sel);
+                        if (!found) {
+                                json_array_append(sels, sel);
+                                changed = true;
+                        }
+                }
+        }
+        if (!rbac_rules_cover(json_object_get(existing, "rules"),
+                              json_object_get(expected, "rules"), &missing)) {
+                json_t *rules = json_object_get(existing, "rules");
+
+                if (!json_is_array(rules)) {
+                        rules = json_array();
+                        json_object_set_new(existing, "rules", rules);
+                }
+                json_array_extend(rules, missing);
+                changed = true;
+        }
+        json_decref(missing);
+        return changed;
+}
+
+static bool has_subject(const json_t *subjects, const json_t *s)
+{
+        size_t i;
+        json_t *e;
+
+        json_array_foreach(subjects, i, e)
+                if (json_equal(e, s))
+                        return true;
+        return false;
+}
+
+/* K8S: computeReconciledRoleBinding without RemoveExtraSubjects: labels, annotations and
+ * missing subjects added; a changed roleRef needs the binding made again (*ret_recreate). */
+static bool reconcile_binding(json_t *existing, const json_t *expected, bool *ret_recreate)
+{
+        json_t *meta = json_object_ensure(existing, "metadata");
+        const json_t *want_meta = json_object_get(expected, "metadata");
+        json_t *subjects = json_object_get(existing, "subjects");
+        bool changed = false;
+        size_t i;
+        json_t *s;
+
+        *ret_recreate = !json_equal(json_object_get(existing, "roleRef"),
+                                    json_object_get(expected, "roleRef"));
+        changed |= merge_map(meta, want_meta, "labels");
+        changed |= merge_map(meta, want_meta, "annotations");
+        if (!json_is_array(subjects)) {
+                subjects = json_array();
+                json_object_set_new(existing, "subjects", subjects);
+        }
+        json_array_foreach(json_object_get(expected, "subjects"), i, s)
+                if (!has_subject(subjects, s)) {
+                        json_array_append(subjects, s);
+                        changed = true;
+                }
+        return changed || *ret_recreate;
+}
+
+static int create(struct store *store, const char *resource, json_t *obj, struct error **reterr)
+{
+        json_t *meta = json_object_get(obj, "metadata");
+        char uid[UUID_STRING_LEN + 1], ts[32];
+
+        uuid_random(uid);
+        time_format_rfc3339(time(NULL), ts);
+        json_object_set_new(meta, "uid", json_string(uid));
+        json_object_set_new(meta, "creationTimestamp", json_string(ts));
+        return store_create(store, resource, "", json_path_string(obj, "metadata.name"), obj,
+                            reterr);
+}
+
+/* One expected object of resource: created when missing, reconciled unless its autoupdate
+ * annotation is "false". Retries when the store moves under it. */
+static int ensure(struct store *store, const char *resource, const json_t *expected,
+                  struct error **reterr)
+{
+        const char *name = json_path_string(expected, "metadata.name");
+
+        for (int attempt = 0; attempt < 5; attempt++) {
+                cleanup_json json_t *existing = NULL;
+                cleanup_json json_t *want = json_deep_copy(expected);
+                const char *auto_update;
+                uint64_t rv = 0;
+                bool recreate = false, changed;
+                int r;
+
+                r = store_get(store, resource, "", name, &existing, NULL);
+                if (r == -ENOENT) {
+                        r = create(store, resource, want, reterr);
+                        if (r == -EEXIST)
+                                continue;
+                        return r;
+                }
+                if (r < 0)
+                        return error_set(reterr, -r, "%s \"%s\": %s", resource, name, strerror(-r));
+                auto_update = json_string_value(
+                        json_object_get(json_path(existing, "metadata.annotations"), AUTOUPDATE));
+                /* K8S: a role or binding annotated autoupdate=false is the administrator's */
+                if (auto_update && streq(auto_update, "false"))
+                        return 0;
+                changed = streq(resource, "clusterroles")
+                                  ? reconcile_role(existing, expected)
+                                  : reconcile_binding(existing, expected, &recreate);
+                if (!changed)
+                        return 0;
+                (void) store_rv_parse(
+                        json_path_string_or_empty(existing, "metadata.resourceVersion"), &rv);
+                if (recreate) {
+                        r = store_delete(store, resource, "", name, rv, NULL, reterr);
+                        if (r == -ESTALE || r == -ENOENT)
+                                continue;
+                        if (r < 0)
+                                return r;
+                        r = create(store, resource, want, reterr);
+                } else {
+                        r = store_update(store, resource, "", name, existing, rv, reterr);
+                }
+                if (r == -ESTALE || r == -EEXIST)
+                        continue;
+                return r < 0 ? r : 0;
+        }
+        return error_set(reterr, EAGAIN, "%s \"%s\": kept changing", resource, name);
+}
+
+int rbac_bootstrap_reconcile(struct store *store, struct error **reterr)
+{
+        cleanup_json json_t *roles = rbac_bootstrap_cluster_roles();
+        cleanup_json json_t *bindings = rbac_bootstrap_cluster_role_bindings();
+        size_t i;
+        json_t *o;
+        int r;
+
+        json_array_foreach(roles, i, o)
+                if ((r = ensure(store, "clusterroles", o, reterr)) < 0)
+                        return error_wrap(reterr, "bootstrap policy");
+        json_array_foreach(bindings, i, o)
+                if ((r = ensure(store, "clusterrolebindings", o, reterr)) < 0)
+                        return error_wrap(reterr, "bootstrap policy");
+        return 0;
+}
