@@ -875,6 +875,8 @@ int pki_ensure(const struct pki_options *o, struct pki **ret, struct error **ret
         cleanup_credential struct credential ca = { 0 };
         cleanup_credential struct credential srv = { 0 };
         cleanup_credential struct credential admin = { 0 };
+        cleanup_credential struct credential node = { 0 };
+        cleanup_free char *node_cn = NULL;
         cleanup_pki struct pki *p = NULL;
         cleanup_close int dfd = -1;
         cleanup_close int pfd = -1;
@@ -923,6 +925,19 @@ int pki_ensure(const struct pki_options *o, struct pki **ret, struct error **ret
                         &admin, &changes, reterr);
         if (r < 0)
                 return r;
+        if (o->node_name) {
+                node_cn = xasprintf("%s%s", PKI_NODE_USER_PREFIX, o->node_name);
+                r = ensure_leaf(pfd, pki_dir, now, &ca,
+                                &(struct leaf_spec){ .cert_file = PKI_NODE_CERT_FILE,
+                                                     .key_file = PKI_NODE_KEY_FILE,
+                                                     .cn = node_cn,
+                                                     .org = PKI_NODES_GROUP,
+                                                     .purpose = GNUTLS_KP_TLS_WWW_CLIENT,
+                                                     .change = PKI_ISSUED_NODE_CERT },
+                                &node, &changes, reterr);
+                if (r < 0)
+                        return r;
+        }
         r = ensure_token(pfd, pki_dir, &p->token, &changes, reterr);
         if (r < 0)
                 return r;

@@ -39,7 +39,7 @@ enum { STORAGE_CLAIMS, STORAGE_VOLUMES, STORAGE_CONFIG_MAPS, STORAGE_SECRETS };
 
 struct node_agent {
         struct api_client_options copts;
-        char *server_url, *ca_file, *token;
+        char *server_url, *ca_file, *token, *cert_file, *key_file, *kubelet_token;
         struct node_config node;
         char *node_name, *data_dir, *allocatable;
         struct api_client *watch_client, *sync_client, *beat_client;
@@ -574,6 +574,9 @@ static void agent_free(struct node_agent *a)
         free(a->server_url);
         free(a->ca_file);
         free(a->token);
+        free(a->cert_file);
+        free(a->key_file);
+        free(a->kubelet_token);
         free(a->node_name);
         free(a->data_dir);
         free(a->allocatable);
@@ -593,13 +596,21 @@ int node_agent_start(const struct node_agent_options *o, struct node_agent **ret
         a->dirty_uids = json_object();
         a->server_url = xstrdup(o->server_url);
         a->ca_file = o->ca_file ? xstrdup(o->ca_file) : NULL;
-        a->token = o->token ? xstrdup(o->token) : NULL;
+        if (o->cert_file && o->key_file) {
+                a->cert_file = xstrdup(o->cert_file);
+                a->key_file = xstrdup(o->key_file);
+        } else if (o->token) {
+                a->token = xstrdup(o->token);
+        }
+        a->kubelet_token = o->kubelet_token ? xstrdup(o->kubelet_token) : NULL;
         a->node_name = xstrdup(o->node_name);
         a->data_dir = xstrdup(o->data_dir);
         a->allocatable = o->allocatable ? xstrdup(o->allocatable) : NULL;
         a->copts = (struct api_client_options){ .server_url = a->server_url,
                                                 .ca_file = a->ca_file,
-                                                .token = a->token };
+                                                .token = a->token,
+                                                .cert_file = a->cert_file,
+                                                .key_file = a->key_file };
         a->node = (struct node_config){ .node_name = a->node_name,
                                         .data_dir = a->data_dir,
                                         .allocatable = a->allocatable };
@@ -654,7 +665,7 @@ int node_agent_start(const struct node_agent_options *o, struct node_agent **ret
                 struct kubelet_server_options ko = { .listen = "0.0.0.0:0",
                                                      .cert_pem = o->kubelet_cert_pem,
                                                      .key_pem = o->kubelet_key_pem,
-                                                     .token = a->token,
+                                                     .token = a->kubelet_token,
                                                      .find_container = find_container,
                                                      .ud = a };
                 r = kubelet_server_start(&ko, &a->kubelet, reterr);
