@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -310,20 +309,6 @@ static int parse_flags(const char *command, int argc, char **argv, struct serve_
         return 0;
 }
 
-#define KUBELET_TOKEN_BYTES 32
-
-/* A random token, hex-encoded, with which the API server reaches the node's kubelet endpoint
- * (pods/log). A new one each start: both ends live in this process. */
-static void kubelet_token_generate(char out[static 2 * KUBELET_TOKEN_BYTES + 1])
-{
-        unsigned char raw[KUBELET_TOKEN_BYTES];
-
-        if (getrandom(raw, sizeof(raw), 0) != (ssize_t) sizeof(raw))
-                abort(); /* the kernel's generator does not fail once seeded */
-        for (size_t i = 0; i < sizeof(raw); i++)
-                (void) snprintf(out + 2 * i, 3, "%02x", raw[i]);
-}
-
 /* Creates a namespace through the API itself, so it gets what every namespace gets. */
 static void bootstrap_namespace(struct apiserver *api, const char *token, const char *name)
 {
@@ -483,7 +468,6 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
         cleanup_metrics_registry struct metrics_registry *metrics = metrics_registry_new();
         cleanup_free char *ca_file = NULL, *node_name_default = NULL;
         cleanup_free char *node_cert = NULL, *node_key = NULL;
-        char kubelet_token[2 * KUBELET_TOKEN_BYTES + 1];
         sigset_t sigs;
         int sig, r, exit_code = 1;
 
@@ -581,7 +565,6 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
         ca_file = xasprintf("%s/pki/ca.crt", f.data_dir);
         node_cert = xasprintf("%s/pki/%s", f.data_dir, PKI_NODE_CERT_FILE);
         node_key = xasprintf("%s/pki/%s", f.data_dir, PKI_NODE_KEY_FILE);
-        kubelet_token_generate(kubelet_token);
         db = xasprintf("%s/store.db", f.data_dir);
         {
                 const struct store_options so = {
@@ -611,15 +594,15 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
         }
         {
                 /* pods/log reaches kubelets whose certificates the cluster CA signed, with a
-                 * token of this run's that only the kubelet endpoint takes (no API credential:
-                 * the node agent holds it) */
+                 * token only the kubelet endpoints take (no API credential: the node agent
+                 * holds it) */
                 struct apiserver_options ao = { .node_name = f.node_name,
                                                 .listen = f.listen,
                                                 .require_auth = true,
                                                 .authn = authn,
                                                 .sa_signer = sa_signer,
                                                 .kubelet_ca_file = ca_file,
-                                                .kubelet_token = kubelet_token,
+                                                .kubelet_token = pki_kubelet_token(pki),
                                                 .metrics = metrics,
                                                 .max_requests_inflight = f.max_requests_inflight,
                                                 .max_mutating_requests_inflight =
@@ -704,7 +687,7 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
                         /* its own identity, system:node:NAME (pki.h), not the admin's */
                         .cert_file = node_cert,
                         .key_file = node_key,
-                        .kubelet_token = kubelet_token,
+                        .kubelet_token = pki_kubelet_token(pki),
                         .node_name = f.node_name,
                         .data_dir = f.data_dir,
                         .cgroup_root = f.cgroup_root,

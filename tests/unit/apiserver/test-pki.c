@@ -223,6 +223,7 @@ static void test_first_call_creates_everything(void **state)
                 { "pki/admin.key", 0600 },
                 { "pki/admin.crt", 0644 },
                 { "pki/admin.token", 0600 },
+                { "pki/kubelet.token", 0600 },
                 { "pki/sa.key", 0600 },
                 { "kubeconfig", 0600 },
         };
@@ -231,7 +232,7 @@ static void test_first_call_creates_everything(void **state)
         /* Modes are promised whatever the umask. */
         assert_int_equal(ensure_ok(fx, &p), PKI_CREATED_CA | PKI_CREATED_TOKEN |
                                                     PKI_ISSUED_SERVER_CERT | PKI_ISSUED_ADMIN_CERT |
-                                                    PKI_CREATED_SA_KEY);
+                                                    PKI_CREATED_SA_KEY | PKI_CREATED_KUBELET_TOKEN);
         umask(old_umask);
         for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
                 if (mode_of(fx, files[i].file) != files[i].mode)
