@@ -10,6 +10,7 @@
 #include "apiserver/admission-pod-security.h"
 #include "apiserver/apiserver-internal.h"
 #include "apiserver/authn.h"
+#include "apiserver/authz.h"
 #include "apiserver/discovery.h"
 #include "apiserver/negotiate.h"
 #include "apiserver/pki.h"
@@ -77,6 +78,29 @@ void apiserver_set_ready(struct apiserver *s, bool ready)
  * authentication (require_auth false: tests of the API alone). */
 static const char *const unsecured_groups[] = { AUTHN_GROUP_MASTERS, NULL };
 
+/* K8S: the paths anonymous requests may reach (AuthenticationConfiguration's anonymous
+ * conditions, AnonymousAuthConfigurableEndpoints): the health endpoints and the version, which
+ * the bootstrap policy's system:public-info-viewer then allows to system:unauthenticated. Every
+ * other request without credentials is refused, as --anonymous-auth=false would. */
+static bool anonymous_path(const char *p)
+{
+        return streq(p, "/healthz") || streq(p, "/livez") || streq(p, "/readyz") ||
+               streq(p, "/version");
+}
+
+/* K8S: pkg/authentication/request/anonymous: system:anonymous in system:unauthenticated (and
+ * not in system:authenticated). */
+static struct authn_user *anonymous_user(void)
+{
+        struct authn_user *u = xcalloc(1, sizeof(*u));
+
+        u->name = xstrdup(AUTHN_USER_ANONYMOUS);
+        u->uid = xstrdup("");
+        u->groups = xcalloc(2, sizeof(*u->groups));
+        u->groups[0] = xstrdup(AUTHN_GROUP_UNAUTHENTICATED);
+        return u;
+}
+
 /* Who sent req: 0 with *ret, or -EACCES (401). */
 static int authenticate(const struct apiserver *s, const struct http_request *req,
                         struct authn_user **ret)
@@ -85,9 +109,36 @@ static int authenticate(const struct apiserver *s, const struct http_request *re
                 *ret = authn_user_new("system:unsecured", NULL, unsecured_groups);
                 return 0;
         }
+        if (!req->authorization && !req->client_cert_der && anonymous_path(req->path)) {
+                *ret = anonymous_user();
+                return 0;
+        }
         if (!s->opts.authn)
                 return -EACCES;
         return authn_request(s->opts.authn, req, ret);
+}
+
+/* K8S: filters/authorization.go WithAuthorization, after authentication and before any
+ * handler: true when the chain allows req; otherwise the 403 (or, when req names no
+ * resource it could, the 500) is written. */
+static bool authorize(const struct apiserver *s, const struct authn_user *user,
+                      const struct http_request *req, struct http_response *resp)
+{
+        cleanup_error struct error *err = NULL;
+        cleanup_free char *storage = NULL, *reason = NULL;
+        struct authz_attributes a;
+
+        if (authz_attributes_from_request(req, user, &a, &storage, &err) < 0) {
+                /* K8S: WithRequestInfo answers InternalError */
+                cleanup_free char *msg =
+                        xasprintf("failed to create RequestInfo: %s", err->message);
+                status_respond(resp, EIO, msg, NULL);
+                return false;
+        }
+        if (authz_authorize(s->opts.authz, &a, &reason) == AUTHZ_ALLOW)
+                return true;
+        authz_respond_forbidden(resp, &a, reason);
+        return false;
 }
 
 static void respond_version(struct http_response *resp)
@@ -453,15 +504,21 @@ static void handle_request(struct apiserver *s, const struct authn_user *user,
         char *seg[8];
         int n;
 
+        if (req->malformed) {
+                cleanup_free char *msg = xasprintf("invalid request: %s", req->malformed);
+                status_respond(resp, EINVAL, msg, NULL);
+                return;
+        }
+        if (!user) {
+                status_respond(resp, EKEYREJECTED, "Unauthorized", NULL);
+                return;
+        }
+        if (!authorize(s, user, req, resp))
+                return;
         /* K8S: kube-apiserver refuses request bodies over 3 MiB with 413. */
         if (req->body_too_large) {
                 status_respond(resp, E2BIG, "the request body is too large: limit is 3145728 bytes",
                                NULL);
-                return;
-        }
-        if (req->malformed) {
-                cleanup_free char *msg = xasprintf("invalid request: %s", req->malformed);
-                status_respond(resp, EINVAL, msg, NULL);
                 return;
         }
         if (streq(p, "/healthz") || streq(p, "/livez")) {
@@ -477,10 +534,6 @@ static void handle_request(struct apiserver *s, const struct authn_user *user,
         }
         if (streq(p, "/version")) {
                 respond_version(resp);
-                return;
-        }
-        if (!user) {
-                status_respond(resp, EKEYREJECTED, "Unauthorized", NULL);
                 return;
         }
         if (streq(p, "/metrics")) {

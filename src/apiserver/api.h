@@ -28,6 +28,9 @@ struct apiserver_options {
         bool require_auth;
         /* Who requests come from (authn.h; borrowed); required with require_auth. */
         const struct authn *authn;
+        /* What the users may do (authz.h; borrowed): every request passes it after
+         * authentication. NULL: no authorization, every request is allowed. */
+        const struct authz *authz;
         /* Signs the tokens serviceaccounts/token issues (jws.h; borrowed); NULL: none are. */
         const struct jws_signer *sa_signer;
         /* How pods/log reaches a node's kubelet (K8S --kubelet-certificate-authority and the
@@ -46,6 +49,7 @@ struct apiserver_options {
 
 struct apiserver;
 struct authn;
+struct authz;
 struct jws_signer;
 struct metrics_registry;
 

@@ -27,8 +27,10 @@ struct jws_signer;
 struct store;
 
 /* K8S: k8s.io/apiserver pkg/authentication/user */
-#define AUTHN_GROUP_AUTHENTICATED "system:authenticated"
-#define AUTHN_GROUP_MASTERS       "system:masters"
+#define AUTHN_GROUP_AUTHENTICATED   "system:authenticated"
+#define AUTHN_GROUP_MASTERS         "system:masters"
+#define AUTHN_GROUP_UNAUTHENTICATED "system:unauthenticated"
+#define AUTHN_USER_ANONYMOUS        "system:anonymous"
 
 /* K8S: k8s.io/cluster-bootstrap token/api */
 #define BOOTSTRAP_TOKEN_SECRET_PREFIX "bootstrap-token-"

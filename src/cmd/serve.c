@@ -19,6 +19,7 @@
 #include "api/validation.h"
 #include "apiserver/api.h"
 #include "apiserver/authn.h"
+#include "apiserver/authz.h"
 #include "apiserver/jws.h"
 #include "apiserver/inflight.h"
 #include "apiserver/pki.h"
@@ -64,6 +65,7 @@ struct serve_flags {
         unsigned max_requests_inflight;
         unsigned max_mutating_requests_inflight;
         const char *token_auth_file;
+        const char *authorization_mode;
 };
 
 static void serve_usage(FILE *f, const char *command)
@@ -98,7 +100,10 @@ static void serve_usage(FILE *f, const char *command)
                 "                          read-only requests handled at once, 0 no limit (default 400)\n"
                 "  --max-mutating-requests-inflight N\n"
                 "                          mutating requests handled at once, 0 no limit (default 200)\n"
-                "  --token-auth-file FILE  static bearer tokens: CSV lines of token,user,uid[,\"groups\"]\n");
+                "  --token-auth-file FILE  static bearer tokens: CSV lines of token,user,uid[,\"groups\"]\n"
+                "  --authorization-mode LIST\n"
+                "                          authorizers in order: AlwaysAllow, AlwaysDeny, RBAC\n"
+                "                          (default " AUTHZ_DEFAULT_MODES ")\n");
 }
 
 /* A count flag: a decimal number within [min, max]. */
@@ -191,6 +196,7 @@ static int parse_flags(const char *command, int argc, char **argv, struct serve_
                 { "max-requests-inflight", required_argument, NULL, 'R' },
                 { "max-mutating-requests-inflight", required_argument, NULL, 'M' },
                 { "token-auth-file", required_argument, NULL, 'K' },
+                { "authorization-mode", required_argument, NULL, 'Z' },
                 { "help", no_argument, NULL, 'h' },
                 { NULL, 0, NULL, 0 },
         };
@@ -281,6 +287,9 @@ static int parse_flags(const char *command, int argc, char **argv, struct serve_
                         break;
                 case 'K':
                         f->token_auth_file = optarg;
+                        break;
+                case 'Z':
+                        f->authorization_mode = optarg;
                         break;
                 case 'h':
                         serve_usage(stdout, command);
@@ -442,7 +451,8 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
                 .request_head_timeout_ms = HTTP_SERVER_DEFAULT_REQUEST_HEAD_TIMEOUT_MS,
                 .idle_timeout_ms = HTTP_SERVER_DEFAULT_IDLE_TIMEOUT_S * 1000,
                 .max_requests_inflight = INFLIGHT_DEFAULT_READONLY,
-                .max_mutating_requests_inflight = INFLIGHT_DEFAULT_MUTATING
+                .max_mutating_requests_inflight = INFLIGHT_DEFAULT_MUTATING,
+                .authorization_mode = AUTHZ_DEFAULT_MODES
         };
         cleanup_error struct error *err = NULL;
         cleanup_free char *db = NULL, *url = NULL, *host = NULL, *kubeconfig = NULL, *bare = NULL;
@@ -451,6 +461,7 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
         struct store *store = NULL;
         struct apiserver *api = NULL;
         struct authn *authn = NULL;
+        struct authz *authz = NULL;
         struct jws_signer *sa_signer = NULL;
         struct http_server *http = NULL, *pod_http = NULL;
         struct pod_network *network = NULL;
@@ -584,8 +595,15 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
                 (void) error_wrap(&err, "credentials");
         else if ((r = authn_new(pki, f.token_auth_file, sa_signer, store, &authn, &err)) < 0)
                 (void) error_wrap(&err, "--token-auth-file");
+        if (r >= 0) {
+                const struct authz_context zc = { .store = store };
+
+                if ((r = authz_new(f.authorization_mode, &zc, &authz, &err)) < 0)
+                        (void) error_wrap(&err, "--authorization-mode");
+        }
         if (r < 0) {
                 (void) fprintf(stderr, "flexlet %s: %s\n", command, err->message);
+                authn_free(authn);
                 jws_signer_free(sa_signer);
                 store_close(store);
                 pki_free(pki);
@@ -600,6 +618,7 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
                                                 .listen = f.listen,
                                                 .require_auth = true,
                                                 .authn = authn,
+                                                .authz = authz,
                                                 .sa_signer = sa_signer,
                                                 .kubelet_ca_file = ca_file,
                                                 .kubelet_token = pki_kubelet_token(pki),
@@ -735,6 +754,7 @@ stop:
         http_server_stop(pod_http);
         http_server_stop(http);
         apiserver_free(api);
+        authz_free(authz);
         authn_free(authn);
         jws_signer_free(sa_signer);
         store_close(store);
