@@ -38,6 +38,9 @@ struct authz_attributes {
         const char *verb;
         bool resource_request;
         const char *api_group, *api_version, *resource, *subresource, *ns, *name, *path;
+        /* K8S: GetFieldSelector (AuthorizeWithSelectors): the request's fieldSelector as the
+         * query gave it, "" for none (the Node mode reads spec.nodeName from it) */
+        const char *field_selector;
 };
 
 /* The attributes of req from user (borrowed; must outlive *ret), as upstream's
