@@ -60,6 +60,7 @@ static const char node_rules_json[] =
 
 struct authz_node {
         struct store *store;
+        struct node_graph *graph;
         json_t *rules;
 };
 
@@ -75,11 +76,17 @@ json_t *authz_node_rules(void)
 int authz_node_new(const struct authz_context *ctx, void **ret, struct error **reterr)
 {
         struct authz_node *n;
+        int r;
 
         if (!ctx || !ctx->store)
                 return error_set(reterr, EINVAL, "the Node mode needs the store");
         n = xcalloc(1, sizeof(*n));
         n->store = ctx->store;
+        r = node_graph_new(ctx->store, &n->graph, reterr);
+        if (r < 0) {
+                free(n);
+                return r;
+        }
         n->rules = authz_node_rules();
         *ret = n;
         return 0;
@@ -91,6 +98,7 @@ void authz_node_free(void *self)
 
         if (!n)
                 return;
+        node_graph_free(n->graph);
         json_decref(n->rules);
         free(n);
 }
@@ -153,7 +161,7 @@ static enum authz_decision related(const struct authz_node *n, const char *node,
         if (!a->name[0])
                 return no_opinion(ret_reason, "No Object name found");
         /* a store failure is no relationship, as upstream's graph errors are */
-        if (node_graph_has_path(n->store, node, kind, a->ns, a->name, &ok, NULL) < 0 || !ok)
+        if (node_graph_lookup(n->graph, node, kind, a->ns, a->name, &ok, NULL) < 0 || !ok)
                 return no_opinion(ret_reason,
                                   "no relationship found between node '%s' and this object", node);
         return AUTHZ_ALLOW;
@@ -213,8 +221,8 @@ static enum authz_decision create_token(const struct authz_node *n, const char *
         if (!streq(a->subresource, "token"))
                 return no_opinion(ret_reason,
                                   "can only create token subresource of serviceaccount");
-        if (node_graph_has_path(n->store, node, NODE_VERTEX_SERVICEACCOUNT, a->ns, a->name, &ok,
-                                NULL) < 0 ||
+        if (node_graph_lookup(n->graph, node, NODE_VERTEX_SERVICEACCOUNT, a->ns, a->name, &ok,
+                              NULL) < 0 ||
             !ok)
                 return no_opinion(ret_reason,
                                   "no relationship found between node '%s' and this object", node);

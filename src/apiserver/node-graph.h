@@ -3,10 +3,11 @@
  * pkg/auth/nodeidentifier).
  *
  * Upstream keeps a graph of vertices (pods, secrets, configmaps, claims, volumes, service
- * accounts, nodes) fed by informers and walks it from the object to the node. flexlet answers
- * the same question with lookups against the store at the time of the request (the pods of the
- * object's namespace, or of every namespace for a volume): nothing to keep current as pods are
- * bound, moved and deleted, and never stale. What it costs is in docs/node-authorization.md.
+ * accounts, nodes) fed by informers and walks it from the object to the node. flexlet keeps the
+ * edges node -> object of every bound pod in memory (node_graph_new), fed by a watch of the
+ * pods, and asks the store (node_graph_has_path: the pods of the object's namespace) only when
+ * the graph has no edge, so what was just bound is never refused. The two were measured against
+ * each other: docs/node-authorization.md.
  *
  * The edges, as upstream's graph has them (AddPod, AddPV):
  *   pod -> node                   spec.nodeName
@@ -71,8 +72,27 @@ bool node_pods_reach(const json_t *pods, const char *node, enum node_vertex kind
                      const char *name);
 
 /* K8S: NodeAuthorizer.hasPathFrom over the store: 0 with *ret whether the object of kind ns/name
- * (ns "" for a volume) is related to node, -errno with *reterr when the store cannot be read. */
+ * (ns "" for a volume) is related to node, -errno with *reterr when the store cannot be read.
+ * Lists the pods of the object's namespace: the slow, always current path. */
 int node_graph_has_path(struct store *store, const char *node, enum node_vertex kind,
                         const char *ns, const char *name, bool *ret, struct error **reterr);
+
+/* The graph kept in memory (K8S: the Node authorizer's graph populated by informers): the edges
+ * node -> pod -> secret, configmap, service account, claim of every pod bound to a node, built
+ * from a list of the pods and kept current by a watch of them from that list's
+ * resourceVersion (a thread; a watch that falls behind or ends lists again). */
+struct node_graph;
+
+/* Lists the pods and starts the watch; -errno with *reterr when the store cannot be read. */
+int node_graph_new(struct store *store, struct node_graph **ret, struct error **reterr);
+/* Stops the watch and frees; NULL-safe. */
+void node_graph_free(struct node_graph *g);
+
+/* node_graph_has_path from the graph: an edge it holds answers at once; one it does not is
+ * asked of the store (node_graph_has_path), so an object related a moment ago, before the
+ * watch delivered the pod, is never refused. What the graph says yes to may lag a deletion by
+ * the watch's delivery, as upstream's informer-fed graph does. Any thread. */
+int node_graph_lookup(struct node_graph *g, const char *node, enum node_vertex kind, const char *ns,
+                      const char *name, bool *ret, struct error **reterr);
 
 #endif

@@ -8,6 +8,7 @@
 #include <cmocka.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "apiserver/authn.h"
 #include "apiserver/node-graph.h"
@@ -188,6 +189,37 @@ static void test_store(void **state)
         assert_true(has_path(s, "n2", NODE_VERTEX_SECRET, "ns", "db"));
         assert_false(has_path(s, "n2", NODE_VERTEX_PV, "", "pv1"));
 
+        /* the graph in memory follows the same changes through its watch */
+        {
+                struct node_graph *g = NULL;
+                bool ok = false;
+
+                assert_int_equal(node_graph_new(s, &g, NULL), 0);
+                assert_int_equal(
+                        node_graph_lookup(g, "n2", NODE_VERTEX_SECRET, "ns", "db", &ok, NULL), 0);
+                assert_true(ok);
+                assert_int_equal(store_delete(s, "pods", "ns", "web", 0, NULL, NULL), 0);
+                /* a deletion reaches the graph when the watch delivers it */
+                for (int i = 0; i < 200 && ok; i++) {
+                        (void) usleep(10 * 1000);
+                        assert_int_equal(node_graph_lookup(g, "n2", NODE_VERTEX_SECRET, "ns", "db",
+                                                           &ok, NULL),
+                                         0);
+                }
+                assert_false(ok);
+                /* a new pod is seen at once (a miss asks the store) */
+                put(s, "pods", "ns",
+                    "{\"metadata\":{\"name\":\"w2\",\"namespace\":\"ns\"},\"spec\":{"
+                    "\"nodeName\":\"n1\",\"volumes\":[{\"name\":\"v\",\"persistentVolumeClaim\":{"
+                    "\"claimName\":\"data\"}}]}}");
+                assert_int_equal(node_graph_lookup(g, "n1", NODE_VERTEX_PV, "", "pv1", &ok, NULL),
+                                 0);
+                assert_true(ok);
+                assert_int_equal(node_graph_lookup(g, "n2", NODE_VERTEX_PV, "", "pv1", &ok, NULL),
+                                 0);
+                assert_false(ok);
+                node_graph_free(g);
+        }
         store_close(fx.store);
         cmd = xasprintf("rm -rf '%s'", fx.dir);
         assert_int_equal(system(cmd), 0);
