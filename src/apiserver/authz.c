@@ -11,6 +11,7 @@
 #include "apiserver/authn.h"
 #include "apiserver/authz.h"
 #include "apiserver/rbac.h"
+#include "apiserver/authz-node.h"
 #include "apiserver/status.h"
 #include "base/alloc.h"
 #include "base/strbuf.h"
@@ -140,6 +141,7 @@ int authz_attributes_from_request(const struct http_request *req, const struct a
                 .ns = "",
                 .name = "",
                 .path = req->path,
+                .field_selector = sel ?: "",
         };
 
         /* K8S: splitPath: the path without its leading and trailing slashes, split at each
@@ -348,6 +350,7 @@ static const struct authz_mode modes[] = {
         { "AlwaysAllow", stateless_new, always_allow, stateless_free },
         { "AlwaysDeny", stateless_new, always_deny, stateless_free },
         { "RBAC", authz_rbac_new, authz_rbac_authorize, authz_rbac_free },
+        { "Node", authz_node_new, authz_node_authorize, authz_node_free },
 };
 
 /* K8S: pkg/kubeapiserver/authorizer/modes: the modes upstream has and flexlet does not */

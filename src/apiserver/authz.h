@@ -39,6 +39,9 @@ struct authz_attributes {
         const char *verb;
         bool resource_request;
         const char *api_group, *api_version, *resource, *subresource, *ns, *name, *path;
+        /* K8S: GetFieldSelector (AuthorizeWithSelectors): the request's fieldSelector as the
+         * query gave it, "" for none (the Node mode reads spec.nodeName from it) */
+        const char *field_selector;
 };
 
 /* The attributes of req from user (borrowed; must outlive *ret), as upstream's
@@ -94,7 +97,7 @@ DEFINE_CLEANUP(struct authz, authz_free, authz)
 #define cleanup_authz cleanup_of(authz_free)
 
 /* K8S --authorization-mode's default in flexlet. */
-#define AUTHZ_DEFAULT_MODES "RBAC"
+#define AUTHZ_DEFAULT_MODES "Node,RBAC"
 
 /* The chain's decision on a (z NULL: no authorization configured, everything allowed). On a
  * refusal *ret_reason (malloc'd, or left NULL) holds the authorizers' reasons, one per line

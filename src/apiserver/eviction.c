@@ -12,6 +12,7 @@
 #include "api/pdb.h"
 #include "api/schemas.h"
 #include "api/selector.h"
+#include "apiserver/admission-noderestriction.h"
 #include "apiserver/apiserver-internal.h"
 #include "apiserver/status.h"
 #include "base/alloc.h"
@@ -346,6 +347,9 @@ void registry_evict(struct apiserver *s, const struct api_target *t, const struc
                 status_respond(resp, EINVAL, msg, NULL);
                 return;
         }
+        /* K8S: the mutating admission chain (NodeRestriction) runs before EvictionREST.Create */
+        if (node_restriction_admit(s->store, t, NODE_RESTRICTION_CREATE, body, NULL, resp) < 0)
+                return;
         if (!streq(json_path_string(body, "metadata.name") ?: "", t->name)) {
                 status_respond(resp, EINVAL, "name in URL does not match name in Eviction object",
                                NULL);

@@ -57,6 +57,7 @@ struct pki {
         char *admin_key_pem;
         char *sa_key_pem;
         char *token;
+        char *kubelet_token;
         unsigned char token_digest[SHA256_LEN];
 };
 
@@ -839,13 +840,14 @@ static int ensure_sa_key(int pfd, const char *dir, char **ret, int *changes, str
         return 0;
 }
 
-static int ensure_token(int pfd, const char *dir, char **ret, int *changes, struct error **reterr)
+static int ensure_token(int pfd, const char *dir, const char *file, char **ret, int *changes,
+                        int change, struct error **reterr)
 {
         cleanup_free char *text = NULL;
         char fresh[2 * TOKEN_BYTES + 2];
         int r;
 
-        r = read_small_file(pfd, dir, TOKEN_FILE, true, &text, NULL, reterr);
+        r = read_small_file(pfd, dir, file, true, &text, NULL, reterr);
         if (r < 0)
                 return r;
         if (text) {
@@ -857,11 +859,11 @@ static int ensure_token(int pfd, const char *dir, char **ret, int *changes, stru
         }
         token_generate(fresh);
         strcat(fresh, "\n");
-        r = write_file_atomic(pfd, dir, TOKEN_FILE, fresh, strlen(fresh), 0600, reterr);
+        r = write_file_atomic(pfd, dir, file, fresh, strlen(fresh), 0600, reterr);
         if (r >= 0) {
                 fresh[2 * TOKEN_BYTES] = '\0';
                 *ret = xstrdup(fresh);
-                *changes |= PKI_CREATED_TOKEN;
+                *changes |= change;
         }
         gnutls_memset(fresh, 0, sizeof(fresh));
         return r;
@@ -875,6 +877,8 @@ int pki_ensure(const struct pki_options *o, struct pki **ret, struct error **ret
         cleanup_credential struct credential ca = { 0 };
         cleanup_credential struct credential srv = { 0 };
         cleanup_credential struct credential admin = { 0 };
+        cleanup_credential struct credential node = { 0 };
+        cleanup_free char *node_cn = NULL;
         cleanup_pki struct pki *p = NULL;
         cleanup_close int dfd = -1;
         cleanup_close int pfd = -1;
@@ -923,7 +927,24 @@ int pki_ensure(const struct pki_options *o, struct pki **ret, struct error **ret
                         &admin, &changes, reterr);
         if (r < 0)
                 return r;
-        r = ensure_token(pfd, pki_dir, &p->token, &changes, reterr);
+        if (o->node_name) {
+                node_cn = xasprintf("%s%s", PKI_NODE_USER_PREFIX, o->node_name);
+                r = ensure_leaf(pfd, pki_dir, now, &ca,
+                                &(struct leaf_spec){ .cert_file = PKI_NODE_CERT_FILE,
+                                                     .key_file = PKI_NODE_KEY_FILE,
+                                                     .cn = node_cn,
+                                                     .org = PKI_NODES_GROUP,
+                                                     .purpose = GNUTLS_KP_TLS_WWW_CLIENT,
+                                                     .change = PKI_ISSUED_NODE_CERT },
+                                &node, &changes, reterr);
+                if (r < 0)
+                        return r;
+        }
+        r = ensure_token(pfd, pki_dir, TOKEN_FILE, &p->token, &changes, PKI_CREATED_TOKEN, reterr);
+        if (r < 0)
+                return r;
+        r = ensure_token(pfd, pki_dir, PKI_KUBELET_TOKEN_FILE, &p->kubelet_token, &changes,
+                         PKI_CREATED_KUBELET_TOKEN, reterr);
         if (r < 0)
                 return r;
         r = ensure_sa_key(pfd, pki_dir, &p->sa_key_pem, &changes, reterr);
@@ -965,6 +986,11 @@ const char *pki_sa_key_pem(const struct pki *p)
         return p->sa_key_pem;
 }
 
+const char *pki_kubelet_token(const struct pki *p)
+{
+        return p->kubelet_token;
+}
+
 const char *pki_admin_token(const struct pki *p)
 {
         return p->token;
@@ -989,6 +1015,9 @@ struct pki *pki_free(struct pki *p)
         free(p->server_cert_pem);
         free(p->server_key_pem);
         free(p->token);
+        if (p->kubelet_token)
+                gnutls_memset(p->kubelet_token, 0, strlen(p->kubelet_token));
+        free(p->kubelet_token);
         free(p);
         return NULL;
 }

@@ -14,9 +14,17 @@
  *                           1 year, CN=kubernetes-admin O=system:masters (the user and group
  *                           the API server reads from it, as kubeadm's and k3s's admin
  *                           certificates), extKeyUsage clientAuth
+ *   node.key, node.crt      with pki_options.node_name: this machine's node agent's client
+ *                           certificate, signed by the CA, ECDSA P-256, 1 year,
+ *                           CN=system:node:NAME O=system:nodes (K8S: the kubelet's client
+ *                           certificate, which the Node authorizer and NodeRestriction
+ *                           recognise, pkg/auth/nodeidentifier), extKeyUsage clientAuth
  *   admin.token             32 random bytes, hex-encoded (64 characters and a newline): the
  *                           same admin as a bearer token, for flexlet's own components and
  *                           scripts (curl)
+ *   kubelet.token           the same form as admin.token: what the API server presents to the
+ *                           nodes' kubelet endpoints (pods/log) and they require; no API
+ *                           credential (it authenticates nobody to the API server)
  *   sa.key                  the service account token signing key, ECDSA P-256 (K8S
  *                           --service-account-signing-key-file); made once, never replaced
  *
@@ -25,10 +33,10 @@
  * unencrypted PKCS#8. Every write goes to a temporary file that is fsynced and renamed over the
  * target, then the directory is fsynced, so a crash leaves either the old or the new file.
  *
- * The CA and the token are never replaced once they exist. The serving and admin certificates are
- * issued again (with a new key) when missing, unreadable, not matching their key, not signed by
- * the CA, naming another subject, not naming every requested DNS name and IP address (serving),
- * or expiring within 30 days. */
+ * The CA and the tokens are never replaced once they exist. The serving, admin and node
+ * certificates are issued again (with a new key) when missing, unreadable, not matching their key,
+ * not signed by the CA, naming another subject, not naming every requested DNS name and IP address
+ * (serving), or expiring within 30 days. */
 #ifndef FLEXLET_APISERVER_PKI_H
 #define FLEXLET_APISERVER_PKI_H
 
@@ -46,6 +54,8 @@ struct pki_options {
         const char *const *ip_addresses;
         const char *server_url;   /* required, e.g. "https://127.0.0.1:6443" */
         const char *cluster_name; /* kubeconfig cluster and context name; NULL: "flexlet" */
+        /* the node whose agent's client certificate to keep (node.crt); NULL: none */
+        const char *node_name;
 };
 
 #define PKI_DEFAULT_CLUSTER_NAME "flexlet"
@@ -53,6 +63,13 @@ struct pki_options {
 /* The admin's identity, in its client certificate and for its token. */
 #define PKI_ADMIN_USER  "kubernetes-admin"
 #define PKI_ADMIN_GROUP "system:masters"
+/* A node's identity (K8S: pkg/auth/nodeidentifier): user system:node:NAME in system:nodes. */
+#define PKI_NODE_USER_PREFIX "system:node:"
+#define PKI_NODES_GROUP      "system:nodes"
+/* The node agent's client certificate and key, under DATA_DIR/pki. */
+#define PKI_NODE_CERT_FILE     "node.crt"
+#define PKI_NODE_KEY_FILE      "node.key"
+#define PKI_KUBELET_TOKEN_FILE "kubelet.token"
 
 /* What pki_ensure() had to create; it returns these or'ed together (0: everything loaded). */
 enum pki_change {
@@ -61,6 +78,8 @@ enum pki_change {
         PKI_ISSUED_SERVER_CERT = 1 << 2,
         PKI_ISSUED_ADMIN_CERT = 1 << 3,
         PKI_CREATED_SA_KEY = 1 << 4,
+        PKI_ISSUED_NODE_CERT = 1 << 5,
+        PKI_CREATED_KUBELET_TOKEN = 1 << 6,
 };
 
 struct pki;
@@ -95,6 +114,8 @@ const char *pki_server_cert_pem(const struct pki *p);
 const char *pki_server_key_pem(const struct pki *p);
 /* The service account signing key, PEM (PKCS#8); borrowed. */
 const char *pki_sa_key_pem(const struct pki *p);
+/* The kubelet endpoints' token (kubelet.token) without the newline; borrowed. */
+const char *pki_kubelet_token(const struct pki *p);
 /* The admin bearer token without the trailing newline; borrowed. */
 const char *pki_admin_token(const struct pki *p);
 

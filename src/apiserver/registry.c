@@ -13,6 +13,7 @@
 #include "api/patch.h"
 #include "api/selector.h"
 #include "api/yaml.h"
+#include "apiserver/admission-noderestriction.h"
 #include "apiserver/admission-pod-security.h"
 #include "apiserver/admission-quota.h"
 #include "apiserver/apiserver-internal.h"
@@ -533,6 +534,9 @@ static void create_object(struct apiserver *s, const struct api_target *t,
         json_object_set_new(obj, "apiVersion", json_string(t->res->api_version));
         json_object_set_new(obj, "kind", json_string(t->res->kind));
 
+        /* K8S: NodeRestriction, a mutating plugin, sees the object before PrepareForCreate */
+        if (node_restriction_admit(s->store, t, NODE_RESTRICTION_CREATE, obj, NULL, resp) < 0)
+                return;
         if (t->res->strategy->prepare_create)
                 t->res->strategy->prepare_create(obj);
         if (admit(s, t, false, obj, NULL, dry_run(req), resp) < 0 ||
@@ -640,6 +644,11 @@ static int update_object(struct apiserver *s, const struct api_target *t,
         keep_server_metadata(new_obj, old);
         json_object_set_new(new_obj, "apiVersion", json_string(t->res->api_version));
         json_object_set_new(new_obj, "kind", json_string(t->res->kind));
+        /* K8S: NodeRestriction, a mutating plugin, sees the requested object before
+         * PrepareForUpdate resets what the subresource may not change (a label written through
+         * pods/status is refused, not dropped) */
+        if (node_restriction_admit(s->store, t, NODE_RESTRICTION_UPDATE, new_obj, old, resp) < 0)
+                return 0;
         to_store = t->res->strategy->prepare_update(t->sub, new_obj, old);
         if (t->res->strategy->spec_changed && t->res->strategy->spec_changed(to_store, old)) {
                 json_t *meta = json_object_ensure(to_store, "metadata");
@@ -1088,6 +1097,9 @@ void registry_delete(struct apiserver *s, const struct api_target *t,
                         respond_store_error(t, t->name, resp, r, err);
                         return;
                 }
+                if (node_restriction_admit(s->store, t, NODE_RESTRICTION_DELETE, NULL, old, resp) <
+                    0)
+                        return;
                 r = is_namespace ? delete_namespace(s, t, req, resp, old, &o)
                                  : delete_object(s, t, req, resp, old, &o, true);
                 if (r != -ESTALE)
@@ -1123,6 +1135,10 @@ void registry_delete_collection(struct apiserver *s, const struct api_target *t,
                 struct api_target one = *t;
                 one.ns = t->res->namespaced ? json_path_string(obj, "metadata.namespace") : NULL;
                 one.name = obj_name(obj);
+                /* K8S: deletecollection admits each item as a DELETE */
+                if (node_restriction_admit(s->store, &one, NODE_RESTRICTION_DELETE, NULL, obj,
+                                           resp) < 0)
+                        return;
                 if (delete_object(s, &one, req, resp, obj, &o, false) == 0)
                         json_array_append(deleted, obj);
         }
@@ -1140,6 +1156,8 @@ void registry_bind(struct apiserver *s, const struct api_target *t, const struct
         const char *node;
 
         if (!binding)
+                return;
+        if (node_restriction_admit(s->store, t, NODE_RESTRICTION_CREATE, binding, NULL, resp) < 0)
                 return;
         node = json_path_string(binding, "target.name");
         if (!node || !*node) {

@@ -7,6 +7,7 @@
 
 #include "api/schemas.h"
 #include "apiserver/api.h"
+#include "apiserver/admission-noderestriction.h"
 #include "apiserver/apiserver-internal.h"
 #include "apiserver/satoken.h"
 #include "apiserver/status.h"
@@ -130,6 +131,9 @@ void registry_token_request(struct apiserver *s, const struct api_target *t,
         }
         body = registry_parse_body(req, resp, "couldn't decode TokenRequest");
         if (!body)
+                return;
+        /* K8S: the mutating admission chain (NodeRestriction) runs before TokenREST.Create */
+        if (node_restriction_admit(s->store, t, NODE_RESTRICTION_CREATE, body, NULL, resp) < 0)
                 return;
         field_error_list_init(&errs);
         validate_token_request(body, &errs);

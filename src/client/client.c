@@ -263,6 +263,12 @@ int api_client_new(const struct api_client_options *o, struct api_client **ret,
                 (void) curl_easy_setopt(c->curl, CURLOPT_CAINFO, o->ca_file);
                 (void) curl_easy_setopt(c->curl, CURLOPT_CAPATH, NULL);
         }
+        if (o->cert_file && o->key_file) {
+                (void) curl_easy_setopt(c->curl, CURLOPT_SSLCERT, o->cert_file);
+                (void) curl_easy_setopt(c->curl, CURLOPT_SSLCERTTYPE, "PEM");
+                (void) curl_easy_setopt(c->curl, CURLOPT_SSLKEY, o->key_file);
+                (void) curl_easy_setopt(c->curl, CURLOPT_SSLKEYTYPE, "PEM");
+        }
         (void) curl_easy_setopt(c->curl, CURLOPT_USERAGENT, "flexlet-client/1");
         (void) curl_easy_setopt(c->curl, CURLOPT_NOPROGRESS, 0L);
         (void) curl_easy_setopt(c->curl, CURLOPT_XFERINFOFUNCTION, xferinfo_cb);

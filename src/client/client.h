@@ -48,6 +48,11 @@ struct api_client_options {
         const char *ca_file;
         /* Bearer token sent as "Authorization: Bearer <token>"; NULL: no Authorization. */
         const char *token;
+        /* PEM files of a client certificate and its key presented in the TLS handshake (the
+         * API server takes its CN as the user and its O's as the groups, authn.h); both or
+         * neither; NULL: none. Read at each new connection. */
+        const char *cert_file;
+        const char *key_file;
         /* Milliseconds without receiving a byte after which a request or watch fails with
          * -ETIMEDOUT; 0: API_CLIENT_DEFAULT_IDLE_TIMEOUT. */
         long idle_timeout_ms;

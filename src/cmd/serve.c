@@ -500,6 +500,32 @@ static void bootstrap_namespace(struct apiserver *api, const char *token, const 
         http_response_release(&resp);
 }
 
+/* K8S: kubeadm's markcontrolplane: the node that runs the control plane is labelled
+ * node-role.kubernetes.io/control-plane by the admin, since NodeRestriction forbids a node to set
+ * node-role labels on itself (kubectl get nodes shows the role). */
+static void mark_control_plane(struct apiserver *api, const char *token, const char *node)
+{
+        static const char body[] =
+                "{\"metadata\":{\"labels\":{\"node-role.kubernetes.io/control-plane\":\"\"}}}";
+        cleanup_free char *auth = xasprintf("Bearer %s", token);
+        cleanup_free char *path = xasprintf("/api/v1/nodes/%s", node);
+        struct http_request req = {
+                .method = "PATCH",
+                .path = path,
+                .content_type = "application/merge-patch+json",
+                .authorization = auth,
+                .body = body,
+                .body_len = sizeof(body) - 1,
+        };
+        struct http_response resp;
+
+        http_response_init(&resp);
+        api_handle(api, &req, &resp);
+        if (resp.status != 200)
+                (void) fprintf(stderr, "flexlet: labelling node \"%s\": %s\n", node, resp.body.buf);
+        http_response_release(&resp);
+}
+
 /* The default StorageClass of the local-loop provisioner (sparse files under the data dir on
  * loop devices), created through the API like any class, and only when absent: an edited or
  * deleted class is left as the admin left it until then. K8S: WaitForFirstConsumer, as
@@ -617,6 +643,7 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
         cleanup_metrics_registry struct metrics_registry *metrics = metrics_registry_new();
         cleanup_audit struct audit *audit = NULL;
         cleanup_free char *ca_file = NULL, *node_name_default = NULL;
+        cleanup_free char *node_cert = NULL, *node_key = NULL;
         sigset_t sigs;
         int sig, r, exit_code = 1;
 
@@ -703,7 +730,8 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
                 struct pki_options po = { .data_dir = f.data_dir,
                                           .dns_names = dns,
                                           .ip_addresses = ips,
-                                          .server_url = url };
+                                          .server_url = url,
+                                          .node_name = with_node ? f.node_name : NULL };
                 size_t n = 2;
                 char node_ip[64];
 
@@ -735,6 +763,8 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
         }
 
         ca_file = xasprintf("%s/pki/ca.crt", f.data_dir);
+        node_cert = xasprintf("%s/pki/%s", f.data_dir, PKI_NODE_CERT_FILE);
+        node_key = xasprintf("%s/pki/%s", f.data_dir, PKI_NODE_KEY_FILE);
         db = xasprintf("%s/store.db", f.data_dir);
         {
                 const struct store_options so = {
@@ -790,8 +820,9 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
                 return 1;
         }
         {
-                /* pods/log reaches kubelets whose certificates the cluster CA signed, with the
-                 * admin token */
+                /* pods/log reaches kubelets whose certificates the cluster CA signed, with a
+                 * token only the kubelet endpoints take (no API credential: the node agent
+                 * holds it) */
                 struct apiserver_options ao = { .node_name = f.node_name,
                                                 .listen = f.listen,
                                                 .require_auth = true,
@@ -800,7 +831,7 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
                                                 .rbac = rbac,
                                                 .sa_signer = sa_signer,
                                                 .kubelet_ca_file = ca_file,
-                                                .kubelet_token = pki_admin_token(pki),
+                                                .kubelet_token = pki_kubelet_token(pki),
                                                 .metrics = metrics,
                                                 .max_requests_inflight = f.max_requests_inflight,
                                                 .max_mutating_requests_inflight =
@@ -896,7 +927,10 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
                         .kubelet_key_pem = pki_server_key_pem(pki),
                         .server_url = url,
                         .ca_file = ca_file,
-                        .token = pki_admin_token(pki),
+                        /* its own identity, system:node:NAME (pki.h), not the admin's */
+                        .cert_file = node_cert,
+                        .key_file = node_key,
+                        .kubelet_token = pki_kubelet_token(pki),
                         .node_name = f.node_name,
                         .data_dir = f.data_dir,
                         .cgroup_root = f.cgroup_root,
@@ -912,6 +946,7 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
                                        err->message);
                         goto stop;
                 }
+                mark_control_plane(api, pki_admin_token(pki), f.node_name);
         }
         /* Under serve the node is registered Ready by now, so ready means a usable cluster. */
         apiserver_set_ready(api, true);

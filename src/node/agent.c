@@ -18,7 +18,6 @@
 #include "base/timeutil.h"
 #include "client/client.h"
 #include "client/event.h"
-#include "client/informer.h"
 #include "node/agent.h"
 #include "node/kubelet-server.h"
 #include "node/node-metrics.h"
@@ -35,19 +34,25 @@
 #define RETRY_DELAY_US         (500 * 1000)
 #define COMPONENT              "kubelet"
 
-/* the informer's collections: what the pods use besides themselves */
-enum { STORAGE_CLAIMS, STORAGE_VOLUMES, STORAGE_CONFIG_MAPS, STORAGE_SECRETS };
+/* How long an object the pods use (a claim, a volume, a ConfigMap, a Secret) read from the API
+ * is taken as current: the full pass every second reads it again after that. */
+#define REF_TTL_MS 500
 
 struct node_agent {
         struct api_client_options copts;
-        char *server_url, *ca_file, *token;
+        char *server_url, *ca_file, *token, *cert_file, *key_file, *kubelet_token;
         struct node_config node;
         char *node_name, *data_dir, *allocatable;
         struct api_client *watch_client, *sync_client, *beat_client;
         struct pod_host *host;
         struct token_manager *tokens; /* the pods' service account tokens */
-        struct informer
-                *storage; /* what the pods use: claims, volumes, ConfigMaps, Secrets (STORAGE_*) */
+        /* What the pods use besides themselves, read one object at a time with GET (the
+         * node's identity may read only the objects of its own pods: docs/node-authorization.md)
+         * and kept REF_TTL_MS: "<path>" -> {"at": ms, "obj": object or null (not found)}.
+         * ref_client is used under ref_lock only. */
+        pthread_mutex_t ref_lock;
+        json_t *refs;
+        struct api_client *ref_client;
         struct metrics_registry *registry; /* where the volume stats collector is */
         struct kubelet_server *kubelet;
         struct node_metrics metrics;
@@ -94,67 +99,6 @@ static int on_pod_event(void *ud, const char *type, json_t *pod)
         pthread_cond_signal(&a->wake);
         pthread_mutex_unlock(&a->lock);
         return 0;
-}
-
-/* A ConfigMap or a Secret changed: the pods of its namespace are looked at in the next pass (a
- * container waiting for it in CreateContainerConfigError starts). Under the informer's lock. */
-static void on_config_change(struct node_agent *a, const json_t *obj)
-{
-        const char *ns = json_path_string(obj, "metadata.namespace");
-        const char *uid;
-        json_t *pod;
-
-        if (!ns)
-                return;
-        pthread_mutex_lock(&a->lock);
-        json_object_foreach(a->pods, uid, pod) {
-                if (!streq(json_path_string(pod, "metadata.namespace") ?: "", ns))
-                        continue;
-                json_object_set_new(a->dirty_uids, uid, json_true());
-                a->dirty = true;
-                pthread_cond_signal(&a->wake);
-        }
-        pthread_mutex_unlock(&a->lock);
-}
-
-/* A claim, or the volume bound to one, changed: the pods that use the claim are looked at in the
- * next pass (they may wait for it to be bound, or have a filesystem to grow). Runs under the
- * informer's lock, which is always taken before the agent's. */
-static void on_storage_change(void *ud, size_t collection, const json_t *obj)
-{
-        struct node_agent *a = ud;
-        const char *ns =
-                json_path_string(obj, collection == STORAGE_CLAIMS ? "metadata.namespace"
-                                                                   : "spec.claimRef.namespace");
-        const char *claim = json_path_string(
-                obj, collection == STORAGE_CLAIMS ? "metadata.name" : "spec.claimRef.name");
-        const char *uid;
-        json_t *pod;
-
-        if (collection == STORAGE_CONFIG_MAPS || collection == STORAGE_SECRETS) {
-                on_config_change(a, obj);
-                return;
-        }
-        if (!ns || !claim)
-                return;
-        pthread_mutex_lock(&a->lock);
-        json_object_foreach(a->pods, uid, pod) {
-                size_t i;
-                json_t *v;
-
-                if (!streq(json_path_string(pod, "metadata.namespace") ?: "", ns))
-                        continue;
-                json_array_foreach(json_path(pod, "spec.volumes"), i, v) {
-                        if (streq(json_path_string(v, "persistentVolumeClaim.claimName") ?: "",
-                                  claim)) {
-                                json_object_set_new(a->dirty_uids, uid, json_true());
-                                a->dirty = true;
-                                pthread_cond_signal(&a->wake);
-                                break;
-                        }
-                }
-        }
-        pthread_mutex_unlock(&a->lock);
 }
 
 static void *watch_main(void *arg)
@@ -459,21 +403,73 @@ static int find_container(void *ud, const char *ns, const char *name, const char
         return 0;
 }
 
-/* The pod worker's view of a claim, from the informer. K8S: the kubelet's volume manager waits
- * for a bound claim with the same words. */
+/* The object at path (an API path of one object) as the API server last answered it: 0 with
+ * *ret (a new reference), -ENOENT when it does not exist, -errno with *reterr when it cannot be
+ * read (a refusal of the Node authorizer included). K8S: the kubelet reads claims and volumes
+ * with GET and its ConfigMap and Secret managers one object at a time. */
+static int ref_get(struct node_agent *a, const char *path, json_t **ret, struct error **reterr)
+{
+        cleanup_json json_t *obj = NULL;
+        int64_t now = time_monotonic_ms();
+        const json_t *hit;
+        long code = 0;
+        int r;
+
+        pthread_mutex_lock(&a->ref_lock);
+        hit = json_object_get(a->refs, path);
+        if (hit && now - json_integer_value(json_object_get(hit, "at")) < REF_TTL_MS) {
+                const json_t *o = json_object_get(hit, "obj");
+
+                r = json_is_null(o) ? -ENOENT : 0;
+                if (r == 0)
+                        *ret = json_incref((json_t *) o);
+                pthread_mutex_unlock(&a->ref_lock);
+                return r;
+        }
+        r = api_client_request(a->ref_client, "GET", path, NULL, NULL, 0, &code, &obj, reterr);
+        if (r >= 0 && code != 200 && code != 404)
+                r = error_set(reterr, code == 403 ? EACCES : EIO, "GET %s: %s", path,
+                              json_path_string(obj, "message") ?: "unexpected answer");
+        if (r >= 0) {
+                json_object_set_new(a->refs, path,
+                                    json_pack("{s:I, s:O}", "at", (json_int_t) now, "obj",
+                                              code == 200 ? obj : json_null()));
+                r = code == 200 ? 0 : -ENOENT;
+                if (r == 0)
+                        *ret = TAKE_PTR(obj);
+        }
+        pthread_mutex_unlock(&a->ref_lock);
+        return r;
+}
+
+/* Keeps obj, which this agent just wrote, as the current version of the object at path. */
+static void ref_store(struct node_agent *a, const char *path, const json_t *obj)
+{
+        pthread_mutex_lock(&a->ref_lock);
+        json_object_set_new(
+                a->refs, path,
+                json_pack("{s:I, s:O}", "at", (json_int_t) time_monotonic_ms(), "obj", obj));
+        pthread_mutex_unlock(&a->ref_lock);
+}
+
+/* The pod worker's view of a claim. K8S: the kubelet's volume manager waits for a bound claim
+ * with the same words. */
 static int lookup_claim(void *ud, const char *ns, const char *claim, json_t **ret_pvc,
                         json_t **ret_pv, struct error **reterr)
 {
         struct node_agent *a = ud;
-        cleanup_free char *key = xasprintf("%s/%s", ns, claim);
+        cleanup_free char *path =
+                xasprintf("/api/v1/namespaces/%s/persistentvolumeclaims/%s", ns, claim);
+        cleanup_free char *pv_path = NULL;
         cleanup_json json_t *pvc = NULL, *pv = NULL;
         const char *phase, *volume;
+        int r;
 
-        if (!informer_synced(a->storage))
-                return error_set(reterr, EAGAIN, "persistentvolumeclaims not listed yet");
-        pvc = informer_get(a->storage, STORAGE_CLAIMS, key);
-        if (!pvc)
+        r = ref_get(a, path, &pvc, reterr);
+        if (r == -ENOENT)
                 return error_set(reterr, ENOENT, "persistentvolumeclaim \"%s\" not found", claim);
+        if (r < 0)
+                return r;
         phase = json_path_string(pvc, "status.phase") ?: "";
         volume = json_path_string(pvc, "spec.volumeName") ?: "";
         if (!streq(phase, "Bound") || !*volume)
@@ -481,32 +477,32 @@ static int lookup_claim(void *ud, const char *ns, const char *claim, json_t **re
                                  "PVC %s/%s has non-bound phase (\"%s\") or empty "
                                  "pvc.Spec.VolumeName (\"%s\")",
                                  ns, claim, phase, volume);
-        pv = informer_get(a->storage, STORAGE_VOLUMES, volume);
-        if (!pv)
+        pv_path = xasprintf("/api/v1/persistentvolumes/%s", volume);
+        r = ref_get(a, pv_path, &pv, reterr);
+        if (r == -ENOENT)
                 return error_set(reterr, ENOENT, "persistentvolume \"%s\" not found", volume);
+        if (r < 0)
+                return r;
         *ret_pvc = TAKE_PTR(pvc);
         *ret_pv = TAKE_PTR(pv);
         return 0;
 }
 
-/* The pod worker's view of a ConfigMap or a Secret, from the informer. K8S: the kubelet's
- * configmap and secret managers answer a missing object with its NotFound error. */
+/* The pod worker's view of a ConfigMap or a Secret. K8S: the kubelet's configmap and secret
+ * managers answer a missing object with its NotFound error. */
 static int lookup_object(void *ud, const char *resource, const char *ns, const char *name,
                          json_t **ret, struct error **reterr)
 {
         struct node_agent *a = ud;
         bool secret = streq(resource, "secrets");
-        cleanup_free char *key = xasprintf("%s/%s", ns, name);
-        json_t *obj;
+        cleanup_free char *path = xasprintf("/api/v1/namespaces/%s/%s/%s", ns,
+                                            secret ? "secrets" : "configmaps", name);
+        int r = ref_get(a, path, ret, reterr);
 
-        if (!informer_synced(a->storage))
-                return error_set(reterr, EAGAIN, "%s not listed yet", resource);
-        obj = informer_get(a->storage, secret ? STORAGE_SECRETS : STORAGE_CONFIG_MAPS, key);
-        if (!obj)
+        if (r == -ENOENT)
                 return error_set(reterr, ENOENT, "%s \"%s\" not found",
                                  secret ? "secret" : "configmap", name);
-        *ret = obj;
-        return 0;
+        return r;
 }
 
 /* token_fetch_fn: the kubelet's TokenRequest for a projected token (K8S: the token manager's
@@ -575,7 +571,11 @@ static int patch_claim_status(void *ud, const char *ns, const char *claim, const
                 return error_set(reterr, EIO, "persistentvolumeclaim \"%s\" status: HTTP %ld",
                                  claim, code);
         /* the next pass must not act on the claim as it was before this write */
-        informer_store(a->storage, STORAGE_CLAIMS, resp);
+        {
+                cleanup_free char *claim_path =
+                        xasprintf("/api/v1/namespaces/%s/persistentvolumeclaims/%s", ns, claim);
+                ref_store(a, claim_path, resp);
+        }
         return 0;
 }
 
@@ -623,10 +623,12 @@ static void agent_free(struct node_agent *a)
         if (a->registry)
                 metrics_collector_remove(a->registry, pod_host_collect_volume_stats, a->host);
         kubelet_server_stop(a->kubelet);
-        informer_stop(a->storage);
         api_client_free(a->watch_client);
         api_client_free(a->sync_client);
         api_client_free(a->beat_client);
+        api_client_free(a->ref_client);
+        json_decref(a->refs);
+        pthread_mutex_destroy(&a->ref_lock);
         pod_host_free(a->host);
         token_manager_free(a->tokens);
         json_decref(a->pods);
@@ -636,6 +638,9 @@ static void agent_free(struct node_agent *a)
         free(a->server_url);
         free(a->ca_file);
         free(a->token);
+        free(a->cert_file);
+        free(a->key_file);
+        free(a->kubelet_token);
         free(a->node_name);
         free(a->data_dir);
         free(a->allocatable);
@@ -651,18 +656,28 @@ int node_agent_start(const struct node_agent_options *o, struct node_agent **ret
 
         pthread_mutex_init(&a->lock, NULL);
         pthread_cond_init(&a->wake, NULL);
+        pthread_mutex_init(&a->ref_lock, NULL);
+        a->refs = json_object();
         a->pods = json_object();
         a->dirty_uids = json_object();
         a->tokens = token_manager_new(fetch_token, a);
         a->server_url = xstrdup(o->server_url);
         a->ca_file = o->ca_file ? xstrdup(o->ca_file) : NULL;
-        a->token = o->token ? xstrdup(o->token) : NULL;
+        if (o->cert_file && o->key_file) {
+                a->cert_file = xstrdup(o->cert_file);
+                a->key_file = xstrdup(o->key_file);
+        } else if (o->token) {
+                a->token = xstrdup(o->token);
+        }
+        a->kubelet_token = o->kubelet_token ? xstrdup(o->kubelet_token) : NULL;
         a->node_name = xstrdup(o->node_name);
         a->data_dir = xstrdup(o->data_dir);
         a->allocatable = o->allocatable ? xstrdup(o->allocatable) : NULL;
         a->copts = (struct api_client_options){ .server_url = a->server_url,
                                                 .ca_file = a->ca_file,
-                                                .token = a->token };
+                                                .token = a->token,
+                                                .cert_file = a->cert_file,
+                                                .key_file = a->key_file };
         a->node = (struct node_config){ .node_name = a->node_name,
                                         .data_dir = a->data_dir,
                                         .allocatable = a->allocatable };
@@ -674,19 +689,8 @@ int node_agent_start(const struct node_agent_options *o, struct node_agent **ret
                 r = api_client_new(&a->copts, &a->beat_client, reterr);
         if (r >= 0 && o->metrics)
                 r = node_metrics_register(o->metrics, a->node_name, &a->metrics, reterr);
-        if (r >= 0) {
-                static const char *const paths[] = { [STORAGE_CLAIMS] =
-                                                             "/api/v1/persistentvolumeclaims",
-                                                     [STORAGE_VOLUMES] =
-                                                             "/api/v1/persistentvolumes",
-                                                     [STORAGE_CONFIG_MAPS] = "/api/v1/configmaps",
-                                                     [STORAGE_SECRETS] = "/api/v1/secrets",
-                                                     NULL };
-                struct informer_options io = { .paths = paths,
-                                               .on_change = on_storage_change,
-                                               .ud = a };
-                r = informer_start(&a->copts, &io, &a->storage, reterr);
-        }
+        if (r >= 0)
+                r = api_client_new(&a->copts, &a->ref_client, reterr);
         if (r >= 0) {
                 ho = (struct pod_host_options){
                         .node_name = a->node_name,
@@ -718,7 +722,7 @@ int node_agent_start(const struct node_agent_options *o, struct node_agent **ret
                 struct kubelet_server_options ko = { .listen = "0.0.0.0:0",
                                                      .cert_pem = o->kubelet_cert_pem,
                                                      .key_pem = o->kubelet_key_pem,
-                                                     .token = a->token,
+                                                     .token = a->kubelet_token,
                                                      .find_container = find_container,
                                                      .ud = a };
                 r = kubelet_server_start(&ko, &a->kubelet, reterr);

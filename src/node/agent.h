@@ -10,7 +10,15 @@
 struct node_agent_options {
         const char *server_url;
         const char *ca_file;
+        /* the agent's own credential towards the API server: the client certificate and key
+         * (PEM files) of its node identity, system:node:NAME in system:nodes (pki.h), or a
+         * bearer token; token is ignored when cert_file and key_file are given */
+        const char *cert_file;
+        const char *key_file;
         const char *token;
+        /* the bearer token the API server presents to this node's kubelet endpoint (required;
+         * not an API credential) */
+        const char *kubelet_token;
         const char *node_name;
         const char *data_dir;             /* pods live under DATA_DIR/pods */
         const char *cgroup_root;          /* every cgroup below it */

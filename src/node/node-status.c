@@ -190,13 +190,12 @@ int node_build(const struct node_config *cfg, json_t **ret, struct error **reter
                         json_object_set(allocatable, key, v);
                 }
         }
-        node = json_pack("{s:s, s:s, s:{s:s, s:{s:s, s:s, s:s, s:s}}, s:{}, "
+        node = json_pack("{s:s, s:s, s:{s:s, s:{s:s, s:s, s:s}}, s:{}, "
                          "s:{s:o, s:O, s:o, s:[{s:s, s:s}, {s:s, s:s}], s:{s:{s:i}}, "
                          "s:{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s}}}",
                          "apiVersion", "v1", "kind", "Node", "metadata", "name", cfg->node_name,
                          "labels", "kubernetes.io/hostname", cfg->node_name, "kubernetes.io/os",
-                         "linux", "kubernetes.io/arch", "amd64",
-                         "node-role.kubernetes.io/control-plane", "", "spec", "status", "capacity",
+                         "linux", "kubernetes.io/arch", "amd64", "spec", "status", "capacity",
                          capacity, "allocatable", allocatable, "conditions", conditions(now),
                          "addresses", "type", "InternalIP", "address", ip, "type", "Hostname",
                          "address", hostname, "daemonEndpoints", "kubeletEndpoint", "Port",

@@ -71,7 +71,7 @@ echo '{}' >"$ROOT/default/running/c/0/spec.json"
 echo "{\"pid\":$SLEEP_PID,\"startTime\":$(awk '{print $22}' "/proc/$SLEEP_PID/stat")}" \
         >"$ROOT/default/running/c/0/started.json"
 
-"$KUBELET_BIN" serve "$ROOT" "$PKI/admin.token" "$PKI/server.crt" "$PKI/server.key" \
+"$KUBELET_BIN" serve "$ROOT" "$PKI/kubelet.token" "$PKI/server.crt" "$PKI/server.key" \
         >"$SERVER_DIR/kubelet.port" 2>"$SERVER_DIR/kubelet.log" &
 KUBELET_PID=$!
 for _ in $(seq 1 100); do

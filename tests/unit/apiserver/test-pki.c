@@ -223,6 +223,7 @@ static void test_first_call_creates_everything(void **state)
                 { "pki/admin.key", 0600 },
                 { "pki/admin.crt", 0644 },
                 { "pki/admin.token", 0600 },
+                { "pki/kubelet.token", 0600 },
                 { "pki/sa.key", 0600 },
                 { "kubeconfig", 0600 },
         };
@@ -231,7 +232,7 @@ static void test_first_call_creates_everything(void **state)
         /* Modes are promised whatever the umask. */
         assert_int_equal(ensure_ok(fx, &p), PKI_CREATED_CA | PKI_CREATED_TOKEN |
                                                     PKI_ISSUED_SERVER_CERT | PKI_ISSUED_ADMIN_CERT |
-                                                    PKI_CREATED_SA_KEY);
+                                                    PKI_CREATED_SA_KEY | PKI_CREATED_KUBELET_TOKEN);
         umask(old_umask);
         for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
                 if (mode_of(fx, files[i].file) != files[i].mode)
@@ -783,6 +784,56 @@ static void check_admin_cert(const char *ca_pem, const char *crt_pem)
         gnutls_x509_crt_deinit(ca);
 }
 
+/* The node agent's certificate: system:node:NAME in system:nodes, clientAuth, under the CA;
+ * issued only when a node is named, kept while the name stays, issued again for another. */
+static void test_node_certificate(void **state)
+{
+        struct fixture *fx = *state;
+        cleanup_error struct error *err = NULL;
+        cleanup_pki struct pki *p = NULL;
+        cleanup_free char *crt = NULL, *again = NULL, *other = NULL;
+        gnutls_x509_crt_t c;
+        char buf[256];
+        size_t len = sizeof(buf);
+        struct pki_options o = { .data_dir = fx->data_dir,
+                                 .dns_names = default_dns,
+                                 .ip_addresses = default_ips,
+                                 .server_url = URL };
+        int r;
+
+        r = ensure_ok(fx, &p);
+        assert_false(r & PKI_ISSUED_NODE_CERT);
+        p = pki_free(p);
+        o.node_name = "n1";
+        r = pki_ensure(&o, &p, &err);
+        assert_true(r >= 0);
+        assert_true(r & PKI_ISSUED_NODE_CERT);
+        assert_int_equal(mode_of(fx, "pki/" PKI_NODE_KEY_FILE), 0600);
+        crt = slurp(fx, "pki/" PKI_NODE_CERT_FILE);
+        c = cert_from_pem(crt);
+        assert_int_equal(
+                gnutls_x509_crt_get_dn_by_oid(c, GNUTLS_OID_X520_COMMON_NAME, 0, 0, buf, &len), 0);
+        assert_string_equal(buf, "system:node:n1");
+        len = sizeof(buf);
+        assert_int_equal(gnutls_x509_crt_get_dn_by_oid(c, GNUTLS_OID_X520_ORGANIZATION_NAME, 0, 0,
+                                                       buf, &len),
+                         0);
+        assert_string_equal(buf, PKI_NODES_GROUP);
+        gnutls_x509_crt_deinit(c);
+        p = pki_free(p);
+        r = pki_ensure(&o, &p, &err);
+        assert_true(r >= 0);
+        assert_false(r & PKI_ISSUED_NODE_CERT);
+        again = slurp(fx, "pki/" PKI_NODE_CERT_FILE);
+        assert_string_equal(again, crt);
+        p = pki_free(p);
+        o.node_name = "n2";
+        r = pki_ensure(&o, &p, &err);
+        assert_true(r >= 0 && (r & PKI_ISSUED_NODE_CERT));
+        other = slurp(fx, "pki/" PKI_NODE_CERT_FILE);
+        assert_string_not_equal(other, crt);
+}
+
 static void test_kubeconfig(void **state)
 {
         struct fixture *fx = *state;
@@ -1017,6 +1068,7 @@ int main(void)
                 cmocka_unit_test_setup_teardown(test_existing_token_file, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_bad_options, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_missing_parent_directory, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_node_certificate, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_kubeconfig, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_kubeconfig_quoting, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_write_kubeconfig_elsewhere, setup, teardown),

@@ -278,12 +278,9 @@ static void test_selector_string(void **state)
 int main(void)
 {
         const struct CMUnitTest tests[] = {
-                cmocka_unit_test(test_arithmetic),
-                cmocka_unit_test(test_expected),
-                cmocka_unit_test(test_finders),
-                cmocka_unit_test(test_disrupted_pods),
-                cmocka_unit_test(test_generation),
-                cmocka_unit_test(test_pods_for),
+                cmocka_unit_test(test_arithmetic),      cmocka_unit_test(test_expected),
+                cmocka_unit_test(test_finders),         cmocka_unit_test(test_disrupted_pods),
+                cmocka_unit_test(test_generation),      cmocka_unit_test(test_pods_for),
                 cmocka_unit_test(test_selector_string),
         };
 
