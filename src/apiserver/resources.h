@@ -63,6 +63,11 @@ struct resource_strategy {
                      struct error **reterr);
         int (*admit_validate)(struct store *store, enum api_subresource sub, const json_t *obj,
                               const json_t *old, struct error **reterr);
+        /* K8S: DefaultGarbageCollectionPolicy: a delete that names no propagation policy orphans
+         * the dependents (batch/v1 Job's, kept for backward compatibility) instead of the
+         * default, deleting them in the background. */
+        bool orphan_dependents_by_default;
+        const char *orphan_default_warning; /* the Warning such a delete answers with, or NULL */
 };
 
 struct api_resource {

@@ -33,6 +33,7 @@
 #include "controllers/scheduler.h"
 #include "controllers/resourcequota.h"
 #include "controllers/disruption.h"
+#include "controllers/garbage-collector.h"
 #include "controllers/node-lifecycle.h"
 #include "controllers/serviceaccount.h"
 #include "controllers/tokencleaner.h"
@@ -434,6 +435,7 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
         struct serviceaccount_controller *accounts = NULL;
         struct resourcequota_controller *quotas = NULL;
         struct disruption_controller *disruption = NULL;
+        struct garbage_collector *gc = NULL;
         struct node_lifecycle_controller *lifecycle = NULL;
         struct tokencleaner *cleaner = NULL;
         struct pv_provisioner *provisioner = NULL;
@@ -632,6 +634,8 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
                 if (r >= 0)
                         r = disruption_controller_start(&co, &disruption, &err);
                 if (r >= 0)
+                        r = garbage_collector_start(&co, &gc, &err);
+                if (r >= 0)
                         r = node_lifecycle_controller_start(&co, &lifecycle, &err);
                 if (r >= 0)
                         r = tokencleaner_start(&co, &cleaner, &err);
@@ -689,6 +693,7 @@ stop:
         resourcequota_controller_stop(quotas);
         serviceaccount_controller_stop(accounts);
         disruption_controller_stop(disruption);
+        garbage_collector_stop(gc);
         node_lifecycle_controller_stop(lifecycle);
         tokencleaner_stop(cleaner);
         namespace_controller_stop(namespaces);
