@@ -323,18 +323,43 @@ static void default_pod_requests(json_t *spec)
         json_decref(reqs);
 }
 
+/* K8S: SetDefaults_PodSpec and the defaults of what it holds (containers, volumes), which a
+ * pod and a pod template share. */
+static void pod_spec_set_defaults(json_t *spec)
+{
+        const char *lists[] = { "containers", "initContainers", "ephemeralContainers" };
+        bool host_network = json_is_true(json_object_get(spec, "hostNetwork"));
+        size_t i;
+        json_t *v;
+
+        set_default_string(spec, "dnsPolicy", "ClusterFirst");
+        set_default_string(spec, "restartPolicy", "Always");
+        if (!vj_obj(spec, "securityContext"))
+                json_object_set_new(spec, "securityContext", json_object());
+        set_default_int(spec, "terminationGracePeriodSeconds", 30);
+        set_default_string(spec, "schedulerName", "default-scheduler");
+
+        json_array_foreach(vj_arr(spec, "volumes"), i, v) {
+                default_volume(v);
+        }
+        for (size_t l = 0; l < ARRAY_SIZE(lists); l++) {
+                json_array_foreach(vj_arr(spec, lists[l]), i, v) {
+                        default_container(v, host_network && l < 2);
+                }
+        }
+        round_resource_list(vj_obj(spec, "overhead"));
+        round_requirements(vj_obj(spec, "resources"));
+}
+
 void pod_set_defaults(json_t *pod)
 {
         json_t *spec, *status;
-        const char *lists[] = { "containers", "initContainers", "ephemeralContainers" };
-        bool host_network;
         size_t i;
         json_t *v;
 
         if (!json_is_object(pod))
                 return;
         spec = json_object_ensure(pod, "spec");
-        host_network = json_is_true(json_object_get(spec, "hostNetwork"));
 
         /* K8S: SetDefaults_Pod */
         json_array_foreach(vj_arr(spec, "containers"), i, v) {
@@ -347,13 +372,7 @@ void pod_set_defaults(json_t *pod)
         if (!json_is_boolean(json_object_get(spec, "enableServiceLinks")))
                 json_object_set_new(spec, "enableServiceLinks", json_true());
 
-        /* K8S: SetDefaults_PodSpec */
-        set_default_string(spec, "dnsPolicy", "ClusterFirst");
-        set_default_string(spec, "restartPolicy", "Always");
-        if (!vj_obj(spec, "securityContext"))
-                json_object_set_new(spec, "securityContext", json_object());
-        set_default_int(spec, "terminationGracePeriodSeconds", 30);
-        set_default_string(spec, "schedulerName", "default-scheduler");
+        pod_spec_set_defaults(spec);
 
         /* K8S: Priority admission with no PriorityClass (and no global default class):
          * priority 0, PreemptLowerPriority. With a class name, admission takes both from the
@@ -362,17 +381,6 @@ void pod_set_defaults(json_t *pod)
                 set_default_int(spec, "priority", 0);
                 set_default_string(spec, "preemptionPolicy", "PreemptLowerPriority");
         }
-
-        json_array_foreach(vj_arr(spec, "volumes"), i, v) {
-                default_volume(v);
-        }
-        for (size_t l = 0; l < ARRAY_SIZE(lists); l++) {
-                json_array_foreach(vj_arr(spec, lists[l]), i, v) {
-                        default_container(v, host_network && l < 2);
-                }
-        }
-        round_resource_list(vj_obj(spec, "overhead"));
-        round_requirements(vj_obj(spec, "resources"));
 
         status = json_object_ensure(pod, "status");
         set_default_string(status, "phase", "Pending");
@@ -390,4 +398,16 @@ void pod_prepare_for_create(json_t *pod)
         json_object_set_new(status, "qosClass", json_string(pod_qos_class(pod)));
         json_object_set_new(pod, "status", status);
         json_object_set_new(json_object_ensure(pod, "metadata"), "generation", json_integer(1));
+}
+
+void pod_template_set_defaults(json_t *tmpl)
+{
+        json_t *spec;
+
+        if (!json_is_object(tmpl))
+                return;
+        /* K8S: SetDefaults_PodTemplateSpec is SetDefaults_PodSpec alone: no requests from
+         * limits, no enableServiceLinks, no priority (SetDefaults_Pod and admission are a pod's) */
+        spec = json_object_ensure(tmpl, "spec");
+        pod_spec_set_defaults(spec);
 }

@@ -1503,7 +1503,7 @@ static const struct schema_field pod_spec_fields[] = {
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */
-static const struct schema schema_pod_spec = SCHEMA_STRUCT("PodSpec", pod_spec_fields);
+const struct schema schema_pod_spec = SCHEMA_STRUCT("PodSpec", pod_spec_fields);
 
 static const struct schema schema_pod_phase = SCHEMA_NAMED(SCHEMA_STRING, "v1.PodPhase");
 

@@ -30,6 +30,10 @@ extern const struct schema schema_self_subject_review, schema_token_review;
 /* authentication.k8s.io/v1 TokenRequest (the serviceaccounts/token subresource's body). */
 extern const struct schema schema_token_request;
 
+/* ---- kinds (batch: api/schema-batch.c) ---- */
+/* batch/v1 Job. */
+extern const struct schema schema_job;
+
 /* ---- kinds (policy: api/schema-policy.c) ---- */
 /* policy/v1 PodDisruptionBudget and Eviction, meta/v1 DeleteOptions (an Eviction's). */
 extern const struct schema schema_pod_disruption_budget, schema_eviction, schema_delete_options;
@@ -59,7 +63,7 @@ extern const struct schema schema_resource_requirements, schema_resource_list,
         schema_resource_claim, schema_object_reference, schema_condition_status,
         schema_taint_effect, schema_node_selector, schema_persistent_volume_claim_spec,
         schema_persistent_volume_access_mode, schema_persistent_volume_mode,
-        schema_host_path_volume_source;
+        schema_host_path_volume_source, schema_pod_spec, schema_pod_template_spec;
 
 /* ---- leaves ---- */
 extern const struct schema schema_any, schema_string, schema_int32, schema_int64, schema_float64,

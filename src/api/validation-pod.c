@@ -1988,3 +1988,30 @@ size_t validate_pod_resize(const json_t *new_pod, const json_t *old_pod,
         verr_move(errs, &all);
         return errs->n - before;
 }
+
+/* ---- templates ---- */
+
+size_t validate_pod_template(const json_t *tmpl, const char *path, struct field_error_list *errs)
+{
+        struct field_error_list mine;
+        const json_t *spec = vj_obj(tmpl, "spec");
+        json_t *empty = json_object();
+        size_t before = errs->n;
+
+        /* K8S: ValidatePodTemplateSpec: labels and annotations of the template's metadata (no
+         * name: the pods get theirs), then ValidatePodSpec with the template's path. The pod
+         * rules name their fields from "spec." and "metadata."; re-rooted under path here. */
+        field_error_list_init(&mine);
+        validate_labels(vj_obj(vj_obj(tmpl, "metadata"), "labels"), "metadata.labels", &mine);
+        validate_pod_annotations(tmpl, false, &mine);
+        validate_pod_spec(spec ? spec : empty, &mine);
+        for (size_t i = 0; i < mine.n; i++) {
+                char *f = xasprintf("%s.%s", path, mine.items[i].field);
+                free(mine.items[i].field);
+                mine.items[i].field = f;
+        }
+        verr_move(errs, &mine);
+        field_error_list_release(&mine);
+        json_decref(empty);
+        return errs->n - before;
+}

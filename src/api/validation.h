@@ -73,6 +73,11 @@ void pod_set_defaults(json_t *pod);
 /* K8S: podStrategy.PrepareForCreate: status replaced by {phase: Pending, qosClass} and
  * metadata.generation set to 1; call after pod_set_defaults. */
 void pod_prepare_for_create(json_t *pod);
+/* K8S: SetDefaults_PodTemplateSpec: a template's spec as SetDefaults_PodSpec fills it. */
+void pod_template_set_defaults(json_t *tmpl);
+/* K8S: ValidatePodTemplateSpec: the template's labels, annotations and spec, errors under path
+ * ("spec.template"). */
+size_t validate_pod_template(const json_t *tmpl, const char *path, struct field_error_list *errs);
 
 /* K8S: ComputePodQOS: "Guaranteed", "Burstable" or "BestEffort". Only cpu and memory count, and
  * only quantities > 0; init containers count like regular ones; pod-level spec.resources, when it

@@ -115,6 +115,8 @@ extern const struct resource_strategy event_strategy;
 extern const struct resource_strategy config_map_strategy;
 extern const struct resource_strategy secret_strategy;
 extern const struct resource_strategy service_account_strategy;
+/* apiserver/strategy-batch.c */
+extern const struct resource_strategy job_strategy;
 /* apiserver/strategy-limitrange.c */
 extern const struct resource_strategy limit_range_strategy;
 /* apiserver/strategy-quota.c */
