@@ -34,6 +34,7 @@
 #include "controllers/resourcequota.h"
 #include "controllers/disruption.h"
 #include "controllers/garbage-collector.h"
+#include "controllers/job.h"
 #include "controllers/node-lifecycle.h"
 #include "controllers/serviceaccount.h"
 #include "controllers/tokencleaner.h"
@@ -436,6 +437,7 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
         struct resourcequota_controller *quotas = NULL;
         struct disruption_controller *disruption = NULL;
         struct garbage_collector *gc = NULL;
+        struct job_controller *jobs = NULL;
         struct node_lifecycle_controller *lifecycle = NULL;
         struct tokencleaner *cleaner = NULL;
         struct pv_provisioner *provisioner = NULL;
@@ -636,6 +638,8 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
                 if (r >= 0)
                         r = garbage_collector_start(&co, &gc, &err);
                 if (r >= 0)
+                        r = job_controller_start(&co, &jobs, &err);
+                if (r >= 0)
                         r = node_lifecycle_controller_start(&co, &lifecycle, &err);
                 if (r >= 0)
                         r = tokencleaner_start(&co, &cleaner, &err);
@@ -694,6 +698,7 @@ stop:
         serviceaccount_controller_stop(accounts);
         disruption_controller_stop(disruption);
         garbage_collector_stop(gc);
+        job_controller_stop(jobs);
         node_lifecycle_controller_stop(lifecycle);
         tokencleaner_stop(cleaner);
         namespace_controller_stop(namespaces);
