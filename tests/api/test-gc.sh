@@ -6,7 +6,9 @@
 # Foreground deletion waiting for a dependent with blockOwnerDeletion (kubectl 1.32 and 1.33),
 # blockOwnerDeletion refused on an owner the server cannot map,
 # Orphan deletion leaving the dependents without their reference, and upstream's DeleteOptions
-# validation.
+# validation; and batch/v1 Job through the API: kubectl 1.32/1.33 create job, the generated
+# selector and labels, the Table, validation, the Job controller's owned and tracked pod, and
+# batch/v1's orphan-by-default delete with upstream's warning.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib/tap.sh"
@@ -98,5 +100,27 @@ check_equal "orphanDependents with propagationPolicy is 422 as upstream" \
         '422 DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Invalid value: "": orphanDependents and deletionPropagation cannot be both set' \
         "$(api DELETE "$CM/keep?propagationPolicy=Orphan" -H 'Content-Type: application/json' -d '{"orphanDependents":false}' | jq -r '"\(.code) \(.message)"')"
 check_equal "neither deleted the object" 200 "$(code keep)"
+# --- batch/v1 Job through the API (no node: its pods stay Pending)
+check_output "kubectl 1.32 create job (protobuf)" "job.batch/j1 created" kv 1.32 create job j1 --image=busybox -- true
+check_output "kubectl 1.33 create job" "job.batch/j2 created" k create job j2 --image=busybox
+check_equal "the generated selector and labels (batch/v1 1.32)" \
+        "true true Never 1 1 6 NonIndexed" \
+        "$(api GET /apis/batch/v1/namespaces/default/jobs/j1 | jq -r '.metadata.uid as $u | [(.spec.selector.matchLabels["batch.kubernetes.io/controller-uid"] == $u), (.spec.template.metadata.labels | .["controller-uid"] == $u and .["job-name"] == "j1" and .["batch.kubernetes.io/job-name"] == "j1"), .spec.template.spec.restartPolicy, .spec.completions, .spec.parallelism, .spec.backoffLimit, .spec.completionMode] | join(" ")')"
+check_equal "get jobs: NAME STATUS COMPLETIONS DURATION AGE" "NAME STATUS COMPLETIONS DURATION AGE j1 Running 0/1" \
+        "$(kv 1.32 get jobs | awk 'NR == 1 {printf "%s %s %s %s %s", $1, $2, $3, $4, $5} NR == 2 {printf " %s %s %s", $1, $2, $3}')"
+check_equal "the Job controller creates its pod, owned and tracked" "Job true batch.kubernetes.io/job-tracking" \
+        "$(for _ in $(seq 1 50); do p=$(api GET '/api/v1/namespaces/default/pods?labelSelector=job-name%3Dj1' | jq -c '.items[0] // empty'); [ -n "$p" ] && break; sleep 0.1; done; jq -r '[.metadata.ownerReferences[0].kind, .metadata.ownerReferences[0].controller, .metadata.finalizers[0]] | join(" ")' <<<"$p")"
+check_equal "restartPolicy Always is refused as upstream" \
+        'Job.batch "bad" is invalid: spec.template.spec.restartPolicy: Required value: valid values: "OnFailure", "Never"' \
+        "$(api POST /apis/batch/v1/namespaces/default/jobs -H 'Content-Type: application/json' -d '{"apiVersion":"batch/v1","kind":"Job","metadata":{"name":"bad"},"spec":{"template":{"spec":{"containers":[{"name":"c","image":"busybox"}]}}}}' | jq -r .message)"
+check_output "a delete naming no policy orphans by default, with upstream's warning" \
+        'Warning: 299 - "child pods are preserved by default when jobs are deleted; set propagationPolicy=Background to remove them or set propagationPolicy=Orphan to suppress this warning"' \
+        api DELETE /apis/batch/v1/namespaces/default/jobs/j2 -i
+check_equal "... and marks it with the orphan finalizer until its pods are orphaned" 404 \
+        "$(for _ in $(seq 1 50); do c=$(api GET /apis/batch/v1/namespaces/default/jobs/j2 -o /dev/null -w '%{http_code}'); [ "$c" = 404 ] && break; sleep 0.1; done; echo "$c")"
+check_output "kubectl delete job (background) deletes its pods too" 'job.batch "j1" deleted' k delete job j1
+check_equal "... the pod is gone" 0 \
+        "$(for _ in $(seq 1 50); do n=$(api GET '/api/v1/namespaces/default/pods?labelSelector=job-name%3Dj1' | jq '.items | length'); [ "$n" = 0 ] && break; sleep 0.1; done; echo "$n")"
+api DELETE '/api/v1/namespaces/default/pods?labelSelector=job-name%3Dj2' >/dev/null
 server_check_log
 tap_done
