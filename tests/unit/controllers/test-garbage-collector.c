@@ -54,7 +54,6 @@ static char *plan_string(const char *const *specs, size_t n)
         json_array_foreach(plan, i, a) {
                 const json_t *obj = objs[json_integer_value(json_object_get(a, "item"))];
                 cleanup_free char *uids = json_dump_compact(json_object_get(a, "uids"));
-                cleanup_free char *absent = NULL;
                 const json_t *ab = json_object_get(a, "absent");
                 size_t k;
                 json_t *r;
