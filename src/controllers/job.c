@@ -456,6 +456,7 @@ struct ttl_controller {
 struct job_controller {
         struct controller_loop loop;
         json_t *backoff;            /* job uid -> [failures, last failure] */
+        json_t *untracked;          /* pod uid -> true: finalizer removed, cache may lag */
         struct ttl_controller *ttl; /* the TTL-after-finished controller beside it */
 };
 
@@ -496,10 +497,13 @@ static json_t *write_status(struct job_controller *x, const json_t *job, const j
         return answer;
 }
 
-/* A merge patch of the pod's finalizers without the tracking one, on the version seen. */
-static int remove_tracking_finalizer(struct api_client *c, const json_t *pod)
+/* A merge patch of the pod's finalizers without the tracking one, on the version seen. The
+ * pod is remembered as untracked until the cache shows it so: a pass that read the Job's new
+ * counters with the pod still tracked would count it twice (K8S: the controller's finalizer
+ * expectations). */
+static int remove_tracking_finalizer(struct job_controller *x, const json_t *pod)
 {
-        cleanup_json json_t *left = json_array(), *patch = NULL;
+        cleanup_json json_t *left = json_array(), *patch = NULL, *answer = NULL;
         cleanup_free char *path = pod_path(pod), *text = NULL;
         cleanup_error struct error *err = NULL;
         long code = 0;
@@ -514,10 +518,17 @@ static int remove_tracking_finalizer(struct api_client *c, const json_t *pod)
                           json_path_string_or_empty(pod, "metadata.resourceVersion"), "finalizers",
                           json_array_size(left) ? left : json_null());
         text = json_dump_compact(patch);
-        if (api_client_request(c, "PATCH", path, "application/merge-patch+json", text, strlen(text),
-                               &code, NULL, &err) < 0)
+        if (api_client_request(x->loop.client, "PATCH", path, "application/merge-patch+json", text,
+                               strlen(text), &code, &answer, &err) < 0)
                 return -EIO;
-        return code == 200 || code == 404 ? 0 : -EAGAIN;
+        if (code != 200 && code != 404)
+                return -EAGAIN;
+        json_object_set_new(x->untracked, json_path_string_or_empty(pod, "metadata.uid"),
+                            json_true());
+        /* a pod this write removed is not put back (its DELETED event may be in already) */
+        if (code == 200 && answer && json_array_size(json_path(answer, "metadata.finalizers")))
+                informer_store(x->loop.watch, COL_PODS, answer);
+        return 0;
 }
 
 /* K8S: GetPodFromTemplate: the template's labels, annotations and spec, named after the Job,
@@ -629,13 +640,13 @@ static void sync_job(struct job_controller *x, const json_t *job, const json_t *
                 note_backoff(x, uid, plan, now, &b);
         }
         json_array_foreach(json_object_get(plan, "removeFinalizers"), i, v)
-                removed_all &= remove_tracking_finalizer(x->loop.client, v) == 0;
+                removed_all &= remove_tracking_finalizer(x, v) == 0;
         if (removed_all && json_object_get(plan, "status")) {
                 json_t *again = write_status(x, cur, json_object_get(plan, "status"));
 
                 if (!again)
                         return;
-                json_decref(again);
+                json_decref(again); /* write_status stored it in the cache */
                 json_array_foreach(json_object_get(plan, "events"), i, v)
                         (void) api_client_event(x->loop.client, job,
                                                 json_path_string_or_empty(v, "type"),
@@ -682,11 +693,41 @@ static void job_pass(void *ctx)
 
         /* the pods of each Job: those it controls (K8S: getPodsForJob; a Job's selector holds
          * its own uid, so adopting orphans would find none of another's) */
+        /* K8S: finalizer expectations: a pod whose finalizer this controller removed is seen
+         * without it until the cache catches up */
+        {
+                void *tmp;
+                json_t *seen;
+
+                json_object_foreach_safe(x->untracked, tmp, key, seen)
+                {
+                        bool tracked = false;
+                        const char *k2;
+                        json_t *p;
+
+                        json_object_foreach(pods, k2, p) {
+                                if (streq(json_path_string_or_empty(p, "metadata.uid"), key))
+                                        tracked = has_finalizer(p);
+                        }
+                        if (!tracked)
+                                json_object_del(x->untracked, key);
+                }
+                json_object_foreach(pods, key, obj) {
+                        if (has_finalizer(obj) &&
+                            json_object_get(x->untracked,
+                                            json_path_string_or_empty(obj, "metadata.uid"))) {
+                                json_t *copy = json_deep_copy(obj);
+
+                                json_object_del(json_object_get(copy, "metadata"), "finalizers");
+                                json_object_set_new(pods, key, copy);
+                        }
+                }
+        }
         json_object_foreach(pods, key, obj) {
                 const json_t *ref = owner_controller_of(obj);
 
                 if (has_finalizer(obj) && orphaned(obj, jobs)) {
-                        (void) remove_tracking_finalizer(x->loop.client, obj);
+                        (void) remove_tracking_finalizer(x, obj);
                         continue;
                 }
                 if (!ref || !streq(json_path_string_or_empty(ref, "kind"), "Job"))
@@ -774,6 +815,7 @@ static void job_release(void *ctx)
         struct job_controller *x = ctx;
 
         json_decref(x->backoff);
+        json_decref(x->untracked);
         free(x);
 }
 
@@ -797,6 +839,7 @@ int job_controller_start(const struct api_client_options *o, struct job_controll
         int r;
 
         x->backoff = json_object();
+        x->untracked = json_object();
         r = controller_loop_start(o, &def, x, &x->loop, reterr);
         if (r < 0) {
                 job_release(x);
