@@ -1855,3 +1855,14 @@ static const struct schema_field pod_fields[] = {
 };
 /* clang-format on */
 const struct schema schema_pod = SCHEMA_STRUCT("Pod", pod_fields);
+
+/* core/v1 PodTemplateSpec */
+/* clang-format off */
+static const struct schema_field pod_template_spec_fields[] = {
+        { "metadata", &schema_object_meta, 1, SCHEMA_GO_VALUE },
+        { "spec", &schema_pod_spec, 2, SCHEMA_GO_VALUE },
+        SCHEMA_FIELDS_END,
+};
+/* clang-format on */
+const struct schema schema_pod_template_spec =
+        SCHEMA_STRUCT("PodTemplateSpec", pod_template_spec_fields);

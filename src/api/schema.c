@@ -78,6 +78,7 @@ const struct schema *schema_for_kind(const char *kind)
                 { "ServiceAccount", &schema_service_account },
                 { "LimitRange", &schema_limit_range },
                 { "ResourceQuota", &schema_resource_quota },
+                { "Job", &schema_job },
                 { "StorageClass", &schema_storage_class },
                 { "PersistentVolume", &schema_persistent_volume },
                 { "PersistentVolumeClaim", &schema_persistent_volume_claim },

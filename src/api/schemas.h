@@ -30,6 +30,10 @@ extern const struct schema schema_self_subject_review, schema_token_review;
 /* authentication.k8s.io/v1 TokenRequest (the serviceaccounts/token subresource's body). */
 extern const struct schema schema_token_request;
 
+/* ---- kinds (batch: api/schema-batch.c) ---- */
+/* batch/v1 Job. */
+extern const struct schema schema_job;
+
 /* ---- kinds (policy: api/schema-policy.c) ---- */
 /* policy/v1 PodDisruptionBudget and Eviction, meta/v1 DeleteOptions (an Eviction's). */
 extern const struct schema schema_pod_disruption_budget, schema_eviction, schema_delete_options;

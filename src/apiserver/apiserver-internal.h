@@ -65,11 +65,16 @@ void pod_log_get(struct apiserver *s, const struct api_target *t, const struct h
 void registry_delete_collection(struct apiserver *s, const struct api_target *t,
                                 const struct http_request *req, struct http_response *resp);
 
-/* DeleteOptions from a body (optional): gracePeriodSeconds and preconditions. */
+/* DeleteOptions from a body (optional) or the query: gracePeriodSeconds, preconditions and the
+ * propagation policy. */
 struct delete_options {
         long long grace; /* -1: not given */
         const char *uid;
         const char *rv;
+        /* "Orphan", "Background", "Foreground" or NULL (not given); the deprecated
+         * orphanDependents true is "Orphan", false "Background" (K8S: store.go
+         * shouldOrphanDependents and shouldDeleteDependents read them alike) */
+        const char *propagation;
 };
 /* Deletes (or, for a pod with a grace period, marks) old, the stored object t names, as DELETE
  * does, dryRun from req's query: -ESTALE when old is no longer the stored version (the caller

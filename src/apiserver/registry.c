@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "api/field-error.h"
+#include "api/owner.h"
 #include "api/patch.h"
 #include "api/selector.h"
 #include "api/yaml.h"
@@ -436,6 +437,54 @@ static int respond_if_invalid(const struct api_target *t, const char *name,
         return -EBADMSG;
 }
 
+/* Whether old (NULL on create) already has a blocking reference with ref's uid. */
+static bool was_blocking(const json_t *old, const json_t *ref)
+{
+        size_t i;
+        json_t *r;
+
+        json_array_foreach(json_path(old, "metadata.ownerReferences"), i, r) {
+                if (json_is_true(json_object_get(r, "blockOwnerDeletion")) &&
+                    json_equal(json_object_get(r, "uid"), json_object_get(ref, "uid")))
+                        return true;
+        }
+        return false;
+}
+
+/* K8S: the OwnerReferencesPermissionEnforcement admission plugin
+ * (plugin/pkg/admission/gc/gc_admission.go). A reference that newly sets blockOwnerDeletion
+ * must name an owner the server knows (its RESTMapping), since the right to block an owner's
+ * deletion is the right to update that owner's finalizers. Once an authorizer lands, this is
+ * where it asks: "delete" on the object itself when its ownerReferences change, and "update"
+ * on <owner's resource>/finalizers for each newly blocking reference ("cannot set
+ * blockOwnerDeletion if an ownerReference refers to a resource you can't set finalizers on:
+ * ..."); with no authorizer every authenticated user may, as everything else. */
+static int owner_references_admit(const json_t *obj, const json_t *old, struct error **reterr)
+{
+        size_t i;
+        json_t *ref;
+
+        json_array_foreach(json_path(obj, "metadata.ownerReferences"), i, ref) {
+                const char *av = json_string_value(json_object_get(ref, "apiVersion")) ?: "";
+                const char *kind = json_string_value(json_object_get(ref, "kind")) ?: "";
+                cleanup_free char *group = owner_api_group(av);
+                const struct api_resource *r;
+
+                if (!json_is_true(json_object_get(ref, "blockOwnerDeletion")) ||
+                    was_blocking(old, ref))
+                        continue;
+                r = api_resource_by_kind(group, kind);
+                if (!r || !streq(r->api_version, av))
+                        return error_set(
+                                reterr, EPERM,
+                                "cannot set blockOwnerDeletion in this case because cannot find "
+                                "RESTMapping for APIVersion %s Kind %s: no matches for kind "
+                                "\"%s\" in version \"%s\"",
+                                av, kind, kind, av);
+        }
+        return 0;
+}
+
 /* K8S: admission: a plugin's refusal is answered here (403 Forbidden for -EPERM). The
  * validating chain is the resource's own plugins, PodSecurity, then ResourceQuota last, as
  * kube-apiserver orders them, so a request is charged to quotas only once everything else
@@ -451,6 +500,8 @@ static int admit(struct apiserver *s, const struct api_target *t, bool validatin
                 r = st->admit_validate(s->store, t->sub, obj, old, &err);
         else if (!validating && st->admit)
                 r = st->admit(s->store, t->sub, obj, old, &err);
+        if (r >= 0 && validating)
+                r = owner_references_admit(obj, old, &err);
         if (r >= 0 && validating) {
                 /* K8S: PodSecurity, a validating plugin over pods and namespaces */
                 r = pod_security_validate(s, t, obj, old, resp);
@@ -890,14 +941,45 @@ void registry_patch(struct apiserver *s, const struct api_target *t, const struc
         status_conflict(resp, t->res, t->name, CONFLICT_MODIFIED);
 }
 
+/* K8S: ValidateDeleteOptions' propagation rules: orphanDependents and propagationPolicy are
+ * exclusive, and the policy is one of three. 422 DeleteOptions.meta.k8s.io "" is invalid. */
+static int check_propagation(const char *policy, bool orphan_given, struct http_response *resp)
+{
+        static const struct api_resource delete_options_kind = { .kind = "DeleteOptions",
+                                                                 .group = "meta.k8s.io" };
+        struct field_error_list errs;
+        int r;
+
+        field_error_list_init(&errs);
+        if (policy && orphan_given)
+                field_error_add(&errs, FIELD_ERROR_INVALID, "propagationPolicy", "\"\"",
+                                "orphanDependents and deletionPropagation cannot be both set");
+        else if (policy && !streq(policy, "Foreground") && !streq(policy, "Background") &&
+                 !streq(policy, "Orphan")) {
+                cleanup_free char *q = field_value_quote(policy);
+                field_error_add(&errs, FIELD_ERROR_NOT_SUPPORTED, "propagationPolicy", q,
+                                "supported values: \"Foreground\", \"Background\", "
+                                "\"Orphan\", \"nil\"");
+        }
+        r = errs.n ? -EBADMSG : 0;
+        if (r < 0)
+                status_invalid(resp, &delete_options_kind, "", &errs);
+        field_error_list_release(&errs);
+        return r;
+}
+
 static int parse_delete_options(const struct http_request *req, struct http_response *resp,
                                 json_t **ret_body, struct delete_options *o)
 {
         json_t *body = NULL;
         const char *q = http_request_query(req, "gracePeriodSeconds");
+        const char *orphan = http_request_query(req, "orphanDependents");
+        const json_t *v;
 
         o->grace = q ? strtoll(q, NULL, 10) : -1;
         o->uid = o->rv = NULL;
+        /* K8S: DeleteOptions may come as query parameters as well as a body */
+        o->propagation = http_request_query(req, "propagationPolicy");
         if (req->body_len) {
                 body = parse_body(req, resp, "couldn't decode DeleteOptions");
                 if (!body)
@@ -906,9 +988,63 @@ static int parse_delete_options(const struct http_request *req, struct http_resp
                         o->grace = json_integer_value(json_object_get(body, "gracePeriodSeconds"));
                 o->uid = json_path_string(body, "preconditions.uid");
                 o->rv = json_path_string(body, "preconditions.resourceVersion");
+                if (json_is_string(json_object_get(body, "propagationPolicy")))
+                        o->propagation =
+                                json_string_value(json_object_get(body, "propagationPolicy"));
+                v = json_object_get(body, "orphanDependents");
+                if (json_is_boolean(v))
+                        orphan = json_is_true(v) ? "true" : "false";
         }
+        if (check_propagation(o->propagation, orphan != NULL, resp) < 0) {
+                json_decref(body);
+                return -EINVAL;
+        }
+        if (orphan)
+                o->propagation = streq(orphan, "true") ? "Orphan" : "Background";
         *ret_body = body;
         return 0;
+}
+
+/* K8S: store.go deletionFinalizersForGarbageCollection (with shouldOrphanDependents and
+ * shouldDeleteDependents): the finalizers old should carry once this delete is through. The
+ * request's policy wins, then a GC finalizer already on the object, then the resource's
+ * default; "orphan" and "foregroundDeletion" are taken off and put back as that decides.
+ * Returns a new array and sets *ret_changed when it differs (as a set) from old's. */
+static json_t *gc_finalizers(const struct api_target *t, const json_t *old,
+                             const struct delete_options *o, bool *ret_changed)
+{
+        const json_t *fins = json_path(old, "metadata.finalizers");
+        bool orphan = t->res->strategy->orphan_dependents_by_default, foreground = false, changed;
+        json_t *out = json_array(), *f;
+        size_t i;
+
+        if (o->propagation) {
+                orphan = streq(o->propagation, "Orphan");
+                foreground = streq(o->propagation, "Foreground");
+        } else if (json_array_has_string(fins, GC_FINALIZER_ORPHAN)) {
+                orphan = true;
+        } else if (json_array_has_string(fins, GC_FINALIZER_FOREGROUND)) {
+                orphan = false;
+                foreground = true;
+        }
+        json_array_foreach(fins, i, f) {
+                const char *name = json_string_value(f) ?: "";
+
+                if (!streq(name, GC_FINALIZER_ORPHAN) && !streq(name, GC_FINALIZER_FOREGROUND))
+                        json_array_append(out, f);
+        }
+        if (orphan)
+                json_array_append_new(out, json_string(GC_FINALIZER_ORPHAN));
+        if (foreground)
+                json_array_append_new(out, json_string(GC_FINALIZER_FOREGROUND));
+        /* K8S: compared as sets */
+        changed = false;
+        json_array_foreach(out, i, f)
+                changed |= !json_array_has_string(fins, json_string_value(f) ?: "");
+        json_array_foreach(fins, i, f)
+                changed |= !json_array_has_string(out, json_string_value(f) ?: "");
+        *ret_changed = changed;
+        return out;
 }
 
 /* K8S: pod strategy CheckGracefulDelete: the grace period a pod deletion gets. Unscheduled
@@ -932,16 +1068,22 @@ static long long graceful_period(const struct api_target *t, const json_t *obj, 
         return grace < 0 ? 1 : grace;
 }
 
-/* Deletes one object (already read as old). Returns -ESTALE to let the caller retry. */
+/* Deletes one object (already read as old). Returns -ESTALE to let the caller retry.
+ * K8S: store.go Delete with updateForGracefulDeletionAndFinalizers: an object that must wait
+ * (a pod's grace period, finalizers, among them the garbage collector's "orphan" and
+ * "foregroundDeletion" that the propagation policy puts on) is marked with deletionTimestamp;
+ * anything else goes at once, and with the default Background policy the garbage collector
+ * then deletes its dependents. */
 static int delete_object(struct apiserver *s, const struct api_target *t,
                          const struct http_request *req, struct http_response *resp,
                          const json_t *old, const struct delete_options *o, bool respond)
 {
         cleanup_error struct error *err = NULL;
-        cleanup_json json_t *last = NULL, *marked = NULL;
+        cleanup_json json_t *last = NULL, *marked = NULL, *fins = NULL;
         const char *name = obj_name(old);
         long long grace = graceful_period(t, old, o->grace);
-        bool has_finalizers = json_array_size(json_path(old, "metadata.finalizers")) > 0;
+        bool fins_changed = false, has_finalizers;
+        const json_t *deleting = json_path(old, "metadata.deletionTimestamp");
         int r;
 
         if (o->uid && !streq(o->uid, json_path_string(old, "metadata.uid") ?: "")) {
@@ -958,23 +1100,37 @@ static int delete_object(struct apiserver *s, const struct api_target *t,
                 status_conflict(resp, t->res, name, why);
                 return 0;
         }
+        fins = gc_finalizers(t, old, o, &fins_changed);
+        has_finalizers = json_array_size(fins) > 0;
         if (grace > 0 || has_finalizers) {
                 const json_t *cur = json_path(old, "metadata.deletionGracePeriodSeconds");
                 json_t *meta;
                 char ts[32];
 
-                /* K8S: a repeated graceful delete may only shorten the period. */
-                if (json_path(old, "metadata.deletionTimestamp") && cur &&
-                    json_integer_value(cur) <= grace) {
+                /* K8S: a repeated graceful delete may only shorten the period (BeforeDelete:
+                 * gracefulPending leaves the object as it is, finalizers included); one
+                 * already marked with no period left may still change its GC finalizers. */
+                if (deleting && cur && json_integer_value(cur) <= grace &&
+                    (json_integer_value(cur) > 0 || !fins_changed)) {
                         if (respond)
                                 respond_object(t, req, resp, 200, old);
                         return 0;
                 }
                 marked = json_deep_copy(old);
                 meta = json_object_get(marked, "metadata");
+                /* K8S: markAsDeleting bumps the generation of an object that has one the
+                 * first time it is marked */
+                if (!deleting && grace == 0 &&
+                    json_integer_value(json_object_get(meta, "generation")) > 0)
+                        json_object_set_new(meta, "generation",
+                                            json_integer(json_integer_value(json_object_get(
+                                                                 meta, "generation")) +
+                                                         1));
                 time_format_rfc3339(time(NULL) + grace, ts);
                 json_object_set_new(meta, "deletionTimestamp", json_string(ts));
                 json_object_set_new(meta, "deletionGracePeriodSeconds", json_integer(grace));
+                if (fins_changed)
+                        json_object_set(meta, "finalizers", fins);
                 if (dry_run(req)) {
                         if (respond)
                                 respond_object(t, req, resp, 200, marked);
@@ -1063,6 +1219,16 @@ static int delete_namespace(struct apiserver *s, const struct api_target *t,
         return 0;
 }
 
+/* K8S: the Job REST's Delete and DeleteCollection warn when a delete that names no policy
+ * orphans the dependents by default (pkg/registry/batch/job/storage). */
+static void warn_orphan_default(const struct api_target *t, const struct delete_options *o,
+                                struct http_response *resp)
+{
+        if (!o->propagation && t->res->strategy->orphan_dependents_by_default &&
+            t->res->strategy->orphan_default_warning)
+                http_response_add_warning(resp, t->res->strategy->orphan_default_warning);
+}
+
 /* K8S NamespaceLifecycle: the namespaces the cluster itself lives in. */
 static bool namespace_immortal(const char *name)
 {
@@ -1088,6 +1254,7 @@ void registry_delete(struct apiserver *s, const struct api_target *t,
                 status_forbidden(resp, t->res, t->name, "this namespace may not be deleted");
                 return;
         }
+        warn_orphan_default(t, &o, resp);
         for (int attempt = 0; attempt <= PATCH_CONFLICT_RETRIES; attempt++) {
                 cleanup_error struct error *err = NULL;
                 cleanup_json json_t *old = NULL;
@@ -1146,6 +1313,7 @@ void registry_delete_collection(struct apiserver *s, const struct api_target *t,
                         t->res->api_version, "metadata", "items", deleted);
         http_response_release(resp);
         http_response_init(resp);
+        warn_orphan_default(t, &o, resp);
         http_response_json(resp, 200, doc);
 }
 

@@ -298,6 +298,28 @@ static const struct api_resource limitranges = {
         .strategy = &limit_range_strategy,
 };
 
+static const char *const job_categories[] = { "all", NULL };
+
+static const struct api_resource jobs = {
+        .group = "batch",
+        .version = "v1",
+        .api_version = "batch/v1",
+        .plural = "jobs",
+        .singular = "job",
+        .kind = "Job",
+        .list_kind = "JobList",
+        .namespaced = true,
+        .categories = job_categories,
+        .verbs = verbs_all,
+        .subresources = status_only,
+        .schema = &schema_job,
+        .field_labels = config_fields,
+        .columns = job_columns,
+        .n_columns = JOB_COLUMNS,
+        .table_row = job_table_row,
+        .strategy = &job_strategy,
+};
+
 static const char *const verbs_create[] = { "create", NULL };
 
 static const struct api_resource selfsubjectreviews = {
@@ -519,6 +541,7 @@ const struct api_resource *const api_resources[] = {
         &secrets,
         &serviceaccounts,
         &limitranges,
+        &jobs,
         &selfsubjectreviews,
         &resourcequotas,
         &poddisruptionbudgets,

@@ -84,6 +84,11 @@ struct resource_strategy {
          * forbidden: <message>`, -ENOENT a 404 with the message as it is (NULL: no check). */
         int (*authorize_write)(const struct write_check *c, const json_t *obj, const json_t *old,
                                struct error **reterr);
+        /* K8S: DefaultGarbageCollectionPolicy: a delete that names no propagation policy orphans
+         * the dependents (batch/v1 Job's, kept for backward compatibility) instead of the
+         * default, deleting them in the background. */
+        bool orphan_dependents_by_default;
+        const char *orphan_default_warning; /* the Warning such a delete answers with, or NULL */
 };
 
 struct api_resource {
@@ -131,6 +136,8 @@ extern const struct resource_strategy event_strategy;
 extern const struct resource_strategy config_map_strategy;
 extern const struct resource_strategy secret_strategy;
 extern const struct resource_strategy service_account_strategy;
+/* apiserver/strategy-batch.c */
+extern const struct resource_strategy job_strategy;
 /* apiserver/strategy-limitrange.c */
 extern const struct resource_strategy limit_range_strategy;
 /* apiserver/strategy-quota.c */

@@ -21,6 +21,11 @@ int table_include_from_string(const char *s, enum table_include *ret);
 json_t *table_build(const struct api_resource *r, const json_t *items, bool with_columns,
                     enum table_include include, const char *rv);
 
+/* batch/v1 Job (apiserver/table-batch.c) */
+#define JOB_COLUMNS 8
+extern const struct table_column job_columns[JOB_COLUMNS];
+void job_table_row(const json_t *job, time_t now, json_t *cells);
+
 #define POD_COLUMNS       9
 #define NAMESPACE_COLUMNS 3
 #define NODE_COLUMNS      10

@@ -15,7 +15,7 @@
 #include "base/error.h"
 #include "client/client.h"
 
-#define INFORMER_MAX_COLLECTIONS 8
+#define INFORMER_MAX_COLLECTIONS 32
 
 struct informer;
 

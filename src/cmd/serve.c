@@ -40,6 +40,8 @@
 #include "controllers/disruption.h"
 #include "controllers/deployment.h"
 #include "controllers/replicaset.h"
+#include "controllers/garbage-collector.h"
+#include "controllers/job.h"
 #include "controllers/node-lifecycle.h"
 #include "controllers/serviceaccount.h"
 #include "controllers/tokencleaner.h"
@@ -634,6 +636,8 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
         struct disruption_controller *disruption = NULL;
         struct replicaset_controller *replicasets = NULL;
         struct deployment_controller *deployments = NULL;
+        struct garbage_collector *gc = NULL;
+        struct job_controller *jobs = NULL;
         struct node_lifecycle_controller *lifecycle = NULL;
         struct tokencleaner *cleaner = NULL;
         struct clusterrole_aggregation *aggregation = NULL;
@@ -899,6 +903,10 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
                 if (r >= 0)
                         r = deployment_controller_start(&co, &deployments, &err);
                 if (r >= 0)
+                        r = garbage_collector_start(&co, &gc, &err);
+                if (r >= 0)
+                        r = job_controller_start(&co, &jobs, &err);
+                if (r >= 0)
                         r = node_lifecycle_controller_start(
                                 &co,
                                 &(struct node_lifecycle_options){
@@ -970,6 +978,8 @@ stop:
         disruption_controller_stop(disruption);
         replicaset_controller_stop(replicasets);
         deployment_controller_stop(deployments);
+        garbage_collector_stop(gc);
+        job_controller_stop(jobs);
         node_lifecycle_controller_stop(lifecycle);
         clusterrole_aggregation_stop(aggregation);
         tokencleaner_stop(cleaner);
