@@ -546,32 +546,6 @@ int node_restriction_decide(const struct node_restriction_request *r, struct err
 
 /* ---- the plugin in the chain ---- */
 
-static const char *subresource_name(enum api_subresource sub)
-{
-        switch (sub) {
-        case API_SUB_STATUS:
-                return "status";
-        case API_SUB_RESIZE:
-                return "resize";
-        case API_SUB_BINDING:
-                return "binding";
-        case API_SUB_LOG:
-                return "log";
-        case API_SUB_FINALIZE:
-                return "finalize";
-        case API_SUB_EVICTION:
-                return "eviction";
-        case API_SUB_SCALE:
-                return "scale";
-        case API_SUB_TOKEN:
-                return "token";
-        case API_SUB_NONE:
-        case API_SUB_MAX:
-                break;
-        }
-        return "";
-}
-
 int node_restriction_admit(struct store *store, const struct api_target *t,
                            enum node_restriction_op op, const json_t *obj, const json_t *old,
                            struct http_response *resp)
@@ -589,7 +563,7 @@ int node_restriction_admit(struct store *store, const struct api_target *t,
                                                .op = op,
                                                .group = t->res->group,
                                                .resource = t->res->plural,
-                                               .subresource = subresource_name(t->sub),
+                                               .subresource = api_subresource_name(t->sub),
                                                .ns = t->ns ?: "",
                                                .name = t->name ?: "",
                                                .obj = obj,

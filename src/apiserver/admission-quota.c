@@ -16,33 +16,6 @@
  * re-checks it up to this many times. */
 #define QUOTA_CONFLICT_RETRIES 16
 
-static const char *sub_name(enum api_subresource sub)
-{
-        switch (sub) {
-        case API_SUB_NONE:
-                return "";
-        case API_SUB_STATUS:
-                return "status";
-        case API_SUB_RESIZE:
-                return "resize";
-        case API_SUB_BINDING:
-                return "binding";
-        case API_SUB_LOG:
-                return "log";
-        case API_SUB_FINALIZE:
-                return "finalize";
-        case API_SUB_EVICTION:
-                return "eviction";
-        case API_SUB_TOKEN:
-                return "token";
-        case API_SUB_SCALE:
-                return "scale";
-        case API_SUB_MAX:
-                break;
-        }
-        return "?";
-}
-
 /* K8S: CheckRequest: on an update, a quota that already counted the old object is charged the
  * difference (never negative); one that did not (a scope that now matches) the whole usage. */
 static const json_t *delta_for(const json_t *quota, const struct api_resource *r, const json_t *old,
@@ -85,7 +58,7 @@ int resource_quota_admit(struct store *store, const struct api_resource *r, cons
 
         /* K8S: Validate: only namespaced objects (a namespace itself is not) */
         if (!r->namespaced || !ns || !*ns ||
-            !quota_handles(r->group, r->plural, sub_name(sub), obj, old))
+            !quota_handles(r->group, r->plural, api_subresource_name(sub), obj, old))
                 return 0;
         whole = quota_delta(r->group, r->plural, obj, NULL, time(NULL));
         diff = old ? quota_delta(r->group, r->plural, obj, old, time(NULL)) : json_incref(whole);

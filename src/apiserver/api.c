@@ -182,25 +182,7 @@ static int subresource_from_string(const struct api_resource *r, const char *s,
 {
         if (!api_resource_has_subresource(r, s))
                 return -ENOENT;
-        if (streq(s, "status"))
-                *ret = API_SUB_STATUS;
-        else if (streq(s, "resize"))
-                *ret = API_SUB_RESIZE;
-        else if (streq(s, "binding"))
-                *ret = API_SUB_BINDING;
-        else if (streq(s, "log"))
-                *ret = API_SUB_LOG;
-        else if (streq(s, "finalize"))
-                *ret = API_SUB_FINALIZE;
-        else if (streq(s, "eviction"))
-                *ret = API_SUB_EVICTION;
-        else if (streq(s, "token"))
-                *ret = API_SUB_TOKEN;
-        else if (streq(s, "scale"))
-                *ret = API_SUB_SCALE;
-        else
-                return -ENOENT;
-        return 0;
+        return api_subresource_parse(s, ret);
 }
 
 /* Parses the part after /api/v1 or /apis/G/V into a target. */
@@ -248,18 +230,6 @@ static const char *metric_verb(const struct api_target *t, const struct http_req
         return m;
 }
 
-static const char *const subresource_names[API_SUB_MAX] = {
-        [API_SUB_NONE] = "",
-        [API_SUB_STATUS] = "status",
-        [API_SUB_RESIZE] = "resize",
-        [API_SUB_BINDING] = "binding",
-        [API_SUB_LOG] = "log",
-        [API_SUB_FINALIZE] = "finalize",
-        [API_SUB_EVICTION] = "eviction",
-        [API_SUB_TOKEN] = "token",
-        [API_SUB_SCALE] = "scale",
-};
-
 /* K8S: apiserver_request_total and apiserver_request_duration_seconds (long-running requests,
  * watches and followed logs, are counted but not timed, as upstream). */
 static void count_request(struct apiserver *s, const struct api_target *t,
@@ -275,13 +245,13 @@ static void count_request(struct apiserver *s, const struct api_target *t,
                                        t->res->group,
                                        t->res->plural,
                                        scope,
-                                       subresource_names[t->sub],
+                                       api_subresource_name(t->sub),
                                        verb,
                                        t->res->version,
                                        NULL };
         const char *duration_labels[] = { "apiserver",   "",
                                           t->res->group, t->res->plural,
-                                          scope,         subresource_names[t->sub],
+                                          scope,         api_subresource_name(t->sub),
                                           verb,          t->res->version,
                                           NULL };
 
@@ -526,7 +496,7 @@ static void audit_attributes_of(const struct http_request *req, char *buf, char 
         a->verb = rv ? rv : streq(req->method, "POST") ? "create" : verb;
         a->api_group = t.res->group;
         a->resource = t.res->plural;
-        a->subresource = subresource_names[t.sub];
+        a->subresource = api_subresource_name(t.sub);
         /* K8S: a namespace's own requests carry it as their namespace */
         a->ns = t.ns ? t.ns : streq(t.res->plural, "namespaces") ? t.name : NULL;
         a->name = t.name;

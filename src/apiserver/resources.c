@@ -1,6 +1,7 @@
 /* resources.c: the descriptor table of every served resource and the lookups over it.
  * What each resource is lives here; how it is stored, routed and printed lives elsewhere and
  * reads this table. */
+#include <errno.h>
 #include <string.h>
 
 #include "api/schemas.h"
@@ -571,6 +572,33 @@ const struct api_resource *api_resource_by_kind(const char *group, const char *k
                 if (streq(api_resources[i]->group, group) && streq(api_resources[i]->kind, kind))
                         return api_resources[i];
         return NULL;
+}
+
+static const char *const subresource_names[API_SUB_MAX] = {
+        [API_SUB_NONE] = "",
+        [API_SUB_STATUS] = "status",
+        [API_SUB_RESIZE] = "resize",
+        [API_SUB_BINDING] = "binding",
+        [API_SUB_LOG] = "log",
+        [API_SUB_FINALIZE] = "finalize",
+        [API_SUB_EVICTION] = "eviction",
+        [API_SUB_TOKEN] = "token",
+        [API_SUB_SCALE] = "scale",
+};
+
+const char *api_subresource_name(enum api_subresource sub)
+{
+        return sub < API_SUB_MAX ? subresource_names[sub] : "";
+}
+
+int api_subresource_parse(const char *s, enum api_subresource *ret)
+{
+        for (int i = API_SUB_NONE + 1; i < API_SUB_MAX; i++)
+                if (streq(s, subresource_names[i])) {
+                        *ret = (enum api_subresource) i;
+                        return 0;
+                }
+        return -ENOENT;
 }
 
 bool api_resource_has_subresource(const struct api_resource *r, const char *sub)

@@ -123,9 +123,20 @@ extern const struct api_resource *const api_resources[];
 extern const size_t n_api_resources;
 
 /* Lookups by group and plural, and by group + kind. NULL when unknown. */
+/* K8S: the spec-and-status kinds' PrepareForUpdate: the main resource keeps the stored status,
+ * the status subresource the stored spec (a new reference; apiserver/strategy-core.c). */
+json_t *strategy_keep_other_half(enum api_subresource sub, json_t *new_obj, const json_t *old);
+/* Whether the spec differs (JSON equality; one side missing counts as a change): what bumps
+ * metadata.generation. */
+bool strategy_spec_changed(const json_t *new_obj, const json_t *old);
+
 const struct api_resource *api_resource_by_plural(const char *group, const char *plural);
 const struct api_resource *api_resource_by_kind(const char *group, const char *kind);
 bool api_resource_has_subresource(const struct api_resource *r, const char *sub);
+/* The subresource's name in URLs and RBAC ("" for none). */
+const char *api_subresource_name(enum api_subresource sub);
+/* The subresource named s: 0 with *ret, or -ENOENT. */
+int api_subresource_parse(const char *s, enum api_subresource *ret);
 
 /* Strategies defined beside each kind's rules. */
 extern const struct resource_strategy pod_strategy;

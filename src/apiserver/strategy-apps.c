@@ -20,23 +20,9 @@ static void deployment_prepare_create(json_t *d)
         json_object_set_new(d, "status", json_object());
 }
 
-/* K8S: PrepareForUpdate keeps the stored status; the status strategy keeps the stored spec. */
-static json_t *keep_other_half(enum api_subresource sub, json_t *new_obj, const json_t *old)
-{
-        json_t *out = json_deep_copy(new_obj);
-        const char *keep = sub == API_SUB_STATUS ? "spec" : "status";
-        json_t *v = json_object_get(old, keep);
-
-        if (v)
-                json_object_set(out, keep, v);
-        else
-                json_object_del(out, keep);
-        return out;
-}
-
 static json_t *rs_prepare_update(enum api_subresource sub, json_t *new_obj, const json_t *old)
 {
-        json_t *out = keep_other_half(sub, new_obj, old);
+        json_t *out = strategy_keep_other_half(sub, new_obj, old);
 
         if (sub != API_SUB_STATUS)
                 replica_set_set_defaults(out);
@@ -46,7 +32,7 @@ static json_t *rs_prepare_update(enum api_subresource sub, json_t *new_obj, cons
 static json_t *deployment_prepare_update(enum api_subresource sub, json_t *new_obj,
                                          const json_t *old)
 {
-        json_t *out = keep_other_half(sub, new_obj, old);
+        json_t *out = strategy_keep_other_half(sub, new_obj, old);
 
         if (sub != API_SUB_STATUS)
                 deployment_set_defaults(out);

@@ -26,14 +26,8 @@ static void job_validate_create(const json_t *job, struct field_error_list *errs
 /* K8S: PrepareForUpdate keeps the stored status; the status strategy keeps the stored spec. */
 static json_t *job_prepare_update(enum api_subresource sub, json_t *new_obj, const json_t *old)
 {
-        json_t *out = json_deep_copy(new_obj);
-        const char *keep = sub == API_SUB_STATUS ? "spec" : "status";
-        json_t *v = json_object_get(old, keep);
+        json_t *out = strategy_keep_other_half(sub, new_obj, old);
 
-        if (v)
-                json_object_set(out, keep, v);
-        else
-                json_object_del(out, keep);
         if (sub != API_SUB_STATUS)
                 job_set_defaults(out);
         return out;
@@ -48,21 +42,12 @@ static void job_validate_update(enum api_subresource sub, const json_t *new_obj,
                 (void) validate_job_update(new_obj, old, errs);
 }
 
-static bool job_spec_changed(const json_t *new_obj, const json_t *old)
-{
-        const json_t *a = json_object_get(new_obj, "spec"), *b = json_object_get(old, "spec");
-
-        if (!a || !b)
-                return a != b;
-        return !json_equal(a, b);
-}
-
 const struct resource_strategy job_strategy = {
         .prepare_create = job_prepare_create,
         .validate_create = job_validate_create,
         .prepare_update = job_prepare_update,
         .validate_update = job_validate_update,
-        .spec_changed = job_spec_changed,
+        .spec_changed = strategy_spec_changed,
         /* K8S: DefaultGarbageCollectionPolicy: OrphanDependents for batch/v1 */
         .orphan_dependents_by_default = true,
         .orphan_default_warning =

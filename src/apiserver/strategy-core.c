@@ -1,12 +1,14 @@
 /* strategy-core.c: create and update rules of the kinds without much of their own:
- * namespaces (finalizer and phase on create), nodes and events (object metadata rules only).
- * Status subresources keep the stored spec, as upstream's status strategies do. */
+ * namespaces (finalizer and phase on create), nodes and events (object metadata rules only),
+ * and the two rules every spec-and-status kind shares (resources.h): status subresources keep
+ * the stored spec and the main resource the stored status, as upstream's strategies do, and a
+ * spec change is what moves the generation. */
 #include "api/validation.h"
 #include "apiserver/resources.h"
 #include "base/json.h"
 #include "base/macro.h"
 
-static json_t *keep_status_or_spec(enum api_subresource sub, json_t *new_obj, const json_t *old)
+json_t *strategy_keep_other_half(enum api_subresource sub, json_t *new_obj, const json_t *old)
 {
         json_t *out = json_deep_copy(new_obj);
         const char *keep = sub == API_SUB_STATUS ? "spec" : "status";
@@ -17,6 +19,15 @@ static json_t *keep_status_or_spec(enum api_subresource sub, json_t *new_obj, co
         else
                 json_object_del(out, keep);
         return out;
+}
+
+bool strategy_spec_changed(const json_t *new_obj, const json_t *old)
+{
+        const json_t *a = json_object_get(new_obj, "spec"), *b = json_object_get(old, "spec");
+
+        if (!a || !b)
+                return a != b;
+        return !json_equal(a, b);
 }
 
 static json_t *replace_whole(enum api_subresource sub, json_t *new_obj, const json_t *old)
@@ -84,7 +95,7 @@ static void node_validate_create(const json_t *node, struct field_error_list *er
 
 const struct resource_strategy node_strategy = {
         .validate_create = node_validate_create,
-        .prepare_update = keep_status_or_spec,
+        .prepare_update = strategy_keep_other_half,
         .validate_update = validate_meta_update,
 };
 

@@ -20,20 +20,6 @@ static void pdb_validate_create(const json_t *pdb, struct field_error_list *errs
         (void) validate_pdb(pdb, true, errs);
 }
 
-/* K8S: PrepareForUpdate keeps the stored status; the status strategy keeps the stored spec. */
-static json_t *pdb_prepare_update(enum api_subresource sub, json_t *new_obj, const json_t *old)
-{
-        json_t *out = json_deep_copy(new_obj);
-        const char *keep = sub == API_SUB_STATUS ? "spec" : "status";
-        json_t *v = json_object_get(old, keep);
-
-        if (v)
-                json_object_set(out, keep, v);
-        else
-                json_object_del(out, keep);
-        return out;
-}
-
 static void pdb_validate_update(enum api_subresource sub, const json_t *new_obj, const json_t *old,
                                 struct field_error_list *errs)
 {
@@ -43,19 +29,11 @@ static void pdb_validate_update(enum api_subresource sub, const json_t *new_obj,
                 (void) validate_pdb_update(new_obj, old, errs);
 }
 
-static bool pdb_spec_changed(const json_t *new_obj, const json_t *old)
-{
-        const json_t *a = json_object_get(new_obj, "spec"), *b = json_object_get(old, "spec");
-
-        if (!a || !b)
-                return a != b;
-        return !json_equal(a, b);
-}
-
 const struct resource_strategy pod_disruption_budget_strategy = {
         .prepare_create = pdb_prepare_create,
         .validate_create = pdb_validate_create,
-        .prepare_update = pdb_prepare_update,
+        /* K8S: PrepareForUpdate keeps the stored status; the status strategy the stored spec */
+        .prepare_update = strategy_keep_other_half,
         .validate_update = pdb_validate_update,
-        .spec_changed = pdb_spec_changed,
+        .spec_changed = strategy_spec_changed,
 };

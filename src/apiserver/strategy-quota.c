@@ -17,21 +17,6 @@ static void resource_quota_validate_create(const json_t *rq, struct field_error_
         (void) validate_resource_quota(rq, errs);
 }
 
-static json_t *resource_quota_prepare_update(enum api_subresource sub, json_t *new_rq,
-                                             const json_t *old)
-{
-        /* K8S: PrepareForUpdate keeps the old status; the status strategy the old spec */
-        const char *keep = sub == API_SUB_STATUS ? "spec" : "status";
-        json_t *out = json_deep_copy(new_rq);
-        json_t *v = json_object_get(old, keep);
-
-        if (v)
-                json_object_set(out, keep, v);
-        else
-                json_object_del(out, keep);
-        return out;
-}
-
 static void resource_quota_validate_update(enum api_subresource sub, const json_t *new_rq,
                                            const json_t *old, struct field_error_list *errs)
 {
@@ -44,6 +29,7 @@ static void resource_quota_validate_update(enum api_subresource sub, const json_
 const struct resource_strategy resource_quota_strategy = {
         .prepare_create = resource_quota_prepare_create,
         .validate_create = resource_quota_validate_create,
-        .prepare_update = resource_quota_prepare_update,
+        /* K8S: PrepareForUpdate keeps the old status; the status strategy the old spec */
+        .prepare_update = strategy_keep_other_half,
         .validate_update = resource_quota_validate_update,
 };
