@@ -202,9 +202,12 @@ static void run_backend(const struct config *cfg, const char *backend, struct st
 int main(int argc, char **argv)
 {
         static const struct option options[] = {
-                { "sqlite", required_argument, NULL, 's' }, { "etcd", required_argument, NULL, 'e' },
-                { "n", required_argument, NULL, 'n' },      { "threads", required_argument, NULL, 't' },
-                { "lists", required_argument, NULL, 'l' },  { NULL, 0, NULL, 0 },
+                { "sqlite", required_argument, NULL, 's' },
+                { "etcd", required_argument, NULL, 'e' },
+                { "n", required_argument, NULL, 'n' },
+                { "threads", required_argument, NULL, 't' },
+                { "lists", required_argument, NULL, 'l' },
+                { NULL, 0, NULL, 0 },
         };
         struct config cfg = { .n = 2000, .threads = 8, .lists = 20 };
         struct store *s = NULL;

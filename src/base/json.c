@@ -1,4 +1,5 @@
 /* json.c: small jansson helpers (path lookup, ensure, compact dump). */
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/alloc.h"
@@ -95,4 +96,18 @@ const char *json_go_kind(const json_t *v)
         default:
                 return "null";
         }
+}
+
+void json_array_sort(json_t *array, int (*cmp)(const void *, const void *))
+{
+        size_t n = json_array_size(array), i;
+        json_t **v = xcalloc(n + 1, sizeof(*v));
+
+        for (i = 0; i < n; i++)
+                v[i] = json_incref(json_array_get(array, i));
+        qsort(v, n, sizeof(*v), cmp);
+        json_array_clear(array);
+        for (i = 0; i < n; i++)
+                json_array_append_new(array, v[i]);
+        free(v);
 }

@@ -22,6 +22,8 @@ const char *json_path_string_or_empty(const json_t *root, const char *dotted);
 bool json_array_has_string(const json_t *array, const char *s);
 /* Gets or creates the object at key (replacing a non-object value). Borrowed reference. */
 json_t *json_object_ensure(json_t *obj, const char *key);
+/* Sorts array in place with qsort's cmp, which is given two json_t *const * (the elements). */
+void json_array_sort(json_t *array, int (*cmp)(const void *, const void *));
 /* Serialises compactly with sorted keys off (insertion order kept); caller frees. */
 char *json_dump_compact(const json_t *v);
 /* K8S: the word Go's encoding/json uses for a value's type in "cannot unmarshal X into ...":

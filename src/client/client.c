@@ -725,3 +725,19 @@ int api_client_get_stream(struct api_client *c, const char *path_and_query,
         transfer_release(&t);
         return r;
 }
+
+int api_client_get_json(struct api_client *c, const char *path_and_query, json_t **ret,
+                        struct error **reterr)
+{
+        long status = 0;
+        int r = api_client_request(c, "GET", path_and_query, NULL, NULL, 0, &status, ret, reterr);
+
+        if (r < 0)
+                return r;
+        if (status != 200) {
+                json_decref(*ret);
+                *ret = NULL;
+                return error_set(reterr, EIO, "GET %s: HTTP %ld", path_and_query, status);
+        }
+        return 0;
+}

@@ -94,6 +94,11 @@ int api_client_request(struct api_client *c, const char *method, const char *pat
                        const char *content_type, const char *body, size_t body_len,
                        long *ret_status, json_t **ret_json, struct error **reterr);
 
+/* GET path_and_query: 0 with *ret (the decoded body, a new reference) when the answer is 200;
+ * any other status is -EIO "GET <path>: HTTP <status>". */
+int api_client_get_json(struct api_client *c, const char *path_and_query, json_t **ret,
+                        struct error **reterr);
+
 /* Called once per watch event in the order the server sent them. type is "ADDED", "MODIFIED",
  * "DELETED", "BOOKMARK" or "ERROR" (an ERROR's object is a Status); both type and object are
  * borrowed for the call (json_incref() the object to keep it). Return 0 to go on, > 0 to stop

@@ -210,20 +210,6 @@ static int cmp_created(const void *pa, const void *pb)
         return c ? c : strcmp(name_of(a), name_of(b));
 }
 
-static void sort_array(json_t *arr, int (*cmp)(const void *, const void *))
-{
-        size_t n = json_array_size(arr), i;
-        json_t **v = xcalloc(n + 1, sizeof(*v));
-
-        for (i = 0; i < n; i++)
-                v[i] = json_incref(json_array_get(arr, i));
-        qsort(v, n, sizeof(*v), cmp);
-        json_array_clear(arr);
-        for (i = 0; i < n; i++)
-                json_array_append_new(arr, v[i]);
-        free(v);
-}
-
 /* K8S: ClaimReplicaSets: the ReplicaSets d controls after adoption and release, oldest first
  * (copies the sync may change). */
 static json_t *claim_replica_sets(struct dsync *s, const json_t *all)
@@ -271,7 +257,7 @@ static json_t *claim_replica_sets(struct dsync *s, const json_t *all)
                                 json_array_append_new(owned, json_deep_copy(answer));
                 }
         }
-        sort_array(owned, cmp_created);
+        json_array_sort(owned, cmp_created);
         return owned;
 }
 
@@ -745,7 +731,7 @@ static void cleanup_old(struct dsync *s)
         diff = (long) json_array_size(old) - (long) json_integer_value(lim);
         if (diff <= 0)
                 return;
-        sort_array(old, cmp_revision);
+        json_array_sort(old, cmp_revision);
         json_array_foreach(old, i, rs) {
                 cleanup_free char *path = NULL;
                 if (diff <= 0)

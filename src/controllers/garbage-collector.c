@@ -229,21 +229,6 @@ struct garbage_collector {
         size_t n_resources;
 };
 
-static int get_json(struct api_client *c, const char *path, json_t **ret, struct error **reterr)
-{
-        long status = 0;
-        int r = api_client_request(c, "GET", path, NULL, NULL, 0, &status, ret, reterr);
-
-        if (r < 0)
-                return r;
-        if (status != 200) {
-                json_decref(*ret);
-                *ret = NULL;
-                return error_set(reterr, EIO, "GET %s: HTTP %ld", path, status);
-        }
-        return 0;
-}
-
 /* K8S: GetDeletableResources (verbs delete, list and watch), less the ignored events. */
 static void add_resources(struct garbage_collector *x, const json_t *list, const char *prefix,
                           const char *group)
@@ -278,11 +263,11 @@ static int discover(struct garbage_collector *x, struct api_client *c, struct er
         json_t *g;
         int r;
 
-        r = get_json(c, "/api/v1", &core, reterr);
+        r = api_client_get_json(c, "/api/v1", &core, reterr);
         if (r < 0)
                 return r;
         add_resources(x, core, "/api/v1", "");
-        r = get_json(c, "/apis", &groups, reterr);
+        r = api_client_get_json(c, "/apis", &groups, reterr);
         if (r < 0)
                 return r;
         json_array_foreach(json_object_get(groups, "groups"), i, g) {
@@ -292,7 +277,7 @@ static int discover(struct garbage_collector *x, struct api_client *c, struct er
 
                 if (!*gv)
                         continue;
-                r = get_json(c, prefix, &list, reterr);
+                r = api_client_get_json(c, prefix, &list, reterr);
                 if (r < 0)
                         return r;
                 add_resources(x, list, prefix, json_path_string_or_empty(g, "name"));

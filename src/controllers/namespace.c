@@ -53,22 +53,6 @@ void namespace_deletable_collections(const json_t *resource_list, const char *pr
         }
 }
 
-/* GET path → its JSON body when 200. */
-static int get_json(struct api_client *c, const char *path, json_t **ret, struct error **reterr)
-{
-        long status = 0;
-        int r = api_client_request(c, "GET", path, NULL, NULL, 0, &status, ret, reterr);
-
-        if (r < 0)
-                return r;
-        if (status != 200) {
-                json_decref(*ret);
-                *ret = NULL;
-                return error_set(reterr, EIO, "GET %s: HTTP %ld", path, status);
-        }
-        return 0;
-}
-
 /* K8S: ServerPreferredNamespacedResources: the core group and each group's preferred version. */
 static int discover_collections(struct api_client *c, const char *ns, json_t **ret,
                                 struct error **reterr)
@@ -78,11 +62,11 @@ static int discover_collections(struct api_client *c, const char *ns, json_t **r
         json_t *g;
         int r;
 
-        r = get_json(c, "/api/v1", &core, reterr);
+        r = api_client_get_json(c, "/api/v1", &core, reterr);
         if (r < 0)
                 return r;
         namespace_deletable_collections(core, "/api/v1", ns, out);
-        r = get_json(c, "/apis", &groups, reterr);
+        r = api_client_get_json(c, "/apis", &groups, reterr);
         if (r < 0)
                 return r;
         json_array_foreach(json_object_get(groups, "groups"), i, g) {
@@ -92,7 +76,7 @@ static int discover_collections(struct api_client *c, const char *ns, json_t **r
 
                 if (!*gv)
                         continue;
-                r = get_json(c, prefix, &list, reterr);
+                r = api_client_get_json(c, prefix, &list, reterr);
                 if (r < 0)
                         return r;
                 namespace_deletable_collections(list, prefix, ns, out);
@@ -119,7 +103,7 @@ static int empty_collection(struct api_client *c, const json_t *coll, struct err
                 if (status != 200)
                         return error_set(reterr, EIO, "DELETE %s: HTTP %ld", path, status);
         }
-        r = get_json(c, path, &list, reterr);
+        r = api_client_get_json(c, path, &list, reterr);
         if (r < 0)
                 return r;
         if (!json_is_true(json_object_get(coll, "collection"))) {

@@ -192,16 +192,7 @@ static int cmp_for_deletion(const void *pa, const void *pb)
 
 void replicaset_rank_for_deletion(json_t *pods)
 {
-        size_t n = json_array_size(pods), i;
-        json_t **v = xcalloc(n + 1, sizeof(*v));
-
-        for (i = 0; i < n; i++)
-                v[i] = json_incref(json_array_get(pods, i));
-        qsort(v, n, sizeof(*v), cmp_for_deletion);
-        json_array_clear(pods);
-        for (i = 0; i < n; i++)
-                json_array_append_new(pods, v[i]);
-        free(v);
+        json_array_sort(pods, cmp_for_deletion);
 }
 
 /* ---- the pass ---- */
