@@ -38,6 +38,11 @@ struct pod_memory {
         char *cgroup; /* kubepods/.../pod<uid> */
         time_t start_time;
         bool prepared; /* folder, cgroups, volumes checked by this process */
+        /* K8S: the pod ended (Succeeded or Failed): its sandbox, network, volumes and cgroups
+         * are released (pod.json says so), its records and logs stay until it is deleted */
+        bool released;
+        bool release_done; /* this process finished the release (it is repeated once after a
+                            * restart: every part of it is idempotent) */
         bool mount_error_reported;
         time_t kill_deadline; /* 0: not terminating */
         time_t next_usage_check;

@@ -352,10 +352,35 @@ static int pod_record_load(struct pod_host *h, struct pod_memory *p, const json_
                 const char *cg = json_string_value(json_object_get(rec, "cgroup"));
                 p->cgroup = xstrdup(cg ?: "");
                 p->start_time = (time_t) json_integer_value(json_object_get(rec, "startTime"));
+                p->released = json_is_true(json_object_get(rec, "released"));
         }
         (void) close(dfd);
         if (r < 0)
                 return error_set(reterr, -r, "pod state %s/pod.json: %s", p->dir, strerror(-r));
+        return 0;
+}
+
+/* Records in pod.json that the pod has ended here and its resources are (being) released, before
+ * the first of them goes: an agent that restarts midway finishes the release instead of setting
+ * the pod up again. */
+static int pod_record_mark_released(struct pod_memory *p, struct error **reterr)
+{
+        cleanup_json json_t *rec = NULL;
+        int r, dfd = open(p->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+        if (dfd < 0)
+                return error_set(reterr, errno, "open %s: %m", p->dir);
+        r = fs_read_json_at(dfd, "pod.json", &rec);
+        if (r >= 0 && !json_is_object(rec))
+                r = -EINVAL;
+        if (r >= 0) {
+                json_object_set_new(rec, "released", json_true());
+                r = fs_write_json_atomic(dfd, "pod.json", rec);
+        }
+        (void) close(dfd);
+        if (r < 0)
+                return error_set(reterr, -r, "pod state %s/pod.json: %s", p->dir, strerror(-r));
+        p->released = true;
         return 0;
 }
 
@@ -1366,47 +1391,20 @@ void signal_run(struct step *s, struct container_memory *cm, int sig)
 
 /* ------------------------------------------------------------------ teardown */
 
-/* Removes everything of the pod on this host: containers (killed if alive), sandbox, volumes,
- * cgroups, folder. */
-static int pod_teardown(struct pod_host *h, const char *uid, const char *cgroup,
-                        struct error **reterr)
+/* Releases what the pod holds on this host besides its records: the sandbox, the network, the
+ * claims' mounts, the volumes and the cgroups. Its folder keeps pod.json, the containers' run
+ * folders (their logs and exit records) and exits/. Idempotent: a step that finds its part
+ * already gone succeeds. No container of the pod may run (they are killed first). */
+static int pod_release_resources(struct pod_host *h, const char *uid, const char *cgroup,
+                                 struct error **reterr)
 {
         cleanup_free char *dir = xasprintf("%s/%s", h->pods_dir, uid);
-        cleanup_free char *containers = xasprintf("%s/containers", dir);
         cleanup_free char *volumes = xasprintf("%s/volumes", dir);
         cleanup_free char *sandbox = runtime_sandbox_dir(h->data_dir, uid);
-        uint32_t userns_base = 0;
         DIR *d;
         struct dirent *e;
         int r;
 
-        if ((d = opendir(containers))) {
-                while ((e = readdir(d))) {
-                        cleanup_free char *cdir = NULL;
-                        DIR *runs;
-                        struct dirent *re;
-
-                        if (e->d_name[0] == '.')
-                                continue;
-                        cdir = xasprintf("%s/%s", containers, e->d_name);
-                        if (!(runs = opendir(cdir)))
-                                continue;
-                        while ((re = readdir(runs))) {
-                                cleanup_free char *rdir = NULL;
-                                if (re->d_name[0] == '.')
-                                        continue;
-                                rdir = xasprintf("%s/%s", cdir, re->d_name);
-                                r = runtime_container_remove(rdir, reterr);
-                                if (r < 0) {
-                                        closedir(runs);
-                                        closedir(d);
-                                        return r;
-                                }
-                        }
-                        closedir(runs);
-                }
-                closedir(d);
-        }
         r = runtime_sandbox_stop(sandbox, reterr);
         if (r < 0)
                 return r;
@@ -1442,6 +1440,51 @@ static int pod_teardown(struct pod_host *h, const char *uid, const char *cgroup,
                 if (r < 0)
                         return r;
         }
+        return 0;
+}
+
+/* Removes everything of the pod on this host: containers (killed if alive), sandbox, volumes,
+ * cgroups, folder. */
+static int pod_teardown(struct pod_host *h, const char *uid, const char *cgroup,
+                        struct error **reterr)
+{
+        cleanup_free char *dir = xasprintf("%s/%s", h->pods_dir, uid);
+        cleanup_free char *containers = xasprintf("%s/containers", dir);
+        uint32_t userns_base = 0;
+        DIR *d;
+        struct dirent *e;
+        int r;
+
+        if ((d = opendir(containers))) {
+                while ((e = readdir(d))) {
+                        cleanup_free char *cdir = NULL;
+                        DIR *runs;
+                        struct dirent *re;
+
+                        if (e->d_name[0] == '.')
+                                continue;
+                        cdir = xasprintf("%s/%s", containers, e->d_name);
+                        if (!(runs = opendir(cdir)))
+                                continue;
+                        while ((re = readdir(runs))) {
+                                cleanup_free char *rdir = NULL;
+                                if (re->d_name[0] == '.')
+                                        continue;
+                                rdir = xasprintf("%s/%s", cdir, re->d_name);
+                                r = runtime_container_remove(rdir, reterr);
+                                if (r < 0) {
+                                        closedir(runs);
+                                        closedir(d);
+                                        return r;
+                                }
+                        }
+                        closedir(runs);
+                }
+                closedir(d);
+        }
+        r = pod_release_resources(h, uid, cgroup, reterr);
+        if (r < 0)
+                return r;
         (void) pod_userns_recorded(dir, &userns_base);
         r = fs_remove_tree(dir);
         if (r < 0)
@@ -1592,7 +1635,9 @@ static void step_containers(struct step *s, struct plan *pl, bool terminating)
                 if (o->phase == CONTAINER_TERMINATED && !terminating &&
                     (should_restart(policy, &o->current) || cm->resize_restart))
                         after_exit(s, c, cm, o);
-                if (o->phase != CONTAINER_TERMINATED)
+                /* a run restarted just now may have ended already: it still restarts */
+                if (o->phase != CONTAINER_TERMINATED || should_restart(policy, &o->current) ||
+                    cm->resize_restart)
                         all_regular_done = false;
         }
         pl->done = pl->init_failed || (pl->n_regular > 0 && all_regular_done);
@@ -1826,7 +1871,7 @@ int pod_worker_sync(struct pod_host *h, const json_t *pod, json_t **ret_status,
                         json_decref(s.json);
                         return -EIO;
                 }
-                r = pod_allocation_load(h, p, pod, &err);
+                r = p->released ? -EALREADY : pod_allocation_load(h, p, pod, &err);
                 /* K8S KEP-127: the range is the pod's before its sandbox exists */
                 if (r >= 0)
                         r = pod_userns_setup(h, p, pod, &err);
@@ -1834,7 +1879,9 @@ int pod_worker_sync(struct pod_host *h, const json_t *pod, json_t **ret_status,
                         allocated = pod_allocated(p, pod);
                         r = pod_cgroups_setup(h, p, allocated, &err);
                 }
-                if (r < 0) {
+                if (r == -EALREADY) {
+                        /* it ended before this process started: nothing to set up again */
+                } else if (r < 0) {
                         add_event(ev, "Warning", "FailedCreatePodSandBox",
                                   xasprintf("Failed to create pod sandbox: %s", err->message));
                 } else if ((r = pod_volumes_setup(h, p, allocated, pod, ev, &err)) < 0) {
@@ -1928,8 +1975,8 @@ int pod_worker_sync(struct pod_host *h, const json_t *pod, json_t **ret_status,
         /* claims come from the agent's informer: checking them every pass costs no request */
         if (p->prepared && sandbox_ready && !deleting && !p->evicted)
                 pod_claims_expand(&s);
-        if (sandbox_ready || deleting) {
-                step_containers(&s, &pl, deleting || p->evicted);
+        if (sandbox_ready || deleting || p->released) {
+                step_containers(&s, &pl, deleting || p->evicted || p->released);
                 if (p->prepared && sandbox_ready && !deleting && !p->evicted && !pl.done)
                         actuate(&s, &pl);
         } else {
@@ -1973,7 +2020,29 @@ int pod_worker_sync(struct pod_host *h, const json_t *pod, json_t **ret_status,
                                 return r;
                         }
                         r = POD_SYNC_FINISHED;
+                } else if (stopped && !p->released) {
+                        r = pod_record_mark_released(p, reterr);
+                        if (r < 0) {
+                                step_release(&s, &pl);
+                                return r;
+                        }
                 }
+        }
+        if (p->released && !deleting && !p->release_done) {
+                /* K8S: the kubelet's SyncTerminatedPod: once every container of a pod that
+                 * ended has stopped, its sandbox goes, its volumes are unmounted and its
+                 * cgroups removed; its status and its containers' logs stay */
+                r = pod_release_resources(h, p->uid, p->cgroup, reterr);
+                if (r < 0) {
+                        step_release(&s, &pl);
+                        return r;
+                }
+                p->release_done = true;
+                p->prepared = false;
+                sandbox_ready = false;
+                free(p->pod_ip);
+                p->pod_ip = NULL;
+                token_manager_forget_pod(h->tokens, p->uid);
         }
 
         obs = (struct pod_observation){
