@@ -101,6 +101,19 @@ static int on_pod_event(void *ud, const char *type, json_t *pod)
         return 0;
 }
 
+/* pod_host_options.probe_wake: a pod's probes changed their verdict or have events: step it
+ * soon rather than at the next full pass. */
+static void probe_wake(void *ud, const char *uid)
+{
+        struct node_agent *a = ud;
+
+        pthread_mutex_lock(&a->lock);
+        json_object_set_new(a->dirty_uids, uid, json_true());
+        a->dirty = true;
+        pthread_cond_signal(&a->wake);
+        pthread_mutex_unlock(&a->lock);
+}
+
 static void *watch_main(void *arg)
 {
         struct node_agent *a = arg;
@@ -711,6 +724,8 @@ int node_agent_start(const struct node_agent_options *o, struct node_agent **ret
                         .network = o->network,
                         .service_host = o->service_host,
                         .service_port = o->service_port,
+                        .probe_wake = probe_wake,
+                        .probe_wake_ud = a,
                 };
                 r = pod_host_open(&ho, &a->host, reterr);
                 if (r >= 0 && o->metrics) {

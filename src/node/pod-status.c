@@ -90,15 +90,15 @@ static json_t *container_status(const json_t *spec, const struct container_obser
         json_object_set_new(st, "name", json_string(c->name));
         json_object_set_new(st, "state", state);
         json_object_set_new(st, "lastState", last);
-        /* No readiness or startup probes yet: running means ready and started. */
-        json_object_set_new(st, "ready", json_boolean(running));
+        /* K8S: ready and started as the probes say (no probe: running is both) */
+        json_object_set_new(st, "ready", json_boolean(running && !c->unready));
         json_object_set_new(st, "restartCount", json_integer(c->restart_count));
         json_object_set_new(st, "image",
                             json_string(json_string_value(json_object_get(spec, "image")) ?: ""));
         json_object_set_new(st, "imageID", json_string(c->image_id ?: ""));
         if (c->container_id)
                 json_object_set_new(st, "containerID", json_string(c->container_id));
-        json_object_set_new(st, "started", json_boolean(running));
+        json_object_set_new(st, "started", json_boolean(running && !c->not_started));
         if (c->allocated)
                 json_object_set(st, "allocatedResources", (json_t *) c->allocated);
         if (c->resources)
@@ -281,18 +281,18 @@ json_t *pod_status_build(const json_t *pod, const struct pod_observation *o,
                 const struct container_observation *c = &o->init[k];
                 const json_t *spec = json_array_get(spec_inits, k);
                 bool done = is_sidecar(spec)
-                                    ? c->phase == CONTAINER_RUNNING
+                                    ? c->phase == CONTAINER_RUNNING && !c->not_started
                                     : c->phase == CONTAINER_TERMINATED && c->current.exit_code == 0;
                 if (!done)
                         strbuf_addf(&not_init, "%s%s", not_init.len ? " " : "", c->name);
-                if (is_sidecar(spec) && c->phase != CONTAINER_RUNNING)
+                if (is_sidecar(spec) && (c->phase != CONTAINER_RUNNING || c->unready))
                         strbuf_addf(&not_ready, "%s%s", not_ready.len ? " " : "", c->name);
                 json_array_append_new(inits,
                                       container_status(spec, c, o->memory_volume_sizes, msg_max));
         }
         for (size_t k = 0; k < o->n_containers; k++) {
                 const struct container_observation *c = &o->containers[k];
-                if (c->phase != CONTAINER_RUNNING)
+                if (c->phase != CONTAINER_RUNNING || c->unready)
                         strbuf_addf(&not_ready, "%s%s", not_ready.len ? " " : "", c->name);
                 json_array_append_new(containers,
                                       container_status(json_array_get(spec_containers, k), c,

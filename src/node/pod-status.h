@@ -42,6 +42,9 @@ struct container_observation {
         const char *image_id;
         const json_t *resources; /* actual {limits, requests} read back, or NULL */
         const json_t *allocated; /* allocated requests (ResourceList), or NULL */
+        /* what the probes say of a running container (node/prober.h) */
+        bool not_started; /* its startupProbe has not succeeded yet */
+        bool unready;     /* not started, or its readinessProbe does not say ready */
 };
 
 struct pod_observation {

@@ -24,12 +24,15 @@ struct backoff {
 /* What this agent process remembers of a container between steps. */
 struct container_memory {
         char *name;
-        int latest;             /* the newest run's number, -1 when never started */
-        struct backoff restart; /* crash-loop back-off */
-        struct backoff pull;    /* image-pull back-off */
-        bool backoff_reported;  /* the BackOff event of the current wait went out */
-        bool term_sent;         /* SIGTERM sent during termination */
-        bool resize_restart;    /* killed for a RestartContainer resize: start again now */
+        int latest;                 /* the newest run's number, -1 when never started */
+        struct backoff restart;     /* crash-loop back-off */
+        struct backoff pull;        /* image-pull back-off */
+        bool backoff_reported;      /* the BackOff event of the current wait went out */
+        bool term_sent;             /* SIGTERM sent during termination */
+        bool resize_restart;        /* killed for a RestartContainer resize: start again now */
+        int probe_kill_run;         /* the run being killed for a failed liveness or startup
+                                     * probe; -1: none */
+        time_t probe_kill_deadline; /* SIGKILL after this */
 };
 
 struct pod_memory {
@@ -98,6 +101,7 @@ struct pod_host {
         pod_object_lookup_fn object_lookup;
         void *object_ud;
         struct token_manager *tokens; /* borrowed; NULL: no tokens */
+        struct prober *prober;        /* the containers' probes (node/prober.h) */
         /* the claims mounted here, mount point -> [namespace, claim]: read by the volume stats
          * collector on a scrape thread, hence the lock */
         pthread_mutex_t claims_lock;

@@ -46,6 +46,7 @@
 #include "node/pod-status.h"
 #include "node/pod-worker-internal.h"
 #include "node/pod-worker.h"
+#include "node/prober.h"
 #include "node/runtime/runtime.h"
 #include "node/token-manager.h"
 #include "node/volume/atomic-writer.h"
@@ -64,6 +65,8 @@
 #define NETWORK_RETRY_S 10
 /* K8S: the eviction manager's housekeeping interval (--housekeeping-interval 10s) */
 #define USAGE_CHECK_S 10
+/* threads probing containers (node/prober.h) */
+#define PROBER_THREADS 4
 
 void pod_events_release(struct pod_events *ev)
 {
@@ -134,6 +137,7 @@ static void pod_memory_forget(struct pod_host *h, const char *uid)
 
         /* K8S: the kubelet's DeleteServiceAccountToken once the pod is gone */
         token_manager_forget_pod(h->tokens, uid);
+        prober_forget_pod(h->prober, uid);
 
         if (!p)
                 return;
@@ -172,7 +176,8 @@ struct container_memory *container_memory_get(struct pod_memory *p, const char *
         p->containers = xrealloc(p->containers, (p->n_containers + 1) * sizeof(*p->containers));
         c = &p->containers[p->n_containers++];
         *c = (struct container_memory){ .name = xstrdup(name),
-                                        .latest = latest_run_in(p->dir, name) };
+                                        .latest = latest_run_in(p->dir, name),
+                                        .probe_kill_run = -1 };
         return c;
 }
 
@@ -249,6 +254,11 @@ int pod_host_open(const struct pod_host_options *o, struct pod_host **ret, struc
         h->service_host = o->service_host ? xstrdup(o->service_host) : NULL;
         h->service_port = o->service_port;
         node_host_ip(h->host_ip, sizeof(h->host_ip));
+        /* K8S: the kubelet runs a goroutine per probe; a few threads do here, as a probe
+         * mostly waits on the network */
+        r = prober_new(PROBER_THREADS, o->probe_wake, o->probe_wake_ud, &h->prober, reterr);
+        if (r < 0)
+                goto fail;
         r = fs_mkdir_p(h->pods_dir, 0700);
         if (r < 0) {
                 error_set(reterr, -r, "create %s: %s", h->pods_dir, strerror(-r));
@@ -285,6 +295,7 @@ struct pod_host *pod_host_free(struct pod_host *h)
 {
         if (!h)
                 return NULL;
+        prober_free(h->prober); /* first: its threads wake the agent */
         for (size_t i = 0; i < h->n_pods; i++)
                 pod_memory_free(h->pods[i]);
         free(h->pods);
@@ -1557,6 +1568,44 @@ static bool regular_containers_done(struct step *s, const char *policy)
         return json_array_size(regular) > 0;
 }
 
+/* The probes' verdict on a running container (node/prober.h): whether it counts as started and
+ * ready, and, when its liveness or startup probe has failed for good, its kill (SIGTERM, then
+ * SIGKILL after the probe's or the pod's grace period; the restart policy decides what
+ * follows, as for any exit). */
+static void probe_running(struct step *s, const json_t *c, struct container_memory *cm,
+                          struct container_observation *o, bool terminating)
+{
+        struct probe_verdict v;
+        const json_t *grace;
+
+        if (o->phase != CONTAINER_RUNNING)
+                return;
+        prober_container(s->h->prober, s->p->uid, cm->name, cm->latest, c, pod_ip_of(s),
+                         o->started_at, &v);
+        for (size_t i = 0; i < v.n_unhealthy; i++)
+                add_event(s->ev, "Warning", "Unhealthy", v.unhealthy[i]);
+        o->unready = !v.ready;
+        o->not_started = !v.started;
+        if (v.kill_for == PROBE_TYPE_MAX || terminating)
+                return;
+        if (cm->probe_kill_run != cm->latest) {
+                /* K8S: kuberuntime's computePodActions: "Container %s failed %s probe, will be
+                 * restarted", with the probe's terminationGracePeriodSeconds if it has one */
+                grace = json_path(s->pod, "spec.terminationGracePeriodSeconds");
+                cm->probe_kill_run = cm->latest;
+                cm->probe_kill_deadline =
+                        s->now + (v.kill_grace_s >= 0      ? v.kill_grace_s
+                                  : json_is_integer(grace) ? json_integer_value(grace)
+                                                           : DEFAULT_GRACE_S);
+                add_event(s->ev, "Normal", "Killing",
+                          xasprintf("Container %s failed %s probe, will be restarted", cm->name,
+                                    v.kill_for == PROBE_LIVENESS ? "liveness" : "startup"));
+                signal_run(s, cm, SIGTERM);
+        } else if (s->now >= cm->probe_kill_deadline) {
+                signal_run(s, cm, SIGKILL);
+        }
+}
+
 /* Init containers in order (sidecars stay), then the regular ones; starts what is due unless
  * the pod is terminating or done. */
 static void step_containers(struct step *s, struct plan *pl, bool terminating)
@@ -1572,6 +1621,8 @@ static void step_containers(struct step *s, struct plan *pl, bool terminating)
         pl->n_regular = json_array_size(regular);
         pl->init = xcalloc(pl->n_init + 1, sizeof(*pl->init));
         pl->regular = xcalloc(pl->n_regular + 1, sizeof(*pl->regular));
+        /* the runs not named below (ended) lose their probes */
+        prober_pod_begin(s->h->prober, s->p->uid);
         json_array_foreach(inits, i, c) {
                 if (is_sidecar(c) && !terminating && regular_containers_done(s, policy)) {
                         terminating = true; /* nothing restarts: the sidecars are stopped */
@@ -1601,7 +1652,10 @@ static void step_containers(struct step *s, struct plan *pl, bool terminating)
                 if (is_sidecar(c)) {
                         if (o->phase == CONTAINER_TERMINATED && !terminating)
                                 after_exit(s, c, cm, o);
-                        if (o->phase != CONTAINER_RUNNING)
+                        probe_running(s, c, cm, o, terminating);
+                        /* K8S KEP-753: the next init container waits for the sidecar to have
+                         * started (its startupProbe succeeded) */
+                        if (o->phase != CONTAINER_RUNNING || o->not_started)
                                 blocked = true;
                         continue;
                 }
@@ -1635,12 +1689,14 @@ static void step_containers(struct step *s, struct plan *pl, bool terminating)
                 if (o->phase == CONTAINER_TERMINATED && !terminating &&
                     (should_restart(policy, &o->current) || cm->resize_restart))
                         after_exit(s, c, cm, o);
+                probe_running(s, c, cm, o, terminating);
                 /* a run restarted just now may have ended already: it still restarts */
                 if (o->phase != CONTAINER_TERMINATED || should_restart(policy, &o->current) ||
                     cm->resize_restart)
                         all_regular_done = false;
         }
         pl->done = pl->init_failed || (pl->n_regular > 0 && all_regular_done);
+        prober_pod_end(s->h->prober, s->p->uid);
 }
 
 /* K8S: killContainersWithSyncResult: SIGTERM, then SIGKILL once the grace period is over;
@@ -2043,6 +2099,7 @@ int pod_worker_sync(struct pod_host *h, const json_t *pod, json_t **ret_status,
                 free(p->pod_ip);
                 p->pod_ip = NULL;
                 token_manager_forget_pod(h->tokens, p->uid);
+                prober_forget_pod(h->prober, p->uid);
         }
 
         obs = (struct pod_observation){

@@ -54,6 +54,11 @@ struct pod_host_options {
         struct token_manager *tokens;
         /* the pod network (borrowed, outlives the host); NULL: every pod uses the host's */
         const struct pod_network *network;
+        /* called from a prober thread when a pod's probes changed their verdict or have
+         * events to report: the pod is to be stepped soon (node/prober.h); NULL: at the next
+         * periodic pass */
+        void (*probe_wake)(void *ud, const char *pod_uid);
+        void *probe_wake_ud;
         /* K8S: the `kubernetes` service every container is told of (KUBERNETES_SERVICE_HOST,
          * KUBERNETES_SERVICE_PORT and the link variables); NULL: none */
         const char *service_host;

@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# test-probes.sh: the kubelet's container probes, as root, through kubectl: readiness (httpGet)
+# driving the container's ready flag and the pod's Ready condition, liveness (tcpSocket)
+# killing and restarting a container with upstream's events, startup probes gating the others
+# and restarting a container that never starts, gRPC health checks against a real HTTP/2 server
+# (Node's http2 module, on the host network), and an exec probe answered with the kubelet's
+# "probe errored" event.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../lib/tap.sh"
+. "$here/../lib/server.sh"
+. "$here/../lib/node.sh"
+node_require_root
+
+grpc_pid=
+probes_cleanup() {
+        [ -n "$grpc_pid" ] && kill "$grpc_pid" 2>/dev/null
+        node_cleanup
+}
+SERVER_CLEANUP=probes_cleanup
+node_test_start
+k wait --for=condition=Ready node/test-node --timeout=30s >/dev/null 2>&1
+
+# pod NAME COMMAND PROBES_JSON [SPEC_EXTRA_JSON]: one busybox container with those probes
+pod() {
+        cat <<JSON | k create -f - >/dev/null
+{"apiVersion":"v1","kind":"Pod","metadata":{"name":"$1"},
+ "spec":{"terminationGracePeriodSeconds":1${4:+,$4},
+  "containers":[{"name":"c","image":"busybox","command":["sh","-c","$2"],
+                 "ports":[{"name":"web","containerPort":8080}]$3}]}}
+JSON
+}
+jp() { k get pod "$1" -o jsonpath="$2" 2>/dev/null; }
+events() { k get events --field-selector "involvedObject.name=$1" -o jsonpath='{range .items[*]}{.reason}: {.message}{"\n"}{end}' 2>/dev/null; }
+has_event() { events "$1" | grep -qF -- "$2" && echo yes || echo no; }
+
+# --- readiness: httpGet on a named port; not ready until the page exists
+pod ready 'mkdir -p /www; httpd -p 8080 -h /www; sleep 4; echo ok > /www/ready; sleep 3600' \
+        ',"readinessProbe":{"httpGet":{"path":"/ready","port":"web"},"periodSeconds":1}'
+k wait --for=jsonpath='{.status.phase}'=Running pod/ready --timeout=60s >/dev/null 2>&1
+check_equal "a running container whose readiness probe fails is not ready" "false False" \
+        "$(jp ready '{.status.containerStatuses[0].ready} {.status.conditions[?(@.type=="Ready")].status}')"
+until_equal "the readiness failures are Unhealthy events with the kubelet's words" yes \
+        has_event ready "Unhealthy: Readiness probe failed: HTTP probe failed with statuscode: 404"
+until_equal "once the probe succeeds the container and the pod are Ready" "true True" \
+        jp ready '{.status.containerStatuses[0].ready} {.status.conditions[?(@.type=="Ready")].status}'
+
+# --- liveness: tcpSocket; the server goes away, the container is killed and restarted
+pod alive 'httpd -f -p 9000 & sleep 3; kill $!; sleep 3600' \
+        ',"livenessProbe":{"tcpSocket":{"port":9000},"periodSeconds":1,"failureThreshold":2}'
+k wait --for=jsonpath='{.status.phase}'=Running pod/alive --timeout=60s >/dev/null 2>&1
+ip=$(jp alive '{.status.podIP}')
+until_equal "a failed liveness probe restarts the container" 1 jp alive '{.status.containerStatuses[0].restartCount}'
+check_equal "with the Unhealthy event of the kubelet's words" yes \
+        "$(has_event alive "Unhealthy: Liveness probe failed: dial tcp $ip:9000: connect: connection refused")"
+check_equal "and its Killing event" yes \
+        "$(has_event alive "Killing: Container c failed liveness probe, will be restarted")"
+
+# --- startup: gates readiness until it succeeds; one that never succeeds restarts the container
+pod slow 'sleep 6; httpd -f -p 8080 -h /' \
+        ',"startupProbe":{"tcpSocket":{"port":8080},"periodSeconds":1,"failureThreshold":30},"readinessProbe":{"tcpSocket":{"port":8080},"periodSeconds":1}'
+pod never 'sleep 3600' \
+        ',"startupProbe":{"tcpSocket":{"port":8080},"periodSeconds":1,"failureThreshold":2}'
+k wait --for=jsonpath='{.status.phase}'=Running pod/slow --timeout=60s >/dev/null 2>&1
+check_equal "before its startup probe succeeds a container is neither started nor ready" "false false" \
+        "$(jp slow '{.status.containerStatuses[0].started} {.status.containerStatuses[0].ready}')"
+until_equal "after it succeeds, started and (readiness passing) ready" "true true" \
+        jp slow '{.status.containerStatuses[0].started} {.status.containerStatuses[0].ready}'
+until_equal "a startup probe that keeps failing restarts the container" yes \
+        has_event never "Killing: Container c failed startup probe, will be restarted"
+
+# --- gRPC health checks against a real HTTP/2 server on the node
+if command -v node >/dev/null 2>&1; then
+        grpc_port=$(free_port)
+        node -e '
+const http2 = require("http2");
+http2.createServer().on("stream", (stream) => {
+  const parts = [];
+  stream.on("data", (c) => parts.push(c));
+  stream.on("end", () => {
+    const msg = Buffer.concat(parts).subarray(5);
+    const service = msg.length > 2 && msg[0] === 0x0a ? msg.subarray(2, 2 + msg[1]).toString() : "";
+    stream.respond({ ":status": 200, "content-type": "application/grpc" }, { waitForTrailers: true });
+    stream.on("wantTrailers", () => stream.sendTrailers({ "grpc-status": "0" }));
+    stream.end(Buffer.from([0, 0, 0, 0, 2, 0x08, service === "down" ? 2 : 1]));
+  });
+}).listen(Number(process.argv[1]), "0.0.0.0");' "$grpc_port" &
+        grpc_pid=$!
+        pod grpc-up 'sleep 3600' ",\"readinessProbe\":{\"grpc\":{\"port\":$grpc_port},\"periodSeconds\":1}" '"hostNetwork":true'
+        pod grpc-down 'sleep 3600' ",\"readinessProbe\":{\"grpc\":{\"port\":$grpc_port,\"service\":\"down\"},\"periodSeconds\":1}" '"hostNetwork":true'
+        until_equal "a gRPC health check answering SERVING makes the container ready" true \
+                jp grpc-up '{.status.containerStatuses[0].ready}'
+        until_equal "one answering NOT_SERVING does not, with upstream's words" yes \
+                has_event grpc-down "Unhealthy: Readiness probe failed: service unhealthy (responded with \"NOT_SERVING\")"
+        check_equal "and the container stays unready" false "$(jp grpc-down '{.status.containerStatuses[0].ready}')"
+else
+        ok "gRPC health checks # SKIP node (Node.js) is not installed"
+fi
+
+# --- exec probes: not supported by this node yet, said the kubelet's way for a prober error
+pod execprobe 'sleep 3600' ',"readinessProbe":{"exec":{"command":["true"]},"periodSeconds":1}'
+until_equal "an exec probe is reported as a prober error" yes \
+        has_event execprobe "Unhealthy: Readiness probe errored: exec probes are not supported by this node yet"
+
+check "delete the pods" k delete pod --all --timeout=60s
+server_check_log
+tap_done
