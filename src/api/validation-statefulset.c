@@ -37,11 +37,16 @@ void stateful_set_set_defaults(json_t *sts)
         json_t *tpl;
         size_t i;
 
-        /* K8S: SetDefaults_StatefulSet (apps/v1) */
+        /* K8S: SetDefaults_StatefulSet (apps/v1): rollingUpdate is made only with the type; an
+         * explicit RollingUpdate without one stays without (kubectl rollout status reads the
+         * difference) */
         default_str(spec, "podManagementPolicy", "OrderedReady");
-        default_str(strategy, "type", "RollingUpdate");
-        if (streq(vj_str(strategy, "type"), "RollingUpdate"))
-                default_int(json_object_ensure(strategy, "rollingUpdate"), "partition", 0);
+        if (!vj_str(strategy, "type") || !vj_str(strategy, "type")[0]) {
+                json_object_set_new(strategy, "type", json_string("RollingUpdate"));
+                (void) json_object_ensure(strategy, "rollingUpdate");
+        }
+        if (streq(vj_str(strategy, "type"), "RollingUpdate") && vj_obj(strategy, "rollingUpdate"))
+                default_int(vj_obj(strategy, "rollingUpdate"), "partition", 0);
         default_str(policy, "whenDeleted", "Retain");
         default_str(policy, "whenScaled", "Retain");
         default_int(spec, "replicas", 1);

@@ -3,7 +3,8 @@
 # against `flexlet apiserver` (no node: the pods stay Pending), the API alone: discovery and short
 # names, defaults, upstream's validation messages, the status and scale subresources, the Table
 # columns, and the controller's first steps: OrderedReady makes web-0 alone (it never becomes
-# Ready here), Parallel makes every ordinal at once with its identity and claims, the template is
+# Ready here), rollout restart, history and undo move through ControllerRevisions, Parallel makes
+# every ordinal at once with its identity and claims, the template is
 # recorded in a ControllerRevision, and the retention policy decides the claims' owners.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -92,6 +93,18 @@ check_equal "claim data-web-0 from the template: the selector's labels, 100Mi, n
 check "the status: replicas 1, updateRevision, observedGeneration" \
         wait_for "1 $rev 1" "k get sts web -o jsonpath='{.status.replicas} {.status.updateRevision} {.status.observedGeneration}'"
 
+# --- rollout restart, history, undo (the history is the set's ControllerRevisions)
+revs() { k get controllerrevisions -l app=web -o jsonpath='{range .items[*]}{.metadata.name}={.revision} {end}' | tr ' ' '\n' | sort | xargs; }
+check "rollout restart sts/web" k rollout restart sts/web
+check "a second revision records the restarted template" wait_for 2 "k get controllerrevisions -l app=web -o name | wc -l"
+check_equal "rollout history lists revisions 1 2" "1 2" \
+        "$(k rollout history sts/web | awk '$1 ~ /^[0-9]+$/ {print $1}' | xargs)"
+check_output "rollout undo" "statefulset.apps/web rolled back" k rollout undo sts/web
+check_equal "the template is revision 1's again (no restartedAt)" "none" \
+        "$(k get sts web -o json | jq -r '.spec.template.metadata.annotations["kubectl.kubernetes.io/restartedAt"] // "none"')"
+check "the first revision becomes the newest, 3" wait_for "$rev=3" "k get controllerrevision $rev -o jsonpath='{.metadata.name}={.revision}'"
+check "and the update revision again" wait_for "$rev" "k get sts web -o jsonpath='{.status.updateRevision}'"
+
 # --- Parallel, and the Delete policies
 sts par Parallel 3 Delete Retain | k create -f - >/dev/null
 check "Parallel: the 3 ordinals are made at once" wait_for "pod/par-0 pod/par-1 pod/par-2" "k get pods -l app=par -o name | sort | xargs"
@@ -109,8 +122,9 @@ check_equal "GET scale" "Scale 1 app=par" \
 # --- Tables
 check_equal "get sts -o wide: NAME READY AGE CONTAINERS IMAGES" "NAME READY AGE CONTAINERS IMAGES web 0/3 c busybox" \
         "$(k get sts web -o wide | tr -s ' \n' ' ' | sed -E 's/ [0-9]+s / /; s/ $//')"
-check_equal "get controllerrevisions: NAME CONTROLLER REVISION AGE" "NAME CONTROLLER REVISION AGE $rev statefulset.apps/web 1" \
-        "$(k get controllerrevisions -l app=web | tr -s ' \n' ' ' | sed -E 's/ [0-9]+(s|m[0-9]*s?) ?$//; s/ $//')"
+check_equal "get controllerrevisions: NAME CONTROLLER REVISION AGE (the first revision is 3 since the undo)" \
+        "NAME CONTROLLER REVISION AGE|$rev statefulset.apps/web 3" \
+        "$(k get controllerrevisions "$rev" | awk '{print $1, $2, $3, $4}' | sed -E 's/ [0-9]+[smh][0-9smh]*$//' | paste -sd '|')"
 check_output "describe sts reads the strategy and claim templates" "Update Strategy:    RollingUpdate" \
         sh -c "'$KUBECTL' --cache-dir '$SERVER_DIR/cache' describe sts web"
 
