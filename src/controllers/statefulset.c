@@ -458,7 +458,8 @@ struct walk {
         bool monotonic;
         const json_t *current_tmpl, *update_tmpl;
         const char *current_rev, *update_rev;
-        long partition;
+        long partition;    /* the rolling update's lowest index; -1: OnDelete */
+        long create_below; /* indexes below this are made at the current revision */
 };
 
 static int cmp_ordinal(const void *pa, const void *pb)
@@ -473,7 +474,7 @@ static int cmp_ordinal(const void *pa, const void *pb)
 /* K8S: newVersionedStatefulSetPod: ordinals below the partition keep the current revision. */
 static int create_versioned(struct sync *s, const struct walk *w, int ordinal)
 {
-        if (w->partition >= 0 && ordinal < w->start + w->partition)
+        if (ordinal < w->start + w->create_below)
                 return create_pod(s, ordinal, w->current_tmpl, w->current_rev);
         return create_pod(s, ordinal, w->update_tmpl, w->update_rev);
 }
@@ -690,10 +691,19 @@ static void sync_one(struct statefulset_controller *x, const json_t *sts, const 
         w.current_tmpl = current_tmpl ? current_tmpl : w.update_tmpl;
         w.update_rev = json_path_string_or_empty(update, "metadata.name");
         w.current_rev = json_path_string_or_empty(current, "metadata.name");
-        w.partition = streq(type, "OnDelete")
-                              ? -1
-                              : (long) json_integer_value(json_path(
-                                        sts, "spec.updateStrategy.rollingUpdate.partition"));
+        /* K8S: newVersionedStatefulSetPod: without rollingUpdate, ordinals below
+         * status.currentReplicas are made at the current revision; the update starts at 0 */
+        w.partition = -1;
+        w.create_below = 0;
+        if (!streq(type, "OnDelete") && json_path(sts, "spec.updateStrategy.rollingUpdate")) {
+                w.partition = (long) json_integer_value(
+                        json_path(sts, "spec.updateStrategy.rollingUpdate.partition"));
+                w.create_below = w.partition;
+        } else if (!streq(type, "OnDelete")) {
+                w.partition = 0;
+                w.create_below =
+                        (long) json_integer_value(json_path(sts, "status.currentReplicas"));
+        }
         json_array_foreach(pods, i, pod) {
                 int ordinal = statefulset_pod_ordinal(sts, pod);
 

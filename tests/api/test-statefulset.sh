@@ -4,8 +4,9 @@
 # names, defaults, upstream's validation messages, the status and scale subresources, the Table
 # columns, and the controller's first steps: OrderedReady makes web-0 alone (it never becomes
 # Ready here), rollout restart, history and undo move through ControllerRevisions, Parallel makes
-# every ordinal at once with its identity and claims, the template is
-# recorded in a ControllerRevision, and the retention policy decides the claims' owners.
+# every ordinal at once with its identity and claims, the template is recorded in a
+# ControllerRevision, the retention policy decides the claims' owners, an orphan member is
+# adopted.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib/tap.sh"
@@ -119,9 +120,18 @@ check "the scaled-down pods go (no node: at once) and their claims with them (ow
 check_equal "GET scale" "Scale 1 app=par" \
         "$(api GET /apis/apps/v1/namespaces/default/statefulsets/par/scale | jq -r '"\(.kind) \(.spec.replicas) \(.status.selector)"')"
 
+# --- adoption: an orphan whose name makes it a member and whose labels match
+k create -f - >/dev/null <<'JSON'
+{"apiVersion":"v1","kind":"Pod","metadata":{"name":"solo-0","labels":{"app":"solo"}},
+ "spec":{"containers":[{"name":"c","image":"busybox"}]}}
+JSON
+sts solo OrderedReady 1 Retain Retain | k create -f - >/dev/null
+check "the set adopts the orphan solo-0 (a controller reference)" \
+        wait_for "StatefulSet solo true" "k get pod solo-0 -o jsonpath='{.metadata.ownerReferences[0].kind} {.metadata.ownerReferences[0].name} {.metadata.ownerReferences[0].controller}'"
+
 # --- Tables
 check_equal "get sts -o wide: NAME READY AGE CONTAINERS IMAGES" "NAME READY AGE CONTAINERS IMAGES web 0/3 c busybox" \
-        "$(k get sts web -o wide | tr -s ' \n' ' ' | sed -E 's/ [0-9]+s / /; s/ $//')"
+        "$(k get sts web -o wide | tr -s ' \n' ' ' | sed -E 's/ [0-9]+[smhd][0-9smhd]* / /; s/ $//')"
 check_equal "get controllerrevisions: NAME CONTROLLER REVISION AGE (the first revision is 3 since the undo)" \
         "NAME CONTROLLER REVISION AGE|$rev statefulset.apps/web 3" \
         "$(k get controllerrevisions "$rev" | awk '{print $1, $2, $3, $4}' | sed -E 's/ [0-9]+[smh][0-9smh]*$//' | paste -sd '|')"
