@@ -43,9 +43,6 @@ JSON
 }
 pods() { k get pods -l app=web -o jsonpath='{range .items[*]}{.metadata.name} {end}' | sed 's/ $//'; }
 uid_of() { k get "$1" "$2" -o jsonpath='{.metadata.uid}'; }
-epoch() { date -d "$1" +%s 2>/dev/null || echo 0; }
-ready_at() { epoch "$(k get pod "$1" -o jsonpath='{.status.conditions[?(@.type=="Ready")].lastTransitionTime}')"; }
-created_at() { epoch "$(k get pod "$1" -o jsonpath='{.metadata.creationTimestamp}')"; }
 revision_of() { k get pod "$1" -o jsonpath='{.metadata.labels.controller-revision-hash}'; }
 
 # --- up in order, on their claims
@@ -54,19 +51,25 @@ sts web 3 Retain | k create -f - >/dev/null
 check_output "rollout status returns" "partitioned roll out complete: 3 new pods have been updated" \
         k rollout status sts/web --timeout=90s
 check_equal "get sts: 3/3 ready" "web 3/3" "$(k get sts web --no-headers | awk '{print $1, $2}')"
-# OrderedReady: each pod is made only once the one below is Ready
-if [ "$(created_at web-1)" -ge "$(ready_at web-0)" ] && [ "$(created_at web-2)" -ge "$(ready_at web-1)" ]; then
+# OrderedReady: each pod is made only once the one below is Ready (one read of the pods)
+made_after_ready() { # made_after_ready LATER EARLIER: LATER was created no sooner than EARLIER was Ready
+        jq -e --arg a "$1" --arg b "$2" '
+                (.items[] | select(.metadata.name == $a) | .metadata.creationTimestamp | fromdate) >=
+                (.items[] | select(.metadata.name == $b) | .status.conditions[] | select(.type == "Ready") | .lastTransitionTime | fromdate)' >/dev/null
+}
+podj=$(k get pods -l app=web -o json)
+if made_after_ready web-1 web-0 <<<"$podj" && made_after_ready web-2 web-1 <<<"$podj"; then
         ok "web-1 was made after web-0 was Ready, web-2 after web-1"
 else
         not_ok "web-1 was made after web-0 was Ready, web-2 after web-1" \
-                "$(k get pods -l app=web -o custom-columns=N:.metadata.name,C:.metadata.creationTimestamp,R:'.status.conditions[?(@.type=="Ready")].lastTransitionTime')"
+                "$(jq -r '.items[] | "\(.metadata.name) \(.metadata.creationTimestamp) \(.status.conditions[] | select(.type == "Ready") | .lastTransitionTime)"' <<<"$podj")"
 fi
 check_equal "the controller's create events came in ordinal order" \
         "create Claim data-web-0 Pod web-0 in StatefulSet web success|create Pod web-0 in StatefulSet web successful|create Claim data-web-1 Pod web-1 in StatefulSet web success|create Pod web-1 in StatefulSet web successful|create Claim data-web-2 Pod web-2 in StatefulSet web success|create Pod web-2 in StatefulSet web successful" \
         "$(k get events --field-selector involvedObject.name=web,reason=SuccessfulCreate --sort-by=.metadata.creationTimestamp -o jsonpath='{range .items[*]}{.message}|{end}' | sed 's/|$//')"
 check_equal "each pod runs on its Bound claim data-web-N and is named by its hostname" \
         "Bound Bound Bound web-0 web-1 web-2" \
-        "$(k get pvc data-web-0 data-web-1 data-web-2 -o jsonpath='{range .items[*]}{.status.phase} {end}')$(for i in 0 1 2; do k logs web-$i | head -1; done | xargs)"
+        "$(k get pvc data-web-0 data-web-1 data-web-2 -o jsonpath='{range .items[*]}{.status.phase} {end}')$(k logs -l app=web --tail=-1 | sort | xargs)"
 
 # --- scale to 1 and back: the same claims, the data kept
 token=token-$RANDOM$RANDOM
@@ -74,7 +77,9 @@ claim2=$(uid_of pvc data-web-2)
 echo "$token" >"$SERVER_DIR/data/pods/$(uid_of pod web-2)/volumes/data/token"
 check "scale to 1" k scale sts web --replicas=1
 until_equal "web-2 then web-1 go, web-0 stays" "web-0" pods
-check_equal "the claims stay (Retain)" "3" "$(k get pvc -l app=web -o name | wc -l)"
+check_equal "the highest ordinal went first; the claims stay (Retain)" \
+        "delete Pod web-2 in StatefulSet web successful|delete Pod web-1 in StatefulSet web successful 3" \
+        "$(k get events --field-selector involvedObject.name=web,reason=SuccessfulDelete --sort-by=.metadata.creationTimestamp -o jsonpath='{range .items[*]}{.message}{"\n"}{end}' | awk '!seen[$0]++' | paste -sd '|') $(k get pvc -l app=web -o name | wc -l)"
 check "scale back to 3" k scale sts web --replicas=3
 check_output "rollout status returns after the scale up" "partitioned roll out complete: 3 new pods have been updated" \
         k rollout status sts/web --timeout=90s
@@ -103,9 +108,11 @@ check "partition 1 and a template change" k patch sts web --type=merge \
 check_output "rollout status: the partitioned roll out completes" "partitioned roll out complete: 2 new pods have been updated" \
         k rollout status sts/web --timeout=90s
 new=$(k get sts web -o jsonpath='{.status.updateRevision}')
+podj=$(k get pods -l app=web -o json)
 check_equal "web-2 and web-1 are at the new revision, web-0 (below the partition) untouched" \
-        "$new $new $rev1 $uid0" "$(revision_of web-2) $(revision_of web-1) $(revision_of web-0) $(uid_of pod web-0)"
-if [ "$(created_at web-1)" -ge "$(ready_at web-2)" ]; then
+        "$new $new $rev1 $uid0" \
+        "$(jq -r '[.items[] | {(.metadata.name): .}] | add | "\(.["web-2"].metadata.labels["controller-revision-hash"]) \(.["web-1"].metadata.labels["controller-revision-hash"]) \(.["web-0"].metadata.labels["controller-revision-hash"]) \(.["web-0"].metadata.uid)"' <<<"$podj")"
+if made_after_ready web-1 web-2 <<<"$podj"; then
         ok "web-2 was replaced first, web-1 after web-2 was Ready again"
 else
         not_ok "web-2 was replaced first, web-1 after web-2 was Ready again"
