@@ -137,5 +137,6 @@ check_equal "get controllerrevisions: NAME CONTROLLER REVISION AGE (the first re
         "$(k get controllerrevisions "$rev" | awk '{print $1, $2, $3, $4}' | sed -E 's/ [0-9]+[smh][0-9smh]*$//' | paste -sd '|')"
 check_output "describe sts reads the strategy and claim templates" "Update Strategy:    RollingUpdate" \
         sh -c "'$KUBECTL' --cache-dir '$SERVER_DIR/cache' describe sts web"
+server_check_log
 
 tap_done
