@@ -129,6 +129,14 @@ sts solo OrderedReady 1 Retain Retain | k create -f - >/dev/null
 check "the set adopts the orphan solo-0 (a controller reference)" \
         wait_for "StatefulSet solo true" "k get pod solo-0 -o jsonpath='{.metadata.ownerReferences[0].kind} {.metadata.ownerReferences[0].name} {.metadata.ownerReferences[0].controller}'"
 
+# --- protobuf: a StatefulSet and a ControllerRevision read and written back unchanged
+PB=application/vnd.kubernetes.protobuf
+for obj in statefulsets/web "controllerrevisions/$rev"; do
+        api GET "/apis/apps/v1/namespaces/default/$obj" -H "Accept: $PB" >"$SERVER_DIR/obj.pb"
+        check_equal "$obj in protobuf, PUT back: 200 and the same object" "200 same" \
+                "$(api PUT "/apis/apps/v1/namespaces/default/$obj" -H "Content-Type: $PB" -H 'Accept: application/json' --data-binary @"$SERVER_DIR/obj.pb" -o "$SERVER_DIR/put.json" -w '%{http_code}') $(api GET "/apis/apps/v1/namespaces/default/$obj" | jq -S 'del(.metadata.managedFields)' >"$SERVER_DIR/a.json"; jq -S 'del(.metadata.managedFields)' "$SERVER_DIR/put.json" | diff -q - "$SERVER_DIR/a.json" >/dev/null && echo same)"
+done
+
 # --- Tables
 check_equal "get sts -o wide: NAME READY AGE CONTAINERS IMAGES" "NAME READY AGE CONTAINERS IMAGES web 0/3 c busybox" \
         "$(k get sts web -o wide | tr -s ' \n' ' ' | sed -E 's/ [0-9]+[smhd][0-9smhd]* / /; s/ $//')"
