@@ -89,6 +89,8 @@ const struct schema *schema_for_kind(const char *kind)
                 { "Lease", &schema_lease },
                 { "ReplicaSet", &schema_replica_set },
                 { "Deployment", &schema_deployment },
+                { "StatefulSet", &schema_stateful_set },
+                { "ControllerRevision", &schema_controller_revision },
                 { "Scale", &schema_scale },
                 { "Role", &schema_role },
                 { "ClusterRole", &schema_cluster_role },

@@ -70,7 +70,7 @@ static int cmp_str(const void *a, const void *b)
 
 /* Go's %#v of a map[string]string, which field.Invalid prints for template labels:
  * map[string]string{"a":"b"} with the keys sorted (fmt sorts map keys). */
-static char *render_string_map(const json_t *m)
+char *v_render_string_map(const json_t *m)
 {
         struct strbuf sb;
         const char **keys;
@@ -99,9 +99,9 @@ static char *render_string_map(const json_t *m)
 }
 
 /* Go's %#v of a *metav1.LabelSelector (field.Invalid of spec.selector). */
-static char *render_selector(const json_t *sel)
+char *v_render_selector(const json_t *sel)
 {
-        cleanup_free char *labels = render_string_map(vj_obj(sel, "matchLabels"));
+        cleanup_free char *labels = v_render_string_map(vj_obj(sel, "matchLabels"));
         cleanup_free char *exprs = json_array_size(vj_arr(sel, "matchExpressions"))
                                            ? vj_render(vj_arr(sel, "matchExpressions"))
                                            : xstrdup("[]v1.LabelSelectorRequirement(nil)");
@@ -137,7 +137,7 @@ static void validate_template_for_rs(const json_t *tmpl, const json_t *selector,
         }
         if (!label_selector_object_is_empty(selector) &&
             label_selector_object_matches(selector, labels) != 1) {
-                cleanup_free char *rendered = render_string_map(labels);
+                cleanup_free char *rendered = v_render_string_map(labels);
                 verr_raw(errs, FIELD_ERROR_INVALID, "spec.template.metadata.labels", rendered,
                          "`selector` does not match template `labels`");
         }
@@ -161,13 +161,13 @@ static void validate_selector_and_template(const json_t *spec, struct field_erro
         }
         v_validate_label_selector(sel, "spec.selector", errs);
         if (label_selector_object_is_empty(sel)) {
-                cleanup_free char *rendered = render_selector(sel);
+                cleanup_free char *rendered = v_render_selector(sel);
                 /* K8S: the ReplicaSet rule shares the Deployment's words */
                 verr_raw(errs, FIELD_ERROR_INVALID, "spec.selector", rendered,
                          "empty selector is invalid for deployment");
         }
         if (label_selector_object_matches(sel, NULL) < 0) {
-                cleanup_free char *rendered = render_selector(sel);
+                cleanup_free char *rendered = v_render_selector(sel);
                 verr_raw(errs, FIELD_ERROR_INVALID, "spec.selector", rendered,
                          "invalid label selector");
                 return;
@@ -197,7 +197,7 @@ static void validate_selector_immutable(const json_t *new_obj, const json_t *old
         const json_t *os = json_path(old_obj, "spec.selector");
 
         if (!vj_equal(ns, os)) {
-                cleanup_free char *rendered = render_selector(ns);
+                cleanup_free char *rendered = v_render_selector(ns);
                 verr_raw(errs, FIELD_ERROR_INVALID, "spec.selector", rendered,
                          "field is immutable");
         }

@@ -120,6 +120,10 @@ void v_validate_quantity_value(const char *name, const struct quantity *q, const
 /* K8S: metav1 ValidateLabelSelector (validation-storage.c): matchLabels as labels, each
  * matchExpressions requirement's operator, key and values. sel may be NULL. */
 void v_validate_label_selector(const json_t *sel, const char *path, struct field_error_list *errs);
+/* Go's %#v of a map[string]string (keys sorted) and of a *metav1.LabelSelector, as field.Invalid
+ * prints them for template labels and selectors (validation-apps.c). Caller frees. */
+char *v_render_string_map(const json_t *m);
+char *v_render_selector(const json_t *sel);
 /* K8S: apps ValidatePositiveIntOrPercent then IsNotMoreThan100Percent (validation-policy.c); v
  * is a JSON integer or string. */
 void v_validate_int_or_percent(const json_t *v, const char *field, struct field_error_list *errs);

@@ -332,6 +332,25 @@ size_t validate_deployment_update(const json_t *new_d, const json_t *old_d,
                                   struct field_error_list *errs);
 size_t validate_deployment_status_update(const json_t *new_d, const json_t *old_d,
                                          struct field_error_list *errs);
+/* ---- apps/v1 StatefulSet, ControllerRevision (api/validation-statefulset.c) ---- */
+
+/* K8S: SetDefaults_StatefulSet (apps/v1): podManagementPolicy OrderedReady, updateStrategy
+ * RollingUpdate with partition 0, persistentVolumeClaimRetentionPolicy Retain/Retain, replicas 1,
+ * revisionHistoryLimit 10, the template and each claim template. */
+void stateful_set_set_defaults(json_t *sts);
+/* K8S: ValidateStatefulSet (meta: with the metadata, the name a DNS label), its update (only
+ * replicas, ordinals, template, updateStrategy, the retention policy and minReadySeconds may
+ * change) and status update (collisionCount may not decrease). */
+size_t validate_stateful_set(const json_t *sts, bool meta, struct field_error_list *errs);
+size_t validate_stateful_set_update(const json_t *new_sts, const json_t *old_sts,
+                                    struct field_error_list *errs);
+size_t validate_stateful_set_status_update(const json_t *new_sts, const json_t *old_sts,
+                                           struct field_error_list *errs);
+/* K8S: ValidateControllerRevision (data required, revision >= 0) and its update (data
+ * immutable). */
+size_t validate_controller_revision(const json_t *cr, bool meta, struct field_error_list *errs);
+size_t validate_controller_revision_update(const json_t *new_cr, const json_t *old_cr,
+                                           struct field_error_list *errs);
 /* ---- RBAC (api/validation-rbac.c) ---- */
 
 /* K8S: SetDefaults_RoleBinding/ClusterRoleBinding (roleRef.apiGroup) and SetDefaults_Subject

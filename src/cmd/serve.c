@@ -40,6 +40,7 @@
 #include "controllers/disruption.h"
 #include "controllers/deployment.h"
 #include "controllers/replicaset.h"
+#include "controllers/statefulset.h"
 #include "controllers/garbage-collector.h"
 #include "controllers/job.h"
 #include "controllers/node-lifecycle.h"
@@ -636,6 +637,7 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
         struct disruption_controller *disruption = NULL;
         struct replicaset_controller *replicasets = NULL;
         struct deployment_controller *deployments = NULL;
+        struct statefulset_controller *statefulsets = NULL;
         struct garbage_collector *gc = NULL;
         struct job_controller *jobs = NULL;
         struct node_lifecycle_controller *lifecycle = NULL;
@@ -903,6 +905,8 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
                 if (r >= 0)
                         r = deployment_controller_start(&co, &deployments, &err);
                 if (r >= 0)
+                        r = statefulset_controller_start(&co, &statefulsets, &err);
+                if (r >= 0)
                         r = garbage_collector_start(&co, &gc, &err);
                 if (r >= 0)
                         r = job_controller_start(&co, &jobs, &err);
@@ -978,6 +982,7 @@ stop:
         disruption_controller_stop(disruption);
         replicaset_controller_stop(replicasets);
         deployment_controller_stop(deployments);
+        statefulset_controller_stop(statefulsets);
         garbage_collector_stop(gc);
         job_controller_stop(jobs);
         node_lifecycle_controller_stop(lifecycle);
