@@ -25,18 +25,20 @@ struct ipa_state {
         json_t *existing_anti;       /* pair -> existing pods whose anti-affinity the pod hits */
 };
 
+/* The pod's terms of kind ("podAffinity" or "podAntiAffinity"), required or preferred. */
+static const json_t *terms(const json_t *pod, const char *kind, const char *which)
+{
+        return json_object_get(json_object_get(json_path(pod, "spec.affinity"), kind), which);
+}
+
 static const json_t *required(const json_t *pod, const char *kind)
 {
-        cleanup_free char *path =
-                xasprintf("spec.affinity.%s.requiredDuringSchedulingIgnoredDuringExecution", kind);
-        return json_path(pod, path);
+        return terms(pod, kind, "requiredDuringSchedulingIgnoredDuringExecution");
 }
 
 static const json_t *preferred(const json_t *pod, const char *kind)
 {
-        cleanup_free char *path =
-                xasprintf("spec.affinity.%s.preferredDuringSchedulingIgnoredDuringExecution", kind);
-        return json_path(pod, path);
+        return terms(pod, kind, "preferredDuringSchedulingIgnoredDuringExecution");
 }
 
 /* K8S AffinityTerm.Matches: target is in the term's namespaces (the owner's own namespace when

@@ -110,8 +110,55 @@ static char *fit_error(size_t n_nodes, const char *prefilter, const json_t *reas
         return strbuf_detach(&sb);
 }
 
+struct scheduler_cache {
+        json_t *requests; /* "<address of the pod>" -> [cpu, memory, non-zero cpu, memory] */
+};
+
+struct scheduler_cache *scheduler_cache_new(void)
+{
+        struct scheduler_cache *c = xcalloc(1, sizeof(*c));
+
+        c->requests = json_object();
+        return c;
+}
+
+struct scheduler_cache *scheduler_cache_free(struct scheduler_cache *c)
+{
+        if (c) {
+                json_decref(c->requests);
+                free(c);
+        }
+        return NULL;
+}
+
+/* A placed pod's requests and non-zero requests: ret[4], 0 where they do not parse. */
+static void placed_requests(struct scheduler_cache *cache, const json_t *p, int64_t ret[4])
+{
+        char key[32];
+        json_t *hit;
+
+        snprintf(key, sizeof(key), "%p", (const void *) p);
+        hit = cache ? json_object_get(cache->requests, key) : NULL;
+        if (hit) {
+                for (size_t i = 0; i < 4; i++)
+                        ret[i] = json_integer_value(json_array_get(hit, i));
+                return;
+        }
+        ret[0] = ret[1] = ret[2] = ret[3] = 0;
+        if (scheduler_pod_requests(p, &ret[0], &ret[1]) < 0)
+                ret[0] = ret[1] = 0;
+        if (sched_pod_nonzero_requests(p, &ret[2], &ret[3]) < 0)
+                ret[2] = ret[3] = 0;
+        if (cache)
+                json_object_set_new(cache->requests, key,
+                                    json_pack("[I, I, I, I]", (json_int_t) ret[0],
+                                              (json_int_t) ret[1], (json_int_t) ret[2],
+                                              (json_int_t) ret[3]));
+}
+
 /* K8S NodeInfo for every node: its pods (the non-terminal ones bound to it) and their sums. */
-static void cycle_nodes(struct sched_cycle *c, const json_t *nodes, const json_t *pods)
+static void cycle_nodes(struct sched_cycle *c, const json_t *nodes, const json_t *pods,
+                        struct scheduler_cache *cache)
 {
         cleanup_json json_t *index = json_object();
         size_t i;
@@ -135,20 +182,17 @@ static void cycle_nodes(struct sched_cycle *c, const json_t *nodes, const json_t
                 const json_t *at =
                         json_object_get(index, json_path_string_or_empty(p, "spec.nodeName"));
                 struct sched_node *n;
-                int64_t cpu = 0, mem = 0;
+                int64_t r[4];
 
                 if (!at || pod_is_terminal(p))
                         continue;
                 n = &c->nodes[json_integer_value(at)];
                 json_array_append(n->pods, p);
-                if (scheduler_pod_requests(p, &cpu, &mem) == 0) {
-                        n->req_cpu += cpu;
-                        n->req_mem += mem;
-                }
-                if (sched_pod_nonzero_requests(p, &cpu, &mem) == 0) {
-                        n->nz_cpu += cpu;
-                        n->nz_mem += mem;
-                }
+                placed_requests(cache, p, r);
+                n->req_cpu += r[0];
+                n->req_mem += r[1];
+                n->nz_cpu += r[2];
+                n->nz_mem += r[3];
         }
 }
 
@@ -311,7 +355,7 @@ const char *scheduler_schedule(const json_t *pod, const struct scheduler_cluster
                         return NULL;
                 }
         }
-        cycle_nodes(&c, cl->nodes, cl->pods);
+        cycle_nodes(&c, cl->nodes, cl->pods, cl->cache);
         (void) scheduler_pod_requests(pod, &c.want_cpu, &c.want_mem);
         (void) sched_pod_nonzero_requests(pod, &c.nz_want_cpu, &c.nz_want_mem);
         sched_ipa_prefilter(&c);

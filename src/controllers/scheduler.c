@@ -326,6 +326,7 @@ static void schedule_pass(void *ctx)
         cleanup_json json_t *replicasets = informer_snapshot(s->loop.watch, COLL_REPLICASETS);
         cleanup_json json_t *nodes_list = NULL, *pods = json_array(), *pending = json_array();
         struct vb_objects o = { .claims = claims, .volumes = volumes, .classes = classes };
+        struct scheduler_cache *cache;
         const char *key;
         json_t *pod, *a, *nodes;
         bool work = false;
@@ -366,15 +367,19 @@ static void schedule_pass(void *ctx)
                 }
                 json_array_append_new(pods, copy);
         }
+        /* the pods' requests, computed once for the pass: its snapshot keeps them alive */
+        cache = scheduler_cache_new();
         json_array_foreach(pending, i, pod) {
                 const struct scheduler_cluster cl = { .nodes = nodes,
                                                       .pods = pods,
                                                       .namespaces = namespaces,
                                                       .replicasets = replicasets,
                                                       .vols = &o,
-                                                      .rng = &s->rng };
+                                                      .rng = &s->rng,
+                                                      .cache = cache };
                 schedule_one(s, pod, &cl, claims);
         }
+        scheduler_cache_free(cache);
 }
 
 static void scheduler_release(void *ctx)

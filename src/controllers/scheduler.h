@@ -27,6 +27,13 @@ struct scheduler *scheduler_stop(struct scheduler *s);
  * allocatedResources). */
 int scheduler_pod_requests(const json_t *pod, int64_t *ret_milli_cpu, int64_t *ret_memory);
 
+/* What the decisions of one pass may share: each pod's requests, computed once. It is keyed by
+ * the pods' addresses, so it is valid only while every pod it has seen is alive and unchanged
+ * (one pass over one snapshot). */
+struct scheduler_cache;
+struct scheduler_cache *scheduler_cache_new(void);
+struct scheduler_cache *scheduler_cache_free(struct scheduler_cache *c);
+
 /* What one scheduling decision reads, borrowed. */
 struct scheduler_cluster {
         const json_t *nodes;       /* a JSON array of Node objects */
@@ -34,10 +41,11 @@ struct scheduler_cluster {
         const json_t *namespaces;  /* "name" -> Namespace (namespaceSelector); NULL: none */
         const json_t *replicasets; /* "ns/name" -> ReplicaSet (default spreading); NULL: none */
         const struct vb_objects *vols; /* the VolumeBinding plugin's objects; NULL: not run */
-        uint64_t *rng;      /* the tie-break's random state, advanced; NULL: the first best node */
-        json_t *ret_scores; /* when not NULL, an object filled with node name ->
-                             * {plugin name: normalized score, "total": weighted sum} when
-                             * more than one node is feasible */
+        uint64_t *rng; /* the tie-break's random state, advanced; NULL: the first best node */
+        struct scheduler_cache *cache; /* NULL: the requests are computed for this call */
+        json_t *ret_scores;            /* when not NULL, an object filled with node name ->
+                                        * {plugin name: normalized score, "total": weighted sum} when
+                                        * more than one node is feasible */
 };
 
 /* One scheduling decision as upstream's default profile makes it (docs/scheduler.md), pure: the
