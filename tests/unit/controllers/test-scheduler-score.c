@@ -158,6 +158,35 @@ static void test_pending_resize(void **state)
         free(msg);
 }
 
+/* A pass's cache: the same decision; the requests of a pod it has seen are not computed again
+ * (so a pod changed under it would still count as first seen: the cache lives for one
+ * snapshot). */
+static void test_cache(void **state)
+{
+        cleanup_json json_t *nodes = json_array(), *pods = json_array();
+        struct scheduler_cache *cache = scheduler_cache_new();
+        struct scheduler_cluster cl = { .nodes = nodes, .pods = pods, .cache = cache };
+        cleanup_json json_t *p = fx_pod(NULL, "in", NULL, NULL, "2", "1Gi");
+        json_t *placed;
+        char *msg = NULL;
+
+        (void) state;
+        fx_node(nodes, "n1", "a", "4", "8Gi");
+        placed = fx_pod(pods, "r", "n1", NULL, "3", "1Gi");
+        assert_null(fx_schedule(p, &cl, &msg));
+        free(msg);
+        assert_null(fx_schedule(p, &cl, &msg));
+        free(msg);
+        fx_set(placed, "spec.containers",
+               "[{\"name\":\"c\",\"resources\":{\"requests\":{\"cpu\":\"1\"}}}]");
+        assert_null(fx_schedule(p, &cl, &msg)); /* still 3 cpu: cached */
+        free(msg);
+        cl.cache = NULL;
+        assert_string_equal(fx_schedule(p, &cl, &msg), "n1");
+        free(msg);
+        scheduler_cache_free(cache);
+}
+
 static void test_ties(void **state)
 {
         cleanup_json json_t *nodes = json_array(), *pods = json_array(), *scores = json_object();
@@ -196,7 +225,7 @@ int main(void)
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_resources),     cmocka_unit_test(test_taint_toleration),
                 cmocka_unit_test(test_node_affinity), cmocka_unit_test(test_pending_resize),
-                cmocka_unit_test(test_ties),
+                cmocka_unit_test(test_ties),          cmocka_unit_test(test_cache),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
