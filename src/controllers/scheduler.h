@@ -1,5 +1,6 @@
-/* scheduler.h: binds pods without spec.nodeName to a node where their requests and their
- * volumes fit, as an API client (list + watch of pods, claims, volumes and classes; POST
+/* scheduler.h: binds pods without spec.nodeName to a node chosen as kube-scheduler's default
+ * profile chooses (filters, weighted scores: docs/scheduler.md), as an API client (list + watch
+ * of pods, claims, volumes, classes, namespaces and ReplicaSets; GET nodes; POST
  * pods/{name}/binding). A pod that fits nowhere gets PodScheduled=False, reason Unschedulable,
  * with upstream's message, and a FailedScheduling event. A pod with unbound WaitForFirstConsumer
  * claims is bound only once the claims are: the scheduler annotates them with the chosen node
