@@ -10,7 +10,7 @@ WARN     := -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter -Wmissing-proto
             -Wstrict-prototypes -Wformat=2 -Wno-format-nonliteral
 CFLAGS   ?= -O2 -g
 override CFLAGS += -std=gnu11 $(WARN) -D_GNU_SOURCE -Isrc $(PKG_CFLAGS) -MMD -MP
-override LDLIBS += $(PKG_LIBS) -lpthread
+override LDLIBS += $(PKG_LIBS) -lpthread -lm
 
 LIB_SRCS := $(sort $(wildcard src/base/*.c src/http/*.c src/api/*.c src/store/*.c src/apiserver/*.c \
               src/client/*.c src/controllers/*.c src/node/*.c src/node/*/*.c))

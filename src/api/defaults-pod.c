@@ -399,12 +399,71 @@ void pod_set_defaults(json_t *pod)
         set_default_string(status, "qosClass", pod_qos_class(pod));
 }
 
+/* K8S updatePodAffinityTermSelector: for each matchLabelKeys key the pod has a label for,
+ * "key In (value)" joins the term's labelSelector; for each mismatchLabelKeys key, "key NotIn
+ * (value)". A term without labelSelector is left alone (validation refuses the keys there). */
+static void merge_label_keys(json_t *term, const json_t *labels)
+{
+        static const char *const lists[] = { "matchLabelKeys", "mismatchLabelKeys" };
+        static const char *const ops[] = { "In", "NotIn" };
+        json_t *selector = json_object_get(term, "labelSelector");
+
+        if (!json_is_object(selector))
+                return;
+        for (size_t l = 0; l < ARRAY_SIZE(lists); l++) {
+                size_t i;
+                json_t *key;
+
+                json_array_foreach(json_object_get(term, lists[l]), i, key) {
+                        json_t *value = json_object_get(labels, json_string_value(key) ?: "");
+                        json_t *exprs = json_object_get(selector, "matchExpressions");
+
+                        if (!json_is_string(value))
+                                continue;
+                        if (!json_is_array(exprs)) {
+                                exprs = json_array();
+                                json_object_set_new(selector, "matchExpressions", exprs);
+                        }
+                        json_array_append_new(exprs,
+                                              json_pack("{s:O, s:s, s:[O]}", "key", key, "operator",
+                                                        ops[l], "values", value));
+                }
+        }
+}
+
+/* K8S applyMatchLabelKeysAndMismatchLabelKeys (MatchLabelKeysInPodAffinity, beta and on since
+ * 1.31): the pod's affinity and anti-affinity terms, required and preferred. */
+static void apply_match_label_keys(json_t *pod)
+{
+        static const char *const kinds[] = { "podAffinity", "podAntiAffinity" };
+        const json_t *labels = json_path(pod, "metadata.labels");
+        json_t *affinity = json_path(pod, "spec.affinity");
+
+        for (size_t k = 0; k < ARRAY_SIZE(kinds); k++) {
+                json_t *a = json_object_get(affinity, kinds[k]);
+                size_t i;
+                json_t *t;
+
+                json_array_foreach(
+                        json_object_get(a, "requiredDuringSchedulingIgnoredDuringExecution"), i,
+                        t) {
+                        merge_label_keys(t, labels);
+                }
+                json_array_foreach(
+                        json_object_get(a, "preferredDuringSchedulingIgnoredDuringExecution"), i,
+                        t) {
+                        merge_label_keys(json_object_get(t, "podAffinityTerm"), labels);
+                }
+        }
+}
+
 void pod_prepare_for_create(json_t *pod)
 {
         json_t *status;
 
         if (!json_is_object(pod))
                 return;
+        apply_match_label_keys(pod);
         status = json_object();
         json_object_set_new(status, "phase", json_string("Pending"));
         json_object_set_new(status, "qosClass", json_string(pod_qos_class(pod)));

@@ -124,6 +124,13 @@ void v_validate_label_selector(const json_t *sel, const char *path, struct field
  * prints them for template labels and selectors (validation-apps.c). Caller frees. */
 char *v_render_string_map(const json_t *m);
 char *v_render_selector(const json_t *sel);
+/* K8S: ValidateNodeSelectorTerm: its matchExpressions and matchFields requirements. */
+void v_validate_node_selector_term(const json_t *term, const char *path,
+                                   struct field_error_list *errs);
+/* K8S: validateAffinity and validateTopologySpreadConstraints over a pod spec, the fields named
+ * from "spec." (validation-scheduling.c). */
+void v_validate_affinity(const json_t *spec, struct field_error_list *errs);
+void v_validate_topology_spread(const json_t *spec, struct field_error_list *errs);
 /* K8S: apps ValidatePositiveIntOrPercent then IsNotMoreThan100Percent (validation-policy.c); v
  * is a JSON integer or string. */
 void v_validate_int_or_percent(const json_t *v, const char *field, struct field_error_list *errs);

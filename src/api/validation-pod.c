@@ -1252,6 +1252,8 @@ static void validate_pod_spec(const json_t *spec, struct field_error_list *errs)
         validate_optional_name(spec, "hostname", true, errs);
         validate_optional_name(spec, "subdomain", true, errs);
         validate_tolerations(vj_arr(spec, "tolerations"), errs);
+        v_validate_affinity(spec, errs);
+        v_validate_topology_spread(spec, errs);
         validate_optional_name(spec, "priorityClassName", false, errs);
         if (json_is_string(json_object_get(spec, "runtimeClassName")))
                 validate_dns1123_subdomain(str_or_empty(spec, "runtimeClassName"),

@@ -242,14 +242,30 @@ void v_validate_label_selector(const json_t *sel, const char *path, struct field
         }
 }
 
+void v_validate_node_selector_term(const json_t *term, const char *path,
+                                   struct field_error_list *errs)
+{
+        size_t j;
+        json_t *rq;
+
+        json_array_foreach(vj_arr(term, "matchExpressions"), j, rq) {
+                cleanup_free char *p = xasprintf("%s.matchExpressions[%zu]", path, j);
+                validate_requirement(rq, p, REQUIREMENT_NODE, errs);
+        }
+        json_array_foreach(vj_arr(term, "matchFields"), j, rq) {
+                cleanup_free char *p = xasprintf("%s.matchFields[%zu]", path, j);
+                validate_requirement(rq, p, REQUIREMENT_NODE_FIELD, errs);
+        }
+}
+
 /* K8S: validateVolumeNodeAffinity + ValidateNodeSelector(Term). Returns whether it is set. */
 static bool validate_volume_node_affinity(const json_t *spec, struct field_error_list *errs)
 {
         const json_t *na = vj_obj(spec, "nodeAffinity");
         const json_t *required = vj_obj(na, "required");
         const json_t *terms = vj_arr(required, "nodeSelectorTerms");
-        size_t i, j;
-        json_t *term, *rq;
+        size_t i;
+        json_t *term;
 
         if (!has(spec, "nodeAffinity"))
                 return false;
@@ -264,18 +280,9 @@ static bool validate_volume_node_affinity(const json_t *spec, struct field_error
                 return true;
         }
         json_array_foreach(terms, i, term) {
-                json_array_foreach(vj_arr(term, "matchExpressions"), j, rq) {
-                        cleanup_free char *p = xasprintf(
-                                "spec.nodeAffinity.required.nodeSelectorTerms[%zu].matchExpressions[%zu]",
-                                i, j);
-                        validate_requirement(rq, p, REQUIREMENT_NODE, errs);
-                }
-                json_array_foreach(vj_arr(term, "matchFields"), j, rq) {
-                        cleanup_free char *p = xasprintf(
-                                "spec.nodeAffinity.required.nodeSelectorTerms[%zu].matchFields[%zu]",
-                                i, j);
-                        validate_requirement(rq, p, REQUIREMENT_NODE_FIELD, errs);
-                }
+                cleanup_free char *p =
+                        xasprintf("spec.nodeAffinity.required.nodeSelectorTerms[%zu]", i);
+                v_validate_node_selector_term(term, p, errs);
         }
         return true;
 }

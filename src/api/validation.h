@@ -71,8 +71,10 @@ size_t validate_object_meta_update(const json_t *new_obj, const json_t *old_obj,
  * status.qosClass are filled when absent. resizePolicy is not defaulted (removed upstream in 1.33,
  * kubernetes#128920). Idempotent; pod must be an object. */
 void pod_set_defaults(json_t *pod);
-/* K8S: podStrategy.PrepareForCreate: status replaced by {phase: Pending, qosClass} and
- * metadata.generation set to 1; call after pod_set_defaults. */
+/* K8S: podStrategy.PrepareForCreate: status replaced by {phase: Pending, qosClass},
+ * metadata.generation set to 1, and each pod (anti-)affinity term's matchLabelKeys and
+ * mismatchLabelKeys merged into its labelSelector as "key In/NotIn (the pod's value)"
+ * (MatchLabelKeysInPodAffinity); call after pod_set_defaults. */
 void pod_prepare_for_create(json_t *pod);
 /* K8S: SetDefaults_PodTemplateSpec: a template's spec as SetDefaults_PodSpec fills it. */
 void pod_template_set_defaults(json_t *tmpl);

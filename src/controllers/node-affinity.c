@@ -88,7 +88,7 @@ static int field_requirement(const char *key, const char *op, const json_t *valu
         return -1;
 }
 
-static bool term_matches(const json_t *term, const json_t *node)
+bool node_selector_term_matches(const json_t *term, const json_t *node)
 {
         const json_t *exprs = json_object_get(term, "matchExpressions");
         const json_t *fields = json_object_get(term, "matchFields");
@@ -128,7 +128,7 @@ bool node_selector_matches(const json_t *selector, const json_t *node)
         if (!selector || !node)
                 return false;
         json_array_foreach(json_object_get(selector, "nodeSelectorTerms"), i, term) {
-                if (term_matches(term, node))
+                if (node_selector_term_matches(term, node))
                         return true;
         }
         return false;

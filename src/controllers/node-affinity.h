@@ -18,6 +18,11 @@
  * metadata.name. A NULL selector or node matches nothing. */
 bool node_selector_matches(const json_t *selector, const json_t *node);
 
+/* One term of a NodeSelector (a NodeSelectorTerm, or a PreferredSchedulingTerm's preference) as
+ * node_selector_matches() reads it: every requirement holds; an empty or unparsable term
+ * matches nothing. */
+bool node_selector_term_matches(const json_t *term, const json_t *node);
+
 /* K8S (CheckNodeAffinity): true when the volume has no spec.nodeAffinity.required or node
  * satisfies it. Upstream builds the node it matches from the labels alone, so a matchFields
  * term never matches there (kubernetes#81725); flexlet matches metadata.name as the API

@@ -1,5 +1,6 @@
-/* scheduler.h: binds pods without spec.nodeName to a node where their requests and their
- * volumes fit, as an API client (list + watch of pods, claims, volumes and classes; POST
+/* scheduler.h: binds pods without spec.nodeName to a node chosen as kube-scheduler's default
+ * profile chooses (filters, weighted scores: docs/scheduler.md), as an API client (list + watch
+ * of pods, claims, volumes, classes, namespaces and ReplicaSets; GET nodes; POST
  * pods/{name}/binding). A pod that fits nowhere gets PodScheduled=False, reason Unschedulable,
  * with upstream's message, and a FailedScheduling event. A pod with unbound WaitForFirstConsumer
  * claims is bound only once the claims are: the scheduler annotates them with the chosen node
@@ -27,18 +28,42 @@ struct scheduler *scheduler_stop(struct scheduler *s);
  * allocatedResources). */
 int scheduler_pod_requests(const json_t *pod, int64_t *ret_milli_cpu, int64_t *ret_memory);
 
-/* One scheduling decision, pure: the name of the node (borrowed from nodes) pod fits on given
- * the pods already bound, or NULL and *ret_message set to upstream's FailedScheduling text
- * (caller frees). nodes is a JSON array of Node objects, pods an array of Pod objects (those
- * with spec.nodeName count on that node). The pod's volumes are not looked at. */
+/* What the decisions of one pass may share: each pod's requests, computed once. It is keyed by
+ * the pods' addresses, so it is valid only while every pod it has seen is alive and unchanged
+ * (one pass over one snapshot). */
+struct scheduler_cache;
+struct scheduler_cache *scheduler_cache_new(void);
+struct scheduler_cache *scheduler_cache_free(struct scheduler_cache *c);
+
+/* What one scheduling decision reads, borrowed. */
+struct scheduler_cluster {
+        const json_t *nodes;       /* a JSON array of Node objects */
+        const json_t *pods;        /* a JSON array of Pods; those with spec.nodeName count there */
+        const json_t *namespaces;  /* "name" -> Namespace (namespaceSelector); NULL: none */
+        const json_t *replicasets; /* "ns/name" -> ReplicaSet (default spreading); NULL: none */
+        const struct vb_objects *vols; /* the VolumeBinding plugin's objects; NULL: not run */
+        uint64_t *rng; /* the tie-break's random state, advanced; NULL: the first best node */
+        struct scheduler_cache *cache; /* NULL: the requests are computed for this call */
+        json_t *ret_scores;            /* when not NULL, an object filled with node name ->
+                                        * {plugin name: normalized score, "total": weighted sum} when
+                                        * more than one node is feasible */
+};
+
+/* One scheduling decision as upstream's default profile makes it (docs/scheduler.md), pure: the
+ * name of the node (borrowed from cl->nodes) pod goes to, or NULL and *ret_message set to
+ * upstream's FailedScheduling text (caller frees): with no node "no nodes available to schedule
+ * pods"; a PreFilter refusal (volumes) "0/N nodes are available: <reason>. preemption: 0/N nodes
+ * are available: N Preemption is not helpful for scheduling."; else each node's reasons from
+ * the first filter it failed, counted and sorted, then the preemption summary. */
+const char *scheduler_schedule(const json_t *pod, const struct scheduler_cluster *cl,
+                               char **ret_message);
+
+/* scheduler_schedule() over nodes and pods alone (no volumes, namespaces, ReplicaSets; ties to
+ * the first best node). */
 const char *scheduler_pick_node(const json_t *pod, const json_t *nodes, const json_t *pods,
                                 char **ret_message);
 
-/* The same decision with the VolumeBinding plugin over vols (NULL: as scheduler_pick_node):
- * with no node "no nodes available to schedule pods"; then PreFilter, whose refusal reads
- * "0/N nodes are available: <reason>. preemption: 0/N nodes are available: N Preemption is not
- * helpful for scheduling."; then per node the other filters, and the volume filter last, its
- * conflicts counted like any other reason (never preemptable). */
+/* The same with the VolumeBinding plugin over vols (NULL: as scheduler_pick_node). */
 const char *scheduler_pick_node_volumes(const json_t *pod, const json_t *nodes, const json_t *pods,
                                         const struct vb_objects *vols, char **ret_message);
 

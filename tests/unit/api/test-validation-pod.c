@@ -291,6 +291,55 @@ struct create_case {
 
 static const struct create_case create_cases[] = {
         { "valid", { { 0 } }, { { 0 } }, { NULL } },
+        { "topology spread fields",
+          { { "spec.topologySpreadConstraints",
+              "[{'maxSkew': 0, 'topologyKey': '', 'whenUnsatisfiable': 'Sometimes',"
+              " 'nodeTaintsPolicy': 'Maybe'}]" } },
+          { { 0 } },
+          { "spec.topologySpreadConstraints[0].maxSkew: Invalid value: 0: must be greater than "
+            "zero",
+            "spec.topologySpreadConstraints[0].topologyKey: Required value: can not be empty",
+            "spec.topologySpreadConstraints[0].whenUnsatisfiable: Unsupported value: "
+            "\"Sometimes\": supported values: \"DoNotSchedule\", \"ScheduleAnyway\"",
+            "spec.topologySpreadConstraints[0].nodeTaintsPolicy: Unsupported value: \"Maybe\": "
+            "supported values: \"Honor\", \"Ignore\"",
+            NULL } },
+        { "topology spread pairs, minDomains, matchLabelKeys",
+          { { "spec.topologySpreadConstraints",
+              "[{'maxSkew': 1, 'topologyKey': 'zone', 'whenUnsatisfiable': 'ScheduleAnyway',"
+              " 'minDomains': 2, 'matchLabelKeys': ['app'],"
+              " 'labelSelector': {'matchLabels': {'app': 'web'}}},"
+              " {'maxSkew': 1, 'topologyKey': 'zone', 'whenUnsatisfiable': 'ScheduleAnyway',"
+              " 'matchLabelKeys': ['rev']}]" } },
+          { { 0 } },
+          { "spec.topologySpreadConstraints[0].{topologyKey, whenUnsatisfiable}: Duplicate "
+            "value: \"{zone, ScheduleAnyway}\"",
+            "spec.topologySpreadConstraints[0].minDomains: Invalid value: 2: can only use "
+            "minDomains if whenUnsatisfiable=DoNotSchedule, not ScheduleAnyway",
+            "spec.topologySpreadConstraints[0].matchLabelKeys[0]: Invalid value: \"app\": "
+            "exists in both matchLabelKeys and labelSelector",
+            "spec.topologySpreadConstraints[1].matchLabelKeys: Forbidden: must not be specified "
+            "when labelSelector is not set" } },
+        { "affinity fields",
+          { { "spec.affinity",
+              "{'nodeAffinity': {'requiredDuringSchedulingIgnoredDuringExecution':"
+              " {'nodeSelectorTerms': []}, 'preferredDuringSchedulingIgnoredDuringExecution':"
+              " [{'weight': 0, 'preference': {'matchExpressions': [{'key': 'a',"
+              " 'operator': 'In'}]}}]},"
+              " 'podAntiAffinity': {'requiredDuringSchedulingIgnoredDuringExecution':"
+              " [{'labelSelector': {}, 'topologyKey': 'zone', 'matchLabelKeys': ['x'],"
+              " 'mismatchLabelKeys': ['x']}]}}" } },
+          { { 0 } },
+          { "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution."
+            "nodeSelectorTerms: Required value: must have at least one node selector term",
+            "spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution[0]."
+            "weight: Invalid value: 0: must be in the range 1-100",
+            "spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution[0]."
+            "preference.matchExpressions[0].values: Required value: must be specified when "
+            "`operator` is 'In' or 'NotIn'",
+            "spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0]."
+            "matchLabelKeys[0]: Invalid value: \"x\": exists in both matchLabelKeys and "
+            "mismatchLabelKeys" } },
         { "no containers",
           { { "spec.containers", "[]" } },
           { { 0 } },
