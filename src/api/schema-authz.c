@@ -5,8 +5,7 @@
  * generated.proto (master of 2026-07-24; the numbers never change once released).
  *
  * SubjectAccessReviewSpec.extra is map[string]ExtraValue, each ExtraValue a []string in JSON and a
- * message {repeated string items = 1} in protobuf: the schema tables have no form for a map of
- * lists on the wire, so the protobuf form refuses a review naming extra (JSON takes it). */
+ * message {repeated string items = 1} in protobuf (a pb_wrapped list). */
 #include "api/schemas.h"
 
 /* meta/v1 FieldSelectorRequirement */
@@ -72,11 +71,17 @@ static const struct schema_field non_resource_attributes_fields[] = {
 static const struct schema schema_non_resource_attributes =
         SCHEMA_STRUCT("NonResourceAttributes", non_resource_attributes_fields);
 
-/* map[string]ExtraValue (ExtraValue: []string) */
+/* map[string]ExtraValue (ExtraValue: []string, a message of its items in protobuf) */
+static const struct schema schema_extra_value = {
+        .kind = SCHEMA_LIST,
+        .go_type = "v1.ExtraValue",
+        .items = &schema_string,
+        .pb_wrapped = true,
+};
 static const struct schema schema_extra = {
         .kind = SCHEMA_MAP,
         .go_type = "map[string]v1.ExtraValue",
-        .items = &schema_string_list,
+        .items = &schema_extra_value,
 };
 
 /* authorization/v1 SubjectAccessReviewSpec */
