@@ -237,6 +237,20 @@ static int enc_value(struct pbw *w, uint32_t num, const struct schema *s, const 
                         return enc_type_error(s, v, reterr);
                 if (s->items->kind == SCHEMA_LIST || s->items->kind == SCHEMA_MAP)
                         return error_set(reterr, EINVAL, "a list of lists or maps has no form");
+                if (s->pb_wrapped) {
+                        /* one message, its field 1 each item */
+                        if (pbw_begin(w, num) < 0)
+                                return error_set(reterr, EINVAL, "nested too deep");
+                        json_array_foreach(v, i, e) {
+                                if (json_is_null(e))
+                                        return error_set(reterr, EINVAL, "[%zu]: null element", i);
+                                r = enc_value(w, 1, s->items, e, depth + 1, reterr);
+                                if (r < 0)
+                                        return error_wrap(reterr, "[%zu]", i);
+                        }
+                        pbw_end(w);
+                        return 0;
+                }
                 json_array_foreach(v, i, e) {
                         if (json_is_null(e))
                                 return error_set(reterr, EINVAL, "[%zu]: null element", i);
@@ -253,7 +267,8 @@ static int enc_value(struct pbw *w, uint32_t num, const struct schema *s, const 
                 json_t *e;
                 if (!json_is_object(v))
                         return enc_type_error(s, v, reterr);
-                if (s->items->kind == SCHEMA_LIST || s->items->kind == SCHEMA_MAP)
+                if ((s->items->kind == SCHEMA_LIST && !s->items->pb_wrapped) ||
+                    s->items->kind == SCHEMA_MAP)
                         return error_set(reterr, EINVAL, "a map of lists or maps has no form");
                 /* K8S: gogo's generated marshalers sort map keys (sort.Strings: bytewise). */
                 n = json_object_size(v);
@@ -741,9 +756,46 @@ static int dec_fields_v1(const struct pbr *r, const struct pb_field *f, json_t *
 
 /* One value of schema s (not a list or map) from field f of message r; *ret NULL: absent. */
 static int dec_value(const struct schema *s, const struct pbr *r, const struct pb_field *f,
+                     json_t **ret, struct error **reterr);
+
+/* A pb_wrapped list: the message f holds, its field 1 each item. */
+static int dec_wrapped_list(const struct schema *s, const struct pbr *r, const struct pb_field *f,
+                            json_t **ret, struct error **reterr)
+{
+        struct pb_field g;
+        struct pbr sub;
+        json_t *l;
+        int n;
+
+        if (want_wire(f, PB_WIRE_LEN, reterr) < 0 || pbr_sub(r, f, &sub) < 0)
+                return bad(reterr, "malformed list message");
+        l = json_array();
+        while ((n = next(&sub, &g, reterr)) > 0) {
+                json_t *v = NULL;
+
+                if (g.num != 1)
+                        continue;
+                if (dec_value(s->items, &sub, &g, &v, reterr) < 0) {
+                        json_decref(l);
+                        return -EBADMSG;
+                }
+                if (v)
+                        json_array_append_new(l, v);
+        }
+        if (n < 0) {
+                json_decref(l);
+                return -EBADMSG;
+        }
+        *ret = l;
+        return 0;
+}
+
+static int dec_value(const struct schema *s, const struct pbr *r, const struct pb_field *f,
                      json_t **ret, struct error **reterr)
 {
         *ret = NULL;
+        if (s->kind == SCHEMA_LIST && s->pb_wrapped)
+                return dec_wrapped_list(s, r, f, ret, reterr);
         switch (s->kind) {
         case SCHEMA_STRING:
                 if (want_wire(f, PB_WIRE_LEN, reterr) < 0)

@@ -1,8 +1,22 @@
 /* schema-authn.c: authentication.k8s.io/v1 SelfSubjectReview, the answer to "who am I" (`kubectl
  * auth whoami`), and TokenReview, "whom does this token name". Field names, protobuf numbers and Go
  * declarations follow k8s.io/api authentication/v1 types.go and generated.proto (release-1.33).
- * UserInfo.extra is not listed: no authenticator flexlet has sets it. */
+ * UserInfo.extra is map[string]ExtraValue, a message {repeated string items = 1} in protobuf (a
+ * pb_wrapped list): impersonation (Impersonate-Extra-*) sets it. */
 #include "api/schemas.h"
+
+/* authentication/v1 ExtraValue and map[string]ExtraValue */
+static const struct schema schema_extra_value = {
+        .kind = SCHEMA_LIST,
+        .go_type = "v1.ExtraValue",
+        .items = &schema_string,
+        .pb_wrapped = true,
+};
+static const struct schema schema_user_extra = {
+        .kind = SCHEMA_MAP,
+        .go_type = "map[string]v1.ExtraValue",
+        .items = &schema_extra_value,
+};
 
 /* authentication/v1 UserInfo */
 /* clang-format off */
@@ -10,6 +24,7 @@ static const struct schema_field user_info_fields[] = {
         { "username", &schema_string, 1, SCHEMA_GO_VALUE },
         { "uid", &schema_string, 2, SCHEMA_GO_VALUE },
         { "groups", &schema_string_list, 3, SCHEMA_GO_VALUE },
+        { "extra", &schema_user_extra, 4, SCHEMA_GO_VALUE },
         SCHEMA_FIELDS_END,
 };
 /* clang-format on */

@@ -96,6 +96,10 @@ const struct schema *schema_for_kind(const char *kind)
                 { "ClusterRole", &schema_cluster_role },
                 { "RoleBinding", &schema_role_binding },
                 { "ClusterRoleBinding", &schema_cluster_role_binding },
+                { "SubjectAccessReview", &schema_subject_access_review },
+                { "SelfSubjectAccessReview", &schema_self_subject_access_review },
+                { "LocalSubjectAccessReview", &schema_local_subject_access_review },
+                { "SelfSubjectRulesReview", &schema_self_subject_rules_review },
         };
 
         if (!kind)

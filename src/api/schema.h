@@ -53,6 +53,9 @@ struct schema {
         enum schema_list_type list_type;   /* SCHEMA_LIST */
         const char *merge_key;             /* SCHEMA_LIST_MAP */
         bool retain_keys;                  /* patchStrategy includes retainKeys */
+        /* SCHEMA_LIST: in protobuf a message whose field 1 repeats the items, as k8s.io/api's
+         * ExtraValue ({repeated string items = 1}), which a map's value may then be */
+        bool pb_wrapped;
 };
 
 /* How a Go field of this name is declared, which decides how its zero value travels on the

@@ -30,6 +30,12 @@ extern const struct schema schema_self_subject_review, schema_token_review;
 /* authentication.k8s.io/v1 TokenRequest (the serviceaccounts/token subresource's body). */
 extern const struct schema schema_token_request;
 
+/* ---- kinds (authorization: api/schema-authz.c) ---- */
+/* authorization.k8s.io/v1 SubjectAccessReview, SelfSubjectAccessReview, LocalSubjectAccessReview
+ * and SelfSubjectRulesReview. */
+extern const struct schema schema_subject_access_review, schema_self_subject_access_review,
+        schema_local_subject_access_review, schema_self_subject_rules_review;
+
 /* ---- kinds (batch: api/schema-batch.c) ---- */
 /* batch/v1 Job. */
 extern const struct schema schema_job;
@@ -58,7 +64,9 @@ extern const struct schema schema_role, schema_cluster_role, schema_role_binding
  * "PersistentVolumeClaim", "ConfigMap", "Secret", "ServiceAccount", "LimitRange",
  * "ResourceQuota", "SelfSubjectReview", "PodDisruptionBudget", "Eviction", "TokenReview",
  * "Lease", "ReplicaSet", "Deployment", "StatefulSet", "ControllerRevision", "Scale", "Role",
- * "ClusterRole", "RoleBinding", "ClusterRoleBinding": the kind's schema; NULL for any other kind.
+ * "ClusterRole", "RoleBinding", "ClusterRoleBinding", "SubjectAccessReview",
+ * "SelfSubjectAccessReview", "LocalSubjectAccessReview", "SelfSubjectRulesReview": the kind's
+ * schema; NULL for any other kind.
  */
 const struct schema *schema_for_kind(const char *kind);
 

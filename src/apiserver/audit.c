@@ -46,6 +46,7 @@ struct audit_request {
         struct audit_decision d;
         bool anonymous; /* nobody authenticated: written once the answer is known */
         json_t *user;
+        json_t *impersonated_user; /* NULL: no impersonation */
         const char *verb;
         char *verb_owned;
         json_t *request_uri;
@@ -154,6 +155,7 @@ static struct audit_request *audit_request_free(struct audit_request *ar)
         free(ar->resource);
         free(ar->subresource);
         free(ar->head);
+        json_decref(ar->impersonated_user);
         json_decref(ar->user);
         json_decref(ar->request_uri);
         json_decref(ar->source_ips);
@@ -295,7 +297,7 @@ static json_t *user_agent(const struct http_request *req)
         return v;
 }
 
-/* Event.user: UserInfo {username, uid, groups}. */
+/* Event.user: UserInfo {username, uid, groups, extra}. */
 static json_t *user_json(const struct authn_user *u)
 {
         json_t *j = json_object(), *groups = json_array();
@@ -306,6 +308,8 @@ static json_t *user_json(const struct authn_user *u)
         for (size_t i = 0; u->groups && u->groups[i]; i++)
                 json_array_append_new(groups, json_string(u->groups[i]));
         json_object_set_new(j, "groups", groups);
+        if (json_object_size(u->extra))
+                json_object_set_new(j, "extra", json_deep_copy(u->extra));
         return j;
 }
 
@@ -428,6 +432,8 @@ static void write_event(struct audit_request *ar, enum audit_stage stage)
                 add_json(&h, "requestURI", ar->request_uri);
                 add_json(&h, "verb", verb);
                 add_json(&h, "user", ar->user);
+                if (ar->impersonated_user)
+                        add_json(&h, "impersonatedUser", ar->impersonated_user);
                 add_json(&h, "sourceIPs", ar->source_ips);
                 if (ar->user_agent)
                         add_json(&h, "userAgent", ar->user_agent);
@@ -531,6 +537,18 @@ void audit_request_received(struct audit_request *ar, const struct authn_user *u
         }
         if (!ar->anonymous)
                 write_event(ar, AUDIT_STAGE_REQUEST_RECEIVED);
+}
+
+void audit_request_impersonated(struct audit_request *ar, const struct authn_user *user)
+{
+        if (!ar || ar->d.level == AUDIT_LEVEL_NONE)
+                return;
+        json_decref(ar->impersonated_user);
+        ar->impersonated_user = user_json(user);
+        /* the stages still to come carry it (the head is built again) */
+        free(ar->head);
+        ar->head = NULL;
+        ar->head_len = 0;
 }
 
 void audit_request_annotate(struct audit_request *ar, const char *key, const char *value)

@@ -173,6 +173,10 @@ struct audit_request *audit_request_begin(const struct audit *a, const struct ht
  * user's. ar may be NULL. */
 void audit_request_received(struct audit_request *ar, const struct authn_user *user,
                             const struct audit_attributes *a, const struct http_request *req);
+/* K8S: audit.LogImpersonatedUser: the user the request acts as (copied), the Event's
+ * impersonatedUser from the next stage written on (the RequestReceived stage, written before
+ * impersonation, has none, as upstream's). ar may be NULL. */
+void audit_request_impersonated(struct audit_request *ar, const struct authn_user *user);
 /* Adds an annotation (key and value copied) to the events still to be written. */
 void audit_request_annotate(struct audit_request *ar, const char *key, const char *value);
 /* After the handler: a complete response writes ResponseComplete and frees ar; a streamed one

@@ -14,6 +14,7 @@
 
 #include "apiserver/authn.h"
 #include "apiserver/pki.h"
+#include "apiserver/resources.h"
 #include "apiserver/satoken.h"
 #include "base/alloc.h"
 #include "base/base64.h"
@@ -45,6 +46,7 @@ struct authn_user *authn_user_free(struct authn_user *u)
         free(u->groups);
         free(u->name);
         free(u->uid);
+        json_decref(u->extra);
         free(u);
         return NULL;
 }
@@ -95,6 +97,8 @@ json_t *authn_user_info_json(const struct authn_user *u)
         for (size_t i = 0; u->groups[i]; i++)
                 json_array_append_new(groups, json_string(u->groups[i]));
         json_object_set_new(info, "groups", groups);
+        if (json_object_size(u->extra))
+                json_object_set_new(info, "extra", json_deep_copy(u->extra));
         return info;
 }
 
@@ -643,28 +647,27 @@ int authn_request(const struct authn *a, const struct http_request *req, struct 
         return r;
 }
 
-int authn_self_subject_review(const struct authn *a, const json_t *obj,
-                              const struct authn_user *user, json_t **ret, struct error **reterr)
+int authn_self_subject_review(const struct review_context *c, const json_t *obj, json_t **ret,
+                              struct error **reterr)
 {
-        (void) a;
         (void) obj;
         (void) reterr;
         *ret = json_pack("{s:s, s:s, s:{s:n}, s:{s:o}}", "kind", "SelfSubjectReview", "apiVersion",
                          "authentication.k8s.io/v1", "metadata", "creationTimestamp", "status",
-                         "userInfo", authn_user_info_json(user));
+                         "userInfo", authn_user_info_json(c->user));
         return 0;
 }
 
-int authn_token_review(const struct authn *a, const json_t *obj, const struct authn_user *user,
-                       json_t **ret, struct error **reterr)
+int authn_token_review(const struct review_context *c, const json_t *obj, json_t **ret,
+                       struct error **reterr)
 {
+        const struct authn *a = c->authn;
         const char *token = json_path_string(obj, "spec.token");
         const json_t *auds = json_path(obj, "spec.audiences");
         cleanup_free char *header = NULL;
         struct authn_user *who = NULL;
         json_t *answer, *meta, *status;
 
-        (void) user;
         if (!token || !*token)
                 return error_set(reterr, EINVAL,
                                  "token is required for TokenReview in authentication");

@@ -25,6 +25,7 @@
 struct pki;
 struct jws_signer;
 struct store;
+struct review_context;
 
 /* K8S: k8s.io/apiserver pkg/authentication/user */
 #define AUTHN_GROUP_AUTHENTICATED   "system:authenticated"
@@ -41,11 +42,14 @@ struct store;
 #define BOOTSTRAP_TOKEN_ID_LEN        6
 #define BOOTSTRAP_TOKEN_SECRET_LEN    16
 
-/* user.Info: name, uid ("" when none) and groups. */
+/* user.Info: name, uid ("" when none), groups and extra. */
 struct authn_user {
         char *name;
         char *uid;
         char **groups; /* NULL-terminated */
+        /* map[string][]string as a JSON object of string arrays (owned), NULL for none: only
+         * impersonation (impersonate.h) sets it */
+        json_t *extra;
 };
 
 /* One line of a static token file. */
@@ -110,15 +114,17 @@ struct authn_user *authn_user_free(struct authn_user *u);
 DEFINE_CLEANUP(struct authn_user, authn_user_free, authn_user)
 #define cleanup_authn_user cleanup_of(authn_user_free)
 
-/* authentication/v1 UserInfo of u: {"username", "uid" (when set), "groups"}. */
+/* authentication/v1 UserInfo of u: {"username", "uid" (when set), "groups", "extra" (when
+ * set)}. */
 json_t *authn_user_info_json(const struct authn_user *u);
 
-/* The review hooks of resources.h. a: the server's authenticators (NULL: none configured). */
+/* The review hooks of resources.h. c->authn: the server's authenticators (NULL: none
+ * configured). */
 
-/* K8S: the SelfSubjectReview REST storage: the answer to a create of one by user (the request's
- * own content is not read back). Always 0. */
-int authn_self_subject_review(const struct authn *a, const json_t *obj,
-                              const struct authn_user *user, json_t **ret, struct error **reterr);
+/* K8S: the SelfSubjectReview REST storage: the answer to a create of one by c->user (the
+ * request's own content is not read back). Always 0. */
+int authn_self_subject_review(const struct review_context *c, const json_t *obj, json_t **ret,
+                              struct error **reterr);
 
 /* K8S: the TokenReview REST storage (pkg/registry/authentication/tokenreview): obj's spec.token
  * is authenticated as the bearer token of a request that carries nothing else, by the same
@@ -128,9 +134,9 @@ int authn_self_subject_review(const struct authn *a, const json_t *obj,
  * no --api-audiences, so, as upstream's audience-agnostic wrapper with no API audiences, a
  * review naming spec.audiences authenticates no token, and an authenticated answer names no
  * audiences. -EINVAL (400) "token is required for TokenReview in authentication" without a
- * token. With a == NULL (a server without authentication) obj comes back as it was, as
+ * token. With c->authn == NULL (a server without authentication) obj comes back as it was, as
  * upstream's without a token authenticator. */
-int authn_token_review(const struct authn *a, const json_t *obj, const struct authn_user *user,
-                       json_t **ret, struct error **reterr);
+int authn_token_review(const struct review_context *c, const json_t *obj, json_t **ret,
+                       struct error **reterr);
 
 #endif

@@ -315,6 +315,17 @@ static enum authz_decision pod_object(const struct authz_node *n, const char *no
         return AUTHZ_NO_OPINION;
 }
 
+void authz_node_rules_for(void *self, const struct authn_user *user, const char *ns,
+                          struct authz_rules *out)
+{
+        const char *node;
+
+        if (!node_identity(user, &node))
+                return;
+        out->incomplete = true;
+        authz_rules_add_error(out, "node authorizer does not support user rule resolution");
+}
+
 enum authz_decision authz_node_authorize(void *self, const struct authz_attributes *a,
                                          char **ret_reason)
 {

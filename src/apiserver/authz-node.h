@@ -24,6 +24,10 @@ int authz_node_new(const struct authz_context *ctx, void **ret, struct error **r
 enum authz_decision authz_node_authorize(void *self, const struct authz_attributes *a,
                                          char **ret_reason);
 void authz_node_free(void *self);
+/* K8S: NodeAuthorizer.RulesFor: a node's rules are not listed (incomplete, with the error "node
+ * authorizer does not support user rule resolution"); anyone else: nothing. */
+void authz_node_rules_for(void *self, const struct authn_user *user, const char *ns,
+                          struct authz_rules *out);
 
 /* K8S: bootstrappolicy.NodeRules() as rbac/v1 PolicyRules (a new JSON array). */
 json_t *authz_node_rules(void);

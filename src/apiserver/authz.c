@@ -336,6 +336,23 @@ static enum authz_decision always_deny(void *self, const struct authz_attributes
         return AUTHZ_NO_OPINION;
 }
 
+/* K8S: alwaysAllowAuthorizer.RulesFor: everything */
+static void always_allow_rules(void *self, const struct authn_user *user, const char *ns,
+                               struct authz_rules *out)
+{
+        json_array_append_new(out->resource_rules, json_pack("{s:[s], s:[s], s:[s]}", "verbs", "*",
+                                                             "apiGroups", "*", "resources", "*"));
+        json_array_append_new(out->non_resource_rules,
+                              json_pack("{s:[s], s:[s]}", "verbs", "*", "nonResourceURLs", "*"));
+}
+
+/* K8S: alwaysDenyAuthorizer.RulesFor: nothing, and the list is incomplete */
+static void always_deny_rules(void *self, const struct authn_user *user, const char *ns,
+                              struct authz_rules *out)
+{
+        out->incomplete = true;
+}
+
 static int stateless_new(const struct authz_context *ctx, void **ret, struct error **reterr)
 {
         *ret = NULL;
@@ -347,10 +364,10 @@ static void stateless_free(void *self)
 }
 
 static const struct authz_mode modes[] = {
-        { "AlwaysAllow", stateless_new, always_allow, stateless_free },
-        { "AlwaysDeny", stateless_new, always_deny, stateless_free },
-        { "RBAC", authz_rbac_new, authz_rbac_authorize, authz_rbac_free },
-        { "Node", authz_node_new, authz_node_authorize, authz_node_free },
+        { "AlwaysAllow", stateless_new, always_allow, always_allow_rules, stateless_free },
+        { "AlwaysDeny", stateless_new, always_deny, always_deny_rules, stateless_free },
+        { "RBAC", authz_rbac_new, authz_rbac_authorize, authz_rbac_rules_for, authz_rbac_free },
+        { "Node", authz_node_new, authz_node_authorize, authz_node_rules_for, authz_node_free },
 };
 
 /* K8S: pkg/kubeapiserver/authorizer/modes: the modes upstream has and flexlet does not */
@@ -469,6 +486,103 @@ enum authz_decision authz_authorize(const struct authz *z, const struct authz_at
         else
                 strbuf_release(&reasons);
         return AUTHZ_NO_OPINION;
+}
+
+/* ---- the rules a user holds ---- */
+
+void authz_rules_init(struct authz_rules *r)
+{
+        *r = (struct authz_rules){ .resource_rules = json_array(),
+                                   .non_resource_rules = json_array() };
+}
+
+void authz_rules_release(struct authz_rules *r)
+{
+        json_decref(r->resource_rules);
+        json_decref(r->non_resource_rules);
+        for (size_t i = 0; i < r->n_errors; i++)
+                free(r->errors[i]);
+        free(r->errors);
+        *r = (struct authz_rules){ 0 };
+}
+
+void authz_rules_add_error(struct authz_rules *r, const char *msg)
+{
+        for (size_t i = 0; i < r->n_errors; i++)
+                if (streq(r->errors[i], msg))
+                        return;
+        r->errors = xrealloc(r->errors, (r->n_errors + 1) * sizeof(*r->errors));
+        r->errors[r->n_errors++] = xstrdup(msg);
+}
+
+char *authz_rules_error_string(const struct authz_rules *r)
+{
+        struct strbuf sb;
+
+        if (r->n_errors == 1)
+                return xstrdup(r->errors[0]);
+        strbuf_init(&sb);
+        if (r->n_errors > 1) {
+                strbuf_addch(&sb, '[');
+                for (size_t i = 0; i < r->n_errors; i++)
+                        strbuf_addf(&sb, "%s%s", i ? ", " : "", r->errors[i]);
+                strbuf_addch(&sb, ']');
+        }
+        return strbuf_detach(&sb);
+}
+
+/* A copy of rule's list key, an empty array when it is missing or not an array of strings
+ * (the decoder let through only arrays of strings). */
+static json_t *string_list(const json_t *rule, const char *key)
+{
+        const json_t *l = json_object_get(rule, key);
+        json_t *out = json_array();
+        size_t i;
+        const json_t *v;
+
+        json_array_foreach(l, i, v)
+                if (json_is_string(v))
+                        json_array_append_new(out, json_string(json_string_value(v)));
+        return out;
+}
+
+void authz_rules_add_policy_rule(struct authz_rules *r, const json_t *rule)
+{
+        if (json_array_size(json_object_get(rule, "resources")) > 0) {
+                json_t *rr = json_object();
+
+                /* K8S: ResourceRule: verbs always, the rest omitted when empty */
+                json_object_set_new(rr, "verbs", string_list(rule, "verbs"));
+                static const char *const keys[] = { "apiGroups", "resources", "resourceNames" };
+                for (size_t i = 0; i < ARRAY_SIZE(keys); i++) {
+                        json_t *l = string_list(rule, keys[i]);
+
+                        if (json_array_size(l))
+                                json_object_set_new(rr, keys[i], l);
+                        else
+                                json_decref(l);
+                }
+                json_array_append_new(r->resource_rules, rr);
+        }
+        if (json_array_size(json_object_get(rule, "nonResourceURLs")) > 0)
+                json_array_append_new(r->non_resource_rules,
+                                      json_pack("{s:o, s:o}", "verbs", string_list(rule, "verbs"),
+                                                "nonResourceURLs",
+                                                string_list(rule, "nonResourceURLs")));
+}
+
+void authz_rules_for(const struct authz *z, const struct authn_user *user, const char *ns,
+                     struct authz_rules *ret)
+{
+        authz_rules_init(ret);
+        if (!z) {
+                always_allow_rules(NULL, user, ns, ret);
+                return;
+        }
+        /* K8S: union.go unionAuthzRulesHandler.RulesFor: every resolver, in order */
+        for (size_t i = 0; i < z->n; i++)
+                if (z->links[i].mode->rules_for)
+                        z->links[i].mode->rules_for(z->links[i].self, user, ns, ret);
 }
 
 /* ---- the refusal ---- */

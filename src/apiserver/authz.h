@@ -72,6 +72,29 @@ struct authz_context {
         struct rbac *rbac;   /* RBAC's rule resolver (rbac.h), for the RBAC mode */
 };
 
+/* K8S: authorizer.RuleResolver.RulesFor's answer, gathered over the chain (union's
+ * NewRuleResolvers): authorization/v1 ResourceRule and NonResourceRule objects in the order the
+ * modes give them, whether some mode could not list everything it allows, and the errors met
+ * (flattened, each message once, as utilerrors' aggregate prints them). */
+struct authz_rules {
+        json_t *resource_rules;     /* array of {verbs, apiGroups, resources, resourceNames} */
+        json_t *non_resource_rules; /* array of {verbs, nonResourceURLs} */
+        bool incomplete;
+        char **errors;
+        size_t n_errors;
+};
+
+void authz_rules_init(struct authz_rules *r);
+void authz_rules_release(struct authz_rules *r);
+/* Adds one error message (copied) unless it is there already. */
+void authz_rules_add_error(struct authz_rules *r, const char *msg);
+/* K8S: utilerrors.NewAggregate(errs).Error(): "" for none, the message for one, "[a, b]" for
+ * more. Caller frees. */
+char *authz_rules_error_string(const struct authz_rules *r);
+/* K8S: RBACAuthorizer.RulesFor: each rbac/v1 PolicyRule naming resources becomes a
+ * ResourceRule, each naming nonResourceURLs a NonResourceRule (a rule naming both, both). */
+void authz_rules_add_policy_rule(struct authz_rules *r, const json_t *rule);
+
 /* One authorization mode (an entry of authz.c's table). */
 struct authz_mode {
         const char *name; /* as --authorization-mode spells it */
@@ -81,6 +104,10 @@ struct authz_mode {
          * refusal's message. Called from any thread. */
         enum authz_decision (*authorize)(void *self, const struct authz_attributes *a,
                                          char **ret_reason);
+        /* K8S: the mode's RuleResolver.RulesFor: adds what user may do in ns to out (NULL:
+         * the mode lists nothing). Called from any thread. */
+        void (*rules_for)(void *self, const struct authn_user *user, const char *ns,
+                          struct authz_rules *out);
         void (*free)(void *self);
 };
 
@@ -104,6 +131,12 @@ DEFINE_CLEANUP(struct authz, authz_free, authz)
  * (K8S: union.go joins them with "\n"). */
 enum authz_decision authz_authorize(const struct authz *z, const struct authz_attributes *a,
                                     char **ret_reason);
+
+/* K8S: the union RuleResolver of the modes (pkg/kubeapiserver/authorizer: system:masters' own
+ * authorizer is no rule resolver): what user may do in namespace ns, into *ret (initialised
+ * here; the caller releases it). z NULL: as AlwaysAllow, everything. */
+void authz_rules_for(const struct authz *z, const struct authn_user *user, const char *ns,
+                     struct authz_rules *ret);
 
 /* K8S: responsewriters forbiddenMessage: `User "u" cannot VERB resource "R[/SUB]" in API group
  * "G" in the namespace "NS"` (or `at the cluster scope`), `User "u" cannot VERB path "/p"` for

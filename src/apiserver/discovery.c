@@ -12,10 +12,20 @@
 #define AGGREGATED_CONTENT_TYPE \
  "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
 
+/* Whether accept names version v2 itself: "v=v2" ending its parameter, not the v2beta1 that
+ * kubectl 1.27 asks for alone (it then reads the legacy lists it also accepts). */
+static bool names_v2(const char *accept)
+{
+        for (const char *p = accept; (p = strstr(p, "v=v2")); p += 4)
+                if (p[4] == '\0' || p[4] == ';' || p[4] == ',' || p[4] == ' ')
+                        return true;
+        return false;
+}
+
 bool discovery_wants_aggregated(const char *accept)
 {
         /* Parameter order does not matter to clients; kubectl sends g, v, as in this order. */
-        return accept && strstr(accept, "g=apidiscovery.k8s.io") && strstr(accept, "v=v2") &&
+        return accept && strstr(accept, "g=apidiscovery.k8s.io") && names_v2(accept) &&
                strstr(accept, "as=APIGroupDiscoveryList");
 }
 

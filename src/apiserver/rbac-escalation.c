@@ -78,7 +78,8 @@ struct collect {
         json_t *errors; /* distinct messages */
 };
 
-static bool collect_rule(void *ud, const json_t *rule, const char *err)
+static bool collect_rule(void *ud, const struct rbac_rule_source *src, const json_t *rule,
+                         const char *err)
 {
         struct collect *c = ud;
         size_t i;

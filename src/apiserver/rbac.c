@@ -16,6 +16,7 @@
 #include "base/alloc.h"
 #include "base/json.h"
 #include "base/strbuf.h"
+#include "base/utf8.h"
 #include "store/store.h"
 
 enum rbac_kind {
@@ -230,15 +231,49 @@ bool rbac_subject_matches(const json_t *subject, const struct authn_user *user, 
         return false;
 }
 
-static bool applies(const json_t *binding, const struct authn_user *user, const char *ns)
+/* K8S: appliesTo: the first subject of binding that matches user, or NULL. */
+static const json_t *applies(const json_t *binding, const struct authn_user *user, const char *ns)
 {
         size_t i;
         json_t *s;
 
         json_array_foreach(json_object_get(binding, "subjects"), i, s)
                 if (rbac_subject_matches(s, user, ns))
-                        return true;
-        return false;
+                        return s;
+        return NULL;
+}
+
+static void add_go_quoted(struct strbuf *sb, const char *s)
+{
+        utf8_go_quote(sb, s, strlen(s));
+}
+
+char *rbac_rule_source_string(const struct rbac_rule_source *src)
+{
+        const char *name = json_path_string_or_empty(src->binding, "metadata.name");
+        const char *bns = json_path_string_or_empty(src->binding, "metadata.namespace");
+        const char *kind = str(src->subject, "kind");
+        struct strbuf sb;
+        cleanup_free char *binding_name =
+                src->cluster ? xstrdup(name) : xasprintf("%s/%s", name, bns);
+
+        strbuf_init(&sb);
+        strbuf_addstr(&sb, src->cluster ? "ClusterRoleBinding " : "RoleBinding ");
+        add_go_quoted(&sb, binding_name);
+        strbuf_addf(&sb, " of %s ", json_path_string_or_empty(src->binding, "roleRef.kind"));
+        add_go_quoted(&sb, json_path_string_or_empty(src->binding, "roleRef.name"));
+        /* K8S: describeSubject: a service account as "name/namespace" (the binding's namespace
+         * when the subject names none) */
+        strbuf_addf(&sb, " to %s ", kind);
+        if (streq(kind, "ServiceAccount")) {
+                const char *sns = str(src->subject, "namespace");
+                cleanup_free char *who =
+                        xasprintf("%s/%s", str(src->subject, "name"), sns[0] ? sns : bns);
+                add_go_quoted(&sb, who);
+        } else {
+                add_go_quoted(&sb, str(src->subject, "name"));
+        }
+        return strbuf_detach(&sb);
 }
 
 /* K8S: GetRoleReferenceRules: the role's rules, or NULL with *ret_err (malloc'd). Under the
@@ -278,19 +313,22 @@ static bool visit_bindings(struct rbac *r, enum rbac_kind k, const char *bns,
                 const json_t *rules;
                 size_t i;
                 json_t *rule;
+                struct rbac_rule_source src = { .cluster = k == RBAC_CLUSTER_ROLE_BINDINGS,
+                                                .binding = b };
 
-                if (!applies(b, user, bns))
+                src.subject = applies(b, user, bns);
+                if (!src.subject)
                         continue;
                 rules = role_rules(r, json_object_get(b, "roleRef"), bns, &err);
                 if (!rules && err) {
-                        bool more = visit(ud, NULL, err);
+                        bool more = visit(ud, &src, NULL, err);
                         free(err);
                         if (!more)
                                 return false;
                         continue;
                 }
                 json_array_foreach(rules, i, rule)
-                        if (!visit(ud, rule, NULL))
+                        if (!visit(ud, &src, rule, NULL))
                                 return false;
         }
         return true;
@@ -310,16 +348,21 @@ void rbac_visit_rules(struct rbac *r, const struct authn_user *user, const char 
 struct checking {
         const struct authz_attributes *a;
         bool allowed;
+        char *reason;
         char **errors;
         size_t n_errors;
 };
 
-static bool check_rule(void *ud, const json_t *rule, const char *err)
+static bool check_rule(void *ud, const struct rbac_rule_source *src, const json_t *rule,
+                       const char *err)
 {
         struct checking *c = ud;
 
         if (rule && authz_rule_allows(rule, c->a)) {
+                cleanup_free char *from = rbac_rule_source_string(src);
+
                 c->allowed = true;
+                c->reason = xasprintf("RBAC: allowed by %s", from);
                 return false;
         }
         if (err) {
@@ -343,6 +386,8 @@ enum authz_decision rbac_authorize(struct rbac *r, const struct authz_attributes
         if (!a->user)
                 return AUTHZ_NO_OPINION;
         rbac_visit_rules(r, a->user, a->ns, check_rule, &c);
+        if (c.allowed)
+                *ret_reason = TAKE_PTR(c.reason);
         if (!c.allowed && c.n_errors) {
                 strbuf_init(&sb);
                 strbuf_addstr(&sb, "RBAC: ");
@@ -374,6 +419,25 @@ enum authz_decision authz_rbac_authorize(void *self, const struct authz_attribut
                                          char **ret_reason)
 {
         return rbac_authorize(self, a, ret_reason);
+}
+
+/* K8S: DefaultRuleResolver.RulesFor's visitor: every rule, every error */
+static bool gather_rule(void *ud, const struct rbac_rule_source *src, const json_t *rule,
+                        const char *err)
+{
+        struct authz_rules *out = ud;
+
+        if (rule)
+                authz_rules_add_policy_rule(out, rule);
+        if (err)
+                authz_rules_add_error(out, err);
+        return true;
+}
+
+void authz_rbac_rules_for(void *self, const struct authn_user *user, const char *ns,
+                          struct authz_rules *out)
+{
+        rbac_visit_rules(self, user, ns, gather_rule, out);
 }
 
 void authz_rbac_free(void *self)

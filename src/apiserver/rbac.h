@@ -37,9 +37,24 @@ struct rbac *rbac_free(struct rbac *r);
 DEFINE_CLEANUP(struct rbac, rbac_free, rbac)
 #define cleanup_rbac cleanup_of(rbac_free)
 
+/* Where a rule comes from (K8S: the visitor's source): the binding (a ClusterRoleBinding when
+ * cluster) and the subject of it that matched the user; borrowed for the visitor's call. */
+struct rbac_rule_source {
+        bool cluster;
+        const json_t *binding;
+        const json_t *subject;
+};
+
+/* K8S: clusterRoleBindingDescriber and roleBindingDescriber: `ClusterRoleBinding "b" of
+ * ClusterRole "r" to Group "g"`, `RoleBinding "b/ns" of Role "r" to ServiceAccount "sa/ns"`.
+ * Caller frees. */
+char *rbac_rule_source_string(const struct rbac_rule_source *src);
+
 /* Called for each rule that applies (err NULL) or each binding whose role cannot be found (rule
- * NULL, err the message); returns false to stop. The rule is borrowed for the call. */
-typedef bool (*rbac_rule_visitor)(void *ud, const json_t *rule, const char *err);
+ * NULL, err the message), with the binding it comes from; returns false to stop. The rule is
+ * borrowed for the call. */
+typedef bool (*rbac_rule_visitor)(void *ud, const struct rbac_rule_source *src, const json_t *rule,
+                                  const char *err);
 
 /* K8S: DefaultRuleResolver.VisitRulesFor: the rules user holds in ns ("" : the cluster-scoped
  * ones only), in upstream's order. */
@@ -47,8 +62,9 @@ void rbac_visit_rules(struct rbac *r, const struct authn_user *user, const char 
                       rbac_rule_visitor visit, void *ud);
 
 /* K8S: RBACAuthorizer.Authorize: ALLOW when a rule user holds in a->ns allows a
- * (authz_rule_allows), else NO_OPINION, with *ret_reason (malloc'd) "RBAC: <errors>" when
- * bindings named missing roles (upstream's aggregate: one error as it is, more as "[a, b]"). */
+ * (authz_rule_allows), with *ret_reason `RBAC: allowed by <source>` (rbac_rule_source_string);
+ * else NO_OPINION, with *ret_reason (malloc'd) "RBAC: <errors>" when bindings named missing
+ * roles (upstream's aggregate: one error as it is, more as "[a, b]"). */
 enum authz_decision rbac_authorize(struct rbac *r, const struct authz_attributes *a,
                                    char **ret_reason);
 
@@ -107,5 +123,9 @@ int authz_rbac_new(const struct authz_context *ctx, void **ret, struct error **r
 enum authz_decision authz_rbac_authorize(void *self, const struct authz_attributes *a,
                                          char **ret_reason);
 void authz_rbac_free(void *self);
+/* K8S: RBACAuthorizer.RulesFor: the rules user holds in ns as authz_rules_add_policy_rule
+ * turns them, the bindings' errors, never incomplete. */
+void authz_rbac_rules_for(void *self, const struct authn_user *user, const char *ns,
+                          struct authz_rules *out);
 
 #endif

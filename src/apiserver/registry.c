@@ -626,8 +626,27 @@ void registry_create(struct apiserver *s, const struct api_target *t,
         if (t->res->review) {
                 cleanup_json json_t *answer = NULL;
                 cleanup_error struct error *err = NULL;
-                int r = t->res->review(s->opts.authn, obj, t->user, &answer, &err);
+                const struct review_context c = { .authn = s->opts.authn,
+                                                  .authz = s->opts.authz,
+                                                  .user = t->user,
+                                                  .ns = t->ns ? t->ns : "" };
+                int r;
 
+                /* K8S: the create handler's EnsureObjectNamespaceMatchesRequestNamespace, then
+                 * the REST storage's own validation (NewInvalid) */
+                if (check_namespace(t, obj, resp) < 0)
+                        return;
+                if (t->res->strategy && t->res->strategy->validate_create) {
+                        struct field_error_list errs;
+
+                        field_error_list_init(&errs);
+                        t->res->strategy->validate_create(obj, &errs);
+                        r = respond_if_invalid(t, obj_name(obj), &errs, resp);
+                        field_error_list_release(&errs);
+                        if (r < 0)
+                                return;
+                }
+                r = t->res->review(&c, obj, &answer, &err);
                 if (r < 0) {
                         status_respond(resp, r, err ? err->message : "review failed", NULL);
                         return;

@@ -6,6 +6,7 @@
 
 #include "api/schemas.h"
 #include "apiserver/authn.h"
+#include "apiserver/authz-review.h"
 #include "apiserver/resources.h"
 #include "apiserver/table.h"
 #include "base/macro.h"
@@ -391,6 +392,59 @@ static const struct api_resource tokenreviews = {
         .review = authn_token_review,
 };
 
+/* K8S: pkg/registry/authorization: create-only, never stored (authz-review.h) */
+static const struct api_resource subjectaccessreviews = {
+        .group = "authorization.k8s.io",
+        .version = "v1",
+        .api_version = "authorization.k8s.io/v1",
+        .plural = "subjectaccessreviews",
+        .singular = "subjectaccessreview",
+        .kind = "SubjectAccessReview",
+        .verbs = verbs_create,
+        .schema = &schema_subject_access_review,
+        .strategy = &subject_access_review_strategy,
+        .review = authz_subject_access_review,
+};
+
+static const struct api_resource selfsubjectaccessreviews = {
+        .group = "authorization.k8s.io",
+        .version = "v1",
+        .api_version = "authorization.k8s.io/v1",
+        .plural = "selfsubjectaccessreviews",
+        .singular = "selfsubjectaccessreview",
+        .kind = "SelfSubjectAccessReview",
+        .verbs = verbs_create,
+        .schema = &schema_self_subject_access_review,
+        .strategy = &self_subject_access_review_strategy,
+        .review = authz_self_subject_access_review,
+};
+
+static const struct api_resource localsubjectaccessreviews = {
+        .group = "authorization.k8s.io",
+        .version = "v1",
+        .api_version = "authorization.k8s.io/v1",
+        .plural = "localsubjectaccessreviews",
+        .singular = "localsubjectaccessreview",
+        .kind = "LocalSubjectAccessReview",
+        .namespaced = true,
+        .verbs = verbs_create,
+        .schema = &schema_local_subject_access_review,
+        .strategy = &local_subject_access_review_strategy,
+        .review = authz_local_subject_access_review,
+};
+
+static const struct api_resource selfsubjectrulesreviews = {
+        .group = "authorization.k8s.io",
+        .version = "v1",
+        .api_version = "authorization.k8s.io/v1",
+        .plural = "selfsubjectrulesreviews",
+        .singular = "selfsubjectrulesreview",
+        .kind = "SelfSubjectRulesReview",
+        .verbs = verbs_create,
+        .schema = &schema_self_subject_rules_review,
+        .review = authz_self_subject_rules_review,
+};
+
 static const struct api_resource leases = {
         .group = "coordination.k8s.io",
         .version = "v1",
@@ -589,6 +643,10 @@ const struct api_resource *const api_resources[] = {
         &resourcequotas,
         &poddisruptionbudgets,
         &tokenreviews,
+        &subjectaccessreviews,
+        &selfsubjectaccessreviews,
+        &localsubjectaccessreviews,
+        &selfsubjectrulesreviews,
         &leases,
         &replicasets,
         &deployments,

@@ -44,6 +44,14 @@ enum api_subresource {
 struct rbac;
 struct authz;
 
+/* What a review hook (api_resource.review) is given besides the object; all borrowed. */
+struct review_context {
+        const struct authn *authn;     /* the server's authenticators; NULL: none */
+        const struct authz *authz;     /* the authorization chain; NULL: none (all allowed) */
+        const struct authn_user *user; /* who asks */
+        const char *ns;                /* the URL's namespace; "" at the cluster scope */
+};
+
 /* Who writes what, for a strategy's authorize_write (RBAC's escalation checks). */
 struct write_check {
         const struct authn_user *user;
@@ -111,12 +119,13 @@ struct api_resource {
         /* Fills one Table row's cells (json array) for obj. */
         void (*table_row)(const json_t *obj, time_t now, json_t *cells);
         const struct resource_strategy *strategy;
-        /* A resource that is never stored, only created (SelfSubjectReview, TokenReview): 0
-         * with *ret the object that answers a create of obj by user, given the server's
-         * authenticators (NULL when it has none), or -errno with *reterr (the Status: EINVAL
-         * 400 BadRequest, ...); NULL for a stored resource. */
-        int (*review)(const struct authn *authn, const json_t *obj, const struct authn_user *user,
-                      json_t **ret, struct error **reterr);
+        /* A resource that is never stored, only created (SelfSubjectReview, TokenReview, the
+         * authorization.k8s.io reviews): 0 with *ret the object that answers a create of obj
+         * (its namespace already set from the URL, or cleared at the cluster scope; checked by
+         * strategy->validate_create when it has a strategy), or -errno with *reterr (the
+         * Status: EINVAL 400 BadRequest, ...); NULL for a stored resource. */
+        int (*review)(const struct review_context *c, const json_t *obj, json_t **ret,
+                      struct error **reterr);
 };
 
 extern const struct api_resource *const api_resources[];
@@ -169,5 +178,8 @@ extern const struct resource_strategy cluster_role_binding_strategy;
 extern const struct resource_strategy storage_class_strategy;
 extern const struct resource_strategy persistent_volume_strategy;
 extern const struct resource_strategy persistent_volume_claim_strategy;
+/* apiserver/authz-review.c */
+extern const struct resource_strategy subject_access_review_strategy,
+        self_subject_access_review_strategy, local_subject_access_review_strategy;
 
 #endif

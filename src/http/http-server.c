@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
@@ -143,6 +144,30 @@ static enum MHD_Result collect_query(void *cls, enum MHD_ValueKind kind, const c
         q->params[q->n].key = key;
         q->params[q->n].value = value;
         q->n++;
+        return MHD_YES;
+}
+
+struct header_collect {
+        struct http_header *headers;
+        size_t n, alloc;
+};
+
+/* Gathers the Impersonate-* headers (http.h). */
+static enum MHD_Result collect_impersonate(void *cls, enum MHD_ValueKind kind, const char *key,
+                                           size_t key_size, const char *value, size_t value_size)
+{
+        struct header_collect *c = cls;
+        size_t plen = strlen(HTTP_IMPERSONATE_PREFIX);
+
+        if (key_size < plen || strncasecmp(key, HTTP_IMPERSONATE_PREFIX, plen) != 0)
+                return MHD_YES;
+        if (c->n == c->alloc) {
+                c->alloc = c->alloc ? 2 * c->alloc : 8;
+                c->headers = xrealloc(c->headers, c->alloc * sizeof(*c->headers));
+        }
+        c->headers[c->n].name = key;
+        c->headers[c->n].value = value ? value : "";
+        c->n++;
         return MHD_YES;
 }
 
@@ -574,6 +599,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
         struct http_server *h = cls;
         struct request_ctx *ctx = *con_cls;
         struct query_collect q = { .params = NULL };
+        struct header_collect imp = { .headers = NULL };
         struct http_request req;
         struct http_response resp;
         const unsigned char *client_der;
@@ -604,6 +630,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
                 return serve_pending(h, conn, ctx);
 
         (void) MHD_get_connection_values_n(conn, MHD_GET_ARGUMENT_KIND, collect_query, &q);
+        (void) MHD_get_connection_values_n(conn, MHD_HEADER_KIND, collect_impersonate, &imp);
         if (!utf8_valid(url, strlen(url)))
                 q.malformed = "the path is not valid UTF-8";
         client_der = client_cert(h, conn, &client_len);
@@ -631,10 +658,13 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
                         MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "X-Forwarded-For"),
                 .real_ip = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "X-Real-Ip"),
                 .audit_id = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Audit-ID"),
+                .impersonate = imp.headers,
+                .n_impersonate = imp.n,
         };
         http_response_init(&resp);
         h->handler(h->ud, &req, &resp);
         free(q.params);
+        free(imp.headers);
         if (resp.pending.poll) {
                 ctx->pending = resp.pending;
                 resp.pending = (struct http_pending){ 0 };

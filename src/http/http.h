@@ -19,6 +19,16 @@ struct http_query_param {
         const char *value; /* "" for a key without '=' */
 };
 
+/* One request header, name as the client spelled it. */
+struct http_header {
+        const char *name;
+        const char *value;
+};
+
+/* K8S: authenticationv1.ImpersonateUserHeader and its kin all begin so (compared without
+ * regard to case, as HTTP header names are). */
+#define HTTP_IMPERSONATE_PREFIX "Impersonate-"
+
 /* Everything borrowed for the handler's call. */
 struct http_request {
         const char *method; /* "GET", "POST", ... */
@@ -49,6 +59,11 @@ struct http_request {
         const char *forwarded_for;
         const char *real_ip;
         const char *audit_id;
+        /* Every header whose name begins with HTTP_IMPERSONATE_PREFIX, in the order sent (a
+         * repeated header once per line; the server keeps no more than its header memory
+         * holds). */
+        const struct http_header *impersonate;
+        size_t n_impersonate;
 };
 
 /* Decodes the percent escapes of s in place (the path, each query key and value, as the server

@@ -549,6 +549,32 @@ static void test_bytes(void **state)
         strbuf_release(&sb);
 }
 
+/* K8S: map[string]ExtraValue (authorization/v1 SubjectAccessReviewSpec.extra): each value a
+ * message {repeated string items = 1}, an empty list an empty message. */
+static void test_extra_values(void **state)
+{
+        struct error *err = NULL;
+        struct strbuf sb;
+        json_t *obj, *back = NULL;
+
+        (void) state;
+        obj = json_loads("{\"spec\":{\"extra\":{\"k\":[\"a\",\"b\"],\"z\":[]}}}", 0, NULL);
+        strbuf_init(&sb);
+        assert_int_equal(pb_encode(&schema_subject_access_review, obj, &sb, &err), 0);
+        /* spec {extra {key "k", value {items "a", items "b"}}, {key "z", value {}}} */
+        assert_int_equal(sb.len, 22);
+        assert_memory_equal(sb.buf,
+                            "\x12\x14\x2a\x0b\x0a\x01k\x12\x06\x0a\x01"
+                            "a\x0a\x01"
+                            "b\x2a\x05\x0a\x01z\x12\x00",
+                            22);
+        assert_int_equal(pb_decode(&schema_subject_access_review, sb.buf, sb.len, &back, &err), 0);
+        assert_json_equal(json_object_get(obj, "spec"), json_object_get(back, "spec"), "extra");
+        json_decref(back);
+        json_decref(obj);
+        strbuf_release(&sb);
+}
+
 /* K8S: a PodDisruptionBudget's IntOrString bounds keep their type through protobuf (an
  * integer minAvailable, a percentage maxUnavailable), and an Eviction carries its
  * DeleteOptions (gracePeriodSeconds 0 is a set pointer, kept). */
@@ -647,6 +673,7 @@ int main(void)
                 cmocka_unit_test(test_encode_errors),
                 cmocka_unit_test(test_schema_numbers),
                 cmocka_unit_test(test_bytes),
+                cmocka_unit_test(test_extra_values),
                 cmocka_unit_test(test_policy),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "apiserver/discovery.h"
 #include "apiserver/negotiate.h"
 
 #define NA (-1)
@@ -118,12 +119,37 @@ static void test_input(void **state)
                                "application/vnd.kubernetes.protobuf"));
 }
 
+/* Aggregated discovery (apidiscovery.k8s.io v2) only for a client that names v2 itself: kubectl
+ * 1.27 asks for v2beta1 alone and must get the legacy lists. */
+static void test_discovery_aggregated(void **state)
+{
+        static const struct {
+                const char *accept;
+                bool want;
+        } cases[] = {
+                { "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,"
+                  "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,"
+                  "application/json",
+                  true },
+                { "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,"
+                  "application/json",
+                  false },
+                { "application/json;as=APIGroupDiscoveryList;g=apidiscovery.k8s.io;v=v2", true },
+                { "application/json", false },
+                { NULL, false },
+        };
+
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+                assert_int_equal(discovery_wants_aggregated(cases[i].accept), cases[i].want);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_output),
                 cmocka_unit_test(test_accept_pick),
                 cmocka_unit_test(test_input),
+                cmocka_unit_test(test_discovery_aggregated),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);

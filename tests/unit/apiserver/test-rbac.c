@@ -178,8 +178,82 @@ static void test_decisions(void **state)
                         fail_msg("case %zu: %s %s %s/%s in %s: %d, want %d", i,
                                  users[cases[i].user]->name, cases[i].verb, cases[i].resource,
                                  cases[i].sub, cases[i].ns, d, cases[i].want);
-                assert_null(reason);
+                /* K8S: authorizingVisitor: an allow says which binding allowed */
+                if (d == AUTHZ_ALLOW)
+                        assert_true(reason && strncmp(reason, "RBAC: allowed by ", 17) == 0);
+                else
+                        assert_null(reason);
         }
+}
+
+/* K8S: clusterRoleBindingDescriber and roleBindingDescriber, describeSubject */
+static void test_allowed_by(void **state)
+{
+        struct fixture *f = *state;
+        static const char *const devs[] = { "devs", NULL };
+        cleanup_rbac struct rbac *r = NULL;
+        cleanup_authn_user struct authn_user *bob = authn_user_new("bob", NULL, devs);
+        cleanup_authn_user struct authn_user *sa =
+                authn_user_new("system:serviceaccount:ns:sa", NULL, NULL);
+        cleanup_authn_user struct authn_user *other_sa =
+                authn_user_new("system:serviceaccount:other:sa", NULL, NULL);
+        struct authz_attributes by_group = attrs(bob, "list", "", "pods", "", "ns", "");
+        struct authz_attributes by_sa = attrs(sa, "patch", "", "pods", "resize", "ns", "web");
+        struct authz_attributes by_sa_ns =
+                attrs(other_sa, "delete", "", "configmaps", "", "ns", "c");
+        struct authz_attributes by_crb =
+                attrs(bob, "get", "storage.k8s.io", "storageclasses", "", "", "fast");
+        cleanup_free char *r1 = NULL, *r2 = NULL, *r3 = NULL, *r4 = NULL;
+
+        assert_int_equal(rbac_new(f->store, &r, NULL), 0);
+        assert_int_equal(rbac_authorize(r, &by_group, &r1), AUTHZ_ALLOW);
+        assert_string_equal(r1, "RBAC: allowed by RoleBinding \"readers/ns\" of Role "
+                                "\"pod-reader\" to Group \"devs\"");
+        assert_int_equal(rbac_authorize(r, &by_sa, &r2), AUTHZ_ALLOW);
+        assert_string_equal(r2, "RBAC: allowed by RoleBinding \"resizers/ns\" of Role "
+                                "\"resizer\" to ServiceAccount \"sa/ns\"");
+        assert_int_equal(rbac_authorize(r, &by_sa_ns, &r3), AUTHZ_ALLOW);
+        assert_string_equal(r3, "RBAC: allowed by RoleBinding \"cm/ns\" of ClusterRole "
+                                "\"cm-editor\" to ServiceAccount \"sa/other\"");
+        assert_int_equal(rbac_authorize(r, &by_crb, &r4), AUTHZ_ALLOW);
+        assert_string_equal(r4, "RBAC: allowed by ClusterRoleBinding \"sc\" of ClusterRole "
+                                "\"sc-reader\" to Group \"system:authenticated\"");
+}
+
+/* K8S: RBACAuthorizer.RulesFor: the rules as ResourceRules and NonResourceRules, the missing
+ * roles as errors */
+static void test_rules_for(void **state)
+{
+        struct fixture *f = *state;
+        cleanup_rbac struct rbac *r = NULL;
+        cleanup_authn_user struct authn_user *sa =
+                authn_user_new("system:serviceaccount:ns:sa", NULL, NULL);
+        cleanup_authn_user struct authn_user *carol = authn_user_new("carol", NULL, NULL);
+        struct authz_rules rules;
+        cleanup_free char *err = NULL;
+        cleanup_free char *text = NULL;
+
+        assert_int_equal(rbac_new(f->store, &r, NULL), 0);
+        authz_rules_init(&rules);
+        authz_rbac_rules_for(r, sa, "ns", &rules);
+        text = json_dumps(rules.resource_rules, JSON_COMPACT | JSON_SORT_KEYS);
+        /* the ClusterRoleBinding's rules first, then the namespace's RoleBindings' */
+        assert_string_equal(text,
+                            "[{\"apiGroups\":[\"storage.k8s.io\"],"
+                            "\"resources\":[\"storageclasses\"],\"verbs\":[\"get\"]},"
+                            "{\"apiGroups\":[\"\"],\"resources\":[\"pods/resize\"],"
+                            "\"verbs\":[\"patch\"]},"
+                            "{\"apiGroups\":[\"\"],\"resources\":[\"pods\"],\"verbs\":[\"get\"]}]");
+        assert_false(rules.incomplete);
+        assert_int_equal(rules.n_errors, 0);
+        authz_rules_release(&rules);
+
+        authz_rules_init(&rules);
+        authz_rbac_rules_for(r, carol, "ns", &rules);
+        err = authz_rules_error_string(&rules);
+        assert_string_equal(err, "[clusterrole.rbac.authorization.k8s.io \"gone\" not found, "
+                                 "role.rbac.authorization.k8s.io \"gone\" not found]");
+        authz_rules_release(&rules);
 }
 
 static void test_missing_roles(void **state)
@@ -327,6 +401,8 @@ int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test_setup_teardown(test_decisions, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_allowed_by, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_rules_for, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_missing_roles, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_follows_the_store, setup, teardown),
                 cmocka_unit_test(test_rule_comparison),
