@@ -110,6 +110,8 @@ int pki_write_kubeconfig(const struct pki *p, const char *path, const char *serv
 
 /* PEM text exactly as stored on disk; borrowed, valid until pki_free(). */
 const char *pki_ca_cert_pem(const struct pki *p);
+/* The CA's private key (PKCS#8 PEM), for the certificate signer (csr-controller.h) only. */
+const char *pki_ca_key_pem(const struct pki *p);
 const char *pki_server_cert_pem(const struct pki *p);
 const char *pki_server_key_pem(const struct pki *p);
 /* The service account signing key, PEM (PKCS#8); borrowed. */

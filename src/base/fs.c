@@ -47,14 +47,24 @@ int fs_write_all(int fd, const char *data, size_t len)
 
 int fs_write_file_atomic(int dirfd, const char *name, const char *data, size_t len)
 {
+        return fs_write_file_atomic_mode(dirfd, name, data, len, 0644);
+}
+
+int fs_write_file_atomic_mode(int dirfd, const char *name, const char *data, size_t len,
+                              mode_t mode)
+{
         char tmp[256];
         int fd, r;
 
         (void) snprintf(tmp, sizeof(tmp), ".%s.tmp-%d", name, (int) getpid());
-        fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+        (void) unlinkat(dirfd, tmp, 0);
+        /* O_EXCL: the mode is the one asked for, never a stale file's */
+        fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode);
         if (fd < 0)
                 return -errno;
-        r = fs_write_all(fd, data, len);
+        r = fchmod(fd, mode) < 0 ? -errno : 0;
+        if (r == 0)
+                r = fs_write_all(fd, data, len);
         if (r == 0 && fsync(fd) < 0)
                 r = -errno;
         if (close(fd) < 0 && r == 0)
