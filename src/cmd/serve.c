@@ -651,6 +651,7 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
         cleanup_audit struct audit *audit = NULL;
         cleanup_free char *ca_file = NULL, *node_name_default = NULL;
         cleanup_free char *node_cert = NULL, *node_key = NULL;
+        cleanup_free char *admin_cert = NULL, *admin_key = NULL;
         sigset_t sigs;
         int sig, r, exit_code = 1;
 
@@ -772,6 +773,8 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
         ca_file = xasprintf("%s/pki/ca.crt", f.data_dir);
         node_cert = xasprintf("%s/pki/%s", f.data_dir, PKI_NODE_CERT_FILE);
         node_key = xasprintf("%s/pki/%s", f.data_dir, PKI_NODE_KEY_FILE);
+        admin_cert = xasprintf("%s/pki/%s", f.data_dir, PKI_ADMIN_CERT_FILE);
+        admin_key = xasprintf("%s/pki/%s", f.data_dir, PKI_ADMIN_KEY_FILE);
         db = xasprintf("%s/store.db", f.data_dir);
         {
                 const struct store_options so = {
@@ -839,6 +842,9 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
                                                 .sa_signer = sa_signer,
                                                 .kubelet_ca_file = ca_file,
                                                 .kubelet_token = pki_kubelet_token(pki),
+                                                /* joined nodes take the admin's certificate */
+                                                .kubelet_client_cert_file = admin_cert,
+                                                .kubelet_client_key_file = admin_key,
                                                 .metrics = metrics,
                                                 .max_requests_inflight = f.max_requests_inflight,
                                                 .max_mutating_requests_inflight =
