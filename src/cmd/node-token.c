@@ -23,14 +23,14 @@
 
 /* One request through the server's handler as the admin; the status, or -errno. */
 static long call(struct apiserver *api, const char *admin_token, const char *method,
-                 const char *path, const json_t *body, char **ret_body)
+                 const char *path, const char *content_type, const json_t *body, char **ret_body)
 {
         cleanup_free char *auth = xasprintf("Bearer %s", admin_token);
         cleanup_free char *text = body ? json_dump_compact(body) : NULL;
         struct http_request req = {
                 .method = method,
                 .path = path,
-                .content_type = "application/json",
+                .content_type = content_type,
                 .authorization = auth,
                 .body = text,
                 .body_len = text ? strlen(text) : 0,
@@ -47,17 +47,19 @@ static long call(struct apiserver *api, const char *admin_token, const char *met
         return status;
 }
 
-/* Creates body at path; an existing object is fine (replaced when replace_path is given). */
+/* Creates body at path; an existing object is fine (merge-patched with body when replace_path
+ * is given, so that a changed server address or CA is published). */
 static int ensure(struct apiserver *api, const char *admin_token, const char *path,
                   const char *replace_path, const json_t *body, struct error **reterr)
 {
         cleanup_free char *answer = NULL;
-        long status = call(api, admin_token, "POST", path, body, &answer);
+        long status = call(api, admin_token, "POST", path, "application/json", body, &answer);
 
         if (status == 409 && replace_path) {
                 free(answer);
                 answer = NULL;
-                status = call(api, admin_token, "PUT", replace_path, body, &answer);
+                status = call(api, admin_token, "PATCH", replace_path,
+                              "application/merge-patch+json", body, &answer);
         }
         if (status == 201 || status == 200 || status == 409)
                 return 0;
