@@ -2,6 +2,7 @@
  * removal that stays on one file system and never follows a symbolic link. */
 #include <dirent.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,24 +46,25 @@ int fs_write_all(int fd, const char *data, size_t len)
         return 0;
 }
 
-int fs_write_file_atomic(int dirfd, const char *name, const char *data, size_t len)
-{
-        return fs_write_file_atomic_mode(dirfd, name, data, len, 0644);
-}
-
-int fs_write_file_atomic_mode(int dirfd, const char *name, const char *data, size_t len,
-                              mode_t mode)
+/* force_mode: the file gets exactly mode (umask aside), else mode less the umask. */
+static int write_atomic(int dirfd, const char *name, const char *data, size_t len, mode_t mode,
+                        bool force_mode)
 {
         char tmp[256];
         int fd, r;
 
         (void) snprintf(tmp, sizeof(tmp), ".%s.tmp-%d", name, (int) getpid());
-        (void) unlinkat(dirfd, tmp, 0);
-        /* O_EXCL: the mode is the one asked for, never a stale file's */
-        fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode);
+        if (force_mode) {
+                /* O_EXCL: the mode is the one asked for, never a stale file's */
+                (void) unlinkat(dirfd, tmp, 0);
+                fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode);
+        } else {
+                fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
+                            mode);
+        }
         if (fd < 0)
                 return -errno;
-        r = fchmod(fd, mode) < 0 ? -errno : 0;
+        r = force_mode && fchmod(fd, mode) < 0 ? -errno : 0;
         if (r == 0)
                 r = fs_write_all(fd, data, len);
         if (r == 0 && fsync(fd) < 0)
@@ -76,6 +78,17 @@ int fs_write_file_atomic_mode(int dirfd, const char *name, const char *data, siz
         else
                 (void) fsync(dirfd);
         return r;
+}
+
+int fs_write_file_atomic(int dirfd, const char *name, const char *data, size_t len)
+{
+        return write_atomic(dirfd, name, data, len, 0644, false);
+}
+
+int fs_write_file_atomic_mode(int dirfd, const char *name, const char *data, size_t len,
+                              mode_t mode)
+{
+        return write_atomic(dirfd, name, data, len, mode, true);
 }
 
 int fs_write_json_atomic(int dirfd, const char *name, const json_t *j)
