@@ -97,6 +97,8 @@ JOIN_PIDS+=("$RELAY_PID")
 SERVERS="https://127.0.0.1:$DEAD,https://127.0.0.1:$RELAY,https://127.0.0.1:$SERVER_PORT"
 for _ in $(seq 1 50); do (exec 3<>"/dev/tcp/127.0.0.1/$RELAY") 2>/dev/null && break; sleep 0.1; done
 join_bg --server "$SERVERS" --token-file "$TOKEN"
+# kubectl wait fails at once on a Node not yet registered: wait for it to exist first
+for _ in $(seq 1 300); do k get node "$NODE" >/dev/null 2>&1 && break; sleep 0.2; done
 check_output "the joined node registers and is Ready" "condition met" \
         k wait --for=condition=Ready "node/$NODE" --timeout=60s
 check_equal "two CSRs, approved and issued: the client one by the bootstrap token, the serving one by the node" \
@@ -156,4 +158,13 @@ check_equal "its pod kept running through the restart" "0 Running" \
 until_equal "and its log is still served" "hello from p1" k logs p1
 
 k delete pod p1 p2 elsewhere --grace-period=1 --wait=false >/dev/null 2>&1
+# the node and the server stop cleanly, without a sanitizer report (ASan builds)
+kill "${JOIN_PIDS[-1]}"
+wait "${JOIN_PIDS[-1]}" 2>/dev/null
+if grep -qE "AddressSanitizer|LeakSanitizer|runtime error:" "$SERVER_DIR/node.log"; then
+        not_ok "the node exits cleanly (no sanitizer report)" "$(grep -E -A12 "ERROR|runtime error" "$SERVER_DIR/node.log" | head -40)"
+else
+        ok "the node exits cleanly (no sanitizer report)"
+fi
+server_check_log
 tap_done
