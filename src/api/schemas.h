@@ -45,6 +45,8 @@ extern const struct schema schema_job;
 extern const struct schema schema_pod_disruption_budget, schema_eviction, schema_delete_options;
 
 /* ---- kinds (coordination: api/schema-coordination.c) ---- */
+/* certificates.k8s.io/v1 CertificateSigningRequest. */
+extern const struct schema schema_certificate_signing_request;
 /* coordination.k8s.io/v1 Lease. */
 extern const struct schema schema_lease;
 

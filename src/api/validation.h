@@ -316,6 +316,19 @@ size_t validate_lease(const json_t *lease, struct field_error_list *errs);
 /* K8S: ValidateLeaseUpdate: the metadata update, then the spec as on create. */
 size_t validate_lease_update(const json_t *new_lease, const json_t *old_lease,
                              struct field_error_list *errs);
+/* ---- certificates.k8s.io/v1 (api/validation-certificates.c) ---- */
+
+/* K8S: validateCertificateSigningRequest (v1 options): the name a path segment, spec.request a
+ * PEM CERTIFICATE REQUEST whose signature checks (csr.h), usages given, known and not repeated,
+ * signerName a qualified "domain/path" (not kubernetes.io/legacy-unknown), expirationSeconds
+ * at least 600, conditions typed, True/False/Unknown, not repeated, Approved and Denied only
+ * True and never both, status.certificate PEM CERTIFICATE blocks. */
+size_t validate_certificate_signing_request(const json_t *csr, struct field_error_list *errs);
+/* The same on update (every subresource), then the metadata update; an Approved or Denied
+ * condition once set may not be removed or modified, nor an issued certificate replaced. */
+size_t validate_certificate_signing_request_update(const json_t *new_csr, const json_t *old_csr,
+                                                   struct field_error_list *errs);
+
 /* ---- apps/v1 (api/validation-apps.c) ---- */
 
 /* K8S: SetDefaults_ReplicaSet and SetDefaults_Deployment (apps/v1), the template included. */

@@ -85,12 +85,16 @@ static const char *const unsecured_groups[] = { AUTHN_GROUP_MASTERS, NULL };
 
 /* K8S: the paths anonymous requests may reach (AuthenticationConfiguration's anonymous
  * conditions, AnonymousAuthConfigurableEndpoints): the health endpoints and the version, which
- * the bootstrap policy's system:public-info-viewer then allows to system:unauthenticated. Every
- * other request without credentials is refused, as --anonymous-auth=false would. */
-static bool anonymous_path(const char *p)
+ * the bootstrap policy's system:public-info-viewer then allows to system:unauthenticated, and
+ * kube-public's cluster-info, which kubeadm's discovery reads before it trusts the CA (a Role
+ * in kube-public lets system:anonymous get it: cmd/node-token.h). Every other request without
+ * credentials is refused, as --anonymous-auth=false would. */
+static bool anonymous_path(const char *method, const char *p)
 {
         return streq(p, "/healthz") || streq(p, "/livez") || streq(p, "/readyz") ||
-               streq(p, "/version");
+               streq(p, "/version") ||
+               (streq(method, "GET") &&
+                streq(p, "/api/v1/namespaces/kube-public/configmaps/cluster-info"));
 }
 
 /* K8S: pkg/authentication/request/anonymous: system:anonymous in system:unauthenticated (and
@@ -114,7 +118,8 @@ static int authenticate(const struct apiserver *s, const struct http_request *re
                 *ret = authn_user_new("system:unsecured", NULL, unsecured_groups);
                 return 0;
         }
-        if (!req->authorization && !req->client_cert_der && anonymous_path(req->path)) {
+        if (!req->authorization && !req->client_cert_der &&
+            anonymous_path(req->method, req->path)) {
                 *ret = anonymous_user();
                 return 0;
         }

@@ -41,6 +41,12 @@ struct apiserver_options {
          * (NULL: the system's trust store) and the bearer token sent to them (NULL: none). */
         const char *kubelet_ca_file;
         const char *kubelet_token;
+        /* and the client certificate and key (PEM files) presented to them, which a node that
+         * joined (`flexlet node`, not knowing the token) takes when the cluster CA signed it
+         * for system:masters (K8S --kubelet-client-certificate/--kubelet-client-key); NULL:
+         * none */
+        const char *kubelet_client_cert_file;
+        const char *kubelet_client_key_file;
         /* The process's metrics registry, rendered at GET /metrics (the apiserver registers its
          * request families in it); NULL: no /metrics. */
         struct metrics_registry *metrics;

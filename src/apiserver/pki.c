@@ -51,6 +51,7 @@
 
 struct pki {
         char *ca_cert_pem;
+        char *ca_key_pem;
         char *server_cert_pem;
         char *server_key_pem;
         char *admin_cert_pem;
@@ -952,6 +953,7 @@ int pki_ensure(const struct pki_options *o, struct pki **ret, struct error **ret
                 return r;
         sha256(p->token, p->token_digest);
         p->ca_cert_pem = TAKE_PTR(ca.crt_pem);
+        p->ca_key_pem = TAKE_PTR(ca.key_pem);
         p->server_cert_pem = TAKE_PTR(srv.crt_pem);
         p->server_key_pem = TAKE_PTR(srv.key_pem);
         p->admin_cert_pem = TAKE_PTR(admin.crt_pem);
@@ -969,6 +971,11 @@ int pki_ensure(const struct pki_options *o, struct pki **ret, struct error **ret
 const char *pki_ca_cert_pem(const struct pki *p)
 {
         return p->ca_cert_pem;
+}
+
+const char *pki_ca_key_pem(const struct pki *p)
+{
+        return p->ca_key_pem;
 }
 
 const char *pki_server_cert_pem(const struct pki *p)
@@ -1012,6 +1019,9 @@ struct pki *pki_free(struct pki *p)
         free(p->admin_cert_pem);
         free(p->admin_key_pem);
         free(p->ca_cert_pem);
+        if (p->ca_key_pem)
+                explicit_bzero(p->ca_key_pem, strlen(p->ca_key_pem));
+        free(p->ca_key_pem);
         free(p->server_cert_pem);
         free(p->server_key_pem);
         free(p->token);

@@ -70,6 +70,10 @@ struct pki_options {
 #define PKI_NODE_CERT_FILE     "node.crt"
 #define PKI_NODE_KEY_FILE      "node.key"
 #define PKI_KUBELET_TOKEN_FILE "kubelet.token"
+/* The admin's client certificate and key, under DATA_DIR/pki (also what the API server
+ * presents to kubelets that take client certificates: docs/joining-nodes.md). */
+#define PKI_ADMIN_CERT_FILE "admin.crt"
+#define PKI_ADMIN_KEY_FILE  "admin.key"
 
 /* What pki_ensure() had to create; it returns these or'ed together (0: everything loaded). */
 enum pki_change {
@@ -110,6 +114,8 @@ int pki_write_kubeconfig(const struct pki *p, const char *path, const char *serv
 
 /* PEM text exactly as stored on disk; borrowed, valid until pki_free(). */
 const char *pki_ca_cert_pem(const struct pki *p);
+/* The CA's private key (PKCS#8 PEM), for the certificate signer (csr-controller.h) only. */
+const char *pki_ca_key_pem(const struct pki *p);
 const char *pki_server_cert_pem(const struct pki *p);
 const char *pki_server_key_pem(const struct pki *p);
 /* The service account signing key, PEM (PKCS#8); borrowed. */

@@ -632,6 +632,8 @@ static void proxy_log(struct apiserver *s, char *server_url, char *path, bool in
         x->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
         x->co = (struct api_client_options){ .ca_file = s->opts.kubelet_ca_file,
                                              .token = s->opts.kubelet_token,
+                                             .cert_file = s->opts.kubelet_client_cert_file,
+                                             .key_file = s->opts.kubelet_client_key_file,
                                              .insecure_skip_verify = insecure };
         if (x->wake_fd < 0) {
                 int e = errno;

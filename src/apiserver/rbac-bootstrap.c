@@ -151,6 +151,17 @@ static const struct policy_rule node_bootstrapper_rules[] = {
         { .verbs = NULL },
 };
 
+/* K8S: the roles the csrapproving controller's SubjectAccessReviews ask about */
+static const struct policy_rule nodeclient_rules[] = {
+        { "create", "certificates.k8s.io", "certificatesigningrequests/nodeclient", NULL, NULL },
+        { .verbs = NULL },
+};
+
+static const struct policy_rule selfnodeclient_rules[] = {
+        { "create", "certificates.k8s.io", "certificatesigningrequests/selfnodeclient", NULL, NULL },
+        { .verbs = NULL },
+};
+
 static const struct policy_role cluster_roles[] = {
         { "cluster-admin", NULL, NULL, cluster_admin_rules },
         { "system:discovery", NULL, NULL, discovery_rules },
@@ -166,6 +177,8 @@ static const struct policy_role cluster_roles[] = {
         { "system:kube-scheduler", NULL, NULL, kube_scheduler_rules },
         { "system:kube-controller-manager", NULL, NULL, kube_controller_manager_rules },
         { "system:node-bootstrapper", NULL, NULL, node_bootstrapper_rules },
+        { "system:certificates.k8s.io:certificatesigningrequests:nodeclient", NULL, NULL, nodeclient_rules },
+        { "system:certificates.k8s.io:certificatesigningrequests:selfnodeclient", NULL, NULL, selfnodeclient_rules },
 };
 
 static const struct policy_binding cluster_role_bindings[] = {
@@ -176,6 +189,12 @@ static const struct policy_binding cluster_role_bindings[] = {
         { "system:kube-scheduler", "system:kube-scheduler", "User", "system:kube-scheduler" },
         { "system:monitoring", "system:monitoring", "Group", "system:monitoring" },
         { "system:public-info-viewer", "system:public-info-viewer", "Group", "system:authenticated,system:unauthenticated" },
+        /* K8S: what kubeadm binds for TLS bootstrapping (kubeadm:kubelet-bootstrap,
+         * kubeadm:node-autoapprove-bootstrap, kubeadm:node-autoapprove-certificate-rotation),
+         * under flexlet's names, to the node token's group (cmd/node-token.h) */
+        { "flexlet:kubelet-bootstrap", "system:node-bootstrapper", "Group", "system:bootstrappers:flexlet:default-node-token" },
+        { "flexlet:node-autoapprove-bootstrap", "system:certificates.k8s.io:certificatesigningrequests:nodeclient", "Group", "system:bootstrappers:flexlet:default-node-token" },
+        { "flexlet:node-autoapprove-certificate-rotation", "system:certificates.k8s.io:certificatesigningrequests:selfnodeclient", "Group", "system:nodes" },
 };
 /* clang-format on */
 

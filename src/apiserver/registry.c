@@ -529,6 +529,7 @@ static int authorize_write(struct apiserver *s, const struct api_target *t, cons
                                        .ns = t->ns ? t->ns : "",
                                        .name = t->name ? t->name : "",
                                        .res = t->res,
+                                       .sub = t->sub,
                                        .store = s->store,
                                        .rbac = s->opts.rbac,
                                        .authz = s->opts.authz };
@@ -590,6 +591,8 @@ static void create_object(struct apiserver *s, const struct api_target *t,
                 return;
         if (t->res->strategy->prepare_create)
                 t->res->strategy->prepare_create(obj);
+        if (t->res->strategy->set_creator)
+                t->res->strategy->set_creator(obj, t->user);
         if (admit(s, t, false, obj, NULL, dry_run(req), resp) < 0 ||
             authorize_write(s, t, obj, NULL, resp) < 0)
                 return;

@@ -445,6 +445,32 @@ static const struct api_resource selfsubjectrulesreviews = {
         .review = authz_self_subject_rules_review,
 };
 
+/* K8S: certificates.k8s.io/v1 (pkg/registry/certificates): cluster-scoped, with status and
+ * approval; spec.signerName is a field selector. */
+static const char *const csr_short[] = { "csr", NULL };
+static const char *const csr_subresources[] = { "status", "approval", NULL };
+static const char *const csr_fields[] = { "metadata.name", "spec.signerName", NULL };
+
+static const struct api_resource certificatesigningrequests = {
+        .group = "certificates.k8s.io",
+        .version = "v1",
+        .api_version = "certificates.k8s.io/v1",
+        .plural = "certificatesigningrequests",
+        .singular = "certificatesigningrequest",
+        .kind = "CertificateSigningRequest",
+        .list_kind = "CertificateSigningRequestList",
+        .namespaced = false,
+        .short_names = csr_short,
+        .verbs = verbs_all,
+        .subresources = csr_subresources,
+        .schema = &schema_certificate_signing_request,
+        .field_labels = csr_fields,
+        .columns = certificate_signing_request_columns,
+        .n_columns = CERTIFICATE_SIGNING_REQUEST_COLUMNS,
+        .table_row = certificate_signing_request_table_row,
+        .strategy = &certificate_signing_request_strategy,
+};
+
 static const struct api_resource leases = {
         .group = "coordination.k8s.io",
         .version = "v1",
@@ -648,6 +674,7 @@ const struct api_resource *const api_resources[] = {
         &localsubjectaccessreviews,
         &selfsubjectrulesreviews,
         &leases,
+        &certificatesigningrequests,
         &replicasets,
         &deployments,
         &statefulsets,
@@ -686,6 +713,7 @@ static const char *const subresource_names[API_SUB_MAX] = {
         [API_SUB_EVICTION] = "eviction",
         [API_SUB_TOKEN] = "token",
         [API_SUB_SCALE] = "scale",
+        [API_SUB_APPROVAL] = "approval",
 };
 
 const char *api_subresource_name(enum api_subresource sub)

@@ -38,6 +38,7 @@ enum api_subresource {
         API_SUB_EVICTION, /* POST only: a policy/v1 Eviction of the pod (eviction.c) */
         API_SUB_TOKEN,    /* POST only: a service account's TokenRequest (token-request.c) */
         API_SUB_SCALE,    /* GET, PUT, PATCH: an autoscaling/v1 Scale of spec.replicas (scale.c) */
+        API_SUB_APPROVAL, /* GET, PUT, PATCH: a CertificateSigningRequest's approval conditions */
         API_SUB_MAX,
 };
 
@@ -58,6 +59,7 @@ struct write_check {
         const char *ns;   /* the request's namespace; "" at the cluster scope */
         const char *name; /* the name the request's URL carries; "" on a create */
         const struct api_resource *res;
+        enum api_subresource sub; /* what the write arrives through */
         struct store *store;
         struct rbac *rbac;         /* the rules users hold (rbac.h); NULL: none */
         const struct authz *authz; /* the authorization chain (authz.h); NULL: none */
@@ -67,6 +69,10 @@ struct resource_strategy {
         /* Fills defaults and server-owned fields of a new object (not meta: the registry does
          * uid, creationTimestamp, generation). */
         void (*prepare_create)(json_t *obj);
+        /* After prepare_create: records who creates obj (the authenticated user, NULL for a
+         * server without authentication), as a CertificateSigningRequest's requestor (NULL:
+         * nothing to record). */
+        void (*set_creator)(json_t *obj, const struct authn_user *user);
         void (*validate_create)(const json_t *obj, struct field_error_list *errs);
         /* Turns the requested new object into the one to store, given the stored old one and
          * the subresource (e.g. keeps old status on a main-resource update). Returns a new
@@ -165,6 +171,7 @@ extern const struct resource_strategy resource_quota_strategy;
 /* apiserver/strategy-policy.c */
 extern const struct resource_strategy pod_disruption_budget_strategy;
 extern const struct resource_strategy lease_strategy;
+extern const struct resource_strategy certificate_signing_request_strategy;
 /* apiserver/strategy-apps.c */
 extern const struct resource_strategy replica_set_strategy, deployment_strategy;
 /* apiserver/strategy-statefulset.c */

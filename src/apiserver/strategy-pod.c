@@ -47,6 +47,7 @@ static json_t *pod_prepare_update(enum api_subresource sub, json_t *new_pod, con
         case API_SUB_EVICTION:
         case API_SUB_TOKEN:
         case API_SUB_SCALE:
+        case API_SUB_APPROVAL:
         case API_SUB_MAX:
                 break;
         }
@@ -78,6 +79,7 @@ static void pod_validate_update(enum api_subresource sub, const json_t *new_pod,
         case API_SUB_EVICTION:
         case API_SUB_TOKEN:
         case API_SUB_SCALE:
+        case API_SUB_APPROVAL:
         case API_SUB_MAX:
                 break;
         }

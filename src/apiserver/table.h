@@ -74,6 +74,10 @@ void resource_quota_table_row(const json_t *rq, time_t now, json_t *cells);
 extern const struct table_column pod_disruption_budget_columns[POD_DISRUPTION_BUDGET_COLUMNS];
 void pod_disruption_budget_table_row(const json_t *pdb, time_t now, json_t *cells);
 
+#define CERTIFICATE_SIGNING_REQUEST_COLUMNS 6
+extern const struct table_column
+        certificate_signing_request_columns[CERTIFICATE_SIGNING_REQUEST_COLUMNS];
+void certificate_signing_request_table_row(const json_t *csr, time_t now, json_t *cells);
 #define LEASE_COLUMNS 3
 extern const struct table_column lease_columns[LEASE_COLUMNS];
 void lease_table_row(const json_t *lease, time_t now, json_t *cells);

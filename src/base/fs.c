@@ -2,6 +2,7 @@
  * removal that stays on one file system and never follows a symbolic link. */
 #include <dirent.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,16 +46,27 @@ int fs_write_all(int fd, const char *data, size_t len)
         return 0;
 }
 
-int fs_write_file_atomic(int dirfd, const char *name, const char *data, size_t len)
+/* force_mode: the file gets exactly mode (umask aside), else mode less the umask. */
+static int write_atomic(int dirfd, const char *name, const char *data, size_t len, mode_t mode,
+                        bool force_mode)
 {
         char tmp[256];
         int fd, r;
 
         (void) snprintf(tmp, sizeof(tmp), ".%s.tmp-%d", name, (int) getpid());
-        fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+        if (force_mode) {
+                /* O_EXCL: the mode is the one asked for, never a stale file's */
+                (void) unlinkat(dirfd, tmp, 0);
+                fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode);
+        } else {
+                fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
+                            mode);
+        }
         if (fd < 0)
                 return -errno;
-        r = fs_write_all(fd, data, len);
+        r = force_mode && fchmod(fd, mode) < 0 ? -errno : 0;
+        if (r == 0)
+                r = fs_write_all(fd, data, len);
         if (r == 0 && fsync(fd) < 0)
                 r = -errno;
         if (close(fd) < 0 && r == 0)
@@ -66,6 +78,17 @@ int fs_write_file_atomic(int dirfd, const char *name, const char *data, size_t l
         else
                 (void) fsync(dirfd);
         return r;
+}
+
+int fs_write_file_atomic(int dirfd, const char *name, const char *data, size_t len)
+{
+        return write_atomic(dirfd, name, data, len, 0644, false);
+}
+
+int fs_write_file_atomic_mode(int dirfd, const char *name, const char *data, size_t len,
+                              mode_t mode)
+{
+        return write_atomic(dirfd, name, data, len, mode, true);
 }
 
 int fs_write_json_atomic(int dirfd, const char *name, const json_t *j)

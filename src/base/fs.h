@@ -16,6 +16,10 @@ int fs_write_all(int fd, const char *data, size_t len);
 /* Writes name in dirfd through a temporary file, fsync and rename: readers see the old or the
  * new content, never a part. */
 int fs_write_file_atomic(int dirfd, const char *name, const char *data, size_t len);
+/* The same with exactly the file mode given (0600 for a secret: never readable by others, not
+ * even between the write and the rename); fs_write_file_atomic makes 0644 less the umask. */
+int fs_write_file_atomic_mode(int dirfd, const char *name, const char *data, size_t len,
+                              mode_t mode);
 int fs_write_json_atomic(int dirfd, const char *name, const json_t *j);
 /* Reads a whole small file (NUL-terminated, at most max bytes: -EFBIG beyond). */
 int fs_read_file_at(int dirfd, const char *name, size_t max, char **ret, size_t *ret_len);

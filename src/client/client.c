@@ -29,7 +29,10 @@
 
 struct api_client {
         CURL *curl;
-        char *server_url;  /* without a trailing '/' */
+        char **servers;    /* the server URLs, each without a trailing '/' */
+        size_t n_servers;  /* at least one */
+        size_t current;    /* the one requests go to; moves on when it stops answering */
+        char *server_url;  /* servers[current] */
         char *auth_header; /* "Authorization: Bearer ..." or NULL */
         long idle_timeout_ms;
         atomic_bool cancelled; /* api_client_cancel(): every transfer ends, now and later */
@@ -86,7 +89,9 @@ struct api_client *api_client_free(struct api_client *c)
         if (c->curl)
                 curl_easy_cleanup(c->curl); /* closes the connection through close_socket */
         pthread_mutex_destroy(&c->sock_lock);
-        free(c->server_url);
+        for (size_t i = 0; i < c->n_servers; i++)
+                free(c->servers[i]);
+        free(c->servers);
         free(c->auth_header);
         free(c);
         return NULL;
@@ -210,13 +215,18 @@ int api_client_new(const struct api_client_options *o, struct api_client **ret,
         const char *url;
         size_t len;
 
-        if (!o || !o->server_url)
+        if (!o || !o->server_url || !*o->server_url)
                 return error_set(reterr, EINVAL, "api client: no server URL");
-        url = o->server_url;
-        if (strncasecmp(url, "https://", 8) != 0 && strncasecmp(url, "http://", 7) != 0)
-                return error_set(reterr, EINVAL,
-                                 "api client: server URL \"%s\": expected http:// or https://",
-                                 url);
+        for (url = o->server_url;; url += len + 1) {
+                len = strcspn(url, ",");
+                if (strncasecmp(url, "https://", 8) != 0 && strncasecmp(url, "http://", 7) != 0)
+                        return error_set(reterr, EINVAL,
+                                         "api client: server URL \"%.*s\": expected http:// or "
+                                         "https://",
+                                         (int) len, url);
+                if (!url[len])
+                        break;
+        }
         if (o->idle_timeout_ms < 0)
                 return error_set(reterr, EINVAL, "api client: negative idle timeout");
         if (o->ca_file && !o->insecure_skip_verify) {
@@ -234,10 +244,16 @@ int api_client_new(const struct api_client_options *o, struct api_client **ret,
         c = xcalloc(1, sizeof(*c));
         pthread_mutex_init(&c->sock_lock, NULL);
         c->sock = CURL_SOCKET_BAD;
-        len = strlen(url);
-        while (len > 0 && url[len - 1] == '/')
-                len--;
-        c->server_url = xstrndup(url, len);
+        for (url = o->server_url;; url += strcspn(url, ",") + 1) {
+                len = strcspn(url, ",");
+                while (len > 0 && url[len - 1] == '/')
+                        len--;
+                c->servers = xrealloc(c->servers, (c->n_servers + 1) * sizeof(*c->servers));
+                c->servers[c->n_servers++] = xstrndup(url, len);
+                if (!url[strcspn(url, ",")])
+                        break;
+        }
+        c->server_url = c->servers[0];
         if (o->token)
                 c->auth_header = xasprintf("Authorization: Bearer %s", o->token);
         c->idle_timeout_ms =
@@ -377,6 +393,25 @@ static int transfer_error(struct api_client *c, const struct transfer *t, CURLco
         return error_set(reterr, errnum, "%s: %s", what, detail);
 }
 
+/* Whether a transfer error means the server stopped answering (nothing listens, the host is
+ * gone, it fell silent): the next request then goes to the next server of the list. */
+static bool server_unreachable(int errnum)
+{
+        return errnum == ECONNREFUSED || errnum == ETIMEDOUT || errnum == EHOSTUNREACH ||
+               errnum == ENETUNREACH || errnum == ECONNRESET;
+}
+
+/* Moves to the next server after a failure of the current one (a no-op with one server).
+ * Returns true when there is another to try. */
+static bool fail_over(struct api_client *c, int errnum)
+{
+        if (c->n_servers < 2 || !server_unreachable(errnum))
+                return false;
+        c->current = (c->current + 1) % c->n_servers;
+        c->server_url = c->servers[c->current];
+        return true;
+}
+
 static CURLcode perform(struct api_client *c, struct transfer *t, const char *path,
                         struct curl_slist *headers, curl_write_callback write_cb)
 {
@@ -453,12 +488,22 @@ int api_client_request(struct api_client *c, const char *method, const char *pat
                          : method;
         (void) curl_easy_setopt(c->curl, CURLOPT_CUSTOMREQUEST, custom);
 
-        transfer_init(&t, c, API_CLIENT_MAX_RESPONSE_BYTES);
         headers = request_headers(c, content_type);
-        cc = perform(c, &t, path_and_query, headers, body_cb);
+        /* A server that refused the connection saw nothing of the request: it goes to the
+         * next one at once, each tried once. */
+        for (size_t tries = 0;; tries++) {
+                transfer_init(&t, c, API_CLIENT_MAX_RESPONSE_BYTES);
+                cc = perform(c, &t, path_and_query, headers, body_cb);
+                if (cc != CURLE_COULDNT_CONNECT || tries + 1 >= c->n_servers || t.cancelled ||
+                    atomic_load(&c->cancelled))
+                        break;
+                (void) fail_over(c, ECONNREFUSED);
+                transfer_release(&t);
+        }
         curl_slist_free_all(headers);
         if (cc != CURLE_OK) {
                 r = transfer_error(c, &t, cc, what, reterr);
+                (void) fail_over(c, -r);
                 goto out;
         }
         (void) curl_easy_getinfo(c->curl, CURLINFO_RESPONSE_CODE, &status);
@@ -638,6 +683,7 @@ int api_client_watch(struct api_client *c, const char *path_and_query, api_clien
         }
         if (cc != CURLE_OK) {
                 r = transfer_error(c, &t, cc, what, reterr);
+                (void) fail_over(c, -r);
                 goto out;
         }
         (void) curl_easy_getinfo(c->curl, CURLINFO_RESPONSE_CODE, &status);
@@ -717,6 +763,7 @@ int api_client_get_stream(struct api_client *c, const char *path_and_query,
                 r = error_set(reterr, -t.stop, "%s: %s", what, strerror(-t.stop));
         } else if (cc != CURLE_OK) {
                 r = transfer_error(c, &t, cc, what, reterr);
+                (void) fail_over(c, -r);
         } else if (stream_status(&t) != 0) {
                 /* a status never told (no header block seen): told now, and it stopped us */
                 r = t.stop > 0 ? t.stop

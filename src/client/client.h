@@ -40,7 +40,11 @@
 
 struct api_client_options {
         /* "https://127.0.0.1:6443" or "http://..." (tests); a trailing '/' is ignored. Required.
-         */
+         * Several, comma-separated ("https://a:6443,https://b:6443"), are one cluster's API
+         * servers: requests go to one until it stops answering (connection refused, reset or
+         * timed out, host unreachable), then to the next. A refused connection is retried at
+         * once on the next server (each once); any other such failure is returned and the
+         * next request goes to the next server. */
         const char *server_url;
         /* PEM file of the CA that signed the server's certificate (DATA_DIR/pki/ca.crt), then
          * the only CA trusted; NULL: the system's trust store. The peer and host name are

@@ -5,6 +5,7 @@
 
 int cmd_serve(int argc, char **argv);
 int cmd_apiserver(int argc, char **argv);
+int cmd_node(int argc, char **argv);
 int cmd_version(int argc, char **argv);
 
 #define FLEXLET_VERSION "0.1.0"

@@ -15,6 +15,7 @@ static const struct {
         { "serve", cmd_serve,
           "all-in-one: API server (SQLite store, or etcd), scheduler, this node's agent" },
         { "apiserver", cmd_apiserver, "API server and scheduler, without a node agent" },
+        { "node", cmd_node, "a node agent joining a cluster with a join token" },
         { "version", cmd_version, "print the version" },
         { "image", cmd_image, "the local image store: import, list" },
         { "supervise", cmd_supervise, "internal: a pod sandbox or container supervisor" },
@@ -44,7 +45,7 @@ int main(int argc, char **argv)
                 usage(stdout);
                 return 0;
         }
-        if (strcmp(argv[1], "serve") == 0) {
+        if (strcmp(argv[1], "serve") == 0 || strcmp(argv[1], "node") == 0) {
                 /* runc's CVE-2019-5736 defence: the agent and every helper it starts (each
                  * pod's pid 1, the supervisors, a container's process until it execs) run from
                  * a sealed view of this binary, so no pod can write it through /proc/PID/exe */

@@ -31,7 +31,9 @@
 #include "base/metrics.h"
 #include "base/quantity.h"
 #include "cmd/cmd.h"
+#include "cmd/node-token.h"
 #include "controllers/clusterrole-aggregation.h"
+#include "controllers/csr-controller.h"
 #include "controllers/namespace.h"
 #include "controllers/pv-provisioner.h"
 #include "controllers/scheduler.h"
@@ -643,6 +645,7 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
         struct node_lifecycle_controller *lifecycle = NULL;
         struct tokencleaner *cleaner = NULL;
         struct clusterrole_aggregation *aggregation = NULL;
+        struct csr_controller *csrs = NULL;
         struct pv_provisioner *provisioner = NULL;
         struct volume_expander *expander = NULL;
         struct node_agent *agent = NULL;
@@ -650,6 +653,7 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
         cleanup_audit struct audit *audit = NULL;
         cleanup_free char *ca_file = NULL, *node_name_default = NULL;
         cleanup_free char *node_cert = NULL, *node_key = NULL;
+        cleanup_free char *admin_cert = NULL, *admin_key = NULL;
         sigset_t sigs;
         int sig, r, exit_code = 1;
 
@@ -771,6 +775,8 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
         ca_file = xasprintf("%s/pki/ca.crt", f.data_dir);
         node_cert = xasprintf("%s/pki/%s", f.data_dir, PKI_NODE_CERT_FILE);
         node_key = xasprintf("%s/pki/%s", f.data_dir, PKI_NODE_KEY_FILE);
+        admin_cert = xasprintf("%s/pki/%s", f.data_dir, PKI_ADMIN_CERT_FILE);
+        admin_key = xasprintf("%s/pki/%s", f.data_dir, PKI_ADMIN_KEY_FILE);
         db = xasprintf("%s/store.db", f.data_dir);
         {
                 const struct store_options so = {
@@ -838,6 +844,9 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
                                                 .sa_signer = sa_signer,
                                                 .kubelet_ca_file = ca_file,
                                                 .kubelet_token = pki_kubelet_token(pki),
+                                                /* joined nodes take the admin's certificate */
+                                                .kubelet_client_cert_file = admin_cert,
+                                                .kubelet_client_key_file = admin_key,
                                                 .metrics = metrics,
                                                 .max_requests_inflight = f.max_requests_inflight,
                                                 .max_mutating_requests_inflight =
@@ -882,6 +891,12 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
         bootstrap_namespace(api, pki_admin_token(pki), "kube-public");
         bootstrap_namespace(api, pki_admin_token(pki), "kube-node-lease");
         bootstrap_storage_class(api, pki_admin_token(pki));
+        /* what other machines join with (`flexlet node`, docs/joining-nodes.md) */
+        if (node_token_publish(api, pki_admin_token(pki), f.data_dir, pki_ca_cert_pem(pki), url,
+                               &err) < 0) {
+                (void) fprintf(stderr, "flexlet %s: node token: %s\n", command, err->message);
+                goto stop;
+        }
         /* The controllers are API clients like any other, over loopback HTTPS. */
         {
                 struct api_client_options co = { .server_url = url,
@@ -921,6 +936,12 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
                         r = tokencleaner_start(&co, &cleaner, &err);
                 if (r >= 0)
                         r = clusterrole_aggregation_start(&co, &aggregation, &err);
+                if (r >= 0)
+                        r = csr_controller_start(&co,
+                                                 &(struct csr_controller_options){
+                                                         .ca_cert_pem = pki_ca_cert_pem(pki),
+                                                         .ca_key_pem = pki_ca_key_pem(pki) },
+                                                 &csrs, &err);
                 /* local-loop volumes live under the server's data dir, which only serve's own
                  * node uses: the storage controllers run where that node does */
                 if (r >= 0 && with_node)
@@ -987,6 +1008,7 @@ stop:
         job_controller_stop(jobs);
         node_lifecycle_controller_stop(lifecycle);
         clusterrole_aggregation_stop(aggregation);
+        csr_controller_stop(csrs);
         tokencleaner_stop(cleaner);
         namespace_controller_stop(namespaces);
         storage_protection_stop(protection);

@@ -734,7 +734,8 @@ int node_agent_start(const struct node_agent_options *o, struct node_agent **ret
                 }
         }
         if (r >= 0) {
-                struct kubelet_server_options ko = { .listen = "0.0.0.0:0",
+                struct kubelet_server_options ko = { .listen = o->kubelet_listen ?: "0.0.0.0:0",
+                                                     .client_ca_pem = o->kubelet_client_ca_pem,
                                                      .cert_pem = o->kubelet_cert_pem,
                                                      .key_pem = o->kubelet_key_pem,
                                                      .token = a->kubelet_token,

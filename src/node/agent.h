@@ -16,8 +16,8 @@ struct node_agent_options {
         const char *cert_file;
         const char *key_file;
         const char *token;
-        /* the bearer token the API server presents to this node's kubelet endpoint (required;
-         * not an API credential) */
+        /* the bearer token the API server presents to this node's kubelet endpoint (not an API
+         * credential; NULL: none, then kubelet_client_ca_pem is required) */
         const char *kubelet_token;
         const char *node_name;
         const char *data_dir;             /* pods live under DATA_DIR/pods */
@@ -29,6 +29,11 @@ struct node_agent_options {
          * apiserver trusts for kubelets and valid for the node's InternalIP */
         const char *kubelet_cert_pem;
         const char *kubelet_key_pem;
+        /* the kubelet endpoint's address (HOST:PORT); NULL: every address, a free port */
+        const char *kubelet_listen;
+        /* the CA (PEM) whose system:masters client certificates the kubelet endpoint takes
+         * besides kubelet_token (kubelet-server.h); NULL: the token only */
+        const char *kubelet_client_ca_pem;
         /* the pod network (borrowed: must outlive the agent); NULL: pods use the host's */
         const struct pod_network *network;
         /* where pods reach the API server (KUBERNETES_SERVICE_HOST/PORT); NULL: not told */

@@ -4,6 +4,8 @@
  * find_container; how a CRI log renders is the runtime's (runtime_log_read). */
 #include <errno.h>
 #include <fcntl.h>
+#include <gnutls/gnutls.h>
+#include <gnutls/x509.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,7 +25,8 @@
 
 struct kubelet_server {
         struct http_server *http;
-        char *token;
+        char *token;       /* NULL: none taken */
+        bool client_certs; /* system:masters client certificates taken */
         kubelet_find_container_fn find_container;
         void *ud;
 };
@@ -250,11 +253,39 @@ static bool token_equal(const char *want, const char *got)
         return diff == 0;
 }
 
+/* Whether the client certificate (DER, which the server verified against its client CA) names
+ * system:masters among its organizations. */
+static bool cert_is_masters(const unsigned char *der, size_t len)
+{
+        gnutls_datum_t d = { .data = (unsigned char *) der, .size = (unsigned) len };
+        gnutls_x509_crt_t crt;
+        bool masters = false;
+
+        if (gnutls_x509_crt_init(&crt) < 0)
+                return false;
+        if (gnutls_x509_crt_import(crt, &d, GNUTLS_X509_FMT_DER) >= 0)
+                for (unsigned i = 0; !masters; i++) {
+                        char buf[256];
+                        size_t size = sizeof(buf);
+
+                        if (gnutls_x509_crt_get_dn_by_oid(crt, GNUTLS_OID_X520_ORGANIZATION_NAME, i,
+                                                          0, buf, &size) < 0)
+                                break;
+                        masters = size == strlen("system:masters") &&
+                                  memcmp(buf, "system:masters", size) == 0;
+                }
+        gnutls_x509_crt_deinit(crt);
+        return masters;
+}
+
 static bool authenticated(const struct kubelet_server *k, const struct http_request *req)
 {
         const char *a = req->authorization;
 
-        return a && strncasecmp(a, "Bearer ", 7) == 0 && token_equal(k->token, a + 7);
+        if (k->token && a && strncasecmp(a, "Bearer ", 7) == 0 && token_equal(k->token, a + 7))
+                return true;
+        return k->client_certs && req->client_cert_der &&
+               cert_is_masters(req->client_cert_der, req->client_cert_len);
 }
 
 /* Splits "ns/pod/container" (three non-empty segments, nothing after) in place. */
@@ -322,18 +353,20 @@ int kubelet_server_start(const struct kubelet_server_options *o, struct kubelet_
         struct kubelet_server *k;
         int r;
 
-        if (!o->token || !*o->token)
-                return error_set(reterr, EINVAL, "kubelet server: no token");
+        if ((!o->token || !*o->token) && !o->client_ca_pem)
+                return error_set(reterr, EINVAL, "kubelet server: no token and no client CA");
         if (!o->find_container)
                 return error_set(reterr, EINVAL, "kubelet server: no find_container");
         k = xcalloc(1, sizeof(*k));
-        k->token = xstrdup(o->token);
+        k->token = o->token && *o->token ? xstrdup(o->token) : NULL;
+        k->client_certs = o->client_ca_pem != NULL;
         k->find_container = o->find_container;
         k->ud = o->ud;
         {
                 struct http_server_options ho = { .listen = o->listen,
                                                   .cert_pem = o->cert_pem,
                                                   .key_pem = o->key_pem,
+                                                  .client_ca_pem = o->client_ca_pem,
                                                   .handler = kubelet_handle,
                                                   .ud = k };
                 r = http_server_start(&ho, &k->http, reterr);

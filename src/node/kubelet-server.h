@@ -7,8 +7,11 @@
  *       following until the container has exited and its log is drained or the client goes.
  *   GET /healthz                                         200 "ok", no token needed.
  *
- * Every other request needs "Authorization: Bearer <token>" (401 "Unauthorized" otherwise);
- * kube-apiserver sends the token it was given for kubelets. Errors are plain text with the
+ * Every other request needs "Authorization: Bearer <token>" or, with client_ca_pem, a client
+ * certificate that CA signed whose subject O includes system:masters (401 "Unauthorized"
+ * otherwise); kube-apiserver sends the token it was given for kubelets and its client
+ * certificate (K8S: the kubelet's --client-ca-file; kubeadm's apiserver-kubelet-client was in
+ * system:masters, which the kubelet's authorizer allows everything). Errors are plain text with the
  * kubelet's codes and words (pkg/kubelet/server/server.go getContainerLogs):
  *   400 {"message": "Unable to decode query."}   a malformed number, time or path
  *   422 {"message": "Invalid request."}          tailLines < 0, limitBytes < 1, sinceSeconds
@@ -83,7 +86,10 @@ struct kubelet_server_options {
         const char *listen;
         const char *cert_pem; /* serving certificate and key (PEM); NULL: plain HTTP (tests) */
         const char *key_pem;
-        const char *token; /* required: the bearer token callers must present */
+        const char *token; /* the bearer token callers may present; NULL: none */
+        /* the CA (PEM) whose client certificates for system:masters are taken; NULL: none.
+         * One of token and client_ca_pem is required. */
+        const char *client_ca_pem;
         kubelet_find_container_fn find_container; /* required */
         void *ud;                                 /* for find_container; outlives the server */
 };
