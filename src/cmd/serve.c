@@ -780,12 +780,12 @@ static int elected_start(void *ud)
 
 /* We stop and campaign again where upstream's components exit: the API server in this
  * process must keep serving (leader-election.h). */
-static void elected_stop(void *ud)
+static void elected_stop(void *ud, const char *why)
 {
         const struct controller_set *s = ud;
 
-        (void) fprintf(stderr, "flexlet %s: no longer leading %s/%s: its controllers stop\n",
-                       s->command, LEADER_ELECTION_NAMESPACE, s->lease);
+        (void) fprintf(stderr, "flexlet %s: no longer leading %s/%s (%s): its controllers stop\n",
+                       s->command, LEADER_ELECTION_NAMESPACE, s->lease, why ?: "shutting down");
         controllers_stop(ud);
 }
 

@@ -272,6 +272,18 @@ enum leader_event leader_elector_tick(struct leader_elector *le, int64_t now_ms,
                 }
         }
         le->next_try_ms = now_ms + le->retry_period_ms + (le->leading ? 0 : jitter_ms);
+        /* flexlet: a candidate also tries the moment the holder's Lease runs out in its view,
+         * instead of up to a jittered period later (upstream), which keeps a takeover within
+         * the duration and one retry period of the last renewal; the resourceVersion still
+         * decides between candidates */
+        if (!le->leading && *leader_elector_holder(le) && !is_holder(le) &&
+            lease_valid(le, now_ms)) {
+                int64_t expiry =
+                        le->observed_ms + spec_int(le->observed, "leaseDurationSeconds") * 1000;
+
+                if (expiry < le->next_try_ms)
+                        le->next_try_ms = expiry;
+        }
         *ret_wait_ms = (long) (le->next_try_ms - now_ms);
         return ev;
 }
@@ -324,6 +336,7 @@ struct leader_election {
         pthread_mutex_t lock;
         pthread_cond_t cond;
         bool stopping;
+        bool first_done; /* the first attempt (and its callback) is over */
 };
 
 /* The request may not start past the deadline (the client's idle timeout bounds it once
@@ -421,8 +434,11 @@ static void *election_main(void *arg)
         struct leader_election *e = arg;
         unsigned seed = (unsigned) time_monotonic_ms() ^ (unsigned) (uintptr_t) e;
 
+        struct error *last_err = NULL; /* why the last try failed */
+
         pthread_mutex_lock(&e->lock);
         while (!e->stopping) {
+                struct error *err = NULL;
                 struct timespec wall, until;
                 long wait_ms = 0;
                 long jitter =
@@ -433,32 +449,53 @@ static void *election_main(void *arg)
 
                 pthread_mutex_unlock(&e->lock);
                 now_wall(&wall);
-                ev = leader_elector_tick(e->le, time_monotonic_ms(), &wall, jitter, &wait_ms, NULL);
+                ev = leader_elector_tick(e->le, time_monotonic_ms(), &wall, jitter, &wait_ms, &err);
+                if (err) {
+                        error_free(last_err);
+                        last_err = err;
+                } else if (leader_elector_is_leader(e->le)) {
+                        last_err = error_free(last_err);
+                }
                 if (ev == LEADER_EVENT_STARTED) {
                         record_event(e, "became leader");
                         if (e->cb.started_leading(e->cb.ud) < 0) {
-                                e->cb.stopped_leading(e->cb.ud);
+                                e->cb.stopped_leading(e->cb.ud, "its work did not start");
                                 now_wall(&wall);
                                 (void) leader_elector_release(e->le, time_monotonic_ms(), &wall,
                                                               NULL);
                         }
                 } else if (ev == LEADER_EVENT_STOPPED) {
-                        e->cb.stopped_leading(e->cb.ud);
+                        cleanup_free char *why =
+                                *leader_elector_holder(e->le) &&
+                                                !streq(leader_elector_holder(e->le),
+                                                       e->le->identity)
+                                        ? xasprintf("the lease is held by %s",
+                                                    leader_elector_holder(e->le))
+                                        : xasprintf("the lease was not renewed within %ld ms: %s",
+                                                    e->le->renew_deadline_ms,
+                                                    last_err ? last_err->message : "no answer");
+
+                        e->cb.stopped_leading(e->cb.ud, why);
                 }
                 holder = leader_elector_new_holder(e->le);
                 if (holder && e->cb.new_leader)
                         e->cb.new_leader(e->cb.ud, holder);
                 pthread_mutex_lock(&e->lock);
+                if (!e->first_done) {
+                        e->first_done = true;
+                        pthread_cond_broadcast(&e->cond);
+                }
                 until = time_after_ms(CLOCK_MONOTONIC, wait_ms);
                 while (!e->stopping && pthread_cond_timedwait(&e->cond, &e->lock, &until) == 0)
                         ;
         }
         pthread_mutex_unlock(&e->lock);
+        error_free(last_err);
         if (leader_elector_is_leader(e->le)) {
                 struct timespec wall;
 
                 /* the work stops before the Lease goes (K8S ReleaseOnCancel's rule) */
-                e->cb.stopped_leading(e->cb.ud);
+                e->cb.stopped_leading(e->cb.ud, NULL);
                 now_wall(&wall);
                 (void) leader_elector_release(e->le, time_monotonic_ms(), &wall, NULL);
         }
@@ -478,8 +515,9 @@ int leader_election_start(const struct api_client_options *o,
         e->cb = *cb;
         r = leader_elector_new(c, &api_lease_ops, e, &e->le, reterr);
         if (r >= 0) {
-                /* a lease request that stalls for a retry period has failed */
-                co.idle_timeout_ms = e->le->retry_period_ms;
+                /* A lease request that stalls this long has failed: a leader's last request,
+                 * started before its renew deadline, ends by the time the Lease runs out. */
+                co.idle_timeout_ms = e->le->lease_duration_ms - e->le->renew_deadline_ms;
                 r = api_client_new(&co, &e->client, reterr);
         }
         if (r < 0) {
@@ -497,6 +535,10 @@ int leader_election_start(const struct api_client_options *o,
         pthread_condattr_destroy(&ca);
         if (pthread_create(&e->thread, NULL, election_main, e) != 0)
                 abort(); /* only when the process is out of resources */
+        pthread_mutex_lock(&e->lock);
+        while (!e->first_done)
+                pthread_cond_wait(&e->cond, &e->lock);
+        pthread_mutex_unlock(&e->lock);
         *ret = e;
         return 0;
 }

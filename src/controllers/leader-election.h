@@ -100,7 +100,8 @@ bool leader_elector_try(struct leader_elector *le, int64_t now_ms, const struct 
 /* One step of the election loop at now_ms: when a try is due, runs it and says what changed
  * for the caller (started or stopped leading); otherwise does nothing. *ret_wait_ms is how long
  * until the next step is due. jitter_ms (0 to retry period * JitterFactor) is added to a
- * candidate's wait, as client-go's wait.JitterUntil; a leader renews every retry period. A
+ * candidate's wait, as client-go's wait.JitterUntil, but a candidate's next step is never
+ * later than the moment the Lease it saw held runs out; a leader renews every retry period. A
  * leader that has not renewed for the renew deadline, or sees another holder, stops leading. */
 enum leader_event leader_elector_tick(struct leader_elector *le, int64_t now_ms,
                                       const struct timespec *wall, long jitter_ms,
@@ -129,9 +130,10 @@ struct leader_election_callbacks {
         /* On the election's thread when this process becomes the leader: start the work. A
          * negative return gives the Lease up again and campaigns on after a retry period. */
         int (*started_leading)(void *ud);
-        /* On the election's thread when leadership ends (lost, or at leader_election_stop),
-         * before the Lease is released: stop the work. */
-        void (*stopped_leading)(void *ud);
+        /* On the election's thread when leadership ends, before the Lease is released: stop
+         * the work. why says how it was lost ("the lease is held by ...", "the lease was not
+         * renewed within ...: <the last failure>"); NULL at leader_election_stop. */
+        void (*stopped_leading)(void *ud, const char *why);
         /* Optional: on the election's thread when another holder (or none: "") is observed. */
         void (*new_leader)(void *ud, const char *identity);
         void *ud;
@@ -140,8 +142,10 @@ struct leader_election_callbacks {
 struct leader_election;
 
 /* Starts the election thread against the API server the client options reach (the Lease at
- * /apis/coordination.k8s.io/v1/namespaces/NS/leases/NAME). Requests are given the retry period
- * of silence at most. The config, options and callbacks are copied. */
+ * /apis/coordination.k8s.io/v1/namespaces/NS/leases/NAME). A request is given the lease
+ * duration less the renew deadline (5 s) of silence at most. Returns once the first attempt is
+ * over, so a server that is alone (or first) has its work started when this returns, as it would
+ * without an election. The config, options and callbacks are copied. */
 int leader_election_start(const struct api_client_options *o,
                           const struct leader_election_config *c,
                           const struct leader_election_callbacks *cb, struct leader_election **ret,

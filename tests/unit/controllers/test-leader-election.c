@@ -208,6 +208,33 @@ static void test_takeover_after_the_duration_from_the_candidates_view(void **sta
         json_decref(s.lease);
 }
 
+/* The candidate's jittered wait never passes the moment the Lease it saw runs out. */
+static void test_candidate_wakes_when_the_lease_runs_out(void **state)
+{
+        struct fake_store s = { 0 };
+        struct leader_elector *a = elector(&s, "host-a_1");
+        struct leader_elector *b = elector(&s, "host-b_2");
+        struct timespec w;
+        long wait = 0;
+
+        (void) state;
+        assert_int_equal(tick(a, 0), LEADER_EVENT_STARTED); /* a then dies */
+        w = wall(1000);
+        assert_int_equal(leader_elector_tick(b, 1000, &w, 2400, &wait, NULL), LEADER_EVENT_NONE);
+        assert_int_equal(wait, 4400); /* b first saw it at 1 s: it runs out at 16 s */
+        w = wall(13000);
+        assert_int_equal(leader_elector_tick(b, 13000, &w, 2400, &wait, NULL), LEADER_EVENT_NONE);
+        assert_int_equal(wait, 3000);
+        w = wall(16000);
+        assert_int_equal(leader_elector_tick(b, 16000, &w, 2400, &wait, NULL),
+                         LEADER_EVENT_STARTED);
+        assert_int_equal(wait, 2000); /* a leader renews every retry period, unjittered */
+        assert_string_equal(spec_str(&s, "holderIdentity"), "host-b_2");
+        leader_elector_free(a);
+        leader_elector_free(b);
+        json_decref(s.lease);
+}
+
 static void test_leader_stops_at_the_renew_deadline(void **state)
 {
         struct fake_store s = { 0 };
@@ -386,6 +413,7 @@ int main(void)
                 cmocka_unit_test(test_first_candidate_creates_the_lease),
                 cmocka_unit_test(test_candidate_waits_while_the_leader_renews),
                 cmocka_unit_test(test_takeover_after_the_duration_from_the_candidates_view),
+                cmocka_unit_test(test_candidate_wakes_when_the_lease_runs_out),
                 cmocka_unit_test(test_leader_stops_at_the_renew_deadline),
                 cmocka_unit_test(test_leader_stops_at_once_on_another_holder),
                 cmocka_unit_test(test_release_lets_the_next_take_over_at_once),
