@@ -870,6 +870,36 @@ static int ensure_token(int pfd, const char *dir, const char *file, char **ret, 
         return r;
 }
 
+/* K8S: kubeadm's control-plane join checks that the shared certificates and keys were copied
+ * (CheckSharedCertificates); here: beside an existing CA, each file every API server must share
+ * is present. */
+static int check_shared(int pfd, const char *dir, struct error **reterr)
+{
+        static const struct {
+                const char *file, *why;
+        } shared[] = {
+                { SA_KEY_FILE, "service account tokens one API server issues must verify on the "
+                               "others" },
+                { TOKEN_FILE, "the admin token is the cluster's" },
+                { PKI_KUBELET_TOKEN_FILE, "the nodes' kubelet endpoints take one token from every "
+                                          "API server" },
+        };
+
+        struct stat st;
+
+        if (fstatat(pfd, CA_CERT_FILE, &st, AT_SYMLINK_NOFOLLOW) < 0)
+                return errno == ENOENT ? 0
+                                       : error_set(reterr, errno, "reading \"%s/%s\": %s", dir,
+                                                   CA_CERT_FILE, strerror(errno));
+        for (size_t i = 0; i < ARRAY_SIZE(shared); i++)
+                if (fstatat(pfd, shared[i].file, &st, AT_SYMLINK_NOFOLLOW) < 0)
+                        return error_set(reterr, EINVAL,
+                                         "\"%s/%s\" exists but \"%s/%s\" does not: copy the whole "
+                                         "pki folder of the cluster's first API server (%s)",
+                                         dir, CA_CERT_FILE, dir, shared[i].file, shared[i].why);
+        return 0;
+}
+
 int pki_ensure(const struct pki_options *o, struct pki **ret, struct error **reterr)
 {
         cleanup_free struct ip_san *ips = NULL;
@@ -885,6 +915,7 @@ int pki_ensure(const struct pki_options *o, struct pki **ret, struct error **ret
         cleanup_close int pfd = -1;
         size_t n_ips = 0;
         time_t now = time(NULL);
+        struct stat st;
         int changes = 0, r;
 
         r = parse_options(o, &ips, &n_ips, reterr);
@@ -893,16 +924,36 @@ int pki_ensure(const struct pki_options *o, struct pki **ret, struct error **ret
         r = open_private_dir(AT_FDCWD, o->data_dir, o->data_dir, &dfd, reterr);
         if (r < 0)
                 return r;
-        pki_dir = xasprintf("%s/%s", o->data_dir, PKI_DIR);
-        r = open_private_dir(dfd, PKI_DIR, pki_dir, &pfd, reterr);
+        if (o->pki_dir) {
+                pki_dir = xstrdup(o->pki_dir);
+                r = open_private_dir(AT_FDCWD, o->pki_dir, pki_dir, &pfd, reterr);
+        } else {
+                pki_dir = xasprintf("%s/%s", o->data_dir, PKI_DIR);
+                r = open_private_dir(dfd, PKI_DIR, pki_dir, &pfd, reterr);
+        }
         if (r < 0)
                 return r;
         /* The keys live here: nobody else may list or enter it. */
-        if ((r & 077) && fchmod(pfd, 0700) < 0)
+        if (fstat(pfd, &st) < 0 || ((st.st_mode & 077) && fchmod(pfd, 0700) < 0))
                 return error_set(reterr, errno, "setting the mode of \"%s\": %s", pki_dir,
                                  strerror(errno));
 
         p = xcalloc(1, sizeof(*p));
+        /* What every API server of the cluster shares comes before the CA: a folder with a CA
+         * has all of it, or was copied incompletely and is refused. */
+        r = check_shared(pfd, pki_dir, reterr);
+        if (r < 0)
+                return r;
+        r = ensure_token(pfd, pki_dir, TOKEN_FILE, &p->token, &changes, PKI_CREATED_TOKEN, reterr);
+        if (r < 0)
+                return r;
+        r = ensure_token(pfd, pki_dir, PKI_KUBELET_TOKEN_FILE, &p->kubelet_token, &changes,
+                         PKI_CREATED_KUBELET_TOKEN, reterr);
+        if (r < 0)
+                return r;
+        r = ensure_sa_key(pfd, pki_dir, &p->sa_key_pem, &changes, reterr);
+        if (r < 0)
+                return r;
         r = ensure_ca(pfd, pki_dir, now, &ca, &changes, reterr);
         if (r < 0)
                 return r;
@@ -941,16 +992,6 @@ int pki_ensure(const struct pki_options *o, struct pki **ret, struct error **ret
                 if (r < 0)
                         return r;
         }
-        r = ensure_token(pfd, pki_dir, TOKEN_FILE, &p->token, &changes, PKI_CREATED_TOKEN, reterr);
-        if (r < 0)
-                return r;
-        r = ensure_token(pfd, pki_dir, PKI_KUBELET_TOKEN_FILE, &p->kubelet_token, &changes,
-                         PKI_CREATED_KUBELET_TOKEN, reterr);
-        if (r < 0)
-                return r;
-        r = ensure_sa_key(pfd, pki_dir, &p->sa_key_pem, &changes, reterr);
-        if (r < 0)
-                return r;
         sha256(p->token, p->token_digest);
         p->ca_cert_pem = TAKE_PTR(ca.crt_pem);
         p->ca_key_pem = TAKE_PTR(ca.key_pem);

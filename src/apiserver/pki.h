@@ -2,7 +2,7 @@
  * client certificate and bearer token, and the kubeconfig that lets kubectl use them.
  *
  * `flexlet serve` creates all of this on first start and loads it afterwards. Everything lives
- * under DATA_DIR/pki/ (mode 0700):
+ * under the pki folder, pki_options.pki_dir or DATA_DIR/pki/ (mode 0700):
  *
  *   ca.key, ca.crt          self-signed CA, ECDSA P-256, 10 years, CN=flexlet-ca,
  *                           basicConstraints CA:TRUE, keyUsage keyCertSign|cRLSign
@@ -33,6 +33,13 @@
  * unencrypted PKCS#8. Every write goes to a temporary file that is fsynced and renamed over the
  * target, then the directory is fsynced, so a crash leaves either the old or the new file.
  *
+ * Several API servers of one cluster each get a copy of the first's folder (as kubeadm's
+ * control-plane join copies /etc/kubernetes/pki): the CA, sa.key and the two tokens are the
+ * cluster's; each issues its own serving certificate from the CA when the copied one does not
+ * name its addresses. So that an incomplete copy cannot start a server that silently disagrees
+ * (tokens that do not verify), the shared files are made before the CA on a first start, and
+ * a folder with ca.crt but without ca.key, sa.key, admin.token or kubelet.token is refused.
+ *
  * The CA and the tokens are never replaced once they exist. The serving, admin and node
  * certificates are issued again (with a new key) when missing, unreadable, not matching their key,
  * not signed by the CA, naming another subject, not naming every requested DNS name and IP address
@@ -47,6 +54,9 @@
 
 struct pki_options {
         const char *data_dir; /* required; created (0700) if absent, its parent must exist */
+        /* where the files below live; NULL: DATA_DIR/pki. Created (0700) if absent, its parent
+         * must exist. */
+        const char *pki_dir;
         /* NULL-terminated lists, either may be NULL; together they must name at least one SAN.
          * DNS names are compared case-insensitively; IP addresses are IPv4 or IPv6 literals
          * ("127.0.0.1", "::1") and become iPAddress SANs. */
@@ -92,7 +102,8 @@ struct pki;
  * sets *ret to a new struct pki owned by the caller and returns a mask of enum pki_change
  * (>= 0). Fails with -EINVAL for bad options (no SANs, a malformed IP address or DNS name, no
  * data_dir or server_url) or a CA / token that exists but cannot be used (unreadable PEM, a
- * CA key that does not match ca.crt, ca.crt without ca.key, an empty token); -EKEYEXPIRED
+ * CA key that does not match ca.crt, ca.crt without ca.key, sa.key or a token, an empty
+ * token); -EKEYEXPIRED
  * when the CA has expired; -errno from the file system; *reterr says which file and why. A broken
  * CA is never replaced silently: clients may trust it. */
 int pki_ensure(const struct pki_options *o, struct pki **ret, struct error **reterr);

@@ -45,6 +45,7 @@
 #include "controllers/statefulset.h"
 #include "controllers/garbage-collector.h"
 #include "controllers/job.h"
+#include "controllers/leader-election.h"
 #include "controllers/node-lifecycle.h"
 #include "controllers/serviceaccount.h"
 #include "controllers/tokencleaner.h"
@@ -87,6 +88,10 @@ struct serve_flags {
         int audit_log_maxage;
         unsigned node_monitor_period_ms;
         unsigned node_monitor_grace_period_ms;
+        const char *pki_dir;
+        int leader_elect; /* -1: as the store says (etcd: on, SQLite: off) */
+        unsigned leader_elect_lease_duration_ms, leader_elect_renew_deadline_ms,
+                leader_elect_retry_period_ms;
 };
 
 /* Long-only flags, past every character an option letter may be. */
@@ -94,6 +99,11 @@ enum {
         FLAG_NODE_MONITOR_PERIOD = 0x100,
         FLAG_NODE_MONITOR_GRACE_PERIOD,
         FLAG_AUTHORIZATION_MODE,
+        FLAG_PKI_DIR,
+        FLAG_LEADER_ELECT,
+        FLAG_LEADER_ELECT_LEASE_DURATION,
+        FLAG_LEADER_ELECT_RENEW_DEADLINE,
+        FLAG_LEADER_ELECT_RETRY_PERIOD,
 };
 
 static void serve_usage(FILE *f, const char *command)
@@ -102,6 +112,14 @@ static void serve_usage(FILE *f, const char *command)
         (void) fprintf(
                 f,
                 "  --data-dir DIR          store, credentials, kubeconfig (default /var/lib/flexlet)\n"
+                "  --pki-dir DIR           the cluster's CA, keys and tokens (default DATA_DIR/pki);\n"
+                "                          API servers of one cluster each get a copy of the first's\n"
+                "  --leader-elect[=BOOL]   run the controllers and the scheduler only while holding\n"
+                "                          their Lease in kube-system (default: true on etcd, false\n"
+                "                          on SQLite)\n"
+                "  --leader-elect-lease-duration DURATION   (default 15s)\n"
+                "  --leader-elect-renew-deadline DURATION   (default 10s)\n"
+                "  --leader-elect-retry-period DURATION     (default 2s)\n"
                 "  --listen HOST:PORT      HTTPS address (default 127.0.0.1:6443)\n"
                 "  --node-name NAME        this node's name (default: the host name)\n"
                 "  --cgroup-root NAME      parent of every cgroup flexlet makes (default flexlet)\n"
@@ -258,6 +276,14 @@ static int parse_flags(const char *command, int argc, char **argv, struct serve_
                 { "audit-log-maxbackup", required_argument, NULL, 'B' },
                 { "audit-log-maxage", required_argument, NULL, 'G' },
                 { "authorization-mode", required_argument, NULL, FLAG_AUTHORIZATION_MODE },
+                { "pki-dir", required_argument, NULL, FLAG_PKI_DIR },
+                { "leader-elect", optional_argument, NULL, FLAG_LEADER_ELECT },
+                { "leader-elect-lease-duration", required_argument, NULL,
+                  FLAG_LEADER_ELECT_LEASE_DURATION },
+                { "leader-elect-renew-deadline", required_argument, NULL,
+                  FLAG_LEADER_ELECT_RENEW_DEADLINE },
+                { "leader-elect-retry-period", required_argument, NULL,
+                  FLAG_LEADER_ELECT_RETRY_PERIOD },
                 { "help", no_argument, NULL, 'h' },
                 { NULL, 0, NULL, 0 },
         };
@@ -423,6 +449,39 @@ static int parse_flags(const char *command, int argc, char **argv, struct serve_
                 case FLAG_AUTHORIZATION_MODE:
                         f->authorization_mode = optarg;
                         break;
+                case FLAG_PKI_DIR:
+                        f->pki_dir = optarg;
+                        break;
+                case FLAG_LEADER_ELECT:
+                        /* K8S: a Go bool flag: bare, or =true / =false */
+                        if (!optarg || streq(optarg, "true") || streq(optarg, "1")) {
+                                f->leader_elect = 1;
+                        } else if (streq(optarg, "false") || streq(optarg, "0")) {
+                                f->leader_elect = 0;
+                        } else {
+                                (void) fprintf(stderr,
+                                               "flexlet %s: invalid argument \"%s\" for "
+                                               "\"--leader-elect\" flag: strconv.ParseBool: "
+                                               "parsing \"%s\": invalid syntax\n",
+                                               command, optarg, optarg);
+                                return -EINVAL;
+                        }
+                        break;
+                case FLAG_LEADER_ELECT_LEASE_DURATION:
+                        if (parse_duration_ms(command, "--leader-elect-lease-duration", optarg,
+                                              &f->leader_elect_lease_duration_ms) < 0)
+                                return -EINVAL;
+                        break;
+                case FLAG_LEADER_ELECT_RENEW_DEADLINE:
+                        if (parse_duration_ms(command, "--leader-elect-renew-deadline", optarg,
+                                              &f->leader_elect_renew_deadline_ms) < 0)
+                                return -EINVAL;
+                        break;
+                case FLAG_LEADER_ELECT_RETRY_PERIOD:
+                        if (parse_duration_ms(command, "--leader-elect-retry-period", optarg,
+                                              &f->leader_elect_retry_period_ms) < 0)
+                                return -EINVAL;
+                        break;
                 case 'h':
                         serve_usage(stdout, command);
                         exit(0);
@@ -471,6 +530,8 @@ static int parse_flags(const char *command, int argc, char **argv, struct serve_
                                 return -EINVAL;
                         }
         }
+        if (f->leader_elect < 0)
+                f->leader_elect = streq(f->store, "etcd");
         if (!f->etcd_certfile != !f->etcd_keyfile) {
                 (void) fprintf(stderr,
                                "flexlet %s: --etcd-certfile and --etcd-keyfile go together\n",
@@ -600,6 +661,186 @@ static void raise_fd_limit(unsigned max_connections)
         (void) setrlimit(RLIMIT_NOFILE, &rl);
 }
 
+/* The controllers kube-controller-manager runs, started and stopped together: one election
+ * for the set, as upstream's. The scheduler is a set of its own (kube-scheduler's lease). */
+struct controller_set {
+        const char *command;
+        const struct serve_flags *f;
+        struct api_client_options co; /* its strings live as long as the set */
+        const struct pki *pki;
+        struct metrics_registry *metrics;
+        bool with_node;
+        bool scheduler_only;
+        const char *lease; /* with --leader-elect: the Lease it runs under */
+        struct scheduler *sched;
+        struct storage_protection *protection;
+        struct namespace_controller *namespaces;
+        struct serviceaccount_controller *accounts;
+        struct rootca_publisher *rootca;
+        struct resourcequota_controller *quotas;
+        struct disruption_controller *disruption;
+        struct replicaset_controller *replicasets;
+        struct deployment_controller *deployments;
+        struct statefulset_controller *statefulsets;
+        struct garbage_collector *gc;
+        struct job_controller *jobs;
+        struct node_lifecycle_controller *lifecycle;
+        struct tokencleaner *cleaner;
+        struct clusterrole_aggregation *aggregation;
+        struct csr_controller *csrs;
+        struct pv_provisioner *provisioner;
+        struct volume_expander *expander;
+};
+
+/* Every part that started, in reverse (each stop takes NULL for one that did not). */
+static void controllers_stop(void *ud)
+{
+        struct controller_set *s = ud;
+
+        s->expander = volume_expander_stop(s->expander);
+        s->provisioner = pv_provisioner_stop(s->provisioner);
+        s->quotas = resourcequota_controller_stop(s->quotas);
+        s->rootca = rootca_publisher_stop(s->rootca);
+        s->accounts = serviceaccount_controller_stop(s->accounts);
+        s->disruption = disruption_controller_stop(s->disruption);
+        s->replicasets = replicaset_controller_stop(s->replicasets);
+        s->deployments = deployment_controller_stop(s->deployments);
+        s->statefulsets = statefulset_controller_stop(s->statefulsets);
+        s->gc = garbage_collector_stop(s->gc);
+        s->jobs = job_controller_stop(s->jobs);
+        s->lifecycle = node_lifecycle_controller_stop(s->lifecycle);
+        s->aggregation = clusterrole_aggregation_stop(s->aggregation);
+        s->csrs = csr_controller_stop(s->csrs);
+        s->cleaner = tokencleaner_stop(s->cleaner);
+        s->namespaces = namespace_controller_stop(s->namespaces);
+        s->protection = storage_protection_stop(s->protection);
+        s->sched = scheduler_stop(s->sched);
+}
+
+/* The controllers are API clients like any other, over loopback HTTPS. On failure what started
+ * is stopped again and the cause logged. */
+static int controllers_start(void *ud)
+{
+        struct controller_set *s = ud;
+        const struct api_client_options co = s->co;
+        const struct serve_flags f = *s->f;
+        const bool with_node = s->with_node;
+        cleanup_error struct error *err = NULL;
+        int r;
+
+        if (s->scheduler_only) {
+                r = scheduler_start(&co, &s->sched, &err);
+                goto done;
+        }
+        r = storage_protection_start(&co, &s->protection, &err);
+        if (r >= 0)
+                r = namespace_controller_start(&co, &s->namespaces, &err);
+        if (r >= 0)
+                r = serviceaccount_controller_start(&co, &s->accounts, &err);
+        if (r >= 0)
+                r = rootca_publisher_start(&co, pki_ca_cert_pem(s->pki), &s->rootca, &err);
+        if (r >= 0)
+                r = resourcequota_controller_start(&co, &s->quotas, &err);
+        if (r >= 0)
+                r = disruption_controller_start(&co, &s->disruption, &err);
+        if (r >= 0)
+                r = replicaset_controller_start(&co, &s->replicasets, &err);
+        if (r >= 0)
+                r = deployment_controller_start(&co, &s->deployments, &err);
+        if (r >= 0)
+                r = statefulset_controller_start(&co, &s->statefulsets, &err);
+        if (r >= 0)
+                r = garbage_collector_start(&co, &s->gc, &err);
+        if (r >= 0)
+                r = job_controller_start(&co, &s->jobs, &err);
+        if (r >= 0)
+                r = node_lifecycle_controller_start(
+                        &co,
+                        &(struct node_lifecycle_options){
+                                .monitor_period_ms = f.node_monitor_period_ms,
+                                .grace_period_ms = f.node_monitor_grace_period_ms },
+                        &s->lifecycle, &err);
+        if (r >= 0)
+                r = tokencleaner_start(&co, &s->cleaner, &err);
+        if (r >= 0)
+                r = clusterrole_aggregation_start(&co, &s->aggregation, &err);
+        if (r >= 0)
+                r = csr_controller_start(&co,
+                                         &(struct csr_controller_options){
+                                                 .ca_cert_pem = pki_ca_cert_pem(s->pki),
+                                                 .ca_key_pem = pki_ca_key_pem(s->pki) },
+                                         &s->csrs, &err);
+        /* local-loop volumes live under the server's data dir, which only serve's own
+         * node uses: the storage controllers run where that node does */
+        if (r >= 0 && with_node)
+                r = pv_provisioner_start(&co, f.data_dir, &s->provisioner, &err);
+        if (r >= 0 && with_node)
+                r = volume_expander_start(&co, f.data_dir, s->metrics, &s->expander, &err);
+done:
+        if (r < 0) {
+                (void) fprintf(stderr, "flexlet %s: controllers: %s\n", s->command, err->message);
+                controllers_stop(s);
+        }
+        return r;
+}
+
+static int elected_start(void *ud)
+{
+        const struct controller_set *s = ud;
+
+        (void) fprintf(stderr, "flexlet %s: leading %s/%s: starting its controllers\n", s->command,
+                       LEADER_ELECTION_NAMESPACE, s->lease);
+        return controllers_start(ud);
+}
+
+/* We stop and campaign again where upstream's components exit: the API server in this
+ * process must keep serving (leader-election.h). */
+static void elected_stop(void *ud, const char *why)
+{
+        const struct controller_set *s = ud;
+
+        (void) fprintf(stderr, "flexlet %s: no longer leading %s/%s (%s): its controllers stop\n",
+                       s->command, LEADER_ELECTION_NAMESPACE, s->lease, why ?: "shutting down");
+        controllers_stop(ud);
+}
+
+static void elected_new_leader(void *ud, const char *identity)
+{
+        const struct controller_set *s = ud;
+
+        (void) fprintf(stderr, "flexlet %s: %s/%s is held by %s\n", s->command,
+                       LEADER_ELECTION_NAMESPACE, s->lease, *identity ? identity : "nobody");
+}
+
+/* Starts a set now, or (with --leader-elect) whenever this process holds the set's Lease. */
+static int controllers_run(struct controller_set *s, const char *lease, const char *identity,
+                           struct leader_election **ret_election)
+{
+        cleanup_error struct error *err = NULL;
+        const struct leader_election_config lc = {
+                .name = lease,
+                .identity = identity,
+                .lease_duration_ms = s->f->leader_elect_lease_duration_ms,
+                .renew_deadline_ms = s->f->leader_elect_renew_deadline_ms,
+                .retry_period_ms = s->f->leader_elect_retry_period_ms,
+        };
+        const struct leader_election_callbacks cb = {
+                .started_leading = elected_start,
+                .stopped_leading = elected_stop,
+                .new_leader = elected_new_leader,
+                .ud = s,
+        };
+        int r;
+
+        if (!s->f->leader_elect)
+                return controllers_start(s);
+        s->lease = lease;
+        r = leader_election_start(&s->co, &lc, &cb, ret_election, &err);
+        if (r < 0)
+                (void) fprintf(stderr, "flexlet %s: %s\n", s->command, err->message);
+        return r;
+}
+
 static int run_server(const char *command, bool with_node, int argc, char **argv)
 {
         struct serve_flags f = {
@@ -616,10 +857,13 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
                 .idle_timeout_ms = HTTP_SERVER_DEFAULT_IDLE_TIMEOUT_S * 1000,
                 .max_requests_inflight = INFLIGHT_DEFAULT_READONLY,
                 .max_mutating_requests_inflight = INFLIGHT_DEFAULT_MUTATING,
-                .authorization_mode = AUTHZ_DEFAULT_MODES
+                .authorization_mode = AUTHZ_DEFAULT_MODES,
+                .leader_elect = -1
         };
         cleanup_error struct error *err = NULL;
         cleanup_free char *db = NULL, *url = NULL, *host = NULL, *kubeconfig = NULL, *bare = NULL;
+        cleanup_free char *pki_dir = NULL;
+        char identity[LEADER_ELECTION_IDENTITY_MAX];
         char hostname[HOST_NAME_MAX + 1] = "localhost";
         struct pki *pki = NULL;
         struct store *store = NULL;
@@ -630,24 +874,8 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
         struct jws_signer *sa_signer = NULL;
         struct http_server *http = NULL, *pod_http = NULL;
         struct pod_network *network = NULL;
-        struct scheduler *sched = NULL;
-        struct storage_protection *protection = NULL;
-        struct namespace_controller *namespaces = NULL;
-        struct serviceaccount_controller *accounts = NULL;
-        struct rootca_publisher *rootca = NULL;
-        struct resourcequota_controller *quotas = NULL;
-        struct disruption_controller *disruption = NULL;
-        struct replicaset_controller *replicasets = NULL;
-        struct deployment_controller *deployments = NULL;
-        struct statefulset_controller *statefulsets = NULL;
-        struct garbage_collector *gc = NULL;
-        struct job_controller *jobs = NULL;
-        struct node_lifecycle_controller *lifecycle = NULL;
-        struct tokencleaner *cleaner = NULL;
-        struct clusterrole_aggregation *aggregation = NULL;
-        struct csr_controller *csrs = NULL;
-        struct pv_provisioner *provisioner = NULL;
-        struct volume_expander *expander = NULL;
+        struct controller_set kcm = { 0 }, scheduling = { 0 };
+        struct leader_election *kcm_election = NULL, *scheduler_election = NULL;
         struct node_agent *agent = NULL;
         cleanup_metrics_registry struct metrics_registry *metrics = metrics_registry_new();
         cleanup_audit struct audit *audit = NULL;
@@ -659,6 +887,21 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
 
         if (parse_flags(command, argc, argv, &f) < 0)
                 return 2;
+        leader_election_identity(identity);
+        {
+                const struct leader_election_config lc = {
+                        .name = LEADER_ELECTION_CONTROLLER_MANAGER,
+                        .identity = identity,
+                        .lease_duration_ms = f.leader_elect_lease_duration_ms,
+                        .renew_deadline_ms = f.leader_elect_renew_deadline_ms,
+                        .retry_period_ms = f.leader_elect_retry_period_ms,
+                };
+
+                if (leader_election_config_check(&lc, &err) < 0) {
+                        (void) fprintf(stderr, "flexlet %s: %s\n", command, err->message);
+                        return 2;
+                }
+        }
         /* The audit log before anything else starts: a policy that does not load refuses the
          * start (K8S AuditOptions.ApplyTo). A policy without a log path is checked and has
          * nothing to write to, as upstream's without a backend. */
@@ -738,6 +981,7 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
                 const char *dns[] = { "localhost", NULL, NULL };
                 const char *ips[] = { "127.0.0.1", "::1", NULL, NULL, NULL, NULL };
                 struct pki_options po = { .data_dir = f.data_dir,
+                                          .pki_dir = f.pki_dir,
                                           .dns_names = dns,
                                           .ip_addresses = ips,
                                           .server_url = url,
@@ -772,11 +1016,12 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
                 return 1;
         }
 
-        ca_file = xasprintf("%s/pki/ca.crt", f.data_dir);
-        node_cert = xasprintf("%s/pki/%s", f.data_dir, PKI_NODE_CERT_FILE);
-        node_key = xasprintf("%s/pki/%s", f.data_dir, PKI_NODE_KEY_FILE);
-        admin_cert = xasprintf("%s/pki/%s", f.data_dir, PKI_ADMIN_CERT_FILE);
-        admin_key = xasprintf("%s/pki/%s", f.data_dir, PKI_ADMIN_KEY_FILE);
+        pki_dir = f.pki_dir ? xstrdup(f.pki_dir) : xasprintf("%s/pki", f.data_dir);
+        ca_file = xasprintf("%s/ca.crt", pki_dir);
+        node_cert = xasprintf("%s/%s", pki_dir, PKI_NODE_CERT_FILE);
+        node_key = xasprintf("%s/%s", pki_dir, PKI_NODE_KEY_FILE);
+        admin_cert = xasprintf("%s/%s", pki_dir, PKI_ADMIN_CERT_FILE);
+        admin_key = xasprintf("%s/%s", pki_dir, PKI_ADMIN_KEY_FILE);
         db = xasprintf("%s/store.db", f.data_dir);
         {
                 const struct store_options so = {
@@ -897,62 +1142,31 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
                 (void) fprintf(stderr, "flexlet %s: node token: %s\n", command, err->message);
                 goto stop;
         }
-        /* The controllers are API clients like any other, over loopback HTTPS. */
         {
-                struct api_client_options co = { .server_url = url,
-                                                 .ca_file = ca_file,
-                                                 .token = pki_admin_token(pki) };
-                r = scheduler_start(&co, &sched, &err);
+                const struct api_client_options co = { .server_url = url,
+                                                       .ca_file = ca_file,
+                                                       .token = pki_admin_token(pki) };
+
+                kcm = (struct controller_set){ .command = command,
+                                               .f = &f,
+                                               .co = co,
+                                               .pki = pki,
+                                               .metrics = metrics,
+                                               .with_node = with_node };
+                scheduling = kcm;
+                scheduling.scheduler_only = true;
+                if (f.leader_elect)
+                        (void) fprintf(stderr, "flexlet %s: leader election as %s (leases in %s)\n",
+                                       command, identity, LEADER_ELECTION_NAMESPACE);
+                /* K8S: kube-scheduler and kube-controller-manager, each on its own Lease */
+                r = controllers_run(&scheduling, LEADER_ELECTION_SCHEDULER, identity,
+                                    &scheduler_election);
                 if (r >= 0)
-                        r = storage_protection_start(&co, &protection, &err);
-                if (r >= 0)
-                        r = namespace_controller_start(&co, &namespaces, &err);
-                if (r >= 0)
-                        r = serviceaccount_controller_start(&co, &accounts, &err);
-                if (r >= 0)
-                        r = rootca_publisher_start(&co, pki_ca_cert_pem(pki), &rootca, &err);
-                if (r >= 0)
-                        r = resourcequota_controller_start(&co, &quotas, &err);
-                if (r >= 0)
-                        r = disruption_controller_start(&co, &disruption, &err);
-                if (r >= 0)
-                        r = replicaset_controller_start(&co, &replicasets, &err);
-                if (r >= 0)
-                        r = deployment_controller_start(&co, &deployments, &err);
-                if (r >= 0)
-                        r = statefulset_controller_start(&co, &statefulsets, &err);
-                if (r >= 0)
-                        r = garbage_collector_start(&co, &gc, &err);
-                if (r >= 0)
-                        r = job_controller_start(&co, &jobs, &err);
-                if (r >= 0)
-                        r = node_lifecycle_controller_start(
-                                &co,
-                                &(struct node_lifecycle_options){
-                                        .monitor_period_ms = f.node_monitor_period_ms,
-                                        .grace_period_ms = f.node_monitor_grace_period_ms },
-                                &lifecycle, &err);
-                if (r >= 0)
-                        r = tokencleaner_start(&co, &cleaner, &err);
-                if (r >= 0)
-                        r = clusterrole_aggregation_start(&co, &aggregation, &err);
-                if (r >= 0)
-                        r = csr_controller_start(&co,
-                                                 &(struct csr_controller_options){
-                                                         .ca_cert_pem = pki_ca_cert_pem(pki),
-                                                         .ca_key_pem = pki_ca_key_pem(pki) },
-                                                 &csrs, &err);
-                /* local-loop volumes live under the server's data dir, which only serve's own
-                 * node uses: the storage controllers run where that node does */
-                if (r >= 0 && with_node)
-                        r = pv_provisioner_start(&co, f.data_dir, &provisioner, &err);
-                if (r >= 0 && with_node)
-                        r = volume_expander_start(&co, f.data_dir, metrics, &expander, &err);
+                        r = controllers_run(&kcm, LEADER_ELECTION_CONTROLLER_MANAGER, identity,
+                                            &kcm_election);
         }
-        if (r < 0) {
-                (void) fprintf(stderr, "flexlet %s: controllers: %s\n", command, err->message);
+        if (r < 0)
                 goto stop;
-        }
         if (with_node) {
                 struct node_agent_options no = {
                         .metrics = metrics,
@@ -995,24 +1209,11 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
 stop:
         /* Every part that started, in reverse (each stop takes NULL for one that did not). */
         node_agent_stop(agent);
-        volume_expander_stop(expander);
-        pv_provisioner_stop(provisioner);
-        resourcequota_controller_stop(quotas);
-        rootca_publisher_stop(rootca);
-        serviceaccount_controller_stop(accounts);
-        disruption_controller_stop(disruption);
-        replicaset_controller_stop(replicasets);
-        deployment_controller_stop(deployments);
-        statefulset_controller_stop(statefulsets);
-        garbage_collector_stop(gc);
-        job_controller_stop(jobs);
-        node_lifecycle_controller_stop(lifecycle);
-        clusterrole_aggregation_stop(aggregation);
-        csr_controller_stop(csrs);
-        tokencleaner_stop(cleaner);
-        namespace_controller_stop(namespaces);
-        storage_protection_stop(protection);
-        scheduler_stop(sched);
+        /* an election stops its set, then releases the Lease while the server still serves */
+        leader_election_stop(kcm_election);
+        leader_election_stop(scheduler_election);
+        controllers_stop(&kcm);
+        controllers_stop(&scheduling);
         /* the watch streams still open end now, so the HTTP server need not wait for them */
         if (store)
                 store_end_watches(store);

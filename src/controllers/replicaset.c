@@ -352,7 +352,7 @@ static void manage_replicas(struct replicaset_controller *x, const char *key, co
                 for (int i = 0; i < n; i++) {
                         cleanup_json json_t *pod = NULL, *answer = NULL;
                         json_t *meta;
-                        cleanup_free char *msg = NULL;
+                        cleanup_free char *msg = NULL, *pod_key = NULL;
 
                         /* K8S: GetPodFromTemplate: the template's labels, annotations and
                          * finalizers, generateName "<rs>-", the controller reference */
@@ -383,8 +383,9 @@ static void manage_replicas(struct replicaset_controller *x, const char *key, co
                                                         NULL);
                                 break;
                         }
+                        pod_key = informer_key(answer);
                         json_array_append_new(json_object_get(e, "add"),
-                                              json_string_nocheck(informer_key(answer)));
+                                              json_string_nocheck(pod_key));
                         msg = xasprintf("Created pod: %s",
                                         json_path_string_or_empty(answer, "metadata.name"));
                         (void) api_client_event(x->loop.client, rs, "Normal", "SuccessfulCreate",

@@ -618,6 +618,74 @@ static void test_ca_problems(void **state)
         assert_int_equal(ensure_ok(fx, &again), 0);
 }
 
+/* A second API server with a copy of the first's pki folder elsewhere (--pki-dir): the same CA,
+ * service account key and tokens; its own serving certificate for its own addresses. */
+static void test_copied_pki_dir_serves_the_same_cluster(void **state)
+{
+        struct fixture *fx = *state;
+        static const char *const other_ips[] = { "10.0.0.2", NULL };
+        cleanup_pki struct pki *first = NULL;
+        cleanup_pki struct pki *second = NULL;
+        cleanup_error struct error *err = NULL;
+        cleanup_free char *copy = xasprintf("%s/copied-pki", fx->root);
+        cleanup_free char *cmd = NULL;
+        cleanup_free char *data2 = xasprintf("%s/data2", fx->root);
+        struct pki_options o = { .data_dir = data2,
+                                 .pki_dir = copy,
+                                 .dns_names = default_dns,
+                                 .ip_addresses = other_ips,
+                                 .server_url = "https://10.0.0.2:6443" };
+        int r;
+
+        ensure_ok(fx, &first);
+        cmd = xasprintf("cp -a %s/pki %s", fx->data_dir, copy);
+        assert_int_equal(system(cmd), 0);
+        r = pki_ensure(&o, &second, &err);
+        if (r < 0)
+                fail_msg("pki_ensure: %s", err->message);
+        assert_int_equal(r, PKI_ISSUED_SERVER_CERT);
+        assert_string_equal(pki_ca_cert_pem(first), pki_ca_cert_pem(second));
+        assert_string_equal(pki_sa_key_pem(first), pki_sa_key_pem(second));
+        assert_string_equal(pki_admin_token(first), pki_admin_token(second));
+        assert_string_equal(pki_kubelet_token(first), pki_kubelet_token(second));
+        assert_string_not_equal(pki_server_cert_pem(first), pki_server_cert_pem(second));
+        assert_int_equal(
+                verify_for_host(pki_ca_cert_pem(second), pki_server_cert_pem(second), "10.0.0.2"),
+                0);
+        /* nothing was made in the second data dir's default pki folder */
+        free(cmd);
+        cmd = xasprintf("%s/pki", data2);
+        assert_int_equal(access(cmd, F_OK), -1);
+}
+
+/* A copy without a shared file is refused, naming the file and why; nothing is made in its
+ * place. */
+static void test_incomplete_copy_is_refused(void **state)
+{
+        static const char *const files[] = { "sa.key", "admin.token", "kubelet.token" };
+        struct fixture *fx = *state;
+
+        for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
+                cleanup_pki struct pki *first = NULL;
+                cleanup_pki struct pki *none = NULL;
+                cleanup_error struct error *err = NULL;
+                cleanup_free char *path = xasprintf("pki/%s", files[i]);
+                cleanup_free char *full = path_of(fx, path);
+                cleanup_free char *saved = NULL;
+
+                ensure_ok(fx, &first);
+                saved = slurp(fx, path);
+                assert_int_equal(unlink(full), 0);
+                assert_int_equal(ensure_with(fx, default_dns, default_ips, URL, &none, &err),
+                                 -EINVAL);
+                assert_null(none);
+                assert_non_null(strstr(err->message, files[i]));
+                assert_non_null(strstr(err->message, "copy the whole pki folder"));
+                assert_int_equal(access(full, F_OK), -1);
+                spill(fx, path, saved, 0600);
+        }
+}
+
 static void test_modes_are_tightened(void **state)
 {
         struct fixture *fx = *state;
@@ -1064,6 +1132,9 @@ int main(void)
                 cmocka_unit_test_setup_teardown(test_damaged_server_pair_is_reissued, setup,
                                                 teardown),
                 cmocka_unit_test_setup_teardown(test_ca_problems, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_copied_pki_dir_serves_the_same_cluster, setup,
+                                                teardown),
+                cmocka_unit_test_setup_teardown(test_incomplete_copy_is_refused, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_modes_are_tightened, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_existing_token_file, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_bad_options, setup, teardown),
