@@ -765,11 +765,11 @@ static int controllers_start(void *ud)
         if (r >= 0)
                 r = clusterrole_aggregation_start(&co, &s->aggregation, &err);
         if (r >= 0)
-                r = csr_controller_start(&co,
-                                         &(struct csr_controller_options){
-                                                 .ca_cert_pem = pki_ca_cert_pem(s->pki),
-                                                 .ca_key_pem = pki_ca_key_pem(s->pki) },
-                                         &s->csrs, &err);
+                r = csr_controller_start(
+                        &co,
+                        &(struct csr_controller_options){ .ca_cert_pem = pki_ca_cert_pem(s->pki),
+                                                          .ca_key_pem = pki_ca_key_pem(s->pki) },
+                        &s->csrs, &err);
         /* local-loop volumes live under the server's data dir, which only serve's own
          * node uses: the storage controllers run where that node does */
         if (r >= 0 && with_node)
