@@ -30,6 +30,7 @@
 #include "base/json.h"
 #include "base/metrics.h"
 #include "base/quantity.h"
+#include "client/token-source.h"
 #include "cmd/cmd.h"
 #include "controllers/clusterrole-aggregation.h"
 #include "controllers/namespace.h"
@@ -477,6 +478,51 @@ static int parse_flags(const char *command, int argc, char **argv, struct serve_
         return 0;
 }
 
+/* The service account each controller runs as, in kube-system (K8S: the names
+ * kube-controller-manager's controllers ask its client builder for, bound by the bootstrap
+ * policy to system:controller:NAME). */
+enum controller_account {
+        ACCOUNT_PVC_PROTECTION,
+        ACCOUNT_NAMESPACE,
+        ACCOUNT_SERVICE_ACCOUNT,
+        ACCOUNT_ROOT_CA,
+        ACCOUNT_RESOURCEQUOTA,
+        ACCOUNT_DISRUPTION,
+        ACCOUNT_REPLICASET,
+        ACCOUNT_DEPLOYMENT,
+        ACCOUNT_GC,
+        ACCOUNT_JOB,
+        ACCOUNT_TTL,
+        ACCOUNT_NODE,
+        ACCOUNT_TOKEN_CLEANER,
+        ACCOUNT_AGGREGATION,
+        ACCOUNT_PV_BINDER,
+        ACCOUNT_EXPAND,
+        ACCOUNT_MAX
+};
+
+static const struct {
+        const char *name;
+        bool with_node_only; /* the storage controllers run only where serve's node does */
+} accounts_list[ACCOUNT_MAX] = {
+        [ACCOUNT_PVC_PROTECTION] = { "pvc-protection-controller", false },
+        [ACCOUNT_NAMESPACE] = { "namespace-controller", false },
+        [ACCOUNT_SERVICE_ACCOUNT] = { "service-account-controller", false },
+        [ACCOUNT_ROOT_CA] = { "root-ca-cert-publisher", false },
+        [ACCOUNT_RESOURCEQUOTA] = { "resourcequota-controller", false },
+        [ACCOUNT_DISRUPTION] = { "disruption-controller", false },
+        [ACCOUNT_REPLICASET] = { "replicaset-controller", false },
+        [ACCOUNT_DEPLOYMENT] = { "deployment-controller", false },
+        [ACCOUNT_GC] = { "generic-garbage-collector", false },
+        [ACCOUNT_JOB] = { "job-controller", false },
+        [ACCOUNT_TTL] = { "ttl-after-finished-controller", false },
+        [ACCOUNT_NODE] = { "node-controller", false },
+        [ACCOUNT_TOKEN_CLEANER] = { "token-cleaner", false },
+        [ACCOUNT_AGGREGATION] = { "clusterrole-aggregation-controller", false },
+        [ACCOUNT_PV_BINDER] = { "persistent-volume-binder", true },
+        [ACCOUNT_EXPAND] = { "expand-controller", true },
+};
+
 /* Creates a namespace through the API itself, so it gets what every namespace gets. */
 static void bootstrap_namespace(struct apiserver *api, const char *token, const char *name)
 {
@@ -648,6 +694,10 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
         cleanup_audit struct audit *audit = NULL;
         cleanup_free char *ca_file = NULL, *node_name_default = NULL;
         cleanup_free char *node_cert = NULL, *node_key = NULL;
+        cleanup_free char *sched_cert = NULL, *sched_key = NULL;
+        cleanup_free char *manager_cert = NULL, *manager_key = NULL;
+        struct api_client_options sched_co, manager_co, account_co[ACCOUNT_MAX] = { 0 };
+        struct api_token_source *sources[ACCOUNT_MAX] = { NULL };
         sigset_t sigs;
         int sig, r, exit_code = 1;
 
@@ -769,6 +819,10 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
         ca_file = xasprintf("%s/pki/ca.crt", f.data_dir);
         node_cert = xasprintf("%s/pki/%s", f.data_dir, PKI_NODE_CERT_FILE);
         node_key = xasprintf("%s/pki/%s", f.data_dir, PKI_NODE_KEY_FILE);
+        sched_cert = xasprintf("%s/pki/%s", f.data_dir, PKI_SCHEDULER_CERT_FILE);
+        sched_key = xasprintf("%s/pki/%s", f.data_dir, PKI_SCHEDULER_KEY_FILE);
+        manager_cert = xasprintf("%s/pki/%s", f.data_dir, PKI_CONTROLLER_MANAGER_CERT_FILE);
+        manager_key = xasprintf("%s/pki/%s", f.data_dir, PKI_CONTROLLER_MANAGER_KEY_FILE);
         db = xasprintf("%s/store.db", f.data_dir);
         {
                 const struct store_options so = {
@@ -875,55 +929,87 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
                 (void) fprintf(stderr, "flexlet %s: %s\n", command, err->message);
                 goto stop;
         }
-        bootstrap_namespace(api, pki_admin_token(pki), "default");
-        bootstrap_namespace(api, pki_admin_token(pki), "kube-system");
-        bootstrap_namespace(api, pki_admin_token(pki), "kube-public");
-        bootstrap_namespace(api, pki_admin_token(pki), "kube-node-lease");
-        bootstrap_storage_class(api, pki_admin_token(pki));
-        /* The controllers are API clients like any other, over loopback HTTPS. */
-        {
-                struct api_client_options co = { .server_url = url,
-                                                 .ca_file = ca_file,
-                                                 .token = pki_admin_token(pki) };
-                r = scheduler_start(&co, &sched, &err);
-                if (r >= 0)
-                        r = storage_protection_start(&co, &protection, &err);
-                if (r >= 0)
-                        r = namespace_controller_start(&co, &namespaces, &err);
-                if (r >= 0)
-                        r = serviceaccount_controller_start(&co, &accounts, &err);
-                if (r >= 0)
-                        r = rootca_publisher_start(&co, pki_ca_cert_pem(pki), &rootca, &err);
-                if (r >= 0)
-                        r = resourcequota_controller_start(&co, &quotas, &err);
-                if (r >= 0)
-                        r = disruption_controller_start(&co, &disruption, &err);
-                if (r >= 0)
-                        r = replicaset_controller_start(&co, &replicasets, &err);
-                if (r >= 0)
-                        r = deployment_controller_start(&co, &deployments, &err);
-                if (r >= 0)
-                        r = garbage_collector_start(&co, &gc, &err);
-                if (r >= 0)
-                        r = job_controller_start(&co, &jobs, &err);
-                if (r >= 0)
-                        r = node_lifecycle_controller_start(
-                                &co,
-                                &(struct node_lifecycle_options){
-                                        .monitor_period_ms = f.node_monitor_period_ms,
-                                        .grace_period_ms = f.node_monitor_grace_period_ms },
-                                &lifecycle, &err);
-                if (r >= 0)
-                        r = tokencleaner_start(&co, &cleaner, &err);
-                if (r >= 0)
-                        r = clusterrole_aggregation_start(&co, &aggregation, &err);
-                /* local-loop volumes live under the server's data dir, which only serve's own
-                 * node uses: the storage controllers run where that node does */
-                if (r >= 0 && with_node)
-                        r = pv_provisioner_start(&co, f.data_dir, &provisioner, &err);
-                if (r >= 0 && with_node)
-                        r = volume_expander_start(&co, f.data_dir, metrics, &expander, &err);
+        /* K8S: the server's own requests (the system namespaces, kube-apiserver's
+         * SystemNamespaces controller, and what kubeadm adds: the default StorageClass, the
+         * control-plane label) go through its loopback credential, system:apiserver */
+        bootstrap_namespace(api, authn_loopback_token(authn), "default");
+        bootstrap_namespace(api, authn_loopback_token(authn), "kube-system");
+        bootstrap_namespace(api, authn_loopback_token(authn), "kube-public");
+        bootstrap_namespace(api, authn_loopback_token(authn), "kube-node-lease");
+        bootstrap_storage_class(api, authn_loopback_token(authn));
+        /* The controllers are API clients like any other, over loopback HTTPS, each with its
+         * own identity (docs/rbac.md): the scheduler its client certificate, every controller
+         * a token of its own service account in kube-system that the controller manager's
+         * certificate asks for, and the informers the controller manager's own certificate,
+         * as kube-controller-manager --use-service-account-credentials. */
+        sched_co = (struct api_client_options){ .server_url = url,
+                                                .ca_file = ca_file,
+                                                .cert_file = sched_cert,
+                                                .key_file = sched_key };
+        manager_co = (struct api_client_options){ .server_url = url,
+                                                  .ca_file = ca_file,
+                                                  .cert_file = manager_cert,
+                                                  .key_file = manager_key };
+        for (size_t i = 0; i < ACCOUNT_MAX && r >= 0; i++) {
+                if (!with_node && accounts_list[i].with_node_only)
+                        continue;
+                r = api_token_source_start(&manager_co, "kube-system", accounts_list[i].name,
+                                           &sources[i], &err);
+                account_co[i] = (struct api_client_options){ .server_url = url,
+                                                             .ca_file = ca_file,
+                                                             .token_source = sources[i],
+                                                             .list_watch_as = &manager_co };
         }
+        if (r >= 0)
+                r = scheduler_start(&sched_co, &sched, &err);
+        if (r >= 0)
+                r = storage_protection_start(&account_co[ACCOUNT_PVC_PROTECTION], &protection,
+                                             &err);
+        if (r >= 0)
+                r = namespace_controller_start(&account_co[ACCOUNT_NAMESPACE], &namespaces, &err);
+        if (r >= 0)
+                r = serviceaccount_controller_start(&account_co[ACCOUNT_SERVICE_ACCOUNT], &accounts,
+                                                    &err);
+        if (r >= 0)
+                r = rootca_publisher_start(&account_co[ACCOUNT_ROOT_CA], pki_ca_cert_pem(pki),
+                                           &rootca, &err);
+        if (r >= 0)
+                r = resourcequota_controller_start(&account_co[ACCOUNT_RESOURCEQUOTA], &quotas,
+                                                   &err);
+        if (r >= 0)
+                r = disruption_controller_start(&account_co[ACCOUNT_DISRUPTION], &disruption,
+                                                &err);
+        if (r >= 0)
+                r = replicaset_controller_start(&account_co[ACCOUNT_REPLICASET], &replicasets,
+                                                &err);
+        if (r >= 0)
+                r = deployment_controller_start(&account_co[ACCOUNT_DEPLOYMENT], &deployments,
+                                                &err);
+        if (r >= 0)
+                r = garbage_collector_start(&account_co[ACCOUNT_GC], &gc, &err);
+        if (r >= 0)
+                r = job_controller_start(&account_co[ACCOUNT_JOB], &account_co[ACCOUNT_TTL], &jobs,
+                                         &err);
+        if (r >= 0)
+                r = node_lifecycle_controller_start(
+                        &account_co[ACCOUNT_NODE],
+                        &(struct node_lifecycle_options){
+                                .monitor_period_ms = f.node_monitor_period_ms,
+                                .grace_period_ms = f.node_monitor_grace_period_ms },
+                        &lifecycle, &err);
+        if (r >= 0)
+                r = tokencleaner_start(&account_co[ACCOUNT_TOKEN_CLEANER], &cleaner, &err);
+        if (r >= 0)
+                r = clusterrole_aggregation_start(&account_co[ACCOUNT_AGGREGATION], &aggregation,
+                                                  &err);
+        /* local-loop volumes live under the server's data dir, which only serve's own
+         * node uses: the storage controllers run where that node does */
+        if (r >= 0 && with_node)
+                r = pv_provisioner_start(&account_co[ACCOUNT_PV_BINDER], f.data_dir, &provisioner,
+                                         &err);
+        if (r >= 0 && with_node)
+                r = volume_expander_start(&account_co[ACCOUNT_EXPAND], f.data_dir, metrics,
+                                          &expander, &err);
         if (r < 0) {
                 (void) fprintf(stderr, "flexlet %s: controllers: %s\n", command, err->message);
                 goto stop;
@@ -954,7 +1040,7 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
                                        err->message);
                         goto stop;
                 }
-                mark_control_plane(api, pki_admin_token(pki), f.node_name);
+                mark_control_plane(api, authn_loopback_token(authn), f.node_name);
         }
         /* Under serve the node is registered Ready by now, so ready means a usable cluster. */
         apiserver_set_ready(api, true);
@@ -986,6 +1072,8 @@ stop:
         namespace_controller_stop(namespaces);
         storage_protection_stop(protection);
         scheduler_stop(sched);
+        for (size_t i = 0; i < ACCOUNT_MAX; i++)
+                api_token_source_stop(sources[i]);
         /* the watch streams still open end now, so the HTTP server need not wait for them */
         if (store)
                 store_end_watches(store);
