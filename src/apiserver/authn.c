@@ -650,8 +650,7 @@ int authn_request(const struct authn *a, const struct http_request *req, struct 
                         diff |= (unsigned char) (digest[b] ^ a->loopback_digest[b]);
                 if (diff == 0) {
                         gnutls_memset(token, 0, strlen(token));
-                        *ret = authn_user_new(AUTHN_USER_APISERVER, a->loopback_uid,
-                                              admin_groups);
+                        *ret = authn_user_new(AUTHN_USER_APISERVER, a->loopback_uid, admin_groups);
                         return 0;
                 }
         }

@@ -43,9 +43,9 @@
  * target, then the directory is fsynced, so a crash leaves either the old or the new file.
  *
  * The CA and the tokens are never replaced once they exist. The serving, admin, node,
- * scheduler and controller manager certificates are issued again (with a new key) when missing, unreadable, not matching their key,
- * not signed by the CA, naming another subject, not naming every requested DNS name and IP address
- * (serving), or expiring within 30 days. */
+ * scheduler and controller manager certificates are issued again (with a new key) when missing,
+ * unreadable, not matching their key, not signed by the CA, naming another subject, not naming
+ * every requested DNS name and IP address (serving), or expiring within 30 days. */
 #ifndef FLEXLET_APISERVER_PKI_H
 #define FLEXLET_APISERVER_PKI_H
 
@@ -81,12 +81,12 @@ struct pki_options {
 #define PKI_KUBELET_TOKEN_FILE "kubelet.token"
 /* The scheduler's and the controller manager's identities and files (K8S: kubeadm's
  * scheduler.conf and controller-manager.conf users, bound by the bootstrap policy). */
-#define PKI_SCHEDULER_USER                  "system:kube-scheduler"
-#define PKI_SCHEDULER_CERT_FILE             "scheduler.crt"
-#define PKI_SCHEDULER_KEY_FILE              "scheduler.key"
-#define PKI_CONTROLLER_MANAGER_USER         "system:kube-controller-manager"
-#define PKI_CONTROLLER_MANAGER_CERT_FILE    "controller-manager.crt"
-#define PKI_CONTROLLER_MANAGER_KEY_FILE     "controller-manager.key"
+#define PKI_SCHEDULER_USER               "system:kube-scheduler"
+#define PKI_SCHEDULER_CERT_FILE          "scheduler.crt"
+#define PKI_SCHEDULER_KEY_FILE           "scheduler.key"
+#define PKI_CONTROLLER_MANAGER_USER      "system:kube-controller-manager"
+#define PKI_CONTROLLER_MANAGER_CERT_FILE "controller-manager.crt"
+#define PKI_CONTROLLER_MANAGER_KEY_FILE  "controller-manager.key"
 
 /* What pki_ensure() had to create; it returns these or'ed together (0: everything loaded). */
 enum pki_change {

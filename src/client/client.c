@@ -30,8 +30,8 @@
 
 struct api_client {
         CURL *curl;
-        char *server_url;  /* without a trailing '/' */
-        char *auth_header; /* "Authorization: Bearer ..." or NULL */
+        char *server_url;                      /* without a trailing '/' */
+        char *auth_header;                     /* "Authorization: Bearer ..." or NULL */
         struct api_token_source *token_source; /* borrowed; NULL: auth_header */
         long idle_timeout_ms;
         atomic_bool cancelled; /* api_client_cancel(): every transfer ends, now and later */

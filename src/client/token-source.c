@@ -24,9 +24,9 @@ struct api_token_source {
         char *ns, *name, *user;
         pthread_mutex_t lock;
         pthread_cond_t wake;
-        char *token;    /* under lock */
-        char *uid;      /* the account's, when the token was issued; refresh thread only */
-        bool stop;      /* under lock */
+        char *token; /* under lock */
+        char *uid;   /* the account's, when the token was issued; refresh thread only */
+        bool stop;   /* under lock */
         pthread_t thread;
         bool started;
 };
@@ -80,8 +80,9 @@ static int ensure_account(struct api_token_source *s, char **ret, struct error *
 static int request_token(struct api_token_source *s, char **ret, struct error **reterr)
 {
         cleanup_free char *uid = NULL;
-        static const char body[] = "{\"apiVersion\":\"authentication.k8s.io/v1\","
-                                   "\"kind\":\"TokenRequest\",\"spec\":{\"expirationSeconds\":3600}}";
+        static const char body[] =
+                "{\"apiVersion\":\"authentication.k8s.io/v1\","
+                "\"kind\":\"TokenRequest\",\"spec\":{\"expirationSeconds\":3600}}";
         cleanup_free char *path =
                 xasprintf("/api/v1/namespaces/%s/serviceaccounts/%s/token", s->ns, s->name);
         cleanup_json json_t *answer = NULL;
@@ -93,8 +94,8 @@ static int request_token(struct api_token_source *s, char **ret, struct error **
         r = ensure_account(s, &uid, reterr);
         if (r < 0)
                 return error_wrap(reterr, "service account \"%s/%s\"", s->ns, s->name);
-        r = api_client_request(s->client, "POST", path, "application/json", body,
-                               sizeof(body) - 1, &status, &answer, reterr);
+        r = api_client_request(s->client, "POST", path, "application/json", body, sizeof(body) - 1,
+                               &status, &answer, reterr);
         if (r < 0)
                 return error_wrap(reterr, "token for \"%s/%s\"", s->ns, s->name);
         token = json_path_string(answer, "status.token");
@@ -159,8 +160,7 @@ static void *refresh_main(void *arg)
 }
 
 int api_token_source_start(const struct api_client_options *manager, const char *ns,
-                           const char *name, struct api_token_source **ret,
-                           struct error **reterr)
+                           const char *name, struct api_token_source **ret, struct error **reterr)
 {
         struct api_token_source *s = xcalloc(1, sizeof(*s));
         int r;

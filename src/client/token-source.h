@@ -27,8 +27,7 @@ struct api_token_source;
  * starts the refresh thread. -errno with *reterr when the account cannot be made or no token
  * comes (the request and the server's answer named). */
 int api_token_source_start(const struct api_client_options *manager, const char *ns,
-                           const char *name, struct api_token_source **ret,
-                           struct error **reterr);
+                           const char *name, struct api_token_source **ret, struct error **reterr);
 /* The current token (a copy the caller frees and should wipe); never NULL once started. */
 char *api_token_source_token(struct api_token_source *s);
 /* The account's user name, system:serviceaccount:NS:NAME; borrowed. */

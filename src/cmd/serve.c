@@ -977,8 +977,7 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
                 r = resourcequota_controller_start(&account_co[ACCOUNT_RESOURCEQUOTA], &quotas,
                                                    &err);
         if (r >= 0)
-                r = disruption_controller_start(&account_co[ACCOUNT_DISRUPTION], &disruption,
-                                                &err);
+                r = disruption_controller_start(&account_co[ACCOUNT_DISRUPTION], &disruption, &err);
         if (r >= 0)
                 r = replicaset_controller_start(&account_co[ACCOUNT_REPLICASET], &replicasets,
                                                 &err);

@@ -819,9 +819,8 @@ static void job_release(void *ctx)
         free(x);
 }
 
-int job_controller_start(const struct api_client_options *o,
-                         const struct api_client_options *ttl_o, struct job_controller **ret,
-                         struct error **reterr)
+int job_controller_start(const struct api_client_options *o, const struct api_client_options *ttl_o,
+                         struct job_controller **ret, struct error **reterr)
 {
         static const char *const paths[] = {
                 [COL_JOBS] = "/apis/batch/v1/jobs", [COL_PODS] = "/api/v1/pods", NULL

@@ -817,13 +817,13 @@ static void test_component_certificates(void **state)
                 size_t len = sizeof(buf);
 
                 assert_true(r & certs[i].change);
-                assert_int_equal(gnutls_x509_crt_get_dn_by_oid(c, GNUTLS_OID_X520_COMMON_NAME, 0,
-                                                               0, buf, &len),
+                assert_int_equal(gnutls_x509_crt_get_dn_by_oid(c, GNUTLS_OID_X520_COMMON_NAME, 0, 0,
+                                                               buf, &len),
                                  0);
                 assert_string_equal(buf, certs[i].cn);
                 len = sizeof(buf);
-                assert_int_equal(gnutls_x509_crt_get_dn_by_oid(
-                                         c, GNUTLS_OID_X520_ORGANIZATION_NAME, 0, 0, buf, &len),
+                assert_int_equal(gnutls_x509_crt_get_dn_by_oid(c, GNUTLS_OID_X520_ORGANIZATION_NAME,
+                                                               0, 0, buf, &len),
                                  GNUTLS_E_REQUESTED_DATA_NOT_AVAILABLE);
                 gnutls_x509_crt_deinit(c);
         }
