@@ -124,7 +124,8 @@ static int authenticate(const struct apiserver *s, const struct http_request *re
  * handler: true when the chain allows req; otherwise the 403 (or, when req names no
  * resource it could, the 500) is written. */
 static bool authorize(const struct apiserver *s, const struct authn_user *user,
-                      const struct http_request *req, struct http_response *resp)
+                      const struct http_request *req, struct http_response *resp,
+                      struct audit_request *ar)
 {
         cleanup_error struct error *err = NULL;
         cleanup_free char *storage = NULL, *reason = NULL;
@@ -137,8 +138,15 @@ static bool authorize(const struct apiserver *s, const struct authn_user *user,
                 status_respond(resp, EIO, msg, NULL);
                 return false;
         }
-        if (authz_authorize(s->opts.authz, &a, &reason) == AUTHZ_ALLOW)
+        if (authz_authorize(s->opts.authz, &a, &reason) == AUTHZ_ALLOW) {
+                /* K8S: WithAuthorization annotates the audit event with the decision and the
+                 * deciding authorizer's reason ("" when it gave none) */
+                audit_request_annotate(ar, AUDIT_DECISION_ANNOTATION, "allow");
+                audit_request_annotate(ar, AUDIT_REASON_ANNOTATION, reason ? reason : "");
                 return true;
+        }
+        audit_request_annotate(ar, AUDIT_DECISION_ANNOTATION, "forbid");
+        audit_request_annotate(ar, AUDIT_REASON_ANNOTATION, reason ? reason : "");
         authz_respond_forbidden(resp, &a, reason);
         /* K8S: responsewriters.Forbidden answers with the negotiated serializer (ErrorNegotiated):
          * a client that asks for protobuf gets the Status in protobuf */
@@ -465,7 +473,8 @@ static void respond_metrics(struct apiserver *s, struct http_response *resp)
 }
 
 static void handle_request(struct apiserver *s, const struct authn_user *user,
-                           const struct http_request *req, struct http_response *resp);
+                           const struct http_request *req, struct http_response *resp,
+                           struct audit_request *ar);
 
 /* K8S: the RequestInfo of req as the audit policy reads it (RequestInfoFactory): a path under
  * /api/v1 or /apis/G/V naming a resource is a resource request, its verb the resource's
@@ -529,13 +538,14 @@ void api_handle(void *apiserver, const struct http_request *req, struct http_res
                         return;
                 }
         }
-        handle_request(s, user, req, resp);
+        handle_request(s, user, req, resp, ar);
         inflight_leave(&s->inflight, kind);
         audit_request_end(ar, req, resp);
 }
 
 static void handle_request(struct apiserver *s, const struct authn_user *user,
-                           const struct http_request *req, struct http_response *resp)
+                           const struct http_request *req, struct http_response *resp,
+                           struct audit_request *ar)
 {
         const char *p = req->path;
         cleanup_free char *buf = NULL;
@@ -551,7 +561,7 @@ static void handle_request(struct apiserver *s, const struct authn_user *user,
                 status_respond(resp, EKEYREJECTED, "Unauthorized", NULL);
                 return;
         }
-        if (!authorize(s, user, req, resp))
+        if (!authorize(s, user, req, resp, ar))
                 return;
         /* K8S: kube-apiserver refuses request bodies over 3 MiB with 413. */
         if (req->body_too_large) {

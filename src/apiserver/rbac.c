@@ -16,6 +16,7 @@
 #include "base/alloc.h"
 #include "base/json.h"
 #include "base/strbuf.h"
+#include "base/utf8.h"
 #include "store/store.h"
 
 enum rbac_kind {
@@ -230,16 +231,24 @@ bool rbac_subject_matches(const json_t *subject, const struct authn_user *user, 
         return false;
 }
 
-static bool applies(const json_t *binding, const struct authn_user *user, const char *ns)
+/* K8S: appliesTo: the first of binding's subjects that matches user, or NULL. */
+static const json_t *applies(const json_t *binding, const struct authn_user *user, const char *ns)
 {
         size_t i;
         json_t *s;
 
         json_array_foreach(json_object_get(binding, "subjects"), i, s)
                 if (rbac_subject_matches(s, user, ns))
-                        return true;
-        return false;
+                        return s;
+        return NULL;
 }
+
+/* Where the rules being visited come from: the binding, the subject of it that matched, and
+ * whether it is a ClusterRoleBinding (K8S: the visitor's source, a fmt.Stringer). */
+struct rule_source {
+        const json_t *binding, *subject;
+        bool cluster;
+};
 
 /* K8S: GetRoleReferenceRules: the role's rules, or NULL with *ret_err (malloc'd). Under the
  * read lock. */
@@ -268,7 +277,8 @@ static const json_t *role_rules(struct rbac *r, const json_t *ref, const char *n
 /* Visits the rules of the bindings of kind k in namespace bns that apply; false when the
  * visitor stopped. Under the read lock. */
 static bool visit_bindings(struct rbac *r, enum rbac_kind k, const char *bns,
-                           const struct authn_user *user, rbac_rule_visitor visit, void *ud)
+                           const struct authn_user *user, rbac_rule_visitor visit, void *ud,
+                           struct rule_source *src)
 {
         const char *name;
         json_t *b;
@@ -276,11 +286,16 @@ static bool visit_bindings(struct rbac *r, enum rbac_kind k, const char *bns,
         json_object_foreach(json_object_get(r->objects[k], bns), name, b) {
                 char *err = NULL;
                 const json_t *rules;
+                const json_t *subject = applies(b, user, bns);
                 size_t i;
                 json_t *rule;
 
-                if (!applies(b, user, bns))
+                if (!subject)
                         continue;
+                if (src)
+                        *src = (struct rule_source){ .binding = b,
+                                                     .subject = subject,
+                                                     .cluster = k == RBAC_CLUSTER_ROLE_BINDINGS };
                 rules = role_rules(r, json_object_get(b, "roleRef"), bns, &err);
                 if (!rules && err) {
                         bool more = visit(ud, NULL, err);
@@ -296,19 +311,64 @@ static bool visit_bindings(struct rbac *r, enum rbac_kind k, const char *bns,
         return true;
 }
 
-void rbac_visit_rules(struct rbac *r, const struct authn_user *user, const char *ns,
-                      rbac_rule_visitor visit, void *ud)
+static void visit_rules(struct rbac *r, const struct authn_user *user, const char *ns,
+                        rbac_rule_visitor visit, void *ud, struct rule_source *src)
 {
         (void) pthread_rwlock_rdlock(&r->lock);
         /* K8S: VisitRulesFor: every ClusterRoleBinding, then the namespace's RoleBindings */
-        if (visit_bindings(r, RBAC_CLUSTER_ROLE_BINDINGS, "", user, visit, ud) && ns && ns[0])
-                (void) visit_bindings(r, RBAC_ROLE_BINDINGS, ns, user, visit, ud);
+        if (visit_bindings(r, RBAC_CLUSTER_ROLE_BINDINGS, "", user, visit, ud, src) && ns && ns[0])
+                (void) visit_bindings(r, RBAC_ROLE_BINDINGS, ns, user, visit, ud, src);
         (void) pthread_rwlock_unlock(&r->lock);
+}
+
+void rbac_visit_rules(struct rbac *r, const struct authn_user *user, const char *ns,
+                      rbac_rule_visitor visit, void *ud)
+{
+        visit_rules(r, user, ns, visit, ud, NULL);
+}
+
+/* K8S: authorizingVisitor's reason, "RBAC: allowed by " and the source's String()
+ * (clusterRoleBindingDescriber, roleBindingDescriber, describeSubject in
+ * pkg/registry/rbac/validation/rule.go), Go's %q quoting. Under the read lock (the binding is
+ * the resolver's). */
+static char *allowed_reason(const struct rule_source *src)
+{
+        const json_t *b = src->binding, *ref = json_object_get(b, "roleRef");
+        const char *bns = json_path_string_or_empty(b, "metadata.namespace");
+        const char *kind = str(src->subject, "kind"), *name = str(src->subject, "name");
+        struct strbuf sb;
+
+        strbuf_init(&sb);
+        strbuf_addf(&sb, "RBAC: allowed by %s ",
+                    src->cluster ? "ClusterRoleBinding" : "RoleBinding");
+        {
+                cleanup_free char *bname =
+                        src->cluster
+                                ? xstrdup(json_path_string_or_empty(b, "metadata.name"))
+                                : xasprintf("%s/%s", json_path_string_or_empty(b, "metadata.name"),
+                                            bns);
+                utf8_go_quote(&sb, bname, strlen(bname));
+        }
+        strbuf_addf(&sb, " of %s ", str(ref, "kind"));
+        utf8_go_quote(&sb, str(ref, "name"), strlen(str(ref, "name")));
+        strbuf_addf(&sb, " to %s ", kind);
+        if (streq(kind, "ServiceAccount")) {
+                const char *sns =
+                        str(src->subject, "namespace")[0] ? str(src->subject, "namespace") : bns;
+                cleanup_free char *who = xasprintf("%s/%s", name, sns);
+
+                utf8_go_quote(&sb, who, strlen(who));
+        } else {
+                utf8_go_quote(&sb, name, strlen(name));
+        }
+        return strbuf_detach(&sb);
 }
 
 /* K8S: authorizingVisitor: stops at the first rule that allows, gathers the errors. */
 struct checking {
         const struct authz_attributes *a;
+        const struct rule_source *src;
+        char *allowed_by; /* the reason, made while the binding is still locked */
         bool allowed;
         char **errors;
         size_t n_errors;
@@ -320,6 +380,7 @@ static bool check_rule(void *ud, const json_t *rule, const char *err)
 
         if (rule && authz_rule_allows(rule, c->a)) {
                 c->allowed = true;
+                c->allowed_by = allowed_reason(c->src);
                 return false;
         }
         if (err) {
@@ -336,14 +397,17 @@ static bool check_rule(void *ud, const json_t *rule, const char *err)
 enum authz_decision rbac_authorize(struct rbac *r, const struct authz_attributes *a,
                                    char **ret_reason)
 {
-        struct checking c = { .a = a };
+        struct rule_source src = { 0 };
+        struct checking c = { .a = a, .src = &src };
         struct strbuf sb;
 
         *ret_reason = NULL;
         if (!a->user)
                 return AUTHZ_NO_OPINION;
-        rbac_visit_rules(r, a->user, a->ns, check_rule, &c);
-        if (!c.allowed && c.n_errors) {
+        visit_rules(r, a->user, a->ns, check_rule, &c, &src);
+        if (c.allowed)
+                *ret_reason = c.allowed_by;
+        else if (c.n_errors) {
                 strbuf_init(&sb);
                 strbuf_addstr(&sb, "RBAC: ");
                 if (c.n_errors > 1)

@@ -47,8 +47,11 @@ void rbac_visit_rules(struct rbac *r, const struct authn_user *user, const char 
                       rbac_rule_visitor visit, void *ud);
 
 /* K8S: RBACAuthorizer.Authorize: ALLOW when a rule user holds in a->ns allows a
- * (authz_rule_allows), else NO_OPINION, with *ret_reason (malloc'd) "RBAC: <errors>" when
- * bindings named missing roles (upstream's aggregate: one error as it is, more as "[a, b]"). */
+ * (authz_rule_allows), with *ret_reason (malloc'd) naming the binding, role and subject that
+ * allowed it as upstream's authorizingVisitor (`RBAC: allowed by ClusterRoleBinding "b" of
+ * ClusterRole "r" to Group "g"`, `... by RoleBinding "b/ns" of Role "r" to ServiceAccount
+ * "sa/ns"`), else NO_OPINION, with *ret_reason "RBAC: <errors>" when bindings named missing
+ * roles (upstream's aggregate: one error as it is, more as "[a, b]"), NULL otherwise. */
 enum authz_decision rbac_authorize(struct rbac *r, const struct authz_attributes *a,
                                    char **ret_reason);
 

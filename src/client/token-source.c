@@ -24,9 +24,11 @@ struct api_token_source {
         char *ns, *name, *user;
         pthread_mutex_t lock;
         pthread_cond_t wake;
-        char *token; /* under lock */
-        char *uid;   /* the account's, when the token was issued; refresh thread only */
-        bool stop;   /* under lock */
+        pthread_cond_t got;        /* a first token came, or the first attempt failed */
+        char *token;               /* under lock; NULL until the first one came */
+        struct error *first_error; /* under lock: why the first token has not come */
+        char *uid; /* the account's, when the token was issued; refresh thread only */
+        bool stop; /* under lock */
         pthread_t thread;
         bool started;
 };
@@ -70,7 +72,11 @@ static int ensure_account(struct api_token_source *s, char **ret, struct error *
                                &status, &answer, reterr);
         if (r < 0)
                 return r;
-        if (status != 201 && status != 409)
+        if (status == 201 && json_path_string(answer, "metadata.uid")) {
+                *ret = xstrdup(json_path_string(answer, "metadata.uid"));
+                return 0;
+        }
+        if (status != 409)
                 return error_set(reterr, EIO, "POST %s: HTTP %ld: %s", coll, status,
                                  json_path_string_or_empty(answer, "message"));
         return account_uid(s, ret, reterr);
@@ -121,8 +127,9 @@ static bool account_unchanged(struct api_token_source *s)
 static void *refresh_main(void *arg)
 {
         struct api_token_source *s = arg;
-        /* K8S: clientbuilder refreshes with 20% of the token's life left */
-        int64_t refresh_at = time_monotonic_ms() + API_TOKEN_SOURCE_SECONDS * 800L;
+        /* K8S: clientbuilder refreshes with 20% of the token's life left; the first token is
+         * asked for at once */
+        int64_t refresh_at = time_monotonic_ms();
         long wait_ms;
 
         pthread_mutex_lock(&s->lock);
@@ -140,19 +147,33 @@ static void *refresh_main(void *arg)
                 if (s->stop)
                         break;
                 pthread_mutex_unlock(&s->lock);
-                if (time_monotonic_ms() < refresh_at && account_unchanged(s)) {
+                if (s->token && time_monotonic_ms() < refresh_at && account_unchanged(s)) {
                         pthread_mutex_lock(&s->lock);
                         continue;
                 }
-                r = request_token(s, &fresh, NULL);
-                pthread_mutex_lock(&s->lock);
+                {
+                        struct error *err = NULL;
+
+                        r = request_token(s, &fresh, &err);
+                        pthread_mutex_lock(&s->lock);
+                        if (r < 0 && !s->token) {
+                                error_free(s->first_error);
+                                s->first_error = err;
+                                err = NULL;
+                        }
+                        error_free(err);
+                }
                 if (r < 0) {
                         refresh_at = time_monotonic_ms() + TOKEN_RETRY_S * 1000L;
+                        pthread_cond_broadcast(&s->got);
                         continue;
                 }
-                explicit_bzero(s->token, strlen(s->token));
-                free(s->token);
+                if (s->token) {
+                        explicit_bzero(s->token, strlen(s->token));
+                        free(s->token);
+                }
                 s->token = fresh;
+                pthread_cond_broadcast(&s->got);
                 refresh_at = time_monotonic_ms() + API_TOKEN_SOURCE_SECONDS * 800L;
         }
         pthread_mutex_unlock(&s->lock);
@@ -167,12 +188,11 @@ int api_token_source_start(const struct api_client_options *manager, const char 
 
         pthread_mutex_init(&s->lock, NULL);
         pthread_cond_init(&s->wake, NULL);
+        pthread_cond_init(&s->got, NULL);
         s->ns = xstrdup(ns);
         s->name = xstrdup(name);
         s->user = xasprintf("system:serviceaccount:%s:%s", ns, name);
         r = api_client_new(manager, &s->client, reterr);
-        if (r >= 0)
-                r = request_token(s, &s->token, reterr);
         if (r < 0) {
                 api_token_source_stop(s);
                 return r;
@@ -184,12 +204,31 @@ int api_token_source_start(const struct api_client_options *manager, const char 
         return 0;
 }
 
+int api_token_source_wait(struct api_token_source *s, long timeout_ms, struct error **reterr)
+{
+        struct timespec deadline = time_after_ms(CLOCK_REALTIME, timeout_ms);
+        int r = 0;
+
+        pthread_mutex_lock(&s->lock);
+        while (!s->token && !s->first_error && !s->stop &&
+               pthread_cond_timedwait(&s->got, &s->lock, &deadline) == 0)
+                ;
+        if (!s->token)
+                r = s->first_error
+                            ? error_set(reterr, s->first_error->errnum, "%s",
+                                        s->first_error->message)
+                            : error_set(reterr, ETIMEDOUT, "no token for \"%s/%s\" within %ld ms",
+                                        s->ns, s->name, timeout_ms);
+        pthread_mutex_unlock(&s->lock);
+        return r;
+}
+
 char *api_token_source_token(struct api_token_source *s)
 {
         char *t;
 
         pthread_mutex_lock(&s->lock);
-        t = xstrdup(s->token);
+        t = xstrdup(s->token ? s->token : "");
         pthread_mutex_unlock(&s->lock);
         return t;
 }
@@ -216,8 +255,10 @@ struct api_token_source *api_token_source_stop(struct api_token_source *s)
                 free(s->token);
         }
         api_client_free(s->client);
+        error_free(s->first_error);
         pthread_mutex_destroy(&s->lock);
         pthread_cond_destroy(&s->wake);
+        pthread_cond_destroy(&s->got);
         free(s->uid);
         free(s->ns);
         free(s->name);

@@ -6,9 +6,9 @@
  * certificate): with them it makes sure the service account NAMESPACE/NAME exists (creating it
  * when it does not) and asks for a token (TokenRequest, bound to the account alone, for the API
  * server, API_TOKEN_SOURCE_SECONDS long). A thread of its own asks again once 80% of the
- * token's life has passed (upstream's 20% leeway), and every TOKEN_RETRY seconds after a
- * failure; a token whose account was deleted stops authenticating at once, so a failure of the
- * refresh is tried again soon (the account is then made again).
+ * token's life has passed (upstream's 20% leeway), and 10 s after a failure; a token whose
+ * account was deleted or made again stops authenticating at once, so the thread also looks at
+ * the account every 30 s and asks for a new token (making the account again) when it changed.
  *
  * Clients use a source through api_client_options.token_source (client.h): each request
  * carries the token current when it is sent. A source may be read from any thread. */
@@ -23,12 +23,16 @@
 
 struct api_token_source;
 
-/* Gets the first token with manager's credentials (copied) for service account ns/name, then
- * starts the refresh thread. -errno with *reterr when the account cannot be made or no token
- * comes (the request and the server's answer named). */
+/* Starts the thread that asks for service account ns/name's tokens with manager's credentials
+ * (copied), the first at once (so that many sources started together ask at the same time).
+ * -errno with *reterr when the client cannot be made (a CA file that cannot be read). */
 int api_token_source_start(const struct api_client_options *manager, const char *ns,
                            const char *name, struct api_token_source **ret, struct error **reterr);
-/* The current token (a copy the caller frees and should wipe); never NULL once started. */
+/* Waits up to timeout_ms for the first token: 0 once there is one; the first attempt's error
+ * (the request and the server's answer named) when it failed (the thread tries again every
+ * TOKEN_RETRY_S seconds), -ETIMEDOUT when nothing came. */
+int api_token_source_wait(struct api_token_source *s, long timeout_ms, struct error **reterr);
+/* The current token (a copy the caller frees and should wipe); "" before the first. */
 char *api_token_source_token(struct api_token_source *s);
 /* The account's user name, system:serviceaccount:NS:NAME; borrowed. */
 const char *api_token_source_user(const struct api_token_source *s);

@@ -960,6 +960,10 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
                                                              .token_source = sources[i],
                                                              .list_watch_as = &manager_co };
         }
+        /* every account asks at once; a start that cannot get them fails, naming why */
+        for (size_t i = 0; i < ACCOUNT_MAX && r >= 0; i++)
+                if (sources[i])
+                        r = api_token_source_wait(sources[i], 60 * 1000, &err);
         if (r >= 0)
                 r = scheduler_start(&sched_co, &sched, &err);
         if (r >= 0)

@@ -143,11 +143,12 @@ static void test_component_rules(void **state)
                 /* a Role in kube-system, not beyond */
                 { TOKEN_CLEANER, "delete", "", "secrets", "", "kube-system", true },
                 { TOKEN_CLEANER, "delete", "", "secrets", "", "default", false },
-                { AGGREGATION, "update", "rbac.authorization.k8s.io", "clusterroles", "", "", true },
+                { AGGREGATION, "update", "rbac.authorization.k8s.io", "clusterroles", "", "",
+                  true },
                 { AGGREGATION, "escalate", "rbac.authorization.k8s.io", "clusterroles", "", "",
                   true },
-                { AGGREGATION, "create", "rbac.authorization.k8s.io", "clusterrolebindings", "",
-                  "", false },
+                { AGGREGATION, "create", "rbac.authorization.k8s.io", "clusterrolebindings", "", "",
+                  false },
                 /* one flexlet controller protects both claims and volumes */
                 { PVC_PROTECTION, "update", "", "persistentvolumeclaims", "", "ns", true },
                 { PVC_PROTECTION, "update", "", "persistentvolumes", "", "", true },
@@ -175,10 +176,9 @@ static void test_component_rules(void **state)
 
         assert_int_equal(rbac_new(f->store, &r, NULL), 0);
         for (size_t i = 0; i < WHO_MAX; i++)
-                users[i] = authn_user_new(names[i], NULL,
-                                          strncmp(names[i], "system:serviceaccount:", 22) == 0
-                                                  ? sa_groups
-                                                  : NULL);
+                users[i] = authn_user_new(
+                        names[i], NULL,
+                        strncmp(names[i], "system:serviceaccount:", 22) == 0 ? sa_groups : NULL);
         for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
                 cleanup_free char *reason = NULL;
                 const struct authz_attributes a = { .user = users[cases[i].who],

@@ -178,7 +178,23 @@ static void test_decisions(void **state)
                         fail_msg("case %zu: %s %s %s/%s in %s: %d, want %d", i,
                                  users[cases[i].user]->name, cases[i].verb, cases[i].resource,
                                  cases[i].sub, cases[i].ns, d, cases[i].want);
-                assert_null(reason);
+                if (d == AUTHZ_ALLOW)
+                        assert_true(reason && strncmp(reason, "RBAC: allowed by ", 17) == 0);
+                else
+                        assert_null(reason);
+        }
+        /* K8S: the allowing source as upstream's describers name it */
+        {
+                struct authz_attributes a = attrs(alice, "get", "", "pods", "", "ns", "p");
+                struct authz_attributes b = attrs(sa, "patch", "", "pods", "resize", "ns", "p");
+                cleanup_free char *ra = NULL, *rb = NULL;
+
+                assert_int_equal(rbac_authorize(r, &a, &ra), AUTHZ_ALLOW);
+                assert_string_equal(ra, "RBAC: allowed by RoleBinding \"readers/ns\" of Role "
+                                        "\"pod-reader\" to User \"alice\"");
+                assert_int_equal(rbac_authorize(r, &b, &rb), AUTHZ_ALLOW);
+                assert_string_equal(rb, "RBAC: allowed by RoleBinding \"resizers/ns\" of Role "
+                                        "\"resizer\" to ServiceAccount \"sa/ns\"");
         }
 }
 
