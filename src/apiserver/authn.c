@@ -17,6 +17,7 @@
 #include "apiserver/authn.h"
 #include "apiserver/pki.h"
 #include "apiserver/satoken.h"
+#include "apiserver/token-cache.h"
 #include "base/alloc.h"
 #include "base/base64.h"
 #include "base/fs.h"
@@ -41,6 +42,8 @@ struct authn {
          * in system:masters): random per start, never written anywhere */
         char loopback_token[2 * 32 + 1];
         unsigned char loopback_digest[32];
+        /* service account answers (token-cache.h); NULL without a store and signer */
+        struct token_cache *tokens_cache;
         char loopback_uid[UUID_STRING_LEN + 1];
 };
 
@@ -331,6 +334,14 @@ int authn_new(const struct pki *pki, const char *token_file, const struct jws_si
                         abort();
                 uuid_random(a->loopback_uid);
         }
+        if (store && sa_signer) {
+                int r = token_cache_new(store, &a->tokens_cache, reterr);
+
+                if (r < 0) {
+                        free(a);
+                        return r;
+                }
+        }
         if (token_file) {
                 cleanup_free char *text = NULL;
                 size_t len = 0;
@@ -342,6 +353,7 @@ int authn_new(const struct pki *pki, const char *token_file, const struct jws_si
                 if (text)
                         gnutls_memset(text, 0, len);
                 if (r < 0) {
+                        token_cache_free(a->tokens_cache);
                         free(a);
                         return r;
                 }
@@ -360,6 +372,7 @@ struct authn *authn_free(struct authn *a)
         if (!a)
                 return NULL;
         gnutls_memset(a->loopback_token, 0, sizeof(a->loopback_token));
+        token_cache_free(a->tokens_cache);
         authn_token_entries_free(a->tokens, a->n_tokens);
         free(a);
         return NULL;
@@ -622,6 +635,24 @@ static int bootstrap_authenticate(const struct authn *a, const char *id, const c
 
 static const char *const admin_groups[] = { PKI_ADMIN_GROUP, NULL };
 
+/* A service account token, its answer kept (token-cache.h) when it authenticates. */
+static int sa_authenticate(const struct authn *a, const char *token, const unsigned char digest[32],
+                           struct authn_user **ret)
+{
+        struct satoken_refs refs = { 0 };
+        uint64_t epoch = a->tokens_cache ? token_cache_epoch(a->tokens_cache) : 0;
+        int r = satoken_authenticate(a->sa_signer, a->store, token, time(NULL), ret, &refs, NULL);
+
+        if (r == 0 && a->tokens_cache)
+                token_cache_put(a->tokens_cache, digest, epoch, *ret,
+                                &(struct token_cache_refs){ .sa_uid = refs.sa_uid,
+                                                            .pod_uid = refs.pod_uid,
+                                                            .secret_uid = refs.secret_uid,
+                                                            .valid_until = refs.valid_until });
+        satoken_refs_release(&refs);
+        return r;
+}
+
 int authn_request(const struct authn *a, const struct http_request *req, struct authn_user **ret)
 {
         cleanup_free char *token = NULL;
@@ -667,9 +698,9 @@ int authn_request(const struct authn *a, const struct http_request *req, struct 
         if (found) {
                 *ret = user_copy(found);
                 r = 0;
-        } else if (a->sa_signer && a->store &&
-                   satoken_authenticate(a->sa_signer, a->store, token, time(NULL), ret, NULL) ==
-                           0) {
+        } else if (a->tokens_cache && (*ret = token_cache_get(a->tokens_cache, digest))) {
+                r = 0;
+        } else if (a->sa_signer && a->store && sa_authenticate(a, token, digest, ret) == 0) {
                 r = 0;
         } else {
                 /* K8S: the bootstrap authenticator comes after the token file and the service
