@@ -960,57 +960,69 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
                                                              .token_source = sources[i],
                                                              .list_watch_as = &manager_co };
         }
-        /* every account asks at once; a start that cannot get them fails, naming why */
-        for (size_t i = 0; i < ACCOUNT_MAX && r >= 0; i++)
-                if (sources[i])
-                        r = api_token_source_wait(sources[i], 60 * 1000, &err);
+        /* Every account asks at once. A controller whose account gets no token (an
+         * authorization mode without RBAC refuses the controller manager, as it would a
+         * separate kube-controller-manager) is said and not started; the rest run. */
+        for (size_t i = 0; i < ACCOUNT_MAX && r >= 0; i++) {
+                cleanup_error struct error *why = NULL;
+
+                if (!sources[i])
+                        continue;
+                if (api_token_source_wait(sources[i], 60 * 1000, &why) < 0) {
+                        (void) fprintf(stderr,
+                                       "flexlet %s: controllers: not starting the one that runs "
+                                       "as \"%s\": %s\n",
+                                       command, api_token_source_user(sources[i]), why->message);
+                        sources[i] = api_token_source_stop(sources[i]);
+                }
+        }
         if (r >= 0)
                 r = scheduler_start(&sched_co, &sched, &err);
-        if (r >= 0)
+        if (r >= 0 && sources[ACCOUNT_PVC_PROTECTION])
                 r = storage_protection_start(&account_co[ACCOUNT_PVC_PROTECTION], &protection,
                                              &err);
-        if (r >= 0)
+        if (r >= 0 && sources[ACCOUNT_NAMESPACE])
                 r = namespace_controller_start(&account_co[ACCOUNT_NAMESPACE], &namespaces, &err);
-        if (r >= 0)
+        if (r >= 0 && sources[ACCOUNT_SERVICE_ACCOUNT])
                 r = serviceaccount_controller_start(&account_co[ACCOUNT_SERVICE_ACCOUNT], &accounts,
                                                     &err);
-        if (r >= 0)
+        if (r >= 0 && sources[ACCOUNT_ROOT_CA])
                 r = rootca_publisher_start(&account_co[ACCOUNT_ROOT_CA], pki_ca_cert_pem(pki),
                                            &rootca, &err);
-        if (r >= 0)
+        if (r >= 0 && sources[ACCOUNT_RESOURCEQUOTA])
                 r = resourcequota_controller_start(&account_co[ACCOUNT_RESOURCEQUOTA], &quotas,
                                                    &err);
-        if (r >= 0)
+        if (r >= 0 && sources[ACCOUNT_DISRUPTION])
                 r = disruption_controller_start(&account_co[ACCOUNT_DISRUPTION], &disruption, &err);
-        if (r >= 0)
+        if (r >= 0 && sources[ACCOUNT_REPLICASET])
                 r = replicaset_controller_start(&account_co[ACCOUNT_REPLICASET], &replicasets,
                                                 &err);
-        if (r >= 0)
+        if (r >= 0 && sources[ACCOUNT_DEPLOYMENT])
                 r = deployment_controller_start(&account_co[ACCOUNT_DEPLOYMENT], &deployments,
                                                 &err);
-        if (r >= 0)
+        if (r >= 0 && sources[ACCOUNT_GC])
                 r = garbage_collector_start(&account_co[ACCOUNT_GC], &gc, &err);
-        if (r >= 0)
+        if (r >= 0 && sources[ACCOUNT_JOB] && sources[ACCOUNT_TTL])
                 r = job_controller_start(&account_co[ACCOUNT_JOB], &account_co[ACCOUNT_TTL], &jobs,
                                          &err);
-        if (r >= 0)
+        if (r >= 0 && sources[ACCOUNT_NODE])
                 r = node_lifecycle_controller_start(
                         &account_co[ACCOUNT_NODE],
                         &(struct node_lifecycle_options){
                                 .monitor_period_ms = f.node_monitor_period_ms,
                                 .grace_period_ms = f.node_monitor_grace_period_ms },
                         &lifecycle, &err);
-        if (r >= 0)
+        if (r >= 0 && sources[ACCOUNT_TOKEN_CLEANER])
                 r = tokencleaner_start(&account_co[ACCOUNT_TOKEN_CLEANER], &cleaner, &err);
-        if (r >= 0)
+        if (r >= 0 && sources[ACCOUNT_AGGREGATION])
                 r = clusterrole_aggregation_start(&account_co[ACCOUNT_AGGREGATION], &aggregation,
                                                   &err);
         /* local-loop volumes live under the server's data dir, which only serve's own
          * node uses: the storage controllers run where that node does */
-        if (r >= 0 && with_node)
+        if (r >= 0 && with_node && sources[ACCOUNT_PV_BINDER])
                 r = pv_provisioner_start(&account_co[ACCOUNT_PV_BINDER], f.data_dir, &provisioner,
                                          &err);
-        if (r >= 0 && with_node)
+        if (r >= 0 && with_node && sources[ACCOUNT_EXPAND])
                 r = volume_expander_start(&account_co[ACCOUNT_EXPAND], f.data_dir, metrics,
                                           &expander, &err);
         if (r < 0) {
