@@ -132,7 +132,8 @@ static int authenticate(const struct apiserver *s, const struct http_request *re
  * handler: true when the chain allows req; otherwise the 403 (or, when req names no
  * resource it could, the 500) is written. */
 static bool authorize(const struct apiserver *s, const struct authn_user *user,
-                      const struct http_request *req, struct http_response *resp)
+                      const struct http_request *req, struct http_response *resp,
+                      struct audit_request *ar)
 {
         cleanup_error struct error *err = NULL;
         cleanup_free char *storage = NULL, *reason = NULL;
@@ -145,8 +146,15 @@ static bool authorize(const struct apiserver *s, const struct authn_user *user,
                 status_respond(resp, EIO, msg, NULL);
                 return false;
         }
-        if (authz_authorize(s->opts.authz, &a, &reason) == AUTHZ_ALLOW)
+        if (authz_authorize(s->opts.authz, &a, &reason) == AUTHZ_ALLOW) {
+                /* K8S: WithAuthorization annotates the audit event with the decision and the
+                 * deciding authorizer's reason ("" when it gave none) */
+                audit_request_annotate(ar, AUDIT_DECISION_ANNOTATION, "allow");
+                audit_request_annotate(ar, AUDIT_REASON_ANNOTATION, reason ? reason : "");
                 return true;
+        }
+        audit_request_annotate(ar, AUDIT_DECISION_ANNOTATION, "forbid");
+        audit_request_annotate(ar, AUDIT_REASON_ANNOTATION, reason ? reason : "");
         authz_respond_forbidden(resp, &a, reason);
         /* K8S: responsewriters.Forbidden answers with the negotiated serializer (ErrorNegotiated):
          * a client that asks for protobuf gets the Status in protobuf */
@@ -646,7 +654,7 @@ static void handle_request(struct apiserver *s, const struct authn_user *user,
                 return;
         if (acting)
                 user = acting;
-        if (!authorize(s, user, req, resp))
+        if (!authorize(s, user, req, resp, ar))
                 return;
         /* K8S: kube-apiserver refuses request bodies over 3 MiB with 413. */
         if (req->body_too_large) {

@@ -161,6 +161,11 @@ DEFINE_CLEANUP(struct audit, audit_free, audit)
 
 struct audit_request;
 
+/* K8S: endpoints/filters/authorization.go: every authorized or refused request's events carry
+ * the decision ("allow" or "forbid") and the deciding authorizer's reason ("" for none). */
+#define AUDIT_DECISION_ANNOTATION "authorization.k8s.io/decision"
+#define AUDIT_REASON_ANNOTATION   "authorization.k8s.io/reason"
+
 /* Begins the audit of req as it arrives: its Audit-ID (the request's Audit-ID header when it
  * sent one, K8S WithAuditInit, else a new UUID) goes into resp's Audit-Id header in every case,
  * audit or not; the time is its requestReceivedTimestamp. NULL when a is NULL. */

@@ -32,6 +32,8 @@ struct review_context;
 #define AUTHN_GROUP_MASTERS         "system:masters"
 #define AUTHN_GROUP_UNAUTHENTICATED "system:unauthenticated"
 #define AUTHN_USER_ANONYMOUS        "system:anonymous"
+/* K8S: user.APIServerUser, the loopback client's user */
+#define AUTHN_USER_APISERVER "system:apiserver"
 
 /* K8S: k8s.io/cluster-bootstrap token/api */
 #define BOOTSTRAP_TOKEN_SECRET_PREFIX "bootstrap-token-"
@@ -68,6 +70,12 @@ int authn_new(const struct pki *pki, const char *token_file, const struct jws_si
               struct store *store, struct authn **ret, struct error **reterr);
 struct authn *authn_free(struct authn *a);
 DEFINE_CLEANUP(struct authn, authn_free, authn)
+
+/* K8S: kube-apiserver's loopback client credential: a bearer token made at authn_new (32
+ * random bytes, hex), known to this process only, that authenticates as system:apiserver in
+ * system:masters (a uid random per start). The server's own requests use it (the bootstrap
+ * namespaces, in cmd/); no component or person does. Borrowed. */
+const char *authn_loopback_token(const struct authn *a);
 #define cleanup_authn cleanup_of(authn_free)
 
 /* K8S: cluster-bootstrap token/util ParseToken: whether token is `[a-z0-9]{6}.[a-z0-9]{16}`;

@@ -909,6 +909,8 @@ int pki_ensure(const struct pki_options *o, struct pki **ret, struct error **ret
         cleanup_credential struct credential srv = { 0 };
         cleanup_credential struct credential admin = { 0 };
         cleanup_credential struct credential node = { 0 };
+        cleanup_credential struct credential sched = { 0 };
+        cleanup_credential struct credential manager = { 0 };
         cleanup_free char *node_cn = NULL;
         cleanup_pki struct pki *p = NULL;
         cleanup_close int dfd = -1;
@@ -977,6 +979,27 @@ int pki_ensure(const struct pki_options *o, struct pki **ret, struct error **ret
                                              .purpose = GNUTLS_KP_TLS_WWW_CLIENT,
                                              .change = PKI_ISSUED_ADMIN_CERT },
                         &admin, &changes, reterr);
+        if (r < 0)
+                return r;
+        /* K8S: kubeadm's scheduler.conf and controller-manager.conf: client certificates with
+         * CN system:kube-scheduler and system:kube-controller-manager and no O (kubeadm
+         * phases/kubeconfig), which the bootstrap policy binds to their ClusterRoles */
+        r = ensure_leaf(pfd, pki_dir, now, &ca,
+                        &(struct leaf_spec){ .cert_file = PKI_SCHEDULER_CERT_FILE,
+                                             .key_file = PKI_SCHEDULER_KEY_FILE,
+                                             .cn = PKI_SCHEDULER_USER,
+                                             .purpose = GNUTLS_KP_TLS_WWW_CLIENT,
+                                             .change = PKI_ISSUED_SCHEDULER_CERT },
+                        &sched, &changes, reterr);
+        if (r < 0)
+                return r;
+        r = ensure_leaf(pfd, pki_dir, now, &ca,
+                        &(struct leaf_spec){ .cert_file = PKI_CONTROLLER_MANAGER_CERT_FILE,
+                                             .key_file = PKI_CONTROLLER_MANAGER_KEY_FILE,
+                                             .cn = PKI_CONTROLLER_MANAGER_USER,
+                                             .purpose = GNUTLS_KP_TLS_WWW_CLIENT,
+                                             .change = PKI_ISSUED_CONTROLLER_MANAGER_CERT },
+                        &manager, &changes, reterr);
         if (r < 0)
                 return r;
         if (o->node_name) {

@@ -19,9 +19,18 @@
  *                           CN=system:node:NAME O=system:nodes (K8S: the kubelet's client
  *                           certificate, which the Node authorizer and NodeRestriction
  *                           recognise, pkg/auth/nodeidentifier), extKeyUsage clientAuth
+ *   scheduler.key, scheduler.crt
+ *                           the scheduler's client certificate, signed by the CA, ECDSA P-256,
+ *                           1 year, CN=system:kube-scheduler, no O (K8S: kubeadm's
+ *                           scheduler.conf), extKeyUsage clientAuth
+ *   controller-manager.key, controller-manager.crt
+ *                           the controller manager's, the same with
+ *                           CN=system:kube-controller-manager (kubeadm's
+ *                           controller-manager.conf): it lists and watches for the controllers
+ *                           and gets each its own service account token (docs/rbac.md)
  *   admin.token             32 random bytes, hex-encoded (64 characters and a newline): the
- *                           same admin as a bearer token, for flexlet's own components and
- *                           scripts (curl)
+ *                           same admin as a bearer token, for people and their scripts (curl);
+ *                           no flexlet component uses it
  *   kubelet.token           the same form as admin.token: what the API server presents to the
  *                           nodes' kubelet endpoints (pods/log) and they require; no API
  *                           credential (it authenticates nobody to the API server)
@@ -84,6 +93,14 @@ struct pki_options {
  * presents to kubelets that take client certificates: docs/joining-nodes.md). */
 #define PKI_ADMIN_CERT_FILE "admin.crt"
 #define PKI_ADMIN_KEY_FILE  "admin.key"
+/* The scheduler's and the controller manager's identities and files (K8S: kubeadm's
+ * scheduler.conf and controller-manager.conf users, bound by the bootstrap policy). */
+#define PKI_SCHEDULER_USER               "system:kube-scheduler"
+#define PKI_SCHEDULER_CERT_FILE          "scheduler.crt"
+#define PKI_SCHEDULER_KEY_FILE           "scheduler.key"
+#define PKI_CONTROLLER_MANAGER_USER      "system:kube-controller-manager"
+#define PKI_CONTROLLER_MANAGER_CERT_FILE "controller-manager.crt"
+#define PKI_CONTROLLER_MANAGER_KEY_FILE  "controller-manager.key"
 
 /* What pki_ensure() had to create; it returns these or'ed together (0: everything loaded). */
 enum pki_change {
@@ -94,6 +111,8 @@ enum pki_change {
         PKI_CREATED_SA_KEY = 1 << 4,
         PKI_ISSUED_NODE_CERT = 1 << 5,
         PKI_CREATED_KUBELET_TOKEN = 1 << 6,
+        PKI_ISSUED_SCHEDULER_CERT = 1 << 7,
+        PKI_ISSUED_CONTROLLER_MANAGER_CERT = 1 << 8,
 };
 
 struct pki;

@@ -4,8 +4,10 @@
  * reconciliation at every start as upstream's rbac/bootstrap-roles post-start hook does it
  * (pkg/registry/rbac/rest/storage_rbac.go, pkg/registry/rbac/reconciliation). Only the roles
  * flexlet's users and components need are here: cluster-admin, admin/edit/view and what they
- * aggregate, the discovery, basic-user, public-info-viewer and monitoring roles, and the roles
- * of the scheduler, the controller manager and node bootstrapping. */
+ * aggregate, the discovery, basic-user, public-info-viewer and monitoring roles, the roles
+ * of the scheduler (and volume scheduler), the controller manager, node bootstrapping, and the
+ * system:controller: role of each controller flexlet runs (controller_policy.go, and the
+ * token cleaner's Role in kube-system, namespace_policy.go). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -146,6 +148,191 @@ static const struct policy_rule kube_controller_manager_rules[] = {
         { .verbs = NULL },
 };
 
+static const struct policy_rule volume_scheduler_rules[] = {
+        { "get,list,watch,update,patch", "", "persistentvolumes", NULL, NULL },
+        { READ, "storage.k8s.io", "storageclasses", NULL, NULL },
+        { "get,list,watch,update,patch", "", "persistentvolumeclaims", NULL, NULL },
+        { .verbs = NULL },
+};
+
+/* K8S: controller_policy.go, the system:controller: roles of the controllers flexlet runs, each
+ * bound to the service account of the same name in kube-system. Where a flexlet controller
+ * writes something upstream's does not, the rule is marked "flexlet:" (docs/rbac.md). */
+#define EVENTS_RULE { "create,update,patch", ",events.k8s.io", "events", NULL, NULL }
+
+static const struct policy_rule clusterrole_aggregation_rules[] = {
+        { "escalate,get,list,watch,update,patch", RBAC_GROUP, "clusterroles", NULL, NULL },
+        { .verbs = NULL },
+};
+
+static const struct policy_rule deployment_controller_rules[] = {
+        { "get,list,watch,update", "extensions,apps", "deployments", NULL, NULL },
+        { "update", "extensions,apps", "deployments/status", NULL, NULL },
+        { "update", "extensions,apps", "deployments/finalizers", NULL, NULL },
+        { "get,list,watch,create,update,patch,delete", "apps,extensions", "replicasets", NULL, NULL },
+        { "get,list,watch,update", "", "pods", NULL, NULL },
+        EVENTS_RULE,
+        /* flexlet: the revision annotation is written with a merge patch */
+        { "patch", "apps", "deployments", NULL, NULL },
+        { .verbs = NULL },
+};
+
+static const struct policy_rule disruption_controller_rules[] = {
+        { READ, "extensions,apps", "deployments", NULL, NULL },
+        { READ, "apps,extensions", "replicasets", NULL, NULL },
+        { READ, "", "replicationcontrollers", NULL, NULL },
+        { READ, "policy", "poddisruptionbudgets", NULL, NULL },
+        { READ, "apps", "statefulsets", NULL, NULL },
+        { "update", "policy", "poddisruptionbudgets/status", NULL, NULL },
+        { "patch,update", "", "pods/status", NULL, NULL },
+        { "get", "*", "*/scale", NULL, NULL },
+        EVENTS_RULE,
+        { .verbs = NULL },
+};
+
+static const struct policy_rule expand_controller_rules[] = {
+        { "get,list,watch,update,patch", "", "persistentvolumes", NULL, NULL },
+        { "update,patch", "", "persistentvolumeclaims/status", NULL, NULL },
+        { READ, "", "persistentvolumeclaims", NULL, NULL },
+        EVENTS_RULE,
+        { "get", "", "services", NULL, NULL },
+        { .verbs = NULL },
+};
+
+static const struct policy_rule generic_garbage_collector_rules[] = {
+        { "get,list,watch,patch,update,delete", "*", "*", NULL, NULL },
+        EVENTS_RULE,
+        { .verbs = NULL },
+};
+
+static const struct policy_rule job_controller_rules[] = {
+        { "get,list,watch,update,patch", "batch", "jobs", NULL, NULL },
+        { "update", "batch", "jobs/status", NULL, NULL },
+        { "update", "batch", "jobs/finalizers", NULL, NULL },
+        { "list,watch,create,delete,patch", "", "pods", NULL, NULL },
+        EVENTS_RULE,
+        { .verbs = NULL },
+};
+
+static const struct policy_rule namespace_controller_rules[] = {
+        { "get,list,watch,delete", "", "namespaces", NULL, NULL },
+        { "update", "", "namespaces/finalize,namespaces/status", NULL, NULL },
+        { "get,list,watch,delete,deletecollection", "*", "*", NULL, NULL },
+        { .verbs = NULL },
+};
+
+static const struct policy_rule node_controller_rules[] = {
+        { "get,list,watch,update,delete,patch", "", "nodes", NULL, NULL },
+        { "patch,update", "", "nodes/status", NULL, NULL },
+        { "patch,update", "", "pods/status", NULL, NULL },
+        { "list,watch,get,delete", "", "pods", NULL, NULL },
+        EVENTS_RULE,
+        { .verbs = NULL },
+};
+
+static const struct policy_rule persistent_volume_binder_rules[] = {
+        { "get,list,watch,update,create,delete", "", "persistentvolumes", NULL, NULL },
+        { "update", "", "persistentvolumes/status", NULL, NULL },
+        { "get,list,watch,update", "", "persistentvolumeclaims", NULL, NULL },
+        { "update", "", "persistentvolumeclaims/status", NULL, NULL },
+        { "list,watch,get,create,delete", "", "pods", NULL, NULL },
+        { READ, "storage.k8s.io", "storageclasses", NULL, NULL },
+        { "list,watch", "", "nodes", NULL, NULL },
+        EVENTS_RULE,
+        { "watch", "", "events", NULL, NULL },
+        { "get", "", "services", NULL, NULL },
+        /* flexlet: the local-loop provisioner checks the claim's selected node exists, as an
+         * external provisioner (sig-storage-lib-external-provisioner) does */
+        { "get", "", "nodes", NULL, NULL },
+        { .verbs = NULL },
+};
+
+static const struct policy_rule replicaset_controller_rules[] = {
+        { "get,list,watch,update", "apps,extensions", "replicasets", NULL, NULL },
+        { "update", "apps,extensions", "replicasets/status", NULL, NULL },
+        { "update", "apps,extensions", "replicasets/finalizers", NULL, NULL },
+        { "list,watch,patch,create,delete", "", "pods", NULL, NULL },
+        EVENTS_RULE,
+        { .verbs = NULL },
+};
+
+static const struct policy_rule resourcequota_controller_rules[] = {
+        { "list,watch", "*", "*", NULL, NULL },
+        { "update", "", "resourcequotas/status", NULL, NULL },
+        EVENTS_RULE,
+        { .verbs = NULL },
+};
+
+static const struct policy_rule service_account_controller_rules[] = {
+        { "create", "", "serviceaccounts", NULL, NULL },
+        EVENTS_RULE,
+        { .verbs = NULL },
+};
+
+static const struct policy_rule pvc_protection_controller_rules[] = {
+        { "get,list,watch,update", "", "persistentvolumeclaims", NULL, NULL },
+        { "list,watch,get", "", "pods", NULL, NULL },
+        EVENTS_RULE,
+        { .verbs = NULL },
+};
+
+static const struct policy_rule pv_protection_controller_rules[] = {
+        { "get,list,watch,update", "", "persistentvolumes", NULL, NULL },
+        EVENTS_RULE,
+        { .verbs = NULL },
+};
+
+static const struct policy_rule ttl_after_finished_controller_rules[] = {
+        { "get,list,watch,delete", "batch", "jobs", NULL, NULL },
+        EVENTS_RULE,
+        { .verbs = NULL },
+};
+
+/* K8S: controller_policy.go, statefulset-controller */
+static const struct policy_rule statefulset_controller_rules[] = {
+        { "list,watch", "", "pods", NULL, NULL },
+        { "get,list,watch", "apps", "statefulsets", NULL, NULL },
+        { "update", "apps", "statefulsets/status", NULL, NULL },
+        { "update", "apps", "statefulsets/finalizers", NULL, NULL },
+        { "get,create,delete,update,patch", "", "pods", NULL, NULL },
+        { "get,create,delete,update,patch,list,watch", "apps", "controllerrevisions", NULL, NULL },
+        { "get,create", "", "persistentvolumeclaims", NULL, NULL },
+        { "update,patch", "", "persistentvolumeclaims", NULL, NULL },
+        EVENTS_RULE,
+        { .verbs = NULL },
+};
+
+/* K8S: controller_policy.go, certificate-controller (the approver and the signer); flexlet's
+ * approver also approves kubelet-serving requests of a node for its own addresses
+ * (docs/joining-nodes.md) */
+static const struct policy_rule certificate_controller_rules[] = {
+        { "delete,get,list,watch", "certificates.k8s.io", "certificatesigningrequests", NULL, NULL },
+        { "update", "certificates.k8s.io",
+          "certificatesigningrequests/status,certificatesigningrequests/approval", NULL, NULL },
+        { "approve", "certificates.k8s.io", "signers",
+          "kubernetes.io/kube-apiserver-client-kubelet,kubernetes.io/kubelet-serving", NULL },
+        { "sign", "certificates.k8s.io", "signers",
+          "kubernetes.io/legacy-unknown,kubernetes.io/kube-apiserver-client,"
+          "kubernetes.io/kube-apiserver-client-kubelet,kubernetes.io/kubelet-serving",
+          NULL },
+        { "create", "authorization.k8s.io", "subjectaccessreviews", NULL, NULL },
+        EVENTS_RULE,
+        { .verbs = NULL },
+};
+
+static const struct policy_rule root_ca_cert_publisher_rules[] = {
+        { "create,update", "", "configmaps", NULL, NULL },
+        EVENTS_RULE,
+        { .verbs = NULL },
+};
+
+/* K8S: namespace_policy.go, the Role system:controller:token-cleaner in kube-system */
+static const struct policy_rule token_cleaner_rules[] = {
+        { "get,list,watch,delete", "", "secrets", NULL, NULL },
+        EVENTS_RULE,
+        { .verbs = NULL },
+};
+
 static const struct policy_rule node_bootstrapper_rules[] = {
         { "create,get,list,watch", "certificates.k8s.io", "certificatesigningrequests", NULL, NULL },
         { .verbs = NULL },
@@ -179,6 +366,30 @@ static const struct policy_role cluster_roles[] = {
         { "system:node-bootstrapper", NULL, NULL, node_bootstrapper_rules },
         { "system:certificates.k8s.io:certificatesigningrequests:nodeclient", NULL, NULL, nodeclient_rules },
         { "system:certificates.k8s.io:certificatesigningrequests:selfnodeclient", NULL, NULL, selfnodeclient_rules },
+        { "system:volume-scheduler", NULL, NULL, volume_scheduler_rules },
+        { "system:controller:clusterrole-aggregation-controller", NULL, NULL, clusterrole_aggregation_rules },
+        { "system:controller:deployment-controller", NULL, NULL, deployment_controller_rules },
+        { "system:controller:disruption-controller", NULL, NULL, disruption_controller_rules },
+        { "system:controller:expand-controller", NULL, NULL, expand_controller_rules },
+        { "system:controller:generic-garbage-collector", NULL, NULL, generic_garbage_collector_rules },
+        { "system:controller:job-controller", NULL, NULL, job_controller_rules },
+        { "system:controller:namespace-controller", NULL, NULL, namespace_controller_rules },
+        { "system:controller:node-controller", NULL, NULL, node_controller_rules },
+        { "system:controller:persistent-volume-binder", NULL, NULL, persistent_volume_binder_rules },
+        { "system:controller:pv-protection-controller", NULL, NULL, pv_protection_controller_rules },
+        { "system:controller:pvc-protection-controller", NULL, NULL, pvc_protection_controller_rules },
+        { "system:controller:replicaset-controller", NULL, NULL, replicaset_controller_rules },
+        { "system:controller:resourcequota-controller", NULL, NULL, resourcequota_controller_rules },
+        { "system:controller:root-ca-cert-publisher", NULL, NULL, root_ca_cert_publisher_rules },
+        { "system:controller:service-account-controller", NULL, NULL, service_account_controller_rules },
+        { "system:controller:ttl-after-finished-controller", NULL, NULL, ttl_after_finished_controller_rules },
+        { "system:controller:statefulset-controller", NULL, NULL, statefulset_controller_rules },
+        { "system:controller:certificate-controller", NULL, NULL, certificate_controller_rules },
+};
+
+/* K8S: namespace_policy.go: Roles in kube-system */
+static const struct policy_role system_roles[] = {
+        { "system:controller:token-cleaner", NULL, NULL, token_cleaner_rules },
 };
 
 static const struct policy_binding cluster_role_bindings[] = {
@@ -195,6 +406,33 @@ static const struct policy_binding cluster_role_bindings[] = {
         { "flexlet:kubelet-bootstrap", "system:node-bootstrapper", "Group", "system:bootstrappers:flexlet:default-node-token" },
         { "flexlet:node-autoapprove-bootstrap", "system:certificates.k8s.io:certificatesigningrequests:nodeclient", "Group", "system:bootstrappers:flexlet:default-node-token" },
         { "flexlet:node-autoapprove-certificate-rotation", "system:certificates.k8s.io:certificatesigningrequests:selfnodeclient", "Group", "system:nodes" },
+        { "system:volume-scheduler", "system:volume-scheduler", "User", "system:kube-scheduler" },
+        /* K8S: addControllerRole binds each to kube-system's service account of its name */
+        { "system:controller:clusterrole-aggregation-controller", "system:controller:clusterrole-aggregation-controller", "ServiceAccount", "clusterrole-aggregation-controller" },
+        { "system:controller:deployment-controller", "system:controller:deployment-controller", "ServiceAccount", "deployment-controller" },
+        { "system:controller:disruption-controller", "system:controller:disruption-controller", "ServiceAccount", "disruption-controller" },
+        { "system:controller:expand-controller", "system:controller:expand-controller", "ServiceAccount", "expand-controller" },
+        { "system:controller:generic-garbage-collector", "system:controller:generic-garbage-collector", "ServiceAccount", "generic-garbage-collector" },
+        { "system:controller:job-controller", "system:controller:job-controller", "ServiceAccount", "job-controller" },
+        { "system:controller:namespace-controller", "system:controller:namespace-controller", "ServiceAccount", "namespace-controller" },
+        { "system:controller:node-controller", "system:controller:node-controller", "ServiceAccount", "node-controller" },
+        { "system:controller:persistent-volume-binder", "system:controller:persistent-volume-binder", "ServiceAccount", "persistent-volume-binder" },
+        /* flexlet: one controller (storage-protection.c) protects both claims and volumes, as
+         * pvc-protection-controller */
+        { "system:controller:pv-protection-controller", "system:controller:pv-protection-controller", "ServiceAccount", "pv-protection-controller,pvc-protection-controller" },
+        { "system:controller:pvc-protection-controller", "system:controller:pvc-protection-controller", "ServiceAccount", "pvc-protection-controller" },
+        { "system:controller:replicaset-controller", "system:controller:replicaset-controller", "ServiceAccount", "replicaset-controller" },
+        { "system:controller:resourcequota-controller", "system:controller:resourcequota-controller", "ServiceAccount", "resourcequota-controller" },
+        { "system:controller:root-ca-cert-publisher", "system:controller:root-ca-cert-publisher", "ServiceAccount", "root-ca-cert-publisher" },
+        { "system:controller:service-account-controller", "system:controller:service-account-controller", "ServiceAccount", "service-account-controller" },
+        { "system:controller:ttl-after-finished-controller", "system:controller:ttl-after-finished-controller", "ServiceAccount", "ttl-after-finished-controller" },
+        { "system:controller:statefulset-controller", "system:controller:statefulset-controller", "ServiceAccount", "statefulset-controller" },
+        { "system:controller:certificate-controller", "system:controller:certificate-controller", "ServiceAccount", "certificate-controller" },
+};
+
+/* K8S: namespace_policy.go: RoleBindings in kube-system, to the Role of the same name */
+static const struct policy_binding system_role_bindings[] = {
+        { "system:controller:token-cleaner", "system:controller:token-cleaner", "ServiceAccount", "token-cleaner" },
 };
 /* clang-format on */
 
@@ -244,15 +482,22 @@ static json_t *policy_meta(const char *name)
                          "true");
 }
 
-json_t *rbac_bootstrap_cluster_roles(void)
+/* The namespace of the bootstrap Roles and RoleBindings (K8S: namespace_policy.go). */
+#define SYSTEM_NAMESPACE "kube-system"
+
+static json_t *roles_json(const struct policy_role *roles, size_t n, const char *kind,
+                          const char *ns)
 {
         json_t *out = json_array();
 
-        for (size_t i = 0; i < ARRAY_SIZE(cluster_roles); i++) {
-                const struct policy_role *p = &cluster_roles[i];
+        for (size_t i = 0; i < n; i++) {
+                const struct policy_role *p = &roles[i];
                 json_t *role = json_pack("{s:s, s:s, s:o}", "apiVersion", RBAC_GROUP "/v1", "kind",
-                                         "ClusterRole", "metadata", policy_meta(p->name));
+                                         kind, "metadata", policy_meta(p->name));
 
+                if (ns)
+                        json_object_set_new(json_object_get(role, "metadata"), "namespace",
+                                            json_string(ns));
                 if (p->aggregate_to) {
                         cleanup_free char *label = xasprintf(RBAC_GROUP "/%s", p->aggregate_to);
                         json_object_set_new(json_path(role, "metadata.labels"), label,
@@ -271,29 +516,63 @@ json_t *rbac_bootstrap_cluster_roles(void)
         return out;
 }
 
-json_t *rbac_bootstrap_cluster_role_bindings(void)
+/* A subject of kind (User, Group: RBAC's group; ServiceAccount: the core group, in
+ * kube-system, as upstream's SAs("kube-system", name)). */
+static json_t *subject_json(const char *kind, const json_t *name)
+{
+        if (streq(kind, "ServiceAccount"))
+                return json_pack("{s:s, s:O, s:s}", "kind", kind, "name", name, "namespace",
+                                 SYSTEM_NAMESPACE);
+        return json_pack("{s:s, s:s, s:O}", "kind", kind, "apiGroup", RBAC_GROUP, "name", name);
+}
+
+static json_t *bindings_json(const struct policy_binding *bindings, size_t n, const char *kind,
+                             const char *role_kind, const char *ns)
 {
         json_t *out = json_array();
 
-        for (size_t i = 0; i < ARRAY_SIZE(cluster_role_bindings); i++) {
-                const struct policy_binding *p = &cluster_role_bindings[i];
+        for (size_t i = 0; i < n; i++) {
+                const struct policy_binding *p = &bindings[i];
                 cleanup_json json_t *names = split(p->subjects);
                 json_t *subjects = json_array();
+                json_t *binding;
                 size_t k;
-                json_t *n;
+                json_t *name;
 
-                json_array_foreach(names, k, n)
-                        json_array_append_new(subjects,
-                                              json_pack("{s:s, s:s, s:O}", "kind", p->kind,
-                                                        "apiGroup", RBAC_GROUP, "name", n));
-                json_array_append_new(out, json_pack("{s:s, s:s, s:o, s:{s:s, s:s, s:s}, s:o}",
-                                                     "apiVersion", RBAC_GROUP "/v1", "kind",
-                                                     "ClusterRoleBinding", "metadata",
-                                                     policy_meta(p->name), "roleRef", "apiGroup",
-                                                     RBAC_GROUP, "kind", "ClusterRole", "name",
-                                                     p->role, "subjects", subjects));
+                json_array_foreach(names, k, name)
+                        json_array_append_new(subjects, subject_json(p->kind, name));
+                binding = json_pack("{s:s, s:s, s:o, s:{s:s, s:s, s:s}, s:o}", "apiVersion",
+                                    RBAC_GROUP "/v1", "kind", kind, "metadata",
+                                    policy_meta(p->name), "roleRef", "apiGroup", RBAC_GROUP, "kind",
+                                    role_kind, "name", p->role, "subjects", subjects);
+                if (ns)
+                        json_object_set_new(json_object_get(binding, "metadata"), "namespace",
+                                            json_string(ns));
+                json_array_append_new(out, binding);
         }
         return out;
+}
+
+json_t *rbac_bootstrap_cluster_roles(void)
+{
+        return roles_json(cluster_roles, ARRAY_SIZE(cluster_roles), "ClusterRole", NULL);
+}
+
+json_t *rbac_bootstrap_cluster_role_bindings(void)
+{
+        return bindings_json(cluster_role_bindings, ARRAY_SIZE(cluster_role_bindings),
+                             "ClusterRoleBinding", "ClusterRole", NULL);
+}
+
+json_t *rbac_bootstrap_roles(void)
+{
+        return roles_json(system_roles, ARRAY_SIZE(system_roles), "Role", SYSTEM_NAMESPACE);
+}
+
+json_t *rbac_bootstrap_role_bindings(void)
+{
+        return bindings_json(system_role_bindings, ARRAY_SIZE(system_role_bindings), "RoleBinding",
+                             "Role", SYSTEM_NAMESPACE);
 }
 
 /* ---- reconciliation ---- */
@@ -414,7 +693,8 @@ static bool reconcile_binding(json_t *existing, const json_t *expected, bool *re
         return changed || *ret_recreate;
 }
 
-static int create(struct store *store, const char *resource, json_t *obj, struct error **reterr)
+static int create(struct store *store, const char *resource, const char *ns, json_t *obj,
+                  struct error **reterr)
 {
         json_t *meta = json_object_get(obj, "metadata");
         char uid[UUID_STRING_LEN + 1], ts[32];
@@ -423,7 +703,7 @@ static int create(struct store *store, const char *resource, json_t *obj, struct
         time_format_rfc3339(time(NULL), ts);
         json_object_set_new(meta, "uid", json_string(uid));
         json_object_set_new(meta, "creationTimestamp", json_string(ts));
-        return store_create(store, resource, "", json_path_string(obj, "metadata.name"), obj,
+        return store_create(store, resource, ns, json_path_string(obj, "metadata.name"), obj,
                             reterr);
 }
 
@@ -433,6 +713,7 @@ static int ensure(struct store *store, const char *resource, const json_t *expec
                   struct error **reterr)
 {
         const char *name = json_path_string(expected, "metadata.name");
+        const char *ns = json_path_string_or_empty(expected, "metadata.namespace");
 
         for (int attempt = 0; attempt < 5; attempt++) {
                 cleanup_json json_t *existing = NULL;
@@ -442,9 +723,9 @@ static int ensure(struct store *store, const char *resource, const json_t *expec
                 bool recreate = false, changed;
                 int r;
 
-                r = store_get(store, resource, "", name, &existing, NULL);
+                r = store_get(store, resource, ns, name, &existing, NULL);
                 if (r == -ENOENT) {
-                        r = create(store, resource, want, reterr);
+                        r = create(store, resource, ns, want, reterr);
                         if (r == -EEXIST)
                                 continue;
                         return r;
@@ -456,7 +737,7 @@ static int ensure(struct store *store, const char *resource, const json_t *expec
                 /* K8S: a role or binding annotated autoupdate=false is the administrator's */
                 if (auto_update && streq(auto_update, "false"))
                         return 0;
-                changed = streq(resource, "clusterroles")
+                changed = streq(resource, "clusterroles") || streq(resource, "roles")
                                   ? reconcile_role(existing, expected)
                                   : reconcile_binding(existing, expected, &recreate);
                 if (!changed)
@@ -464,14 +745,14 @@ static int ensure(struct store *store, const char *resource, const json_t *expec
                 (void) store_rv_parse(
                         json_path_string_or_empty(existing, "metadata.resourceVersion"), &rv);
                 if (recreate) {
-                        r = store_delete(store, resource, "", name, rv, NULL, reterr);
+                        r = store_delete(store, resource, ns, name, rv, NULL, reterr);
                         if (r == -ESTALE || r == -ENOENT)
                                 continue;
                         if (r < 0)
                                 return r;
-                        r = create(store, resource, want, reterr);
+                        r = create(store, resource, ns, want, reterr);
                 } else {
-                        r = store_update(store, resource, "", name, existing, rv, reterr);
+                        r = store_update(store, resource, ns, name, existing, rv, reterr);
                 }
                 if (r == -ESTALE || r == -EEXIST)
                         continue;
@@ -484,6 +765,8 @@ int rbac_bootstrap_reconcile(struct store *store, struct error **reterr)
 {
         cleanup_json json_t *roles = rbac_bootstrap_cluster_roles();
         cleanup_json json_t *bindings = rbac_bootstrap_cluster_role_bindings();
+        cleanup_json json_t *ns_roles = rbac_bootstrap_roles();
+        cleanup_json json_t *ns_bindings = rbac_bootstrap_role_bindings();
         size_t i;
         json_t *o;
         int r;
@@ -493,6 +776,12 @@ int rbac_bootstrap_reconcile(struct store *store, struct error **reterr)
                         return error_wrap(reterr, "bootstrap policy");
         json_array_foreach(bindings, i, o)
                 if ((r = ensure(store, "clusterrolebindings", o, reterr)) < 0)
+                        return error_wrap(reterr, "bootstrap policy");
+        json_array_foreach(ns_roles, i, o)
+                if ((r = ensure(store, "roles", o, reterr)) < 0)
+                        return error_wrap(reterr, "bootstrap policy");
+        json_array_foreach(ns_bindings, i, o)
+                if ((r = ensure(store, "rolebindings", o, reterr)) < 0)
                         return error_wrap(reterr, "bootstrap policy");
         return 0;
 }

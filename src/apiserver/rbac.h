@@ -93,6 +93,10 @@ char *rbac_rule_compact_string(const json_t *rule);
 /* K8S: bootstrappolicy's ClusterRoles and ClusterRoleBindings flexlet keeps (new arrays). */
 json_t *rbac_bootstrap_cluster_roles(void);
 json_t *rbac_bootstrap_cluster_role_bindings(void);
+/* K8S: bootstrappolicy's NamespaceRoles and NamespaceRoleBindings flexlet keeps: Roles and
+ * RoleBindings in kube-system (new arrays). */
+json_t *rbac_bootstrap_roles(void);
+json_t *rbac_bootstrap_role_bindings(void);
 /* K8S: the rbac/bootstrap-roles post-start hook, run at every start before the server serves:
  * each bootstrap object is created when missing; one whose rbac.authorization.kubernetes.io/
  * autoupdate annotation is not "false" gets the labels, annotations, aggregation selectors,

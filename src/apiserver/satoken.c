@@ -2,6 +2,7 @@
  * satoken.h). */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "apiserver/satoken.h"
@@ -52,7 +53,7 @@ static bool for_this_server(const json_t *aud)
 /* The object the claims name (resource in ns) still exists with that uid and is not being
  * deleted. */
 static int check_live(struct store *store, const char *resource, const char *what, const char *ns,
-                      const json_t *ref, time_t now, struct error **reterr)
+                      const json_t *ref, time_t now, int64_t *valid_until, struct error **reterr)
 {
         const char *name = json_string_value(json_object_get(ref, "name"));
         const char *uid = json_string_value(json_object_get(ref, "uid"));
@@ -69,14 +70,29 @@ static int check_live(struct store *store, const char *resource, const char *wha
                 return error_set(reterr, EACCES, "%s UID (%s) does not match claim (%s)", what,
                                  have ? have : "", uid);
         deleting = json_path_string(obj, "metadata.deletionTimestamp");
-        if (deleting && time_parse_rfc3339(deleting, &when) == 0 && when < now)
-                return error_set(reterr, EACCES, "%s %s/%s is marked for deletion", what, ns, name);
+        if (deleting && time_parse_rfc3339(deleting, &when) == 0) {
+                if (when < now)
+                        return error_set(reterr, EACCES, "%s %s/%s is marked for deletion", what,
+                                         ns, name);
+                if ((int64_t) when < *valid_until)
+                        *valid_until = (int64_t) when;
+        }
         return 0;
 }
 
-int satoken_authenticate(const struct jws_signer *signer, struct store *store, const char *token,
-                         time_t now, struct authn_user **ret, struct error **reterr)
+void satoken_refs_release(struct satoken_refs *r)
 {
+        free(r->sa_uid);
+        free(r->pod_uid);
+        free(r->secret_uid);
+        *r = (struct satoken_refs){ 0 };
+}
+
+int satoken_authenticate(const struct jws_signer *signer, struct store *store, const char *token,
+                         time_t now, struct authn_user **ret, struct satoken_refs *ret_refs,
+                         struct error **reterr)
+{
+        int64_t valid_until;
         cleanup_json json_t *claims = NULL;
         const json_t *k8s, *sa, *pod, *secret, *exp, *nbf;
         const char *iss, *ns, *name, *uid;
@@ -97,6 +113,7 @@ int satoken_authenticate(const struct jws_signer *signer, struct store *store, c
                 return error_set(reterr, EACCES, "service account token has expired");
         if (nbf && (!json_is_integer(nbf) || json_integer_value(nbf) - LEEWAY_S > (json_int_t) now))
                 return error_set(reterr, EACCES, "service account token is not valid yet");
+        valid_until = (int64_t) json_integer_value(exp) + LEEWAY_S;
         if (!for_this_server(json_object_get(claims, "aud")))
                 return error_set(reterr, EACCES, "token audiences do not include the API server");
         k8s = json_object_get(claims, "kubernetes.io");
@@ -106,14 +123,16 @@ int satoken_authenticate(const struct jws_signer *signer, struct store *store, c
         uid = json_string_value(json_object_get(sa, "uid"));
         if (!ns || !name || !uid)
                 return error_set(reterr, EACCES, "token names no service account");
-        r = check_live(store, "serviceaccounts", "service account", ns, sa, now, reterr);
+        r = check_live(store, "serviceaccounts", "service account", ns, sa, now, &valid_until,
+                       reterr);
         if (r < 0)
                 return r;
         pod = json_object_get(k8s, "pod");
         secret = json_object_get(k8s, "secret");
-        if (pod && (r = check_live(store, "pods", "pod", ns, pod, now, reterr)) < 0)
+        if (pod && (r = check_live(store, "pods", "pod", ns, pod, now, &valid_until, reterr)) < 0)
                 return r;
-        if (secret && (r = check_live(store, "secrets", "secret", ns, secret, now, reterr)) < 0)
+        if (secret &&
+            (r = check_live(store, "secrets", "secret", ns, secret, now, &valid_until, reterr)) < 0)
                 return r;
         user = xasprintf("system:serviceaccount:%s:%s", ns, name);
         ns_group = xasprintf("system:serviceaccounts:%s", ns);
@@ -121,5 +140,16 @@ int satoken_authenticate(const struct jws_signer *signer, struct store *store, c
         groups[1] = ns_group;
         groups[2] = NULL;
         *ret = authn_user_new(user, uid, groups);
+        if (ret_refs) {
+                const char *pod_uid = json_string_value(json_object_get(pod, "uid"));
+                const char *secret_uid = json_string_value(json_object_get(secret, "uid"));
+
+                *ret_refs = (struct satoken_refs){
+                        .sa_uid = xstrdup(uid),
+                        .pod_uid = pod_uid ? xstrdup(pod_uid) : NULL,
+                        .secret_uid = secret_uid ? xstrdup(secret_uid) : NULL,
+                        .valid_until = valid_until,
+                };
+        }
         return 0;
 }

@@ -43,10 +43,21 @@ json_t *satoken_claims(const char *ns, const char *name, const char *sa_uid,
                        const json_t *audiences, const struct satoken_binding *b, time_t now,
                        int64_t seconds);
 
+/* What an authentication was decided from (token-cache.h): the uids of the account and of the
+ * bound pod or secret (NULL: none), malloc'd, and the Unix second until which the token holds
+ * (its exp with the leeway, or sooner the bound object's deletionTimestamp). */
+struct satoken_refs {
+        char *sa_uid, *pod_uid, *secret_uid;
+        int64_t valid_until;
+};
+void satoken_refs_release(struct satoken_refs *r);
+
 /* Checks token (signature, times at now, audience, and the service account and bound object in
- * store) and returns its user: 0, or -EACCES with why in *reterr (tokens that are not ours:
- * -ENOENT, so other authenticators may be tried). */
+ * store) and returns its user: 0, with *ret_refs filled when not NULL (the caller releases
+ * it), or -EACCES with why in *reterr (tokens that are not ours: -ENOENT, so other
+ * authenticators may be tried). */
 int satoken_authenticate(const struct jws_signer *signer, struct store *store, const char *token,
-                         time_t now, struct authn_user **ret, struct error **reterr);
+                         time_t now, struct authn_user **ret, struct satoken_refs *ret_refs,
+                         struct error **reterr);
 
 #endif

@@ -23,6 +23,7 @@
 #include "base/strbuf.h"
 #include "base/timeutil.h"
 #include "client/client.h"
+#include "client/token-source.h"
 
 /* A non-200 answer to a watch carries a Status; more than this of it is not worth reading. */
 #define WATCH_ERROR_BODY_MAX (64 * 1024)
@@ -34,6 +35,7 @@ struct api_client {
         size_t current;    /* the one requests go to; moves on when it stops answering */
         char *server_url;  /* servers[current] */
         char *auth_header; /* "Authorization: Bearer ..." or NULL */
+        struct api_token_source *token_source; /* borrowed; NULL: auth_header */
         long idle_timeout_ms;
         atomic_bool cancelled; /* api_client_cancel(): every transfer ends, now and later */
         pthread_mutex_t sock_lock;
@@ -256,6 +258,7 @@ int api_client_new(const struct api_client_options *o, struct api_client **ret,
         c->server_url = c->servers[0];
         if (o->token)
                 c->auth_header = xasprintf("Authorization: Bearer %s", o->token);
+        c->token_source = o->token_source;
         c->idle_timeout_ms =
                 o->idle_timeout_ms ? o->idle_timeout_ms : API_CLIENT_DEFAULT_IDLE_TIMEOUT;
         c->curl = curl_easy_init();
@@ -305,8 +308,16 @@ static struct curl_slist *request_headers(const struct api_client *c, const char
 
         h = curl_slist_append(h, "Accept: application/json");
         h = curl_slist_append(h, "Expect:");
-        if (c->auth_header)
+        if (c->token_source) {
+                cleanup_free char *token = api_token_source_token(c->token_source);
+                cleanup_free char *header = xasprintf("Authorization: Bearer %s", token);
+
+                h = curl_slist_append(h, header);
+                explicit_bzero(header, strlen(header));
+                explicit_bzero(token, strlen(token));
+        } else if (c->auth_header) {
                 h = curl_slist_append(h, c->auth_header);
+        }
         if (content_type) {
                 cleanup_free char *ct = xasprintf("Content-Type: %s", content_type);
                 h = curl_slist_append(h, ct);

@@ -52,6 +52,14 @@ struct api_client_options {
         const char *ca_file;
         /* Bearer token sent as "Authorization: Bearer <token>"; NULL: no Authorization. */
         const char *token;
+        /* A token that changes (token-source.h): each request sends the one current then,
+         * instead of token. Borrowed: it must outlive every client made with these options. */
+        struct api_token_source *token_source;
+        /* The credentials informers (informer.h) list and watch with instead of these; NULL:
+         * these. K8S: kube-controller-manager's shared informers run as the manager itself
+         * (system:kube-controller-manager may list and watch everything), each controller's
+         * own requests as its service account. Borrowed, as token_source. */
+        const struct api_client_options *list_watch_as;
         /* PEM files of a client certificate and its key presented in the TLS handshake (the
          * API server takes its CN as the user and its O's as the groups, authn.h); both or
          * neither; NULL: none. Read at each new connection. */

@@ -207,7 +207,8 @@ int informer_start(const struct api_client_options *client_options,
                 c->index = w->n;
                 c->path = xstrdup(o->paths[w->n]);
                 c->objects = json_object();
-                r = api_client_new(client_options, &c->client, reterr);
+                r = api_client_new(client_options->list_watch_as ?: client_options, &c->client,
+                                   reterr);
                 if (r < 0) {
                         w->n++;
                         cache_free(w);

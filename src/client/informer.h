@@ -33,7 +33,8 @@ struct informer_options {
         void *ud;
 };
 
-/* Starts one thread per collection. The options and client options are copied. */
+/* Starts one thread per collection, each with a client of client_options->list_watch_as (when
+ * set) or client_options. The options and client options are copied. */
 int informer_start(const struct api_client_options *client_options,
                    const struct informer_options *o, struct informer **ret, struct error **reterr);
 /* Waits until a collection changed since the last call, timeout_ms passed, or the cache was

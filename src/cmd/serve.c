@@ -30,6 +30,7 @@
 #include "base/json.h"
 #include "base/metrics.h"
 #include "base/quantity.h"
+#include "client/token-source.h"
 #include "cmd/cmd.h"
 #include "cmd/node-token.h"
 #include "controllers/clusterrole-aggregation.h"
@@ -541,6 +542,55 @@ static int parse_flags(const char *command, int argc, char **argv, struct serve_
         return 0;
 }
 
+/* The service account each controller runs as, in kube-system (K8S: the names
+ * kube-controller-manager's controllers ask its client builder for, bound by the bootstrap
+ * policy to system:controller:NAME). */
+enum controller_account {
+        ACCOUNT_PVC_PROTECTION,
+        ACCOUNT_NAMESPACE,
+        ACCOUNT_SERVICE_ACCOUNT,
+        ACCOUNT_ROOT_CA,
+        ACCOUNT_RESOURCEQUOTA,
+        ACCOUNT_DISRUPTION,
+        ACCOUNT_REPLICASET,
+        ACCOUNT_DEPLOYMENT,
+        ACCOUNT_STATEFULSET,
+        ACCOUNT_GC,
+        ACCOUNT_JOB,
+        ACCOUNT_TTL,
+        ACCOUNT_NODE,
+        ACCOUNT_TOKEN_CLEANER,
+        ACCOUNT_AGGREGATION,
+        ACCOUNT_CSR,
+        ACCOUNT_PV_BINDER,
+        ACCOUNT_EXPAND,
+        ACCOUNT_MAX
+};
+
+static const struct {
+        const char *name;
+        bool with_node_only; /* the storage controllers run only where serve's node does */
+} accounts_list[ACCOUNT_MAX] = {
+        [ACCOUNT_PVC_PROTECTION] = { "pvc-protection-controller", false },
+        [ACCOUNT_NAMESPACE] = { "namespace-controller", false },
+        [ACCOUNT_SERVICE_ACCOUNT] = { "service-account-controller", false },
+        [ACCOUNT_ROOT_CA] = { "root-ca-cert-publisher", false },
+        [ACCOUNT_RESOURCEQUOTA] = { "resourcequota-controller", false },
+        [ACCOUNT_DISRUPTION] = { "disruption-controller", false },
+        [ACCOUNT_REPLICASET] = { "replicaset-controller", false },
+        [ACCOUNT_DEPLOYMENT] = { "deployment-controller", false },
+        [ACCOUNT_STATEFULSET] = { "statefulset-controller", false },
+        [ACCOUNT_GC] = { "generic-garbage-collector", false },
+        [ACCOUNT_JOB] = { "job-controller", false },
+        [ACCOUNT_TTL] = { "ttl-after-finished-controller", false },
+        [ACCOUNT_NODE] = { "node-controller", false },
+        [ACCOUNT_TOKEN_CLEANER] = { "token-cleaner", false },
+        [ACCOUNT_AGGREGATION] = { "clusterrole-aggregation-controller", false },
+        [ACCOUNT_CSR] = { "certificate-controller", false },
+        [ACCOUNT_PV_BINDER] = { "persistent-volume-binder", true },
+        [ACCOUNT_EXPAND] = { "expand-controller", true },
+};
+
 /* Creates a namespace through the API itself, so it gets what every namespace gets. */
 static void bootstrap_namespace(struct apiserver *api, const char *token, const char *name)
 {
@@ -672,6 +722,10 @@ struct controller_set {
         bool with_node;
         bool scheduler_only;
         const char *lease; /* with --leader-elect: the Lease it runs under */
+        /* each controller's client: its service account's token (client/token-source.h), the
+         * informers as the controller manager (co) */
+        struct api_client_options account_co[ACCOUNT_MAX];
+        struct api_token_source *sources[ACCOUNT_MAX];
         struct scheduler *sched;
         struct storage_protection *protection;
         struct namespace_controller *namespaces;
@@ -715,6 +769,8 @@ static void controllers_stop(void *ud)
         s->namespaces = namespace_controller_stop(s->namespaces);
         s->protection = storage_protection_stop(s->protection);
         s->sched = scheduler_stop(s->sched);
+        for (size_t i = 0; i < ACCOUNT_MAX; i++)
+                s->sources[i] = api_token_source_stop(s->sources[i]);
 }
 
 /* The controllers are API clients like any other, over loopback HTTPS. On failure what started
@@ -722,60 +778,92 @@ static void controllers_stop(void *ud)
 static int controllers_start(void *ud)
 {
         struct controller_set *s = ud;
-        const struct api_client_options co = s->co;
         const struct serve_flags f = *s->f;
         const bool with_node = s->with_node;
+        const struct api_client_options *ac = s->account_co;
+        struct api_token_source *const *src = s->sources;
         cleanup_error struct error *err = NULL;
-        int r;
+        int r = 0;
 
         if (s->scheduler_only) {
-                r = scheduler_start(&co, &s->sched, &err);
+                r = scheduler_start(&s->co, &s->sched, &err);
                 goto done;
         }
-        r = storage_protection_start(&co, &s->protection, &err);
-        if (r >= 0)
-                r = namespace_controller_start(&co, &s->namespaces, &err);
-        if (r >= 0)
-                r = serviceaccount_controller_start(&co, &s->accounts, &err);
-        if (r >= 0)
-                r = rootca_publisher_start(&co, pki_ca_cert_pem(s->pki), &s->rootca, &err);
-        if (r >= 0)
-                r = resourcequota_controller_start(&co, &s->quotas, &err);
-        if (r >= 0)
-                r = disruption_controller_start(&co, &s->disruption, &err);
-        if (r >= 0)
-                r = replicaset_controller_start(&co, &s->replicasets, &err);
-        if (r >= 0)
-                r = deployment_controller_start(&co, &s->deployments, &err);
-        if (r >= 0)
-                r = statefulset_controller_start(&co, &s->statefulsets, &err);
-        if (r >= 0)
-                r = garbage_collector_start(&co, &s->gc, &err);
-        if (r >= 0)
-                r = job_controller_start(&co, &s->jobs, &err);
-        if (r >= 0)
+        for (size_t i = 0; i < ACCOUNT_MAX && r >= 0; i++) {
+                if (!with_node && accounts_list[i].with_node_only)
+                        continue;
+                r = api_token_source_start(&s->co, "kube-system", accounts_list[i].name,
+                                           &s->sources[i], &err);
+                s->account_co[i] = (struct api_client_options){ .server_url = s->co.server_url,
+                                                                .ca_file = s->co.ca_file,
+                                                                .token_source = s->sources[i],
+                                                                .list_watch_as = &s->co };
+        }
+        /* Every account asks at once. A controller whose account gets no token (an
+         * authorization mode without RBAC refuses the controller manager, as it would a
+         * separate kube-controller-manager) is said and not started; the rest run. */
+        for (size_t i = 0; i < ACCOUNT_MAX && r >= 0; i++) {
+                cleanup_error struct error *why = NULL;
+
+                if (!s->sources[i])
+                        continue;
+                if (api_token_source_wait(s->sources[i], 60 * 1000, &why) < 0) {
+                        (void) fprintf(stderr,
+                                       "flexlet %s: controllers: not starting the one that runs "
+                                       "as \"%s\": %s\n",
+                                       s->command, api_token_source_user(s->sources[i]),
+                                       why->message);
+                        s->sources[i] = api_token_source_stop(s->sources[i]);
+                }
+        }
+        if (r >= 0 && src[ACCOUNT_PVC_PROTECTION])
+                r = storage_protection_start(&ac[ACCOUNT_PVC_PROTECTION], &s->protection, &err);
+        if (r >= 0 && src[ACCOUNT_NAMESPACE])
+                r = namespace_controller_start(&ac[ACCOUNT_NAMESPACE], &s->namespaces, &err);
+        if (r >= 0 && src[ACCOUNT_SERVICE_ACCOUNT])
+                r = serviceaccount_controller_start(&ac[ACCOUNT_SERVICE_ACCOUNT], &s->accounts,
+                                                    &err);
+        if (r >= 0 && src[ACCOUNT_ROOT_CA])
+                r = rootca_publisher_start(&ac[ACCOUNT_ROOT_CA], pki_ca_cert_pem(s->pki),
+                                           &s->rootca, &err);
+        if (r >= 0 && src[ACCOUNT_RESOURCEQUOTA])
+                r = resourcequota_controller_start(&ac[ACCOUNT_RESOURCEQUOTA], &s->quotas, &err);
+        if (r >= 0 && src[ACCOUNT_DISRUPTION])
+                r = disruption_controller_start(&ac[ACCOUNT_DISRUPTION], &s->disruption, &err);
+        if (r >= 0 && src[ACCOUNT_REPLICASET])
+                r = replicaset_controller_start(&ac[ACCOUNT_REPLICASET], &s->replicasets, &err);
+        if (r >= 0 && src[ACCOUNT_DEPLOYMENT])
+                r = deployment_controller_start(&ac[ACCOUNT_DEPLOYMENT], &s->deployments, &err);
+        if (r >= 0 && src[ACCOUNT_STATEFULSET])
+                r = statefulset_controller_start(&ac[ACCOUNT_STATEFULSET], &s->statefulsets, &err);
+        if (r >= 0 && src[ACCOUNT_GC])
+                r = garbage_collector_start(&ac[ACCOUNT_GC], &s->gc, &err);
+        if (r >= 0 && src[ACCOUNT_JOB] && src[ACCOUNT_TTL])
+                r = job_controller_start(&ac[ACCOUNT_JOB], &ac[ACCOUNT_TTL], &s->jobs, &err);
+        if (r >= 0 && src[ACCOUNT_NODE])
                 r = node_lifecycle_controller_start(
-                        &co,
+                        &ac[ACCOUNT_NODE],
                         &(struct node_lifecycle_options){
                                 .monitor_period_ms = f.node_monitor_period_ms,
                                 .grace_period_ms = f.node_monitor_grace_period_ms },
                         &s->lifecycle, &err);
-        if (r >= 0)
-                r = tokencleaner_start(&co, &s->cleaner, &err);
-        if (r >= 0)
-                r = clusterrole_aggregation_start(&co, &s->aggregation, &err);
-        if (r >= 0)
+        if (r >= 0 && src[ACCOUNT_TOKEN_CLEANER])
+                r = tokencleaner_start(&ac[ACCOUNT_TOKEN_CLEANER], &s->cleaner, &err);
+        if (r >= 0 && src[ACCOUNT_AGGREGATION])
+                r = clusterrole_aggregation_start(&ac[ACCOUNT_AGGREGATION], &s->aggregation, &err);
+        if (r >= 0 && src[ACCOUNT_CSR])
                 r = csr_controller_start(
-                        &co,
+                        &ac[ACCOUNT_CSR],
                         &(struct csr_controller_options){ .ca_cert_pem = pki_ca_cert_pem(s->pki),
                                                           .ca_key_pem = pki_ca_key_pem(s->pki) },
                         &s->csrs, &err);
         /* local-loop volumes live under the server's data dir, which only serve's own
          * node uses: the storage controllers run where that node does */
-        if (r >= 0 && with_node)
-                r = pv_provisioner_start(&co, f.data_dir, &s->provisioner, &err);
-        if (r >= 0 && with_node)
-                r = volume_expander_start(&co, f.data_dir, s->metrics, &s->expander, &err);
+        if (r >= 0 && with_node && src[ACCOUNT_PV_BINDER])
+                r = pv_provisioner_start(&ac[ACCOUNT_PV_BINDER], f.data_dir, &s->provisioner, &err);
+        if (r >= 0 && with_node && src[ACCOUNT_EXPAND])
+                r = volume_expander_start(&ac[ACCOUNT_EXPAND], f.data_dir, s->metrics, &s->expander,
+                                          &err);
 done:
         if (r < 0) {
                 (void) fprintf(stderr, "flexlet %s: controllers: %s\n", s->command, err->message);
@@ -882,6 +970,8 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
         cleanup_free char *ca_file = NULL, *node_name_default = NULL;
         cleanup_free char *node_cert = NULL, *node_key = NULL;
         cleanup_free char *admin_cert = NULL, *admin_key = NULL;
+        cleanup_free char *sched_cert = NULL, *sched_key = NULL;
+        cleanup_free char *manager_cert = NULL, *manager_key = NULL;
         sigset_t sigs;
         int sig, r, exit_code = 1;
 
@@ -1022,6 +1112,10 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
         node_key = xasprintf("%s/%s", pki_dir, PKI_NODE_KEY_FILE);
         admin_cert = xasprintf("%s/%s", pki_dir, PKI_ADMIN_CERT_FILE);
         admin_key = xasprintf("%s/%s", pki_dir, PKI_ADMIN_KEY_FILE);
+        sched_cert = xasprintf("%s/%s", pki_dir, PKI_SCHEDULER_CERT_FILE);
+        sched_key = xasprintf("%s/%s", pki_dir, PKI_SCHEDULER_KEY_FILE);
+        manager_cert = xasprintf("%s/%s", pki_dir, PKI_CONTROLLER_MANAGER_CERT_FILE);
+        manager_key = xasprintf("%s/%s", pki_dir, PKI_CONTROLLER_MANAGER_KEY_FILE);
         db = xasprintf("%s/store.db", f.data_dir);
         {
                 const struct store_options so = {
@@ -1131,29 +1225,39 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
                 (void) fprintf(stderr, "flexlet %s: %s\n", command, err->message);
                 goto stop;
         }
-        bootstrap_namespace(api, pki_admin_token(pki), "default");
-        bootstrap_namespace(api, pki_admin_token(pki), "kube-system");
-        bootstrap_namespace(api, pki_admin_token(pki), "kube-public");
-        bootstrap_namespace(api, pki_admin_token(pki), "kube-node-lease");
-        bootstrap_storage_class(api, pki_admin_token(pki));
+        /* K8S: the server's own requests (the system namespaces, kube-apiserver's
+         * SystemNamespaces controller, and what kubeadm adds: the default StorageClass, the
+         * control-plane label) go through its loopback credential, system:apiserver */
+        bootstrap_namespace(api, authn_loopback_token(authn), "default");
+        bootstrap_namespace(api, authn_loopback_token(authn), "kube-system");
+        bootstrap_namespace(api, authn_loopback_token(authn), "kube-public");
+        bootstrap_namespace(api, authn_loopback_token(authn), "kube-node-lease");
+        bootstrap_storage_class(api, authn_loopback_token(authn));
         /* what other machines join with (`flexlet node`, docs/joining-nodes.md) */
-        if (node_token_publish(api, pki_admin_token(pki), f.data_dir, pki_ca_cert_pem(pki), url,
-                               &err) < 0) {
+        if (node_token_publish(api, authn_loopback_token(authn), f.data_dir, pki_ca_cert_pem(pki),
+                               url, &err) < 0) {
                 (void) fprintf(stderr, "flexlet %s: node token: %s\n", command, err->message);
                 goto stop;
         }
+        /* The controllers are API clients like any other, over loopback HTTPS, each with its
+         * own identity (docs/rbac.md): the scheduler its client certificate, every controller a
+         * token of its own service account in kube-system that the controller manager's
+         * certificate asks for, and the informers the controller manager's own certificate, as
+         * kube-controller-manager --use-service-account-credentials. Each set campaigns for its
+         * Lease with its own certificate. */
         {
-                const struct api_client_options co = { .server_url = url,
-                                                       .ca_file = ca_file,
-                                                       .token = pki_admin_token(pki) };
-
                 kcm = (struct controller_set){ .command = command,
                                                .f = &f,
-                                               .co = co,
+                                               .co = { .server_url = url,
+                                                       .ca_file = ca_file,
+                                                       .cert_file = manager_cert,
+                                                       .key_file = manager_key },
                                                .pki = pki,
                                                .metrics = metrics,
                                                .with_node = with_node };
                 scheduling = kcm;
+                scheduling.co.cert_file = sched_cert;
+                scheduling.co.key_file = sched_key;
                 scheduling.scheduler_only = true;
                 if (f.leader_elect)
                         (void) fprintf(stderr, "flexlet %s: leader election as %s (leases in %s)\n",
@@ -1193,7 +1297,7 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
                                        err->message);
                         goto stop;
                 }
-                mark_control_plane(api, pki_admin_token(pki), f.node_name);
+                mark_control_plane(api, authn_loopback_token(authn), f.node_name);
         }
         /* Under serve the node is registered Ready by now, so ready means a usable cluster. */
         apiserver_set_ready(api, true);

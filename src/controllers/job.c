@@ -819,8 +819,8 @@ static void job_release(void *ctx)
         free(x);
 }
 
-int job_controller_start(const struct api_client_options *o, struct job_controller **ret,
-                         struct error **reterr)
+int job_controller_start(const struct api_client_options *o, const struct api_client_options *ttl_o,
+                         struct job_controller **ret, struct error **reterr)
 {
         static const char *const paths[] = {
                 [COL_JOBS] = "/apis/batch/v1/jobs", [COL_PODS] = "/api/v1/pods", NULL
@@ -846,7 +846,7 @@ int job_controller_start(const struct api_client_options *o, struct job_controll
                 free(t);
                 return r;
         }
-        r = controller_loop_start(o, &ttl_def, t, &t->loop, reterr);
+        r = controller_loop_start(ttl_o ? ttl_o : o, &ttl_def, t, &t->loop, reterr);
         if (r < 0) {
                 controller_loop_stop(&x->loop);
                 free(t);

@@ -46,9 +46,11 @@ int job_ttl_left(const json_t *job, time_t now, long long *ret_left);
 
 struct job_controller;
 
-/* Starts the Job controller and the TTL-after-finished controller. */
-int job_controller_start(const struct api_client_options *o, struct job_controller **ret,
-                         struct error **reterr);
+/* Starts the Job controller with o and the TTL-after-finished controller with ttl_o (NULL: o;
+ * K8S: two controllers, job-controller and ttl-after-finished-controller, each with its own
+ * service account). */
+int job_controller_start(const struct api_client_options *o, const struct api_client_options *ttl_o,
+                         struct job_controller **ret, struct error **reterr);
 /* Stops them; NULL-safe, returns NULL. */
 struct job_controller *job_controller_stop(struct job_controller *x);
 

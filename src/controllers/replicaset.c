@@ -403,8 +403,12 @@ static void manage_replicas(struct replicaset_controller *x, const char *key, co
 
                 if (r < 0 && r != -ENOENT)
                         continue;
-                json_array_append_new(json_object_get(e, "del"),
-                                      json_string_nocheck(informer_key(pod)));
+                {
+                        cleanup_free char *pod_key = informer_key(pod);
+
+                        json_array_append_new(json_object_get(e, "del"),
+                                              json_string_nocheck(pod_key));
+                }
                 msg = xasprintf("Deleted pod: %s", pn);
                 (void) api_client_event(x->loop.client, rs, "Normal", "SuccessfulDelete", msg,
                                         EVENT_COMPONENT, NULL, NULL);

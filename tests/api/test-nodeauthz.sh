@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # test-nodeauthz.sh: what a node's credential may do, against `flexlet apiserver
-# --authorization-mode=Node` with client certificates for system:node:n1 and system:node:n2
+# --authorization-mode=Node,RBAC` with client certificates for system:node:n1 and system:node:n2
 # (group system:nodes) that the test signs with the server's CA: the Node authorizer (secrets,
 # config maps and claims only of pods bound to the node, kept current as pods go and come back
 # elsewhere; its own Node; pods listed only by spec.nodeName; no spec writes) and
 # NodeRestriction (its own Node only, no forbidden labels, the status of its own pods only and
 # never their labels, deletes and evictions of its own pods, mirror pods only, claim status
-# only), with upstream's 403 messages, through curl and the real kubectl. Only Node and the
-# privileged group decide here (no RBAC), so the refusals carry the Node authorizer's reasons
-# alone, as under Node,RBAC with no binding for nodes.
+# only), with upstream's 403 messages, through curl and the real kubectl. No RBAC binding names
+# the nodes or alice, so the refusals carry the Node authorizer's reasons alone. (RBAC is in the
+# chain because flexlet's own controllers, the service account controller among them, run as
+# their service accounts, which RBAC binds: without it they would be refused, docs/rbac.md.)
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib/tap.sh"
@@ -18,12 +19,11 @@ SERVER_DIR=$(mktemp -d /tmp/flexlet-api.XXXXXX)
 tmp=$SERVER_DIR/files
 mkdir -p "$tmp"
 printf 'tok-alice,alice,uid-1\n' >"$tmp/tokens.csv"
-# server_start's shape, but /readyz asked with the admin token: with Node alone (no RBAC's
-# system:public-info-viewer) an anonymous /readyz is refused
+# server_start's shape, /readyz asked with the admin token
 start() {
         SERVER_PORT=$(free_port)
         "$FLEXLET_BIN" apiserver --data-dir "$SERVER_DIR/data" --listen "127.0.0.1:$SERVER_PORT" \
-                --node-name test-node --authorization-mode=Node --token-auth-file "$tmp/tokens.csv" \
+                --node-name test-node --authorization-mode=Node,RBAC --token-auth-file "$tmp/tokens.csv" \
                 >>"$SERVER_DIR/server.log" 2>&1 &
         SERVER_PID=$!
         trap server_cleanup EXIT

@@ -225,6 +225,10 @@ static void test_first_call_creates_everything(void **state)
                 { "pki/admin.token", 0600 },
                 { "pki/kubelet.token", 0600 },
                 { "pki/sa.key", 0600 },
+                { "pki/" PKI_SCHEDULER_KEY_FILE, 0600 },
+                { "pki/" PKI_SCHEDULER_CERT_FILE, 0644 },
+                { "pki/" PKI_CONTROLLER_MANAGER_KEY_FILE, 0600 },
+                { "pki/" PKI_CONTROLLER_MANAGER_CERT_FILE, 0644 },
                 { "kubeconfig", 0600 },
         };
         mode_t old_umask = umask(0);
@@ -232,7 +236,9 @@ static void test_first_call_creates_everything(void **state)
         /* Modes are promised whatever the umask. */
         assert_int_equal(ensure_ok(fx, &p), PKI_CREATED_CA | PKI_CREATED_TOKEN |
                                                     PKI_ISSUED_SERVER_CERT | PKI_ISSUED_ADMIN_CERT |
-                                                    PKI_CREATED_SA_KEY | PKI_CREATED_KUBELET_TOKEN);
+                                                    PKI_CREATED_SA_KEY | PKI_CREATED_KUBELET_TOKEN |
+                                                    PKI_ISSUED_SCHEDULER_CERT |
+                                                    PKI_ISSUED_CONTROLLER_MANAGER_CERT);
         umask(old_umask);
         for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
                 if (mode_of(fx, files[i].file) != files[i].mode)
@@ -609,7 +615,8 @@ static void test_ca_problems(void **state)
         /* ca.key without ca.crt (a crash between the two writes): a new CA, same token. */
         assert_int_equal(unlink(ca_crt), 0);
         assert_int_equal(ensure_ok(fx, &fresh),
-                         PKI_CREATED_CA | PKI_ISSUED_SERVER_CERT | PKI_ISSUED_ADMIN_CERT);
+                         PKI_CREATED_CA | PKI_ISSUED_SERVER_CERT | PKI_ISSUED_ADMIN_CERT |
+                                 PKI_ISSUED_SCHEDULER_CERT | PKI_ISSUED_CONTROLLER_MANAGER_CERT);
         assert_string_not_equal(pki_ca_cert_pem(first), pki_ca_cert_pem(fresh));
         assert_string_equal(pki_admin_token(first), pki_admin_token(fresh));
         assert_int_equal(
@@ -854,6 +861,46 @@ static void check_admin_cert(const char *ca_pem, const char *crt_pem)
 
 /* The node agent's certificate: system:node:NAME in system:nodes, clientAuth, under the CA;
  * issued only when a node is named, kept while the name stays, issued again for another. */
+/* The scheduler's and the controller manager's client certificates: their user as the CN, no
+ * group (K8S: kubeadm's scheduler.conf and controller-manager.conf), kept across starts. */
+static void test_component_certificates(void **state)
+{
+        static const struct {
+                const char *file, *cn;
+                int change;
+        } certs[] = {
+                { "pki/" PKI_SCHEDULER_CERT_FILE, "system:kube-scheduler",
+                  PKI_ISSUED_SCHEDULER_CERT },
+                { "pki/" PKI_CONTROLLER_MANAGER_CERT_FILE, "system:kube-controller-manager",
+                  PKI_ISSUED_CONTROLLER_MANAGER_CERT },
+        };
+        struct fixture *fx = *state;
+        cleanup_pki struct pki *p = NULL;
+        int r = ensure_ok(fx, &p);
+
+        for (size_t i = 0; i < ARRAY_SIZE(certs); i++) {
+                cleanup_free char *crt = slurp(fx, certs[i].file);
+                gnutls_x509_crt_t c = cert_from_pem(crt);
+                char buf[256];
+                size_t len = sizeof(buf);
+
+                assert_true(r & certs[i].change);
+                assert_int_equal(gnutls_x509_crt_get_dn_by_oid(c, GNUTLS_OID_X520_COMMON_NAME, 0, 0,
+                                                               buf, &len),
+                                 0);
+                assert_string_equal(buf, certs[i].cn);
+                len = sizeof(buf);
+                assert_int_equal(gnutls_x509_crt_get_dn_by_oid(c, GNUTLS_OID_X520_ORGANIZATION_NAME,
+                                                               0, 0, buf, &len),
+                                 GNUTLS_E_REQUESTED_DATA_NOT_AVAILABLE);
+                gnutls_x509_crt_deinit(c);
+        }
+        p = pki_free(p);
+        r = ensure_ok(fx, &p);
+        for (size_t i = 0; i < ARRAY_SIZE(certs); i++)
+                assert_false(r & certs[i].change);
+}
+
 static void test_node_certificate(void **state)
 {
         struct fixture *fx = *state;
@@ -1140,6 +1187,7 @@ int main(void)
                 cmocka_unit_test_setup_teardown(test_bad_options, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_missing_parent_directory, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_node_certificate, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_component_certificates, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_kubeconfig, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_kubeconfig_quoting, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_write_kubeconfig_elsewhere, setup, teardown),

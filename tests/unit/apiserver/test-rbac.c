@@ -184,6 +184,19 @@ static void test_decisions(void **state)
                 else
                         assert_null(reason);
         }
+        /* K8S: the allowing source as upstream's describers name it */
+        {
+                struct authz_attributes a = attrs(alice, "get", "", "pods", "", "ns", "p");
+                struct authz_attributes b = attrs(sa, "patch", "", "pods", "resize", "ns", "p");
+                cleanup_free char *ra = NULL, *rb = NULL;
+
+                assert_int_equal(rbac_authorize(r, &a, &ra), AUTHZ_ALLOW);
+                assert_string_equal(ra, "RBAC: allowed by RoleBinding \"readers/ns\" of Role "
+                                        "\"pod-reader\" to User \"alice\"");
+                assert_int_equal(rbac_authorize(r, &b, &rb), AUTHZ_ALLOW);
+                assert_string_equal(rb, "RBAC: allowed by RoleBinding \"resizers/ns\" of Role "
+                                        "\"resizer\" to ServiceAccount \"sa/ns\"");
+        }
 }
 
 /* K8S: clusterRoleBindingDescriber and roleBindingDescriber, describeSubject */
