@@ -172,3 +172,19 @@ static const struct schema_field scale_fields[] = {
 };
 /* clang-format on */
 const struct schema schema_scale = SCHEMA_STRUCT("Scale", scale_fields);
+
+/* apps/v1 ControllerRevision: the immutable snapshot of a DaemonSet's (or StatefulSet's)
+ * template its controller keeps for `kubectl rollout history|undo`. data is a
+ * runtime.RawExtension, whose protobuf form is {bytes raw = 1}, as schema_any writes. */
+/* clang-format off */
+static const struct schema_field controller_revision_fields[] = {
+        { "kind", &schema_string, 0, 0 },
+        { "apiVersion", &schema_string, 0, 0 },
+        { "metadata", &schema_object_meta, 1, SCHEMA_GO_VALUE },
+        { "data", &schema_any, 2, SCHEMA_GO_VALUE },
+        { "revision", &schema_int64, 3, SCHEMA_GO_ALWAYS },
+        SCHEMA_FIELDS_END,
+};
+/* clang-format on */
+const struct schema schema_controller_revision =
+        SCHEMA_STRUCT("ControllerRevision", controller_revision_fields);

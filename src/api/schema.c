@@ -90,6 +90,7 @@ const struct schema *schema_for_kind(const char *kind)
                 { "ReplicaSet", &schema_replica_set },
                 { "Deployment", &schema_deployment },
                 { "Scale", &schema_scale },
+                { "ControllerRevision", &schema_controller_revision },
                 { "Role", &schema_role },
                 { "ClusterRole", &schema_cluster_role },
                 { "RoleBinding", &schema_role_binding },

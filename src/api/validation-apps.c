@@ -354,3 +354,33 @@ size_t validate_deployment_status_update(const json_t *new_d, const json_t *old_
         validate_counts(vj_obj(new_d, "status"), keys, errs);
         return errs->n - before;
 }
+
+/* ---- DaemonSet and ControllerRevision ---- */
+
+size_t validate_controller_revision(const json_t *cr, bool meta, struct field_error_list *errs)
+{
+        size_t before = errs->n;
+        const json_t *data = json_object_get(cr, "data");
+
+        /* K8S: ValidateControllerRevision */
+        if (meta)
+                (void) validate_object_meta_create(cr, true, errs);
+        if (!data || json_is_null(data))
+                verr_raw(errs, FIELD_ERROR_REQUIRED, "data", NULL, "data is mandatory");
+        validate_nonnegative(cr, "revision", "revision", errs);
+        return errs->n - before;
+}
+
+size_t validate_controller_revision_update(const json_t *new_cr, const json_t *old_cr,
+                                           struct field_error_list *errs)
+{
+        size_t before = errs->n;
+
+        (void) validate_object_meta_update(new_cr, old_cr, errs);
+        (void) validate_controller_revision(new_cr, false, errs);
+        if (!json_equal(json_object_get(new_cr, "data"), json_object_get(old_cr, "data"))) {
+                cleanup_free char *rendered = vj_render(json_object_get(new_cr, "data"));
+                verr_raw(errs, FIELD_ERROR_INVALID, "data", rendered, "field is immutable");
+        }
+        return errs->n - before;
+}

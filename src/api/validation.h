@@ -332,6 +332,11 @@ size_t validate_deployment_update(const json_t *new_d, const json_t *old_d,
                                   struct field_error_list *errs);
 size_t validate_deployment_status_update(const json_t *new_d, const json_t *old_d,
                                          struct field_error_list *errs);
+/* K8S: ValidateControllerRevision (data is mandatory, revision >= 0) and its update (data is
+ * immutable). */
+size_t validate_controller_revision(const json_t *cr, bool meta, struct field_error_list *errs);
+size_t validate_controller_revision_update(const json_t *new_cr, const json_t *old_cr,
+                                           struct field_error_list *errs);
 /* ---- RBAC (api/validation-rbac.c) ---- */
 
 /* K8S: SetDefaults_RoleBinding/ClusterRoleBinding (roleRef.apiGroup) and SetDefaults_Subject

@@ -456,6 +456,24 @@ static const struct api_resource deployments = {
         .strategy = &deployment_strategy,
 };
 
+static const struct api_resource controllerrevisions = {
+        .group = "apps",
+        .version = "v1",
+        .api_version = "apps/v1",
+        .plural = "controllerrevisions",
+        .singular = "controllerrevision",
+        .kind = "ControllerRevision",
+        .list_kind = "ControllerRevisionList",
+        .namespaced = true,
+        .verbs = verbs_all,
+        .schema = &schema_controller_revision,
+        .field_labels = config_fields,
+        .columns = controller_revision_columns,
+        .n_columns = CONTROLLER_REVISION_COLUMNS,
+        .table_row = controller_revision_table_row,
+        .strategy = &controller_revision_strategy,
+};
+
 /* K8S: rbac.authorization.k8s.io/v1 (pkg/registry/rbac/rest/storage_rbac.go): no short names, no
  * subresources; metadata.name and metadata.namespace are the field selectors. */
 static const struct api_resource roles = {
@@ -550,6 +568,7 @@ const struct api_resource *const api_resources[] = {
         &leases,
         &replicasets,
         &deployments,
+        &controllerrevisions,
         &roles,
         &clusterroles,
         &rolebindings,

@@ -89,3 +89,30 @@ const struct resource_strategy deployment_strategy = {
         .validate_update = deployment_validate_update,
         .spec_changed = spec_changed,
 };
+
+/* K8S: pkg/registry/apps/controllerrevision/strategy.go: no status, no generation; an update
+ * replaces the whole object */
+static json_t *cr_prepare_update(enum api_subresource sub, json_t *new_obj, const json_t *old)
+{
+        (void) sub;
+        (void) old;
+        return json_incref(new_obj);
+}
+
+static void cr_validate_create(const json_t *cr, struct field_error_list *errs)
+{
+        (void) validate_controller_revision(cr, true, errs);
+}
+
+static void cr_validate_update(enum api_subresource sub, const json_t *new_obj, const json_t *old,
+                               struct field_error_list *errs)
+{
+        (void) sub;
+        (void) validate_controller_revision_update(new_obj, old, errs);
+}
+
+const struct resource_strategy controller_revision_strategy = {
+        .validate_create = cr_validate_create,
+        .prepare_update = cr_prepare_update,
+        .validate_update = cr_validate_update,
+};

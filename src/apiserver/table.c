@@ -1,6 +1,7 @@
 /* table.c: builds metav1.Table objects and the per-kind rows, following upstream's printers
  * (pkg/printers/internalversion/printers.go) cell by cell. The apiserver always prints the
  * wide set; kubectl hides priority-1 columns unless asked for -o wide. */
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1009,6 +1010,52 @@ void replica_set_table_row(const json_t *rs, time_t now, json_t *cells)
         age_since(json_path_string(rs, "metadata.creationTimestamp"), now, age);
         json_array_append_new(cells, json_string(age));
         template_cells(rs, cells);
+}
+
+const struct table_column controller_revision_columns[CONTROLLER_REVISION_COLUMNS] = {
+        { "Name", "string", "name", NAME_DESCRIPTION, 0 },
+        { "Controller", "string", "", "Controller of the object", 0 },
+        { "Revision", "integer", "",
+          "Revision indicates the revision of the state represented by Data.", 0 },
+        { "Age", "string", "", AGE_DESCRIPTION, 0 },
+};
+
+/* K8S: printControllerRevision: the controller as formatResourceName prints it,
+ * "<kind lower-cased>.<group>/<name>" ("<kind>/<name>" in the core group), "<none>" without. */
+void controller_revision_table_row(const json_t *cr, time_t now, json_t *cells)
+{
+        char age[32];
+        const json_t *ref = NULL, *r;
+        size_t i;
+        cleanup_free char *controller = NULL;
+
+        json_array_foreach(json_path(cr, "metadata.ownerReferences"), i, r) {
+                if (json_is_true(json_object_get(r, "controller")))
+                        ref = r;
+        }
+        if (ref) {
+                const char *av = str_or(json_string_value(json_object_get(ref, "apiVersion")), "");
+                const char *slash = strchr(av, '/');
+                cleanup_free char *kind =
+                        xstrdup(str_or(json_string_value(json_object_get(ref, "kind")), ""));
+
+                for (char *p = kind; *p; p++)
+                        *p = (char) tolower((unsigned char) *p);
+                if (slash)
+                        controller = xasprintf(
+                                "%s.%.*s/%s", kind, (int) (slash - av), av,
+                                str_or(json_string_value(json_object_get(ref, "name")), ""));
+                else
+                        controller = xasprintf(
+                                "%s/%s", kind,
+                                str_or(json_string_value(json_object_get(ref, "name")), ""));
+        }
+        json_array_append_new(cells,
+                              json_string(str_or(json_path_string(cr, "metadata.name"), "")));
+        json_array_append_new(cells, json_string(controller ?: "<none>"));
+        json_array_append_new(cells, json_integer(int_at(cr, "revision")));
+        age_since(json_path_string(cr, "metadata.creationTimestamp"), now, age);
+        json_array_append_new(cells, json_string(age));
 }
 
 /* K8S: roleColumnDefinitions, printRole and printClusterRole: the name and the creation time

@@ -84,6 +84,10 @@ void deployment_table_row(const json_t *d, time_t now, json_t *cells);
 #define REPLICA_SET_COLUMNS 8
 extern const struct table_column replica_set_columns[REPLICA_SET_COLUMNS];
 void replica_set_table_row(const json_t *rs, time_t now, json_t *cells);
+/* K8S: printControllerRevision */
+#define CONTROLLER_REVISION_COLUMNS 4
+extern const struct table_column controller_revision_columns[CONTROLLER_REVISION_COLUMNS];
+void controller_revision_table_row(const json_t *cr, time_t now, json_t *cells);
 /* RBAC (K8S: printRole, printClusterRole, printRoleBinding, printClusterRoleBinding) */
 #define ROLE_COLUMNS         2
 #define ROLE_BINDING_COLUMNS 6
