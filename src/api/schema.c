@@ -91,6 +91,7 @@ const struct schema *schema_for_kind(const char *kind)
                 { "Deployment", &schema_deployment },
                 { "Scale", &schema_scale },
                 { "ControllerRevision", &schema_controller_revision },
+                { "DaemonSet", &schema_daemon_set },
                 { "Role", &schema_role },
                 { "ClusterRole", &schema_cluster_role },
                 { "RoleBinding", &schema_role_binding },

@@ -45,8 +45,8 @@ extern const struct schema schema_lease;
 /* ---- kinds (apps: api/schema-apps.c) ---- */
 /* apps/v1 ReplicaSet and Deployment, autoscaling/v1 Scale (their scale subresource's body). */
 extern const struct schema schema_replica_set, schema_deployment, schema_scale;
-/* apps/v1 ControllerRevision. */
-extern const struct schema schema_controller_revision;
+/* apps/v1 ControllerRevision and DaemonSet. */
+extern const struct schema schema_controller_revision, schema_daemon_set;
 
 /* ---- kinds (RBAC: api/schema-rbac.c) ---- */
 /* rbac.authorization.k8s.io/v1 Role, ClusterRole, RoleBinding, ClusterRoleBinding, and the
@@ -57,7 +57,7 @@ extern const struct schema schema_role, schema_cluster_role, schema_role_binding
 /* "Pod", "Node", "Event", "Namespace", "StorageClass", "PersistentVolume",
  * "PersistentVolumeClaim", "ConfigMap", "Secret", "ServiceAccount", "LimitRange",
  * "ResourceQuota", "SelfSubjectReview", "PodDisruptionBudget", "Eviction", "TokenReview",
- * "Lease", "ReplicaSet", "Deployment", "Scale", "ControllerRevision", "Role",
+ * "Lease", "ReplicaSet", "Deployment", "Scale", "ControllerRevision", "DaemonSet", "Role",
  * "ClusterRole", "RoleBinding", "ClusterRoleBinding": the kind's schema; NULL for any other kind.
  */
 const struct schema *schema_for_kind(const char *kind);

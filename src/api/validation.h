@@ -332,6 +332,14 @@ size_t validate_deployment_update(const json_t *new_d, const json_t *old_d,
                                   struct field_error_list *errs);
 size_t validate_deployment_status_update(const json_t *new_d, const json_t *old_d,
                                          struct field_error_list *errs);
+/* K8S: SetDefaults_DaemonSet (apps/v1), ValidateDaemonSet, ValidateDaemonSetUpdate (the selector
+ * is immutable), ValidateDaemonSetStatusUpdate. */
+void daemon_set_set_defaults(json_t *ds);
+size_t validate_daemon_set(const json_t *ds, bool meta, struct field_error_list *errs);
+size_t validate_daemon_set_update(const json_t *new_ds, const json_t *old_ds,
+                                  struct field_error_list *errs);
+size_t validate_daemon_set_status_update(const json_t *new_ds, const json_t *old_ds,
+                                         struct field_error_list *errs);
 /* K8S: ValidateControllerRevision (data is mandatory, revision >= 0) and its update (data is
  * immutable). */
 size_t validate_controller_revision(const json_t *cr, bool meta, struct field_error_list *errs);

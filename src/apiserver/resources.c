@@ -456,6 +456,29 @@ static const struct api_resource deployments = {
         .strategy = &deployment_strategy,
 };
 
+static const char *const ds_short[] = { "ds", NULL };
+
+static const struct api_resource daemonsets = {
+        .group = "apps",
+        .version = "v1",
+        .api_version = "apps/v1",
+        .plural = "daemonsets",
+        .singular = "daemonset",
+        .kind = "DaemonSet",
+        .list_kind = "DaemonSetList",
+        .namespaced = true,
+        .short_names = ds_short,
+        .categories = pod_categories,
+        .verbs = verbs_all,
+        .subresources = status_only,
+        .schema = &schema_daemon_set,
+        .field_labels = config_fields,
+        .columns = daemon_set_columns,
+        .n_columns = DAEMON_SET_COLUMNS,
+        .table_row = daemon_set_table_row,
+        .strategy = &daemon_set_strategy,
+};
+
 static const struct api_resource controllerrevisions = {
         .group = "apps",
         .version = "v1",
@@ -568,6 +591,7 @@ const struct api_resource *const api_resources[] = {
         &leases,
         &replicasets,
         &deployments,
+        &daemonsets,
         &controllerrevisions,
         &roles,
         &clusterroles,

@@ -158,7 +158,7 @@ extern const struct resource_strategy pod_disruption_budget_strategy;
 extern const struct resource_strategy lease_strategy;
 /* apiserver/strategy-apps.c */
 extern const struct resource_strategy replica_set_strategy, deployment_strategy;
-extern const struct resource_strategy controller_revision_strategy;
+extern const struct resource_strategy daemon_set_strategy, controller_revision_strategy;
 /* apiserver/strategy-rbac.c */
 extern const struct resource_strategy role_strategy;
 extern const struct resource_strategy cluster_role_strategy;

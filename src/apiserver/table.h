@@ -84,7 +84,10 @@ void deployment_table_row(const json_t *d, time_t now, json_t *cells);
 #define REPLICA_SET_COLUMNS 8
 extern const struct table_column replica_set_columns[REPLICA_SET_COLUMNS];
 void replica_set_table_row(const json_t *rs, time_t now, json_t *cells);
-/* K8S: printControllerRevision */
+/* K8S: printDaemonSet, printControllerRevision */
+#define DAEMON_SET_COLUMNS 11
+extern const struct table_column daemon_set_columns[DAEMON_SET_COLUMNS];
+void daemon_set_table_row(const json_t *ds, time_t now, json_t *cells);
 #define CONTROLLER_REVISION_COLUMNS 4
 extern const struct table_column controller_revision_columns[CONTROLLER_REVISION_COLUMNS];
 void controller_revision_table_row(const json_t *cr, time_t now, json_t *cells);
