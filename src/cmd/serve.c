@@ -38,6 +38,7 @@
 #include "controllers/resourcequota.h"
 #include "controllers/rootca-publisher.h"
 #include "controllers/disruption.h"
+#include "controllers/daemonset.h"
 #include "controllers/deployment.h"
 #include "controllers/replicaset.h"
 #include "controllers/garbage-collector.h"
@@ -636,6 +637,7 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
         struct disruption_controller *disruption = NULL;
         struct replicaset_controller *replicasets = NULL;
         struct deployment_controller *deployments = NULL;
+        struct daemonset_controller *daemonsets = NULL;
         struct garbage_collector *gc = NULL;
         struct job_controller *jobs = NULL;
         struct node_lifecycle_controller *lifecycle = NULL;
@@ -903,6 +905,8 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
                 if (r >= 0)
                         r = deployment_controller_start(&co, &deployments, &err);
                 if (r >= 0)
+                        r = daemonset_controller_start(&co, &daemonsets, &err);
+                if (r >= 0)
                         r = garbage_collector_start(&co, &gc, &err);
                 if (r >= 0)
                         r = job_controller_start(&co, &jobs, &err);
@@ -978,6 +982,7 @@ stop:
         disruption_controller_stop(disruption);
         replicaset_controller_stop(replicasets);
         deployment_controller_stop(deployments);
+        daemonset_controller_stop(daemonsets);
         garbage_collector_stop(gc);
         job_controller_stop(jobs);
         node_lifecycle_controller_stop(lifecycle);

@@ -1,10 +1,10 @@
 /* scheduler.c: a single-profile scheduler: filters nodes (Ready, schedulable, taints and
- * tolerations, nodeSelector, cpu/memory/pod count fit against allocatable minus the requests of
- * the pods already there, then the pod's volumes: volume-binding.c), scores by least requested
- * cpu, and binds; a pod whose WaitForFirstConsumer claims are unbound is assumed on its node (its
- * requests held there) until the provisioner has bound them. Level-based: every pass looks at
- * every unscheduled pod in its informer (client/informer.h), so a missed event costs a pass,
- * not a pod. */
+ * tolerations, nodeSelector and required node affinity, cpu/memory/pod count fit against
+ * allocatable minus the requests of the pods already there, then the pod's volumes:
+ * volume-binding.c), scores by least requested cpu, and binds; a pod whose WaitForFirstConsumer
+ * claims are unbound is assumed on its node (its requests held there) until the provisioner has
+ * bound them. Level-based: every pass looks at every unscheduled pod in its informer
+ * (client/informer.h), so a missed event costs a pass, not a pod. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +21,7 @@
 #include "client/event.h"
 #include "controllers/pv-provisioner.h"
 #include "controllers/controller-loop.h"
+#include "controllers/node-affinity.h"
 #include "controllers/scheduler.h"
 #include "controllers/volume-binding.h"
 
@@ -133,11 +134,19 @@ static void count_taint(json_t *taint_counts, const json_t *taint)
                 json_integer(json_integer_value(json_object_get(taint_counts, why)) + 1));
 }
 
+/* K8S: the NodeAffinity filter: spec.nodeSelector, then the required node affinity's terms
+ * (matchExpressions on labels, matchFields on metadata.name: a DaemonSet's pods name their
+ * node there). */
 static bool selector_matches(const json_t *pod, const json_t *node)
 {
         const json_t *labels = json_path(node, "metadata.labels");
+        const json_t *required = json_path(
+                pod, "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution");
         const char *key;
         json_t *v;
+
+        if (required && !node_selector_matches(required, node))
+                return false;
 
         json_object_foreach((json_t *) json_path(pod, "spec.nodeSelector"), key, v) {
                 const char *have = json_string_value(json_object_get(labels, key));
