@@ -31,6 +31,8 @@ struct daemonset_controller {
         struct controller_loop loop;
         /* expectations: "ns/ds" -> {"add": [pod keys], "del": [pod keys], "until": epoch s} */
         json_t *expect;
+        /* pod uid -> the resize difference last reported for it (issue 12) */
+        json_t *resized;
 };
 
 /* ---- pure parts ---- */
@@ -791,6 +793,35 @@ static json_t *ds_status(const json_t *ds, const json_t *nodes, const json_t *by
         return status;
 }
 
+/* Issue 12: an Event ResizedPods on the DaemonSet for each pod whose running resources differ
+ * from the template after an in-place resize, once per difference (`kubectl describe ds`
+ * lists the DaemonSet's events). */
+static void report_resized(struct daemonset_controller *x, const json_t *ds, const json_t *owned)
+{
+        size_t i;
+        json_t *pod;
+
+        json_array_foreach(owned, i, pod) {
+                const char *uid = json_path_string_or_empty(pod, "metadata.uid");
+                cleanup_free char *diff =
+                        workload_pod_resize_diff(json_path(ds, "spec.template"), pod);
+                cleanup_free char *msg = NULL;
+                const json_t *seen = json_object_get(x->resized, uid);
+
+                if (!diff) {
+                        json_object_del(x->resized, uid);
+                        continue;
+                }
+                if (seen && streq(json_string_value(seen) ?: "", diff))
+                        continue;
+                json_object_set_new(x->resized, uid, json_string(diff));
+                msg = xasprintf("Pod %s runs resized in place: %s",
+                                json_path_string_or_empty(pod, "metadata.name"), diff);
+                (void) api_client_event(x->loop.client, ds, "Normal", "ResizedPods", msg,
+                                        EVENT_COMPONENT, NULL, NULL);
+        }
+}
+
 static void sync_one(struct daemonset_controller *x, const char *key, const json_t *ds,
                      const json_t *nodes, const json_t *pods, const json_t *revisions, time_t now)
 {
@@ -807,6 +838,7 @@ static void sync_one(struct daemonset_controller *x, const char *key, const json
         if (json_path(ds, "metadata.deletionTimestamp"))
                 return;
         owned = claim_pods(x, ds, pods);
+        report_resized(x, ds, owned);
         sync_history(x, ds, revisions, owned, hash);
         json_array_foreach(owned, i, pod) {
                 const char *n = daemonset_pod_node(pod) ?: "";
@@ -875,6 +907,20 @@ static void daemonset_pass(void *ctx)
                 if (!json_object_get(sets, key))
                         json_object_del(x->expect, key);
         }
+        {
+                cleanup_json json_t *uids = json_object();
+                json_t *p;
+
+                json_object_foreach(pods, key, p) {
+                        json_object_set_new(uids, json_path_string_or_empty(p, "metadata.uid"),
+                                            json_true());
+                }
+                json_object_foreach_safe(x->resized, tmp, key, e)
+                {
+                        if (!json_object_get(uids, key))
+                                json_object_del(x->resized, key);
+                }
+        }
 }
 
 static void daemonset_controller_release(void *ctx)
@@ -882,6 +928,7 @@ static void daemonset_controller_release(void *ctx)
         struct daemonset_controller *x = ctx;
 
         json_decref(x->expect);
+        json_decref(x->resized);
         free(x);
 }
 
@@ -903,6 +950,7 @@ int daemonset_controller_start(const struct api_client_options *o,
         int r;
 
         x->expect = json_object();
+        x->resized = json_object();
         r = controller_loop_start(o, &def, x, &x->loop, reterr);
         if (r < 0) {
                 daemonset_controller_release(x);

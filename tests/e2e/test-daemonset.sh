@@ -28,14 +28,14 @@ JSON
 fake_node fa
 fake_node fb '"taints":[{"key":"dedicated","value":"infra","effect":"NoSchedule"}]'
 
-# ds NAME [SPEC_EXTRA_JSON] [POD_SPEC_EXTRA_JSON]: a DaemonSet of busybox that ends at once on
-# SIGTERM
+# ds NAME [SPEC_EXTRA_JSON] [POD_SPEC_EXTRA_JSON] [CONTAINER_EXTRA_JSON]: a DaemonSet of
+# busybox that ends at once on SIGTERM
 ds() {
         k create -f - >/dev/null <<JSON
 {"apiVersion":"apps/v1","kind":"DaemonSet","metadata":{"name":"$1"},
  "spec":{${2:+$2,}"selector":{"matchLabels":{"app":"$1"}},
   "template":{"metadata":{"labels":{"app":"$1"}},"spec":{${3:+$3,}"terminationGracePeriodSeconds":2,
-   "containers":[{"name":"c","image":"busybox","command":["sh","-c","trap 'exit 0' TERM; while true; do sleep 1; done"]}]}}}}
+   "containers":[{${4:+$4,}"name":"c","image":"busybox","command":["sh","-c","trap 'exit 0' TERM; while true; do sleep 1; done"]}]}}}}
 JSON
 }
 # the nodes of an app's live pods (bound or not), sorted
@@ -76,7 +76,7 @@ check_equal "get ds: the node selector column" "sel 0 0 0 0 0 role=edge" \
         "$(k get ds sel --no-headers | awk '{print $1, $2, $3, $4, $5, $6, $7}')"
 
 # --- RollingUpdate on the real node: rollout status, history, undo, restart
-ds web '"minReadySeconds":0' '"nodeSelector":{"kubernetes.io/hostname":"test-node"}'
+ds web '"minReadySeconds":0' '"nodeSelector":{"kubernetes.io/hostname":"test-node"}' '"resources":{"requests":{"cpu":"50m"}}'
 check_output "rollout status returns" 'daemon set "web" successfully rolled out' \
         k rollout status ds/web --timeout=60s
 web1=$(k get pods -l app=web -o jsonpath='{.items[0].metadata.name}')
@@ -100,7 +100,12 @@ check_output "rollout status returns after restart" 'daemon set "web" successful
         k rollout status ds/web --timeout=60s
 check_equal "the restarted pod carries the restartedAt annotation; up to date 1 of 1" "yes 1 1" \
         "$([ -n "$(k get pods -l app=web -o json | jq -r '.items[] | select(.metadata.deletionTimestamp == null) | .metadata.annotations["kubectl.kubernetes.io/restartedAt"] // empty')" ] && echo yes) $(k get ds web -o jsonpath='{.status.updatedNumberScheduled} {.status.desiredNumberScheduled}')"
-check_output "describe ds reads the status" "Number of Nodes Scheduled with Up-to-date Pods: 1" k describe ds web
+rp=$(k get pods -l app=web -o json | jq -r '[.items[] | select(.metadata.deletionTimestamp == null)][0].metadata.name')
+check "resize the DaemonSet's pod in place" k patch pod "$rp" --subresource resize \
+        -p '{"spec":{"containers":[{"name":"c","resources":{"requests":{"cpu":"60m"}}}]}}'
+check_output "describe ds reads the status and shows the resized pod (an Event ResizedPods)" \
+        "Pod $rp runs resized in place: c requests.cpu 60m (template 50m)" \
+        sh -c "for _ in \$(seq 1 100); do '$KUBECTL' --cache-dir '$SERVER_DIR/cache' describe ds web | grep -q ResizedPods && break; sleep 0.2; done; '$KUBECTL' --cache-dir '$SERVER_DIR/cache' describe ds web | grep -q 'Number of Nodes Scheduled with Up-to-date Pods: 1' && '$KUBECTL' --cache-dir '$SERVER_DIR/cache' describe ds web"
 
 # --- OnDelete: a template change waits for the pod's deletion
 web_pod() { k get pods -l app=web -o json | jq -r '[.items[] | select(.metadata.deletionTimestamp == null)][0].metadata.name'; }
