@@ -172,3 +172,83 @@ static const struct schema_field scale_fields[] = {
 };
 /* clang-format on */
 const struct schema schema_scale = SCHEMA_STRUCT("Scale", scale_fields);
+
+/* apps/v1 RollingUpdateDaemonSet, DaemonSetUpdateStrategy */
+/* clang-format off */
+static const struct schema_field ds_rolling_update_fields[] = {
+        { "maxUnavailable", &schema_int_or_string, 1, SCHEMA_GO_POINTER },
+        { "maxSurge", &schema_int_or_string, 2, SCHEMA_GO_POINTER },
+        SCHEMA_FIELDS_END,
+};
+/* clang-format on */
+static const struct schema schema_ds_rolling_update =
+        SCHEMA_STRUCT("RollingUpdateDaemonSet", ds_rolling_update_fields);
+static const struct schema schema_ds_strategy_type =
+        SCHEMA_NAMED(SCHEMA_STRING, "v1.DaemonSetUpdateStrategyType");
+/* clang-format off */
+static const struct schema_field ds_strategy_fields[] = {
+        { "type", &schema_ds_strategy_type, 1, SCHEMA_GO_VALUE },
+        { "rollingUpdate", &schema_ds_rolling_update, 2, SCHEMA_GO_POINTER },
+        SCHEMA_FIELDS_END,
+};
+/* clang-format on */
+static const struct schema schema_ds_strategy =
+        SCHEMA_STRUCT("DaemonSetUpdateStrategy", ds_strategy_fields);
+
+/* apps/v1 DaemonSetSpec (field 5, templateGeneration, is reserved since extensions/v1beta1) */
+/* clang-format off */
+static const struct schema_field ds_spec_fields[] = {
+        { "selector", &schema_label_selector, 1, SCHEMA_GO_POINTER },
+        { "template", &schema_pod_template_spec, 2, SCHEMA_GO_ALWAYS },
+        { "updateStrategy", &schema_ds_strategy, 3, SCHEMA_GO_VALUE },
+        { "minReadySeconds", &schema_int32, 4, SCHEMA_GO_VALUE },
+        { "revisionHistoryLimit", &schema_int32, 6, SCHEMA_GO_POINTER },
+        SCHEMA_FIELDS_END,
+};
+/* clang-format on */
+static const struct schema schema_ds_spec = SCHEMA_STRUCT("DaemonSetSpec", ds_spec_fields);
+
+/* apps/v1 DaemonSetCondition */
+/* clang-format off */
+static const struct schema_field ds_condition_fields[] = {
+        { "type", &schema_string, 1, SCHEMA_GO_ALWAYS },
+        { "status", &schema_condition_status, 2, SCHEMA_GO_ALWAYS },
+        { "lastTransitionTime", &schema_time, 3, SCHEMA_GO_VALUE },
+        { "reason", &schema_string, 4, SCHEMA_GO_VALUE },
+        { "message", &schema_string, 5, SCHEMA_GO_VALUE },
+        SCHEMA_FIELDS_END,
+};
+/* clang-format on */
+static const struct schema schema_ds_condition =
+        SCHEMA_STRUCT("DaemonSetCondition", ds_condition_fields);
+
+/* apps/v1 DaemonSetStatus: the first four counts are not omitempty */
+/* clang-format off */
+static const struct schema_field ds_status_fields[] = {
+        { "currentNumberScheduled", &schema_int32, 1, SCHEMA_GO_ALWAYS },
+        { "numberMisscheduled", &schema_int32, 2, SCHEMA_GO_ALWAYS },
+        { "desiredNumberScheduled", &schema_int32, 3, SCHEMA_GO_ALWAYS },
+        { "numberReady", &schema_int32, 4, SCHEMA_GO_ALWAYS },
+        { "observedGeneration", &schema_int64, 5, SCHEMA_GO_VALUE },
+        { "updatedNumberScheduled", &schema_int32, 6, SCHEMA_GO_VALUE },
+        { "numberAvailable", &schema_int32, 7, SCHEMA_GO_VALUE },
+        { "numberUnavailable", &schema_int32, 8, SCHEMA_GO_VALUE },
+        { "collisionCount", &schema_int32, 9, SCHEMA_GO_POINTER },
+        { "conditions", SCHEMA_MAP_LIST(&schema_ds_condition, "type"), 10, SCHEMA_GO_VALUE },
+        SCHEMA_FIELDS_END,
+};
+/* clang-format on */
+static const struct schema schema_ds_status = SCHEMA_STRUCT("DaemonSetStatus", ds_status_fields);
+
+/* apps/v1 DaemonSet */
+/* clang-format off */
+static const struct schema_field ds_fields[] = {
+        { "kind", &schema_string, 0, 0 },
+        { "apiVersion", &schema_string, 0, 0 },
+        { "metadata", &schema_object_meta, 1, SCHEMA_GO_VALUE },
+        { "spec", &schema_ds_spec, 2, SCHEMA_GO_VALUE },
+        { "status", &schema_ds_status, 3, SCHEMA_GO_VALUE },
+        SCHEMA_FIELDS_END,
+};
+/* clang-format on */
+const struct schema schema_daemon_set = SCHEMA_STRUCT("DaemonSet", ds_fields);

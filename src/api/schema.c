@@ -92,6 +92,7 @@ const struct schema *schema_for_kind(const char *kind)
                 { "StatefulSet", &schema_stateful_set },
                 { "ControllerRevision", &schema_controller_revision },
                 { "Scale", &schema_scale },
+                { "DaemonSet", &schema_daemon_set },
                 { "Role", &schema_role },
                 { "ClusterRole", &schema_cluster_role },
                 { "RoleBinding", &schema_role_binding },

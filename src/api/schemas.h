@@ -55,6 +55,8 @@ extern const struct schema schema_lease;
 extern const struct schema schema_replica_set, schema_deployment, schema_scale;
 /* apps/v1 StatefulSet and ControllerRevision (api/schema-statefulset.c). */
 extern const struct schema schema_stateful_set, schema_controller_revision;
+/* apps/v1 DaemonSet (api/schema-apps.c). */
+extern const struct schema schema_daemon_set;
 
 /* ---- kinds (RBAC: api/schema-rbac.c) ---- */
 /* rbac.authorization.k8s.io/v1 Role, ClusterRole, RoleBinding, ClusterRoleBinding, and the
@@ -65,8 +67,8 @@ extern const struct schema schema_role, schema_cluster_role, schema_role_binding
 /* "Pod", "Node", "Event", "Namespace", "StorageClass", "PersistentVolume",
  * "PersistentVolumeClaim", "ConfigMap", "Secret", "ServiceAccount", "LimitRange",
  * "ResourceQuota", "SelfSubjectReview", "PodDisruptionBudget", "Eviction", "TokenReview",
- * "Lease", "ReplicaSet", "Deployment", "StatefulSet", "ControllerRevision", "Scale", "Role",
- * "ClusterRole", "RoleBinding", "ClusterRoleBinding", "SubjectAccessReview",
+ * "Lease", "ReplicaSet", "Deployment", "StatefulSet", "ControllerRevision", "DaemonSet", "Scale",
+ * "Role", "ClusterRole", "RoleBinding", "ClusterRoleBinding", "SubjectAccessReview",
  * "SelfSubjectAccessReview", "LocalSubjectAccessReview", "SelfSubjectRulesReview": the kind's
  * schema; NULL for any other kind.
  */

@@ -354,3 +354,184 @@ size_t validate_deployment_status_update(const json_t *new_d, const json_t *old_
         validate_counts(vj_obj(new_d, "status"), keys, errs);
         return errs->n - before;
 }
+
+/* ---- DaemonSet and ControllerRevision ---- */
+
+void daemon_set_set_defaults(json_t *ds)
+{
+        json_t *spec = json_object_ensure(ds, "spec");
+        json_t *strategy = json_object_ensure(spec, "updateStrategy");
+        const char *type = vj_str(strategy, "type");
+
+        /* K8S: SetDefaults_DaemonSet (apps/v1): RollingUpdate with maxUnavailable 1 and
+         * maxSurge 0, revisionHistoryLimit 10 */
+        if (!type || !type[0]) {
+                type = "RollingUpdate";
+                json_object_set_new(strategy, "type", json_string(type));
+        }
+        if (streq(type, "RollingUpdate")) {
+                json_t *ru = json_object_ensure(strategy, "rollingUpdate");
+                json_t *mu = json_object_get(ru, "maxUnavailable");
+                json_t *ms = json_object_get(ru, "maxSurge");
+
+                if (!mu || json_is_null(mu))
+                        json_object_set_new(ru, "maxUnavailable", json_integer(1));
+                if (!ms || json_is_null(ms))
+                        json_object_set_new(ru, "maxSurge", json_integer(0));
+        }
+        default_int(spec, "revisionHistoryLimit", 10);
+        pod_template_set_defaults(json_object_ensure(spec, "template"));
+}
+
+static char *render_int_or_percent(const json_t *v)
+{
+        if (json_is_integer(v))
+                return xasprintf("%lld", (long long) json_integer_value(v));
+        return field_value_quote(json_string_value(v) ?: "");
+}
+
+/* K8S: getIntOrPercentValue: the integer, or the percent's number (0 when unset or bad). */
+static int int_or_percent_value(const json_t *v)
+{
+        if (json_is_integer(v))
+                return (int) json_integer_value(v);
+        if (json_is_string(v))
+                return atoi(json_string_value(v));
+        return 0;
+}
+
+/* K8S: ValidateRollingUpdateDaemonSet: each a non-negative int or a percent up to 100%, and
+ * exactly one of the two non-zero. */
+static void validate_ds_rolling_update(const json_t *ru, struct field_error_list *errs)
+{
+        const json_t *mu = json_object_get(ru, "maxUnavailable");
+        const json_t *ms = json_object_get(ru, "maxSurge");
+        bool has_unavailable = int_or_percent_value(mu) != 0;
+        bool has_surge = int_or_percent_value(ms) != 0;
+
+        if (mu && !json_is_null(mu))
+                v_validate_int_or_percent(mu, "spec.updateStrategy.rollingUpdate.maxUnavailable",
+                                          errs);
+        if (ms && !json_is_null(ms))
+                v_validate_int_or_percent(ms, "spec.updateStrategy.rollingUpdate.maxSurge", errs);
+        if (has_unavailable && has_surge) {
+                cleanup_free char *rendered = render_int_or_percent(ms);
+                verr_raw(errs, FIELD_ERROR_INVALID, "spec.updateStrategy.rollingUpdate.maxSurge",
+                         rendered, "may not be set when maxUnavailable is non-zero");
+        } else if (!has_unavailable && !has_surge) {
+                verr_raw(errs, FIELD_ERROR_REQUIRED,
+                         "spec.updateStrategy.rollingUpdate.maxUnavailable", NULL,
+                         "cannot be 0 when maxSurge is 0");
+        }
+}
+
+/* K8S: ValidateDaemonSetUpdateStrategy: an unknown type is NotSupported at the strategy itself,
+ * whose bad value is the Go struct as %#v prints it. */
+static void validate_ds_strategy(const json_t *strategy, struct field_error_list *errs)
+{
+        static const char *const types[] = { "RollingUpdate", "OnDelete", NULL };
+        const char *type = vj_str(strategy, "type") ?: "";
+        const json_t *ru = vj_obj(strategy, "rollingUpdate");
+
+        if (streq(type, "OnDelete"))
+                return;
+        if (streq(type, "RollingUpdate")) {
+                if (!ru)
+                        verr_raw(errs, FIELD_ERROR_REQUIRED, "spec.updateStrategy.rollingUpdate",
+                                 NULL, "");
+                else
+                        validate_ds_rolling_update(ru, errs);
+                return;
+        }
+        {
+                cleanup_free char *qt = field_value_quote(type);
+                /* upstream prints a set rollingUpdate as its address, which no two runs share */
+                cleanup_free char *rendered =
+                        xasprintf("apps.DaemonSetUpdateStrategy{Type:%s, RollingUpdate:%s}", qt,
+                                  ru ? "(*apps.RollingUpdateDaemonSet)(set)"
+                                     : "(*apps.RollingUpdateDaemonSet)(nil)");
+
+                field_error_add(errs, FIELD_ERROR_NOT_SUPPORTED, "spec.updateStrategy", rendered,
+                                "supported values: \"%s\", \"%s\"", types[0], types[1]);
+        }
+}
+
+size_t validate_daemon_set(const json_t *ds, bool meta, struct field_error_list *errs)
+{
+        size_t before = errs->n;
+        const json_t *spec = vj_obj(ds, "spec");
+        const json_t *sel = json_object_get(spec, "selector");
+        const json_t *tmpl = vj_obj(spec, "template");
+
+        if (meta)
+                (void) validate_object_meta_create(ds, true, errs);
+        /* K8S: ValidateDaemonSetSpec */
+        if (!json_is_object(sel)) {
+                verr_raw(errs, FIELD_ERROR_REQUIRED, "spec.selector", NULL, "");
+        } else {
+                v_validate_label_selector(sel, "spec.selector", errs);
+                if (label_selector_object_is_empty(sel)) {
+                        cleanup_free char *rendered = v_render_selector(sel);
+                        verr_raw(errs, FIELD_ERROR_INVALID, "spec.selector", rendered,
+                                 "empty selector is invalid for daemonset");
+                }
+        }
+        if (json_is_object(sel) && label_selector_object_matches(sel, NULL) >= 0 &&
+            !label_selector_object_is_empty(sel) &&
+            label_selector_object_matches(sel, vj_obj(vj_obj(tmpl, "metadata"), "labels")) != 1) {
+                cleanup_free char *rendered =
+                        v_render_string_map(vj_obj(vj_obj(tmpl, "metadata"), "labels"));
+                verr_raw(errs, FIELD_ERROR_INVALID, "spec.template.metadata.labels", rendered,
+                         "`selector` does not match template `labels`");
+        }
+        (void) validate_pod_template(tmpl, "spec.template", errs);
+        {
+                static const char *const always[] = { "Always", NULL };
+                const char *restart = vj_str(vj_obj(tmpl, "spec"), "restartPolicy");
+                const json_t *ads = json_object_get(vj_obj(tmpl, "spec"), "activeDeadlineSeconds");
+
+                /* K8S: daemons are expected to run forever */
+                if (!restart || !streq(restart, "Always"))
+                        verr_not_supported(errs, "spec.template.spec.restartPolicy", restart ?: "",
+                                           always);
+                if (ads && !json_is_null(ads))
+                        verr_raw(errs, FIELD_ERROR_FORBIDDEN,
+                                 "spec.template.spec.activeDeadlineSeconds", NULL,
+                                 "activeDeadlineSeconds in DaemonSet is not Supported");
+        }
+        validate_nonnegative(spec, "minReadySeconds", "spec.minReadySeconds", errs);
+        validate_ds_strategy(vj_obj(spec, "updateStrategy"), errs);
+        validate_nonnegative(spec, "revisionHistoryLimit", "spec.revisionHistoryLimit", errs);
+        return errs->n - before;
+}
+
+size_t validate_daemon_set_update(const json_t *new_ds, const json_t *old_ds,
+                                  struct field_error_list *errs)
+{
+        size_t before = errs->n;
+
+        (void) validate_object_meta_update(new_ds, old_ds, errs);
+        (void) validate_daemon_set(new_ds, false, errs);
+        validate_selector_immutable(new_ds, old_ds, errs);
+        return errs->n - before;
+}
+
+size_t validate_daemon_set_status_update(const json_t *new_ds, const json_t *old_ds,
+                                         struct field_error_list *errs)
+{
+        static const char *const keys[] = { "currentNumberScheduled", "numberMisscheduled",
+                                            "desiredNumberScheduled", "numberReady",
+                                            "observedGeneration",     "updatedNumberScheduled",
+                                            "numberAvailable",        "numberUnavailable",
+                                            "collisionCount",         NULL };
+        size_t before = errs->n;
+        const json_t *status = vj_obj(new_ds, "status");
+
+        (void) validate_object_meta_update(new_ds, old_ds, errs);
+        /* K8S: ValidateDaemonSetStatus: every count non-negative */
+        for (size_t i = 0; keys[i]; i++) {
+                cleanup_free char *f = xasprintf("status.%s", keys[i]);
+                validate_nonnegative(status, keys[i], f, errs);
+        }
+        return errs->n - before;
+}

@@ -1,13 +1,14 @@
 /* validation-batch.c: batch/v1 Job's defaults and validation as kube-apiserver 1.32 does them
  * (K8S: pkg/apis/batch/v1/defaults.go SetDefaults_Job, pkg/registry/batch/job/strategy.go
  * generateSelector, pkg/apis/batch/validation ValidateJob, validateJobSpec,
- * validatePodFailurePolicy, ValidateJobSpecUpdate, ValidateJobStatusUpdate). Indexed
- * completion and what hangs on it (backoffLimitPerIndex, maxFailedIndexes, successPolicy) are
- * refused: flexlet's Job controller does not run them yet. */
+ * validatePodFailurePolicy, validateSuccessPolicy, ValidateJobSpecUpdate,
+ * ValidateJobStatusUpdate), Indexed completion with backoffLimitPerIndex, maxFailedIndexes and
+ * successPolicy included. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/job-index.h"
 #include "api/job.h"
 #include "api/selector.h"
 #include "api/validation-internal.h"
@@ -198,7 +199,7 @@ static void validate_pod_failure_policy(const json_t *spec, struct field_error_l
                 if (streq(action, "FailIndex")) {
                         if (!json_is_integer(json_object_get(spec, "backoffLimitPerIndex")))
                                 verr_str(errs, FIELD_ERROR_INVALID, action_path, action,
-                                         "can only be used when backoffLimitPerIndex is set");
+                                         "requires the backoffLimitPerIndex to be set");
                 } else if (!streq(action, "Count") && !streq(action, "FailJob") &&
                            !streq(action, "Ignore")) {
                         verr_not_supported(errs, action_path, action, actions);
@@ -287,9 +288,147 @@ static void validate_generated_selector(const json_t *job, struct field_error_li
         }
 }
 
-size_t validate_job(const json_t *job, bool meta, struct field_error_list *errs)
+/* K8S: validateSuccessPolicy and validateSuccessPolicyRule */
+static void validate_success_policy(const json_t *spec, struct field_error_list *errs)
+{
+        const json_t *rules = json_path(spec, "successPolicy.rules");
+        long long completions = json_integer_value(json_object_get(spec, "completions"));
+        size_t i;
+        json_t *rule;
+
+        if (!json_array_size(rules))
+                verr_raw(errs, FIELD_ERROR_REQUIRED, "spec.successPolicy.rules", NULL,
+                         "at least one rules must be specified when the successPolicy is "
+                         "specified");
+        if (json_array_size(rules) > 20)
+                verr_int(errs, FIELD_ERROR_TOO_MANY, "spec.successPolicy.rules",
+                         (long long) json_array_size(rules), "must have at most 20 items");
+        json_array_foreach(rules, i, rule) {
+                cleanup_free char *path = xasprintf("spec.successPolicy.rules[%zu]", i);
+                const json_t *idx = json_object_get(rule, "succeededIndexes");
+                const json_t *count = json_object_get(rule, "succeededCount");
+                long long total = 0;
+
+                if (!json_is_string(idx) && !json_is_integer(count))
+                        verr_raw(errs, FIELD_ERROR_REQUIRED, path, NULL,
+                                 "at least one of succeededCount or succeededIndexes must be "
+                                 "specified");
+                if (json_is_string(idx)) {
+                        cleanup_free char *p = xasprintf("%s.succeededIndexes", path);
+                        cleanup_free char *why = NULL;
+
+                        if (job_index_set_validate(json_string_value(idx), (int) completions,
+                                                   &total, &why) < 0) {
+                                cleanup_free char *d =
+                                        xasprintf("error parsing succeededIndexes: %s", why);
+                                verr_str(errs, FIELD_ERROR_INVALID, p, json_string_value(idx), d);
+                        }
+                }
+                if (json_is_integer(count)) {
+                        cleanup_free char *p = xasprintf("%s.succeededCount", path);
+                        long long c = json_integer_value(count);
+
+                        if (c < 0)
+                                verr_int(errs, FIELD_ERROR_INVALID, p, c,
+                                         "must be greater than or equal to 0");
+                        if (c > completions) {
+                                cleanup_free char *d = xasprintf(
+                                        "must be less than or equal to %lld (the number of specified completions)",
+                                        completions);
+                                verr_int(errs, FIELD_ERROR_INVALID, p, c, d);
+                        }
+                        if (json_is_string(idx) && c > total) {
+                                cleanup_free char *d = xasprintf(
+                                        "must be less than or equal to %lld (the number of indexes in the specified succeededIndexes field)",
+                                        total);
+                                verr_int(errs, FIELD_ERROR_INVALID, p, c, d);
+                        }
+                }
+        }
+}
+
+/* K8S: validateJobSpec's completion mode rules (the limits of 1.32: 100000 parallel pods and
+ * failed indexes, 10000 failed indexes and parallelism above 100000 completions with
+ * backoffLimitPerIndex). */
+static void validate_indexed(const json_t *spec, const char *mode, struct field_error_list *errs)
 {
         static const char *const modes[] = { "NonIndexed", "Indexed", NULL };
+        const json_t *completions = json_object_get(spec, "completions");
+        const json_t *parallelism = json_object_get(spec, "parallelism");
+        const json_t *bpi = json_object_get(spec, "backoffLimitPerIndex");
+        const json_t *mfi = json_object_get(spec, "maxFailedIndexes");
+        const json_t *policy = json_object_get(spec, "successPolicy");
+        bool indexed = mode && streq(mode, "Indexed");
+
+        nonnegative(spec, "backoffLimitPerIndex", errs);
+        if (json_is_integer(mfi)) {
+                nonnegative(spec, "maxFailedIndexes", errs);
+                if (!json_is_integer(bpi))
+                        verr_raw(errs, FIELD_ERROR_REQUIRED, "spec.backoffLimitPerIndex", NULL,
+                                 "when maxFailedIndexes is specified");
+        }
+        if (mode && !streq(mode, "NonIndexed") && !indexed)
+                verr_not_supported(errs, "spec.completionMode", mode, modes);
+        if (indexed) {
+                if (!json_is_integer(completions))
+                        verr_raw(errs, FIELD_ERROR_REQUIRED, "spec.completions", NULL,
+                                 "when completion mode is Indexed");
+                if (json_is_integer(parallelism) && json_integer_value(parallelism) > 100000)
+                        verr_int(errs, FIELD_ERROR_INVALID, "spec.parallelism",
+                                 (long long) json_integer_value(parallelism),
+                                 "must be less than or equal to 100000 when completion mode is "
+                                 "Indexed");
+                if (json_is_integer(completions) && json_is_integer(mfi) &&
+                    json_integer_value(mfi) > json_integer_value(completions))
+                        verr_int(errs, FIELD_ERROR_INVALID, "spec.maxFailedIndexes",
+                                 (long long) json_integer_value(mfi),
+                                 "must be less than or equal to completions");
+                if (json_is_integer(mfi) && json_integer_value(mfi) > 100000)
+                        verr_int(errs, FIELD_ERROR_INVALID, "spec.maxFailedIndexes",
+                                 (long long) json_integer_value(mfi),
+                                 "must be less than or equal to 100000");
+                if (json_is_integer(completions) && json_integer_value(completions) > 100000 &&
+                    json_is_integer(bpi)) {
+                        if (!json_is_integer(mfi))
+                                verr_raw(errs, FIELD_ERROR_REQUIRED, "spec.maxFailedIndexes", NULL,
+                                         "must be specified when completions is above 100000");
+                        if (json_is_integer(parallelism) && json_integer_value(parallelism) > 10000)
+                                verr_int(errs, FIELD_ERROR_INVALID, "spec.parallelism",
+                                         (long long) json_integer_value(parallelism),
+                                         "must be less than or equal to 10000 when completions "
+                                         "are above 100000 and used with backoff limit per "
+                                         "index");
+                        if (json_is_integer(mfi) && json_integer_value(mfi) > 10000)
+                                verr_int(errs, FIELD_ERROR_INVALID, "spec.maxFailedIndexes",
+                                         (long long) json_integer_value(mfi),
+                                         "must be less than or equal to 10000 when completions "
+                                         "are above 100000 and used with backoff limit per "
+                                         "index");
+                }
+        } else {
+                if (json_is_integer(bpi))
+                        verr_int(errs, FIELD_ERROR_INVALID, "spec.backoffLimitPerIndex",
+                                 (long long) json_integer_value(bpi),
+                                 "requires indexed completion mode");
+                if (json_is_integer(mfi))
+                        verr_int(errs, FIELD_ERROR_INVALID, "spec.maxFailedIndexes",
+                                 (long long) json_integer_value(mfi),
+                                 "requires indexed completion mode");
+        }
+        if (json_is_object(policy)) {
+                /* K8S: upstream prints the Go struct; flexlet the JSON of the policy */
+                if (!indexed) {
+                        cleanup_free char *rendered = vj_render(policy);
+                        verr_raw(errs, FIELD_ERROR_INVALID, "spec.successPolicy", rendered,
+                                 "requires indexed completion mode");
+                } else if (json_is_integer(completions)) {
+                        validate_success_policy(spec, errs);
+                }
+        }
+}
+
+size_t validate_job(const json_t *job, bool meta, struct field_error_list *errs)
+{
         static const char *const restart[] = { "OnFailure", "Never", NULL };
         static const char *const replacement[] = { "Failed", "TerminatingOrFailed", NULL };
         const json_t *spec = vj_obj(job, "spec");
@@ -306,23 +445,7 @@ size_t validate_job(const json_t *job, bool meta, struct field_error_list *errs)
         nonnegative(spec, "activeDeadlineSeconds", errs);
         nonnegative(spec, "backoffLimit", errs);
         nonnegative(spec, "ttlSecondsAfterFinished", errs);
-        if (mode && !streq(mode, "NonIndexed") && !streq(mode, "Indexed"))
-                verr_not_supported(errs, "spec.completionMode", mode, modes);
-        /* flexlet: the Job controller runs NonIndexed Jobs only (no upstream message: this is
-         * flexlet's refusal of what it does not implement) */
-        if (mode && streq(mode, "Indexed"))
-                verr_raw(errs, FIELD_ERROR_FORBIDDEN, "spec.completionMode", NULL,
-                         "Indexed completion is not supported by flexlet's Job controller yet");
-        if (json_object_get(spec, "backoffLimitPerIndex") &&
-            !json_is_null(json_object_get(spec, "backoffLimitPerIndex")))
-                verr_raw(errs, FIELD_ERROR_FORBIDDEN, "spec.backoffLimitPerIndex", NULL,
-                         "backoffLimitPerIndex (Indexed Jobs) is not supported by flexlet's Job "
-                         "controller yet");
-        if (json_object_get(spec, "successPolicy") &&
-            !json_is_null(json_object_get(spec, "successPolicy")))
-                verr_raw(errs, FIELD_ERROR_FORBIDDEN, "spec.successPolicy", NULL,
-                         "successPolicy (Indexed Jobs) is not supported by flexlet's Job "
-                         "controller yet");
+        validate_indexed(spec, mode, errs);
         if (json_object_get(spec, "podFailurePolicy"))
                 validate_pod_failure_policy(spec, errs);
         if (prp) {
@@ -357,6 +480,23 @@ size_t validate_job(const json_t *job, bool meta, struct field_error_list *errs)
         }
         if (meta)
                 (void) validate_object_meta_create(job, true, errs);
+        /* K8S: ValidateJob: the last index's pod hostname "<job>-<completions-1>" must be a
+         * DNS label */
+        if (mode && streq(mode, "Indexed") &&
+            json_integer_value(json_object_get(spec, "completions")) > 0) {
+                struct field_error_list tmp = { 0 };
+                cleanup_free char *host = xasprintf(
+                        "%s-%lld", json_path_string_or_empty(job, "metadata.name"),
+                        (long long) json_integer_value(json_object_get(spec, "completions")) - 1);
+
+                if (validate_dns1123_label(host, "hostname", &tmp) > 0) {
+                        cleanup_free char *d = xasprintf(
+                                "will not able to create pod with invalid DNS label: %s", host);
+                        verr_str(errs, FIELD_ERROR_INVALID, "metadata.name",
+                                 json_path_string_or_empty(job, "metadata.name"), d);
+                }
+                field_error_list_release(&tmp);
+        }
         return errs->n - before;
 }
 
@@ -385,7 +525,9 @@ size_t validate_job_update(const json_t *new_job, const json_t *old_job,
         immutable(ns, os, "template", "spec.template", errs);
         immutable(ns, os, "completionMode", "spec.completionMode", errs);
         immutable(ns, os, "podFailurePolicy", "spec.podFailurePolicy", errs);
+        immutable(ns, os, "backoffLimitPerIndex", "spec.backoffLimitPerIndex", errs);
         immutable(ns, os, "managedBy", "spec.managedBy", errs);
+        immutable(ns, os, "successPolicy", "spec.successPolicy", errs);
         return errs->n - before;
 }
 

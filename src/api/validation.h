@@ -347,6 +347,14 @@ size_t validate_deployment_update(const json_t *new_d, const json_t *old_d,
                                   struct field_error_list *errs);
 size_t validate_deployment_status_update(const json_t *new_d, const json_t *old_d,
                                          struct field_error_list *errs);
+/* K8S: SetDefaults_DaemonSet (apps/v1), ValidateDaemonSet, ValidateDaemonSetUpdate (the selector
+ * is immutable), ValidateDaemonSetStatusUpdate. */
+void daemon_set_set_defaults(json_t *ds);
+size_t validate_daemon_set(const json_t *ds, bool meta, struct field_error_list *errs);
+size_t validate_daemon_set_update(const json_t *new_ds, const json_t *old_ds,
+                                  struct field_error_list *errs);
+size_t validate_daemon_set_status_update(const json_t *new_ds, const json_t *old_ds,
+                                         struct field_error_list *errs);
 /* ---- apps/v1 StatefulSet, ControllerRevision (api/validation-statefulset.c) ---- */
 
 /* K8S: SetDefaults_StatefulSet (apps/v1): podManagementPolicy OrderedReady, updateStrategy

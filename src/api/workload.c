@@ -8,6 +8,9 @@
 #include "api/workload.h"
 #include "base/alloc.h"
 #include "base/json.h"
+#include "base/error.h"
+#include "base/quantity.h"
+#include "base/strbuf.h"
 #include "base/timeutil.h"
 
 #define FNV32_OFFSET 2166136261u
@@ -139,4 +142,62 @@ bool workload_pod_available(const json_t *pod, int min_ready_seconds, time_t now
         if (!since || time_parse_rfc3339(since, &t) < 0)
                 return false;
         return t + min_ready_seconds <= now;
+}
+
+/* Whether two resource list values (strings or numbers) name the same quantity. */
+static bool same_quantity(const json_t *a, const json_t *b)
+{
+        cleanup_error struct error *ea = NULL, *eb = NULL;
+        struct quantity qa, qb;
+        const char *sa = json_string_value(a), *sb = json_string_value(b);
+
+        if (!sa || !sb)
+                return json_equal(a, b);
+        if (quantity_parse(sa, &qa, &ea) < 0 || quantity_parse(sb, &qb, &eb) < 0)
+                return streq(sa, sb);
+        return quantity_cmp(&qa, &qb) == 0;
+}
+
+char *workload_pod_resize_diff(const json_t *tmpl, const json_t *pod)
+{
+        static const char *const kinds[] = { "requests", "limits" };
+        static const char *const names[] = { "cpu", "memory" };
+        struct strbuf sb;
+        size_t i, j;
+        json_t *cs, *c;
+
+        strbuf_init(&sb);
+        json_array_foreach(json_path(pod, "status.containerStatuses"), i, cs) {
+                const char *name = json_string_value(json_object_get(cs, "name"));
+                const json_t *have = json_object_get(cs, "resources");
+                const json_t *want = NULL;
+
+                if (!name || !json_is_object(have))
+                        continue;
+                json_array_foreach(json_path(tmpl, "spec.containers"), j, c) {
+                        if (streq(json_string_value(json_object_get(c, "name")) ?: "", name))
+                                want = json_object_get(c, "resources");
+                }
+                for (size_t k = 0; k < 2; k++)
+                        for (size_t n = 0; n < 2; n++) {
+                                const json_t *h =
+                                        json_object_get(json_object_get(have, kinds[k]), names[n]);
+                                const json_t *w =
+                                        json_object_get(json_object_get(want, kinds[k]), names[n]);
+
+                                if (!h && !w)
+                                        continue;
+                                if (h && w && same_quantity(h, w))
+                                        continue;
+                                strbuf_addf(&sb, "%s%s %s.%s %s (template %s)", sb.len ? ", " : "",
+                                            name, kinds[k], names[n],
+                                            json_string_value(h) ?: "none",
+                                            json_string_value(w) ?: "none");
+                        }
+        }
+        if (!sb.len) {
+                strbuf_release(&sb);
+                return NULL;
+        }
+        return strbuf_detach(&sb);
 }

@@ -47,4 +47,10 @@ int workload_resolve_fenceposts(const json_t *max_surge, const json_t *max_unava
 bool workload_pod_ready(const json_t *pod);
 bool workload_pod_available(const json_t *pod, int min_ready_seconds, time_t now);
 
+/* Issue 12: how a pod's running containers differ from its template after an in-place resize:
+ * for each container the node reports resources for (status.containerStatuses[].resources),
+ * each of requests/limits cpu/memory whose quantity differs from the template's container, as
+ * "c requests.cpu 60m (template 50m)", joined by ", "; NULL when none differs. Caller frees. */
+char *workload_pod_resize_diff(const json_t *tmpl, const json_t *pod);
+
 #endif

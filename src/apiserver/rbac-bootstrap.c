@@ -288,6 +288,19 @@ static const struct policy_rule ttl_after_finished_controller_rules[] = {
         { .verbs = NULL },
 };
 
+/* K8S: controller_policy.go, daemon-set-controller */
+static const struct policy_rule daemon_set_controller_rules[] = {
+        { "get,list,watch", "extensions,apps", "daemonsets", NULL, NULL },
+        { "update", "extensions,apps", "daemonsets/status", NULL, NULL },
+        { "update", "extensions,apps", "daemonsets/finalizers", NULL, NULL },
+        { "list,watch", "", "nodes", NULL, NULL },
+        { "list,watch,create,delete,patch", "", "pods", NULL, NULL },
+        { "create", "", "pods/binding", NULL, NULL },
+        { "get,list,watch,create,delete,update,patch", "apps", "controllerrevisions", NULL, NULL },
+        EVENTS_RULE,
+        { .verbs = NULL },
+};
+
 /* K8S: controller_policy.go, statefulset-controller */
 static const struct policy_rule statefulset_controller_rules[] = {
         { "list,watch", "", "pods", NULL, NULL },
@@ -384,6 +397,7 @@ static const struct policy_role cluster_roles[] = {
         { "system:controller:service-account-controller", NULL, NULL, service_account_controller_rules },
         { "system:controller:ttl-after-finished-controller", NULL, NULL, ttl_after_finished_controller_rules },
         { "system:controller:statefulset-controller", NULL, NULL, statefulset_controller_rules },
+        { "system:controller:daemon-set-controller", NULL, NULL, daemon_set_controller_rules },
         { "system:controller:certificate-controller", NULL, NULL, certificate_controller_rules },
 };
 
@@ -427,6 +441,7 @@ static const struct policy_binding cluster_role_bindings[] = {
         { "system:controller:service-account-controller", "system:controller:service-account-controller", "ServiceAccount", "service-account-controller" },
         { "system:controller:ttl-after-finished-controller", "system:controller:ttl-after-finished-controller", "ServiceAccount", "ttl-after-finished-controller" },
         { "system:controller:statefulset-controller", "system:controller:statefulset-controller", "ServiceAccount", "statefulset-controller" },
+        { "system:controller:daemon-set-controller", "system:controller:daemon-set-controller", "ServiceAccount", "daemon-set-controller" },
         { "system:controller:certificate-controller", "system:controller:certificate-controller", "ServiceAccount", "certificate-controller" },
 };
 

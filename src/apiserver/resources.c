@@ -559,6 +559,29 @@ static const struct api_resource statefulsets = {
         .strategy = &stateful_set_strategy,
 };
 
+static const char *const ds_short[] = { "ds", NULL };
+
+static const struct api_resource daemonsets = {
+        .group = "apps",
+        .version = "v1",
+        .api_version = "apps/v1",
+        .plural = "daemonsets",
+        .singular = "daemonset",
+        .kind = "DaemonSet",
+        .list_kind = "DaemonSetList",
+        .namespaced = true,
+        .short_names = ds_short,
+        .categories = pod_categories,
+        .verbs = verbs_all,
+        .subresources = status_only,
+        .schema = &schema_daemon_set,
+        .field_labels = config_fields,
+        .columns = daemon_set_columns,
+        .n_columns = DAEMON_SET_COLUMNS,
+        .table_row = daemon_set_table_row,
+        .strategy = &daemon_set_strategy,
+};
+
 /* K8S: pkg/registry/apps/controllerrevision: no short name, no category, no subresource. */
 static const struct api_resource controllerrevisions = {
         .group = "apps",
@@ -678,6 +701,7 @@ const struct api_resource *const api_resources[] = {
         &replicasets,
         &deployments,
         &statefulsets,
+        &daemonsets,
         &controllerrevisions,
         &roles,
         &clusterroles,

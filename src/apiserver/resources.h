@@ -176,6 +176,7 @@ extern const struct resource_strategy certificate_signing_request_strategy;
 extern const struct resource_strategy replica_set_strategy, deployment_strategy;
 /* apiserver/strategy-statefulset.c */
 extern const struct resource_strategy stateful_set_strategy, controller_revision_strategy;
+extern const struct resource_strategy daemon_set_strategy;
 /* apiserver/strategy-rbac.c */
 extern const struct resource_strategy role_strategy;
 extern const struct resource_strategy cluster_role_strategy;

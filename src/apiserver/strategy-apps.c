@@ -89,3 +89,44 @@ const struct resource_strategy deployment_strategy = {
         .validate_update = deployment_validate_update,
         .spec_changed = spec_changed,
 };
+
+/* K8S: pkg/registry/apps/daemonset/strategy.go: status starts empty, generation 1 */
+static void ds_prepare_create(json_t *ds)
+{
+        daemon_set_set_defaults(ds);
+        json_object_set_new(ds, "status",
+                            json_pack("{s:i, s:i, s:i, s:i}", "currentNumberScheduled", 0,
+                                      "numberMisscheduled", 0, "desiredNumberScheduled", 0,
+                                      "numberReady", 0));
+}
+
+static json_t *ds_prepare_update(enum api_subresource sub, json_t *new_obj, const json_t *old)
+{
+        json_t *out = strategy_keep_other_half(sub, new_obj, old);
+
+        if (sub != API_SUB_STATUS)
+                daemon_set_set_defaults(out);
+        return out;
+}
+
+static void ds_validate_create(const json_t *ds, struct field_error_list *errs)
+{
+        (void) validate_daemon_set(ds, true, errs);
+}
+
+static void ds_validate_update(enum api_subresource sub, const json_t *new_obj, const json_t *old,
+                               struct field_error_list *errs)
+{
+        if (sub == API_SUB_STATUS)
+                (void) validate_daemon_set_status_update(new_obj, old, errs);
+        else
+                (void) validate_daemon_set_update(new_obj, old, errs);
+}
+
+const struct resource_strategy daemon_set_strategy = {
+        .prepare_create = ds_prepare_create,
+        .validate_create = ds_validate_create,
+        .prepare_update = ds_prepare_update,
+        .validate_update = ds_validate_update,
+        .spec_changed = spec_changed,
+};

@@ -1,6 +1,7 @@
 /* table.c: builds metav1.Table objects and the per-kind rows, following upstream's printers
  * (pkg/printers/internalversion/printers.go) cell by cell. The apiserver always prints the
  * wide set; kubectl hides priority-1 columns unless asked for -o wide. */
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1009,6 +1010,87 @@ void replica_set_table_row(const json_t *rs, time_t now, json_t *cells)
         age_since(json_path_string(rs, "metadata.creationTimestamp"), now, age);
         json_array_append_new(cells, json_string(age));
         template_cells(rs, cells);
+}
+
+const struct table_column daemon_set_columns[DAEMON_SET_COLUMNS] = {
+        { "Name", "string", "name", NAME_DESCRIPTION, 0 },
+        { "Desired", "integer", "",
+          "The total number of nodes that should be running the daemon pod (including nodes "
+          "correctly running the daemon pod).",
+          0 },
+        { "Current", "integer", "",
+          "The number of nodes that are running at least 1 daemon pod and are supposed to run "
+          "the daemon pod.",
+          0 },
+        { "Ready", "integer", "",
+          "numberReady is the number of nodes that should be running the daemon pod and have "
+          "one or more of the daemon pod running with a Ready Condition.",
+          0 },
+        { "Up-to-date", "integer", "",
+          "The total number of nodes that are running updated daemon pod", 0 },
+        { "Available", "integer", "",
+          "The number of nodes that should be running the daemon pod and have one or more of "
+          "the daemon pod running and available (ready for at least spec.minReadySeconds)",
+          0 },
+        { "Node Selector", "string", "",
+          "NodeSelector is a selector which must be true for the pod to fit on a node. "
+          "Selector which must match a node's labels for the pod to be scheduled on that node.",
+          0 },
+        { "Age", "string", "", AGE_DESCRIPTION, 0 },
+        { "Containers", "string", "", CONTAINERS_DESCRIPTION, 1 },
+        { "Images", "string", "", IMAGES_DESCRIPTION, 1 },
+        { "Selector", "string", "",
+          "A label query over pods that are managed by the daemon set. Must match in order to "
+          "be controlled. It must match the pod template's labels.",
+          1 },
+};
+
+static int cmp_cstr(const void *a, const void *b)
+{
+        return strcmp(*(const char *const *) a, *(const char *const *) b);
+}
+
+/* K8S: labels.FormatLabels: "k=v" pairs sorted by key, comma-joined; "<none>" when empty. */
+static char *format_labels(const json_t *m)
+{
+        size_t n = json_object_size(m), i = 0;
+        const char **keys;
+        struct strbuf sb;
+        const char *k;
+        json_t *v;
+
+        if (!n)
+                return xstrdup("<none>");
+        keys = xcalloc(n, sizeof(*keys));
+        json_object_foreach((json_t *) m, k, v) {
+                keys[i++] = k;
+        }
+        qsort(keys, n, sizeof(*keys), cmp_cstr);
+        strbuf_init(&sb);
+        for (i = 0; i < n; i++)
+                strbuf_addf(&sb, "%s%s=%s", i ? "," : "", keys[i],
+                            str_or(json_string_value(json_object_get(m, keys[i])), ""));
+        free(keys);
+        return strbuf_detach(&sb);
+}
+
+void daemon_set_table_row(const json_t *ds, time_t now, json_t *cells)
+{
+        char age[32];
+        cleanup_free char *node_sel =
+                format_labels(json_path(ds, "spec.template.spec.nodeSelector"));
+
+        json_array_append_new(cells,
+                              json_string(str_or(json_path_string(ds, "metadata.name"), "")));
+        json_array_append_new(cells, json_integer(int_at(ds, "status.desiredNumberScheduled")));
+        json_array_append_new(cells, json_integer(int_at(ds, "status.currentNumberScheduled")));
+        json_array_append_new(cells, json_integer(int_at(ds, "status.numberReady")));
+        json_array_append_new(cells, json_integer(int_at(ds, "status.updatedNumberScheduled")));
+        json_array_append_new(cells, json_integer(int_at(ds, "status.numberAvailable")));
+        json_array_append_new(cells, json_string(node_sel));
+        age_since(json_path_string(ds, "metadata.creationTimestamp"), now, age);
+        json_array_append_new(cells, json_string(age));
+        template_cells(ds, cells);
 }
 
 /* K8S: roleColumnDefinitions, printRole and printClusterRole: the name and the creation time

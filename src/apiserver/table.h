@@ -95,6 +95,10 @@ void replica_set_table_row(const json_t *rs, time_t now, json_t *cells);
 extern const struct table_column stateful_set_columns[STATEFUL_SET_COLUMNS];
 extern const struct table_column controller_revision_columns[CONTROLLER_REVISION_COLUMNS];
 void stateful_set_table_row(const json_t *sts, time_t now, json_t *cells);
+/* K8S: printDaemonSet */
+#define DAEMON_SET_COLUMNS 11
+extern const struct table_column daemon_set_columns[DAEMON_SET_COLUMNS];
+void daemon_set_table_row(const json_t *ds, time_t now, json_t *cells);
 void controller_revision_table_row(const json_t *cr, time_t now, json_t *cells);
 /* RBAC (K8S: printRole, printClusterRole, printRoleBinding, printClusterRoleBinding) */
 #define ROLE_COLUMNS         2

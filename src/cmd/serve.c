@@ -41,6 +41,7 @@
 #include "controllers/resourcequota.h"
 #include "controllers/rootca-publisher.h"
 #include "controllers/disruption.h"
+#include "controllers/daemonset.h"
 #include "controllers/deployment.h"
 #include "controllers/replicaset.h"
 #include "controllers/statefulset.h"
@@ -555,6 +556,7 @@ enum controller_account {
         ACCOUNT_REPLICASET,
         ACCOUNT_DEPLOYMENT,
         ACCOUNT_STATEFULSET,
+        ACCOUNT_DAEMONSET,
         ACCOUNT_GC,
         ACCOUNT_JOB,
         ACCOUNT_TTL,
@@ -580,6 +582,7 @@ static const struct {
         [ACCOUNT_REPLICASET] = { "replicaset-controller", false },
         [ACCOUNT_DEPLOYMENT] = { "deployment-controller", false },
         [ACCOUNT_STATEFULSET] = { "statefulset-controller", false },
+        [ACCOUNT_DAEMONSET] = { "daemon-set-controller", false },
         [ACCOUNT_GC] = { "generic-garbage-collector", false },
         [ACCOUNT_JOB] = { "job-controller", false },
         [ACCOUNT_TTL] = { "ttl-after-finished-controller", false },
@@ -736,6 +739,7 @@ struct controller_set {
         struct replicaset_controller *replicasets;
         struct deployment_controller *deployments;
         struct statefulset_controller *statefulsets;
+        struct daemonset_controller *daemonsets;
         struct garbage_collector *gc;
         struct job_controller *jobs;
         struct node_lifecycle_controller *lifecycle;
@@ -760,6 +764,7 @@ static void controllers_stop(void *ud)
         s->replicasets = replicaset_controller_stop(s->replicasets);
         s->deployments = deployment_controller_stop(s->deployments);
         s->statefulsets = statefulset_controller_stop(s->statefulsets);
+        s->daemonsets = daemonset_controller_stop(s->daemonsets);
         s->gc = garbage_collector_stop(s->gc);
         s->jobs = job_controller_stop(s->jobs);
         s->lifecycle = node_lifecycle_controller_stop(s->lifecycle);
@@ -836,6 +841,8 @@ static int controllers_start(void *ud)
                 r = deployment_controller_start(&ac[ACCOUNT_DEPLOYMENT], &s->deployments, &err);
         if (r >= 0 && src[ACCOUNT_STATEFULSET])
                 r = statefulset_controller_start(&ac[ACCOUNT_STATEFULSET], &s->statefulsets, &err);
+        if (r >= 0 && src[ACCOUNT_DAEMONSET])
+                r = daemonset_controller_start(&ac[ACCOUNT_DAEMONSET], &s->daemonsets, &err);
         if (r >= 0 && src[ACCOUNT_GC])
                 r = garbage_collector_start(&ac[ACCOUNT_GC], &s->gc, &err);
         if (r >= 0 && src[ACCOUNT_JOB] && src[ACCOUNT_TTL])

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/job-index.h"
 #include "api/job.h"
 #include "api/owner.h"
 #include "api/selector.h"
@@ -30,6 +31,13 @@
 #define REASON_POLICY      "PodFailurePolicy"
 #define REASON_COMPLETIONS "CompletionsReached"
 #define MESSAGE_COMPLETE   "Reached expected number of succeeded pods"
+/* K8S: the Indexed Job's reasons (batch/v1 JobReasonMaxFailedIndexesExceeded,
+ * JobReasonFailedIndexes, JobReasonSuccessPolicy) and their messages */
+#define REASON_MAX_FAILED_INDEXES  "MaxFailedIndexesExceeded"
+#define MESSAGE_MAX_FAILED_INDEXES "Job has exceeded the specified maximal number of failed indexes"
+#define REASON_FAILED_INDEXES      "FailedIndexes"
+#define MESSAGE_FAILED_INDEXES     "Job has failed indexes"
+#define REASON_SUCCESS_POLICY      "SuccessPolicy"
 
 enum { COL_JOBS, COL_PODS };
 
@@ -202,6 +210,93 @@ static long long spec_int(const json_t *job, const char *key, long long dflt)
         return json_is_integer(v) ? json_integer_value(v) : dflt;
 }
 
+/* K8S: getCompletionIndex: the pod's index from its annotation (else its label), -1 when it
+ * has none or it is not below completions. */
+static int pod_index(const json_t *pod, long long completions)
+{
+        const char *s = json_string_value(
+                json_object_get(json_path(pod, "metadata.annotations"), JOB_COMPLETION_INDEX_KEY));
+        char *end;
+        long v;
+
+        if (!s)
+                s = json_string_value(json_object_get(json_path(pod, "metadata.labels"),
+                                                      JOB_COMPLETION_INDEX_KEY));
+        if (!s || !*s || *s < '0' || *s > '9')
+                return -1;
+        v = strtol(s, &end, 10);
+        if (*end || v < 0 || v >= completions || v > 1000000000)
+                return -1;
+        return (int) v;
+}
+
+static long long annotation_int(const json_t *pod, const char *key)
+{
+        const char *s =
+                json_string_value(json_object_get(json_path(pod, "metadata.annotations"), key));
+
+        return s ? strtoll(s, NULL, 10) : 0;
+}
+
+/* K8S: firstPendingIndexes: up to n of the lowest indexes neither done, failed nor active, each
+ * as [index, failure count its new pod carries]. */
+static json_t *pending_indexes(const struct job_index_set *done, const struct job_index_set *failed,
+                               const struct job_index_set *active, long long completions,
+                               long long n, const json_t *index_failures)
+{
+        json_t *out = json_array();
+
+        for (long long i = 0; i < completions && (long long) json_array_size(out) < n; i++) {
+                char k[24];
+
+                if (job_index_set_contains(done, (int) i) ||
+                    job_index_set_contains(failed, (int) i) ||
+                    job_index_set_contains(active, (int) i))
+                        continue;
+                (void) snprintf(k, sizeof(k), "%lld", i);
+                json_array_append_new(
+                        out, json_pack("[I, I]", (json_int_t) i,
+                                       json_integer_value(json_object_get(index_failures, k))));
+        }
+        return out;
+}
+
+/* K8S: matchSuccessPolicy: the first rule whose succeededIndexes (all of them, or
+ * succeededCount of them) or succeededCount of all indexes succeeded; -1 when none. */
+static int success_policy_match(const json_t *job, const struct job_index_set *done,
+                                long long completions)
+{
+        size_t i;
+        json_t *rule;
+
+        json_array_foreach(json_path(job, "spec.successPolicy.rules"), i, rule) {
+                const json_t *idx = json_object_get(rule, "succeededIndexes");
+                const json_t *count = json_object_get(rule, "succeededCount");
+                long long have = 0, want;
+
+                if (json_is_string(idx)) {
+                        struct job_index_set want_set;
+
+                        job_index_set_parse(json_string_value(idx), (int) completions, &want_set);
+                        for (size_t k = 0; k < want_set.n; k++)
+                                for (int n = want_set.items[k].first; n <= want_set.items[k].last;
+                                     n++)
+                                        have += job_index_set_contains(done, n);
+                        want = json_is_integer(count) ? json_integer_value(count)
+                                                      : job_index_set_count(&want_set);
+                        job_index_set_release(&want_set);
+                } else if (json_is_integer(count)) {
+                        have = job_index_set_count(done);
+                        want = json_integer_value(count);
+                } else {
+                        continue;
+                }
+                if (have >= want)
+                        return (int) i;
+        }
+        return -1;
+}
+
 json_t *job_plan(const json_t *job, const json_t *pods, time_t now, const struct job_backoff *b)
 {
         json_t *plan = json_pack("{s:[], s:[], s:i, s:i, s:i, s:[]}", "removeFinalizers", "delete",
@@ -224,6 +319,11 @@ json_t *job_plan(const json_t *job, const json_t *pods, time_t now, const struct
         const json_t *completions = json_path(job, "spec.completions");
         long long succeeded, failed, terminating = 0, ready = 0, restarts = 0, want, have;
         const json_t *target;
+        bool indexed = streq(json_path_string_or_empty(job, "spec.completionMode"), "Indexed");
+        long long n_completions = json_integer_value(completions);
+        const json_t *bpi = json_path(job, "spec.backoffLimitPerIndex");
+        struct job_index_set done = { 0 }, failed_idx = { 0 }, active_idx = { 0 };
+        cleanup_json json_t *index_failures = json_object();
         char ts[32];
         size_t i;
         json_t *pod;
@@ -247,11 +347,39 @@ json_t *job_plan(const json_t *job, const json_t *pods, time_t now, const struct
                         ? json_deep_copy(json_path(status, "uncountedTerminatedPods.failed"))
                         : json_array();
 
+        if (indexed) {
+                job_index_set_parse(json_path_string(status, "completedIndexes"),
+                                    (int) n_completions, &done);
+                job_index_set_parse(json_path_string(status, "failedIndexes"), (int) n_completions,
+                                    &failed_idx);
+        }
         json_array_foreach(pods, i, pod) {
                 const char *phase = json_path_string_or_empty(pod, "status.phase");
                 const char *uid = json_path_string_or_empty(pod, "metadata.uid");
                 bool deleting = json_path(pod, "metadata.deletionTimestamp") != NULL;
                 bool fin = has_finalizer(pod);
+                int idx = indexed ? pod_index(pod, n_completions) : -1;
+
+                if (indexed && streq(phase, "Succeeded") && idx >= 0 &&
+                    !job_index_set_contains(&failed_idx, idx))
+                        job_index_set_add(&done, idx);
+                /* K8S: backoffLimitPerIndex: a failed pod's index has failed once more than
+                 * the count its pod carried; past the limit (or at a FailIndex rule) the
+                 * index fails */
+                if (indexed && json_is_integer(bpi) && idx >= 0 && streq(phase, "Failed")) {
+                        cleanup_free char *k = xasprintf("%d", idx);
+                        cleanup_free char *msg = NULL;
+                        const char *action = failure_policy_action(job, pod, &msg);
+                        long long count = annotation_int(pod, JOB_INDEX_FAILURE_COUNT_KEY) +
+                                          (action && streq(action, "Ignore") ? 0 : 1);
+
+                        if (count > json_integer_value(json_object_get(index_failures, k)))
+                                json_object_set_new(index_failures, k, json_integer(count));
+                        if ((count > json_integer_value(bpi) ||
+                             (action && streq(action, "FailIndex"))) &&
+                            !job_index_set_contains(&done, idx))
+                                job_index_set_add(&failed_idx, idx);
+                }
 
                 if (streq(phase, "Succeeded")) {
                         if (fin && !json_array_has_string(unc_s, uid))
@@ -284,6 +412,16 @@ json_t *job_plan(const json_t *job, const json_t *pods, time_t now, const struct
                         terminating++;
                         continue;
                 }
+                /* K8S: an Indexed Job's pod without a valid index, of an index that is done
+                 * or failed, or a second one of an index, is deleted */
+                if (indexed && (idx < 0 || job_index_set_contains(&done, idx) ||
+                                job_index_set_contains(&failed_idx, idx) ||
+                                job_index_set_contains(&active_idx, idx))) {
+                        json_array_append(deletions, pod);
+                        continue;
+                }
+                if (indexed)
+                        job_index_set_add(&active_idx, idx);
                 json_array_append(active, pod);
                 ready += pod_ready(pod);
                 restarts += restart_count(pod);
@@ -293,6 +431,9 @@ json_t *job_plan(const json_t *job, const json_t *pods, time_t now, const struct
         json_object_set_new(plan, "newFailed", json_integer((json_int_t) json_array_size(new_f)));
         succeeded = json_integer_value(json_object_get(status, "succeeded")) +
                     (long long) (json_array_size(unc_s) + json_array_size(new_s));
+        /* K8S: an Indexed Job's succeeded count is the number of its completed indexes */
+        if (indexed)
+                succeeded = job_index_set_count(&done);
         failed = json_integer_value(json_object_get(status, "failed")) +
                  (long long) (json_array_size(unc_f) + json_array_size(new_f));
         if (json_array_size(new_s) || json_array_size(new_f)) {
@@ -343,12 +484,29 @@ json_t *job_plan(const json_t *job, const json_t *pods, time_t now, const struct
                 else if (failed > backoff_limit || over_restarts)
                         set_condition(status, "FailureTarget", "True", REASON_BACKOFF,
                                       MESSAGE_BACKOFF, ts);
+                else if (indexed && json_is_integer(bpi) &&
+                         json_is_integer(json_path(job, "spec.maxFailedIndexes")) &&
+                         job_index_set_count(&failed_idx) >
+                                 json_integer_value(json_path(job, "spec.maxFailedIndexes")))
+                        set_condition(status, "FailureTarget", "True", REASON_MAX_FAILED_INDEXES,
+                                      MESSAGE_MAX_FAILED_INDEXES, ts);
+                else if (indexed && job_index_set_count(&failed_idx) > 0 &&
+                         job_index_set_count(&failed_idx) + job_index_set_count(&done) >=
+                                 n_completions)
+                        set_condition(status, "FailureTarget", "True", REASON_FAILED_INDEXES,
+                                      MESSAGE_FAILED_INDEXES, ts);
                 else if (deadline >= 0 && start && now - start >= deadline)
                         set_condition(status, "FailureTarget", "True", REASON_DEADLINE,
                                       MESSAGE_DEADLINE, ts);
-                else if (json_is_integer(completions)
-                                 ? succeeded >= json_integer_value(completions)
-                                 : succeeded > 0 && json_array_size(active) == 0)
+                else if (indexed && success_policy_match(job, &done, n_completions) >= 0) {
+                        cleanup_free char *m =
+                                xasprintf("Matched rules at index %d",
+                                          success_policy_match(job, &done, n_completions));
+                        set_condition(status, "SuccessCriteriaMet", "True", REASON_SUCCESS_POLICY,
+                                      m, ts);
+                } else if (json_is_integer(completions)
+                                   ? succeeded >= json_integer_value(completions)
+                                   : succeeded > 0 && json_array_size(active) == 0)
                         set_condition(status, "SuccessCriteriaMet", "True", REASON_COMPLETIONS,
                                       MESSAGE_COMPLETE, ts);
                 else if (deadline >= 0 && start)
@@ -370,8 +528,15 @@ json_t *job_plan(const json_t *job, const json_t *pods, time_t now, const struct
                                 set_condition(status, "Failed", "True", reason, msg, ts);
                                 event(plan, "Warning", reason, msg);
                         } else {
-                                set_condition(status, "Complete", "True", REASON_COMPLETIONS,
-                                              MESSAGE_COMPLETE, ts);
+                                const json_t *met = condition(status, "SuccessCriteriaMet");
+
+                                /* K8S: Complete takes SuccessCriteriaMet's reason and message */
+                                set_condition(status, "Complete", "True",
+                                              met ? json_path_string_or_empty(met, "reason")
+                                                  : REASON_COMPLETIONS,
+                                              met ? json_path_string_or_empty(met, "message")
+                                                  : MESSAGE_COMPLETE,
+                                              ts);
                                 json_object_set_new(status, "completionTime", json_string(ts));
                                 event(plan, "Normal", "Completed", "Job completed");
                         }
@@ -405,9 +570,15 @@ json_t *job_plan(const json_t *job, const json_t *pods, time_t now, const struct
                         if (delay > 0)
                                 json_object_set_new(plan, "requeueMs",
                                                     json_integer((json_int_t) delay * 1000));
-                        else
+                        else if (!indexed)
                                 json_object_set_new(plan, "create",
                                                     json_integer((json_int_t) (want - have)));
+                        else
+                                json_object_set_new(plan, "createIndexes",
+                                                    pending_indexes(&done, &failed_idx, &active_idx,
+                                                                    n_completions,
+                                                                    parallelism - have,
+                                                                    index_failures));
                 } else if ((long long) json_array_size(active) > want) {
                         for (long long k = want; k < (long long) json_array_size(active); k++)
                                 json_array_append(deletions, json_array_get(active, (size_t) k));
@@ -418,6 +589,23 @@ json_t *job_plan(const json_t *job, const json_t *pods, time_t now, const struct
         }
         json_object_set_new(status, "succeeded", json_integer((json_int_t) succeeded));
         json_object_set_new(status, "failed", json_integer((json_int_t) failed));
+        if (indexed) {
+                char *d = job_index_set_format(&done);
+
+                json_object_set_new(status, "completedIndexes", json_string(d));
+                free(d);
+                if (!job_index_set_count(&done))
+                        json_object_del(status, "completedIndexes");
+                /* K8S: failedIndexes is set (possibly "") exactly with backoffLimitPerIndex */
+                if (json_is_integer(bpi)) {
+                        d = job_index_set_format(&failed_idx);
+                        json_object_set_new(status, "failedIndexes", json_string(d));
+                        free(d);
+                }
+        }
+        job_index_set_release(&done);
+        job_index_set_release(&failed_idx);
+        job_index_set_release(&active_idx);
         json_object_set_new(status, "terminating", json_integer((json_int_t) terminating));
         json_object_set_new(status, "uncountedTerminatedPods", json_object());
         if (!succeeded)
@@ -533,11 +721,52 @@ static int remove_tracking_finalizer(struct job_controller *x, const json_t *pod
 
 /* K8S: GetPodFromTemplate: the template's labels, annotations and spec, named after the Job,
  * owned by it and tracked by its finalizer. */
-static void create_pod(struct job_controller *x, const json_t *job)
+/* K8S: addCompletionIndexEnvVariables: JOB_COMPLETION_INDEX from the index annotation, in every
+ * container and init container that does not set it. */
+static void add_index_env(json_t *spec)
+{
+        static const char *const lists[] = { "containers", "initContainers" };
+
+        for (size_t l = 0; l < 2; l++) {
+                size_t i, j;
+                json_t *c, *e;
+
+                json_array_foreach(json_object_get(spec, lists[l]), i, c) {
+                        json_t *env = json_object_get(c, "env");
+                        bool have = false;
+
+                        if (!json_is_array(env)) {
+                                env = json_array();
+                                json_object_set_new(c, "env", env);
+                        }
+                        json_array_foreach(env, j, e) {
+                                have |= streq(json_path_string_or_empty(e, "name"),
+                                              JOB_COMPLETION_INDEX_ENV_VAR);
+                        }
+                        if (!have)
+                                json_array_append_new(
+                                        env,
+                                        json_pack("{s:s, s:{s:{s:s}}}", "name",
+                                                  JOB_COMPLETION_INDEX_ENV_VAR, "valueFrom",
+                                                  "fieldRef", "fieldPath",
+                                                  "metadata.annotations['" JOB_COMPLETION_INDEX_KEY
+                                                  "']"));
+                }
+        }
+}
+
+/* Creates one pod of job; index < 0 for a NonIndexed Job, else the completion index and the
+ * failure count its pod carries (K8S: podGenerateNameWithIndex, addCompletionIndexAnnotation,
+ * addCompletionIndexLabel, the hostname "<job>-<index>", addIndexFailureCountAnnotation). */
+static void create_pod(struct job_controller *x, const json_t *job, long long index,
+                       long long failures)
 {
         const json_t *tmpl = json_path(job, "spec.template");
+        const char *job_name = json_path_string_or_empty(job, "metadata.name");
+        cleanup_free char *idx = index >= 0 ? xasprintf("%lld", index) : NULL;
         cleanup_free char *prefix =
-                xasprintf("%.57s-", json_path_string_or_empty(job, "metadata.name"));
+                idx ? xasprintf("%.*s-%s-", (int) (61 - (int) strlen(idx)), job_name, idx)
+                    : xasprintf("%.57s-", job_name);
         cleanup_free char *path = xasprintf("/api/v1/namespaces/%s/pods",
                                             json_path_string_or_empty(job, "metadata.namespace"));
         cleanup_json json_t *pod = json_pack(
@@ -556,9 +785,28 @@ static void create_pod(struct job_controller *x, const json_t *job)
         json_t *meta = json_object_get(pod, "metadata");
 
         if (json_path(tmpl, "metadata.labels"))
-                json_object_set(meta, "labels", json_path(tmpl, "metadata.labels"));
+                json_object_set_new(meta, "labels",
+                                    json_deep_copy(json_path(tmpl, "metadata.labels")));
         if (json_path(tmpl, "metadata.annotations"))
-                json_object_set(meta, "annotations", json_path(tmpl, "metadata.annotations"));
+                json_object_set_new(meta, "annotations",
+                                    json_deep_copy(json_path(tmpl, "metadata.annotations")));
+        if (idx) {
+                json_t *spec = json_deep_copy(json_object_get(pod, "spec"));
+                cleanup_free char *host = xasprintf("%s-%s", job_name, idx);
+
+                json_object_set_new(json_object_ensure(meta, "annotations"),
+                                    JOB_COMPLETION_INDEX_KEY, json_string(idx));
+                json_object_set_new(json_object_ensure(meta, "labels"), JOB_COMPLETION_INDEX_KEY,
+                                    json_string(idx));
+                if (json_is_integer(json_path(job, "spec.backoffLimitPerIndex"))) {
+                        cleanup_free char *f = xasprintf("%lld", failures);
+                        json_object_set_new(json_object_get(meta, "annotations"),
+                                            JOB_INDEX_FAILURE_COUNT_KEY, json_string(f));
+                }
+                json_object_set_new(spec, "hostname", json_string(host));
+                add_index_env(spec);
+                json_object_set_new(pod, "spec", spec);
+        }
         text = json_dump_compact(pod);
         if (api_client_request(x->loop.client, "POST", path, "application/json", text, strlen(text),
                                &code, &answer, &err) == 0 &&
@@ -657,7 +905,10 @@ static void sync_job(struct job_controller *x, const json_t *job, const json_t *
         json_array_foreach(json_object_get(plan, "delete"), i, v)
                 delete_pod(x, job, v);
         for (json_int_t n = json_integer_value(json_object_get(plan, "create")); n > 0; n--)
-                create_pod(x, job);
+                create_pod(x, job, -1, 0);
+        json_array_foreach(json_object_get(plan, "createIndexes"), i, v)
+                create_pod(x, job, json_integer_value(json_array_get(v, 0)),
+                           json_integer_value(json_array_get(v, 1)));
         requeue = json_integer_value(json_object_get(plan, "requeueMs"));
         if (requeue > 0 && (x->loop.next_pass_ms == 0 || requeue < x->loop.next_pass_ms))
                 x->loop.next_pass_ms = (long) requeue + 100;

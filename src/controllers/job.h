@@ -1,5 +1,8 @@
 /* job.h: the Job controller and the TTL-after-finished controller (K8S: pkg/controller/job,
- * pkg/controller/ttlafterfinished), NonIndexed Jobs.
+ * pkg/controller/ttlafterfinished), NonIndexed and Indexed Jobs (an Indexed Job's pods carry
+ * their completion index in an annotation, a label, their hostname and JOB_COMPLETION_INDEX;
+ * completedIndexes and failedIndexes in status; backoffLimitPerIndex, maxFailedIndexes and
+ * successPolicy as 1.32).
  *
  * The Job controller keeps min(parallelism, completions - succeeded) pods running from the
  * template, each owned by the Job (controller, blockOwnerDeletion) and carrying the
@@ -33,7 +36,8 @@ struct job_backoff {
 
 /* The plan for one Job given the pods it owns (array) at now: a new object
  *   {"interim": status or absent, "status": status or absent (unchanged),
- *    "removeFinalizers": [pod...], "delete": [pod...], "create": n, "requeueMs": ms,
+ *    "removeFinalizers": [pod...], "delete": [pod...], "create": n (NonIndexed),
+ *    "createIndexes": [[index, failure count]...] (Indexed), "requeueMs": ms,
  *    "newSucceeded": n, "newFailed": n, "events": [{type, reason, message}...]}
  * interim (the uids of newly finished pods in uncountedTerminatedPods) is written before the
  * finalizers come off, status after. */

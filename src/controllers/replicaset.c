@@ -29,6 +29,8 @@ struct replicaset_controller {
         struct controller_loop loop;
         /* expectations: "ns/rs" -> {"add": [pod keys], "del": [pod keys], "until": epoch s} */
         json_t *expect;
+        /* pod uid -> the resize difference last reported for it (issue 12) */
+        json_t *resized;
 };
 
 bool replicaset_pod_active(const json_t *pod)
@@ -415,6 +417,48 @@ static void manage_replicas(struct replicaset_controller *x, const char *key, co
         }
 }
 
+/* Issue 12: an Event ResizedPods on the ReplicaSet, and on the Deployment controlling it, for
+ * each pod whose running resources differ from the template after an in-place resize, once per
+ * difference: `kubectl describe` of either lists it under Events (describe is kubectl's own;
+ * events of the object are what the server can add to it). */
+static void report_resized(struct replicaset_controller *x, const json_t *rs, const json_t *owned)
+{
+        const json_t *ref = replicaset_controller_of(rs);
+        size_t i;
+        json_t *pod;
+
+        json_array_foreach(owned, i, pod) {
+                const char *uid = json_path_string_or_empty(pod, "metadata.uid");
+                cleanup_free char *diff =
+                        workload_pod_resize_diff(json_path(rs, "spec.template"), pod);
+                cleanup_free char *msg = NULL;
+                const json_t *seen = json_object_get(x->resized, uid);
+
+                if (!diff) {
+                        json_object_del(x->resized, uid);
+                        continue;
+                }
+                if (seen && streq(json_string_value(seen) ?: "", diff))
+                        continue;
+                json_object_set_new(x->resized, uid, json_string(diff));
+                msg = xasprintf("Pod %s runs resized in place: %s",
+                                json_path_string_or_empty(pod, "metadata.name"), diff);
+                (void) api_client_event(x->loop.client, rs, "Normal", "ResizedPods", msg,
+                                        EVENT_COMPONENT, NULL, NULL);
+                if (ref &&
+                    streq(json_string_value(json_object_get(ref, "kind")) ?: "", "Deployment")) {
+                        cleanup_json json_t *owner = json_pack(
+                                "{s:s, s:s, s:{s:s, s:s, s:s}}", "apiVersion", "apps/v1", "kind",
+                                "Deployment", "metadata", "name",
+                                json_string_value(json_object_get(ref, "name")) ?: "", "namespace",
+                                json_path_string_or_empty(rs, "metadata.namespace"), "uid",
+                                json_string_value(json_object_get(ref, "uid")) ?: "");
+                        (void) api_client_event(x->loop.client, owner, "Normal", "ResizedPods", msg,
+                                                "deployment-controller", NULL, NULL);
+                }
+        }
+}
+
 static void sync_one(struct replicaset_controller *x, const char *key, const json_t *rs,
                      const json_t *pods, time_t now)
 {
@@ -424,6 +468,7 @@ static void sync_one(struct replicaset_controller *x, const char *key, const jso
 
         if (expectations_met(x, key, pods, now) && !json_path(rs, "metadata.deletionTimestamp"))
                 manage_replicas(x, key, rs, owned, now);
+        report_resized(x, rs, owned);
         status = replicaset_status(rs, owned, now, &recheck);
         if (recheck > 0 && (x->loop.next_pass_ms == 0 || recheck * 1000 < x->loop.next_pass_ms))
                 x->loop.next_pass_ms = recheck * 1000;
@@ -450,6 +495,22 @@ static void replicaset_pass(void *ctx)
         json_object_foreach(sets, key, rs) {
                 sync_one(x, key, rs, pods, now);
         }
+        /* resize reports of pods that are gone */
+        {
+                cleanup_json json_t *uids = json_object();
+                void *tmp;
+                json_t *p, *v;
+
+                json_object_foreach(pods, key, p) {
+                        json_object_set_new(uids, json_path_string_or_empty(p, "metadata.uid"),
+                                            json_true());
+                }
+                json_object_foreach_safe(x->resized, tmp, key, v)
+                {
+                        if (!json_object_get(uids, key))
+                                json_object_del(x->resized, key);
+                }
+        }
         /* expectations of ReplicaSets that are gone */
         {
                 void *tmp;
@@ -467,6 +528,7 @@ static void replicaset_controller_release(void *ctx)
         struct replicaset_controller *x = ctx;
 
         json_decref(x->expect);
+        json_decref(x->resized);
         free(x);
 }
 
@@ -484,6 +546,7 @@ int replicaset_controller_start(const struct api_client_options *o,
         int r;
 
         x->expect = json_object();
+        x->resized = json_object();
         r = controller_loop_start(o, &def, x, &x->loop, reterr);
         if (r < 0) {
                 replicaset_controller_release(x);

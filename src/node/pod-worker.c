@@ -822,6 +822,26 @@ static const char *pod_ip_of(const struct step *s)
         return s->p->pod_ip;
 }
 
+/* K8S: fieldpath.ExtractFieldPathAsString's metadata.annotations['KEY'] and
+ * metadata.labels['KEY']: the value, "" when the key is absent; NULL when path is not of that
+ * shape. Borrowed from pod. */
+static const char *field_ref_map_value(const json_t *pod, const char *path)
+{
+        bool annotations = strncmp(path, "metadata.annotations['", 22) == 0;
+        const char *key = path + (annotations ? 22 : 17);
+        size_t n = strlen(key);
+        char buf[320];
+
+        if (n < 2 || n - 2 >= sizeof(buf) || strcmp(key + n - 2, "']") != 0)
+                return NULL;
+        memcpy(buf, key, n - 2);
+        buf[n - 2] = '\0';
+        return json_string_value(json_object_get(
+                       json_path(pod, annotations ? "metadata.annotations" : "metadata.labels"),
+                       buf))
+                       ?: "";
+}
+
 /* The env of a container: value (expanded by the runtime), valueFrom.fieldRef,
  * configMapKeyRef and secretKeyRef, and envFrom (node/pod-config.h) resolved here. *ret_error
  * names what cannot be resolved (K8S: CreateContainerConfigError). */
@@ -922,6 +942,9 @@ static struct runtime_env_var *container_env(struct step *s, const json_t *c, si
                         value = json_path_string(s->pod, path) ?: "";
                 else if (path && streq(path, "status.hostIP"))
                         value = s->h->host_ip;
+                else if (path && (strncmp(path, "metadata.annotations['", 22) == 0 ||
+                                  strncmp(path, "metadata.labels['", 17) == 0))
+                        value = field_ref_map_value(s->pod, path);
                 else if (path && streq(path, "status.podIP"))
                         value = pod_ip ?: "";
                 if (!value) {
@@ -929,7 +952,9 @@ static struct runtime_env_var *container_env(struct step *s, const json_t *c, si
                                                "valueFrom.configMapKeyRef, "
                                                "valueFrom.secretKeyRef and "
                                                "valueFrom.fieldRef (metadata.name, "
-                                               "metadata.namespace, metadata.uid, spec.nodeName, "
+                                               "metadata.namespace, metadata.uid, "
+                                               "metadata.labels['KEY'], "
+                                               "metadata.annotations['KEY'], spec.nodeName, "
                                                "spec.serviceAccountName, status.hostIP, "
                                                "status.podIP) are supported",
                                                name);

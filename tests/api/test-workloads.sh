@@ -21,9 +21,9 @@ W=$SERVER_DIR/work
 mkdir -p "$W"
 
 # --- the kinds
-check_equal "discovery: apps/v1 deployments (deploy) and replicasets (rs)" \
-        "deployments deploy apps/v1 true Deployment replicasets rs apps/v1 true ReplicaSet" \
-        "$(k api-resources --api-group=apps --no-headers | grep -E '^(deployments|replicasets) ' | tr -s ' \n' ' ' | sed 's/ $//')"
+check_equal "discovery: apps/v1 deployments (deploy), replicasets (rs), daemonsets (ds), controllerrevisions" \
+        "controllerrevisions apps/v1 true ControllerRevision daemonsets ds apps/v1 true DaemonSet deployments deploy apps/v1 true Deployment replicasets rs apps/v1 true ReplicaSet" \
+        "$(k api-resources --api-group=apps --no-headers | grep -E '^(controllerrevisions|daemonsets|deployments|replicasets) ' | tr -s ' \n' ' ' | sed 's/ $//')"
 check_equal "discovery: deployments/scale is an autoscaling/v1 Scale" \
         '{"name":"deployments/scale","group":"autoscaling","version":"v1","kind":"Scale","verbs":["get","patch","update"]}' \
         "$(api GET /apis/apps/v1 | jq -c '.resources[] | select(.name == "deployments/scale") | {name, group, version, kind, verbs}')"
@@ -101,12 +101,71 @@ check_equal "Recreate: the old ReplicaSet is at 0, none of its pods is left" "0 
 
 # --- Tables
 check_equal "get deploy: NAME READY UP-TO-DATE AVAILABLE AGE" "NAME READY UP-TO-DATE AVAILABLE AGE web 0/4 4 0" \
-        "$(k get deploy web | tr -s ' \n' ' ' | sed -E 's/ [0-9]+s / /; s/ [0-9]+s$//; s/ $//')"
+        "$(k get deploy web | tr -s ' \n' ' ' | sed -E 's/ $//; s/ [0-9]+[smh][0-9]*s?$//')"
 check_equal "get rs -o wide: NAME DESIRED CURRENT READY AGE CONTAINERS IMAGES SELECTOR" \
         "NAME DESIRED CURRENT READY AGE CONTAINERS IMAGES SELECTOR web-$h 4 4 0 busybox busybox app=web,pod-template-hash=$h" \
-        "$(k get rs -l app=web -o wide | tr -s ' \n' ' ' | sed -E 's/ [0-9]+s / /; s/ $//')"
+        "$(k get rs -l app=web -o wide | tr -s ' \n' ' ' | sed -E 's/ [0-9]+[smh][0-9]*s? / /; s/ $//')"
 check_output "describe deploy reads the strategy and replicas" \
         "RollingUpdateStrategy:  25% max unavailable, 25% max surge" \
         sh -c "'$KUBECTL' --cache-dir '$SERVER_DIR/cache' describe deploy web | grep RollingUpdateStrategy"
+
+# --- DaemonSets (the API alone: no node, so nothing is desired)
+ds() { printf '{"apiVersion":"apps/v1","kind":"DaemonSet","metadata":{"name":"%s"},"spec":{"selector":{"matchLabels":{"app":"d"}},%s"template":{"metadata":{"labels":{"app":"%s"}},"spec":{"nodeSelector":{"disk":"ssd","zone":"a"},"containers":[{"name":"c","image":"busybox"}]}}}}' "$1" "$2" "${3:-d}"; }
+ds d1 '' >"$W/ds.json"
+check "create a DaemonSet (kubectl 1.32, protobuf)" kv 1.32 create -f "$W/ds.json"
+check_equal "defaults: RollingUpdate, maxUnavailable 1, maxSurge 0, revisionHistoryLimit 10, generation 1" \
+        'RollingUpdate 1 0 10 1' \
+        "$(k get ds d1 -o jsonpath='{.spec.updateStrategy.type} {.spec.updateStrategy.rollingUpdate.maxUnavailable} {.spec.updateStrategy.rollingUpdate.maxSurge} {.spec.revisionHistoryLimit} {.metadata.generation}')"
+check_equal "a selector that does not match the template's labels" \
+        'DaemonSet.apps "bad" is invalid: spec.template.metadata.labels: Invalid value: map[string]string{"app":"x"}: `selector` does not match template `labels`' \
+        "$(post daemonsets "$(ds bad '' x)")"
+check_equal "maxSurge and maxUnavailable both set" \
+        'DaemonSet.apps "bad" is invalid: spec.updateStrategy.rollingUpdate.maxSurge: Invalid value: 1: may not be set when maxUnavailable is non-zero' \
+        "$(post daemonsets "$(ds bad '"updateStrategy":{"rollingUpdate":{"maxSurge":1,"maxUnavailable":1}},')")"
+check_equal "maxSurge and maxUnavailable both 0" \
+        'DaemonSet.apps "bad" is invalid: spec.updateStrategy.rollingUpdate.maxUnavailable: Required value: cannot be 0 when maxSurge is 0' \
+        "$(post daemonsets "$(ds bad '"updateStrategy":{"rollingUpdate":{"maxSurge":"0%","maxUnavailable":0}},')")"
+check_equal "an unknown strategy, a negative revisionHistoryLimit" \
+        'DaemonSet.apps "bad" is invalid: [spec.updateStrategy: Unsupported value: apps.DaemonSetUpdateStrategy{Type:"Always", RollingUpdate:(*apps.RollingUpdateDaemonSet)(nil)}: supported values: "RollingUpdate", "OnDelete", spec.revisionHistoryLimit: Invalid value: -1: must be greater than or equal to 0]' \
+        "$(post daemonsets "$(ds bad '"revisionHistoryLimit":-1,"updateStrategy":{"type":"Always"},')")"
+check_equal "an empty selector" \
+        'DaemonSet.apps "bad" is invalid: spec.selector: Invalid value: &v1.LabelSelector{MatchLabels:map[string]string(nil), MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: empty selector is invalid for daemonset' \
+        "$(post daemonsets "$(ds bad '' | jq -c '.spec.selector = {}')")"
+check_output "the selector is immutable" 'field is immutable' \
+        k patch ds d1 --type=merge -p '{"spec":{"selector":{"matchLabels":{"app":"e"}},"template":{"metadata":{"labels":{"app":"e"}}}}}'
+check_equal "get ds -o wide: upstream's columns, the node selector as labels" \
+        "NAME DESIRED CURRENT READY UP-TO-DATE AVAILABLE NODE SELECTOR AGE CONTAINERS IMAGES SELECTOR d1 0 0 0 0 0 disk=ssd,zone=a c busybox app=d" \
+        "$(k get ds d1 -o wide | tr -s ' \n' ' ' | sed -E 's/ [0-9]+[smh][0-9]*s? / /; s/ $//')"
+check_equal "ControllerRevision: data is mandatory" \
+        'ControllerRevision.apps "bad" is invalid: data: Required value: data is mandatory' \
+        "$(post controllerrevisions '{"apiVersion":"apps/v1","kind":"ControllerRevision","metadata":{"name":"bad"},"revision":1}')"
+uid=$(k get ds d1 -o jsonpath='{.metadata.uid}')
+check_equal "a ControllerRevision owned by the DaemonSet is created" 201 \
+        "$(api POST /apis/apps/v1/namespaces/default/controllerrevisions -H 'Content-Type: application/json' -o /dev/null -w '%{http_code}' \
+                -d '{"apiVersion":"apps/v1","kind":"ControllerRevision","metadata":{"name":"cr1","ownerReferences":[{"apiVersion":"apps/v1","kind":"DaemonSet","name":"d1","uid":"'"$uid"'","controller":true}]},"data":{"spec":{}},"revision":7}')"
+check_equal "get controllerrevisions: NAME CONTROLLER REVISION AGE" \
+        "NAME CONTROLLER REVISION AGE cr1 daemonset.apps/d1 7" \
+        "$(k get controllerrevisions cr1 | tr -s ' \n' ' ' | sed -E 's/ $//; s/ [0-9]+[smh][0-9]*s?$//')"
+check_output "its data is immutable" 'data: Invalid value' \
+        k patch controllerrevision cr1 --type=merge -p '{"data":{"spec":{"x":1}}}'
+
+# --- Indexed Jobs' validation (batch/v1 1.32)
+jobpost() { api POST /apis/batch/v1/namespaces/default/jobs -H 'Content-Type: application/json' -d "{\"apiVersion\":\"batch/v1\",\"kind\":\"Job\",\"metadata\":{\"name\":\"${2:-bad}\"},\"spec\":{$1\"template\":{\"spec\":{\"restartPolicy\":\"Never\",\"containers\":[{\"name\":\"c\",\"image\":\"busybox\"}]}}}}" | jq -r .message; }
+check_equal "backoffLimitPerIndex and maxFailedIndexes require Indexed" \
+        'Job.batch "bad" is invalid: [spec.backoffLimitPerIndex: Invalid value: 1: requires indexed completion mode, spec.maxFailedIndexes: Invalid value: 1: requires indexed completion mode]' \
+        "$(jobpost '"backoffLimitPerIndex":1,"maxFailedIndexes":1,')"
+check_equal "Indexed without completions; maxFailedIndexes without backoffLimitPerIndex" \
+        'Job.batch "bad" is invalid: [spec.backoffLimitPerIndex: Required value: when maxFailedIndexes is specified, spec.completions: Required value: when completion mode is Indexed]' \
+        "$(jobpost '"completionMode":"Indexed","parallelism":2,"maxFailedIndexes":1,')"
+check_equal "successPolicy: a bad succeededIndexes, a count above completions" \
+        'Job.batch "bad" is invalid: [spec.successPolicy.rules[0].succeededIndexes: Invalid value: "3-1": error parsing succeededIndexes: non-increasing order, previous: 3, current: 1, spec.successPolicy.rules[1].succeededCount: Invalid value: 5: must be less than or equal to 4 (the number of specified completions)]' \
+        "$(jobpost '"completionMode":"Indexed","completions":4,"successPolicy":{"rules":[{"succeededIndexes":"3-1"},{"succeededCount":5}]},')"
+check_equal "the last index's hostname must be a DNS label" \
+        "Job.batch \"$(printf 'j%.0s' $(seq 1 62))\" is invalid: metadata.name: Invalid value: \"$(printf 'j%.0s' $(seq 1 62))\": will not able to create pod with invalid DNS label: $(printf 'j%.0s' $(seq 1 62))-9" \
+        "$(jobpost '"completionMode":"Indexed","completions":10,' "$(printf 'j%.0s' $(seq 1 62))")"
+jobpost '"completionMode":"Indexed","completions":2,' ok >/dev/null
+check_output "an Indexed Job is accepted; completionMode is immutable" \
+        'Invalid value: \"NonIndexed\": field is immutable","field":"spec.completionMode"' \
+        api PATCH /apis/batch/v1/namespaces/default/jobs/ok -H 'Content-Type: application/merge-patch+json' -d '{"spec":{"completionMode":"NonIndexed"}}'
 
 tap_done

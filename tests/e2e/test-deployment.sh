@@ -87,6 +87,9 @@ check "resize a Deployment's pod in place" k patch pod "$pod" --subresource resi
         -p '{"spec":{"containers":[{"name":"busybox","resources":{"requests":{"cpu":"60m"}}}]}}'
 until_equal "the resize is applied" "60m" \
         k get pod "$pod" -o jsonpath='{.status.containerStatuses[0].resources.requests.cpu}'
+check_output "describe deploy shows the resized pod (an Event ResizedPods)" \
+        "Pod $pod runs resized in place: busybox requests.cpu 60m (template 50m)" \
+        sh -c "for _ in \$(seq 1 50); do '$KUBECTL' --cache-dir '$SERVER_DIR/cache' describe deploy web | grep -q ResizedPods && break; sleep 0.2; done; '$KUBECTL' --cache-dir '$SERVER_DIR/cache' describe deploy web"
 # Both controllers sync again after the resize, provably: the Deployment controller copies a
 # new annotation of the Deployment onto its ReplicaSet, and the ReplicaSet controller makes the
 # third pod of a scale to 3. Each pass looks at every pod of the set, the resized one included.

@@ -2,7 +2,10 @@
 # test-job.sh: batch/v1 Jobs end to end, as root, through kubectl 1.32 with pods that really run:
 # a Job of 3 completions with parallelism 2 completes (SuccessCriteriaMet, then Complete); a
 # failing Job ends Failed with BackoffLimitExceeded; a FailJob rule of the pod failure policy
-# fails a Job at its first matching exit code; ttlSecondsAfterFinished removes a finished Job
+# fails a Job at its first matching exit code; Indexed Jobs (each pod's JOB_COMPLETION_INDEX,
+# hostname, index annotation and label; completedIndexes; backoffLimitPerIndex failing an index
+# and the Job with FailedIndexes; a successPolicy completing the Job early);
+# ttlSecondsAfterFinished removes a finished Job
 # and its pods; and the three cascades of `kubectl delete job`: orphan keeps the pods (their
 # ownerReferences and tracking finalizer removed), background removes them, foreground removes
 # the pods before the Job.
@@ -56,6 +59,28 @@ check_output "... with reason PodFailurePolicy and upstream's message" \
         "PodFailurePolicy Container c for pod default/policy-" \
         jq -r '.status.conditions[] | select(.type == "Failed") | "\(.reason) \(.message)"' <<<"$(api GET "$jobs_api/policy")"
 check_equal "... after one pod" "1" "$(api GET "$jobs_api/policy" | jq -r .status.failed)"
+
+# --- Indexed Jobs: each pod knows its index (env, annotation, label, hostname)
+job idx 'echo $JOB_COMPLETION_INDEX $(hostname) > /dev/termination-log' '"completionMode":"Indexed","completions":3,"parallelism":3'
+check_output "an Indexed Job of 3 completes" "condition met" kv 1.32 wait --for=condition=Complete job/idx --timeout=60s
+check_equal "completedIndexes 0-2, succeeded 3; get jobs unchanged" "0-2 3 idx Complete 3/3" \
+        "$(api GET "$jobs_api/idx" | jq -r '"\(.status.completedIndexes) \(.status.succeeded)"') $(kv 1.32 get job idx --no-headers | awk '{print $1, $2, $3}')"
+check_equal "each pod: JOB_COMPLETION_INDEX, hostname <job>-<index>, the index annotation and label, name <job>-<index>-" \
+        "0 idx-0 0 0 yes|1 idx-1 1 1 yes|2 idx-2 2 2 yes" \
+        "$(api GET '/api/v1/namespaces/default/pods?labelSelector=job-name%3Didx' | jq -r '[.items[] | .metadata.annotations["batch.kubernetes.io/job-completion-index"] as $i | "\(.status.containerStatuses[0].state.terminated.message | rtrimstr("\n")) \($i) \(.metadata.labels["batch.kubernetes.io/job-completion-index"]) \(if (.metadata.name | startswith("idx-" + $i + "-")) then "yes" else "no" end)"] | sort | join("|")')"
+# index 1 always fails: backoffLimitPerIndex 0 fails it at once, the others complete
+job perindex '[ $JOB_COMPLETION_INDEX = 1 ] && exit 5; true' '"completionMode":"Indexed","completions":3,"parallelism":3,"backoffLimitPerIndex":0'
+check_output "backoffLimitPerIndex: a failing index fails the Job once the others are done" "condition met" \
+        kv 1.32 wait --for=condition=Failed job/perindex --timeout=60s
+check_equal "completedIndexes 0,2, failedIndexes 1, reason FailedIndexes" "0,2 1 1 FailureTarget/FailedIndexes Failed/FailedIndexes" \
+        "$(api GET "$jobs_api/perindex" | jq -r '"\(.status.completedIndexes) \(.status.failedIndexes) \(.status.failed)"') $(conditions perindex)"
+# successPolicy: index 0 alone suffices; the other index never ends and is deleted
+job policy0 '[ $JOB_COMPLETION_INDEX = 0 ] && exit 0; sleep 300' '"completionMode":"Indexed","completions":2,"parallelism":2,"successPolicy":{"rules":[{"succeededIndexes":"0"}]}'
+check_output "successPolicy: index 0 succeeding completes the Job" "condition met" \
+        kv 1.32 wait --for=condition=Complete job/policy0 --timeout=60s
+check_equal "SuccessCriteriaMet then Complete, reason SuccessPolicy, the running index deleted" \
+        "SuccessCriteriaMet/SuccessPolicy Complete/SuccessPolicy 0" \
+        "$(conditions policy0) $(api GET '/api/v1/namespaces/default/pods?labelSelector=job-name%3Dpolicy0' | jq '[.items[] | select(.status.phase == "Running" and .metadata.deletionTimestamp == null)] | length')"
 
 # --- ttlSecondsAfterFinished
 job ttl "true" '"ttlSecondsAfterFinished":0'

@@ -51,7 +51,12 @@ node_cni_del() {
 }
 
 node_cleanup() {
-        local d
+        local d pid
+        # the fake nodes' lease loops (server.sh's node_lease_keep)
+        for pid in "${NODE_LEASE_PIDS[@]}"; do
+                kill "$pid" 2>/dev/null
+                wait "$pid" 2>/dev/null
+        done
         server_stop
         for _ in 1 2 3 4 5; do
                 for d in /sys/fs/cgroup/*/"$NODE_CGROUP_ROOT" /sys/fs/cgroup/"$NODE_CGROUP_ROOT"; do

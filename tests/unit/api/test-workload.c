@@ -258,13 +258,34 @@ static void test_validation(void **state)
         }
 }
 
+/* Issue 12: the difference between a resized pod's running resources and its template. */
+static void test_resize_diff(void **state)
+{
+        cleanup_json json_t *tmpl = jparse(
+                "{'spec':{'containers':[{'name':'c','resources':{'requests':{'cpu':'100m','memory':'64Mi'},'limits':{'cpu':'200m'}}}]}}");
+        cleanup_json json_t *same = jparse(
+                "{'status':{'containerStatuses':[{'name':'c','resources':{'requests':{'cpu':'0.1','memory':'64Mi'},'limits':{'cpu':'200m'}}}]}}");
+        cleanup_json json_t *resized = jparse(
+                "{'status':{'containerStatuses':[{'name':'c','resources':{'requests':{'cpu':'150m','memory':'64Mi'},'limits':{'cpu':'300m','memory':'128Mi'}}}]}}");
+        cleanup_json json_t *unreported = jparse("{'status':{'containerStatuses':[{'name':'c'}]}}");
+        cleanup_free char *d1 = workload_pod_resize_diff(tmpl, same);
+        cleanup_free char *d2 = workload_pod_resize_diff(tmpl, resized);
+        cleanup_free char *d3 = workload_pod_resize_diff(tmpl, unreported);
+
+        (void) state;
+        assert_null(d1); /* 0.1 is 100m */
+        assert_string_equal(d2, "c requests.cpu 150m (template 100m), c limits.cpu 300m (template "
+                                "200m), c limits.memory 128Mi (template none)");
+        assert_null(d3);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_template_hash),  cmocka_unit_test(test_scaled_value),
                 cmocka_unit_test(test_fenceposts),     cmocka_unit_test(test_new_rs_replicas),
                 cmocka_unit_test(test_template_equal), cmocka_unit_test(test_rs_status_and_ranking),
-                cmocka_unit_test(test_validation),
+                cmocka_unit_test(test_validation),     cmocka_unit_test(test_resize_diff),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);

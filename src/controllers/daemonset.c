@@ -1,0 +1,968 @@
+/* daemonset.c: the DaemonSet controller (daemonset.h): per DaemonSet, its ControllerRevision
+ * history, the pods it owns grouped by their node, then the pods each node lacks or has too
+ * many of, one step of the rolling update, and the status. Level-based: each pass decides from
+ * the informer's snapshot; what it wrote and has not yet seen is held in expectations, as
+ * upstream's ControllerExpectations. Scheduling is the scheduler's: a pod only names its node in
+ * its required node affinity. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/selector.h"
+#include "api/taints.h"
+#include "api/workload.h"
+#include "base/alloc.h"
+#include "base/json.h"
+#include "base/timeutil.h"
+#include "client/event.h"
+#include "controllers/controller-loop.h"
+#include "controllers/daemonset.h"
+#include "controllers/node-affinity.h"
+#include "controllers/replicaset.h"
+
+#define PASS_PERIOD_MS 30000
+/* K8S: controller.ExpectationsTimeout */
+#define EXPECTATIONS_TIMEOUT_S 300
+#define EVENT_COMPONENT        "daemonset-controller"
+
+enum { COL_DS, COL_NODES, COL_PODS, COL_REVISIONS };
+
+struct daemonset_controller {
+        struct controller_loop loop;
+        /* expectations: "ns/ds" -> {"add": [pod keys], "del": [pod keys], "until": epoch s} */
+        json_t *expect;
+        /* pod uid -> the resize difference last reported for it (issue 12) */
+        json_t *resized;
+};
+
+/* ---- pure parts ---- */
+
+void daemonset_add_tolerations(json_t *spec)
+{
+        /* K8S: AddOrUpdateDaemonPodTolerations (pkg/controller/daemon/util) */
+        static const struct {
+                const char *key, *effect;
+                bool host_network_only;
+        } adds[] = {
+                { TAINT_NODE_NOT_READY, "NoExecute", false },
+                { TAINT_NODE_UNREACHABLE, "NoExecute", false },
+                { TAINT_NODE_DISK_PRESSURE, "NoSchedule", false },
+                { TAINT_NODE_MEMORY_PRESSURE, "NoSchedule", false },
+                { TAINT_NODE_PID_PRESSURE, "NoSchedule", false },
+                { TAINT_NODE_UNSCHEDULABLE, "NoSchedule", false },
+                { TAINT_NODE_NETWORK_UNAVAILABLE, "NoSchedule", true },
+        };
+        json_t *tols = json_object_get(spec, "tolerations");
+
+        if (!json_is_array(tols)) {
+                tols = json_array();
+                json_object_set_new(spec, "tolerations", tols);
+        }
+        for (size_t i = 0; i < sizeof(adds) / sizeof(adds[0]); i++) {
+                bool have = false;
+                size_t j;
+                json_t *t;
+
+                if (adds[i].host_network_only &&
+                    !json_is_true(json_object_get(spec, "hostNetwork")))
+                        continue;
+                /* K8S: AddOrUpdateTolerationInPodSpec: an equal toleration is kept as it is */
+                json_array_foreach(tols, j, t) {
+                        const char *k = json_string_value(json_object_get(t, "key"));
+                        const char *op = json_string_value(json_object_get(t, "operator"));
+                        const char *e = json_string_value(json_object_get(t, "effect"));
+
+                        if (k && streq(k, adds[i].key) && op && streq(op, "Exists") && e &&
+                            streq(e, adds[i].effect) && !json_object_get(t, "tolerationSeconds"))
+                                have = true;
+                }
+                if (!have)
+                        json_array_append_new(tols, json_pack("{s:s, s:s, s:s}", "key", adds[i].key,
+                                                              "operator", "Exists", "effect",
+                                                              adds[i].effect));
+        }
+}
+
+/* K8S: the NodeAffinity filter's part for a pod: spec.nodeSelector, then the required terms. */
+static bool node_affinity_matches(const json_t *spec, const json_t *node)
+{
+        const json_t *labels = json_path(node, "metadata.labels");
+        const json_t *required = json_path(
+                spec, "affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution");
+        const char *k;
+        json_t *v;
+
+        json_object_foreach((json_t *) json_object_get(spec, "nodeSelector"), k, v) {
+                const char *have = json_string_value(json_object_get(labels, k));
+
+                if (!have || !json_is_string(v) || !streq(have, json_string_value(v)))
+                        return false;
+        }
+        return !required || node_selector_matches(required, node);
+}
+
+bool daemonset_node_should_run(const json_t *ds, const json_t *node, bool *ret_continue)
+{
+        const char *name = json_path_string_or_empty(node, "metadata.name");
+        const json_t *tmpl_spec = json_path(ds, "spec.template.spec");
+        const char *want_node = json_string_value(json_object_get(tmpl_spec, "nodeName"));
+        const json_t *taints = json_path(node, "spec.taints");
+        cleanup_json json_t *spec = json_deep_copy(tmpl_spec ?: json_object());
+        const json_t *tols;
+        size_t i;
+        json_t *t;
+
+        *ret_continue = false;
+        if (!spec)
+                spec = json_object();
+        /* K8S: NodeShouldRunDaemonPod: a template naming a node runs there only */
+        if (want_node && want_node[0] && !streq(want_node, name))
+                return false;
+        if (!node_affinity_matches(spec, node))
+                return false;
+        daemonset_add_tolerations(spec);
+        tols = json_object_get(spec, "tolerations");
+        if (!taint_untolerated(taints, tols)) {
+                *ret_continue = true;
+                return true;
+        }
+        /* K8S: a daemon pod keeps running unless a NoExecute taint is untolerated */
+        *ret_continue = true;
+        json_array_foreach(taints, i, t) {
+                const char *effect = json_string_value(json_object_get(t, "effect"));
+
+                if (effect && streq(effect, "NoExecute") && !taint_toleration(t, tols))
+                        *ret_continue = false;
+        }
+        return false;
+}
+
+static json_t *owner_ref(const json_t *ds)
+{
+        return json_pack("{s:s, s:s, s:s, s:s, s:b, s:b}", "apiVersion", "apps/v1", "kind",
+                         "DaemonSet", "name", json_path_string_or_empty(ds, "metadata.name"), "uid",
+                         json_path_string_or_empty(ds, "metadata.uid"), "controller", 1,
+                         "blockOwnerDeletion", 1);
+}
+
+json_t *daemonset_new_pod(const json_t *ds, const char *node_name, const char *hash)
+{
+        const json_t *tmpl = json_path(ds, "spec.template");
+        json_t *spec = json_deep_copy(json_object_get(tmpl, "spec") ?: json_object());
+        json_t *meta, *labels, *affinity, *na, *term;
+
+        if (!spec)
+                spec = json_object();
+        meta = json_pack("{s:s+, s:s, s:[o]}", "generateName",
+                         json_path_string_or_empty(ds, "metadata.name"), "-", "namespace",
+                         json_path_string_or_empty(ds, "metadata.namespace"), "ownerReferences",
+                         owner_ref(ds));
+        /* K8S: CreatePodTemplate: the template's labels plus the revision hash */
+        labels = json_deep_copy(json_path(tmpl, "metadata.labels") ?: json_object());
+        if (!labels)
+                labels = json_object();
+        json_object_set_new(labels, DAEMONSET_REVISION_HASH_LABEL, json_string(hash));
+        json_object_set_new(meta, "labels", labels);
+        if (json_path(tmpl, "metadata.annotations"))
+                json_object_set(meta, "annotations", json_path(tmpl, "metadata.annotations"));
+        if (json_path(tmpl, "metadata.finalizers"))
+                json_object_set(meta, "finalizers", json_path(tmpl, "metadata.finalizers"));
+        daemonset_add_tolerations(spec);
+        /* K8S: ReplaceDaemonSetPodNodeNameNodeAffinity: the required terms become one term of
+         * matchFields metadata.name In [node]; preferred terms and pod affinity stay */
+        term = json_pack("{s:[{s:s, s:s, s:[s]}]}", "matchFields", "key", "metadata.name",
+                         "operator", "In", "values", node_name);
+        affinity = json_object_get(spec, "affinity");
+        if (!json_is_object(affinity)) {
+                affinity = json_object();
+                json_object_set_new(spec, "affinity", affinity);
+        }
+        na = json_object_get(affinity, "nodeAffinity");
+        if (!json_is_object(na)) {
+                na = json_object();
+                json_object_set_new(affinity, "nodeAffinity", na);
+        }
+        json_object_set_new(na, "requiredDuringSchedulingIgnoredDuringExecution",
+                            json_pack("{s:[o]}", "nodeSelectorTerms", term));
+        return json_pack("{s:s, s:s, s:o, s:o}", "apiVersion", "v1", "kind", "Pod", "metadata",
+                         meta, "spec", spec);
+}
+
+const char *daemonset_pod_node(const json_t *pod)
+{
+        const char *node = json_path_string(pod, "spec.nodeName");
+        const json_t *terms = json_path(
+                pod,
+                "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms");
+        const json_t *fields, *req;
+
+        if (node && node[0])
+                return node;
+        /* K8S: GetTargetNodeName: exactly one term with exactly one matchFields requirement,
+         * metadata.name In with one value */
+        if (json_array_size(terms) != 1)
+                return NULL;
+        fields = json_object_get(json_array_get(terms, 0), "matchFields");
+        if (json_array_size(fields) != 1)
+                return NULL;
+        req = json_array_get(fields, 0);
+        if (!streq(json_string_value(json_object_get(req, "key")) ?: "", "metadata.name") ||
+            !streq(json_string_value(json_object_get(req, "operator")) ?: "", "In") ||
+            json_array_size(json_object_get(req, "values")) != 1)
+                return NULL;
+        return json_string_value(json_array_get(json_object_get(req, "values"), 0));
+}
+
+json_t *daemonset_revision_data(const json_t *ds)
+{
+        json_t *tmpl = json_deep_copy(json_path(ds, "spec.template") ?: json_object());
+
+        if (!tmpl)
+                tmpl = json_object();
+        json_object_set_new(tmpl, "$patch", json_string("replace"));
+        return json_pack("{s:{s:o}}", "spec", "template", tmpl);
+}
+
+/* ---- the pass ---- */
+
+static int request(struct daemonset_controller *x, const char *method, const char *path,
+                   const char *ct, const json_t *body, json_t **ret)
+{
+        cleanup_error struct error *err = NULL;
+        cleanup_free char *text = body ? json_dump_compact(body) : NULL;
+        long status = 0;
+        int r = api_client_request(x->loop.client, method, path, ct, text, text ? strlen(text) : 0,
+                                   &status, ret, &err);
+
+        if (r < 0)
+                return r;
+        if (status >= 200 && status < 300)
+                return 0;
+        return status == 404 ? -ENOENT : status == 409 ? -ESTALE : -EIO;
+}
+
+static int int_at(const json_t *obj, const char *path, int dflt)
+{
+        const json_t *v = json_path(obj, path);
+        return json_is_integer(v) ? (int) json_integer_value(v) : dflt;
+}
+
+static bool controlled_by(const json_t *obj, const char *uid)
+{
+        const json_t *ref = replicaset_controller_of(obj);
+
+        return ref && streq(json_string_value(json_object_get(ref, "uid")) ?: "", uid);
+}
+
+static int cmp_revision(const void *pa, const void *pb)
+{
+        json_int_t a = json_integer_value(json_object_get(*(json_t *const *) pa, "revision"));
+        json_int_t b = json_integer_value(json_object_get(*(json_t *const *) pb, "revision"));
+
+        return a < b ? -1 : a > b;
+}
+
+/* K8S: constructHistory: the revision whose data is the template's (made, or moved to the
+ * newest revision, when needed), then cleanupHistory: at most revisionHistoryLimit others, never
+ * one a live pod still carries. */
+static void sync_history(struct daemonset_controller *x, const json_t *ds, const json_t *revisions,
+                         const json_t *pods, const char *hash)
+{
+        const char *ns = json_path_string_or_empty(ds, "metadata.namespace");
+        const char *uid = json_path_string_or_empty(ds, "metadata.uid");
+        cleanup_json json_t *data = daemonset_revision_data(ds);
+        cleanup_json json_t *old = json_array();
+        const json_t *cur = NULL;
+        long long max = 0;
+        int limit = int_at(ds, "spec.revisionHistoryLimit", 10);
+        const char *key;
+        json_t *cr, *pod;
+        size_t i;
+
+        json_object_foreach((json_t *) revisions, key, cr) {
+                if (!streq(json_path_string_or_empty(cr, "metadata.namespace"), ns) ||
+                    !controlled_by(cr, uid))
+                        continue;
+                if (json_integer_value(json_object_get(cr, "revision")) > max)
+                        max = json_integer_value(json_object_get(cr, "revision"));
+                if (!cur && json_equal(json_object_get(cr, "data"), data))
+                        cur = cr;
+                else
+                        json_array_append(old, cr);
+        }
+        if (!cur) {
+                cleanup_json json_t *rev = NULL, *labels = NULL;
+                cleanup_free char *path =
+                        xasprintf("/apis/apps/v1/namespaces/%s/controllerrevisions", ns);
+
+                labels = json_deep_copy(json_path(ds, "spec.template.metadata.labels")
+                                                ?: json_object());
+                json_object_set_new(labels, DAEMONSET_REVISION_HASH_LABEL, json_string(hash));
+                rev = json_pack("{s:s, s:s, s:{s:s++, s:s, s:O, s:[o]}, s:O, s:I}", "apiVersion",
+                                "apps/v1", "kind", "ControllerRevision", "metadata", "name",
+                                json_path_string_or_empty(ds, "metadata.name"), "-", hash,
+                                "namespace", ns, "labels", labels, "ownerReferences", owner_ref(ds),
+                                "data", data, "revision", (json_int_t) (max + 1));
+                if (json_path(ds, "metadata.annotations"))
+                        json_object_set(json_object_get(rev, "metadata"), "annotations",
+                                        json_path(ds, "metadata.annotations"));
+                (void) request(x, "POST", path, "application/json", rev, NULL);
+        } else if (json_integer_value(json_object_get(cur, "revision")) < max) {
+                cleanup_json json_t *next = json_deep_copy(cur);
+                cleanup_free char *path =
+                        xasprintf("/apis/apps/v1/namespaces/%s/controllerrevisions/%s", ns,
+                                  json_path_string_or_empty(cur, "metadata.name"));
+
+                /* K8S: the current template's revision is always the newest (rollout undo) */
+                json_object_set_new(next, "revision", json_integer(max + 1));
+                (void) request(x, "PUT", path, "application/json", next, NULL);
+        }
+        if ((int) json_array_size(old) <= limit)
+                return;
+        json_array_sort(old, cmp_revision);
+        {
+                size_t excess = json_array_size(old) - (size_t) limit;
+
+                json_array_foreach(old, i, cr) {
+                        const char *h = json_string_value(json_object_get(
+                                json_path(cr, "metadata.labels"), DAEMONSET_REVISION_HASH_LABEL));
+                        bool live = false;
+                        size_t j;
+
+                        if (!excess)
+                                break;
+                        json_array_foreach((json_t *) pods, j, pod) {
+                                const char *ph = json_string_value(
+                                        json_object_get(json_path(pod, "metadata.labels"),
+                                                        DAEMONSET_REVISION_HASH_LABEL));
+                                if (h && ph && streq(h, ph))
+                                        live = true;
+                        }
+                        if (live)
+                                continue;
+                        {
+                                cleanup_free char *path = xasprintf(
+                                        "/apis/apps/v1/namespaces/%s/controllerrevisions/%s", ns,
+                                        json_path_string_or_empty(cr, "metadata.name"));
+                                (void) request(x, "DELETE", path, NULL, NULL, NULL);
+                        }
+                        excess--;
+                }
+        }
+}
+
+static char *pod_path(const char *ns, const char *name)
+{
+        return name ? xasprintf("/api/v1/namespaces/%s/pods/%s", ns, name)
+                    : xasprintf("/api/v1/namespaces/%s/pods", ns);
+}
+
+/* K8S: ClaimPods: the pods of ds's namespace it controls, after adopting the orphans its
+ * selector matches and releasing the owned ones it no longer matches (a JSON array). */
+static json_t *claim_pods(struct daemonset_controller *x, const json_t *ds, const json_t *pods)
+{
+        const char *ns = json_path_string_or_empty(ds, "metadata.namespace");
+        const char *uid = json_path_string_or_empty(ds, "metadata.uid");
+        const json_t *sel = json_path(ds, "spec.selector");
+        json_t *owned = json_array(), *pod;
+        const char *key;
+
+        json_object_foreach((json_t *) pods, key, pod) {
+                const json_t *ref = replicaset_controller_of(pod);
+                const char *name = json_path_string_or_empty(pod, "metadata.name");
+                cleanup_json json_t *patch = NULL, *answer = NULL;
+                cleanup_free char *path = NULL;
+                bool matches;
+
+                if (!streq(json_path_string_or_empty(pod, "metadata.namespace"), ns))
+                        continue;
+                matches =
+                        label_selector_object_matches(sel, json_path(pod, "metadata.labels")) == 1;
+                if (ref && !streq(json_string_value(json_object_get(ref, "uid")) ?: "", uid))
+                        continue;
+                if (ref && matches) {
+                        json_array_append(owned, pod);
+                        continue;
+                }
+                if (!ref && (!matches || json_path(pod, "metadata.deletionTimestamp")))
+                        continue;
+                path = pod_path(ns, name);
+                if (ref) {
+                        /* K8S: ReleasePod */
+                        patch = json_pack("{s:{s:[{s:s, s:s}], s:s}}", "metadata",
+                                          "ownerReferences", "$patch", "delete", "uid", uid, "uid",
+                                          json_path_string_or_empty(pod, "metadata.uid"));
+                        (void) request(x, "PATCH", path, "application/strategic-merge-patch+json",
+                                       patch, NULL);
+                        continue;
+                }
+                /* K8S: AdoptPod */
+                patch = json_pack("{s:{s:[o], s:s}}", "metadata", "ownerReferences", owner_ref(ds),
+                                  "uid", json_path_string_or_empty(pod, "metadata.uid"));
+                if (request(x, "PATCH", path, "application/strategic-merge-patch+json", patch,
+                            &answer) == 0 &&
+                    answer) {
+                        informer_store(x->loop.watch, COL_PODS, answer);
+                        json_array_append(owned, answer);
+                }
+        }
+        return owned;
+}
+
+static bool expectations_met(struct daemonset_controller *x, const char *key, const json_t *pods,
+                             time_t now)
+{
+        json_t *e = json_object_get(x->expect, key), *v;
+        size_t i;
+
+        if (!e)
+                return true;
+        if (now >= (time_t) json_integer_value(json_object_get(e, "until"))) {
+                json_object_del(x->expect, key);
+                return true;
+        }
+        json_array_foreach(json_object_get(e, "add"), i, v) {
+                if (!json_object_get(pods, json_string_value(v)))
+                        return false;
+        }
+        json_array_foreach(json_object_get(e, "del"), i, v) {
+                const json_t *pod = json_object_get(pods, json_string_value(v));
+                if (pod && !json_path(pod, "metadata.deletionTimestamp"))
+                        return false;
+        }
+        json_object_del(x->expect, key);
+        return true;
+}
+
+static json_t *expectation(struct daemonset_controller *x, const char *key, time_t now)
+{
+        json_t *e = json_object_get(x->expect, key);
+
+        if (e)
+                return e;
+        e = json_pack("{s:[], s:[], s:I}", "add", "del", "until",
+                      (json_int_t) (now + EXPECTATIONS_TIMEOUT_S));
+        json_object_set_new(x->expect, key, e);
+        return e;
+}
+
+/* Creates ds's pod for node; false when the create failed (the slow start stops there). */
+static bool create_pod(struct daemonset_controller *x, const char *key, const json_t *ds,
+                       const char *node, const char *hash, time_t now)
+{
+        const char *ns = json_path_string_or_empty(ds, "metadata.namespace");
+        cleanup_json json_t *pod = daemonset_new_pod(ds, node, hash), *answer = NULL;
+        cleanup_free char *path = pod_path(ns, NULL);
+        cleanup_free char *msg = NULL;
+
+        if (request(x, "POST", path, "application/json", pod, &answer) < 0 || !answer) {
+                msg = xasprintf("Error creating: %s",
+                                answer ? json_string_value(json_object_get(answer, "message")) ?: ""
+                                       : "the request failed");
+                (void) api_client_event(x->loop.client, ds, "Warning", "FailedCreate", msg,
+                                        EVENT_COMPONENT, NULL, NULL);
+                return false;
+        }
+        json_array_append_new(json_object_get(expectation(x, key, now), "add"),
+                              json_string_nocheck(informer_key(answer)));
+        msg = xasprintf("Created pod: %s", json_path_string_or_empty(answer, "metadata.name"));
+        (void) api_client_event(x->loop.client, ds, "Normal", "SuccessfulCreate", msg,
+                                EVENT_COMPONENT, NULL, NULL);
+        return true;
+}
+
+/* Deletes pod (force: grace period 0, for the pods of a node that is gone, as podgc). */
+static void delete_pod(struct daemonset_controller *x, const char *key, const json_t *ds,
+                       const json_t *pod, bool force, time_t now)
+{
+        const char *ns = json_path_string_or_empty(ds, "metadata.namespace");
+        const char *name = json_path_string_or_empty(pod, "metadata.name");
+        cleanup_free char *path = pod_path(ns, name);
+        cleanup_free char *msg = NULL;
+        cleanup_json json_t *body = force ? json_pack("{s:s, s:s, s:i}", "apiVersion", "v1", "kind",
+                                                      "DeleteOptions", "gracePeriodSeconds", 0)
+                                          : NULL;
+        int r;
+
+        if (json_path(pod, "metadata.deletionTimestamp") && !force)
+                return;
+        r = request(x, "DELETE", path, body ? "application/json" : NULL, body, NULL);
+        if (r < 0 && r != -ENOENT)
+                return;
+        json_array_append_new(json_object_get(expectation(x, key, now), "del"),
+                              json_string_nocheck(informer_key(pod)));
+        msg = xasprintf("Deleted pod: %s", name);
+        (void) api_client_event(x->loop.client, ds, "Normal", "SuccessfulDelete", msg,
+                                EVENT_COMPONENT, NULL, NULL);
+}
+
+static const char *pod_hash(const json_t *pod)
+{
+        return json_string_value(
+                json_object_get(json_path(pod, "metadata.labels"), DAEMONSET_REVISION_HASH_LABEL));
+}
+
+static time_t created(const json_t *pod)
+{
+        time_t t = 0;
+        const char *s = json_path_string(pod, "metadata.creationTimestamp");
+
+        if (s)
+                (void) time_parse_rfc3339(s, &t);
+        return t;
+}
+
+/* K8S: podByCreationTimestampAndPhase, simplified: oldest first, then by name. */
+static int cmp_oldest(const void *pa, const void *pb)
+{
+        const json_t *a = *(json_t *const *) pa, *b = *(json_t *const *) pb;
+
+        if (created(a) != created(b))
+                return created(a) < created(b) ? -1 : 1;
+        return strcmp(json_path_string_or_empty(a, "metadata.name"),
+                      json_path_string_or_empty(b, "metadata.name"));
+}
+
+static bool allows_surge(const json_t *ds, int desired)
+{
+        int surge = 0;
+
+        if (!streq(json_path_string_or_empty(ds, "spec.updateStrategy.type"), "RollingUpdate"))
+                return false;
+        (void) workload_scaled_value(json_path(ds, "spec.updateStrategy.rollingUpdate.maxSurge"),
+                                     desired > 0 ? desired : 1, true, &surge);
+        return surge > 0;
+}
+
+/* K8S: podsShouldBeOnNode's duplicates: without surge the oldest pod stays; with it, the
+ * oldest new and the oldest old both stay only while the old is Ready and the new is not. */
+static void delete_duplicates(struct daemonset_controller *x, const char *key, const json_t *ds,
+                              json_t *on_node, const char *hash, bool surge, time_t now)
+{
+        const json_t *oldest_new = NULL, *oldest_old = NULL, *pod;
+        size_t i;
+
+        json_array_sort(on_node, cmp_oldest);
+        json_array_foreach(on_node, i, pod) {
+                const char *h = pod_hash(pod);
+                bool is_new = h && streq(h, hash);
+
+                if (!surge) {
+                        if (i > 0)
+                                delete_pod(x, key, ds, pod, false, now);
+                        continue;
+                }
+                if (is_new && !oldest_new) {
+                        oldest_new = pod;
+                        continue;
+                }
+                if (!is_new && !oldest_old) {
+                        oldest_old = pod;
+                        continue;
+                }
+                delete_pod(x, key, ds, pod, false, now);
+        }
+        if (oldest_new && oldest_old &&
+            (!workload_pod_ready(oldest_old) || workload_pod_ready(oldest_new)))
+                delete_pod(x, key, ds, oldest_old, false, now);
+}
+
+/* K8S: findUpdatedPodsOnNode: the node's one new and one old pod (either may be NULL); false
+ * when it has more than one of either. */
+static bool updated_pods_on_node(const json_t *on_node, const char *hash, const json_t **ret_new,
+                                 const json_t **ret_old)
+{
+        size_t i;
+        json_t *pod;
+
+        *ret_new = *ret_old = NULL;
+        json_array_foreach(on_node, i, pod) {
+                const char *h = pod_hash(pod);
+                const json_t **slot = h && streq(h, hash) ? ret_new : ret_old;
+
+                if (json_path(pod, "metadata.deletionTimestamp"))
+                        continue;
+                if (*slot)
+                        return false;
+                *slot = pod;
+        }
+        return true;
+}
+
+/* K8S: rollingUpdate (pkg/controller/daemon/update.go), one step: without surge, delete old
+ * pods while at most maxUnavailable nodes are without an available pod (an unavailable old pod
+ * goes at once); with surge, start a new pod beside an old one on up to maxSurge nodes (at once
+ * where the old one is unavailable) and delete the old one once the new is available. */
+static void rolling_update(struct daemonset_controller *x, const char *key, const json_t *ds,
+                           const json_t *nodes, const json_t *by_node, const char *hash,
+                           int desired, time_t now)
+{
+        const json_t *ru = json_path(ds, "spec.updateStrategy.rollingUpdate");
+        int min_ready = int_at(ds, "spec.minReadySeconds", 0);
+        int max_surge = 0, max_unavailable = 0, n_unavailable = 0, n_surge = 0;
+        cleanup_json json_t *to_delete = json_array(), *candidates = json_array();
+        cleanup_json json_t *new_nodes = json_array();
+        size_t i;
+        json_t *node, *v;
+
+        (void) workload_scaled_value(json_object_get(ru, "maxSurge"), desired, true, &max_surge);
+        (void) workload_scaled_value(json_object_get(ru, "maxUnavailable"), desired, true,
+                                     &max_unavailable);
+        /* K8S: an impossible configuration falls back to maxUnavailable 1 */
+        if (max_surge == 0 && max_unavailable == 0)
+                max_unavailable = 1;
+        json_array_foreach(nodes, i, node) {
+                const char *name = json_path_string_or_empty(node, "metadata.name");
+                const json_t *np, *op;
+                bool cont;
+
+                if (!daemonset_node_should_run(ds, node, &cont))
+                        continue;
+                if (!updated_pods_on_node(json_object_get(by_node, name), hash, &np, &op)) {
+                        /* the manage step cleans this node up; it counts as unavailable */
+                        n_unavailable++;
+                        n_surge++;
+                        continue;
+                }
+                if (max_surge == 0) {
+                        if ((!op && !np) || (op && np)) {
+                                n_unavailable++;
+                        } else if (np) {
+                                if (!workload_pod_available(np, min_ready, now))
+                                        n_unavailable++;
+                        } else if (!workload_pod_available(op, min_ready, now)) {
+                                json_array_append(to_delete, (json_t *) op);
+                        } else if (n_unavailable < max_unavailable) {
+                                json_array_append(candidates, (json_t *) op);
+                        }
+                        continue;
+                }
+                if (!op)
+                        continue;
+                if (!np) {
+                        if (!workload_pod_available(op, min_ready, now))
+                                json_array_append_new(new_nodes, json_string(name));
+                        else if (n_surge < max_surge)
+                                json_array_append_new(candidates, json_string(name));
+                        continue;
+                }
+                if (!workload_pod_available(np, min_ready, now)) {
+                        n_surge++;
+                        continue;
+                }
+                json_array_append(to_delete, (json_t *) op);
+        }
+        if (max_surge == 0) {
+                int remaining = max_unavailable - n_unavailable;
+
+                for (int k = 0; k < remaining && k < (int) json_array_size(candidates); k++)
+                        json_array_append(to_delete, json_array_get(candidates, (size_t) k));
+        } else {
+                int remaining = max_surge - n_surge;
+
+                for (int k = 0; k < remaining && k < (int) json_array_size(candidates); k++)
+                        json_array_append(new_nodes, json_array_get(candidates, (size_t) k));
+        }
+        json_array_foreach(to_delete, i, v) {
+                delete_pod(x, key, ds, v, false, now);
+        }
+        json_array_foreach(new_nodes, i, v) {
+                if (!create_pod(x, key, ds, json_string_value(v), hash, now))
+                        break;
+        }
+}
+
+/* K8S: manage: a pod for every node that should run one and lacks it, the failed ones and
+ * the duplicates deleted, the pods of nodes that should not keep one deleted. */
+static void manage(struct daemonset_controller *x, const char *key, const json_t *ds,
+                   const json_t *nodes, json_t *by_node, const char *hash, int desired, time_t now)
+{
+        bool surge = allows_surge(ds, desired);
+        const char *name;
+        size_t i;
+        json_t *node, *on_node;
+
+        json_array_foreach(nodes, i, node) {
+                bool run, cont;
+                size_t j;
+                json_t *pod;
+                cleanup_json json_t *live = json_array();
+
+                name = json_path_string_or_empty(node, "metadata.name");
+                run = daemonset_node_should_run(ds, node, &cont);
+                json_array_foreach(json_object_get(by_node, name), j, pod) {
+                        const char *phase = json_path_string_or_empty(pod, "status.phase");
+
+                        if (json_path(pod, "metadata.deletionTimestamp"))
+                                continue;
+                        if (streq(phase, "Failed")) {
+                                cleanup_free char *msg = xasprintf(
+                                        "Found failed daemon pod %s/%s on node %s, will try to kill it",
+                                        json_path_string_or_empty(pod, "metadata.namespace"),
+                                        json_path_string_or_empty(pod, "metadata.name"), name);
+
+                                (void) api_client_event(x->loop.client, ds, "Warning",
+                                                        "FailedDaemonPod", msg, EVENT_COMPONENT,
+                                                        NULL, NULL);
+                                delete_pod(x, key, ds, pod, false, now);
+                                continue;
+                        }
+                        json_array_append(live, pod);
+                }
+                if (run && json_array_size(live) == 0) {
+                        if (!create_pod(x, key, ds, name, hash, now))
+                                return;
+                } else if (run && json_array_size(live) > 1) {
+                        delete_duplicates(x, key, ds, live, hash, surge, now);
+                } else if (!cont) {
+                        json_array_foreach(live, j, pod) {
+                                delete_pod(x, key, ds, pod, false, now);
+                        }
+                }
+        }
+        /* the pods of nodes that are gone (or of no node at all) */
+        json_object_foreach(by_node, name, on_node) {
+                bool found = false;
+                size_t j;
+                json_t *pod;
+
+                json_array_foreach(nodes, i, node) {
+                        if (streq(json_path_string_or_empty(node, "metadata.name"), name))
+                                found = true;
+                }
+                if (found)
+                        continue;
+                json_array_foreach(on_node, j, pod) {
+                        delete_pod(x, key, ds, pod, true, now);
+                }
+        }
+}
+
+/* K8S: updateDaemonSetStatus: counted per node that should run a pod, over its oldest pod. */
+static json_t *ds_status(const json_t *ds, const json_t *nodes, const json_t *by_node,
+                         const char *hash, time_t now)
+{
+        int min_ready = int_at(ds, "spec.minReadySeconds", 0);
+        int desired = 0, current = 0, mis = 0, ready = 0, updated = 0, available = 0;
+        size_t i;
+        json_t *node, *status;
+
+        json_array_foreach(nodes, i, node) {
+                const char *name = json_path_string_or_empty(node, "metadata.name");
+                cleanup_json json_t *live = json_array();
+                const json_t *pod;
+                bool run, cont;
+                size_t j;
+                json_t *p;
+
+                json_array_foreach(json_object_get(by_node, name), j, p) {
+                        if (!json_path(p, "metadata.deletionTimestamp"))
+                                json_array_append(live, p);
+                }
+                run = daemonset_node_should_run(ds, node, &cont);
+                if (run)
+                        desired++;
+                if (!json_array_size(live)) {
+                        continue;
+                }
+                if (!run) {
+                        mis++;
+                        continue;
+                }
+                current++;
+                json_array_sort(live, cmp_oldest);
+                pod = json_array_get(live, 0);
+                if (workload_pod_ready(pod)) {
+                        ready++;
+                        if (workload_pod_available(pod, min_ready, now))
+                                available++;
+                }
+                if (pod_hash(pod) && streq(pod_hash(pod), hash))
+                        updated++;
+        }
+        status = json_pack("{s:i, s:i, s:i, s:i, s:I, s:i, s:i, s:i}", "currentNumberScheduled",
+                           current, "numberMisscheduled", mis, "desiredNumberScheduled", desired,
+                           "numberReady", ready, "observedGeneration",
+                           json_integer_value(json_path(ds, "metadata.generation")),
+                           "updatedNumberScheduled", updated, "numberAvailable", available,
+                           "numberUnavailable", desired - available > 0 ? desired - available : 0);
+        if (json_path(ds, "status.collisionCount"))
+                json_object_set(status, "collisionCount", json_path(ds, "status.collisionCount"));
+        if (json_path(ds, "status.conditions"))
+                json_object_set(status, "conditions", json_path(ds, "status.conditions"));
+        return status;
+}
+
+/* Issue 12: an Event ResizedPods on the DaemonSet for each pod whose running resources differ
+ * from the template after an in-place resize, once per difference (`kubectl describe ds`
+ * lists the DaemonSet's events). */
+static void report_resized(struct daemonset_controller *x, const json_t *ds, const json_t *owned)
+{
+        size_t i;
+        json_t *pod;
+
+        json_array_foreach(owned, i, pod) {
+                const char *uid = json_path_string_or_empty(pod, "metadata.uid");
+                cleanup_free char *diff =
+                        workload_pod_resize_diff(json_path(ds, "spec.template"), pod);
+                cleanup_free char *msg = NULL;
+                const json_t *seen = json_object_get(x->resized, uid);
+
+                if (!diff) {
+                        json_object_del(x->resized, uid);
+                        continue;
+                }
+                if (seen && streq(json_string_value(seen) ?: "", diff))
+                        continue;
+                json_object_set_new(x->resized, uid, json_string(diff));
+                msg = xasprintf("Pod %s runs resized in place: %s",
+                                json_path_string_or_empty(pod, "metadata.name"), diff);
+                (void) api_client_event(x->loop.client, ds, "Normal", "ResizedPods", msg,
+                                        EVENT_COMPONENT, NULL, NULL);
+        }
+}
+
+static void sync_one(struct daemonset_controller *x, const char *key, const json_t *ds,
+                     const json_t *nodes, const json_t *pods, const json_t *revisions, time_t now)
+{
+        const json_t *cc = json_path(ds, "status.collisionCount");
+        int32_t collisions = json_is_integer(cc) ? (int32_t) json_integer_value(cc) : 0;
+        cleanup_free char *hash =
+                workload_template_hash(json_path(ds, "spec.template"), cc ? &collisions : NULL);
+        cleanup_json json_t *owned = NULL, *by_node = json_object(), *status = NULL;
+        cleanup_json json_t *next = NULL, *answer = NULL;
+        int desired = 0;
+        size_t i;
+        json_t *pod, *node;
+
+        if (json_path(ds, "metadata.deletionTimestamp"))
+                return;
+        owned = claim_pods(x, ds, pods);
+        report_resized(x, ds, owned);
+        sync_history(x, ds, revisions, owned, hash);
+        json_array_foreach(owned, i, pod) {
+                const char *n = daemonset_pod_node(pod) ?: "";
+                json_t *arr = json_object_get(by_node, n);
+
+                if (!arr) {
+                        arr = json_array();
+                        json_object_set_new(by_node, n, arr);
+                }
+                json_array_append(arr, pod);
+        }
+        json_array_foreach(nodes, i, node) {
+                bool cont;
+                desired += daemonset_node_should_run(ds, node, &cont);
+        }
+        if (expectations_met(x, key, pods, now)) {
+                manage(x, key, ds, nodes, by_node, hash, desired, now);
+                if (streq(json_path_string_or_empty(ds, "spec.updateStrategy.type"),
+                          "RollingUpdate"))
+                        rolling_update(x, key, ds, nodes, by_node, hash, desired, now);
+        }
+        status = ds_status(ds, nodes, by_node, hash, now);
+        if (json_equal(status, json_object_get(ds, "status")))
+                return;
+        next = json_deep_copy(ds);
+        json_object_set(next, "status", status);
+        {
+                cleanup_free char *path =
+                        xasprintf("/apis/apps/v1/namespaces/%s/daemonsets/%s/status",
+                                  json_path_string_or_empty(ds, "metadata.namespace"),
+                                  json_path_string_or_empty(ds, "metadata.name"));
+                if (request(x, "PUT", path, "application/json", next, &answer) == 0 && answer)
+                        informer_store(x->loop.watch, COL_DS, answer);
+        }
+}
+
+static json_t *object_values(const json_t *obj)
+{
+        json_t *arr = json_array(), *v;
+        const char *k;
+
+        json_object_foreach((json_t *) obj, k, v) {
+                json_array_append(arr, v);
+        }
+        return arr;
+}
+
+static void daemonset_pass(void *ctx)
+{
+        struct daemonset_controller *x = ctx;
+        cleanup_json json_t *sets = informer_snapshot(x->loop.watch, COL_DS);
+        cleanup_json json_t *node_map = informer_snapshot(x->loop.watch, COL_NODES);
+        cleanup_json json_t *pods = informer_snapshot(x->loop.watch, COL_PODS);
+        cleanup_json json_t *revisions = informer_snapshot(x->loop.watch, COL_REVISIONS);
+        cleanup_json json_t *nodes = object_values(node_map);
+        time_t now = time(NULL);
+        const char *key;
+        json_t *ds, *e;
+        void *tmp;
+
+        json_object_foreach(sets, key, ds) {
+                sync_one(x, key, ds, nodes, pods, revisions, now);
+        }
+        json_object_foreach_safe(x->expect, tmp, key, e)
+        {
+                if (!json_object_get(sets, key))
+                        json_object_del(x->expect, key);
+        }
+        {
+                cleanup_json json_t *uids = json_object();
+                json_t *p;
+
+                json_object_foreach(pods, key, p) {
+                        json_object_set_new(uids, json_path_string_or_empty(p, "metadata.uid"),
+                                            json_true());
+                }
+                json_object_foreach_safe(x->resized, tmp, key, e)
+                {
+                        if (!json_object_get(uids, key))
+                                json_object_del(x->resized, key);
+                }
+        }
+}
+
+static void daemonset_controller_release(void *ctx)
+{
+        struct daemonset_controller *x = ctx;
+
+        json_decref(x->expect);
+        json_decref(x->resized);
+        free(x);
+}
+
+int daemonset_controller_start(const struct api_client_options *o,
+                               struct daemonset_controller **ret, struct error **reterr)
+{
+        static const char *const paths[] = {
+                [COL_DS] = "/apis/apps/v1/daemonsets",
+                [COL_NODES] = "/api/v1/nodes",
+                [COL_PODS] = "/api/v1/pods",
+                [COL_REVISIONS] = "/apis/apps/v1/controllerrevisions",
+                NULL,
+        };
+        const struct controller_loop_def def = { .paths = paths,
+                                                 .period_ms = PASS_PERIOD_MS,
+                                                 .pass = daemonset_pass,
+                                                 .release = daemonset_controller_release };
+        struct daemonset_controller *x = xcalloc(1, sizeof(*x));
+        int r;
+
+        x->expect = json_object();
+        x->resized = json_object();
+        r = controller_loop_start(o, &def, x, &x->loop, reterr);
+        if (r < 0) {
+                daemonset_controller_release(x);
+                return r;
+        }
+        *ret = x;
+        return 0;
+}
+
+struct daemonset_controller *daemonset_controller_stop(struct daemonset_controller *x)
+{
+        if (x)
+                controller_loop_stop(&x->loop);
+        return NULL;
+}
