@@ -47,6 +47,9 @@ static json_t *pod_prepare_update(enum api_subresource sub, json_t *new_pod, con
         case API_SUB_EVICTION:
         case API_SUB_TOKEN:
         case API_SUB_SCALE:
+        case API_SUB_EXEC:
+        case API_SUB_ATTACH:
+        case API_SUB_PORTFORWARD:
         case API_SUB_MAX:
                 break;
         }
@@ -78,6 +81,9 @@ static void pod_validate_update(enum api_subresource sub, const json_t *new_pod,
         case API_SUB_EVICTION:
         case API_SUB_TOKEN:
         case API_SUB_SCALE:
+        case API_SUB_EXEC:
+        case API_SUB_ATTACH:
+        case API_SUB_PORTFORWARD:
         case API_SUB_MAX:
                 break;
         }

@@ -6,6 +6,7 @@
  * the worker pool (the same thread wakes them). */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <gnutls/gnutls.h>
 #include <gnutls/x509.h>
 #include <microhttpd.h>
@@ -80,6 +81,20 @@ struct http_server {
         int stop_fd; /* eventfd: tells the sweeper to end */
         pthread_t sweeper;
         bool sweeper_running;
+        /* upgraded connections whose run() has not returned (http_upgrade), under lock */
+        struct upgrade_ctx *upgrades;
+        pthread_cond_t upgrades_cond; /* signalled when one ends */
+};
+
+/* One upgraded connection, from the library's upgrade callback to the end of its run(). */
+struct upgrade_ctx {
+        struct http_server *h;
+        struct http_upgrade up;
+        struct MHD_UpgradeResponseHandle *urh;
+        int fd;
+        char *extra;
+        size_t extra_len;
+        struct upgrade_ctx *prev, *next;
 };
 
 struct request_ctx {
@@ -402,12 +417,136 @@ static void add_warnings(struct MHD_Response *mr, const struct strbuf *warnings)
         strbuf_release(&values);
 }
 
+/* Adds the response's own header lines ("Name: value\n" each). */
+static void add_headers(struct MHD_Response *mr, const struct strbuf *headers)
+{
+        cleanup_free char *copy = xstrndup(headers->buf ? headers->buf : "", headers->len);
+
+        for (char *line = copy, *nl; (nl = strchr(line, '\n')); line = nl + 1) {
+                char *colon = strchr(line, ':');
+
+                *nl = '\0';
+                if (!colon)
+                        continue;
+                *colon = '\0';
+                (void) MHD_add_response_header(mr, line, colon[1] == ' ' ? colon + 2 : colon + 1);
+        }
+}
+
+static void *upgrade_main(void *arg)
+{
+        struct upgrade_ctx *u = arg;
+        struct http_server *h = u->h;
+
+        u->up.run(u->up.ctx, u->fd, u->extra, u->extra_len);
+        if (u->up.free)
+                u->up.free(u->up.ctx);
+        free(u->extra);
+        (void) MHD_upgrade_action(u->urh, MHD_UPGRADE_ACTION_CLOSE);
+        pthread_mutex_lock(&h->lock);
+        if (u->prev)
+                u->prev->next = u->next;
+        else
+                h->upgrades = u->next;
+        if (u->next)
+                u->next->prev = u->prev;
+        pthread_cond_broadcast(&h->upgrades_cond);
+        pthread_mutex_unlock(&h->lock);
+        free(u);
+        return NULL;
+}
+
+/* The library's upgrade callback, on a pool thread once the 101 is sent: the session gets a
+ * thread of its own (a pool thread must never wait on it). */
+static void upgrade_handler(void *cls, struct MHD_Connection *conn, void *con_cls,
+                            const char *extra_in, size_t extra_in_size, MHD_socket sock,
+                            struct MHD_UpgradeResponseHandle *urh)
+{
+        struct upgrade_ctx *u = cls;
+        struct http_server *h = u->h;
+        pthread_attr_t attr;
+        pthread_t t;
+        int flags = fcntl(sock, F_GETFL);
+
+        /* the session reads and writes blocking */
+        if (flags >= 0)
+                (void) fcntl(sock, F_SETFL, flags & ~O_NONBLOCK);
+        u->urh = urh;
+        u->fd = sock;
+        if (extra_in_size) {
+                u->extra = xmalloc(extra_in_size);
+                memcpy(u->extra, extra_in, extra_in_size);
+                u->extra_len = extra_in_size;
+        }
+        pthread_mutex_lock(&h->lock);
+        if (h->stopping) {
+                pthread_mutex_unlock(&h->lock);
+                goto fail;
+        }
+        u->next = h->upgrades;
+        if (u->next)
+                u->next->prev = u;
+        h->upgrades = u;
+        pthread_attr_init(&attr);
+        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+        if (pthread_create(&t, &attr, upgrade_main, u) != 0) {
+                pthread_attr_destroy(&attr);
+                h->upgrades = u->next;
+                if (u->next)
+                        u->next->prev = NULL;
+                pthread_mutex_unlock(&h->lock);
+                goto fail;
+        }
+        pthread_attr_destroy(&attr);
+        pthread_mutex_unlock(&h->lock);
+        return;
+fail:
+        if (u->up.free)
+                u->up.free(u->up.ctx);
+        free(u->extra);
+        (void) MHD_upgrade_action(urh, MHD_UPGRADE_ACTION_CLOSE);
+        free(u);
+}
+
+/* A 101 response that hands the connection to resp->upgrade. */
+static struct MHD_Response *upgrade_response(struct http_server *h, struct http_response *resp)
+{
+        struct upgrade_ctx *u = xcalloc(1, sizeof(*u));
+        struct MHD_Response *mr;
+
+        u->h = h;
+        u->fd = -1;
+        u->up = resp->upgrade;
+        resp->upgrade = (struct http_upgrade){ 0 };
+        mr = MHD_create_response_for_upgrade(upgrade_handler, u);
+        if (!mr) {
+                if (u->up.free)
+                        u->up.free(u->up.ctx);
+                free(u);
+                return NULL;
+        }
+        /* the library frees nothing of u: upgrade_handler takes it; a 101 never sent (the
+         * client gone) leaks u, which the library gives no hook for */
+        return mr;
+}
+
 static enum MHD_Result send_response(struct http_server *h, struct MHD_Connection *conn,
                                      struct http_response *resp)
 {
         struct MHD_Response *mr;
         enum MHD_Result ret;
 
+        if (resp->upgrade.run) {
+                mr = upgrade_response(h, resp);
+                if (!mr)
+                        return MHD_NO;
+                add_headers(mr, &resp->headers);
+                if (resp->audit_id)
+                        (void) MHD_add_response_header(mr, "Audit-Id", resp->audit_id);
+                ret = MHD_queue_response(conn, MHD_HTTP_SWITCHING_PROTOCOLS, mr);
+                MHD_destroy_response(mr);
+                return ret;
+        }
         if (resp->stream.read) {
                 const union MHD_ConnectionInfo *ci =
                         MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
@@ -438,6 +577,7 @@ static enum MHD_Result send_response(struct http_server *h, struct MHD_Connectio
         (void) MHD_add_response_header(mr, "Content-Type", resp->content_type);
         (void) MHD_add_response_header(mr, "Cache-Control", "no-cache, private");
         add_warnings(mr, &resp->warnings);
+        add_headers(mr, &resp->headers);
         if (resp->etag)
                 (void) MHD_add_response_header(mr, "ETag", resp->etag);
         if (resp->audit_id)
@@ -631,6 +771,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
                         MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "X-Forwarded-For"),
                 .real_ip = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "X-Real-Ip"),
                 .audit_id = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Audit-ID"),
+                .lib_conn = conn,
         };
         http_response_init(&resp);
         h->handler(h->ud, &req, &resp);
@@ -644,6 +785,14 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
         ret = send_response(h, conn, &resp);
         http_response_release(&resp);
         return ret;
+}
+
+const char *http_request_header(const struct http_request *r, const char *name)
+{
+        if (!r->lib_conn)
+                return NULL;
+        return MHD_lookup_connection_value((struct MHD_Connection *) r->lib_conn, MHD_HEADER_KIND,
+                                           name);
 }
 
 static void request_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
@@ -730,6 +879,7 @@ static void server_free(struct http_server *h)
         if (h->stop_fd >= 0)
                 (void) close(h->stop_fd);
         pthread_mutex_destroy(&h->lock);
+        pthread_cond_destroy(&h->upgrades_cond);
         free(h->cert_pem);
         free(h->key_pem);
         free(h->client_ca_pem);
@@ -752,7 +902,8 @@ int http_server_start(const struct http_server_options *o, struct http_server **
         struct sockaddr_storage ss;
         socklen_t sslen;
         /* An epoll event loop on each of a pool of threads; quiet streams are suspended. */
-        unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME;
+        unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL |
+                         MHD_ALLOW_SUSPEND_RESUME | MHD_ALLOW_UPGRADE;
         unsigned workers = o->worker_threads ? o->worker_threads : default_workers();
         unsigned max_conns =
                 o->max_connections ? o->max_connections : HTTP_SERVER_DEFAULT_MAX_CONNECTIONS;
@@ -788,7 +939,8 @@ int http_server_start(const struct http_server_options *o, struct http_server **
         h = xcalloc(1, sizeof(*h));
         h->epfd = -1;
         h->stop_fd = -1;
-        if (pthread_mutex_init(&h->lock, NULL) != 0)
+        if (pthread_mutex_init(&h->lock, NULL) != 0 ||
+            pthread_cond_init(&h->upgrades_cond, NULL) != 0)
                 abort();
         h->handler = o->handler;
         h->ud = o->ud;
@@ -882,6 +1034,11 @@ struct http_server *http_server_stop(struct http_server *h)
         h->stopping = true;
         for (struct conn_state *cs = h->conns; cs; cs = cs->next)
                 conn_unpark(h, cs);
+        /* nor with upgraded ones: end every session (its reads see the end) and wait for it */
+        for (struct upgrade_ctx *u = h->upgrades; u; u = u->next)
+                (void) shutdown(u->fd, SHUT_RDWR);
+        while (h->upgrades)
+                pthread_cond_wait(&h->upgrades_cond, &h->lock);
         pthread_mutex_unlock(&h->lock);
         if (h->sweeper_running) {
                 (void) eventfd_write(h->stop_fd, 1);

@@ -395,8 +395,7 @@ static void setup_termination_log(int rootfd, const struct supervisor *sv, int e
                            errstr(errno, e));
 }
 
-/* The home of uid in the container's /etc/passwd, or NULL. */
-static char *passwd_home(uid_t uid)
+char *rt_passwd_home(uid_t uid)
 {
         FILE *f = fopen("/etc/passwd", "re");
         char *line = NULL, *home = NULL;
@@ -624,7 +623,7 @@ _noreturn_ static void container_child(struct supervisor *sv, int outfd, int err
 
         /* env and argv */
         rt_pod_env(s, &pod_env);
-        home = passwd_home(s->uid);
+        home = rt_passwd_home(s->uid);
         envp = rt_process_env(s, &pod_env, sv->hostname, home);
         if (rt_process_argv(s, &pod_env, &argv, &err) < 0)
                 child_fail(errfd, "%s", err->message);
@@ -1076,30 +1075,39 @@ start_failed:
         return 0;
 }
 
-/* The filter runtime_container_start compiled (none when the file is absent). */
-static int read_seccomp(struct supervisor *sv, struct error **reterr)
+int rt_seccomp_read_file(int dfd, struct rt_seccomp_bpf *ret, struct error **reterr)
 {
         char *buf = NULL;
         size_t len = 0;
         uint32_t flags;
-        int r = fs_read_file_at(sv->dfd, RT_SECCOMP_FILE, RT_STATE_FILE_MAX, &buf, &len);
+        int r = fs_read_file_at(dfd, RT_SECCOMP_FILE, RT_STATE_FILE_MAX, &buf, &len);
 
+        *ret = (struct rt_seccomp_bpf){ 0 };
         if (r == -ENOENT)
                 return 0;
         if (r < 0)
-                return error_set(reterr, -r, "supervisor: read %s: %s", RT_SECCOMP_FILE,
-                                 strerror(-r));
+                return error_set(reterr, -r, "read %s: %s", RT_SECCOMP_FILE, strerror(-r));
         if (len < 4 + 8 || (len - 4) % 8) {
                 free(buf);
-                return error_set(reterr, EINVAL, "supervisor: %s is malformed", RT_SECCOMP_FILE);
+                return error_set(reterr, EINVAL, "%s is malformed", RT_SECCOMP_FILE);
         }
         memcpy(&flags, buf, 4);
-        sv->seccomp.flags = flags;
-        sv->seccomp.len = len - 4;
-        sv->seccomp.prog = xmalloc(sv->seccomp.len);
-        memcpy(sv->seccomp.prog, buf + 4, sv->seccomp.len);
+        ret->flags = flags;
+        ret->len = len - 4;
+        ret->prog = xmalloc(ret->len);
+        memcpy(ret->prog, buf + 4, ret->len);
         free(buf);
         return 0;
+}
+
+/* The filter runtime_container_start compiled (none when the file is absent). */
+static int read_seccomp(struct supervisor *sv, struct error **reterr)
+{
+        int r = rt_seccomp_read_file(sv->dfd, &sv->seccomp, reterr);
+
+        if (r < 0)
+                error_wrap(reterr, "supervisor");
+        return r;
 }
 
 int rt_supervisor_serve(const char *state_dir, int notify_fd, struct error **reterr)
@@ -1180,6 +1188,9 @@ int runtime_helper_main(int argc, char **argv, struct error **reterr)
         int notify_fd = -1;
         sigset_t none;
 
+        /* K8S exec: `supervise --exec DIR --ctl-fd N [--tty] -- ARGV...` (exec.c) */
+        if (argc > 1 && streq(argv[1], "--exec"))
+                return rt_exec_helper_main(argc, argv, reterr);
         for (int i = 1; i < argc; i++) {
                 if (streq(argv[i], "--notify-fd") && i + 1 < argc) {
                         char *end;
