@@ -314,6 +314,9 @@ static int decode_body(const struct api_target *t, const struct http_request *re
         *ret_json = NULL;
         if (!streq(req->method, "POST") && !streq(req->method, "PUT"))
                 return 0;
+        /* K8S: the streaming subresources are connecters: a POST upgrades, it has no body */
+        if (t->sub == API_SUB_EXEC || t->sub == API_SUB_ATTACH || t->sub == API_SUB_PORTFORWARD)
+                return 0;
         if (negotiate_input(req->content_type, &media) < 0) {
                 status_respond(resp, EPROTONOSUPPORT, negotiate_unsupported_message(), NULL);
                 return -EPROTONOSUPPORT;

@@ -86,18 +86,27 @@ struct http_server {
         pthread_cond_t upgrades_cond; /* signalled when one ends */
 };
 
-/* One upgraded connection, from the library's upgrade callback to the end of its run(). */
+/* One upgraded connection, from its 101 to the end of its run(). The library's own upgrade
+ * support (MHD_create_response_for_upgrade) relays a TLS connection through buffers carved from
+ * what is left of the connection's memory pool, which in libmicrohttpd 0.9.75 is nothing: its
+ * 8-byte emergency buffer moved 20 MiB in minutes, 4 bytes a TLS record. So the server takes the
+ * connection over instead: it suspends it (the library leaves a suspended connection alone),
+ * writes the 101 itself and relays between the TLS session and a local socket pair in 16 KiB
+ * records on a thread of its own; once the session ends, it resumes the connection, which the
+ * handler then closes. */
 struct upgrade_ctx {
         struct http_server *h;
         struct http_upgrade up;
-        struct MHD_UpgradeResponseHandle *urh;
-        int fd;
-        char *extra;
-        size_t extra_len;
+        struct MHD_Connection *conn;
+        int fd;               /* the client's socket */
+        gnutls_session_t tls; /* NULL: plain HTTP */
+        struct strbuf head;   /* the 101's head */
+        int app[2];           /* TLS: the socket pair; app[0] is run()'s */
         struct upgrade_ctx *prev, *next;
 };
 
 struct request_ctx {
+        bool upgraded; /* handed over (upgrade_start): the next call ends the connection */
         struct strbuf body;
         bool too_large;
         struct http_pending pending; /* the handler's answer still to come */
@@ -433,16 +442,127 @@ static void add_headers(struct MHD_Response *mr, const struct strbuf *headers)
         }
 }
 
+/* Waits until fd is ready for events (POLLIN or POLLOUT). false when the connection failed. */
+static bool wait_fd(int fd, short events)
+{
+        struct pollfd p = { .fd = fd, .events = events };
+
+        for (;;) {
+                int n = poll(&p, 1, -1);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                return n > 0 && !(p.revents & (POLLERR | POLLNVAL));
+        }
+}
+
+/* Writes all n bytes to the client, through TLS or not; false when the connection failed. */
+static bool client_send(struct upgrade_ctx *u, const char *buf, size_t n)
+{
+        while (n) {
+                ssize_t w = u->tls ? gnutls_record_send(u->tls, buf, n)
+                                   : send(u->fd, buf, n, MSG_NOSIGNAL);
+
+                if (u->tls && (w == GNUTLS_E_AGAIN || w == GNUTLS_E_INTERRUPTED)) {
+                        if (!wait_fd(u->fd, POLLOUT))
+                                return false;
+                        continue;
+                }
+                if (!u->tls && w < 0 && (errno == EAGAIN || errno == EINTR)) {
+                        if (!wait_fd(u->fd, POLLOUT))
+                                return false;
+                        continue;
+                }
+                if (w <= 0)
+                        return false;
+                buf += w;
+                n -= (size_t) w;
+        }
+        return true;
+}
+
+static void *upgrade_run_main(void *arg)
+{
+        struct upgrade_ctx *u = arg;
+
+        u->up.run(u->up.ctx, u->app[0], NULL, 0);
+        /* the end of the session: the relay sees the socket pair close */
+        (void) shutdown(u->app[0], SHUT_RDWR);
+        return NULL;
+}
+
+/* TLS: relays between the client's TLS session and the socket pair until either ends. */
+static void upgrade_relay(struct upgrade_ctx *u)
+{
+        char buf[16384];
+
+        for (;;) {
+                struct pollfd p[2] = { { .fd = u->fd, .events = POLLIN },
+                                       { .fd = u->app[1], .events = POLLIN } };
+                ssize_t n;
+
+                /* decrypted bytes the socket no longer shows first */
+                if (gnutls_record_check_pending(u->tls) == 0 && poll(p, 2, -1) < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        return;
+                }
+                if (gnutls_record_check_pending(u->tls) > 0 || p[0].revents) {
+                        n = gnutls_record_recv(u->tls, buf, sizeof(buf));
+                        if (n == GNUTLS_E_AGAIN || n == GNUTLS_E_INTERRUPTED)
+                                continue;
+                        if (n <= 0)
+                                return;
+                        for (ssize_t off = 0; off < n;) {
+                                ssize_t w = send(u->app[1], buf + off, (size_t) (n - off),
+                                                 MSG_NOSIGNAL);
+                                if (w < 0 && errno == EINTR)
+                                        continue;
+                                if (w <= 0)
+                                        return;
+                                off += w;
+                        }
+                }
+                if (p[1].revents) {
+                        n = recv(u->app[1], buf, sizeof(buf), 0);
+                        if (n < 0 && errno == EINTR)
+                                continue;
+                        if (n <= 0 || !client_send(u, buf, (size_t) n))
+                                return;
+                }
+        }
+}
+
 static void *upgrade_main(void *arg)
 {
         struct upgrade_ctx *u = arg;
         struct http_server *h = u->h;
 
-        u->up.run(u->up.ctx, u->fd, u->extra, u->extra_len);
+        if (client_send(u, u->head.buf, u->head.len)) {
+                if (!u->tls) {
+                        int fl = fcntl(u->fd, F_GETFL);
+
+                        /* run() reads and writes blocking */
+                        if (fl >= 0)
+                                (void) fcntl(u->fd, F_SETFL, fl & ~O_NONBLOCK);
+                        u->up.run(u->up.ctx, u->fd, NULL, 0);
+                } else if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, u->app) == 0) {
+                        pthread_t t;
+
+                        if (pthread_create(&t, NULL, upgrade_run_main, u) == 0) {
+                                upgrade_relay(u);
+                                /* run() sees the end and returns */
+                                (void) shutdown(u->app[1], SHUT_RDWR);
+                                (void) pthread_join(t, NULL);
+                        }
+                        close(u->app[0]);
+                        close(u->app[1]);
+                }
+        }
         if (u->up.free)
                 u->up.free(u->up.ctx);
-        free(u->extra);
-        (void) MHD_upgrade_action(u->urh, MHD_UPGRADE_ACTION_CLOSE);
+        strbuf_release(&u->head);
+        /* the handler, called again once resumed, ends the connection */
+        (void) shutdown(u->fd, SHUT_RDWR);
         pthread_mutex_lock(&h->lock);
         if (u->prev)
                 u->prev->next = u->next;
@@ -450,103 +570,86 @@ static void *upgrade_main(void *arg)
                 h->upgrades = u->next;
         if (u->next)
                 u->next->prev = u->prev;
+        MHD_resume_connection(u->conn);
         pthread_cond_broadcast(&h->upgrades_cond);
         pthread_mutex_unlock(&h->lock);
         free(u);
         return NULL;
 }
 
-/* The library's upgrade callback, on a pool thread once the 101 is sent: the session gets a
- * thread of its own (a pool thread must never wait on it). */
-static void upgrade_handler(void *cls, struct MHD_Connection *conn, void *con_cls,
-                            const char *extra_in, size_t extra_in_size, MHD_socket sock,
-                            struct MHD_UpgradeResponseHandle *urh)
+/* Hands the connection over to resp->upgrade (see struct upgrade_ctx): MHD_YES once the session
+ * thread runs, MHD_NO (the connection is closed) when it cannot. */
+static enum MHD_Result upgrade_start(struct http_server *h, struct MHD_Connection *conn,
+                                     struct request_ctx *ctx, struct http_response *resp)
 {
-        struct upgrade_ctx *u = cls;
-        struct http_server *h = u->h;
+        const union MHD_ConnectionInfo *fd =
+                MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+        const union MHD_ConnectionInfo *tls =
+                h->cert_pem ? MHD_get_connection_info(conn, MHD_CONNECTION_INFO_GNUTLS_SESSION)
+                            : NULL;
+        struct upgrade_ctx *u;
         pthread_attr_t attr;
         pthread_t t;
-        int flags = fcntl(sock, F_GETFL);
+        int r;
 
-        /* the session reads and writes blocking */
-        if (flags >= 0)
-                (void) fcntl(sock, F_SETFL, flags & ~O_NONBLOCK);
-        u->urh = urh;
-        u->fd = sock;
-        if (extra_in_size) {
-                u->extra = xmalloc(extra_in_size);
-                memcpy(u->extra, extra_in, extra_in_size);
-                u->extra_len = extra_in_size;
-        }
-        pthread_mutex_lock(&h->lock);
-        if (h->stopping) {
-                pthread_mutex_unlock(&h->lock);
-                goto fail;
-        }
-        u->next = h->upgrades;
-        if (u->next)
-                u->next->prev = u;
-        h->upgrades = u;
-        pthread_attr_init(&attr);
-        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-        if (pthread_create(&t, &attr, upgrade_main, u) != 0) {
-                pthread_attr_destroy(&attr);
-                h->upgrades = u->next;
-                if (u->next)
-                        u->next->prev = NULL;
-                pthread_mutex_unlock(&h->lock);
-                goto fail;
-        }
-        pthread_attr_destroy(&attr);
-        pthread_mutex_unlock(&h->lock);
-        return;
-fail:
-        if (u->up.free)
-                u->up.free(u->up.ctx);
-        free(u->extra);
-        (void) MHD_upgrade_action(urh, MHD_UPGRADE_ACTION_CLOSE);
-        free(u);
-}
-
-/* A 101 response that hands the connection to resp->upgrade. */
-static struct MHD_Response *upgrade_response(struct http_server *h, struct http_response *resp)
-{
-        struct upgrade_ctx *u = xcalloc(1, sizeof(*u));
-        struct MHD_Response *mr;
-
+        if (!fd || (h->cert_pem && (!tls || !tls->tls_session)))
+                return MHD_NO;
+        u = xcalloc(1, sizeof(*u));
         u->h = h;
-        u->fd = -1;
+        u->conn = conn;
+        u->fd = fd->connect_fd;
+        u->tls = h->cert_pem ? tls->tls_session : NULL;
+        u->app[0] = u->app[1] = -1;
         u->up = resp->upgrade;
         resp->upgrade = (struct http_upgrade){ 0 };
-        mr = MHD_create_response_for_upgrade(upgrade_handler, u);
-        if (!mr) {
+        strbuf_init(&u->head);
+        strbuf_addstr(&u->head, "HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\n");
+        for (const char *l = resp->headers.buf, *nl; l && (nl = strchr(l, '\n')); l = nl + 1) {
+                strbuf_add(&u->head, l, (size_t) (nl - l));
+                strbuf_addstr(&u->head, "\r\n");
+        }
+        if (resp->audit_id)
+                strbuf_addf(&u->head, "Audit-Id: %s\r\n", resp->audit_id);
+        strbuf_addstr(&u->head, "\r\n");
+        pthread_attr_init(&attr);
+        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+        pthread_mutex_lock(&h->lock);
+        r = h->stopping ? -1 : 0;
+        if (r == 0) {
+                ctx->upgraded = true;
+                MHD_suspend_connection(conn);
+                u->next = h->upgrades;
+                if (u->next)
+                        u->next->prev = u;
+                h->upgrades = u;
+                r = pthread_create(&t, &attr, upgrade_main, u);
+                if (r != 0) {
+                        h->upgrades = u->next;
+                        if (u->next)
+                                u->next->prev = NULL;
+                        MHD_resume_connection(conn);
+                }
+        }
+        pthread_mutex_unlock(&h->lock);
+        pthread_attr_destroy(&attr);
+        if (r != 0) {
                 if (u->up.free)
                         u->up.free(u->up.ctx);
+                strbuf_release(&u->head);
                 free(u);
-                return NULL;
+                return MHD_NO;
         }
-        /* the library frees nothing of u: upgrade_handler takes it; a 101 never sent (the
-         * client gone) leaks u, which the library gives no hook for */
-        return mr;
+        return MHD_YES;
 }
 
 static enum MHD_Result send_response(struct http_server *h, struct MHD_Connection *conn,
-                                     struct http_response *resp)
+                                     struct request_ctx *ctx, struct http_response *resp)
 {
         struct MHD_Response *mr;
         enum MHD_Result ret;
 
-        if (resp->upgrade.run) {
-                mr = upgrade_response(h, resp);
-                if (!mr)
-                        return MHD_NO;
-                add_headers(mr, &resp->headers);
-                if (resp->audit_id)
-                        (void) MHD_add_response_header(mr, "Audit-Id", resp->audit_id);
-                ret = MHD_queue_response(conn, MHD_HTTP_SWITCHING_PROTOCOLS, mr);
-                MHD_destroy_response(mr);
-                return ret;
-        }
+        if (resp->upgrade.run)
+                return upgrade_start(h, conn, ctx, resp);
         if (resp->stream.read) {
                 const union MHD_ConnectionInfo *ci =
                         MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
@@ -618,7 +721,7 @@ static enum MHD_Result serve_pending(struct http_server *h, struct MHD_Connectio
         http_response_init(&resp);
         if (ctx->pending.poll(ctx->pending.ctx, &resp)) {
                 pending_free(ctx);
-                ret = send_response(h, conn, &resp);
+                ret = send_response(h, conn, ctx, &resp);
                 http_response_release(&resp);
                 return ret;
         }
@@ -740,6 +843,8 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
                 *upload_data_size = 0;
                 return MHD_YES;
         }
+        if (ctx->upgraded)
+                return MHD_NO; /* resumed after its session: close */
         if (ctx->pending.poll)
                 return serve_pending(h, conn, ctx);
 
@@ -782,7 +887,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
                 http_response_release(&resp);
                 return serve_pending(h, conn, ctx);
         }
-        ret = send_response(h, conn, &resp);
+        ret = send_response(h, conn, ctx, &resp);
         http_response_release(&resp);
         return ret;
 }
@@ -902,8 +1007,7 @@ int http_server_start(const struct http_server_options *o, struct http_server **
         struct sockaddr_storage ss;
         socklen_t sslen;
         /* An epoll event loop on each of a pool of threads; quiet streams are suspended. */
-        unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL |
-                         MHD_ALLOW_SUSPEND_RESUME | MHD_ALLOW_UPGRADE;
+        unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME;
         unsigned workers = o->worker_threads ? o->worker_threads : default_workers();
         unsigned max_conns =
                 o->max_connections ? o->max_connections : HTTP_SERVER_DEFAULT_MAX_CONNECTIONS;

@@ -494,6 +494,59 @@ static const char *env_value(char **env, const char *name)
         return NULL;
 }
 
+/* K8S/containerd: the container's own cgroups at /sys/fs/cgroup, so a process inside reads its
+ * limits (`cat /sys/fs/cgroup/memory.max` after a resize), read-only unless privileged. On v2 the
+ * container has a cgroup namespace of its own rooted at its cgroup (runc's default on v2) and
+ * cgroup2 is mounted there; on v1 (no namespace, as runc there) a tmpfs holds each hierarchy's
+ * container cgroup bind-mounted under the hierarchy's name. After the cgroups are joined and
+ * /sys is mounted. */
+static void setup_cgroupfs(int rootfd, const struct supervisor *sv, int errfd)
+{
+        const struct runtime_container_spec *s = sv->spec;
+        unsigned long ro = s->security.privileged ? 0 : MS_RDONLY;
+        char e[128];
+        int r;
+
+        if (!s->cgroup_procs || !s->cgroup_procs[0])
+                return;
+        if (access("/sys/fs/cgroup/cgroup.controllers", F_OK) == 0) {
+                if (unshare(CLONE_NEWCGROUP) < 0)
+                        child_fail(errfd, "unshare the cgroup namespace: %s", errstr(errno, e));
+                r = mount_in_root(rootfd, "sys/fs/cgroup", false, "cgroup", "cgroup2",
+                                  MS_NOSUID | MS_NODEV | MS_NOEXEC | ro, NULL);
+                if (r < 0)
+                        child_fail(errfd, "mount /sys/fs/cgroup: %s", errstr(-r, e));
+                return;
+        }
+        r = mount_in_root(rootfd, "sys/fs/cgroup", false, "tmpfs", "tmpfs",
+                          MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=755,size=64k");
+        if (r < 0)
+                child_fail(errfd, "mount /sys/fs/cgroup: %s", errstr(-r, e));
+        for (size_t i = 0; s->cgroup_procs[i]; i++) {
+                const char *p = s->cgroup_procs[i], *rest;
+                cleanup_free char *dir = NULL, *name = NULL, *target = NULL;
+                const char *slash;
+
+                if (strncmp(p, "/sys/fs/cgroup/", 15) != 0)
+                        continue;
+                rest = p + 15;
+                slash = strchr(rest, '/');
+                if (!slash || slash == rest)
+                        continue;
+                name = xstrndup(rest, (size_t) (slash - rest));
+                dir = xstrndup(p, strlen(p) - strlen("/cgroup.procs"));
+                target = xasprintf("sys/fs/cgroup/%s", name);
+                r = mount_in_root(rootfd, target, false, dir, NULL, MS_BIND, NULL);
+                if (r == 0 && ro)
+                        r = remount_ro(rootfd, target, MS_NOSUID | MS_NODEV | MS_NOEXEC);
+                if (r < 0)
+                        child_fail(errfd, "mount /%s: %s", target, errstr(-r, e));
+        }
+        r = remount_ro(rootfd, "sys/fs/cgroup", MS_NOSUID | MS_NODEV | MS_NOEXEC);
+        if (r < 0)
+                child_fail(errfd, "mount /sys/fs/cgroup read-only: %s", errstr(-r, e));
+}
+
 /* Closes every fd above stderr but the three the child still needs: what the supervisor holds
  * (its state dir, the log, namespace and pid fds) would otherwise reach the host through
  * /proc/self/fd/N, e.g. as a workingDir (runc's CVE-2024-21626). */
@@ -599,6 +652,7 @@ _noreturn_ static void container_child(struct supervisor *sv, int outfd, int err
         confine_ns += mono_ns() - t0;
         if (r < 0)
                 child_fail(errfd, "mount /sys: %s", errstr(-r, e));
+        setup_cgroupfs(rootfd, sv, errfd);
         setup_volumes(rootfd, sv, errfd);
         setup_termination_log(rootfd, sv, errfd);
         /* the sysctls through the host's /proc (still in sight) before /proc/sys turns
