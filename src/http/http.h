@@ -100,14 +100,15 @@ struct http_pending {
 };
 
 /* A connection handed over after a 101 Switching Protocols (a WebSocket, the upgraded stream of
- * exec and attach). The server sends the response's status and headers, then calls run() on a
- * thread of its own (a session may block on its descriptors for as long as it lasts; there are
- * few of them) with fd, a connected, blocking stream socket: the client's socket for plain HTTP,
- * for HTTPS one end of a local socket pair the server relays through TLS. extra holds bytes the
- * client sent past its request head (already read), the first of the new protocol. run() must
- * not close fd; the connection is closed once it returns. When the server stops it shuts fd
- * down (reads see the end) and waits for every run() to return. free() releases ctx; it runs
- * exactly once, after run() or when the upgrade never happens. */
+ * exec and attach). The server writes the 101 with the response's headers, then calls run() on
+ * a thread of its own (a session may block on its descriptors for as long as it lasts; there
+ * are few of them) with fd, a connected, blocking stream socket: the client's socket for plain
+ * HTTP, for HTTPS one end of a local socket pair the server relays through the TLS session.
+ * extra/extra_len are bytes the client sent past its request head; a WebSocket client waits for
+ * the 101, and the server passes none (0). run() must not close fd; the connection is closed
+ * once it returns. When the server stops it shuts the connection down (reads see the end) and
+ * waits for every run() to return. free() releases ctx; it runs exactly once, after run() or
+ * when the upgrade never happens. */
 struct http_upgrade {
         void (*run)(void *ctx, int fd, const char *extra, size_t extra_len);
         void (*free)(void *ctx);
