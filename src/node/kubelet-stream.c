@@ -580,11 +580,11 @@ void kubelet_stream_serve(enum kubelet_stream_kind kind, const char *state_dir,
         if (s->tty)
                 s->err = false; /* a terminal has one output */
         if (kind == KUBELET_STREAM_ATTACH && (s->in || s->tty)) {
-                session_free(s);
                 http_response_text(resp, 400,
                                    s->tty ? "Unable to use a TTY - container did not allocate one"
                                           : "stdin is not supported: the container was started "
                                             "without stdin");
+                session_free(s);
                 return;
         }
         s->argv = xcalloc(req->n_query + 1, sizeof(*s->argv));
