@@ -410,6 +410,9 @@ static int decode_body(const struct api_target *t, const struct http_request *re
         *ret_json = NULL;
         if (!streq(req->method, "POST") && !streq(req->method, "PUT"))
                 return 0;
+        /* K8S: the streaming subresources are connecters: a POST upgrades, it has no body */
+        if (t->sub == API_SUB_EXEC || t->sub == API_SUB_ATTACH || t->sub == API_SUB_PORTFORWARD)
+                return 0;
         if (negotiate_input(req->content_type, &media) < 0) {
                 status_respond(resp, EPROTONOSUPPORT, negotiate_unsupported_message(), NULL);
                 return -EPROTONOSUPPORT;
@@ -444,7 +447,9 @@ static void route_resource(struct apiserver *s, const char *group, char **seg, i
         t.user = user;
         /* K8S: every resource response is negotiated (NegotiateOutputMediaType; watches
          * NegotiateOutputStreamSerializer); the log subresource writes text of its own */
-        if (t.sub != API_SUB_LOG && negotiate_output(req->accept, is_watch(req), &out) < 0) {
+        if (t.sub != API_SUB_LOG && t.sub != API_SUB_EXEC && t.sub != API_SUB_ATTACH &&
+            t.sub != API_SUB_PORTFORWARD &&
+            negotiate_output(req->accept, is_watch(req), &out) < 0) {
                 status_respond(resp, ENOMSG, negotiate_not_acceptable_message(is_watch(req)), NULL);
                 count_request(s, &t, req, resp, t0);
                 return;
@@ -522,6 +527,10 @@ static void dispatch_resource(struct apiserver *s, const struct api_target *targ
         }
         if (t.sub == API_SUB_SCALE) {
                 scale_handle(s, &t, req, resp);
+                return;
+        }
+        if (t.sub == API_SUB_EXEC || t.sub == API_SUB_ATTACH || t.sub == API_SUB_PORTFORWARD) {
+                pod_stream_handle(s, &t, req, resp);
                 return;
         }
         if (t.sub == API_SUB_FINALIZE && !streq(m, "PUT")) {

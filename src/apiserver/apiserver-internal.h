@@ -62,6 +62,18 @@ void registry_bind(struct apiserver *s, const struct api_target *t, const struct
  * streams the log from the kubelet of the pod's node. */
 void pod_log_get(struct apiserver *s, const struct api_target *t, const struct http_request *req,
                  struct http_response *resp);
+/* K8S strategy.go validateContainer: the container a pods/log, exec or attach request names
+ * (without a name, a pod's only container); writes the 400 and returns NULL otherwise
+ * (pod-log.c). */
+const char *pod_choose_container(const json_t *pod, const char *name, const char *pod_name,
+                                 struct http_response *resp);
+/* "https://HOST:PORT" of node_name's kubelet (its preferred address and published port), or
+ * NULL with the error written (pod-log.c). Caller frees. */
+char *pod_kubelet_url(struct apiserver *s, const char *node_name, struct http_response *resp);
+/* K8S: pods/exec, pods/attach (GET with a WebSocket upgrade, POST) and pods/portforward
+ * (pod-stream.c): validated, authorized as upstream, and proxied to the pod's kubelet. */
+void pod_stream_handle(struct apiserver *s, const struct api_target *t,
+                       const struct http_request *req, struct http_response *resp);
 void registry_delete_collection(struct apiserver *s, const struct api_target *t,
                                 const struct http_request *req, struct http_response *resp);
 

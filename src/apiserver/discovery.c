@@ -48,6 +48,9 @@ static json_t *subresource_verbs(const char *sub)
                 return json_pack("[s]", "update");
         if (streq(sub, "log"))
                 return json_pack("[s]", "get");
+        /* K8S: the streaming subresources are connecters (GET and POST) */
+        if (streq(sub, "exec") || streq(sub, "attach") || streq(sub, "portforward"))
+                return json_pack("[s, s]", "create", "get");
         return json_pack("[s, s, s]", "get", "patch", "update");
 }
 
@@ -75,6 +78,15 @@ static json_t *subresource_kind(const struct api_resource *r, const char *sub)
         if (streq(sub, "scale"))
                 return json_pack("{s:s, s:s, s:s}", "group", "autoscaling", "version", "v1", "kind",
                                  "Scale");
+        if (streq(sub, "exec"))
+                return json_pack("{s:s, s:s, s:s}", "group", "", "version", "v1", "kind",
+                                 "PodExecOptions");
+        if (streq(sub, "attach"))
+                return json_pack("{s:s, s:s, s:s}", "group", "", "version", "v1", "kind",
+                                 "PodAttachOptions");
+        if (streq(sub, "portforward"))
+                return json_pack("{s:s, s:s, s:s}", "group", "", "version", "v1", "kind",
+                                 "PodPortForwardOptions");
         return response_kind(r);
 }
 

@@ -195,8 +195,8 @@ static void match_name(void *ud, const char *name)
 /* K8S strategy.go validateContainer: the named container must exist in the pod (any kind);
  * without a name, a pod with a single container means that one. Writes the 400 and returns
  * NULL otherwise. */
-static const char *choose_container(const json_t *pod, const char *name, const char *pod_name,
-                                    struct http_response *resp)
+const char *pod_choose_container(const json_t *pod, const char *name, const char *pod_name,
+                                 struct http_response *resp)
 {
         const json_t *containers = json_path(pod, "spec.containers");
 
@@ -262,7 +262,7 @@ static const char *node_address(const json_t *node)
 }
 
 /* "https://HOST:PORT" of the node's kubelet; writes the error and returns NULL. */
-static char *kubelet_url(struct apiserver *s, const char *node_name, struct http_response *resp)
+char *pod_kubelet_url(struct apiserver *s, const char *node_name, struct http_response *resp)
 {
         cleanup_error struct error *err = NULL;
         cleanup_json json_t *node = NULL;
@@ -678,7 +678,7 @@ void pod_log_get(struct apiserver *s, const struct api_target *t, const struct h
                 status_respond(resp, r, err ? err->message : strerror(-r), NULL);
                 return;
         }
-        container = choose_container(pod, o.container, t->name, resp);
+        container = pod_choose_container(pod, o.container, t->name, resp);
         if (!container)
                 return;
         node = json_path_string(pod, "spec.nodeName");
@@ -688,7 +688,7 @@ void pod_log_get(struct apiserver *s, const struct api_target *t, const struct h
                 resp->content_type = "text/plain";
                 return;
         }
-        url = kubelet_url(s, node, resp);
+        url = pod_kubelet_url(s, node, resp);
         if (!url)
                 return;
         path = kubelet_path(t->ns, t->name, container, &o);

@@ -19,8 +19,9 @@ static const char *const verbs_namespace[] = { "create", "delete", "get",   "lis
 
 static const char *const pod_short[] = { "po", NULL };
 static const char *const pod_categories[] = { "all", NULL };
-static const char *const pod_subresources[] = { "status", "resize",   "binding",
-                                                "log",    "eviction", NULL };
+static const char *const pod_subresources[] = { "status", "resize",      "binding",
+                                                "log",    "eviction",    "exec",
+                                                "attach", "portforward", NULL };
 /* K8S: pod field label conversion (pkg/apis/core/v1/conversion.go). */
 static const char *const pod_fields[] = { "metadata.name",
                                           "metadata.namespace",
@@ -738,6 +739,9 @@ static const char *const subresource_names[API_SUB_MAX] = {
         [API_SUB_TOKEN] = "token",
         [API_SUB_SCALE] = "scale",
         [API_SUB_APPROVAL] = "approval",
+        [API_SUB_EXEC] = "exec",
+        [API_SUB_ATTACH] = "attach",
+        [API_SUB_PORTFORWARD] = "portforward",
 };
 
 const char *api_subresource_name(enum api_subresource sub)

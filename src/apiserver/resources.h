@@ -39,6 +39,9 @@ enum api_subresource {
         API_SUB_TOKEN,    /* POST only: a service account's TokenRequest (token-request.c) */
         API_SUB_SCALE,    /* GET, PUT, PATCH: an autoscaling/v1 Scale of spec.replicas (scale.c) */
         API_SUB_APPROVAL, /* GET, PUT, PATCH: a CertificateSigningRequest's approval conditions */
+        API_SUB_EXEC,     /* GET (WebSocket), POST: a command in a container (pod-stream.c) */
+        API_SUB_ATTACH,   /* GET (WebSocket), POST: a running container's stdio (pod-stream.c) */
+        API_SUB_PORTFORWARD, /* GET, POST: refused, not implemented (pod-stream.c) */
         API_SUB_MAX,
 };
 

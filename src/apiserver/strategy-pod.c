@@ -48,6 +48,9 @@ static json_t *pod_prepare_update(enum api_subresource sub, json_t *new_pod, con
         case API_SUB_TOKEN:
         case API_SUB_SCALE:
         case API_SUB_APPROVAL:
+        case API_SUB_EXEC:
+        case API_SUB_ATTACH:
+        case API_SUB_PORTFORWARD:
         case API_SUB_MAX:
                 break;
         }
@@ -80,6 +83,9 @@ static void pod_validate_update(enum api_subresource sub, const json_t *new_pod,
         case API_SUB_TOKEN:
         case API_SUB_SCALE:
         case API_SUB_APPROVAL:
+        case API_SUB_EXEC:
+        case API_SUB_ATTACH:
+        case API_SUB_PORTFORWARD:
         case API_SUB_MAX:
                 break;
         }

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdatomic.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -798,4 +799,67 @@ int api_client_get_json(struct api_client *c, const char *path_and_query, json_t
                 return error_set(reterr, EIO, "GET %s: HTTP %ld", path_and_query, status);
         }
         return 0;
+}
+
+/* ------------------------------------------------------------------ raw connections */
+
+int api_client_connect_raw(struct api_client *c, struct error **reterr)
+{
+        struct transfer t;
+        CURLcode cc;
+        int r = 0;
+
+        transfer_init(&t, c, 0);
+        (void) curl_easy_setopt(c->curl, CURLOPT_URL, c->server_url);
+        (void) curl_easy_setopt(c->curl, CURLOPT_CONNECT_ONLY, 1L);
+        (void) curl_easy_setopt(c->curl, CURLOPT_XFERINFODATA, &t);
+        c->errbuf[0] = '\0';
+        cc = curl_easy_perform(c->curl);
+        if (cc != CURLE_OK)
+                r = transfer_error(c, &t, cc, "connect", reterr);
+        transfer_release(&t);
+        return r;
+}
+
+int api_client_raw_fd(struct api_client *c)
+{
+        curl_socket_t fd = CURL_SOCKET_BAD;
+
+        if (curl_easy_getinfo(c->curl, CURLINFO_ACTIVESOCKET, &fd) != CURLE_OK)
+                return -1;
+        return fd == CURL_SOCKET_BAD ? -1 : (int) fd;
+}
+
+int api_client_raw_send(struct api_client *c, const void *buf, size_t n)
+{
+        const char *p = buf;
+
+        while (n) {
+                size_t sent = 0;
+                CURLcode cc = curl_easy_send(c->curl, p, n, &sent);
+
+                if (cc == CURLE_AGAIN) {
+                        struct pollfd pf = { .fd = api_client_raw_fd(c), .events = POLLOUT };
+                        if (pf.fd < 0 || poll(&pf, 1, 1000) < 0)
+                                return -EPIPE;
+                        continue;
+                }
+                if (cc != CURLE_OK)
+                        return -EPIPE;
+                p += sent;
+                n -= sent;
+        }
+        return 0;
+}
+
+ssize_t api_client_raw_recv(struct api_client *c, void *buf, size_t n)
+{
+        size_t got = 0;
+        CURLcode cc = curl_easy_recv(c->curl, buf, n, &got);
+
+        if (cc == CURLE_AGAIN)
+                return -EAGAIN;
+        if (cc != CURLE_OK)
+                return -EIO;
+        return (ssize_t) got;
 }

@@ -160,4 +160,20 @@ struct api_client_stream_ops {
 int api_client_get_stream(struct api_client *c, const char *path_and_query,
                           const struct api_client_stream_ops *ops, void *ud, struct error **reterr);
 
+/* A raw connection to the client's server, for a request whose answer upgrades the connection
+ * (K8S exec and attach, which kube-apiserver proxies to the kubelet byte for byte): TCP and,
+ * for https, TLS verified as for any request (ca_file, the host name, the client certificate),
+ * after which the caller writes the request and reads everything itself. The client serves
+ * nothing else afterwards. -errno with *reterr as for requests (-ECONNREFUSED, -EPROTO for
+ * TLS). */
+int api_client_connect_raw(struct api_client *c, struct error **reterr);
+/* The raw connection's socket, for poll (readable: call api_client_raw_recv; TLS may also hold
+ * decrypted bytes the socket does not show, so read until -EAGAIN). */
+int api_client_raw_fd(struct api_client *c);
+/* Sends all n bytes, blocking. 0, or -EPIPE when the connection failed. */
+int api_client_raw_send(struct api_client *c, const void *buf, size_t n);
+/* Receives up to n bytes: the count, 0 at the end of the connection, -EAGAIN when nothing is
+ * there now, -EIO when it failed. */
+ssize_t api_client_raw_recv(struct api_client *c, void *buf, size_t n);
+
 #endif

@@ -6,6 +6,7 @@
  * the worker pool (the same thread wakes them). */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <gnutls/gnutls.h>
 #include <gnutls/x509.h>
 #include <microhttpd.h>
@@ -81,9 +82,32 @@ struct http_server {
         int stop_fd; /* eventfd: tells the sweeper to end */
         pthread_t sweeper;
         bool sweeper_running;
+        /* upgraded connections whose run() has not returned (http_upgrade), under lock */
+        struct upgrade_ctx *upgrades;
+        pthread_cond_t upgrades_cond; /* signalled when one ends */
+};
+
+/* One upgraded connection, from its 101 to the end of its run(). The library's own upgrade
+ * support (MHD_create_response_for_upgrade) relays a TLS connection through buffers carved from
+ * what is left of the connection's memory pool, which in libmicrohttpd 0.9.75 is nothing: its
+ * 8-byte emergency buffer moved 20 MiB in minutes, 4 bytes a TLS record. So the server takes the
+ * connection over instead: it suspends it (the library leaves a suspended connection alone),
+ * writes the 101 itself and relays between the TLS session and a local socket pair in 16 KiB
+ * records on a thread of its own; once the session ends, it resumes the connection, which the
+ * handler then closes. */
+struct upgrade_ctx {
+        struct http_server *h;
+        struct http_upgrade up;
+        struct MHD_Connection *conn;
+        int fd;               /* the client's socket */
+        gnutls_session_t tls; /* NULL: plain HTTP */
+        struct strbuf head;   /* the 101's head */
+        int app[2];           /* TLS: the socket pair; app[0] is run()'s */
+        struct upgrade_ctx *prev, *next;
 };
 
 struct request_ctx {
+        bool upgraded; /* handed over (upgrade_start): the next call ends the connection */
         struct strbuf body;
         bool too_large;
         struct http_pending pending; /* the handler's answer still to come */
@@ -427,12 +451,230 @@ static void add_warnings(struct MHD_Response *mr, const struct strbuf *warnings)
         strbuf_release(&values);
 }
 
+/* Adds the response's own header lines ("Name: value\n" each). */
+static void add_headers(struct MHD_Response *mr, const struct strbuf *headers)
+{
+        cleanup_free char *copy = xstrndup(headers->buf ? headers->buf : "", headers->len);
+
+        for (char *line = copy, *nl; (nl = strchr(line, '\n')); line = nl + 1) {
+                char *colon = strchr(line, ':');
+
+                *nl = '\0';
+                if (!colon)
+                        continue;
+                *colon = '\0';
+                (void) MHD_add_response_header(mr, line, colon[1] == ' ' ? colon + 2 : colon + 1);
+        }
+}
+
+/* Waits until fd is ready for events (POLLIN or POLLOUT). false when the connection failed. */
+static bool wait_fd(int fd, short events)
+{
+        struct pollfd p = { .fd = fd, .events = events };
+
+        for (;;) {
+                int n = poll(&p, 1, -1);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                return n > 0 && !(p.revents & (POLLERR | POLLNVAL));
+        }
+}
+
+/* Writes all n bytes to the client, through TLS or not; false when the connection failed. */
+static bool client_send(struct upgrade_ctx *u, const char *buf, size_t n)
+{
+        while (n) {
+                ssize_t w = u->tls ? gnutls_record_send(u->tls, buf, n)
+                                   : send(u->fd, buf, n, MSG_NOSIGNAL);
+
+                if (u->tls && (w == GNUTLS_E_AGAIN || w == GNUTLS_E_INTERRUPTED)) {
+                        if (!wait_fd(u->fd, POLLOUT))
+                                return false;
+                        continue;
+                }
+                if (!u->tls && w < 0 && (errno == EAGAIN || errno == EINTR)) {
+                        if (!wait_fd(u->fd, POLLOUT))
+                                return false;
+                        continue;
+                }
+                if (w <= 0)
+                        return false;
+                buf += w;
+                n -= (size_t) w;
+        }
+        return true;
+}
+
+static void *upgrade_run_main(void *arg)
+{
+        struct upgrade_ctx *u = arg;
+
+        u->up.run(u->up.ctx, u->app[0], NULL, 0);
+        /* the end of the session: the relay sees the socket pair close */
+        (void) shutdown(u->app[0], SHUT_RDWR);
+        return NULL;
+}
+
+/* TLS: relays between the client's TLS session and the socket pair until either ends. */
+static void upgrade_relay(struct upgrade_ctx *u)
+{
+        char buf[16384];
+
+        for (;;) {
+                struct pollfd p[2] = { { .fd = u->fd, .events = POLLIN },
+                                       { .fd = u->app[1], .events = POLLIN } };
+                ssize_t n;
+
+                /* decrypted bytes the socket no longer shows first */
+                if (gnutls_record_check_pending(u->tls) == 0 && poll(p, 2, -1) < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        return;
+                }
+                if (gnutls_record_check_pending(u->tls) > 0 || p[0].revents) {
+                        n = gnutls_record_recv(u->tls, buf, sizeof(buf));
+                        if (n == GNUTLS_E_AGAIN || n == GNUTLS_E_INTERRUPTED)
+                                continue;
+                        if (n <= 0)
+                                return;
+                        for (ssize_t off = 0; off < n;) {
+                                ssize_t w = send(u->app[1], buf + off, (size_t) (n - off),
+                                                 MSG_NOSIGNAL);
+                                if (w < 0 && errno == EINTR)
+                                        continue;
+                                if (w <= 0)
+                                        return;
+                                off += w;
+                        }
+                }
+                if (p[1].revents) {
+                        n = recv(u->app[1], buf, sizeof(buf), 0);
+                        if (n < 0 && errno == EINTR)
+                                continue;
+                        if (n <= 0 || !client_send(u, buf, (size_t) n))
+                                return;
+                }
+        }
+}
+
+static void *upgrade_main(void *arg)
+{
+        struct upgrade_ctx *u = arg;
+        struct http_server *h = u->h;
+
+        if (client_send(u, u->head.buf, u->head.len)) {
+                if (!u->tls) {
+                        int fl = fcntl(u->fd, F_GETFL);
+
+                        /* run() reads and writes blocking */
+                        if (fl >= 0)
+                                (void) fcntl(u->fd, F_SETFL, fl & ~O_NONBLOCK);
+                        u->up.run(u->up.ctx, u->fd, NULL, 0);
+                } else if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, u->app) == 0) {
+                        pthread_t t;
+
+                        if (pthread_create(&t, NULL, upgrade_run_main, u) == 0) {
+                                upgrade_relay(u);
+                                /* run() sees the end and returns */
+                                (void) shutdown(u->app[1], SHUT_RDWR);
+                                (void) pthread_join(t, NULL);
+                        }
+                        close(u->app[0]);
+                        close(u->app[1]);
+                }
+        }
+        if (u->up.free)
+                u->up.free(u->up.ctx);
+        strbuf_release(&u->head);
+        /* the handler, called again once resumed, ends the connection */
+        (void) shutdown(u->fd, SHUT_RDWR);
+        pthread_mutex_lock(&h->lock);
+        if (u->prev)
+                u->prev->next = u->next;
+        else
+                h->upgrades = u->next;
+        if (u->next)
+                u->next->prev = u->prev;
+        MHD_resume_connection(u->conn);
+        pthread_cond_broadcast(&h->upgrades_cond);
+        pthread_mutex_unlock(&h->lock);
+        free(u);
+        return NULL;
+}
+
+/* Hands the connection over to resp->upgrade (see struct upgrade_ctx): MHD_YES once the session
+ * thread runs, MHD_NO (the connection is closed) when it cannot. */
+static enum MHD_Result upgrade_start(struct http_server *h, struct MHD_Connection *conn,
+                                     struct request_ctx *ctx, struct http_response *resp)
+{
+        const union MHD_ConnectionInfo *fd =
+                MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+        const union MHD_ConnectionInfo *tls =
+                h->cert_pem ? MHD_get_connection_info(conn, MHD_CONNECTION_INFO_GNUTLS_SESSION)
+                            : NULL;
+        struct upgrade_ctx *u;
+        pthread_attr_t attr;
+        pthread_t t;
+        int r;
+
+        if (!fd || (h->cert_pem && (!tls || !tls->tls_session)))
+                return MHD_NO;
+        u = xcalloc(1, sizeof(*u));
+        u->h = h;
+        u->conn = conn;
+        u->fd = fd->connect_fd;
+        u->tls = h->cert_pem ? tls->tls_session : NULL;
+        u->app[0] = u->app[1] = -1;
+        u->up = resp->upgrade;
+        resp->upgrade = (struct http_upgrade){ 0 };
+        strbuf_init(&u->head);
+        strbuf_addstr(&u->head, "HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\n");
+        for (const char *l = resp->headers.buf, *nl; l && (nl = strchr(l, '\n')); l = nl + 1) {
+                strbuf_add(&u->head, l, (size_t) (nl - l));
+                strbuf_addstr(&u->head, "\r\n");
+        }
+        if (resp->audit_id)
+                strbuf_addf(&u->head, "Audit-Id: %s\r\n", resp->audit_id);
+        strbuf_addstr(&u->head, "\r\n");
+        pthread_attr_init(&attr);
+        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+        pthread_mutex_lock(&h->lock);
+        r = h->stopping ? -1 : 0;
+        if (r == 0) {
+                ctx->upgraded = true;
+                MHD_suspend_connection(conn);
+                u->next = h->upgrades;
+                if (u->next)
+                        u->next->prev = u;
+                h->upgrades = u;
+                r = pthread_create(&t, &attr, upgrade_main, u);
+                if (r != 0) {
+                        h->upgrades = u->next;
+                        if (u->next)
+                                u->next->prev = NULL;
+                        MHD_resume_connection(conn);
+                }
+        }
+        pthread_mutex_unlock(&h->lock);
+        pthread_attr_destroy(&attr);
+        if (r != 0) {
+                if (u->up.free)
+                        u->up.free(u->up.ctx);
+                strbuf_release(&u->head);
+                free(u);
+                return MHD_NO;
+        }
+        return MHD_YES;
+}
+
 static enum MHD_Result send_response(struct http_server *h, struct MHD_Connection *conn,
-                                     struct http_response *resp)
+                                     struct request_ctx *ctx, struct http_response *resp)
 {
         struct MHD_Response *mr;
         enum MHD_Result ret;
 
+        if (resp->upgrade.run)
+                return upgrade_start(h, conn, ctx, resp);
         if (resp->stream.read) {
                 const union MHD_ConnectionInfo *ci =
                         MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
@@ -463,6 +705,7 @@ static enum MHD_Result send_response(struct http_server *h, struct MHD_Connectio
         (void) MHD_add_response_header(mr, "Content-Type", resp->content_type);
         (void) MHD_add_response_header(mr, "Cache-Control", "no-cache, private");
         add_warnings(mr, &resp->warnings);
+        add_headers(mr, &resp->headers);
         if (resp->etag)
                 (void) MHD_add_response_header(mr, "ETag", resp->etag);
         if (resp->audit_id)
@@ -503,7 +746,7 @@ static enum MHD_Result serve_pending(struct http_server *h, struct MHD_Connectio
         http_response_init(&resp);
         if (ctx->pending.poll(ctx->pending.ctx, &resp)) {
                 pending_free(ctx);
-                ret = send_response(h, conn, &resp);
+                ret = send_response(h, conn, ctx, &resp);
                 http_response_release(&resp);
                 return ret;
         }
@@ -626,6 +869,8 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
                 *upload_data_size = 0;
                 return MHD_YES;
         }
+        if (ctx->upgraded)
+                return MHD_NO; /* resumed after its session: close */
         if (ctx->pending.poll)
                 return serve_pending(h, conn, ctx);
 
@@ -660,6 +905,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
                 .audit_id = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Audit-ID"),
                 .impersonate = imp.headers,
                 .n_impersonate = imp.n,
+                .lib_conn = conn,
         };
         http_response_init(&resp);
         h->handler(h->ud, &req, &resp);
@@ -671,9 +917,17 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
                 http_response_release(&resp);
                 return serve_pending(h, conn, ctx);
         }
-        ret = send_response(h, conn, &resp);
+        ret = send_response(h, conn, ctx, &resp);
         http_response_release(&resp);
         return ret;
+}
+
+const char *http_request_header(const struct http_request *r, const char *name)
+{
+        if (!r->lib_conn)
+                return NULL;
+        return MHD_lookup_connection_value((struct MHD_Connection *) r->lib_conn, MHD_HEADER_KIND,
+                                           name);
 }
 
 static void request_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
@@ -760,6 +1014,7 @@ static void server_free(struct http_server *h)
         if (h->stop_fd >= 0)
                 (void) close(h->stop_fd);
         pthread_mutex_destroy(&h->lock);
+        pthread_cond_destroy(&h->upgrades_cond);
         free(h->cert_pem);
         free(h->key_pem);
         free(h->client_ca_pem);
@@ -818,7 +1073,8 @@ int http_server_start(const struct http_server_options *o, struct http_server **
         h = xcalloc(1, sizeof(*h));
         h->epfd = -1;
         h->stop_fd = -1;
-        if (pthread_mutex_init(&h->lock, NULL) != 0)
+        if (pthread_mutex_init(&h->lock, NULL) != 0 ||
+            pthread_cond_init(&h->upgrades_cond, NULL) != 0)
                 abort();
         h->handler = o->handler;
         h->ud = o->ud;
@@ -912,6 +1168,11 @@ struct http_server *http_server_stop(struct http_server *h)
         h->stopping = true;
         for (struct conn_state *cs = h->conns; cs; cs = cs->next)
                 conn_unpark(h, cs);
+        /* nor with upgraded ones: end every session (its reads see the end) and wait for it */
+        for (struct upgrade_ctx *u = h->upgrades; u; u = u->next)
+                (void) shutdown(u->fd, SHUT_RDWR);
+        while (h->upgrades)
+                pthread_cond_wait(&h->upgrades_cond, &h->lock);
         pthread_mutex_unlock(&h->lock);
         if (h->sweeper_running) {
                 (void) eventfd_write(h->stop_fd, 1);

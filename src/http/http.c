@@ -66,6 +66,8 @@ void http_response_init(struct http_response *r)
         r->warning_truncating = false;
         r->stream = (struct http_stream){ 0 };
         r->pending = (struct http_pending){ 0 };
+        r->upgrade = (struct http_upgrade){ 0 };
+        strbuf_init(&r->headers);
 }
 
 void http_response_release(struct http_response *r)
@@ -82,6 +84,15 @@ void http_response_release(struct http_response *r)
         if (r->pending.free)
                 r->pending.free(r->pending.ctx);
         r->pending = (struct http_pending){ 0 };
+        if (r->upgrade.free)
+                r->upgrade.free(r->upgrade.ctx);
+        r->upgrade = (struct http_upgrade){ 0 };
+        strbuf_release(&r->headers);
+}
+
+void http_response_add_header(struct http_response *r, const char *name, const char *value)
+{
+        strbuf_addf(&r->headers, "%s: %s\n", name, value);
 }
 
 void http_response_wait(struct http_response *r)

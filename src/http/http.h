@@ -64,7 +64,14 @@ struct http_request {
          * holds). */
         const struct http_header *impersonate;
         size_t n_impersonate;
+        /* The HTTP library's connection, for http_request_header; NULL for a request built by
+         * hand (tests), which then has no other header. */
+        const void *lib_conn;
 };
+
+/* The value of request header name (case-insensitive), or NULL: for the headers the fields
+ * above do not carry (Connection, Upgrade, Sec-WebSocket-*). */
+const char *http_request_header(const struct http_request *r, const char *name);
 
 /* Decodes the percent escapes of s in place (the path, each query key and value, as the server
  * reads them) and returns the new length. A malformed escape is kept as written. An escaped NUL
@@ -107,6 +114,22 @@ struct http_pending {
         int (*wake_fd)(void *ctx);
 };
 
+/* A connection handed over after a 101 Switching Protocols (a WebSocket, the upgraded stream of
+ * exec and attach). The server writes the 101 with the response's headers, then calls run() on
+ * a thread of its own (a session may block on its descriptors for as long as it lasts; there
+ * are few of them) with fd, a connected, blocking stream socket: the client's socket for plain
+ * HTTP, for HTTPS one end of a local socket pair the server relays through the TLS session.
+ * extra/extra_len are bytes the client sent past its request head; a WebSocket client waits for
+ * the 101, and the server passes none (0). run() must not close fd; the connection is closed
+ * once it returns. When the server stops it shuts the connection down (reads see the end) and
+ * waits for every run() to return. free() releases ctx; it runs exactly once, after run() or
+ * when the upgrade never happens. */
+struct http_upgrade {
+        void (*run)(void *ctx, int fd, const char *extra, size_t extra_len);
+        void (*free)(void *ctx);
+        void *ctx;
+};
+
 struct http_response {
         unsigned status;
         const char *content_type; /* static string */
@@ -128,7 +151,15 @@ struct http_response {
         char *audit_id;            /* an Audit-Id header (owned, freed on release); NULL: none */
         struct http_stream stream; /* stream.read != NULL: body follows from the stream */
         struct http_pending pending; /* pending.poll != NULL: the response is still to come */
+        /* upgrade.run != NULL: status 101 and the connection is handed over (the body unsent) */
+        struct http_upgrade upgrade;
+        /* more response headers, "Name: value" lines each ending in '\n' (http_response_add_header)
+         */
+        struct strbuf headers;
 };
+
+/* Adds a response header; name and value must hold no line break (the caller's text). */
+void http_response_add_header(struct http_response *r, const char *name, const char *value);
 
 /* An empty response: status 0 (sent as 500 if left so), JSON content type. */
 void http_response_init(struct http_response *r);

@@ -19,9 +19,12 @@
 #include "http/http-pipe.h"
 #include "http/http-server.h"
 #include "node/kubelet-server.h"
+#include "node/kubelet-stream.h"
 #include "node/runtime/runtime.h"
 
 #define CONTAINER_LOGS_PREFIX "/containerLogs/"
+#define EXEC_PREFIX           "/exec/"
+#define ATTACH_PREFIX         "/attach/"
 
 struct kubelet_server {
         struct http_server *http;
@@ -240,6 +243,47 @@ static void serve_container_logs(struct kubelet_server *k, const char *ns, const
         http_pipe_stream(p, &resp->stream);
 }
 
+/* ------------------------------------------------------------------ exec and attach */
+
+/* K8S server.go getExec/getAttach: the pod and container, then the streaming session
+ * (kubelet-stream.c) on the container's current run. */
+static void serve_stream(struct kubelet_server *k, enum kubelet_stream_kind kind, const char *ns,
+                         const char *pod, const char *container, const struct http_request *req,
+                         struct http_response *resp)
+{
+        cleanup_error struct error *err = NULL;
+        cleanup_free char *state_dir = NULL;
+        struct runtime_container_status st;
+        int r = k->find_container(k->ud, ns, pod, container, false, &state_dir, &err);
+
+        if (r == -ESRCH) {
+                http_response_text(resp, 404, "pod does not exist");
+                return;
+        }
+        if (r == -ENOENT) {
+                cleanup_free char *msg = xasprintf("container not found (\"%s\")", container);
+                http_response_text(resp, 404, msg);
+                return;
+        }
+        if (r >= 0) {
+                cleanup_error struct error *serr = NULL;
+
+                r = runtime_container_state(state_dir, &st, &serr);
+                if (r >= 0) {
+                        bool running = st.phase == RUNTIME_CONTAINER_RUNNING;
+                        runtime_container_status_release(&st);
+                        r = running ? 0 : -EAGAIN;
+                }
+        }
+        if (r < 0) {
+                /* K8S: the runtime's words for a container that does not run */
+                cleanup_free char *msg = xasprintf("container not found (\"%s\")", container);
+                http_response_text(resp, 404, msg);
+                return;
+        }
+        kubelet_stream_serve(kind, state_dir, req, resp);
+}
+
 /* ------------------------------------------------------------------ routing */
 
 /* Compares in time that depends on the lengths only. */
@@ -321,6 +365,24 @@ static void kubelet_handle(void *ud, const struct http_request *req, struct http
         }
         if (req->malformed) {
                 http_response_text(resp, 400, req->malformed);
+                return;
+        }
+        if (strncmp(req->path, EXEC_PREFIX, strlen(EXEC_PREFIX)) == 0 ||
+            strncmp(req->path, ATTACH_PREFIX, strlen(ATTACH_PREFIX)) == 0) {
+                bool exec = req->path[1] == 'e';
+
+                /* K8S: the kubelet serves both GET (WebSockets) and POST (SPDY) */
+                if (!streq(req->method, "GET") && !streq(req->method, "POST")) {
+                        http_response_text(resp, 405, "Method Not Allowed");
+                        return;
+                }
+                rest = xstrdup(req->path + strlen(exec ? EXEC_PREFIX : ATTACH_PREFIX));
+                if (split3(rest, &ns, &pod, &container) < 0) {
+                        http_response_text(resp, 404, "404 page not found\n");
+                        return;
+                }
+                serve_stream(k, exec ? KUBELET_STREAM_EXEC : KUBELET_STREAM_ATTACH, ns, pod,
+                             container, req, resp);
                 return;
         }
         if (strncmp(req->path, CONTAINER_LOGS_PREFIX, strlen(CONTAINER_LOGS_PREFIX)) != 0) {

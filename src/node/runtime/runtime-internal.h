@@ -199,6 +199,14 @@ int rt_confine_seccomp(const struct runtime_container_spec *s, struct rt_seccomp
  * sets, no_new_privs, seccomp (with it). The caller execs next. */
 int rt_confine_finish(struct rt_confine *c, struct error **reterr);
 
+/* The home of uid in /etc/passwd of the current root (the container's), or NULL. */
+char *rt_passwd_home(uid_t uid);
+/* The compiled filter runtime_container_start left in the state dir dfd (RT_SECCOMP_FILE);
+ * len 0 when there is none. Free ret->prog. */
+int rt_seccomp_read_file(int dfd, struct rt_seccomp_bpf *ret, struct error **reterr);
+/* `supervise --exec ...`: the exec helper (exec.c); returns its exit status. */
+int rt_exec_helper_main(int argc, char **argv, struct error **reterr);
+
 /* ---- CRI log records (log.c) */
 enum rt_stream { RT_STDOUT, RT_STDERR };
 struct rt_log_record {

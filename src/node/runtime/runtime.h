@@ -362,6 +362,46 @@ int runtime_container_wait(const char *state_dir, int timeout_ms, struct error *
  * and went with it; nothing is left mounted on the host. Missing dir: 0. */
 int runtime_container_remove(const char *state_dir, struct error **reterr);
 
+/* ------------------------------------------------------------------ exec */
+
+/* K8S CRI ExecSync/Exec as runc exec does it (exec.c): a new process in a running container,
+ * started by a helper (this binary, `supervise --exec`) that joins the container's cgroups and
+ * its mount, pid, ipc, uts, net and cgroup namespaces (setns on a pidfd of the container's
+ * process, checked to be the recorded one), then forks the process, which gets what the
+ * container's own process got and nothing more: the user namespace (last, as the container),
+ * uid, gid and groups, capabilities, no_new_privs and the seccomp filter (confine.c's one
+ * way), the environment (the image's and the pod's, HOSTNAME, HOME; TERM=xterm with a
+ * terminal when unset, as containerd gives a tty container), the working dir, oom_score_adj;
+ * no fd of the helper's but its stdio. With tty, the terminal is made inside the container
+ * (its devpts, as runc's console socket): the process gets the slave as its controlling
+ * terminal and stdio, the caller the master. */
+struct runtime_exec_spec {
+        const char *state_dir;   /* the running container's runtime_container_dir */
+        const char *const *argv; /* NULL-terminated; argv[0] non-empty */
+        bool tty;
+        /* without tty: the process's stdin, stdout and stderr (the caller keeps its own fds);
+         * -1: /dev/null */
+        int stdin_fd, stdout_fd, stderr_fd;
+};
+
+struct runtime_exec {
+        pid_t helper;
+        int ctl_fd; /* the helper's control socket: readable when the process has ended */
+        int pty_fd; /* tty: the terminal's master (the caller's), else -1 */
+};
+
+/* Starts the process and returns once it runs. -ESRCH when the container does not run; a
+ * failure before exec (`exec: "foo": executable file not found in $PATH`) is -ENOEXEC with the
+ * message; -errno otherwise, *reterr saying why. */
+int runtime_exec_start(const struct runtime_exec_spec *s, struct runtime_exec *ret,
+                       struct error **reterr);
+/* Waits (blocking; poll ctl_fd to not) until the process ends: 0 and its exit code (K8S: 128 +
+ * the signal that killed it). -EIO when the helper went away without saying. */
+int runtime_exec_wait(struct runtime_exec *e, int *ret_exit_code, struct error **reterr);
+/* Kills the process if it still runs (the helper does when its control socket closes), reaps
+ * the helper, closes the fds. */
+void runtime_exec_release(struct runtime_exec *e);
+
 /* ------------------------------------------------------------------ volume subPaths */
 
 /* What the kubelet does with a subPath before it starts a container (K8S makeMounts), on the

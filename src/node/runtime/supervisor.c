@@ -395,8 +395,7 @@ static void setup_termination_log(int rootfd, const struct supervisor *sv, int e
                            errstr(errno, e));
 }
 
-/* The home of uid in the container's /etc/passwd, or NULL. */
-static char *passwd_home(uid_t uid)
+char *rt_passwd_home(uid_t uid)
 {
         FILE *f = fopen("/etc/passwd", "re");
         char *line = NULL, *home = NULL;
@@ -493,6 +492,59 @@ static const char *env_value(char **env, const char *name)
                 if (strncmp(env[i], name, n) == 0 && env[i][n] == '=')
                         return env[i] + n + 1;
         return NULL;
+}
+
+/* K8S/containerd: the container's own cgroups at /sys/fs/cgroup, so a process inside reads its
+ * limits (`cat /sys/fs/cgroup/memory.max` after a resize), read-only unless privileged. On v2 the
+ * container has a cgroup namespace of its own rooted at its cgroup (runc's default on v2) and
+ * cgroup2 is mounted there; on v1 (no namespace, as runc there) a tmpfs holds each hierarchy's
+ * container cgroup bind-mounted under the hierarchy's name. After the cgroups are joined and
+ * /sys is mounted. */
+static void setup_cgroupfs(int rootfd, const struct supervisor *sv, int errfd)
+{
+        const struct runtime_container_spec *s = sv->spec;
+        unsigned long ro = s->security.privileged ? 0 : MS_RDONLY;
+        char e[128];
+        int r;
+
+        if (!s->cgroup_procs || !s->cgroup_procs[0])
+                return;
+        if (access("/sys/fs/cgroup/cgroup.controllers", F_OK) == 0) {
+                if (unshare(CLONE_NEWCGROUP) < 0)
+                        child_fail(errfd, "unshare the cgroup namespace: %s", errstr(errno, e));
+                r = mount_in_root(rootfd, "sys/fs/cgroup", false, "cgroup", "cgroup2",
+                                  MS_NOSUID | MS_NODEV | MS_NOEXEC | ro, NULL);
+                if (r < 0)
+                        child_fail(errfd, "mount /sys/fs/cgroup: %s", errstr(-r, e));
+                return;
+        }
+        r = mount_in_root(rootfd, "sys/fs/cgroup", false, "tmpfs", "tmpfs",
+                          MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=755,size=64k");
+        if (r < 0)
+                child_fail(errfd, "mount /sys/fs/cgroup: %s", errstr(-r, e));
+        for (size_t i = 0; s->cgroup_procs[i]; i++) {
+                const char *p = s->cgroup_procs[i], *rest;
+                cleanup_free char *dir = NULL, *name = NULL, *target = NULL;
+                const char *slash;
+
+                if (strncmp(p, "/sys/fs/cgroup/", 15) != 0)
+                        continue;
+                rest = p + 15;
+                slash = strchr(rest, '/');
+                if (!slash || slash == rest)
+                        continue;
+                name = xstrndup(rest, (size_t) (slash - rest));
+                dir = xstrndup(p, strlen(p) - strlen("/cgroup.procs"));
+                target = xasprintf("sys/fs/cgroup/%s", name);
+                r = mount_in_root(rootfd, target, false, dir, NULL, MS_BIND, NULL);
+                if (r == 0 && ro)
+                        r = remount_ro(rootfd, target, MS_NOSUID | MS_NODEV | MS_NOEXEC);
+                if (r < 0)
+                        child_fail(errfd, "mount /%s: %s", target, errstr(-r, e));
+        }
+        r = remount_ro(rootfd, "sys/fs/cgroup", MS_NOSUID | MS_NODEV | MS_NOEXEC);
+        if (r < 0)
+                child_fail(errfd, "mount /sys/fs/cgroup read-only: %s", errstr(-r, e));
 }
 
 /* Closes every fd above stderr but the three the child still needs: what the supervisor holds
@@ -600,6 +652,7 @@ _noreturn_ static void container_child(struct supervisor *sv, int outfd, int err
         confine_ns += mono_ns() - t0;
         if (r < 0)
                 child_fail(errfd, "mount /sys: %s", errstr(-r, e));
+        setup_cgroupfs(rootfd, sv, errfd);
         setup_volumes(rootfd, sv, errfd);
         setup_termination_log(rootfd, sv, errfd);
         /* the sysctls through the host's /proc (still in sight) before /proc/sys turns
@@ -624,7 +677,7 @@ _noreturn_ static void container_child(struct supervisor *sv, int outfd, int err
 
         /* env and argv */
         rt_pod_env(s, &pod_env);
-        home = passwd_home(s->uid);
+        home = rt_passwd_home(s->uid);
         envp = rt_process_env(s, &pod_env, sv->hostname, home);
         if (rt_process_argv(s, &pod_env, &argv, &err) < 0)
                 child_fail(errfd, "%s", err->message);
@@ -1076,30 +1129,39 @@ start_failed:
         return 0;
 }
 
-/* The filter runtime_container_start compiled (none when the file is absent). */
-static int read_seccomp(struct supervisor *sv, struct error **reterr)
+int rt_seccomp_read_file(int dfd, struct rt_seccomp_bpf *ret, struct error **reterr)
 {
         char *buf = NULL;
         size_t len = 0;
         uint32_t flags;
-        int r = fs_read_file_at(sv->dfd, RT_SECCOMP_FILE, RT_STATE_FILE_MAX, &buf, &len);
+        int r = fs_read_file_at(dfd, RT_SECCOMP_FILE, RT_STATE_FILE_MAX, &buf, &len);
 
+        *ret = (struct rt_seccomp_bpf){ 0 };
         if (r == -ENOENT)
                 return 0;
         if (r < 0)
-                return error_set(reterr, -r, "supervisor: read %s: %s", RT_SECCOMP_FILE,
-                                 strerror(-r));
+                return error_set(reterr, -r, "read %s: %s", RT_SECCOMP_FILE, strerror(-r));
         if (len < 4 + 8 || (len - 4) % 8) {
                 free(buf);
-                return error_set(reterr, EINVAL, "supervisor: %s is malformed", RT_SECCOMP_FILE);
+                return error_set(reterr, EINVAL, "%s is malformed", RT_SECCOMP_FILE);
         }
         memcpy(&flags, buf, 4);
-        sv->seccomp.flags = flags;
-        sv->seccomp.len = len - 4;
-        sv->seccomp.prog = xmalloc(sv->seccomp.len);
-        memcpy(sv->seccomp.prog, buf + 4, sv->seccomp.len);
+        ret->flags = flags;
+        ret->len = len - 4;
+        ret->prog = xmalloc(ret->len);
+        memcpy(ret->prog, buf + 4, ret->len);
         free(buf);
         return 0;
+}
+
+/* The filter runtime_container_start compiled (none when the file is absent). */
+static int read_seccomp(struct supervisor *sv, struct error **reterr)
+{
+        int r = rt_seccomp_read_file(sv->dfd, &sv->seccomp, reterr);
+
+        if (r < 0)
+                error_wrap(reterr, "supervisor");
+        return r;
 }
 
 int rt_supervisor_serve(const char *state_dir, int notify_fd, struct error **reterr)
@@ -1180,6 +1242,9 @@ int runtime_helper_main(int argc, char **argv, struct error **reterr)
         int notify_fd = -1;
         sigset_t none;
 
+        /* K8S exec: `supervise --exec DIR --ctl-fd N [--tty] -- ARGV...` (exec.c) */
+        if (argc > 1 && streq(argv[1], "--exec"))
+                return rt_exec_helper_main(argc, argv, reterr);
         for (int i = 1; i < argc; i++) {
                 if (streq(argv[i], "--notify-fd") && i + 1 < argc) {
                         char *end;

@@ -18,12 +18,16 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include "apiserver/pki.h"
@@ -32,7 +36,9 @@
 #include "base/strbuf.h"
 #include "base/timeutil.h"
 #include "client/client.h"
+#include "http/websocket.h"
 #include "node/kubelet-server.h"
+#include "node/kubelet-stream.h"
 #include "node/runtime/runtime-internal.h"
 
 /* ---- the fake agent ---- */
@@ -655,6 +661,180 @@ static void test_start_errors(void **state)
         assert_null(kubelet_server_stop(NULL));
 }
 
+/* ---- attach over a WebSocket (exec needs root: tests/e2e/test-exec.sh) ---- */
+
+static int ws_connect(void)
+{
+        struct sockaddr_in a = { .sin_family = AF_INET,
+                                 .sin_port = htons((uint16_t) kubelet_server_port(server)),
+                                 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+        struct timeval tv = { .tv_sec = 10 };
+        int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+        assert_true(fd >= 0);
+        assert_int_equal(connect(fd, (struct sockaddr *) &a, sizeof(a)), 0);
+        /* a bound on a broken server, not a timing check */
+        (void) setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+        return fd;
+}
+
+/* Sends a handshake for path with the given Upgrade and protocol (NULL: the header is left
+ * out) and returns the response head; *rest gets what came after it. */
+static char *handshake(int fd, const char *path, const char *upgrade, const char *proto,
+                       struct strbuf *rest)
+{
+        struct strbuf req, in;
+        char *end, buf[4096];
+
+        strbuf_init(&req);
+        strbuf_addf(&req,
+                    "GET %s HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " TOKEN "\r\n"
+                    "Connection: Upgrade\r\nSec-WebSocket-Version: 13\r\n"
+                    "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n",
+                    path);
+        if (upgrade)
+                strbuf_addf(&req, "Upgrade: %s\r\n", upgrade);
+        if (proto)
+                strbuf_addf(&req, "Sec-WebSocket-Protocol: %s\r\n", proto);
+        strbuf_addstr(&req, "\r\n");
+        assert_int_equal(write(fd, req.buf, req.len), (ssize_t) req.len);
+        strbuf_release(&req);
+        strbuf_init(&in);
+        while (!(end = strstr(in.buf ? in.buf : "", "\r\n\r\n"))) {
+                ssize_t n = read(fd, buf, sizeof(buf));
+                assert_true(n > 0);
+                strbuf_add(&in, buf, (size_t) n);
+        }
+        strbuf_add(rest, end + 4, in.len - (size_t) (end + 4 - in.buf));
+        *end = '\0';
+        return strbuf_detach(&in);
+}
+
+/* The next message from the server (unmasked frames). */
+static void next_message(int fd, struct ws_reader *r, struct ws_message *m)
+{
+        unsigned code = 0;
+        char buf[4096];
+        int got;
+
+        while ((got = ws_reader_next(r, m, &code)) == 0) {
+                ssize_t n = read(fd, buf, sizeof(buf));
+                assert_true(n > 0);
+                ws_reader_push(r, buf, (size_t) n);
+        }
+        assert_int_equal(got, 1);
+}
+
+static void test_attach_websocket(void **state)
+{
+        struct strbuf rest;
+        struct ws_reader r;
+        struct ws_message m;
+        cleanup_free char *head = NULL;
+        bool seen = false;
+        int fd;
+
+        put("default/att/c/0", "container.log", T1 " stdout F from before the attach\n", "w");
+        mark_running("default/att/c/0");
+        strbuf_init(&rest);
+        fd = ws_connect();
+        head = handshake(fd, "/attach/default/att/c?stdout=true", "websocket",
+                         "v5.channel.k8s.io, v4.channel.k8s.io", &rest);
+        if (strncmp(head, "HTTP/1.1 101", 12) != 0)
+                fail_msg("no 101: %s", head);
+        assert_non_null(strstr(head, "Sec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo="));
+        assert_non_null(strstr(head, "Sec-WebSocket-Protocol: v5.channel.k8s.io"));
+        ws_reader_init(&r, false, 1 << 20);
+        ws_reader_push(&r, rest.buf, rest.len);
+        /* K8S: an empty message on stdout says the session is up */
+        next_message(fd, &r, &m);
+        assert_int_equal(m.opcode, WS_OP_BINARY);
+        assert_int_equal(m.len, 1);
+        assert_int_equal(m.data[0], 1);
+        /* what the container writes from now on arrives on stdout (the line written before the
+         * attach does not); written until it is seen, the relay starting at its own pace */
+        while (!seen) {
+                struct pollfd p = { .fd = fd, .events = POLLIN };
+
+                put("default/att/c/0", "container.log", T2 " stdout F live\n", "a");
+                if (r.in.len == r.in_off && poll(&p, 1, 500) == 0)
+                        continue;
+                next_message(fd, &r, &m);
+                assert_int_equal(m.opcode, WS_OP_BINARY);
+                assert_true(m.len > 1 && m.data[0] == 1);
+                for (size_t off = 1; off < m.len; off += 5)
+                        if (m.len - off < 5 || memcmp(m.data + off, "live\n", 5) != 0)
+                                fail_msg("unexpected output: %.*s", (int) m.len - 1, m.data + 1);
+                seen = true;
+        }
+        /* the container exits: Success on the error channel, then a normal close */
+        mark_exited("default/att/c/0");
+        do
+                next_message(fd, &r, &m);
+        while (m.opcode == WS_OP_BINARY && m.data[0] == 1);
+        assert_int_equal(m.opcode, WS_OP_BINARY);
+        assert_int_equal(m.data[0], 3);
+        assert_memory_equal(m.data + 1, "{\"metadata\":{},\"status\":\"Success\"}", m.len - 1);
+        next_message(fd, &r, &m);
+        assert_int_equal(m.opcode, WS_OP_CLOSE);
+        assert_int_equal(m.len, 2);
+        assert_int_equal(m.data[0] << 8 | m.data[1], WS_CLOSE_NORMAL);
+        ws_reader_release(&r);
+        strbuf_release(&rest);
+        close(fd);
+}
+
+static void test_stream_refusals(void **state)
+{
+        static const struct {
+                const char *path, *upgrade, *proto, *want;
+        } cases[] = {
+                { "/attach/default/att2/c?stdout=true", NULL, "v5.channel.k8s.io", "HTTP/1.1 400" },
+                { "/attach/default/att2/c?stdout=true", "websocket", "v3.channel.k8s.io",
+                  "HTTP/1.1 400" },
+                { "/attach/default/att2/c?stdin=true&stdout=true", "websocket", "v5.channel.k8s.io",
+                  "HTTP/1.1 400" },
+                { "/attach/default/att2/c", "websocket", "v5.channel.k8s.io", "HTTP/1.1 400" },
+                { "/exec/default/att2/c?stdout=true", "websocket", "v5.channel.k8s.io",
+                  "HTTP/1.1 400" },
+                { "/exec/default/nopod/c?stdout=true&command=ls", "websocket", "v5.channel.k8s.io",
+                  "HTTP/1.1 404" },
+                { "/exec/default/att2/nope?stdout=true&command=ls", "websocket",
+                  "v5.channel.k8s.io", "HTTP/1.1 404" },
+        };
+
+        put("default/att2/c/0", "container.log", "", "w");
+        mark_running("default/att2/c/0");
+        for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+                struct strbuf rest;
+                cleanup_free char *head = NULL;
+                int fd = ws_connect();
+
+                strbuf_init(&rest);
+                head = handshake(fd, cases[i].path, cases[i].upgrade, cases[i].proto, &rest);
+                if (strncmp(head, cases[i].want, strlen(cases[i].want)) != 0)
+                        fail_msg("%s: got %s", cases[i].path, head);
+                strbuf_release(&rest);
+                close(fd);
+        }
+}
+
+static void test_exit_status(void **state)
+{
+        const char *argv[] = { "sh", "-c", "exit 3", NULL };
+        cleanup_free char *ok = kubelet_stream_exit_status(argv, 0);
+        cleanup_free char *three = kubelet_stream_exit_status(argv, 3);
+
+        assert_string_equal(ok, "{\"metadata\":{},\"status\":\"Success\"}");
+        /* K8S remotecommand: what kubectl turns into "command terminated with exit code 3" */
+        assert_string_equal(
+                three,
+                "{\"metadata\":{},\"status\":\"Failure\",\"message\":\"command terminated with "
+                "non-zero exit code: error executing command [sh -c exit 3], exit code 3\","
+                "\"reason\":\"NonZeroExitCode\",\"details\":{\"causes\":[{\"reason\":"
+                "\"ExitCode\",\"message\":\"3\"}]}}");
+}
+
 static void test_https(void **state)
 {
         static const char *const ips[] = { "127.0.0.1", NULL };
@@ -709,6 +889,9 @@ int main(int argc, char **argv)
                 cmocka_unit_test(test_stop_ends_a_follow),
                 cmocka_unit_test(test_refusal_words),
                 cmocka_unit_test(test_start_errors),
+                cmocka_unit_test(test_attach_websocket),
+                cmocka_unit_test(test_stream_refusals),
+                cmocka_unit_test(test_exit_status),
                 cmocka_unit_test(test_https),
         };
 
