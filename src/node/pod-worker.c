@@ -1605,8 +1605,11 @@ static void probe_running(struct step *s, const json_t *c, struct container_memo
 
         if (o->phase != CONTAINER_RUNNING)
                 return;
-        prober_container(s->h->prober, s->p->uid, cm->name, cm->latest, c, pod_ip_of(s),
-                         o->started_at, &v);
+        {
+                cleanup_free char *dir = run_dir(s->h, s->p, cm->name, cm->latest);
+                prober_container(s->h->prober, s->p->uid, cm->name, cm->latest, c, pod_ip_of(s),
+                                 dir, o->started_at, &v);
+        }
         for (size_t i = 0; i < v.n_unhealthy; i++)
                 add_event(s->ev, "Warning", "Unhealthy", v.unhealthy[i]);
         o->unready = !v.ready;

@@ -21,6 +21,7 @@
 #include "base/strbuf.h"
 #include "base/timeutil.h"
 #include "node/prober.h"
+#include "node/runtime/runtime.h"
 
 /* K8S: ProbeUserAgent is "kube-probe/<major>.<minor>" of the kubelet (pkg/probe/http) */
 #define PROBE_USER_AGENT "kube-probe/1.32"
@@ -44,6 +45,8 @@ struct probe {
         char *url;                  /* HTTP: scheme://host:port/path */
         struct curl_slist *headers; /* HTTP: the request headers */
         char *grpc_service;         /* GRPC */
+        char **argv;                /* EXEC: the command, NULL-terminated */
+        char *run_dir;              /* EXEC: the container run's state dir */
         int initial_delay_s, period_s, timeout_s, success_threshold, failure_threshold;
         int64_t grace_s; /* terminationGracePeriodSeconds, -1: none */
         /* state, under the lock */
@@ -189,7 +192,7 @@ static int json_int_or(const json_t *o, const char *key, int dflt)
 
 /* The probe of field `type` of the container spec, aimed at pod_host. */
 static void probe_parse(struct probe *pr, enum probe_type type, const json_t *spec,
-                        const char *pod_host)
+                        const char *pod_host, const char *run_dir)
 {
         const json_t *o = json_object_get(spec, type_field[type]);
         const json_t *h;
@@ -217,10 +220,22 @@ static void probe_parse(struct probe *pr, enum probe_type type, const json_t *sp
                      : type == PROBE_LIVENESS ? RESULT_SUCCESS
                                               : RESULT_UNKNOWN;
         if ((h = json_object_get(o, "exec"))) {
+                const json_t *cmd = json_object_get(h, "command");
+                size_t i, n = json_array_size(cmd);
+                json_t *arg;
+
                 pr->kind = HANDLER_EXEC;
-                /* flexlet: exec into a container is not there yet; the kubelet's answer to a
-                 * probe it cannot run is an error event and no change of the result */
-                pr->error_text = xstrdup("exec probes are not supported by this node yet");
+                pr->run_dir = xstrdup(run_dir ?: "");
+                pr->argv = xcalloc(n + 1, sizeof(*pr->argv));
+                json_array_foreach(cmd, i, arg) {
+                        if (!json_is_string(arg) || (i == 0 && !*json_string_value(arg))) {
+                                pr->error_text = xstrdup("exec probe without a command");
+                                return;
+                        }
+                        pr->argv[i] = xstrdup(json_string_value(arg));
+                }
+                if (n == 0)
+                        pr->error_text = xstrdup("exec probe without a command");
                 return;
         }
         if ((h = json_object_get(o, "httpGet")))
@@ -290,6 +305,10 @@ static void probe_release(struct probe *pr)
         free(pr->url);
         curl_slist_free_all(pr->headers);
         free(pr->grpc_service);
+        for (size_t i = 0; pr->argv && pr->argv[i]; i++)
+                free(pr->argv[i]);
+        free(pr->argv);
+        free(pr->run_dir);
 }
 
 /* ------------------------------------------------------------------ the handlers */
@@ -519,6 +538,88 @@ static enum probe_result run_grpc(const struct probe *pr, char **ret_why)
         return res;
 }
 
+/* K8S: pkg/probe/exec: the command in the container (runtime_exec_start: its namespaces,
+ * cgroups and confinement), stdout and stderr together as the output (the first 10 KiB); exit 0
+ * is success, any other code failure with the output as the reason, and a command still
+ * running after timeoutSeconds is killed: `command "..." timed out`. */
+static enum probe_result run_exec(const struct probe *pr, char **ret_why)
+{
+        struct runtime_exec_spec spec = { .state_dir = pr->run_dir,
+                                          .argv = (const char *const *) pr->argv,
+                                          .stdin_fd = -1 };
+        struct runtime_exec e;
+        cleanup_error struct error *err = NULL;
+        struct strbuf out;
+        int pipefd[2], r, code = 0;
+        int64_t deadline = time_monotonic_ms() + (int64_t) pr->timeout_s * 1000;
+        bool ended = false;
+
+        if (pipe2(pipefd, O_CLOEXEC) < 0) {
+                *ret_why = xasprintf("exec probe: pipe: %s", strerror(errno));
+                return RESULT_ERROR;
+        }
+        spec.stdout_fd = spec.stderr_fd = pipefd[1];
+        r = runtime_exec_start(&spec, &e, &err);
+        (void) close(pipefd[1]);
+        if (r < 0) {
+                (void) close(pipefd[0]);
+                *ret_why = xasprintf("failed to exec in container: %s",
+                                     err ? err->message : strerror(-r));
+                return RESULT_ERROR;
+        }
+        strbuf_init(&out);
+        for (;;) {
+                struct pollfd p[2] = { { .fd = pipefd[0], .events = POLLIN },
+                                       { .fd = e.ctl_fd, .events = POLLIN } };
+                int64_t left = deadline - time_monotonic_ms();
+                char buf[4096];
+                ssize_t n;
+
+                if (left <= 0)
+                        break;
+                if (poll(p, ended ? 1 : 2, ended ? 100 : (int) left) < 0 && errno != EINTR)
+                        break;
+                if (p[0].revents) {
+                        n = read(pipefd[0], buf, sizeof(buf));
+                        if (n > 0 && out.len < BODY_MAX)
+                                strbuf_add(&out, buf,
+                                           out.len + (size_t) n > BODY_MAX ? BODY_MAX - out.len
+                                                                           : (size_t) n);
+                        if (n <= 0 && ended)
+                                break;
+                        if (n > 0)
+                                continue;
+                }
+                if (ended)
+                        break; /* ended, and its output is quiet (a background child may hold
+                                * the pipe) */
+                if (!ended && p[1].revents) {
+                        ended = true;
+                        if (runtime_exec_wait(&e, &code, NULL) < 0)
+                                code = -1;
+                }
+        }
+        (void) close(pipefd[0]);
+        runtime_exec_release(&e);
+        if (!ended) {
+                struct strbuf cmd;
+
+                strbuf_init(&cmd);
+                for (size_t i = 0; pr->argv[i]; i++)
+                        strbuf_addf(&cmd, "%s%s", i ? " " : "", pr->argv[i]);
+                *ret_why = xasprintf("command \"%s\" timed out", cmd.buf);
+                strbuf_release(&cmd);
+                strbuf_release(&out);
+                return RESULT_FAILURE;
+        }
+        if (code == 0) {
+                strbuf_release(&out);
+                return RESULT_SUCCESS;
+        }
+        *ret_why = strbuf_detach(&out);
+        return RESULT_FAILURE;
+}
+
 static enum probe_result run_probe(const struct probe *pr, char **ret_why)
 {
         if (pr->error_text) {
@@ -533,6 +634,7 @@ static enum probe_result run_probe(const struct probe *pr, char **ret_why)
         case HANDLER_GRPC:
                 return run_grpc(pr, ret_why);
         case HANDLER_EXEC:
+                return run_exec(pr, ret_why);
         default:
                 *ret_why = xstrdup("unknown probe handler");
                 return RESULT_ERROR;
@@ -729,7 +831,7 @@ static struct target *find(struct prober *p, const char *uid, const char *contai
 }
 
 void prober_container(struct prober *p, const char *uid, const char *container, int run,
-                      const json_t *spec, const char *host, time_t started_at,
+                      const json_t *spec, const char *host, const char *run_dir, time_t started_at,
                       struct probe_verdict *ret)
 {
         struct target *t;
@@ -747,7 +849,7 @@ void prober_container(struct prober *p, const char *uid, const char *container, 
                 t->run = run;
                 for (int k = 0; k < PROBE_TYPE_MAX; k++) {
                         struct probe *pr = &t->probes[k];
-                        probe_parse(pr, (enum probe_type) k, spec, host);
+                        probe_parse(pr, (enum probe_type) k, spec, host, run_dir);
                         /* K8S: initialDelaySeconds counts from the container's start */
                         delay_ms = ((int64_t) started_at + pr->initial_delay_s - time(NULL)) * 1000;
                         pr->due_ms = time_monotonic_ms() + (delay_ms > 0 ? delay_ms : 0);

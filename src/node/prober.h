@@ -6,9 +6,10 @@
  * Handlers, run from the node's network namespace against the pod's IP as the kubelet does
  * (pkg/probe): httpGet (HTTP or HTTPS without verification; 200-399 is success, a redirect is
  * not followed and counts as success), tcpSocket (a connect), grpc (grpc.health.v1.Health/Check
- * over HTTP/2 without TLS; SERVING is success). An exec probe is answered with the kubelet's
- * "probe errored" event and keeps its initial result (upstream's rule for a prober error) until
- * the node can exec into containers.
+ * over HTTP/2 without TLS; SERVING is success), exec (the command in the container as `kubectl
+ * exec` runs one, runtime_exec_start; exit 0 is success). A probe that cannot run at all (no
+ * such port, the container gone) is a "probe errored" event and keeps its result, as upstream
+ * treats a prober error.
  *
  * Results follow pkg/kubelet/prober/worker.go: readiness starts as failure, liveness as
  * success, startup as unknown; a result changes only after successThreshold (failureThreshold)
@@ -57,11 +58,12 @@ struct probe_verdict {
 };
 
 /* The probes of run `run` of container `container` (its spec) of pod `uid`, which runs and
- * is reachable at host (the pod's IP): registered on the first call, answered from what they
+ * is reachable at host (the pod's IP) and whose state is in run_dir (runtime_container_dir, for
+ * exec probes): registered on the first call, answered from what they
  * found so far. started_at: when the run started (initialDelaySeconds counts from it). Marks
  * the run seen in the pod's current pass (see prober_pod_end). */
 void prober_container(struct prober *p, const char *uid, const char *container, int run,
-                      const json_t *spec, const char *host, time_t started_at,
+                      const json_t *spec, const char *host, const char *run_dir, time_t started_at,
                       struct probe_verdict *ret);
 
 /* A pass over a pod's containers: between prober_pod_begin and prober_pod_end, every run still

@@ -72,7 +72,7 @@ check_output "the controller manager cannot delete a pod" \
         as_cert controller-manager delete pod nosuch -n default
 
 # ---- the controllers' service accounts ----
-want="clusterrole-aggregation-controller deployment-controller disruption-controller generic-garbage-collector job-controller namespace-controller node-controller pvc-protection-controller replicaset-controller resourcequota-controller root-ca-cert-publisher service-account-controller token-cleaner ttl-after-finished-controller"
+want="certificate-controller clusterrole-aggregation-controller daemon-set-controller deployment-controller disruption-controller generic-garbage-collector job-controller namespace-controller node-controller pvc-protection-controller replicaset-controller resourcequota-controller root-ca-cert-publisher service-account-controller statefulset-controller token-cleaner ttl-after-finished-controller"
 have=$(k get sa -n kube-system -o jsonpath='{range .items[*]}{.metadata.name}{"\n"}{end}' | grep -v '^default$' | sort | tr '\n' ' ' | sed 's/ $//')
 check_equal "each controller has its service account in kube-system" "$want" "$have"
 rs_token=$(k create token replicaset-controller -n kube-system)
@@ -113,8 +113,9 @@ check_equal "the audit log: its pods were created by the ReplicaSet controller's
         "system:serviceaccount:kube-system:replicaset-controller" "$(creator pods default create)"
 check_equal "the namespace was finalized by the namespace controller's account" \
         "system:serviceaccount:kube-system:namespace-controller" "$(creator namespaces gone update finalize)"
+# (the scheduler watches ReplicaSets too, for its default topology spreading)
 check_equal "the controllers' lists and watches are the controller manager's" \
-        "system:kube-controller-manager" \
+        "system:kube-controller-manager system:kube-scheduler" \
         "$(jq -r 'select(.verb == "watch" and .objectRef.resource == "replicasets") | .user.username' "$log" | sort -u | tr '\n' ' ' | sed 's/ $//')"
 check_equal "the system namespaces were made by the server's loopback identity" \
         "system:apiserver" \

@@ -3,8 +3,7 @@
 # driving the container's ready flag and the pod's Ready condition, liveness (tcpSocket)
 # killing and restarting a container with upstream's events, startup probes gating the others
 # and restarting a container that never starts, gRPC health checks against a real HTTP/2 server
-# (Node's http2 module, on the host network), and an exec probe answered with the kubelet's
-# "probe errored" event.
+# (Node's http2 module, on the host network), and exec probes run inside the container.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib/tap.sh"
@@ -97,10 +96,19 @@ else
         ok "gRPC health checks # SKIP node (Node.js) is not installed"
 fi
 
-# --- exec probes: not supported by this node yet, said the kubelet's way for a prober error
-pod execprobe 'sleep 3600' ',"readinessProbe":{"exec":{"command":["true"]},"periodSeconds":1}'
-until_equal "an exec probe is reported as a prober error" yes \
-        has_event execprobe "Unhealthy: Readiness probe errored: exec probes are not supported by this node yet"
+# --- exec probes: the command runs in the container; its exit code decides, its output is why
+pod execprobe 'sleep 4; touch /tmp/ready; sleep 3600' \
+        ',"readinessProbe":{"exec":{"command":["cat","/tmp/ready"]},"periodSeconds":1}'
+pod execlive 'sleep 3600' \
+        ',"livenessProbe":{"exec":{"command":["sh","-c","echo sick; exit 1"]},"periodSeconds":1,"failureThreshold":2}'
+until_equal "an exec readiness probe failing says the command's output" yes \
+        has_event execprobe "Unhealthy: Readiness probe failed: cat: can't open '/tmp/ready': No such file or directory"
+until_equal "and once the command succeeds the container is ready" true \
+        jp execprobe '{.status.containerStatuses[0].ready}'
+until_equal "an exec liveness probe exiting 1 restarts the container" yes \
+        has_event execlive "Killing: Container c failed liveness probe, will be restarted"
+check_equal "with its output in the Unhealthy event" yes \
+        "$(has_event execlive "Unhealthy: Liveness probe failed: sick")"
 
 check "delete the pods" k delete pod --all --timeout=60s
 server_check_log

@@ -2,8 +2,8 @@
  * the gRPC health check's request and answer bytes, and the prober's threads against real
  * sockets on loopback: a tcpSocket readiness probe turns ready once its thresholds are met,
  * a liveness probe on a closed port gives the kill verdict after failureThreshold attempts with
- * the kubelet's words, liveness waits for the startup probe, exec probes are prober errors, and
- * forgotten runs stop being probed. */
+ * the kubelet's words, liveness waits for the startup probe, an exec probe without a command is
+ * a prober error, and forgotten runs stop being probed. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -121,7 +121,8 @@ static void wait_verdict(struct prober *p, const json_t *spec, int run,
         int64_t deadline = time_monotonic_ms() + 10000;
 
         for (;;) {
-                prober_container(p, "pod-1", "c", run, spec, "127.0.0.1", time(NULL) - 100, v);
+                prober_container(p, "pod-1", "c", run, spec, "127.0.0.1", NULL, time(NULL) - 100,
+                                 v);
                 for (size_t i = 0; i < v->n_unhealthy; i++) {
                         if (events && *n_events < 16)
                                 events[(*n_events)++] = v->unhealthy[i];
@@ -158,7 +159,7 @@ static void test_readiness_and_liveness(void **state)
         spec = json_pack("{s:s, s:{s:{s:i}, s:i, s:i}}", "name", "c", "readinessProbe", "tcpSocket",
                          "port", port, "periodSeconds", 1, "successThreshold", 2);
         /* readiness starts as failure: not ready before the first attempts */
-        prober_container(p, "pod-1", "c", 0, spec, "127.0.0.1", time(NULL) - 100, &v);
+        prober_container(p, "pod-1", "c", 0, spec, "127.0.0.1", NULL, time(NULL) - 100, &v);
         assert_true(v.started);
         assert_false(v.ready);
         assert_int_equal(v.kill_for, PROBE_TYPE_MAX);
@@ -171,7 +172,7 @@ static void test_readiness_and_liveness(void **state)
         spec = json_pack("{s:s, s:{s:{s:i}, s:i, s:i, s:i}}", "name", "c", "livenessProbe",
                          "tcpSocket", "port", dead, "periodSeconds", 1, "failureThreshold", 2,
                          "terminationGracePeriodSeconds", 5);
-        prober_container(p, "pod-1", "c", 1, spec, "127.0.0.1", time(NULL) - 100, &v);
+        prober_container(p, "pod-1", "c", 1, spec, "127.0.0.1", NULL, time(NULL) - 100, &v);
         assert_true(v.ready); /* no readiness probe: ready */
         assert_int_equal(v.kill_for, PROBE_TYPE_MAX);
         wait_verdict(p, spec, 1, is_killed, &v, events, &n);
@@ -217,22 +218,23 @@ static void test_startup_gates_and_exec_errors(void **state)
         }
         json_decref(spec);
 
-        /* an exec probe: a prober error, and readiness keeps its initial result */
+        /* an exec probe without a command: a prober error, and readiness keeps its initial
+         * result (running commands in containers is tests/e2e/test-probes.sh's) */
         n = 0;
-        spec = json_pack("{s:s, s:{s:{s:[s]}, s:i}}", "name", "c", "readinessProbe", "exec",
-                         "command", "true", "periodSeconds", 1);
+        spec = json_pack("{s:s, s:{s:{s:[]}, s:i}}", "name", "c", "readinessProbe", "exec",
+                         "command", "periodSeconds", 1);
         {
                 int64_t deadline = time_monotonic_ms() + 5000;
                 while (n == 0 && time_monotonic_ms() < deadline) {
-                        prober_container(p, "pod-1", "c", 1, spec, "127.0.0.1", time(NULL), &v);
+                        prober_container(p, "pod-1", "c", 1, spec, "127.0.0.1", "/nonexistent/run",
+                                         time(NULL), &v);
                         for (size_t i = 0; i < v.n_unhealthy; i++)
                                 events[n++] = v.unhealthy[i];
                         usleep(20000);
                 }
         }
         assert_true(n >= 1);
-        assert_string_equal(events[0], "Readiness probe errored: exec probes are not supported "
-                                       "by this node yet");
+        assert_string_equal(events[0], "Readiness probe errored: exec probe without a command");
         assert_false(v.ready);
         for (size_t i = 0; i < n; i++)
                 free(events[i]);
