@@ -78,8 +78,10 @@ check_equal "a raw request from another address is answered too" 200 \
         "$(curl -sk -o /dev/null -w '%{http_code}' --max-time 10 "https://127.0.0.1:$SERVER_PORT/readyz")"
 threads=$(awk '/^Threads:/ {print $2}' "/proc/$SERVER_PID/status")
 echo "# server threads: $threads_before before the flood, $threads during it"
-if [ "$threads" -lt 100 ]; then ok "no thread per connection (threads: $threads)"; else
-        not_ok "no thread per connection" "threads: $threads with $((IDLE + SLOW)) connections"; fi
+# the server's own threads (controllers, informers, prober, pools) are there before the flood;
+# thousands of connections must add no more than a few
+if [ "$threads" -lt $((threads_before + 50)) ]; then ok "no thread per connection (threads: $threads_before, then $threads)"; else
+        not_ok "no thread per connection" "threads: $threads_before before, $threads with $((IDLE + SLOW)) connections"; fi
 
 wait "$flood_pid"
 done_line=$(sed -n 's/^DONE //p' "$flood_out")
