@@ -61,9 +61,9 @@ static inline json_t *fx_node(json_t *nodes, const char *name, const char *zone,
 static inline json_t *fx_pod(json_t *pods, const char *name, const char *node, const char *labels,
                              const char *cpu, const char *mem)
 {
-        json_t *p = json_pack("{s:{s:s, s:s, s:s}, s:{s:[{s:s}]}}", "metadata", "name", name,
-                              "namespace", "default", "uid", name, "spec", "containers", "name",
-                              "c");
+        json_t *p =
+                json_pack("{s:{s:s, s:s, s:s}, s:{s:[{s:s}]}}", "metadata", "name", name,
+                          "namespace", "default", "uid", name, "spec", "containers", "name", "c");
         assert_non_null(p);
         if (labels)
                 fx_set(p, "metadata.labels", labels);
@@ -75,8 +75,8 @@ static inline json_t *fx_pod(json_t *pods, const char *name, const char *node, c
                         json_object_set_new(req, "cpu", json_string(cpu));
                 if (mem)
                         json_object_set_new(req, "memory", json_string(mem));
-                json_object_set_new(json_array_get(json_path(p, "spec.containers"), 0),
-                                    "resources", json_pack("{s:o}", "requests", req));
+                json_object_set_new(json_array_get(json_path(p, "spec.containers"), 0), "resources",
+                                    json_pack("{s:o}", "requests", req));
         }
         if (pods)
                 json_array_append_new(pods, p);
