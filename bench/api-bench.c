@@ -980,8 +980,9 @@ int main(int argc, char **argv)
         }
         strbuf_addf(&sb,
                     "\nWrites confirmed: resourceVersion advanced by %" PRIu64
-                    " over %zu successful PATCHes; %zu of %zu pods hold a cpu request other "
-                    "than the last one sent.\n",
+                    " over %zu successful PATCHes (the server's own writes, its components' "
+                    "Leases and events, advance it too); %zu of %zu pods hold a cpu request "
+                    "other than the last one sent.\n",
                     rv_after - rv_before, patches_ok, wrong_pods, cfg.pods);
         if (cfg.server_pid)
                 strbuf_addf(&sb,
@@ -1004,5 +1005,5 @@ int main(int argc, char **argv)
         strbuf_release(&sb);
         free(pods);
         free(cfg.token);
-        return (rv_after - rv_before == patches_ok && wrong_pods == 0) ? 0 : 1;
+        return (rv_after - rv_before >= patches_ok && wrong_pods == 0) ? 0 : 1;
 }
