@@ -12,8 +12,13 @@
  * waits. With --server-pid, the server's thread count and RSS are read when every client of a
  * phase is connected. Last, one client measures the wire formats side by side: GET of a pod,
  * LIST of the namespace and PATCH resize with `Accept: application/json` and with
- * `Accept: application/vnd.kubernetes.protobuf`, and the bytes of one pod in each. Prints a
- * Markdown report and writes it to --out. A program, not a library: it prints and exits. */
+ * `Accept: application/vnd.kubernetes.protobuf`, and the bytes of one pod in each. With
+ * --compare-token-file, the GET and PATCH phases then run again in --compare-rounds rounds,
+ * alternating between --token-file's identity and the other one (which goes first alternates
+ * too), on the same pods of the same server, so that what the other identity's authentication
+ * and authorization cost shows as the ratio of the two medians, with the machine's drift spread
+ * over both. Prints a Markdown report and writes it to --out. A program, not a library: it prints
+ * and exits. */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -68,7 +73,10 @@ struct config {
         const char *ns;
         const char *out;
         const char *commit;
+        const char *compare_token_file;
         char *token;
+        char *compare_token;
+        size_t compare_rounds;
         pid_t server_pid;
         size_t pods;
         size_t requests; /* per phase, shared by its clients */
@@ -720,12 +728,15 @@ static void usage(FILE *f)
                 "usage: api-bench --server URL --ca FILE --token-file FILE --data-dir DIR\n"
                 "                 [--server-pid PID] [--namespace NS] [--pods N] [--requests N]\n"
                 "                 [--seconds S] [--clients 1,8,64] [--fsyncs N] [--out FILE]\n"
-                "                 [--commit ID] [--handshakes N]\n\n"
+                "                 [--commit ID] [--handshakes N]\n"
+                "                 [--compare-token-file FILE [--compare-rounds N]]\n\n"
                 "  --pods N       pods to create and spread the load over (default 100)\n"
                 "  --requests N   requests per phase, shared by its clients (default 5000)\n"
                 "  --seconds S    time cap per phase (default 8)\n"
                 "  --fsyncs N     write+fdatasync rounds for the disk floor (default 2000)\n"
-                "  --handshakes N new clients connecting at once at the end (default 100)\n");
+                "  --handshakes N new clients connecting at once at the end (default 100)\n"
+                "  --compare-token-file FILE  GET and PATCH again, alternating with this\n"
+                "                 identity, in --compare-rounds rounds (default 5)\n");
 }
 
 static void parse_args(int argc, char **argv, struct config *cfg)
@@ -745,6 +756,8 @@ static void parse_args(int argc, char **argv, struct config *cfg)
                 { "out", required_argument, NULL, 'o' },
                 { "commit", required_argument, NULL, 'g' },
                 { "handshakes", required_argument, NULL, 'H' },
+                { "compare-token-file", required_argument, NULL, 'T' },
+                { "compare-rounds", required_argument, NULL, 'R' },
                 { "help", no_argument, NULL, 'h' },
                 { NULL, 0, NULL, 0 },
         };
@@ -755,7 +768,8 @@ static void parse_args(int argc, char **argv, struct config *cfg)
                                 .requests = 5000,
                                 .seconds = 8,
                                 .fsyncs = 2000,
-                                .handshakes = 100 };
+                                .handshakes = 100,
+                                .compare_rounds = 5 };
         parse_clients(cfg, "1,8,64,512");
         while ((opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
                 switch (opt) {
@@ -801,6 +815,12 @@ static void parse_args(int argc, char **argv, struct config *cfg)
                 case 'H':
                         cfg->handshakes = parse_count("--handshakes", optarg, 1000);
                         break;
+                case 'T':
+                        cfg->compare_token_file = optarg;
+                        break;
+                case 'R':
+                        cfg->compare_rounds = parse_count("--compare-rounds", optarg, 100);
+                        break;
                 case 'h':
                         usage(stdout);
                         exit(0);
@@ -817,6 +837,8 @@ static void parse_args(int argc, char **argv, struct config *cfg)
                 if (cfg->clients[i] > cfg->pods)
                         die("--clients %zu needs at least as many --pods", cfg->clients[i]);
         cfg->token = bench_read_token(cfg->token_file);
+        if (cfg->compare_token_file)
+                cfg->compare_token = bench_read_token(cfg->compare_token_file);
 }
 
 static void add_row(struct strbuf *sb, const struct result *r)
@@ -841,6 +863,104 @@ static const struct result *find(const struct result *rs, size_t n, enum op op, 
         return NULL;
 }
 
+/* The GET and PATCH phases of the comparison: per client count and operation, --compare-rounds
+ * rounds of one phase with each identity. */
+struct comparison {
+        size_t clients;
+        enum op op;
+        struct result *own;   /* compare_rounds phases with --token-file's identity */
+        struct result *other; /* and with --compare-token-file's */
+};
+
+/* The median over n results of what field reads. */
+static double median_of(const struct result *rs, size_t n, double (*field)(const struct result *))
+{
+        double *v = xcalloc(n, sizeof(*v)), m;
+
+        for (size_t i = 0; i < n; i++)
+                v[i] = field(&rs[i]);
+        qsort(v, n, sizeof(*v), cmp_double);
+        m = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+        free(v);
+        return m;
+}
+
+static double p50_of(const struct result *r)
+{
+        return r->p50_ms;
+}
+
+static double p99_of(const struct result *r)
+{
+        return r->p99_ms;
+}
+
+static void run_comparison(const struct config *cfg, struct pod_state *pods, struct comparison *cmp)
+{
+        struct config other = *cfg;
+
+        other.token = cfg->compare_token;
+        cmp->own = xcalloc(cfg->compare_rounds, sizeof(*cmp->own));
+        cmp->other = xcalloc(cfg->compare_rounds, sizeof(*cmp->other));
+        for (size_t r = 0; r < cfg->compare_rounds; r++) {
+                (void) fprintf(stderr, "api-bench: %s, %zu clients, both identities, round %zu\n",
+                               op_names[cmp->op], cmp->clients, r + 1);
+                /* which identity goes first alternates, so neither always follows the other */
+                if (r % 2 == 0) {
+                        run_phase(cfg, cmp->op, cmp->clients, pods, &cmp->own[r]);
+                        run_phase(&other, cmp->op, cmp->clients, pods, &cmp->other[r]);
+                } else {
+                        run_phase(&other, cmp->op, cmp->clients, pods, &cmp->other[r]);
+                        run_phase(cfg, cmp->op, cmp->clients, pods, &cmp->own[r]);
+                }
+        }
+}
+
+static const char *base_name(const char *path)
+{
+        const char *slash = strrchr(path, '/');
+
+        return slash ? slash + 1 : path;
+}
+
+static void comparison_report(struct strbuf *sb, const struct config *cfg,
+                              const struct comparison *cmps, size_t n)
+{
+        if (!n)
+                return;
+        strbuf_addf(sb,
+                    "\nThe same GET and PATCH phases in %zu rounds, alternating between the "
+                    "identity above (`%s`) and another (`%s`) on the same pods; medians over the "
+                    "rounds, and the other's median rate as a share of the first's:\n\n"
+                    "| operation | clients | req/s (rounds) first | req/s (rounds) other | median "
+                    "req/s first | median req/s other | other / first | p50 ms first | p50 ms "
+                    "other | p99 ms first | p99 ms other | errors |\n"
+                    "|---|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+                    cfg->compare_rounds, base_name(cfg->token_file),
+                    base_name(cfg->compare_token_file));
+        for (size_t i = 0; i < n; i++) {
+                const struct comparison *c = &cmps[i];
+                double own = median_of(c->own, cfg->compare_rounds, rate);
+                double other = median_of(c->other, cfg->compare_rounds, rate);
+                size_t errors = 0;
+
+                strbuf_addf(sb, "| %s | %zu | ", op_names[c->op], c->clients);
+                for (size_t r = 0; r < cfg->compare_rounds; r++)
+                        strbuf_addf(sb, "%s%.0f", r ? ", " : "", rate(&c->own[r]));
+                strbuf_addstr(sb, " | ");
+                for (size_t r = 0; r < cfg->compare_rounds; r++) {
+                        strbuf_addf(sb, "%s%.0f", r ? ", " : "", rate(&c->other[r]));
+                        errors += c->own[r].errors + c->other[r].errors;
+                }
+                strbuf_addf(sb, " | %.0f | %.0f | %.3f | %.3f | %.3f | %.3f | %.3f | %zu |\n", own,
+                            other, own > 0 ? other / own : 0,
+                            median_of(c->own, cfg->compare_rounds, p50_of),
+                            median_of(c->other, cfg->compare_rounds, p50_of),
+                            median_of(c->own, cfg->compare_rounds, p99_of),
+                            median_of(c->other, cfg->compare_rounds, p99_of), errors);
+        }
+}
+
 int main(int argc, char **argv)
 {
         struct config cfg;
@@ -859,6 +979,8 @@ int main(int argc, char **argv)
         struct result *fs;
         struct wire_result wire[2 * WIRE_OP_MAX];
         size_t n_wire = 0;
+        struct comparison cmps[2 * ARRAY_SIZE(cfg.clients)];
+        size_t n_cmps = 0;
         cleanup_free char *fs_desc = NULL;
         const char *fsn;
 
@@ -897,6 +1019,11 @@ int main(int argc, char **argv)
         for (size_t i = 0; i < cfg.pods; i++)
                 patches_ok += pods[i].patches;
         rss_end = cfg.server_pid ? rss_kib(cfg.server_pid) : -1;
+        for (size_t i = 0; cfg.compare_token && i < cfg.n_clients; i++)
+                for (enum op op = OP_GET; op <= OP_PATCH; op++) {
+                        cmps[n_cmps] = (struct comparison){ .clients = cfg.clients[i], .op = op };
+                        run_comparison(&cfg, pods, &cmps[n_cmps++]);
+                }
         for (enum wire_op op = 0; op < WIRE_OP_MAX; op++)
                 for (size_t m = 0; m < 2; m++) {
                         const char *media =
@@ -990,6 +1117,7 @@ int main(int argc, char **argv)
                             "%zu pods, %.1f MiB after the GET and PATCH phases.\n",
                             rss_start / 1024.0, rss_created / 1024.0, cfg.pods, rss_end / 1024.0);
         wire_report(&sb, &cfg, wire, n_wire);
+        comparison_report(&sb, &cfg, cmps, n_cmps);
         for (size_t i = 0; i < n_results; i++)
                 if (results[i].errors)
                         strbuf_addf(&sb, "\n%s with %zu clients: %zu errors, first %ld.\n",
@@ -1003,7 +1131,12 @@ int main(int argc, char **argv)
                         die("writing \"%s\": %s", cfg.out, strerror(errno));
         }
         strbuf_release(&sb);
+        for (size_t i = 0; i < n_cmps; i++) {
+                free(cmps[i].own);
+                free(cmps[i].other);
+        }
         free(pods);
         free(cfg.token);
+        free(cfg.compare_token);
         return (rv_after - rv_before >= patches_ok && wrong_pods == 0) ? 0 : 1;
 }

@@ -11,10 +11,11 @@
 # already built from exactly BEFORE_REF, to skip building it), PODS (512),
 # REQUESTS per phase (5000), PHASE_SECONDS (8), CLIENTS (1,8,64,512), HANDSHAKES (100),
 # FSYNCS (2000), BENCH_TMPDIR (parent of the data dir: it picks the disk that is measured;
-# default $TMPDIR or /tmp), RBAC_USER (1: after the admin's pass, the same benchmark again on
-# the same server with the bound token of a service account that RoleBindings to edit (and
-# pods/resize) allow, so that the cost of its authentication and RBAC's decisions against
-# system:masters' shows in one run; 0: not).
+# default $TMPDIR or /tmp), RBAC_USER (1: the pods go to a namespace where a service account is
+# bound to edit (and pods/resize), and after the admin's phases the GET and PATCH phases run again
+# in RBAC_ROUNDS rounds (5) alternating between the admin (system:masters) and that account's
+# bound token, so that its authentication and RBAC's decisions show as a ratio of medians taken
+# on the same pods of the same server; 0: not).
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
@@ -74,10 +75,17 @@ run_bench() {
         SERVER_PORT=
         # shellcheck disable=SC2119 # no extra flags for the server
         server_start
+        local compare=() ns=default
+        if [ "${RBAC_USER:-1}" = 1 ]; then
+                rbac_user
+                ns=bench-rbac
+                compare=(--compare-token-file "$SERVER_DIR/rbac.token" --compare-rounds "${RBAC_ROUNDS:-5}")
+        fi
         "$ROOT/$BUILD/bench/api-bench" \
                 --server "https://127.0.0.1:$SERVER_PORT" \
                 --ca "$SERVER_DIR/data/pki/ca.crt" \
                 --token-file "$SERVER_DIR/data/pki/admin.token" \
+                --namespace "$ns" \
                 --data-dir "$SERVER_DIR/data" \
                 --server-pid "$SERVER_PID" \
                 --pods "${PODS:-512}" \
@@ -87,24 +95,8 @@ run_bench() {
                 --handshakes "${HANDSHAKES:-100}" \
                 --fsyncs "${FSYNCS:-2000}" \
                 --commit "$2" \
+                "${compare[@]}" \
                 --out "$3" || echo "api-bench: its write check failed (see the report)" >&2
-        if [ "${RBAC_USER:-1}" = 1 ] && rbac_user; then
-                "$ROOT/$BUILD/bench/api-bench" \
-                        --server "https://127.0.0.1:$SERVER_PORT" \
-                        --ca "$SERVER_DIR/data/pki/ca.crt" \
-                        --token-file "$SERVER_DIR/rbac.token" \
-                        --namespace bench-rbac \
-                        --data-dir "$SERVER_DIR/data" \
-                        --server-pid "$SERVER_PID" \
-                        --pods "${PODS:-512}" \
-                        --requests "${REQUESTS:-5000}" \
-                        --seconds "${PHASE_SECONDS:-8}" \
-                        --clients "${CLIENTS:-1,8,64,512}" \
-                        --handshakes "${HANDSHAKES:-100}" \
-                        --fsyncs "${FSYNCS:-2000}" \
-                        --commit "$2, as a service account bound to edit (its token, RBAC)" \
-                        --out "$3.rbac" || echo "api-bench: its write check failed (see the report)" >&2
-        fi
         server_cleanup
         SERVER_DIR=
 }
@@ -139,12 +131,5 @@ run_bench "$ROOT/$BUILD/flexlet" "$commit" "$tmp/after.md"
         else
                 cat "$tmp/after.md"
         fi
-        for f in "$tmp/before.md.rbac" "$tmp/after.md.rbac"; do
-                [ -f "$f" ] || continue
-                echo
-                echo "## The same with a service account's token that RBAC allows (${f##*/})"
-                echo
-                sed 's/^# /### /' "$f"
-        done
 } >"$out"
 echo "report written to $out"
