@@ -19,66 +19,17 @@ if ! command -v etcd >/dev/null || ! command -v etcdctl >/dev/null; then
 fi
 
 SERVER_DIR=$(mktemp -d /tmp/flexlet-multi.XXXXXX)
-ETCD_PIDS=()
-declare -A PID=()
+. "$here/../lib/etcd-cluster.sh"
 multi_cleanup() {
-        local p
-        for p in "${PID[@]}" "${WATCH_PID:-}"; do
-                [ -n "$p" ] && kill -9 "$p" 2>/dev/null && wait "$p" 2>/dev/null
-        done
-        for p in "${ETCD_PIDS[@]}"; do
-                [ -n "$p" ] && kill -9 "$p" 2>/dev/null && wait "$p" 2>/dev/null
-        done
+        [ -n "${WATCH_PID:-}" ] && kill -9 "$WATCH_PID" 2>/dev/null && wait "$WATCH_PID" 2>/dev/null
+        etcd_cluster_cleanup
         rm -rf "$SERVER_DIR"
 }
 trap multi_cleanup EXIT
 
 # Three members on loopback, plain HTTP (test-etcd.sh covers TLS to etcd).
-names=(m1 m2 m3)
-clients=() peers=() cluster=
-for i in 0 1 2; do
-        clients[i]=http://127.0.0.1:$(free_port)
-        peers[i]=http://127.0.0.1:$(free_port)
-        cluster+="${cluster:+,}${names[i]}=${peers[i]}"
-done
-endpoints=$(
-        IFS=,
-        echo "${clients[*]}"
-)
-for i in 0 1 2; do
-        etcd --name "${names[i]}" --data-dir "$SERVER_DIR/etcd-${names[i]}" \
-                --listen-client-urls "${clients[i]}" --advertise-client-urls "${clients[i]}" \
-                --listen-peer-urls "${peers[i]}" --initial-advertise-peer-urls "${peers[i]}" \
-                --initial-cluster "$cluster" --initial-cluster-state new \
-                --initial-cluster-token "flexlet-multi-$$" --max-request-bytes 8388608 \
-                --logger zap --log-level error >>"$SERVER_DIR/etcd-${names[i]}.log" 2>&1 &
-        ETCD_PIDS[i]=$!
-done
-ec() { ETCDCTL_API=3 etcdctl --endpoints "$endpoints" --command-timeout=5s "$@"; }
-for _ in $(seq 1 100); do
-        ec endpoint health >/dev/null 2>&1 && break
-        sleep 0.2
-done
+etcd_cluster_start "flexlet-multi-$$"
 check "a three-member etcd cluster is healthy" ec endpoint health
-
-declare -A PORT=() URL=()
-# start NAME [flags...]: an apiserver with data in $SERVER_DIR/NAME, ready or not
-start() {
-        local n=$1
-        shift
-        PORT[$n]=${PORT[$n]:-$(free_port)}
-        URL[$n]=https://127.0.0.1:${PORT[$n]}
-        "$FLEXLET_BIN" apiserver --data-dir "$SERVER_DIR/$n" --listen "127.0.0.1:${PORT[$n]}" \
-                --store etcd --etcd-endpoints "$endpoints" "$@" >>"$SERVER_DIR/$n.log" 2>&1 &
-        PID[$n]=$!
-        for _ in $(seq 1 150); do
-                curl -skf "${URL[$n]}/readyz" >/dev/null 2>&1 && return 0
-                kill -0 "${PID[$n]}" 2>/dev/null || break
-                sleep 0.1
-        done
-        sed 's/^/# /' "$SERVER_DIR/$n.log"
-        return 1
-}
 ka() { "$KUBECTL" --kubeconfig "$SERVER_DIR/a/kubeconfig" --cache-dir "$SERVER_DIR/cache-a" "$@"; }
 kb() { "$KUBECTL" --kubeconfig "$SERVER_DIR/b/kubeconfig" --cache-dir "$SERVER_DIR/cache-b" "$@"; }
 # wait_equal WHAT WANT SECONDS COMMAND...: polls every 0.5 s until COMMAND prints WANT
@@ -97,7 +48,7 @@ holder() { # KUBECTL-FN LEASE
         "$1" get lease -n kube-system "$2" -o 'jsonpath={.spec.holderIdentity}'
 }
 
-if start a; then ok "apiserver A starts on etcd"; else not_ok "apiserver A starts on etcd"; fi
+if apiserver_start a; then ok "apiserver A starts on etcd"; else not_ok "apiserver A starts on etcd"; fi
 # kubeadm's way: the second control plane gets a copy of the first's pki folder
 cp -a "$SERVER_DIR/a/pki" "$SERVER_DIR/pki-b"
 cp -a "$SERVER_DIR/a/pki" "$SERVER_DIR/pki-broken"
@@ -105,8 +56,8 @@ rm "$SERVER_DIR/pki-broken/sa.key"
 check_output "a copied pki folder without sa.key is refused" \
         'pki-broken/sa.key" does not: copy the whole pki folder' \
         timeout 30 "$FLEXLET_BIN" apiserver --data-dir "$SERVER_DIR/broken" --listen 127.0.0.1:0 \
-        --store etcd --etcd-endpoints "$endpoints" --pki-dir "$SERVER_DIR/pki-broken"
-if start b --pki-dir "$SERVER_DIR/pki-b"; then ok "apiserver B starts with a copy of A's pki folder"; else not_ok "apiserver B starts with a copy of A's pki folder"; fi
+        --store etcd --etcd-endpoints "$ETCD_ENDPOINTS" --pki-dir "$SERVER_DIR/pki-broken"
+if apiserver_start b --pki-dir "$SERVER_DIR/pki-b"; then ok "apiserver B starts with a copy of A's pki folder"; else not_ok "apiserver B starts with a copy of A's pki folder"; fi
 check_equal "B serves the same CA as A" "$(cat "$SERVER_DIR/a/pki/ca.crt")" "$(cat "$SERVER_DIR/pki-b/ca.crt")"
 check_output "A's admin kubeconfig works on B" "kubernetes-admin" \
         "$KUBECTL" --kubeconfig "$SERVER_DIR/a/kubeconfig" --server "${URL[b]}" auth whoami
