@@ -28,25 +28,11 @@ struct rlist {
  * wrote in every case that matters ("0.5", "1.5"). */
 static int json_quantity(const json_t *v, struct quantity *ret)
 {
-        char buf[64];
-        const char *s;
+        char buf[JSON_NUMBER_TEXT_MAX];
+        const char *s = json_scalar_text(v, buf);
 
-        if (json_is_string(v)) {
-                s = json_string_value(v);
-        } else if (json_is_integer(v)) {
-                snprintf(buf, sizeof(buf), "%" JSON_INTEGER_FORMAT, json_integer_value(v));
-                s = buf;
-        } else if (json_is_real(v)) {
-                double d = json_real_value(v);
-                for (int prec = 1; prec <= 17; prec++) {
-                        snprintf(buf, sizeof(buf), "%.*g", prec, d);
-                        if (strtod(buf, NULL) == d)
-                                break;
-                }
-                s = buf;
-        } else {
+        if (!s)
                 return -EINVAL;
-        }
         return quantity_parse(s, ret, NULL) < 0 ? -EINVAL : 0;
 }
 

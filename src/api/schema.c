@@ -113,22 +113,12 @@ const struct schema *schema_for_kind(const char *kind)
 
 /* ---- Go's spelling of values, types and strings ---- */
 
-/* The number's JSON text. A real comes back in its shortest round-tripping form: jansson keeps
- * no source text, so "1e3" reads as "1000". Caller frees. */
+/* The number's JSON text (json_scalar_text). Caller frees. */
 static char *number_text(const json_t *v)
 {
-        double d;
+        char buf[JSON_NUMBER_TEXT_MAX];
 
-        if (json_is_integer(v))
-                return xasprintf("%" JSON_INTEGER_FORMAT, json_integer_value(v));
-        d = json_real_value(v);
-        for (int prec = 1; prec <= 17; prec++) {
-                char *s = xasprintf("%.*g", prec, d);
-                if (strtod(s, NULL) == d)
-                        return s;
-                free(s);
-        }
-        return xasprintf("%.17g", d);
+        return xstrdup(json_scalar_text(v, buf));
 }
 
 static void type_name(const struct schema *s, struct strbuf *sb, int depth)

@@ -18,27 +18,15 @@
 
 /* ---- shared helpers ---------------------------------------------------------------------- */
 
-/* The string a selector compares for a JSON value: strings as they are, integers, reals and
- * booleans in their string form, anything else (null, object, array) as "". buf holds the
- * rendering of non-strings. */
-static const char *scalar_string(const json_t *v, char *buf, size_t size)
+/* The string a selector compares for a JSON value: strings as they are, numbers as
+ * json_scalar_text renders them, booleans as "true"/"false", anything else (null, object,
+ * array) as "". buf holds the rendering of a number. */
+static const char *scalar_string(const json_t *v, char buf[static JSON_NUMBER_TEXT_MAX])
 {
-        if (json_is_string(v))
-                return json_string_value(v);
-        if (json_is_integer(v)) {
-                snprintf(buf, size, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
-                return buf;
-        }
-        if (json_is_real(v)) {
-                double d = json_real_value(v);
-                /* Shortest form that reads back to the same double, as Go's FormatFloat(-1). */
-                for (int prec = 1; prec <= 17; prec++) {
-                        snprintf(buf, size, "%.*g", prec, d);
-                        if (strtod(buf, NULL) == d)
-                                break;
-                }
-                return buf;
-        }
+        const char *s = json_scalar_text(v, buf);
+
+        if (s)
+                return s;
         if (json_is_true(v))
                 return "true";
         if (json_is_false(v))
@@ -758,8 +746,8 @@ static bool has_value(const struct label_requirement *r, const char *v)
 static bool requirement_matches(const struct label_requirement *r, const json_t *labels)
 {
         const json_t *v = json_is_object(labels) ? json_object_get(labels, r->key) : NULL;
-        char buf[64];
-        const char *val = v ? scalar_string(v, buf, sizeof(buf)) : NULL;
+        char buf[JSON_NUMBER_TEXT_MAX];
+        const char *val = v ? scalar_string(v, buf) : NULL;
         int64_t have, want;
 
         switch (r->op) {
@@ -1038,8 +1026,8 @@ bool field_selector_matches(const struct field_selector *sel, const json_t *obj)
         for (size_t i = 0; i < sel->n; i++) {
                 const struct field_term *t = &sel->terms[i];
                 const json_t *v = json_path(obj, t->field);
-                char buf[64];
-                const char *have = v ? scalar_string(v, buf, sizeof(buf)) : "";
+                char buf[JSON_NUMBER_TEXT_MAX];
+                const char *have = v ? scalar_string(v, buf) : "";
 
                 if (streq(have, t->value) == t->not_equal)
                         return false;

@@ -98,6 +98,29 @@ const char *json_go_kind(const json_t *v)
         }
 }
 
+const char *json_scalar_text(const json_t *v, char buf[static JSON_NUMBER_TEXT_MAX])
+{
+        double d;
+
+        if (json_is_string(v))
+                return json_string_value(v);
+        if (json_is_integer(v)) {
+                (void) snprintf(buf, JSON_NUMBER_TEXT_MAX, "%" JSON_INTEGER_FORMAT,
+                                json_integer_value(v));
+                return buf;
+        }
+        if (!json_is_real(v))
+                return NULL;
+        /* Go's strconv.FormatFloat(d, 'g', -1, 64) is the shortest form that reads back */
+        d = json_real_value(v);
+        for (int prec = 1; prec <= 17; prec++) {
+                (void) snprintf(buf, JSON_NUMBER_TEXT_MAX, "%.*g", prec, d);
+                if (strtod(buf, NULL) == d)
+                        break;
+        }
+        return buf;
+}
+
 void json_array_sort(json_t *array, int (*cmp)(const void *, const void *))
 {
         size_t n = json_array_size(array), i;

@@ -29,6 +29,12 @@ char *json_dump_compact(const json_t *v);
 /* K8S: the word Go's encoding/json uses for a value's type in "cannot unmarshal X into ...":
  * "object", "array", "string", "number", "bool" or "null". */
 const char *json_go_kind(const json_t *v);
+/* The text of a JSON string or number: a string as it is, an integer in decimal, a real in the
+ * fewest digits that read back the same double (jansson keeps no source text, so "1e3" comes
+ * back as "1000" and "0.5" as "0.5"). NULL for anything else. buf (JSON_NUMBER_TEXT_MAX bytes)
+ * holds a number's text. */
+#define JSON_NUMBER_TEXT_MAX 32
+const char *json_scalar_text(const json_t *v, char buf[static JSON_NUMBER_TEXT_MAX]);
 /* True when v is NULL, JSON null, an empty object or an empty array. */
 bool json_is_empty(const json_t *v);
 
