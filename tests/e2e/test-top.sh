@@ -36,13 +36,12 @@ check_output "/apis/metrics.k8s.io/v1beta1 lists pods" '"kind":"PodMetrics"' \
 
 # --- the numbers, once the kubelet has two CPU samples (its first comes at start)
 mem_of() { # the working set of pod hog in bytes, as PodMetrics has it (sum of containers)
-        k get --raw /apis/metrics.k8s.io/v1beta1/namespaces/default/pods/hog 2>/dev/null | python3 -c '
-import json,sys
-d=json.load(sys.stdin); tot=0
-for c in d["containers"]:
-    m=c["usage"]["memory"]
-    tot+=int(m[:-2])*1024 if m.endswith("Ki") else int(m[:-2])*1048576 if m.endswith("Mi") else int(m)
-print(tot)' 2>/dev/null
+        k get --raw /apis/metrics.k8s.io/v1beta1/namespaces/default/pods/hog 2>/dev/null | jq '
+                def bytes: if endswith("Gi") then (.[:-2] | tonumber) * 1073741824
+                        elif endswith("Mi") then (.[:-2] | tonumber) * 1048576
+                        elif endswith("Ki") then (.[:-2] | tonumber) * 1024
+                        elif endswith("k") then (.[:-1] | tonumber) * 1000 else tonumber end;
+                [.containers[].usage.memory | bytes] | add' 2>/dev/null
 }
 for _ in $(seq 1 100); do
         before=$(mem_of)
@@ -92,13 +91,8 @@ summary=$(curl -sk -H "Authorization: Bearer $(cat "$SERVER_DIR/data/pki/kubelet
         "https://127.0.0.1:$port/stats/summary" 2>&1)
 check_equal "the kubelet refuses /stats/summary without its credential" "401" \
         "$(curl -sk -o /dev/null -w '%{http_code}' "https://127.0.0.1:$port/stats/summary")"
-used=$(echo "$summary" | python3 -c '
-import json,sys
-d=json.load(sys.stdin)
-for p in d["pods"]:
-    if p["podRef"]["uid"]=="'"$uid"'":
-        for v in p.get("volume",[]):
-            if v["name"]=="shm": print(v["usedBytes"])' 2>/dev/null)
+used=$(echo "$summary" | jq --arg uid "$uid" \
+        '.pods[] | select(.podRef.uid == $uid) | .volume[] | select(.name == "shm") | .usedBytes' 2>/dev/null)
 if [ -n "$used" ] && [ "$used" -ge $((64 * 1048576)) ]; then
         ok "the Memory emptyDir's usedBytes is the 64 MiB (statfs: $used)"
 else
