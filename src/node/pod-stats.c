@@ -5,7 +5,7 @@
  * How the numbers become JSON is stats-summary.c's business. */
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,12 +59,10 @@ static void arena_release(struct arena *a)
 
 /* ------------------------------------------------------------------ file systems */
 
-static bool statfs_stats(const char *path, struct stats_fs *ret)
+static void statvfs_fill(const struct statvfs *sv, struct stats_fs *ret)
 {
-        struct statvfs st;
+        const struct statvfs st = *sv;
 
-        if (statvfs(path, &st) < 0)
-                return false;
         *ret = (struct stats_fs){
                 .valid = true,
                 .capacity = (uint64_t) st.f_blocks * st.f_frsize,
@@ -74,33 +72,76 @@ static bool statfs_stats(const char *path, struct stats_fs *ret)
                 .inodes_free = st.f_ffree,
                 .inodes_used = st.f_files - st.f_ffree,
         };
+}
+
+static bool statfs_stats(const char *path, struct stats_fs *ret)
+{
+        struct statvfs st;
+
+        if (statvfs(path, &st) < 0)
+                return false;
+        statvfs_fill(&st, ret);
         return true;
 }
 
-/* nftw keeps no user pointer: the walk's sums are per thread */
-static __thread uint64_t du_bytes, du_inodes;
+/* How deep du_at descends: deeper trees are counted down to here (each level holds an fd). */
+#define DU_MAX_DEPTH 64
 
-static int du_visit(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+/* Adds what dir (an fd du_at owns and closes) holds to *bytes and *inodes: every entry's
+ * st_blocks, on dev only, never following a symbolic link. The tree is the pod's to change
+ * under us, so each step is an openat with O_NOFOLLOW on the parent's fd: a directory swapped
+ * for a link is not entered (house rule: pod-controlled paths are never re-walked on the
+ * host). */
+static void du_at(int dir, dev_t dev, int depth, uint64_t *bytes, uint64_t *inodes)
 {
-        (void) path;
-        (void) flag;
-        (void) ftw;
-        du_bytes += (uint64_t) st->st_blocks * 512;
-        du_inodes++;
-        return 0;
+        DIR *d = fdopendir(dir);
+        struct dirent *e;
+
+        if (!d) {
+                (void) close(dir);
+                return;
+        }
+        while ((e = readdir(d))) {
+                struct stat st;
+                int sub;
+
+                if (streq(e->d_name, ".") || streq(e->d_name, ".."))
+                        continue;
+                if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || st.st_dev != dev)
+                        continue;
+                *bytes += (uint64_t) st.st_blocks * 512;
+                (*inodes)++;
+                if (!S_ISDIR(st.st_mode) || depth >= DU_MAX_DEPTH)
+                        continue;
+                sub = openat(dirfd(d), e->d_name,
+                             O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
+                if (sub >= 0)
+                        du_at(sub, dev, depth + 1, bytes, inodes);
+        }
+        (void) closedir(d);
 }
 
 /* K8S pkg/volume/metrics_du.go: a disk emptyDir's usedBytes and inodesUsed are what `du -x`
- * and `find -xdev` count below it; capacity and available are its file system's. */
+ * and `find -xdev` count below it (the directory itself included); capacity and available are
+ * its file system's. */
 static bool du_stats(const char *path, struct stats_fs *ret)
 {
-        if (!statfs_stats(path, ret))
+        int dir = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        uint64_t bytes = 0, inodes = 1;
+        struct statvfs sv;
+        struct stat st;
+
+        if (dir < 0)
                 return false;
-        du_bytes = du_inodes = 0;
-        if (nftw(path, du_visit, 16, FTW_PHYS | FTW_MOUNT) < 0)
+        if (fstat(dir, &st) < 0 || fstatvfs(dir, &sv) < 0) {
+                (void) close(dir);
                 return false;
-        ret->used = du_bytes;
-        ret->inodes_used = du_inodes;
+        }
+        statvfs_fill(&sv, ret);
+        bytes = (uint64_t) st.st_blocks * 512;
+        du_at(dir, st.st_dev, 0, &bytes, &inodes);
+        ret->used = bytes;
+        ret->inodes_used = inodes;
         return true;
 }
 
@@ -108,8 +149,7 @@ static bool du_stats(const char *path, struct stats_fs *ret)
  * metrics: emptyDir, persistentVolumeClaim, and the tmpfs-backed configMap, secret,
  * downwardAPI and projected ones, which flexlet leaves out as the top-level numbers do not
  * need them). */
-static bool volume_stats(const struct pod_memory *pm, const json_t *v, struct arena *a,
-                         struct stats_volume *ret)
+static bool volume_stats(const struct pod_memory *pm, const json_t *v, struct stats_volume *ret)
 {
         const char *name = json_string_value(json_object_get(v, "name"));
         const json_t *ed = json_object_get(v, "emptyDir");
@@ -134,7 +174,6 @@ static bool volume_stats(const struct pod_memory *pm, const json_t *v, struct ar
                                              .inodes_used = (uint64_t) ls.inodes_used };
                 return true;
         }
-        (void) a;
         /* K8S: a Memory emptyDir is a tmpfs: statfs of it is its usage (its pages are charged
          * to the pod's memory cgroup as shmem, so they are in the pod's working set too) */
         if (json_is_string(json_object_get(ed, "medium")) &&
@@ -237,7 +276,7 @@ static void pod_stats(struct pod_host *h, const json_t *pod, struct stats_rate_c
         ret->volumes = xcalloc(n_vols ? n_vols : 1, sizeof(*ret->volumes));
         arena_keep(a, (char *) ret->volumes);
         for (size_t i = 0; i < n_vols; i++)
-                if (volume_stats(&pm, json_array_get(json_path(pod, "spec.volumes"), i), a,
+                if (volume_stats(&pm, json_array_get(json_path(pod, "spec.volumes"), i),
                                  &ret->volumes[ret->n_volumes]))
                         ret->n_volumes++;
 }

@@ -16,12 +16,13 @@ node_test_start
 cat <<'JSON' | k create -f - >/dev/null
 {"apiVersion":"v1","kind":"Pod","metadata":{"name":"hog","labels":{"app":"hog"}},
  "spec":{"terminationGracePeriodSeconds":1,
-  "volumes":[{"name":"shm","emptyDir":{"medium":"Memory","sizeLimit":"128Mi"}}],
+  "volumes":[{"name":"shm","emptyDir":{"medium":"Memory","sizeLimit":"128Mi"}},{"name":"disk","emptyDir":{}}],
   "containers":[{"name":"c1","image":"busybox",
                  "command":["sh","-c","while [ ! -e /shm/go ]; do sleep 0.2; done; dd if=/dev/zero of=/shm/fill bs=1M count=64 2>/dev/null; echo filled; sleep 3600"],
                  "volumeMounts":[{"name":"shm","mountPath":"/shm"}],
                  "resources":{"limits":{"memory":"256Mi"}}},
-                {"name":"c2","image":"busybox","command":["sleep","3600"]}]}}
+                {"name":"c2","image":"busybox","command":["sh","-c","mkdir -p /disk/a/b; dd if=/dev/zero of=/disk/a/b/f bs=1M count=8 2>/dev/null; sleep 3600"],
+                 "volumeMounts":[{"name":"disk","mountPath":"/disk"}]}]}}
 JSON
 if k wait --for=jsonpath='{.status.phase}'=Running pod/hog --timeout=60s >/dev/null 2>&1; then
         ok "hog is Running"
@@ -97,6 +98,13 @@ if [ -n "$used" ] && [ "$used" -ge $((64 * 1048576)) ]; then
         ok "the Memory emptyDir's usedBytes is the 64 MiB (statfs: $used)"
 else
         not_ok "the Memory emptyDir's usedBytes is the 64 MiB" "$summary"
+fi
+disk=$(echo "$summary" | jq --arg uid "$uid" \
+        '.pods[] | select(.podRef.uid == $uid) | .volume[] | select(.name == "disk") | "\(.usedBytes) \(.inodesUsed)"' -r 2>/dev/null)
+if [ -n "$disk" ] && [ "${disk% *}" -ge $((8 * 1048576)) ] && [ "${disk#* }" -ge 4 ]; then
+        ok "the disk emptyDir's usedBytes and inodesUsed are what du counts ($disk)"
+else
+        not_ok "the disk emptyDir's usedBytes and inodesUsed are what du counts" "$disk"
 fi
 check_output "the Summary has the node's usageNanoCores" '"usageNanoCores"' echo "$summary"
 check_output "the Summary has the node's fs" '"capacityBytes"' echo "$summary"
