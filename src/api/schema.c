@@ -101,6 +101,8 @@ const struct schema *schema_for_kind(const char *kind)
                 { "SelfSubjectAccessReview", &schema_self_subject_access_review },
                 { "LocalSubjectAccessReview", &schema_local_subject_access_review },
                 { "SelfSubjectRulesReview", &schema_self_subject_rules_review },
+                { "NodeMetrics", &schema_node_metrics },
+                { "PodMetrics", &schema_pod_metrics },
         };
 
         if (!kind)

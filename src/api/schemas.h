@@ -57,6 +57,8 @@ extern const struct schema schema_replica_set, schema_deployment, schema_scale;
 extern const struct schema schema_stateful_set, schema_controller_revision;
 /* apps/v1 DaemonSet (api/schema-apps.c). */
 extern const struct schema schema_daemon_set;
+/* metrics.k8s.io/v1beta1 (schema-metrics.c) */
+extern const struct schema schema_node_metrics, schema_pod_metrics;
 
 /* ---- kinds (RBAC: api/schema-rbac.c) ---- */
 /* rbac.authorization.k8s.io/v1 Role, ClusterRole, RoleBinding, ClusterRoleBinding, and the

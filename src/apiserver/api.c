@@ -448,7 +448,7 @@ static void route_resource(struct apiserver *s, const char *group, char **seg, i
         /* K8S: every resource response is negotiated (NegotiateOutputMediaType; watches
          * NegotiateOutputStreamSerializer); the log subresource writes text of its own */
         if (t.sub != API_SUB_LOG && t.sub != API_SUB_EXEC && t.sub != API_SUB_ATTACH &&
-            t.sub != API_SUB_PORTFORWARD &&
+            t.sub != API_SUB_PORTFORWARD && !t.res->serve_read &&
             negotiate_output(req->accept, is_watch(req), &out) < 0) {
                 status_respond(resp, ENOMSG, negotiate_not_acceptable_message(is_watch(req)), NULL);
                 count_request(s, &t, req, resp, t0);
@@ -516,6 +516,14 @@ static void dispatch_resource(struct apiserver *s, const struct api_target *targ
                 return;
         }
 
+        /* made on request, answered in JSON whatever Accept prefers (resource-metrics.h) */
+        if (t.res->serve_read) {
+                if (t.sub != API_SUB_NONE)
+                        status_respond(resp, ENOENT, NOT_FOUND_MESSAGE, NULL);
+                else
+                        t.res->serve_read(s, &t, req, resp);
+                return;
+        }
         for (size_t i = 0; i < ARRAY_SIZE(actions); i++) {
                 if (t.sub != actions[i].sub)
                         continue;

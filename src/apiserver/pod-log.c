@@ -17,6 +17,7 @@
 
 #include "api/field-error.h"
 #include "apiserver/apiserver-internal.h"
+#include "apiserver/kubelet-client.h"
 #include "apiserver/status.h"
 #include "base/alloc.h"
 #include "base/json.h"
@@ -25,8 +26,6 @@
 #include "http/http-pipe.h"
 #include "store/store.h"
 
-/* K8S pkg/kubelet/client: the kubelet's port when the Node does not publish one. */
-#define KUBELET_DEFAULT_PORT 10250
 /* K8S genericrest maxReadLength: how much of a kubelet's error answer is read. */
 #define KUBELET_ERROR_BODY_MAX 50000
 /* A kubelet that took the connection but sends no status line within this is given up on
@@ -240,35 +239,12 @@ const char *pod_choose_container(const json_t *pod, const char *name, const char
 
 /* ------------------------------------------------------------------ the kubelet */
 
-/* K8S --kubelet-preferred-address-types as kubeadm sets it: InternalIP, ExternalIP, Hostname.
- * Returns the address (borrowed from node) or NULL. */
-static const char *node_address(const json_t *node)
-{
-        static const char *const types[] = { "InternalIP", "ExternalIP", "Hostname" };
-        const json_t *addrs = json_path(node, "status.addresses");
-
-        for (size_t t = 0; t < ARRAY_SIZE(types); t++) {
-                const json_t *a;
-                size_t i;
-
-                json_array_foreach(addrs, i, a) {
-                        const char *type = json_string_value(json_object_get(a, "type"));
-                        const char *addr = json_string_value(json_object_get(a, "address"));
-                        if (type && addr && *addr && streq(type, types[t]))
-                                return addr;
-                }
-        }
-        return NULL;
-}
-
-/* "https://HOST:PORT" of the node's kubelet; writes the error and returns NULL. */
+/* "https://HOST:PORT" of node_name's kubelet; writes the error and returns NULL. */
 char *pod_kubelet_url(struct apiserver *s, const char *node_name, struct http_response *resp)
 {
         cleanup_error struct error *err = NULL;
         cleanup_json json_t *node = NULL;
-        const json_t *port_j;
-        const char *addr;
-        long long port = 0;
+        char *url;
         int r = store_get(s->store, "nodes", "", node_name, &node, &err);
 
         if (r == -ENOENT) {
@@ -279,22 +255,10 @@ char *pod_kubelet_url(struct apiserver *s, const char *node_name, struct http_re
                 status_respond(resp, r, err ? err->message : strerror(-r), NULL);
                 return NULL;
         }
-        addr = node_address(node);
-        if (!addr) {
-                /* K8S nodeutil.GetPreferredNodeAddress's NoMatchError */
-                cleanup_free char *known = json_dump_compact(json_path(node, "status.addresses"));
-                cleanup_free char *msg = xasprintf(
-                        "no preferred addresses found; known addresses: %s", known ? known : "[]");
-                status_respond(resp, EIO, msg, NULL);
-                return NULL;
-        }
-        port_j = json_path(node, "status.daemonEndpoints.kubeletEndpoint.Port");
-        if (json_is_integer(port_j))
-                port = json_integer_value(port_j);
-        if (port <= 0 || port > 65535)
-                port = KUBELET_DEFAULT_PORT;
-        return strchr(addr, ':') ? xasprintf("https://[%s]:%lld", addr, port)
-                                 : xasprintf("https://%s:%lld", addr, port);
+        url = kubelet_node_url(node, &err);
+        if (!url)
+                status_respond(resp, EIO, err->message, NULL);
+        return url;
 }
 
 /* K8S LogLocation: the kubelet's path and query, the parameters in url.Values.Encode order
@@ -630,11 +594,7 @@ static void proxy_log(struct apiserver *s, char *server_url, char *path, bool in
         x->server_url = server_url;
         x->path = path;
         x->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-        x->co = (struct api_client_options){ .ca_file = s->opts.kubelet_ca_file,
-                                             .token = s->opts.kubelet_token,
-                                             .cert_file = s->opts.kubelet_client_cert_file,
-                                             .key_file = s->opts.kubelet_client_key_file,
-                                             .insecure_skip_verify = insecure };
+        x->co = kubelet_client_options(s, insecure);
         if (x->wake_fd < 0) {
                 int e = errno;
 

@@ -111,6 +111,13 @@ static const struct policy_rule aggregate_to_view_rules[] = {
         { .verbs = NULL },
 };
 
+/* K8S metrics-server manifests: system:aggregated-metrics-reader, labelled to aggregate into
+ * view, edit and admin (here through view, which edit and admin aggregate) */
+static const struct policy_rule aggregated_metrics_reader_rules[] = {
+        { READ, "metrics.k8s.io", "nodes,pods", NULL, NULL },
+        { .verbs = NULL },
+};
+
 static const struct policy_rule kube_scheduler_rules[] = {
         { "create,patch,update", ",events.k8s.io", "events", NULL, NULL },
         { "create", "coordination.k8s.io", "leases", NULL, NULL },
@@ -374,6 +381,7 @@ static const struct policy_role cluster_roles[] = {
         { "system:aggregate-to-admin", "aggregate-to-admin", NULL, aggregate_to_admin_rules },
         { "system:aggregate-to-edit", "aggregate-to-edit", NULL, aggregate_to_edit_rules },
         { "system:aggregate-to-view", "aggregate-to-view", NULL, aggregate_to_view_rules },
+        { "system:aggregated-metrics-reader", "aggregate-to-view", NULL, aggregated_metrics_reader_rules },
         { "system:kube-scheduler", NULL, NULL, kube_scheduler_rules },
         { "system:kube-controller-manager", NULL, NULL, kube_controller_manager_rules },
         { "system:node-bootstrapper", NULL, NULL, node_bootstrapper_rules },

@@ -7,6 +7,7 @@
 #include "api/schemas.h"
 #include "apiserver/authn.h"
 #include "apiserver/authz-review.h"
+#include "apiserver/resource-metrics.h"
 #include "apiserver/resources.h"
 #include "apiserver/table.h"
 #include "base/macro.h"
@@ -676,6 +677,40 @@ static const struct api_resource clusterrolebindings = {
         .strategy = &cluster_role_binding_strategy,
 };
 
+/* K8S: metrics.k8s.io/v1beta1 as metrics-server registers it (pkg/api/install.go): get and
+ * list, never stored (resource-metrics.h) */
+static const char *const verbs_get_list[] = { "get", "list", NULL };
+
+static const struct api_resource node_metrics = {
+        .group = "metrics.k8s.io",
+        .version = "v1beta1",
+        .api_version = "metrics.k8s.io/v1beta1",
+        .plural = "nodes",
+        .singular = "",
+        .kind = "NodeMetrics",
+        .list_kind = "NodeMetricsList",
+        .namespaced = false,
+        .verbs = verbs_get_list,
+        .schema = &schema_node_metrics,
+        .field_labels = config_fields,
+        .serve_read = resource_metrics_serve,
+};
+
+static const struct api_resource pod_metrics = {
+        .group = "metrics.k8s.io",
+        .version = "v1beta1",
+        .api_version = "metrics.k8s.io/v1beta1",
+        .plural = "pods",
+        .singular = "",
+        .kind = "PodMetrics",
+        .list_kind = "PodMetricsList",
+        .namespaced = true,
+        .verbs = verbs_get_list,
+        .schema = &schema_pod_metrics,
+        .field_labels = config_fields,
+        .serve_read = resource_metrics_serve,
+};
+
 const struct api_resource *const api_resources[] = {
         &pods,
         &namespaces,
@@ -708,6 +743,8 @@ const struct api_resource *const api_resources[] = {
         &clusterroles,
         &rolebindings,
         &clusterrolebindings,
+        &node_metrics,
+        &pod_metrics,
 };
 const size_t n_api_resources = ARRAY_SIZE(api_resources);
 

@@ -18,6 +18,10 @@ struct store;
 struct error;
 struct authn;
 struct authn_user;
+struct apiserver;
+struct api_target;
+struct http_request;
+struct http_response;
 
 struct table_column {
         const char *name;
@@ -135,6 +139,12 @@ struct api_resource {
          * Status: EINVAL 400 BadRequest, ...); NULL for a stored resource. */
         int (*review)(const struct review_context *c, const json_t *obj, json_t **ret,
                       struct error **reterr);
+        /* A resource that is never stored, only read, its objects made on request
+         * (metrics.k8s.io's NodeMetrics and PodMetrics: resource-metrics.h): a GET of one or of
+         * the collection (the verbs say which) is answered by it, in JSON; NULL for a stored
+         * resource. */
+        void (*serve_read)(struct apiserver *s, const struct api_target *t,
+                           const struct http_request *req, struct http_response *resp);
 };
 
 extern const struct api_resource *const api_resources[];

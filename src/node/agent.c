@@ -23,6 +23,7 @@
 #include "node/node-metrics.h"
 #include "node/node-status.h"
 #include "node/pod-worker.h"
+#include "node/stats-summary.h"
 #include "node/token-manager.h"
 
 #define SYNC_PERIOD_MS 1000
@@ -33,6 +34,9 @@
 #define WATCH_TIMEOUT_S        300
 #define RETRY_DELAY_US         (500 * 1000)
 #define COMPONENT              "kubelet"
+/* K8S: cadvisor's housekeeping interval (the kubelet's 10 s): how often the CPU counters are
+ * sampled in the background, so that the first /stats/summary already has a rate */
+#define STATS_SAMPLE_S 10
 
 /* How long an object the pods use (a claim, a volume, a ConfigMap, a Secret) read from the API
  * is taken as current: the full pass every second reads it again after that. */
@@ -56,6 +60,7 @@ struct node_agent {
         struct metrics_registry *registry; /* where the volume stats collector is */
         struct kubelet_server *kubelet;
         struct node_metrics metrics;
+        struct stats_rate_cache *rates; /* CPU samples of /stats/summary (stats-summary.h) */
 
         pthread_mutex_t lock;
         pthread_cond_t wake;
@@ -316,6 +321,18 @@ static void *sync_main(void *arg)
 
 /* The node lease is renewed first and then every HEARTBEAT_S (a quarter of its 40 s), with the
  * Ready condition's heartbeat; a failed renewal is said once until one succeeds again. */
+/* kubelet_summary_fn: the Summary of the pods the watch last saw. */
+static int summary(void *ud, json_t **ret, struct error **reterr)
+{
+        struct node_agent *a = ud;
+        cleanup_json json_t *pods = NULL;
+
+        pthread_mutex_lock(&a->lock);
+        pods = json_deep_copy(a->pods);
+        pthread_mutex_unlock(&a->lock);
+        return pod_host_stats_summary(a->host, a->node_name, pods, a->rates, ret, reterr);
+}
+
 static void *beat_main(void *arg)
 {
         struct node_agent *a = arg;
@@ -332,8 +349,13 @@ static void *beat_main(void *arg)
                 } else {
                         lease_failing = false;
                 }
-                for (int i = 0; i < HEARTBEAT_S * 10 && !atomic_load(&a->stop); i++)
+                for (int i = 0; i < HEARTBEAT_S * 10 && !atomic_load(&a->stop); i++) {
+                        if (i % (STATS_SAMPLE_S * 10) == 0) {
+                                cleanup_json json_t *sample = NULL;
+                                (void) summary(a, &sample, NULL);
+                        }
                         usleep(100 * 1000);
+                }
                 if (!atomic_load(&a->stop))
                         (void) node_heartbeat(a->beat_client, &a->node, NULL);
         }
@@ -636,6 +658,7 @@ static void agent_free(struct node_agent *a)
         if (a->registry)
                 metrics_collector_remove(a->registry, pod_host_collect_volume_stats, a->host);
         kubelet_server_stop(a->kubelet);
+        stats_rate_cache_free(a->rates);
         api_client_free(a->watch_client);
         api_client_free(a->sync_client);
         api_client_free(a->beat_client);
@@ -674,6 +697,7 @@ int node_agent_start(const struct node_agent_options *o, struct node_agent **ret
         a->pods = json_object();
         a->dirty_uids = json_object();
         a->tokens = token_manager_new(fetch_token, a);
+        a->rates = stats_rate_cache_new();
         a->server_url = xstrdup(o->server_url);
         a->ca_file = o->ca_file ? xstrdup(o->ca_file) : NULL;
         if (o->cert_file && o->key_file) {
@@ -740,6 +764,7 @@ int node_agent_start(const struct node_agent_options *o, struct node_agent **ret
                                                      .key_pem = o->kubelet_key_pem,
                                                      .token = a->kubelet_token,
                                                      .find_container = find_container,
+                                                     .summary = summary,
                                                      .ud = a };
                 r = kubelet_server_start(&ko, &a->kubelet, reterr);
         }

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "base/alloc.h"
+#include "base/json.h"
 #include "base/timeutil.h"
 #include "http/http-pipe.h"
 #include "http/http-server.h"
@@ -25,12 +26,14 @@
 #define CONTAINER_LOGS_PREFIX "/containerLogs/"
 #define EXEC_PREFIX           "/exec/"
 #define ATTACH_PREFIX         "/attach/"
+#define STATS_SUMMARY_PATH    "/stats/summary"
 
 struct kubelet_server {
         struct http_server *http;
         char *token;       /* NULL: none taken */
         bool client_certs; /* system:masters client certificates taken */
         kubelet_find_container_fn find_container;
+        kubelet_summary_fn summary;
         void *ud;
 };
 
@@ -284,6 +287,32 @@ static void serve_stream(struct kubelet_server *k, enum kubelet_stream_kind kind
         kubelet_stream_serve(kind, state_dir, req, resp);
 }
 
+/* ------------------------------------------------------------------ stats */
+
+/* K8S pkg/kubelet/server/stats handler.go handleSummary: GET (and POST, which old clients
+ * used) of the whole summary. */
+static void serve_summary(struct kubelet_server *k, const struct http_request *req,
+                          struct http_response *resp)
+{
+        cleanup_error struct error *err = NULL;
+        cleanup_json json_t *summary = NULL;
+        int r;
+
+        if (!streq(req->method, "GET") && !streq(req->method, "POST")) {
+                http_response_text(resp, 405, "Method Not Allowed");
+                return;
+        }
+        r = k->summary(k->ud, &summary, &err);
+        if (r < 0) {
+                cleanup_free char *msg =
+                        xasprintf("Internal Error: failed to get summary stats: %s",
+                                  err ? err->message : strerror(-r));
+                http_response_text(resp, 500, msg);
+                return;
+        }
+        http_response_json(resp, 200, summary);
+}
+
 /* ------------------------------------------------------------------ routing */
 
 /* Compares in time that depends on the lengths only. */
@@ -367,6 +396,10 @@ static void kubelet_handle(void *ud, const struct http_request *req, struct http
                 http_response_text(resp, 400, req->malformed);
                 return;
         }
+        if (streq(req->path, STATS_SUMMARY_PATH) && k->summary) {
+                serve_summary(k, req, resp);
+                return;
+        }
         if (strncmp(req->path, EXEC_PREFIX, strlen(EXEC_PREFIX)) == 0 ||
             strncmp(req->path, ATTACH_PREFIX, strlen(ATTACH_PREFIX)) == 0) {
                 bool exec = req->path[1] == 'e';
@@ -423,6 +456,7 @@ int kubelet_server_start(const struct kubelet_server_options *o, struct kubelet_
         k->token = o->token && *o->token ? xstrdup(o->token) : NULL;
         k->client_certs = o->client_ca_pem != NULL;
         k->find_container = o->find_container;
+        k->summary = o->summary;
         k->ud = o->ud;
         {
                 struct http_server_options ho = { .listen = o->listen,

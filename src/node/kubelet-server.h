@@ -5,6 +5,9 @@
  *       serves it: query follow, previous, tailLines, limitBytes, timestamps, sinceSeconds,
  *       sinceTime (PodLogOptions' query names); 200 text/plain, sent chunked, streamed while
  *       following until the container has exited and its log is drained or the client goes.
+ *   GET /stats/summary                                   the Summary API (K8S
+ *       k8s.io/kubelet/pkg/apis/stats/v1alpha1 Summary; node/stats-summary.h), 200
+ *       application/json, as the summary callback builds it; 500 with its message when it fails.
  *   GET /healthz                                         200 "ok", no token needed.
  *
  * Every other request needs "Authorization: Bearer <token>" or, with client_ca_pem, a client
@@ -29,6 +32,7 @@
 #ifndef FLEXLET_NODE_KUBELET_SERVER_H
 #define FLEXLET_NODE_KUBELET_SERVER_H
 
+#include <jansson.h>
 #include <stdbool.h>
 
 #include "base/error.h"
@@ -80,6 +84,10 @@ enum kubelet_log_refusal {
 int kubelet_log_refuse(enum kubelet_log_refusal why, const char *pod, const char *container,
                        const char *reason, struct error **reterr);
 
+/* The node's Summary (GET /stats/summary): 0 with *ret (a new reference), or -errno with
+ * *reterr. Called on the connection's thread, possibly on several at once. */
+typedef int (*kubelet_summary_fn)(void *ud, json_t **ret, struct error **reterr);
+
 struct kubelet_server_options {
         /* "HOST:PORT"; port 0 picks a free one (kubelet_server_port() tells which; the agent
          * publishes it in Node.status.daemonEndpoints.kubeletEndpoint.Port) */
@@ -91,7 +99,8 @@ struct kubelet_server_options {
          * One of token and client_ca_pem is required. */
         const char *client_ca_pem;
         kubelet_find_container_fn find_container; /* required */
-        void *ud;                                 /* for find_container; outlives the server */
+        kubelet_summary_fn summary;               /* NULL: /stats/summary is 404 */
+        void *ud; /* for find_container and summary; outlives the server */
 };
 
 struct kubelet_server;

@@ -134,6 +134,9 @@ void add_event(struct pod_events *ev, const char *type, const char *reason, char
 void add_event_about(struct pod_events *ev, const json_t *object, const char *type,
                      const char *reason, char *message);
 char *run_cgroup(const struct pod_memory *p, const char *name, int run);
+/* The newest run number of container name in pod_dir (DATA/pods/<uid>), -1 when none. Reads
+ * only the disk. */
+int latest_run_in(const char *pod_dir, const char *name);
 char *volume_path(const struct pod_memory *p, const char *name);
 /* storage_operation_duration_seconds, or NULL when the host keeps no metrics */
 struct metric *storage_operations(const struct pod_host *h);

@@ -146,7 +146,7 @@ static void pod_memory_forget(struct pod_host *h, const char *uid)
 }
 
 /* The highest run number under DATA/pods/<uid>/containers/<name>, -1 when none. */
-static int latest_run_in(const char *pod_dir, const char *name)
+int latest_run_in(const char *pod_dir, const char *name)
 {
         cleanup_free char *path = xasprintf("%s/containers/%s", pod_dir, name);
         DIR *d = opendir(path);

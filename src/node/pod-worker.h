@@ -102,6 +102,18 @@ json_t *pod_host_sync_order(struct pod_host *h, const json_t *pods);
 struct metrics_scrape;
 int pod_host_collect_volume_stats(struct metrics_scrape *scrape, void *ud, struct error **reterr);
 
+/* The kubelet's Summary (GET /stats/summary; node/stats-summary.h) of this node (node_name)
+ * and of the pods in `pods` (uid -> Pod, the agent's copy; borrowed) that have state here:
+ * node CPU and memory from /proc, its fs from the data dir's statfs; each pod's and running
+ * container's CPU and memory from their cgroups (cgroup_stats), CPU rates through rates;
+ * emptyDir and claim volumes from statfs (a disk emptyDir's usedBytes as du counts it). A pod
+ * or container whose cgroup is gone is left out or reported without those stats, as the
+ * kubelet does. Reads only the disk and the cgroups: safe from any thread while h lives.
+ * *ret: a new reference. */
+struct stats_rate_cache;
+int pod_host_stats_summary(struct pod_host *h, const char *node_name, const json_t *pods,
+                           struct stats_rate_cache *rates, json_t **ret, struct error **reterr);
+
 /* Sets the gauges of running pods and containers from what the last steps observed. */
 void pod_host_update_metrics(struct pod_host *h);
 

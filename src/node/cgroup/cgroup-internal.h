@@ -70,6 +70,9 @@ struct cgroup_ops {
                             struct error **reterr);
         int (*oom_kills)(struct cgroup_manager *m, const char *relpath, uint64_t *ret,
                          struct error **reterr);
+        /* The usage counters of cgroup_stats (memory_limit left for the caller). */
+        int (*stats)(struct cgroup_manager *m, const char *relpath, struct cgroup_stats *ret,
+                     struct error **reterr);
         /* Asks the kernel to kill the subtree in one step: 1 done (the caller still waits for
          * the processes to leave), 0 not available (the caller signals each process), or
          * -errno. */

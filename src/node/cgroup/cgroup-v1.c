@@ -195,6 +195,44 @@ static int v1_memory_usage(struct cgroup_manager *m, const char *relpath, uint64
         return 0;
 }
 
+/* K8S runc libcontainer/cgroups/fs cpuacct and memory GetStats: cpuacct.usage, and
+ * memory.usage_in_bytes with memory.stat's hierarchical total_* lines. */
+static int v1_stats(struct cgroup_manager *m, const char *relpath, struct cgroup_stats *ret,
+                    struct error **reterr)
+{
+        struct cg_hierarchy *ch = cg_hierarchy_for(m, CG_CTRL_CPUACCT);
+        struct cg_hierarchy *mh = cg_hierarchy_for(m, CG_CTRL_MEMORY);
+        cleanup_close int mfd = -1, cfd = -1;
+        int64_t usage, cpu = 0;
+        int r;
+
+        if (!ch)
+                return error_set(reterr, EOPNOTSUPP, "read stats: no cpuacct hierarchy");
+        mfd = cg_open_dir(mh, relpath, "read stats", reterr);
+        if (mfd < 0)
+                return mfd;
+        cfd = cg_open_dir(ch, relpath, "read stats", reterr);
+        if (cfd < 0)
+                return cfd;
+        if ((r = cg_read_int64(cfd, "cpuacct.usage", &cpu)) < 0 || (cpu < 0 && (r = -EINVAL))) {
+                cleanup_free char *abs = cg_abs(ch, relpath);
+                return error_set(reterr, -r, "read stats of \"%s\": %s", abs, strerror(-r));
+        }
+        if ((r = cg_read_int64(mfd, "memory.usage_in_bytes", &usage)) < 0 ||
+            (usage < 0 && (r = -EINVAL)) ||
+            (r = cg_read_keyed(mfd, "memory.stat", "total_inactive_file", &ret->inactive_file)) <
+                    0 ||
+            (r = cg_read_keyed(mfd, "memory.stat", "total_rss", &ret->rss)) < 0) {
+                cleanup_free char *abs = cg_abs(mh, relpath);
+                return error_set(reterr, -r, "read stats of \"%s\": %s", abs, strerror(-r));
+        }
+        (void) cg_read_keyed(mfd, "memory.stat", "total_pgfault", &ret->pgfault);
+        (void) cg_read_keyed(mfd, "memory.stat", "total_pgmajfault", &ret->pgmajfault);
+        ret->cpu_usage_ns = (uint64_t) cpu;
+        ret->memory_usage = (uint64_t) usage;
+        return 0;
+}
+
 static int v1_oom_kills(struct cgroup_manager *m, const char *relpath, uint64_t *ret,
                         struct error **reterr)
 {
@@ -239,6 +277,7 @@ const struct cgroup_ops cgroup_ops_v1 = {
         .get_limits = v1_get_limits,
         .memory_usage = v1_memory_usage,
         .oom_kills = v1_oom_kills,
+        .stats = v1_stats,
         .kill_fast = v1_kill_fast,
         .set_memory_high = v1_set_memory_high,
 };

@@ -277,6 +277,34 @@ static int v2_oom_kills(struct cgroup_manager *m, const char *relpath, uint64_t 
         return 0;
 }
 
+/* K8S runc libcontainer/cgroups/fs2 statCpu and statMemory: cpu.stat's usage_usec, and
+ * memory.current with memory.stat's anon, inactive_file and fault counts. */
+static int v2_stats(struct cgroup_manager *m, const char *relpath, struct cgroup_stats *ret,
+                    struct error **reterr)
+{
+        struct cg_hierarchy *h = &m->h[0];
+        cleanup_close int fd = cg_open_dir(h, relpath, "read stats", reterr);
+        uint64_t usec = 0;
+        int64_t cur;
+        int r;
+
+        if (fd < 0)
+                return fd;
+        if ((r = cg_read_keyed(fd, "cpu.stat", "usage_usec", &usec)) < 0 ||
+            (r = cg_read_int64(fd, "memory.current", &cur)) < 0 || (cur < 0 && (r = -EINVAL)) ||
+            (r = cg_read_keyed(fd, "memory.stat", "inactive_file", &ret->inactive_file)) < 0 ||
+            (r = cg_read_keyed(fd, "memory.stat", "anon", &ret->rss)) < 0) {
+                cleanup_free char *abs = cg_abs(h, relpath);
+                return error_set(reterr, -r, "read stats of \"%s\": %s", abs, strerror(-r));
+        }
+        /* the fault counts are informational: a kernel without them reads 0 */
+        (void) cg_read_keyed(fd, "memory.stat", "pgfault", &ret->pgfault);
+        (void) cg_read_keyed(fd, "memory.stat", "pgmajfault", &ret->pgmajfault);
+        ret->cpu_usage_ns = usec * 1000;
+        ret->memory_usage = (uint64_t) cur;
+        return 0;
+}
+
 /* memory.high: above it the kernel reclaims the cgroup and throttles its allocations, and
  * never OOM-kills (Documentation/admin-guide/cgroup-v2.rst, "memory.high"). Writing a value
  * below usage reclaims before the write returns (mm/memcontrol.c memory_high_write). */
@@ -332,6 +360,7 @@ const struct cgroup_ops cgroup_ops_v2 = {
         .get_limits = v2_get_limits,
         .memory_usage = v2_memory_usage,
         .oom_kills = v2_oom_kills,
+        .stats = v2_stats,
         .kill_fast = v2_kill_fast,
         .set_memory_high = v2_set_memory_high,
 };

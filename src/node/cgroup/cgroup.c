@@ -526,6 +526,29 @@ int cgroup_memory_usage(struct cgroup_manager *m, const char *relpath, uint64_t 
         return m->ops->memory_usage(m, relpath, ret, reterr);
 }
 
+int cgroup_stats(struct cgroup_manager *m, const char *relpath, struct cgroup_stats *ret,
+                 struct error **reterr)
+{
+        struct cgroup_stats st = { .memory_limit = -1 };
+        struct cgroup_limits l;
+        int r;
+
+        if ((r = check_relpath(relpath, true, reterr)) < 0)
+                return r;
+        if ((r = m->ops->stats(m, relpath, &st, reterr)) < 0)
+                return r;
+        if ((r = m->ops->get_limits(m, relpath, &l, reterr)) < 0)
+                return r;
+        st.memory_limit = l.memory_limit_bytes;
+        *ret = st;
+        return 0;
+}
+
+uint64_t cgroup_working_set(const struct cgroup_stats *st)
+{
+        return st->memory_usage > st->inactive_file ? st->memory_usage - st->inactive_file : 0;
+}
+
 int cgroup_oom_kills(struct cgroup_manager *m, const char *relpath, uint64_t *ret,
                      struct error **reterr)
 {

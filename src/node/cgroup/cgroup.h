@@ -148,6 +148,30 @@ char **cgroup_strv_free(char **v);
 /* Bytes charged to relpath and its descendants: v2 memory.current, v1 memory.usage_in_bytes. */
 int cgroup_memory_usage(struct cgroup_manager *m, const char *relpath, uint64_t *ret,
                         struct error **reterr);
+/* What a cgroup used, as the kubelet's stats read it (K8S: cadvisor through runc's
+ * libcontainer/cgroups fs and fs2 GetStats). Cumulative counters only grow while the cgroup
+ * lives; a rate needs two samples (node/stats-summary.h). */
+struct cgroup_stats {
+        uint64_t cpu_usage_ns;  /* v2 cpu.stat usage_usec * 1000; v1 cpuacct.usage */
+        uint64_t memory_usage;  /* v2 memory.current; v1 memory.usage_in_bytes */
+        uint64_t inactive_file; /* v2 memory.stat inactive_file; v1 total_inactive_file */
+        uint64_t rss;           /* v2 memory.stat anon; v1 total_rss */
+        uint64_t pgfault;       /* v2 memory.stat pgfault; v1 total_pgfault */
+        uint64_t pgmajfault;    /* v2 memory.stat pgmajfault; v1 total_pgmajfault */
+        int64_t memory_limit;   /* v2 memory.max; v1 memory.limit_in_bytes; -1 unlimited */
+};
+
+/* Reads relpath's usage counters (the cgroup and its descendants). Only reads, through the
+ * manager's directory fds, which do not change after cgroup_manager_open: safe from any thread
+ * while the manager lives, beside its owner's writes. -ENOENT when the cgroup is gone (a
+ * container that just ended). */
+int cgroup_stats(struct cgroup_manager *m, const char *relpath, struct cgroup_stats *ret,
+                 struct error **reterr);
+
+/* K8S cadvisor setMemoryStats: the working set is usage minus the inactive file cache (pages
+ * the kernel can drop first), floored at 0. */
+uint64_t cgroup_working_set(const struct cgroup_stats *st);
+
 /* How many processes the OOM killer killed in relpath (and below it): v2 the oom_kill line of
  * memory.events; v1 the oom_kill line of memory.oom_control (Linux >= 4.13). An older v1 kernel
  * has no such count: -EOPNOTSUPP. Its other signals (under_oom: an OOM in progress; failcnt:

@@ -325,6 +325,32 @@ static void test_set_limits_errors(void **state)
         free(cpu);
 }
 
+/* K8S runc fs cpuacct/memory GetStats: cpuacct.usage and memory.stat's hierarchical total_*
+ * lines (not the cgroup's own inactive_file). */
+static void test_stats(void **state)
+{
+        struct fixture *fx = *state;
+        struct cgroup_stats st;
+        char *mem, *acct;
+
+        assert_int_equal(cgroup_create(fx->m, "pod", NULL), 0);
+        mem = sub(fx, "memory/flexlet/pod");
+        acct = sub(fx, "cpuacct/flexlet/pod");
+        put(acct, "cpuacct.usage", "123456789\n");
+        put(mem, "memory.usage_in_bytes", "8388608\n");
+        put(mem, "memory.stat",
+            "rss 1\ninactive_file 1\ntotal_rss 2097152\ntotal_inactive_file 1048576\ntotal_pgfault 9\ntotal_pgmajfault 1\n");
+        assert_int_equal(cgroup_stats(fx->m, "pod", &st, NULL), 0);
+        assert_int_equal(st.cpu_usage_ns, 123456789);
+        assert_int_equal(st.memory_usage, 8388608);
+        assert_int_equal(st.rss, 2097152);
+        assert_int_equal(st.inactive_file, 1048576);
+        assert_int_equal(st.pgfault, 9);
+        assert_int_equal(cgroup_working_set(&st), 8388608 - 1048576);
+        free(mem);
+        free(acct);
+}
+
 static void test_usage_and_oom(void **state)
 {
         struct fixture *fx = *state;
@@ -435,6 +461,7 @@ int main(void)
                 cmocka_unit_test_setup_teardown(test_set_and_get_limits, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_set_limits_errors, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_usage_and_oom, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_stats, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_add_pid_everywhere, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_kill_and_destroy, setup, teardown),
         };

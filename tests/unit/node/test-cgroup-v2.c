@@ -482,6 +482,46 @@ static void test_usage_and_oom(void **state)
         free(p);
 }
 
+/* K8S runc fs2 statCpu/statMemory: usage_usec in nanoseconds, memory.current, anon as rss and
+ * the working set as memory.current - inactive_file, floored at 0 (cadvisor). */
+static void test_stats(void **state)
+{
+        struct fixture *fx = *state;
+        struct error *err = NULL;
+        struct cgroup_stats st;
+        char *p;
+
+        assert_int_equal(cgroup_create(fx->m, "pod3", NULL), 0);
+        p = path_of(fx, "pod3");
+        put(p, "cpu.stat", "usage_usec 2500\nuser_usec 2000\nsystem_usec 500\n");
+        put(p, "memory.current", "10485760\n");
+        put(p, "memory.stat",
+            "anon 4194304\nfile 6291456\nshmem 2097152\ninactive_file 3145728\npgfault 77\npgmajfault 3\n");
+        put(p, "memory.max", "268435456\n");
+        assert_int_equal(cgroup_stats(fx->m, "pod3", &st, NULL), 0);
+        assert_int_equal(st.cpu_usage_ns, 2500000);
+        assert_int_equal(st.memory_usage, 10485760);
+        assert_int_equal(st.rss, 4194304);
+        assert_int_equal(st.inactive_file, 3145728);
+        assert_int_equal(st.pgfault, 77);
+        assert_int_equal(st.pgmajfault, 3);
+        assert_int_equal(st.memory_limit, 268435456);
+        assert_int_equal(cgroup_working_set(&st), 10485760 - 3145728);
+        /* inactive_file above usage (counted at different moments): 0, never a wrap */
+        put(p, "memory.stat", "anon 0\ninactive_file 20971520\n");
+        assert_int_equal(cgroup_stats(fx->m, "pod3", &st, NULL), 0);
+        assert_int_equal(cgroup_working_set(&st), 0);
+        /* a kernel without the line the stats need: the error names the cgroup */
+        put(p, "cpu.stat", "user_usec 2000\n");
+        assert_int_equal(cgroup_stats(fx->m, "pod3", &st, &err), -ENOKEY);
+        assert_non_null(strstr(err->message, "read stats of \""));
+        error_free(err);
+        err = NULL;
+        assert_int_equal(cgroup_stats(fx->m, "gone", &st, &err), -ENOENT);
+        error_free(err);
+        free(p);
+}
+
 /* A memory decrease on v2 goes through memory.high (docs/cgroups.md "Memory decreases on v2"):
  * with usage under the new limit memory.max takes it and memory.high ends at "max"; with usage
  * still above it after the wait (it rose after the caller's check) memory.max is left alone,
@@ -762,6 +802,7 @@ int main(void)
                 cmocka_unit_test_setup_teardown(test_create_enables_along_the_path, setup,
                                                 teardown),
                 cmocka_unit_test_setup_teardown(test_invalid_paths, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_stats, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_set_limits_s18, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_set_limits_container_weight, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_set_limits_rejects_bad_values, setup,

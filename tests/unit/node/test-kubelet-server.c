@@ -215,11 +215,23 @@ static void mark_exited(const char *rel)
 #define T2 "2025-06-01T12:00:00.500000000Z"
 #define T3 "2025-06-01T12:00:01.000000000Z"
 
+/* kubelet_summary_fn: a fixed Summary, or the failure when the root holds "summary-fails". */
+static int fake_summary(void *ud, json_t **ret, struct error **reterr)
+{
+        cleanup_free char *fail = xasprintf("%s/summary-fails", (const char *) ud);
+
+        if (access(fail, F_OK) == 0)
+                return error_set(reterr, EIO, "read stats of \"x\": Input/output error");
+        *ret = json_pack("{s:{s:s}, s:[]}", "node", "nodeName", "n1", "pods");
+        return 0;
+}
+
 static int setup(void **state)
 {
         struct kubelet_server_options o = { .listen = "127.0.0.1:0",
                                             .token = TOKEN,
                                             .find_container = fake_find_container,
+                                            .summary = fake_summary,
                                             .ud = root };
         cleanup_error struct error *err = NULL;
 
@@ -462,6 +474,34 @@ static void test_token_and_methods(void **state)
                                  0);
                 assert_int_equal(status, 405);
         }
+}
+
+/* K8S server/stats handler.go: GET /stats/summary answers the Summary; its failure is a 500
+ * "Internal Error: failed to get summary stats: ..." */
+static void test_stats_summary(void **state)
+{
+        struct reply r = { 0 };
+        cleanup_free char *fail = xasprintf("%s/summary-fails", root);
+
+        (void) state;
+        assert_int_equal(fetch_as(NULL, "/stats/summary", &r), 0);
+        assert_int_equal(r.status, 401);
+        strbuf_release(&r.body);
+        assert_int_equal(fetch_as(TOKEN, "/stats/summary", &r), 0);
+        assert_int_equal(r.status, 200);
+        assert_non_null(strstr(r.body.buf, "\"nodeName\":\"n1\""));
+        strbuf_release(&r.body);
+        put("", "summary-fails", "", "w");
+        assert_int_equal(fetch_as(TOKEN, "/stats/summary", &r), 0);
+        assert_int_equal(r.status, 500);
+        assert_string_equal(r.body.buf, "Internal Error: failed to get summary stats: read stats "
+                                        "of \"x\": Input/output error");
+        strbuf_release(&r.body);
+        (void) unlink(fail);
+        /* nothing else below /stats/ */
+        assert_int_equal(fetch_as(TOKEN, "/stats/summary/x", &r), 0);
+        assert_int_equal(r.status, 404);
+        strbuf_release(&r.body);
 }
 
 struct follower {
@@ -881,6 +921,7 @@ int main(int argc, char **argv)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_log_and_options),
+                cmocka_unit_test(test_stats_summary),
                 cmocka_unit_test(test_since_seconds_counts_from_now),
                 cmocka_unit_test(test_errors),
                 cmocka_unit_test(test_token_and_methods),
