@@ -5,6 +5,8 @@
  *       serves it: query follow, previous, tailLines, limitBytes, timestamps, sinceSeconds,
  *       sinceTime (PodLogOptions' query names); 200 text/plain, sent chunked, streamed while
  *       following until the container has exited and its log is drained or the client goes.
+ *   POST|GET /portForward/{namespace}/{pod}[/{uid}]      port-forward, SPDY/3.1
+ *       (kubelet-portforward.h).
  *   GET /healthz                                         200 "ok", no token needed.
  *
  * Every other request needs "Authorization: Bearer <token>" or, with client_ca_pem, a client
@@ -80,6 +82,15 @@ enum kubelet_log_refusal {
 int kubelet_log_refuse(enum kubelet_log_refusal why, const char *pod, const char *container,
                        const char *reason, struct error **reterr);
 
+/* Port-forward's question (K8S server.go getPortForward): the network namespace of pod `pod`
+ * (namespace ns). Returns 0 with *ret_sandbox_dir (runtime_sandbox_dir), *ret_pod_id (the
+ * sandbox id, for messages) and *ret_netns_path (the namespace's path, "host" for a
+ * hostNetwork pod), all malloc'd; -ESRCH when no such pod is on this node (404 `pod does not
+ * exist`). Thread-safe, quick. */
+typedef int (*kubelet_find_pod_fn)(void *ud, const char *ns, const char *pod,
+                                   char **ret_sandbox_dir, char **ret_pod_id, char **ret_netns_path,
+                                   struct error **reterr);
+
 struct kubelet_server_options {
         /* "HOST:PORT"; port 0 picks a free one (kubelet_server_port() tells which; the agent
          * publishes it in Node.status.daemonEndpoints.kubeletEndpoint.Port) */
@@ -91,6 +102,7 @@ struct kubelet_server_options {
          * One of token and client_ca_pem is required. */
         const char *client_ca_pem;
         kubelet_find_container_fn find_container; /* required */
+        kubelet_find_pod_fn find_pod;             /* NULL: /portForward answers 404 */
         void *ud;                                 /* for find_container; outlives the server */
 };
 
