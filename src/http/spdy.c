@@ -588,6 +588,10 @@ int spdy_session_next(struct spdy_session *s, struct spdy_event *ev, const char 
                                 continue;
                         }
                         s->last_peer_id = f.stream_id;
+                        if (s->n_streams >= SPDY_MAX_STREAMS) {
+                                spdy_write_rst_stream(&s->out, f.stream_id, SPDY_REFUSED_STREAM);
+                                continue;
+                        }
                         if (s->n_streams == s->cap_streams) {
                                 s->cap_streams = s->cap_streams ? 2 * s->cap_streams : 8;
                                 s->streams =

@@ -23,10 +23,10 @@
  * The session (struct spdy_session, server side: streams are opened by the client, odd ids,
  * increasing) checks what the frames mean as spdystream's own server does, answering with
  * RST_STREAM rather than ending the session: a SYN_STREAM whose id is even, 0 or not above the
- * last one (PROTOCOL_ERROR), data for a stream that is not open (INVALID_STREAM) or whose peer
- * half is closed (STREAM_ALREADY_CLOSED). PINGs from the peer are answered with the same id;
- * the answers, like every frame the session writes, are appended to its out buffer for the
- * caller to send.
+ * last one (PROTOCOL_ERROR), one past SPDY_MAX_STREAMS open at once (REFUSED_STREAM), data for a
+ * stream that is not open (INVALID_STREAM) or whose peer half is closed (STREAM_ALREADY_CLOSED).
+ * PINGs from the peer are answered with the same id; the answers, like every frame the session
+ * writes, are appended to its out buffer for the caller to send.
  *
  * Flow control: the session acknowledges what it consumed with WINDOW_UPDATE frames (per stream
  * and, SPDY/3.1, for the session, each time half the 64 KiB initial window is used), so a peer
@@ -84,6 +84,8 @@ enum spdy_rst_status {
 #define SPDY_INITIAL_WINDOW   65536
 #define SPDY_MAX_HEADER_BYTES (64 * 1024)
 #define SPDY_MAX_HEADERS      128
+/* streams open at once in a session; more are refused (RST_STREAM REFUSED_STREAM) */
+#define SPDY_MAX_STREAMS 1024
 
 struct spdy_header {
         const char *name; /* NUL-terminated; the value may hold NULs between several values */
