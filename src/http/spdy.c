@@ -441,7 +441,8 @@ void spdy_write_data(struct strbuf *out, uint32_t stream_id, uint8_t flags, cons
 {
         put32(out, stream_id & 0x7fffffff);
         put32(out, (uint32_t) flags << 24 | (uint32_t) (len & 0xffffff));
-        strbuf_add(out, data, len);
+        if (len)
+                strbuf_add(out, data, len);
 }
 
 void spdy_write_rst_stream(struct strbuf *out, uint32_t stream_id, uint32_t status)
@@ -664,7 +665,8 @@ void spdy_session_data(struct spdy_session *s, uint32_t stream_id, const void *d
                 size_t n = len < DATA_FRAME_MAX ? len : DATA_FRAME_MAX;
 
                 spdy_write_data(&s->out, stream_id, fin && n == len ? SPDY_FLAG_FIN : 0, p, n);
-                p += n;
+                if (n) /* an empty frame (a bare FIN) may come with no buffer */
+                        p += n;
                 len -= n;
         } while (len);
         if (fin) {
