@@ -1,11 +1,13 @@
-/* pod-stream.c: pods/exec and pods/attach as kube-apiserver serves them
- * (pkg/registry/core/pod/rest/subresources.go and strategy.go ExecLocation/AttachLocation,
- * apimachinery's UpgradeAwareHandler): the options checked, the container chosen, the pod's
- * kubelet found, and the upgraded connection proxied to the kubelet's /exec or /attach byte for
- * byte (TLS verified against the kubelet CA, the kubelet bearer token, as pods/log). What a
- * session means is the kubelet's business (node/kubelet-stream.c). pods/portforward is refused
- * with a clear error: its protocol (SPDY framing, also inside kubectl's WebSocket tunnel) is not
- * implemented. */
+/* pod-stream.c: pods/exec, pods/attach and pods/portforward as kube-apiserver serves them
+ * (pkg/registry/core/pod/rest/subresources.go and strategy.go
+ * ExecLocation/AttachLocation/PortForwardLocation, apimachinery's UpgradeAwareHandler): the
+ * options checked, the container chosen, the pod's kubelet found, and the upgraded connection
+ * proxied to the kubelet's /exec, /attach or /portForward byte for byte (TLS verified against
+ * the kubelet CA, the kubelet bearer token, as pods/log). kubectl's port-forward WebSocket,
+ * which tunnels SPDY/3.1 frames in its binary messages, is unwrapped here as apiserver's
+ * streamtunnel.go does: the kubelet is asked for a plain SPDY upgrade, and the messages'
+ * payloads become its byte stream. What a session means is the kubelet's business
+ * (node/kubelet-stream.c, node/kubelet-portforward.c). */
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
@@ -24,6 +26,7 @@
 #include "base/json.h"
 #include "base/timeutil.h"
 #include "client/client.h"
+#include "http/websocket.h"
 #include "store/store.h"
 
 /* the kubelet's response head, and the body of a refusal, read at most */
@@ -51,7 +54,10 @@ struct stream_proxy {
         char *error;
         struct api_client *conn;
         long status;
-        char *upgrade, *accept, *protocol, *content_type;
+        char *upgrade, *accept, *protocol, *content_type, *stream_protocol;
+        /* port-forward's WebSocket tunnel: the client's key; the relay unwraps the messages */
+        bool tunnel;
+        char *ws_key;
         struct strbuf head_rest; /* bytes past the head: the body, or the first frames */
         int64_t deadline_ms;
 };
@@ -73,6 +79,8 @@ static void proxy_free(struct stream_proxy *x)
         free(x->accept);
         free(x->protocol);
         free(x->content_type);
+        free(x->stream_protocol);
+        free(x->ws_key);
         strbuf_release(&x->head_rest);
         free(x);
 }
@@ -152,6 +160,7 @@ static void *connect_main(void *arg)
                 x->accept = head_value(head, "Sec-WebSocket-Accept");
                 x->protocol = head_value(head, "Sec-WebSocket-Protocol");
                 x->content_type = head_value(head, "Content-Type");
+                x->stream_protocol = head_value(head, "X-Stream-Protocol-Version");
                 strbuf_add(&x->head_rest, in.buf + head_len, in.len - head_len);
                 len_s = head_value(head, "Content-Length");
                 /* a refusal's body, as far as it goes */
@@ -242,6 +251,100 @@ static void relay_run(void *ctx, int fd, const char *extra, size_t extra_len)
         }
 }
 
+/* The largest message kubectl's tunnel may send (it writes one per SPDY frame write) */
+#define TUNNEL_MAX_MESSAGE (1024 * 1024)
+
+static int send_ws(int fd, enum ws_opcode op, const void *data, size_t len)
+{
+        struct strbuf sb;
+        int r;
+
+        strbuf_init(&sb);
+        ws_frame_append(&sb, op, data, len, NULL);
+        r = send_all(fd, sb.buf, sb.len);
+        strbuf_release(&sb);
+        return r;
+}
+
+static void send_ws_close(int fd, unsigned code)
+{
+        unsigned char b[2] = { (unsigned char) (code >> 8), (unsigned char) code };
+
+        (void) send_ws(fd, WS_OP_CLOSE, b, 2);
+}
+
+/* K8S streamtunnel.go with client-go's TunnelingConnection: the client's binary messages are
+ * the kubelet's byte stream, and what the kubelet sends goes back as binary messages. */
+static void tunnel_run(void *ctx, int fd, const char *extra, size_t extra_len)
+{
+        struct stream_proxy *x = ctx;
+        int kfd = api_client_raw_fd(x->conn);
+        char buf[RELAY_CHUNK];
+        struct ws_reader rd;
+
+        ws_reader_init(&rd, true, TUNNEL_MAX_MESSAGE);
+        if (extra_len)
+                ws_reader_push(&rd, extra, extra_len);
+        if (x->head_rest.len && send_ws(fd, WS_OP_BINARY, x->head_rest.buf, x->head_rest.len) < 0)
+                goto out;
+        for (;;) {
+                struct pollfd p[2] = { { .fd = fd, .events = POLLIN },
+                                       { .fd = kfd, .events = POLLIN } };
+                struct ws_message m;
+                unsigned code = 0;
+                ssize_t n;
+                int r;
+
+                if (poll(p, 2, -1) < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        break;
+                }
+                if (p[0].revents) {
+                        n = recv(fd, buf, sizeof(buf), 0);
+                        if (n < 0 && errno == EINTR)
+                                continue;
+                        if (n <= 0)
+                                break;
+                        ws_reader_push(&rd, buf, (size_t) n);
+                        while ((r = ws_reader_next(&rd, &m, &code)) == 1) {
+                                if (m.opcode == WS_OP_BINARY) {
+                                        if (m.len &&
+                                            api_client_raw_send(x->conn, (const char *) m.data,
+                                                                m.len) < 0)
+                                                goto out;
+                                } else if (m.opcode == WS_OP_PING) {
+                                        (void) send_ws(fd, WS_OP_PONG, m.data, m.len);
+                                } else if (m.opcode == WS_OP_CLOSE) {
+                                        send_ws_close(fd, WS_CLOSE_NORMAL);
+                                        goto out;
+                                } else if (m.opcode == WS_OP_TEXT) {
+                                        /* the tunnel carries binary messages only */
+                                        send_ws_close(fd, WS_CLOSE_PROTOCOL_ERROR);
+                                        goto out;
+                                }
+                        }
+                        if (r < 0) {
+                                send_ws_close(fd, code);
+                                goto out;
+                        }
+                }
+                if (p[1].revents) {
+                        while ((n = api_client_raw_recv(x->conn, buf, sizeof(buf))) > 0)
+                                if (send_ws(fd, WS_OP_BINARY, buf, (size_t) n) < 0)
+                                        goto out;
+                        if (n != -EAGAIN) {
+                                /* the kubelet ended the session: a normal close, as
+                                 * TunnelingConnection.Close */
+                                send_ws_close(fd, WS_CLOSE_NORMAL);
+                                break;
+                        }
+                }
+        }
+out:
+        ws_reader_release(&rd);
+}
+
 static void relay_free(void *ctx)
 {
         proxy_free(ctx);
@@ -288,7 +391,33 @@ static bool pending_poll(void *ctx, struct http_response *resp)
                 return true;
         }
         resp->status = 101;
+        if (x->tunnel) {
+                cleanup_free char *proto = NULL;
+                char accept[29];
+
+                /* K8S tunnelingWebsocketUpgraderConn.InitializeWrite */
+                if (!x->upgrade || !strcasestr(x->upgrade, "spdy/3.1")) {
+                        resp->content_type = "text/plain; charset=utf-8";
+                        resp->status = 500;
+                        strbuf_addstr(&resp->body, "unable to upgrade: missing upgrade headers "
+                                                   "in response\n");
+                        return true;
+                }
+                ws_accept_key(x->ws_key, accept);
+                http_response_add_header(resp, "Upgrade", "websocket");
+                http_response_add_header(resp, "Sec-WebSocket-Accept", accept);
+                if (x->stream_protocol && *x->stream_protocol) {
+                        proto = xasprintf("SPDY/3.1+%s", x->stream_protocol);
+                        http_response_add_header(resp, "Sec-WebSocket-Protocol", proto);
+                }
+                x->handed_over = true;
+                resp->upgrade =
+                        (struct http_upgrade){ .run = tunnel_run, .free = relay_free, .ctx = x };
+                return true;
+        }
         http_response_add_header(resp, "Upgrade", x->upgrade ? x->upgrade : "websocket");
+        if (x->stream_protocol)
+                http_response_add_header(resp, "X-Stream-Protocol-Version", x->stream_protocol);
         if (x->accept)
                 http_response_add_header(resp, "Sec-WebSocket-Accept", x->accept);
         if (x->protocol)
@@ -401,6 +530,150 @@ static bool authorize_create(struct apiserver *s, const struct api_target *t,
         return false;
 }
 
+static struct stream_proxy *proxy_new(struct apiserver *s, char *server_url)
+{
+        struct stream_proxy *x = xcalloc(1, sizeof(*x));
+
+        pthread_mutex_init(&x->lock, NULL);
+        strbuf_init(&x->head_rest);
+        x->server_url = server_url;
+        x->co = (struct api_client_options){ .ca_file = s->opts.kubelet_ca_file,
+                                             .token = s->opts.kubelet_token };
+        x->deadline_ms = time_monotonic_ms() + KUBELET_UPGRADE_TIMEOUT_MS;
+        x->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+        return x;
+}
+
+/* Starts connecting to the kubelet with x->request; the answer is pending until it is done. */
+static void proxy_start(struct stream_proxy *x, struct http_response *resp)
+{
+        if (!x->request || x->wake_fd < 0) {
+                proxy_free(x);
+                status_respond(resp, EINVAL, "websocket: bad handshake", NULL);
+                return;
+        }
+        if (pthread_create(&x->thread, NULL, connect_main, x) != 0) {
+                proxy_free(x);
+                status_respond(resp, EIO, "cannot start the proxy", NULL);
+                return;
+        }
+        x->thread_started = true;
+        resp->pending = (struct http_pending){
+                .poll = pending_poll, .free = pending_free, .ctx = x, .wake_fd = pending_wake_fd
+        };
+}
+
+/* K8S streamtunnel.go spdyProtocolsFromWebsocketProtocols: the offered WebSocket protocols
+ * "SPDY/3.1+<p>" whose <p> ends in ".k8s.io", as "<p>, <p>..."; NULL when there is none. */
+static char *tunnel_protocols(const char *offered)
+{
+        static const char prefix[] = "SPDY/3.1+", suffix[] = ".k8s.io";
+        struct strbuf sb;
+
+        strbuf_init(&sb);
+        for (const char *p = offered; p && *p;) {
+                size_t n;
+
+                while (*p == ' ' || *p == ',')
+                        p++;
+                n = strcspn(p, ", ");
+                if (n > strlen(prefix) + strlen(suffix) &&
+                    strncmp(p, prefix, strlen(prefix)) == 0 &&
+                    strncmp(p + n - strlen(suffix), suffix, strlen(suffix)) == 0) {
+                        if (sb.len)
+                                strbuf_addstr(&sb, ", ");
+                        strbuf_add(&sb, p + strlen(prefix), n - strlen(prefix));
+                }
+                p += n;
+        }
+        if (!sb.len) {
+                strbuf_release(&sb);
+                return NULL;
+        }
+        return strbuf_detach(&sb);
+}
+
+/* K8S PortForwardLocation, then the kubelet's /portForward/NS/POD asked for a SPDY/3.1 upgrade:
+ * the client's own (a POST with Upgrade: SPDY/3.1, kubectl up to 1.30 and the fallback) or, for
+ * kubectl's WebSocket tunnel, the one createSPDYRequest makes from it. */
+static void portforward_handle(struct apiserver *s, const struct api_target *t,
+                               const struct http_request *req, struct http_response *resp)
+{
+        cleanup_error struct error *err = NULL;
+        cleanup_json json_t *pod = NULL;
+        cleanup_free char *url = NULL, *msg = NULL, *protocols = NULL;
+        const char *upgrade = http_request_header(req, "Upgrade");
+        const char *key = http_request_header(req, "Sec-WebSocket-Key");
+        bool tunnel = upgrade && strcasecmp(upgrade, "websocket") == 0;
+        const char *node;
+        struct stream_proxy *x;
+        struct strbuf sb;
+        int r;
+
+        if (tunnel) {
+                protocols = tunnel_protocols(http_request_header(req, "Sec-WebSocket-Protocol"));
+                if (!protocols) {
+                        http_response_text(resp, 400,
+                                           "unable to upgrade: no tunneling spdy protocols "
+                                           "provided\n");
+                        return;
+                }
+                if (!key || !*key || !header_clean(key)) {
+                        status_respond(resp, EINVAL, "websocket: bad handshake", NULL);
+                        return;
+                }
+        } else {
+                const char *v = http_request_header(req, "X-Stream-Protocol-Version");
+
+                if (v && !header_clean(v)) {
+                        status_respond(resp, EINVAL, "bad X-Stream-Protocol-Version", NULL);
+                        return;
+                }
+                protocols = v ? xstrdup(v) : NULL;
+        }
+        r = store_get(s->store, t->res->plural, t->ns, t->name, &pod, &err);
+        if (r == -ENOENT) {
+                status_not_found(resp, t->res, t->name);
+                return;
+        }
+        if (r < 0) {
+                status_respond(resp, r, err ? err->message : strerror(-r), NULL);
+                return;
+        }
+        node = json_path_string(pod, "spec.nodeName");
+        if (!node || !*node) {
+                msg = xasprintf("pod %s does not have a host assigned", t->name);
+                status_respond(resp, EINVAL, msg, NULL);
+                return;
+        }
+        url = pod_kubelet_url(s, node, resp);
+        if (!url)
+                return;
+        x = proxy_new(s, TAKE_PTR(url));
+        x->tunnel = tunnel;
+        x->ws_key = tunnel ? xstrdup(key) : NULL;
+        strbuf_init(&sb);
+        strbuf_addstr(&sb, "POST /portForward/");
+        add_escaped(&sb, t->ns);
+        strbuf_addch(&sb, '/');
+        add_escaped(&sb, t->name);
+        strbuf_addf(&sb, " HTTP/1.1\r\nHost: %s\r\n", x->server_url + strlen("https://"));
+        if (s->opts.kubelet_token)
+                strbuf_addf(&sb, "Authorization: Bearer %s\r\n", s->opts.kubelet_token);
+        strbuf_addstr(&sb, "Connection: Upgrade\r\n");
+        if (tunnel) {
+                strbuf_addstr(&sb, "Upgrade: SPDY/3.1\r\n");
+        } else {
+                const char *v = upgrade && header_clean(upgrade) ? upgrade : "";
+                strbuf_addf(&sb, "Upgrade: %s\r\n", v);
+        }
+        if (protocols)
+                strbuf_addf(&sb, "X-Stream-Protocol-Version: %s\r\n", protocols);
+        strbuf_addstr(&sb, "Content-Length: 0\r\n\r\n");
+        x->request = strbuf_detach(&sb);
+        proxy_start(x, resp);
+}
+
 void pod_stream_handle(struct apiserver *s, const struct api_target *t,
                        const struct http_request *req, struct http_response *resp)
 {
@@ -421,11 +694,7 @@ void pod_stream_handle(struct apiserver *s, const struct api_target *t,
         if (streq(req->method, "GET") && !authorize_create(s, t, req, resp))
                 return;
         if (t->sub == API_SUB_PORTFORWARD) {
-                status_respond(resp, EINVAL,
-                               "port-forward is not supported by this server: the "
-                               "portforward.k8s.io protocol (SPDY/3.1, also tunnelled over "
-                               "WebSockets) is not implemented",
-                               NULL);
+                portforward_handle(s, t, req, resp);
                 return;
         }
         /* K8S remotecommand NewOptions, checked before the pod is looked at */
@@ -478,28 +747,8 @@ void pod_stream_handle(struct apiserver *s, const struct api_target *t,
         url = pod_kubelet_url(s, node, resp);
         if (!url)
                 return;
-        x = xcalloc(1, sizeof(*x));
-        pthread_mutex_init(&x->lock, NULL);
-        strbuf_init(&x->head_rest);
-        x->server_url = TAKE_PTR(url);
-        x->co = (struct api_client_options){ .ca_file = s->opts.kubelet_ca_file,
-                                             .token = s->opts.kubelet_token };
+        x = proxy_new(s, TAKE_PTR(url));
         x->request = kubelet_request(req, sub, t->ns, t->name, container,
                                      x->server_url + strlen("https://"), s->opts.kubelet_token);
-        x->deadline_ms = time_monotonic_ms() + KUBELET_UPGRADE_TIMEOUT_MS;
-        x->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-        if (!x->request || x->wake_fd < 0) {
-                proxy_free(x);
-                status_respond(resp, EINVAL, "websocket: bad handshake", NULL);
-                return;
-        }
-        if (pthread_create(&x->thread, NULL, connect_main, x) != 0) {
-                proxy_free(x);
-                status_respond(resp, EIO, "cannot start the proxy", NULL);
-                return;
-        }
-        x->thread_started = true;
-        resp->pending = (struct http_pending){
-                .poll = pending_poll, .free = pending_free, .ctx = x, .wake_fd = pending_wake_fd
-        };
+        proxy_start(x, resp);
 }

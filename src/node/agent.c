@@ -22,6 +22,7 @@
 #include "node/kubelet-server.h"
 #include "node/node-metrics.h"
 #include "node/node-status.h"
+#include "node/runtime/runtime.h"
 #include "node/pod-worker.h"
 #include "node/stats-summary.h"
 #include "node/token-manager.h"
@@ -438,6 +439,36 @@ static int find_container(void *ud, const char *ns, const char *name, const char
         return 0;
 }
 
+/* The kubelet endpoint's port-forward question: the pod's sandbox (K8S getPortForward finds the
+ * pod by name among the kubelet's pods). */
+static int find_pod(void *ud, const char *ns, const char *name, char **ret_sandbox_dir,
+                    char **ret_pod_id, char **ret_netns_path, struct error **reterr)
+{
+        struct node_agent *a = ud;
+        cleanup_free char *uid = NULL;
+        bool host_network = false;
+        const char *key;
+        json_t *v;
+
+        pthread_mutex_lock(&a->lock);
+        json_object_foreach(a->pods, key, v) {
+                if (streq(json_path_string(v, "metadata.namespace") ?: "", ns) &&
+                    streq(json_path_string(v, "metadata.name") ?: "", name)) {
+                        uid = xstrdup(json_path_string(v, "metadata.uid") ?: "");
+                        host_network = json_is_true(json_path(v, "spec.hostNetwork"));
+                        break;
+                }
+        }
+        pthread_mutex_unlock(&a->lock);
+        if (!uid || !*uid)
+                return -ESRCH;
+        *ret_sandbox_dir = runtime_sandbox_dir(a->data_dir, uid);
+        *ret_netns_path = host_network ? xstrdup("host")
+                                       : xasprintf("%s/pods/%s/network/netns", a->data_dir, uid);
+        *ret_pod_id = TAKE_PTR(uid);
+        return 0;
+}
+
 /* The object at path (an API path of one object) as the API server last answered it: 0 with
  * *ret (a new reference), -ENOENT when it does not exist, -errno with *reterr when it cannot be
  * read (a refusal of the Node authorizer included). K8S: the kubelet reads claims and volumes
@@ -765,6 +796,7 @@ int node_agent_start(const struct node_agent_options *o, struct node_agent **ret
                                                      .token = a->kubelet_token,
                                                      .find_container = find_container,
                                                      .summary = summary,
+                                                     .find_pod = find_pod,
                                                      .ud = a };
                 r = kubelet_server_start(&ko, &a->kubelet, reterr);
         }

@@ -19,6 +19,7 @@
 #include "base/timeutil.h"
 #include "http/http-pipe.h"
 #include "http/http-server.h"
+#include "node/kubelet-portforward.h"
 #include "node/kubelet-server.h"
 #include "node/kubelet-stream.h"
 #include "node/runtime/runtime.h"
@@ -27,6 +28,7 @@
 #define EXEC_PREFIX           "/exec/"
 #define ATTACH_PREFIX         "/attach/"
 #define STATS_SUMMARY_PATH    "/stats/summary"
+#define PORTFORWARD_PREFIX    "/portForward/"
 
 struct kubelet_server {
         struct http_server *http;
@@ -34,6 +36,7 @@ struct kubelet_server {
         bool client_certs; /* system:masters client certificates taken */
         kubelet_find_container_fn find_container;
         kubelet_summary_fn summary;
+        kubelet_find_pod_fn find_pod;
         void *ud;
 };
 
@@ -313,6 +316,50 @@ static void serve_summary(struct kubelet_server *k, const struct http_request *r
         http_response_json(resp, 200, summary);
 }
 
+/* ------------------------------------------------------------------ port-forward */
+
+/* K8S server.go getPortForward: /portForward/{ns}/{pod}[/{uid}] */
+static void serve_portforward(struct kubelet_server *k, const struct http_request *req,
+                              struct http_response *resp)
+{
+        cleanup_free char *rest = xstrdup(req->path + strlen(PORTFORWARD_PREFIX));
+        cleanup_free char *sandbox_dir = NULL, *pod_id = NULL, *netns_path = NULL;
+        cleanup_error struct error *err = NULL;
+        char *slash = strchr(rest, '/'), *pod;
+        int r;
+
+        if (!streq(req->method, "GET") && !streq(req->method, "POST")) {
+                http_response_text(resp, 405, "Method Not Allowed");
+                return;
+        }
+        if (!k->find_pod || !slash || slash == rest) {
+                http_response_text(resp, 404, "404 page not found\n");
+                return;
+        }
+        *slash = '\0';
+        pod = slash + 1;
+        slash = strchr(pod, '/');
+        if (slash)
+                *slash = '\0'; /* the uid segment: the pod is found by name */
+        if (!*pod || (slash && strchr(slash + 1, '/'))) {
+                http_response_text(resp, 404, "404 page not found\n");
+                return;
+        }
+        r = k->find_pod(k->ud, rest, pod, &sandbox_dir, &pod_id, &netns_path, &err);
+        if (r == -ESRCH) {
+                http_response_text(resp, 404, "pod does not exist");
+                return;
+        }
+        if (r < 0) {
+                http_response_text(resp, 500, err ? err->message : strerror(-r));
+                return;
+        }
+        kubelet_portforward_serve(&(struct kubelet_portforward_target){ .sandbox_dir = sandbox_dir,
+                                                                        .pod_id = pod_id,
+                                                                        .netns_path = netns_path },
+                                  req, resp);
+}
+
 /* ------------------------------------------------------------------ routing */
 
 /* Compares in time that depends on the lengths only. */
@@ -418,6 +465,10 @@ static void kubelet_handle(void *ud, const struct http_request *req, struct http
                              container, req, resp);
                 return;
         }
+        if (strncmp(req->path, PORTFORWARD_PREFIX, strlen(PORTFORWARD_PREFIX)) == 0) {
+                serve_portforward(k, req, resp);
+                return;
+        }
         if (strncmp(req->path, CONTAINER_LOGS_PREFIX, strlen(CONTAINER_LOGS_PREFIX)) != 0) {
                 http_response_text(resp, 404, "404 page not found\n");
                 return;
@@ -457,6 +508,7 @@ int kubelet_server_start(const struct kubelet_server_options *o, struct kubelet_
         k->client_certs = o->client_ca_pem != NULL;
         k->find_container = o->find_container;
         k->summary = o->summary;
+        k->find_pod = o->find_pod;
         k->ud = o->ud;
         {
                 struct http_server_options ho = { .listen = o->listen,

@@ -8,6 +8,8 @@
  *   GET /stats/summary                                   the Summary API (K8S
  *       k8s.io/kubelet/pkg/apis/stats/v1alpha1 Summary; node/stats-summary.h), 200
  *       application/json, as the summary callback builds it; 500 with its message when it fails.
+ *   POST|GET /portForward/{namespace}/{pod}[/{uid}]      port-forward, SPDY/3.1
+ *       (kubelet-portforward.h).
  *   GET /healthz                                         200 "ok", no token needed.
  *
  * Every other request needs "Authorization: Bearer <token>" or, with client_ca_pem, a client
@@ -88,6 +90,15 @@ int kubelet_log_refuse(enum kubelet_log_refusal why, const char *pod, const char
  * *reterr. Called on the connection's thread, possibly on several at once. */
 typedef int (*kubelet_summary_fn)(void *ud, json_t **ret, struct error **reterr);
 
+/* Port-forward's question (K8S server.go getPortForward): the network namespace of pod `pod`
+ * (namespace ns). Returns 0 with *ret_sandbox_dir (runtime_sandbox_dir), *ret_pod_id (the
+ * sandbox id, for messages) and *ret_netns_path (the namespace's path, "host" for a
+ * hostNetwork pod), all malloc'd; -ESRCH when no such pod is on this node (404 `pod does not
+ * exist`). Thread-safe, quick. */
+typedef int (*kubelet_find_pod_fn)(void *ud, const char *ns, const char *pod,
+                                   char **ret_sandbox_dir, char **ret_pod_id, char **ret_netns_path,
+                                   struct error **reterr);
+
 struct kubelet_server_options {
         /* "HOST:PORT"; port 0 picks a free one (kubelet_server_port() tells which; the agent
          * publishes it in Node.status.daemonEndpoints.kubeletEndpoint.Port) */
@@ -100,7 +111,8 @@ struct kubelet_server_options {
         const char *client_ca_pem;
         kubelet_find_container_fn find_container; /* required */
         kubelet_summary_fn summary;               /* NULL: /stats/summary is 404 */
-        void *ud; /* for find_container and summary; outlives the server */
+        kubelet_find_pod_fn find_pod;             /* NULL: /portForward answers 404 */
+        void *ud; /* for find_container, summary and find_pod; outlives the server */
 };
 
 struct kubelet_server;

@@ -3,8 +3,8 @@
 # (docs/streaming.md): the exec'd process inside the container's cgroup, namespaces and
 # confinement (it reads its resized memory limit, sees only the pod's processes, cannot write
 # the host), exit codes, a terminal with its size under script(1), stdin, 20 MiB through kubectl
-# cp both ways, attach to a running container's output, run -it --rm, port-forward refused with
-# its reason, and exec refused to a user bound to the view role.
+# cp both ways, attach to a running container's output, run -it --rm, and exec refused to a user
+# bound to the view role (port-forward: test-port-forward.sh).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib/tap.sh"
@@ -113,10 +113,6 @@ check_output "attach relays the container's output as it is written" "tick" echo
 run_out=$(k run -it --rm --restart=Never --image=busybox r1 -- echo hello-run 2>&1)
 check_output "run -it --rm shows the command's output" "hello-run" echo "$run_out"
 check_output "run -it --rm deletes the pod" 'pod "r1" deleted' echo "$run_out"
-
-# --- port-forward is refused with the reason
-check_output "port-forward is refused, saying why" "port-forward is not supported" \
-        timeout 20 "$KUBECTL" --cache-dir "$SERVER_DIR/cache" port-forward web 18080:80
 
 # --- authorization: a user with only the view role may not exec
 k create serviceaccount viewer >/dev/null
