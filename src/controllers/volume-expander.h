@@ -123,15 +123,13 @@ json_t *volume_expander_mark_failed(const json_t *pvc, const char *message, bool
                                     const char *now);
 
 struct volume_expander;
+struct pv_driver;
 
-struct metrics_registry;
-
-/* Starts the expander; data_dir is the server's (the volumes' files are under it). Each
- * expansion of a volume is recorded in metrics (NULL: none) as storage_operation_duration_seconds
- * {operation_name="expand_volume"}. */
-int volume_expander_start(const struct api_client_options *o, const char *data_dir,
-                          struct metrics_registry *metrics, struct volume_expander **ret,
-                          struct error **reterr);
+/* Starts the expander; driver (copied; NULL: none) grows the files of the node in this process
+ * (and records storage_operation_duration_seconds{operation_name="expand_volume"}); the volumes
+ * of other nodes are grown by their node once handed over. */
+int volume_expander_start(const struct api_client_options *o, const struct pv_driver *driver,
+                          struct volume_expander **ret, struct error **reterr);
 /* Stops it (the pass thread ends after the step it is in); NULL-safe, returns NULL. */
 struct volume_expander *volume_expander_stop(struct volume_expander *x);
 
