@@ -154,8 +154,7 @@ bool node_pv_pinned(const json_t *pv, const char *node)
         return node && *node && json_array_size(terms) == 1 && json_array_size(exprs) == 1 &&
                json_object_size(term) == 1 &&
                streq(json_path_string(e, "key") ?: "", "kubernetes.io/hostname") &&
-               streq(json_path_string(e, "operator") ?: "", "In") &&
-               json_array_size(values) == 1 &&
+               streq(json_path_string(e, "operator") ?: "", "In") && json_array_size(values) == 1 &&
                streq(json_string_value(json_array_get(values, 0)) ?: "", node);
 }
 

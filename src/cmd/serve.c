@@ -752,8 +752,8 @@ struct controller_set {
         struct pv_provisioner *provisioner;
         struct volume_expander *expander;
         /* the files of serve's own node, for the storage controllers (pv-driver.h) */
-        const char *volumes_dir;     /* the data dir they live under */
-        struct metric *volume_ops;   /* storage_operation_duration_seconds */
+        const char *volumes_dir;   /* the data dir they live under */
+        struct metric *volume_ops; /* storage_operation_duration_seconds */
 };
 
 /* ---- pv_driver: serve's own node's volume files (node/volume/nodevol.h) ---- */
@@ -920,8 +920,7 @@ static int controllers_start(void *ud)
                         r = pv_provisioner_start(&ac[ACCOUNT_PV_BINDER], &driver, &s->provisioner,
                                                  &err);
                 if (r >= 0 && src[ACCOUNT_EXPAND])
-                        r = volume_expander_start(&ac[ACCOUNT_EXPAND], &driver, &s->expander,
-                                                  &err);
+                        r = volume_expander_start(&ac[ACCOUNT_EXPAND], &driver, &s->expander, &err);
         }
 done:
         if (r < 0) {

@@ -591,8 +591,8 @@ static void provision(struct pv_provisioner *p, const json_t *claim, const json_
         fault_point("pv-provisioner-created");
         pv = pv_build_volume(claim, sc, file_bytes, node);
         if (local) /* the record a remote node writes itself (nodevol_ensure) */
-                json_object_set_new(json_path(pv, "metadata.annotations"),
-                                    PV_ANN_PROVISIONED_ON, json_string(node));
+                json_object_set_new(json_path(pv, "metadata.annotations"), PV_ANN_PROVISIONED_ON,
+                                    json_string(node));
         body = json_dump_compact(pv);
         r = api_client_request(p->loop.client, "POST", "/api/v1/persistentvolumes",
                                "application/json", body, strlen(body), &code, &resp, NULL);

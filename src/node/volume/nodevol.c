@@ -55,8 +55,7 @@ bool nodevol_pinned(const json_t *pv, const char *node)
         return node && *node && json_array_size(terms) == 1 && json_array_size(exprs) == 1 &&
                json_object_size(term) == 1 &&
                streq(json_path_string(e, "key") ?: "", "kubernetes.io/hostname") &&
-               streq(json_path_string(e, "operator") ?: "", "In") &&
-               json_array_size(values) == 1 &&
+               streq(json_path_string(e, "operator") ?: "", "In") && json_array_size(values) == 1 &&
                streq(json_string_value(json_array_get(values, 0)) ?: "", node);
 }
 
@@ -163,16 +162,15 @@ int nodevol_ensure(struct nodevol *nv, const json_t *pv, json_t **ret_pv, struct
                                          "persistentvolume \"%s\": capacity \"%s\" is no size",
                                          name, cap ?: "");
                 if (loopvol_fstype_from_string(fs, &fstype) < 0)
-                        return error_set(reterr, EINVAL, "persistentvolume \"%s\": fsType %s",
-                                         name, fs);
+                        return error_set(reterr, EINVAL, "persistentvolume \"%s\": fsType %s", name,
+                                         fs);
                 r = loopvol_create(file, bytes, fstype, reterr);
                 if (r < 0)
                         return r;
         }
         /* the record: this node made the file (K8S: the provisioner's PV says where it is) */
         return patch_pv(nv, pv,
-                        json_pack("{s:{s:s}}", "annotations", NODEVOL_ANN_PROVISIONED_ON,
-                                  nv->node),
+                        json_pack("{s:{s:s}}", "annotations", NODEVOL_ANN_PROVISIONED_ON, nv->node),
                         ret_pv, reterr);
 }
 
@@ -205,8 +203,8 @@ static void tell_failure(struct nodevol *nv, const json_t *pv, const char *messa
         if (streq(json_string_value(json_object_get(nv->told, uid)) ?: "", message))
                 return;
         json_object_set_new(nv->told, uid, json_string(message));
-        (void) api_client_event(nv->client, pv, "Warning", "VolumeFailedDelete", message,
-                                COMPONENT, nv->node, NULL);
+        (void) api_client_event(nv->client, pv, "Warning", "VolumeFailedDelete", message, COMPONENT,
+                                nv->node, NULL);
 }
 
 static void reclaim(struct nodevol *nv, const json_t *pv, const char *file)
