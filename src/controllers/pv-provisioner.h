@@ -1,13 +1,15 @@
 /* pv-provisioner.h: the local provisioner "flexlet.io/local-loop" with the part of upstream's
  * PersistentVolume controller that serves it, as an API client (list + watch of claims, volumes,
  * classes and pods). A claim whose class names this provisioner gets a PersistentVolume
- * "pvc-<claim uid>" backed by a sparse file DATA_DIR/volumes/pvc-<claim uid>.img formatted with
- * the class's parameters.fsType (loopvol_create), bound both ways; WaitForFirstConsumer claims
- * wait until the scheduler names their node (volume.kubernetes.io/selected-node), and give the
- * node back when it cannot hold them (the annotation removed: the scheduler picks again);
- * reclaimPolicy Delete removes the volume and its file once the claim
- * is gone, Retain leaves it Released. docs/storage.md is the user's and the node's view.
- */
+ * "pvc-<claim uid>" pinned to the claim's node (its nodeAffinity), backed by a sparse file
+ * DATA_DIR/volumes/pvc-<claim uid>.img of that node formatted with the class's
+ * parameters.fsType, bound both ways. The file is made through the pv_driver when the node is
+ * the one in this process, else by that node before the first mount (node/volume/nodevol.h);
+ * WaitForFirstConsumer claims wait until the scheduler names their node
+ * (volume.kubernetes.io/selected-node), and give the node back when it cannot hold them (the
+ * annotation removed: the scheduler picks again); reclaimPolicy Delete has the node remove the
+ * file, then the volume is deleted, once the claim is gone; Retain leaves it Released.
+ * docs/storage.md is the user's and the node's view. */
 #ifndef FLEXLET_CONTROLLERS_PV_PROVISIONER_H
 #define FLEXLET_CONTROLLERS_PV_PROVISIONER_H
 

@@ -3,8 +3,9 @@
  * KEP-1790's recovery (expandAndRecover). When a bound claim asks for more than its
  * status.capacity, it records the size in status.allocatedResources with
  * ControllerResizeInProgress and the Resizing condition, grows the backing file and its loop
- * device (loopvol_grow_device), sets the PersistentVolume's spec.capacity, and hands over to the
- * node with NodeResizePending and FileSystemResizePending (docs/storage.md: the hand-off).
+ * device (through the pv_driver, for the node in this process; a volume of another node is grown
+ * by that node once handed over), sets the PersistentVolume's spec.capacity, and hands over to
+ * the node with NodeResizePending and FileSystemResizePending (docs/storage.md: the hand-off).
  *
  * Level-based: every pass (on a watch event, and every 2 s for missed ones) decides each claim
  * afresh from the claim, its volume, its class and the file's size, so a controller killed
