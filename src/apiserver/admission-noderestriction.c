@@ -481,6 +481,88 @@ static int admit_pvc(const struct node_restriction_request *r, struct error **re
                       r->node, diff);
 }
 
+/* ---- node-local volumes (flexlet) ---- */
+
+/* A copy of a volume without what its node may change: resourceVersion, managedFields, the
+ * annotation recording its backing file, and the provisioner's finalizer. */
+static json_t *pv_fixed_part(const json_t *pv)
+{
+        json_t *c = json_deep_copy(pv);
+        json_t *meta = json_object_get(c, "metadata");
+        json_t *ann = json_object_get(meta, "annotations");
+        json_t *fin = json_object_get(meta, "finalizers");
+        json_t *kept = json_array();
+        size_t i;
+        json_t *f;
+
+        json_object_del(meta, "resourceVersion");
+        json_object_del(meta, "managedFields");
+        json_object_del(ann, NODE_PV_ANN_PROVISIONED_ON);
+        if (json_is_object(ann) && json_object_size(ann) == 0)
+                json_object_del(meta, "annotations");
+        json_array_foreach(fin, i, f) {
+                if (!streq(json_string_value(f) ?: "", NODE_PV_FINALIZER))
+                        json_array_append(kept, f);
+        }
+        if (json_array_size(kept))
+                json_object_set(meta, "finalizers", kept);
+        else
+                json_object_del(meta, "finalizers");
+        json_decref(kept);
+        return c;
+}
+
+static bool has_finalizer(const json_t *obj, const char *name)
+{
+        size_t i;
+        json_t *f;
+
+        json_array_foreach(json_path(obj, "metadata.finalizers"), i, f) {
+                if (streq(json_string_value(f) ?: "", name))
+                        return true;
+        }
+        return false;
+}
+
+/* flexlet: a node may update a volume pinned to it (node_pv_pinned) only to record that it made
+ * the backing file (the annotation NODE_PV_ANN_PROVISIONED_ON, its own name, never removed) and
+ * to drop the provisioner's finalizer once it removed the file; nothing else, no create, no
+ * delete, no status. */
+static int admit_pv(const struct node_restriction_request *r, struct error **reterr)
+{
+        cleanup_json json_t *old = NULL, *new_obj = NULL;
+        cleanup_free char *diff = NULL;
+        const char *was, *now;
+
+        if (r->op != NODE_RESTRICTION_UPDATE || *r->subresource)
+                return forbid(reterr, "node \"%s\" may only update persistentvolumes pinned to it",
+                              r->node);
+        if (!node_pv_pinned(r->old, r->node) || !node_pv_pinned(r->obj, r->node))
+                return forbid(reterr,
+                              "node \"%s\" is not allowed to update a persistentvolume whose "
+                              "node affinity is not this node alone",
+                              r->node);
+        was = json_string_value(json_object_get(json_path(r->old, "metadata.annotations"),
+                                                NODE_PV_ANN_PROVISIONED_ON));
+        now = json_string_value(json_object_get(json_path(r->obj, "metadata.annotations"),
+                                                NODE_PV_ANN_PROVISIONED_ON));
+        if ((was && !streq(was, now ?: "")) || (now && !streq(now, r->node)))
+                return forbid(reterr, "node \"%s\" may only set %s to its own name", r->node,
+                              NODE_PV_ANN_PROVISIONED_ON);
+        if (!has_finalizer(r->old, NODE_PV_FINALIZER) && has_finalizer(r->obj, NODE_PV_FINALIZER))
+                return forbid(reterr, "node \"%s\" may not add the finalizer %s", r->node,
+                              NODE_PV_FINALIZER);
+        old = pv_fixed_part(r->old);
+        new_obj = pv_fixed_part(r->obj);
+        if (json_equal(old, new_obj))
+                return 0;
+        diff = pvc_differences(old, new_obj);
+        return forbid(reterr,
+                      "node \"%s\" is not allowed to update fields other than the annotation %s "
+                      "and the finalizer %s: %s",
+                      r->node, NODE_PV_ANN_PROVISIONED_ON, NODE_PV_FINALIZER, diff);
+}
+
 /* ---- service account tokens ---- */
 
 static int admit_service_account(const struct node_restriction_request *r, struct error **reterr)
@@ -539,6 +621,8 @@ int node_restriction_decide(const struct node_restriction_request *r, struct err
                 return admit_node(r, reterr);
         if (streq(r->resource, "persistentvolumeclaims"))
                 return admit_pvc(r, reterr);
+        if (streq(r->resource, "persistentvolumes"))
+                return admit_pv(r, reterr);
         if (streq(r->resource, "serviceaccounts"))
                 return admit_service_account(r, reterr);
         return 0;

@@ -3,8 +3,10 @@
  * in system:nodes, node-graph.h) may write only its own Node (without the labels upstream
  * keeps from kubelets, without changing its taints), the status of the pods bound to it (not
  * their labels), delete and evict only those pods, create only mirror pods bound to itself that
- * refer to nothing else, update only the status fields of a claim the node grows, and request
- * tokens only bound to its own pods. Every other user passes untouched.
+ * refer to nothing else, update only the status fields of a claim the node grows, update a
+ * volume pinned to it only to record its backing file and drop the provisioner's finalizer
+ * (flexlet's node-local volumes, docs/storage.md), and request tokens only bound to its own
+ * pods. Every other user passes untouched.
  *
  * The decision (node_restriction_decide) is a pure function over the request and the objects it
  * needs; node_restriction_admit reads those from the store and answers the refusal. */
@@ -18,6 +20,12 @@
 
 struct store;
 struct api_target;
+
+/* flexlet: what a node may change in a volume pinned to it: the annotation recording that it
+ * made the backing file (its own name), and the provisioner's finalizer it drops once it removed
+ * the file. */
+#define NODE_PV_ANN_PROVISIONED_ON "local-loop.flexlet.io/provisioned-on"
+#define NODE_PV_FINALIZER          "external-provisioner.volume.kubernetes.io/finalizer"
 
 /* K8S: admission.Operation (CONNECT is not admitted by this plugin). */
 enum node_restriction_op {

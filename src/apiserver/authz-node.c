@@ -195,6 +195,17 @@ static enum authz_decision get_related(const struct authz_node *n, const char *n
         return related(n, node, kind, a, ret_reason);
 }
 
+/* K8S authorizeGet for volumes; flexlet adds update and patch of a volume pinned to the node
+ * (node_pv_pinned, through the graph's pv -> node edge), which NodeRestriction narrows to
+ * recording the backing file and dropping the provisioner's finalizer (docs/storage.md). */
+static enum authz_decision pv_object(const struct authz_node *n, const char *node,
+                                     const struct authz_attributes *a, char **ret_reason)
+{
+        if ((streq(a->verb, "update") || streq(a->verb, "patch")) && !a->subresource[0])
+                return related(n, node, NODE_VERTEX_PV, a, ret_reason);
+        return get_related(n, node, NODE_VERTEX_PV, a, ret_reason);
+}
+
 /* K8S: authorizeStatusUpdate (claims' status) */
 static enum authz_decision status_update(const struct authz_node *n, const char *node,
                                          enum node_vertex kind, const struct authz_attributes *a,
@@ -350,7 +361,7 @@ enum authz_decision authz_node_authorize(void *self, const struct authz_attribut
                                        ? status_update(n, node, NODE_VERTEX_PVC, a, ret_reason)
                                        : get_related(n, node, NODE_VERTEX_PVC, a, ret_reason);
                 if (!g[0] && streq(r, "persistentvolumes"))
-                        return get_related(n, node, NODE_VERTEX_PV, a, ret_reason);
+                        return pv_object(n, node, a, ret_reason);
                 /* not served by flexlet: nothing relates a node to one */
                 if ((streq(g, "resource.k8s.io") && streq(r, "resourceclaims")) ||
                     (streq(g, "storage.k8s.io") && streq(r, "volumeattachments")))

@@ -36,6 +36,7 @@
 #include "controllers/clusterrole-aggregation.h"
 #include "controllers/csr-controller.h"
 #include "controllers/namespace.h"
+#include "controllers/pv-driver.h"
 #include "controllers/pv-provisioner.h"
 #include "controllers/scheduler.h"
 #include "controllers/resourcequota.h"
@@ -53,6 +54,8 @@
 #include "controllers/tokencleaner.h"
 #include "controllers/storage-protection.h"
 #include "controllers/volume-expander.h"
+#include "node/volume/nodevol.h"
+#include "node/volume/storage-metrics.h"
 #include "http/http-server.h"
 #include "node/agent.h"
 #include "node/network/network.h"
@@ -748,7 +751,39 @@ struct controller_set {
         struct csr_controller *csrs;
         struct pv_provisioner *provisioner;
         struct volume_expander *expander;
+        /* the files of serve's own node, for the storage controllers (pv-driver.h) */
+        const char *volumes_dir;   /* the data dir they live under */
+        struct metric *volume_ops; /* storage_operation_duration_seconds */
 };
+
+/* ---- pv_driver: serve's own node's volume files (node/volume/nodevol.h) ---- */
+
+static int local_create(void *ud, const char *handle, int64_t bytes, const char *fstype,
+                        int64_t *ret_file_bytes, struct error **reterr)
+{
+        const struct controller_set *s = ud;
+        return nodevol_local_create(s->volumes_dir, handle, bytes, fstype, ret_file_bytes, reterr);
+}
+
+static int local_grow(void *ud, const char *handle, int64_t bytes, int64_t *ret_file_bytes,
+                      struct error **reterr)
+{
+        const struct controller_set *s = ud;
+        return nodevol_local_grow(s->volumes_dir, handle, bytes, s->volume_ops, ret_file_bytes,
+                                  reterr);
+}
+
+static int local_file_bytes(void *ud, const char *handle, int64_t *ret)
+{
+        const struct controller_set *s = ud;
+        return nodevol_local_file_bytes(s->volumes_dir, handle, ret);
+}
+
+static void local_sweep(void *ud, const json_t *handles, const json_t *uids, int age_s)
+{
+        const struct controller_set *s = ud;
+        nodevol_local_sweep_orphans(s->volumes_dir, handles, uids, age_s);
+}
 
 /* Every part that started, in reverse (each stop takes NULL for one that did not). */
 static void controllers_stop(void *ud)
@@ -864,13 +899,29 @@ static int controllers_start(void *ud)
                         &(struct csr_controller_options){ .ca_cert_pem = pki_ca_cert_pem(s->pki),
                                                           .ca_key_pem = pki_ca_key_pem(s->pki) },
                         &s->csrs, &err);
-        /* local-loop volumes live under the server's data dir, which only serve's own
-         * node uses: the storage controllers run where that node does */
-        if (r >= 0 && with_node && src[ACCOUNT_PV_BINDER])
-                r = pv_provisioner_start(&ac[ACCOUNT_PV_BINDER], f.data_dir, &s->provisioner, &err);
-        if (r >= 0 && with_node && src[ACCOUNT_EXPAND])
-                r = volume_expander_start(&ac[ACCOUNT_EXPAND], f.data_dir, s->metrics, &s->expander,
-                                          &err);
+        /* the storage controllers run where serve's own node does: the volumes of that node
+         * are made and grown through the driver (in this process, under the server's data
+         * dir), those of other nodes by their node (docs/storage.md) */
+        if (r >= 0 && with_node && s->metrics) {
+                s->volume_ops = storage_operation_metric(s->metrics, &err);
+                if (!s->volume_ops)
+                        r = -EINVAL;
+        }
+        if (r >= 0 && with_node) {
+                const struct pv_driver driver = { .node = f.node_name,
+                                                  .ud = s,
+                                                  .create = local_create,
+                                                  .grow = local_grow,
+                                                  .file_bytes = local_file_bytes,
+                                                  .sweep_orphans = local_sweep };
+
+                s->volumes_dir = f.data_dir;
+                if (src[ACCOUNT_PV_BINDER])
+                        r = pv_provisioner_start(&ac[ACCOUNT_PV_BINDER], &driver, &s->provisioner,
+                                                 &err);
+                if (r >= 0 && src[ACCOUNT_EXPAND])
+                        r = volume_expander_start(&ac[ACCOUNT_EXPAND], &driver, &s->expander, &err);
+        }
 done:
         if (r < 0) {
                 (void) fprintf(stderr, "flexlet %s: controllers: %s\n", s->command, err->message);

@@ -2,7 +2,9 @@
  * wait for a consumer, provision, bind both ways, release, delete). Level-based: each pass decides
  * every claim and volume afresh from the cache (pv_claim_next, pv_volume_next), so a crash or a
  * missed event costs a pass. It does not bind static volumes and does not expand (volume-expander.c
- * does). */
+ * does). It makes no file itself: a volume of the node in its own process is made through the
+ * pv_driver serve gives it, a volume of another node by that node (node/volume/nodevol.c), which
+ * also removes every volume's file when it is reclaimed. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -23,8 +25,8 @@
 #include "base/timeutil.h"
 #include "client/event.h"
 #include "controllers/controller-loop.h"
+#include "controllers/pv-driver.h"
 #include "controllers/pv-provisioner.h"
-#include "node/volume/loopvol.h"
 
 /* ---- pure helpers ---- */
 
@@ -41,6 +43,28 @@ char *pv_volume_file(const char *data_dir, const char *handle)
                         return NULL;
         }
         return xasprintf("%s/volumes/%s.img", data_dir, handle);
+}
+
+bool pv_pinned_to(const json_t *pv, const char *node)
+{
+        const json_t *terms = json_path(pv, "spec.nodeAffinity.required.nodeSelectorTerms");
+        const json_t *term = json_array_get(terms, 0);
+        const json_t *exprs = json_object_get(term, "matchExpressions");
+        const json_t *e = json_array_get(exprs, 0);
+        const json_t *values = json_object_get(e, "values");
+
+        return node && *node && json_array_size(terms) == 1 && json_array_size(exprs) == 1 &&
+               json_object_size(term) == 1 &&
+               streq(json_path_string_or_empty(e, "key"), "kubernetes.io/hostname") &&
+               streq(json_path_string_or_empty(e, "operator"), "In") &&
+               json_array_size(values) == 1 &&
+               streq(json_string_value(json_array_get(values, 0)) ?: "", node);
+}
+
+int64_t pv_round_up(int64_t bytes)
+{
+        return (bytes + PV_LOCAL_LOOP_SIZE_ALIGN - 1) / PV_LOCAL_LOOP_SIZE_ALIGN *
+               PV_LOCAL_LOOP_SIZE_ALIGN;
 }
 
 const char *pv_class_fstype(const json_t *sc)
@@ -229,7 +253,6 @@ char *pv_claim_refusal(const json_t *claim, const json_t *sc, int64_t *ret_bytes
         const char *request = json_string_value(
                 json_object_get(json_path(claim, "spec.resources.requests"), "storage"));
         const char *fstype = pv_class_fstype(sc);
-        enum loopvol_fstype t;
         struct quantity q;
         int64_t bytes = 0;
         size_t i;
@@ -247,13 +270,13 @@ char *pv_claim_refusal(const json_t *claim, const json_t *sc, int64_t *ret_bytes
                                  PV_LOCAL_LOOP_PROVISIONER);
         if (json_path(claim, "spec.dataSource") || json_path(claim, "spec.dataSourceRef"))
                 return xasprintf("data sources are not supported by %s", PV_LOCAL_LOOP_PROVISIONER);
-        if (loopvol_fstype_from_string(fstype, &t) < 0)
+        if (!streq(fstype, "ext4") && !streq(fstype, "xfs") && !streq(fstype, "btrfs"))
                 return xasprintf("fsType \"%s\" is not supported by %s (ext4, xfs, btrfs)", fstype,
                                  PV_LOCAL_LOOP_PROVISIONER);
         if (!request || quantity_parse(request, &q, NULL) < 0 || quantity_value(&q, &bytes) < 0 ||
             bytes <= 0)
                 return xasprintf("invalid storage request \"%s\"", request ?: "");
-        if (bytes > LOOPVOL_SIZE_MAX)
+        if (bytes > PV_LOCAL_LOOP_SIZE_MAX)
                 return xasprintf("requested size %" PRId64
                                  " bytes is more than the largest volume, 16Ti",
                                  bytes);
@@ -356,7 +379,7 @@ enum { COLL_CLAIMS, COLL_VOLUMES, COLL_CLASSES, COLL_PODS };
 #define ORPHAN_SWEEP_MS (30 * 1000)
 
 struct pv_provisioner {
-        char *data_dir;
+        struct pv_driver driver; /* .node NULL: no node in this process */
         struct controller_loop loop;
         /* pass thread only: "<uid>/<reason>" -> message of the last event sent, so a state that
          * lasts is told once; "<uid>" -> controller_backoff_* state after a failure */
@@ -496,19 +519,32 @@ static void provision(struct pv_provisioner *p, const json_t *claim, const json_
 {
         cleanup_error struct error *err = NULL;
         cleanup_json json_t *pv = NULL, *resp = NULL;
-        cleanup_free char *why = NULL, *msg = NULL, *file = NULL, *handle = NULL, *body = NULL,
+        cleanup_free char *why = NULL, *msg = NULL, *handle = NULL, *body = NULL,
                           *key = informer_key(claim);
         const char *cls = json_path_string_or_empty(sc, "metadata.name");
         const char *node = annotation(claim, PV_ANN_SELECTED_NODE);
-        struct loopvol_sizes sizes;
-        enum loopvol_fstype fstype;
-        int64_t bytes = 0;
+        int64_t bytes = 0, file_bytes = 0;
+        bool local;
         long code = 0;
         int r;
 
         if (backing_off(p, claim))
                 return;
-        if (node) {
+        /* flexlet: an Immediate claim's volume goes to the node in this process (upstream's
+         * node-local provisioners with immediate binding pick a node of their own) */
+        if (!node)
+                node = p->driver.node;
+        if (!node) {
+                msg = xasprintf("failed to provision volume with StorageClass \"%s\": no node to "
+                                "make the volume on: the claim has no %s and no node runs with "
+                                "the provisioner",
+                                cls, PV_ANN_SELECTED_NODE);
+                tell(p, claim, "Warning", "ProvisioningFailed", msg, PV_LOCAL_LOOP_PROVISIONER);
+                back_off(p, claim);
+                return;
+        }
+        local = p->driver.node && streq(node, p->driver.node);
+        if (annotation(claim, PV_ANN_SELECTED_NODE)) {
                 r = selected_node_exists(p, claim, node);
                 if (r < 0)
                         return;
@@ -529,13 +565,15 @@ static void provision(struct pv_provisioner *p, const json_t *claim, const json_
         }
         msg = xasprintf("External provisioner is provisioning volume for claim \"%s\"", key);
         tell(p, claim, "Normal", "Provisioning", msg, PV_LOCAL_LOOP_PROVISIONER);
-        (void) loopvol_fstype_from_string(pv_class_fstype(sc), &fstype);
         handle = xasprintf("pvc-%s", json_path_string_or_empty(claim, "metadata.uid"));
-        file = pv_volume_file(p->data_dir, handle);
-        r = file ? loopvol_create(file, bytes, fstype, &err)
-                 : error_set(&err, EINVAL, "volume name \"%s\" is not a file name", handle);
-        if (r >= 0)
-                r = loopvol_sizes(file, &sizes, &err);
+        /* the node in this process makes the file now; another node makes it before its first
+         * mount, of the capacity written here (rounded up as the file will be) */
+        r = 0;
+        if (local)
+                r = p->driver.create(p->driver.ud, handle, bytes, pv_class_fstype(sc), &file_bytes,
+                                     &err);
+        else
+                file_bytes = pv_round_up(bytes);
         if (r < 0) {
                 free(msg);
                 msg = xasprintf("failed to provision volume with StorageClass \"%s\": %s", cls,
@@ -551,7 +589,10 @@ static void provision(struct pv_provisioner *p, const json_t *claim, const json_
                 return;
         }
         fault_point("pv-provisioner-created");
-        pv = pv_build_volume(claim, sc, sizes.file_bytes, node);
+        pv = pv_build_volume(claim, sc, file_bytes, node);
+        if (local) /* the record a remote node writes itself (nodevol_ensure) */
+                json_object_set_new(json_path(pv, "metadata.annotations"), PV_ANN_PROVISIONED_ON,
+                                    json_string(node));
         body = json_dump_compact(pv);
         r = api_client_request(p->loop.client, "POST", "/api/v1/persistentvolumes",
                                "application/json", body, strlen(body), &code, &resp, NULL);
@@ -682,28 +723,15 @@ static int delete_volume_object(struct pv_provisioner *p, const json_t *pv)
         return code == 200 || code == 202 || code == 404 ? 0 : -EIO;
 }
 
-/* Removes the backing file of pv; on failure a VolumeFailedDelete event and a back-off. */
-static int remove_backing_file(struct pv_provisioner *p, const json_t *pv)
+/* Whether pv's file is still to be removed by the node that recorded it (nodevol_sweep drops
+ * the finalizer once it did). A volume no node recorded has no file to wait for: made
+ * before volumes were recorded (then its file, if any, is an orphan the sweep removes), or
+ * never mounted on its remote node. */
+static bool node_removes_file(const json_t *pv)
 {
-        cleanup_error struct error *err = NULL;
-        cleanup_free char *file =
-                pv_volume_file(p->data_dir, json_path_string_or_empty(pv, "spec.csi.volumeHandle"));
-        int r;
-
-        if (backing_off(p, pv))
-                return -EAGAIN;
-        r = file ? loopvol_remove(file, &err)
-                 : error_set(&err, EINVAL, "volume handle \"%s\" is not a file name",
-                             json_path_string_or_empty(pv, "spec.csi.volumeHandle"));
-        if (r < 0) {
-                log_failure("delete volume", pv, err->message);
-                tell(p, pv, "Warning", "VolumeFailedDelete", err->message,
-                     PV_LOCAL_LOOP_PROVISIONER);
-                back_off(p, pv);
-                return r;
-        }
-        json_object_del(p->backoff, json_path_string_or_empty(pv, "metadata.uid"));
-        return 0;
+        return annotation(pv, PV_ANN_PROVISIONED_ON) &&
+               json_array_has_string(json_path(pv, "metadata.finalizers"),
+                                     PV_FINALIZER_EXTERNAL_PROVISIONER);
 }
 
 static int drop_finalizer(struct pv_provisioner *p, const json_t *pv)
@@ -742,8 +770,9 @@ static void sync_volume(struct pv_provisioner *p, const json_t *pv, const json_t
                 (void) put(p, COLL_VOLUMES, copy, true, NULL);
                 break;
         case PV_VOLUME_DELETE:
-                /* external-provisioner: the volume, then the finalizer, then the object */
-                if (remove_backing_file(p, pv) < 0)
+                /* external-provisioner: the volume (by its node), then the finalizer, then the
+                 * object */
+                if (node_removes_file(pv))
                         break;
                 if (json_array_has_string(json_path(pv, "metadata.finalizers"),
                                           PV_FINALIZER_EXTERNAL_PROVISIONER) &&
@@ -756,7 +785,7 @@ static void sync_volume(struct pv_provisioner *p, const json_t *pv, const json_t
                 /* K8S (HonorPVReclaimPolicy): a deleted volume's reclaim policy still holds */
                 if (streq(json_path_string_or_empty(pv, "spec.persistentVolumeReclaimPolicy"),
                           "Delete") &&
-                    remove_backing_file(p, pv) < 0)
+                    node_removes_file(pv))
                         break;
                 (void) drop_finalizer(p, pv);
                 break;
@@ -779,46 +808,22 @@ static void forget_gone(json_t *memory, const json_t *uids)
         }
 }
 
-/* Removes the files of volumes no claim and no PersistentVolume names any more, older than
- * ORPHAN_AGE_S (made for a claim deleted before its volume was created, or left by a crash
- * between making the file and the PersistentVolume). */
+/* The files of the node in this process that no claim and no PersistentVolume name any more,
+ * older than ORPHAN_AGE_S, are removed (made for a claim deleted before its volume was
+ * created, or left by a crash between making the file and the PersistentVolume). */
 static void sweep_orphans(struct pv_provisioner *p, const json_t *claim_uids, const json_t *volumes)
 {
-        cleanup_free char *dir_path = xasprintf("%s/volumes", p->data_dir);
         cleanup_json json_t *handles = json_object();
         const char *key;
         json_t *pv;
-        struct dirent *d;
-        DIR *dir;
 
+        if (!p->driver.sweep_orphans)
+                return;
         json_object_foreach((json_t *) volumes, key, pv) {
                 json_object_set_new(handles, json_path_string_or_empty(pv, "spec.csi.volumeHandle"),
                                     json_true());
         }
-        dir = opendir(dir_path);
-        if (!dir)
-                return;
-        while ((d = readdir(dir))) {
-                cleanup_error struct error *err = NULL;
-                cleanup_free char *handle = NULL, *file = NULL;
-                const char *dot = strstr(d->d_name, ".img");
-                struct stat st;
-
-                if (strncmp(d->d_name, "pvc-", 4) != 0 || !dot ||
-                    (!streq(dot, ".img") && !streq(dot, ".img.tmp")))
-                        continue;
-                handle = xstrndup(d->d_name, (size_t) (dot - d->d_name));
-                if (json_object_get(handles, handle) || json_object_get(claim_uids, handle + 4))
-                        continue;
-                if (fstatat(dirfd(dir), d->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
-                    time(NULL) - st.st_mtime < ORPHAN_AGE_S)
-                        continue;
-                file = pv_volume_file(p->data_dir, handle);
-                if (file && loopvol_remove(file, &err) < 0)
-                        (void) fprintf(stderr, "flexlet: pv-provisioner: orphan volume: %s\n",
-                                       err->message);
-        }
-        closedir(dir);
+        p->driver.sweep_orphans(p->driver.ud, handles, claim_uids, ORPHAN_AGE_S);
 }
 
 static void provision_pass(void *ctx)
@@ -860,11 +865,10 @@ static void pv_provisioner_release(void *ctx)
 
         json_decref(p->told);
         json_decref(p->backoff);
-        free(p->data_dir);
         free(p);
 }
 
-int pv_provisioner_start(const struct api_client_options *o, const char *data_dir,
+int pv_provisioner_start(const struct api_client_options *o, const struct pv_driver *driver,
                          struct pv_provisioner **ret, struct error **reterr)
 {
         static const char *const paths[] = { "/api/v1/persistentvolumeclaims",
@@ -878,7 +882,8 @@ int pv_provisioner_start(const struct api_client_options *o, const char *data_di
         struct pv_provisioner *p = xcalloc(1, sizeof(*p));
         int r;
 
-        p->data_dir = xstrdup(data_dir);
+        if (driver)
+                p->driver = *driver;
         p->told = json_object();
         p->backoff = json_object();
         r = controller_loop_start(o, &def, p, &p->loop, reterr);

@@ -1,13 +1,15 @@
 /* pv-provisioner.h: the local provisioner "flexlet.io/local-loop" with the part of upstream's
  * PersistentVolume controller that serves it, as an API client (list + watch of claims, volumes,
  * classes and pods). A claim whose class names this provisioner gets a PersistentVolume
- * "pvc-<claim uid>" backed by a sparse file DATA_DIR/volumes/pvc-<claim uid>.img formatted with
- * the class's parameters.fsType (loopvol_create), bound both ways; WaitForFirstConsumer claims
- * wait until the scheduler names their node (volume.kubernetes.io/selected-node), and give the
- * node back when it cannot hold them (the annotation removed: the scheduler picks again);
- * reclaimPolicy Delete removes the volume and its file once the claim
- * is gone, Retain leaves it Released. docs/storage.md is the user's and the node's view.
- */
+ * "pvc-<claim uid>" pinned to the claim's node (its nodeAffinity), backed by a sparse file
+ * DATA_DIR/volumes/pvc-<claim uid>.img of that node formatted with the class's
+ * parameters.fsType, bound both ways. The file is made through the pv_driver when the node is
+ * the one in this process, else by that node before the first mount (node/volume/nodevol.h);
+ * WaitForFirstConsumer claims wait until the scheduler names their node
+ * (volume.kubernetes.io/selected-node), and give the node back when it cannot hold them (the
+ * annotation removed: the scheduler picks again); reclaimPolicy Delete has the node remove the
+ * file, then the volume is deleted, once the claim is gone; Retain leaves it Released.
+ * docs/storage.md is the user's and the node's view. */
 #ifndef FLEXLET_CONTROLLERS_PV_PROVISIONER_H
 #define FLEXLET_CONTROLLERS_PV_PROVISIONER_H
 
@@ -35,6 +37,12 @@
 #define PV_ANN_BETA_STORAGE_PROVISIONER   "volume.beta.kubernetes.io/storage-provisioner"
 #define PV_FINALIZER_EXTERNAL_PROVISIONER "external-provisioner.volume.kubernetes.io/finalizer"
 #define PV_NO_PROVISIONER                 "kubernetes.io/no-provisioner"
+/* flexlet: the node named by its value made the volume's backing file (nodevol.h) */
+#define PV_ANN_PROVISIONED_ON "local-loop.flexlet.io/provisioned-on"
+
+/* The largest volume (16Ti), and the unit its size is rounded up to (a page; loopvol.h). */
+#define PV_LOCAL_LOOP_SIZE_MAX   ((int64_t) 1 << 44)
+#define PV_LOCAL_LOOP_SIZE_ALIGN 4096
 
 /* ---- pure helpers and decisions (tested without a server) ---- */
 
@@ -42,6 +50,13 @@
  * handle is not a single safe path component ([a-z0-9.-], not starting with '.', at most 253
  * bytes). */
 char *pv_volume_file(const char *data_dir, const char *handle);
+
+/* Whether pv's required nodeAffinity is exactly kubernetes.io/hostname In [node] (what
+ * pv_build_volume writes): the volume lives on node. */
+bool pv_pinned_to(const json_t *pv, const char *node);
+
+/* bytes rounded up to PV_LOCAL_LOOP_SIZE_ALIGN: the size the node's file will have. */
+int64_t pv_round_up(int64_t bytes);
 
 /* K8S (external-provisioner): the class's filesystem: parameters "csi.storage.k8s.io/fstype",
  * else "fsType", else "ext4". Borrowed from sc, or the literal. */
@@ -116,9 +131,12 @@ enum pv_volume_step pv_volume_next(const json_t *pv, const json_t *claim);
 /* ---- the controller ---- */
 
 struct pv_provisioner;
+struct pv_driver;
 
-/* Starts the provisioner. data_dir is the server's: volumes go to DATA_DIR/volumes/. */
-int pv_provisioner_start(const struct api_client_options *o, const char *data_dir,
+/* Starts the provisioner. driver (copied; NULL: none) reaches the files of the node in this
+ * process, where Immediate claims' volumes go; the volumes of other nodes are made, and every
+ * volume's file removed, by their node. */
+int pv_provisioner_start(const struct api_client_options *o, const struct pv_driver *driver,
                          struct pv_provisioner **ret, struct error **reterr);
 /* Stops it (the pass thread ends after the step it is in); NULL-safe, returns NULL. */
 struct pv_provisioner *pv_provisioner_stop(struct pv_provisioner *p);

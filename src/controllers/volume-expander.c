@@ -1,7 +1,10 @@
 /* volume-expander.c: grows local-loop volumes when their claims ask for more: the pure plan
  * (expandAndRecover), the status transitions, and the pass that runs them in order: mark the
- * claim, grow the file and device, set the volume's capacity, hand over to the node. It never
- * touches the filesystem (the node agent grows it) and never shrinks anything. */
+ * claim, grow the file and device (through the pv_driver, for the node in this process only),
+ * set the volume's capacity, hand over to the node. A volume of another node is expanded as
+ * external-resizer's trivial resizer does for a driver without controller expansion: the
+ * capacity is written and the node grows the file, device and filesystem (pod-claims.c). It
+ * never touches a filesystem and never shrinks anything. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -16,11 +19,10 @@
 #include "base/quantity.h"
 #include "base/timeutil.h"
 #include "client/event.h"
-#include "controllers/pv-provisioner.h"
 #include "controllers/controller-loop.h"
+#include "controllers/pv-driver.h"
+#include "controllers/pv-provisioner.h"
 #include "controllers/volume-expander.h"
-#include "node/volume/loopvol.h"
-#include "node/volume/storage-metrics.h"
 
 #define PASS_PERIOD_MS    2000
 #define BACKOFF_MIN_MS    1000
@@ -287,9 +289,8 @@ json_t *volume_expander_mark_failed(const json_t *pvc, const char *message, bool
 enum { COLL_CLAIMS, COLL_VOLUMES, COLL_CLASSES };
 
 struct volume_expander {
-        char *data_dir;
+        struct pv_driver driver; /* .node NULL: no node in this process */
         struct controller_loop loop;
-        struct metric *operations; /* storage_operation_duration_seconds, or NULL */
         /* pass thread only, by claim uid: */
         json_t *final_errors; /* uid -> true: the last attempt ended in a final error */
         json_t *slow;         /* uid -> monotonic ms until which an infeasible size waits */
@@ -393,7 +394,7 @@ static void resize_failed(struct volume_expander *x, const json_t *pvc, const ch
 
 /* The controller expansion of one claim, step by step; each step that fails leaves the objects
  * as a later pass will pick them up. */
-static void expand(struct volume_expander *x, const json_t *pvc, const json_t *pv, const char *file,
+static void expand(struct volume_expander *x, const json_t *pvc, const json_t *pv, bool local,
                    const struct volume_expand_plan *plan)
 {
         cleanup_error struct error *err = NULL;
@@ -402,9 +403,10 @@ static void expand(struct volume_expander *x, const json_t *pvc, const json_t *p
                           *pv_path = NULL;
         const char *uid = json_path_string_or_empty(pvc, "metadata.uid");
         const char *pv_name = json_path_string_or_empty(pv, "metadata.name");
-        struct loopvol_sizes sizes;
+        const char *handle = json_path_string_or_empty(pv, "spec.csi.volumeHandle");
+        cleanup_free char *file = pv_volume_file("", handle); /* NULL: not a safe name */
+        int64_t file_bytes = 0;
         struct quantity q;
-        int64_t start_ms;
         char now[32];
         int r;
 
@@ -423,16 +425,21 @@ static void expand(struct volume_expander *x, const json_t *pvc, const json_t *p
         (void) api_client_event(x->loop.client, marked, "Normal", "Resizing", msg,
                                 RESIZER_COMPONENT, NULL, NULL);
 
-        /* 2. the file, then the loop device when attached (idempotent: a file grown before a
-         * crash is just brought to the device) */
-        start_ms = time_monotonic_ms();
-        r = file ? loopvol_grow_device(file, plan->grow_to, &err)
-                 : error_set(&err, EINVAL, "volume handle \"%s\" is not a file name",
-                             json_path_string_or_empty(pv, "spec.csi.volumeHandle"));
-        storage_operation_observe(x->operations, STORAGE_PLUGIN_LOCAL_LOOP, "expand_volume", r,
-                                  start_ms);
-        if (r >= 0)
-                r = loopvol_sizes(file, &sizes, &err);
+        /* 2. the node in this process: the file, then the loop device when attached
+         * (idempotent: a file grown before a crash is just brought to the device); another
+         * node grows them itself once handed over (K8S external-resizer's trivialResizer) */
+        r = 0;
+        if (!file)
+                r = error_set(&err, EINVAL, "volume handle \"%s\" is not a file name", handle);
+        else if (plan->grow_to > PV_LOCAL_LOOP_SIZE_MAX)
+                r = error_set(&err, EINVAL,
+                              "grow volume \"%s\": %" PRId64
+                              " bytes is more than the largest volume, 16Ti",
+                              handle, plan->grow_to);
+        else if (local)
+                r = x->driver.grow(x->driver.ud, handle, plan->grow_to, &file_bytes, &err);
+        else
+                file_bytes = pv_round_up(plan->grow_to);
         if (r < 0) {
                 enum volume_expand_error kind = volume_expander_classify(-r);
 
@@ -455,7 +462,7 @@ static void expand(struct volume_expander *x, const json_t *pvc, const json_t *p
         fault_point("volume-expander-grown");
 
         /* 3. the volume's capacity: what the file now holds (K8S: the driver's answer) */
-        quantity_from_int64(sizes.file_bytes, QUANTITY_BINARY_SI, &q);
+        quantity_from_int64(file_bytes, QUANTITY_BINARY_SI, &q);
         capacity = quantity_format(&q);
         if (qty_cmp(storage_of(pv, "spec.capacity"), capacity) != 0) {
                 pv_copy = json_deep_copy(pv);
@@ -496,7 +503,7 @@ static void sync_claim(struct volume_expander *x, const json_t *pvc, const json_
                 json_object_get(volumes, json_path_string_or_empty(pvc, "spec.volumeName"));
         const char *cls = pvc_storage_class(pvc) ?: "";
         const json_t *slow = json_object_get(x->slow, uid);
-        cleanup_free char *file = NULL;
+        bool local;
         struct volume_expand_input in = {
                 .pvc = pvc,
                 .pv = pv,
@@ -506,7 +513,7 @@ static void sync_claim(struct volume_expander *x, const json_t *pvc, const json_
                 .slow = slow && time_monotonic_ms() < json_integer_value(slow),
         };
         struct volume_expand_plan plan;
-        struct loopvol_sizes sizes;
+        int64_t file_bytes = 0;
 
         if (!volume_expander_claim_needs_resize(pvc) || !pv ||
             json_path(pvc, "metadata.deletionTimestamp"))
@@ -522,9 +529,14 @@ static void sync_claim(struct volume_expander *x, const json_t *pvc, const json_
         }
         if (backing_off(x, pvc))
                 return;
-        file = pv_volume_file(x->data_dir, json_path_string_or_empty(pv, "spec.csi.volumeHandle"));
-        if (file && loopvol_sizes(file, &sizes, NULL) >= 0)
-                in.file_bytes = sizes.file_bytes;
+        /* the volume of the node in this process: its file's size counts (crash safety);
+         * an unpinned volume was made before volumes were pinned, by this process */
+        local = x->driver.node &&
+                (!json_path(pv, "spec.nodeAffinity") || pv_pinned_to(pv, x->driver.node));
+        if (local && x->driver.file_bytes(x->driver.ud,
+                                          json_path_string_or_empty(pv, "spec.csi.volumeHandle"),
+                                          &file_bytes) >= 0)
+                in.file_bytes = file_bytes;
         if (volume_expander_plan(&in, &plan) < 0)
                 return;
         /* K8S markForSlowRetry: an infeasible expansion waits before the same size again */
@@ -537,7 +549,7 @@ static void sync_claim(struct volume_expander *x, const json_t *pvc, const json_
                         x->slow, uid,
                         json_integer(time_monotonic_ms() + VOLUME_EXPANDER_SLOW_RETRY_MS));
         if (plan.step == VOLUME_EXPAND_GROW)
-                expand(x, pvc, pv, file, &plan);
+                expand(x, pvc, pv, local, &plan);
 }
 
 static void forget_gone(json_t *memory, const json_t *uids)
@@ -581,13 +593,11 @@ static void volume_expander_release(void *ctx)
         json_decref(x->slow);
         json_decref(x->backoff);
         json_decref(x->told);
-        free(x->data_dir);
         free(x);
 }
 
-int volume_expander_start(const struct api_client_options *o, const char *data_dir,
-                          struct metrics_registry *metrics, struct volume_expander **ret,
-                          struct error **reterr)
+int volume_expander_start(const struct api_client_options *o, const struct pv_driver *driver,
+                          struct volume_expander **ret, struct error **reterr)
 {
         static const char *const paths[] = { "/api/v1/persistentvolumeclaims",
                                              "/api/v1/persistentvolumes",
@@ -599,14 +609,8 @@ int volume_expander_start(const struct api_client_options *o, const char *data_d
         struct volume_expander *x = xcalloc(1, sizeof(*x));
         int r;
 
-        if (metrics) {
-                x->operations = storage_operation_metric(metrics, reterr);
-                if (!x->operations) {
-                        free(x);
-                        return -EINVAL;
-                }
-        }
-        x->data_dir = xstrdup(data_dir);
+        if (driver)
+                x->driver = *driver;
         x->final_errors = json_object();
         x->slow = json_object();
         x->backoff = json_object();

@@ -3,8 +3,9 @@
  * KEP-1790's recovery (expandAndRecover). When a bound claim asks for more than its
  * status.capacity, it records the size in status.allocatedResources with
  * ControllerResizeInProgress and the Resizing condition, grows the backing file and its loop
- * device (loopvol_grow_device), sets the PersistentVolume's spec.capacity, and hands over to the
- * node with NodeResizePending and FileSystemResizePending (docs/storage.md: the hand-off).
+ * device (through the pv_driver, for the node in this process; a volume of another node is grown
+ * by that node once handed over), sets the PersistentVolume's spec.capacity, and hands over to
+ * the node with NodeResizePending and FileSystemResizePending (docs/storage.md: the hand-off).
  *
  * Level-based: every pass (on a watch event, and every 2 s for missed ones) decides each claim
  * afresh from the claim, its volume, its class and the file's size, so a controller killed
@@ -123,15 +124,13 @@ json_t *volume_expander_mark_failed(const json_t *pvc, const char *message, bool
                                     const char *now);
 
 struct volume_expander;
+struct pv_driver;
 
-struct metrics_registry;
-
-/* Starts the expander; data_dir is the server's (the volumes' files are under it). Each
- * expansion of a volume is recorded in metrics (NULL: none) as storage_operation_duration_seconds
- * {operation_name="expand_volume"}. */
-int volume_expander_start(const struct api_client_options *o, const char *data_dir,
-                          struct metrics_registry *metrics, struct volume_expander **ret,
-                          struct error **reterr);
+/* Starts the expander; driver (copied; NULL: none) grows the files of the node in this process
+ * (and records storage_operation_duration_seconds{operation_name="expand_volume"}); the volumes
+ * of other nodes are grown by their node once handed over. */
+int volume_expander_start(const struct api_client_options *o, const struct pv_driver *driver,
+                          struct volume_expander **ret, struct error **reterr);
 /* Stops it (the pass thread ends after the step it is in); NULL-safe, returns NULL. */
 struct volume_expander *volume_expander_stop(struct volume_expander *x);
 

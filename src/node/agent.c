@@ -26,6 +26,7 @@
 #include "node/pod-worker.h"
 #include "node/stats-summary.h"
 #include "node/token-manager.h"
+#include "node/volume/nodevol.h"
 
 #define SYNC_PERIOD_MS 1000
 /* a pod being deleted is looked at again this soon, so its exit is seen (and the object
@@ -42,6 +43,8 @@
 /* How long an object the pods use (a claim, a volume, a ConfigMap, a Secret) read from the API
  * is taken as current: the full pass every second reads it again after that. */
 #define REF_TTL_MS 500
+/* How often the node looks for volume files to remove (nodevol_sweep). */
+#define VOLUME_SWEEP_MS 2000
 
 struct node_agent {
         struct api_client_options copts;
@@ -59,6 +62,11 @@ struct node_agent {
         json_t *refs;
         struct api_client *ref_client;
         struct metrics_registry *registry; /* where the volume stats collector is */
+        /* this node's local-loop volume files (nodevol.h), under vol_lock with vol_client */
+        pthread_mutex_t vol_lock;
+        struct nodevol *volumes;
+        struct api_client *vol_client;
+        int64_t last_volume_sweep_ms;
         struct kubelet_server *kubelet;
         struct node_metrics metrics;
         struct stats_rate_cache *rates; /* CPU samples of /stats/summary (stats-summary.h) */
@@ -273,6 +281,12 @@ static void sync_all(struct node_agent *a, bool full)
         pod_host_update_metrics(a->host);
         if (!full)
                 return;
+        if (time_monotonic_ms() - a->last_volume_sweep_ms >= VOLUME_SWEEP_MS) {
+                a->last_volume_sweep_ms = time_monotonic_ms();
+                pthread_mutex_lock(&a->vol_lock);
+                nodevol_sweep(a->volumes);
+                pthread_mutex_unlock(&a->vol_lock);
+        }
         /* K8S: the token manager's cleanup of expired tokens (every minute upstream) */
         token_manager_collect(a->tokens, time(NULL));
         if (!listed)
@@ -549,6 +563,21 @@ static int lookup_claim(void *ud, const char *ns, const char *claim, json_t **re
                 return error_set(reterr, ENOENT, "persistentvolume \"%s\" not found", volume);
         if (r < 0)
                 return r;
+        /* a volume of this node whose file its provisioner could not make: made here first */
+        {
+                json_t *recorded = NULL;
+
+                pthread_mutex_lock(&a->vol_lock);
+                r = nodevol_ensure(a->volumes, pv, &recorded, reterr);
+                pthread_mutex_unlock(&a->vol_lock);
+                if (r < 0)
+                        return r;
+                if (recorded) {
+                        ref_store(a, pv_path, recorded);
+                        json_decref(pv);
+                        pv = recorded;
+                }
+        }
         *ret_pvc = TAKE_PTR(pvc);
         *ret_pv = TAKE_PTR(pv);
         return 0;
@@ -694,6 +723,9 @@ static void agent_free(struct node_agent *a)
         api_client_free(a->sync_client);
         api_client_free(a->beat_client);
         api_client_free(a->ref_client);
+        nodevol_free(a->volumes);
+        api_client_free(a->vol_client);
+        pthread_mutex_destroy(&a->vol_lock);
         json_decref(a->refs);
         pthread_mutex_destroy(&a->ref_lock);
         pod_host_free(a->host);
@@ -724,6 +756,7 @@ int node_agent_start(const struct node_agent_options *o, struct node_agent **ret
         pthread_mutex_init(&a->lock, NULL);
         pthread_cond_init(&a->wake, NULL);
         pthread_mutex_init(&a->ref_lock, NULL);
+        pthread_mutex_init(&a->vol_lock, NULL);
         a->refs = json_object();
         a->pods = json_object();
         a->dirty_uids = json_object();
@@ -759,6 +792,10 @@ int node_agent_start(const struct node_agent_options *o, struct node_agent **ret
                 r = node_metrics_register(o->metrics, a->node_name, &a->metrics, reterr);
         if (r >= 0)
                 r = api_client_new(&a->copts, &a->ref_client, reterr);
+        if (r >= 0)
+                r = api_client_new(&a->copts, &a->vol_client, reterr);
+        if (r >= 0)
+                a->volumes = nodevol_new(a->node_name, a->data_dir, a->vol_client);
         if (r >= 0) {
                 ho = (struct pod_host_options){
                         .node_name = a->node_name,

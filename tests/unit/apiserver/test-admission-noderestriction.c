@@ -25,6 +25,17 @@
  "{\"metadata\":{\"name\":\"c\",\"resourceVersion\":\"1\"},\"spec\":{\"volumeName\":\"v\"}," \
  "\"status\":{\"phase\":\"Bound\",\"capacity\":{\"storage\":\"1Gi\"}}}"
 
+/* a volume pinned to n1 (or n2), recorded by n1, with the provisioner's finalizer */
+#define PV_ON(node, extra_meta, spec_extra)                                           \
+ "{\"metadata\":{\"name\":\"v\",\"resourceVersion\":\"1\"" extra_meta "},\"spec\":{"  \
+ "\"capacity\":{\"storage\":\"1Gi\"}" spec_extra ",\"nodeAffinity\":{\"required\":{"  \
+ "\"nodeSelectorTerms\":[{\"matchExpressions\":[{\"key\":\"kubernetes.io/hostname\"," \
+ "\"operator\":\"In\",\"values\":[\"" node "\"]}]}]}}},\"status\":{\"phase\":\"Released\"}}"
+#define FIN  ",\"finalizers\":[\"kubernetes.io/pv-protection\",\"" NODE_PV_FINALIZER "\"]"
+#define FIN1 ",\"finalizers\":[\"kubernetes.io/pv-protection\"]"
+#define REC  ",\"annotations\":{\"" NODE_PV_ANN_PROVISIONED_ON "\":\"n1\"}"
+#define REC2 ",\"annotations\":{\"" NODE_PV_ANN_PROVISIONED_ON "\":\"n2\"}"
+
 struct nr_case {
         const char *name;
         enum node_restriction_op op;
@@ -254,6 +265,48 @@ static void test_claims_and_tokens(void **state)
                 run(&cases[i], "n1");
 }
 
+/* flexlet: a node's volumes (pinned to it): the record of its file, the finalizer, nothing else */
+static void test_volumes(void **state)
+{
+        static const struct nr_case cases[] = {
+                { "record the file", NODE_RESTRICTION_UPDATE, "persistentvolumes", "", "v",
+                  PV_ON("n1", FIN REC, ""), PV_ON("n1", FIN, ""), NULL, NULL, 0, NULL },
+                { "drop the finalizer", NODE_RESTRICTION_UPDATE, "persistentvolumes", "", "v",
+                  PV_ON("n1", FIN1 REC, ""), PV_ON("n1", FIN REC, ""), NULL, NULL, 0, NULL },
+                { "another node's volume", NODE_RESTRICTION_UPDATE, "persistentvolumes", "", "v",
+                  PV_ON("n2", FIN1, ""), PV_ON("n2", FIN, ""), NULL, NULL, -EPERM,
+                  "node \"n1\" is not allowed to update a persistentvolume whose node affinity "
+                  "is not this node alone" },
+                { "moving it to another node", NODE_RESTRICTION_UPDATE, "persistentvolumes", "",
+                  "v", PV_ON("n2", FIN, ""), PV_ON("n1", FIN, ""), NULL, NULL, -EPERM,
+                  "node \"n1\" is not allowed to update a persistentvolume whose node affinity "
+                  "is not this node alone" },
+                { "recording another node", NODE_RESTRICTION_UPDATE, "persistentvolumes", "", "v",
+                  PV_ON("n1", FIN REC2, ""), PV_ON("n1", FIN, ""), NULL, NULL, -EPERM,
+                  "node \"n1\" may only set " NODE_PV_ANN_PROVISIONED_ON " to its own name" },
+                { "erasing the record", NODE_RESTRICTION_UPDATE, "persistentvolumes", "", "v",
+                  PV_ON("n1", FIN, ""), PV_ON("n1", FIN REC, ""), NULL, NULL, -EPERM,
+                  "node \"n1\" may only set " NODE_PV_ANN_PROVISIONED_ON " to its own name" },
+                { "adding the finalizer back", NODE_RESTRICTION_UPDATE, "persistentvolumes", "",
+                  "v", PV_ON("n1", FIN REC, ""), PV_ON("n1", FIN1 REC, ""), NULL, NULL, -EPERM,
+                  "node \"n1\" may not add the finalizer " NODE_PV_FINALIZER },
+                { "its capacity", NODE_RESTRICTION_UPDATE, "persistentvolumes", "", "v",
+                  PV_ON("n1", FIN REC, ",\"persistentVolumeReclaimPolicy\":\"Retain\""),
+                  PV_ON("n1", FIN REC, ""), NULL, NULL, -EPERM,
+                  "node \"n1\" is not allowed to update fields other than the annotation " NODE_PV_ANN_PROVISIONED_ON
+                  " and the finalizer " NODE_PV_FINALIZER ": spec.persistentVolumeReclaimPolicy" },
+                { "its status", NODE_RESTRICTION_UPDATE, "persistentvolumes", "status", "v",
+                  PV_ON("n1", FIN, ""), PV_ON("n1", FIN, ""), NULL, NULL, -EPERM,
+                  "node \"n1\" may only update persistentvolumes pinned to it" },
+                { "creating one", NODE_RESTRICTION_CREATE, "persistentvolumes", "", "",
+                  PV_ON("n1", "", ""), NULL, NULL, NULL, -EPERM,
+                  "node \"n1\" may only update persistentvolumes pinned to it" },
+        };
+
+        for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++)
+                run(&cases[i], "n1");
+}
+
 static void test_unnamed_node(void **state)
 {
         static const struct nr_case c = { "no name",
@@ -276,6 +329,7 @@ int main(void)
                 cmocka_unit_test(test_pods),
                 cmocka_unit_test(test_nodes),
                 cmocka_unit_test(test_claims_and_tokens),
+                cmocka_unit_test(test_volumes),
                 cmocka_unit_test(test_unnamed_node),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);

@@ -36,7 +36,15 @@ static int setup(void **state)
         assert_non_null(mkdtemp(dir));
         db = xasprintf("%s/store.db", dir);
         assert_int_equal(store_open_sqlite(db, &store, &err), 0);
+        cleanup_json json_t *pv = json_loads(
+                "{\"metadata\":{\"name\":\"local\"},\"spec\":{\"nodeAffinity\":{\"required\":{"
+                "\"nodeSelectorTerms\":[{\"matchExpressions\":[{\"key\":\"kubernetes.io/hostname\","
+                "\"operator\":\"In\",\"values\":[\"n1\"]}]}]}}}}",
+                0, NULL);
+
         assert_int_equal(store_create(store, "pods", "ns", "web", pod, NULL), 0);
+        /* a node-local volume pinned to n1, used by no pod */
+        assert_int_equal(store_create(store, "persistentvolumes", "", "local", pv, NULL), 0);
         /* the mode needs the store */
         assert_true(authz_node_new(&ctx, &self, &err) < 0);
         error_free(err);
@@ -109,6 +117,20 @@ static void test_decisions(void **state)
                   AUTHZ_NO_OPINION, "can only create tokens for individual service accounts" },
                 { "system:node:n1", "get", "", "persistentvolumeclaims", "", "ns", "c", "",
                   AUTHZ_NO_OPINION, norel },
+                { "system:node:n1", "get", "", "persistentvolumes", "", "", "local", "",
+                  AUTHZ_ALLOW, NULL },
+                { "system:node:n1", "patch", "", "persistentvolumes", "", "", "local", "",
+                  AUTHZ_ALLOW, NULL },
+                { "system:node:n1", "update", "", "persistentvolumes", "", "", "local", "",
+                  AUTHZ_ALLOW, NULL },
+                { "system:node:n2", "get", "", "persistentvolumes", "", "", "local", "",
+                  AUTHZ_NO_OPINION, "no relationship found between node 'n2' and this object" },
+                { "system:node:n2", "patch", "", "persistentvolumes", "", "", "local", "",
+                  AUTHZ_NO_OPINION, "no relationship found between node 'n2' and this object" },
+                { "system:node:n1", "delete", "", "persistentvolumes", "", "", "local", "",
+                  AUTHZ_NO_OPINION, "can only get individual resources of this type" },
+                { "system:node:n1", "patch", "", "persistentvolumes", "status", "", "local", "",
+                  AUTHZ_NO_OPINION, "can only get individual resources of this type" },
                 { "system:node:n1", "list", "", "persistentvolumes", "", "", "", "",
                   AUTHZ_NO_OPINION, "can only get individual resources of this type" },
                 { "system:node:n1", "get", "", "persistentvolumeclaims", "status", "ns", "c", "",

@@ -298,6 +298,28 @@ static void test_refusal(void **state)
         }
 }
 
+/* the node a built volume lives on, and the size its node's file will have */
+static void test_pinned_and_rounded(void **state)
+{
+        cleanup_json json_t *c = claim("{}");
+        cleanup_json json_t *s = load("{\"metadata\":{\"name\":\"x\"}}");
+        cleanup_json json_t *on_n1 = pv_build_volume(c, s, 314572800, "n1");
+        cleanup_json json_t *nowhere = pv_build_volume(c, s, 314572800, NULL);
+        cleanup_json json_t *two = load(
+                "{\"spec\":{\"nodeAffinity\":{\"required\":{\"nodeSelectorTerms\":[{"
+                "\"matchExpressions\":[{\"key\":\"kubernetes.io/hostname\",\"operator\":\"In\","
+                "\"values\":[\"n1\",\"n2\"]}]}]}}}}");
+
+        assert_true(pv_pinned_to(on_n1, "n1"));
+        assert_false(pv_pinned_to(on_n1, "n2"));
+        assert_false(pv_pinned_to(on_n1, ""));
+        assert_false(pv_pinned_to(nowhere, "n1"));
+        assert_false(pv_pinned_to(two, "n1")); /* not this node alone */
+        assert_int_equal(pv_round_up(1000000000), 1000001536);
+        assert_int_equal(pv_round_up(314572800), 314572800);
+        assert_int_equal(pv_round_up(1), 4096);
+}
+
 static void test_build_volume(void **state)
 {
         cleanup_json json_t *c =
@@ -425,6 +447,7 @@ int main(void)
                 cmocka_unit_test(test_provisioning_reschedules),
                 cmocka_unit_test(test_claim_ignores_volumes_made_by_hand),
                 cmocka_unit_test(test_refusal),
+                cmocka_unit_test(test_pinned_and_rounded),
                 cmocka_unit_test(test_build_volume),
                 cmocka_unit_test(test_volume_next),
                 cmocka_unit_test(test_object_key),
