@@ -15,7 +15,7 @@
 
 #define PASS_PERIOD_MS (30 * 1000)
 
-static int by_dst_name(const void *a, const void *b)
+static int by_dst(const void *a, const void *b)
 {
         return strcmp(((const struct network_route *) a)->dst,
                       ((const struct network_route *) b)->dst);
@@ -63,7 +63,7 @@ size_t route_keeper_want(const json_t *nodes, const char *self, struct network_r
                 n++;
         }
         if (n > 1)
-                qsort(out, n, sizeof(*out), by_dst_name);
+                qsort(out, n, sizeof(*out), by_dst);
         *ret = out;
         return n;
 }

@@ -17,8 +17,8 @@
 
 /* The routes a node named self wants from a snapshot of the Nodes (values are Node objects):
  * one per other Node whose spec.podCIDRs[0] (or podCIDR) is an IPv4 CIDR and whose status has an
- * IPv4 InternalIP, sorted by Node name; *ret (caller frees) may be NULL when there is none. A Node
- * being deleted still counts (its pods may still run). */
+ * IPv4 InternalIP, sorted by destination; *ret (caller frees) may be NULL when there is none. A
+ * Node being deleted still counts (its pods may still run). */
 size_t route_keeper_want(const json_t *nodes, const char *self, struct network_route **ret);
 
 struct route_keeper_options {
