@@ -322,6 +322,11 @@ static const struct policy_rule statefulset_controller_rules[] = {
         { .verbs = NULL },
 };
 
+static const struct policy_rule node_routes_rules[] = {
+        { "get,list,watch", "", "nodes", NULL, NULL },
+        { .verbs = NULL },
+};
+
 /* K8S: controller_policy.go, certificate-controller (the approver and the signer); flexlet's
  * approver also approves kubelet-serving requests of a node for its own addresses
  * (docs/joining-nodes.md) */
@@ -407,6 +412,10 @@ static const struct policy_role cluster_roles[] = {
         { "system:controller:statefulset-controller", NULL, NULL, statefulset_controller_rules },
         { "system:controller:daemon-set-controller", NULL, NULL, daemon_set_controller_rules },
         { "system:controller:certificate-controller", NULL, NULL, certificate_controller_rules },
+        /* flexlet: what flannel's ClusterRole gives its per-node agent, for the node agent's
+         * routes to other nodes' pods (node/route-keeper.h): the Node authorizer lets a node
+         * read only its own Node */
+        { "flexlet:node-routes", NULL, NULL, node_routes_rules },
 };
 
 /* K8S: namespace_policy.go: Roles in kube-system */
@@ -429,6 +438,7 @@ static const struct policy_binding cluster_role_bindings[] = {
         { "flexlet:node-autoapprove-bootstrap", "system:certificates.k8s.io:certificatesigningrequests:nodeclient", "Group", "system:bootstrappers:flexlet:default-node-token" },
         { "flexlet:node-autoapprove-certificate-rotation", "system:certificates.k8s.io:certificatesigningrequests:selfnodeclient", "Group", "system:nodes" },
         { "system:volume-scheduler", "system:volume-scheduler", "User", "system:kube-scheduler" },
+        { "flexlet:node-routes", "flexlet:node-routes", "Group", "system:nodes" },
         /* K8S: addControllerRole binds each to kube-system's service account of its name */
         { "system:controller:clusterrole-aggregation-controller", "system:controller:clusterrole-aggregation-controller", "ServiceAccount", "clusterrole-aggregation-controller" },
         { "system:controller:deployment-controller", "system:controller:deployment-controller", "ServiceAccount", "deployment-controller" },

@@ -3,7 +3,9 @@
  * serving certificate for its kubelet endpoint, then the same agent serve runs, as
  * system:node:NAME, against the given API servers (failing over between them), until
  * SIGINT/SIGTERM. */
+#include <arpa/inet.h>
 #include <ctype.h>
+#include <net/if.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -21,11 +23,14 @@
 #include "base/alloc.h"
 #include "base/error.h"
 #include "base/fs.h"
+#include "base/json.h"
 #include "client/client.h"
 #include "cmd/cmd.h"
 #include "node/agent.h"
 #include "node/bootstrap.h"
+#include "node/network/network.h"
 #include "node/node-status.h"
+#include "node/route-keeper.h"
 
 struct node_flags {
         const char *servers;
@@ -36,6 +41,10 @@ struct node_flags {
         const char *kubelet_listen;
         const char *allocatable;
         const char *feature_gates;
+        const char *node_ip;
+        const char *pod_bridge;
+        const char *cluster_cidr;
+        const char *cni_path;
 };
 
 static void node_usage(FILE *f)
@@ -52,7 +61,15 @@ static void node_usage(FILE *f)
                 "  --cgroup-root NAME      parent of every cgroup the node makes (default flexlet)\n"
                 "  --kubelet-listen H:P    the kubelet endpoint (default 0.0.0.0:10250)\n"
                 "  --allocatable LIST      node allocatable override, e.g. cpu=4,memory=4Gi\n"
-                "  --feature-gates LIST    Name=true|false,...\n");
+                "  --feature-gates LIST    Name=true|false,...\n"
+                "  --node-ip IP            the node's InternalIP (IPv4; default: the first non-\n"
+                "                          loopback address); other nodes route to its pods there\n"
+                "  --pod-bridge NAME       the pods' bridge (default flx-<hash of the node name>)\n"
+                "  --cluster-cidr CIDR     every node's pods, routed via the bridge from each pod\n"
+                "                          (default " NETWORK_DEFAULT_POD_CIDR
+                ", the servers' default)\n"
+                "  --cni-path DIR          the CNI plugins (default " NETWORK_DEFAULT_CNI_PATH
+                ")\n");
 }
 
 static int parse_flags(int argc, char **argv, struct node_flags *f)
@@ -66,6 +83,10 @@ static int parse_flags(int argc, char **argv, struct node_flags *f)
                 { "kubelet-listen", required_argument, NULL, 'k' },
                 { "allocatable", required_argument, NULL, 'a' },
                 { "feature-gates", required_argument, NULL, 'f' },
+                { "node-ip", required_argument, NULL, 'i' },
+                { "pod-bridge", required_argument, NULL, 'b' },
+                { "cluster-cidr", required_argument, NULL, 'C' },
+                { "cni-path", required_argument, NULL, 'P' },
                 { "help", no_argument, NULL, 'h' },
                 { NULL, 0, NULL, 0 },
         };
@@ -98,6 +119,18 @@ static int parse_flags(int argc, char **argv, struct node_flags *f)
                 case 'f':
                         f->feature_gates = optarg;
                         break;
+                case 'i':
+                        f->node_ip = optarg;
+                        break;
+                case 'b':
+                        f->pod_bridge = optarg;
+                        break;
+                case 'C':
+                        f->cluster_cidr = optarg;
+                        break;
+                case 'P':
+                        f->cni_path = optarg;
+                        break;
                 case 'h':
                         node_usage(stdout);
                         exit(0);
@@ -125,6 +158,26 @@ static int parse_flags(int argc, char **argv, struct node_flags *f)
                                                u);
                                 return -EINVAL;
                         }
+        }
+        if (f->node_ip) {
+                struct in_addr a;
+
+                if (inet_pton(AF_INET, f->node_ip, &a) != 1 || (ntohl(a.s_addr) >> 24) == 127 ||
+                    a.s_addr == 0) {
+                        (void) fprintf(stderr,
+                                       "flexlet node: --node-ip \"%s\": want a non-loopback "
+                                       "IPv4 address\n",
+                                       f->node_ip);
+                        return -EINVAL;
+                }
+        }
+        if (f->pod_bridge && (!*f->pod_bridge || strlen(f->pod_bridge) >= IFNAMSIZ ||
+                              strchr(f->pod_bridge, '/') || strchr(f->pod_bridge, ' '))) {
+                (void) fprintf(stderr,
+                               "flexlet node: --pod-bridge \"%s\": want an interface name of 1 "
+                               "to %d characters\n",
+                               f->pod_bridge, IFNAMSIZ - 1);
+                return -EINVAL;
         }
         {
                 const char *colon = strrchr(f->kubelet_listen, ':');
@@ -155,9 +208,63 @@ static bool dns_name_ok(const char *s)
         return true;
 }
 
+/* The default bridge of a node: "flx-" and 8 hex digits of the node name's FNV-1a hash, so two
+ * nodes on one machine do not share one (the kernel's limit is 15 characters). */
+static void default_bridge(const char *node, char out[static IFNAMSIZ])
+{
+        uint32_t h = 2166136261u;
+
+        for (const char *c = node; *c; c++)
+                h = (h ^ (unsigned char) *c) * 16777619u;
+        (void) snprintf(out, IFNAMSIZ, "flx-%08x", h);
+}
+
+/* Waits until the node IPAM controller gave the Node a spec.podCIDR (K8S: the kubelet waits
+ * for it before the network is ready), or a shutdown signal came (-EINTR). */
+static int wait_pod_cidr(const struct api_client_options *co, const char *node,
+                         const sigset_t *sigs, char out[static 20], struct error **reterr)
+{
+        cleanup_api_client struct api_client *c = NULL;
+        cleanup_free char *path = xasprintf("/api/v1/nodes/%s", node);
+        bool said = false;
+        int r;
+
+        r = api_client_new(co, &c, reterr);
+        if (r < 0)
+                return r;
+        for (;;) {
+                cleanup_json json_t *n = NULL;
+                cleanup_error struct error *err = NULL;
+                const struct timespec second = { .tv_sec = 1 };
+                const char *cidr = NULL;
+
+                if (api_client_get_json(c, path, &n, &err) >= 0)
+                        cidr = json_string_value(json_array_get(json_path(n, "spec.podCIDRs"), 0))
+                                       ?: json_path_string(n, "spec.podCIDR");
+                if (cidr && *cidr) {
+                        if (strlen(cidr) >= 20)
+                                return error_set(reterr, EINVAL,
+                                                 "the Node's spec.podCIDR \"%s\" is not IPv4",
+                                                 cidr);
+                        (void) snprintf(out, 20, "%s", cidr);
+                        return 0;
+                }
+                if (!said) {
+                        (void) fprintf(stderr,
+                                       "flexlet node: waiting for the node IPAM controller to give "
+                                       "node %s a spec.podCIDR%s%s\n",
+                                       node, err ? ": " : "", err ? err->message : "");
+                        said = true;
+                }
+                if (sigtimedwait(sigs, NULL, &second) > 0)
+                        return -EINTR;
+        }
+}
+
 int cmd_node(int argc, char **argv)
 {
-        struct node_flags f = { .data_dir = "/var/lib/flexlet-node",
+        struct node_flags f = { .cluster_cidr = NETWORK_DEFAULT_POD_CIDR,
+                                .data_dir = "/var/lib/flexlet-node",
                                 .cgroup_root = "flexlet",
                                 .kubelet_listen = "0.0.0.0:10250" };
         cleanup_error struct error *err = NULL;
@@ -166,6 +273,9 @@ int cmd_node(int argc, char **argv)
         cleanup_free char *ca_pem = NULL;
         char hostname[HOST_NAME_MAX + 1] = "localhost", ip[64];
         struct node_agent *agent = NULL;
+        struct pod_network *network = NULL;
+        struct route_keeper *routes = NULL;
+        char bridge[IFNAMSIZ], pod_cidr[20];
         sigset_t sigs;
         int sig, r;
 
@@ -219,6 +329,8 @@ int cmd_node(int argc, char **argv)
         key_file = xasprintf("%s/pki/" BOOTSTRAP_CLIENT_KEY_FILE, f.data_dir);
 
         /* The Node first, so that the serving certificate's approver sees its addresses. */
+        if (f.node_ip)
+                node_set_host_ip(f.node_ip);
         node_host_ip(ip, sizeof(ip));
         {
                 const struct api_client_options co = { .server_url = f.servers,
@@ -261,6 +373,46 @@ int cmd_node(int argc, char **argv)
                         return 1;
                 }
         }
+        /* The pods' network: the Node's podCIDR on this node's bridge, and routes to the other
+         * nodes' pods (docs/networking.md). */
+        {
+                const struct api_client_options co = { .server_url = f.servers,
+                                                       .ca_file = ca_file,
+                                                       .cert_file = cert_file,
+                                                       .key_file = key_file };
+                const struct network_options nopts = { .data_dir = f.data_dir,
+                                                       .pod_cidr = pod_cidr,
+                                                       .cluster_cidr = f.cluster_cidr,
+                                                       .bridge = bridge,
+                                                       .cni_path = f.cni_path };
+
+                if (f.pod_bridge)
+                        (void) snprintf(bridge, sizeof(bridge), "%s", f.pod_bridge);
+                else
+                        default_bridge(f.node_name, bridge);
+                r = wait_pod_cidr(&co, f.node_name, &sigs, pod_cidr, &err);
+                if (r == -EINTR) {
+                        (void) fprintf(stderr, "flexlet node: stopped while waiting\n");
+                        return 0;
+                }
+                if (r >= 0)
+                        r = pod_network_open(&nopts, &network, &err);
+                if (r < 0) {
+                        (void) fprintf(stderr, "flexlet node: pod network: %s\n", err->message);
+                        return 1;
+                }
+                (void) fprintf(stderr, "flexlet node: pods in %s on bridge %s\n", pod_cidr, bridge);
+                r = route_keeper_start(&co,
+                                       &(struct route_keeper_options){ .node_name = f.node_name,
+                                                                       .node_ip = ip,
+                                                                       .bridge = bridge },
+                                       &routes, &err);
+                if (r < 0) {
+                        (void) fprintf(stderr, "flexlet node: %s\n", err->message);
+                        pod_network_free(network);
+                        return 1;
+                }
+        }
         {
                 struct node_agent_options no = {
                         .server_url = f.servers,
@@ -278,10 +430,13 @@ int cmd_node(int argc, char **argv)
                         .cgroup_root = f.cgroup_root,
                         .allocatable = f.allocatable,
                         .feature_gates = f.feature_gates,
+                        .network = network,
                 };
                 r = node_agent_start(&no, &agent, &err);
                 if (r < 0) {
                         (void) fprintf(stderr, "flexlet node: node agent: %s\n", err->message);
+                        route_keeper_stop(routes);
+                        pod_network_free(network);
                         return 1;
                 }
         }
@@ -289,5 +444,7 @@ int cmd_node(int argc, char **argv)
         (void) sigwait(&sigs, &sig);
         (void) fprintf(stderr, "flexlet node: %s, shutting down\n", strsignal(sig));
         node_agent_stop(agent);
+        route_keeper_stop(routes);
+        pod_network_free(network);
         return 0;
 }

@@ -49,6 +49,7 @@
 #include "controllers/garbage-collector.h"
 #include "controllers/job.h"
 #include "controllers/leader-election.h"
+#include "controllers/node-ipam.h"
 #include "controllers/node-lifecycle.h"
 #include "controllers/serviceaccount.h"
 #include "controllers/tokencleaner.h"
@@ -59,6 +60,7 @@
 #include "http/http-server.h"
 #include "node/agent.h"
 #include "node/network/network.h"
+#include "node/route-keeper.h"
 #include "node/node-status.h"
 #include "store/store.h"
 
@@ -77,6 +79,8 @@ struct serve_flags {
         int64_t watch_cache_bytes; /* 0: the store's default */
         const char *pod_cidr;
         const char *pod_bridge;
+        const char *cluster_cidr;
+        unsigned node_cidr_mask_size;
         unsigned max_connections;
         unsigned max_connections_per_client;
         unsigned tls_handshake_timeout_ms;
@@ -105,6 +109,8 @@ enum {
         FLAG_NODE_MONITOR_GRACE_PERIOD,
         FLAG_AUTHORIZATION_MODE,
         FLAG_PKI_DIR,
+        FLAG_CLUSTER_CIDR,
+        FLAG_NODE_CIDR_MASK_SIZE,
         FLAG_LEADER_ELECT,
         FLAG_LEADER_ELECT_LEASE_DURATION,
         FLAG_LEADER_ELECT_RENEW_DEADLINE,
@@ -142,8 +148,12 @@ static void serve_usage(FILE *f, const char *command)
                 "                          (default 1h; SQLite keeps them)\n"
                 "  --watch-cache-bytes Q   watch history kept in memory, as stored JSON (default\n"
                 "                          64Mi; a watcher may leave a quarter of it unread)\n"
-                "  --pod-cidr CIDR         IPv4 range of pod IPs (default " NETWORK_DEFAULT_POD_CIDR
-                ")\n"
+                "  --cluster-cidr CIDR     IPv4 range of every node's pod IPs, out of which the node\n"
+                "                          IPAM controller gives each Node its spec.podCIDR\n"
+                "                          (default " NETWORK_DEFAULT_POD_CIDR ")\n"
+                "  --node-cidr-mask-size N the prefix length of a Node's podCIDR (default 24)\n"
+                "  --pod-cidr CIDR         this node's pod IPs (default: its Node's podCIDR, or the\n"
+                "                          first free subnet of --cluster-cidr)\n"
                 "  --pod-bridge NAME       the pods' bridge; gets the CIDR's first address (default " NETWORK_DEFAULT_BRIDGE
                 ")\n"
                 "  --max-connections N     open connections in all (default 4096)\n"
@@ -282,6 +292,8 @@ static int parse_flags(const char *command, int argc, char **argv, struct serve_
                 { "audit-log-maxage", required_argument, NULL, 'G' },
                 { "authorization-mode", required_argument, NULL, FLAG_AUTHORIZATION_MODE },
                 { "pki-dir", required_argument, NULL, FLAG_PKI_DIR },
+                { "cluster-cidr", required_argument, NULL, FLAG_CLUSTER_CIDR },
+                { "node-cidr-mask-size", required_argument, NULL, FLAG_NODE_CIDR_MASK_SIZE },
                 { "leader-elect", optional_argument, NULL, FLAG_LEADER_ELECT },
                 { "leader-elect-lease-duration", required_argument, NULL,
                   FLAG_LEADER_ELECT_LEASE_DURATION },
@@ -456,6 +468,14 @@ static int parse_flags(const char *command, int argc, char **argv, struct serve_
                         break;
                 case FLAG_PKI_DIR:
                         f->pki_dir = optarg;
+                        break;
+                case FLAG_CLUSTER_CIDR:
+                        f->cluster_cidr = optarg;
+                        break;
+                case FLAG_NODE_CIDR_MASK_SIZE:
+                        if (parse_count(command, "--node-cidr-mask-size", optarg, 1, 32,
+                                        &f->node_cidr_mask_size) < 0)
+                                return -EINVAL;
                         break;
                 case FLAG_LEADER_ELECT:
                         /* K8S: a Go bool flag: bare, or =true / =false */
@@ -727,7 +747,8 @@ struct controller_set {
         struct metrics_registry *metrics;
         bool with_node;
         bool scheduler_only;
-        const char *lease; /* with --leader-elect: the Lease it runs under */
+        const char *node_pod_cidr; /* serve's own node's subnet (its bridge's), or NULL */
+        const char *lease;         /* with --leader-elect: the Lease it runs under */
         /* each controller's client: its service account's token (client/token-source.h), the
          * informers as the controller manager (co) */
         struct api_client_options account_co[ACCOUNT_MAX];
@@ -746,6 +767,7 @@ struct controller_set {
         struct garbage_collector *gc;
         struct job_controller *jobs;
         struct node_lifecycle_controller *lifecycle;
+        struct node_ipam_controller *ipam;
         struct tokencleaner *cleaner;
         struct clusterrole_aggregation *aggregation;
         struct csr_controller *csrs;
@@ -802,6 +824,7 @@ static void controllers_stop(void *ud)
         s->daemonsets = daemonset_controller_stop(s->daemonsets);
         s->gc = garbage_collector_stop(s->gc);
         s->jobs = job_controller_stop(s->jobs);
+        s->ipam = node_ipam_controller_stop(s->ipam);
         s->lifecycle = node_lifecycle_controller_stop(s->lifecycle);
         s->aggregation = clusterrole_aggregation_stop(s->aggregation);
         s->csrs = csr_controller_stop(s->csrs);
@@ -889,6 +912,15 @@ static int controllers_start(void *ud)
                                 .monitor_period_ms = f.node_monitor_period_ms,
                                 .grace_period_ms = f.node_monitor_grace_period_ms },
                         &s->lifecycle, &err);
+        /* K8S: startNodeIpamController runs as the node-controller account too */
+        if (r >= 0 && src[ACCOUNT_NODE])
+                r = node_ipam_controller_start(
+                        &ac[ACCOUNT_NODE],
+                        &(struct node_ipam_options){ .cluster_cidr = f.cluster_cidr,
+                                                     .node_cidr_mask_size = f.node_cidr_mask_size,
+                                                     .preset_node = with_node ? f.node_name : NULL,
+                                                     .preset_cidr = s->node_pod_cidr },
+                        &s->ipam, &err);
         if (r >= 0 && src[ACCOUNT_TOKEN_CLEANER])
                 r = tokencleaner_start(&ac[ACCOUNT_TOKEN_CLEANER], &s->cleaner, &err);
         if (r >= 0 && src[ACCOUNT_AGGREGATION])
@@ -987,6 +1019,52 @@ static int controllers_run(struct controller_set *s, const char *lease, const ch
         return r;
 }
 
+/* The subnet of serve's own node, which its bridge gets before the API server starts: --pod-cidr
+ * when given, else its Node's podCIDR when it has one, else the first subnet of the cluster CIDR
+ * no Node has (what the node IPAM controller, started with it as its preset, gives that Node). */
+static int serve_node_pod_cidr(struct store *store, const struct serve_flags *f, char out[20],
+                               struct error **reterr)
+{
+        cleanup_json json_t *nodes = NULL;
+        struct cidr_set set;
+        uint64_t rv = 0;
+        size_t i;
+        json_t *n;
+        int r;
+
+        if (f->pod_cidr) {
+                (void) snprintf(out, 20, "%s", f->pod_cidr);
+                return 0;
+        }
+        r = store_list(store, "nodes", NULL, &nodes, &rv, reterr);
+        if (r < 0)
+                return error_wrap(reterr, "the node's pod CIDR");
+        r = cidr_set_init(&set, f->cluster_cidr,
+                          f->node_cidr_mask_size ?: NODE_IPAM_DEFAULT_MASK_SIZE, reterr);
+        if (r < 0)
+                return r;
+        json_array_foreach(nodes, i, n) {
+                const char *c = json_string_value(json_array_get(json_path(n, "spec.podCIDRs"), 0))
+                                        ?: json_path_string(n, "spec.podCIDR");
+
+                if (!c)
+                        continue;
+                if (streq(json_path_string_or_empty(n, "metadata.name"), f->node_name)) {
+                        (void) snprintf(out, 20, "%s", c);
+                        cidr_set_release(&set);
+                        return 0;
+                }
+                (void) cidr_set_occupy(&set, c);
+        }
+        r = cidr_set_allocate_next(&set, out);
+        cidr_set_release(&set);
+        if (r < 0)
+                return error_set(reterr, ENOSPC,
+                                 "the node's pod CIDR: no free subnet of --cluster-cidr %s left",
+                                 f->cluster_cidr);
+        return 0;
+}
+
 static int run_server(const char *command, bool with_node, int argc, char **argv)
 {
         struct serve_flags f = {
@@ -1004,7 +1082,8 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
                 .max_requests_inflight = INFLIGHT_DEFAULT_READONLY,
                 .max_mutating_requests_inflight = INFLIGHT_DEFAULT_MUTATING,
                 .authorization_mode = AUTHZ_DEFAULT_MODES,
-                .leader_elect = -1
+                .leader_elect = -1,
+                .cluster_cidr = NETWORK_DEFAULT_POD_CIDR,
         };
         cleanup_error struct error *err = NULL;
         cleanup_free char *db = NULL, *url = NULL, *host = NULL, *kubeconfig = NULL, *bare = NULL;
@@ -1020,9 +1099,11 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
         struct jws_signer *sa_signer = NULL;
         struct http_server *http = NULL, *pod_http = NULL;
         struct pod_network *network = NULL;
+        char node_pod_cidr[20] = "";
         struct controller_set kcm = { 0 }, scheduling = { 0 };
         struct leader_election *kcm_election = NULL, *scheduler_election = NULL;
         struct node_agent *agent = NULL;
+        struct route_keeper *routes = NULL;
         cleanup_metrics_registry struct metrics_registry *metrics = metrics_registry_new();
         cleanup_audit struct audit *audit = NULL;
         cleanup_free char *ca_file = NULL, *node_name_default = NULL;
@@ -1109,16 +1190,63 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
                 return 1;
         }
 
-        /* The pods' network first: its bridge carries the address where pods reach the API
-         * server, which the serving certificate names and a second listener binds. */
+        {
+                /* the node IPAM controller's options, checked before anything starts */
+                struct cidr_set check;
+
+                if (cidr_set_init(&check, f.cluster_cidr,
+                                  f.node_cidr_mask_size ?: NODE_IPAM_DEFAULT_MASK_SIZE, &err) < 0) {
+                        (void) fprintf(stderr, "flexlet %s: %s\n", command, err->message);
+                        return 2;
+                }
+                cidr_set_release(&check);
+        }
+        db = xasprintf("%s/store.db", f.data_dir);
+        {
+                const struct store_options so = {
+                        .watch_window_bytes = (size_t) f.watch_cache_bytes,
+                        .watch_queue_bytes = (size_t) f.watch_cache_bytes / 4,
+                };
+                const struct store_etcd_options eo = {
+                        .endpoints = f.etcd_endpoints,
+                        .cafile = f.etcd_cafile,
+                        .certfile = f.etcd_certfile,
+                        .keyfile = f.etcd_keyfile,
+                        .compaction_interval_ms = f.etcd_compaction_interval_ms,
+                };
+
+                if (streq(f.store, "etcd"))
+                        r = store_open_etcd(&eo, &so, &store, &err);
+                else
+                        r = store_open_sqlite_with(db, &so, &store, &err);
+                /* K8S: events expire (--event-ttl); the SQLite store keeps them, as it did */
+                if (r >= 0)
+                        (void) store_set_ttl(store, "events", f.event_ttl_ms / 1000);
+        }
+        if (r < 0) {
+                (void) fprintf(stderr, "flexlet %s: store: %s\n", command, err->message);
+                return 1;
+        }
+
+        /* The pods' network next: its bridge carries the address where pods reach the API
+         * server, which the serving certificate names and a second listener binds. Its range is
+         * the Node's podCIDR, which the node IPAM controller will give it (node_pod_cidr). */
         if (with_node) {
                 struct network_options nopts = { .data_dir = f.data_dir,
-                                                 .pod_cidr = f.pod_cidr,
+                                                 .pod_cidr = node_pod_cidr,
+                                                 .cluster_cidr = f.cluster_cidr,
                                                  .bridge = f.pod_bridge };
-                if (pod_network_open(&nopts, &network, &err) < 0) {
+
+                r = serve_node_pod_cidr(store, &f, node_pod_cidr, &err);
+                if (r >= 0)
+                        r = pod_network_open(&nopts, &network, &err);
+                if (r < 0) {
                         (void) fprintf(stderr, "flexlet %s: %s\n", command, err->message);
+                        store_close(store);
                         return 1;
                 }
+                (void) fprintf(stderr, "flexlet %s: node %s: pods in %s\n", command, f.node_name,
+                               node_pod_cidr);
         }
         host = client_host(f.listen);
         url = xasprintf("https://%s:%s", host, strrchr(f.listen, ':') + 1);
@@ -1161,6 +1289,7 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
         if (r < 0) {
                 (void) fprintf(stderr, "flexlet %s: credentials: %s\n", command, err->message);
                 pod_network_free(network);
+                store_close(store);
                 return 1;
         }
 
@@ -1174,34 +1303,6 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
         sched_key = xasprintf("%s/%s", pki_dir, PKI_SCHEDULER_KEY_FILE);
         manager_cert = xasprintf("%s/%s", pki_dir, PKI_CONTROLLER_MANAGER_CERT_FILE);
         manager_key = xasprintf("%s/%s", pki_dir, PKI_CONTROLLER_MANAGER_KEY_FILE);
-        db = xasprintf("%s/store.db", f.data_dir);
-        {
-                const struct store_options so = {
-                        .watch_window_bytes = (size_t) f.watch_cache_bytes,
-                        .watch_queue_bytes = (size_t) f.watch_cache_bytes / 4,
-                };
-                const struct store_etcd_options eo = {
-                        .endpoints = f.etcd_endpoints,
-                        .cafile = f.etcd_cafile,
-                        .certfile = f.etcd_certfile,
-                        .keyfile = f.etcd_keyfile,
-                        .compaction_interval_ms = f.etcd_compaction_interval_ms,
-                };
-
-                if (streq(f.store, "etcd"))
-                        r = store_open_etcd(&eo, &so, &store, &err);
-                else
-                        r = store_open_sqlite_with(db, &so, &store, &err);
-                /* K8S: events expire (--event-ttl); the SQLite store keeps them, as it did */
-                if (r >= 0)
-                        (void) store_set_ttl(store, "events", f.event_ttl_ms / 1000);
-        }
-        if (r < 0) {
-                (void) fprintf(stderr, "flexlet %s: store: %s\n", command, err->message);
-                pki_free(pki);
-                pod_network_free(network);
-                return 1;
-        }
         r = jws_signer_new(pki_sa_key_pem(pki), &sa_signer, &err);
         if (r < 0)
                 (void) error_wrap(&err, "credentials");
@@ -1312,7 +1413,8 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
                                                        .key_file = manager_key },
                                                .pki = pki,
                                                .metrics = metrics,
-                                               .with_node = with_node };
+                                               .with_node = with_node,
+                                               .node_pod_cidr = with_node ? node_pod_cidr : NULL };
                 scheduling = kcm;
                 scheduling.co.cert_file = sched_cert;
                 scheduling.co.key_file = sched_key;
@@ -1356,6 +1458,26 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
                         goto stop;
                 }
                 mark_control_plane(api, authn_loopback_token(authn), f.node_name);
+                /* routes to the pods of nodes that joined (docs/networking.md) */
+                {
+                        const struct api_client_options rco = { .server_url = url,
+                                                                .ca_file = ca_file,
+                                                                .cert_file = node_cert,
+                                                                .key_file = node_key };
+                        char node_ip[64];
+
+                        node_host_ip(node_ip, sizeof(node_ip));
+                        r = route_keeper_start(&rco,
+                                               &(struct route_keeper_options){
+                                                       .node_name = f.node_name,
+                                                       .node_ip = node_ip,
+                                                       .bridge = pod_network_bridge(network) },
+                                               &routes, &err);
+                        if (r < 0) {
+                                (void) fprintf(stderr, "flexlet %s: %s\n", command, err->message);
+                                goto stop;
+                        }
+                }
         }
         /* Under serve the node is registered Ready by now, so ready means a usable cluster. */
         apiserver_set_ready(api, true);
@@ -1370,6 +1492,7 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
 
 stop:
         /* Every part that started, in reverse (each stop takes NULL for one that did not). */
+        route_keeper_stop(routes);
         node_agent_stop(agent);
         /* an election stops its set, then releases the Lease while the server still serves */
         leader_election_stop(kcm_election);

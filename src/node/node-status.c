@@ -108,10 +108,22 @@ static char *os_image(void)
         return xstrdup("Linux");
 }
 
+/* --node-ip, set once at start before any thread reads it */
+static char host_ip_override[INET_ADDRSTRLEN];
+
+void node_set_host_ip(const char *ip)
+{
+        (void) snprintf(host_ip_override, sizeof(host_ip_override), "%s", ip ? ip : "");
+}
+
 void node_host_ip(char *buf, size_t len)
 {
         struct ifaddrs *ifs = NULL;
 
+        if (host_ip_override[0]) {
+                (void) snprintf(buf, len, "%s", host_ip_override);
+                return;
+        }
         (void) snprintf(buf, len, "127.0.0.1");
         if (getifaddrs(&ifs) < 0)
                 return;

@@ -25,9 +25,12 @@ int node_parse_resource_list(const char *list, json_t **ret, struct error **rete
 /* The Node object this machine reports (new reference). */
 int node_build(const struct node_config *cfg, json_t **ret, struct error **reterr);
 
-/* The first non-loopback IPv4 address of the host, else "127.0.0.1" (host network pods
- * report it as their IP). buf of at least 46 bytes. */
+/* The --node-ip given, else the first non-loopback IPv4 address of the host, else "127.0.0.1" (host
+ * network pods report it as their IP). buf of at least 46 bytes. */
 void node_host_ip(char *buf, size_t len);
+/* K8S: the kubelet's --node-ip: the InternalIP node_host_ip answers from now on (an IPv4
+ * address the caller checked). Call before any thread of the agent starts. */
+void node_set_host_ip(const char *ip);
 
 /* Creates the Node, or replaces its status (and our labels) when it already exists. */
 int node_register(struct api_client *c, const struct node_config *cfg, struct error **reterr);

@@ -38,8 +38,9 @@ until_ok() {
 
 # --- the bootstrap policy
 # upstream's bootstrap ClusterRoles flexlet keeps, its controllers' roles among them, and
-# metrics-server's system:aggregated-metrics-reader (flexlet serves metrics.k8s.io itself)
-check_equal "the bootstrap roles exist" "37" \
+# metrics-server's system:aggregated-metrics-reader (flexlet serves metrics.k8s.io itself), and
+# flexlet:node-routes (docs/node.md, "Across nodes")
+check_equal "the bootstrap roles exist" "38" \
         "$(k get clusterroles -l kubernetes.io/bootstrapping=rbac-defaults -o name | wc -l)"
 check_equal "cluster-admin is bound to system:masters" "ClusterRole/cluster-admin Group/system:masters" \
         "$(k get clusterrolebinding cluster-admin -o json | jq -r '"\(.roleRef.kind)/\(.roleRef.name) \(.subjects[0].kind)/\(.subjects[0].name)"')"

@@ -27,7 +27,8 @@ join_cleanup() {
 }
 SERVER_CLEANUP=join_cleanup
 
-if ! server_start; then
+# the node's pods in this test's own range and bridge (node.sh), which the cleanup removes
+if ! server_start --cluster-cidr "$NODE_POD_CIDR"; then
         not_ok "flexlet apiserver starts"
         tap_done
         exit 1
@@ -49,7 +50,8 @@ check_equal "its bootstrap token Secret is in kube-system, for the node token gr
 # join ARGS...: flexlet node for $NODE under $ND, in the foreground (the refusals);
 # join_bg ARGS...: the same in the background, its pid (the binary's own) in JOIN_PIDS
 JOIN_FLAGS=(--data-dir "$ND" --node-name "$NODE" --cgroup-root "$NODE_CGROUP_ROOT"
-        --kubelet-listen "0.0.0.0:$KPORT" --allocatable cpu=2,memory=2Gi)
+        --kubelet-listen "0.0.0.0:$KPORT" --allocatable cpu=2,memory=2Gi
+        --pod-bridge "$NODE_POD_BRIDGE" --cluster-cidr "$NODE_POD_CIDR")
 join() {
         "$FLEXLET_BIN" node "${JOIN_FLAGS[@]}" "$@"
 }

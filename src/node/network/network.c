@@ -75,18 +75,30 @@ int network_parse_cidr(const char *s, struct network_cidr *ret, struct error **r
 }
 
 json_t *network_default_conflist(const char *bridge, const struct network_cidr *cidr,
-                                 const char *ipam_data_dir)
+                                 const char *cluster_cidr, const char *ipam_data_dir)
 {
+        json_t *list;
+
         /* K8S: containerd's default conflist (bridge + host-local, portmap), less what routes
          * pod traffic off the node: no isGateway (it turns on ip_forward), no ipMasq, no default
          * route. host-local takes the CIDR's first host as the gateway, which the bridge has. */
-        return json_pack("{s:s, s:s, s:[{s:s, s:s, s:b, s:b, s:b, s:b, s:{s:s, s:[[{s:s, s:s}]], "
+        list = json_pack("{s:s, s:s, s:[{s:s, s:s, s:b, s:b, s:b, s:b, s:{s:s, s:[[{s:s, s:s}]], "
                          "s:s}}, {s:s, s:{s:b}}]}",
                          "cniVersion", "1.0.0", "name", NETWORK_NAME, "plugins", "type", "bridge",
                          "bridge", bridge, "isGateway", 0, "isDefaultGateway", 0, "ipMasq", 0,
                          "hairpinMode", 1, "ipam", "type", "host-local", "ranges", "subnet",
                          cidr->text, "gateway", cidr->gateway_text, "dataDir", ipam_data_dir,
                          "type", "portmap", "capabilities", "portMappings", 1);
+        /* K8S: host-local's "routes", each with gw, as flannel's host-gw config gives pods the
+         * cluster network through the node */
+        if (list && cluster_cidr && !streq(cluster_cidr, cidr->text)) {
+                json_t *ipam = json_object_get(json_array_get(json_object_get(list, "plugins"), 0),
+                                               "ipam");
+                json_object_set_new(
+                        ipam, "routes",
+                        json_pack("[{s:s, s:s}]", "dst", cluster_cidr, "gw", cidr->gateway_text));
+        }
+        return list;
 }
 
 json_t *network_loopback_conflist(void)
@@ -181,7 +193,15 @@ int pod_network_open(const struct network_options *o, struct pod_network **ret,
                           strerror(-r));
                 goto fail;
         }
-        pn->conflist = network_default_conflist(pn->bridge, &pn->cidr, ipam);
+        if (o->cluster_cidr) {
+                struct network_cidr cluster;
+                r = network_parse_cidr(o->cluster_cidr, &cluster, reterr);
+                if (r < 0) {
+                        error_wrap(reterr, "cluster CIDR");
+                        goto fail;
+                }
+        }
+        pn->conflist = network_default_conflist(pn->bridge, &pn->cidr, o->cluster_cidr, ipam);
         pn->loopback = network_loopback_conflist();
         dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (dfd < 0) {
@@ -223,6 +243,11 @@ struct pod_network *pod_network_free(struct pod_network *pn)
 const char *pod_network_gateway(const struct pod_network *pn)
 {
         return pn->cidr.gateway_text;
+}
+
+const char *pod_network_bridge(const struct pod_network *pn)
+{
+        return pn->bridge;
 }
 
 /* ------------------------------------------------------------------ a pod's attachment */

@@ -19,7 +19,18 @@
  * from the plugin: the bridge plugin's isGateway also writes 1 into net.ipv4.ip_forward, which
  * would make this host route between all its interfaces. Pods on one bridge need no forwarding;
  * they reach each other and this node (at the gateway address, where `serve` also listens for
- * them) directly. No default route and no masquerade: pod traffic does not leave the node.
+ * them) directly. No default route and no masquerade: pod traffic leaves the node only for
+ * another node's pods.
+ *
+ * Across nodes (issue 14 part 7): the node's range is its Node's spec.podCIDR, a subnet of the
+ * cluster CIDR the node IPAM controller gives it (controllers/node-ipam.h); every pod gets a route
+ * to the cluster CIDR via its bridge, and the node keeps a route to every other Node's podCIDR
+ * via that Node's InternalIP (routes.h, node/route-keeper.h). Only then does forwarding change:
+ * net.ipv4.conf.IF.forwarding goes on for this node's bridge and the interface holding its
+ * InternalIP, and for no other interface (routes.h says why per interface); a node alone in
+ * its cluster never turns it on. What that exposes: any host that can send to this node's
+ * InternalIP can reach its pods' IPs (as with flannel's host-gw), and pods can reach what the
+ * node's routes lead to; keep the node network private or filter it.
  *
  * Threads: a pod_network is read-only after open; attach/detach of different pods may run at
  * once (host-local locks its store), of one pod never (the pod worker's step). */
@@ -54,9 +65,11 @@ int network_parse_cidr(const char *s, struct network_cidr *ret, struct error **r
 
 /* The node's configuration list (new reference): CNI 1.0.0, `bridge` named bridge with
  * isGateway and ipMasq false and hairpin mode, host-local over cidr with its store in
- * ipam_data_dir, then `portmap` with the portMappings capability. */
+ * ipam_data_dir, then `portmap` with the portMappings capability. With a cluster CIDR that is
+ * not cidr itself, host-local also gives each pod a route to it via the gateway (the other
+ * nodes' pods; NULL: none). */
 json_t *network_default_conflist(const char *bridge, const struct network_cidr *cidr,
-                                 const char *ipam_data_dir);
+                                 const char *cluster_cidr, const char *ipam_data_dir);
 /* The loopback network every pod's netns gets first (containerd's "cni-loopback"). */
 json_t *network_loopback_conflist(void);
 
@@ -80,7 +93,10 @@ int network_bridge_ensure(const char *name, const struct in_addr *gateway, unsig
 
 struct network_options {
         const char *data_dir; /* required */
-        const char *pod_cidr; /* NULL: NETWORK_DEFAULT_POD_CIDR */
+        const char *pod_cidr; /* the node's (its Node's podCIDR); NULL: NETWORK_DEFAULT_POD_CIDR */
+        /* every node's pods (the node IPAM controller's --cluster-cidr); NULL: only this
+         * node's */
+        const char *cluster_cidr;
         const char *bridge;   /* NULL: NETWORK_DEFAULT_BRIDGE */
         const char *cni_path; /* NULL: NETWORK_DEFAULT_CNI_PATH */
 };
@@ -93,6 +109,8 @@ int pod_network_open(const struct network_options *o, struct pod_network **ret,
 struct pod_network *pod_network_free(struct pod_network *pn);
 /* The bridge's address, where pods reach this node ("10.88.0.1"). */
 const char *pod_network_gateway(const struct pod_network *pn);
+/* The bridge's name. */
+const char *pod_network_bridge(const struct pod_network *pn);
 
 /* Wires the network namespace of the running sandbox of sandbox_dir for pod: mounts it at
  * pod_dir/network/netns, records the attachment, runs ADD for loopback and the node's list.

@@ -63,7 +63,7 @@ static void test_default_conflist(void **state)
 
         (void) state;
         assert_int_equal(network_parse_cidr("10.88.0.0/16", &c, NULL), 0);
-        l = network_default_conflist("flexlet0", &c, "/data/cni/networks");
+        l = network_default_conflist("flexlet0", &c, NULL, "/data/cni/networks");
         assert_int_equal(cni_conflist_check(l, NULL), 0);
         assert_string_equal(json_string_value(json_object_get(l, "cniVersion")), "1.0.0");
         assert_string_equal(json_string_value(json_object_get(l, "name")), NETWORK_NAME);
@@ -88,6 +88,22 @@ static void test_default_conflist(void **state)
         portmap = json_array_get(json_object_get(l, "plugins"), 1);
         assert_string_equal(json_string_value(json_object_get(portmap, "type")), "portmap");
         assert_true(json_is_true(json_path(portmap, "capabilities.portMappings")));
+
+        /* across nodes: a route to the cluster CIDR via the bridge; none when it is the node's */
+        json_decref(l);
+        assert_int_equal(network_parse_cidr("10.88.3.0/24", &c, NULL), 0);
+        l = network_default_conflist("flx0", &c, "10.88.0.0/16", "/d");
+        assert_int_equal(cni_conflist_check(l, NULL), 0);
+        ipam = json_path(json_array_get(json_object_get(l, "plugins"), 0), "ipam");
+        assert_string_equal(
+                json_path_string(json_array_get(json_object_get(ipam, "routes"), 0), "dst"),
+                "10.88.0.0/16");
+        assert_string_equal(
+                json_path_string(json_array_get(json_object_get(ipam, "routes"), 0), "gw"),
+                "10.88.3.1");
+        json_decref(l);
+        l = network_default_conflist("flx0", &c, "10.88.3.0/24", "/d");
+        assert_null(json_path(json_array_get(json_object_get(l, "plugins"), 0), "ipam.routes"));
 
         json_decref(l);
         l = network_loopback_conflist();
