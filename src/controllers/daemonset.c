@@ -17,19 +17,18 @@
 #include "client/event.h"
 #include "controllers/controller-loop.h"
 #include "controllers/daemonset.h"
+#include "controllers/expectations.h"
 #include "controllers/node-affinity.h"
 #include "controllers/replicaset.h"
 
-#define PASS_PERIOD_MS 30000
-/* K8S: controller.ExpectationsTimeout */
-#define EXPECTATIONS_TIMEOUT_S 300
-#define EVENT_COMPONENT        "daemonset-controller"
+#define PASS_PERIOD_MS  30000
+#define EVENT_COMPONENT "daemonset-controller"
 
 enum { COL_DS, COL_NODES, COL_PODS, COL_REVISIONS };
 
 struct daemonset_controller {
         struct controller_loop loop;
-        /* expectations: "ns/ds" -> {"add": [pod keys], "del": [pod keys], "until": epoch s} */
+        /* expectations (expectations.h) by "ns/ds" */
         json_t *expect;
         /* pod uid -> the resize difference last reported for it (issue 12) */
         json_t *resized;
@@ -409,43 +408,6 @@ static json_t *claim_pods(struct daemonset_controller *x, const json_t *ds, cons
         return owned;
 }
 
-static bool expectations_met(struct daemonset_controller *x, const char *key, const json_t *pods,
-                             time_t now)
-{
-        json_t *e = json_object_get(x->expect, key), *v;
-        size_t i;
-
-        if (!e)
-                return true;
-        if (now >= (time_t) json_integer_value(json_object_get(e, "until"))) {
-                json_object_del(x->expect, key);
-                return true;
-        }
-        json_array_foreach(json_object_get(e, "add"), i, v) {
-                if (!json_object_get(pods, json_string_value(v)))
-                        return false;
-        }
-        json_array_foreach(json_object_get(e, "del"), i, v) {
-                const json_t *pod = json_object_get(pods, json_string_value(v));
-                if (pod && !json_path(pod, "metadata.deletionTimestamp"))
-                        return false;
-        }
-        json_object_del(x->expect, key);
-        return true;
-}
-
-static json_t *expectation(struct daemonset_controller *x, const char *key, time_t now)
-{
-        json_t *e = json_object_get(x->expect, key);
-
-        if (e)
-                return e;
-        e = json_pack("{s:[], s:[], s:I}", "add", "del", "until",
-                      (json_int_t) (now + EXPECTATIONS_TIMEOUT_S));
-        json_object_set_new(x->expect, key, e);
-        return e;
-}
-
 /* Creates ds's pod for node; false when the create failed (the slow start stops there). */
 static bool create_pod(struct daemonset_controller *x, const char *key, const json_t *ds,
                        const char *node, const char *hash, time_t now)
@@ -463,8 +425,11 @@ static bool create_pod(struct daemonset_controller *x, const char *key, const js
                                         EVENT_COMPONENT, NULL, NULL);
                 return false;
         }
-        json_array_append_new(json_object_get(expectation(x, key, now), "add"),
-                              json_string_nocheck(informer_key(answer)));
+        {
+                cleanup_free char *pod_key = informer_key(answer);
+
+                expectations_expect_add(x->expect, key, pod_key, now);
+        }
         msg = xasprintf("Created pod: %s", json_path_string_or_empty(answer, "metadata.name"));
         (void) api_client_event(x->loop.client, ds, "Normal", "SuccessfulCreate", msg,
                                 EVENT_COMPONENT, NULL, NULL);
@@ -489,8 +454,11 @@ static void delete_pod(struct daemonset_controller *x, const char *key, const js
         r = request(x, "DELETE", path, body ? "application/json" : NULL, body, NULL);
         if (r < 0 && r != -ENOENT)
                 return;
-        json_array_append_new(json_object_get(expectation(x, key, now), "del"),
-                              json_string_nocheck(informer_key(pod)));
+        {
+                cleanup_free char *pod_key = informer_key(pod);
+
+                expectations_expect_del(x->expect, key, pod_key, now);
+        }
         msg = xasprintf("Deleted pod: %s", name);
         (void) api_client_event(x->loop.client, ds, "Normal", "SuccessfulDelete", msg,
                                 EVENT_COMPONENT, NULL, NULL);
@@ -854,7 +822,7 @@ static void sync_one(struct daemonset_controller *x, const char *key, const json
                 bool cont;
                 desired += daemonset_node_should_run(ds, node, &cont);
         }
-        if (expectations_met(x, key, pods, now)) {
+        if (expectations_met(x->expect, key, pods, now)) {
                 manage(x, key, ds, nodes, by_node, hash, desired, now);
                 if (streq(json_path_string_or_empty(ds, "spec.updateStrategy.type"),
                           "RollingUpdate"))
@@ -902,11 +870,7 @@ static void daemonset_pass(void *ctx)
         json_object_foreach(sets, key, ds) {
                 sync_one(x, key, ds, nodes, pods, revisions, now);
         }
-        json_object_foreach_safe(x->expect, tmp, key, e)
-        {
-                if (!json_object_get(sets, key))
-                        json_object_del(x->expect, key);
-        }
+        expectations_forget_gone(x->expect, sets);
         {
                 cleanup_json json_t *uids = json_object();
                 json_t *p;

@@ -13,11 +13,10 @@
 #include "base/timeutil.h"
 #include "client/event.h"
 #include "controllers/controller-loop.h"
+#include "controllers/expectations.h"
 #include "controllers/replicaset.h"
 
 #define PASS_PERIOD_MS 30000
-/* K8S: controller.ExpectationsTimeout */
-#define EXPECTATIONS_TIMEOUT_S 300
 /* K8S: BurstReplicas: at most this many creates or deletes per sync */
 #define BURST_REPLICAS  500
 #define EVENT_COMPONENT "replicaset-controller"
@@ -27,7 +26,7 @@ enum { COL_RS, COL_PODS };
 
 struct replicaset_controller {
         struct controller_loop loop;
-        /* expectations: "ns/rs" -> {"add": [pod keys], "del": [pod keys], "until": epoch s} */
+        /* expectations (expectations.h) by "ns/rs" */
         json_t *expect;
         /* pod uid -> the resize difference last reported for it (issue 12) */
         json_t *resized;
@@ -298,41 +297,6 @@ static json_t *claim_pods(struct replicaset_controller *x, const json_t *rs, con
         return owned;
 }
 
-/* Whether the creates and deletes the last sync of key asked for have all shown in pods. */
-static bool expectations_met(struct replicaset_controller *x, const char *key, const json_t *pods,
-                             time_t now)
-{
-        json_t *e = json_object_get(x->expect, key), *v;
-        size_t i;
-
-        if (!e)
-                return true;
-        if (now >= (time_t) json_integer_value(json_object_get(e, "until"))) {
-                json_object_del(x->expect, key);
-                return true;
-        }
-        json_array_foreach(json_object_get(e, "add"), i, v) {
-                if (!json_object_get(pods, json_string_value(v)))
-                        return false;
-        }
-        json_array_foreach(json_object_get(e, "del"), i, v) {
-                const json_t *pod = json_object_get(pods, json_string_value(v));
-                if (pod && !json_path(pod, "metadata.deletionTimestamp"))
-                        return false;
-        }
-        json_object_del(x->expect, key);
-        return true;
-}
-
-static json_t *expectation(struct replicaset_controller *x, const char *key, time_t now)
-{
-        json_t *e = json_pack("{s:[], s:[], s:I}", "add", "del", "until",
-                              (json_int_t) (now + EXPECTATIONS_TIMEOUT_S));
-
-        json_object_set_new(x->expect, key, e);
-        return e;
-}
-
 /* K8S: manageReplicas: create or delete the difference (at most BURST_REPLICAS). */
 static void manage_replicas(struct replicaset_controller *x, const char *key, const json_t *rs,
                             json_t *owned, time_t now)
@@ -341,11 +305,9 @@ static void manage_replicas(struct replicaset_controller *x, const char *key, co
         const char *name = json_path_string_or_empty(rs, "metadata.name");
         int want = int_at(rs, "spec.replicas", 1);
         int diff = (int) json_array_size(owned) - want;
-        json_t *e;
 
         if (diff == 0)
                 return;
-        e = expectation(x, key, now);
         if (diff < 0) {
                 int n = -diff > BURST_REPLICAS ? BURST_REPLICAS : -diff;
                 const json_t *tmpl = json_path(rs, "spec.template");
@@ -386,8 +348,7 @@ static void manage_replicas(struct replicaset_controller *x, const char *key, co
                                 break;
                         }
                         pod_key = informer_key(answer);
-                        json_array_append_new(json_object_get(e, "add"),
-                                              json_string_nocheck(pod_key));
+                        expectations_expect_add(x->expect, key, pod_key, now);
                         msg = xasprintf("Created pod: %s",
                                         json_path_string_or_empty(answer, "metadata.name"));
                         (void) api_client_event(x->loop.client, rs, "Normal", "SuccessfulCreate",
@@ -408,8 +369,7 @@ static void manage_replicas(struct replicaset_controller *x, const char *key, co
                 {
                         cleanup_free char *pod_key = informer_key(pod);
 
-                        json_array_append_new(json_object_get(e, "del"),
-                                              json_string_nocheck(pod_key));
+                        expectations_expect_del(x->expect, key, pod_key, now);
                 }
                 msg = xasprintf("Deleted pod: %s", pn);
                 (void) api_client_event(x->loop.client, rs, "Normal", "SuccessfulDelete", msg,
@@ -466,7 +426,8 @@ static void sync_one(struct replicaset_controller *x, const char *key, const jso
         cleanup_json json_t *status = NULL, *next = NULL, *answer = NULL;
         long recheck = 0;
 
-        if (expectations_met(x, key, pods, now) && !json_path(rs, "metadata.deletionTimestamp"))
+        if (expectations_met(x->expect, key, pods, now) &&
+            !json_path(rs, "metadata.deletionTimestamp"))
                 manage_replicas(x, key, rs, owned, now);
         report_resized(x, rs, owned);
         status = replicaset_status(rs, owned, now, &recheck);
@@ -512,15 +473,7 @@ static void replicaset_pass(void *ctx)
                 }
         }
         /* expectations of ReplicaSets that are gone */
-        {
-                void *tmp;
-                json_t *e;
-                json_object_foreach_safe(x->expect, tmp, key, e)
-                {
-                        if (!json_object_get(sets, key))
-                                json_object_del(x->expect, key);
-                }
-        }
+        expectations_forget_gone(x->expect, sets);
 }
 
 static void replicaset_controller_release(void *ctx)
