@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/owner.h"
 #include "api/selector.h"
 #include "api/taints.h"
 #include "api/workload.h"
@@ -16,6 +17,7 @@
 #include "base/timeutil.h"
 #include "client/event.h"
 #include "controllers/controller-loop.h"
+#include "controllers/controller-ref.h"
 #include "controllers/daemonset.h"
 #include "controllers/expectations.h"
 #include "controllers/node-affinity.h"
@@ -138,10 +140,7 @@ bool daemonset_node_should_run(const json_t *ds, const json_t *node, bool *ret_c
 
 static json_t *owner_ref(const json_t *ds)
 {
-        return json_pack("{s:s, s:s, s:s, s:s, s:b, s:b}", "apiVersion", "apps/v1", "kind",
-                         "DaemonSet", "name", json_path_string_or_empty(ds, "metadata.name"), "uid",
-                         json_path_string_or_empty(ds, "metadata.uid"), "controller", 1,
-                         "blockOwnerDeletion", 1);
+        return controller_ref_new("apps/v1", "DaemonSet", ds);
 }
 
 json_t *daemonset_new_pod(const json_t *ds, const char *node_name, const char *hash)
@@ -248,7 +247,7 @@ static int int_at(const json_t *obj, const char *path, int dflt)
 
 static bool controlled_by(const json_t *obj, const char *uid)
 {
-        const json_t *ref = replicaset_controller_of(obj);
+        const json_t *ref = owner_controller_of(obj);
 
         return ref && streq(json_string_value(json_object_get(ref, "uid")) ?: "", uid);
 }
@@ -360,52 +359,15 @@ static char *pod_path(const char *ns, const char *name)
  * selector matches and releasing the owned ones it no longer matches (a JSON array). */
 static json_t *claim_pods(struct daemonset_controller *x, const json_t *ds, const json_t *pods)
 {
-        const char *ns = json_path_string_or_empty(ds, "metadata.namespace");
-        const char *uid = json_path_string_or_empty(ds, "metadata.uid");
-        const json_t *sel = json_path(ds, "spec.selector");
-        json_t *owned = json_array(), *pod;
-        const char *key;
+        const struct controller_ref_manager m = { .loop = &x->loop,
+                                                  .col = COL_PODS,
+                                                  .owner = ds,
+                                                  .api_version = "apps/v1",
+                                                  .kind = "DaemonSet",
+                                                  .group_path = "/api/v1",
+                                                  .plural = "pods" };
 
-        json_object_foreach((json_t *) pods, key, pod) {
-                const json_t *ref = replicaset_controller_of(pod);
-                const char *name = json_path_string_or_empty(pod, "metadata.name");
-                cleanup_json json_t *patch = NULL, *answer = NULL;
-                cleanup_free char *path = NULL;
-                bool matches;
-
-                if (!streq(json_path_string_or_empty(pod, "metadata.namespace"), ns))
-                        continue;
-                matches =
-                        label_selector_object_matches(sel, json_path(pod, "metadata.labels")) == 1;
-                if (ref && !streq(json_string_value(json_object_get(ref, "uid")) ?: "", uid))
-                        continue;
-                if (ref && matches) {
-                        json_array_append(owned, pod);
-                        continue;
-                }
-                if (!ref && (!matches || json_path(pod, "metadata.deletionTimestamp")))
-                        continue;
-                path = pod_path(ns, name);
-                if (ref) {
-                        /* K8S: ReleasePod */
-                        patch = json_pack("{s:{s:[{s:s, s:s}], s:s}}", "metadata",
-                                          "ownerReferences", "$patch", "delete", "uid", uid, "uid",
-                                          json_path_string_or_empty(pod, "metadata.uid"));
-                        (void) request(x, "PATCH", path, "application/strategic-merge-patch+json",
-                                       patch, NULL);
-                        continue;
-                }
-                /* K8S: AdoptPod */
-                patch = json_pack("{s:{s:[o], s:s}}", "metadata", "ownerReferences", owner_ref(ds),
-                                  "uid", json_path_string_or_empty(pod, "metadata.uid"));
-                if (request(x, "PATCH", path, "application/strategic-merge-patch+json", patch,
-                            &answer) == 0 &&
-                    answer) {
-                        informer_store(x->loop.watch, COL_PODS, answer);
-                        json_array_append(owned, answer);
-                }
-        }
-        return owned;
+        return controller_ref_claim(&m, pods);
 }
 
 /* Creates ds's pod for node; false when the create failed (the slow start stops there). */

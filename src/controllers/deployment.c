@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/owner.h"
 #include "api/selector.h"
 #include "api/validation-internal.h"
 #include "api/workload.h"
@@ -15,6 +16,7 @@
 #include "base/timeutil.h"
 #include "client/event.h"
 #include "controllers/controller-loop.h"
+#include "controllers/controller-ref.h"
 #include "controllers/deployment.h"
 #include "controllers/replicaset.h"
 
@@ -195,10 +197,7 @@ static bool scale_rs(struct dsync *s, json_t *rs, int n)
 
 static json_t *owner_ref(const json_t *d)
 {
-        return json_pack("{s:s, s:s, s:s, s:s, s:b, s:b}", "apiVersion", "apps/v1", "kind",
-                         "Deployment", "name", name_of(d), "uid",
-                         json_path_string_or_empty(d, "metadata.uid"), "controller", 1,
-                         "blockOwnerDeletion", 1);
+        return controller_ref_new("apps/v1", "Deployment", d);
 }
 
 static int cmp_created(const void *pa, const void *pb)
@@ -214,48 +213,19 @@ static int cmp_created(const void *pa, const void *pb)
  * (copies the sync may change). */
 static json_t *claim_replica_sets(struct dsync *s, const json_t *all)
 {
-        const char *ns = json_path_string_or_empty(s->d, "metadata.namespace");
-        const char *uid = json_path_string_or_empty(s->d, "metadata.uid");
-        const json_t *sel = json_path(s->d, "spec.selector");
-        bool deleting = json_path(s->d, "metadata.deletionTimestamp") != NULL;
+        const struct controller_ref_manager m = { .loop = &s->x->loop,
+                                                  .col = COL_RS,
+                                                  .owner = s->d,
+                                                  .api_version = "apps/v1",
+                                                  .kind = "Deployment",
+                                                  .group_path = "/apis/apps/v1",
+                                                  .plural = "replicasets" };
+        cleanup_json json_t *claimed = controller_ref_claim(&m, all);
         json_t *owned = json_array(), *rs;
-        const char *key;
+        size_t i;
 
-        json_object_foreach((json_t *) all, key, rs) {
-                const json_t *ref = replicaset_controller_of(rs);
-                bool matches;
-                cleanup_json json_t *patch = NULL, *answer = NULL;
-                cleanup_free char *path = NULL;
-
-                if (!streq(json_path_string_or_empty(rs, "metadata.namespace"), ns))
-                        continue;
-                matches = label_selector_object_matches(sel, json_path(rs, "metadata.labels")) == 1;
-                if (ref && !streq(json_string_value(json_object_get(ref, "uid")) ?: "", uid))
-                        continue;
-                if (ref && (matches || deleting)) {
-                        json_array_append_new(owned, json_deep_copy(rs));
-                        continue;
-                }
-                if (!ref && (!matches || deleting || json_path(rs, "metadata.deletionTimestamp")))
-                        continue;
-                path = apps_path("replicasets", rs, "");
-                if (ref)
-                        /* K8S: ReleaseReplicaSet */
-                        patch = json_pack("{s:{s:[{s:s, s:s}], s:s}}", "metadata",
-                                          "ownerReferences", "$patch", "delete", "uid", uid, "uid",
-                                          json_path_string_or_empty(rs, "metadata.uid"));
-                else
-                        /* K8S: AdoptReplicaSet */
-                        patch = json_pack("{s:{s:[o], s:s}}", "metadata", "ownerReferences",
-                                          owner_ref(s->d), "uid",
-                                          json_path_string_or_empty(rs, "metadata.uid"));
-                if (request(s->x, "PATCH", path, "application/strategic-merge-patch+json", patch,
-                            &answer) == 0 &&
-                    answer) {
-                        informer_store(s->x->loop.watch, COL_RS, answer);
-                        if (!ref)
-                                json_array_append_new(owned, json_deep_copy(answer));
-                }
+        json_array_foreach(claimed, i, rs) {
+                json_array_append_new(owned, json_deep_copy(rs));
         }
         json_array_sort(owned, cmp_created);
         return owned;
@@ -839,7 +809,7 @@ static bool old_pods_running(struct dsync *s)
         json_t *pod;
 
         json_object_foreach((json_t *) s->pods, key, pod) {
-                const json_t *ref = replicaset_controller_of(pod);
+                const json_t *ref = owner_controller_of(pod);
                 const char *phase = json_path_string_or_empty(pod, "status.phase");
                 json_t *rs;
                 size_t i;

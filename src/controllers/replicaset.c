@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/owner.h"
 #include "api/selector.h"
 #include "api/workload.h"
 #include "base/alloc.h"
@@ -13,6 +14,7 @@
 #include "base/timeutil.h"
 #include "client/event.h"
 #include "controllers/controller-loop.h"
+#include "controllers/controller-ref.h"
 #include "controllers/expectations.h"
 #include "controllers/replicaset.h"
 
@@ -38,18 +40,6 @@ bool replicaset_pod_active(const json_t *pod)
 
         return !streq(phase, "Succeeded") && !streq(phase, "Failed") &&
                !json_path(pod, "metadata.deletionTimestamp");
-}
-
-const json_t *replicaset_controller_of(const json_t *obj)
-{
-        size_t i;
-        json_t *ref;
-
-        json_array_foreach(json_path(obj, "metadata.ownerReferences"), i, ref) {
-                if (json_is_true(json_object_get(ref, "controller")))
-                        return ref;
-        }
-        return NULL;
 }
 
 static int int_at(const json_t *obj, const char *path, int dflt)
@@ -229,72 +219,23 @@ static int request(struct replicaset_controller *x, const char *method, const ch
 
 static json_t *owner_ref(const json_t *rs)
 {
-        return json_pack("{s:s, s:s, s:s, s:s, s:b, s:b}", "apiVersion", "apps/v1", "kind",
-                         "ReplicaSet", "name", json_path_string_or_empty(rs, "metadata.name"),
-                         "uid", json_path_string_or_empty(rs, "metadata.uid"), "controller", 1,
-                         "blockOwnerDeletion", 1);
+        return controller_ref_new("apps/v1", "ReplicaSet", rs);
 }
 
-/* K8S: ClaimPods (PodControllerRefManager): the active pods rs owns after adopting orphans
- * its selector matches and releasing owned pods it no longer matches. */
+/* K8S: ClaimPods (PodControllerRefManager) over the active pods: the ones rs owns after
+ * adopting orphans its selector matches and releasing owned pods it no longer matches. */
 static json_t *claim_pods(struct replicaset_controller *x, const json_t *rs, const json_t *pods)
 {
-        const char *ns = json_path_string_or_empty(rs, "metadata.namespace");
-        const char *uid = json_path_string_or_empty(rs, "metadata.uid");
-        const json_t *sel = json_path(rs, "spec.selector");
-        bool deleting = json_path(rs, "metadata.deletionTimestamp") != NULL;
-        json_t *owned = json_array(), *pod;
-        const char *key;
+        const struct controller_ref_manager m = { .loop = &x->loop,
+                                                  .col = COL_PODS,
+                                                  .owner = rs,
+                                                  .api_version = "apps/v1",
+                                                  .kind = "ReplicaSet",
+                                                  .group_path = "/api/v1",
+                                                  .plural = "pods",
+                                                  .claimable = replicaset_pod_active };
 
-        json_object_foreach((json_t *) pods, key, pod) {
-                const json_t *ref = replicaset_controller_of(pod);
-                const char *pod_name = json_path_string_or_empty(pod, "metadata.name");
-                bool matches;
-
-                if (!streq(json_path_string_or_empty(pod, "metadata.namespace"), ns))
-                        continue;
-                matches =
-                        label_selector_object_matches(sel, json_path(pod, "metadata.labels")) == 1;
-                if (ref) {
-                        cleanup_json json_t *patch = NULL;
-                        cleanup_free char *path = NULL;
-
-                        if (!streq(json_string_value(json_object_get(ref, "uid")) ?: "", uid))
-                                continue;
-                        if (matches || deleting) {
-                                if (replicaset_pod_active(pod))
-                                        json_array_append(owned, pod);
-                                continue;
-                        }
-                        /* K8S: ReleasePod: the deleteOwnerRefStrategicMergePatch */
-                        patch = json_pack("{s:{s:[{s:s, s:s}], s:s}}", "metadata",
-                                          "ownerReferences", "$patch", "delete", "uid", uid, "uid",
-                                          json_path_string_or_empty(pod, "metadata.uid"));
-                        path = pod_path(ns, pod_name);
-                        (void) request(x, "PATCH", path, "application/strategic-merge-patch+json",
-                                       patch, NULL);
-                        continue;
-                }
-                /* K8S: AdoptPod: orphans that match, not being deleted, and never by a
-                 * ReplicaSet being deleted */
-                if (!matches || deleting || !replicaset_pod_active(pod))
-                        continue;
-                {
-                        cleanup_json json_t *patch = NULL, *answer = NULL;
-                        cleanup_free char *path = pod_path(ns, pod_name);
-
-                        patch = json_pack("{s:{s:[o], s:s}}", "metadata", "ownerReferences",
-                                          owner_ref(rs), "uid",
-                                          json_path_string_or_empty(pod, "metadata.uid"));
-                        if (request(x, "PATCH", path, "application/strategic-merge-patch+json",
-                                    patch, &answer) == 0 &&
-                            answer) {
-                                informer_store(x->loop.watch, COL_PODS, answer);
-                                json_array_append(owned, answer);
-                        }
-                }
-        }
-        return owned;
+        return controller_ref_claim(&m, pods);
 }
 
 /* K8S: manageReplicas: create or delete the difference (at most BURST_REPLICAS). */
@@ -383,7 +324,7 @@ static void manage_replicas(struct replicaset_controller *x, const char *key, co
  * events of the object are what the server can add to it). */
 static void report_resized(struct replicaset_controller *x, const json_t *rs, const json_t *owned)
 {
-        const json_t *ref = replicaset_controller_of(rs);
+        const json_t *ref = owner_controller_of(rs);
         size_t i;
         json_t *pod;
 

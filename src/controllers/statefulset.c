@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/owner.h"
 #include "api/selector.h"
 #include "api/statefulset.h"
 #include "api/workload.h"
@@ -16,6 +17,7 @@
 #include "base/timeutil.h"
 #include "client/event.h"
 #include "controllers/controller-loop.h"
+#include "controllers/controller-ref.h"
 #include "controllers/statefulset.h"
 
 #define PASS_PERIOD_MS  30000
@@ -77,22 +79,7 @@ static char *ns_path(const struct sync *s, const char *group_path, const char *p
 
 static json_t *owner_ref(const json_t *sts)
 {
-        return json_pack("{s:s, s:s, s:s, s:s, s:b, s:b}", "apiVersion", "apps/v1", "kind",
-                         "StatefulSet", "name", json_path_string_or_empty(sts, "metadata.name"),
-                         "uid", json_path_string_or_empty(sts, "metadata.uid"), "controller", 1,
-                         "blockOwnerDeletion", 1);
-}
-
-static const json_t *controller_of(const json_t *obj)
-{
-        size_t i;
-        json_t *ref;
-
-        json_array_foreach(json_path(obj, "metadata.ownerReferences"), i, ref) {
-                if (json_is_true(json_object_get(ref, "controller")))
-                        return ref;
-        }
-        return NULL;
+        return controller_ref_new("apps/v1", "StatefulSet", sts);
 }
 
 /* ---- pod predicates (K8S: stateful_set_utils.go) ---- */
@@ -126,58 +113,32 @@ static const char *pod_revision(const json_t *pod)
 
 /* ---- claiming (K8S: PodControllerRefManager.ClaimPods, ClaimControllerRevisions) ---- */
 
-/* The objects of the set's namespace in coll it controls after adopting orphans that match
- * (member: by name too, for pods) and releasing owned ones that no longer match: a new array. */
+/* A pod is the set's when the selector matches it and its name is one of the set's ordinals. */
+static bool pod_matches(const json_t *pod, void *ctx)
+{
+        const struct sync *s = ctx;
+
+        return label_selector_object_matches(json_path(s->sts, "spec.selector"),
+                                             json_path(pod, "metadata.labels")) == 1 &&
+               statefulset_pod_ordinal(s->sts, pod) >= 0;
+}
+
+/* The objects of the set's namespace in col it controls after adopting orphans that match
+ * (by name too, for pods) and releasing owned ones that no longer match: a new array. */
 static json_t *claim_objects(struct sync *s, int col, const json_t *objs, const char *group_path,
                              const char *plural, bool pods)
 {
-        const char *uid = json_path_string_or_empty(s->sts, "metadata.uid");
-        const json_t *sel = json_path(s->sts, "spec.selector");
-        bool deleting = json_path(s->sts, "metadata.deletionTimestamp") != NULL;
-        json_t *owned = json_array(), *obj;
-        const char *key;
+        const struct controller_ref_manager m = { .loop = &s->x->loop,
+                                                  .col = (size_t) col,
+                                                  .owner = s->sts,
+                                                  .api_version = "apps/v1",
+                                                  .kind = "StatefulSet",
+                                                  .group_path = group_path,
+                                                  .plural = plural,
+                                                  .match = pods ? pod_matches : NULL,
+                                                  .ctx = s };
 
-        json_object_foreach((json_t *) objs, key, obj) {
-                const json_t *ref = controller_of(obj);
-                const char *name = json_path_string_or_empty(obj, "metadata.name");
-                cleanup_free char *path = NULL;
-                cleanup_json json_t *patch = NULL, *answer = NULL;
-                bool matches;
-
-                if (!streq(json_path_string_or_empty(obj, "metadata.namespace"), s->ns))
-                        continue;
-                matches = label_selector_object_matches(sel, json_path(obj, "metadata.labels")) ==
-                                  1 &&
-                          (!pods || statefulset_pod_ordinal(s->sts, obj) >= 0);
-                if (ref) {
-                        if (!streq(json_string_value(json_object_get(ref, "uid")) ?: "", uid))
-                                continue;
-                        if (matches || deleting) {
-                                json_array_append(owned, obj);
-                                continue;
-                        }
-                        /* K8S: ReleasePod / ReleaseControllerRevision */
-                        patch = json_pack("{s:{s:[{s:s, s:s}], s:s}}", "metadata",
-                                          "ownerReferences", "$patch", "delete", "uid", uid, "uid",
-                                          json_path_string_or_empty(obj, "metadata.uid"));
-                        path = ns_path(s, group_path, plural, name);
-                        (void) request(s->x, "PATCH", path, STRATEGIC_MERGE, patch, NULL);
-                        continue;
-                }
-                /* K8S: adopt only orphans that match, not being deleted, and never for a set
-                 * being deleted */
-                if (!matches || deleting || terminating(obj))
-                        continue;
-                patch = json_pack("{s:{s:[o], s:s}}", "metadata", "ownerReferences",
-                                  owner_ref(s->sts), "uid",
-                                  json_path_string_or_empty(obj, "metadata.uid"));
-                path = ns_path(s, group_path, plural, name);
-                if (request(s->x, "PATCH", path, STRATEGIC_MERGE, patch, &answer) == 0 && answer) {
-                        informer_store(s->x->loop.watch, (size_t) col, answer);
-                        json_array_append(owned, answer);
-                }
-        }
-        return owned;
+        return controller_ref_claim(&m, objs);
 }
 
 /* ---- revisions (K8S: getStatefulSetRevisions) ---- */
@@ -257,7 +218,7 @@ static json_t *update_revision(struct sync *s, const json_t *revs, json_int_t *r
 
                 if (api_client_get_json(s->x->loop.client, get, &existing, NULL) == 0 &&
                     json_equal(json_object_get(existing, "data"), data) &&
-                    streq(json_path_string_or_empty(controller_of(existing), "uid"),
+                    streq(json_path_string_or_empty(owner_controller_of(existing), "uid"),
                           json_path_string_or_empty(s->sts, "metadata.uid")))
                         return TAKE_PTR(existing);
                 /* K8S: a hash collision: collisionCount++ and try again */
