@@ -20,6 +20,7 @@
 #include "controllers/controller-ref.h"
 #include "controllers/daemonset.h"
 #include "controllers/expectations.h"
+#include "controllers/history.h"
 #include "controllers/node-affinity.h"
 #include "controllers/replicaset.h"
 
@@ -252,12 +253,38 @@ static bool controlled_by(const json_t *obj, const char *uid)
         return ref && streq(json_string_value(json_object_get(ref, "uid")) ?: "", uid);
 }
 
-static int cmp_revision(const void *pa, const void *pb)
-{
-        json_int_t a = json_integer_value(json_object_get(*(json_t *const *) pa, "revision"));
-        json_int_t b = json_integer_value(json_object_get(*(json_t *const *) pb, "revision"));
+/* What a DaemonSet's history pruning reads: the live pods' revision hashes. */
+struct prune {
+        struct daemonset_controller *x;
+        const json_t *pods;
+};
 
-        return a < b ? -1 : a > b;
+static bool revision_live(const json_t *cr, void *ctx)
+{
+        const struct prune *p = ctx;
+        const char *h = json_string_value(
+                json_object_get(json_path(cr, "metadata.labels"), DAEMONSET_REVISION_HASH_LABEL));
+        size_t j;
+        json_t *pod;
+
+        json_array_foreach((json_t *) p->pods, j, pod) {
+                const char *ph = json_string_value(json_object_get(
+                        json_path(pod, "metadata.labels"), DAEMONSET_REVISION_HASH_LABEL));
+                if (h && ph && streq(h, ph))
+                        return true;
+        }
+        return false;
+}
+
+static bool revision_delete(const json_t *cr, void *ctx)
+{
+        const struct prune *p = ctx;
+        cleanup_free char *path = xasprintf("/apis/apps/v1/namespaces/%s/controllerrevisions/%s",
+                                            json_path_string_or_empty(cr, "metadata.namespace"),
+                                            json_path_string_or_empty(cr, "metadata.name"));
+
+        (void) request(p->x, "DELETE", path, NULL, NULL, NULL);
+        return true;
 }
 
 /* K8S: constructHistory: the revision whose data is the template's (made, or moved to the
@@ -274,8 +301,7 @@ static void sync_history(struct daemonset_controller *x, const json_t *ds, const
         long long max = 0;
         int limit = int_at(ds, "spec.revisionHistoryLimit", 10);
         const char *key;
-        json_t *cr, *pod;
-        size_t i;
+        json_t *cr;
 
         json_object_foreach((json_t *) revisions, key, cr) {
                 if (!streq(json_path_string_or_empty(cr, "metadata.namespace"), ns) ||
@@ -317,35 +343,15 @@ static void sync_history(struct daemonset_controller *x, const json_t *ds, const
         }
         if ((int) json_array_size(old) <= limit)
                 return;
-        json_array_sort(old, cmp_revision);
+        /* K8S: cleanupHistory: from the oldest, skipping the revisions live pods carry */
+        json_array_sort(old, history_cmp_revision);
         {
-                size_t excess = json_array_size(old) - (size_t) limit;
+                struct prune p = { .x = x, .pods = pods };
+                const struct history_pruner pruner = { .in_use = revision_live,
+                                                       .delete = revision_delete,
+                                                       .ctx = &p };
 
-                json_array_foreach(old, i, cr) {
-                        const char *h = json_string_value(json_object_get(
-                                json_path(cr, "metadata.labels"), DAEMONSET_REVISION_HASH_LABEL));
-                        bool live = false;
-                        size_t j;
-
-                        if (!excess)
-                                break;
-                        json_array_foreach((json_t *) pods, j, pod) {
-                                const char *ph = json_string_value(
-                                        json_object_get(json_path(pod, "metadata.labels"),
-                                                        DAEMONSET_REVISION_HASH_LABEL));
-                                if (h && ph && streq(h, ph))
-                                        live = true;
-                        }
-                        if (live)
-                                continue;
-                        {
-                                cleanup_free char *path = xasprintf(
-                                        "/apis/apps/v1/namespaces/%s/controllerrevisions/%s", ns,
-                                        json_path_string_or_empty(cr, "metadata.name"));
-                                (void) request(x, "DELETE", path, NULL, NULL, NULL);
-                        }
-                        excess--;
-                }
+                (void) history_prune(old, (long) json_array_size(old) - limit, &pruner);
         }
 }
 

@@ -17,6 +17,7 @@
 #include "client/event.h"
 #include "controllers/controller-loop.h"
 #include "controllers/controller-ref.h"
+#include "controllers/history.h"
 #include "controllers/deployment.h"
 #include "controllers/replicaset.h"
 
@@ -684,13 +685,28 @@ static int cmp_revision(const void *pa, const void *pb)
         return a < b ? -1 : a > b;
 }
 
+/* An old ReplicaSet is kept while it has, or may still have, replicas. */
+static bool rs_in_use(const json_t *rs, void *ctx)
+{
+        return int_at(rs, "status.replicas", 0) != 0 || rs_replicas(rs) != 0 ||
+               int_at(rs, "status.observedGeneration", 0) < int_at(rs, "metadata.generation", 0);
+}
+
+static bool rs_delete(const json_t *rs, void *ctx)
+{
+        struct dsync *s = ctx;
+        cleanup_free char *path = apps_path("replicasets", rs, "");
+
+        return request(s->x, "DELETE", path, NULL, NULL, NULL) == 0;
+}
+
 static void cleanup_old(struct dsync *s)
 {
         const json_t *lim = json_path(s->d, "spec.revisionHistoryLimit");
+        const struct history_pruner pruner = { .in_use = rs_in_use, .delete = rs_delete, .ctx = s };
         cleanup_json json_t *old = json_array();
         json_t *rs;
         size_t i;
-        long diff;
 
         if (!json_is_integer(lim))
                 return;
@@ -698,22 +714,9 @@ static void cleanup_old(struct dsync *s)
                 if (rs != s->new_rs && !json_path(rs, "metadata.deletionTimestamp"))
                         json_array_append(old, rs);
         }
-        diff = (long) json_array_size(old) - (long) json_integer_value(lim);
-        if (diff <= 0)
-                return;
         json_array_sort(old, cmp_revision);
-        json_array_foreach(old, i, rs) {
-                cleanup_free char *path = NULL;
-                if (diff <= 0)
-                        break;
-                if (int_at(rs, "status.replicas", 0) != 0 || rs_replicas(rs) != 0 ||
-                    int_at(rs, "status.observedGeneration", 0) <
-                            int_at(rs, "metadata.generation", 0))
-                        continue;
-                path = apps_path("replicasets", rs, "");
-                if (request(s->x, "DELETE", path, NULL, NULL, NULL) == 0)
-                        diff--;
-        }
+        (void) history_prune(old, (long) json_array_size(old) - (long) json_integer_value(lim),
+                             &pruner);
 }
 
 static bool complete(struct dsync *s)

@@ -18,6 +18,7 @@
 #include "client/event.h"
 #include "controllers/controller-loop.h"
 #include "controllers/controller-ref.h"
+#include "controllers/history.h"
 #include "controllers/statefulset.h"
 
 #define PASS_PERIOD_MS  30000
@@ -143,14 +144,6 @@ static json_t *claim_objects(struct sync *s, int col, const json_t *objs, const 
 
 /* ---- revisions (K8S: getStatefulSetRevisions) ---- */
 
-static int cmp_revision(const void *pa, const void *pb)
-{
-        json_int_t a = json_integer_value(json_object_get(*(json_t *const *) pa, "revision"));
-        json_int_t b = json_integer_value(json_object_get(*(json_t *const *) pb, "revision"));
-
-        return a < b ? -1 : a > b;
-}
-
 static json_int_t collision_count(const json_t *sts)
 {
         return json_integer_value(json_path(sts, "status.collisionCount"));
@@ -227,34 +220,58 @@ static json_t *update_revision(struct sync *s, const json_t *revs, json_int_t *r
         return NULL;
 }
 
+/* What the set's history pruning reads: the pods' revisions and the two the status names. */
+struct prune {
+        struct sync *s;
+        const json_t *pods;
+        const char *current, *update;
+};
+
+static bool revision_live(const json_t *rev, void *ctx)
+{
+        const struct prune *p = ctx;
+        const char *n = json_path_string_or_empty(rev, "metadata.name");
+        json_t *pod;
+        size_t j;
+
+        if (streq(n, p->current) || streq(n, p->update))
+                return true;
+        json_array_foreach(p->pods, j, pod) {
+                if (streq(pod_revision(pod), n))
+                        return true;
+        }
+        return false;
+}
+
+static bool revision_delete(const json_t *rev, void *ctx)
+{
+        const struct prune *p = ctx;
+        cleanup_free char *path = ns_path(p->s, "/apis/apps/v1", "controllerrevisions",
+                                          json_path_string_or_empty(rev, "metadata.name"));
+
+        (void) request(p->s->x, "DELETE", path, NULL, NULL, NULL);
+        return true;
+}
+
 /* K8S: truncateHistory: revisions no pod, nor the current or update revision, uses, beyond
- * revisionHistoryLimit, oldest first. */
+ * revisionHistoryLimit, oldest first (revs is sorted). The limit counts the revisions not in use
+ * only. */
 static void truncate_history(struct sync *s, const json_t *revs, const json_t *pods,
                              const char *current, const char *update)
 {
         const json_t *l = json_path(s->sts, "spec.revisionHistoryLimit");
-        long limit = json_is_integer(l) ? (long) json_integer_value(l) : 10;
-        cleanup_json json_t *dead = json_array();
-        json_t *rev, *pod;
-        size_t i, j;
+        long limit = json_is_integer(l) ? (long) json_integer_value(l) : 10, unused = 0;
+        struct prune p = { .s = s, .pods = pods, .current = current, .update = update };
+        const struct history_pruner pruner = { .in_use = revision_live,
+                                               .delete = revision_delete,
+                                               .ctx = &p };
+        json_t *rev;
+        size_t i;
 
         json_array_foreach(revs, i, rev) {
-                const char *n = json_path_string_or_empty(rev, "metadata.name");
-                bool live = streq(n, current) || streq(n, update);
-
-                json_array_foreach(pods, j, pod) {
-                        if (streq(pod_revision(pod), n))
-                                live = true;
-                }
-                if (!live)
-                        json_array_append(dead, rev);
+                unused += !revision_live(rev, &p);
         }
-        for (i = 0; (long) (json_array_size(dead) - i) > limit; i++) {
-                cleanup_free char *path = ns_path(
-                        s, "/apis/apps/v1", "controllerrevisions",
-                        json_path_string_or_empty(json_array_get(dead, i), "metadata.name"));
-                (void) request(s->x, "DELETE", path, NULL, NULL, NULL);
-        }
+        (void) history_prune(revs, unused - limit, &pruner);
 }
 
 /* ---- claims and pods (K8S: StatefulPodControl) ---- */
@@ -622,7 +639,7 @@ static void sync_one(struct statefulset_controller *x, const json_t *sts, const 
 
         if (json_path(sts, "metadata.deletionTimestamp"))
                 return;
-        json_array_sort(revs, cmp_revision);
+        json_array_sort(revs, history_cmp_revision);
         update = update_revision(&s, revs, &collision);
         if (!update) {
                 /* a collision (or a failed write): the status says so, the next pass retries */
