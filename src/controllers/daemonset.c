@@ -23,6 +23,7 @@
 #include "controllers/history.h"
 #include "controllers/node-affinity.h"
 #include "controllers/replicaset.h"
+#include "controllers/resize-report.h"
 
 #define PASS_PERIOD_MS  30000
 #define EVENT_COMPONENT "daemonset-controller"
@@ -738,23 +739,12 @@ static void report_resized(struct daemonset_controller *x, const json_t *ds, con
         json_t *pod;
 
         json_array_foreach(owned, i, pod) {
-                const char *uid = json_path_string_or_empty(pod, "metadata.uid");
-                cleanup_free char *diff =
-                        workload_pod_resize_diff(json_path(ds, "spec.template"), pod);
-                cleanup_free char *msg = NULL;
-                const json_t *seen = json_object_get(x->resized, uid);
+                cleanup_free char *msg =
+                        resize_report_pod(x->resized, json_path(ds, "spec.template"), pod);
 
-                if (!diff) {
-                        json_object_del(x->resized, uid);
-                        continue;
-                }
-                if (seen && streq(json_string_value(seen) ?: "", diff))
-                        continue;
-                json_object_set_new(x->resized, uid, json_string(diff));
-                msg = xasprintf("Pod %s runs resized in place: %s",
-                                json_path_string_or_empty(pod, "metadata.name"), diff);
-                (void) api_client_event(x->loop.client, ds, "Normal", "ResizedPods", msg,
-                                        EVENT_COMPONENT, NULL, NULL);
+                if (msg)
+                        (void) api_client_event(x->loop.client, ds, "Normal", "ResizedPods", msg,
+                                                EVENT_COMPONENT, NULL, NULL);
         }
 }
 
@@ -832,27 +822,13 @@ static void daemonset_pass(void *ctx)
         cleanup_json json_t *nodes = object_values(node_map);
         time_t now = time(NULL);
         const char *key;
-        json_t *ds, *e;
-        void *tmp;
+        json_t *ds;
 
         json_object_foreach(sets, key, ds) {
                 sync_one(x, key, ds, nodes, pods, revisions, now);
         }
         expectations_forget_gone(x->expect, sets);
-        {
-                cleanup_json json_t *uids = json_object();
-                json_t *p;
-
-                json_object_foreach(pods, key, p) {
-                        json_object_set_new(uids, json_path_string_or_empty(p, "metadata.uid"),
-                                            json_true());
-                }
-                json_object_foreach_safe(x->resized, tmp, key, e)
-                {
-                        if (!json_object_get(uids, key))
-                                json_object_del(x->resized, key);
-                }
-        }
+        resize_report_forget_gone(x->resized, pods);
 }
 
 static void daemonset_controller_release(void *ctx)

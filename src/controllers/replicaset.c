@@ -17,6 +17,7 @@
 #include "controllers/controller-ref.h"
 #include "controllers/expectations.h"
 #include "controllers/replicaset.h"
+#include "controllers/resize-report.h"
 
 #define PASS_PERIOD_MS 30000
 /* K8S: BurstReplicas: at most this many creates or deletes per sync */
@@ -329,21 +330,11 @@ static void report_resized(struct replicaset_controller *x, const json_t *rs, co
         json_t *pod;
 
         json_array_foreach(owned, i, pod) {
-                const char *uid = json_path_string_or_empty(pod, "metadata.uid");
-                cleanup_free char *diff =
-                        workload_pod_resize_diff(json_path(rs, "spec.template"), pod);
-                cleanup_free char *msg = NULL;
-                const json_t *seen = json_object_get(x->resized, uid);
+                cleanup_free char *msg =
+                        resize_report_pod(x->resized, json_path(rs, "spec.template"), pod);
 
-                if (!diff) {
-                        json_object_del(x->resized, uid);
+                if (!msg)
                         continue;
-                }
-                if (seen && streq(json_string_value(seen) ?: "", diff))
-                        continue;
-                json_object_set_new(x->resized, uid, json_string(diff));
-                msg = xasprintf("Pod %s runs resized in place: %s",
-                                json_path_string_or_empty(pod, "metadata.name"), diff);
                 (void) api_client_event(x->loop.client, rs, "Normal", "ResizedPods", msg,
                                         EVENT_COMPONENT, NULL, NULL);
                 if (ref &&
@@ -398,21 +389,7 @@ static void replicaset_pass(void *ctx)
                 sync_one(x, key, rs, pods, now);
         }
         /* resize reports of pods that are gone */
-        {
-                cleanup_json json_t *uids = json_object();
-                void *tmp;
-                json_t *p, *v;
-
-                json_object_foreach(pods, key, p) {
-                        json_object_set_new(uids, json_path_string_or_empty(p, "metadata.uid"),
-                                            json_true());
-                }
-                json_object_foreach_safe(x->resized, tmp, key, v)
-                {
-                        if (!json_object_get(uids, key))
-                                json_object_del(x->resized, key);
-                }
-        }
+        resize_report_forget_gone(x->resized, pods);
         /* expectations of ReplicaSets that are gone */
         expectations_forget_gone(x->expect, sets);
 }

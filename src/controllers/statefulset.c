@@ -19,6 +19,7 @@
 #include "controllers/controller-loop.h"
 #include "controllers/controller-ref.h"
 #include "controllers/history.h"
+#include "controllers/resize-report.h"
 #include "controllers/statefulset.h"
 
 #define PASS_PERIOD_MS  30000
@@ -32,6 +33,8 @@ enum { COL_STS, COL_PODS, COL_CLAIMS, COL_REVISIONS };
 
 struct statefulset_controller {
         struct controller_loop loop;
+        /* pod uid -> the resize difference last reported for it (resize-report.h) */
+        json_t *resized;
 };
 
 /* One set's pass: what it read and what it decided. */
@@ -613,6 +616,31 @@ static void write_status(struct sync *s, json_t *status)
                 informer_store(s->x->loop.watch, COL_STS, answer);
 }
 
+/* Issue 12: an Event ResizedPods on the set for each pod whose running resources differ, after
+ * an in-place resize, from the template of the revision it was made at (the set's template when
+ * that revision is gone), once per difference: `kubectl describe sts` lists it under Events. A
+ * pod of an older revision in a rolling update is not reported for the template change. */
+static void report_resized(struct sync *s, const json_t *pods, const json_t *revs)
+{
+        size_t i, j;
+        json_t *pod, *rev;
+
+        json_array_foreach(pods, i, pod) {
+                cleanup_json json_t *tmpl = NULL;
+                cleanup_free char *msg = NULL;
+
+                json_array_foreach(revs, j, rev) {
+                        if (!tmpl && streq(json_path_string_or_empty(rev, "metadata.name"),
+                                           pod_revision(pod)))
+                                tmpl = statefulset_revision_template(json_object_get(rev, "data"));
+                }
+                msg = resize_report_pod(s->x->resized,
+                                        tmpl ? tmpl : json_path(s->sts, "spec.template"), pod);
+                if (msg)
+                        event(s, "Normal", "ResizedPods", msg);
+        }
+}
+
 static void sync_one(struct statefulset_controller *x, const json_t *sts, const json_t *all_pods,
                      const json_t *claims, const json_t *all_revs, time_t now)
 {
@@ -692,6 +720,7 @@ static void sync_one(struct statefulset_controller *x, const json_t *sts, const 
                                                                      ordinal, "pod", pod));
         }
         json_array_sort(w.condemned, cmp_ordinal);
+        report_resized(&s, pods, revs);
         walk_pods(&s, &w);
         status = compute_status(&s, pods, w.current_rev, w.update_rev, collision);
         write_status(&s, status);
@@ -716,11 +745,15 @@ static void statefulset_pass(void *ctx)
         json_object_foreach(sets, key, sts) {
                 sync_one(x, sts, pods, claims, revs, now);
         }
+        resize_report_forget_gone(x->resized, pods);
 }
 
 static void statefulset_controller_release(void *ctx)
 {
-        free(ctx);
+        struct statefulset_controller *x = ctx;
+
+        json_decref(x->resized);
+        free(x);
 }
 
 int statefulset_controller_start(const struct api_client_options *o,
@@ -738,7 +771,10 @@ int statefulset_controller_start(const struct api_client_options *o,
                                                  .pass = statefulset_pass,
                                                  .release = statefulset_controller_release };
         struct statefulset_controller *x = xcalloc(1, sizeof(*x));
-        int r = controller_loop_start(o, &def, x, &x->loop, reterr);
+        int r;
+
+        x->resized = json_object();
+        r = controller_loop_start(o, &def, x, &x->loop, reterr);
 
         if (r < 0) {
                 statefulset_controller_release(x);
