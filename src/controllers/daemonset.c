@@ -291,8 +291,50 @@ static bool revision_delete(const json_t *cr, void *ctx)
 /* K8S: constructHistory: the revision whose data is the template's (made, or moved to the
  * newest revision, when needed), then cleanupHistory: at most revisionHistoryLimit others, never
  * one a live pod still carries. */
-static void sync_history(struct daemonset_controller *x, const json_t *ds, const json_t *revisions,
-                         const json_t *pods, const char *hash)
+/* K8S: snapshot's answer to AlreadyExists: the revision named ds-hash exists. 0 when it holds
+ * ds's template (made before); otherwise a hash collision: status.collisionCount, read again from
+ * the server, is raised so the next pass hashes anew (-EEXIST), unless the count ds was hashed
+ * with is stale (-EAGAIN: the informer has not caught up; retry). */
+static int revision_name_taken(struct daemonset_controller *x, const json_t *ds, const char *name,
+                               const json_t *data)
+{
+        const char *ns = json_path_string_or_empty(ds, "metadata.namespace");
+        cleanup_free char *cr_path =
+                xasprintf("/apis/apps/v1/namespaces/%s/controllerrevisions/%s", ns, name);
+        cleanup_free char *ds_path = xasprintf("/apis/apps/v1/namespaces/%s/daemonsets/%s", ns,
+                                               json_path_string_or_empty(ds, "metadata.name"));
+        cleanup_free char *status_path = xasprintf("%s/status", ds_path);
+        cleanup_json json_t *existing = NULL, *cur = NULL, *answer = NULL;
+        const json_t *have, *want;
+        int r;
+
+        r = api_client_get_json(x->loop.client, cr_path, &existing, NULL);
+        if (r < 0)
+                return r;
+        /* K8S: Match: the revision's data is ds's patch */
+        if (json_equal(json_object_get(existing, "data"), data))
+                return 0;
+        r = api_client_get_json(x->loop.client, ds_path, &cur, NULL);
+        if (r < 0)
+                return r;
+        have = json_path(cur, "status.collisionCount");
+        want = json_path(ds, "status.collisionCount");
+        if (!(have ? want && json_equal(have, want) : !want))
+                return -EAGAIN;
+        if (!json_is_object(json_object_get(cur, "status")))
+                json_object_set_new(cur, "status", json_object());
+        json_object_set_new(json_object_get(cur, "status"), "collisionCount",
+                            json_integer(json_integer_value(have) + 1));
+        r = request(x, "PUT", status_path, "application/json", cur, &answer);
+        if (r < 0)
+                return r;
+        if (answer)
+                informer_store(x->loop.watch, COL_DS, answer);
+        return -EEXIST;
+}
+
+static int sync_history(struct daemonset_controller *x, const json_t *ds, const json_t *revisions,
+                        const json_t *pods, const char *hash)
 {
         const char *ns = json_path_string_or_empty(ds, "metadata.namespace");
         const char *uid = json_path_string_or_empty(ds, "metadata.uid");
@@ -331,7 +373,14 @@ static void sync_history(struct daemonset_controller *x, const json_t *ds, const
                 if (json_path(ds, "metadata.annotations"))
                         json_object_set(json_object_get(rev, "metadata"), "annotations",
                                         json_path(ds, "metadata.annotations"));
-                (void) request(x, "POST", path, "application/json", rev, NULL);
+                if (request(x, "POST", path, "application/json", rev, NULL) == -ESTALE) {
+                        cleanup_free char *name = xasprintf(
+                                "%s-%s", json_path_string_or_empty(ds, "metadata.name"), hash);
+                        int r = revision_name_taken(x, ds, name, data);
+
+                        if (r < 0)
+                                return r;
+                }
         } else if (json_integer_value(json_object_get(cur, "revision")) < max) {
                 cleanup_json json_t *next = json_deep_copy(cur);
                 cleanup_free char *path =
@@ -343,7 +392,7 @@ static void sync_history(struct daemonset_controller *x, const json_t *ds, const
                 (void) request(x, "PUT", path, "application/json", next, NULL);
         }
         if ((int) json_array_size(old) <= limit)
-                return;
+                return 0;
         /* K8S: cleanupHistory: from the oldest, skipping the revisions live pods carry */
         json_array_sort(old, history_cmp_revision);
         {
@@ -354,6 +403,7 @@ static void sync_history(struct daemonset_controller *x, const json_t *ds, const
 
                 (void) history_prune(old, (long) json_array_size(old) - limit, &pruner);
         }
+        return 0;
 }
 
 static char *pod_path(const char *ns, const char *name)
@@ -765,7 +815,9 @@ static void sync_one(struct daemonset_controller *x, const char *key, const json
                 return;
         owned = claim_pods(x, ds, pods);
         report_resized(x, ds, owned);
-        sync_history(x, ds, revisions, owned, hash);
+        /* K8S: syncDaemonSet stops when constructHistory fails (a collision among them) */
+        if (sync_history(x, ds, revisions, owned, hash) < 0)
+                return;
         json_array_foreach(owned, i, pod) {
                 const char *n = daemonset_pod_node(pod) ?: "";
                 json_t *arr = json_object_get(by_node, n);
