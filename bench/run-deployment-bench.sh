@@ -8,14 +8,14 @@
 # report). Everything it made (processes, mounts, cgroups, folders) is removed on exit, failure
 # and Ctrl-C included. The report goes to stdout and bench/results/deployment-<UTC date>.md.
 #
-# Environment: BUILD (build folder, default build), REPLICAS (100), ROUNDS (2), TIMEOUT (600 s
+# Environment: BUILD (build folder, default build), REPLICAS (100), ROUNDS (1), TIMEOUT (600 s
 # a phase), BENCH_TMPDIR (parent of the data dir; default $TMPDIR or /tmp).
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
 BUILD=${BUILD:-build}
 REPLICAS=${REPLICAS:-100}
-ROUNDS=${ROUNDS:-2}
+ROUNDS=${ROUNDS:-1}
 TIMEOUT=${TIMEOUT:-600}
 
 if [ "$(id -u)" -ne 0 ]; then
