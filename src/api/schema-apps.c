@@ -16,9 +16,9 @@ static const struct schema_field rs_spec_fields[] = {
 /* clang-format on */
 static const struct schema schema_rs_spec = SCHEMA_STRUCT("ReplicaSetSpec", rs_spec_fields);
 
-/* apps/v1 ReplicaSetCondition */
+/* apps/v1 ReplicaSetCondition, DaemonSetCondition, StatefulSetCondition (schemas.h) */
 /* clang-format off */
-static const struct schema_field rs_condition_fields[] = {
+const struct schema_field schema_apps_condition_fields[] = {
         { "type", &schema_string, 1, SCHEMA_GO_ALWAYS },
         { "status", &schema_condition_status, 2, SCHEMA_GO_ALWAYS },
         { "lastTransitionTime", &schema_time, 3, SCHEMA_GO_VALUE },
@@ -28,7 +28,7 @@ static const struct schema_field rs_condition_fields[] = {
 };
 /* clang-format on */
 static const struct schema schema_rs_condition =
-        SCHEMA_STRUCT("ReplicaSetCondition", rs_condition_fields);
+        SCHEMA_STRUCT("ReplicaSetCondition", schema_apps_condition_fields);
 
 /* apps/v1 ReplicaSetStatus */
 /* clang-format off */
@@ -48,12 +48,7 @@ static const struct schema schema_rs_status = SCHEMA_STRUCT("ReplicaSetStatus", 
 /* apps/v1 ReplicaSet */
 /* clang-format off */
 static const struct schema_field rs_fields[] = {
-        { "kind", &schema_string, 0, 0 },
-        { "apiVersion", &schema_string, 0, 0 },
-        { "metadata", &schema_object_meta, 1, SCHEMA_GO_VALUE },
-        { "spec", &schema_rs_spec, 2, SCHEMA_GO_VALUE },
-        { "status", &schema_rs_status, 3, SCHEMA_GO_VALUE },
-        SCHEMA_FIELDS_END,
+        SCHEMA_SPEC_STATUS_FIELDS(&schema_rs_spec, &schema_rs_status),
 };
 /* clang-format on */
 const struct schema schema_replica_set = SCHEMA_STRUCT("ReplicaSet", rs_fields);
@@ -137,12 +132,7 @@ static const struct schema schema_deployment_status =
 /* apps/v1 Deployment */
 /* clang-format off */
 static const struct schema_field deployment_fields[] = {
-        { "kind", &schema_string, 0, 0 },
-        { "apiVersion", &schema_string, 0, 0 },
-        { "metadata", &schema_object_meta, 1, SCHEMA_GO_VALUE },
-        { "spec", &schema_deployment_spec, 2, SCHEMA_GO_VALUE },
-        { "status", &schema_deployment_status, 3, SCHEMA_GO_VALUE },
-        SCHEMA_FIELDS_END,
+        SCHEMA_SPEC_STATUS_FIELDS(&schema_deployment_spec, &schema_deployment_status),
 };
 /* clang-format on */
 const struct schema schema_deployment = SCHEMA_STRUCT("Deployment", deployment_fields);
@@ -163,26 +153,15 @@ static const struct schema schema_scale_spec = SCHEMA_STRUCT("ScaleSpec", scale_
 static const struct schema schema_scale_status = SCHEMA_STRUCT("ScaleStatus", scale_status_fields);
 /* clang-format off */
 static const struct schema_field scale_fields[] = {
-        { "kind", &schema_string, 0, 0 },
-        { "apiVersion", &schema_string, 0, 0 },
-        { "metadata", &schema_object_meta, 1, SCHEMA_GO_VALUE },
-        { "spec", &schema_scale_spec, 2, SCHEMA_GO_VALUE },
-        { "status", &schema_scale_status, 3, SCHEMA_GO_VALUE },
-        SCHEMA_FIELDS_END,
+        SCHEMA_SPEC_STATUS_FIELDS(&schema_scale_spec, &schema_scale_status),
 };
 /* clang-format on */
 const struct schema schema_scale = SCHEMA_STRUCT("Scale", scale_fields);
 
-/* apps/v1 RollingUpdateDaemonSet, DaemonSetUpdateStrategy */
-/* clang-format off */
-static const struct schema_field ds_rolling_update_fields[] = {
-        { "maxUnavailable", &schema_int_or_string, 1, SCHEMA_GO_POINTER },
-        { "maxSurge", &schema_int_or_string, 2, SCHEMA_GO_POINTER },
-        SCHEMA_FIELDS_END,
-};
-/* clang-format on */
+/* apps/v1 RollingUpdateDaemonSet (the fields of RollingUpdateDeployment, numbered alike),
+ * DaemonSetUpdateStrategy */
 static const struct schema schema_ds_rolling_update =
-        SCHEMA_STRUCT("RollingUpdateDaemonSet", ds_rolling_update_fields);
+        SCHEMA_STRUCT("RollingUpdateDaemonSet", rolling_update_fields);
 static const struct schema schema_ds_strategy_type =
         SCHEMA_NAMED(SCHEMA_STRING, "v1.DaemonSetUpdateStrategyType");
 /* clang-format off */
@@ -209,18 +188,8 @@ static const struct schema_field ds_spec_fields[] = {
 static const struct schema schema_ds_spec = SCHEMA_STRUCT("DaemonSetSpec", ds_spec_fields);
 
 /* apps/v1 DaemonSetCondition */
-/* clang-format off */
-static const struct schema_field ds_condition_fields[] = {
-        { "type", &schema_string, 1, SCHEMA_GO_ALWAYS },
-        { "status", &schema_condition_status, 2, SCHEMA_GO_ALWAYS },
-        { "lastTransitionTime", &schema_time, 3, SCHEMA_GO_VALUE },
-        { "reason", &schema_string, 4, SCHEMA_GO_VALUE },
-        { "message", &schema_string, 5, SCHEMA_GO_VALUE },
-        SCHEMA_FIELDS_END,
-};
-/* clang-format on */
 static const struct schema schema_ds_condition =
-        SCHEMA_STRUCT("DaemonSetCondition", ds_condition_fields);
+        SCHEMA_STRUCT("DaemonSetCondition", schema_apps_condition_fields);
 
 /* apps/v1 DaemonSetStatus: the first four counts are not omitempty */
 /* clang-format off */
@@ -243,12 +212,7 @@ static const struct schema schema_ds_status = SCHEMA_STRUCT("DaemonSetStatus", d
 /* apps/v1 DaemonSet */
 /* clang-format off */
 static const struct schema_field ds_fields[] = {
-        { "kind", &schema_string, 0, 0 },
-        { "apiVersion", &schema_string, 0, 0 },
-        { "metadata", &schema_object_meta, 1, SCHEMA_GO_VALUE },
-        { "spec", &schema_ds_spec, 2, SCHEMA_GO_VALUE },
-        { "status", &schema_ds_status, 3, SCHEMA_GO_VALUE },
-        SCHEMA_FIELDS_END,
+        SCHEMA_SPEC_STATUS_FIELDS(&schema_ds_spec, &schema_ds_status),
 };
 /* clang-format on */
 const struct schema schema_daemon_set = SCHEMA_STRUCT("DaemonSet", ds_fields);

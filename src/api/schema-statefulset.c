@@ -73,19 +73,9 @@ static const struct schema_field sts_spec_fields[] = {
 /* clang-format on */
 static const struct schema schema_sts_spec = SCHEMA_STRUCT("StatefulSetSpec", sts_spec_fields);
 
-/* apps/v1 StatefulSetCondition */
-/* clang-format off */
-static const struct schema_field sts_condition_fields[] = {
-        { "type", &schema_string, 1, SCHEMA_GO_ALWAYS },
-        { "status", &schema_condition_status, 2, SCHEMA_GO_ALWAYS },
-        { "lastTransitionTime", &schema_time, 3, SCHEMA_GO_VALUE },
-        { "reason", &schema_string, 4, SCHEMA_GO_VALUE },
-        { "message", &schema_string, 5, SCHEMA_GO_VALUE },
-        SCHEMA_FIELDS_END,
-};
-/* clang-format on */
+/* apps/v1 StatefulSetCondition (the fields of the other apps/v1 conditions, schemas.h) */
 static const struct schema schema_sts_condition =
-        SCHEMA_STRUCT("StatefulSetCondition", sts_condition_fields);
+        SCHEMA_STRUCT("StatefulSetCondition", schema_apps_condition_fields);
 
 /* apps/v1 StatefulSetStatus */
 /* clang-format off */
@@ -109,12 +99,7 @@ static const struct schema schema_sts_status =
 /* apps/v1 StatefulSet */
 /* clang-format off */
 static const struct schema_field sts_fields[] = {
-        { "kind", &schema_string, 0, 0 },
-        { "apiVersion", &schema_string, 0, 0 },
-        { "metadata", &schema_object_meta, 1, SCHEMA_GO_VALUE },
-        { "spec", &schema_sts_spec, 2, SCHEMA_GO_VALUE },
-        { "status", &schema_sts_status, 3, SCHEMA_GO_VALUE },
-        SCHEMA_FIELDS_END,
+        SCHEMA_SPEC_STATUS_FIELDS(&schema_sts_spec, &schema_sts_status),
 };
 /* clang-format on */
 const struct schema schema_stateful_set = SCHEMA_STRUCT("StatefulSet", sts_fields);

@@ -53,6 +53,10 @@ extern const struct schema schema_lease;
 /* ---- kinds (apps: api/schema-apps.c) ---- */
 /* apps/v1 ReplicaSet and Deployment, autoscaling/v1 Scale (their scale subresource's body). */
 extern const struct schema schema_replica_set, schema_deployment, schema_scale;
+/* The fields apps/v1 ReplicaSetCondition, DaemonSetCondition and StatefulSetCondition share
+ * (type, status, lastTransitionTime, reason, message, numbered as types.go does them;
+ * api/schema-apps.c). */
+extern const struct schema_field schema_apps_condition_fields[];
 /* apps/v1 StatefulSet and ControllerRevision (api/schema-statefulset.c). */
 extern const struct schema schema_stateful_set, schema_controller_revision;
 /* apps/v1 DaemonSet (api/schema-apps.c). */
@@ -115,6 +119,13 @@ extern const struct schema schema_any, schema_string, schema_int32, schema_int64
  {                                 \
   .kind = (kind_), .go_type = (go) \
  }
+/* The fields of a kind with a spec and a status (typeMeta inline, metadata 1, spec 2, status
+ * 3), the shape of every apps/v1 kind: the body of a schema_field array. */
+#define SCHEMA_SPEC_STATUS_FIELDS(spec_, status_)                                              \
+ { "kind", &schema_string, 0, 0 }, { "apiVersion", &schema_string, 0, 0 },                     \
+         { "metadata", &schema_object_meta, 1, SCHEMA_GO_VALUE },                              \
+         { "spec", (spec_), 2, SCHEMA_GO_VALUE }, { "status", (status_), 3, SCHEMA_GO_VALUE }, \
+         SCHEMA_FIELDS_END
 /* K8S: no patchStrategy: a patch replaces the whole list. */
 #define SCHEMA_ATOMIC_LIST(items_) \
  (&(const struct schema){ .kind = SCHEMA_LIST, .items = (items_), .list_type = SCHEMA_LIST_ATOMIC })

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/owner.h"
 #include "api/selector.h"
 #include "api/taints.h"
 #include "api/workload.h"
@@ -16,20 +17,22 @@
 #include "base/timeutil.h"
 #include "client/event.h"
 #include "controllers/controller-loop.h"
+#include "controllers/controller-ref.h"
 #include "controllers/daemonset.h"
+#include "controllers/expectations.h"
+#include "controllers/history.h"
 #include "controllers/node-affinity.h"
 #include "controllers/replicaset.h"
+#include "controllers/resize-report.h"
 
-#define PASS_PERIOD_MS 30000
-/* K8S: controller.ExpectationsTimeout */
-#define EXPECTATIONS_TIMEOUT_S 300
-#define EVENT_COMPONENT        "daemonset-controller"
+#define PASS_PERIOD_MS  30000
+#define EVENT_COMPONENT "daemonset-controller"
 
 enum { COL_DS, COL_NODES, COL_PODS, COL_REVISIONS };
 
 struct daemonset_controller {
         struct controller_loop loop;
-        /* expectations: "ns/ds" -> {"add": [pod keys], "del": [pod keys], "until": epoch s} */
+        /* expectations (expectations.h) by "ns/ds" */
         json_t *expect;
         /* pod uid -> the resize difference last reported for it (issue 12) */
         json_t *resized;
@@ -139,10 +142,7 @@ bool daemonset_node_should_run(const json_t *ds, const json_t *node, bool *ret_c
 
 static json_t *owner_ref(const json_t *ds)
 {
-        return json_pack("{s:s, s:s, s:s, s:s, s:b, s:b}", "apiVersion", "apps/v1", "kind",
-                         "DaemonSet", "name", json_path_string_or_empty(ds, "metadata.name"), "uid",
-                         json_path_string_or_empty(ds, "metadata.uid"), "controller", 1,
-                         "blockOwnerDeletion", 1);
+        return controller_ref_new("apps/v1", "DaemonSet", ds);
 }
 
 json_t *daemonset_new_pod(const json_t *ds, const char *node_name, const char *hash)
@@ -249,24 +249,92 @@ static int int_at(const json_t *obj, const char *path, int dflt)
 
 static bool controlled_by(const json_t *obj, const char *uid)
 {
-        const json_t *ref = replicaset_controller_of(obj);
+        const json_t *ref = owner_controller_of(obj);
 
         return ref && streq(json_string_value(json_object_get(ref, "uid")) ?: "", uid);
 }
 
-static int cmp_revision(const void *pa, const void *pb)
-{
-        json_int_t a = json_integer_value(json_object_get(*(json_t *const *) pa, "revision"));
-        json_int_t b = json_integer_value(json_object_get(*(json_t *const *) pb, "revision"));
+/* What a DaemonSet's history pruning reads: the live pods' revision hashes. */
+struct prune {
+        struct daemonset_controller *x;
+        const json_t *pods;
+};
 
-        return a < b ? -1 : a > b;
+static bool revision_live(const json_t *cr, void *ctx)
+{
+        const struct prune *p = ctx;
+        const char *h = json_string_value(
+                json_object_get(json_path(cr, "metadata.labels"), DAEMONSET_REVISION_HASH_LABEL));
+        size_t j;
+        json_t *pod;
+
+        json_array_foreach((json_t *) p->pods, j, pod) {
+                const char *ph = json_string_value(json_object_get(
+                        json_path(pod, "metadata.labels"), DAEMONSET_REVISION_HASH_LABEL));
+                if (h && ph && streq(h, ph))
+                        return true;
+        }
+        return false;
+}
+
+static bool revision_delete(const json_t *cr, void *ctx)
+{
+        const struct prune *p = ctx;
+        cleanup_free char *path = xasprintf("/apis/apps/v1/namespaces/%s/controllerrevisions/%s",
+                                            json_path_string_or_empty(cr, "metadata.namespace"),
+                                            json_path_string_or_empty(cr, "metadata.name"));
+
+        (void) request(p->x, "DELETE", path, NULL, NULL, NULL);
+        return true;
 }
 
 /* K8S: constructHistory: the revision whose data is the template's (made, or moved to the
  * newest revision, when needed), then cleanupHistory: at most revisionHistoryLimit others, never
  * one a live pod still carries. */
-static void sync_history(struct daemonset_controller *x, const json_t *ds, const json_t *revisions,
-                         const json_t *pods, const char *hash)
+/* K8S: snapshot's answer to AlreadyExists: the revision named ds-hash exists. 0 when it holds
+ * ds's template (made before); otherwise a hash collision: status.collisionCount, read again from
+ * the server, is raised so the next pass hashes anew (-EEXIST), unless the count ds was hashed
+ * with is stale (-EAGAIN: the informer has not caught up; retry). */
+static int revision_name_taken(struct daemonset_controller *x, const json_t *ds, const char *name,
+                               const json_t *data)
+{
+        const char *ns = json_path_string_or_empty(ds, "metadata.namespace");
+        cleanup_free char *cr_path =
+                xasprintf("/apis/apps/v1/namespaces/%s/controllerrevisions/%s", ns, name);
+        cleanup_free char *ds_path = xasprintf("/apis/apps/v1/namespaces/%s/daemonsets/%s", ns,
+                                               json_path_string_or_empty(ds, "metadata.name"));
+        cleanup_free char *status_path = xasprintf("%s/status", ds_path);
+        cleanup_json json_t *existing = NULL, *cur = NULL, *answer = NULL;
+        const json_t *have, *want;
+        int r;
+
+        r = api_client_get_json(x->loop.client, cr_path, &existing, NULL);
+        if (r < 0)
+                return r;
+        /* K8S: Match: the revision's data is ds's patch */
+        if (json_equal(json_object_get(existing, "data"), data))
+                return 0;
+        r = api_client_get_json(x->loop.client, ds_path, &cur, NULL);
+        if (r < 0)
+                return r;
+        have = json_path(cur, "status.collisionCount");
+        want = json_path(ds, "status.collisionCount");
+        if (!(have ? want && json_equal(have, want) : !want))
+                return -EAGAIN;
+        if (!json_is_object(json_object_get(cur, "status")))
+                json_object_set_new(cur, "status", json_object());
+        json_object_set_new(json_object_get(cur, "status"), "collisionCount",
+                            json_integer(json_integer_value(have) + 1));
+        r = request(x, "PUT", status_path, "application/json", cur, &answer);
+        if (r < 0)
+                return r;
+        if (answer)
+                informer_store(x->loop.watch, COL_DS, answer);
+        return -EEXIST;
+}
+
+static int sync_history(struct daemonset_controller *x, const json_t *ds, const json_t *revisions,
+                        const json_t *pods, const char *hash)
 {
         const char *ns = json_path_string_or_empty(ds, "metadata.namespace");
         const char *uid = json_path_string_or_empty(ds, "metadata.uid");
@@ -276,8 +344,7 @@ static void sync_history(struct daemonset_controller *x, const json_t *ds, const
         long long max = 0;
         int limit = int_at(ds, "spec.revisionHistoryLimit", 10);
         const char *key;
-        json_t *cr, *pod;
-        size_t i;
+        json_t *cr;
 
         json_object_foreach((json_t *) revisions, key, cr) {
                 if (!streq(json_path_string_or_empty(cr, "metadata.namespace"), ns) ||
@@ -306,7 +373,14 @@ static void sync_history(struct daemonset_controller *x, const json_t *ds, const
                 if (json_path(ds, "metadata.annotations"))
                         json_object_set(json_object_get(rev, "metadata"), "annotations",
                                         json_path(ds, "metadata.annotations"));
-                (void) request(x, "POST", path, "application/json", rev, NULL);
+                if (request(x, "POST", path, "application/json", rev, NULL) == -ESTALE) {
+                        cleanup_free char *name = xasprintf(
+                                "%s-%s", json_path_string_or_empty(ds, "metadata.name"), hash);
+                        int r = revision_name_taken(x, ds, name, data);
+
+                        if (r < 0)
+                                return r;
+                }
         } else if (json_integer_value(json_object_get(cur, "revision")) < max) {
                 cleanup_json json_t *next = json_deep_copy(cur);
                 cleanup_free char *path =
@@ -318,37 +392,18 @@ static void sync_history(struct daemonset_controller *x, const json_t *ds, const
                 (void) request(x, "PUT", path, "application/json", next, NULL);
         }
         if ((int) json_array_size(old) <= limit)
-                return;
-        json_array_sort(old, cmp_revision);
+                return 0;
+        /* K8S: cleanupHistory: from the oldest, skipping the revisions live pods carry */
+        json_array_sort(old, history_cmp_revision);
         {
-                size_t excess = json_array_size(old) - (size_t) limit;
+                struct prune p = { .x = x, .pods = pods };
+                const struct history_pruner pruner = { .in_use = revision_live,
+                                                       .delete = revision_delete,
+                                                       .ctx = &p };
 
-                json_array_foreach(old, i, cr) {
-                        const char *h = json_string_value(json_object_get(
-                                json_path(cr, "metadata.labels"), DAEMONSET_REVISION_HASH_LABEL));
-                        bool live = false;
-                        size_t j;
-
-                        if (!excess)
-                                break;
-                        json_array_foreach((json_t *) pods, j, pod) {
-                                const char *ph = json_string_value(
-                                        json_object_get(json_path(pod, "metadata.labels"),
-                                                        DAEMONSET_REVISION_HASH_LABEL));
-                                if (h && ph && streq(h, ph))
-                                        live = true;
-                        }
-                        if (live)
-                                continue;
-                        {
-                                cleanup_free char *path = xasprintf(
-                                        "/apis/apps/v1/namespaces/%s/controllerrevisions/%s", ns,
-                                        json_path_string_or_empty(cr, "metadata.name"));
-                                (void) request(x, "DELETE", path, NULL, NULL, NULL);
-                        }
-                        excess--;
-                }
+                (void) history_prune(old, (long) json_array_size(old) - limit, &pruner);
         }
+        return 0;
 }
 
 static char *pod_path(const char *ns, const char *name)
@@ -361,89 +416,15 @@ static char *pod_path(const char *ns, const char *name)
  * selector matches and releasing the owned ones it no longer matches (a JSON array). */
 static json_t *claim_pods(struct daemonset_controller *x, const json_t *ds, const json_t *pods)
 {
-        const char *ns = json_path_string_or_empty(ds, "metadata.namespace");
-        const char *uid = json_path_string_or_empty(ds, "metadata.uid");
-        const json_t *sel = json_path(ds, "spec.selector");
-        json_t *owned = json_array(), *pod;
-        const char *key;
+        const struct controller_ref_manager m = { .loop = &x->loop,
+                                                  .col = COL_PODS,
+                                                  .owner = ds,
+                                                  .api_version = "apps/v1",
+                                                  .kind = "DaemonSet",
+                                                  .group_path = "/api/v1",
+                                                  .plural = "pods" };
 
-        json_object_foreach((json_t *) pods, key, pod) {
-                const json_t *ref = replicaset_controller_of(pod);
-                const char *name = json_path_string_or_empty(pod, "metadata.name");
-                cleanup_json json_t *patch = NULL, *answer = NULL;
-                cleanup_free char *path = NULL;
-                bool matches;
-
-                if (!streq(json_path_string_or_empty(pod, "metadata.namespace"), ns))
-                        continue;
-                matches =
-                        label_selector_object_matches(sel, json_path(pod, "metadata.labels")) == 1;
-                if (ref && !streq(json_string_value(json_object_get(ref, "uid")) ?: "", uid))
-                        continue;
-                if (ref && matches) {
-                        json_array_append(owned, pod);
-                        continue;
-                }
-                if (!ref && (!matches || json_path(pod, "metadata.deletionTimestamp")))
-                        continue;
-                path = pod_path(ns, name);
-                if (ref) {
-                        /* K8S: ReleasePod */
-                        patch = json_pack("{s:{s:[{s:s, s:s}], s:s}}", "metadata",
-                                          "ownerReferences", "$patch", "delete", "uid", uid, "uid",
-                                          json_path_string_or_empty(pod, "metadata.uid"));
-                        (void) request(x, "PATCH", path, "application/strategic-merge-patch+json",
-                                       patch, NULL);
-                        continue;
-                }
-                /* K8S: AdoptPod */
-                patch = json_pack("{s:{s:[o], s:s}}", "metadata", "ownerReferences", owner_ref(ds),
-                                  "uid", json_path_string_or_empty(pod, "metadata.uid"));
-                if (request(x, "PATCH", path, "application/strategic-merge-patch+json", patch,
-                            &answer) == 0 &&
-                    answer) {
-                        informer_store(x->loop.watch, COL_PODS, answer);
-                        json_array_append(owned, answer);
-                }
-        }
-        return owned;
-}
-
-static bool expectations_met(struct daemonset_controller *x, const char *key, const json_t *pods,
-                             time_t now)
-{
-        json_t *e = json_object_get(x->expect, key), *v;
-        size_t i;
-
-        if (!e)
-                return true;
-        if (now >= (time_t) json_integer_value(json_object_get(e, "until"))) {
-                json_object_del(x->expect, key);
-                return true;
-        }
-        json_array_foreach(json_object_get(e, "add"), i, v) {
-                if (!json_object_get(pods, json_string_value(v)))
-                        return false;
-        }
-        json_array_foreach(json_object_get(e, "del"), i, v) {
-                const json_t *pod = json_object_get(pods, json_string_value(v));
-                if (pod && !json_path(pod, "metadata.deletionTimestamp"))
-                        return false;
-        }
-        json_object_del(x->expect, key);
-        return true;
-}
-
-static json_t *expectation(struct daemonset_controller *x, const char *key, time_t now)
-{
-        json_t *e = json_object_get(x->expect, key);
-
-        if (e)
-                return e;
-        e = json_pack("{s:[], s:[], s:I}", "add", "del", "until",
-                      (json_int_t) (now + EXPECTATIONS_TIMEOUT_S));
-        json_object_set_new(x->expect, key, e);
-        return e;
+        return controller_ref_claim(&m, pods);
 }
 
 /* Creates ds's pod for node; false when the create failed (the slow start stops there). */
@@ -463,8 +444,11 @@ static bool create_pod(struct daemonset_controller *x, const char *key, const js
                                         EVENT_COMPONENT, NULL, NULL);
                 return false;
         }
-        json_array_append_new(json_object_get(expectation(x, key, now), "add"),
-                              json_string_nocheck(informer_key(answer)));
+        {
+                cleanup_free char *pod_key = informer_key(answer);
+
+                expectations_expect_add(x->expect, key, pod_key, now);
+        }
         msg = xasprintf("Created pod: %s", json_path_string_or_empty(answer, "metadata.name"));
         (void) api_client_event(x->loop.client, ds, "Normal", "SuccessfulCreate", msg,
                                 EVENT_COMPONENT, NULL, NULL);
@@ -489,8 +473,11 @@ static void delete_pod(struct daemonset_controller *x, const char *key, const js
         r = request(x, "DELETE", path, body ? "application/json" : NULL, body, NULL);
         if (r < 0 && r != -ENOENT)
                 return;
-        json_array_append_new(json_object_get(expectation(x, key, now), "del"),
-                              json_string_nocheck(informer_key(pod)));
+        {
+                cleanup_free char *pod_key = informer_key(pod);
+
+                expectations_expect_del(x->expect, key, pod_key, now);
+        }
         msg = xasprintf("Deleted pod: %s", name);
         (void) api_client_event(x->loop.client, ds, "Normal", "SuccessfulDelete", msg,
                                 EVENT_COMPONENT, NULL, NULL);
@@ -802,23 +789,12 @@ static void report_resized(struct daemonset_controller *x, const json_t *ds, con
         json_t *pod;
 
         json_array_foreach(owned, i, pod) {
-                const char *uid = json_path_string_or_empty(pod, "metadata.uid");
-                cleanup_free char *diff =
-                        workload_pod_resize_diff(json_path(ds, "spec.template"), pod);
-                cleanup_free char *msg = NULL;
-                const json_t *seen = json_object_get(x->resized, uid);
+                cleanup_free char *msg =
+                        resize_report_pod(x->resized, json_path(ds, "spec.template"), pod);
 
-                if (!diff) {
-                        json_object_del(x->resized, uid);
-                        continue;
-                }
-                if (seen && streq(json_string_value(seen) ?: "", diff))
-                        continue;
-                json_object_set_new(x->resized, uid, json_string(diff));
-                msg = xasprintf("Pod %s runs resized in place: %s",
-                                json_path_string_or_empty(pod, "metadata.name"), diff);
-                (void) api_client_event(x->loop.client, ds, "Normal", "ResizedPods", msg,
-                                        EVENT_COMPONENT, NULL, NULL);
+                if (msg)
+                        (void) api_client_event(x->loop.client, ds, "Normal", "ResizedPods", msg,
+                                                EVENT_COMPONENT, NULL, NULL);
         }
 }
 
@@ -839,7 +815,9 @@ static void sync_one(struct daemonset_controller *x, const char *key, const json
                 return;
         owned = claim_pods(x, ds, pods);
         report_resized(x, ds, owned);
-        sync_history(x, ds, revisions, owned, hash);
+        /* K8S: syncDaemonSet stops when constructHistory fails (a collision among them) */
+        if (sync_history(x, ds, revisions, owned, hash) < 0)
+                return;
         json_array_foreach(owned, i, pod) {
                 const char *n = daemonset_pod_node(pod) ?: "";
                 json_t *arr = json_object_get(by_node, n);
@@ -854,7 +832,7 @@ static void sync_one(struct daemonset_controller *x, const char *key, const json
                 bool cont;
                 desired += daemonset_node_should_run(ds, node, &cont);
         }
-        if (expectations_met(x, key, pods, now)) {
+        if (expectations_met(x->expect, key, pods, now)) {
                 manage(x, key, ds, nodes, by_node, hash, desired, now);
                 if (streq(json_path_string_or_empty(ds, "spec.updateStrategy.type"),
                           "RollingUpdate"))
@@ -896,31 +874,13 @@ static void daemonset_pass(void *ctx)
         cleanup_json json_t *nodes = object_values(node_map);
         time_t now = time(NULL);
         const char *key;
-        json_t *ds, *e;
-        void *tmp;
+        json_t *ds;
 
         json_object_foreach(sets, key, ds) {
                 sync_one(x, key, ds, nodes, pods, revisions, now);
         }
-        json_object_foreach_safe(x->expect, tmp, key, e)
-        {
-                if (!json_object_get(sets, key))
-                        json_object_del(x->expect, key);
-        }
-        {
-                cleanup_json json_t *uids = json_object();
-                json_t *p;
-
-                json_object_foreach(pods, key, p) {
-                        json_object_set_new(uids, json_path_string_or_empty(p, "metadata.uid"),
-                                            json_true());
-                }
-                json_object_foreach_safe(x->resized, tmp, key, e)
-                {
-                        if (!json_object_get(uids, key))
-                                json_object_del(x->resized, key);
-                }
-        }
+        expectations_forget_gone(x->expect, sets);
+        resize_report_forget_gone(x->resized, pods);
 }
 
 static void daemonset_controller_release(void *ctx)

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/owner.h"
 #include "api/selector.h"
 #include "api/validation-internal.h"
 #include "api/workload.h"
@@ -15,6 +16,8 @@
 #include "base/timeutil.h"
 #include "client/event.h"
 #include "controllers/controller-loop.h"
+#include "controllers/controller-ref.h"
+#include "controllers/history.h"
 #include "controllers/deployment.h"
 #include "controllers/replicaset.h"
 
@@ -195,10 +198,7 @@ static bool scale_rs(struct dsync *s, json_t *rs, int n)
 
 static json_t *owner_ref(const json_t *d)
 {
-        return json_pack("{s:s, s:s, s:s, s:s, s:b, s:b}", "apiVersion", "apps/v1", "kind",
-                         "Deployment", "name", name_of(d), "uid",
-                         json_path_string_or_empty(d, "metadata.uid"), "controller", 1,
-                         "blockOwnerDeletion", 1);
+        return controller_ref_new("apps/v1", "Deployment", d);
 }
 
 static int cmp_created(const void *pa, const void *pb)
@@ -214,48 +214,19 @@ static int cmp_created(const void *pa, const void *pb)
  * (copies the sync may change). */
 static json_t *claim_replica_sets(struct dsync *s, const json_t *all)
 {
-        const char *ns = json_path_string_or_empty(s->d, "metadata.namespace");
-        const char *uid = json_path_string_or_empty(s->d, "metadata.uid");
-        const json_t *sel = json_path(s->d, "spec.selector");
-        bool deleting = json_path(s->d, "metadata.deletionTimestamp") != NULL;
+        const struct controller_ref_manager m = { .loop = &s->x->loop,
+                                                  .col = COL_RS,
+                                                  .owner = s->d,
+                                                  .api_version = "apps/v1",
+                                                  .kind = "Deployment",
+                                                  .group_path = "/apis/apps/v1",
+                                                  .plural = "replicasets" };
+        cleanup_json json_t *claimed = controller_ref_claim(&m, all);
         json_t *owned = json_array(), *rs;
-        const char *key;
+        size_t i;
 
-        json_object_foreach((json_t *) all, key, rs) {
-                const json_t *ref = replicaset_controller_of(rs);
-                bool matches;
-                cleanup_json json_t *patch = NULL, *answer = NULL;
-                cleanup_free char *path = NULL;
-
-                if (!streq(json_path_string_or_empty(rs, "metadata.namespace"), ns))
-                        continue;
-                matches = label_selector_object_matches(sel, json_path(rs, "metadata.labels")) == 1;
-                if (ref && !streq(json_string_value(json_object_get(ref, "uid")) ?: "", uid))
-                        continue;
-                if (ref && (matches || deleting)) {
-                        json_array_append_new(owned, json_deep_copy(rs));
-                        continue;
-                }
-                if (!ref && (!matches || deleting || json_path(rs, "metadata.deletionTimestamp")))
-                        continue;
-                path = apps_path("replicasets", rs, "");
-                if (ref)
-                        /* K8S: ReleaseReplicaSet */
-                        patch = json_pack("{s:{s:[{s:s, s:s}], s:s}}", "metadata",
-                                          "ownerReferences", "$patch", "delete", "uid", uid, "uid",
-                                          json_path_string_or_empty(rs, "metadata.uid"));
-                else
-                        /* K8S: AdoptReplicaSet */
-                        patch = json_pack("{s:{s:[o], s:s}}", "metadata", "ownerReferences",
-                                          owner_ref(s->d), "uid",
-                                          json_path_string_or_empty(rs, "metadata.uid"));
-                if (request(s->x, "PATCH", path, "application/strategic-merge-patch+json", patch,
-                            &answer) == 0 &&
-                    answer) {
-                        informer_store(s->x->loop.watch, COL_RS, answer);
-                        if (!ref)
-                                json_array_append_new(owned, json_deep_copy(answer));
-                }
+        json_array_foreach(claimed, i, rs) {
+                json_array_append_new(owned, json_deep_copy(rs));
         }
         json_array_sort(owned, cmp_created);
         return owned;
@@ -714,13 +685,28 @@ static int cmp_revision(const void *pa, const void *pb)
         return a < b ? -1 : a > b;
 }
 
+/* An old ReplicaSet is kept while it has, or may still have, replicas. */
+static bool rs_in_use(const json_t *rs, void *ctx)
+{
+        return int_at(rs, "status.replicas", 0) != 0 || rs_replicas(rs) != 0 ||
+               int_at(rs, "status.observedGeneration", 0) < int_at(rs, "metadata.generation", 0);
+}
+
+static bool rs_delete(const json_t *rs, void *ctx)
+{
+        struct dsync *s = ctx;
+        cleanup_free char *path = apps_path("replicasets", rs, "");
+
+        return request(s->x, "DELETE", path, NULL, NULL, NULL) == 0;
+}
+
 static void cleanup_old(struct dsync *s)
 {
         const json_t *lim = json_path(s->d, "spec.revisionHistoryLimit");
+        const struct history_pruner pruner = { .in_use = rs_in_use, .delete = rs_delete, .ctx = s };
         cleanup_json json_t *old = json_array();
         json_t *rs;
         size_t i;
-        long diff;
 
         if (!json_is_integer(lim))
                 return;
@@ -728,22 +714,9 @@ static void cleanup_old(struct dsync *s)
                 if (rs != s->new_rs && !json_path(rs, "metadata.deletionTimestamp"))
                         json_array_append(old, rs);
         }
-        diff = (long) json_array_size(old) - (long) json_integer_value(lim);
-        if (diff <= 0)
-                return;
         json_array_sort(old, cmp_revision);
-        json_array_foreach(old, i, rs) {
-                cleanup_free char *path = NULL;
-                if (diff <= 0)
-                        break;
-                if (int_at(rs, "status.replicas", 0) != 0 || rs_replicas(rs) != 0 ||
-                    int_at(rs, "status.observedGeneration", 0) <
-                            int_at(rs, "metadata.generation", 0))
-                        continue;
-                path = apps_path("replicasets", rs, "");
-                if (request(s->x, "DELETE", path, NULL, NULL, NULL) == 0)
-                        diff--;
-        }
+        (void) history_prune(old, (long) json_array_size(old) - (long) json_integer_value(lim),
+                             &pruner);
 }
 
 static bool complete(struct dsync *s)
@@ -839,7 +812,7 @@ static bool old_pods_running(struct dsync *s)
         json_t *pod;
 
         json_object_foreach((json_t *) s->pods, key, pod) {
-                const json_t *ref = replicaset_controller_of(pod);
+                const json_t *ref = owner_controller_of(pod);
                 const char *phase = json_path_string_or_empty(pod, "status.phase");
                 json_t *rs;
                 size_t i;

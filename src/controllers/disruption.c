@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "api/pdb.h"
+#include "api/owner.h"
 #include "api/selector.h"
 #include "base/alloc.h"
 #include "base/json.h"
@@ -57,19 +58,6 @@ static int scaled_value(const json_t *v, int total, int *ret, struct error **ret
         return 0;
 }
 
-/* K8S: metav1.GetControllerOf: the ownerReference with controller: true. */
-static const json_t *controller_of(const json_t *pod)
-{
-        size_t i;
-        json_t *ref;
-
-        json_array_foreach(json_path(pod, "metadata.ownerReferences"), i, ref) {
-                if (json_is_true(json_object_get(ref, "controller")))
-                        return ref;
-        }
-        return NULL;
-}
-
 json_t *disruption_scales(const json_t *replicasets, const json_t *deployments)
 {
         json_t *out = json_object(), *rs, *d;
@@ -78,7 +66,7 @@ json_t *disruption_scales(const json_t *replicasets, const json_t *deployments)
         /* K8S: the finders: getPodReplicaSet (a ReplicaSet not controlled by a Deployment) and
          * getPodDeployment (the Deployment controlling the pod's ReplicaSet) */
         json_object_foreach((json_t *) replicasets, key, rs) {
-                const json_t *ref = controller_of(rs);
+                const json_t *ref = owner_controller_of(rs);
                 const char *uid = json_path_string(rs, "metadata.uid");
 
                 if (!uid)
@@ -118,7 +106,7 @@ static int expected_scale(const json_t *pods, const json_t *scales, int *ret_exp
         int unmanaged = 0, expected = 0;
 
         json_array_foreach(pods, i, pod) {
-                const json_t *ref = controller_of(pod);
+                const json_t *ref = owner_controller_of(pod);
                 const json_t *found;
 
                 if (!ref) {

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/owner.h"
 #include "api/selector.h"
 #include "api/workload.h"
 #include "base/alloc.h"
@@ -13,11 +14,12 @@
 #include "base/timeutil.h"
 #include "client/event.h"
 #include "controllers/controller-loop.h"
+#include "controllers/controller-ref.h"
+#include "controllers/expectations.h"
 #include "controllers/replicaset.h"
+#include "controllers/resize-report.h"
 
 #define PASS_PERIOD_MS 30000
-/* K8S: controller.ExpectationsTimeout */
-#define EXPECTATIONS_TIMEOUT_S 300
 /* K8S: BurstReplicas: at most this many creates or deletes per sync */
 #define BURST_REPLICAS  500
 #define EVENT_COMPONENT "replicaset-controller"
@@ -27,7 +29,7 @@ enum { COL_RS, COL_PODS };
 
 struct replicaset_controller {
         struct controller_loop loop;
-        /* expectations: "ns/rs" -> {"add": [pod keys], "del": [pod keys], "until": epoch s} */
+        /* expectations (expectations.h) by "ns/rs" */
         json_t *expect;
         /* pod uid -> the resize difference last reported for it (issue 12) */
         json_t *resized;
@@ -39,18 +41,6 @@ bool replicaset_pod_active(const json_t *pod)
 
         return !streq(phase, "Succeeded") && !streq(phase, "Failed") &&
                !json_path(pod, "metadata.deletionTimestamp");
-}
-
-const json_t *replicaset_controller_of(const json_t *obj)
-{
-        size_t i;
-        json_t *ref;
-
-        json_array_foreach(json_path(obj, "metadata.ownerReferences"), i, ref) {
-                if (json_is_true(json_object_get(ref, "controller")))
-                        return ref;
-        }
-        return NULL;
 }
 
 static int int_at(const json_t *obj, const char *path, int dflt)
@@ -230,107 +220,23 @@ static int request(struct replicaset_controller *x, const char *method, const ch
 
 static json_t *owner_ref(const json_t *rs)
 {
-        return json_pack("{s:s, s:s, s:s, s:s, s:b, s:b}", "apiVersion", "apps/v1", "kind",
-                         "ReplicaSet", "name", json_path_string_or_empty(rs, "metadata.name"),
-                         "uid", json_path_string_or_empty(rs, "metadata.uid"), "controller", 1,
-                         "blockOwnerDeletion", 1);
+        return controller_ref_new("apps/v1", "ReplicaSet", rs);
 }
 
-/* K8S: ClaimPods (PodControllerRefManager): the active pods rs owns after adopting orphans
- * its selector matches and releasing owned pods it no longer matches. */
+/* K8S: ClaimPods (PodControllerRefManager) over the active pods: the ones rs owns after
+ * adopting orphans its selector matches and releasing owned pods it no longer matches. */
 static json_t *claim_pods(struct replicaset_controller *x, const json_t *rs, const json_t *pods)
 {
-        const char *ns = json_path_string_or_empty(rs, "metadata.namespace");
-        const char *uid = json_path_string_or_empty(rs, "metadata.uid");
-        const json_t *sel = json_path(rs, "spec.selector");
-        bool deleting = json_path(rs, "metadata.deletionTimestamp") != NULL;
-        json_t *owned = json_array(), *pod;
-        const char *key;
+        const struct controller_ref_manager m = { .loop = &x->loop,
+                                                  .col = COL_PODS,
+                                                  .owner = rs,
+                                                  .api_version = "apps/v1",
+                                                  .kind = "ReplicaSet",
+                                                  .group_path = "/api/v1",
+                                                  .plural = "pods",
+                                                  .claimable = replicaset_pod_active };
 
-        json_object_foreach((json_t *) pods, key, pod) {
-                const json_t *ref = replicaset_controller_of(pod);
-                const char *pod_name = json_path_string_or_empty(pod, "metadata.name");
-                bool matches;
-
-                if (!streq(json_path_string_or_empty(pod, "metadata.namespace"), ns))
-                        continue;
-                matches =
-                        label_selector_object_matches(sel, json_path(pod, "metadata.labels")) == 1;
-                if (ref) {
-                        cleanup_json json_t *patch = NULL;
-                        cleanup_free char *path = NULL;
-
-                        if (!streq(json_string_value(json_object_get(ref, "uid")) ?: "", uid))
-                                continue;
-                        if (matches || deleting) {
-                                if (replicaset_pod_active(pod))
-                                        json_array_append(owned, pod);
-                                continue;
-                        }
-                        /* K8S: ReleasePod: the deleteOwnerRefStrategicMergePatch */
-                        patch = json_pack("{s:{s:[{s:s, s:s}], s:s}}", "metadata",
-                                          "ownerReferences", "$patch", "delete", "uid", uid, "uid",
-                                          json_path_string_or_empty(pod, "metadata.uid"));
-                        path = pod_path(ns, pod_name);
-                        (void) request(x, "PATCH", path, "application/strategic-merge-patch+json",
-                                       patch, NULL);
-                        continue;
-                }
-                /* K8S: AdoptPod: orphans that match, not being deleted, and never by a
-                 * ReplicaSet being deleted */
-                if (!matches || deleting || !replicaset_pod_active(pod))
-                        continue;
-                {
-                        cleanup_json json_t *patch = NULL, *answer = NULL;
-                        cleanup_free char *path = pod_path(ns, pod_name);
-
-                        patch = json_pack("{s:{s:[o], s:s}}", "metadata", "ownerReferences",
-                                          owner_ref(rs), "uid",
-                                          json_path_string_or_empty(pod, "metadata.uid"));
-                        if (request(x, "PATCH", path, "application/strategic-merge-patch+json",
-                                    patch, &answer) == 0 &&
-                            answer) {
-                                informer_store(x->loop.watch, COL_PODS, answer);
-                                json_array_append(owned, answer);
-                        }
-                }
-        }
-        return owned;
-}
-
-/* Whether the creates and deletes the last sync of key asked for have all shown in pods. */
-static bool expectations_met(struct replicaset_controller *x, const char *key, const json_t *pods,
-                             time_t now)
-{
-        json_t *e = json_object_get(x->expect, key), *v;
-        size_t i;
-
-        if (!e)
-                return true;
-        if (now >= (time_t) json_integer_value(json_object_get(e, "until"))) {
-                json_object_del(x->expect, key);
-                return true;
-        }
-        json_array_foreach(json_object_get(e, "add"), i, v) {
-                if (!json_object_get(pods, json_string_value(v)))
-                        return false;
-        }
-        json_array_foreach(json_object_get(e, "del"), i, v) {
-                const json_t *pod = json_object_get(pods, json_string_value(v));
-                if (pod && !json_path(pod, "metadata.deletionTimestamp"))
-                        return false;
-        }
-        json_object_del(x->expect, key);
-        return true;
-}
-
-static json_t *expectation(struct replicaset_controller *x, const char *key, time_t now)
-{
-        json_t *e = json_pack("{s:[], s:[], s:I}", "add", "del", "until",
-                              (json_int_t) (now + EXPECTATIONS_TIMEOUT_S));
-
-        json_object_set_new(x->expect, key, e);
-        return e;
+        return controller_ref_claim(&m, pods);
 }
 
 /* K8S: manageReplicas: create or delete the difference (at most BURST_REPLICAS). */
@@ -341,11 +247,9 @@ static void manage_replicas(struct replicaset_controller *x, const char *key, co
         const char *name = json_path_string_or_empty(rs, "metadata.name");
         int want = int_at(rs, "spec.replicas", 1);
         int diff = (int) json_array_size(owned) - want;
-        json_t *e;
 
         if (diff == 0)
                 return;
-        e = expectation(x, key, now);
         if (diff < 0) {
                 int n = -diff > BURST_REPLICAS ? BURST_REPLICAS : -diff;
                 const json_t *tmpl = json_path(rs, "spec.template");
@@ -386,8 +290,7 @@ static void manage_replicas(struct replicaset_controller *x, const char *key, co
                                 break;
                         }
                         pod_key = informer_key(answer);
-                        json_array_append_new(json_object_get(e, "add"),
-                                              json_string_nocheck(pod_key));
+                        expectations_expect_add(x->expect, key, pod_key, now);
                         msg = xasprintf("Created pod: %s",
                                         json_path_string_or_empty(answer, "metadata.name"));
                         (void) api_client_event(x->loop.client, rs, "Normal", "SuccessfulCreate",
@@ -408,8 +311,7 @@ static void manage_replicas(struct replicaset_controller *x, const char *key, co
                 {
                         cleanup_free char *pod_key = informer_key(pod);
 
-                        json_array_append_new(json_object_get(e, "del"),
-                                              json_string_nocheck(pod_key));
+                        expectations_expect_del(x->expect, key, pod_key, now);
                 }
                 msg = xasprintf("Deleted pod: %s", pn);
                 (void) api_client_event(x->loop.client, rs, "Normal", "SuccessfulDelete", msg,
@@ -423,26 +325,16 @@ static void manage_replicas(struct replicaset_controller *x, const char *key, co
  * events of the object are what the server can add to it). */
 static void report_resized(struct replicaset_controller *x, const json_t *rs, const json_t *owned)
 {
-        const json_t *ref = replicaset_controller_of(rs);
+        const json_t *ref = owner_controller_of(rs);
         size_t i;
         json_t *pod;
 
         json_array_foreach(owned, i, pod) {
-                const char *uid = json_path_string_or_empty(pod, "metadata.uid");
-                cleanup_free char *diff =
-                        workload_pod_resize_diff(json_path(rs, "spec.template"), pod);
-                cleanup_free char *msg = NULL;
-                const json_t *seen = json_object_get(x->resized, uid);
+                cleanup_free char *msg =
+                        resize_report_pod(x->resized, json_path(rs, "spec.template"), pod);
 
-                if (!diff) {
-                        json_object_del(x->resized, uid);
+                if (!msg)
                         continue;
-                }
-                if (seen && streq(json_string_value(seen) ?: "", diff))
-                        continue;
-                json_object_set_new(x->resized, uid, json_string(diff));
-                msg = xasprintf("Pod %s runs resized in place: %s",
-                                json_path_string_or_empty(pod, "metadata.name"), diff);
                 (void) api_client_event(x->loop.client, rs, "Normal", "ResizedPods", msg,
                                         EVENT_COMPONENT, NULL, NULL);
                 if (ref &&
@@ -466,7 +358,8 @@ static void sync_one(struct replicaset_controller *x, const char *key, const jso
         cleanup_json json_t *status = NULL, *next = NULL, *answer = NULL;
         long recheck = 0;
 
-        if (expectations_met(x, key, pods, now) && !json_path(rs, "metadata.deletionTimestamp"))
+        if (expectations_met(x->expect, key, pods, now) &&
+            !json_path(rs, "metadata.deletionTimestamp"))
                 manage_replicas(x, key, rs, owned, now);
         report_resized(x, rs, owned);
         status = replicaset_status(rs, owned, now, &recheck);
@@ -496,31 +389,9 @@ static void replicaset_pass(void *ctx)
                 sync_one(x, key, rs, pods, now);
         }
         /* resize reports of pods that are gone */
-        {
-                cleanup_json json_t *uids = json_object();
-                void *tmp;
-                json_t *p, *v;
-
-                json_object_foreach(pods, key, p) {
-                        json_object_set_new(uids, json_path_string_or_empty(p, "metadata.uid"),
-                                            json_true());
-                }
-                json_object_foreach_safe(x->resized, tmp, key, v)
-                {
-                        if (!json_object_get(uids, key))
-                                json_object_del(x->resized, key);
-                }
-        }
+        resize_report_forget_gone(x->resized, pods);
         /* expectations of ReplicaSets that are gone */
-        {
-                void *tmp;
-                json_t *e;
-                json_object_foreach_safe(x->expect, tmp, key, e)
-                {
-                        if (!json_object_get(sets, key))
-                                json_object_del(x->expect, key);
-                }
-        }
+        expectations_forget_gone(x->expect, sets);
 }
 
 static void replicaset_controller_release(void *ctx)

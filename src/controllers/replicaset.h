@@ -24,9 +24,6 @@
 /* K8S: FilterActivePods: not Succeeded, not Failed, not being deleted. */
 bool replicaset_pod_active(const json_t *pod);
 
-/* The ownerReference with controller: true of obj, or NULL (K8S: metav1.GetControllerOf). */
-const json_t *replicaset_controller_of(const json_t *obj);
-
 /* The status rs should have given its active owned pods (a JSON array) at now: a new object.
  * *ret_recheck_s is set to the seconds until a Ready pod becomes available (minReadySeconds),
  * 0 when none waits. */

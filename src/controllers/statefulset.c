@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/owner.h"
 #include "api/selector.h"
 #include "api/statefulset.h"
 #include "api/workload.h"
@@ -16,6 +17,9 @@
 #include "base/timeutil.h"
 #include "client/event.h"
 #include "controllers/controller-loop.h"
+#include "controllers/controller-ref.h"
+#include "controllers/history.h"
+#include "controllers/resize-report.h"
 #include "controllers/statefulset.h"
 
 #define PASS_PERIOD_MS  30000
@@ -29,6 +33,8 @@ enum { COL_STS, COL_PODS, COL_CLAIMS, COL_REVISIONS };
 
 struct statefulset_controller {
         struct controller_loop loop;
+        /* pod uid -> the resize difference last reported for it (resize-report.h) */
+        json_t *resized;
 };
 
 /* One set's pass: what it read and what it decided. */
@@ -77,22 +83,7 @@ static char *ns_path(const struct sync *s, const char *group_path, const char *p
 
 static json_t *owner_ref(const json_t *sts)
 {
-        return json_pack("{s:s, s:s, s:s, s:s, s:b, s:b}", "apiVersion", "apps/v1", "kind",
-                         "StatefulSet", "name", json_path_string_or_empty(sts, "metadata.name"),
-                         "uid", json_path_string_or_empty(sts, "metadata.uid"), "controller", 1,
-                         "blockOwnerDeletion", 1);
-}
-
-static const json_t *controller_of(const json_t *obj)
-{
-        size_t i;
-        json_t *ref;
-
-        json_array_foreach(json_path(obj, "metadata.ownerReferences"), i, ref) {
-                if (json_is_true(json_object_get(ref, "controller")))
-                        return ref;
-        }
-        return NULL;
+        return controller_ref_new("apps/v1", "StatefulSet", sts);
 }
 
 /* ---- pod predicates (K8S: stateful_set_utils.go) ---- */
@@ -126,69 +117,35 @@ static const char *pod_revision(const json_t *pod)
 
 /* ---- claiming (K8S: PodControllerRefManager.ClaimPods, ClaimControllerRevisions) ---- */
 
-/* The objects of the set's namespace in coll it controls after adopting orphans that match
- * (member: by name too, for pods) and releasing owned ones that no longer match: a new array. */
+/* A pod is the set's when the selector matches it and its name is one of the set's ordinals. */
+static bool pod_matches(const json_t *pod, void *ctx)
+{
+        const struct sync *s = ctx;
+
+        return label_selector_object_matches(json_path(s->sts, "spec.selector"),
+                                             json_path(pod, "metadata.labels")) == 1 &&
+               statefulset_pod_ordinal(s->sts, pod) >= 0;
+}
+
+/* The objects of the set's namespace in col it controls after adopting orphans that match
+ * (by name too, for pods) and releasing owned ones that no longer match: a new array. */
 static json_t *claim_objects(struct sync *s, int col, const json_t *objs, const char *group_path,
                              const char *plural, bool pods)
 {
-        const char *uid = json_path_string_or_empty(s->sts, "metadata.uid");
-        const json_t *sel = json_path(s->sts, "spec.selector");
-        bool deleting = json_path(s->sts, "metadata.deletionTimestamp") != NULL;
-        json_t *owned = json_array(), *obj;
-        const char *key;
+        const struct controller_ref_manager m = { .loop = &s->x->loop,
+                                                  .col = (size_t) col,
+                                                  .owner = s->sts,
+                                                  .api_version = "apps/v1",
+                                                  .kind = "StatefulSet",
+                                                  .group_path = group_path,
+                                                  .plural = plural,
+                                                  .match = pods ? pod_matches : NULL,
+                                                  .ctx = s };
 
-        json_object_foreach((json_t *) objs, key, obj) {
-                const json_t *ref = controller_of(obj);
-                const char *name = json_path_string_or_empty(obj, "metadata.name");
-                cleanup_free char *path = NULL;
-                cleanup_json json_t *patch = NULL, *answer = NULL;
-                bool matches;
-
-                if (!streq(json_path_string_or_empty(obj, "metadata.namespace"), s->ns))
-                        continue;
-                matches = label_selector_object_matches(sel, json_path(obj, "metadata.labels")) ==
-                                  1 &&
-                          (!pods || statefulset_pod_ordinal(s->sts, obj) >= 0);
-                if (ref) {
-                        if (!streq(json_string_value(json_object_get(ref, "uid")) ?: "", uid))
-                                continue;
-                        if (matches || deleting) {
-                                json_array_append(owned, obj);
-                                continue;
-                        }
-                        /* K8S: ReleasePod / ReleaseControllerRevision */
-                        patch = json_pack("{s:{s:[{s:s, s:s}], s:s}}", "metadata",
-                                          "ownerReferences", "$patch", "delete", "uid", uid, "uid",
-                                          json_path_string_or_empty(obj, "metadata.uid"));
-                        path = ns_path(s, group_path, plural, name);
-                        (void) request(s->x, "PATCH", path, STRATEGIC_MERGE, patch, NULL);
-                        continue;
-                }
-                /* K8S: adopt only orphans that match, not being deleted, and never for a set
-                 * being deleted */
-                if (!matches || deleting || terminating(obj))
-                        continue;
-                patch = json_pack("{s:{s:[o], s:s}}", "metadata", "ownerReferences",
-                                  owner_ref(s->sts), "uid",
-                                  json_path_string_or_empty(obj, "metadata.uid"));
-                path = ns_path(s, group_path, plural, name);
-                if (request(s->x, "PATCH", path, STRATEGIC_MERGE, patch, &answer) == 0 && answer) {
-                        informer_store(s->x->loop.watch, (size_t) col, answer);
-                        json_array_append(owned, answer);
-                }
-        }
-        return owned;
+        return controller_ref_claim(&m, objs);
 }
 
 /* ---- revisions (K8S: getStatefulSetRevisions) ---- */
-
-static int cmp_revision(const void *pa, const void *pb)
-{
-        json_int_t a = json_integer_value(json_object_get(*(json_t *const *) pa, "revision"));
-        json_int_t b = json_integer_value(json_object_get(*(json_t *const *) pb, "revision"));
-
-        return a < b ? -1 : a > b;
-}
 
 static json_int_t collision_count(const json_t *sts)
 {
@@ -257,7 +214,7 @@ static json_t *update_revision(struct sync *s, const json_t *revs, json_int_t *r
 
                 if (api_client_get_json(s->x->loop.client, get, &existing, NULL) == 0 &&
                     json_equal(json_object_get(existing, "data"), data) &&
-                    streq(json_path_string_or_empty(controller_of(existing), "uid"),
+                    streq(json_path_string_or_empty(owner_controller_of(existing), "uid"),
                           json_path_string_or_empty(s->sts, "metadata.uid")))
                         return TAKE_PTR(existing);
                 /* K8S: a hash collision: collisionCount++ and try again */
@@ -266,34 +223,58 @@ static json_t *update_revision(struct sync *s, const json_t *revs, json_int_t *r
         return NULL;
 }
 
+/* What the set's history pruning reads: the pods' revisions and the two the status names. */
+struct prune {
+        struct sync *s;
+        const json_t *pods;
+        const char *current, *update;
+};
+
+static bool revision_live(const json_t *rev, void *ctx)
+{
+        const struct prune *p = ctx;
+        const char *n = json_path_string_or_empty(rev, "metadata.name");
+        json_t *pod;
+        size_t j;
+
+        if (streq(n, p->current) || streq(n, p->update))
+                return true;
+        json_array_foreach(p->pods, j, pod) {
+                if (streq(pod_revision(pod), n))
+                        return true;
+        }
+        return false;
+}
+
+static bool revision_delete(const json_t *rev, void *ctx)
+{
+        const struct prune *p = ctx;
+        cleanup_free char *path = ns_path(p->s, "/apis/apps/v1", "controllerrevisions",
+                                          json_path_string_or_empty(rev, "metadata.name"));
+
+        (void) request(p->s->x, "DELETE", path, NULL, NULL, NULL);
+        return true;
+}
+
 /* K8S: truncateHistory: revisions no pod, nor the current or update revision, uses, beyond
- * revisionHistoryLimit, oldest first. */
+ * revisionHistoryLimit, oldest first (revs is sorted). The limit counts the revisions not in use
+ * only. */
 static void truncate_history(struct sync *s, const json_t *revs, const json_t *pods,
                              const char *current, const char *update)
 {
         const json_t *l = json_path(s->sts, "spec.revisionHistoryLimit");
-        long limit = json_is_integer(l) ? (long) json_integer_value(l) : 10;
-        cleanup_json json_t *dead = json_array();
-        json_t *rev, *pod;
-        size_t i, j;
+        long limit = json_is_integer(l) ? (long) json_integer_value(l) : 10, unused = 0;
+        struct prune p = { .s = s, .pods = pods, .current = current, .update = update };
+        const struct history_pruner pruner = { .in_use = revision_live,
+                                               .delete = revision_delete,
+                                               .ctx = &p };
+        json_t *rev;
+        size_t i;
 
         json_array_foreach(revs, i, rev) {
-                const char *n = json_path_string_or_empty(rev, "metadata.name");
-                bool live = streq(n, current) || streq(n, update);
-
-                json_array_foreach(pods, j, pod) {
-                        if (streq(pod_revision(pod), n))
-                                live = true;
-                }
-                if (!live)
-                        json_array_append(dead, rev);
+                unused += !revision_live(rev, &p);
         }
-        for (i = 0; (long) (json_array_size(dead) - i) > limit; i++) {
-                cleanup_free char *path = ns_path(
-                        s, "/apis/apps/v1", "controllerrevisions",
-                        json_path_string_or_empty(json_array_get(dead, i), "metadata.name"));
-                (void) request(s->x, "DELETE", path, NULL, NULL, NULL);
-        }
+        (void) history_prune(revs, unused - limit, &pruner);
 }
 
 /* ---- claims and pods (K8S: StatefulPodControl) ---- */
@@ -635,6 +616,31 @@ static void write_status(struct sync *s, json_t *status)
                 informer_store(s->x->loop.watch, COL_STS, answer);
 }
 
+/* Issue 12: an Event ResizedPods on the set for each pod whose running resources differ, after
+ * an in-place resize, from the template of the revision it was made at (the set's template when
+ * that revision is gone), once per difference: `kubectl describe sts` lists it under Events. A
+ * pod of an older revision in a rolling update is not reported for the template change. */
+static void report_resized(struct sync *s, const json_t *pods, const json_t *revs)
+{
+        size_t i, j;
+        json_t *pod, *rev;
+
+        json_array_foreach(pods, i, pod) {
+                cleanup_json json_t *tmpl = NULL;
+                cleanup_free char *msg = NULL;
+
+                json_array_foreach(revs, j, rev) {
+                        if (!tmpl && streq(json_path_string_or_empty(rev, "metadata.name"),
+                                           pod_revision(pod)))
+                                tmpl = statefulset_revision_template(json_object_get(rev, "data"));
+                }
+                msg = resize_report_pod(s->x->resized,
+                                        tmpl ? tmpl : json_path(s->sts, "spec.template"), pod);
+                if (msg)
+                        event(s, "Normal", "ResizedPods", msg);
+        }
+}
+
 static void sync_one(struct statefulset_controller *x, const json_t *sts, const json_t *all_pods,
                      const json_t *claims, const json_t *all_revs, time_t now)
 {
@@ -661,7 +667,7 @@ static void sync_one(struct statefulset_controller *x, const json_t *sts, const 
 
         if (json_path(sts, "metadata.deletionTimestamp"))
                 return;
-        json_array_sort(revs, cmp_revision);
+        json_array_sort(revs, history_cmp_revision);
         update = update_revision(&s, revs, &collision);
         if (!update) {
                 /* a collision (or a failed write): the status says so, the next pass retries */
@@ -714,6 +720,7 @@ static void sync_one(struct statefulset_controller *x, const json_t *sts, const 
                                                                      ordinal, "pod", pod));
         }
         json_array_sort(w.condemned, cmp_ordinal);
+        report_resized(&s, pods, revs);
         walk_pods(&s, &w);
         status = compute_status(&s, pods, w.current_rev, w.update_rev, collision);
         write_status(&s, status);
@@ -738,11 +745,15 @@ static void statefulset_pass(void *ctx)
         json_object_foreach(sets, key, sts) {
                 sync_one(x, sts, pods, claims, revs, now);
         }
+        resize_report_forget_gone(x->resized, pods);
 }
 
 static void statefulset_controller_release(void *ctx)
 {
-        free(ctx);
+        struct statefulset_controller *x = ctx;
+
+        json_decref(x->resized);
+        free(x);
 }
 
 int statefulset_controller_start(const struct api_client_options *o,
@@ -760,7 +771,10 @@ int statefulset_controller_start(const struct api_client_options *o,
                                                  .pass = statefulset_pass,
                                                  .release = statefulset_controller_release };
         struct statefulset_controller *x = xcalloc(1, sizeof(*x));
-        int r = controller_loop_start(o, &def, x, &x->loop, reterr);
+        int r;
+
+        x->resized = json_object();
+        r = controller_loop_start(o, &def, x, &x->loop, reterr);
 
         if (r < 0) {
                 statefulset_controller_release(x);

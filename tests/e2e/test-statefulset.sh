@@ -3,7 +3,8 @@
 # `flexlet serve`, so pods really run on claims the local-loop provisioner makes: 3 replicas come
 # up in order web-0, web-1, web-2 on their claims data-web-N; a scale to 1 and back to 3 makes
 # web-1 and web-2 again on the same claims with the data kept; an in-place resize of web-1 is not
-# a rollout (same uid, no restart) while the controller provably syncs again; a template change
+# a rollout (same uid, no restart) while the controller provably syncs again, and `kubectl
+# describe sts` names it (ResizedPods); a template change
 # rolls out from the highest ordinal and stops at the partition, then completes; rollout history;
 # `kubectl patch pvc` grows web-0's xfs claim while it runs; `kubectl delete sts`
 # keeps the claims (Retain) or deletes them (Delete).
@@ -100,6 +101,9 @@ until_equal "the controller observed it" "$(k get sts web -o jsonpath='{.metadat
 check_equal "web-1 is the same pod at the same revision, not restarted, still 60m" \
         "$uid1 $rev1 0 60m 3" \
         "$(k get pod web-1 -o jsonpath='{.metadata.uid} {.metadata.labels.controller-revision-hash} {.status.containerStatuses[0].restartCount} {.spec.containers[0].resources.requests.cpu}') $(k get sts web -o jsonpath='{.status.updatedReplicas}')"
+check_output "describe sts shows the resized pod (an Event ResizedPods)" \
+        "Pod web-1 runs resized in place: c requests.cpu 60m (template 50m)" \
+        sh -c "for _ in \$(seq 1 50); do '$KUBECTL' --cache-dir '$SERVER_DIR/cache' describe sts web | grep -q ResizedPods && break; sleep 0.2; done; '$KUBECTL' --cache-dir '$SERVER_DIR/cache' describe sts web"
 
 # --- a template change rolls out from the highest ordinal, down to the partition
 uid0=$(uid_of pod web-0)
