@@ -851,16 +851,18 @@ enum probe {
         P_CKPT,    /* fs_write_file_atomic: a checkpoint written and fsynced */
         P_CGSET,   /* cgroup_set_limits */
         P_REMOUNT, /* emptydir_resize */
+        P_RECORD,  /* fs_write_file_replace: actuated.json rewritten, atomic, not fsynced */
         P_MAX,
 };
 
-static const char *const probe_names[P_MAX] = { "pass",    "step", "req",   "admit",
-                                                "actuate", "ckpt", "cgset", "remount" };
+static const char *const probe_names[P_MAX] = { "pass", "step",  "req",     "admit", "actuate",
+                                                "ckpt", "cgset", "remount", "record" };
 /* The functions of flexlet serve they are placed on (src/node/agent.c keeps sync_all out of
  * line for this). */
 static const char *const probe_funcs[P_MAX] = {
-        "sync_all",           "pod_worker_sync",      "api_client_request", "pod_resize_admit",
-        "pod_resize_actuate", "fs_write_file_atomic", "cgroup_set_limits",  "emptydir_resize",
+        "sync_all",          "pod_worker_sync",    "api_client_request",
+        "pod_resize_admit",  "pod_resize_actuate", "fs_write_file_atomic",
+        "cgroup_set_limits", "emptydir_resize",    "fs_write_file_replace",
 };
 
 static int cmd_probes(void)

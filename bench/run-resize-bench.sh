@@ -548,7 +548,8 @@ out="bench/results/resize-$(date -u +%F).md"
                 echo
                 echo "The traced burst (limits up, $PODS pods, $(f trace.burst.e2e.total_ms 0) ms): $(v trace.burst.window.pass_n) passes; pod steps"
                 echo "$(f trace.burst.window.step_ms 0) ms, of which $(v trace.burst.window.ckpt_n) fsynced checkpoint writes $(f trace.burst.window.ckpt_ms 0) ms"
-                echo "($(pct trace.burst.window.ckpt_ms trace.burst.e2e.total_ms)% of the burst), cgroup writes $(f trace.burst.window.cgset_ms 0) ms; $(v trace.burst.window.req_n) requests (status"
+                echo "($(pct trace.burst.window.ckpt_ms trace.burst.e2e.total_ms)% of the burst), $(v trace.burst.window.record_n) actuated-state records (atomic, not fsynced)"
+                echo "$(f trace.burst.window.record_ms 1) ms, cgroup writes $(f trace.burst.window.cgset_ms 0) ms; $(v trace.burst.window.req_n) requests (status"
                 echo "PATCHes and events, one at a time on the sync thread) $(f trace.burst.window.req_ms 0) ms ($(pct trace.burst.window.req_ms trace.burst.e2e.total_ms)%)."
         fi
         if [ -n "$PROFILE_ROWS" ]; then
