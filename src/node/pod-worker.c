@@ -1812,8 +1812,8 @@ static void observe_resources_again(struct step *s, struct plan *pl)
                         if (cm->latest < 0)
                                 continue;
                         cg = run_cgroup(s->p, cm->name, cm->latest);
-                        obs[i].resources = keep_json(
-                                s, actual_resources(s, json_array_get(list, i), cg));
+                        obs[i].resources =
+                                keep_json(s, actual_resources(s, json_array_get(list, i), cg));
                 }
         }
 }
