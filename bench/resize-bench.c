@@ -848,21 +848,23 @@ enum probe {
         P_REQ,     /* api_client_request: a request (on the sync thread: status PATCH, event) */
         P_ADMIT,   /* pod_resize_admit */
         P_ACTUATE, /* pod_resize_actuate */
-        P_CKPT,    /* fs_write_file_atomic: a checkpoint written and fsynced */
+        P_CKPT,    /* fs_write_json_atomic: a checkpoint written and fsynced */
         P_CGSET,   /* cgroup_set_limits */
         P_REMOUNT, /* emptydir_resize */
-        P_RECORD,  /* fs_write_file_replace: actuated.json rewritten, atomic, not fsynced */
+        P_RECORD,  /* fs_write_json_replace: actuated.json rewritten, atomic, not fsynced */
         P_MAX,
 };
 
 static const char *const probe_names[P_MAX] = { "pass", "step",  "req",     "admit", "actuate",
                                                 "ckpt", "cgset", "remount", "record" };
 /* The functions of flexlet serve they are placed on (src/node/agent.c keeps sync_all out of
- * line for this). */
+ * line for this). A uprobe fires on calls through the symbol only: fs_write_file_atomic, inlined
+ * into fs_write_json_atomic in its own file, would record nothing; pod-resize.c calls the JSON
+ * writers. */
 static const char *const probe_funcs[P_MAX] = {
         "sync_all",          "pod_worker_sync",    "api_client_request",
-        "pod_resize_admit",  "pod_resize_actuate", "fs_write_file_atomic",
-        "cgroup_set_limits", "emptydir_resize",    "fs_write_file_replace",
+        "pod_resize_admit",  "pod_resize_actuate", "fs_write_json_atomic",
+        "cgroup_set_limits", "emptydir_resize",    "fs_write_json_replace",
 };
 
 static int cmd_probes(void)

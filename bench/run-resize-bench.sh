@@ -267,7 +267,7 @@ fi
 # checked in the binary's debug information before the profile (inlined ones included): a
 # rename fails the benchmark by name instead of charging nothing to it.
 PROFILE_FUNCS="sync_all pod_worker_sync pod_host_sync_order memory_volume_sizes resize_pod_with_allocation
-observe pod_resize_actuate pod_resize_admit pod_status_build fs_write_file_atomic api_client_request
+observe pod_resize_actuate pod_resize_admit pod_status_build fs_write_json_atomic api_client_request
 volume_over_limit runtime_sandbox_running schedule_pass registry_patch"
 PROFILE_FUNCS=$(echo $PROFILE_FUNCS) # one line
 # profile_breakdown PERF_SCRIPT_OUTPUT: each sample of `perf script -F tid,ip,sym` (callchains)
