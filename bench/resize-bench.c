@@ -13,8 +13,11 @@
  *   burst    every pod resized at once (one thread and connection per pod), timed until all
  *            are observed done
  *   delete   the pods deleted, waited for until gone
+ *   probes   the uprobes run-resize-bench.sh places, "NAME FUNCTION" a line (one table, here,
+ *            for the placing and the reading: a renamed function fails the placing by name)
  *   analyze  the serial series' timestamps (--events) beside a `perf script` of uprobes on the
- *            agent (--probes): where each resize's time goes, pass by pass
+ *            agent (--probes): where each resize's time goes, pass by pass; fails naming any
+ *            probe the --kind of resize must go through that recorded no call
  * A program, not a library: it prints and exits. All timestamps are CLOCK_MONOTONIC, the clock
  * `perf record -k CLOCK_MONOTONIC` stamps its samples with. */
 #include <errno.h>
@@ -845,14 +848,31 @@ enum probe {
         P_REQ,     /* api_client_request: a request (on the sync thread: status PATCH, event) */
         P_ADMIT,   /* pod_resize_admit */
         P_ACTUATE, /* pod_resize_actuate */
-        P_CKPT,    /* fs_write_file_atomic: a checkpoint written and fsynced */
+        P_CKPT,    /* fs_write_json_atomic: a checkpoint written and fsynced */
         P_CGSET,   /* cgroup_set_limits */
         P_REMOUNT, /* emptydir_resize */
+        P_RECORD,  /* fs_write_json_replace: actuated.json rewritten, atomic, not fsynced */
         P_MAX,
 };
 
-static const char *const probe_names[P_MAX] = { "pass",    "step", "req",   "admit",
-                                                "actuate", "ckpt", "cgset", "remount" };
+static const char *const probe_names[P_MAX] = { "pass", "step",  "req",     "admit", "actuate",
+                                                "ckpt", "cgset", "remount", "record" };
+/* The functions of flexlet serve they are placed on (src/node/agent.c keeps sync_all out of
+ * line for this). A uprobe fires on calls through the symbol only: fs_write_file_atomic, inlined
+ * into fs_write_json_atomic in its own file, would record nothing; pod-resize.c calls the JSON
+ * writers. */
+static const char *const probe_funcs[P_MAX] = {
+        "sync_all",          "pod_worker_sync",    "api_client_request",
+        "pod_resize_admit",  "pod_resize_actuate", "fs_write_json_atomic",
+        "cgroup_set_limits", "emptydir_resize",    "fs_write_json_replace",
+};
+
+static int cmd_probes(void)
+{
+        for (int p = 0; p < P_MAX; p++)
+                (void) printf("%s %s\n", probe_names[p], probe_funcs[p]);
+        return 0;
+}
 
 struct call {
         int64_t t0, t1;
@@ -885,7 +905,7 @@ static void read_probes(const char *file, struct calls *out)
                 }
         }
         if (sync_tid < 0)
-                die("%s: no sync pass recorded", file);
+                die("%s: uprobe \"pass\" on %s recorded no call", file, probe_funcs[P_PASS]);
         rewind(f);
         while (fgets(line, sizeof(line), f)) {
                 long tid;
@@ -1001,7 +1021,8 @@ static const char *const col_names[C_MAX] = {
         "checkpoints", "cgroup_set_ms", "remount_ms",       "full_pass",
 };
 
-static int cmd_analyze(const char *events_file, const char *probes_file, const char *key)
+static int cmd_analyze(const char *events_file, const char *probes_file, const char *key,
+                       enum kind kind)
 {
         struct calls c[P_MAX] = { 0 };
         FILE *f = fopen(events_file, "re");
@@ -1016,6 +1037,19 @@ static int cmd_analyze(const char *events_file, const char *probes_file, const c
         if (!f)
                 die("%s: %s", events_file, strerror(errno));
         read_probes(probes_file, c);
+        /* Every probe on the way of this kind of resize must have recorded calls on the sync
+         * thread, else the numbers below would be made of nothing: a limits resize writes no
+         * tmpfs, a volume resize no cgroup; everything else runs for both. */
+        for (int p = 0; p < P_MAX; p++) {
+                if ((p == P_REMOUNT && kind == KIND_LIMITS) ||
+                    (p == P_CGSET && kind == KIND_VOLUME))
+                        continue;
+                if (c[p].n == 0)
+                        die("%s: uprobe \"%s\" on %s recorded no call on the sync thread (the "
+                            "agent no longer goes through %s: update probe_funcs in "
+                            "bench/resize-bench.c)",
+                            probes_file, probe_names[p], probe_funcs[p], probe_funcs[p]);
+        }
         /* a full pass steps every pod (the most any pass steps); the others only the changed */
         pass_steps = xcalloc(c[P_PASS].n + 1, sizeof(size_t));
         for (size_t i = 0; i < c[P_PASS].n; i++) {
@@ -1088,6 +1122,10 @@ static int cmd_analyze(const char *events_file, const char *probes_file, const c
         (void) fclose(f);
         if (first > last)
                 die("%s: no resize", events_file);
+        if (n == 0)
+                die("%s: no resize had its allocation's checkpoint (uprobe \"ckpt\" on %s) inside "
+                    "a pod step inside a sync pass",
+                    events_file, probe_funcs[P_CKPT]);
         (void) printf("%s.matched %zu\n%s.full_pass_steps %zu\n", key, n, key, max_steps);
         with_full = xcalloc(n + 1, sizeof(double));
         without_full = xcalloc(n + 1, sizeof(double));
@@ -1178,7 +1216,9 @@ static void usage(FILE *f)
                 "           [--key K] [--events FILE]\n"
                 "       resize-bench burst API --kind limits|volume --up|--down [--key K]\n"
                 "           [--events FILE]\n"
-                "       resize-bench analyze --events FILE --probes FILE [--key K]\n"
+                "       resize-bench probes\n"
+                "       resize-bench analyze --events FILE --probes FILE --kind limits|volume\n"
+                "           [--key K]\n"
                 "API: --server URL --ca FILE --token-file FILE [--ns NS] [--prefix P] [--pods N]\n",
                 f);
 }
@@ -1309,10 +1349,12 @@ int main(int argc, char **argv)
                         die("floor needs --cgroup-root and --dir");
                 return cmd_floor(cgroup_root, dir, runs);
         }
+        if (streq(cmd, "probes"))
+                return cmd_probes();
         if (streq(cmd, "analyze")) {
-                if (!events || !probes)
-                        die("analyze needs --events and --probes");
-                return cmd_analyze(events, probes, key ?: "trace");
+                if (!events || !probes || !kind_set)
+                        die("analyze needs --events, --probes and --kind");
+                return cmd_analyze(events, probes, key ?: "trace", kind);
         }
         if (!a.server || !a.ca || !token_file)
                 die("%s needs --server, --ca and --token-file", cmd);

@@ -32,6 +32,10 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 
 log() { echo "# $*" >&2; }
+die() {
+        echo "run-resize-bench.sh: $*" >&2
+        exit 1
+}
 
 # --- build: flexlet with the top Makefile, resize-bench with bench/Makefile
 make BUILD="$BUILD" -j"$(nproc)" "$BUILD/flexlet" >/dev/null
@@ -62,6 +66,7 @@ CGROUP_ROOT="flexlet-resizebench-$$"
 FLOOR_CGROUP="flexlet-resizebench-floor-$$"
 PROBE_GROUP="resizebench$$"
 PROBES=()
+PROBE_FUNCS=()
 PERF_PIDS=()
 
 # The pids of processes whose command line mentions our folder (pods' helpers, the server).
@@ -117,7 +122,7 @@ declare -A R
 # rb ARGS...: runs resize-bench and keeps its "key value" lines in R.
 rb() {
         local out k v
-        out=$("$RB" "$@")
+        out=$("$RB" "$@") || die "resize-bench $1 failed"
         while read -r k v; do
                 [ -n "$k" ] && R[$k]=$v
         done <<<"$out"
@@ -126,7 +131,7 @@ rb() {
 rb_as() {
         local from=$1 to=$2 out k v
         shift 2
-        out=$("$RB" "$@")
+        out=$("$RB" "$@") || die "resize-bench $1 failed"
         while read -r k v; do
                 [ -n "$k" ] && R[${k/#$from./$to.}]=$v
         done <<<"$out"
@@ -202,20 +207,21 @@ sleep 1
 rb burst "${API[@]}" --kind volume --down --key burst.volume.down
 sleep 1
 
-# --- where the time goes: uprobes on the agent's loop, recorded on the clock resize-bench uses
-if [ "$TRACE_RESIZES" -gt 0 ] && command -v perf >/dev/null; then
-        for spec in pass=sync_all step=pod_worker_sync req=api_client_request admit=pod_resize_admit \
-                actuate=pod_resize_actuate ckpt=fs_write_file_atomic cgset=cgroup_set_limits \
-                remount=emptydir_resize; do
-                name=${spec%%=*} fn=${spec#*=}
-                # event names are global: NAME_PID at entry, NAME_PIDr at return (see resize-bench.c)
-                if perf probe -q -x "$FLEXLET_BIN" -a "$PROBE_GROUP:${name}_$$=$fn" >/dev/null 2>&1 &&
-                        perf probe -q -x "$FLEXLET_BIN" -a "$PROBE_GROUP:${name}_$$r=$fn%return" >/dev/null 2>&1; then
-                        PROBES+=("$name")
-                else
-                        log "no uprobe on $fn"
-                fi
-        done
+# --- where the time goes: uprobes on the agent's loop, recorded on the clock resize-bench uses.
+# The probes and their functions are resize-bench's table (`resize-bench probes`), read back by
+# its analyze: a function renamed or inlined fails here, naming it.
+if [ "$TRACE_RESIZES" -gt 0 ]; then
+        command -v perf >/dev/null || die "TRACE_RESIZES=$TRACE_RESIZES needs perf (or set TRACE_RESIZES=0)"
+        while read -r name fn; do
+                # event names are global: NAME_PID at entry, NAME_PIDr at return (perf names it
+                # NAME_PIDr__return; see resize-bench.c)
+                perr=$(perf probe -q -x "$FLEXLET_BIN" -a "$PROBE_GROUP:${name}_$$=$fn" 2>&1 &&
+                        perf probe -q -x "$FLEXLET_BIN" -a "$PROBE_GROUP:${name}_$$r=$fn%return" 2>&1) ||
+                        die "cannot place uprobe \"$name\" on $fn in $FLEXLET_BIN: $(echo "$perr" | tr '\n' ' ')"
+                PROBES+=("$name")
+                PROBE_FUNCS+=("$fn")
+        done < <("$RB" probes)
+        [ "${#PROBES[@]}" -gt 0 ] || die "resize-bench probes listed no probe"
 fi
 trace() { # KIND COUNT|burst KEY: a traced series, or a traced burst up, each after the same
         # untraced (KEY.control: what the probes cost, and whether the machine changed meanwhile)
@@ -242,8 +248,9 @@ trace() { # KIND COUNT|burst KEY: a traced series, or a traced burst up, each af
         kill -INT "$pid"
         wait "$pid" || true
         PERF_PIDS=()
-        perf script -i "$WORK_DIR/$key.data" -F tid,time,event --ns >"$WORK_DIR/$key.txt" 2>/dev/null
-        rb analyze --events "$WORK_DIR/$key.events" --probes "$WORK_DIR/$key.txt" --key "$key"
+        perf script -i "$WORK_DIR/$key.data" -F tid,time,event --ns >"$WORK_DIR/$key.txt" 2>/dev/null ||
+                die "perf script of $key's trace failed"
+        rb analyze --events "$WORK_DIR/$key.events" --probes "$WORK_DIR/$key.txt" --key "$key" --kind "$kind"
 }
 if [ "${#PROBES[@]}" -gt 0 ]; then
         log "traced: $TRACE_RESIZES limit resizes, $TRACE_RESIZES volume resizes (uprobes: ${PROBES[*]})"
@@ -256,6 +263,13 @@ if [ "${#PROBES[@]}" -gt 0 ]; then
         PROBES=()
 fi
 
+# The functions the profile charges samples to (and sync_main, api_handle: the threads), each
+# checked in the binary's debug information before the profile (inlined ones included): a
+# rename fails the benchmark by name instead of charging nothing to it.
+PROFILE_FUNCS="sync_all pod_worker_sync pod_host_sync_order memory_volume_sizes resize_pod_with_allocation
+observe pod_resize_actuate pod_resize_admit pod_status_build fs_write_json_atomic api_client_request
+volume_over_limit runtime_sandbox_running schedule_pass registry_patch"
+PROFILE_FUNCS=$(echo $PROFILE_FUNCS) # one line
 # profile_breakdown PERF_SCRIPT_OUTPUT: each sample of `perf script -F tid,ip,sym` (callchains)
 # charged to a thread (the frame that starts it) and to the innermost of a list of functions on
 # its stack (the pod map's deep copies by sync_all and schedule_pass named apart); prints
@@ -271,7 +285,7 @@ profile_breakdown() {
                         name = f[i]
                         if (name == "sync_main")
                                 thr = "agent sync loop"
-                        else if (name == "pass_main")
+                        else if (name == "schedule_pass")
                                 thr = "scheduler"
                         else if (name == "api_handle")
                                 thr = "API server"
@@ -284,10 +298,7 @@ profile_breakdown() {
                 n = 0
         }
         BEGIN {
-                split("sync_all pod_worker_sync pod_host_sync_order memory_volume_sizes " \
-                      "resize_pod_with_allocation observe pod_resize_actuate pod_resize_admit " \
-                      "pod_status_build fs_write_file_atomic api_client_request volume_over_limit " \
-                      "runtime_sandbox_running schedule_pass registry_patch", a, " ")
+                split(funcs, a, " ")
                 for (i in a)
                         M[a[i]] = 1
         }
@@ -297,11 +308,16 @@ profile_breakdown() {
                 flush()
                 for (k in S)
                         print k "\t" S[k]
-        }' "$1"
+        }' funcs="$PROFILE_FUNCS" "$1"
 }
 
 PERF_FLAT="" PROFILE_ROWS="" PROFILE_SAMPLES=0 PROFILE_SECONDS=0
-if [ "$PROFILE_RESIZES" -gt 0 ] && command -v perf >/dev/null; then
+if [ "$PROFILE_RESIZES" -gt 0 ]; then
+        command -v perf >/dev/null || die "PROFILE_RESIZES=$PROFILE_RESIZES needs perf (or set PROFILE_RESIZES=0)"
+        for fn in $PROFILE_FUNCS sync_main api_handle; do
+                perf probe -x "$FLEXLET_BIN" -L "$fn" >/dev/null 2>&1 ||
+                        die "the profile's function $fn is not in $FLEXLET_BIN (renamed? update PROFILE_FUNCS)"
+        done
         log "perf profile of flexlet serve over $PROFILE_RESIZES limit resizes"
         load profile
         perf record -q -e cpu-clock -F 999 --call-graph dwarf,16384 -p "$SERVER_PID" \
@@ -355,13 +371,25 @@ done
 OTHERS_END=$(others_running)
 
 # --- report
-v() { echo "${R[$1]:-?}"; }
+# v KEY: a measured value; a key no phase produced is recorded and fails the report (below)
+# rather than printing a placeholder
+MISSING="$WORK_DIR/missing-keys"
+: >"$MISSING"
+v() {
+        if [ -z "${R[$1]:-}" ]; then
+                echo "$1" >>"$MISSING"
+                echo "?"
+                return
+        fi
+        echo "${R[$1]}"
+}
 f() { awk -v x="$(v "$1")" -v d="${2:-1}" 'BEGIN { if (x == "?") print "?"; else printf "%.*f", d, x }'; }
 us_ms() { awk -v x="$(v "$1")" -v d="${2:-3}" 'BEGIN { if (x == "?") print "?"; else printf "%.*f", d, x / 1000 }'; }
 # ratio_ms_us A_MS B_US [C_US]: A (ms) / (B + C) (us)
 ratio_ms_us() {
-        awk -v a="$(v "$1")" -v b="$(v "$2")" -v c="$(v "${3:-none}")" 'BEGIN {
-                if (c == "?") c = 0
+        local c=0
+        [ -n "${3:-}" ] && c=$(v "$3")
+        awk -v a="$(v "$1")" -v b="$(v "$2")" -v c="$c" 'BEGIN {
                 if (a == "?" || b == "?" || b + c == 0) print "?"; else printf "%.0f", a * 1000 / (b + c) }'
 }
 # pct A B: 100 * A / B
@@ -481,9 +509,8 @@ out="bench/results/resize-$(date -u +%F).md"
                 echo "## Where the time goes"
                 echo
                 echo "$TRACE_RESIZES more resizes of each kind, and one more burst of limits up, with uprobes on"
-                echo "the agent (entry and return of sync_all, pod_worker_sync, api_client_request,"
-                echo "pod_resize_admit, pod_resize_actuate, fs_write_file_atomic, cgroup_set_limits,"
-                echo "emptydir_resize), recorded with \`perf record -k CLOCK_MONOTONIC\`, the clock resize-bench"
+                echo "the agent (entry and return of $(echo "${PROBE_FUNCS[*]}" | sed 's/ /, /g')),"
+                echo "recorded with \`perf record -k CLOCK_MONOTONIC\`, the clock resize-bench"
                 echo "stamps its PATCHes and watch events with. A pass is one run of the agent's sync loop"
                 echo "(sync_all, src/node/agent.c): the pods it steps (pod_worker_sync) and their status PATCHes."
                 echo "**Pass A** is the first pass that starts after the new spec reached the watch (a pass already"
@@ -521,7 +548,8 @@ out="bench/results/resize-$(date -u +%F).md"
                 echo
                 echo "The traced burst (limits up, $PODS pods, $(f trace.burst.e2e.total_ms 0) ms): $(v trace.burst.window.pass_n) passes; pod steps"
                 echo "$(f trace.burst.window.step_ms 0) ms, of which $(v trace.burst.window.ckpt_n) fsynced checkpoint writes $(f trace.burst.window.ckpt_ms 0) ms"
-                echo "($(pct trace.burst.window.ckpt_ms trace.burst.e2e.total_ms)% of the burst), cgroup writes $(f trace.burst.window.cgset_ms 0) ms; $(v trace.burst.window.req_n) requests (status"
+                echo "($(pct trace.burst.window.ckpt_ms trace.burst.e2e.total_ms)% of the burst), $(v trace.burst.window.record_n) actuated-state records (atomic, not fsynced)"
+                echo "$(f trace.burst.window.record_ms 1) ms, cgroup writes $(f trace.burst.window.cgset_ms 0) ms; $(v trace.burst.window.req_n) requests (status"
                 echo "PATCHes and events, one at a time on the sync thread) $(f trace.burst.window.req_ms 0) ms ($(pct trace.burst.window.req_ms trace.burst.e2e.total_ms)%)."
         fi
         if [ -n "$PROFILE_ROWS" ]; then
@@ -600,6 +628,11 @@ out="bench/results/resize-$(date -u +%F).md"
                 echo "- **CPU.** The agent's sync loop's largest parts in the profile:"
                 echo "  $(awk -F'\t' '{ t += $3; if ($1 == "agent sync loop") { S[$2] += $3 } } END { for (k in S) printf "%d\t%s %.0f%%\n", S[k], k, 100 * S[k] / t }' "$WORK_DIR/profile.tsv" | sort -nr | head -6 | cut -f2 | paste -sd';' | sed 's/;/, /g') of serve's CPU."
         fi
-} >"$out"
+} >"$out.tmp"
+if [ -s "$MISSING" ]; then
+        rm -f "$out.tmp"
+        die "the report reads values no phase measured: $(sort -u "$MISSING" | paste -sd' ')"
+fi
+mv "$out.tmp" "$out"
 cat "$out"
 echo "report written to $out" >&2

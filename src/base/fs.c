@@ -46,9 +46,11 @@ int fs_write_all(int fd, const char *data, size_t len)
         return 0;
 }
 
-/* force_mode: the file gets exactly mode (umask aside), else mode less the umask. */
+/* force_mode: the file gets exactly mode (umask aside), else mode less the umask. durable: the
+ * file and the folder are fsynced (else the rename alone keeps a reader, and a process killed
+ * at any point, from ever seeing a part). */
 static int write_atomic(int dirfd, const char *name, const char *data, size_t len, mode_t mode,
-                        bool force_mode)
+                        bool force_mode, bool durable)
 {
         char tmp[256];
         int fd, r;
@@ -67,7 +69,7 @@ static int write_atomic(int dirfd, const char *name, const char *data, size_t le
         r = force_mode && fchmod(fd, mode) < 0 ? -errno : 0;
         if (r == 0)
                 r = fs_write_all(fd, data, len);
-        if (r == 0 && fsync(fd) < 0)
+        if (r == 0 && durable && fsync(fd) < 0)
                 r = -errno;
         if (close(fd) < 0 && r == 0)
                 r = -errno;
@@ -75,20 +77,25 @@ static int write_atomic(int dirfd, const char *name, const char *data, size_t le
                 r = -errno;
         if (r < 0)
                 (void) unlinkat(dirfd, tmp, 0);
-        else
+        else if (durable)
                 (void) fsync(dirfd);
         return r;
 }
 
 int fs_write_file_atomic(int dirfd, const char *name, const char *data, size_t len)
 {
-        return write_atomic(dirfd, name, data, len, 0644, false);
+        return write_atomic(dirfd, name, data, len, 0644, false, true);
 }
 
 int fs_write_file_atomic_mode(int dirfd, const char *name, const char *data, size_t len,
                               mode_t mode)
 {
-        return write_atomic(dirfd, name, data, len, mode, true);
+        return write_atomic(dirfd, name, data, len, mode, true, true);
+}
+
+int fs_write_file_replace(int dirfd, const char *name, const char *data, size_t len)
+{
+        return write_atomic(dirfd, name, data, len, 0644, false, false);
 }
 
 int fs_write_json_atomic(int dirfd, const char *name, const json_t *j)
@@ -98,6 +105,15 @@ int fs_write_json_atomic(int dirfd, const char *name, const json_t *j)
         if (!s)
                 return -ENOMEM;
         return fs_write_file_atomic(dirfd, name, s, strlen(s));
+}
+
+int fs_write_json_replace(int dirfd, const char *name, const json_t *j)
+{
+        cleanup_free char *s = json_dumps(j, JSON_COMPACT);
+
+        if (!s)
+                return -ENOMEM;
+        return fs_write_file_replace(dirfd, name, s, strlen(s));
 }
 
 int fs_read_file_at(int dirfd, const char *name, size_t max, char **ret, size_t *ret_len)

@@ -1,7 +1,7 @@
 /* fs.h: small file-system helpers the node's parts share: directories made with their parents,
  * state files written atomically and durably (temporary file, fsync, rename, fsync of the
- * folder), small files and JSON read whole, and a tree removal that never follows a symbolic
- * link nor crosses into another file system. -errno on failure. */
+ * folder) or atomically only (no fsync), small files and JSON read whole, and a tree removal that
+ * never follows a symbolic link nor crosses into another file system. -errno on failure. */
 #ifndef FLEXLET_BASE_FS_H
 #define FLEXLET_BASE_FS_H
 
@@ -21,6 +21,12 @@ int fs_write_file_atomic(int dirfd, const char *name, const char *data, size_t l
 int fs_write_file_atomic_mode(int dirfd, const char *name, const char *data, size_t len,
                               mode_t mode);
 int fs_write_json_atomic(int dirfd, const char *name, const json_t *j);
+/* Atomic but not durable: through a temporary file and rename, without fsync. A process killed
+ * at any point leaves the old or the new content (the page cache outlives it); a power loss
+ * may leave the old content, or an empty or partial file. Only for state whose loss repeats
+ * idempotent work (the readers take an unreadable file as absent). */
+int fs_write_file_replace(int dirfd, const char *name, const char *data, size_t len);
+int fs_write_json_replace(int dirfd, const char *name, const json_t *j);
 /* Reads a whole small file (NUL-terminated, at most max bytes: -EFBIG beyond). */
 int fs_read_file_at(int dirfd, const char *name, size_t max, char **ret, size_t *ret_len);
 /* Reads a JSON file of at most FS_JSON_FILE_MAX bytes; -EBADMSG when it does not parse. */

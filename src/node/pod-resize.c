@@ -7,7 +7,10 @@
  * and lets the pod's folder own all of its state):
  *   DATA/pods/<uid>/allocated.json  resize.h's allocation, written and fsynced before anything
  *                                   of it is applied
- *   DATA/pods/<uid>/actuated.json   resize.h's actuated state, rewritten after every step */
+ *   DATA/pods/<uid>/actuated.json   resize.h's actuated state, rewritten after every step
+ *                                   atomically (rename) but not fsynced: losing it, or a step
+ *                                   of it, only repeats idempotent steps (a power loss can leave
+ *                                   it empty or torn: read as absent, every step is repeated) */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -37,15 +40,16 @@
 #define RESIZE_RETRY_INITIAL_S 1
 #define RESIZE_RETRY_MAX_S     30
 
+/* durable: fsynced before it returns (allocated.json); else only atomic (actuated.json). */
 static int write_checkpoint(const struct pod_memory *p, const char *name, const json_t *v,
-                            struct error **reterr)
+                            bool durable, struct error **reterr)
 {
         int dfd = open(p->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         int r;
 
         if (dfd < 0)
                 return error_set(reterr, errno, "open %s: %m", p->dir);
-        r = fs_write_json_atomic(dfd, name, v);
+        r = durable ? fs_write_json_atomic(dfd, name, v) : fs_write_json_replace(dfd, name, v);
         (void) close(dfd);
         if (r < 0)
                 return error_set(reterr, -r, "write %s/%s: %s", p->dir, name, strerror(-r));
@@ -88,7 +92,7 @@ int pod_allocation_load(struct pod_host *h, struct pod_memory *p, const json_t *
                 if (r == -ENOENT) {
                         /* K8S: a new pod is allocated what it asks for (the scheduler placed it) */
                         p->allocation = resize_allocation_from_pod(pod);
-                        r = write_checkpoint(p, ALLOCATED_FILE, p->allocation, reterr);
+                        r = write_checkpoint(p, ALLOCATED_FILE, p->allocation, true, reterr);
                         if (r < 0) {
                                 json_decref(TAKE_PTR(p->allocation));
                                 return r;
@@ -100,7 +104,9 @@ int pod_allocation_load(struct pod_host *h, struct pod_memory *p, const json_t *
         }
         if (!p->actuated) {
                 p->actuated = read_checkpoint(p, ACTUATED_FILE, &r);
-                if (r == -ENOENT)
+                /* not fsynced: after a power loss it may be empty or torn, which is as if it
+                 * were lost (every step is repeated; each is idempotent) */
+                if (r == -ENOENT || r == -EBADMSG)
                         p->actuated = json_object();
                 else if (r < 0)
                         return error_set(reterr, -r, "read %s/%s: %s", p->dir, ACTUATED_FILE,
@@ -125,9 +131,10 @@ json_t *pod_allocated(const struct pod_memory *p, const json_t *pod)
 
 static void persist_actuated(struct pod_memory *p)
 {
-        /* A failed write only means a step may be repeated after a restart: steps are
-         * idempotent. */
-        (void) write_checkpoint(p, ACTUATED_FILE, p->actuated, NULL);
+        /* A failed or lost write only means a step may be repeated after a restart: steps are
+         * idempotent. Hence no fsync: a killed process leaves the page cache, and so the last
+         * rename, behind; only a power loss can take it. */
+        (void) write_checkpoint(p, ACTUATED_FILE, p->actuated, false, NULL);
 }
 
 void pod_actuated_cgroup(struct pod_memory *p, const char *container,
@@ -279,7 +286,7 @@ void pod_resize_admit(struct step *s)
                 return;
         }
         /* Accepted: the allocation is durable before anything of it is applied. */
-        r = write_checkpoint(p, ALLOCATED_FILE, desired, NULL);
+        r = write_checkpoint(p, ALLOCATED_FILE, desired, true, NULL);
         if (r < 0)
                 return; /* tried again at the next step */
         fault_point("resize-allocated");

@@ -1791,6 +1791,33 @@ static void actuate(struct step *s, const struct plan *pl)
         pod_resize_actuate(s, running);
 }
 
+/* After actuation wrote the kernel: the running containers' resources read back again, so this
+ * step's status reports what the kernel holds now, and a resize ends in the pass that applied
+ * it with one status write (observe() read them before actuation). */
+static void observe_resources_again(struct step *s, struct plan *pl)
+{
+        for (int k = 0; k < 2; k++) {
+                const json_t *list =
+                        json_path(s->alloc_pod, k ? "spec.initContainers" : "spec.containers");
+                struct container_observation *obs = k ? pl->init : pl->regular;
+                size_t n = k ? pl->n_init : pl->n_regular;
+
+                for (size_t i = 0; i < n && i < json_array_size(list); i++) {
+                        struct container_memory *cm;
+                        cleanup_free char *cg = NULL;
+
+                        if (obs[i].phase != CONTAINER_RUNNING)
+                                continue;
+                        cm = container_memory_get(s->p, obs[i].name);
+                        if (cm->latest < 0)
+                                continue;
+                        cg = run_cgroup(s->p, cm->name, cm->latest);
+                        obs[i].resources =
+                                keep_json(s, actual_resources(s, json_array_get(list, i), cg));
+                }
+        }
+}
+
 /* KEP-6030: each Memory emptyDir's live size, as statfs has it: {volume: quantity}. */
 static json_t *memory_volume_sizes(struct step *s)
 {
@@ -2061,8 +2088,11 @@ int pod_worker_sync(struct pod_host *h, const json_t *pod, json_t **ret_status,
                 pod_claims_expand(&s);
         if (sandbox_ready || deleting || p->released) {
                 step_containers(&s, &pl, deleting || p->evicted || p->released);
-                if (p->prepared && sandbox_ready && !deleting && !p->evicted && !pl.done)
+                if (p->prepared && sandbox_ready && !deleting && !p->evicted && !pl.done) {
                         actuate(&s, &pl);
+                        if (s.resize_activity)
+                                observe_resources_again(&s, &pl);
+                }
         } else {
                 /* nothing runs yet: every container is being created */
                 const json_t *inits = json_path(pod, "spec.initContainers");

@@ -1,0 +1,159 @@
+/* test-fs.c: the state-file writers of base/fs.h: the durable one and the atomic-only one
+ * (actuated.json's) both replace a file whole, leave no temporary file behind, refuse a
+ * symbolic link in the name's place, and read back as what they wrote. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/alloc.h"
+#include "base/fs.h"
+#include "base/json.h"
+#include "base/macro.h"
+
+struct dir {
+        char path[64];
+        int fd;
+};
+
+static int setup(void **state)
+{
+        struct dir *d = xcalloc(1, sizeof(*d));
+
+        (void) snprintf(d->path, sizeof(d->path), "/tmp/flexlet-test-fs.XXXXXX");
+        if (!mkdtemp(d->path))
+                return -1;
+        d->fd = open(d->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        *state = d;
+        return d->fd < 0 ? -1 : 0;
+}
+
+static int teardown(void **state)
+{
+        struct dir *d = *state;
+
+        (void) close(d->fd);
+        (void) fs_remove_tree(d->path);
+        free(d);
+        return 0;
+}
+
+/* The names in the folder, in no order, as one string "a b " (tests compare sets of one). */
+static size_t entries(const struct dir *d, char *out, size_t cap)
+{
+        DIR *dd = opendir(d->path);
+        struct dirent *de;
+        size_t n = 0;
+
+        out[0] = '\0';
+        assert_non_null(dd);
+        while ((de = readdir(dd))) {
+                if (streq(de->d_name, ".") || streq(de->d_name, ".."))
+                        continue;
+                (void) strncat(out, de->d_name, cap - strlen(out) - 2);
+                (void) strcat(out, " ");
+                n++;
+        }
+        (void) closedir(dd);
+        return n;
+}
+
+static void check_writer(void **state, int (*write)(int, const char *, const char *, size_t))
+{
+        struct dir *d = *state;
+        cleanup_free char *got = NULL;
+        char names[256];
+        size_t len = 0;
+
+        assert_int_equal(write(d->fd, "s.json", "{\"a\":1,\"long\":\"xxxxxxxx\"}", 25), 0);
+        assert_int_equal(write(d->fd, "s.json", "{\"a\":2}", 7), 0);
+        assert_int_equal(fs_read_file_at(d->fd, "s.json", 1024, &got, &len), 0);
+        /* replaced whole: nothing of the longer first content is left */
+        assert_int_equal(len, 7);
+        assert_string_equal(got, "{\"a\":2}");
+        assert_int_equal(entries(d, names, sizeof(names)), 1);
+        assert_string_equal(names, "s.json ");
+}
+
+static void test_durable_replaces_whole(void **state)
+{
+        check_writer(state, fs_write_file_atomic);
+}
+
+static void test_replace_replaces_whole(void **state)
+{
+        check_writer(state, fs_write_file_replace);
+}
+
+static void test_replace_json_reads_back(void **state)
+{
+        struct dir *d = *state;
+        cleanup_json json_t *v = json_pack("{s:{s:i}}", "pod", "cpuShares", 102), *got = NULL;
+
+        assert_int_equal(fs_write_json_replace(d->fd, "actuated.json", v), 0);
+        assert_int_equal(fs_read_json_at(d->fd, "actuated.json", &got), 0);
+        assert_true(json_equal(v, got));
+}
+
+/* a symbolic link where the file goes is replaced as a name, never written through */
+static void test_replace_never_follows_a_link(void **state)
+{
+        struct dir *d = *state;
+        cleanup_free char *target = xasprintf("%s/target", d->path);
+        cleanup_free char *got = NULL;
+        struct stat st;
+
+        assert_int_equal(fs_write_file_replace(d->fd, "target", "old", 3), 0);
+        assert_int_equal(symlinkat(target, d->fd, "s.json"), 0);
+        assert_int_equal(fs_write_file_replace(d->fd, "s.json", "new", 3), 0);
+        assert_int_equal(fstatat(d->fd, "s.json", &st, AT_SYMLINK_NOFOLLOW), 0);
+        assert_true(S_ISREG(st.st_mode));
+        assert_int_equal(fs_read_file_at(d->fd, "target", 64, &got, NULL), 0);
+        assert_string_equal(got, "old");
+}
+
+static void test_replace_reports_errno(void **state)
+{
+        struct dir *d = *state;
+        char names[256];
+
+        assert_int_equal(fs_write_file_replace(d->fd, "no-such-dir/s.json", "x", 1), -ENOENT);
+        assert_int_equal(fs_write_file_replace(-1, "s.json", "x", 1), -EBADF);
+        assert_int_equal(entries(d, names, sizeof(names)), 0);
+}
+
+/* an empty or torn file (what a power loss can leave of an unsynced one) does not parse */
+static void test_torn_json_is_ebadmsg(void **state)
+{
+        struct dir *d = *state;
+        json_t *got = NULL;
+
+        assert_int_equal(fs_write_file_replace(d->fd, "a.json", "", 0), 0);
+        assert_int_equal(fs_read_json_at(d->fd, "a.json", &got), -EBADMSG);
+        assert_int_equal(fs_write_file_replace(d->fd, "a.json", "{\"pod\":{\"cpu", 12), 0);
+        assert_int_equal(fs_read_json_at(d->fd, "a.json", &got), -EBADMSG);
+        assert_null(got);
+}
+
+int main(void)
+{
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test_setup_teardown(test_durable_replaces_whole, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_replace_replaces_whole, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_replace_json_reads_back, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_replace_never_follows_a_link, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_replace_reports_errno, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_torn_json_is_ebadmsg, setup, teardown),
+        };
+
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
