@@ -781,7 +781,10 @@ static int import_fd(const char *data_dir, const char *name, int tar_fd,
         }
         r = rt_tar_extract(tar_fd, rootfd, NULL, &st, reterr);
         if (r < 0) {
-                error_wrap(reterr, "import \"%s\"", name ? name : "the archive");
+                if (name)
+                        error_wrap(reterr, "import \"%s\"", name);
+                else
+                        error_wrap(reterr, "import");
                 goto fail;
         }
         r = rt_image_import_tree(data_dir, rootfd, name, NULL, &refs, reterr);
@@ -799,7 +802,10 @@ static int import_fd(const char *data_dir, const char *name, int tar_fd,
                 return 0;
         }
         if (r != -ENOMEDIUM) {
-                error_wrap(reterr, "import \"%s\"", name ? name : "the archive");
+                if (name)
+                        error_wrap(reterr, "import \"%s\"", name);
+                else
+                        error_wrap(reterr, "import");
                 goto fail;
         }
         if (!name) {

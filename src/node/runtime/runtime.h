@@ -3,11 +3,13 @@
  *
  * The pieces, and who owns what:
  *
- * - Images (DATA/images). `busybox` with any tag is built in: assembled on first use from the
- *   host's static busybox (Debian's busybox-static). Other images are root filesystem tarballs
- *   added with `flexlet image import NAME FILE.tar` (runtime_image_import). Layout:
+ * - Images (DATA/images, docs/images.md). `busybox` with any tag is built in: assembled on
+ *   first use from the host's static busybox (Debian's busybox-static). Others are `docker save`
+ *   archives and OCI image layouts (runtime_image_import_path: layers unpacked once each, by
+ *   diffID, shared) or root filesystem tarballs (runtime_image_import). Layout:
  *     DATA/images/builtin/busybox/{rootfs/,config.json}
- *     DATA/images/<domain>/<path>/<tag | algo+digest>/{rootfs/,config.json}
+ *     DATA/images/<domain>/<path>/<tag | algo+digest>/{rootfs/,config.json} or image.json
+ *     DATA/images/blobs/sha256/<hex>, DATA/images/layers/<diffID hex>/fs/
  *   (a ':' in a domain becomes '+'). An imported image wins over the built-in busybox for its
  *   exact reference.
  *
