@@ -160,10 +160,10 @@ with tarfile.open(sys.argv[1], "w", format=tarfile.PAX_FORMAT) as t:
     for name in ("link/flexlet-test-images-escaped", "up/flexlet-test-images-escaped2"):
         f = tarfile.TarInfo(name); f.size = 8; t.addfile(f, io.BytesIO(b"escaped\n"))
 PY
-evil_archive() { # LAYER.tar NAME: a docker save archive of that one layer
+evil_archive() { # LAYER.tar NAME [DIFFID]: a docker save archive (older layout) of that one layer
         local cfg=$W/evil-config.json
         printf '{"architecture":"amd64","os":"linux","config":{},"rootfs":{"type":"layers","diff_ids":["sha256:%s"]}}' \
-                "$(sha "$1")" >"$cfg"
+                "${3:-$(sha "$1")}" >"$cfg"
         rm -rf "$E/arch" && mkdir -p "$E/arch"
         cp "$cfg" "$E/arch/config.json" && cp "$1" "$E/arch/layer.tar"
         printf '[{"Config":"config.json","RepoTags":["%s"],"Layers":["layer.tar"]}]' "$2" >"$E/arch/manifest.json"
@@ -180,7 +180,10 @@ check_equal "what it wrote through them stayed inside the layer's root" "escaped
 check "nothing was written outside" test ! -e /flexlet-test-images-escaped -a ! -e /flexlet-test-images-escaped2
 zstd -q -c "$W/l3.tar" >"$D/blobs/sha256/$(sha "$W/l2.tar.zst")" # another layer's bytes
 tar -C "$D" -cf "$W/docker-bad.tar" .
-check_output "a layer that is not its diffID is refused" "the config says sha256:$(sha "$W/l2.tar")" fx image import "$W/docker-bad.tar"
+check_output "a layer blob that is not its digest is refused" "not sha256:$(sha "$W/l2.tar.zst")" fx image import "$W/docker-bad.tar"
+evil_archive "$W/l3.tar" wrongdiff "$(sha "$W/l2.tar")"
+check_output "a layer that is not its config's diffID is refused" "the config says sha256:$(sha "$W/l2.tar")" \
+        fx image import "$W/wrongdiff.tar"
 check_output "a plain root filesystem tarball still imports under a name" "imported docker.io/local/plain:1" \
         fx image import "$W/l1.tar" local/plain:1
 

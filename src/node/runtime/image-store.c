@@ -375,6 +375,13 @@ static int import_image(const char *images, int rootfd, const char *config_path,
 }
 
 /* docker save: manifest.json = [{"Config", "RepoTags", "Layers"}] */
+static void free_owned(char **v, size_t n)
+{
+        for (size_t i = 0; i < n; i++)
+                free(v[i]);
+        free(v);
+}
+
 static int import_docker(const char *images, int rootfd, const char *name,
                          struct rt_image_import_stats *stats, json_t *refs, struct error **reterr)
 {
@@ -395,6 +402,7 @@ static int import_docker(const char *images, int rootfd, const char *name,
                 const char *config = json_string_value(json_object_get(entry, "Config"));
                 json_t *layers = json_object_get(entry, "Layers"), *tags;
                 const char **paths, **digests, **names;
+                char **owned;
                 cleanup_free char *config_digest = NULL;
                 cleanup_free char *ctext = NULL;
                 size_t n_layers, n_names = 0, clen, j;
@@ -418,11 +426,18 @@ static int import_docker(const char *images, int rootfd, const char *name,
                 config_digest = xasprintf("sha256:%s", got);
                 paths = xcalloc(n_layers + 1, sizeof(*paths));
                 digests = xcalloc(n_layers + 1, sizeof(*digests));
+                owned = xcalloc(n_layers + 1, sizeof(*owned));
                 for (j = 0; j < n_layers; j++) {
                         paths[j] = json_string_value(json_array_get(layers, j));
+                        /* Docker 25+ names layers blobs/sha256/<hex>: that is their digest */
+                        if (paths[j] && strncmp(paths[j], "blobs/sha256/", 13) == 0) {
+                                owned[j] = xasprintf("sha256:%s", paths[j] + 13);
+                                digests[j] = sha256_hex(owned[j]) ? owned[j] : NULL;
+                        }
                         if (!paths[j]) {
                                 free(paths);
                                 free(digests);
+                                free_owned(owned, n_layers);
                                 json_decref(manifest);
                                 return error_set(reterr, EINVAL,
                                                  "manifest.json: a layer that is not a path");
@@ -441,6 +456,7 @@ static int import_docker(const char *images, int rootfd, const char *name,
                         free(paths);
                         free(digests);
                         free(names);
+                        free_owned(owned, n_layers);
                         json_decref(manifest);
                         return error_set(
                                 reterr, EINVAL,
@@ -452,6 +468,7 @@ static int import_docker(const char *images, int rootfd, const char *name,
                 free(paths);
                 free(digests);
                 free(names);
+                free_owned(owned, n_layers);
                 if (r < 0)
                         break;
                 if (name)
