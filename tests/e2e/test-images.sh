@@ -111,6 +111,9 @@ pod() { # NAME IMAGE [ARGS_JSON]
         printf '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"%s"},"spec":{"terminationGracePeriodSeconds":1,"containers":[{"name":"c","image":"%s"%s}]}}' \
                 "$1" "$2" "$args" | k create -f - >/dev/null
 }
+# every pod mounts its service account token with kube-root-ca.crt: wait for the publisher
+until_equal "the root CA publisher has made kube-root-ca.crt" "kube-root-ca.crt" \
+        k get configmap kube-root-ca.crt -o 'jsonpath={.metadata.name}'
 pod two example.com/test/two:1
 pod args example.com/test/two:1 '["echo args replace the cmd: $GREETING; sleep 3600"]'
 pod oci example.com/test/oci:1
