@@ -32,8 +32,13 @@ static void image_usage(FILE *f)
 {
         (void) fprintf(
                 f,
-                "usage: flexlet image import NAME FILE.tar [flags]   add a root filesystem tarball (- reads stdin)\n"
-                "       flexlet image list [--data-dir DIR]           list the local images\n\n"
+                "usage: flexlet image import FILE [NAME]            add a docker save archive or an OCI\n"
+                "                                                    image layout (a directory or a tar),\n"
+                "                                                    named NAME or by the archive\n"
+                "       flexlet image import NAME FILE.tar [flags]   add a root filesystem tarball (- reads stdin)\n"
+                "       flexlet image ls|list [--data-dir DIR]       list the local images\n"
+                "       flexlet image rm NAME...                     remove images, then the layers no\n"
+                "                                                    image or container uses\n\n"
                 "  --data-dir DIR        the node's data dir (default " DEFAULT_DATA_DIR ")\n"
                 "  --entrypoint ARG      the image's entrypoint, one word per flag\n"
                 "  --cmd ARG             the image's default arguments, one word per flag\n"
@@ -52,9 +57,12 @@ static int image_list(const char *data_dir)
                 (void) fprintf(stderr, "flexlet image list: %s\n", err->message);
                 return 1;
         }
-        (void) printf("%-60s %s\n", "IMAGE", "ROOTFS");
+        (void) printf("%-60s %-19s %-6s %s\n", "IMAGE", "IMAGE ID", "LAYERS", "ROOTFS");
         json_array_foreach(list, i, v) {
-                (void) printf("%-60s %s\n", json_string_value(json_object_get(v, "reference")),
+                const char *id = json_string_value(json_object_get(v, "id"));
+                (void) printf("%-60s %-19.19s %-6lld %s\n",
+                              json_string_value(json_object_get(v, "reference")), id ? id : "-",
+                              (long long) json_integer_value(json_object_get(v, "layers")),
                               json_string_value(json_object_get(v, "rootfs")));
         }
         json_decref(list);
@@ -78,7 +86,7 @@ int cmd_image(int argc, char **argv)
              **env = xcalloc(1, sizeof(char *));
         size_t n_ep = 0, n_cmd = 0, n_env = 0;
         struct runtime_image_config cfg = { 0 };
-        int c, fd, r = 2;
+        int c, r = 2;
 
         /* GNU getopt permutes: flags may come before or after the operands */
         optind = 1;
@@ -115,36 +123,54 @@ int cmd_image(int argc, char **argv)
                 }
         }
         verb = optind < argc ? argv[optind] : NULL;
-        if (verb && streq(verb, "list") && argc - optind == 1) {
+        if (verb && (streq(verb, "list") || streq(verb, "ls")) && argc - optind == 1) {
                 r = image_list(data_dir);
                 goto out;
         }
-        if (!verb || !streq(verb, "import") || argc - optind != 3) {
+        if (verb && streq(verb, "rm") && argc - optind >= 2) {
+                r = 0;
+                for (int i = optind + 1; i < argc; i++) {
+                        struct runtime_image_prune pr = { 0 };
+                        if (runtime_image_remove(data_dir, argv[i], &pr, &err) < 0) {
+                                (void) fprintf(stderr, "flexlet image rm: %s\n", err->message);
+                                error_free(TAKE_PTR(err));
+                                r = 1;
+                                continue;
+                        }
+                        (void) printf("removed %s (%u layers, %u blobs freed)\n", argv[i],
+                                      pr.layers, pr.blobs);
+                }
+                goto out;
+        }
+        if (!verb || !streq(verb, "import") || argc - optind < 2 || argc - optind > 3) {
                 image_usage(stderr);
                 goto out;
         }
-        name = argv[optind + 1];
-        file = argv[optind + 2];
-        fd = streq(file, "-") ? dup(0) : open(file, O_RDONLY | O_CLOEXEC);
-        if (fd < 0) {
-                (void) fprintf(stderr, "flexlet image import: open \"%s\": %s\n", file,
-                               strerror(errno));
-                r = 1;
-                goto out;
+        /* `import FILE [NAME]`, or the older `import NAME FILE`: with two operands, the first
+         * is the file when it is a path that exists (or "-"), else the name */
+        file = argv[optind + 1];
+        name = argc - optind == 3 ? argv[optind + 2] : NULL;
+        if (name && !(streq(file, "-") || access(file, F_OK) == 0)) {
+                file = argv[optind + 2];
+                name = argv[optind + 1];
         }
         cfg.entrypoint = (const char *const *) entrypoint;
         cfg.cmd = (const char *const *) cmd;
         cfg.env = (const char *const *) env;
-        if (runtime_image_import(data_dir, name, fd, &cfg, &err) < 0) {
-                (void) fprintf(stderr, "flexlet image import: %s\n", err->message);
-                r = 1;
-        } else {
-                cleanup_free char *ref = NULL;
-                (void) runtime_image_parse(name, &ref, NULL);
-                (void) printf("imported %s\n", ref ? ref : name);
+        {
+                json_t *refs = NULL, *v;
+                size_t i;
+                if (runtime_image_import_path(data_dir, file, name, &cfg, &refs, &err) < 0) {
+                        (void) fprintf(stderr, "flexlet image import: %s\n", err->message);
+                        r = 1;
+                        goto out;
+                }
+                json_array_foreach(refs, i, v) {
+                        (void) printf("imported %s\n", json_string_value(v));
+                }
+                json_decref(refs);
                 r = 0;
         }
-        close(fd);
 out:
         rt_strv_free(entrypoint);
         rt_strv_free(cmd);

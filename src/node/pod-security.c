@@ -229,8 +229,28 @@ static int resolve_sysctls(const json_t *pod_sc, const char *cname, struct pod_s
         return 0;
 }
 
-int pod_security_resolve(const json_t *pod, const json_t *c, struct pod_security *ret,
-                         struct error **reterr)
+/* containerd's getUserFromImage: the user part of "user[:group]", a uid when numeric */
+static bool image_uid(const char *user, int64_t *ret_uid, size_t *ret_len)
+{
+        size_t n = strcspn(user, ":");
+        int64_t v = 0;
+
+        *ret_len = n;
+        if (n == 0 || n > 10)
+                return false;
+        for (size_t i = 0; i < n; i++) {
+                if (user[i] < '0' || user[i] > '9')
+                        return false;
+                v = v * 10 + (user[i] - '0');
+        }
+        if (v > 2147483647)
+                return false;
+        *ret_uid = v;
+        return true;
+}
+
+int pod_security_resolve(const json_t *pod, const json_t *c, const char *image_user,
+                         struct pod_security *ret, struct error **reterr)
 {
         const json_t *pod_sc = json_path(pod, "spec.securityContext"),
                      *sc = json_object_get(c, "securityContext"), *v, *caps;
@@ -261,22 +281,63 @@ int pod_security_resolve(const json_t *pod, const json_t *c, struct pod_security
                 ps.gid = (gid_t) id;
                 ps.sec.gid_set = true;
         }
+        if (!image_user)
+                image_user = "";
         if (json_is_true(field(pod_sc, sc, "runAsNonRoot"))) {
-                /* K8S verifyRunAsNonRoot. The images here run as root unless runAsUser says
-                 * otherwise (an image's USER is not recorded). */
+                /* K8S verifyRunAsNonRoot, with the image's user as containerd reports it (an
+                 * image without User runs as root) */
                 cleanup_free char *fp = format_pod(pod);
+                int64_t iu = 0;
+                size_t len;
+                bool numeric = !*image_user || image_uid(image_user, &iu, &len);
                 if (field(pod_sc, sc, "runAsUser") && ps.uid == 0)
                         r = error_set(reterr, EINVAL,
                                       "container's runAsUser breaks non-root policy (pod: \"%s\", "
                                       "container: %s)",
                                       fp, name);
-                else if (!field(pod_sc, sc, "runAsUser"))
+                else if (!field(pod_sc, sc, "runAsUser") && numeric && iu == 0)
                         r = error_set(reterr, EINVAL,
                                       "container has runAsNonRoot and image will run as root "
                                       "(pod: \"%s\", container: %s)",
                                       fp, name);
+                else if (!field(pod_sc, sc, "runAsUser") && !numeric)
+                        r = error_set(reterr, EINVAL,
+                                      "container has runAsNonRoot and image has non-numeric user "
+                                      "(%.*s), cannot verify user is non-root (pod: \"%s\", "
+                                      "container: %s)",
+                                      (int) strcspn(image_user, ":"), image_user, fp, name);
                 if (r < 0)
                         goto fail;
+        }
+        if (!field(pod_sc, sc, "runAsUser") && *image_user) {
+                /* containerd WithUser: the image's "uid[:gid]" when runAsUser is unset (a
+                 * runAsGroup still wins over the image's group) */
+                int64_t iu;
+                size_t len;
+                const char *group;
+                if (!image_uid(image_user, &iu, &len)) {
+                        r = error_set(reterr, EINVAL,
+                                      "container %s: the image's user \"%s\" is a name; only "
+                                      "numeric image users are applied here (set runAsUser)",
+                                      name, image_user);
+                        goto fail;
+                }
+                ps.uid = (uid_t) iu;
+                group = image_user[len] == ':' ? image_user + len + 1 : NULL;
+                if (group && !field(pod_sc, sc, "runAsGroup")) {
+                        int64_t ig;
+                        size_t glen;
+                        if (!image_uid(group, &ig, &glen) || group[glen]) {
+                                r = error_set(reterr, EINVAL,
+                                              "container %s: the image's group \"%s\" is not "
+                                              "numeric; only numeric image groups are applied "
+                                              "here (set runAsGroup)",
+                                              name, group);
+                                goto fail;
+                        }
+                        ps.gid = (gid_t) ig;
+                        ps.sec.gid_set = true;
+                }
         }
 
         /* pod-level supplementalGroups; the image's groups unless Strict (KEP-3619) */

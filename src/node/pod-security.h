@@ -33,9 +33,10 @@ struct pod_security {
 };
 
 /* Resolves the securityContext of container c of pod (borrowed; c is one of the pod's
- * containers or init containers). -EINVAL with a message when the container must not start. */
-int pod_security_resolve(const json_t *pod, const json_t *c, struct pod_security *ret,
-                         struct error **reterr);
+ * containers or init containers) over the image config's User (image_user, NULL or "" when
+ * none: root). -EINVAL with a message when the container must not start. */
+int pod_security_resolve(const json_t *pod, const json_t *c, const char *image_user,
+                         struct pod_security *ret, struct error **reterr);
 /* Reads the Localhost profile (DATA/seccomp/<name>) into ret->sec when asked for: upstream's
  * "cannot load seccomp profile" failure otherwise. No-op for the other modes. */
 int pod_security_load_profile(struct pod_security *ps, const char *data_dir, struct error **reterr);

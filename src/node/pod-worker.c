@@ -1190,7 +1190,7 @@ static void start_container(struct step *s, const json_t *c, struct container_me
                 return;
         }
         /* K8S: the securityContext checks of generateContainerConfig */
-        r = pod_security_resolve(s->pod, c, &security, &err);
+        r = pod_security_resolve(s->pod, c, img.user, &security, &err);
         if (r < 0) {
                 add_event(s->ev, "Warning", "Failed", xasprintf("Error: %s", err->message));
                 o->phase = CONTAINER_WAITING;

@@ -76,8 +76,13 @@ check_fails "the refused import fails" fx image import local/evil:1 "$D/evil.tar
 check_equal "no partial image or temporary folder is left" "docker.io docker.io/local" \
         "$(cd "$DATA/images" && find . -mindepth 1 -maxdepth 3 -not -path './docker.io/local/rootfs*' -printf '%P\n' | sort | xargs)"
 gzip -c "$D/ustar.tar" >"$D/img.tar.gz"
-check_output "a compressed tarball is refused with a hint" "the tarball is compressed; decompress it first" \
-        fx image import local/gz:1 "$D/img.tar.gz" --data-dir "$DATA"
+check "a gzip tarball imports (libarchive reads it)" fx image import local/gz:1 "$D/img.tar.gz" --data-dir "$DATA"
+check "the gzip import matches the source tree" diff -r --no-dereference "$src" "$DATA/images/docker.io/local/gz/1/rootfs"
+if command -v xz >/dev/null; then
+        xz -c "$D/ustar.tar" >"$D/img.tar.xz"
+        check_output "an xz tarball is refused with a hint" "decompress bzip2 or xz first" \
+                fx image import local/xz:1 "$D/img.tar.xz" --data-dir "$DATA"
+fi
 check_output "a missing file" 'open "/nonexistent.tar": No such file or directory' \
         fx image import local/x:1 /nonexistent.tar --data-dir "$DATA"
 check_output "an invalid image name" 'couldn'"'"'t parse image name "Bad/Name": invalid reference format' \

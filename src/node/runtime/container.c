@@ -46,6 +46,9 @@ void runtime_container_spec_use_image(struct runtime_container_spec *s,
                                       const struct runtime_image *img)
 {
         s->rootfs = img->rootfs;
+        s->image_lowerdirs = img->lowerdirs && img->lowerdirs[0] && img->lowerdirs[1]
+                                     ? (const char *const *) img->lowerdirs
+                                     : NULL;
         s->image_entrypoint = (const char *const *) img->entrypoint;
         s->image_cmd = (const char *const *) img->cmd;
         s->image_env = (const char *const *) img->env;

@@ -325,8 +325,76 @@ static char **config_strv(const json_t *o, const char *key)
         return out;
 }
 
-/* Fills img from DIR/{config.json,rootfs}: -ENOENT when the image is not (completely) there. */
-static int image_load(const char *dir, bool builtin, struct runtime_image *img)
+/* An image of the content-addressed store: DIR/image.json names its config blob and layers
+ * (image-store.c); the config's Entrypoint, Cmd, Env, WorkingDir and User are the image's. */
+static int image_load_layered(const char *images, int dfd, struct runtime_image *img)
+{
+        cleanup_free char *cpath = NULL;
+        cleanup_close int blobs = -1;
+        json_t *rec = NULL, *cfg = NULL, *layers, *c;
+        const char *config;
+        size_t n, n_low = 0;
+        char **low;
+        int r;
+
+        r = fs_read_json_at(dfd, "image.json", &rec);
+        if (r < 0)
+                return r;
+        config = json_string_value(json_object_get(rec, "config"));
+        layers = json_object_get(rec, "layers");
+        if (!config || strncmp(config, "sha256:", 7) != 0 || strlen(config) != 71 ||
+            strchr(config + 7, '/') || !json_is_array(layers) || json_array_size(layers) == 0) {
+                json_decref(rec);
+                return -EINVAL;
+        }
+        cpath = xasprintf("%s/blobs/sha256", images);
+        blobs = open(cpath, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (blobs < 0 || (r = fs_read_json_at(blobs, config + 7, &cfg)) < 0) {
+                r = blobs < 0 ? -errno : r;
+                json_decref(rec);
+                return r == -ENOENT ? -ENOENT : r;
+        }
+        n = json_array_size(layers);
+        low = xcalloc(n + 1, sizeof(*low));
+        for (size_t i = n; i-- > 0;) {
+                const char *d = json_string_value(json_array_get(layers, i));
+                char *path;
+                if (!d || strncmp(d, "sha256:", 7) != 0 || strlen(d) != 71 || strchr(d + 7, '/')) {
+                        rt_strv_free(low);
+                        json_decref(rec);
+                        json_decref(cfg);
+                        return -EINVAL;
+                }
+                path = xasprintf("%s/layers/%s/fs", images, d + 7);
+                if (access(path, F_OK) < 0) {
+                        free(path);
+                        rt_strv_free(low);
+                        json_decref(rec);
+                        json_decref(cfg);
+                        return -ENOENT;
+                }
+                rt_strv_push(&low, &n_low, path);
+        }
+        c = json_object_get(cfg, "config");
+        *img = (struct runtime_image){
+                .reference = xstrdup(json_string_value(json_object_get(rec, "reference")) ?: ""),
+                .rootfs = xstrdup(low[0]),
+                .lowerdirs = low,
+                .entrypoint = config_strv(c, "Entrypoint"),
+                .cmd = config_strv(c, "Cmd"),
+                .env = config_strv(c, "Env"),
+                .working_dir = xstrdup(json_string_value(json_object_get(c, "WorkingDir")) ?: ""),
+                .user = xstrdup(json_string_value(json_object_get(c, "User")) ?: ""),
+                .id = xstrdup(config),
+        };
+        json_decref(rec);
+        json_decref(cfg);
+        return 0;
+}
+
+/* Fills img from DIR/{config.json,rootfs} or DIR/image.json (images: DATA/images): -ENOENT when the
+ * image is not (completely) there. */
+static int image_load(const char *images, const char *dir, bool builtin, struct runtime_image *img)
 {
         cleanup_close int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         json_t *cfg = NULL;
@@ -335,6 +403,8 @@ static int image_load(const char *dir, bool builtin, struct runtime_image *img)
 
         if (dfd < 0)
                 return -errno;
+        if (faccessat(dfd, "image.json", F_OK, AT_SYMLINK_NOFOLLOW) == 0)
+                return image_load_layered(images, dfd, img);
         if (fstatat(dfd, "rootfs", &st, AT_SYMLINK_NOFOLLOW) < 0)
                 return -errno;
         if (!S_ISDIR(st.st_mode))
@@ -349,8 +419,11 @@ static int image_load(const char *dir, bool builtin, struct runtime_image *img)
                 .cmd = config_strv(cfg, "Cmd"),
                 .env = config_strv(cfg, "Env"),
                 .working_dir = xstrdup(json_string_value(json_object_get(cfg, "WorkingDir")) ?: ""),
+                .user = xstrdup(""),
                 .builtin = builtin,
         };
+        img->lowerdirs = xcalloc(2, sizeof(char *));
+        img->lowerdirs[0] = xstrdup(img->rootfs);
         json_decref(cfg);
         return 0;
 }
@@ -363,6 +436,9 @@ void runtime_image_release(struct runtime_image *img)
         rt_strv_free(img->cmd);
         rt_strv_free(img->env);
         free(img->working_dir);
+        rt_strv_free(img->lowerdirs);
+        free(img->user);
+        free(img->id);
         *img = (struct runtime_image){ 0 };
 }
 
@@ -622,7 +698,7 @@ int runtime_image_ensure(const char *data_dir, const char *name, struct runtime_
                 return r;
         sub = rt_image_store_subdir(&n);
         dir = xasprintf("%s/%s", images, sub);
-        r = image_load(dir, false, ret);
+        r = image_load(images, dir, false, ret);
         if (r == 0) {
                 rt_image_name_release(&n);
                 return 0;
@@ -639,7 +715,7 @@ int runtime_image_ensure(const char *data_dir, const char *name, struct runtime_
         }
         /* K8S: busybox, any tag: the one assembled from the host */
         builtin = xasprintf("%s/builtin/busybox", images);
-        r = image_load(builtin, true, ret);
+        r = image_load(images, builtin, true, ret);
         if (r == -ENOENT) {
                 if ((r = fs_mkdir_p(images, 0755)) < 0) {
                         rt_image_name_release(&n);
@@ -650,7 +726,7 @@ int runtime_image_ensure(const char *data_dir, const char *name, struct runtime_
                         rt_image_name_release(&n);
                         return r;
                 }
-                r = image_load(builtin, true, ret);
+                r = image_load(images, builtin, true, ret);
         }
         if (r < 0) {
                 rt_image_name_release(&n);
@@ -665,22 +741,28 @@ int runtime_image_ensure(const char *data_dir, const char *name, struct runtime_
 
 /* ------------------------------------------------------------------ import */
 
-int runtime_image_import(const char *data_dir, const char *name, int tar_fd,
-                         const struct runtime_image_config *cfg, struct error **reterr)
+static bool config_empty(const struct runtime_image_config *c)
 {
-        struct rt_image_name n;
+        return !c || ((!c->entrypoint || !c->entrypoint[0]) && (!c->cmd || !c->cmd[0]) &&
+                      (!c->env || !c->env[0]) && (!c->working_dir || !*c->working_dir));
+}
+
+/* The tarball on tar_fd: a docker save or OCI archive goes into the content-addressed store;
+ * anything else is a root filesystem, imported as image `name`. */
+static int import_fd(const char *data_dir, const char *name, int tar_fd,
+                     const struct runtime_image_config *cfg, json_t **ret_refs,
+                     struct error **reterr)
+{
+        struct rt_image_name n = { 0 };
         cleanup_free char *images = xasprintf("%s/images", data_dir);
         cleanup_free char *sub = NULL, *final = NULL, *tmp = NULL, *old = NULL, *parent = NULL;
         cleanup_close int dfd = -1, rootfd = -1;
         struct rt_tar_stats st;
-        json_t *config;
+        json_t *config, *refs = NULL;
         int r;
 
-        r = rt_image_name_parse(name, &n, reterr);
-        if (r < 0)
+        if (name && (r = rt_image_name_parse(name, &n, reterr)) < 0)
                 return r;
-        sub = rt_image_store_subdir(&n);
-        final = xasprintf("%s/%s", images, sub);
         if ((r = fs_mkdir_p(images, 0755)) < 0) {
                 rt_image_name_release(&n);
                 return error_set(reterr, -r, "create \"%s\": %s", images, strerror(-r));
@@ -697,15 +779,47 @@ int runtime_image_import(const char *data_dir, const char *name, int tar_fd,
                 r = error_set(reterr, errno, "create \"%s/rootfs\": %s", tmp, strerror(errno));
                 goto fail;
         }
-        r = rt_tar_extract(tar_fd, rootfd, &st, reterr);
+        r = rt_tar_extract(tar_fd, rootfd, NULL, &st, reterr);
         if (r < 0) {
-                error_wrap(reterr, "import \"%s\"", name);
+                if (name)
+                        error_wrap(reterr, "import \"%s\"", name);
+                else
+                        error_wrap(reterr, "import");
+                goto fail;
+        }
+        r = rt_image_import_tree(data_dir, rootfd, name, NULL, &refs, reterr);
+        if (r == 0) {
+                if (!config_empty(cfg)) {
+                        json_decref(refs);
+                        r = error_set(
+                                reterr, EINVAL,
+                                "import: --entrypoint, --cmd, --env and --workdir are for root filesystem tarballs; this archive's image config has them");
+                        goto fail;
+                }
+                (void) fs_remove_tree(tmp);
+                rt_image_name_release(&n);
+                *ret_refs = refs;
+                return 0;
+        }
+        if (r != -ENOMEDIUM) {
+                if (name)
+                        error_wrap(reterr, "import \"%s\"", name);
+                else
+                        error_wrap(reterr, "import");
+                goto fail;
+        }
+        if (!name) {
+                r = error_set(
+                        reterr, EINVAL,
+                        "import: the tarball is a root filesystem (no manifest.json nor oci-layout); give it a name: flexlet image import FILE NAME");
                 goto fail;
         }
         if (st.files + st.dirs + st.symlinks + st.hardlinks == 0) {
                 r = error_set(reterr, EINVAL, "import \"%s\": the tarball holds no files", name);
                 goto fail;
         }
+        sub = rt_image_store_subdir(&n);
+        final = xasprintf("%s/%s", images, sub);
         config = config_json(n.reference, cfg);
         r = fs_write_json_atomic(dfd, "config.json", config);
         json_decref(config);
@@ -737,12 +851,48 @@ int runtime_image_import(const char *data_dir, const char *name, int tar_fd,
                 goto fail;
         }
         (void) fs_remove_tree(old);
+        *ret_refs = json_pack("[s]", n.reference);
         rt_image_name_release(&n);
         return 0;
 fail:
         rt_image_name_release(&n);
         (void) fs_remove_tree(tmp);
         return r;
+}
+
+int runtime_image_import(const char *data_dir, const char *name, int tar_fd,
+                         const struct runtime_image_config *cfg, struct error **reterr)
+{
+        json_t *refs = NULL;
+        int r = import_fd(data_dir, name, tar_fd, cfg, &refs, reterr);
+
+        json_decref(refs);
+        return r;
+}
+
+int runtime_image_import_path(const char *data_dir, const char *path, const char *name,
+                              const struct runtime_image_config *cfg, json_t **ret_refs,
+                              struct error **reterr)
+{
+        cleanup_close int fd = -1;
+        struct stat st;
+        int r;
+
+        fd = streq(path, "-") ? fcntl(0, F_DUPFD_CLOEXEC, 3) : open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0 || fstat(fd, &st) < 0)
+                return error_set(reterr, errno, "open \"%s\": %s", path, strerror(errno));
+        if (!S_ISDIR(st.st_mode))
+                return import_fd(data_dir, name, fd, cfg, ret_refs, reterr);
+        if (!config_empty(cfg))
+                return error_set(
+                        reterr, EINVAL,
+                        "import: --entrypoint, --cmd, --env and --workdir are for root filesystem tarballs");
+        r = rt_image_import_tree(data_dir, fd, name, NULL, ret_refs, reterr);
+        if (r == -ENOMEDIUM)
+                return error_set(reterr, EINVAL,
+                                 "import \"%s\": not an OCI image layout (no oci-layout file)",
+                                 path);
+        return r < 0 ? error_wrap(reterr, "import \"%s\"", path) : 0;
 }
 
 /* ------------------------------------------------------------------ list */
@@ -754,15 +904,19 @@ static void list_walk(const char *images, const char *rel, unsigned depth, json_
         struct dirent *de;
         struct runtime_image img;
 
-        if (depth > 16)
+        if (depth > 16 || (depth == 1 && (streq(rel, "blobs") || streq(rel, "layers"))))
                 return;
-        if (depth > 0 && image_load(path, streq(rel, "builtin/busybox"), &img) == 0) {
+        if (depth > 0 && image_load(images, path, streq(rel, "builtin/busybox"), &img) == 0) {
                 json_t *o = json_object();
                 json_object_set_new(
                         o, "reference",
                         json_string(img.builtin ? "docker.io/library/busybox:*" : img.reference));
                 json_object_set_new(o, "builtin", json_boolean(img.builtin));
                 json_object_set_new(o, "rootfs", json_string(img.rootfs));
+                json_object_set_new(o, "id", img.id ? json_string(img.id) : json_null());
+                json_object_set_new(o, "layers",
+                                    json_integer((json_int_t) rt_strv_length(
+                                            (const char *const *) img.lowerdirs)));
                 json_array_append_new(out, o);
                 runtime_image_release(&img);
                 return;
@@ -791,5 +945,194 @@ int runtime_image_list(const char *data_dir, json_t **ret, struct error **reterr
 
         list_walk(images, "", 0, out);
         *ret = out;
+        return 0;
+}
+
+/* ------------------------------------------------------------------ remove */
+
+/* Every image.json below DATA/images (by path, broken ones too) into recs. */
+static void records_walk(const char *images, const char *rel, unsigned depth, json_t *recs)
+{
+        cleanup_free char *path = *rel ? xasprintf("%s/%s", images, rel) : xstrdup(images);
+        cleanup_close int dfd = -1;
+        json_t *rec = NULL;
+        DIR *d;
+        struct dirent *de;
+
+        if (depth > 16 || (depth == 1 && (streq(rel, "blobs") || streq(rel, "layers"))))
+                return;
+        dfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+        if (dfd < 0)
+                return;
+        if (fs_read_json_at(dfd, "image.json", &rec) == 0) {
+                json_array_append_new(recs, rec);
+                return;
+        }
+        if (faccessat(dfd, "rootfs", F_OK, AT_SYMLINK_NOFOLLOW) == 0)
+                return;
+        d = fdopendir(TAKE_FD(dfd));
+        if (!d)
+                return;
+        while ((de = readdir(d))) {
+                cleanup_free char *sub = NULL;
+                if (de->d_name[0] == '.' || de->d_type != DT_DIR)
+                        continue;
+                sub = *rel ? xasprintf("%s/%s", rel, de->d_name) : xstrdup(de->d_name);
+                records_walk(images, sub, depth + 1, recs);
+        }
+        closedir(d);
+}
+
+/* The layer dirs the containers on this node were started on (DATA/pods/<uid>/containers/
+ * <name>/<run>/spec.json): kept even when no image names them any more. */
+static void layers_in_use(const char *data_dir, json_t *used)
+{
+        cleanup_free char *pods = xasprintf("%s/pods", data_dir);
+        DIR *pd = opendir(pods);
+        struct dirent *p;
+
+        while (pd && (p = readdir(pd))) {
+                cleanup_free char *cdir = NULL;
+                DIR *cd;
+                struct dirent *c;
+
+                if (p->d_name[0] == '.')
+                        continue;
+                cdir = xasprintf("%s/%s/containers", pods, p->d_name);
+                cd = opendir(cdir);
+                while (cd && (c = readdir(cd))) {
+                        cleanup_free char *rdir = NULL;
+                        DIR *rd;
+                        struct dirent *run;
+
+                        if (c->d_name[0] == '.')
+                                continue;
+                        rdir = xasprintf("%s/%s", cdir, c->d_name);
+                        rd = opendir(rdir);
+                        while (rd && (run = readdir(rd))) {
+                                cleanup_close int sfd = -1;
+                                json_t *spec = NULL, *low, *v;
+                                size_t i;
+
+                                if (run->d_name[0] == '.')
+                                        continue;
+                                sfd = openat(dirfd(rd), run->d_name,
+                                             O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+                                if (sfd < 0 || fs_read_json_at(sfd, RT_SPEC_FILE, &spec) < 0)
+                                        continue;
+                                low = json_object_get(json_object_get(spec, "image"), "lowerdirs");
+                                json_array_foreach(low, i, v) {
+                                        if (json_is_string(v))
+                                                json_object_set_new(used, json_string_value(v),
+                                                                    json_true());
+                                }
+                                json_decref(spec);
+                        }
+                        if (rd)
+                                closedir(rd);
+                }
+                if (cd)
+                        closedir(cd);
+        }
+        if (pd)
+                closedir(pd);
+}
+
+/* Removes the layers and blobs no image names and no container stands on. */
+static int prune(const char *data_dir, const char *images, struct runtime_image_prune *ret,
+                 struct error **reterr)
+{
+        json_t *recs = json_array(), *keep = json_object(), *used = json_object(), *rec;
+        static const char *const kinds[] = { "layers", "blobs/sha256" };
+        size_t i;
+
+        records_walk(images, "", 0, recs);
+        layers_in_use(data_dir, used);
+        json_array_foreach(recs, i, rec) {
+                const json_t *layers = json_object_get(rec, "layers"), *v;
+                size_t j;
+                const char *c = json_string_value(json_object_get(rec, "config"));
+                const char *m = json_string_value(json_object_get(rec, "manifest"));
+                if (c && strlen(c) > 7)
+                        json_object_set_new(keep, c + 7, json_true());
+                if (m && strlen(m) > 7)
+                        json_object_set_new(keep, m + 7, json_true());
+                json_array_foreach(layers, j, v) {
+                        const char *d = json_string_value(v);
+                        if (d && strlen(d) > 7)
+                                json_object_set_new(keep, d + 7, json_true());
+                }
+        }
+        for (size_t k = 0; k < ARRAY_SIZE(kinds); k++) {
+                cleanup_free char *dir = xasprintf("%s/%s", images, kinds[k]);
+                DIR *d = opendir(dir);
+                struct dirent *de;
+
+                while (d && (de = readdir(d))) {
+                        cleanup_free char *p = NULL, *fs = NULL;
+                        if (de->d_name[0] == '.' || json_object_get(keep, de->d_name))
+                                continue;
+                        p = xasprintf("%s/%s", dir, de->d_name);
+                        fs = xasprintf("%s/fs", p);
+                        if (k == 0 && json_object_get(used, fs))
+                                continue;
+                        if (fs_remove_tree(p) == 0) {
+                                if (k == 0)
+                                        ret->layers++;
+                                else
+                                        ret->blobs++;
+                        }
+                }
+                if (d)
+                        closedir(d);
+        }
+        json_decref(recs);
+        json_decref(keep);
+        json_decref(used);
+        (void) reterr;
+        return 0;
+}
+
+int runtime_image_remove(const char *data_dir, const char *name,
+                         struct runtime_image_prune *ret_pruned, struct error **reterr)
+{
+        struct rt_image_name n;
+        struct runtime_image_prune pr = { 0 };
+        cleanup_free char *images = xasprintf("%s/images", data_dir);
+        cleanup_free char *sub = NULL, *dir = NULL, *old = NULL;
+        int r;
+
+        r = rt_image_name_parse(name, &n, reterr);
+        if (r < 0)
+                return r;
+        sub = rt_image_store_subdir(&n);
+        dir = xasprintf("%s/%s", images, sub);
+        if (access(dir, F_OK) < 0) {
+                bool bb = is_busybox(&n);
+                rt_image_name_release(&n);
+                if (bb)
+                        return error_set(
+                                reterr, EPERM,
+                                "image \"%s\" is built in (from the host's busybox); it cannot be removed",
+                                name);
+                return error_set(reterr, ENOENT, "image \"%s\" not found in the local image store",
+                                 name);
+        }
+        rt_image_name_release(&n);
+        /* out of sight in one step, then deleted */
+        old = xasprintf("%s/.tmp-rm-XXXXXX", images);
+        if (!mkdtemp(old))
+                return error_set(reterr, errno, "create \"%s\": %s", old, strerror(errno));
+        if (rename(dir, old) < 0 && errno != ENOENT) {
+                r = errno;
+                (void) rmdir(old);
+                return error_set(reterr, r, "remove \"%s\": %s", dir, strerror(r));
+        }
+        (void) fs_remove_tree(old);
+        r = prune(data_dir, images, &pr, reterr);
+        if (r < 0)
+                return r;
+        if (ret_pruned)
+                *ret_pruned = pr;
         return 0;
 }

@@ -121,7 +121,7 @@ json_t *rt_spec_to_json(const struct runtime_container_spec *s);
 struct rt_spec_holder {
         json_t *json;
         struct runtime_container_spec spec;
-        char **strv[6];
+        char **strv[7];
         struct runtime_env_var *env;
         struct runtime_mount *mounts;
         gid_t *groups;
@@ -257,9 +257,37 @@ int rt_elf_is_static(int fd, struct error **reterr);
 /* ---- tar (tar.c) */
 struct rt_tar_stats {
         uint64_t files, dirs, symlinks, hardlinks, fifos, skipped_devices, bytes;
+        uint64_t whiteouts, opaque_dirs;
 };
-/* Extracts the tar stream on fd below rootfd (see runtime_image_import for the rules). */
-int rt_tar_extract(int fd, int rootfd, struct rt_tar_stats *ret_stats, struct error **reterr);
+struct rt_tar_options {
+        /* an OCI layer: ".wh.NAME" becomes an overlayfs whiteout (a character device 0/0 named
+         * NAME), ".wh..wh..opq" the opaque xattr trusted.overlay.opaque=y on its directory,
+         * other ".wh..wh." names are dropped. Off: such names are plain files. */
+        bool whiteouts;
+};
+/* Extracts the tar stream on fd (plain, gzip or zstd; ustar, GNU or pax, read by libarchive)
+ * below rootfd (see runtime_image_import for the rules). opts may be NULL. */
+int rt_tar_extract(int fd, int rootfd, const struct rt_tar_options *opts,
+                   struct rt_tar_stats *ret_stats, struct error **reterr);
+
+/* The sha256 (64 hex digits) of the bytes the stream on fd holds once decompressed (gzip, zstd
+ * or none): an OCI layer's diffID. Reads from offset 0 and seeks back there. */
+int rt_tar_uncompressed_sha256(int fd, char ret[static 65], struct error **reterr);
+
+/* ---- the content-addressed store (image-store.c) */
+struct rt_image_import_stats {
+        uint64_t layers_unpacked, layers_shared;
+};
+/* The sha256 of fd's bytes from offset 0 (64 hex digits); seeks back to 0. */
+int rt_sha256_fd(int fd, char ret[static 65]);
+/* Imports the docker save archive or OCI image layout unpacked at rootfd (its files are opened
+ * inside it, never followed out): blobs checked by digest, layers by diffID, unpacked into
+ * DATA/images/layers/<diffID hex>/fs once, each image recorded under its names (name, when not
+ * NULL, instead of the archive's: then only its first image). *ret_refs: a JSON array of the
+ * references recorded. -ENOMEDIUM (no message) when rootfd holds neither layout. */
+int rt_image_import_tree(const char *data_dir, int rootfd, const char *name,
+                         struct rt_image_import_stats *ret_stats, json_t **ret_refs,
+                         struct error **reterr);
 
 /* ---- helper processes (sandbox.c, supervisor.c) */
 int rt_sandbox_serve(const char *state_dir, int notify_fd, struct error **reterr);

@@ -3,11 +3,13 @@
  *
  * The pieces, and who owns what:
  *
- * - Images (DATA/images). `busybox` with any tag is built in: assembled on first use from the
- *   host's static busybox (Debian's busybox-static). Other images are root filesystem tarballs
- *   added with `flexlet image import NAME FILE.tar` (runtime_image_import). Layout:
+ * - Images (DATA/images, docs/images.md). `busybox` with any tag is built in: assembled on
+ *   first use from the host's static busybox (Debian's busybox-static). Others are `docker save`
+ *   archives and OCI image layouts (runtime_image_import_path: layers unpacked once each, by
+ *   diffID, shared) or root filesystem tarballs (runtime_image_import). Layout:
  *     DATA/images/builtin/busybox/{rootfs/,config.json}
- *     DATA/images/<domain>/<path>/<tag | algo+digest>/{rootfs/,config.json}
+ *     DATA/images/<domain>/<path>/<tag | algo+digest>/{rootfs/,config.json} or image.json
+ *     DATA/images/blobs/sha256/<hex>, DATA/images/layers/<diffID hex>/fs/
  *   (a ':' in a domain becomes '+'). An imported image wins over the built-in busybox for its
  *   exact reference.
  *
@@ -75,7 +77,10 @@
 
 struct runtime_image {
         char *reference;   /* canonical: "docker.io/library/busybox:1.36" */
-        char *rootfs;      /* absolute path of the read-only root filesystem */
+        char *rootfs;      /* absolute path of the read-only root filesystem (the top layer) */
+        char **lowerdirs;  /* its layers, top first, NULL-terminated: the overlay's lowerdir */
+        char *user;        /* the config's User ("" when none) */
+        char *id;          /* the config's digest; NULL for root filesystem images */
         char **entrypoint; /* NULL-terminated, never NULL (may be empty) */
         char **cmd;        /* NULL-terminated, never NULL */
         char **env;        /* "NAME=value", NULL-terminated, never NULL */
@@ -115,7 +120,30 @@ void runtime_image_release(struct runtime_image *img);
 int runtime_image_import(const char *data_dir, const char *name, int tar_fd,
                          const struct runtime_image_config *cfg, struct error **reterr);
 
-/* The images in the store: a JSON array of {"reference", "builtin", "rootfs"} (new reference). */
+/* Imports the file or directory at path ("-": stdin): a `docker save` archive (manifest.json
+ * and layer tars) or an OCI image layout (oci-layout, index.json, blobs/sha256; a directory or
+ * a tar), their layers plain, gzip or zstd, into the content-addressed store: every blob checked
+ * against its digest, every layer against its diffID and unpacked once into
+ * DATA/images/layers/<diffID>/fs (shared by every image that has it; OCI whiteouts made
+ * overlayfs ones), each image recorded under its names (RepoTags, the containerd or full OCI ref
+ * name annotation; `name` instead when not NULL). A tarball that is neither is a root filesystem,
+ * imported as runtime_image_import does (name required; cfg applies only to it). *ret_refs:
+ * the references recorded (a JSON array). */
+int runtime_image_import_path(const char *data_dir, const char *path, const char *name,
+                              const struct runtime_image_config *cfg, json_t **ret_refs,
+                              struct error **reterr);
+
+struct runtime_image_prune {
+        unsigned layers, blobs;
+};
+/* Removes image `name` from the store, then the layers and blobs that no image names any more
+ * and no container of this node stands on (*ret_pruned counts them; may be NULL). -ENOENT when
+ * the name is not in the store; the built-in busybox cannot be removed (-EPERM). */
+int runtime_image_remove(const char *data_dir, const char *name,
+                         struct runtime_image_prune *ret_pruned, struct error **reterr);
+
+/* The images in the store: a JSON array of {"reference", "builtin", "rootfs", "id" (the config
+ * digest or null), "layers" (how many)} (new reference). */
 int runtime_image_list(const char *data_dir, json_t **ret, struct error **reterr);
 
 /* ------------------------------------------------------------------ pod sandbox */
@@ -263,6 +291,8 @@ struct runtime_container_spec {
         const char *sandbox_dir; /* the pod's runtime_sandbox_spec.state_dir */
         /* the image (runtime_container_spec_use_image fills these from a runtime_image) */
         const char *rootfs;
+        /* the overlay's lower dirs, top layer first (NULL: rootfs alone); rootfs is the first */
+        const char *const *image_lowerdirs;
         const char *const *image_entrypoint;
         const char *const *image_cmd;
         const char *const *image_env;

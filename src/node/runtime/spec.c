@@ -73,6 +73,8 @@ json_t *rt_spec_to_json(const struct runtime_container_spec *s)
         set_string(o, "stateDir", s->state_dir);
         set_string(o, "sandboxDir", s->sandbox_dir);
         set_string(image, "rootfs", s->rootfs);
+        if (s->image_lowerdirs)
+                json_object_set_new(image, "lowerdirs", strv_to_json(s->image_lowerdirs));
         json_object_set_new(image, "entrypoint", strv_to_json(s->image_entrypoint));
         json_object_set_new(image, "cmd", strv_to_json(s->image_cmd));
         json_object_set_new(image, "env", strv_to_json(s->image_env));
@@ -270,8 +272,11 @@ int rt_spec_from_json(json_t *j, struct rt_spec_holder *ret, struct error **rete
             (r = json_to_strv(json_object_get(j, "command"), "command", &h.strv[3], reterr)) < 0 ||
             (r = json_to_strv(json_object_get(j, "args"), "args", &h.strv[4], reterr)) < 0 ||
             (r = json_to_strv(json_object_get(j, "cgroupProcs"), "cgroupProcs", &h.strv[5],
+                              reterr)) < 0 ||
+            (r = json_to_strv(json_object_get(image, "lowerdirs"), "lowerdirs", &h.strv[6],
                               reterr)) < 0)
                 goto fail;
+        s->image_lowerdirs = h.strv[6][0] ? (const char *const *) h.strv[6] : NULL;
         s->image_entrypoint = (const char *const *) h.strv[0];
         s->image_cmd = (const char *const *) h.strv[1];
         s->image_env = (const char *const *) h.strv[2];
@@ -373,6 +378,24 @@ int rt_spec_check(const struct runtime_container_spec *s, struct error **reterr)
                         reterr, EINVAL,
                         "container spec: \"%s\" or \"%s\" holds ',', ':' or '\\', which overlayfs options cannot carry",
                         s->rootfs, s->state_dir);
+        {
+                size_t total = 0, n = 0;
+                for (size_t i = 0; s->image_lowerdirs && s->image_lowerdirs[i]; i++, n++) {
+                        if (s->image_lowerdirs[i][0] != '/' ||
+                            has_option_separator(s->image_lowerdirs[i]))
+                                return error_set(
+                                        reterr, EINVAL,
+                                        "container spec: the image layer \"%s\" is not an absolute path overlayfs options can carry",
+                                        s->image_lowerdirs[i]);
+                        total += strlen(s->image_lowerdirs[i]) + 1;
+                }
+                /* the kernel takes one page of mount options */
+                if (total + 2 * strlen(s->state_dir) + 64 > 4000 || n > 128)
+                        return error_set(
+                                reterr, E2BIG,
+                                "container spec: the image's %zu layers do not fit in one overlayfs mount's options",
+                                n);
+        }
         if (strv_empty_command(s))
                 return error_set(reterr, EINVAL, "no command specified");
         for (size_t i = 0; i < s->n_mounts; i++) {

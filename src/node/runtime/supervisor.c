@@ -610,23 +610,39 @@ _noreturn_ static void container_child(struct supervisor *sv, int outfd, int err
         if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
                 child_fail(errfd, "make mounts private: %s", errstr(errno, e));
         rootfs = xasprintf("%s/rootfs", s->state_dir);
-        if (sv->userns_fd >= 0) {
-                /* K8S KEP-127: the image's files, owned by host 0, are the pod's root's: the
-                 * overlay's lower layer is an idmapped clone of the image (attached in this
-                 * mount namespace only); the upper layer stores what the pod writes with its
-                 * host IDs (its folder was given to the pod's root) */
-                cleanup_free char *lower = xasprintf("%s/lower", s->state_dir);
-                r = rt_userns_bind_idmapped(s->rootfs, lower, sv->userns_fd);
-                if (r < 0)
-                        child_fail(errfd,
-                                   "mount the image \"%s\" idmapped for the pod's user "
-                                   "namespace: %s",
-                                   s->rootfs, errstr(-r, e));
-                overlay = xasprintf("lowerdir=%s,upperdir=%s/upper,workdir=%s/work", lower,
+        {
+                const char *single[2] = { s->rootfs, NULL };
+                const char *const *layers = s->image_lowerdirs ? s->image_lowerdirs : single;
+                struct strbuf lower;
+
+                strbuf_init(&lower);
+                for (size_t i = 0; layers[i]; i++) {
+                        if (i)
+                                strbuf_addch(&lower, ':');
+                        if (sv->userns_fd < 0) {
+                                strbuf_addstr(&lower, layers[i]);
+                                continue;
+                        }
+                        /* K8S KEP-127: the image's files, owned by host 0, are the pod's
+                         * root's: each lower layer is an idmapped clone of the image's
+                         * (attached in this mount namespace only); the upper layer stores what
+                         * the pod writes with its host IDs (its folder was given to the pod's
+                         * root) */
+                        cleanup_free char *dir = i ? xasprintf("%s/lower-%zu", s->state_dir, i)
+                                                   : xasprintf("%s/lower", s->state_dir);
+                        if (i && mkdir(dir, 0755) < 0 && errno != EEXIST)
+                                child_fail(errfd, "create \"%s\": %s", dir, errstr(errno, e));
+                        r = rt_userns_bind_idmapped(layers[i], dir, sv->userns_fd);
+                        if (r < 0)
+                                child_fail(errfd,
+                                           "mount the image \"%s\" idmapped for the pod's user "
+                                           "namespace: %s",
+                                           layers[i], errstr(-r, e));
+                        strbuf_addstr(&lower, dir);
+                }
+                overlay = xasprintf("lowerdir=%s,upperdir=%s/upper,workdir=%s/work", lower.buf,
                                     s->state_dir, s->state_dir);
-        } else {
-                overlay = xasprintf("lowerdir=%s,upperdir=%s/upper,workdir=%s/work", s->rootfs,
-                                    s->state_dir, s->state_dir);
+                strbuf_release(&lower);
         }
         if (mount("overlay", rootfs, "overlay", 0, overlay) < 0)
                 child_fail(errfd, "mount the image \"%s\" (overlay): %s", s->rootfs,

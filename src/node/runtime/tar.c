@@ -1,150 +1,31 @@
-/* tar.c: a small tar reader that extracts an image's root filesystem and nothing else:
- * ustar, GNU (long names 'L'/'K', base-256 numbers) and pax ('x' path, linkpath, size, uid,
- * gid, mtime) headers; regular files, directories, symbolic and hard links, FIFOs. We read the
- * format ourselves rather than run tar(1) so that every name is checked before anything is
- * created: ".." components refuse the tarball, everything is created through openat2
+/* tar.c: extracts one image layer or root filesystem tarball below a root directory and nothing
+ * else. libarchive reads the stream (ustar, GNU, pax; gzip or zstd compressed, told apart by
+ * their bytes) and hands us each entry's metadata and data; we create every file ourselves after
+ * checking its name: ".." components refuse the tarball, everything is created through openat2
  * RESOLVE_IN_ROOT so symbolic links in the tree resolve inside the root, device nodes are
- * skipped. Compressed tarballs are refused with a hint. */
+ * skipped. With whiteouts on, OCI whiteouts become overlayfs ones (image-spec layer.md). */
+#include <archive.h>
+#include <archive_entry.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <gnutls/crypto.h>
 #include <limits.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "base/alloc.h"
 #include "node/runtime/runtime-internal.h"
 
-#define BLOCK          512
-#define PAX_HEADER_MAX (1024 * 1024)
-
-struct tar_header {
-        char name[100];
-        char mode[8];
-        char uid[8];
-        char gid[8];
-        char size[12];
-        char mtime[12];
-        char chksum[8];
-        char typeflag;
-        char linkname[100];
-        char magic[6];
-        char version[2];
-        char uname[32];
-        char gname[32];
-        char devmajor[8];
-        char devminor[8];
-        char prefix[155];
-        char pad[12];
-};
-
-_Static_assert(sizeof(struct tar_header) == BLOCK, "a tar header is one block");
-
-struct tar_in {
-        int fd;
-        uint64_t offset;
-};
-
-/* Reads exactly n bytes; -EPIPE at a premature end. */
-static int read_full(struct tar_in *in, void *buf, size_t n)
-{
-        char *p = buf;
-
-        while (n > 0) {
-                ssize_t got = read(in->fd, p, n);
-                if (got < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        return -errno;
-                }
-                if (got == 0)
-                        return -EPIPE;
-                p += got;
-                n -= (size_t) got;
-                in->offset += (uint64_t) got;
-        }
-        return 0;
-}
-
-static int skip_bytes(struct tar_in *in, uint64_t n)
-{
-        char buf[65536];
-
-        while (n > 0) {
-                size_t chunk = n > sizeof(buf) ? sizeof(buf) : (size_t) n;
-                int r = read_full(in, buf, chunk);
-                if (r < 0)
-                        return r;
-                n -= chunk;
-        }
-        return 0;
-}
-
-static uint64_t padded(uint64_t size)
-{
-        return (size + BLOCK - 1) / BLOCK * BLOCK;
-}
-
-/* An octal field (spaces or NULs around it), or GNU base-256 when the high bit is set. */
-static int parse_number(const char *f, size_t n, uint64_t *ret)
-{
-        uint64_t v = 0;
-        size_t i = 0;
-
-        if ((unsigned char) f[0] & 0x80) {
-                if ((unsigned char) f[0] & 0x40)
-                        return -EINVAL; /* negative */
-                v = (unsigned char) f[0] & 0x3f;
-                for (i = 1; i < n; i++) {
-                        if (v >> 56)
-                                return -EOVERFLOW;
-                        v = (v << 8) | (unsigned char) f[i];
-                }
-                *ret = v;
-                return 0;
-        }
-        while (i < n && (f[i] == ' ' || f[i] == '\0'))
-                i++;
-        for (; i < n && f[i] >= '0' && f[i] <= '7'; i++) {
-                if (v >> 61)
-                        return -EOVERFLOW;
-                v = v * 8 + (uint64_t) (f[i] - '0');
-        }
-        for (; i < n; i++)
-                if (f[i] != ' ' && f[i] != '\0')
-                        return -EINVAL;
-        *ret = v;
-        return 0;
-}
-
-static bool checksum_ok(const struct tar_header *h)
-{
-        const unsigned char *b = (const unsigned char *) h;
-        uint64_t want;
-        long sum_u = 0, sum_s = 0;
-
-        if (parse_number(h->chksum, sizeof(h->chksum), &want) < 0)
-                return false;
-        for (size_t i = 0; i < BLOCK; i++) {
-                bool in_field = i >= offsetof(struct tar_header, chksum) &&
-                                i < offsetof(struct tar_header, chksum) + sizeof(h->chksum);
-                sum_u += in_field ? ' ' : b[i];
-                sum_s += in_field ? ' ' : (signed char) b[i];
-        }
-        return (uint64_t) sum_u == want || (uint64_t) sum_s == want;
-}
-
-static bool all_zero(const void *p, size_t n)
-{
-        const unsigned char *b = p;
-
-        for (size_t i = 0; i < n; i++)
-                if (b[i])
-                        return false;
-        return true;
-}
+/* image-spec layer.md: ".wh.NAME" hides NAME of the layers below, ".wh..wh..opq" every entry of
+ * its directory below; other ".wh..wh." names are aufs metadata, never applied (containerd's
+ * archive/tar.go skips them too). */
+#define WH_PREFIX ".wh."
+#define WH_META   ".wh..wh."
+#define WH_OPAQUE ".wh..wh..opq"
 
 /* A member name made relative to the root: leading '/' and "./" dropped, empty and "."
  * components removed; ".." anywhere is refused. Returns "" for the root itself. */
@@ -171,112 +52,6 @@ static int normalize(const char *name, char **ret)
                 return -ENAMETOOLONG;
         }
         *ret = strbuf_detach(&out);
-        return 0;
-}
-
-struct pax {
-        char *path;
-        char *linkpath;
-        bool has_size, has_uid, has_gid, has_mtime;
-        uint64_t size, uid, gid;
-        int64_t mtime;
-};
-
-static void pax_release(struct pax *p)
-{
-        free(p->path);
-        free(p->linkpath);
-        *p = (struct pax){ 0 };
-}
-
-static int parse_dec(const char *s, size_t n, uint64_t *ret)
-{
-        uint64_t v = 0;
-
-        if (n == 0)
-                return -EINVAL;
-        for (size_t i = 0; i < n; i++) {
-                if (s[i] < '0' || s[i] > '9' || v > (UINT64_MAX - 9) / 10)
-                        return -EINVAL;
-                v = v * 10 + (uint64_t) (s[i] - '0');
-        }
-        *ret = v;
-        return 0;
-}
-
-/* pax records: "LEN KEY=VALUE\n", LEN counting the whole record */
-static int pax_parse(const char *buf, size_t len, struct pax *p)
-{
-        size_t pos = 0;
-
-        while (pos < len) {
-                const char *rec = buf + pos, *sp, *eq;
-                uint64_t rlen;
-
-                sp = memchr(rec, ' ', len - pos);
-                if (!sp || parse_dec(rec, (size_t) (sp - rec), &rlen) < 0 || rlen > len - pos ||
-                    rlen < (uint64_t) (sp - rec) + 3 || rec[rlen - 1] != '\n')
-                        return -EINVAL;
-                eq = memchr(sp + 1, '=', (size_t) (rec + rlen - 1 - (sp + 1)));
-                if (!eq)
-                        return -EINVAL;
-                {
-                        size_t klen = (size_t) (eq - (sp + 1));
-                        const char *val = eq + 1;
-                        size_t vlen = (size_t) (rec + rlen - 1 - val);
-                        const char *key = sp + 1;
-
-                        if (klen == 4 && memcmp(key, "path", 4) == 0) {
-                                free(p->path);
-                                p->path = xstrndup(val, vlen);
-                        } else if (klen == 8 && memcmp(key, "linkpath", 8) == 0) {
-                                free(p->linkpath);
-                                p->linkpath = xstrndup(val, vlen);
-                        } else if (klen == 4 && memcmp(key, "size", 4) == 0) {
-                                if (parse_dec(val, vlen, &p->size) < 0)
-                                        return -EINVAL;
-                                p->has_size = true;
-                        } else if (klen == 3 && memcmp(key, "uid", 3) == 0) {
-                                if (parse_dec(val, vlen, &p->uid) < 0)
-                                        return -EINVAL;
-                                p->has_uid = true;
-                        } else if (klen == 3 && memcmp(key, "gid", 3) == 0) {
-                                if (parse_dec(val, vlen, &p->gid) < 0)
-                                        return -EINVAL;
-                                p->has_gid = true;
-                        } else if (klen == 5 && memcmp(key, "mtime", 5) == 0) {
-                                const char *dot = memchr(val, '.', vlen);
-                                uint64_t t;
-                                if (parse_dec(val, dot ? (size_t) (dot - val) : vlen, &t) == 0 &&
-                                    t <= INT64_MAX) {
-                                        p->mtime = (int64_t) t;
-                                        p->has_mtime = true;
-                                }
-                        }
-                }
-                pos += rlen;
-        }
-        return 0;
-}
-
-/* Reads a member's data (a long name or pax header) of at most max bytes. */
-static int read_small(struct tar_in *in, uint64_t size, size_t max, char **ret)
-{
-        char *buf;
-        int r;
-
-        if (size > max)
-                return -EFBIG;
-        buf = xmalloc((size_t) size + 1);
-        r = read_full(in, buf, (size_t) size);
-        if (r == 0)
-                r = skip_bytes(in, padded(size) - size);
-        if (r < 0) {
-                free(buf);
-                return r;
-        }
-        buf[size] = '\0';
-        *ret = buf;
         return 0;
 }
 
@@ -312,10 +87,10 @@ static int clear_entry(int dirfd, const char *base, bool keep_dir)
 }
 
 struct member {
-        char type;
+        mode_t type;    /* AE_IF* */
         char *name;     /* normalised */
-        char *linkname; /* raw, for symlinks; normalised for hard links */
-        uint64_t size, uid, gid;
+        char *linkname; /* raw, for symlinks; normalised for hard links; NULL otherwise */
+        int64_t size, uid, gid;
         mode_t mode;
         int64_t mtime;
 };
@@ -330,42 +105,116 @@ static void set_owner_times(int dirfd, const char *base, const struct member *m,
         }
 }
 
-static int extract_member(struct tar_in *in, int rootfd, const struct member *m,
+static int data_error(struct archive *a, const struct member *m, struct error **reterr)
+{
+        int e = archive_errno(a);
+        const char *s = archive_error_string(a);
+
+        if (e <= 0)
+                e = EINVAL;
+        if (!s || strstr(s, "Truncated") || strstr(s, "truncated") || strstr(s, "Premature"))
+                return error_set(reterr, e, "\"%s\": the tarball ends inside it", m->name);
+        return error_set(reterr, e, "\"%s\": %s", m->name, s);
+}
+
+static int write_file(struct archive *a, int dirfd, const char *base, const struct member *m,
+                      struct rt_tar_stats *st, struct error **reterr)
+{
+        cleanup_close int fd = -1;
+        char buf[65536];
+        int64_t total = 0;
+        int r;
+
+        r = clear_entry(dirfd, base, false);
+        if (r < 0)
+                return error_set(reterr, -r, "\"%s\": %s", m->name, strerror(-r));
+        fd = openat(dirfd, base, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        if (fd < 0)
+                return error_set(reterr, errno, "\"%s\": create: %s", m->name, strerror(errno));
+        for (;;) {
+                la_ssize_t got = archive_read_data(a, buf, sizeof(buf));
+                if (got < 0)
+                        return data_error(a, m, reterr);
+                if (got == 0)
+                        break;
+                errno = 0;
+                if (write(fd, buf, (size_t) got) != (ssize_t) got) {
+                        int e = errno ? errno : EIO;
+                        return error_set(reterr, e, "\"%s\": write: %s", m->name, strerror(e));
+                }
+                total += got;
+        }
+        if (total < m->size)
+                return error_set(reterr, EPIPE, "\"%s\": the tarball ends inside it", m->name);
+        /* chown first: it clears set-id bits that fchmod then sets */
+        if (geteuid() == 0)
+                (void) fchown(fd, (uid_t) m->uid, (gid_t) m->gid);
+        (void) fchmod(fd, m->mode & 07777);
+        {
+                struct timespec ts[2] = { { .tv_sec = m->mtime }, { .tv_sec = m->mtime } };
+                (void) futimens(fd, ts);
+        }
+        st->files++;
+        st->bytes += (uint64_t) total;
+        return 0;
+}
+
+/* An OCI whiteout entry: 1 when it was one (and applied), 0 when m is an ordinary entry. */
+static int apply_whiteout(int dirfd, const char *base, const struct member *m,
+                          struct rt_tar_stats *st, struct error **reterr)
+{
+        const char *hidden;
+        int r;
+
+        if (strncmp(base, WH_PREFIX, strlen(WH_PREFIX)) != 0)
+                return 0;
+        if (streq(base, WH_OPAQUE)) {
+                /* overlayfs: an opaque directory hides the lower layers' entries of it */
+                if (fsetxattr(dirfd, "trusted.overlay.opaque", "y", 1, 0) < 0)
+                        return error_set(reterr, errno, "\"%s\": mark the directory opaque: %s",
+                                         m->name, strerror(errno));
+                st->opaque_dirs++;
+                return 1;
+        }
+        if (strncmp(base, WH_META, strlen(WH_META)) == 0)
+                return 1;
+        hidden = base + strlen(WH_PREFIX);
+        if (!*hidden || streq(hidden, ".") || streq(hidden, ".."))
+                return error_set(reterr, EPERM, "\"%s\": not a whiteout of a name", m->name);
+        /* overlayfs: a character device 0/0 hides the name in the layers below */
+        r = clear_entry(dirfd, hidden, false);
+        if (r == 1 || (r == 0 && mknodat(dirfd, hidden, S_IFCHR | 0, makedev(0, 0)) < 0))
+                r = r == 1 ? -EISDIR : -errno;
+        if (r < 0)
+                return error_set(reterr, -r, "\"%s\": whiteout: %s", m->name, strerror(-r));
+        st->whiteouts++;
+        return 1;
+}
+
+static int extract_member(struct archive *a, int rootfd, const struct member *m, bool whiteouts,
                           struct rt_tar_stats *st, struct error **reterr)
 {
         cleanup_close int dirfd = -1;
         const char *base;
         int r;
 
-        if (!*m->name) {
-                /* the root itself: nothing to create */
-                return skip_bytes(in, padded(m->size));
-        }
+        if (!*m->name)
+                return 0; /* the root itself: nothing to create */
         dirfd = open_parent(rootfd, m->name, &base);
         if (dirfd < 0)
                 return error_set(reterr, -dirfd, "\"%s\": parent directory: %s", m->name,
                                  strerror(-dirfd));
-        switch (m->type) {
-        case '5':
-                r = clear_entry(dirfd, base, true);
-                if (r == 0 && mkdirat(dirfd, base, 0700) < 0)
-                        r = -errno;
-                if (r < 0)
-                        return error_set(reterr, -r, "\"%s\": mkdir: %s", m->name, strerror(-r));
-                set_owner_times(dirfd, base, m, false);
-                (void) fchmodat(dirfd, base, m->mode & 07777, 0);
-                st->dirs++;
-                return skip_bytes(in, padded(m->size));
-        case '2':
-                r = clear_entry(dirfd, base, false);
-                if (r == 0 && symlinkat(m->linkname, dirfd, base) < 0)
-                        r = -errno;
-                if (r < 0)
-                        return error_set(reterr, -r, "\"%s\": symlink: %s", m->name, strerror(-r));
-                set_owner_times(dirfd, base, m, true);
-                st->symlinks++;
-                return skip_bytes(in, padded(m->size));
-        case '1': {
+        if (whiteouts && strncmp(base, WH_PREFIX, strlen(WH_PREFIX)) == 0) {
+                /* open_parent gives an O_PATH fd; fsetxattr and mknodat need a real one */
+                cleanup_close int real = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+                if (real < 0)
+                        return error_set(reterr, errno, "\"%s\": parent directory: %s", m->name,
+                                         strerror(errno));
+                r = apply_whiteout(real, base, m, st, reterr);
+                if (r != 0)
+                        return r < 0 ? r : 0;
+        }
+        if (m->linkname && m->type != AE_IFLNK) {
                 cleanup_close int tdir = -1;
                 const char *tbase;
                 struct stat tst;
@@ -385,14 +234,35 @@ static int extract_member(struct tar_in *in, int rootfd, const struct member *m,
                 if (r < 0)
                         return error_set(reterr, -r, "\"%s\": link: %s", m->name, strerror(-r));
                 st->hardlinks++;
-                return skip_bytes(in, padded(m->size));
+                return 0;
         }
-        case '3':
-        case '4':
+        switch (m->type) {
+        case AE_IFDIR:
+                r = clear_entry(dirfd, base, true);
+                if (r == 0 && mkdirat(dirfd, base, 0700) < 0)
+                        r = -errno;
+                if (r < 0)
+                        return error_set(reterr, -r, "\"%s\": mkdir: %s", m->name, strerror(-r));
+                set_owner_times(dirfd, base, m, false);
+                (void) fchmodat(dirfd, base, m->mode & 07777, 0);
+                st->dirs++;
+                return 0;
+        case AE_IFLNK:
+                r = clear_entry(dirfd, base, false);
+                if (r == 0 && symlinkat(m->linkname, dirfd, base) < 0)
+                        r = -errno;
+                if (r < 0)
+                        return error_set(reterr, -r, "\"%s\": symlink: %s", m->name, strerror(-r));
+                set_owner_times(dirfd, base, m, true);
+                st->symlinks++;
+                return 0;
+        case AE_IFCHR:
+        case AE_IFBLK:
+        case AE_IFSOCK:
                 /* device nodes: never from an image; /dev is the runtime's */
                 st->skipped_devices++;
-                return skip_bytes(in, padded(m->size));
-        case '6':
+                return 0;
+        case AE_IFIFO:
                 r = clear_entry(dirfd, base, false);
                 if (r == 0 && mknodat(dirfd, base, S_IFIFO | (m->mode & 0777), 0) < 0)
                         r = -errno;
@@ -401,48 +271,10 @@ static int extract_member(struct tar_in *in, int rootfd, const struct member *m,
                 set_owner_times(dirfd, base, m, true);
                 (void) fchmodat(dirfd, base, m->mode & 07777, 0);
                 st->fifos++;
-                return skip_bytes(in, padded(m->size));
-        default: {
-                /* '0', '\0', '7' and, as POSIX asks, any unknown type: a regular file */
-                cleanup_close int fd = -1;
-                char buf[65536];
-                uint64_t left = m->size;
-
-                r = clear_entry(dirfd, base, false);
-                if (r < 0)
-                        return error_set(reterr, -r, "\"%s\": %s", m->name, strerror(-r));
-                fd = openat(dirfd, base, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-                            0600);
-                if (fd < 0)
-                        return error_set(reterr, errno, "\"%s\": create: %s", m->name,
-                                         strerror(errno));
-                while (left > 0) {
-                        size_t chunk = left > sizeof(buf) ? sizeof(buf) : (size_t) left;
-                        r = read_full(in, buf, chunk);
-                        if (r < 0)
-                                return error_set(reterr, -r, "\"%s\": %s", m->name,
-                                                 r == -EPIPE ? "the tarball ends inside it"
-                                                             : strerror(-r));
-                        errno = 0;
-                        if (write(fd, buf, chunk) != (ssize_t) chunk) {
-                                int e = errno ? errno : EIO;
-                                return error_set(reterr, e, "\"%s\": write: %s", m->name,
-                                                 strerror(e));
-                        }
-                        left -= chunk;
-                }
-                /* chown first: it clears set-id bits that fchmod then sets */
-                if (geteuid() == 0)
-                        (void) fchown(fd, (uid_t) m->uid, (gid_t) m->gid);
-                (void) fchmod(fd, m->mode & 07777);
-                {
-                        struct timespec ts[2] = { { .tv_sec = m->mtime }, { .tv_sec = m->mtime } };
-                        (void) futimens(fd, ts);
-                }
-                st->files++;
-                st->bytes += m->size;
-                return skip_bytes(in, padded(m->size) - m->size);
-        }
+                return 0;
+        default:
+                /* a regular file; as POSIX asks, libarchive reads unknown types as one too */
+                return write_file(a, dirfd, base, m, st, reterr);
         }
 }
 
@@ -453,157 +285,152 @@ static void member_release(struct member *m)
         *m = (struct member){ 0 };
 }
 
-int rt_tar_extract(int fd, int rootfd, struct rt_tar_stats *ret_stats, struct error **reterr)
+/* The refusal for a stream libarchive could not open or read as a tar. */
+static int header_error(struct archive *a, bool first, uint64_t entries, struct error **reterr)
 {
-        struct tar_in in = { .fd = fd };
-        struct rt_tar_stats st = { 0 };
-        struct pax pax = { 0 };
-        cleanup_free char *long_name = NULL, *long_link = NULL;
-        struct tar_header h;
-        int r = 0;
-        bool first = true;
+        const char *s = archive_error_string(a);
+        int e = archive_errno(a) > 0 ? archive_errno(a) : EINVAL;
 
+        if (first && archive_filter_count(a) <= 1 && s && strstr(s, "Unrecognized archive"))
+                return error_set(
+                        reterr, EINVAL,
+                        "not a tar archive (uncompressed, gzip or zstd; decompress bzip2 or xz first)");
+        return error_set(reterr, e, "read the tarball at entry %llu: %s",
+                         (unsigned long long) entries + 1, s ? s : "unreadable");
+}
+
+int rt_tar_extract(int fd, int rootfd, const struct rt_tar_options *opts,
+                   struct rt_tar_stats *ret_stats, struct error **reterr)
+{
+        struct archive *a = archive_read_new();
+        struct archive_entry *e;
+        struct rt_tar_stats st = { 0 };
+        bool whiteouts = opts && opts->whiteouts;
+        uint64_t entries = 0;
+        struct stat fst;
+        int r = 0;
+
+        if (fstat(fd, &fst) == 0 && S_ISREG(fst.st_mode) && fst.st_size == 0) {
+                archive_read_free(a);
+                return error_set(reterr, EPIPE, "read the tarball: it is empty");
+        }
+        /* only these: libarchive would otherwise run external programs for other filters
+         * (ARCHIVE_WARN says it would for these too, when built without the library) */
+        if (archive_read_support_filter_gzip(a) != ARCHIVE_OK ||
+            archive_read_support_filter_zstd(a) != ARCHIVE_OK ||
+            archive_read_support_format_tar(a) != ARCHIVE_OK ||
+            archive_read_support_format_gnutar(a) != ARCHIVE_OK) {
+                archive_read_free(a);
+                return error_set(reterr, ENOTSUP, "libarchive: gzip, zstd or tar not built in");
+        }
+        if (archive_read_open_fd(a, fd, 65536) != ARCHIVE_OK) {
+                r = header_error(a, true, 0, reterr);
+                archive_read_free(a);
+                return r;
+        }
         for (;;) {
                 struct member m = { 0 };
-                uint64_t size, v;
-                cleanup_free char *raw_name = NULL, *raw_link = NULL;
-                bool ustar, posix;
+                const char *raw_name, *hard, *sym;
+                int h = archive_read_next_header(a, &e);
 
-                r = read_full(&in, &h, sizeof(h));
-                if (r == -EPIPE && !first)
-                        break; /* no end-of-archive blocks: tolerated, as GNU tar does */
-                if (r < 0) {
-                        r = error_set(reterr, -r, "read the tarball: %s",
-                                      r == -EPIPE ? "it is empty" : strerror(-r));
+                if (h == ARCHIVE_EOF)
+                        break;
+                if (h != ARCHIVE_OK && h != ARCHIVE_WARN) {
+                        r = header_error(a, entries == 0, entries, reterr);
                         break;
                 }
-                if (first) {
-                        const unsigned char *b = (const unsigned char *) &h;
-                        if ((b[0] == 0x1f && b[1] == 0x8b) || (b[0] == 'B' && b[1] == 'Z') ||
-                            (b[0] == 0xfd && b[1] == '7') || (b[0] == 0x28 && b[1] == 0xb5)) {
-                                r = error_set(
-                                        reterr, EINVAL,
-                                        "the tarball is compressed; decompress it first (for example with gunzip, xz -d or zstd -d)");
-                                break;
-                        }
-                }
-                first = false;
-                if (all_zero(&h, sizeof(h)))
-                        break; /* end of archive */
-                if (!checksum_ok(&h)) {
-                        r = error_set(
-                                reterr, EINVAL,
-                                "not a tar archive, or corrupt at byte %llu (bad header checksum)",
-                                (unsigned long long) (in.offset - BLOCK));
+                raw_name = archive_entry_pathname(e);
+                if (!raw_name) {
+                        r = error_set(reterr, EINVAL, "entry %llu: a name that is not text",
+                                      (unsigned long long) entries + 1);
                         break;
                 }
-                if (parse_number(h.size, sizeof(h.size), &size) < 0) {
-                        r = error_set(reterr, EINVAL, "bad size field at byte %llu",
-                                      (unsigned long long) (in.offset - BLOCK));
-                        break;
-                }
-                ustar = memcmp(h.magic, "ustar", 5) == 0;
-                posix = ustar && h.magic[5] == '\0';
-
-                /* extension headers describe the next member */
-                if (h.typeflag == 'x' || h.typeflag == 'g' || h.typeflag == 'L' ||
-                    h.typeflag == 'K') {
-                        cleanup_free char *data = NULL;
-                        size_t max =
-                                h.typeflag == 'L' || h.typeflag == 'K' ? PATH_MAX : PAX_HEADER_MAX;
-                        r = read_small(&in, size, max, &data);
-                        if (r < 0) {
-                                r = error_set(reterr, -r, "read an extended header: %s",
-                                              r == -EFBIG ? "too large" : strerror(-r));
-                                break;
-                        }
-                        if (h.typeflag == 'x') {
-                                if (pax_parse(data, (size_t) size, &pax) < 0) {
-                                        r = error_set(reterr, EINVAL, "bad pax header at byte %llu",
-                                                      (unsigned long long) in.offset);
-                                        break;
-                                }
-                        } else if (h.typeflag == 'L') {
-                                free(long_name);
-                                long_name = TAKE_PTR(data);
-                        } else if (h.typeflag == 'K') {
-                                free(long_link);
-                                long_link = TAKE_PTR(data);
-                        }
-                        continue;
-                }
-                if (h.typeflag == 'S' || h.typeflag == 'M' || h.typeflag == 'V') {
-                        r = error_set(
-                                reterr, ENOTSUP,
-                                "GNU sparse, multi-volume and volume members are not supported");
-                        break;
-                }
-
-                if (pax.path)
-                        raw_name = TAKE_PTR(pax.path);
-                else if (long_name)
-                        raw_name = TAKE_PTR(long_name);
-                else if (posix && h.prefix[0])
-                        raw_name = xasprintf("%.155s/%.100s", h.prefix, h.name);
-                else
-                        raw_name = xstrndup(h.name, sizeof(h.name));
-                if (pax.linkpath)
-                        raw_link = TAKE_PTR(pax.linkpath);
-                else if (long_link)
-                        raw_link = TAKE_PTR(long_link);
-                else
-                        raw_link = xstrndup(h.linkname, sizeof(h.linkname));
-
-                m.type = h.typeflag;
-                m.size = pax.has_size ? pax.size : size;
-                if (parse_number(h.mode, sizeof(h.mode), &v) < 0)
-                        v = 0644;
-                m.mode = (mode_t) (v & 07777);
-                m.uid = pax.has_uid ? pax.uid
-                                    : (parse_number(h.uid, sizeof(h.uid), &v) < 0 ? 0 : v);
-                m.gid = pax.has_gid ? pax.gid
-                                    : (parse_number(h.gid, sizeof(h.gid), &v) < 0 ? 0 : v);
-                if (pax.has_mtime)
-                        m.mtime = pax.mtime;
-                else
-                        m.mtime = parse_number(h.mtime, sizeof(h.mtime), &v) < 0 ? 0 : (int64_t) v;
-                if (m.uid > UINT32_MAX - 1 || m.gid > UINT32_MAX - 1)
+                entries++;
+                hard = archive_entry_hardlink(e);
+                sym = archive_entry_symlink(e);
+                m.type = archive_entry_filetype(e);
+                m.size = archive_entry_size(e);
+                m.mode = archive_entry_perm(e) & 07777;
+                m.uid = archive_entry_uid(e);
+                m.gid = archive_entry_gid(e);
+                m.mtime = archive_entry_mtime(e);
+                if (m.uid < 0 || m.gid < 0 || m.uid > UINT32_MAX - 1 || m.gid > UINT32_MAX - 1)
                         m.uid = m.gid = 0;
-                if (m.type == 'D')
-                        m.type = '5'; /* GNU dumpdir: a directory with a listing as data */
-                pax_release(&pax);
-
+                if (m.size < 0)
+                        m.size = 0;
                 if (normalize(raw_name, &m.name) < 0) {
                         r = error_set(reterr, EPERM, "\"%s\": the name leads out of the root",
                                       raw_name);
                         break;
                 }
-                if (m.type == '1') {
-                        if (normalize(raw_link, &m.linkname) < 0 || !*m.linkname) {
+                if (hard) {
+                        if (normalize(hard, &m.linkname) < 0 || !*m.linkname) {
                                 r = error_set(reterr, EPERM,
                                               "\"%s\": hard link to \"%s\" leads out of the root",
-                                              raw_name, raw_link);
+                                              raw_name, hard);
                                 member_release(&m);
                                 break;
                         }
-                } else {
-                        m.linkname = TAKE_PTR(raw_link);
+                } else if (m.type == AE_IFLNK) {
+                        if (!sym || !*sym) {
+                                r = error_set(reterr, EINVAL,
+                                              "\"%s\": symbolic link without a target", raw_name);
+                                member_release(&m);
+                                break;
+                        }
+                        m.linkname = xstrdup(sym);
                 }
-                if (m.type == '2' && !*m.linkname) {
-                        r = error_set(reterr, EINVAL, "\"%s\": symbolic link without a target",
-                                      raw_name);
-                        member_release(&m);
-                        break;
-                }
-                r = extract_member(&in, rootfd, &m, &st, reterr);
+                r = extract_member(a, rootfd, &m, whiteouts, &st, reterr);
                 member_release(&m);
                 if (r < 0)
                         break;
         }
-        pax_release(&pax);
+        archive_read_free(a);
         if (r < 0)
                 return r;
         if (ret_stats)
                 *ret_stats = st;
         return 0;
+}
+
+int rt_tar_uncompressed_sha256(int fd, char ret[static 65], struct error **reterr)
+{
+        struct archive *a = archive_read_new();
+        struct archive_entry *e;
+        gnutls_hash_hd_t h;
+        unsigned char d[32], buf[65536];
+        la_ssize_t n;
+        int r = 0;
+
+        if (lseek(fd, 0, SEEK_SET) < 0) {
+                archive_read_free(a);
+                return error_set(reterr, errno, "seek: %s", strerror(errno));
+        }
+        /* the raw format: the stream's bytes after gzip or zstd, whatever they hold */
+        if (archive_read_support_filter_gzip(a) != ARCHIVE_OK ||
+            archive_read_support_filter_zstd(a) != ARCHIVE_OK ||
+            archive_read_support_format_raw(a) != ARCHIVE_OK ||
+            archive_read_open_fd(a, fd, 65536) != ARCHIVE_OK ||
+            archive_read_next_header(a, &e) != ARCHIVE_OK) {
+                r = error_set(reterr, EINVAL, "read: %s",
+                              archive_error_string(a) ?: "not gzip, zstd or plain");
+                archive_read_free(a);
+                return r;
+        }
+        if (gnutls_hash_init(&h, GNUTLS_DIG_SHA256) < 0) {
+                archive_read_free(a);
+                return error_set(reterr, ENOMEM, "sha256: out of memory");
+        }
+        while ((n = archive_read_data(a, buf, sizeof(buf))) > 0)
+                (void) gnutls_hash(h, buf, (size_t) n);
+        gnutls_hash_deinit(h, d);
+        if (n < 0)
+                r = error_set(reterr, EINVAL, "decompress: %s",
+                              archive_error_string(a) ?: "corrupt");
+        archive_read_free(a);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < sizeof(d); i++)
+                (void) snprintf(ret + 2 * i, 3, "%02x", d[i]);
+        return lseek(fd, 0, SEEK_SET) < 0 ? -errno : 0;
 }

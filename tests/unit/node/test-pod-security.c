@@ -48,7 +48,7 @@ static void test_precedence(void **state)
                        "\"allowPrivilegeEscalation\":false}");
         struct pod_security ps;
 
-        assert_int_equal(pod_security_resolve(pod, container(pod), &ps, NULL), 0);
+        assert_int_equal(pod_security_resolve(pod, container(pod), NULL, &ps, NULL), 0);
         assert_int_equal(ps.uid, 2000); /* the container's */
         assert_int_equal(ps.gid, 3000); /* the pod's */
         assert_true(ps.sec.gid_set);
@@ -65,7 +65,7 @@ static void test_precedence(void **state)
 
         /* nothing set: the runtime default, Unconfined, root, the image's group */
         pod = pod_of("{}", "null");
-        assert_int_equal(pod_security_resolve(pod, container(pod), &ps, NULL), 0);
+        assert_int_equal(pod_security_resolve(pod, container(pod), NULL, &ps, NULL), 0);
         assert_int_equal(ps.uid, 0);
         assert_false(ps.sec.gid_set);
         assert_false(ps.sec.caps_set);
@@ -78,7 +78,7 @@ static void test_precedence(void **state)
         pod = pod_of("{\"seccompProfile\":{\"type\":\"RuntimeDefault\"},"
                      "\"supplementalGroupsPolicy\":\"Strict\"}",
                      "{\"allowPrivilegeEscalation\":true}");
-        assert_int_equal(pod_security_resolve(pod, container(pod), &ps, NULL), 0);
+        assert_int_equal(pod_security_resolve(pod, container(pod), NULL, &ps, NULL), 0);
         assert_int_equal(ps.sec.seccomp, RUNTIME_SECCOMP_RUNTIME_DEFAULT);
         assert_true(ps.sec.no_image_groups);
         assert_false(ps.sec.no_new_privs);
@@ -89,7 +89,7 @@ static void test_precedence(void **state)
         pod = pod_of("{\"supplementalGroups\":[4000],\"fsGroup\":2000,"
                      "\"supplementalGroupsPolicy\":\"Strict\"}",
                      "{}");
-        assert_int_equal(pod_security_resolve(pod, container(pod), &ps, NULL), 0);
+        assert_int_equal(pod_security_resolve(pod, container(pod), NULL, &ps, NULL), 0);
         assert_int_equal(ps.sec.n_groups, 2);
         assert_int_equal(ps.sec.groups[0], 4000);
         assert_int_equal(ps.sec.groups[1], 2000);
@@ -156,7 +156,8 @@ static void test_refusals(void **state)
                 struct pod_security ps;
                 struct error *err = NULL;
 
-                assert_int_equal(pod_security_resolve(pod, container(pod), &ps, &err), -EINVAL);
+                assert_int_equal(pod_security_resolve(pod, container(pod), NULL, &ps, &err),
+                                 -EINVAL);
                 if (strncmp(err->message, cases[i].message, strlen(cases[i].message)) != 0)
                         fail_msg("case %zu: got \"%s\"", i, err->message);
                 error_free(err);
@@ -183,7 +184,7 @@ static void test_sysctls(void **state)
         pod = pod_of("{\"sysctls\":[{\"name\":\"kernel.shm_rmid_forced\",\"value\":\"1\"},"
                      "{\"name\":\"net.ipv4.tcp_syncookies\",\"value\":\"0\"}]}",
                      "{}");
-        assert_int_equal(pod_security_resolve(pod, container(pod), &ps, NULL), 0);
+        assert_int_equal(pod_security_resolve(pod, container(pod), NULL, &ps, NULL), 0);
         assert_int_equal(ps.sec.n_sysctls, 2);
         assert_string_equal(ps.sec.sysctls[1].name, "net/ipv4/tcp_syncookies");
         assert_string_equal(ps.sec.sysctls[1].value, "0");
@@ -231,7 +232,7 @@ static void test_localhost_profiles(void **state)
 
         pod = pod_of("{}", "{\"seccompProfile\":{\"type\":\"Localhost\",\"localhostProfile\":"
                            "\"sub/ok.json\"}}");
-        assert_int_equal(pod_security_resolve(pod, container(pod), &ps, NULL), 0);
+        assert_int_equal(pod_security_resolve(pod, container(pod), NULL, &ps, NULL), 0);
         assert_int_equal(ps.sec.seccomp, RUNTIME_SECCOMP_LOCALHOST);
         assert_int_equal(pod_security_load_profile(&ps, dir, NULL), 0);
         assert_string_equal(ps.sec.seccomp_profile, profile);
@@ -248,12 +249,65 @@ static void test_localhost_profiles(void **state)
         assert_int_equal(fs_remove_tree(dir), 0);
 }
 
+/* The image config's User, as the kubelet's verifyRunAsNonRoot and containerd's WithUser read
+ * it: applied when runAsUser is unset; names are refused (not resolved here). */
+static void test_image_user(void **state)
+{
+        static const struct {
+                const char *pod_sc, *c_sc, *user;
+                int64_t uid, gid;    /* gid -1: not set */
+                const char *message; /* NULL: accepted */
+        } cases[] = {
+                { "{}", "{}", "1000", 1000, -1, NULL },
+                { "{}", "{}", "1000:2000", 1000, 2000, NULL },
+                { "{}", "{\"runAsGroup\":3000}", "1000:2000", 1000, 3000, NULL },
+                { "{}", "{\"runAsUser\":5}", "1000:2000", 5, -1, NULL },
+                { "{}", "{\"runAsUser\":5}", "nginx", 5, -1, NULL },
+                { "{\"runAsNonRoot\":true}", "{}", "1000", 1000, -1, NULL },
+                { "{\"runAsNonRoot\":true}", "{}", "0:0", 0, 0,
+                  "container has runAsNonRoot and image will run as root (pod: \"p_ns(u1)\", "
+                  "container: c1)" },
+                { "{\"runAsNonRoot\":true}", "{}", "", 0, -1,
+                  "container has runAsNonRoot and image will run as root" },
+                { "{\"runAsNonRoot\":true}", "{}", "nginx:www", 0, -1,
+                  "container has runAsNonRoot and image has non-numeric user (nginx), cannot "
+                  "verify user is non-root (pod: \"p_ns(u1)\", container: c1)" },
+                { "{}", "{}", "nginx", 0, -1,
+                  "container c1: the image's user \"nginx\" is a name; only numeric image users "
+                  "are applied here (set runAsUser)" },
+                { "{}", "{}", "1000:www", 0, -1,
+                  "container c1: the image's group \"www\" is not numeric" },
+        };
+        for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+                json_t *pod = pod_of(cases[i].pod_sc, cases[i].c_sc);
+                struct pod_security ps;
+                struct error *err = NULL;
+                int r = pod_security_resolve(pod, container(pod), cases[i].user, &ps, &err);
+
+                if (cases[i].message) {
+                        assert_int_equal(r, -EINVAL);
+                        if (strncmp(err->message, cases[i].message, strlen(cases[i].message)) != 0)
+                                fail_msg("case %zu: got \"%s\"", i, err->message);
+                        error_free(err);
+                } else {
+                        if (r < 0)
+                                fail_msg("case %zu: %s", i, err->message);
+                        assert_int_equal(ps.uid, cases[i].uid);
+                        assert_int_equal(ps.sec.gid_set, cases[i].gid >= 0);
+                        if (cases[i].gid >= 0)
+                                assert_int_equal(ps.gid, cases[i].gid);
+                        pod_security_release(&ps);
+                }
+                json_decref(pod);
+        }
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_precedence),         cmocka_unit_test(test_refusals),
                 cmocka_unit_test(test_fs_group),           cmocka_unit_test(test_sysctls),
-                cmocka_unit_test(test_localhost_profiles),
+                cmocka_unit_test(test_localhost_profiles), cmocka_unit_test(test_image_user),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

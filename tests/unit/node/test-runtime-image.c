@@ -180,7 +180,7 @@ static int extract(struct tarball *t, const char *name, char **ret_root, struct 
         fd = open(tarpath, O_RDONLY | O_CLOEXEC);
         rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         *ret_root = root;
-        return rt_tar_extract(fd, rootfd, st, err);
+        return rt_tar_extract(fd, rootfd, NULL, st, err);
 }
 
 static char *read_text(const char *dir, const char *name)
@@ -357,15 +357,27 @@ static void test_tar_symlinks_stay_inside(void **state)
 static void test_tar_bad_input(void **state)
 {
         static const unsigned char gzip[512] = { 0x1f, 0x8b, 8 };
+        static const unsigned char xz[512] = { 0xfd, '7', 'z', 'X', 'Z', 0 };
         struct tarball t;
         struct rt_tar_stats st;
         struct error *err = NULL;
-        cleanup_free char *r1 = NULL, *r2 = NULL, *r3 = NULL, *r4 = NULL;
+        cleanup_free char *r1 = NULL, *r2 = NULL, *r3 = NULL, *r4 = NULL, *r5 = NULL;
 
+        /* a gzip header over garbage: libarchive's gzip filter reads it and fails */
         strbuf_init(&t.sb);
         strbuf_add(&t.sb, gzip, sizeof(gzip));
-        assert_int_equal(extract(&t, "gzip", &r1, &st, &err), -EINVAL);
-        assert_non_null(strstr(err->message, "compressed"));
+        assert_true(extract(&t, "gzip", &r1, &st, &err) < 0);
+        assert_non_null(err);
+        error_free(TAKE_PTR(err));
+        strbuf_release(&t.sb);
+
+        /* xz is not read (only gzip and zstd): refused with a hint, no program run */
+        strbuf_init(&t.sb);
+        strbuf_add(&t.sb, xz, sizeof(xz));
+        assert_int_equal(extract(&t, "xz", &r5, &st, &err), -EINVAL);
+        assert_string_equal(
+                err->message,
+                "not a tar archive (uncompressed, gzip or zstd; decompress bzip2 or xz first)");
         error_free(TAKE_PTR(err));
         strbuf_release(&t.sb);
 
@@ -373,9 +385,8 @@ static void test_tar_bad_input(void **state)
         file(&t, "a", "data");
         t.sb.buf[0] = 'b'; /* the checksum no longer matches */
         finish(&t);
-        assert_int_equal(extract(&t, "checksum", &r2, &st, &err), -EINVAL);
-        assert_string_equal(err->message,
-                            "not a tar archive, or corrupt at byte 0 (bad header checksum)");
+        assert_true(extract(&t, "checksum", &r2, &st, &err) < 0);
+        assert_non_null(err);
         error_free(TAKE_PTR(err));
         strbuf_release(&t.sb);
 
