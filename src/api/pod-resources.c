@@ -23,19 +23,6 @@ struct rlist {
         struct quantity q[R_N];
 };
 
-/* A quantity given as a JSON string or number. Numbers lose their text in jansson; a real is
- * printed with the fewest digits that read back the same double, which is what the client
- * wrote in every case that matters ("0.5", "1.5"). */
-static int json_quantity(const json_t *v, struct quantity *ret)
-{
-        char buf[JSON_NUMBER_TEXT_MAX];
-        const char *s = json_scalar_text(v, buf);
-
-        if (!s)
-                return -EINVAL;
-        return quantity_parse(s, ret, NULL) < 0 ? -EINVAL : 0;
-}
-
 /* Reads cpu and memory of a JSON ResourceList (NULL or a non-object: empty). */
 static int rlist_read(const json_t *list, struct rlist *ret)
 {

@@ -1,9 +1,12 @@
 /* json.c: small jansson helpers (path lookup, ensure, compact dump). */
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/alloc.h"
 #include "base/json.h"
+#include "base/quantity.h"
 
 json_t *json_path(const json_t *root, const char *dotted)
 {
@@ -119,6 +122,16 @@ const char *json_scalar_text(const json_t *v, char buf[static JSON_NUMBER_TEXT_M
                         break;
         }
         return buf;
+}
+
+int json_quantity(const json_t *v, struct quantity *ret)
+{
+        char buf[JSON_NUMBER_TEXT_MAX];
+        const char *s = json_scalar_text(v, buf);
+
+        if (!s)
+                return -EINVAL;
+        return quantity_parse(s, ret, NULL) < 0 ? -EINVAL : 0;
 }
 
 void json_array_sort(json_t *array, int (*cmp)(const void *, const void *))

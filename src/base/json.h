@@ -35,6 +35,10 @@ const char *json_go_kind(const json_t *v);
  * holds a number's text. */
 #define JSON_NUMBER_TEXT_MAX 32
 const char *json_scalar_text(const json_t *v, char buf[static JSON_NUMBER_TEXT_MAX]);
+struct quantity;
+/* A quantity given as a JSON string or number (in json_scalar_text's text): 0 with *ret, or
+ * -EINVAL for any other value or text that is no quantity. */
+int json_quantity(const json_t *v, struct quantity *ret);
 /* True when v is NULL, JSON null, an empty object or an empty array. */
 bool json_is_empty(const json_t *v);
 

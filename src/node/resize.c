@@ -35,39 +35,6 @@ static const json_t *memory_emptydir(const json_t *vol)
         return json_is_object(ed) && medium && streq(medium, "Memory") ? ed : NULL;
 }
 
-/* The text of a quantity given as a JSON string or number (numbers lose their text in jansson;
- * a real prints with the fewest digits that read back the same double). NULL for anything
- * else. buf holds a number's text. */
-static const char *quantity_text(const json_t *v, char *buf, size_t size)
-{
-        if (json_is_string(v))
-                return json_string_value(v);
-        if (json_is_integer(v)) {
-                snprintf(buf, size, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
-                return buf;
-        }
-        if (json_is_real(v)) {
-                double d = json_real_value(v);
-                for (int prec = 1; prec <= 17; prec++) {
-                        snprintf(buf, size, "%.*g", prec, d);
-                        if (strtod(buf, NULL) == d)
-                                break;
-                }
-                return buf;
-        }
-        return NULL;
-}
-
-static int json_quantity(const json_t *v, struct quantity *ret)
-{
-        char buf[64];
-        const char *s = quantity_text(v, buf, sizeof(buf));
-
-        if (!s)
-                return -EINVAL;
-        return quantity_parse(s, ret, NULL) < 0 ? -EINVAL : 0;
-}
-
 /* Two quantities by value ("1" equals "1000m"); values that do not parse compare as JSON. */
 static bool quantity_json_equal(const json_t *a, const json_t *b)
 {
@@ -580,7 +547,7 @@ static int plan_volumes(struct plan_builder *b, const json_t *pod, const json_t 
         json_array_foreach(vols, i, vol) {
                 const char *name = json_string_value(json_object_get(vol, "name"));
                 const json_t *ed = memory_emptydir(json_array_get(avols, i)), *cur;
-                char buf[64];
+                char buf[JSON_NUMBER_TEXT_MAX];
                 struct pstep p = { .s = { .kind = RESIZE_STEP_VOLUME, .name = name },
                                    .cg = SIZE_MAX };
                 int64_t size;
@@ -595,7 +562,7 @@ static int plan_volumes(struct plan_builder *b, const json_t *pod, const json_t 
                 /* K8S: calculateEmptyDirMemorySize over the allocated pod (KEP-1967) */
                 size = emptydir_memory_size(
                         allocatable_memory, pod_limit,
-                        quantity_text(json_object_get(ed, "sizeLimit"), buf, sizeof(buf)));
+                        json_scalar_text(json_object_get(ed, "sizeLimit"), buf));
                 if (size <= 0)
                         continue; /* no size= option: nothing a remount can set */
                 p.s.size_bytes = size;
