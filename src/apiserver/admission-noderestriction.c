@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/local-volume.h"
 #include "apiserver/admission-noderestriction.h"
 #include "apiserver/apiserver-internal.h"
 #include "apiserver/authn.h"
@@ -524,9 +525,9 @@ static bool has_finalizer(const json_t *obj, const char *name)
         return false;
 }
 
-/* flexlet: a node may update a volume pinned to it (node_pv_pinned) only to record that it made
- * the backing file (the annotation NODE_PV_ANN_PROVISIONED_ON, its own name, never removed) and
- * to drop the provisioner's finalizer once it removed the file; nothing else, no create, no
+/* flexlet: a node may update a volume pinned to it (local_volume_pinned_to) only to record that it
+ * made the backing file (the annotation NODE_PV_ANN_PROVISIONED_ON, its own name, never removed)
+ * and to drop the provisioner's finalizer once it removed the file; nothing else, no create, no
  * delete, no status. */
 static int admit_pv(const struct node_restriction_request *r, struct error **reterr)
 {
@@ -537,7 +538,7 @@ static int admit_pv(const struct node_restriction_request *r, struct error **ret
         if (r->op != NODE_RESTRICTION_UPDATE || *r->subresource)
                 return forbid(reterr, "node \"%s\" may only update persistentvolumes pinned to it",
                               r->node);
-        if (!node_pv_pinned(r->old, r->node) || !node_pv_pinned(r->obj, r->node))
+        if (!local_volume_pinned_to(r->old, r->node) || !local_volume_pinned_to(r->obj, r->node))
                 return forbid(reterr,
                               "node \"%s\" is not allowed to update a persistentvolume whose "
                               "node affinity is not this node alone",

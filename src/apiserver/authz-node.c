@@ -196,7 +196,7 @@ static enum authz_decision get_related(const struct authz_node *n, const char *n
 }
 
 /* K8S authorizeGet for volumes; flexlet adds update and patch of a volume pinned to the node
- * (node_pv_pinned, through the graph's pv -> node edge), which NodeRestriction narrows to
+ * (local_volume_pinned_to, through the graph's pv -> node edge), which NodeRestriction narrows to
  * recording the backing file and dropping the provisioner's finalizer (docs/storage.md). */
 static enum authz_decision pv_object(const struct authz_node *n, const char *node,
                                      const struct authz_attributes *a, char **ret_reason)

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "api/local-volume.h"
 #include "apiserver/authn.h"
 #include "apiserver/node-graph.h"
 #include "base/alloc.h"
@@ -143,21 +144,6 @@ bool node_pod_refers(const json_t *pod, enum node_vertex kind, const char *name)
         return !node_pod_visit(pod, kind, stop_at_name, (void *) name);
 }
 
-bool node_pv_pinned(const json_t *pv, const char *node)
-{
-        const json_t *terms = json_path(pv, "spec.nodeAffinity.required.nodeSelectorTerms");
-        const json_t *term = json_array_get(terms, 0);
-        const json_t *exprs = json_object_get(term, "matchExpressions");
-        const json_t *e = json_array_get(exprs, 0);
-        const json_t *values = json_object_get(e, "values");
-
-        return node && *node && json_array_size(terms) == 1 && json_array_size(exprs) == 1 &&
-               json_object_size(term) == 1 &&
-               streq(json_path_string(e, "key") ?: "", "kubernetes.io/hostname") &&
-               streq(json_path_string(e, "operator") ?: "", "In") && json_array_size(values) == 1 &&
-               streq(json_string_value(json_array_get(values, 0)) ?: "", node);
-}
-
 bool node_pods_reach(const json_t *pods, const char *node, enum node_vertex kind, const char *ns,
                      const char *name)
 {
@@ -199,7 +185,7 @@ int node_graph_has_path(struct store *store, const char *node, enum node_vertex 
                         return 0;
                 if (r < 0)
                         return r;
-                if (node_pv_pinned(obj, node)) {
+                if (local_volume_pinned_to(obj, node)) {
                         *ret = true;
                         return 0;
                 }
@@ -432,7 +418,7 @@ int node_graph_lookup(struct node_graph *g, const char *node, enum node_vertex k
                         return 0;
                 if (r < 0)
                         return r;
-                if (node_pv_pinned(pv, node)) {
+                if (local_volume_pinned_to(pv, node)) {
                         *ret = true;
                         return 0;
                 }

@@ -20,12 +20,11 @@
  *   pv -> pvc                     the volume's spec.claimRef
  *   pv -> node                    flexlet: the volume's required nodeAffinity is exactly one term
  *                                 of one expression kubernetes.io/hostname In [node] (a
- *                                 node-local volume, node_pv_pinned): its node creates, grows
- *                                 and deletes its backing file (docs/storage.md), also while no
- *                                 pod uses it
- * A pod with no node, or its node another, gives the node nothing. Not kept (flexlet's volumes
- * carry none): upstream's secret -> pv edges of a volume plugin's secretRef, so a node is
- * refused such a secret unless a pod names it too. */
+ *                                 node-local volume, local_volume_pinned_to): its node creates,
+ * grows and deletes its backing file (docs/storage.md), also while no pod uses it A pod with no
+ * node, or its node another, gives the node nothing. Not kept (flexlet's volumes carry none):
+ * upstream's secret -> pv edges of a volume plugin's secretRef, so a node is refused such a secret
+ * unless a pod names it too. */
 #ifndef FLEXLET_APISERVER_NODE_GRAPH_H
 #define FLEXLET_APISERVER_NODE_GRAPH_H
 
@@ -66,12 +65,6 @@ typedef bool (*node_ref_fn)(void *ud, const char *name);
  * (SECRET, CONFIGMAP, PVC or SERVICEACCOUNT; nothing for the others) that pod refers to, in
  * the pod's order, duplicates included. Returns false when fn stopped the visit. */
 bool node_pod_visit(const json_t *pod, enum node_vertex kind, node_ref_fn fn, void *ud);
-
-/* Whether pv's required nodeAffinity pins it to node and to node only: one nodeSelectorTerm
- * holding one matchExpression "kubernetes.io/hostname In [node]" and nothing else (what the
- * local-loop provisioner writes). flexlet's edge pv -> node; upstream has none, its node-local
- * provisioners run with a service account of their own. */
-bool node_pv_pinned(const json_t *pv, const char *node);
 
 /* Whether pod refers to the object of kind named name (as node_pod_visit finds it). */
 bool node_pod_refers(const json_t *pod, enum node_vertex kind, const char *name);

@@ -46,15 +46,6 @@
 
 /* ---- pure helpers and decisions (tested without a server) ---- */
 
-/* The backing file of a volume: "<data_dir>/volumes/<handle>.img" (caller frees), or NULL when
- * handle is not a single safe path component ([a-z0-9.-], not starting with '.', at most 253
- * bytes). */
-char *pv_volume_file(const char *data_dir, const char *handle);
-
-/* Whether pv's required nodeAffinity is exactly kubernetes.io/hostname In [node] (what
- * pv_build_volume writes): the volume lives on node. */
-bool pv_pinned_to(const json_t *pv, const char *node);
-
 /* bytes rounded up to PV_LOCAL_LOOP_SIZE_ALIGN: the size the node's file will have. */
 int64_t pv_round_up(int64_t bytes);
 

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "api/local-volume.h"
 #include "api/validation.h"
 #include "base/alloc.h"
 #include "base/fault.h"
@@ -404,7 +405,7 @@ static void expand(struct volume_expander *x, const json_t *pvc, const json_t *p
         const char *uid = json_path_string_or_empty(pvc, "metadata.uid");
         const char *pv_name = json_path_string_or_empty(pv, "metadata.name");
         const char *handle = json_path_string_or_empty(pv, "spec.csi.volumeHandle");
-        cleanup_free char *file = pv_volume_file("", handle); /* NULL: not a safe name */
+        cleanup_free char *file = local_volume_file("", handle); /* NULL: not a safe name */
         int64_t file_bytes = 0;
         struct quantity q;
         char now[32];
@@ -532,7 +533,7 @@ static void sync_claim(struct volume_expander *x, const json_t *pvc, const json_
         /* the volume of the node in this process: its file's size counts (crash safety);
          * an unpinned volume was made before volumes were pinned, by this process */
         local = x->driver.node &&
-                (!json_path(pv, "spec.nodeAffinity") || pv_pinned_to(pv, x->driver.node));
+                (!json_path(pv, "spec.nodeAffinity") || local_volume_pinned_to(pv, x->driver.node));
         if (local && x->driver.file_bytes(x->driver.ud,
                                           json_path_string_or_empty(pv, "spec.csi.volumeHandle"),
                                           &file_bytes) >= 0)

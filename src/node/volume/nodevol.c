@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "api/local-volume.h"
 #include "base/alloc.h"
 #include "base/json.h"
 #include "base/quantity.h"
@@ -28,36 +29,6 @@ struct nodevol {
         struct api_client *client;
         json_t *told; /* "<pv uid>" -> the last failure told, so a lasting one is told once */
 };
-
-char *nodevol_file(const char *data_dir, const char *handle)
-{
-        size_t n = handle ? strlen(handle) : 0;
-
-        if (n == 0 || n > 253 || handle[0] == '.')
-                return NULL;
-        for (size_t i = 0; i < n; i++) {
-                char ch = handle[i];
-                if (!((ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '-' ||
-                      ch == '.'))
-                        return NULL;
-        }
-        return xasprintf("%s/volumes/%s.img", data_dir, handle);
-}
-
-bool nodevol_pinned(const json_t *pv, const char *node)
-{
-        const json_t *terms = json_path(pv, "spec.nodeAffinity.required.nodeSelectorTerms");
-        const json_t *term = json_array_get(terms, 0);
-        const json_t *exprs = json_object_get(term, "matchExpressions");
-        const json_t *e = json_array_get(exprs, 0);
-        const json_t *values = json_object_get(e, "values");
-
-        return node && *node && json_array_size(terms) == 1 && json_array_size(exprs) == 1 &&
-               json_object_size(term) == 1 &&
-               streq(json_path_string(e, "key") ?: "", "kubernetes.io/hostname") &&
-               streq(json_path_string(e, "operator") ?: "", "In") && json_array_size(values) == 1 &&
-               streq(json_string_value(json_array_get(values, 0)) ?: "", node);
-}
 
 struct nodevol *nodevol_new(const char *node, const char *data_dir, struct api_client *client)
 {
@@ -134,10 +105,10 @@ int nodevol_ensure(struct nodevol *nv, const json_t *pv, json_t **ret_pv, struct
                 *ret_pv = NULL;
         if (!streq(json_path_string(pv, "spec.csi.driver") ?: "", NODEVOL_DRIVER))
                 return 0;
-        file = nodevol_file(nv->data_dir, json_path_string(pv, "spec.csi.volumeHandle"));
+        file = local_volume_file(nv->data_dir, json_path_string(pv, "spec.csi.volumeHandle"));
         if (!file || !json_path(pv, "spec.nodeAffinity"))
                 return 0; /* not a volume this node keeps: mounting it says why */
-        if (!nodevol_pinned(pv, nv->node))
+        if (!local_volume_pinned_to(pv, nv->node))
                 return error_set(reterr, EINVAL,
                                  "persistentvolume \"%s\" is pinned to another node than \"%s\"",
                                  name, nv->node);
@@ -185,7 +156,7 @@ static bool reclaim_due(const struct nodevol *nv, const json_t *pv)
 {
         const char *phase = json_path_string(pv, "status.phase") ?: "";
 
-        if (!nodevol_pinned(pv, nv->node) || !streq(recorded_by(pv) ?: "", nv->node) ||
+        if (!local_volume_pinned_to(pv, nv->node) || !streq(recorded_by(pv) ?: "", nv->node) ||
             !has_finalizer(pv) ||
             !streq(json_path_string(pv, "spec.persistentVolumeReclaimPolicy") ?: "", "Delete"))
                 return false;
@@ -246,7 +217,7 @@ void nodevol_sweep(struct nodevol *nv)
                     !streq(d->d_name + n - 4, ".img"))
                         continue;
                 handle = xstrndup(d->d_name, n - 4);
-                file = nodevol_file(nv->data_dir, handle);
+                file = local_volume_file(nv->data_dir, handle);
                 if (!file)
                         continue;
                 path = xasprintf("/api/v1/persistentvolumes/%s", handle);
@@ -267,7 +238,7 @@ void nodevol_sweep(struct nodevol *nv)
 int nodevol_local_create(const char *data_dir, const char *handle, int64_t bytes,
                          const char *fstype, int64_t *ret_file_bytes, struct error **reterr)
 {
-        cleanup_free char *file = nodevol_file(data_dir, handle);
+        cleanup_free char *file = local_volume_file(data_dir, handle);
         struct loopvol_sizes sizes;
         enum loopvol_fstype t;
         int r;
@@ -288,7 +259,7 @@ int nodevol_local_create(const char *data_dir, const char *handle, int64_t bytes
 int nodevol_local_grow(const char *data_dir, const char *handle, int64_t bytes, struct metric *ops,
                        int64_t *ret_file_bytes, struct error **reterr)
 {
-        cleanup_free char *file = nodevol_file(data_dir, handle);
+        cleanup_free char *file = local_volume_file(data_dir, handle);
         struct loopvol_sizes sizes;
         int64_t start_ms = time_monotonic_ms();
         int r;
@@ -307,7 +278,7 @@ int nodevol_local_grow(const char *data_dir, const char *handle, int64_t bytes, 
 
 int nodevol_local_file_bytes(const char *data_dir, const char *handle, int64_t *ret)
 {
-        cleanup_free char *file = nodevol_file(data_dir, handle);
+        cleanup_free char *file = local_volume_file(data_dir, handle);
         struct stat st;
 
         if (!file)
@@ -342,7 +313,7 @@ void nodevol_local_sweep_orphans(const char *data_dir, const json_t *handles, co
                 if (fstatat(dirfd(dir), d->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
                     time(NULL) - st.st_mtime < age_s)
                         continue;
-                file = nodevol_file(data_dir, handle);
+                file = local_volume_file(data_dir, handle);
                 if (file && loopvol_remove(file, &err) < 0)
                         (void) fprintf(stderr, "flexlet: pv-provisioner: orphan volume: %s\n",
                                        err->message);

@@ -33,13 +33,6 @@ struct metric;
 /* The CSI driver name of the volumes. */
 #define NODEVOL_DRIVER "local-loop.flexlet.io"
 
-/* "<data_dir>/volumes/<handle>.img" (caller frees), or NULL when handle is not one safe path
- * component ([a-z0-9.-], not starting with '.', at most 253 bytes). */
-char *nodevol_file(const char *data_dir, const char *handle);
-
-/* Whether pv's required nodeAffinity is exactly kubernetes.io/hostname In [node]. */
-bool nodevol_pinned(const json_t *pv, const char *node);
-
 struct nodevol;
 
 /* A node's volume keeper: node and data_dir copied; client (borrowed, must outlive it, used

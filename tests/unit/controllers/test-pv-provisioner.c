@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/local-volume.h"
 #include "base/json.h"
 #include "client/informer.h"
 #include "controllers/pv-provisioner.h"
@@ -27,20 +28,6 @@ static json_t *load(const char *text)
         if (!v)
                 fail_msg("bad JSON: %s: %s", e.text, text);
         return v;
-}
-
-static void test_volume_file(void **state)
-{
-        char *f = pv_volume_file("/var/lib/flexlet", "pvc-" UID);
-
-        assert_string_equal(f, "/var/lib/flexlet/volumes/pvc-7f00-aa.img");
-        free(f);
-        assert_null(pv_volume_file("/d", "../etc"));
-        assert_null(pv_volume_file("/d", "a/b"));
-        assert_null(pv_volume_file("/d", ".hidden"));
-        assert_null(pv_volume_file("/d", ""));
-        assert_null(pv_volume_file("/d", NULL));
-        assert_null(pv_volume_file("/d", "PVC-UPPER"));
 }
 
 static void test_class_fstype(void **state)
@@ -310,11 +297,10 @@ static void test_pinned_and_rounded(void **state)
                 "\"matchExpressions\":[{\"key\":\"kubernetes.io/hostname\",\"operator\":\"In\","
                 "\"values\":[\"n1\",\"n2\"]}]}]}}}}");
 
-        assert_true(pv_pinned_to(on_n1, "n1"));
-        assert_false(pv_pinned_to(on_n1, "n2"));
-        assert_false(pv_pinned_to(on_n1, ""));
-        assert_false(pv_pinned_to(nowhere, "n1"));
-        assert_false(pv_pinned_to(two, "n1")); /* not this node alone */
+        assert_true(local_volume_pinned_to(on_n1, "n1"));
+        assert_false(local_volume_pinned_to(on_n1, "n2"));
+        assert_false(local_volume_pinned_to(nowhere, "n1"));
+        assert_false(local_volume_pinned_to(two, "n1")); /* not this node alone */
         assert_int_equal(pv_round_up(1000000000), 1000001536);
         assert_int_equal(pv_round_up(314572800), 314572800);
         assert_int_equal(pv_round_up(1), 4096);
@@ -440,7 +426,6 @@ static void test_object_key(void **state)
 int main(void)
 {
         const struct CMUnitTest tests[] = {
-                cmocka_unit_test(test_volume_file),
                 cmocka_unit_test(test_class_fstype),
                 cmocka_unit_test(test_claim_next),
                 cmocka_unit_test(test_claim_wait_event),

@@ -1,7 +1,6 @@
 /* test-nodevol.c: the owning node's helpers for local-loop volumes (node/volume/nodevol.h)
- * without a server: which handles name a file, which volumes are pinned to a node, a file's
- * size, and the orphan sweep of serve's own node (files no volume and no claim names, old
- * enough) on a temporary data dir. */
+ * without a server: a file's size and the orphan sweep of serve's own node (files no volume and no
+ * claim names, old enough) on a temporary data dir. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -19,42 +18,6 @@
 #include "base/alloc.h"
 #include "base/json.h"
 #include "node/volume/nodevol.h"
-
-static void test_file(void **state)
-{
-        cleanup_free char *f = nodevol_file("/d", "pvc-0b3d-x.1");
-
-        assert_string_equal(f, "/d/volumes/pvc-0b3d-x.1.img");
-        assert_null(nodevol_file("/d", "../etc"));
-        assert_null(nodevol_file("/d", "a/b"));
-        assert_null(nodevol_file("/d", ".hidden"));
-        assert_null(nodevol_file("/d", ""));
-        assert_null(nodevol_file("/d", NULL));
-        assert_null(nodevol_file("/d", "PVC-UPPER"));
-}
-
-#define PINNED(values)                                                                      \
- "{\"spec\":{\"nodeAffinity\":{\"required\":{\"nodeSelectorTerms\":[{\"matchExpressions\":" \
- "[{\"key\":\"kubernetes.io/hostname\",\"operator\":\"In\",\"values\":" values "}]}]}}}}"
-
-static void test_pinned(void **state)
-{
-        cleanup_json json_t *one = json_loads(PINNED("[\"n1\"]"), 0, NULL);
-        cleanup_json json_t *two = json_loads(PINNED("[\"n1\",\"n2\"]"), 0, NULL);
-        cleanup_json json_t *none = json_loads("{\"spec\":{}}", 0, NULL);
-        cleanup_json json_t *other_key = json_loads(
-                "{\"spec\":{\"nodeAffinity\":{\"required\":{\"nodeSelectorTerms\":[{"
-                "\"matchExpressions\":[{\"key\":\"zone\",\"operator\":\"In\",\"values\":["
-                "\"n1\"]}]}]}}}}",
-                0, NULL);
-
-        assert_true(nodevol_pinned(one, "n1"));
-        assert_false(nodevol_pinned(one, "n2"));
-        assert_false(nodevol_pinned(one, ""));
-        assert_false(nodevol_pinned(two, "n1"));
-        assert_false(nodevol_pinned(none, "n1"));
-        assert_false(nodevol_pinned(other_key, "n1"));
-}
 
 static void touch(const char *dir, const char *name, time_t age_s)
 {
@@ -109,8 +72,6 @@ static void test_sweep_orphans(void **state)
 int main(void)
 {
         const struct CMUnitTest tests[] = {
-                cmocka_unit_test(test_file),
-                cmocka_unit_test(test_pinned),
                 cmocka_unit_test(test_sweep_orphans),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
