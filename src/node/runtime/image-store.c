@@ -256,7 +256,7 @@ static int record_name(const char *images, const char *name, const char *config_
                        struct error **reterr)
 {
         struct rt_image_name n;
-        cleanup_free char *sub = NULL, *final = NULL, *tmp = NULL, *old = NULL, *parent = NULL;
+        cleanup_free char *sub = NULL, *final = NULL, *tmp = NULL;
         cleanup_close int dfd = -1;
         json_t *rec;
         int r;
@@ -283,28 +283,8 @@ static int record_name(const char *images, const char *name, const char *config_
                 r = error_set(reterr, -r, "write \"%s/image.json\": %s", tmp, strerror(-r));
                 goto fail;
         }
-        parent = xstrdup(final);
-        *strrchr(parent, '/') = '\0';
-        if ((r = fs_mkdir_p(parent, 0755)) < 0) {
-                r = error_set(reterr, -r, "create \"%s\": %s", parent, strerror(-r));
+        if ((r = rt_image_publish(images, tmp, final, reterr)) < 0)
                 goto fail;
-        }
-        old = xasprintf("%s/.tmp-old-XXXXXX", images);
-        if (!mkdtemp(old)) {
-                r = error_set(reterr, errno, "create \"%s\": %s", old, strerror(errno));
-                goto fail;
-        }
-        if (rename(final, old) < 0 && errno != ENOENT) {
-                r = error_set(reterr, errno, "replace \"%s\": %s", final, strerror(errno));
-                (void) rmdir(old);
-                goto fail;
-        }
-        if (rename(tmp, final) < 0) {
-                r = error_set(reterr, errno, "rename into \"%s\": %s", final, strerror(errno));
-                (void) rename(old, final);
-                goto fail;
-        }
-        (void) fs_remove_tree(old);
         *ret_reference = TAKE_PTR(n.reference);
         rt_image_name_release(&n);
         return 0;

@@ -747,6 +747,32 @@ static bool config_empty(const struct runtime_image_config *c)
                       (!c->env || !c->env[0]) && (!c->working_dir || !*c->working_dir));
 }
 
+int rt_image_publish(const char *images, const char *tmp, const char *final, struct error **reterr)
+{
+        cleanup_free char *parent = xstrdup(final), *old = NULL;
+        int r;
+
+        *strrchr(parent, '/') = '\0';
+        if ((r = fs_mkdir_p(parent, 0755)) < 0)
+                return error_set(reterr, -r, "create \"%s\": %s", parent, strerror(-r));
+        /* replace an earlier one: move it aside first, so the new one appears in one step */
+        old = xasprintf("%s/.tmp-old-XXXXXX", images);
+        if (!mkdtemp(old))
+                return error_set(reterr, errno, "create \"%s\": %s", old, strerror(errno));
+        if (rename(final, old) < 0 && errno != ENOENT) {
+                r = error_set(reterr, errno, "replace \"%s\": %s", final, strerror(errno));
+                (void) rmdir(old);
+                return r;
+        }
+        if (rename(tmp, final) < 0) {
+                r = error_set(reterr, errno, "rename into \"%s\": %s", final, strerror(errno));
+                (void) rename(old, final);
+                return r;
+        }
+        (void) fs_remove_tree(old);
+        return 0;
+}
+
 /* The tarball on tar_fd: a docker save or OCI archive goes into the content-addressed store;
  * anything else is a root filesystem, imported as image `name`. */
 static int import_fd(const char *data_dir, const char *name, int tar_fd,
@@ -755,7 +781,7 @@ static int import_fd(const char *data_dir, const char *name, int tar_fd,
 {
         struct rt_image_name n = { 0 };
         cleanup_free char *images = xasprintf("%s/images", data_dir);
-        cleanup_free char *sub = NULL, *final = NULL, *tmp = NULL, *old = NULL, *parent = NULL;
+        cleanup_free char *sub = NULL, *final = NULL, *tmp = NULL;
         cleanup_close int dfd = -1, rootfd = -1;
         struct rt_tar_stats st;
         json_t *config, *refs = NULL;
@@ -828,29 +854,8 @@ static int import_fd(const char *data_dir, const char *name, int tar_fd,
                               strerror(-r));
                 goto fail;
         }
-        parent = xstrdup(final);
-        *strrchr(parent, '/') = '\0';
-        if ((r = fs_mkdir_p(parent, 0755)) < 0) {
-                r = error_set(reterr, -r, "create \"%s\": %s", parent, strerror(-r));
+        if ((r = rt_image_publish(images, tmp, final, reterr)) < 0)
                 goto fail;
-        }
-        /* replace an earlier import: move it aside first, so the new one appears in one step */
-        old = xasprintf("%s/.tmp-old-XXXXXX", images);
-        if (!mkdtemp(old)) {
-                r = error_set(reterr, errno, "create \"%s\": %s", old, strerror(errno));
-                goto fail;
-        }
-        if (rename(final, old) < 0 && errno != ENOENT) {
-                r = error_set(reterr, errno, "replace \"%s\": %s", final, strerror(errno));
-                (void) rmdir(old);
-                goto fail;
-        }
-        if (rename(tmp, final) < 0) {
-                r = error_set(reterr, errno, "rename into \"%s\": %s", final, strerror(errno));
-                (void) rename(old, final);
-                goto fail;
-        }
-        (void) fs_remove_tree(old);
         *ret_refs = json_pack("[s]", n.reference);
         rt_image_name_release(&n);
         return 0;

@@ -249,6 +249,10 @@ struct rt_image_name {
 };
 int rt_image_name_parse(const char *name, struct rt_image_name *ret, struct error **reterr);
 void rt_image_name_release(struct rt_image_name *n);
+/* Publishes the prepared image folder tmp as final (under the store's images folder, which
+ * holds the temporary names): the parent made, an earlier final moved aside and removed, so the
+ * new one appears in one rename. 0, or -errno with *reterr (tmp is left to the caller). */
+int rt_image_publish(const char *images, const char *tmp, const char *final, struct error **reterr);
 /* The store dir of an image name, relative to DATA/images. */
 char *rt_image_store_subdir(const struct rt_image_name *n);
 /* 0 when the ELF file at fd has no program interpreter (statically linked). */
