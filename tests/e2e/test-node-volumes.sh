@@ -23,6 +23,7 @@ done
 
 N2=nodevol-$$
 CG2=$NODE_CGROUP_ROOT-n2
+BR2=flx2-$$ # the second node's pod bridge, removed on exit
 N2_PID=
 nv_cleanup() {
         local d
@@ -41,6 +42,7 @@ nv_cleanup() {
                 done
                 ls -d /sys/fs/cgroup/*/"$CG2" /sys/fs/cgroup/"$CG2" >/dev/null 2>&1 || break
         done
+        ip link del "$BR2" 2>/dev/null
         node_cleanup # mounts and loop devices under SERVER_DIR, the second node's included
 }
 SERVER_CLEANUP=nv_cleanup
@@ -48,7 +50,7 @@ SERVER_CLEANUP=nv_cleanup
 node_test_start
 ND=$SERVER_DIR/node2
 "$FLEXLET_BIN" node --server "https://127.0.0.1:$SERVER_PORT" --token-file "$SERVER_DIR/data/node-token" \
-        --data-dir "$ND" --node-name "$N2" --cgroup-root "$CG2" \
+        --data-dir "$ND" --node-name "$N2" --cgroup-root "$CG2" --pod-bridge "$BR2" \
         --kubelet-listen "0.0.0.0:$(free_port)" --allocatable cpu=2,memory=2Gi >>"$SERVER_DIR/node2.log" 2>&1 &
 N2_PID=$!
 for _ in $(seq 1 300); do k get node "$N2" >/dev/null 2>&1 && break; sleep 0.2; done
