@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "base/alloc.h"
@@ -20,6 +21,20 @@ static int hex_digit(char c)
 }
 
 /* `pods/victim%00x` was once a DELETE of pod "victim": hence the overlong NUL. */
+bool http_header_list_has(const char *value, const char *token)
+{
+        size_t n = strlen(token);
+
+        for (const char *p = value; p && *p;) {
+                while (*p == ' ' || *p == ',')
+                        p++;
+                if (strncasecmp(p, token, n) == 0 && (p[n] == '\0' || p[n] == ',' || p[n] == ' '))
+                        return true;
+                p = strchr(p, ',');
+        }
+        return false;
+}
+
 size_t http_unescape(char *s)
 {
         char *w = s;

@@ -73,6 +73,10 @@ struct http_request {
  * above do not carry (Connection, Upgrade, Sec-WebSocket-*). */
 const char *http_request_header(const struct http_request *r, const char *name);
 
+/* Whether a comma-separated header value list (Connection, Sec-WebSocket-Protocol, …) holds
+ * token, compared case-insensitively; value NULL: false. */
+bool http_header_list_has(const char *value, const char *token);
+
 /* Decodes the percent escapes of s in place (the path, each query key and value, as the server
  * reads them) and returns the new length. A malformed escape is kept as written. An escaped NUL
  * becomes the overlong pair 0xC0 0x80, never valid UTF-8, so the request arrives whole and is

@@ -537,21 +537,6 @@ static void session_run(void *ctx, int fd, const char *extra, size_t extra_len)
 
 /* ------------------------------------------------------------------ the handshake */
 
-/* True when the comma-separated header value list holds token (case-insensitive). */
-static bool header_has(const char *value, const char *token)
-{
-        size_t n = strlen(token);
-
-        for (const char *p = value; p && *p;) {
-                while (*p == ' ' || *p == ',')
-                        p++;
-                if (strncasecmp(p, token, n) == 0 && (p[n] == '\0' || p[n] == ',' || p[n] == ' '))
-                        return true;
-                p = strchr(p, ',');
-        }
-        return false;
-}
-
 void kubelet_portforward_serve(const struct kubelet_portforward_target *t,
                                const struct http_request *req, struct http_response *resp)
 {
@@ -572,7 +557,7 @@ void kubelet_portforward_serve(const struct kubelet_portforward_target *t,
                                    "unable to upgrade: X-Stream-Protocol-Version is required");
                 return;
         }
-        if (!header_has(proto, PROTOCOL)) {
+        if (!http_header_list_has(proto, PROTOCOL)) {
                 cleanup_free char *msg = xasprintf("unable to upgrade: unable to negotiate "
                                                    "protocol: client supports [%s], server "
                                                    "accepts [" PROTOCOL "]",
@@ -582,7 +567,8 @@ void kubelet_portforward_serve(const struct kubelet_portforward_target *t,
                 return;
         }
         /* K8S spdy responseUpgrader.UpgradeResponse */
-        if (!header_has(connection, "upgrade") || !upgrade || !strcasestr(upgrade, "spdy/3.1")) {
+        if (!http_header_list_has(connection, "upgrade") || !upgrade ||
+            !strcasestr(upgrade, "spdy/3.1")) {
                 http_response_text(resp, 400,
                                    "unable to upgrade: missing upgrade headers in request");
                 return;

@@ -495,21 +495,6 @@ static bool query_bool(const struct http_request *req, const char *key)
         return v && !streq(v, "0") && strcasecmp(v, "false") != 0;
 }
 
-/* True when the comma-separated header value list holds token (case-insensitive). */
-static bool header_has(const char *value, const char *token)
-{
-        size_t n = strlen(token);
-
-        for (const char *p = value; p && *p;) {
-                while (*p == ' ' || *p == ',')
-                        p++;
-                if (strncasecmp(p, token, n) == 0 && (p[n] == '\0' || p[n] == ',' || p[n] == ' '))
-                        return true;
-                p = strchr(p, ',');
-        }
-        return false;
-}
-
 /* The protocol chosen from the client's list, in the client's order (NULL: none we speak). */
 static const char *choose_protocol(const char *offered)
 {
@@ -550,7 +535,7 @@ void kubelet_stream_serve(enum kubelet_stream_kind kind, const char *state_dir,
                 return;
         }
         if (!key || !*key || !version || !streq(version, "13") ||
-            !header_has(http_request_header(req, "Connection"), "upgrade")) {
+            !http_header_list_has(http_request_header(req, "Connection"), "upgrade")) {
                 http_response_text(resp, 400, "websocket: bad handshake");
                 return;
         }
