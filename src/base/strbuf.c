@@ -35,6 +35,16 @@ void strbuf_reset(struct strbuf *sb)
         sb->buf[0] = '\0';
 }
 
+void strbuf_compact(struct strbuf *sb, size_t *consumed)
+{
+        if (*consumed == 0 || *consumed < sb->len / 2)
+                return;
+        memmove(sb->buf, sb->buf + *consumed, sb->len - *consumed);
+        sb->len -= *consumed;
+        sb->buf[sb->len] = '\0';
+        *consumed = 0;
+}
+
 void strbuf_grow(struct strbuf *sb, size_t extra)
 {
         if (sb->len + extra + 1 <= sb->alloc)

@@ -18,6 +18,9 @@ void strbuf_init(struct strbuf *sb);
 void strbuf_release(struct strbuf *sb);
 char *strbuf_detach(struct strbuf *sb);
 void strbuf_reset(struct strbuf *sb);
+/* For a strbuf read from the front, *consumed bytes of it already taken: drops them once they
+ * are most of the buffer (so appends do not grow it without end), setting *consumed to 0. */
+void strbuf_compact(struct strbuf *sb, size_t *consumed);
 void strbuf_grow(struct strbuf *sb, size_t extra);
 void strbuf_add(struct strbuf *sb, const void *data, size_t len);
 void strbuf_addstr(struct strbuf *sb, const char *s);

@@ -163,12 +163,7 @@ void spdy_reader_release(struct spdy_reader *r)
 
 void spdy_reader_push(struct spdy_reader *r, const void *buf, size_t n)
 {
-        if (r->in_off > 0 && r->in_off >= r->in.len / 2) {
-                memmove(r->in.buf, r->in.buf + r->in_off, r->in.len - r->in_off);
-                r->in.len -= r->in_off;
-                r->in.buf[r->in.len] = '\0';
-                r->in_off = 0;
-        }
+        strbuf_compact(&r->in, &r->in_off);
         strbuf_add(&r->in, buf, n);
 }
 

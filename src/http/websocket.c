@@ -78,13 +78,7 @@ void ws_reader_release(struct ws_reader *r)
 
 void ws_reader_push(struct ws_reader *r, const void *buf, size_t n)
 {
-        /* drop the consumed prefix once it is most of the buffer */
-        if (r->in_off > 0 && r->in_off >= r->in.len / 2) {
-                memmove(r->in.buf, r->in.buf + r->in_off, r->in.len - r->in_off);
-                r->in.len -= r->in_off;
-                r->in.buf[r->in.len] = '\0';
-                r->in_off = 0;
-        }
+        strbuf_compact(&r->in, &r->in_off);
         strbuf_add(&r->in, buf, n);
 }
 
