@@ -6,6 +6,7 @@
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <glob.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/sendfile.h>
@@ -992,55 +993,26 @@ static void records_walk(const char *images, const char *rel, unsigned depth, js
  * <name>/<run>/spec.json): kept even when no image names them any more. */
 static void layers_in_use(const char *data_dir, json_t *used)
 {
-        cleanup_free char *pods = xasprintf("%s/pods", data_dir);
-        DIR *pd = opendir(pods);
-        struct dirent *p;
+        cleanup_free char *pattern =
+                xasprintf("%s/pods/*/containers/*/*/%s", data_dir, RT_SPEC_FILE);
+        glob_t g;
 
-        while (pd && (p = readdir(pd))) {
-                cleanup_free char *cdir = NULL;
-                DIR *cd;
-                struct dirent *c;
+        if (glob(pattern, 0, NULL, &g) != 0)
+                return;
+        for (size_t k = 0; k < g.gl_pathc; k++) {
+                json_t *spec = NULL, *low, *v;
+                size_t i;
 
-                if (p->d_name[0] == '.')
+                if (fs_read_json_at(AT_FDCWD, g.gl_pathv[k], &spec) < 0)
                         continue;
-                cdir = xasprintf("%s/%s/containers", pods, p->d_name);
-                cd = opendir(cdir);
-                while (cd && (c = readdir(cd))) {
-                        cleanup_free char *rdir = NULL;
-                        DIR *rd;
-                        struct dirent *run;
-
-                        if (c->d_name[0] == '.')
-                                continue;
-                        rdir = xasprintf("%s/%s", cdir, c->d_name);
-                        rd = opendir(rdir);
-                        while (rd && (run = readdir(rd))) {
-                                cleanup_close int sfd = -1;
-                                json_t *spec = NULL, *low, *v;
-                                size_t i;
-
-                                if (run->d_name[0] == '.')
-                                        continue;
-                                sfd = openat(dirfd(rd), run->d_name,
-                                             O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
-                                if (sfd < 0 || fs_read_json_at(sfd, RT_SPEC_FILE, &spec) < 0)
-                                        continue;
-                                low = json_object_get(json_object_get(spec, "image"), "lowerdirs");
-                                json_array_foreach(low, i, v) {
-                                        if (json_is_string(v))
-                                                json_object_set_new(used, json_string_value(v),
-                                                                    json_true());
-                                }
-                                json_decref(spec);
-                        }
-                        if (rd)
-                                closedir(rd);
+                low = json_object_get(json_object_get(spec, "image"), "lowerdirs");
+                json_array_foreach(low, i, v) {
+                        if (json_is_string(v))
+                                json_object_set_new(used, json_string_value(v), json_true());
                 }
-                if (cd)
-                        closedir(cd);
+                json_decref(spec);
         }
-        if (pd)
-                closedir(pd);
+        globfree(&g);
 }
 
 /* Removes the layers and blobs no image names and no container stands on. */
