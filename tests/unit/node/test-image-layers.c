@@ -309,6 +309,27 @@ static void test_import_docker_tree(void **state)
                 error_free(TAKE_PTR(err));
         }
 
+        /* a layer a container stands on (its run's spec.json names it) outlives its image */
+        {
+                struct runtime_image_prune pr;
+                cleanup_free char *layer = xasprintf("%s/images/layers/%s", data, d1);
+                cleanup_free char *run = xasprintf("%s/pods/u1/containers/c/1", data);
+                cleanup_free char *spec =
+                        xasprintf("{\"image\":{\"lowerdirs\":[\"%s/fs\"]}}", layer);
+                cleanup_close int rfd = -1;
+
+                if (rt_image_import_tree(data, rootfd, "other:2", &st, &refs, &err) < 0)
+                        fail_msg("import: %s", err->message);
+                json_decref(refs);
+                assert_int_equal(fs_mkdir_p(run, 0755), 0);
+                rfd = open(run, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+                assert_true(rfd >= 0);
+                assert_int_equal(fs_write_file_atomic(rfd, RT_SPEC_FILE, spec, strlen(spec)), 0);
+                assert_int_equal(runtime_image_remove(data, "other:2", &pr, &err), 0);
+                assert_int_equal(pr.layers, 1);
+                assert_int_equal(access(layer, F_OK), 0);
+        }
+
         /* a layer whose bytes are not the config's diffID is refused */
         put(l2, "not the layer the config names");
         assert_int_equal(rt_image_import_tree(data, rootfd, NULL, &st, &refs, &err), -EBADMSG);
