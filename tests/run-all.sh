@@ -133,7 +133,7 @@ api_suites() {
         done
 }
 api_pids=()
-port_base=20000
+port_base=10000 # 10000-19999 and 20000-29999: below the kernel's ephemeral ports (32768 up)
 for bin in build/flexlet build-asan/flexlet; do
         [ -x "$bin" ] || continue
         api_suites "$bin" "$port_base" &

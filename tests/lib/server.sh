@@ -9,15 +9,20 @@ KUBECTL_DIR=$(dirname "$(readlink -f "$(command -v kubectl)")")
 
 # free_port: a loopback port nothing listens on, from FLEXLET_TEST_PORT_BASE (default 20000) up
 # 10,000: suites that run side by side are given bases apart so they never pick the same one.
+# Ports in the kernel's ephemeral range (ip_local_port_range) are never picked: a client's
+# connection anywhere on the machine may take one between our check and the server's bind.
 free_port() {
-        local p base=${FLEXLET_TEST_PORT_BASE:-20000}
+        local p lo hi base=${FLEXLET_TEST_PORT_BASE:-20000}
+        read -r lo hi </proc/sys/net/ipv4/ip_local_port_range
         for _ in $(seq 1 50); do
                 p=$((base + RANDOM % 10000))
+                [ "$p" -ge "$lo" ] && [ "$p" -le "$hi" ] && continue
                 if ! (exec 3<>/dev/tcp/127.0.0.1/$p) 2>/dev/null; then
                         echo "$p"
                         return 0
                 fi
         done
+        echo "free_port: no free port from $base up 10,000 outside the ephemeral range $lo-$hi" >&2
         return 1
 }
 
