@@ -1,6 +1,8 @@
 /* controller-loop.c: the pass thread and the rate limiter behind controller-loop.h. */
+#include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "base/alloc.h"
 #include "base/json.h"
@@ -33,6 +35,22 @@ static void *loop_main(void *arg)
         t->def.release(t->ctx);
         free(t);
         return NULL;
+}
+
+int controller_loop_request(struct controller_loop *loop, const char *method, const char *path,
+                            const char *ct, const json_t *body, json_t **ret)
+{
+        cleanup_error struct error *err = NULL;
+        cleanup_free char *text = body ? json_dump_compact(body) : NULL;
+        long status = 0;
+        int r = api_client_request(loop->client, method, path, ct, text, text ? strlen(text) : 0,
+                                   &status, ret, &err);
+
+        if (r < 0)
+                return r;
+        if (status >= 200 && status < 300)
+                return 0;
+        return status == 404 ? -ENOENT : status == 409 ? -EEXIST : -EIO;
 }
 
 int controller_loop_start(const struct api_client_options *o, const struct controller_loop_def *def,

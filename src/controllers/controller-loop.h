@@ -40,6 +40,13 @@ bool controller_backoff_waiting(const json_t *backoff, const char *key, const ch
 void controller_backoff_failed(json_t *backoff, const char *key, const char *tag, long min_ms,
                                long max_ms);
 
+/* The pass thread's request: method on path with body (NULL: none) sent as content type ct,
+ * the answer's decoded body in *ret when ret is not NULL (even on an error status, for its
+ * message). Returns 0 on a 2xx, -ENOENT on 404, -EEXIST on 409 (AlreadyExists on a create,
+ * Conflict on an update), -EIO on any other status, or the client's -errno. */
+int controller_loop_request(struct controller_loop *loop, const char *method, const char *path,
+                            const char *ct, const json_t *body, json_t **ret);
+
 /* Starts the informer and the pass thread of ctx, whose struct embeds loop. On failure nothing
  * runs, loop is left empty, and ctx is the caller's to free. def is copied. */
 int controller_loop_start(const struct api_client_options *o, const struct controller_loop_def *def,

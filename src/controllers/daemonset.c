@@ -225,22 +225,6 @@ json_t *daemonset_revision_data(const json_t *ds)
 
 /* ---- the pass ---- */
 
-static int request(struct daemonset_controller *x, const char *method, const char *path,
-                   const char *ct, const json_t *body, json_t **ret)
-{
-        cleanup_error struct error *err = NULL;
-        cleanup_free char *text = body ? json_dump_compact(body) : NULL;
-        long status = 0;
-        int r = api_client_request(x->loop.client, method, path, ct, text, text ? strlen(text) : 0,
-                                   &status, ret, &err);
-
-        if (r < 0)
-                return r;
-        if (status >= 200 && status < 300)
-                return 0;
-        return status == 404 ? -ENOENT : status == 409 ? -ESTALE : -EIO;
-}
-
 static int int_at(const json_t *obj, const char *path, int dflt)
 {
         const json_t *v = json_path(obj, path);
@@ -284,7 +268,7 @@ static bool revision_delete(const json_t *cr, void *ctx)
                                             json_path_string_or_empty(cr, "metadata.namespace"),
                                             json_path_string_or_empty(cr, "metadata.name"));
 
-        (void) request(p->x, "DELETE", path, NULL, NULL, NULL);
+        (void) controller_loop_request(&p->x->loop, "DELETE", path, NULL, NULL, NULL);
         return true;
 }
 
@@ -325,7 +309,7 @@ static int revision_name_taken(struct daemonset_controller *x, const json_t *ds,
                 json_object_set_new(cur, "status", json_object());
         json_object_set_new(json_object_get(cur, "status"), "collisionCount",
                             json_integer(json_integer_value(have) + 1));
-        r = request(x, "PUT", status_path, "application/json", cur, &answer);
+        r = controller_loop_request(&x->loop, "PUT", status_path, "application/json", cur, &answer);
         if (r < 0)
                 return r;
         if (answer)
@@ -373,7 +357,8 @@ static int sync_history(struct daemonset_controller *x, const json_t *ds, const 
                 if (json_path(ds, "metadata.annotations"))
                         json_object_set(json_object_get(rev, "metadata"), "annotations",
                                         json_path(ds, "metadata.annotations"));
-                if (request(x, "POST", path, "application/json", rev, NULL) == -ESTALE) {
+                if (controller_loop_request(&x->loop, "POST", path, "application/json", rev,
+                                            NULL) == -EEXIST) {
                         cleanup_free char *name = xasprintf(
                                 "%s-%s", json_path_string_or_empty(ds, "metadata.name"), hash);
                         int r = revision_name_taken(x, ds, name, data);
@@ -389,7 +374,8 @@ static int sync_history(struct daemonset_controller *x, const json_t *ds, const 
 
                 /* K8S: the current template's revision is always the newest (rollout undo) */
                 json_object_set_new(next, "revision", json_integer(max + 1));
-                (void) request(x, "PUT", path, "application/json", next, NULL);
+                (void) controller_loop_request(&x->loop, "PUT", path, "application/json", next,
+                                               NULL);
         }
         if ((int) json_array_size(old) <= limit)
                 return 0;
@@ -436,7 +422,8 @@ static bool create_pod(struct daemonset_controller *x, const char *key, const js
         cleanup_free char *path = pod_path(ns, NULL);
         cleanup_free char *msg = NULL;
 
-        if (request(x, "POST", path, "application/json", pod, &answer) < 0 || !answer) {
+        if (controller_loop_request(&x->loop, "POST", path, "application/json", pod, &answer) < 0 ||
+            !answer) {
                 msg = xasprintf("Error creating: %s",
                                 answer ? json_string_value(json_object_get(answer, "message")) ?: ""
                                        : "the request failed");
@@ -470,7 +457,8 @@ static void delete_pod(struct daemonset_controller *x, const char *key, const js
 
         if (json_path(pod, "metadata.deletionTimestamp") && !force)
                 return;
-        r = request(x, "DELETE", path, body ? "application/json" : NULL, body, NULL);
+        r = controller_loop_request(&x->loop, "DELETE", path, body ? "application/json" : NULL,
+                                    body, NULL);
         if (r < 0 && r != -ENOENT)
                 return;
         {
@@ -848,7 +836,9 @@ static void sync_one(struct daemonset_controller *x, const char *key, const json
                         xasprintf("/apis/apps/v1/namespaces/%s/daemonsets/%s/status",
                                   json_path_string_or_empty(ds, "metadata.namespace"),
                                   json_path_string_or_empty(ds, "metadata.name"));
-                if (request(x, "PUT", path, "application/json", next, &answer) == 0 && answer)
+                if (controller_loop_request(&x->loop, "PUT", path, "application/json", next,
+                                            &answer) == 0 &&
+                    answer)
                         informer_store(x->loop.watch, COL_DS, answer);
         }
 }

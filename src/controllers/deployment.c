@@ -88,22 +88,6 @@ static const char *name_of(const json_t *o)
         return json_path_string_or_empty(o, "metadata.name");
 }
 
-static int request(struct deployment_controller *x, const char *method, const char *path,
-                   const char *ct, const json_t *body, json_t **ret)
-{
-        cleanup_error struct error *err = NULL;
-        cleanup_free char *text = body ? json_dump_compact(body) : NULL;
-        long status = 0;
-        int r = api_client_request(x->loop.client, method, path, ct, text, text ? strlen(text) : 0,
-                                   &status, ret, &err);
-
-        if (r < 0)
-                return r;
-        if (status >= 200 && status < 300)
-                return 0;
-        return status == 404 ? -ENOENT : status == 409 ? -EEXIST : -EIO;
-}
-
 static char *apps_path(const char *plural, const json_t *obj, const char *suffix)
 {
         return xasprintf("/apis/apps/v1/namespaces/%s/%s/%s%s",
@@ -184,7 +168,8 @@ static bool scale_rs(struct dsync *s, json_t *rs, int n)
         patch = json_pack("{s:{s:{s:s, s:s}}, s:{s:i}}", "metadata", "annotations",
                           DESIRED_REPLICAS_ANNOTATION, desired, MAX_REPLICAS_ANNOTATION, max,
                           "spec", "replicas", n);
-        if (request(s->x, "PATCH", path, "application/merge-patch+json", patch, &answer) < 0 ||
+        if (controller_loop_request(&s->x->loop, "PATCH", path, "application/merge-patch+json",
+                                    patch, &answer) < 0 ||
             !answer)
                 return false;
         replace_rs(s, rs, answer);
@@ -306,7 +291,9 @@ static bool write_status(struct dsync *s, json_t *status)
         next = json_deep_copy(s->d);
         json_object_set(next, "status", status);
         path = apps_path("deployments", s->d, "/status");
-        if (request(s->x, "PUT", path, "application/json", next, &answer) < 0 || !answer)
+        if (controller_loop_request(&s->x->loop, "PUT", path, "application/json", next, &answer) <
+                    0 ||
+            !answer)
                 return false;
         json_object_update(s->d, answer);
         informer_store(s->x->loop.watch, COL_DEPLOY, answer);
@@ -371,7 +358,8 @@ static void set_deployment_revision(struct dsync *s, long revision)
                 return;
         patch = json_pack("{s:{s:{s:s}}}", "metadata", "annotations", REVISION_ANNOTATION, rev);
         path = apps_path("deployments", s->d, "");
-        if (request(s->x, "PATCH", path, "application/merge-patch+json", patch, &answer) == 0 &&
+        if (controller_loop_request(&s->x->loop, "PATCH", path, "application/merge-patch+json",
+                                    patch, &answer) == 0 &&
             answer) {
                 /* keep the status this sync computed from: the answer's is the stored one */
                 json_object_set(s->d, "metadata", json_object_get(answer, "metadata"));
@@ -411,8 +399,9 @@ static json_t *new_replica_set(struct dsync *s, bool create)
 
                         patch = json_pack("{s:{s:O}, s:{s:i}}", "metadata", "annotations", ann,
                                           "spec", "minReadySeconds", want_mrs);
-                        if (request(s->x, "PATCH", path, "application/merge-patch+json", patch,
-                                    &answer) == 0 &&
+                        if (controller_loop_request(&s->x->loop, "PATCH", path,
+                                                    "application/merge-patch+json", patch,
+                                                    &answer) == 0 &&
                             answer)
                                 replace_rs(s, found, answer);
                 }
@@ -470,7 +459,8 @@ static json_t *new_replica_set(struct dsync *s, bool create)
                                  "ownerReferences", owner_ref(s->d), "spec", "replicas", replicas,
                                  "minReadySeconds", int_at(s->d, "spec.minReadySeconds", 0),
                                  "selector", sel, "template", t);
-                r = request(s->x, "POST", path, "application/json", body, &answer);
+                r = controller_loop_request(&s->x->loop, "POST", path, "application/json", body,
+                                            &answer);
                 if (r == -EEXIST) {
                         /* K8S: a hash collision with a ReplicaSet of another template:
                          * collisionCount++ and the next pass tries the next name */
@@ -697,7 +687,7 @@ static bool rs_delete(const json_t *rs, void *ctx)
         struct dsync *s = ctx;
         cleanup_free char *path = apps_path("replicasets", rs, "");
 
-        return request(s->x, "DELETE", path, NULL, NULL, NULL) == 0;
+        return controller_loop_request(&s->x->loop, "DELETE", path, NULL, NULL, NULL) == 0;
 }
 
 static void cleanup_old(struct dsync *s)

@@ -202,22 +202,6 @@ static char *pod_path(const char *ns, const char *name)
                     : xasprintf("/api/v1/namespaces/%s/pods", ns);
 }
 
-static int request(struct replicaset_controller *x, const char *method, const char *path,
-                   const char *ct, const json_t *body, json_t **ret)
-{
-        cleanup_error struct error *err = NULL;
-        cleanup_free char *text = body ? json_dump_compact(body) : NULL;
-        long status = 0;
-        int r = api_client_request(x->loop.client, method, path, ct, text, text ? strlen(text) : 0,
-                                   &status, ret, &err);
-
-        if (r < 0)
-                return r;
-        if (status >= 200 && status < 300)
-                return 0;
-        return status == 404 ? -ENOENT : status == 409 ? -ESTALE : -EIO;
-}
-
 static json_t *owner_ref(const json_t *rs)
 {
         return controller_ref_new("apps/v1", "ReplicaSet", rs);
@@ -275,7 +259,8 @@ static void manage_replicas(struct replicaset_controller *x, const char *key, co
                         pod = json_pack("{s:s, s:s, s:o, s:O}", "apiVersion", "v1", "kind", "Pod",
                                         "metadata", meta, "spec",
                                         json_path(tmpl, "spec") ?: json_object());
-                        if (request(x, "POST", path, "application/json", pod, &answer) < 0 ||
+                        if (controller_loop_request(&x->loop, "POST", path, "application/json", pod,
+                                                    &answer) < 0 ||
                             !answer) {
                                 /* K8S: FailedCreate, and the slow start stops at the first
                                  * failure */
@@ -304,7 +289,7 @@ static void manage_replicas(struct replicaset_controller *x, const char *key, co
                 const char *pn = json_path_string_or_empty(pod, "metadata.name");
                 cleanup_free char *path = pod_path(ns, pn);
                 cleanup_free char *msg = NULL;
-                int r = request(x, "DELETE", path, NULL, NULL, NULL);
+                int r = controller_loop_request(&x->loop, "DELETE", path, NULL, NULL, NULL);
 
                 if (r < 0 && r != -ENOENT)
                         continue;
@@ -371,7 +356,9 @@ static void sync_one(struct replicaset_controller *x, const char *key, const jso
         json_object_set(next, "status", status);
         {
                 cleanup_free char *path = rs_path(rs, "/status");
-                if (request(x, "PUT", path, "application/json", next, &answer) == 0 && answer)
+                if (controller_loop_request(&x->loop, "PUT", path, "application/json", next,
+                                            &answer) == 0 &&
+                    answer)
                         informer_store(x->loop.watch, COL_RS, answer);
         }
 }

@@ -47,22 +47,6 @@ struct sync {
         int min_ready;
 };
 
-static int request(struct statefulset_controller *x, const char *method, const char *path,
-                   const char *ct, const json_t *body, json_t **ret)
-{
-        cleanup_error struct error *err = NULL;
-        cleanup_free char *text = body ? json_dump_compact(body) : NULL;
-        long status = 0;
-        int r = api_client_request(x->loop.client, method, path, ct, text, text ? strlen(text) : 0,
-                                   &status, ret, &err);
-
-        if (r < 0)
-                return r;
-        if (status >= 200 && status < 300)
-                return 0;
-        return status == 404 ? -ENOENT : status == 409 ? -EEXIST : -EIO;
-}
-
 static void event(struct sync *s, const char *type, const char *reason, const char *msg)
 {
         (void) api_client_event(s->x->loop.client, s->sts, type, reason, msg, EVENT_COMPONENT, NULL,
@@ -184,7 +168,9 @@ static json_t *update_revision(struct sync *s, const json_t *revs, json_int_t *r
                 patch = json_pack("{s:I}", "revision", next);
                 path = ns_path(s, "/apis/apps/v1", "controllerrevisions",
                                json_path_string_or_empty(equal, "metadata.name"));
-                if (request(s->x, "PATCH", path, MERGE_PATCH, patch, &answer) < 0 || !answer)
+                if (controller_loop_request(&s->x->loop, "PATCH", path, MERGE_PATCH, patch,
+                                            &answer) < 0 ||
+                    !answer)
                         return NULL;
                 informer_store(s->x->loop.watch, COL_REVISIONS, answer);
                 return TAKE_PTR(answer);
@@ -203,7 +189,7 @@ static json_t *update_revision(struct sync *s, const json_t *revs, json_int_t *r
                 json_object_set(json_object_get(cr, "metadata"), "annotations",
                                 json_path(s->sts, "metadata.annotations"));
         path = ns_path(s, "/apis/apps/v1", "controllerrevisions", NULL);
-        r = request(s->x, "POST", path, "application/json", cr, &answer);
+        r = controller_loop_request(&s->x->loop, "POST", path, "application/json", cr, &answer);
         if (r == 0 && answer) {
                 informer_store(s->x->loop.watch, COL_REVISIONS, answer);
                 return TAKE_PTR(answer);
@@ -252,7 +238,7 @@ static bool revision_delete(const json_t *rev, void *ctx)
         cleanup_free char *path = ns_path(p->s, "/apis/apps/v1", "controllerrevisions",
                                           json_path_string_or_empty(rev, "metadata.name"));
 
-        (void) request(p->s->x, "DELETE", path, NULL, NULL, NULL);
+        (void) controller_loop_request(&p->s->x->loop, "DELETE", path, NULL, NULL, NULL);
         return true;
 }
 
@@ -315,7 +301,8 @@ static int create_claims(struct sync *s, const json_t *pod, int ordinal)
                 json_object_set_new(json_object_get(claim, "metadata"), "ownerReferences",
                                     statefulset_claim_owner_refs(claim, s->sts, pod));
                 path = ns_path(s, "/api/v1", "persistentvolumeclaims", NULL);
-                r = request(s->x, "POST", path, "application/json", claim, &answer);
+                r = controller_loop_request(&s->x->loop, "POST", path, "application/json", claim,
+                                            &answer);
                 if (r == -EEXIST)
                         continue;
                 if (r < 0) {
@@ -363,7 +350,9 @@ static void update_claim_owners(struct sync *s, const json_t *pod, int ordinal)
                                   "resourceVersion",
                                   json_path_string_or_empty(have, "metadata.resourceVersion"));
                 path = ns_path(s, "/api/v1", "persistentvolumeclaims", cn);
-                if (request(s->x, "PATCH", path, MERGE_PATCH, patch, &answer) == 0 && answer)
+                if (controller_loop_request(&s->x->loop, "PATCH", path, MERGE_PATCH, patch,
+                                            &answer) == 0 &&
+                    answer)
                         informer_store(s->x->loop.watch, COL_CLAIMS, answer);
         }
 }
@@ -380,7 +369,7 @@ static int create_pod(struct sync *s, int ordinal, const json_t *tmpl, const cha
 
         if (r < 0)
                 return r;
-        r = request(s->x, "POST", path, "application/json", pod, &answer);
+        r = controller_loop_request(&s->x->loop, "POST", path, "application/json", pod, &answer);
         if (r == -EEXIST)
                 return 0;
         if (r < 0 || !answer) {
@@ -405,7 +394,8 @@ static void delete_pod(struct sync *s, const json_t *pod)
         cleanup_json json_t *opts =
                 json_pack("{s:s, s:s, s:{s:s}}", "kind", "DeleteOptions", "apiVersion", "v1",
                           "preconditions", "uid", json_path_string_or_empty(pod, "metadata.uid"));
-        int r = request(s->x, "DELETE", path, "application/json", opts, NULL);
+        int r = controller_loop_request(&s->x->loop, "DELETE", path, "application/json", opts,
+                                        NULL);
 
         if (r < 0 && r != -ENOENT) {
                 msg = xasprintf("delete Pod %s in StatefulSet %s failed", pn, s->name);
@@ -502,7 +492,8 @@ static void walk_pods(struct sync *s, struct walk *w)
                         patch = json_pack("{s:{s:{s:O, s:o}}}", "metadata", "labels",
                                           STS_POD_NAME_LABEL, json_path(pod, "metadata.name"),
                                           STS_POD_INDEX_LABEL, json_sprintf("%d", ordinal));
-                        (void) request(s->x, "PATCH", path, STRATEGIC_MERGE, patch, NULL);
+                        (void) controller_loop_request(&s->x->loop, "PATCH", path, STRATEGIC_MERGE,
+                                                       patch, NULL);
                 }
                 if (!statefulset_storage_matches(s->sts, pod))
                         (void) create_claims(s, pod, ordinal);
@@ -612,7 +603,9 @@ static void write_status(struct sync *s, json_t *status)
         next = json_deep_copy(s->sts);
         json_object_set(next, "status", status);
         path = sts_path(s, "/status");
-        if (request(s->x, "PUT", path, "application/json", next, &answer) == 0 && answer)
+        if (controller_loop_request(&s->x->loop, "PUT", path, "application/json", next, &answer) ==
+                    0 &&
+            answer)
                 informer_store(s->x->loop.watch, COL_STS, answer);
 }
 
