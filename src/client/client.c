@@ -801,6 +801,36 @@ int api_client_get_json(struct api_client *c, const char *path_and_query, json_t
         return 0;
 }
 
+int api_client_preferred_resources(struct api_client *c, api_client_resource_list_fn each,
+                                   void *ctx, struct error **reterr)
+{
+        cleanup_json json_t *core = NULL, *groups = NULL;
+        size_t i;
+        json_t *g;
+        int r;
+
+        r = api_client_get_json(c, "/api/v1", &core, reterr);
+        if (r < 0)
+                return r;
+        each(ctx, core, "/api/v1", "");
+        r = api_client_get_json(c, "/apis", &groups, reterr);
+        if (r < 0)
+                return r;
+        json_array_foreach(json_object_get(groups, "groups"), i, g) {
+                const char *gv = json_path_string_or_empty(g, "preferredVersion.groupVersion");
+                cleanup_free char *prefix = xasprintf("/apis/%s", gv);
+                cleanup_json json_t *list = NULL;
+
+                if (!*gv)
+                        continue;
+                r = api_client_get_json(c, prefix, &list, reterr);
+                if (r < 0)
+                        return r;
+                each(ctx, list, prefix, json_path_string_or_empty(g, "name"));
+        }
+        return 0;
+}
+
 /* ------------------------------------------------------------------ raw connections */
 
 int api_client_connect_raw(struct api_client *c, struct error **reterr)

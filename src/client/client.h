@@ -111,6 +111,17 @@ int api_client_request(struct api_client *c, const char *method, const char *pat
 int api_client_get_json(struct api_client *c, const char *path_and_query, json_t **ret,
                         struct error **reterr);
 
+/* Called once per resource list that api_client_preferred_resources reads: list is the
+ * APIResourceList served at prefix ("/api/v1" or "/apis/<group>/<version>"), group its group
+ * ("" for the core group). */
+typedef void (*api_client_resource_list_fn)(void *ctx, const json_t *list, const char *prefix,
+                                            const char *group);
+/* K8S: discovery's ServerPreferredResources: calls each for the core group's /api/v1, then for
+ * the preferred version of every group /apis lists, in the server's order. Fails with the
+ * first request that fails. */
+int api_client_preferred_resources(struct api_client *c, api_client_resource_list_fn each,
+                                   void *ctx, struct error **reterr);
+
 /* Called once per watch event in the order the server sent them. type is "ADDED", "MODIFIED",
  * "DELETED", "BOOKMARK" or "ERROR" (an ERROR's object is a Status); both type and object are
  * borrowed for the call (json_incref() the object to keep it). Return 0 to go on, > 0 to stop

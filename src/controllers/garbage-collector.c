@@ -230,9 +230,9 @@ struct garbage_collector {
 };
 
 /* K8S: GetDeletableResources (verbs delete, list and watch), less the ignored events. */
-static void add_resources(struct garbage_collector *x, const json_t *list, const char *prefix,
-                          const char *group)
+static void add_resources(void *ctx, const json_t *list, const char *prefix, const char *group)
 {
+        struct garbage_collector *x = ctx;
         size_t i;
         json_t *r;
 
@@ -253,36 +253,6 @@ static void add_resources(struct garbage_collector *x, const json_t *list, const
                 g->kind = xstrdup(json_path_string_or_empty(r, "kind"));
                 g->namespaced = json_is_true(json_object_get(r, "namespaced"));
         }
-}
-
-/* K8S: the preferred version of every group, as the collector's discovery reads them. */
-static int discover(struct garbage_collector *x, struct api_client *c, struct error **reterr)
-{
-        cleanup_json json_t *core = NULL, *groups = NULL;
-        size_t i;
-        json_t *g;
-        int r;
-
-        r = api_client_get_json(c, "/api/v1", &core, reterr);
-        if (r < 0)
-                return r;
-        add_resources(x, core, "/api/v1", "");
-        r = api_client_get_json(c, "/apis", &groups, reterr);
-        if (r < 0)
-                return r;
-        json_array_foreach(json_object_get(groups, "groups"), i, g) {
-                const char *gv = json_path_string_or_empty(g, "preferredVersion.groupVersion");
-                cleanup_free char *prefix = xasprintf("/apis/%s", gv);
-                cleanup_json json_t *list = NULL;
-
-                if (!*gv)
-                        continue;
-                r = api_client_get_json(c, prefix, &list, reterr);
-                if (r < 0)
-                        return r;
-                add_resources(x, list, prefix, json_path_string_or_empty(g, "name"));
-        }
-        return 0;
 }
 
 static const struct gc_resource *resource_for(const struct garbage_collector *x,
@@ -465,7 +435,8 @@ int garbage_collector_start(const struct api_client_options *o, struct garbage_c
                 gc_release(x);
                 return r;
         }
-        r = discover(x, c, reterr);
+        /* K8S: the preferred version of every group, as the collector's discovery reads them */
+        r = api_client_preferred_resources(c, add_resources, x, reterr);
         api_client_free(c);
         if (r < 0) {
                 gc_release(x);

@@ -53,34 +53,30 @@ void namespace_deletable_collections(const json_t *resource_list, const char *pr
         }
 }
 
+struct deletable_collections {
+        const char *ns;
+        json_t *out;
+};
+
+static void add_deletable_collections(void *ctx, const json_t *list, const char *prefix,
+                                      const char *group)
+{
+        struct deletable_collections *d = ctx;
+
+        (void) group;
+        namespace_deletable_collections(list, prefix, d->ns, d->out);
+}
+
 /* K8S: ServerPreferredNamespacedResources: the core group and each group's preferred version. */
 static int discover_collections(struct api_client *c, const char *ns, json_t **ret,
                                 struct error **reterr)
 {
-        cleanup_json json_t *core = NULL, *groups = NULL, *out = json_array();
-        size_t i;
-        json_t *g;
-        int r;
+        cleanup_json json_t *out = json_array();
+        struct deletable_collections d = { ns, out };
+        int r = api_client_preferred_resources(c, add_deletable_collections, &d, reterr);
 
-        r = api_client_get_json(c, "/api/v1", &core, reterr);
         if (r < 0)
                 return r;
-        namespace_deletable_collections(core, "/api/v1", ns, out);
-        r = api_client_get_json(c, "/apis", &groups, reterr);
-        if (r < 0)
-                return r;
-        json_array_foreach(json_object_get(groups, "groups"), i, g) {
-                const char *gv = json_path_string_or_empty(g, "preferredVersion.groupVersion");
-                cleanup_free char *prefix = xasprintf("/apis/%s", gv);
-                cleanup_json json_t *list = NULL;
-
-                if (!*gv)
-                        continue;
-                r = api_client_get_json(c, prefix, &list, reterr);
-                if (r < 0)
-                        return r;
-                namespace_deletable_collections(list, prefix, ns, out);
-        }
         *ret = TAKE_PTR(out);
         return 0;
 }
