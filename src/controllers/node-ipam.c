@@ -8,6 +8,7 @@
 
 #include "base/alloc.h"
 #include "base/json.h"
+#include "client/event.h"
 #include "controllers/controller-loop.h"
 #include "controllers/node-ipam.h"
 
@@ -146,6 +147,8 @@ struct node_ipam_controller {
         /* subnets patched onto Nodes the informer has not shown with them yet:
          * name -> {"uid", "cidr"} */
         json_t *pending;
+        /* the status change last reported for a Node without a subnet: name -> {"uid", "reason"} */
+        json_t *reported;
 };
 
 static const char *node_pod_cidr(const json_t *node)
@@ -157,6 +160,18 @@ static const char *node_pod_cidr(const json_t *node)
                 return c;
         if (json_array_size(cs) && json_is_string(json_array_get(cs, 0)))
                 return json_string_value(json_array_get(cs, 0));
+        return NULL;
+}
+
+/* the Node called name in the informer's snapshot, or NULL */
+static const json_t *node_named(const json_t *nodes, const char *name)
+{
+        const char *key;
+        const json_t *node;
+
+        json_object_foreach((json_t *) nodes, key, node)
+                if (streq(json_path_string_or_empty(node, "metadata.name"), name))
+                        return node;
         return NULL;
 }
 
@@ -182,6 +197,36 @@ static int patch_cidr(struct api_client *c, const char *name, const char *cidr,
         return 0;
 }
 
+/* K8S: controllerutil.RecordNodeStatusChange: a Normal event on the Node whose reason is the
+ * status, "Node <name> status is now: <status>". Upstream's recorder folds the repeats of one
+ * event into its count; here a Node's status change is posted once until its reason changes,
+ * the Node gets a subnet, or it is made anew (another uid). */
+static void report_status_change(struct node_ipam_controller *x, const json_t *node,
+                                 const char *status)
+{
+        const char *name = json_path_string_or_empty(node, "metadata.name");
+        const char *uid = json_path_string_or_empty(node, "metadata.uid");
+        const json_t *last = json_object_get(x->reported, name);
+        cleanup_json json_t *ref = NULL;
+        cleanup_free char *message = NULL;
+        cleanup_error struct error *err = NULL;
+
+        if (streq(json_path_string_or_empty(last, "uid"), uid) &&
+            streq(json_path_string_or_empty(last, "reason"), status))
+                return;
+        ref = json_pack("{s:s, s:s, s:{s:s, s:s}}", "apiVersion", "v1", "kind", "Node", "metadata",
+                        "name", name, "uid", uid);
+        message = xasprintf("Node %s status is now: %s", name, status);
+        if (api_client_event(x->loop.client, ref, "Normal", status, message, "cidrAllocator", NULL,
+                             &err) < 0) {
+                (void) fprintf(stderr, "node-ipam: node \"%s\": event %s: %s\n", name, status,
+                               err->message);
+                return;
+        }
+        json_object_set_new(x->reported, name,
+                            json_pack("{s:s, s:s}", "uid", uid, "reason", status));
+}
+
 static void node_ipam_pass(void *ctx)
 {
         struct node_ipam_controller *x = ctx;
@@ -203,19 +248,19 @@ static void node_ipam_pass(void *ctx)
         }
         json_object_foreach_safe(x->pending, tmp, key, p)
         {
-                const json_t *n = NULL;
-                const char *k2;
-                json_t *v;
+                const json_t *n = node_named(nodes, key);
 
-                json_object_foreach(nodes, k2, v)
-                        if (streq(json_path_string_or_empty(v, "metadata.name"), key))
-                                n = v;
                 if (!n || node_pod_cidr(n) ||
                     !streq(json_path_string_or_empty(n, "metadata.uid"),
                            json_path_string_or_empty(p, "uid")))
                         json_object_del(x->pending, key);
                 else
                         (void) cidr_set_occupy(&x->set, json_path_string_or_empty(p, "cidr"));
+        }
+        json_object_foreach_safe(x->reported, tmp, key, p)
+        {
+                if (!node_named(nodes, key))
+                        json_object_del(x->reported, key);
         }
         /* K8S: rangeAllocator.AllocateOrOccupyCIDR for every Node without one */
         json_object_foreach(nodes, key, node) {
@@ -224,8 +269,10 @@ static void node_ipam_pass(void *ctx)
                 const json_t *mine = json_object_get(x->pending, name);
                 char cidr[20];
 
-                if (node_pod_cidr(node) || json_path(node, "metadata.deletionTimestamp"))
+                if (node_pod_cidr(node) || json_path(node, "metadata.deletionTimestamp")) {
+                        json_object_del(x->reported, name);
                         continue;
+                }
                 if (mine) {
                         /* patched before: patch it again (idempotent) */
                         (void) snprintf(cidr, sizeof(cidr), "%s",
@@ -240,6 +287,7 @@ static void node_ipam_pass(void *ctx)
                                        "cluster cidr: CIDR allocation failed; there are no "
                                        "remaining CIDRs left to allocate in the accepted range\n",
                                        name);
+                        report_status_change(x, node, "CIDRNotAvailable");
                         continue;
                 }
                 json_object_set_new(x->pending, name,
@@ -250,6 +298,7 @@ static void node_ipam_pass(void *ctx)
                         /* K8S: CIDRAssignmentFailed; retried at the next pass */
                         (void) fprintf(stderr, "node-ipam: node \"%s\": assigning %s: %s\n", name,
                                        cidr, err->message);
+                        report_status_change(x, node, "CIDRAssignmentFailed");
                         x->loop.next_pass_ms = 1000;
                         continue;
                 }
@@ -263,6 +312,7 @@ static void node_ipam_release(void *ctx)
 
         cidr_set_release(&x->set);
         json_decref(x->pending);
+        json_decref(x->reported);
         free(x->preset_node);
         free(x->preset_cidr);
         free(x);
@@ -291,6 +341,7 @@ int node_ipam_controller_start(const struct api_client_options *o,
                 x->preset_cidr = xstrdup(opts->preset_cidr);
         }
         x->pending = json_object();
+        x->reported = json_object();
         r = controller_loop_start(o, &def, x, &x->loop, reterr);
         if (r < 0) {
                 node_ipam_release(x);

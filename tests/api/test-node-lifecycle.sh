@@ -6,13 +6,16 @@
 # and NoExecute taints while the others stay Ready; DefaultTolerationSeconds gives pods their
 # 300 s tolerations; a pod tolerating 2 s is evicted (DisruptionTarget, TaintManagerEviction)
 # and the others stay, marked not Ready; the node back is untainted; and when every node is
-# silent (full disruption) no NoExecute taint is kept.
+# silent (full disruption) no NoExecute taint is kept. The node IPAM controller, given room for
+# two nodes' subnets, gives two of them a podCIDR and reports CIDRNotAvailable on the third
+# (once), which gets the subnet a deleted node frees.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib/tap.sh"
 . "$here/../lib/server.sh"
 
-if ! server_start --node-monitor-period 1s --node-monitor-grace-period 4s; then
+if ! server_start --node-monitor-period 1s --node-monitor-grace-period 4s \
+        --cluster-cidr 10.99.0.0/23 --node-cidr-mask-size 24; then
         not_ok "server starts"
         tap_done
         exit 1
@@ -31,6 +34,15 @@ for n in n1 n2 n3; do
         node_ready $n
         node_lease_keep $n
 done
+
+with_cidr() { k get nodes -o json | jq -r '[.items[] | select(.spec.podCIDR) | .spec.podCIDR] | sort | join(" ")'; }
+check_equal_eventually() { for _ in $(seq 1 100); do [ "$(eval "$2")" = "$3" ] && break; sleep 0.2; done; check_equal "$1" "$3" "$(eval "$2")"; }
+check_equal_eventually "node IPAM: two nodes get the two /24s of --cluster-cidr 10.99.0.0/23" with_cidr \
+        "10.99.0.0/24 10.99.1.0/24"
+starved=$(k get nodes -o json | jq -r '[.items[] | select(.spec.podCIDR | not) | .metadata.name] | join(" ")')
+cidr_events() { k get events -o json | jq -r --arg n "$1" '[.items[] | select(.reason == "CIDRNotAvailable" and .involvedObject.name == $n) | "\(.type) \(.source.component) \(.involvedObject.kind) \(.message)"] | join(";")'; }
+check_equal_eventually "and the third gets upstream's CIDRNotAvailable event" "cidr_events '$starved'" \
+        "Normal cidrAllocator Node Node $starved status is now: CIDRNotAvailable"
 
 pod() {
         json POST /api/v1/namespaces/default/pods \
@@ -84,6 +96,16 @@ no_execute() { k get nodes -o json | jq -r '[.items[].spec.taints[]? | select(.e
 check "a fully disrupted cluster keeps no NoExecute taint" wait_for no_execute 0 25
 sleep 2
 check_equal "and adds none" "0" "$(no_execute)"
+
+# node IPAM: the subnet of a deleted node goes to the node that had none
+freed=$(k get node n2 -o jsonpath='{.spec.podCIDR}')
+[ -n "$freed" ] || freed=$(k get node n1 -o jsonpath='{.spec.podCIDR}')
+holder=$(k get nodes -o json | jq -r --arg c "$freed" '.items[] | select(.spec.podCIDR == $c) | .metadata.name')
+k delete node "$holder" >/dev/null
+check_equal_eventually "node IPAM: a deleted node's subnet goes to the node without one" \
+        "k get node '$starved' -o jsonpath='{.spec.podCIDR}'" "$freed"
+check_equal "CIDRNotAvailable was reported once, not at every pass" "1" \
+        "$(k get events -o json | jq --arg n "$starved" '[.items[] | select(.reason == "CIDRNotAvailable" and .involvedObject.name == $n)] | length')"
 
 server_check_log
 tap_done
