@@ -26,6 +26,7 @@
 #include "base/json.h"
 #include "client/client.h"
 #include "cmd/cmd.h"
+#include "cmd/flags.h"
 #include "node/agent.h"
 #include "node/bootstrap.h"
 #include "node/network/network.h"
@@ -45,6 +46,7 @@ struct node_flags {
         const char *pod_bridge;
         const char *cluster_cidr;
         const char *cni_path;
+        struct image_gc_policy image_gc;
 };
 
 static void node_usage(FILE *f)
@@ -69,7 +71,7 @@ static void node_usage(FILE *f)
                 "                          (default " NETWORK_DEFAULT_POD_CIDR
                 ", the servers' default)\n"
                 "  --cni-path DIR          the CNI plugins (default " NETWORK_DEFAULT_CNI_PATH
-                ")\n");
+                ")\n" NODE_FLAG_USAGE);
 }
 
 static int parse_flags(int argc, char **argv, struct node_flags *f)
@@ -87,6 +89,7 @@ static int parse_flags(int argc, char **argv, struct node_flags *f)
                 { "pod-bridge", required_argument, NULL, 'b' },
                 { "cluster-cidr", required_argument, NULL, 'C' },
                 { "cni-path", required_argument, NULL, 'P' },
+                NODE_FLAG_OPTIONS,
                 { "help", no_argument, NULL, 'h' },
                 { NULL, 0, NULL, 0 },
         };
@@ -94,6 +97,12 @@ static int parse_flags(int argc, char **argv, struct node_flags *f)
 
         optind = 1;
         while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+                int node = parse_node_flag("node", c, optarg, &f->image_gc);
+
+                if (node < 0)
+                        return -EINVAL;
+                if (node > 0)
+                        continue;
                 switch (c) {
                 case 's':
                         f->servers = optarg;
@@ -143,6 +152,8 @@ static int parse_flags(int argc, char **argv, struct node_flags *f)
                 (void) fprintf(stderr, "flexlet node: unexpected argument \"%s\"\n", argv[optind]);
                 return -EINVAL;
         }
+        if (check_node_flags("node", &f->image_gc) < 0)
+                return -EINVAL;
         if (!f->servers || !f->token_file) {
                 (void) fprintf(stderr, "flexlet node: --server and --token-file are required\n");
                 return -EINVAL;
@@ -266,7 +277,8 @@ int cmd_node(int argc, char **argv)
         struct node_flags f = { .cluster_cidr = NETWORK_DEFAULT_POD_CIDR,
                                 .data_dir = "/var/lib/flexlet-node",
                                 .cgroup_root = "flexlet",
-                                .kubelet_listen = "0.0.0.0:10250" };
+                                .kubelet_listen = "0.0.0.0:10250",
+                                .image_gc = IMAGE_GC_POLICY_DEFAULT };
         cleanup_error struct error *err = NULL;
         cleanup_free char *node_name_default = NULL, *ca_file = NULL, *cert_file = NULL;
         cleanup_free char *key_file = NULL, *serving_cert = NULL, *serving_key = NULL;
@@ -431,6 +443,7 @@ int cmd_node(int argc, char **argv)
                         .allocatable = f.allocatable,
                         .feature_gates = f.feature_gates,
                         .network = network,
+                        .image_gc = f.image_gc,
                 };
                 r = node_agent_start(&no, &agent, &err);
                 if (r < 0) {

@@ -32,6 +32,7 @@
 #include "base/quantity.h"
 #include "client/token-source.h"
 #include "cmd/cmd.h"
+#include "cmd/flags.h"
 #include "cmd/node-token.h"
 #include "controllers/clusterrole-aggregation.h"
 #include "controllers/csr-controller.h"
@@ -101,6 +102,8 @@ struct serve_flags {
         int leader_elect; /* -1: as the store says (etcd: on, SQLite: off) */
         unsigned leader_elect_lease_duration_ms, leader_elect_renew_deadline_ms,
                 leader_elect_retry_period_ms;
+        struct image_gc_policy image_gc;
+        const char *node_flag; /* a node agent flag given (refused by `apiserver`) */
 };
 
 /* Long-only flags, past every character an option letter may be. */
@@ -184,58 +187,8 @@ static void serve_usage(FILE *f, const char *command)
                 "  --audit-log-maxage DAYS rotated files kept this long (default 0: for ever)\n"
                 "  --authorization-mode LIST\n"
                 "                          authorizers in order: RBAC, AlwaysAllow, AlwaysDeny\n"
-                "                          (default " AUTHZ_DEFAULT_MODES ")\n");
-}
-
-/* A count flag: a decimal number within [min, max]. */
-static int parse_count(const char *command, const char *flag, const char *s, unsigned min,
-                       unsigned max, unsigned *ret)
-{
-        char *end;
-        unsigned long v;
-
-        errno = 0;
-        v = strtoul(s, &end, 10);
-        if (errno || end == s || *end || s[0] == '-' || v < min || v > max) {
-                (void) fprintf(stderr, "flexlet %s: %s: \"%s\" is not a number from %u to %u\n",
-                               command, flag, s, min, max);
-                return -EINVAL;
-        }
-        *ret = (unsigned) v;
-        return 0;
-}
-
-/* A duration flag as Go writes the simple ones ("500ms", "10s", "2m", "1h"), or plain seconds;
- * from 100ms to a day. */
-static int parse_duration_ms(const char *command, const char *flag, const char *s, unsigned *ret)
-{
-        char *end;
-        unsigned long v;
-        unsigned long unit;
-
-        errno = 0;
-        v = strtoul(s, &end, 10);
-        if (errno || end == s || s[0] == '-')
-                goto bad;
-        if (streq(end, "ms"))
-                unit = 1;
-        else if (streq(end, "s") || !*end)
-                unit = 1000;
-        else if (streq(end, "m"))
-                unit = 60 * 1000;
-        else if (streq(end, "h"))
-                unit = 3600 * 1000;
-        else
-                goto bad;
-        if (v > 86400000UL / unit || v * unit < 100)
-                goto bad;
-        *ret = (unsigned) (v * unit);
-        return 0;
-bad:
-        (void) fprintf(stderr,
-                       "flexlet %s: %s: \"%s\" is not a duration from 100ms to 24h (e.g. 10s)\n",
-                       command, flag, s);
-        return -EINVAL;
+                "                          (default " AUTHZ_DEFAULT_MODES ")\n"
+                "the node agent's (flexlet serve):\n" NODE_FLAG_USAGE);
 }
 
 /* "k=v,k=v" with non-empty keys and values; the node agent interprets them. */
@@ -301,13 +254,22 @@ static int parse_flags(const char *command, int argc, char **argv, struct serve_
                   FLAG_LEADER_ELECT_RENEW_DEADLINE },
                 { "leader-elect-retry-period", required_argument, NULL,
                   FLAG_LEADER_ELECT_RETRY_PERIOD },
+                NODE_FLAG_OPTIONS,
                 { "help", no_argument, NULL, 'h' },
                 { NULL, 0, NULL, 0 },
         };
-        int c;
+        int c, index = 0;
 
         optind = 1;
-        while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+        while ((c = getopt_long(argc, argv, "h", options, &index)) != -1) {
+                int node = parse_node_flag(command, c, optarg, &f->image_gc);
+
+                if (node < 0)
+                        return -EINVAL;
+                if (node > 0) {
+                        f->node_flag = options[index].name;
+                        continue;
+                }
                 switch (c) {
                 case 'd':
                         f->data_dir = optarg;
@@ -515,6 +477,15 @@ static int parse_flags(const char *command, int argc, char **argv, struct serve_
                         return -EINVAL;
                 }
         }
+        if (f->node_flag && streq(command, "apiserver")) {
+                (void) fprintf(stderr,
+                               "flexlet apiserver: --%s: a node agent flag (flexlet serve or "
+                               "flexlet node)\n",
+                               f->node_flag);
+                return -EINVAL;
+        }
+        if (check_node_flags(command, &f->image_gc) < 0)
+                return -EINVAL;
         if (optind < argc) {
                 (void) fprintf(stderr, "flexlet %s: unexpected argument \"%s\"\n", command,
                                argv[optind]);
@@ -1084,6 +1055,7 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
                 .authorization_mode = AUTHZ_DEFAULT_MODES,
                 .leader_elect = -1,
                 .cluster_cidr = NETWORK_DEFAULT_POD_CIDR,
+                .image_gc = IMAGE_GC_POLICY_DEFAULT,
         };
         cleanup_error struct error *err = NULL;
         cleanup_free char *db = NULL, *url = NULL, *host = NULL, *kubeconfig = NULL, *bare = NULL;
@@ -1449,7 +1421,8 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
                         .feature_gates = f.feature_gates,
                         .network = network,
                         .service_host = network ? pod_network_gateway(network) : NULL,
-                        .service_port = (unsigned) strtoul(strrchr(f.listen, ':') + 1, NULL, 10)
+                        .service_port = (unsigned) strtoul(strrchr(f.listen, ':') + 1, NULL, 10),
+                        .image_gc = f.image_gc,
                 };
                 r = node_agent_start(&no, &agent, &err);
                 if (r < 0) {

@@ -70,6 +70,7 @@ struct node_agent {
         struct kubelet_server *kubelet;
         struct node_metrics metrics;
         struct stats_rate_cache *rates; /* CPU samples of /stats/summary (stats-summary.h) */
+        struct image_gc *image_gc;      /* NULL: switched off (high threshold 100) */
 
         pthread_mutex_t lock;
         pthread_cond_t wake;
@@ -715,6 +716,7 @@ static bool gate_enabled(const char *gates, const char *gate)
 
 static void agent_free(struct node_agent *a)
 {
+        a->image_gc = image_gc_stop(a->image_gc);
         /* no scrape may read the host once it is gone */
         if (a->registry)
                 metrics_collector_remove(a->registry, pod_host_collect_volume_stats, a->host);
@@ -841,6 +843,15 @@ int node_agent_start(const struct node_agent_options *o, struct node_agent **ret
         if (r >= 0) {
                 a->node.kubelet_port = kubelet_server_port(a->kubelet);
                 r = node_register(a->sync_client, &a->node, reterr);
+        }
+        if (r >= 0) {
+                struct image_gc_policy gp =
+                        o->image_gc.period_ms ? o->image_gc : IMAGE_GC_POLICY_DEFAULT;
+
+                r = image_gc_policy_check(&gp, reterr);
+                if (r >= 0 && gp.high_percent < 100)
+                        r = image_gc_start(a->data_dir, a->node_name, &a->copts, &gp, &a->image_gc,
+                                           reterr);
         }
         if (r < 0) {
                 agent_free(a);

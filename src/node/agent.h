@@ -6,6 +6,7 @@
 #include <stdbool.h>
 
 #include "base/error.h"
+#include "node/image-gc.h"
 
 struct node_agent_options {
         const char *server_url;
@@ -39,6 +40,8 @@ struct node_agent_options {
         /* where pods reach the API server (KUBERNETES_SERVICE_HOST/PORT); NULL: not told */
         const char *service_host;
         unsigned service_port;
+        /* the image garbage collection (image-gc.h); period_ms 0: IMAGE_GC_POLICY_DEFAULT */
+        struct image_gc_policy image_gc;
 };
 
 struct node_agent;

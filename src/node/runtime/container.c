@@ -53,6 +53,7 @@ void runtime_container_spec_use_image(struct runtime_container_spec *s,
         s->image_cmd = (const char *const *) img->cmd;
         s->image_env = (const char *const *) img->env;
         s->image_working_dir = img->working_dir;
+        s->image_reference = img->reference;
 }
 
 int runtime_container_start(const struct runtime_container_spec *spec, struct error **reterr)

@@ -989,9 +989,11 @@ static void records_walk(const char *images, const char *rel, unsigned depth, js
         closedir(d);
 }
 
-/* The layer dirs the containers on this node were started on (DATA/pods/<uid>/containers/
- * <name>/<run>/spec.json): kept even when no image names them any more. */
-static void layers_in_use(const char *data_dir, json_t *used)
+/* What the containers on this node were started on (DATA/pods/<uid>/containers/<name>/<run>/
+ * spec.json): their layer dirs into layers and their image references into refs (either may
+ * be NULL), each a JSON object used as a set. Their layers are kept even when no image names
+ * them any more. */
+static void container_images(const char *data_dir, json_t *layers, json_t *refs)
 {
         cleanup_free char *pattern =
                 xasprintf("%s/pods/*/containers/*/*/%s", data_dir, RT_SPEC_FILE);
@@ -1000,19 +1002,31 @@ static void layers_in_use(const char *data_dir, json_t *used)
         if (glob(pattern, 0, NULL, &g) != 0)
                 return;
         for (size_t k = 0; k < g.gl_pathc; k++) {
-                json_t *spec = NULL, *low, *v;
+                json_t *spec = NULL, *image, *v;
+                const char *ref;
                 size_t i;
 
                 if (fs_read_json_at(AT_FDCWD, g.gl_pathv[k], &spec) < 0)
                         continue;
-                low = json_object_get(json_object_get(spec, "image"), "lowerdirs");
-                json_array_foreach(low, i, v) {
-                        if (json_is_string(v))
-                                json_object_set_new(used, json_string_value(v), json_true());
+                image = json_object_get(spec, "image");
+                json_array_foreach(json_object_get(image, "lowerdirs"), i, v) {
+                        if (layers && json_is_string(v))
+                                json_object_set_new(layers, json_string_value(v), json_true());
                 }
+                ref = json_string_value(json_object_get(image, "reference"));
+                if (refs && ref)
+                        json_object_set_new(refs, ref, json_true());
                 json_decref(spec);
         }
         globfree(&g);
+}
+
+json_t *runtime_images_in_use(const char *data_dir)
+{
+        json_t *refs = json_object();
+
+        container_images(data_dir, NULL, refs);
+        return refs;
 }
 
 /* Removes the layers and blobs no image names and no container stands on. */
@@ -1024,7 +1038,7 @@ static int prune(const char *data_dir, const char *images, struct runtime_image_
         size_t i;
 
         records_walk(images, "", 0, recs);
-        layers_in_use(data_dir, used);
+        container_images(data_dir, used, NULL);
         json_array_foreach(recs, i, rec) {
                 const json_t *layers = json_object_get(rec, "layers"), *v;
                 size_t j;

@@ -142,6 +142,10 @@ struct runtime_image_prune {
 int runtime_image_remove(const char *data_dir, const char *name,
                          struct runtime_image_prune *ret_pruned, struct error **reterr);
 
+/* The references of the images that the containers of this node (running or ended, until
+ * their pod is deleted) were started on: a JSON object used as a set (new reference). */
+json_t *runtime_images_in_use(const char *data_dir);
+
 /* The images in the store: a JSON array of {"reference", "builtin", "rootfs", "id" (the config
  * digest or null), "layers" (how many)} (new reference). */
 int runtime_image_list(const char *data_dir, json_t **ret, struct error **reterr);
@@ -297,6 +301,9 @@ struct runtime_container_spec {
         const char *const *image_cmd;
         const char *const *image_env;
         const char *image_working_dir;
+        /* the image's canonical reference, kept in the spec so that the image garbage
+         * collection knows which images containers of this node were started on */
+        const char *image_reference;
         /* K8S: command replaces the image's entrypoint, args its cmd (NULL or empty: not set) */
         const char *const *command;
         const char *const *args;

@@ -79,6 +79,7 @@ json_t *rt_spec_to_json(const struct runtime_container_spec *s)
         json_object_set_new(image, "cmd", strv_to_json(s->image_cmd));
         json_object_set_new(image, "env", strv_to_json(s->image_env));
         set_string(image, "workingDir", s->image_working_dir);
+        set_string(image, "reference", s->image_reference);
         json_object_set_new(o, "image", image);
         json_object_set_new(o, "command", strv_to_json(s->command));
         json_object_set_new(o, "args", strv_to_json(s->args));
@@ -259,6 +260,7 @@ int rt_spec_from_json(json_t *j, struct rt_spec_holder *ret, struct error **rete
             (r = get_string(j, "sandboxDir", false, &s->sandbox_dir, reterr)) < 0 ||
             (r = get_string(image, "rootfs", true, &s->rootfs, reterr)) < 0 ||
             (r = get_string(image, "workingDir", false, &s->image_working_dir, reterr)) < 0 ||
+            (r = get_string(image, "reference", false, &s->image_reference, reterr)) < 0 ||
             (r = get_string(j, "workingDir", false, &s->working_dir, reterr)) < 0 ||
             (r = get_string(j, "terminationMessagePath", false, &s->termination_message_path,
                             reterr)) < 0)

@@ -1,0 +1,111 @@
+/* flags.c: the flag value parsers the subcommands share (see flags.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "base/alloc.h"
+#include "cmd/flags.h"
+
+int parse_count(const char *command, const char *flag, const char *s, unsigned min, unsigned max,
+                unsigned *ret)
+{
+        char *end;
+        unsigned long v;
+
+        errno = 0;
+        v = strtoul(s, &end, 10);
+        if (errno || end == s || *end || s[0] == '-' || v < min || v > max) {
+                (void) fprintf(stderr, "flexlet %s: %s: \"%s\" is not a number from %u to %u\n",
+                               command, flag, s, min, max);
+                return -EINVAL;
+        }
+        *ret = (unsigned) v;
+        return 0;
+}
+
+int parse_duration_min_ms(const char *command, const char *flag, const char *s, unsigned min_ms,
+                          unsigned *ret)
+{
+        char *end;
+        unsigned long v;
+        unsigned long unit;
+
+        errno = 0;
+        v = strtoul(s, &end, 10);
+        if (errno || end == s || s[0] == '-')
+                goto bad;
+        if (streq(end, "ms"))
+                unit = 1;
+        else if (streq(end, "s") || !*end)
+                unit = 1000;
+        else if (streq(end, "m"))
+                unit = 60 * 1000;
+        else if (streq(end, "h"))
+                unit = 3600 * 1000;
+        else
+                goto bad;
+        if (v > 86400000UL / unit || v * unit < min_ms)
+                goto bad;
+        *ret = (unsigned) (v * unit);
+        return 0;
+bad:
+        if (min_ms)
+                (void) fprintf(stderr,
+                               "flexlet %s: %s: \"%s\" is not a duration from %ums to 24h (e.g. "
+                               "10s)\n",
+                               command, flag, s, min_ms);
+        else
+                (void) fprintf(stderr,
+                               "flexlet %s: %s: \"%s\" is not a duration from 0s to 24h (e.g. "
+                               "10s)\n",
+                               command, flag, s);
+        return -EINVAL;
+}
+
+int parse_duration_ms(const char *command, const char *flag, const char *s, unsigned *ret)
+{
+        return parse_duration_min_ms(command, flag, s, 100, ret);
+}
+
+int parse_node_flag(const char *command, int opt, const char *arg, struct image_gc_policy *p)
+{
+        unsigned v;
+        int r;
+
+        switch (opt) {
+        case NODE_FLAG_IMAGE_GC_HIGH:
+                r = parse_count(command, "--image-gc-high-threshold", arg, 0, 100, &v);
+                if (r >= 0)
+                        p->high_percent = v;
+                break;
+        case NODE_FLAG_IMAGE_GC_LOW:
+                r = parse_count(command, "--image-gc-low-threshold", arg, 0, 100, &v);
+                if (r >= 0)
+                        p->low_percent = v;
+                break;
+        case NODE_FLAG_IMAGE_MINIMUM_GC_AGE:
+                r = parse_duration_min_ms(command, "--image-minimum-gc-age", arg, 0, &v);
+                if (r >= 0)
+                        p->min_age_ms = v;
+                break;
+        case NODE_FLAG_IMAGE_GC_PERIOD:
+                r = parse_duration_ms(command, "--image-gc-period", arg, &v);
+                if (r >= 0)
+                        p->period_ms = v;
+                break;
+        default:
+                return 0;
+        }
+        return r < 0 ? r : 1;
+}
+
+int check_node_flags(const char *command, const struct image_gc_policy *p)
+{
+        cleanup_error struct error *err = NULL;
+
+        if (image_gc_policy_check(p, &err) < 0) {
+                (void) fprintf(stderr, "flexlet %s: %s\n", command, err->message);
+                return -EINVAL;
+        }
+        return 0;
+}
