@@ -1,5 +1,6 @@
-/* informer.c: the list + watch threads behind informer.h, the map each keeps, and the
- * wake-up of whoever waits for a change. */
+/* informer.c: the shared list + watch threads behind informer.h (one per identity and
+ * collection, however many informers read it), the map each keeps, and the wake-up of the
+ * informers that wait for a change. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -16,27 +17,37 @@
 #define WATCH_TIMEOUT_S 60
 #define RETRY_DELAY_US  (500 * 1000)
 
-struct informer_coll {
-        struct informer *w;
-        size_t index;
+/* One collection as one identity lists and watches it, shared by every informer that asks for
+ * it (K8S: a SharedInformerFactory's informer): one thread, one watch, one copy of the objects,
+ * however many controllers read it. */
+struct shared_coll {
+        struct shared_coll *next; /* in the registry while it has subscribers */
+        char *key;                /* the identity and the path */
         char *path;
         struct api_client *client;
-        json_t *objects; /* key -> object, guarded by w->lock */
+        json_t *objects; /* key -> object */
         bool synced;
-        pthread_t thread;
+        atomic_bool stop; /* written under the lock */
+        struct subscriber {
+                struct informer *w;
+                size_t index;
+        } * subs;
+        size_t n_subs;
 };
 
 struct informer {
-        pthread_mutex_t lock;
-        pthread_cond_t wake;
+        pthread_cond_t wake; /* with the lock below */
         bool changed;
-        atomic_bool stop; /* written under lock, so a callback never runs after stop */
-        atomic_int refs;  /* one per thread, one for the owner */
-        informer_change_fn on_change;
-        void *ud;
+        atomic_bool stop;
+        atomic_int refs; /* the owner's and informer_ref's */
         size_t n;
-        struct informer_coll colls[INFORMER_MAX_COLLECTIONS];
+        struct shared_coll *colls[INFORMER_MAX_COLLECTIONS];
 };
+
+/* Guards the registry, every shared collection's objects, synced and subscribers, and every
+ * informer's changed flag. */
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static struct shared_coll *registry;
 
 char *informer_key(const json_t *obj)
 {
@@ -58,21 +69,19 @@ unsigned long long informer_object_version(const json_t *obj)
         return end && *end == '\0' ? v : 0;
 }
 
-/* Tells the owner, unless stopped. Called with the lock held. */
-static void notify(struct informer_coll *c, const json_t *obj)
+/* Tells every subscriber. Called with the lock held. */
+static void notify(struct shared_coll *c)
 {
-        struct informer *w = c->w;
-
-        w->changed = true;
-        pthread_cond_broadcast(&w->wake);
-        if (w->on_change && !atomic_load(&w->stop))
-                w->on_change(w->ud, c->index, obj);
+        for (size_t i = 0; i < c->n_subs; i++) {
+                c->subs[i].w->changed = true;
+                pthread_cond_broadcast(&c->subs[i].w->wake);
+        }
 }
 
 /* Puts obj under its key unless the cache holds a newer version, or this very one (the watch
  * event of an answer informer_store() kept already): nothing changed, nobody is told. Called
  * with the lock held. */
-static void coll_put(struct informer_coll *c, json_t *obj)
+static void coll_put(struct shared_coll *c, json_t *obj)
 {
         cleanup_free char *key = informer_key(obj);
         const json_t *have = json_object_get(c->objects, key);
@@ -82,62 +91,53 @@ static void coll_put(struct informer_coll *c, json_t *obj)
                      (version && informer_object_version(have) == version)))
                 return;
         json_object_set(c->objects, key, obj);
-        notify(c, obj);
+        notify(c);
 }
 
-static void cache_free(struct informer *w)
+static void coll_free(struct shared_coll *c)
 {
-        for (size_t i = 0; i < w->n; i++) {
-                api_client_free(w->colls[i].client);
-                json_decref(w->colls[i].objects);
-                free(w->colls[i].path);
-        }
-        pthread_mutex_destroy(&w->lock);
-        pthread_cond_destroy(&w->wake);
-        free(w);
-}
-
-static void cache_unref(struct informer *w)
-{
-        if (atomic_fetch_sub(&w->refs, 1) == 1)
-                cache_free(w);
+        api_client_free(c->client);
+        json_decref(c->objects);
+        free(c->subs);
+        free(c->key);
+        free(c->path);
+        free(c);
 }
 
 static int on_watch_event(void *ud, const char *type, json_t *object)
 {
-        struct informer_coll *c = ud;
-        struct informer *w = c->w;
+        struct shared_coll *c = ud;
 
-        if (atomic_load(&w->stop))
+        if (atomic_load(&c->stop))
                 return 1;
         if (streq(type, "ERROR"))
                 return -ESTALE;
         if (streq(type, "BOOKMARK"))
                 return 0;
-        pthread_mutex_lock(&w->lock);
+        pthread_mutex_lock(&lock);
         if (streq(type, "DELETED")) {
                 cleanup_free char *key = informer_key(object);
                 json_object_del(c->objects, key);
-                notify(c, object);
+                notify(c);
         } else {
                 coll_put(c, object);
         }
-        pthread_mutex_unlock(&w->lock);
+        pthread_mutex_unlock(&lock);
         return 0;
 }
 
-/* Replaces the collection with a list's items, telling the owner of the ones that went. */
-static void coll_relist(struct informer_coll *c, json_t *list)
+/* Replaces the collection with a list's items; every subscriber is told (synced is news even
+ * when the list is empty). Called with the lock held. */
+static void coll_relist(struct shared_coll *c, json_t *list)
 {
         const char *list_kind = json_string_value(json_object_get(list, "kind")) ?: "";
         const char *api_version = json_string_value(json_object_get(list, "apiVersion")) ?: "v1";
         cleanup_free char *kind =
                 strlen(list_kind) > 4 ? xstrndup(list_kind, strlen(list_kind) - 4) : xstrdup("");
-        cleanup_json json_t *old = c->objects;
-        const char *key;
         size_t i;
         json_t *obj;
 
+        json_decref(c->objects);
         c->objects = json_object();
         json_array_foreach(json_object_get(list, "items"), i, obj) {
                 /* K8S: list items carry no kind; events and PUTs need it */
@@ -147,21 +147,17 @@ static void coll_relist(struct informer_coll *c, json_t *list)
                 }
                 coll_put(c, obj);
         }
-        json_object_foreach(old, key, obj) {
-                if (!json_object_get(c->objects, key))
-                        notify(c, obj);
-        }
         c->synced = true;
-        c->w->changed = true; /* also when the list is empty: synced is news */
-        pthread_cond_broadcast(&c->w->wake);
+        notify(c);
 }
 
+/* The collection's thread: lists, then watches from the list's resourceVersion, again whenever
+ * the watch ends, until the last subscriber is gone; then frees the collection. */
 static void *watch_main(void *arg)
 {
-        struct informer_coll *c = arg;
-        struct informer *w = c->w;
+        struct shared_coll *c = arg;
 
-        while (!atomic_load(&w->stop)) {
+        while (!atomic_load(&c->stop)) {
                 cleanup_json json_t *list = NULL;
                 cleanup_free char *path = NULL;
                 long status = 0;
@@ -172,54 +168,124 @@ static void *watch_main(void *arg)
                         usleep(RETRY_DELAY_US);
                         continue;
                 }
-                pthread_mutex_lock(&w->lock);
+                pthread_mutex_lock(&lock);
                 coll_relist(c, list);
-                pthread_mutex_unlock(&w->lock);
+                pthread_mutex_unlock(&lock);
                 path = xasprintf("%s%swatch=true&resourceVersion=%s&timeoutSeconds=%d", c->path,
                                  strchr(c->path, '?') ? "&" : "?",
                                  json_path_string(list, "metadata.resourceVersion") ?: "0",
                                  WATCH_TIMEOUT_S);
                 (void) api_client_watch(c->client, path, on_watch_event, c, NULL);
         }
-        cache_unref(w);
+        coll_free(c);
         return NULL;
+}
+
+/* Everything that decides what the collection's requests may see: the effective credentials
+ * and the server, then the path. */
+static char *coll_key(const struct api_client_options *o, const char *path)
+{
+        return xasprintf("%s|%s|%s|%p|%s|%s|%ld|%d|%s", o->server_url, o->ca_file ?: "",
+                         o->token ?: "", (void *) o->token_source, o->cert_file ?: "",
+                         o->key_file ?: "", o->idle_timeout_ms, o->insecure_skip_verify, path);
+}
+
+/* Subscribes w as collection index to the shared collection for o and path, making (and
+ * starting) it when there is none. Called with the lock held. */
+static int subscribe(struct informer *w, size_t index, const struct api_client_options *o,
+                     const char *path, struct error **reterr)
+{
+        cleanup_free char *key = coll_key(o, path);
+        struct shared_coll *c;
+        pthread_t thread;
+        int r;
+
+        for (c = registry; c && !streq(c->key, key); c = c->next)
+                ;
+        if (!c) {
+                c = xcalloc(1, sizeof(*c));
+                c->key = TAKE_PTR(key);
+                c->path = xstrdup(path);
+                c->objects = json_object();
+                r = api_client_new(o, &c->client, reterr);
+                if (r < 0) {
+                        coll_free(c);
+                        return r;
+                }
+                if (pthread_create(&thread, NULL, watch_main, c) != 0 ||
+                    pthread_detach(thread) != 0)
+                        abort(); /* only when the process is out of resources */
+                c->next = registry;
+                registry = c;
+        }
+        c->subs = xrealloc(c->subs, (c->n_subs + 1) * sizeof(*c->subs));
+        c->subs[c->n_subs++] = (struct subscriber){ w, index };
+        w->colls[index] = c;
+        /* a collection listed already is news to a new subscriber */
+        if (c->synced)
+                w->changed = true;
+        return 0;
+}
+
+/* Drops w's subscriptions; a collection left without subscribers leaves the registry and its
+ * thread ends (its transfer is cancelled) and frees it. Called with the lock held. */
+static void unsubscribe(struct informer *w)
+{
+        for (size_t i = 0; i < w->n; i++) {
+                struct shared_coll *c = w->colls[i], **p;
+                size_t k = 0;
+
+                if (!c)
+                        continue;
+                for (size_t j = 0; j < c->n_subs; j++)
+                        if (c->subs[j].w != w)
+                                c->subs[k++] = c->subs[j];
+                c->n_subs = k;
+                w->colls[i] = NULL;
+                if (c->n_subs)
+                        continue;
+                for (p = &registry; *p && *p != c; p = &(*p)->next)
+                        ;
+                if (*p)
+                        *p = c->next;
+                atomic_store(&c->stop, true);
+                api_client_cancel(c->client);
+        }
+}
+
+static void informer_unref(struct informer *w)
+{
+        if (atomic_fetch_sub(&w->refs, 1) == 1) {
+                pthread_cond_destroy(&w->wake);
+                free(w);
+        }
 }
 
 int informer_start(const struct api_client_options *client_options,
                    const struct informer_options *o, struct informer **ret, struct error **reterr)
 {
+        const struct api_client_options *as = client_options->list_watch_as ?: client_options;
         struct informer *w = xcalloc(1, sizeof(*w));
-        int r;
+        int r = 0;
 
-        pthread_mutex_init(&w->lock, NULL);
         pthread_cond_init(&w->wake, NULL);
-        w->on_change = o->on_change;
-        w->ud = o->ud;
-        for (; o->paths[w->n]; w->n++) {
-                struct informer_coll *c = &w->colls[w->n];
-
-                if (w->n == INFORMER_MAX_COLLECTIONS) {
-                        cache_free(w);
+        atomic_store(&w->refs, 1);
+        while (o->paths[w->n])
+                if (++w->n > INFORMER_MAX_COLLECTIONS) {
+                        informer_unref(w);
                         return error_set(reterr, EINVAL, "watch: more than %d collections",
                                          INFORMER_MAX_COLLECTIONS);
                 }
-                c->w = w;
-                c->index = w->n;
-                c->path = xstrdup(o->paths[w->n]);
-                c->objects = json_object();
-                r = api_client_new(client_options->list_watch_as ?: client_options, &c->client,
-                                   reterr);
-                if (r < 0) {
-                        w->n++;
-                        cache_free(w);
-                        return r;
-                }
+        pthread_mutex_lock(&lock);
+        for (size_t i = 0; i < w->n && r >= 0; i++)
+                r = subscribe(w, i, as, o->paths[i], reterr);
+        if (r < 0)
+                unsubscribe(w);
+        pthread_mutex_unlock(&lock);
+        if (r < 0) {
+                informer_unref(w);
+                return r;
         }
-        atomic_store(&w->refs, (int) w->n + 1);
-        for (size_t i = 0; i < w->n; i++)
-                if (pthread_create(&w->colls[i].thread, NULL, watch_main, &w->colls[i]) != 0 ||
-                    pthread_detach(w->colls[i].thread) != 0)
-                        abort(); /* only when the process is out of resources */
         *ret = w;
         return 0;
 }
@@ -228,12 +294,12 @@ bool informer_wait(struct informer *w, long timeout_ms)
 {
         struct timespec deadline = time_after_ms(CLOCK_REALTIME, timeout_ms);
 
-        pthread_mutex_lock(&w->lock);
+        pthread_mutex_lock(&lock);
         while (!w->changed && !atomic_load(&w->stop) &&
-               pthread_cond_timedwait(&w->wake, &w->lock, &deadline) == 0)
+               pthread_cond_timedwait(&w->wake, &lock, &deadline) == 0)
                 ;
         w->changed = false;
-        pthread_mutex_unlock(&w->lock);
+        pthread_mutex_unlock(&lock);
         return !atomic_load(&w->stop);
 }
 
@@ -241,10 +307,10 @@ bool informer_synced(struct informer *w)
 {
         bool all = true;
 
-        pthread_mutex_lock(&w->lock);
+        pthread_mutex_lock(&lock);
         for (size_t i = 0; i < w->n; i++)
-                all = all && w->colls[i].synced;
-        pthread_mutex_unlock(&w->lock);
+                all = all && w->colls[i] && w->colls[i]->synced;
+        pthread_mutex_unlock(&lock);
         return all;
 }
 
@@ -252,19 +318,20 @@ json_t *informer_snapshot(struct informer *w, size_t i)
 {
         json_t *copy;
 
-        pthread_mutex_lock(&w->lock);
-        copy = i < w->n ? json_copy(w->colls[i].objects) : json_object();
-        pthread_mutex_unlock(&w->lock);
+        pthread_mutex_lock(&lock);
+        copy = i < w->n && w->colls[i] ? json_copy(w->colls[i]->objects) : json_object();
+        pthread_mutex_unlock(&lock);
         return copy;
 }
 
 json_t *informer_get(struct informer *w, size_t i, const char *key)
 {
-        json_t *obj;
+        json_t *obj = NULL;
 
-        pthread_mutex_lock(&w->lock);
-        obj = i < w->n ? json_incref(json_object_get(w->colls[i].objects, key)) : NULL;
-        pthread_mutex_unlock(&w->lock);
+        pthread_mutex_lock(&lock);
+        if (i < w->n && w->colls[i])
+                obj = json_incref(json_object_get(w->colls[i]->objects, key));
+        pthread_mutex_unlock(&lock);
         return obj;
 }
 
@@ -275,9 +342,10 @@ void informer_store(struct informer *w, size_t i, const json_t *obj)
         if (i >= w->n || !json_is_object(obj))
                 return;
         copy = json_deep_copy(obj);
-        pthread_mutex_lock(&w->lock);
-        coll_put(&w->colls[i], copy);
-        pthread_mutex_unlock(&w->lock);
+        pthread_mutex_lock(&lock);
+        if (w->colls[i])
+                coll_put(w->colls[i], copy);
+        pthread_mutex_unlock(&lock);
         json_decref(copy);
 }
 
@@ -290,13 +358,10 @@ void informer_stop(struct informer *w)
 {
         if (!w)
                 return;
-        pthread_mutex_lock(&w->lock);
+        pthread_mutex_lock(&lock);
         atomic_store(&w->stop, true);
         pthread_cond_broadcast(&w->wake);
-        /* the threads may be blocked waiting for events: end their transfers now */
-        for (size_t i = 0; i < w->n; i++)
-                if (w->colls[i].client)
-                        api_client_cancel(w->colls[i].client);
-        pthread_mutex_unlock(&w->lock);
-        cache_unref(w);
+        unsubscribe(w);
+        pthread_mutex_unlock(&lock);
+        informer_unref(w);
 }

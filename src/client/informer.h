@@ -19,22 +19,18 @@
 
 struct informer;
 
-/* Called for every object listed, changed or stored (deleted: its last version), on the thread
- * that put it there (a collection's, or informer_store's caller) with the cache's lock held:
- * it must be quick and must not call into the cache. Never called once informer_stop() has
- * returned. */
-typedef void (*informer_change_fn)(void *ud, size_t collection, const json_t *obj);
-
 struct informer_options {
         /* collection paths ("/api/v1/persistentvolumeclaims", ...), NULL-terminated, at most
          * INFORMER_MAX_COLLECTIONS; index i is collection i below */
         const char *const *paths;
-        informer_change_fn on_change; /* optional */
-        void *ud;
 };
 
-/* Starts one thread per collection, each with a client of client_options->list_watch_as (when
- * set) or client_options. The options and client options are copied. */
+/* Reads each collection as client_options->list_watch_as (when set) or client_options lists
+ * and watches it. K8S: as a SharedInformerFactory, the informers of one process share one
+ * cache, one thread and one watch per identity and collection (a controller manager's
+ * controllers, each with its own informer, hold one copy of the pods between them); the
+ * collection's thread starts with its first informer and ends with its last. The options and
+ * client options are copied. */
 int informer_start(const struct api_client_options *client_options,
                    const struct informer_options *o, struct informer **ret, struct error **reterr);
 /* Waits until a collection changed since the last call, timeout_ms passed, or the cache was
