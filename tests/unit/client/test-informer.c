@@ -1,0 +1,155 @@
+/* test-informer.c: informers share their collections as upstream's SharedInformerFactory:
+ * two informers of one identity on one path cost one list and one watch and read the same
+ * objects (what one stores the other sees); another identity gets its own; the collection's
+ * thread ends with its last informer. Against a small HTTP server that answers the list and
+ * holds each watch open until the client goes. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <arpa/inet.h>
+#include <microhttpd.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/alloc.h"
+#include "base/json.h"
+#include "base/timeutil.h"
+#include "client/informer.h"
+
+static atomic_int lists, watches, watches_open;
+static atomic_bool closing;
+
+/* A watch that sends only blank lines (which a watch reader skips) until the server closes:
+ * writing is how the server learns that the client has gone. */
+static ssize_t hold_read(void *cls, uint64_t pos, char *buf, size_t max)
+{
+        if (atomic_load(&closing))
+                return MHD_CONTENT_READER_END_OF_STREAM;
+        usleep(20000);
+        buf[0] = '\n';
+        return 1;
+}
+
+static void watch_done(void *cls)
+{
+        atomic_fetch_sub(&watches_open, 1);
+}
+
+static enum MHD_Result handler(void *cls, struct MHD_Connection *conn, const char *url,
+                               const char *method, const char *version, const char *upload,
+                               size_t *upload_len, void **con_cls)
+{
+        static const char list[] = "{\"kind\":\"PodList\",\"apiVersion\":\"v1\",\"metadata\":"
+                                   "{\"resourceVersion\":\"5\"},\"items\":[{\"metadata\":"
+                                   "{\"name\":\"a\",\"namespace\":\"ns\",\"resourceVersion\":"
+                                   "\"4\"}}]}";
+        struct MHD_Response *resp;
+        enum MHD_Result r;
+
+        if (MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "watch")) {
+                atomic_fetch_add(&watches, 1);
+                atomic_fetch_add(&watches_open, 1);
+                resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 64, hold_read, NULL,
+                                                         watch_done);
+        } else {
+                atomic_fetch_add(&lists, 1);
+                resp = MHD_create_response_from_buffer(strlen(list), (void *) list,
+                                                       MHD_RESPMEM_PERSISTENT);
+        }
+        r = MHD_queue_response(conn, MHD_HTTP_OK, resp);
+        MHD_destroy_response(resp);
+        return r;
+}
+
+static bool wait_until(atomic_int *v, int want)
+{
+        for (int i = 0; i < 500; i++) {
+                if (atomic_load(v) == want)
+                        return true;
+                usleep(10000);
+        }
+        return atomic_load(v) == want;
+}
+
+static void wait_synced(struct informer *w)
+{
+        for (int i = 0; i < 500 && !informer_synced(w); i++)
+                (void) informer_wait(w, 10);
+        assert_true(informer_synced(w));
+}
+
+static void test_shared(void **state)
+{
+        struct sockaddr_in sin = { .sin_family = AF_INET,
+                                   .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+        struct MHD_Daemon *d = MHD_start_daemon(
+                MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD, 0, NULL, NULL,
+                handler, NULL, MHD_OPTION_SOCK_ADDR, &sin, MHD_OPTION_END);
+        const char *const paths[] = { "/api/v1/pods", NULL };
+        const struct informer_options io = { .paths = paths };
+        char url[64];
+        struct api_client_options as_a, as_b;
+        struct informer *one = NULL, *two = NULL, *other = NULL;
+        json_t *snap, *got;
+
+        (void) state;
+        assert_non_null(d);
+        (void) snprintf(url, sizeof(url), "http://127.0.0.1:%u",
+                        MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT)->port);
+        as_a = (struct api_client_options){ .server_url = url, .token = "a" };
+        as_b = (struct api_client_options){ .server_url = url, .token = "b" };
+
+        assert_int_equal(informer_start(&as_a, &io, &one, NULL), 0);
+        wait_synced(one);
+        assert_int_equal(informer_start(&as_a, &io, &two, NULL), 0);
+        /* the second is synced at once, from the first's list */
+        assert_true(informer_synced(two));
+        assert_true(wait_until(&watches, 1));
+        assert_int_equal(atomic_load(&lists), 1);
+
+        snap = informer_snapshot(two, 0);
+        assert_non_null(json_object_get(snap, "ns/a"));
+        json_decref(snap);
+        /* what one stores, the other reads */
+        got = json_pack("{s:{s:s, s:s, s:s}}", "metadata", "name", "b", "namespace", "ns",
+                        "resourceVersion", "6");
+        informer_store(one, 0, got);
+        json_decref(got);
+        got = informer_get(two, 0, "ns/b");
+        assert_non_null(got);
+        json_decref(got);
+
+        /* another identity lists and watches for itself */
+        assert_int_equal(informer_start(&as_b, &io, &other, NULL), 0);
+        wait_synced(other);
+        assert_int_equal(atomic_load(&lists), 2);
+        assert_true(wait_until(&watches, 2));
+        got = informer_get(other, 0, "ns/b");
+        assert_null(got);
+
+        /* the shared collection outlives its first informer and ends with its last */
+        informer_stop(one);
+        got = informer_get(two, 0, "ns/a");
+        assert_non_null(got);
+        json_decref(got);
+        assert_int_equal(atomic_load(&watches_open), 2);
+        informer_stop(two);
+        assert_true(wait_until(&watches_open, 1));
+        informer_stop(other);
+        assert_true(wait_until(&watches_open, 0));
+        atomic_store(&closing, true);
+        MHD_stop_daemon(d);
+}
+
+int main(void)
+{
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_shared),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
