@@ -3,7 +3,8 @@
  * store_get / store_update / store_list, each backend's rate and latency percentiles, and, as
  * the floor under the etcd numbers, the same puts and gets sent straight to etcd's JSON gateway
  * by a minimal client (one keep-alive libcurl handle per thread, no store around it).
- * run-store-bench.sh starts the etcd and writes the report. */
+ * --raw-only runs that minimal client alone (run-scaleout-bench.sh's floor under `flexlet
+ * apiserver --store etcd`). run-store-bench.sh starts the etcd and writes the report. */
 #include <curl/curl.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -23,6 +24,7 @@ struct config {
         size_t n;
         size_t threads;
         size_t lists;
+        bool raw_only;
 };
 
 enum op { OP_CREATE, OP_GET, OP_UPDATE, OP_RAW_PUT, OP_RAW_GET, OP_MAX };
@@ -207,6 +209,7 @@ int main(int argc, char **argv)
                 { "n", required_argument, NULL, 'n' },
                 { "threads", required_argument, NULL, 't' },
                 { "lists", required_argument, NULL, 'l' },
+                { "raw-only", no_argument, NULL, 'r' },
                 { NULL, 0, NULL, 0 },
         };
         struct config cfg = { .n = 2000, .threads = 8, .lists = 20 };
@@ -231,31 +234,34 @@ int main(int argc, char **argv)
                 case 'l':
                         cfg.lists = strtoul(optarg, NULL, 10);
                         break;
+                case 'r':
+                        cfg.raw_only = true;
+                        break;
                 default:
-                        die("usage: store-bench --sqlite PATH --etcd URL [--n N] [--threads T] "
+                        die("usage: store-bench {--sqlite PATH | --raw-only} --etcd URL [--n N] [--threads T] "
                             "[--lists L]");
                 }
         }
-        if (!cfg.sqlite_path || !cfg.etcd || cfg.threads < 1 || cfg.threads > 256 ||
-            cfg.n < cfg.threads || cfg.lists < 1)
-                die("usage: store-bench --sqlite PATH --etcd URL [--n N] [--threads T] "
+        if ((!cfg.sqlite_path && !cfg.raw_only) || !cfg.etcd || cfg.threads < 1 ||
+            cfg.threads > 256 || cfg.n < cfg.threads || cfg.lists < 1)
+                die("usage: store-bench {--sqlite PATH | --raw-only} --etcd URL [--n N] [--threads T] "
                     "[--lists L]");
         cfg.n -= cfg.n % cfg.threads;
         (void) curl_global_init(CURL_GLOBAL_DEFAULT);
         (void) printf("objects %zu\nthreads %zu\n", cfg.n, cfg.threads);
 
-        if (store_open_sqlite(cfg.sqlite_path, &s, &err) < 0)
-                die("sqlite: %s", err->message);
-        run_backend(&cfg, "sqlite", s);
-        s = store_close(s);
-        {
+        if (!cfg.raw_only) {
                 const struct store_etcd_options eo = { .endpoints = cfg.etcd };
 
+                if (store_open_sqlite(cfg.sqlite_path, &s, &err) < 0)
+                        die("sqlite: %s", err->message);
+                run_backend(&cfg, "sqlite", s);
+                s = store_close(s);
                 if (store_open_etcd(&eo, NULL, &s, &err) < 0)
                         die("etcd: %s", err->message);
+                run_backend(&cfg, "etcd", s);
+                s = store_close(s);
         }
-        run_backend(&cfg, "etcd", s);
-        s = store_close(s);
         /* etcd alone: the same writes and reads by a minimal client */
         run_phase(&cfg, "raw", NULL, OP_RAW_PUT);
         run_phase(&cfg, "raw", NULL, OP_RAW_GET);
