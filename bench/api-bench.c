@@ -13,7 +13,8 @@
  * phase is connected. Last, one client measures the wire formats side by side: GET of a pod,
  * LIST of the namespace and PATCH resize with `Accept: application/json` and with
  * `Accept: application/vnd.kubernetes.protobuf`, and the bytes of one pod in each. With
- * --compare-token-file, the GET and PATCH phases then run again in --compare-rounds rounds,
+ * --rate, GET runs again in an open loop after the closed-loop GET phases (see open-loop below).
+ * With --compare-token-file, the GET and PATCH phases then run again in --compare-rounds rounds,
  * alternating between --token-file's identity and the other one (which goes first alternates
  * too), on the same pods of the same server, so that what the other identity's authentication
  * and authorization cost shows as the ratio of the two medians, with the machine's drift spread
@@ -85,6 +86,11 @@ struct config {
         size_t handshakes;
         size_t clients[8];
         size_t n_clients;
+        /* --rate: the open loop's offered rates, each in requests/s or (rate_pct) a percentage
+         * of the closed-loop GET rate with the most clients */
+        double rates[8];
+        bool rate_pct[8];
+        size_t n_rates;
 };
 
 struct result {
@@ -97,6 +103,8 @@ struct result {
         double seconds;
         double p50_ms, p99_ms, max_ms;
         bool time_capped;
+        double offered;     /* open loop: the offered rate, requests/s; 0: closed loop */
+        double offered_pct; /* ... as a share of the closed-loop rate, percent; 0: absolute */
         long threads; /* the server's, with every client of the phase connected; -1: unknown */
         long rss_kib; /* likewise */
 };
@@ -107,6 +115,12 @@ struct pod_state {
         size_t patches;
 };
 
+/* A phase is a closed loop (rate 0: each client sends its next request when its answer
+ * arrives) or an open loop: the clients together send `rate` requests a second on a fixed
+ * schedule, request j at t0 + j / rate on client j % clients, whether or not the answers keep up.
+ * An open loop's latency runs from the scheduled time, not the send: a request that waited for
+ * its client's previous answer counts its wait, so a stalled server is not hidden by the clients
+ * slowing down with it (coordinated omission). */
 struct phase {
         const struct config *cfg;
         enum op op;
@@ -114,7 +128,9 @@ struct phase {
         size_t per_client;
         int64_t cap_ns;
         struct pod_state *pods;
-        pthread_barrier_t start;
+        double rate;
+        int64_t t0; /* the schedule's start, set between the two barriers */
+        pthread_barrier_t ready, start;
 };
 
 struct worker {
@@ -269,19 +285,25 @@ static void *worker_main(void *arg)
                 ids[n_paths] = p;
                 paths[n_paths++] = pod_path(cfg, p, ph->op == OP_PATCH ? "resize" : NULL);
         }
-        /* Warm-up outside the measurement: connect and complete the TLS handshake. */
-        {
+        /* Warm-up outside the measurement: connect and complete the TLS handshake. 512 clients
+         * handshaking at once on a busy machine can miss the connect timeout: a few tries. */
+        for (int attempt = 0; attempt < 5; attempt++) {
                 cleanup_free char *get = pod_path(cfg, ids[0], NULL);
                 cleanup_error struct error *err = NULL;
                 long status = 0;
 
+                free(w->setup_error);
+                w->setup_error = NULL;
                 if (api_client_request(c, "GET", get, NULL, NULL, 0, &status, NULL, &err) < 0)
                         w->setup_error = xstrdup(err->message);
                 else if (status != 200)
                         w->setup_error = xasprintf("warm-up GET: status %ld", status);
+                else
+                        break;
         }
+        (void) pthread_barrier_wait(&w->ph->ready);
         (void) pthread_barrier_wait(&w->ph->start);
-        deadline = now_ns() + ph->cap_ns;
+        deadline = (ph->rate > 0 ? ph->t0 : now_ns()) + ph->cap_ns;
 
         for (size_t i = 0; !w->setup_error && i < ph->per_client; i++) {
                 size_t k = i % n_paths;
@@ -291,7 +313,22 @@ static void *worker_main(void *arg)
                 long status = 0;
                 int r;
 
-                if (s >= deadline) {
+                if (ph->rate > 0) {
+                        /* this client's i-th request is the schedule's (index + i * clients)-th */
+                        int64_t due = ph->t0 + (int64_t) ((double) (w->index + i * ph->clients) *
+                                                          1e9 / ph->rate);
+                        struct timespec ts = { .tv_sec = due / 1000000000,
+                                               .tv_nsec = due % 1000000000 };
+
+                        if (due >= deadline) {
+                                w->time_capped = true;
+                                break;
+                        }
+                        while (s < due &&
+                               clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+                                ;
+                        s = due; /* late or not, the latency counts from the schedule */
+                } else if (s >= deadline) {
                         w->time_capped = true;
                         break;
                 }
@@ -326,24 +363,31 @@ static void *worker_main(void *arg)
         return NULL;
 }
 
-static void run_phase(const struct config *cfg, enum op op, size_t clients, struct pod_state *pods,
-                      struct result *res)
+/* rate 0: a closed loop of at most --requests requests or --seconds; else an open loop offering
+ * rate requests/s for --seconds (cut at twice that if the server falls that far behind). */
+static void run_phase(const struct config *cfg, enum op op, size_t clients, double rate,
+                      struct pod_state *pods, struct result *res)
 {
+        size_t total = rate > 0 ? (size_t) (rate * cfg->seconds + 0.5) : cfg->requests;
         struct phase ph = {
                 .cfg = cfg,
                 .op = op,
                 .clients = clients,
-                .per_client = (cfg->requests + clients - 1) / clients,
-                .cap_ns = (int64_t) (cfg->seconds * 1e9),
+                .per_client = (total + clients - 1) / clients,
+                .cap_ns = (int64_t) (cfg->seconds * 1e9) * (rate > 0 ? 2 : 1),
                 .pods = pods,
+                .rate = rate,
         };
         struct worker *ws = xcalloc(clients, sizeof(*ws));
         uint32_t *all;
         size_t n = 0;
         int64_t t0;
 
-        *res = (struct result){ .op = op, .clients = clients, .threads = -1, .rss_kib = -1 };
-        if (pthread_barrier_init(&ph.start, NULL, (unsigned) clients + 1))
+        *res = (struct result){
+                .op = op, .clients = clients, .offered = rate, .threads = -1, .rss_kib = -1
+        };
+        if (pthread_barrier_init(&ph.ready, NULL, (unsigned) clients + 1) ||
+            pthread_barrier_init(&ph.start, NULL, (unsigned) clients + 1))
                 die("pthread_barrier_init failed");
         for (size_t i = 0; i < clients; i++) {
                 ws[i] = (struct worker){ .ph = &ph, .index = i };
@@ -351,8 +395,11 @@ static void run_phase(const struct config *cfg, enum op op, size_t clients, stru
                 if (pthread_create(&ws[i].thread, NULL, worker_main, &ws[i]))
                         die("pthread_create failed");
         }
+        /* every client is connected: the schedule starts a moment after all are released */
+        (void) pthread_barrier_wait(&ph.ready);
+        ph.t0 = now_ns() + 10 * 1000 * 1000;
         (void) pthread_barrier_wait(&ph.start);
-        t0 = now_ns();
+        t0 = rate > 0 ? ph.t0 : now_ns();
         if (cfg->server_pid) {
                 /* every client has its keep-alive connection open now */
                 res->threads = threads_of(cfg->server_pid);
@@ -373,6 +420,7 @@ static void run_phase(const struct config *cfg, enum op op, size_t clients, stru
                 free(ws[i].lat_us);
         }
         summarize(res, all, n, now_ns() - t0);
+        (void) pthread_barrier_destroy(&ph.ready);
         (void) pthread_barrier_destroy(&ph.start);
         free(all);
         free(ws);
@@ -711,6 +759,30 @@ static void parse_clients(struct config *cfg, const char *list)
                 die("--clients: empty");
 }
 
+/* --rate: "R[%],..." (requests/s, or a percentage of the closed-loop GET rate) */
+static void parse_rates(struct config *cfg, const char *list)
+{
+        cleanup_free char *copy = xstrdup(list);
+        char *save = NULL;
+
+        cfg->n_rates = 0;
+        for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+                char *end;
+                double v = strtod(t, &end);
+                bool pct = *end == '%';
+
+                if (pct)
+                        end++;
+                if (*end || end == t || !(v > 0) || v > (pct ? 1000 : 1e6) ||
+                    cfg->n_rates == ARRAY_SIZE(cfg->rates))
+                        die("--rate: \"%s\": expected up to 8 rates, each requests/s or a "
+                            "percentage such as 25%%",
+                            list);
+                cfg->rates[cfg->n_rates] = v;
+                cfg->rate_pct[cfg->n_rates++] = pct;
+        }
+}
+
 static size_t parse_count(const char *flag, const char *s, size_t max)
 {
         char *end;
@@ -729,14 +801,19 @@ static void usage(FILE *f)
                 "                 [--server-pid PID] [--namespace NS] [--pods N] [--requests N]\n"
                 "                 [--seconds S] [--clients 1,8,64] [--fsyncs N] [--out FILE]\n"
                 "                 [--commit ID] [--handshakes N]\n"
-                "                 [--compare-token-file FILE [--compare-rounds N]]\n\n"
+                "                 [--compare-token-file FILE [--compare-rounds N]]\n"
+                "                 [--rate R[%%],...]\n\n"
                 "  --pods N       pods to create and spread the load over (default 100)\n"
                 "  --requests N   requests per phase, shared by its clients (default 5000)\n"
                 "  --seconds S    time cap per phase (default 8)\n"
                 "  --fsyncs N     write+fdatasync rounds for the disk floor (default 2000)\n"
                 "  --handshakes N new clients connecting at once at the end (default 100)\n"
                 "  --compare-token-file FILE  GET and PATCH again, alternating with this\n"
-                "                 identity, in --compare-rounds rounds (default 5)\n");
+                "                 identity, in --compare-rounds rounds (default 5)\n"
+                "  --rate LIST    after the closed-loop GET phases, GET in an open loop with\n"
+                "                 the most clients of --clients, offering each rate for\n"
+                "                 --seconds: requests/s, or N%% of the closed-loop GET rate\n"
+                "                 with those clients (e.g. 25%%,50%%,75%%)\n");
 }
 
 static void parse_args(int argc, char **argv, struct config *cfg)
@@ -758,6 +835,7 @@ static void parse_args(int argc, char **argv, struct config *cfg)
                 { "handshakes", required_argument, NULL, 'H' },
                 { "compare-token-file", required_argument, NULL, 'T' },
                 { "compare-rounds", required_argument, NULL, 'R' },
+                { "rate", required_argument, NULL, 'L' },
                 { "help", no_argument, NULL, 'h' },
                 { NULL, 0, NULL, 0 },
         };
@@ -821,6 +899,9 @@ static void parse_args(int argc, char **argv, struct config *cfg)
                 case 'R':
                         cfg->compare_rounds = parse_count("--compare-rounds", optarg, 100);
                         break;
+                case 'L':
+                        parse_rates(cfg, optarg);
+                        break;
                 case 'h':
                         usage(stdout);
                         exit(0);
@@ -849,16 +930,26 @@ static void add_row(struct strbuf *sb, const struct result *r)
                 (void) snprintf(threads, sizeof(threads), "%ld", r->threads);
         if (r->rss_kib >= 0)
                 (void) snprintf(rss, sizeof(rss), "%.1f", r->rss_kib / 1024.0);
-        strbuf_addf(sb, "| %s%s%s | %zu | %zu | %zu | %.0f | %.3f | %.3f | %.3f | %s | %s | %s |\n",
-                    op_names[r->op], r->label ? " " : "", r->label ?: "", r->clients, r->done,
-                    r->errors, rate(r), r->p50_ms, r->p99_ms, r->max_ms,
+        char open_loop[96] = "";
+
+        if (r->offered > 0 && r->offered_pct > 0)
+                (void) snprintf(open_loop, sizeof(open_loop),
+                                " (open loop, %.0f/s offered: %.0f%% of the closed loop's)",
+                                r->offered, r->offered_pct);
+        else if (r->offered > 0)
+                (void) snprintf(open_loop, sizeof(open_loop), " (open loop, %.0f/s offered)",
+                                r->offered);
+        strbuf_addf(sb,
+                    "| %s%s%s%s | %zu | %zu | %zu | %.0f | %.3f | %.3f | %.3f | %s | %s | %s |\n",
+                    op_names[r->op], r->label ? " " : "", r->label ?: "", open_loop, r->clients,
+                    r->done, r->errors, rate(r), r->p50_ms, r->p99_ms, r->max_ms,
                     r->time_capped ? "time cap" : "count", threads, rss);
 }
 
 static const struct result *find(const struct result *rs, size_t n, enum op op, size_t clients)
 {
         for (size_t i = 0; i < n; i++)
-                if (rs[i].op == op && rs[i].clients == clients)
+                if (rs[i].op == op && rs[i].clients == clients && rs[i].offered == 0)
                         return &rs[i];
         return NULL;
 }
@@ -907,11 +998,11 @@ static void run_comparison(const struct config *cfg, struct pod_state *pods, str
                                op_names[cmp->op], cmp->clients, r + 1);
                 /* which identity goes first alternates, so neither always follows the other */
                 if (r % 2 == 0) {
-                        run_phase(cfg, cmp->op, cmp->clients, pods, &cmp->own[r]);
-                        run_phase(&other, cmp->op, cmp->clients, pods, &cmp->other[r]);
+                        run_phase(cfg, cmp->op, cmp->clients, 0, pods, &cmp->own[r]);
+                        run_phase(&other, cmp->op, cmp->clients, 0, pods, &cmp->other[r]);
                 } else {
-                        run_phase(&other, cmp->op, cmp->clients, pods, &cmp->other[r]);
-                        run_phase(cfg, cmp->op, cmp->clients, pods, &cmp->own[r]);
+                        run_phase(&other, cmp->op, cmp->clients, 0, pods, &cmp->other[r]);
+                        run_phase(cfg, cmp->op, cmp->clients, 0, pods, &cmp->own[r]);
                 }
         }
 }
@@ -964,7 +1055,9 @@ static void comparison_report(struct strbuf *sb, const struct config *cfg,
 int main(int argc, char **argv)
 {
         struct config cfg;
-        struct result results[5 + 2 * ARRAY_SIZE(cfg.clients)], fs_before, fs_after;
+        struct result results[5 + 2 * ARRAY_SIZE(cfg.clients) + ARRAY_SIZE(cfg.rates)], fs_before,
+                fs_after;
+        size_t open_clients = 0;
         uint32_t *fsync_lat;
         double load_start, load_end;
         size_t n_results = 0, wrong_pods, patches_ok = 0;
@@ -999,7 +1092,24 @@ int main(int argc, char **argv)
 
         for (size_t i = 0; i < cfg.n_clients; i++) {
                 (void) fprintf(stderr, "api-bench: GET, %zu clients\n", cfg.clients[i]);
-                run_phase(&cfg, OP_GET, cfg.clients[i], pods, &results[n_results++]);
+                run_phase(&cfg, OP_GET, cfg.clients[i], 0, pods, &results[n_results++]);
+                if (cfg.clients[i] > open_clients)
+                        open_clients = cfg.clients[i];
+        }
+        for (size_t i = 0; i < cfg.n_rates; i++) {
+                const struct result *closed = find(results, n_results, OP_GET, open_clients);
+                double r = cfg.rates[i];
+                struct result *res = &results[n_results++];
+
+                if (cfg.rate_pct[i])
+                        r = rate(closed) * cfg.rates[i] / 100;
+                if (r < 1)
+                        die("--rate %g%%: the closed loop's GET rate (%.0f/s) leaves nothing",
+                            cfg.rates[i], rate(closed));
+                (void) fprintf(stderr, "api-bench: GET, %zu clients, open loop at %.0f/s\n",
+                               open_clients, r);
+                run_phase(&cfg, OP_GET, open_clients, r, pods, res);
+                res->offered_pct = cfg.rate_pct[i] ? cfg.rates[i] : 0;
         }
         {
                 cleanup_api_client struct api_client *c =
@@ -1008,7 +1118,7 @@ int main(int argc, char **argv)
         }
         for (size_t i = 0; i < cfg.n_clients; i++) {
                 (void) fprintf(stderr, "api-bench: PATCH resize, %zu clients\n", cfg.clients[i]);
-                run_phase(&cfg, OP_PATCH, cfg.clients[i], pods, &results[n_results++]);
+                run_phase(&cfg, OP_PATCH, cfg.clients[i], 0, pods, &results[n_results++]);
         }
         {
                 cleanup_api_client struct api_client *c =
@@ -1091,6 +1201,23 @@ int main(int argc, char **argv)
                             "\n%zu new clients connecting at once (TCP, TLS handshake, one GET "
                             "each): the last answered after %.1f ms, p50 %.1f ms, %zu failed.\n",
                             cfg.handshakes, h->max_ms, h->p50_ms, h->errors);
+        }
+        if (open_clients) {
+                const struct result *g = find(results, n_results, OP_GET, open_clients);
+
+                /* Little's law: clients = throughput x mean time in the system */
+                strbuf_addf(&sb,
+                            "\nClosed loop, %zu GET clients: each sends its next request when its "
+                            "answer arrives, so by Little's law the mean latency is clients / "
+                            "throughput = %zu / %.0f/s = %.1f ms whatever the server does with "
+                            "them; a p99 (so a mean) under 50 ms would need over %.0f GET/s. The "
+                            "open-loop rows offer a fixed rate instead, on a schedule shared by "
+                            "the same number of keep-alive clients, and count each request's "
+                            "latency from its scheduled time (a request held back by its client's "
+                            "previous answer counts the wait).\n",
+                            open_clients, open_clients, rate(g),
+                            rate(g) > 0 ? 1000.0 * (double) open_clients / rate(g) : 0,
+                            (double) open_clients / 0.050);
         }
         strbuf_addstr(&sb, "\nRatios (same run):\n\n");
         for (size_t i = 0; i < cfg.n_clients; i++) {

@@ -10,7 +10,9 @@
 # Environment: BUILD (build folder, default build-bench), BEFORE_REF (main), BEFORE_BIN (a flexlet
 # already built from exactly BEFORE_REF, to skip building it), PODS (512),
 # REQUESTS per phase (5000), PHASE_SECONDS (8), CLIENTS (1,8,64,512), HANDSHAKES (100),
-# FSYNCS (2000), BENCH_TMPDIR (parent of the data dir: it picks the disk that is measured;
+# FSYNCS (2000), RATES (the open loop's offered GET rates with the most clients, each requests/s
+# or a percentage of the closed loop's rate in the same run: 25%,50%,75%; empty for none), OUT
+# (the report, default bench/results/api-<UTC date>.md), BENCH_TMPDIR (parent of the data dir: it picks the disk that is measured;
 # default $TMPDIR or /tmp), RBAC_USER (1: the pods go to a namespace where a service account is
 # bound to edit (and pods/resize), and after the admin's phases the GET and PATCH phases run again
 # in RBAC_ROUNDS rounds (5) alternating between the admin (system:masters) and that account's
@@ -30,7 +32,7 @@ ulimit -n 8192 2>/dev/null || ulimit -n "$(ulimit -Hn)"
 # shellcheck source=tests/lib/server.sh
 source tests/lib/server.sh
 mkdir -p bench/results
-out="bench/results/api-$(date -u +%F).md"
+out=${OUT:-bench/results/api-$(date -u +%F).md}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/flexlet-bench-run.XXXXXX")
 cleanup_all() {
         server_cleanup || true
@@ -75,7 +77,8 @@ run_bench() {
         SERVER_PORT=
         # shellcheck disable=SC2119 # no extra flags for the server
         server_start
-        local compare=() ns=default
+        local compare=() ns=default rates=()
+        [ -z "${RATES-25%,50%,75%}" ] || rates=(--rate "${RATES-25%,50%,75%}")
         if [ "${RBAC_USER:-1}" = 1 ]; then
                 rbac_user
                 ns=bench-rbac
@@ -95,7 +98,7 @@ run_bench() {
                 --handshakes "${HANDSHAKES:-100}" \
                 --fsyncs "${FSYNCS:-2000}" \
                 --commit "$2" \
-                "${compare[@]}" \
+                "${compare[@]}" "${rates[@]}" \
                 --out "$3" || echo "api-bench: its write check failed (see the report)" >&2
         server_cleanup
         SERVER_DIR=

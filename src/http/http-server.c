@@ -1100,6 +1100,10 @@ int http_server_start(const struct http_server_options *o, struct http_server **
          * of a request; the sweeper enforces the deadlines that trickled bytes do not reset */
         opts[n++] = (struct MHD_OptionItem){ MHD_OPTION_CONNECTION_TIMEOUT, idle_s, NULL };
         opts[n++] = (struct MHD_OptionItem){ MHD_OPTION_CONNECTION_LIMIT, max_conns, NULL };
+        /* the request head must fit the connection's memory pool (see
+         * HTTP_SERVER_CONNECTION_MEMORY) */
+        opts[n++] = (struct MHD_OptionItem){ MHD_OPTION_CONNECTION_MEMORY_LIMIT,
+                                             HTTP_SERVER_CONNECTION_MEMORY, NULL };
         opts[n++] = (struct MHD_OptionItem){ MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_client, NULL };
         opts[n++] = (struct MHD_OptionItem){ MHD_OPTION_NOTIFY_COMPLETED,
                                              (intptr_t) request_completed, h };

@@ -29,6 +29,18 @@
 
 /* Request bodies over this are dropped and flagged (kube-apiserver's limit is 3 MiB). */
 #define HTTP_SERVER_DEFAULT_MAX_BODY (3 * 1024 * 1024)
+/* Each connection's libmicrohttpd memory pool, which holds its request line and headers: a head
+ * longer than about this is answered by the library itself, 414 (request line) or 431 (headers)
+ * with a small HTML page, before the handler sees it. kube-apiserver (Go's net/http) accepts
+ * 1 MiB (http.DefaultMaxHeaderBytes) plus 4096 bytes and answers past it a plain-text 431. A pool
+ * that size was measured (docs/api.md, "Connections and load"): libmicrohttpd 0.9.75 mmaps a pool
+ * over 32 KiB lazily, so a connection that never completes a request costs only what it sent, but
+ * it clears the whole pool with memset after every request of a keep-alive connection
+ * (MHD_pool_reset in memorypool.c), so each connection that has served a request keeps the whole
+ * pool resident: 1,102 KiB each with a 1 MiB pool, 41 KiB with the library's default 32 KiB, and
+ * the pool is one size for every connection. 128 KiB lets a 100 KB URL through (about 126 KiB of
+ * head in all) for about 136 KiB per kept-alive connection. */
+#define HTTP_SERVER_CONNECTION_MEMORY (128 * 1024)
 /* Connections in all, and from one client address (IPv4 address or IPv6 address). */
 #define HTTP_SERVER_DEFAULT_MAX_CONNECTIONS            4096
 #define HTTP_SERVER_DEFAULT_MAX_CONNECTIONS_PER_CLIENT 1024

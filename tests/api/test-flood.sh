@@ -33,6 +33,7 @@ if ! server_start --max-connections 5000 --max-connections-per-client $PER_CLIEN
 fi
 ok "server starts"
 threads_before=$(awk '/^Threads:/ {print $2}' "/proc/$SERVER_PID/status")
+rss_before=$(awk '/^VmRSS/ {print $2}' "/proc/$SERVER_PID/status")
 # the same command without a flood, for comparison (kubectl's own start-up is most of it); the
 # first run fills kubectl's discovery cache
 timeout 10 "$KUBECTL" --cache-dir "$SERVER_DIR/cache" get pods -A >/dev/null 2>&1
@@ -78,6 +79,8 @@ check_equal "a raw request from another address is answered too" 200 \
         "$(curl -sk -o /dev/null -w '%{http_code}' --max-time 10 "https://127.0.0.1:$SERVER_PORT/readyz")"
 threads=$(awk '/^Threads:/ {print $2}' "/proc/$SERVER_PID/status")
 echo "# server threads: $threads_before before the flood, $threads during it"
+# measured, not asserted: what the held connections cost (docs/api.md, "Connections and load")
+echo "# server RSS: $((rss_before / 1024)) MiB before the flood, $(($(awk '/^VmRSS/ {print $2}' "/proc/$SERVER_PID/status") / 1024)) MiB during it"
 # the server's own threads (controllers, informers, prober, pools) are there before the flood;
 # thousands of connections must add no more than a few
 if [ "$threads" -lt $((threads_before + 50)) ]; then ok "no thread per connection (threads: $threads_before, then $threads)"; else
