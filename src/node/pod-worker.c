@@ -1161,6 +1161,21 @@ static void start_container(struct step *s, const json_t *c, struct container_me
                 return;
         }
         r = runtime_image_ensure(s->h->data_dir, image, &img, &err);
+        if (r == -ENOENT &&
+            streq(json_string_value(json_object_get(c, "imagePullPolicy")) ?: "", "Never")) {
+                /* K8S: pkg/kubelet/images/image_manager.go EnsureImageExists: an absent image
+                 * under pull policy Never is ErrImageNeverPull, its event of that name, and no
+                 * pull back-off (the next sync looks again). */
+                cleanup_free char *msg = xasprintf(
+                        "Container image \"%s\" is not present with pull policy of Never", image);
+
+                add_event(s->ev, "Warning", "ErrImageNeverPull", xstrdup(msg));
+                o->phase = CONTAINER_WAITING;
+                o->waiting_reason = "ErrImageNeverPull";
+                o->waiting_message = keep(s, TAKE_PTR(msg));
+                count_start(s, c, o->waiting_reason);
+                return;
+        }
         if (r < 0) {
                 const char *reason = r == -EINVAL ? "InvalidImageName" : "ErrImagePull";
                 backoff_next(&cm->pull, s->now);

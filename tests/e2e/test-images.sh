@@ -142,8 +142,17 @@ printf '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"userns"},"spec":{"ho
 until_equal "a hostUsers: false pod runs on the stacked layers, idmapped" "hello from layer 2|data=new" \
         logs_joined userns
 
+# imagePullPolicy: Never with the image absent: upstream's ErrImageNeverPull, reason and message
+printf '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"never"},"spec":{"terminationGracePeriodSeconds":1,"containers":[{"name":"c","image":"example.com/test/absent:1","imagePullPolicy":"Never"}]}}' |
+        k create -f - >/dev/null
+until_equal "Never with the image absent waits as ErrImageNeverPull with upstream's message" \
+        'ErrImageNeverPull|Container image "example.com/test/absent:1" is not present with pull policy of Never' \
+        k get pod never -o 'jsonpath={.status.containerStatuses[0].state.waiting.reason}|{.status.containerStatuses[0].state.waiting.message}'
+until_equal "and its event is ErrImageNeverPull" "Warning ErrImageNeverPull" \
+        k get events --field-selector involvedObject.name=never,reason=ErrImageNeverPull -o 'jsonpath={.items[0].type} {.items[0].reason}'
+
 # --- removal: a name goes; its layers go only when no other image has them
-k delete pod two args oci userns --wait=true --timeout=60s >/dev/null 2>&1
+k delete pod two args oci userns never --wait=true --timeout=60s >/dev/null 2>&1
 check_output "image rm removes the name and frees its own layer" "removed example.com/test/two:1 (1 layers, 1 blobs freed)" \
         fx image rm example.com/test/two:1
 check_equal "the shared layer stays for the OCI images" "yes" "$([ -d "$DATA/images/layers/$(sha "$W/l1.tar")" ] && echo yes)"
