@@ -36,7 +36,8 @@
  * read-only (without submounts), the volumes bind-mounted (recursively; read-only when asked)
  * parents first, each from an fd of the volume (or of its subPath resolved inside it, see
  * struct runtime_mount), the pod's hostname, IPC and network namespaces. It runs as
- * uid/gid of the spec with the groups of runtime_security, stdin on /dev/null, confined as
+ * uid/gid of the spec with the groups of runtime_security, stdin on /dev/null (or its own
+ * stdin pipe or terminal: spec stdin_open, tty, and "attach" below), confined as
  * runtime_security says (confine.c, capabilities.c, seccomp.c). No fd of the
  * supervisor's survives into the container's child past pivot_root (a workingDir of
  * /proc/self/fd/N would lead out), and a working dir with no path from the root is refused.

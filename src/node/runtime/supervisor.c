@@ -2,7 +2,8 @@
  * per container, outside the container's cgroups, that creates the container process (the
  * pod's pid/ipc/uts/net namespaces, a private mount namespace over an overlay of the image, /proc,
  * a minimal /dev, a read-only /sys, the volumes, pivot_root, cgroups, env, exec), copies its
- * stdout/stderr into the CRI log, and records its start and exit in the state dir. */
+ * stdout/stderr (or its terminal) into the CRI log and to attach sessions (attach.c), keeps its
+ * stdin, and records its start and exit in the state dir. */
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
