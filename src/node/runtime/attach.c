@@ -302,12 +302,33 @@ size_t rt_attach_server_pollfds(struct rt_attach_server *srv, struct pollfd *p)
         return n;
 }
 
+/* The sessions are found by fd, not by position: the output written since the poll may have
+ * dropped some (and moved others). New ones are accepted last, so none is taken for another. */
 void rt_attach_server_handle(struct rt_attach_server *srv, const struct pollfd *p, size_t n)
 {
-        size_t k = 0, n_before = srv->n_clients;
-        bool *drop = xcalloc(n_before + 1, sizeof(*drop));
+        bool accept_ready = false;
 
-        if (srv->listen_fd >= 0 && k < n && (p[k++].revents & POLLIN)) {
+        for (size_t k = 0; k < n; k++) {
+                struct rt_attach_client *c = NULL;
+                size_t i;
+
+                if (!p[k].revents)
+                        continue;
+                if (p[k].fd == srv->listen_fd) {
+                        accept_ready = true;
+                        continue;
+                }
+                for (i = 0; i < srv->n_clients && !c; i++)
+                        if (srv->clients[i].fd == p[k].fd)
+                                c = &srv->clients[i];
+                if (!c)
+                        continue; /* the container's stdin, or a session dropped meanwhile */
+                if (((p[k].revents & (POLLIN | POLLHUP | POLLERR)) && !client_read(srv, c)) ||
+                    ((p[k].revents & POLLOUT) && !client_write(c)))
+                        client_drop(srv, i - 1);
+        }
+        stdin_flush(srv);
+        if (accept_ready) {
                 int fd;
 
                 while ((fd = accept4(srv->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK)) >=
@@ -322,19 +343,6 @@ void rt_attach_server_handle(struct rt_attach_server *srv, const struct pollfd *
                         srv->n_clients++;
                 }
         }
-        for (size_t i = 0; i < n_before && k < n; i++, k++) {
-                struct rt_attach_client *c = &srv->clients[i];
-
-                if (p[k].revents & (POLLIN | POLLHUP | POLLERR))
-                        drop[i] |= !client_read(srv, c);
-                if (!drop[i] && (p[k].revents & POLLOUT))
-                        drop[i] |= !client_write(c);
-        }
-        stdin_flush(srv);
-        for (size_t i = n_before; i-- > 0;)
-                if (drop[i])
-                        client_drop(srv, i);
-        free(drop);
 }
 
 void rt_attach_server_output(struct rt_attach_server *srv, enum rt_stream s, const char *buf,

@@ -4,7 +4,8 @@
  * start with its hello), and the supervisor's side over a real socket in a temporary state
  * dir with a pipe as the container's stdin: stdin from sessions that asked for it only,
  * output to every session, stdinOnce closing the stdin at the first session's end, a session
- * ending with its stdin otherwise. */
+ * ending with its stdin otherwise, a session too far behind dropped without holding the
+ * others back. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -287,6 +288,42 @@ static void test_server_hostile_session(void **state)
         fixture_stop(&f);
 }
 
+static void test_server_slow_session_dropped(void **state)
+{
+        static char chunk[65536];
+        struct pollfd p[RT_ATTACH_CLIENTS_MAX + 2];
+        struct fixture f;
+        char buf[65536];
+        size_t n;
+        int a, b;
+
+        fixture_start(&f, false);
+        a = client(false); /* never reads */
+        b = client(false);
+        serve(&f);
+        assert_int_equal(f.srv.n_clients, 2);
+        /* the supervisor's loop polled its sessions, then the container wrote a lot */
+        n = rt_attach_server_pollfds(&f.srv, p);
+        (void) poll(p, n, 20);
+        memset(chunk, 'o', sizeof(chunk));
+        for (int i = 0; i < 48; i++) {
+                rt_attach_server_output(&f.srv, RT_STDOUT, chunk, sizeof(chunk));
+                while (recv(b, buf, sizeof(buf), MSG_DONTWAIT) > 0)
+                        ;
+        }
+        /* the one more than RUNTIME_ATTACH_QUEUE_MAX behind is gone, the other is not */
+        assert_int_equal(f.srv.n_clients, 1);
+        /* what the poll said of the dropped session is not taken for another */
+        rt_attach_server_handle(&f.srv, p, n);
+        assert_int_equal(f.srv.n_clients, 1);
+        rt_attach_server_output(&f.srv, RT_STDOUT, "x", 1);
+        while (recv(b, buf, sizeof(buf), MSG_DONTWAIT) > 0)
+                ;
+        close(a);
+        close(b);
+        fixture_stop(&f);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -296,6 +333,7 @@ int main(void)
                 cmocka_unit_test_setup_teardown(test_server_stdin_and_output, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_server_stdin_once, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_server_hostile_session, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_server_slow_session_dropped, setup, teardown),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);
