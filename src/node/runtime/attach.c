@@ -39,10 +39,11 @@ void runtime_attach_frame_append(struct strbuf *out, enum runtime_attach_frame t
                                          (char) (n >> 8), (char) n };
 
                 strbuf_add(out, h, sizeof(h));
-                if (n)
+                if (n) { /* data may be NULL for an empty frame */
                         strbuf_add(out, p, n);
-                p += n;
-                len -= n;
+                        p += n;
+                        len -= n;
+                }
         } while (len);
 }
 
