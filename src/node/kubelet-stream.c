@@ -202,13 +202,12 @@ static void resize(struct relay *x, const uint8_t *data, size_t len)
 
 /* Reads what the client sent and acts on each complete message. -1 when the session is over
  * (the client closed, left or broke the protocol). */
+static int client_messages(struct session *s, struct relay *x);
+
 static int client_input(struct session *s, struct relay *x)
 {
         char buf[IO_CHUNK];
-        struct ws_message m;
-        unsigned code = 0;
         ssize_t n;
-        int r;
 
         n = recv(s->fd, buf, sizeof(buf), 0);
         if (n < 0 && errno == EINTR)
@@ -218,6 +217,18 @@ static int client_input(struct session *s, struct relay *x)
                 return -1;
         }
         ws_reader_push(&s->rd, buf, (size_t) n);
+        return client_messages(s, x);
+}
+
+/* Acts on each complete message the reader holds (also those that came with the handshake,
+ * before the session started: a client may send its stdin at once). -1 when the session is
+ * over. */
+static int client_messages(struct session *s, struct relay *x)
+{
+        struct ws_message m;
+        unsigned code = 0;
+        int r;
+
         while ((r = ws_reader_next(&s->rd, &m, &code)) == 1) {
                 switch (m.opcode) {
                 case WS_OP_CLOSE:
@@ -362,6 +373,8 @@ static void run_exec(struct session *s)
         }
         /* K8S: an empty message on the lowest writable channel says the session is up */
         (void) send_channel(s, s->out ? CH_STDOUT : s->err ? CH_STDERR : CH_ERROR, NULL, 0);
+        if (client_messages(s, &x) < 0)
+                goto out_kill;
 
         for (;;) {
                 struct pollfd p[4];
@@ -540,6 +553,8 @@ static void run_attach(struct session *s)
         strbuf_init(&in);
         x.stdin_fd = fd;
         (void) send_channel(s, CH_STDOUT, NULL, 0);
+        if (client_messages(s, &x) < 0)
+                goto out;
         for (;;) {
                 struct pollfd p[2];
                 int np = 0, ic = -1;
