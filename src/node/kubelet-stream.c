@@ -168,19 +168,32 @@ static void finish(struct session *s, const char *status)
 
 struct relay {
         int stdin_fd;          /* ours: the process's stdin (pipe or terminal); -1 closed */
-        struct strbuf pending; /* stdin not yet written */
+        struct strbuf pending; /* stdin not yet written (framed: frames for the supervisor) */
         int pty_fd;            /* the terminal, for resizes; -1 */
         bool stdin_closing;    /* close stdin once pending is written */
+        /* attach: what the client sends becomes frames for the container's supervisor
+         * (runtime.h "attach") in pending, written to stdin_fd (the attach socket) */
+        bool framed;
 };
 
+/* K8S remotecommand TerminalSize {"Width":W,"Height":H}: anything else, or a size outside
+ * 1..65535, is ignored (the client is hostile until checked) */
 static void resize(struct relay *x, const uint8_t *data, size_t len)
 {
         cleanup_json json_t *j = json_loadb((const char *) data, len, 0, NULL);
-        json_int_t w = json_integer_value(json_object_get(j, "Width"));
-        json_int_t h = json_integer_value(json_object_get(j, "Height"));
+        json_t *jw = json_object_get(j, "Width"), *jh = json_object_get(j, "Height");
+        json_int_t w = json_integer_value(jw), h = json_integer_value(jh);
         struct winsize ws = { 0 };
 
-        if (x->pty_fd < 0 || w <= 0 || h <= 0 || w > 65535 || h > 65535)
+        if (!json_is_integer(jw) || !json_is_integer(jh) || w <= 0 || h <= 0 || w > 65535 ||
+            h > 65535)
+                return;
+        if (x->framed) {
+                char b[4] = { (char) (w >> 8), (char) w, (char) (h >> 8), (char) h };
+                runtime_attach_frame_append(&x->pending, RUNTIME_ATTACH_RESIZE, b, 4);
+                return;
+        }
+        if (x->pty_fd < 0)
                 return;
         ws.ws_col = (unsigned short) w;
         ws.ws_row = (unsigned short) h;
@@ -189,13 +202,12 @@ static void resize(struct relay *x, const uint8_t *data, size_t len)
 
 /* Reads what the client sent and acts on each complete message. -1 when the session is over
  * (the client closed, left or broke the protocol). */
+static int client_messages(struct session *s, struct relay *x);
+
 static int client_input(struct session *s, struct relay *x)
 {
         char buf[IO_CHUNK];
-        struct ws_message m;
-        unsigned code = 0;
         ssize_t n;
-        int r;
 
         n = recv(s->fd, buf, sizeof(buf), 0);
         if (n < 0 && errno == EINTR)
@@ -205,6 +217,18 @@ static int client_input(struct session *s, struct relay *x)
                 return -1;
         }
         ws_reader_push(&s->rd, buf, (size_t) n);
+        return client_messages(s, x);
+}
+
+/* Acts on each complete message the reader holds (also those that came with the handshake,
+ * before the session started: a client may send its stdin at once). -1 when the session is
+ * over. */
+static int client_messages(struct session *s, struct relay *x)
+{
+        struct ws_message m;
+        unsigned code = 0;
+        int r;
+
         while ((r = ws_reader_next(&s->rd, &m, &code)) == 1) {
                 switch (m.opcode) {
                 case WS_OP_CLOSE:
@@ -221,13 +245,23 @@ static int client_input(struct session *s, struct relay *x)
                 case WS_OP_BINARY:
                         if (m.len == 0)
                                 break;
-                        if (m.data[0] == CH_STDIN && x->stdin_fd >= 0 && !x->stdin_closing)
-                                strbuf_add(&x->pending, m.data + 1, m.len - 1);
-                        else if (m.data[0] == CH_RESIZE)
+                        if (m.data[0] == CH_STDIN && x->stdin_fd >= 0 && !x->stdin_closing &&
+                            s->in) {
+                                if (x->framed)
+                                        runtime_attach_frame_append(&x->pending,
+                                                                    RUNTIME_ATTACH_STDIN,
+                                                                    m.data + 1, m.len - 1);
+                                else
+                                        strbuf_add(&x->pending, m.data + 1, m.len - 1);
+                        } else if (m.data[0] == CH_RESIZE) {
                                 resize(x, m.data + 1, m.len - 1);
-                        else if (m.data[0] == CH_CLOSE && s->v5 && m.len >= 2 &&
-                                 m.data[1] == CH_STDIN)
+                        } else if (m.data[0] == CH_CLOSE && s->v5 && m.len >= 2 &&
+                                   m.data[1] == CH_STDIN && !x->stdin_closing) {
                                 x->stdin_closing = true;
+                                if (x->framed)
+                                        runtime_attach_frame_append(
+                                                &x->pending, RUNTIME_ATTACH_STDIN_END, NULL, 0);
+                        }
                         break;
                 }
         }
@@ -339,6 +373,8 @@ static void run_exec(struct session *s)
         }
         /* K8S: an empty message on the lowest writable channel says the session is up */
         (void) send_channel(s, s->out ? CH_STDOUT : s->err ? CH_STDERR : CH_ERROR, NULL, 0);
+        if (client_messages(s, &x) < 0)
+                goto out_kill;
 
         for (;;) {
                 struct pollfd p[4];
@@ -450,7 +486,9 @@ static int attach_idle(void *ud)
         return s->client_gone ? 1 : r;
 }
 
-static void run_attach(struct session *s)
+/* The log followed from now on: for a container whose supervisor serves no attach socket
+ * (started by an older flexlet), output only. */
+static void run_attach_log(struct session *s)
 {
         struct runtime_log_options o = RUNTIME_LOG_OPTIONS_INIT;
         cleanup_free char *log_path = runtime_container_log_path(s->state_dir);
@@ -470,6 +508,106 @@ static void run_attach(struct session *s)
         }
         if (!s->client_gone)
                 finish(s, "{\"metadata\":{},\"status\":\"Success\"}");
+}
+
+/* Writes the frames for the supervisor that the socket takes now. false: it is gone. */
+static bool flush_frames(struct relay *x)
+{
+        while (x->pending.len) {
+                ssize_t w = send(x->stdin_fd, x->pending.buf, x->pending.len,
+                                 MSG_DONTWAIT | MSG_NOSIGNAL);
+                if (w < 0 && errno == EINTR)
+                        continue;
+                if (w < 0 && errno == EAGAIN)
+                        return true;
+                if (w <= 0)
+                        return false;
+                memmove(x->pending.buf, x->pending.buf + w, x->pending.len - (size_t) w);
+                x->pending.len -= (size_t) w;
+        }
+        return true;
+}
+
+/* K8S containerd ContainerIO.Attach: the session relays the container's own stdio through its
+ * supervisor (runtime.h "attach") until the container ends (Success) or the client goes. */
+static void run_attach(struct session *s)
+{
+        cleanup_error struct error *err = NULL;
+        struct relay x = { .stdin_fd = -1, .pty_fd = -1, .framed = true };
+        struct strbuf in;
+        int fd = -1, r;
+
+        r = runtime_attach_connect(s->state_dir, s->in, &fd, &err);
+        if (r == -ENOENT) {
+                run_attach_log(s);
+                return;
+        }
+        if (r < 0) {
+                cleanup_free char *cause =
+                        xasprintf("error attaching to container: %s", err->message);
+                cleanup_free char *st = internal_status(cause);
+                finish(s, st);
+                return;
+        }
+        strbuf_init(&x.pending);
+        strbuf_init(&in);
+        x.stdin_fd = fd;
+        (void) send_channel(s, CH_STDOUT, NULL, 0);
+        if (client_messages(s, &x) < 0)
+                goto out;
+        for (;;) {
+                struct pollfd p[2];
+                int np = 0, ic = -1;
+                char buf[IO_CHUNK];
+                const char *data;
+                size_t len, used;
+                uint8_t type;
+                ssize_t n;
+
+                /* no new client input while the supervisor is behind (backpressure) */
+                if (!x.pending.len) {
+                        ic = np;
+                        p[np++] = (struct pollfd){ .fd = s->fd, .events = POLLIN };
+                }
+                p[np++] = (struct pollfd){
+                        .fd = fd, .events = (short) (POLLIN | (x.pending.len ? POLLOUT : 0))
+                };
+                if (poll(p, (nfds_t) np, -1) < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        break;
+                }
+                if (ic >= 0 && p[ic].revents && client_input(s, &x) < 0)
+                        break; /* the client is gone: the container stays */
+                if (!flush_frames(&x))
+                        break;
+                if (!p[np - 1].revents)
+                        continue;
+                n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
+                if (n < 0 && (errno == EINTR || errno == EAGAIN))
+                        continue;
+                if (n <= 0) {
+                        /* the container has ended (or the supervisor dropped us) */
+                        finish(s, "{\"metadata\":{},\"status\":\"Success\"}");
+                        break;
+                }
+                strbuf_add(&in, buf, (size_t) n);
+                while ((r = runtime_attach_frame_next(&in, &type, &data, &len, &used)) == 1) {
+                        int ch = type == RUNTIME_ATTACH_STDERR ? CH_STDERR : CH_STDOUT;
+
+                        if (((ch == CH_STDOUT && s->out) || (ch == CH_STDERR && s->err)) && len &&
+                            send_channel(s, ch, data, len) < 0)
+                                goto out;
+                        memmove(in.buf, in.buf + used, in.len - used);
+                        in.len -= used;
+                }
+                if (r < 0)
+                        break;
+        }
+out:
+        close(fd);
+        strbuf_release(&in);
+        strbuf_release(&x.pending);
 }
 
 static void session_run(void *ctx, int fd, const char *extra, size_t extra_len)
@@ -564,13 +702,17 @@ void kubelet_stream_serve(enum kubelet_stream_kind kind, const char *state_dir,
         }
         if (s->tty)
                 s->err = false; /* a terminal has one output */
-        if (kind == KUBELET_STREAM_ATTACH && (s->in || s->tty)) {
-                http_response_text(resp, 400,
-                                   s->tty ? "Unable to use a TTY - container did not allocate one"
-                                          : "stdin is not supported: the container was started "
-                                            "without stdin");
-                session_free(s);
-                return;
+        if (kind == KUBELET_STREAM_ATTACH) {
+                struct runtime_container_io io = { 0 };
+                cleanup_error struct error *err = NULL;
+
+                /* K8S kubelet GetAttach: the terminal is the container's setting, whatever the
+                 * client asked ("whether the process is running in a TTY cannot be changed
+                 * after it has started"); a terminal has one output */
+                (void) runtime_container_io(state_dir, &io, &err);
+                s->tty = io.tty;
+                if (s->tty)
+                        s->err = false;
         }
         s->argv = xcalloc(req->n_query + 1, sizeof(*s->argv));
         for (size_t i = 0; i < req->n_query; i++)

@@ -1279,6 +1279,10 @@ static void start_container(struct step *s, const json_t *c, struct container_me
                 spec.termination_message_fallback = streq(
                         json_string_value(json_object_get(c, "terminationMessagePolicy")) ?: "",
                         "FallbackToLogsOnError");
+                /* K8S: the container's own stdin and terminal, for attach */
+                spec.stdin_open = json_is_true(json_object_get(c, "stdin"));
+                spec.stdin_once = json_is_true(json_object_get(c, "stdinOnce"));
+                spec.tty = json_is_true(json_object_get(c, "tty"));
                 spec.env = env;
                 spec.mounts = mounts;
                 spec.cgroup_procs = (const char *const *) procs;

@@ -109,7 +109,8 @@ check_equal "the copy out has the same sha256" "$want" "$(sha256sum <"$SERVER_DI
 att=$(timeout 3 "$KUBECTL" --cache-dir "$SERVER_DIR/cache" attach web 2>&1)
 check_output "attach relays the container's output as it is written" "tick" echo "$att"
 
-# --- run -it --rm: the container has no stdin here, kubectl falls back to its logs
+# --- run -it --rm of a command that ends before kubectl attaches: kubectl shows its logs
+# (a read answered through the terminal: test-attach.sh)
 run_out=$(k run -it --rm --restart=Never --image=busybox r1 -- echo hello-run 2>&1)
 check_output "run -it --rm shows the command's output" "hello-run" echo "$run_out"
 check_output "run -it --rm deletes the pod" 'pod "r1" deleted' echo "$run_out"

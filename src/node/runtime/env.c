@@ -197,3 +197,17 @@ int rt_process_argv(const struct runtime_container_spec *s, const struct rt_env 
         *ret = argv;
         return 0;
 }
+
+char **rt_env_default_term(char **envp)
+{
+        size_t n = 0;
+
+        for (; envp[n]; n++)
+                if (strncmp(envp[n], "TERM=", 5) == 0)
+                        return envp;
+        /* K8S/containerd (oci.WithTTY): a terminal gets TERM=xterm unless the env sets one */
+        envp = xrealloc(envp, (n + 2) * sizeof(*envp));
+        envp[n] = xstrdup("TERM=xterm");
+        envp[n + 1] = NULL;
+        return envp;
+}

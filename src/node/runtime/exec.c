@@ -19,7 +19,6 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <termios.h>
@@ -33,35 +32,7 @@
 /* how long the agent waits for the helper to start the process */
 #define EXEC_START_TIMEOUT_MS 30000
 
-#ifndef TIOCGPTPEER
-# define TIOCGPTPEER _IO('T', 0x41)
-#endif
-
 /* ------------------------------------------------------------------ the helper */
-
-static void ctl_send(int fd, const char *msg, int pass_fd)
-{
-        struct iovec iov = { .iov_base = (void *) msg, .iov_len = strlen(msg) };
-        union {
-                char buf[CMSG_SPACE(sizeof(int))];
-                struct cmsghdr align;
-        } u;
-        struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
-
-        if (pass_fd >= 0) {
-                struct cmsghdr *c;
-
-                memset(&u, 0, sizeof(u));
-                mh.msg_control = u.buf;
-                mh.msg_controllen = sizeof(u.buf);
-                c = CMSG_FIRSTHDR(&mh);
-                c->cmsg_level = SOL_SOCKET;
-                c->cmsg_type = SCM_RIGHTS;
-                c->cmsg_len = CMSG_LEN(sizeof(int));
-                memcpy(CMSG_DATA(c), &pass_fd, sizeof(int));
-        }
-        (void) sendmsg(fd, &mh, MSG_NOSIGNAL);
-}
 
 _printf_(2, 3) static int helper_fail(int ctl, const char *fmt, ...)
 {
@@ -73,7 +44,7 @@ _printf_(2, 3) static int helper_fail(int ctl, const char *fmt, ...)
         (void) vsnprintf(msg, sizeof(msg), fmt, ap);
         va_end(ap);
         line = xasprintf("ERR %s", msg);
-        ctl_send(ctl, line, -1);
+        rt_send_fd(ctl, line, -1);
         return 1;
 }
 
@@ -86,43 +57,6 @@ static const char *errword(int e)
         if (buf[0] >= 'A' && buf[0] <= 'Z')
                 buf[0] = (char) (buf[0] - 'A' + 'a');
         return buf;
-}
-
-/* The terminal, made in the container's devpts (the current root is the container's): the
- * master for the agent, the slave (opened from the master, no path walked) for the process. */
-static int make_pty(int *ret_master, int *ret_slave, char *err, size_t errlen)
-{
-        int rootfd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
-        int m, s, unlock = 0;
-        struct stat st;
-
-        if (rootfd < 0) {
-                (void) snprintf(err, errlen, "open the container's root: %s", errword(errno));
-                return -1;
-        }
-        /* the pod controls its /dev: only the real multiplexer of a devpts will do */
-        m = rt_open_in_root(rootfd, "/dev/pts/ptmx", O_RDWR | O_NOCTTY | O_NONBLOCK);
-        close(rootfd);
-        if (m < 0) {
-                (void) snprintf(err, errlen, "open /dev/pts/ptmx: %s", errword(-m));
-                return -1;
-        }
-        if (fstat(m, &st) < 0 || !S_ISCHR(st.st_mode) || major(st.st_rdev) != 5 ||
-            minor(st.st_rdev) != 2) {
-                close(m);
-                (void) snprintf(err, errlen, "/dev/pts/ptmx is not a terminal multiplexer");
-                return -1;
-        }
-        if (ioctl(m, TIOCSPTLCK, &unlock) < 0 ||
-            (s = ioctl(m, TIOCGPTPEER, O_RDWR | O_NOCTTY | O_CLOEXEC)) < 0) {
-                (void) snprintf(err, errlen, "open the terminal: %s", errword(errno));
-                close(m);
-                return -1;
-        }
-        (void) fcntl(m, F_SETFL, fcntl(m, F_GETFL) & ~O_NONBLOCK);
-        *ret_master = m;
-        *ret_slave = s;
-        return 0;
 }
 
 /* The process: session, terminal, environment, working dir, confinement, exec. Reports a
@@ -165,19 +99,8 @@ _noreturn_ static void exec_child(const struct runtime_container_spec *s,
         home = rt_passwd_home(s->uid);
         envp = rt_process_env(s, &pod_env, hostname, home);
         rt_env_release(&pod_env);
-        if (slave >= 0) {
-                bool has_term = false;
-                size_t n = 0;
-
-                for (; envp[n]; n++)
-                        has_term |= strncmp(envp[n], "TERM=", 5) == 0;
-                /* K8S/containerd: a terminal gets TERM=xterm unless the env sets one */
-                if (!has_term) {
-                        envp = xrealloc(envp, (n + 2) * sizeof(*envp));
-                        envp[n] = xstrdup("TERM=xterm");
-                        envp[n + 1] = NULL;
-                }
-        }
+        if (slave >= 0)
+                envp = rt_env_default_term(envp);
         wd = s->working_dir && *s->working_dir               ? s->working_dir
              : s->image_working_dir && *s->image_working_dir ? s->image_working_dir
                                                              : "/";
@@ -299,13 +222,13 @@ static int exec_helper(const char *state_dir, bool tty, char **argv, int ctl)
                 goto out;
         }
         if (tty) {
-                if (make_pty(&master, &slave, msg, sizeof(msg)) < 0) {
+                if (rt_pty_open(&master, &slave, msg, sizeof(msg)) < 0) {
                         code = helper_fail(ctl, "%s", msg);
                         goto out;
                 }
                 /* the process's user owns its terminal, as runc's console */
                 (void) fchown(slave, h.spec.uid + userns_base, (gid_t) -1);
-                ctl_send(ctl, "PTY", master);
+                rt_send_fd(ctl, "PTY", master);
         }
         if (pipe2(errpipe, O_CLOEXEC) < 0) {
                 code = helper_fail(ctl, "pipe: %s", errword(errno));
@@ -335,7 +258,7 @@ static int exec_helper(const char *state_dir, bool tty, char **argv, int ctl)
                 code = helper_fail(ctl, "%s", msg);
                 goto out;
         }
-        ctl_send(ctl, "STARTED", -1);
+        rt_send_fd(ctl, "STARTED", -1);
         child_fd = (int) syscall(SYS_pidfd_open, child, 0);
         for (;;) {
                 struct pollfd p[2] = { { .fd = ctl, .events = POLLIN },
@@ -361,7 +284,7 @@ reaped:
         /* K8S: a process killed by a signal exits 128 + the signal, as runc reports it */
         code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
         (void) snprintf(msg, sizeof(msg), "EXIT %d", code);
-        ctl_send(ctl, msg, -1);
+        rt_send_fd(ctl, msg, -1);
         code = 0;
 out:
         rt_spec_holder_release(&h);
@@ -408,37 +331,6 @@ int rt_exec_helper_main(int argc, char **argv, struct error **reterr)
 }
 
 /* ------------------------------------------------------------------ the agent's side */
-
-/* One control message; *ret_fd gets a passed fd (or stays). 0 at the end, -errno. */
-static ssize_t ctl_recv(int fd, char *buf, size_t size, int *ret_fd)
-{
-        union {
-                char b[CMSG_SPACE(sizeof(int))];
-                struct cmsghdr align;
-        } u;
-        struct iovec iov = { .iov_base = buf, .iov_len = size - 1 };
-        struct msghdr mh = {
-                .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.b, .msg_controllen = sizeof(u.b)
-        };
-        ssize_t n;
-
-        do
-                n = recvmsg(fd, &mh, MSG_CMSG_CLOEXEC);
-        while (n < 0 && errno == EINTR);
-        if (n < 0)
-                return -errno;
-        buf[n] = '\0';
-        for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c))
-                if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
-                        int passed;
-                        memcpy(&passed, CMSG_DATA(c), sizeof(int));
-                        if (*ret_fd < 0)
-                                *ret_fd = passed;
-                        else
-                                close(passed);
-                }
-        return n;
-}
 
 int runtime_exec_start(const struct runtime_exec_spec *s, struct runtime_exec *ret,
                        struct error **reterr)
@@ -515,7 +407,7 @@ int runtime_exec_start(const struct runtime_exec_spec *s, struct runtime_exec *r
                         r = error_set(reterr, ETIMEDOUT, "exec: the process did not start in time");
                         break;
                 }
-                got = ctl_recv(e.ctl_fd, msg, sizeof(msg), &e.pty_fd);
+                got = rt_recv_fd(e.ctl_fd, msg, sizeof(msg), &e.pty_fd);
                 if (got <= 0) {
                         r = error_set(reterr, EIO, "exec: the helper ended without a word");
                         break;
@@ -556,7 +448,7 @@ int runtime_exec_wait(struct runtime_exec *e, int *ret_exit_code, struct error *
         int extra = -1;
 
         for (;;) {
-                ssize_t got = ctl_recv(e->ctl_fd, msg, sizeof(msg), &extra);
+                ssize_t got = rt_recv_fd(e->ctl_fd, msg, sizeof(msg), &extra);
                 int code;
 
                 if (extra >= 0) {

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdint.h>
+#include <poll.h>
 #include <sys/types.h>
 #include <time.h>
 
@@ -80,6 +81,19 @@ int rt_read_notify(int fd, int timeout_ms, char **ret_payload, struct error **re
 /* The helper's side: writes "OK payload" or "ERR errno message" and closes fd (< 0: nothing). */
 void rt_notify(int *fd, int err, const char *msg);
 
+/* ---- terminals (util.c) */
+/* A terminal made in the devpts of the current root (the container's, after pivot_root or
+ * setns): /dev/pts/ptmx resolved inside the root and checked to be the multiplexer (the pod
+ * controls its /dev), the slave opened from the master with TIOCGPTPEER (no path walked), both
+ * O_CLOEXEC, the master blocking. -1 with err saying why (Go's lower-case words). */
+int rt_pty_open(int *ret_master, int *ret_slave, char *err, size_t errlen);
+/* One message on a unix socket, with pass_fd (>= 0) as SCM_RIGHTS; errors are the reader's to
+ * notice (a missing message). */
+void rt_send_fd(int sock, const char *msg, int pass_fd);
+/* One message (NUL-terminated in buf) and the fd passed with it into *ret_fd when that is
+ * still -1 (a further one is closed). The message's length, 0 at the end, -errno. */
+ssize_t rt_recv_fd(int sock, char *buf, size_t size, int *ret_fd);
+
 /* ---- time */
 /* RFC 3339 with exactly nine fraction digits, UTC: "2026-01-01T00:00:00.000000000Z" (buf ≥ 40) */
 void rt_time_format(const struct timespec *ts, char buf[static 40]);
@@ -110,6 +124,8 @@ void rt_pod_env(const struct runtime_container_spec *s, struct rt_env *ret);
  * still missing (home: the user's from the image's /etc/passwd, or "/"). */
 char **rt_process_env(const struct runtime_container_spec *s, const struct rt_env *pod_env,
                       const char *hostname, const char *home);
+/* envp (from rt_process_env) with TERM=xterm added when it has no TERM (a terminal's). */
+char **rt_env_default_term(char **envp);
 /* K8S: command/args against the image's entrypoint/cmd, then $(VAR) expansion of each word
  * against the pod's env. -EINVAL "no command specified" when nothing is left. */
 int rt_process_argv(const struct runtime_container_spec *s, const struct rt_env *pod_env,
@@ -292,6 +308,38 @@ int rt_sha256_fd(int fd, char ret[static 65]);
 int rt_image_import_tree(const char *data_dir, int rootfd, const char *name,
                          struct rt_image_import_stats *ret_stats, json_t **ret_refs,
                          struct error **reterr);
+
+/* ---- the supervisor's attach sessions (attach.c; see runtime.h "attach") */
+#define RT_ATTACH_CLIENTS_MAX 16
+struct rt_attach_client {
+        int fd;
+        struct strbuf in;  /* frames not yet complete */
+        struct strbuf out; /* output not yet sent */
+        bool hello, want_stdin, stdin_done;
+};
+struct rt_attach_server {
+        int listen_fd; /* -1: none */
+        int dfd;       /* the state dir (borrowed) */
+        struct rt_attach_client clients[RT_ATTACH_CLIENTS_MAX];
+        size_t n_clients;
+        int stdin_fd; /* the container's stdin (a pipe's write end, or the terminal); -1 */
+        int pty_fd;   /* the terminal's master, for resizes (borrowed); -1 */
+        bool stdin_once, tty, stdin_closing;
+        struct strbuf stdin_pending; /* written as the container takes it */
+};
+void rt_attach_server_init(struct rt_attach_server *srv);
+/* Serves RUNTIME_ATTACH_SOCKET in dfd (replacing a stale one). -errno. */
+int rt_attach_server_listen(struct rt_attach_server *srv, int dfd);
+/* The descriptors to poll (at most RT_ATTACH_CLIENTS_MAX + 2 written to p), then, with the
+ * same p and count once poll returned, what they are ready for. */
+size_t rt_attach_server_pollfds(struct rt_attach_server *srv, struct pollfd *p);
+void rt_attach_server_handle(struct rt_attach_server *srv, const struct pollfd *p, size_t n);
+/* The container's output, to every session (after the log got it). */
+void rt_attach_server_output(struct rt_attach_server *srv, enum rt_stream s, const char *buf,
+                             size_t n);
+/* The container exited: the socket goes, the sessions get their last output (a second at
+ * most) and are closed; stdin_fd is closed (pty_fd stays the caller's). */
+void rt_attach_server_finish(struct rt_attach_server *srv);
 
 /* ---- helper processes (sandbox.c, supervisor.c) */
 int rt_sandbox_serve(const char *state_dir, int notify_fd, struct error **reterr);

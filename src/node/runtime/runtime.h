@@ -36,7 +36,8 @@
  * read-only (without submounts), the volumes bind-mounted (recursively; read-only when asked)
  * parents first, each from an fd of the volume (or of its subPath resolved inside it, see
  * struct runtime_mount), the pod's hostname, IPC and network namespaces. It runs as
- * uid/gid of the spec with the groups of runtime_security, stdin on /dev/null, confined as
+ * uid/gid of the spec with the groups of runtime_security, stdin on /dev/null (or its own
+ * stdin pipe or terminal: spec stdin_open, tty, and "attach" below), confined as
  * runtime_security says (confine.c, capabilities.c, seccomp.c). No fd of the
  * supervisor's survives into the container's child past pivot_root (a workingDir of
  * /proc/self/fd/N would lead out), and a working dir with no path from the root is refused.
@@ -336,6 +337,15 @@ struct runtime_container_spec {
          * exit code is not 0, the log's last RUNTIME_TERMINATION_LOG_LINES lines, at most
          * RUNTIME_TERMINATION_LOG_MAX bytes (their end), instead */
         bool termination_message_fallback;
+        /* K8S stdin, stdinOnce, tty (the CRI's ContainerConfig): with stdin_open the process's
+         * stdin is a pipe whose write end its supervisor keeps for attach sessions (else
+         * /dev/null); with tty its stdin, stdout and stderr are a terminal made in the
+         * container's own devpts, its controlling terminal, whose master the supervisor keeps
+         * (what comes out is logged as stdout). stdin_once: the stdin closes when the first
+         * attach session that wrote to it ends (not with tty: containerd's rule). */
+        bool stdin_open;
+        bool stdin_once;
+        bool tty;
 };
 
 /* K8S pkg/kubelet/container: MaxContainerTerminationMessageLength,
@@ -438,6 +448,58 @@ int runtime_exec_wait(struct runtime_exec *e, int *ret_exit_code, struct error *
 /* Kills the process if it still runs (the helper does when its control socket closes), reaps
  * the helper, closes the fds. */
 void runtime_exec_release(struct runtime_exec *e);
+
+/* ------------------------------------------------------------------ attach */
+
+/* K8S CRI Attach (containerd's ContainerIO.Attach): sessions with the container's own stdio,
+ * served by its supervisor (attach.c) on the unix socket "attach.sock" of its state dir (mode
+ * 0600, root's). Several sessions at once and over time; the container does not notice one
+ * going away. Each gets the output from the moment it connects (stdout and stderr; with a
+ * terminal everything is stdout); one that falls RUNTIME_ATTACH_QUEUE_MAX behind is dropped
+ * rather than let it hold the container back. Input: the session's stdin bytes go to the
+ * container's stdin when it has one (stdin_open) and the session asked for it (else they are
+ * dropped, as containerd does); a resize sets the terminal's size. A session's end of stdin
+ * closes the container's stdin when stdin_once and not tty; otherwise it ends that session.
+ * The socket closes once the container has exited and its last output was sent.
+ *
+ * Both ways the socket carries frames: a type byte, the payload's length (4 bytes, big
+ * endian, at most RUNTIME_ATTACH_FRAME_MAX) and the payload. */
+enum runtime_attach_frame {
+        RUNTIME_ATTACH_STDIN = 0,     /* to the supervisor: stdin bytes */
+        RUNTIME_ATTACH_STDOUT = 1,    /* from it */
+        RUNTIME_ATTACH_STDERR = 2,    /* from it */
+        RUNTIME_ATTACH_HELLO = 3,     /* to it, first: 1 byte, 1 when the session wants stdin */
+        RUNTIME_ATTACH_RESIZE = 4,    /* to it: width, height (2 bytes each, big endian) */
+        RUNTIME_ATTACH_STDIN_END = 5, /* to it: the session's stdin ended (no payload) */
+};
+#define RUNTIME_ATTACH_FRAME_MAX (64 * 1024)
+#define RUNTIME_ATTACH_QUEUE_MAX (1024 * 1024)
+#define RUNTIME_ATTACH_SOCKET    "attach.sock"
+
+/* What the container's spec says of its stdio (from its state dir). */
+struct runtime_container_io {
+        bool stdin_open, stdin_once, tty;
+};
+int runtime_container_io(const char *state_dir, struct runtime_container_io *ret,
+                         struct error **reterr);
+
+/* Connects to the supervisor of the container of state_dir and says hello. *ret_fd: the
+ * socket (blocking, O_CLOEXEC). -ENOENT when the supervisor serves no attach socket (one
+ * started by an older flexlet, or the container has exited). */
+int runtime_attach_connect(const char *state_dir, bool want_stdin, int *ret_fd,
+                           struct error **reterr);
+
+/* Appends the frames of type carrying data (split into pieces of at most
+ * RUNTIME_ATTACH_FRAME_MAX; an empty payload is one empty frame) to out. */
+struct strbuf;
+void runtime_attach_frame_append(struct strbuf *out, enum runtime_attach_frame type,
+                                 const void *data, size_t len);
+/* The next complete frame at the front of in: 1 with *ret_type, *ret_data (borrowed from in,
+ * valid until in changes) and *ret_len, and *ret_used bytes to drop from in's front; 0 when
+ * more bytes are needed; -EPROTO for a frame longer than RUNTIME_ATTACH_FRAME_MAX or of an
+ * unknown type (the peer is broken: end the connection). */
+int runtime_attach_frame_next(const struct strbuf *in, uint8_t *ret_type, const char **ret_data,
+                              size_t *ret_len, size_t *ret_used);
 
 /* ------------------------------------------------------------------ volume subPaths */
 

@@ -87,6 +87,13 @@ json_t *rt_spec_to_json(const struct runtime_container_spec *s)
         set_string(o, "terminationMessagePath", s->termination_message_path);
         if (s->termination_message_fallback)
                 json_object_set_new(o, "terminationMessageFallbackToLogs", json_true());
+        /* K8S stdin, stdinOnce, tty; runtime_container_io reads them back too */
+        if (s->stdin_open)
+                json_object_set_new(o, "stdin", json_true());
+        if (s->stdin_once)
+                json_object_set_new(o, "stdinOnce", json_true());
+        if (s->tty)
+                json_object_set_new(o, "tty", json_true());
         for (size_t i = 0; i < s->n_env; i++) {
                 json_t *e = json_object();
                 set_string(e, "name", s->env[i].name);
@@ -267,6 +274,9 @@ int rt_spec_from_json(json_t *j, struct rt_spec_holder *ret, struct error **rete
                 goto fail;
         s->termination_message_fallback =
                 json_is_true(json_object_get(j, "terminationMessageFallbackToLogs"));
+        s->stdin_open = json_is_true(json_object_get(j, "stdin"));
+        s->stdin_once = json_is_true(json_object_get(j, "stdinOnce"));
+        s->tty = json_is_true(json_object_get(j, "tty"));
         if ((r = json_to_strv(json_object_get(image, "entrypoint"), "entrypoint", &h.strv[0],
                               reterr)) < 0 ||
             (r = json_to_strv(json_object_get(image, "cmd"), "cmd", &h.strv[1], reterr)) < 0 ||

@@ -2,7 +2,8 @@
  * per container, outside the container's cgroups, that creates the container process (the
  * pod's pid/ipc/uts/net namespaces, a private mount namespace over an overlay of the image, /proc,
  * a minimal /dev, a read-only /sys, the volumes, pivot_root, cgroups, env, exec), copies its
- * stdout/stderr into the CRI log, and records its start and exit in the state dir. */
+ * stdout/stderr (or its terminal) into the CRI log and to attach sessions (attach.c), keeps its
+ * stdin, and records its start and exit in the state dir. */
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -14,9 +15,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/magic.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/signalfd.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/vfs.h>
@@ -547,22 +550,21 @@ static void setup_cgroupfs(int rootfd, const struct supervisor *sv, int errfd)
                 child_fail(errfd, "mount /sys/fs/cgroup read-only: %s", errstr(-r, e));
 }
 
-/* Closes every fd above stderr but the three the child still needs: what the supervisor holds
- * (its state dir, the log, namespace and pid fds) would otherwise reach the host through
- * /proc/self/fd/N, e.g. as a workingDir (runc's CVE-2024-21626). */
-static void close_all_but(int a, int b, int c, int d)
+/* Closes every fd above stderr but those the child still needs (keep: n of them, -1 for none):
+ * what the supervisor holds (its state dir, the log, namespace and pid fds) would otherwise
+ * reach the host through /proc/self/fd/N, e.g. as a workingDir (runc's CVE-2024-21626). */
+static void close_all_but(int *keep, size_t n)
 {
-        int keep[4] = { a, b, c, d };
         unsigned from = 3;
 
-        for (int i = 0; i < 4; i++) /* sort the four (-1: none) */
-                for (int j = i + 1; j < 4; j++)
+        for (size_t i = 0; i < n; i++) /* sort them */
+                for (size_t j = i + 1; j < n; j++)
                         if (keep[j] < keep[i]) {
                                 int t = keep[i];
                                 keep[i] = keep[j];
                                 keep[j] = t;
                         }
-        for (int i = 0; i < 4; i++) {
+        for (size_t i = 0; i < n; i++) {
                 if (keep[i] < (int) from)
                         continue;
                 if ((unsigned) keep[i] > from)
@@ -572,7 +574,27 @@ static void close_all_but(int a, int b, int c, int d)
         (void) close_range(from, ~0U, 0);
 }
 
-_noreturn_ static void container_child(struct supervisor *sv, int outfd, int errpipe_out, int errfd)
+/* K8S tty: the container's terminal, made in its own devpts once the root is the container's
+ * (as runc's console socket): the master goes to the supervisor over ptysock, the slave is
+ * the process's user's (as runc gives it). Returns the slave. */
+static int make_terminal(const struct supervisor *sv, int ptysock, int errfd)
+{
+        char msg[512];
+        int master, slave;
+
+        if (rt_pty_open(&master, &slave, msg, sizeof(msg)) < 0)
+                child_fail(errfd, "%s", msg);
+        (void) fchown(slave, sv->spec->uid + sv->userns_base, (gid_t) -1);
+        rt_send_fd(ptysock, "PTY", master);
+        close(master);
+        close(ptysock);
+        return slave;
+}
+
+/* in_fd: the stdin pipe's read end (stdin without tty), else -1; ptysock: where the terminal's
+ * master goes (tty), else -1 */
+_noreturn_ static void container_child(struct supervisor *sv, int outfd, int errpipe_out, int errfd,
+                                       int in_fd, int ptysock)
 {
         const struct runtime_container_spec *s = sv->spec;
         struct rt_env pod_env;
@@ -583,7 +605,7 @@ _noreturn_ static void container_child(struct supervisor *sv, int outfd, int err
         const char *wd;
         sigset_t none;
         char e[128];
-        int rootfd, r, null;
+        int rootfd, r, null = -1, slave = -1;
         int64_t t_start = mono_ns(), t0, confine_ns = 0;
 
         /* a clean slate: the supervisor's blocked and ignored signals are not the process's */
@@ -689,12 +711,16 @@ _noreturn_ static void container_child(struct supervisor *sv, int outfd, int err
         if (chdir("/") < 0)
                 child_fail(errfd, "chdir /: %s", errstr(errno, e));
         close(rootfd);
-        close_all_but(outfd, errpipe_out, errfd, sv->userns_fd);
+        if (ptysock >= 0)
+                slave = make_terminal(sv, ptysock, errfd);
+        close_all_but((int[]){ outfd, errpipe_out, errfd, sv->userns_fd, in_fd, slave }, 6);
 
         /* env and argv */
         rt_pod_env(s, &pod_env);
         home = rt_passwd_home(s->uid);
         envp = rt_process_env(s, &pod_env, sv->hostname, home);
+        if (slave >= 0)
+                envp = rt_env_default_term(envp);
         if (rt_process_argv(s, &pod_env, &argv, &err) < 0)
                 child_fail(errfd, "%s", err->message);
         rt_env_release(&pod_env);
@@ -730,9 +756,19 @@ _noreturn_ static void container_child(struct supervisor *sv, int outfd, int err
                 child_fail(errfd, "%s", err->message);
         confine_ns += mono_ns() - t0;
 
-        null = open("/dev/null", O_RDONLY | O_CLOEXEC);
-        if (null < 0 || dup2(null, 0) < 0 || dup2(outfd, 1) < 0 || dup2(errpipe_out, 2) < 0)
-                child_fail(errfd, "set up stdio: %s", errstr(errno, e));
+        if (slave >= 0) {
+                /* the terminal is stdin, stdout, stderr and the controlling terminal (the child
+                 * leads its own session) */
+                if (ioctl(slave, TIOCSCTTY, 0) < 0 || dup2(slave, 0) < 0 || dup2(slave, 1) < 0 ||
+                    dup2(slave, 2) < 0)
+                        child_fail(errfd, "set up the terminal: %s", errstr(errno, e));
+        } else {
+                if (in_fd < 0)
+                        null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+                if ((in_fd < 0 && null < 0) || dup2(in_fd >= 0 ? in_fd : null, 0) < 0 ||
+                    dup2(outfd, 1) < 0 || dup2(errpipe_out, 2) < 0)
+                        child_fail(errfd, "set up stdio: %s", errstr(errno, e));
+        }
         /* nothing but stdio crosses exec; errfd closes there, which tells the supervisor */
         (void) close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
         /* K8S KEP-127: into the pod's user namespace last, once every mount is made by the
@@ -827,7 +863,10 @@ static void kill_leftovers(struct supervisor *sv)
         }
 }
 
-static void pump(struct rt_log_writer *w, int *fd, enum rt_stream s, bool drain)
+/* What the container wrote: into the log, then to the attach sessions. A terminal's master
+ * reads EIO once the last process holding the terminal left: its end. */
+static void pump(struct rt_log_writer *w, struct rt_attach_server *srv, int *fd, enum rt_stream s,
+                 bool drain)
 {
         char buf[65536];
 
@@ -837,6 +876,7 @@ static void pump(struct rt_log_writer *w, int *fd, enum rt_stream s, bool drain)
                         continue;
                 if (n > 0) {
                         (void) rt_log_writer_feed(w, s, buf, (size_t) n);
+                        rt_attach_server_output(srv, s, buf, (size_t) n);
                         if (drain)
                                 continue;
                         return;
@@ -949,7 +989,9 @@ static int supervise(struct supervisor *sv, struct error **reterr)
 {
         const struct runtime_container_spec *s = sv->spec;
         int out[2] = { -1, -1 }, err[2] = { -1, -1 }, ep[2] = { -1, -1 };
+        int in[2] = { -1, -1 }, ptys[2] = { -1, -1 }, pty = -1;
         cleanup_close int logfd = -1, sfd = -1, pidfd = -1, own_pidns = -1;
+        struct rt_attach_server srv;
         struct rt_log_writer w;
         struct timespec started;
         uint64_t sandbox_ticks, ticks;
@@ -1003,6 +1045,10 @@ static int supervise(struct supervisor *sv, struct error **reterr)
         }
         if (pipe2(out, O_CLOEXEC) < 0 || pipe2(err, O_CLOEXEC) < 0 || pipe2(ep, O_CLOEXEC) < 0)
                 return error_set(reterr, errno, "pipe: %s", strerror(errno));
+        /* K8S stdin/tty: the stdin pipe, or the socket the terminal's master comes back on */
+        if ((s->tty && socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, ptys) < 0) ||
+            (!s->tty && s->stdin_open && pipe2(in, O_CLOEXEC) < 0))
+                return error_set(reterr, errno, "stdin: %s", strerror(errno));
         /* join the pod: our children are born in its pid namespace */
         own_pidns = open("/proc/self/ns/pid", O_RDONLY | O_CLOEXEC);
         if (own_pidns < 0)
@@ -1038,8 +1084,15 @@ static int supervise(struct supervisor *sv, struct error **reterr)
                 close(out[0]);
                 close(err[0]);
                 close(ep[0]);
-                container_child(sv, out[1], err[1], ep[1]);
+                if (in[1] >= 0)
+                        close(in[1]);
+                if (ptys[0] >= 0)
+                        close(ptys[0]);
+                container_child(sv, out[1], err[1], ep[1], in[0], ptys[1]);
         }
+        for (int *fd = (int[]){ in[0], ptys[1] }, i = 0; i < 2; i++)
+                if (fd[i] >= 0)
+                        close(fd[i]);
         /* back to our own pid namespace for children: a process whose children would land in
          * another one cannot make threads (the sanitizers' leak checker needs one at exit) */
         if (setns(own_pidns, CLONE_NEWPID) < 0) {
@@ -1061,8 +1114,26 @@ static int supervise(struct supervisor *sv, struct error **reterr)
                         ;
                 close(out[0]);
                 close(err[0]);
+                for (int *fd = (int[]){ in[1], ptys[0] }, i = 0; i < 2; i++)
+                        if (fd[i] >= 0)
+                                close(fd[i]);
                 r = record_start_error(sv, msg);
                 goto start_failed;
+        }
+        if (ptys[0] >= 0) {
+                char word[8];
+
+                /* sent before the exec, so it is there now */
+                (void) fcntl(ptys[0], F_SETFL, O_NONBLOCK);
+                (void) rt_recv_fd(ptys[0], word, sizeof(word), &pty);
+                close(ptys[0]);
+                if (pty < 0) {
+                        (void) kill(child, SIGKILL);
+                        while (waitpid(child, &status, 0) < 0 && errno == EINTR)
+                                ;
+                        return error_set(reterr, EIO, "the container's terminal did not come back");
+                }
+                (void) fcntl(pty, F_SETFL, O_NONBLOCK);
         }
         rt_now(&started);
         r = rt_proc_start_time(child, &ticks, NULL);
@@ -1092,20 +1163,40 @@ static int supervise(struct supervisor *sv, struct error **reterr)
         (void) snprintf(msg, sizeof(msg), "%d", (int) child);
         rt_notify(&sv->notify_fd, 0, msg);
 
+        /* K8S attach: sessions with the container's stdio; without the socket the container
+         * still runs (its output is logged), attach falls back to following the log */
+        rt_attach_server_init(&srv);
+        srv.stdin_fd = s->tty ? (s->stdin_open ? pty : -1) : in[1];
+        srv.pty_fd = pty;
+        srv.stdin_once = s->stdin_once;
+        srv.tty = s->tty;
+        if (srv.stdin_fd >= 0)
+                (void) fcntl(srv.stdin_fd, F_SETFL, O_NONBLOCK);
+        (void) rt_attach_server_listen(&srv, sv->dfd);
         rt_log_writer_init(&w, logfd);
         for (;;) {
-                struct pollfd pfd[3] = { { .fd = sfd, .events = POLLIN },
-                                         { .fd = out[0], .events = POLLIN },
-                                         { .fd = err[0], .events = POLLIN } };
+                struct pollfd pfd[4 + RT_ATTACH_CLIENTS_MAX + 2] = {
+                        { .fd = sfd, .events = POLLIN },
+                        { .fd = out[0], .events = POLLIN },
+                        { .fd = err[0], .events = POLLIN },
+                        { .fd = pty, .events = POLLIN },
+                };
+                size_t na = rt_attach_server_pollfds(&srv, pfd + 4);
                 struct signalfd_siginfo si;
                 pid_t w_pid;
 
-                if (poll(pfd, 3, -1) < 0 && errno != EINTR)
+                if (poll(pfd, 4 + na, -1) < 0 && errno != EINTR)
                         break;
                 if (pfd[1].revents)
-                        pump(&w, &out[0], RT_STDOUT, false);
+                        pump(&w, &srv, &out[0], RT_STDOUT, false);
                 if (pfd[2].revents)
-                        pump(&w, &err[0], RT_STDERR, false);
+                        pump(&w, &srv, &err[0], RT_STDERR, false);
+                if (pfd[3].revents) {
+                        pump(&w, &srv, &pty, RT_STDOUT, false);
+                        if (pty < 0) /* the terminal is gone: nothing to write or resize */
+                                srv.pty_fd = srv.stdin_fd = -1;
+                }
+                rt_attach_server_handle(&srv, pfd + 4, na);
                 while (read(sfd, &si, sizeof(si)) > 0)
                         ;
                 w_pid = waitpid(child, &status, WNOHANG);
@@ -1115,17 +1206,22 @@ static int supervise(struct supervisor *sv, struct error **reterr)
         kill_leftovers(sv);
         /* what the process wrote before it ended is in the pipes: take it, without waiting for
          * an EOF that a process outside the cgroups could hold back */
-        for (int i = 0; i < 2; i++) {
-                int *fd = i == 0 ? &out[0] : &err[0];
+        for (int i = 0; i < 3; i++) {
+                int *fd = i == 0 ? &out[0] : i == 1 ? &err[0] : &pty;
+                enum rt_stream st = i == 1 ? RT_STDERR : RT_STDOUT;
                 if (*fd < 0)
                         continue;
                 (void) fcntl(*fd, F_SETFL, O_NONBLOCK);
-                pump(&w, fd, i == 0 ? RT_STDOUT : RT_STDERR, true);
-                (void) rt_log_writer_flush(&w, i == 0 ? RT_STDOUT : RT_STDERR);
+                pump(&w, &srv, fd, st, true);
+                (void) rt_log_writer_flush(&w, st);
                 if (*fd >= 0)
                         close(*fd);
+                *fd = -1;
         }
+        if (s->tty)
+                srv.pty_fd = srv.stdin_fd = -1;
         rt_log_writer_release(&w);
+        rt_attach_server_finish(&srv);
         {
                 int code = WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
                 cleanup_free char *tmsg = termination_message(sv, code);

@@ -11,9 +11,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include "base/alloc.h"
@@ -428,4 +432,110 @@ int rt_time_parse(const char *s, size_t len, struct timespec *ret)
 void rt_now(struct timespec *ret)
 {
         clock_gettime(CLOCK_REALTIME, ret);
+}
+
+/* ------------------------------------------------------------------ terminals and fd passing */
+
+#ifndef TIOCGPTPEER
+# define TIOCGPTPEER _IO('T', 0x41)
+#endif
+
+/* Go's error words are lower case */
+static const char *lower_strerror(int e, char buf[static 128])
+{
+        (void) snprintf(buf, 128, "%s", strerror(e));
+        if (buf[0] >= 'A' && buf[0] <= 'Z')
+                buf[0] = (char) (buf[0] - 'A' + 'a');
+        return buf;
+}
+
+int rt_pty_open(int *ret_master, int *ret_slave, char *err, size_t errlen)
+{
+        int rootfd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+        int m, s, unlock = 0;
+        struct stat st;
+        char e[128];
+
+        if (rootfd < 0) {
+                (void) snprintf(err, errlen, "open the container's root: %s",
+                                lower_strerror(errno, e));
+                return -1;
+        }
+        /* the pod controls its /dev: only the real multiplexer of a devpts will do */
+        m = rt_open_in_root(rootfd, "/dev/pts/ptmx", O_RDWR | O_NOCTTY | O_NONBLOCK);
+        close(rootfd);
+        if (m < 0) {
+                (void) snprintf(err, errlen, "open /dev/pts/ptmx: %s", lower_strerror(-m, e));
+                return -1;
+        }
+        if (fstat(m, &st) < 0 || !S_ISCHR(st.st_mode) || major(st.st_rdev) != 5 ||
+            minor(st.st_rdev) != 2) {
+                close(m);
+                (void) snprintf(err, errlen, "/dev/pts/ptmx is not a terminal multiplexer");
+                return -1;
+        }
+        if (ioctl(m, TIOCSPTLCK, &unlock) < 0 ||
+            (s = ioctl(m, TIOCGPTPEER, O_RDWR | O_NOCTTY | O_CLOEXEC)) < 0) {
+                (void) snprintf(err, errlen, "open the terminal: %s", lower_strerror(errno, e));
+                close(m);
+                return -1;
+        }
+        (void) fcntl(m, F_SETFL, fcntl(m, F_GETFL) & ~O_NONBLOCK);
+        *ret_master = m;
+        *ret_slave = s;
+        return 0;
+}
+
+void rt_send_fd(int sock, const char *msg, int pass_fd)
+{
+        struct iovec iov = { .iov_base = (void *) msg, .iov_len = strlen(msg) };
+        union {
+                char buf[CMSG_SPACE(sizeof(int))];
+                struct cmsghdr align;
+        } u;
+        struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+
+        if (pass_fd >= 0) {
+                struct cmsghdr *c;
+
+                memset(&u, 0, sizeof(u));
+                mh.msg_control = u.buf;
+                mh.msg_controllen = sizeof(u.buf);
+                c = CMSG_FIRSTHDR(&mh);
+                c->cmsg_level = SOL_SOCKET;
+                c->cmsg_type = SCM_RIGHTS;
+                c->cmsg_len = CMSG_LEN(sizeof(int));
+                memcpy(CMSG_DATA(c), &pass_fd, sizeof(int));
+        }
+        (void) sendmsg(sock, &mh, MSG_NOSIGNAL);
+}
+
+ssize_t rt_recv_fd(int sock, char *buf, size_t size, int *ret_fd)
+{
+        union {
+                char b[CMSG_SPACE(sizeof(int))];
+                struct cmsghdr align;
+        } u;
+        struct iovec iov = { .iov_base = buf, .iov_len = size - 1 };
+        struct msghdr mh = {
+                .msg_iov = &iov, .msg_iovlen = 1, .msg_control = u.b, .msg_controllen = sizeof(u.b)
+        };
+        ssize_t n;
+
+        do
+                n = recvmsg(sock, &mh, MSG_CMSG_CLOEXEC);
+        while (n < 0 && errno == EINTR);
+        if (n < 0)
+                return -errno;
+        buf[n] = '\0';
+        for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c))
+                if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
+                        int passed;
+                        memcpy(&passed, CMSG_DATA(c), sizeof(int));
+                        if (*ret_fd < 0)
+                                *ret_fd = passed;
+                        else
+                                close(passed);
+                }
+        return n;
 }
