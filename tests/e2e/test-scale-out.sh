@@ -281,10 +281,9 @@ node_up b
 check_output "the restarted node is Ready again" "condition met" \
         ks wait --for=condition=Ready "node/${NNAME[b]}" --timeout=60s
 wait_for "and untainted" 30 sh -c "[ -z \"\$(KUBECONFIG=$SERVER_DIR/$other/kubeconfig $KUBECTL get node ${NNAME[b]} -o 'jsonpath={.spec.taints}')\" ]"
-check_equal "its running pod's process kept running through the node's kill and restart" \
-        "$pid_before" "$(main_pid)"
+# (right after the restart the status may briefly lack the container: a deadline loop)
 re_adopted() { echo "$(started) $(main_pid)"; }
-until_equal "and the node re-adopts it: the same start time, no restart" \
+until_equal "its running pod is re-adopted: the same process, the same start time, no restart" \
         "$start_before $pid_before" re_adopted
 wait_for "the evicted pod's deletion completes on the node" 60 sh -c "! KUBECONFIG=$SERVER_DIR/$other/kubeconfig $KUBECTL get pod tol >/dev/null 2>&1"
 
