@@ -1,5 +1,7 @@
-/* event.c: one Event per call; no aggregation or rate limiting yet (client-go's correlator
- * merges repeats into a count, which flexlet does not do). */
+/* event.c: one Event per call, with the count its caller gives (the node agent's sender counts
+ * repeats it merged while they were queued, node/status-sender.h); no rate limiting (client-go's
+ * correlator also merges repeats already sent into a PATCH of their count, which flexlet does
+ * not do). */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -14,6 +16,13 @@
 int api_client_event(struct api_client *c, const json_t *obj, const char *type, const char *reason,
                      const char *message, const char *component, const char *host,
                      struct error **reterr)
+{
+        return api_client_event_count(c, obj, type, reason, message, 1, component, host, reterr);
+}
+
+int api_client_event_count(struct api_client *c, const json_t *obj, const char *type,
+                           const char *reason, const char *message, int count,
+                           const char *component, const char *host, struct error **reterr)
 {
         const char *ns = json_path_string(obj, "metadata.namespace");
         const char *name = json_path_string(obj, "metadata.name");
@@ -31,17 +40,18 @@ int api_client_event(struct api_client *c, const json_t *obj, const char *type, 
                                     (unsigned long long) ts.tv_nsec);
         if (!ns || !*ns)
                 ns = "default";
-        ev = json_pack(
-                "{s:s, s:s, s:{s:s, s:s}, s:{s:s, s:s, s:s, s:s, s:s, s:s}, s:s, s:s, "
-                "s:{s:s}, s:s, s:s, s:i, s:s, s:s}",
-                "apiVersion", "v1", "kind", "Event", "metadata", "name", ev_name, "namespace", ns,
-                "involvedObject", "kind", json_string_value(json_object_get(obj, "kind")) ?: "",
-                "namespace", json_path_string(obj, "metadata.namespace") ?: "", "name", name ?: "",
-                "uid", json_path_string(obj, "metadata.uid") ?: "", "apiVersion",
-                json_string_value(json_object_get(obj, "apiVersion")) ?: "v1", "resourceVersion",
-                json_path_string(obj, "metadata.resourceVersion") ?: "", "reason", reason,
-                "message", message, "source", "component", component, "firstTimestamp", now,
-                "lastTimestamp", now, "count", 1, "type", type, "reportingComponent", component);
+        ev = json_pack("{s:s, s:s, s:{s:s, s:s}, s:{s:s, s:s, s:s, s:s, s:s, s:s}, s:s, s:s, "
+                       "s:{s:s}, s:s, s:s, s:i, s:s, s:s}",
+                       "apiVersion", "v1", "kind", "Event", "metadata", "name", ev_name,
+                       "namespace", ns, "involvedObject", "kind",
+                       json_string_value(json_object_get(obj, "kind")) ?: "", "namespace",
+                       json_path_string(obj, "metadata.namespace") ?: "", "name", name ?: "", "uid",
+                       json_path_string(obj, "metadata.uid") ?: "", "apiVersion",
+                       json_string_value(json_object_get(obj, "apiVersion")) ?: "v1",
+                       "resourceVersion", json_path_string(obj, "metadata.resourceVersion") ?: "",
+                       "reason", reason, "message", message, "source", "component", component,
+                       "firstTimestamp", now, "lastTimestamp", now, "count", count < 1 ? 1 : count,
+                       "type", type, "reportingComponent", component);
         if (host)
                 json_object_set_new(json_object_get(ev, "source"), "host", json_string(host));
         body = json_dump_compact(ev);

@@ -14,5 +14,9 @@ struct api_client;
 int api_client_event(struct api_client *c, const json_t *obj, const char *type, const char *reason,
                      const char *message, const char *component, const char *host,
                      struct error **reterr);
+/* The same with the Event's count: how many times it happened (at least 1). */
+int api_client_event_count(struct api_client *c, const json_t *obj, const char *type,
+                           const char *reason, const char *message, int count,
+                           const char *component, const char *host, struct error **reterr);
 
 #endif

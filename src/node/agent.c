@@ -1,7 +1,8 @@
 /* agent.c: the node agent's loops: a watch of the pods bound to this node feeding a map, a
- * sync loop that steps every pod through pod_worker_sync() and writes back status and events,
- * and the node heartbeat. The agent keeps no state that the API and the host do not: after a
- * restart it lists, finds the pods' folders and containers, and carries on. */
+ * sync loop that steps every pod through pod_worker_sync() and hands its status, events and
+ * final delete to the status sender (status-sender.h, its own threads), and the node heartbeat. The
+ * agent keeps no state that the API and the host do not: after a restart it lists, finds the pods'
+ * folders and containers, and carries on. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -25,6 +26,7 @@
 #include "node/runtime/runtime.h"
 #include "node/pod-worker.h"
 #include "node/stats-summary.h"
+#include "node/status-sender.h"
 #include "node/token-manager.h"
 #include "node/volume/nodevol.h"
 
@@ -39,6 +41,9 @@
 /* K8S: cadvisor's housekeeping interval (the kubelet's 10 s): how often the CPU counters are
  * sampled in the background, so that the first /stats/summary already has a rate */
 #define STATS_SAMPLE_S 10
+/* The status sender's threads, and how long a stopping agent still sends what is queued. */
+#define SENDER_THREADS  4
+#define SENDER_FLUSH_MS 5000
 
 /* How long an object the pods use (a claim, a volume, a ConfigMap, a Secret) read from the API
  * is taken as current: the full pass every second reads it again after that. */
@@ -52,6 +57,8 @@ struct node_agent {
         struct node_config node;
         char *node_name, *data_dir, *allocatable;
         struct api_client *watch_client, *sync_client, *beat_client;
+        /* the pods' status, events and final deletes, sent off the sync thread */
+        struct status_sender *sender;
         struct pod_host *host;
         struct token_manager *tokens; /* the pods' service account tokens */
         /* What the pods use besides themselves, read one object at a time with GET (the
@@ -168,53 +175,6 @@ static void *watch_main(void *arg)
         return NULL;
 }
 
-static void post_events(struct node_agent *a, const json_t *pod, struct pod_events *ev)
-{
-        for (size_t i = 0; i < ev->n; i++)
-                (void) api_client_event(a->sync_client, ev->items[i].object ?: pod,
-                                        ev->items[i].type, ev->items[i].reason,
-                                        ev->items[i].message, COMPONENT, a->node_name, NULL);
-}
-
-static void write_status(struct node_agent *a, const json_t *pod, const json_t *status)
-{
-        cleanup_json json_t *patch = NULL, *resp = NULL;
-        cleanup_free char *body = NULL, *path = NULL;
-        long code = 0;
-
-        if (json_equal(json_object_get(pod, "status"), (json_t *) status))
-                return;
-        /* Merge patch: our fields replace the stored ones (lists whole), others stay; the
-         * deprecated resize string goes when no resize is pending or in progress. */
-        patch = json_pack("{s:O}", "status", status);
-        if (json_path(pod, "status.resize") && !json_object_get(status, "resize"))
-                json_object_set_new(json_object_get(patch, "status"), "resize", json_null());
-        body = json_dump_compact(patch);
-        path = xasprintf("/api/v1/namespaces/%s/pods/%s/status",
-                         json_path_string(pod, "metadata.namespace"),
-                         json_path_string(pod, "metadata.name"));
-        (void) api_client_request(a->sync_client, "PATCH", path, "application/merge-patch+json",
-                                  body, strlen(body), &code, &resp, NULL);
-}
-
-/* K8S: the kubelet finishes a graceful deletion with a zero-grace delete guarded by the uid. */
-static void finish_deletion(struct node_agent *a, const json_t *pod)
-{
-        cleanup_json json_t *opts = NULL, *resp = NULL;
-        cleanup_free char *body = NULL, *path = NULL;
-        long code = 0;
-
-        opts = json_pack("{s:s, s:s, s:i, s:{s:s}}", "kind", "DeleteOptions", "apiVersion", "v1",
-                         "gracePeriodSeconds", 0, "preconditions", "uid",
-                         json_path_string(pod, "metadata.uid"));
-        body = json_dump_compact(opts);
-        path = xasprintf("/api/v1/namespaces/%s/pods/%s",
-                         json_path_string(pod, "metadata.namespace"),
-                         json_path_string(pod, "metadata.name"));
-        (void) api_client_request(a->sync_client, "DELETE", path, "application/json", body,
-                                  strlen(body), &code, &resp, NULL);
-}
-
 /* One pass: every pod when full (the periodic relist of what the host has: exits, back-offs,
  * orphans), else only the pods the watch changed since the last pass. Kept out of line: the
  * resize benchmark's uprobes time a pass at its entry and return (bench/resize-bench.c). */
@@ -255,14 +215,31 @@ __attribute__((noinline)) static void sync_all(struct node_agent *a, bool full)
         json_array_foreach(order, i, k) {
                 cleanup_error struct error *err = NULL;
                 json_t *pod = json_object_get(snapshot, json_string_value(k));
-                cleanup_json json_t *status = NULL;
+                cleanup_json json_t *status = NULL, *latest = NULL, *stepped = NULL;
                 struct pod_events ev = { .n = 0 };
-                int r = pod_worker_sync(a->host, pod, &status, &ev, &err);
+                int r;
 
-                /* The status first: it is what a client waits for; the events explain it. */
-                if (r >= 0 && status)
-                        write_status(a, pod, status);
-                post_events(a, pod, &ev);
+                /* SIGTERM: the pods keep running; the pass need not end first */
+                if (atomic_load(&a->stop))
+                        break;
+                /* The status the step starts from is the last one this node handed in while
+                 * the watch has not brought it back yet: its conditions' transition times and
+                 * the comparison below must not go back to an older one. */
+                latest = status_sender_latest(a->sender, pod);
+                if (latest) {
+                        stepped = json_copy(pod); /* shallow: only status differs */
+                        json_object_set(stepped, "status", latest);
+                        pod = stepped;
+                }
+                r = pod_worker_sync(a->host, pod, &status, &ev, &err);
+                /* Queued for the sender's threads (status-sender.h): the status first, what a
+                 * client waits for; the events explain it. */
+                if (r >= 0 && status && !json_equal(json_object_get(pod, "status"), status))
+                        status_sender_status(a->sender, pod, TAKE_PTR(status));
+                for (size_t e = 0; e < ev.n; e++)
+                        status_sender_event(a->sender, pod, ev.items[e].object ?: pod,
+                                            ev.items[e].type, ev.items[e].reason,
+                                            ev.items[e].message);
                 pod_events_release(&ev);
                 if (r < 0) {
                         (void) fprintf(stderr, "flexlet node: pod %s/%s: %s\n",
@@ -272,7 +249,7 @@ __attribute__((noinline)) static void sync_all(struct node_agent *a, bool full)
                         continue;
                 }
                 if (r == POD_SYNC_FINISHED) {
-                        finish_deletion(a, pod);
+                        status_sender_delete(a->sender, pod);
                 } else if (json_path(pod, "metadata.deletionTimestamp")) {
                         pthread_mutex_lock(&a->lock);
                         json_object_set_new(a->dirty_uids, json_string_value(k), json_true());
@@ -291,8 +268,10 @@ __attribute__((noinline)) static void sync_all(struct node_agent *a, bool full)
         }
         /* K8S: the token manager's cleanup of expired tokens (every minute upstream) */
         token_manager_collect(a->tokens, time(NULL));
-        if (!listed)
+        if (!listed || atomic_load(&a->stop))
                 return;
+        if (full)
+                status_sender_prune(a->sender, snapshot);
         /* What is on the host but no longer in the API: a pod deleted while we were away,
          * or force-deleted. */
         known = pod_host_known_uids(a->host);
@@ -722,6 +701,7 @@ static void agent_free(struct node_agent *a)
                 metrics_collector_remove(a->registry, pod_host_collect_volume_stats, a->host);
         kubelet_server_stop(a->kubelet);
         stats_rate_cache_free(a->rates);
+        status_sender_stop(a->sender, SENDER_FLUSH_MS);
         api_client_free(a->watch_client);
         api_client_free(a->sync_client);
         api_client_free(a->beat_client);
@@ -791,6 +771,9 @@ int node_agent_start(const struct node_agent_options *o, struct node_agent **ret
                 r = api_client_new(&a->copts, &a->sync_client, reterr);
         if (r >= 0)
                 r = api_client_new(&a->copts, &a->beat_client, reterr);
+        if (r >= 0)
+                r = status_sender_start(&a->copts, SENDER_THREADS, COMPONENT, a->node_name,
+                                        &a->sender, reterr);
         if (r >= 0 && o->metrics)
                 r = node_metrics_register(o->metrics, a->node_name, &a->metrics, reterr);
         if (r >= 0)

@@ -1,0 +1,575 @@
+/* status-sender.c: the node agent's status, event and delete writes, sent by a few threads of
+ * their own (status-sender.h). One entry per pod (a tsearch tree by uid) holds what is still
+ * to send; an entry with work is in a FIFO of ready entries, and a thread takes one entry at a
+ * time, so a pod's writes are never sent by two threads at once nor reordered, while the other
+ * threads go on with other pods. */
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <search.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "base/alloc.h"
+#include "base/json.h"
+#include "base/timeutil.h"
+#include "client/client.h"
+#include "client/event.h"
+#include "node/status-sender.h"
+
+/* Back-off after a failed write: doubled per failure up to the cap. K8S: the status manager
+ * retries a failed update at its next sync (syncPeriod 10 s); the event recorder sleeps 10 s
+ * between tries (defaultSleepDuration). Shorter here, as flexlet's API server is near. */
+#define BACKOFF_FIRST_MS 100
+#define BACKOFF_MAX_MS   5000
+
+struct queued_event {
+        json_t *object;
+        char *type, *reason, *message;
+        int count;
+        unsigned tries;
+};
+
+struct pod_entry {
+        char *uid;
+        json_t *pod;    /* as last handed in: its namespace, name and status.resize */
+        json_t *queued; /* the status to send next, or NULL */
+        json_t *latest; /* the status last handed in (queued, being sent or sent), or NULL */
+        uint64_t sent_rv;
+        struct queued_event *events;
+        size_t n_events, cap_events;
+        bool delete_queued;
+        bool busy;  /* a thread is sending its writes */
+        bool ready; /* in the ready list */
+        unsigned failures;
+        int64_t not_before_ms;
+        struct pod_entry *next; /* ready list */
+};
+
+struct status_sender {
+        pthread_mutex_t lock;
+        pthread_cond_t wake, idle;
+        void *tree; /* struct pod_entry *, by uid */
+        struct pod_entry *head, *tail;
+        size_t n_events;
+        unsigned long dropped;
+        bool stopping;
+        int64_t deadline_ms;
+        unsigned running;
+        char *component, *host;
+        unsigned n_threads;
+        struct api_client **clients;
+        pthread_t *threads;
+};
+
+static int entry_cmp(const void *a, const void *b)
+{
+        return strcmp(((const struct pod_entry *) a)->uid, ((const struct pod_entry *) b)->uid);
+}
+
+static void event_release(struct queued_event *e)
+{
+        json_decref(e->object);
+        free(e->type);
+        free(e->reason);
+        free(e->message);
+}
+
+static void entry_free(void *p)
+{
+        struct pod_entry *e = p;
+
+        for (size_t i = 0; i < e->n_events; i++)
+                event_release(&e->events[i]);
+        free(e->events);
+        json_decref(e->pod);
+        json_decref(e->queued);
+        json_decref(e->latest);
+        free(e->uid);
+        free(e);
+}
+
+static struct pod_entry *entry_find(struct status_sender *s, const char *uid)
+{
+        struct pod_entry key = { .uid = (char *) uid };
+        void *found = tfind(&key, &s->tree, entry_cmp);
+
+        return found ? *(struct pod_entry **) found : NULL;
+}
+
+static struct pod_entry *entry_get(struct status_sender *s, const json_t *pod)
+{
+        const char *uid = json_path_string(pod, "metadata.uid");
+        struct pod_entry *e = entry_find(s, uid);
+
+        if (!e) {
+                e = xcalloc(1, sizeof(*e));
+                e->uid = xstrdup(uid);
+                (void) tsearch(e, &s->tree, entry_cmp);
+        }
+        json_decref(e->pod);
+        e->pod = json_incref((json_t *) pod);
+        return e;
+}
+
+static bool entry_has_work(const struct pod_entry *e)
+{
+        return e->queued || e->n_events || e->delete_queued;
+}
+
+/* Under lock: puts e in the ready list unless a thread has it (that one re-queues it). */
+static void entry_schedule(struct status_sender *s, struct pod_entry *e)
+{
+        if (e->busy || e->ready || !entry_has_work(e))
+                return;
+        e->ready = true;
+        e->next = NULL;
+        if (s->tail)
+                s->tail->next = e;
+        else
+                s->head = e;
+        s->tail = e;
+        pthread_cond_signal(&s->wake);
+}
+
+/* Under lock: the first ready entry whose back-off has passed, taken off the list; else NULL
+ * and in *wait_ms how long until one is due. */
+static struct pod_entry *entry_take(struct status_sender *s, int64_t now, int64_t *wait_ms)
+{
+        struct pod_entry *prev = NULL;
+
+        *wait_ms = 1000;
+        for (struct pod_entry *e = s->head; e; prev = e, e = e->next) {
+                if (e->not_before_ms > now) {
+                        if (e->not_before_ms - now < *wait_ms)
+                                *wait_ms = e->not_before_ms - now;
+                        continue;
+                }
+                if (prev)
+                        prev->next = e->next;
+                else
+                        s->head = e->next;
+                if (s->tail == e)
+                        s->tail = prev;
+                e->next = NULL;
+                e->ready = false;
+                return e;
+        }
+        return NULL;
+}
+
+enum outcome { SENT, RETRY, DROP };
+
+static enum outcome classify(int r, long code)
+{
+        if (r < 0 || code == 429 || code >= 500)
+                return RETRY;
+        return code >= 200 && code < 300 ? SENT : DROP;
+}
+
+static uint64_t rv_number(const char *rv)
+{
+        char *end = NULL;
+        uint64_t n;
+
+        if (!rv || !*rv)
+                return 0;
+        errno = 0;
+        n = strtoull(rv, &end, 10);
+        return errno || *end ? 0 : n;
+}
+
+/* The merge patch of the pod's status: our fields replace the stored ones (lists whole), the
+ * others stay; the deprecated resize string goes when no resize is pending or in progress. */
+static enum outcome send_status(struct api_client *c, const json_t *pod, const json_t *status,
+                                uint64_t *ret_rv)
+{
+        cleanup_json json_t *patch = NULL, *resp = NULL;
+        cleanup_free char *body = NULL, *path = NULL;
+        cleanup_error struct error *err = NULL;
+        enum outcome o;
+        long code = 0;
+        int r;
+
+        patch = json_pack("{s:O}", "status", status);
+        if (!json_object_get(status, "resize"))
+                json_object_set_new(json_object_get(patch, "status"), "resize", json_null());
+        body = json_dump_compact(patch);
+        path = xasprintf("/api/v1/namespaces/%s/pods/%s/status",
+                         json_path_string(pod, "metadata.namespace"),
+                         json_path_string(pod, "metadata.name"));
+        r = api_client_request(c, "PATCH", path, "application/merge-patch+json", body, strlen(body),
+                               &code, &resp, &err);
+        o = classify(r, code);
+        if (o == SENT)
+                *ret_rv = rv_number(json_path_string(resp, "metadata.resourceVersion"));
+        else if (o == DROP && code != 404)
+                /* K8S: the status manager drops an update the API refuses (404: the pod is
+                 * gone, nothing to say) */
+                (void) fprintf(stderr, "flexlet node: pod %s/%s status: HTTP %ld: %s\n",
+                               json_path_string(pod, "metadata.namespace"),
+                               json_path_string(pod, "metadata.name"), code,
+                               json_string_value(json_object_get(resp, "message")) ?: "");
+        return o;
+}
+
+/* K8S: the kubelet finishes a graceful deletion with a zero-grace delete guarded by the uid. */
+static enum outcome send_delete(struct api_client *c, const json_t *pod)
+{
+        cleanup_json json_t *opts = NULL, *resp = NULL;
+        cleanup_free char *body = NULL, *path = NULL;
+        long code = 0;
+        int r;
+
+        opts = json_pack("{s:s, s:s, s:i, s:{s:s}}", "kind", "DeleteOptions", "apiVersion", "v1",
+                         "gracePeriodSeconds", 0, "preconditions", "uid",
+                         json_path_string(pod, "metadata.uid"));
+        body = json_dump_compact(opts);
+        path = xasprintf("/api/v1/namespaces/%s/pods/%s",
+                         json_path_string(pod, "metadata.namespace"),
+                         json_path_string(pod, "metadata.name"));
+        r = api_client_request(c, "DELETE", path, "application/json", body, strlen(body), &code,
+                               &resp, NULL);
+        /* 404: already gone; 409: the uid is another pod's now */
+        return classify(r, code);
+}
+
+struct sender_thread {
+        struct status_sender *s;
+        struct api_client *client;
+};
+
+/* One turn on an entry the thread has taken: its status, its events, its delete, in that
+ * order; what failed goes back to it (a status handed in meanwhile wins over a failed one). */
+static void entry_turn(struct status_sender *s, struct api_client *c, struct pod_entry *e)
+{
+        cleanup_json json_t *pod = json_incref(e->pod);
+        cleanup_json json_t *status = TAKE_PTR(e->queued);
+        struct queued_event *events = TAKE_PTR(e->events);
+        size_t n_events = e->n_events;
+        bool del = e->delete_queued;
+        enum outcome st = SENT, dl = SENT;
+        uint64_t rv = 0;
+        size_t kept = 0, lost = 0;
+
+        e->n_events = e->cap_events = 0;
+        e->delete_queued = false;
+        pthread_mutex_unlock(&s->lock);
+
+        /* The status first: it is what a client waits for; the events explain it. */
+        if (status)
+                st = send_status(c, pod, status, &rv);
+        for (size_t i = 0; i < n_events; i++) {
+                struct queued_event *ev = &events[i];
+                cleanup_error struct error *err = NULL;
+                int r = api_client_event_count(c, ev->object, ev->type, ev->reason, ev->message,
+                                               ev->count, s->component, s->host, &err);
+
+                /* -EIO: the API server answered and refused it; else it may not have heard */
+                ev->tries++;
+                if (r < 0 && r != -EIO && ev->tries < STATUS_SENDER_EVENT_MAX_TRIES) {
+                        events[kept++] = *ev;
+                } else {
+                        lost += r < 0;
+                        event_release(ev);
+                }
+        }
+        if (del && st != RETRY)
+                dl = send_delete(c, pod);
+
+        pthread_mutex_lock(&s->lock);
+        s->n_events -= n_events - kept;
+        s->dropped += lost;
+        if (st == SENT && status) {
+                e->sent_rv = rv;
+        } else if (st == RETRY && !e->queued) {
+                e->queued = TAKE_PTR(status);
+        } else if (st == DROP) {
+                /* never written: the pod's own status is what the API has */
+                if (!e->queued) {
+                        json_decref(e->latest);
+                        e->latest = NULL;
+                }
+        }
+        if (kept) {
+                /* the failed ones go before any queued meanwhile, in their order */
+                struct queued_event *all = xcalloc(kept + e->n_events + 1, sizeof(*all));
+                memcpy(all, events, kept * sizeof(*all));
+                if (e->n_events)
+                        memcpy(all + kept, e->events, e->n_events * sizeof(*all));
+                free(e->events);
+                e->events = all;
+                e->n_events += kept;
+                e->cap_events = e->n_events + 1;
+        }
+        free(events);
+        if (del && (st == RETRY || dl == RETRY))
+                e->delete_queued = true;
+        if (st == RETRY || kept || (del && dl == RETRY)) {
+                int64_t backoff = BACKOFF_FIRST_MS << (e->failures < 6 ? e->failures : 6);
+                e->failures++;
+                e->not_before_ms =
+                        time_monotonic_ms() + (backoff > BACKOFF_MAX_MS ? BACKOFF_MAX_MS : backoff);
+        } else {
+                e->failures = 0;
+                e->not_before_ms = 0;
+        }
+        e->busy = false;
+        if (del && dl != RETRY && !entry_has_work(e)) {
+                /* the pod object is gone: nothing more to say about it */
+                (void) tdelete(e, &s->tree, entry_cmp);
+                entry_free(e);
+                return;
+        }
+        entry_schedule(s, e);
+}
+
+static void *sender_main(void *arg)
+{
+        struct sender_thread *t = arg;
+        struct status_sender *s = t->s;
+
+        pthread_mutex_lock(&s->lock);
+        for (;;) {
+                int64_t now = time_monotonic_ms(), wait_ms;
+                struct pod_entry *e;
+
+                if (s->stopping && (now >= s->deadline_ms || !s->head))
+                        break;
+                e = entry_take(s, now, &wait_ms);
+                if (!e) {
+                        struct timespec until;
+                        if (s->stopping && s->deadline_ms - now < wait_ms)
+                                wait_ms = s->deadline_ms - now;
+                        until = time_after_ms(CLOCK_REALTIME, wait_ms > 0 ? wait_ms : 1);
+                        (void) pthread_cond_timedwait(&s->wake, &s->lock, &until);
+                        continue;
+                }
+                e->busy = true;
+                entry_turn(s, t->client, e); /* unlocks while sending */
+        }
+        s->running--;
+        pthread_cond_broadcast(&s->idle);
+        /* a thread leaving may leave work another would have waited for */
+        pthread_cond_broadcast(&s->wake);
+        pthread_mutex_unlock(&s->lock);
+        free(t);
+        return NULL;
+}
+
+int status_sender_start(const struct api_client_options *copts, unsigned n_threads,
+                        const char *component, const char *host, struct status_sender **ret,
+                        struct error **reterr)
+{
+        struct status_sender *s = xcalloc(1, sizeof(*s));
+        int r;
+
+        if (n_threads < 1)
+                n_threads = 1;
+        pthread_mutex_init(&s->lock, NULL);
+        pthread_cond_init(&s->wake, NULL);
+        pthread_cond_init(&s->idle, NULL);
+        s->component = xstrdup(component);
+        s->host = host ? xstrdup(host) : NULL;
+        s->clients = xcalloc(n_threads, sizeof(*s->clients));
+        s->threads = xcalloc(n_threads, sizeof(*s->threads));
+        for (unsigned i = 0; i < n_threads; i++) {
+                r = api_client_new(copts, &s->clients[i], reterr);
+                if (r < 0) {
+                        for (unsigned k = 0; k < i; k++)
+                                api_client_free(s->clients[k]);
+                        free(s->clients);
+                        free(s->threads);
+                        free(s->component);
+                        free(s->host);
+                        pthread_mutex_destroy(&s->lock);
+                        pthread_cond_destroy(&s->wake);
+                        pthread_cond_destroy(&s->idle);
+                        free(s);
+                        return r;
+                }
+        }
+        s->n_threads = n_threads;
+        s->running = n_threads;
+        for (unsigned i = 0; i < n_threads; i++) {
+                struct sender_thread *t = xcalloc(1, sizeof(*t));
+                t->s = s;
+                t->client = s->clients[i];
+                if (pthread_create(&s->threads[i], NULL, sender_main, t) != 0)
+                        abort(); /* only when the process is out of resources */
+        }
+        *ret = s;
+        return 0;
+}
+
+struct status_sender *status_sender_stop(struct status_sender *s, long flush_ms)
+{
+        struct timespec until;
+
+        if (!s)
+                return NULL;
+        pthread_mutex_lock(&s->lock);
+        s->stopping = true;
+        s->deadline_ms = time_monotonic_ms() + flush_ms;
+        pthread_cond_broadcast(&s->wake);
+        until = time_after_ms(CLOCK_REALTIME, flush_ms);
+        while (s->running && pthread_cond_timedwait(&s->idle, &s->lock, &until) == 0)
+                ;
+        pthread_mutex_unlock(&s->lock);
+        /* a write still waiting for its answer past the deadline ends now */
+        for (unsigned i = 0; i < s->n_threads; i++)
+                api_client_cancel(s->clients[i]);
+        for (unsigned i = 0; i < s->n_threads; i++)
+                (void) pthread_join(s->threads[i], NULL);
+        for (unsigned i = 0; i < s->n_threads; i++)
+                api_client_free(s->clients[i]);
+        tdestroy(s->tree, entry_free);
+        free(s->clients);
+        free(s->threads);
+        free(s->component);
+        free(s->host);
+        pthread_mutex_destroy(&s->lock);
+        pthread_cond_destroy(&s->wake);
+        pthread_cond_destroy(&s->idle);
+        free(s);
+        return NULL;
+}
+
+json_t *status_sender_latest(struct status_sender *s, const json_t *pod)
+{
+        const char *uid = json_path_string(pod, "metadata.uid");
+        json_t *ret = NULL;
+        struct pod_entry *e;
+
+        if (!uid)
+                return NULL;
+        pthread_mutex_lock(&s->lock);
+        e = entry_find(s, uid);
+        if (e && e->latest) {
+                if (e->queued || e->busy ||
+                    rv_number(json_path_string(pod, "metadata.resourceVersion")) < e->sent_rv) {
+                        ret = json_incref(e->latest);
+                } else {
+                        /* the API has it (or a newer status from elsewhere) */
+                        json_decref(e->latest);
+                        e->latest = NULL;
+                }
+        }
+        pthread_mutex_unlock(&s->lock);
+        return ret;
+}
+
+void status_sender_status(struct status_sender *s, const json_t *pod, json_t *status)
+{
+        struct pod_entry *e;
+
+        pthread_mutex_lock(&s->lock);
+        e = entry_get(s, pod);
+        json_decref(e->queued);
+        e->queued = status;
+        json_decref(e->latest);
+        e->latest = json_incref(status);
+        entry_schedule(s, e);
+        pthread_mutex_unlock(&s->lock);
+}
+
+void status_sender_event(struct status_sender *s, const json_t *pod, const json_t *object,
+                         const char *type, const char *reason, const char *message)
+{
+        const char *object_uid = json_path_string(object, "metadata.uid") ?: "";
+        struct pod_entry *e;
+
+        pthread_mutex_lock(&s->lock);
+        e = entry_get(s, pod);
+        for (size_t i = 0; i < e->n_events; i++) {
+                struct queued_event *q = &e->events[i];
+                if (streq(json_path_string(q->object, "metadata.uid") ?: "", object_uid) &&
+                    streq(q->type, type) && streq(q->reason, reason) &&
+                    streq(q->message, message)) {
+                        /* K8S: the event correlator aggregates repeats into a count */
+                        q->count++;
+                        pthread_mutex_unlock(&s->lock);
+                        return;
+                }
+        }
+        if (s->n_events >= STATUS_SENDER_MAX_EVENTS) {
+                if (s->dropped++ % 100 == 0)
+                        (void) fprintf(stderr,
+                                       "flexlet node: the event queue is full (%d): event %s "
+                                       "dropped (%lu so far)\n",
+                                       STATUS_SENDER_MAX_EVENTS, reason, s->dropped);
+                pthread_mutex_unlock(&s->lock);
+                return;
+        }
+        if (e->n_events == e->cap_events) {
+                e->cap_events = e->cap_events ? 2 * e->cap_events : 4;
+                e->events = xrealloc(e->events, e->cap_events * sizeof(*e->events));
+        }
+        e->events[e->n_events++] = (struct queued_event){ .object = json_incref((json_t *) object),
+                                                          .type = xstrdup(type),
+                                                          .reason = xstrdup(reason),
+                                                          .message = xstrdup(message),
+                                                          .count = 1 };
+        s->n_events++;
+        entry_schedule(s, e);
+        pthread_mutex_unlock(&s->lock);
+}
+
+void status_sender_delete(struct status_sender *s, const json_t *pod)
+{
+        struct pod_entry *e;
+
+        pthread_mutex_lock(&s->lock);
+        e = entry_get(s, pod);
+        e->delete_queued = true;
+        entry_schedule(s, e);
+        pthread_mutex_unlock(&s->lock);
+}
+
+struct prune {
+        const json_t *live;
+        struct pod_entry **out;
+        size_t n, cap;
+};
+
+static void prune_visit(const void *node, VISIT which, void *closure)
+{
+        struct pod_entry *e = *(struct pod_entry *const *) node;
+        struct prune *p = closure;
+
+        if (which != postorder && which != leaf)
+                return;
+        if (e->busy || e->ready || entry_has_work(e) || json_object_get(p->live, e->uid))
+                return;
+        if (p->n == p->cap) {
+                p->cap = p->cap ? 2 * p->cap : 16;
+                p->out = xrealloc(p->out, p->cap * sizeof(*p->out));
+        }
+        p->out[p->n++] = e;
+}
+
+void status_sender_prune(struct status_sender *s, const json_t *live)
+{
+        struct prune p = { .live = live };
+
+        pthread_mutex_lock(&s->lock);
+        twalk_r(s->tree, prune_visit, &p);
+        for (size_t i = 0; i < p.n; i++) {
+                (void) tdelete(p.out[i], &s->tree, entry_cmp);
+                entry_free(p.out[i]);
+        }
+        pthread_mutex_unlock(&s->lock);
+        free(p.out);
+}
+
+unsigned long status_sender_dropped_events(struct status_sender *s)
+{
+        unsigned long n;
+
+        pthread_mutex_lock(&s->lock);
+        n = s->dropped;
+        pthread_mutex_unlock(&s->lock);
+        return n;
+}
