@@ -51,8 +51,8 @@ static void tls_write_all(gnutls_session_t s, const char *p, size_t n)
 
 /* One exec of `true` over the WebSocket API; returns when its Success status arrived, with
  * *ret_upgrade_ns the moment the 101 came (now_ns). */
-static void ws_exec(const char *host, int port, const char *token, const char *ns,
-                    const char *pod, int64_t *ret_upgrade_ns)
+static void ws_exec(const char *host, int port, const char *token, const char *ns, const char *pod,
+                    int64_t *ret_upgrade_ns)
 {
         struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t) port) };
         static const uint8_t mask[4] = { 1, 2, 3, 4 };
@@ -79,12 +79,13 @@ static void ws_exec(const char *host, int port, const char *token, const char *n
         if (r < 0)
                 die("tls handshake: %s", gnutls_strerror(r));
         strbuf_init(&req);
-        strbuf_addf(&req,
-                    "GET /api/v1/namespaces/%s/pods/%s/exec?command=true&stdout=true&stderr=true "
-                    "HTTP/1.1\r\nHost: %s:%d\r\nAuthorization: Bearer %s\r\nUpgrade: websocket\r\n"
-                    "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
-                    "Sec-WebSocket-Version: 13\r\nSec-WebSocket-Protocol: v5.channel.k8s.io\r\n\r\n",
-                    ns, pod, host, port, token);
+        strbuf_addf(
+                &req,
+                "GET /api/v1/namespaces/%s/pods/%s/exec?command=true&stdout=true&stderr=true "
+                "HTTP/1.1\r\nHost: %s:%d\r\nAuthorization: Bearer %s\r\nUpgrade: websocket\r\n"
+                "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+                "Sec-WebSocket-Version: 13\r\nSec-WebSocket-Protocol: v5.channel.k8s.io\r\n\r\n",
+                ns, pod, host, port, token);
         tls_write_all(s, req.buf, req.len);
         strbuf_release(&req);
         strbuf_init(&head);
