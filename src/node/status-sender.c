@@ -359,6 +359,22 @@ static void *sender_main(void *arg)
         return NULL;
 }
 
+/* Frees s with its first n_clients clients (its threads have ended, or never started). */
+static void sender_free(struct status_sender *s, unsigned n_clients)
+{
+        for (unsigned i = 0; i < n_clients; i++)
+                api_client_free(s->clients[i]);
+        tdestroy(s->tree, entry_free);
+        free(s->clients);
+        free(s->threads);
+        free(s->component);
+        free(s->host);
+        pthread_mutex_destroy(&s->lock);
+        pthread_cond_destroy(&s->wake);
+        pthread_cond_destroy(&s->idle);
+        free(s);
+}
+
 int status_sender_start(const struct api_client_options *copts, unsigned n_threads,
                         const char *component, const char *host, struct status_sender **ret,
                         struct error **reterr)
@@ -378,16 +394,7 @@ int status_sender_start(const struct api_client_options *copts, unsigned n_threa
         for (unsigned i = 0; i < n_threads; i++) {
                 r = api_client_new(copts, &s->clients[i], reterr);
                 if (r < 0) {
-                        for (unsigned k = 0; k < i; k++)
-                                api_client_free(s->clients[k]);
-                        free(s->clients);
-                        free(s->threads);
-                        free(s->component);
-                        free(s->host);
-                        pthread_mutex_destroy(&s->lock);
-                        pthread_cond_destroy(&s->wake);
-                        pthread_cond_destroy(&s->idle);
-                        free(s);
+                        sender_free(s, i);
                         return r;
                 }
         }
@@ -423,17 +430,7 @@ struct status_sender *status_sender_stop(struct status_sender *s, long flush_ms)
                 api_client_cancel(s->clients[i]);
         for (unsigned i = 0; i < s->n_threads; i++)
                 (void) pthread_join(s->threads[i], NULL);
-        for (unsigned i = 0; i < s->n_threads; i++)
-                api_client_free(s->clients[i]);
-        tdestroy(s->tree, entry_free);
-        free(s->clients);
-        free(s->threads);
-        free(s->component);
-        free(s->host);
-        pthread_mutex_destroy(&s->lock);
-        pthread_cond_destroy(&s->wake);
-        pthread_cond_destroy(&s->idle);
-        free(s);
+        sender_free(s, s->n_threads);
         return NULL;
 }
 
