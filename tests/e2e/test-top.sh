@@ -114,8 +114,9 @@ check_output "the Summary has the node's fs" '"capacityBytes"' echo "$summary"
 k create serviceaccount nobody >/dev/null
 tok=$(k create token nobody)
 cp "$KUBECONFIG" "$SERVER_DIR/nobody.kubeconfig"
-KUBECONFIG=$SERVER_DIR/nobody.kubeconfig k config set-credentials nobody --token="$tok" >/dev/null
-KUBECONFIG=$SERVER_DIR/nobody.kubeconfig k config set-context --current --user=nobody >/dev/null
+# kubectl config only edits the file (never through tests/vm's relay, which runs no local verb)
+KUBECONFIG=$SERVER_DIR/nobody.kubeconfig "$KUBECTL" config set-credentials nobody --token="$tok" >/dev/null
+KUBECONFIG=$SERVER_DIR/nobody.kubeconfig "$KUBECTL" config set-context --current --user=nobody >/dev/null
 check_output "a user without the right gets 403 on pods.metrics.k8s.io" \
         'User "system:serviceaccount:default:nobody" cannot list resource "pods" in API group "metrics.k8s.io" in the namespace "default"' \
         env KUBECONFIG="$SERVER_DIR/nobody.kubeconfig" "$KUBECTL" --cache-dir "$SERVER_DIR/cache-nobody" top pod
