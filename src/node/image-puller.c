@@ -174,6 +174,16 @@ int image_puller_start(struct image_puller *p, const char *key, const char *imag
         return 0;
 }
 
+bool image_puller_has(struct image_puller *p, const char *key)
+{
+        bool has;
+
+        pthread_mutex_lock(&p->lock);
+        has = *find(p, key) != NULL;
+        pthread_mutex_unlock(&p->lock);
+        return has;
+}
+
 enum image_pull_state image_puller_poll(struct image_puller *p, const char *key,
                                         struct image_pull_outcome *ret)
 {

@@ -11,6 +11,7 @@
 #ifndef FLEXLET_NODE_IMAGE_PULLER_H
 #define FLEXLET_NODE_IMAGE_PULLER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -52,6 +53,8 @@ int image_puller_start(struct image_puller *p, const char *key, const char *imag
                        struct registry_credential *creds, size_t n_creds);
 enum image_pull_state image_puller_poll(struct image_puller *p, const char *key,
                                         struct image_pull_outcome *ret);
+/* Whether key has a pull running or an outcome not yet read. */
+bool image_puller_has(struct image_puller *p, const char *key);
 
 /* One pod step's look at a container's pull (K8S: EnsureImageExists past its policy checks):
  * starts it when none runs (event Pulling, and FailedToRetrieveImagePullSecret when a named

@@ -28,6 +28,7 @@ struct container_memory {
         struct backoff restart;     /* crash-loop back-off */
         struct backoff pull;        /* image-pull back-off */
         bool pull_backoff_reported; /* the BackOff event of the current pull wait went out */
+        char *pull_message;         /* the last pull failure's words, or NULL */
         int pulled_run;             /* the run whose start pulled the image (policy Always) */
         bool backoff_reported;      /* the BackOff event of the current wait went out */
         bool term_sent;             /* SIGTERM sent during termination */

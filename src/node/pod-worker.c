@@ -101,6 +101,7 @@ void add_event_about(struct pod_events *ev, const json_t *object, const char *ty
 static void container_memory_release(struct container_memory *c)
 {
         free(c->name);
+        free(c->pull_message);
 }
 
 static void pod_memory_free(struct pod_memory *p)
@@ -1164,6 +1165,7 @@ static void start_container(struct step *s, const json_t *c, struct container_me
 {
         const char *name = cm->name, *image = json_string_value(json_object_get(c, "image")) ?: "";
         const char *policy = json_string_value(json_object_get(c, "imagePullPolicy")) ?: "";
+        cleanup_free char *key = NULL; /* the puller's: "<pod uid>/<container>" */
         bool pulled = false;
         struct runtime_image img = { 0 };
         struct runtime_container_spec spec = { 0 };
@@ -1178,6 +1180,15 @@ static void start_container(struct step *s, const json_t *c, struct container_me
         struct cgroup_limits l;
         int run = cm->latest + 1, r;
 
+        if (backoff_waiting(&cm->pull, cm->pull.updated, s->now) && cm->pull_message &&
+            s->now - cm->pull.updated < NETWORK_RETRY_S) {
+                /* K8S: a failed sync is retried by the pod worker after its backOffPeriod, so
+                 * ErrImagePull shows that long before the next sync reports the back-off */
+                o->phase = CONTAINER_WAITING;
+                o->waiting_reason = "ErrImagePull";
+                o->waiting_message = keep(s, xstrdup(cm->pull_message));
+                return;
+        }
         if (backoff_waiting(&cm->pull, cm->pull.updated, s->now)) {
                 /* K8S: image_manager.go's BackOff event, once per wait here */
                 if (!cm->pull_backoff_reported)
@@ -1206,10 +1217,11 @@ static void start_container(struct step *s, const json_t *c, struct container_me
         }
         /* K8S: shouldPullImage: absent, or Always (once per start); the built-in busybox is
          * never pulled. The pull runs on its own thread (node/image-puller.h). */
+        key = xasprintf("%s/%s", s->p->uid, name);
         if (s->h->puller && r != -EINVAL &&
             ((r == -ENOENT) ||
-             (r == 0 && !img.builtin && streq(policy, "Always") && cm->pulled_run != run))) {
-                cleanup_free char *key = xasprintf("%s/%s", s->p->uid, name);
+             (r == 0 && !img.builtin && streq(policy, "Always") && cm->pulled_run != run) ||
+             image_puller_has(s->h->puller, key))) {
                 cleanup_free char *msg = NULL;
                 const struct image_pull_request q = { .key = key,
                                                       .image = image,
@@ -1228,6 +1240,8 @@ static void start_container(struct step *s, const json_t *c, struct container_me
                 if (ps == IMAGE_PULL_FAILED) {
                         backoff_next(&cm->pull, s->now);
                         cm->pull_backoff_reported = false;
+                        free(cm->pull_message);
+                        cm->pull_message = xstrdup(msg);
                         o->phase = CONTAINER_WAITING;
                         o->waiting_reason = "ErrImagePull";
                         o->waiting_message = keep(s, TAKE_PTR(msg));
@@ -1254,6 +1268,8 @@ static void start_container(struct step *s, const json_t *c, struct container_me
                 return;
         }
         cm->pull = (struct backoff){ 0 };
+        free(cm->pull_message);
+        cm->pull_message = NULL;
         if (!pulled)
                 add_event(s->ev, "Normal", "Pulled",
                           xasprintf("Container image \"%s\" already present on machine", image));
