@@ -366,6 +366,8 @@ struct resp {
         size_t cap;
         bool over;
         int fd; /* a blob's file, or -1 */
+        CURL *c;
+        size_t discarded; /* a blob request's body that was not a 200's */
         gnutls_hash_hd_t hash;
         uint64_t written, limit;
         int werr;
@@ -437,6 +439,18 @@ static size_t on_body(char *buf, size_t size, size_t n, void *ud)
                 strbuf_add(&r->body, buf, len);
                 return len;
         }
+        {
+                long code = 0;
+                (void) curl_easy_getinfo(r->c, CURLINFO_RESPONSE_CODE, &code);
+                if (code != 200) { /* an error's body (a 401 before the auth dance): not the blob */
+                        r->discarded += len;
+                        if (r->discarded > META_MAX) {
+                                r->over = true;
+                                return 0;
+                        }
+                        return len;
+                }
+        }
         if (r->written + len > r->limit) {
                 r->over = true;
                 return 0;
@@ -484,6 +498,7 @@ static int get_once(struct pull *p, const char *url, const char *accept, struct 
         CURLcode cc;
 
         curl_easy_reset(p->c);
+        r->c = p->c;
         (void) curl_easy_setopt(p->c, CURLOPT_URL, url);
         (void) curl_easy_setopt(p->c, CURLOPT_NOSIGNAL, 1L);
         (void) curl_easy_setopt(p->c, CURLOPT_PROTOCOLS_STR, p->insecure ? "http,https" : "https");
@@ -643,6 +658,7 @@ static int get(struct pull *p, const char *url, const char *accept, struct resp 
         }
         strbuf_reset(&r->body);
         r->status = 0;
+        r->discarded = 0;
         return get_once(p, url, accept, r, reterr);
 }
 
@@ -1023,7 +1039,8 @@ int registry_pull(const char *data_dir, const char *image, const struct registry
                         break;
                 /* only an authorization failure is worth another credential */
                 if (rc != -EACCES || attempt == o->n_creds) {
-                        *reterr = TAKE_PTR(e);
+                        if (reterr)
+                                *reterr = TAKE_PTR(e);
                         goto out;
                 }
         }
