@@ -26,11 +26,13 @@ enum {
         NODE_FLAG_IMAGE_GC_LOW,
         NODE_FLAG_IMAGE_MINIMUM_GC_AGE,
         NODE_FLAG_IMAGE_GC_PERIOD,
+        NODE_FLAG_INSECURE_REGISTRY,
 };
 #define NODE_FLAG_OPTIONS                                                                     \
  { "image-gc-high-threshold", required_argument, NULL, NODE_FLAG_IMAGE_GC_HIGH },             \
          { "image-gc-low-threshold", required_argument, NULL, NODE_FLAG_IMAGE_GC_LOW },       \
          { "image-minimum-gc-age", required_argument, NULL, NODE_FLAG_IMAGE_MINIMUM_GC_AGE }, \
+         { "insecure-registry", required_argument, NULL, NODE_FLAG_INSECURE_REGISTRY },       \
  {                                                                                            \
   "image-gc-period", required_argument, NULL, NODE_FLAG_IMAGE_GC_PERIOD                       \
  }
@@ -43,11 +45,15 @@ enum {
  "  --image-minimum-gc-age DURATION\n"                                            \
  "                          an image seen more recently is kept (default 2m)\n"   \
  "  --image-gc-period DURATION\n"                                                 \
- "                          how often it looks (default 5m, as the kubelet's)\n"
+ "                          how often it looks (default 5m, as the kubelet's)\n"  \
+ "  --insecure-registry HOST[:PORT]\n"                                            \
+ "                          pull from this registry over plain http (repeatable)\n"
 
-/* Applies getopt_long's opt with its argument to p when it is one of NODE_FLAG_*: returns 1,
- * 0 when opt is not one of them, -EINVAL on a bad value. */
-int parse_node_flag(const char *command, int opt, const char *arg, struct image_gc_policy *p);
+/* Applies getopt_long's opt with its argument to p (and --insecure-registry to *insecure, a
+ * NULL-ended list of borrowed strings, grown) when it is one of NODE_FLAG_*: returns 1, 0 when
+ * opt is not one of them, -EINVAL on a bad value. */
+int parse_node_flag(const char *command, int opt, const char *arg, struct image_gc_policy *p,
+                    const char ***insecure);
 /* Checks the node agent's flags together, once all are parsed (image_gc_policy_check). */
 int check_node_flags(const char *command, const struct image_gc_policy *p);
 

@@ -47,6 +47,7 @@ struct node_flags {
         const char *cluster_cidr;
         const char *cni_path;
         struct image_gc_policy image_gc;
+        const char **insecure_registries; /* --insecure-registry, NULL-ended */
 };
 
 static void node_usage(FILE *f)
@@ -97,7 +98,8 @@ static int parse_flags(int argc, char **argv, struct node_flags *f)
 
         optind = 1;
         while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
-                int node = parse_node_flag("node", c, optarg, &f->image_gc);
+                int node =
+                        parse_node_flag("node", c, optarg, &f->image_gc, &f->insecure_registries);
 
                 if (node < 0)
                         return -EINVAL;
@@ -444,6 +446,7 @@ int cmd_node(int argc, char **argv)
                         .feature_gates = f.feature_gates,
                         .network = network,
                         .image_gc = f.image_gc,
+                        .insecure_registries = f.insecure_registries,
                 };
                 r = node_agent_start(&no, &agent, &err);
                 if (r < 0) {

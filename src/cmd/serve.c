@@ -103,7 +103,8 @@ struct serve_flags {
         unsigned leader_elect_lease_duration_ms, leader_elect_renew_deadline_ms,
                 leader_elect_retry_period_ms;
         struct image_gc_policy image_gc;
-        const char *node_flag; /* a node agent flag given (refused by `apiserver`) */
+        const char **insecure_registries; /* --insecure-registry, NULL-ended */
+        const char *node_flag;            /* a node agent flag given (refused by `apiserver`) */
 };
 
 /* Long-only flags, past every character an option letter may be. */
@@ -262,7 +263,8 @@ static int parse_flags(const char *command, int argc, char **argv, struct serve_
 
         optind = 1;
         while ((c = getopt_long(argc, argv, "h", options, &index)) != -1) {
-                int node = parse_node_flag(command, c, optarg, &f->image_gc);
+                int node =
+                        parse_node_flag(command, c, optarg, &f->image_gc, &f->insecure_registries);
 
                 if (node < 0)
                         return -EINVAL;
@@ -1423,6 +1425,7 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
                         .service_host = network ? pod_network_gateway(network) : NULL,
                         .service_port = (unsigned) strtoul(strrchr(f.listen, ':') + 1, NULL, 10),
                         .image_gc = f.image_gc,
+                        .insecure_registries = f.insecure_registries,
                 };
                 r = node_agent_start(&no, &agent, &err);
                 if (r < 0) {

@@ -804,6 +804,7 @@ int node_agent_start(const struct node_agent_options *o, struct node_agent **ret
                         .service_port = o->service_port,
                         .probe_wake = probe_wake,
                         .probe_wake_ud = a,
+                        .insecure_registries = o->insecure_registries,
                 };
                 r = pod_host_open(&ho, &a->host, reterr);
                 if (r >= 0 && o->metrics) {

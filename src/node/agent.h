@@ -42,6 +42,8 @@ struct node_agent_options {
         unsigned service_port;
         /* the image garbage collection (image-gc.h); period_ms 0: IMAGE_GC_POLICY_DEFAULT */
         struct image_gc_policy image_gc;
+        /* registries pulled from over plain http (HOST[:PORT], NULL-ended); NULL: none */
+        const char *const *insecure_registries;
 };
 
 struct node_agent;

@@ -27,6 +27,9 @@ struct container_memory {
         int latest;                 /* the newest run's number, -1 when never started */
         struct backoff restart;     /* crash-loop back-off */
         struct backoff pull;        /* image-pull back-off */
+        bool pull_backoff_reported; /* the BackOff event of the current pull wait went out */
+        char *pull_message;         /* the last pull failure's words, or NULL */
+        int pulled_run;             /* the run whose start pulled the image (policy Always) */
         bool backoff_reported;      /* the BackOff event of the current wait went out */
         bool term_sent;             /* SIGTERM sent during termination */
         bool resize_restart;        /* killed for a RestartContainer resize: start again now */
@@ -102,6 +105,9 @@ struct pod_host {
         void *object_ud;
         struct token_manager *tokens; /* borrowed; NULL: no tokens */
         struct prober *prober;        /* the containers' probes (node/prober.h) */
+        struct image_puller *puller;  /* image pulls (node/image-puller.h) */
+        void (*probe_wake)(void *ud, const char *pod_uid);
+        void *probe_wake_ud;
         /* the claims mounted here, mount point -> [namespace, claim]: read by the volume stats
          * collector on a scrape thread, hence the lock */
         pthread_mutex_t claims_lock;

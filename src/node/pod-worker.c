@@ -39,6 +39,7 @@
 #include "base/timeutil.h"
 #include "node/cgroup/cgroup.h"
 #include "node/network/network.h"
+#include "node/image-puller.h"
 #include "node/node-metrics.h"
 #include "node/node-status.h"
 #include "node/pod-payload.h"
@@ -100,6 +101,7 @@ void add_event_about(struct pod_events *ev, const json_t *object, const char *ty
 static void container_memory_release(struct container_memory *c)
 {
         free(c->name);
+        free(c->pull_message);
 }
 
 static void pod_memory_free(struct pod_memory *p)
@@ -177,7 +179,8 @@ struct container_memory *container_memory_get(struct pod_memory *p, const char *
         c = &p->containers[p->n_containers++];
         *c = (struct container_memory){ .name = xstrdup(name),
                                         .latest = latest_run_in(p->dir, name),
-                                        .probe_kill_run = -1 };
+                                        .probe_kill_run = -1,
+                                        .pulled_run = -1 };
         return c;
 }
 
@@ -228,6 +231,16 @@ static char *pod_label(const json_t *pod)
 
 /* ------------------------------------------------------------------ host */
 
+/* image_puller_options.wake: a pull ended; its key is "<pod uid>/<container>" */
+static void pull_wake(void *ud, const char *key)
+{
+        struct pod_host *h = ud;
+        cleanup_free char *uid = xstrndup(key, strcspn(key, "/"));
+
+        if (h->probe_wake)
+                h->probe_wake(h->probe_wake_ud, uid);
+}
+
 int pod_host_open(const struct pod_host_options *o, struct pod_host **ret, struct error **reterr)
 {
         struct pod_host *h = xcalloc(1, sizeof(*h));
@@ -259,6 +272,15 @@ int pod_host_open(const struct pod_host_options *o, struct pod_host **ret, struc
         r = prober_new(PROBER_THREADS, o->probe_wake, o->probe_wake_ud, &h->prober, reterr);
         if (r < 0)
                 goto fail;
+        {
+                const struct image_puller_options po = { .data_dir = o->data_dir,
+                                                         .insecure = o->insecure_registries,
+                                                         .wake = pull_wake,
+                                                         .wake_ud = h };
+                h->probe_wake = o->probe_wake;
+                h->probe_wake_ud = o->probe_wake_ud;
+                (void) image_puller_new(&po, &h->puller);
+        }
         r = fs_mkdir_p(h->pods_dir, 0700);
         if (r < 0) {
                 error_set(reterr, -r, "create %s: %s", h->pods_dir, strerror(-r));
@@ -296,6 +318,7 @@ struct pod_host *pod_host_free(struct pod_host *h)
         if (!h)
                 return NULL;
         prober_free(h->prober); /* first: its threads wake the agent */
+        h->puller = image_puller_free(h->puller);
         for (size_t i = 0; i < h->n_pods; i++)
                 pod_memory_free(h->pods[i]);
         free(h->pods);
@@ -1141,6 +1164,9 @@ static void start_container(struct step *s, const json_t *c, struct container_me
                             struct container_observation *o)
 {
         const char *name = cm->name, *image = json_string_value(json_object_get(c, "image")) ?: "";
+        const char *policy = json_string_value(json_object_get(c, "imagePullPolicy")) ?: "";
+        cleanup_free char *key = NULL; /* the puller's: "<pod uid>/<container>" */
+        bool pulled = false;
         struct runtime_image img = { 0 };
         struct runtime_container_spec spec = { 0 };
         struct pod_security security = { 0 };
@@ -1154,15 +1180,28 @@ static void start_container(struct step *s, const json_t *c, struct container_me
         struct cgroup_limits l;
         int run = cm->latest + 1, r;
 
+        if (backoff_waiting(&cm->pull, cm->pull.updated, s->now) && cm->pull_message &&
+            s->now - cm->pull.updated < NETWORK_RETRY_S) {
+                /* K8S: a failed sync is retried by the pod worker after its backOffPeriod, so
+                 * ErrImagePull shows that long before the next sync reports the back-off */
+                o->phase = CONTAINER_WAITING;
+                o->waiting_reason = "ErrImagePull";
+                o->waiting_message = keep(s, xstrdup(cm->pull_message));
+                return;
+        }
         if (backoff_waiting(&cm->pull, cm->pull.updated, s->now)) {
+                /* K8S: image_manager.go's BackOff event, once per wait here */
+                if (!cm->pull_backoff_reported)
+                        add_event(s->ev, "Normal", "BackOff",
+                                  xasprintf("Back-off pulling image \"%s\"", image));
+                cm->pull_backoff_reported = true;
                 o->phase = CONTAINER_WAITING;
                 o->waiting_reason = "ImagePullBackOff";
                 o->waiting_message = keep(s, xasprintf("Back-off pulling image \"%s\"", image));
                 return;
         }
         r = runtime_image_ensure(s->h->data_dir, image, &img, &err);
-        if (r == -ENOENT &&
-            streq(json_string_value(json_object_get(c, "imagePullPolicy")) ?: "", "Never")) {
+        if (r == -ENOENT && streq(policy, "Never")) {
                 /* K8S: pkg/kubelet/images/image_manager.go EnsureImageExists: an absent image
                  * under pull policy Never is ErrImageNeverPull, its event of that name, and no
                  * pull back-off (the next sync looks again). */
@@ -1176,9 +1215,47 @@ static void start_container(struct step *s, const json_t *c, struct container_me
                 count_start(s, c, o->waiting_reason);
                 return;
         }
+        /* K8S: shouldPullImage: absent, or Always (once per start); the built-in busybox is
+         * never pulled. The pull runs on its own thread (node/image-puller.h). */
+        key = xasprintf("%s/%s", s->p->uid, name);
+        if (s->h->puller && r != -EINVAL &&
+            ((r == -ENOENT) ||
+             (r == 0 && !img.builtin && streq(policy, "Always") && cm->pulled_run != run) ||
+             image_puller_has(s->h->puller, key))) {
+                cleanup_free char *msg = NULL;
+                const struct image_pull_request q = { .key = key,
+                                                      .image = image,
+                                                      .pod = s->pod,
+                                                      .lookup = s->h->object_lookup,
+                                                      .lookup_ud = s->h->object_ud };
+                enum image_pull_state ps = image_puller_step(s->h->puller, &q, s->ev, &msg);
+
+                runtime_image_release(&img);
+                err = error_free(err);
+                if (ps == IMAGE_PULL_RUNNING || ps == IMAGE_PULL_NONE) {
+                        o->phase = CONTAINER_WAITING; /* K8S: the kubelet's state while pulling */
+                        o->waiting_reason = "ContainerCreating";
+                        return;
+                }
+                if (ps == IMAGE_PULL_FAILED) {
+                        backoff_next(&cm->pull, s->now);
+                        cm->pull_backoff_reported = false;
+                        free(cm->pull_message);
+                        cm->pull_message = xstrdup(msg);
+                        o->phase = CONTAINER_WAITING;
+                        o->waiting_reason = "ErrImagePull";
+                        o->waiting_message = keep(s, TAKE_PTR(msg));
+                        count_start(s, c, o->waiting_reason);
+                        return;
+                }
+                cm->pulled_run = run;
+                r = runtime_image_ensure(s->h->data_dir, image, &img, &err);
+                pulled = true;
+        }
         if (r < 0) {
                 const char *reason = r == -EINVAL ? "InvalidImageName" : "ErrImagePull";
                 backoff_next(&cm->pull, s->now);
+                cm->pull_backoff_reported = false;
                 add_event(s->ev, "Warning", r == -EINVAL ? "InspectFailed" : "Failed",
                           r == -EINVAL ? xasprintf("Failed to apply default image tag \"%s\": %s",
                                                    image, err->message)
@@ -1191,8 +1268,11 @@ static void start_container(struct step *s, const json_t *c, struct container_me
                 return;
         }
         cm->pull = (struct backoff){ 0 };
-        add_event(s->ev, "Normal", "Pulled",
-                  xasprintf("Container image \"%s\" already present on machine", image));
+        free(cm->pull_message);
+        cm->pull_message = NULL;
+        if (!pulled)
+                add_event(s->ev, "Normal", "Pulled",
+                          xasprintf("Container image \"%s\" already present on machine", image));
 
         env = container_env(s, c, &spec.n_env, &env_error);
         if (!env) {

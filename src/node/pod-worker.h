@@ -63,6 +63,8 @@ struct pod_host_options {
          * KUBERNETES_SERVICE_PORT and the link variables); NULL: none */
         const char *service_host;
         unsigned service_port;
+        /* registries pulled from over plain http (HOST[:PORT], NULL-ended; --insecure-registry) */
+        const char *const *insecure_registries;
 };
 
 int pod_host_open(const struct pod_host_options *o, struct pod_host **ret, struct error **reterr);
