@@ -67,7 +67,8 @@ int parse_duration_ms(const char *command, const char *flag, const char *s, unsi
         return parse_duration_min_ms(command, flag, s, 100, ret);
 }
 
-int parse_node_flag(const char *command, int opt, const char *arg, struct image_gc_policy *p)
+int parse_node_flag(const char *command, int opt, const char *arg, struct image_gc_policy *p,
+                    unsigned *pod_workers)
 {
         unsigned v;
         int r;
@@ -92,6 +93,10 @@ int parse_node_flag(const char *command, int opt, const char *arg, struct image_
                 r = parse_duration_ms(command, "--image-gc-period", arg, &v);
                 if (r >= 0)
                         p->period_ms = v;
+                break;
+        case NODE_FLAG_POD_WORKERS:
+                /* 0 would step no pod at all */
+                r = parse_count(command, "--pod-workers", arg, 1, 1024, pod_workers);
                 break;
         default:
                 return 0;

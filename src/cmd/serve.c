@@ -103,6 +103,7 @@ struct serve_flags {
         unsigned leader_elect_lease_duration_ms, leader_elect_renew_deadline_ms,
                 leader_elect_retry_period_ms;
         struct image_gc_policy image_gc;
+        unsigned pod_workers;
         const char *node_flag; /* a node agent flag given (refused by `apiserver`) */
 };
 
@@ -262,7 +263,7 @@ static int parse_flags(const char *command, int argc, char **argv, struct serve_
 
         optind = 1;
         while ((c = getopt_long(argc, argv, "h", options, &index)) != -1) {
-                int node = parse_node_flag(command, c, optarg, &f->image_gc);
+                int node = parse_node_flag(command, c, optarg, &f->image_gc, &f->pod_workers);
 
                 if (node < 0)
                         return -EINVAL;
@@ -1056,6 +1057,7 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
                 .leader_elect = -1,
                 .cluster_cidr = NETWORK_DEFAULT_POD_CIDR,
                 .image_gc = IMAGE_GC_POLICY_DEFAULT,
+                .pod_workers = NODE_AGENT_POD_WORKERS_DEFAULT,
         };
         cleanup_error struct error *err = NULL;
         cleanup_free char *db = NULL, *url = NULL, *host = NULL, *kubeconfig = NULL, *bare = NULL;
@@ -1423,6 +1425,7 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
                         .service_host = network ? pod_network_gateway(network) : NULL,
                         .service_port = (unsigned) strtoul(strrchr(f.listen, ':') + 1, NULL, 10),
                         .image_gc = f.image_gc,
+                        .pod_workers = f.pod_workers,
                 };
                 r = node_agent_start(&no, &agent, &err);
                 if (r < 0) {
