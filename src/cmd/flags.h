@@ -46,7 +46,7 @@ enum {
  "                          an image seen more recently is kept (default 2m)\n"   \
  "  --image-gc-period DURATION\n"                                                 \
  "                          how often it looks (default 5m, as the kubelet's)\n"  \
- "  --pod-workers N         pods stepped at once (default 8)\n"
+ "  --pod-workers N         pods stepped at once (default: twice the CPUs, 2 to 16)\n"
 
 /* Applies getopt_long's opt with its argument to p (the image flags) or *pod_workers when it is
  * one of NODE_FLAG_*: returns 1, 0 when opt is not one of them, -EINVAL on a bad value. */

@@ -280,7 +280,7 @@ int cmd_node(int argc, char **argv)
                                 .cgroup_root = "flexlet",
                                 .kubelet_listen = "0.0.0.0:10250",
                                 .image_gc = IMAGE_GC_POLICY_DEFAULT,
-                                .pod_workers = NODE_AGENT_POD_WORKERS_DEFAULT };
+                                .pod_workers = node_agent_default_pod_workers() };
         cleanup_error struct error *err = NULL;
         cleanup_free char *node_name_default = NULL, *ca_file = NULL, *cert_file = NULL;
         cleanup_free char *key_file = NULL, *serving_cert = NULL, *serving_key = NULL;

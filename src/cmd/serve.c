@@ -1057,7 +1057,7 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
                 .leader_elect = -1,
                 .cluster_cidr = NETWORK_DEFAULT_POD_CIDR,
                 .image_gc = IMAGE_GC_POLICY_DEFAULT,
-                .pod_workers = NODE_AGENT_POD_WORKERS_DEFAULT,
+                .pod_workers = node_agent_default_pod_workers(),
         };
         cleanup_error struct error *err = NULL;
         cleanup_free char *db = NULL, *url = NULL, *host = NULL, *kubeconfig = NULL, *bare = NULL;

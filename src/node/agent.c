@@ -736,6 +736,15 @@ static void agent_free(struct node_agent *a)
         free(a);
 }
 
+unsigned node_agent_default_pod_workers(void)
+{
+        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+
+        if (cpus < 1)
+                cpus = 1;
+        return (unsigned) (cpus > 8 ? 16 : 2 * cpus);
+}
+
 int node_agent_start(const struct node_agent_options *o, struct node_agent **ret,
                      struct error **reterr)
 {

@@ -43,14 +43,15 @@ struct node_agent_options {
         /* the image garbage collection (image-gc.h); period_ms 0: IMAGE_GC_POLICY_DEFAULT */
         struct image_gc_policy image_gc;
         /* the pod workers: how many pods are stepped at once (--pod-workers, at least 1; 0 is
-         * refused: -EINVAL); NODE_AGENT_POD_WORKERS_DEFAULT unless told */
+         * refused: -EINVAL); node_agent_default_pod_workers() unless told */
         unsigned pod_workers;
 };
 
-/* K8S: the kubelet runs a goroutine per pod; here a bounded pool. Starting a pod is mostly
- * waiting on the kernel (clone, mounts, cgroup writes) and on the pod's helper process, so a
- * few threads per CPU keep the CPUs busy without thrashing a small node. */
-#define NODE_AGENT_POD_WORKERS_DEFAULT 8
+/* K8S: the kubelet runs a goroutine per pod; here a bounded pool of twice the online CPUs
+ * (at least 2, at most 16): a step is partly waiting on the kernel and the pod's helper
+ * process, so two threads per CPU keep it busy, and few enough steps are in flight that a
+ * SIGTERM, which waits for them, stays prompt on a loaded node. */
+unsigned node_agent_default_pod_workers(void);
 
 struct node_agent;
 struct metrics_registry;
