@@ -69,10 +69,10 @@ int parse_duration_ms(const char *command, const char *flag, const char *s, unsi
 }
 
 int parse_node_flag(const char *command, int opt, const char *arg, struct image_gc_policy *p,
-                    const char ***insecure)
+                    const char ***insecure, unsigned *pod_workers)
 {
         unsigned v;
-        int r;
+        int r = 0;
 
         switch (opt) {
         case NODE_FLAG_IMAGE_GC_HIGH:
@@ -111,6 +111,10 @@ int parse_node_flag(const char *command, int opt, const char *arg, struct image_
                 (*insecure)[n + 1] = NULL;
                 break;
         }
+        case NODE_FLAG_POD_WORKERS:
+                /* 0 would step no pod at all */
+                r = parse_count(command, "--pod-workers", arg, 1, 1024, pod_workers);
+                break;
         default:
                 return 0;
         }

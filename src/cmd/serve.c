@@ -104,7 +104,8 @@ struct serve_flags {
                 leader_elect_retry_period_ms;
         struct image_gc_policy image_gc;
         const char **insecure_registries; /* --insecure-registry, NULL-ended */
-        const char *node_flag;            /* a node agent flag given (refused by `apiserver`) */
+        unsigned pod_workers;
+        const char *node_flag; /* a node agent flag given (refused by `apiserver`) */
 };
 
 /* Long-only flags, past every character an option letter may be. */
@@ -263,8 +264,8 @@ static int parse_flags(const char *command, int argc, char **argv, struct serve_
 
         optind = 1;
         while ((c = getopt_long(argc, argv, "h", options, &index)) != -1) {
-                int node =
-                        parse_node_flag(command, c, optarg, &f->image_gc, &f->insecure_registries);
+                int node = parse_node_flag(command, c, optarg, &f->image_gc,
+                                           &f->insecure_registries, &f->pod_workers);
 
                 if (node < 0)
                         return -EINVAL;
@@ -1058,6 +1059,7 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
                 .leader_elect = -1,
                 .cluster_cidr = NETWORK_DEFAULT_POD_CIDR,
                 .image_gc = IMAGE_GC_POLICY_DEFAULT,
+                .pod_workers = node_agent_default_pod_workers(),
         };
         cleanup_error struct error *err = NULL;
         cleanup_free char *db = NULL, *url = NULL, *host = NULL, *kubeconfig = NULL, *bare = NULL;
@@ -1426,6 +1428,7 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
                         .service_port = (unsigned) strtoul(strrchr(f.listen, ':') + 1, NULL, 10),
                         .image_gc = f.image_gc,
                         .insecure_registries = f.insecure_registries,
+                        .pod_workers = f.pod_workers,
                 };
                 r = node_agent_start(&no, &agent, &err);
                 if (r < 0) {

@@ -76,8 +76,11 @@ static void count_requests(struct pod_memory *p, const json_t *pod)
         int64_t cpu = 0, mem = 0;
 
         if (pod_requests(alloc_pod, &cpu, &mem) >= 0) {
+                /* read by the other pods' admissions (pod_host.pods_lock) */
+                pthread_mutex_lock(&p->host->pods_lock);
                 p->alloc_milli_cpu = cpu;
                 p->alloc_memory = mem;
+                pthread_mutex_unlock(&p->host->pods_lock);
         }
 }
 
@@ -86,21 +89,25 @@ int pod_allocation_load(struct pod_host *h, struct pod_memory *p, const json_t *
 {
         int r;
 
-        (void) h;
         if (!p->allocation) {
-                p->allocation = read_checkpoint(p, ALLOCATED_FILE, &r);
+                json_t *allocation = read_checkpoint(p, ALLOCATED_FILE, &r);
+
                 if (r == -ENOENT) {
                         /* K8S: a new pod is allocated what it asks for (the scheduler placed it) */
-                        p->allocation = resize_allocation_from_pod(pod);
-                        r = write_checkpoint(p, ALLOCATED_FILE, p->allocation, true, reterr);
+                        allocation = resize_allocation_from_pod(pod);
+                        r = write_checkpoint(p, ALLOCATED_FILE, allocation, true, reterr);
                         if (r < 0) {
-                                json_decref(TAKE_PTR(p->allocation));
+                                json_decref(allocation);
                                 return r;
                         }
                 } else if (r < 0) {
                         return error_set(reterr, -r, "read %s/%s: %s", p->dir, ALLOCATED_FILE,
                                          strerror(-r));
                 }
+                /* the resync's pod_host_sync_order reads it */
+                pthread_mutex_lock(&h->pods_lock);
+                p->allocation = allocation;
+                pthread_mutex_unlock(&h->pods_lock);
         }
         if (!p->actuated) {
                 p->actuated = read_checkpoint(p, ACTUATED_FILE, &r);
@@ -175,8 +182,10 @@ void pod_resize_forget(struct pod_memory *p)
 
 void pod_resize_release_requests(struct pod_memory *p)
 {
+        pthread_mutex_lock(&p->host->pods_lock);
         p->alloc_milli_cpu = 0;
         p->alloc_memory = 0;
+        pthread_mutex_unlock(&p->host->pods_lock);
 }
 
 static void clear_pending(struct pod_memory *p)
@@ -184,7 +193,9 @@ static void clear_pending(struct pod_memory *p)
         free(TAKE_PTR(p->pending_reason));
         free(TAKE_PTR(p->pending_message));
         json_decref(TAKE_PTR(p->pending_for));
+        pthread_mutex_lock(&p->host->pods_lock);
         p->pending_since = 0;
+        pthread_mutex_unlock(&p->host->pods_lock);
 }
 
 /* KEP-6030: a Memory emptyDir whose sizeLimit is above the pod's memory limit is allowed, but
@@ -249,14 +260,19 @@ void pod_resize_admit(struct step *s)
         if (p->pending_for && json_equal(p->pending_for, desired) && p->pending_reason &&
             streq(p->pending_reason, "Infeasible"))
                 return;
+        /* one admission at a time, until this one's allocation counts (pod_host.admit_lock) */
+        pthread_mutex_lock(&h->admit_lock);
+        pthread_mutex_lock(&h->pods_lock);
         for (size_t i = 0; i < h->n_pods; i++) {
                 if (h->pods[i] == p)
                         continue;
                 node.others_milli_cpu += h->pods[i]->alloc_milli_cpu;
                 node.others_memory += h->pods[i]->alloc_memory;
         }
+        pthread_mutex_unlock(&h->pods_lock);
         v = resize_admit(s->pod, p->allocation, desired, &node, &message);
         if (v != RESIZE_ACCEPT) {
+                pthread_mutex_unlock(&h->admit_lock);
                 const char *reason = v == RESIZE_DEFERRED ? "Deferred" : "Infeasible";
                 bool news = !p->pending_for || !json_equal(p->pending_for, desired) ||
                             !p->pending_reason || !streq(p->pending_reason, reason);
@@ -274,8 +290,10 @@ void pod_resize_admit(struct step *s)
                                   xasprintf("Pod resize %s: %s",
                                             v == RESIZE_DEFERRED ? "Deferred" : "Infeasible",
                                             message ?: ""));
+                        pthread_mutex_lock(&h->pods_lock);
                         if (!p->pending_since)
                                 p->pending_since = s->now;
+                        pthread_mutex_unlock(&h->pods_lock);
                 }
                 free(p->pending_reason);
                 free(p->pending_message);
@@ -287,13 +305,22 @@ void pod_resize_admit(struct step *s)
         }
         /* Accepted: the allocation is durable before anything of it is applied. */
         r = write_checkpoint(p, ALLOCATED_FILE, desired, true, NULL);
-        if (r < 0)
+        if (r < 0) {
+                pthread_mutex_unlock(&h->admit_lock);
                 return; /* tried again at the next step */
+        }
         fault_point("resize-allocated");
-        json_decref(p->allocation);
-        p->allocation = json_incref(desired);
+        {
+                json_t *old = p->allocation;
+
+                pthread_mutex_lock(&h->pods_lock);
+                p->allocation = json_incref(desired);
+                pthread_mutex_unlock(&h->pods_lock);
+                json_decref(old);
+        }
         p->allocation_gen++;
         count_requests(p, s->pod);
+        pthread_mutex_unlock(&h->admit_lock);
         clear_pending(p);
         free(TAKE_PTR(p->resize_error));
         p->resize_retry = (struct backoff){ 0 };
@@ -527,6 +554,8 @@ json_t *pod_host_sync_order(struct pod_host *h, const json_t *pods)
 
         /* K8S: pods are admitted at their allocations first; then the pending resizes, in the
          * retry queue's order, each against the allocations accepted before it. */
+        /* the pods' allocations and pending_since, which their workers change (pods_lock) */
+        pthread_mutex_lock(&h->pods_lock);
         json_object_foreach((json_t *) pods, uid, pod) {
                 struct pod_memory *p = NULL;
                 cleanup_json json_t *desired = NULL;
@@ -552,6 +581,7 @@ json_t *pod_host_sync_order(struct pod_host *h, const json_t *pods)
                 }
                 json_array_append_new(order, json_string(uid));
         }
+        pthread_mutex_unlock(&h->pods_lock);
         qsort(pending, n, sizeof(*pending), resize_pending_compare);
         for (size_t i = 0; i < n; i++)
                 json_array_append_new(

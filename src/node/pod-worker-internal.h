@@ -78,11 +78,21 @@ struct pod_memory {
         int64_t resize_started_ms; /* monotonic, when the allocation was accepted; 0: none */
         struct container_memory *containers;
         size_t n_containers;
-        uint32_t userns_base; /* K8S KEP-127: the pod's user namespace range; 0: the host's */
+        uint32_t userns_base;  /* K8S KEP-127: the pod's user namespace range; 0: the host's */
+        struct pod_host *host; /* where it belongs: its pods_lock */
+        /* What pod_host_update_metrics reads from another thread: copied from the fields above
+         * at the end of each step, under the host's pods_lock. */
+        struct {
+                bool sandbox_ready, resizing, deferred, infeasible;
+                size_t n_running;
+        } shown;
 };
 
 struct userns_ranges;
 
+/* Threads. The agent steps each pod on one worker thread at a time (node/pod-queue.h), but
+ * different pods at once: a pod_memory is its worker's alone but for the fields other threads
+ * read, which are written under pods_lock; what the pods share is under the locks below. */
 struct pod_host {
         char *node_name;
         char *data_dir;
@@ -112,9 +122,24 @@ struct pod_host {
          * collector on a scrape thread, hence the lock */
         pthread_mutex_t claims_lock;
         json_t *mounted_claims;
+        /* pods_lock: the array pods (the worker of a pod adds and removes it, the resync
+         * reads it) and, of every pod_memory, what another pod's worker or the resync reads:
+         * the allocation pointer, alloc_milli_cpu, alloc_memory, pending_since and shown. The
+         * owning worker writes those under it and reads them without. Never held across I/O. */
+        pthread_mutex_t pods_lock;
         struct pod_memory **pods;
         size_t n_pods;
-        /* the user namespace ranges handed out (pod-userns.c), and whose: base -> pod uid */
+        /* K8S: the kubelet's allocation manager admits one resize at a time (its podResizeMutex):
+         * the sum of the other pods' allocations and this pod's new one, made durable, are one
+         * decision (pod-resize.c pod_resize_admit). Held across the allocated.json write. */
+        pthread_mutex_t admit_lock;
+        /* loop_lock: the loop devices of claim volumes (pod-claims.c): two pods of one claim
+         * must not attach it twice (two devices for one file), nor one detach or grow it while
+         * another mounts it. Held across the attach, grow, mount, unmount and detach. */
+        pthread_mutex_t loop_lock;
+        /* userns_lock: the user namespace ranges handed out (pod-userns.c), and whose: base ->
+         * pod uid */
+        pthread_mutex_t userns_lock;
         struct userns_ranges *userns;
         json_t *userns_owners;
 };

@@ -121,6 +121,7 @@ static void pod_memory_free(struct pod_memory *p)
         free(p);
 }
 
+/* Under pods_lock. */
 static struct pod_memory *pod_memory_find(struct pod_host *h, const char *uid, size_t *ret_index)
 {
         for (size_t i = 0; i < h->n_pods; i++)
@@ -135,16 +136,31 @@ static struct pod_memory *pod_memory_find(struct pod_host *h, const char *uid, s
 static void pod_memory_forget(struct pod_host *h, const char *uid)
 {
         size_t i;
-        struct pod_memory *p = pod_memory_find(h, uid, &i);
+        struct pod_memory *p;
 
         /* K8S: the kubelet's DeleteServiceAccountToken once the pod is gone */
         token_manager_forget_pod(h->tokens, uid);
         prober_forget_pod(h->prober, uid);
 
-        if (!p)
-                return;
-        h->pods[i] = h->pods[--h->n_pods];
+        pthread_mutex_lock(&h->pods_lock);
+        p = pod_memory_find(h, uid, &i);
+        if (p)
+                h->pods[i] = h->pods[--h->n_pods];
+        pthread_mutex_unlock(&h->pods_lock);
+        /* no other thread can reach it now: only its own worker (this one) had it outside
+         * the lock */
         pod_memory_free(p);
+}
+
+bool pod_host_has_pod(struct pod_host *h, const char *uid)
+{
+        cleanup_free char *dir = xasprintf("%s/%s", h->pods_dir, uid);
+        bool known;
+
+        pthread_mutex_lock(&h->pods_lock);
+        known = pod_memory_find(h, uid, NULL) != NULL;
+        pthread_mutex_unlock(&h->pods_lock);
+        return known || access(dir, F_OK) == 0;
 }
 
 /* The highest run number under DATA/pods/<uid>/containers/<name>, -1 when none. */
@@ -256,6 +272,10 @@ int pod_host_open(const struct pod_host_options *o, struct pod_host **ret, struc
         h->volume_resize_on_v1 = o->memory_backed_volume_resize_cgroup_v1;
         h->metrics = o->metrics;
         pthread_mutex_init(&h->claims_lock, NULL);
+        pthread_mutex_init(&h->pods_lock, NULL);
+        pthread_mutex_init(&h->admit_lock, NULL);
+        pthread_mutex_init(&h->loop_lock, NULL);
+        pthread_mutex_init(&h->userns_lock, NULL);
         h->mounted_claims = json_object();
         h->claim_lookup = o->claim_lookup;
         h->claim_patch_status = o->claim_patch_status;
@@ -325,6 +345,10 @@ struct pod_host *pod_host_free(struct pod_host *h)
         cgroup_manager_free(h->cgroups);
         json_decref(h->mounted_claims);
         pthread_mutex_destroy(&h->claims_lock);
+        pthread_mutex_destroy(&h->pods_lock);
+        pthread_mutex_destroy(&h->admit_lock);
+        pthread_mutex_destroy(&h->loop_lock);
+        pthread_mutex_destroy(&h->userns_lock);
         free(h->node_name);
         pod_userns_free(h);
         free(h->data_dir);
@@ -1660,15 +1684,19 @@ struct plan {
 static struct pod_memory *pod_memory_get(struct pod_host *h, const json_t *pod)
 {
         const char *uid = json_path_string(pod, "metadata.uid");
-        struct pod_memory *p = pod_memory_find(h, uid, NULL);
+        struct pod_memory *p;
 
-        if (p)
-                return p;
-        p = xcalloc(1, sizeof(*p));
-        p->uid = xstrdup(uid);
-        p->dir = xasprintf("%s/%s", h->pods_dir, uid);
-        h->pods = xrealloc(h->pods, (h->n_pods + 1) * sizeof(*h->pods));
-        h->pods[h->n_pods++] = p;
+        pthread_mutex_lock(&h->pods_lock);
+        p = pod_memory_find(h, uid, NULL);
+        if (!p) {
+                p = xcalloc(1, sizeof(*p));
+                p->uid = xstrdup(uid);
+                p->dir = xasprintf("%s/%s", h->pods_dir, uid);
+                p->host = h;
+                h->pods = xrealloc(h->pods, (h->n_pods + 1) * sizeof(*h->pods));
+                h->pods[h->n_pods++] = p;
+        }
+        pthread_mutex_unlock(&h->pods_lock);
         return p;
 }
 
@@ -1986,24 +2014,24 @@ void pod_host_update_metrics(struct pod_host *h)
         const char *running[] = { "running", NULL };
         size_t pods = 0, containers = 0;
 
+        const char *deferred[] = { "Deferred", NULL }, *infeasible[] = { "Infeasible", NULL };
+        size_t n_deferred = 0, n_infeasible = 0, n_progress = 0;
+
         if (!h->metrics)
                 return;
+        /* what each pod's last step showed (pod_memory.shown), not what a step in progress on
+         * another thread holds */
+        pthread_mutex_lock(&h->pods_lock);
         for (size_t i = 0; i < h->n_pods; i++) {
-                pods += h->pods[i]->sandbox_ready;
-                containers += h->pods[i]->n_running;
+                pods += h->pods[i]->shown.sandbox_ready;
+                containers += h->pods[i]->shown.n_running;
+                n_deferred += h->pods[i]->shown.deferred;
+                n_infeasible += h->pods[i]->shown.infeasible;
+                n_progress += h->pods[i]->shown.resizing;
         }
+        pthread_mutex_unlock(&h->pods_lock);
         (void) metrics_set(h->metrics->running_pods, NULL, (double) pods);
         {
-                const char *deferred[] = { "Deferred", NULL },
-                           *infeasible[] = { "Infeasible", NULL };
-                size_t n_deferred = 0, n_infeasible = 0, n_progress = 0;
-
-                for (size_t i = 0; i < h->n_pods; i++) {
-                        const char *r = h->pods[i]->pending_reason;
-                        n_deferred += r && streq(r, "Deferred");
-                        n_infeasible += r && streq(r, "Infeasible");
-                        n_progress += h->pods[i]->resizing;
-                }
                 (void) metrics_set(h->metrics->pending_resizes, deferred, (double) n_deferred);
                 (void) metrics_set(h->metrics->pending_resizes, infeasible, (double) n_infeasible);
                 (void) metrics_set(h->metrics->in_progress_resizes, NULL, (double) n_progress);
@@ -2279,6 +2307,13 @@ int pod_worker_sync(struct pod_host *h, const json_t *pod, json_t **ret_status,
         if (s.resize_activity)
                 fault_point("resize-status");
         observe_for_metrics(&s, &pl, sandbox_ready, t0);
+        pthread_mutex_lock(&h->pods_lock);
+        p->shown.sandbox_ready = p->sandbox_ready;
+        p->shown.n_running = p->n_running;
+        p->shown.resizing = p->resizing;
+        p->shown.deferred = p->pending_reason && streq(p->pending_reason, "Deferred");
+        p->shown.infeasible = p->pending_reason && streq(p->pending_reason, "Infeasible");
+        pthread_mutex_unlock(&h->pods_lock);
         step_release(&s, &pl);
         if (r == POD_SYNC_FINISHED)
                 pod_memory_forget(h, json_path_string(pod, "metadata.uid"));
