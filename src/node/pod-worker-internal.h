@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "api/pod-resources.h"
+#include "node/pod-spec.h"
 #include "node/pod-worker.h"
 
 struct cgroup_manager;
@@ -61,6 +62,7 @@ struct pod_memory {
         char *evicted;          /* the eviction message once the pod is evicted */
         json_t *payload_errors; /* FailedMount messages of configMap/secret/... volumes sent */
         /* resize (pod-resize.c) */
+        struct pod_spec *spec;   /* the typed spec of the latest generation seen (pod-spec.h) */
         json_t *allocation;      /* allocated.json: what the node agreed to run */
         json_t *actuated;        /* actuated.json: what the kernel was last told */
         unsigned allocation_gen; /* bumped whenever the allocation changes */
@@ -204,8 +206,12 @@ int pod_userns_recorded(const char *pod_dir, uint32_t *ret_base);
  * spec's) and an empty actuated state. Idempotent. */
 int pod_allocation_load(struct pod_host *h, struct pod_memory *p, const json_t *pod,
                         struct error **reterr);
-/* The pod with its allocated resources (new reference); the pod itself before allocation. */
-json_t *pod_allocated(const struct pod_memory *p, const json_t *pod);
+/* The pod's typed spec (pod-spec.h), decoded once per generation and made current against the
+ * allocation; NULL when the spec is malformed (the resize path then does nothing for it). */
+struct pod_spec *pod_spec_of(struct pod_memory *p, const json_t *pod);
+/* The pod with its allocated resources (new reference, read-only); the pod itself before
+ * allocation or when they are the spec's. */
+json_t *pod_allocated(struct pod_memory *p, const json_t *pod);
 /* Records and persists that a cgroup (container name, or NULL for the pod's) now holds cfg, or
  * a Memory emptyDir its size. */
 void pod_actuated_cgroup(struct pod_memory *p, const char *container,
