@@ -150,27 +150,9 @@ for x in a b c; do
 done
 
 # --- a WaitForFirstConsumer xfs claim on the third node
-cat <<EOF | ka apply -f - >/dev/null
-apiVersion: storage.k8s.io/v1
-kind: StorageClass
-metadata: {name: local-xfs}
-provisioner: flexlet.io/local-loop
-parameters: {fsType: xfs}
-volumeBindingMode: WaitForFirstConsumer
-allowVolumeExpansion: true
-reclaimPolicy: Delete
----
-apiVersion: v1
-kind: PersistentVolumeClaim
-metadata: {name: data}
-spec:
-  storageClassName: local-xfs
-  accessModes: [ReadWriteOnce]
-  resources: {requests: {storage: 300Mi}}
-EOF
 . "$here/../lib/pv.sh"
-pv_writer_pod w data | jq --arg n "${NNAME[c]}" '.spec.nodeSelector = {"kubernetes.io/hostname": $n}' |
-        ka create -f - >/dev/null
+pv_local_xfs_claim data 300Mi | ka apply -f - >/dev/null
+pv_writer_pod_on w data "${NNAME[c]}" | ka create -f - >/dev/null
 check_output "a pod pinned to the third node runs on the claim" "condition met" \
         ka wait --for=condition=Ready pod/w --timeout=90s
 pv=$(k get pvc data -o jsonpath='{.spec.volumeName}')
