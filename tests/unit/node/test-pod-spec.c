@@ -14,29 +14,12 @@
 
 #include "base/alloc.h"
 #include "base/json.h"
+#include "unit/json-literal.h"
 #include "node/pod-spec.h"
 #include "node/resize.h"
 
 #define MI ((int64_t) 1024 * 1024)
 #define GI (MI * 1024)
-
-/* JSON written with single quotes, for readable literals. */
-static json_t *J(const char *text)
-{
-        char *s = xstrdup(text);
-        json_error_t err;
-        json_t *v;
-
-        for (char *p = s; *p; p++) {
-                if (*p == '\'')
-                        *p = '"';
-        }
-        v = json_loads(s, 0, &err);
-        if (!v)
-                fail_msg("bad test JSON: %s: %s", err.text, s);
-        free(s);
-        return v;
-}
 
 static const char *const POD =
         "{'metadata': {'uid': 'u1', 'generation': 3, 'resourceVersion': '77'},"
