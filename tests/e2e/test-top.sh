@@ -63,6 +63,8 @@ check_output "kubectl top pod shows hog" "hog" k top pod
 check_output "kubectl top pod --containers shows c2" "c2" k top pod hog --containers
 check_output "kubectl top pod -A shows hog in default" "default" k top pod -A
 check_output "kubectl top pod -l selects by label" "hog" k top pod -l app=hog
+check_output "kubectl 1.33: top pod --containers shows c2" "c2" kv 1.33 top pod hog --containers
+check_output "kubectl 1.33: top node shows the node" "test-node" kv 1.33 top node
 check_output "a pod that does not exist is upstream's NotFound" 'pods "nosuch" not found' \
         k top pod nosuch
 
