@@ -839,7 +839,7 @@ static int write_file_at(int dfd, const char *name, const void *buf, size_t len)
 static int pull_into(struct pull *p, const struct rt_image_name *n, const char *images, int dfd,
                      int bfd, struct registry_pull_result *res, struct error **reterr)
 {
-        cleanup_free char *body = NULL, *mt = NULL, *digest = NULL, *cfg_text = NULL;
+        cleanup_free char *body = NULL, *mt = NULL, *digest = NULL;
         size_t len;
         json_t *m = NULL, *layers, *diff_ids = NULL, *cfg = NULL, *idx;
         const char *cdigest;
