@@ -45,7 +45,7 @@ R=$(mktemp -d /tmp/flexlet-pullbench.XXXXXX)
 REGISTRY_PID=
 cleanup() {
         local rc=$?
-        [ -z "$REGISTRY_PID" ] || { kill "$REGISTRY_PID" 2>/dev/null; wait "$REGISTRY_PID" 2>/dev/null; }
+        [ -z "$REGISTRY_PID" ] || { kill "$REGISTRY_PID" 2>/dev/null; wait "$REGISTRY_PID" 2>/dev/null || true; }
         rm -rf "$R"
         return $rc
 }
