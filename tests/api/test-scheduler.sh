@@ -7,12 +7,9 @@
 # messages; a bound volume whose nodeAffinity names another host is a "volume node affinity
 # conflict" until the volume is recreated for this node; a WaitForFirstConsumer claim gets
 # volume.kubernetes.io/selected-node when a pod using it is scheduled, and the pod (its requests
-# held on the node meanwhile) is bound only once the claim is bound, here by hand; a
-# selected-node removed (a provisioner giving up) fails PreBind and the pod is scheduled again.
-# The classes name an external provisioner that does not run here (example.com/external): as
-# upstream, a provisioner acts only on classes naming it, so `flexlet apiserver`'s local-loop
-# provisioner leaves these claims alone and the test plays the provisioner's part by hand (the
-# node "fake" has no node agent to make a local-loop volume on).
+# held on the node meanwhile) is bound only once the claim is bound, here by hand: `flexlet
+# apiserver` runs no provisioner; a selected-node removed (a provisioner giving up) fails PreBind
+# and the pod is scheduled again.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib/tap.sh"
@@ -118,7 +115,7 @@ JSON
 class_json() { # class_json NAME MODE
         cat <<JSON
 {"apiVersion":"storage.k8s.io/v1","kind":"StorageClass","metadata":{"name":"$1"},
- "provisioner":"example.com/external","volumeBindingMode":"$2"}
+ "provisioner":"flexlet.io/local-loop","volumeBindingMode":"$2"}
 JSON
 }
 class_json instant Immediate | k create -f - >/dev/null
