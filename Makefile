@@ -23,7 +23,7 @@ CMD_OBJS := $(CMD_SRCS:%.c=$(BUILD)/%.o)
 UNIT_BINS := $(UNIT_SRCS:%.c=$(BUILD)/%)
 
 .PHONY: all unit-tests test test-asan run fuzz-smoke format format-check lint deps clean bench \
-	bench-node bench-resize bench-pv bench-deployment bench-scaleout bench-exec
+	bench-node bench-resize bench-pv bench-deployment bench-scaleout bench-exec bench-pull
 
 all: $(BUILD)/flexlet
 
@@ -91,6 +91,8 @@ bench-scaleout: all
 	bash bench/run-scaleout-bench.sh
 bench-exec: all
 	bash bench/run-exec-bench.sh
+bench-pull: all
+	bash bench/run-pull-bench.sh
 
 format:
 	clang-format -i $(LIB_SRCS) $(CMD_SRCS) $(UNIT_SRCS) $(FUZZ_SRCS) $(wildcard src/*/*.h src/*/*/*.h)

@@ -40,6 +40,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -533,6 +534,64 @@ static void kill_floor(const struct proc_set *ps, bool everything, const char *k
         bench_print_stats(kexit, exited, n, 0);
         free(exited);
         free(pfds);
+}
+
+/* The runtime's own parallel start (issue 16's floor for "pods created together start
+ * together"): f->n pods prepared and started by `threads` threads at once, each taking the next
+ * pod, timed from the first to the last one running. */
+struct floor_parallel {
+        struct floor *f;
+        atomic_size_t next;
+        unsigned round;
+};
+
+static void *floor_parallel_main(void *arg)
+{
+        struct floor_parallel *fp = arg;
+        size_t i;
+        double sandbox_ms;
+
+        while ((i = atomic_fetch_add(&fp->next, 1)) < fp->f->n) {
+                floor_pod_init(fp->f, i, fp->round);
+                floor_prepare(fp->f, &fp->f->pods[i]);
+                floor_start(fp->f, &fp->f->pods[i], &sandbox_ms);
+        }
+        return NULL;
+}
+
+static int cmd_runtime_parallel(const char *data, const char *cgroup_root, size_t n,
+                                unsigned threads)
+{
+        struct floor f = { .data = data, .n = n };
+        struct floor_parallel fp = { .f = &f, .round = 4 };
+        cleanup_error struct error *err = NULL;
+        pthread_t *t = xcalloc(threads, sizeof(*t));
+        int64_t t0;
+
+        f.pods = xcalloc(n, sizeof(*f.pods));
+        if (cgroup_manager_open("/sys/fs/cgroup", cgroup_root, &f.cg, &err) < 0 ||
+            cgroup_create(f.cg, "kubepods/burstable", &err) < 0)
+                die("cgroups: %s", err->message);
+        if (runtime_image_ensure(data, "busybox", &f.img, &err) < 0)
+                die("image: %s", err->message);
+        t0 = now_ns();
+        for (unsigned i = 0; i < threads; i++)
+                if (pthread_create(&t[i], NULL, floor_parallel_main, &fp) != 0)
+                        die("pthread_create");
+        for (unsigned i = 0; i < threads; i++)
+                (void) pthread_join(t[i], NULL);
+        (void) printf("runtime.parallel.threads %u\nruntime.parallel.total_ms %.3f\n", threads,
+                      ms_between(t0, now_ns()));
+        for (size_t i = 0; i < n; i++) {
+                floor_teardown(&f, &f.pods[i]);
+                floor_pod_release(&f.pods[i]);
+        }
+        runtime_image_release(&f.img);
+        (void) cgroup_destroy(f.cg, "", NULL);
+        cgroup_manager_free(f.cg);
+        free(f.pods);
+        free(t);
+        return 0;
 }
 
 static int cmd_runtime(const char *data, const char *cgroup_root, size_t n)
@@ -1288,6 +1347,8 @@ static void usage(FILE *f)
         (void) fputs(
                 "usage: node-bench kernel [--runs N]\n"
                 "       node-bench runtime --data DIR --cgroup-root NAME [--pods N]\n"
+                "       node-bench runtime-parallel --data DIR --cgroup-root NAME [--pods N]\n"
+                "           [--runs THREADS]\n"
                 "       node-bench cni --data DIR --pod-cidr CIDR --pod-bridge NAME [--runs N]\n"
                 "       node-bench exeseal [--runs N]\n"
                 "       node-bench start|delete|idle|confine --server URL --ca FILE --token-file FILE\n"
@@ -1351,6 +1412,7 @@ int main(int argc, char **argv)
                                  .timeout_s = 300 };
         const char *cmd, *token_file = NULL, *key = NULL, *pod_cidr = NULL, *pod_bridge = NULL;
         size_t runs = 200;
+        bool runs_set = false;
         double seconds = 30;
         pid_t pid = 0;
         int opt;
@@ -1377,6 +1439,7 @@ int main(int argc, char **argv)
                 switch (opt) {
                 case 'r':
                         runs = parse_size("--runs", optarg);
+                        runs_set = true;
                         break;
                 case 'd':
                         a.data = optarg;
@@ -1458,6 +1521,9 @@ int main(int argc, char **argv)
                 die("%s needs --data and --cgroup-root", cmd);
         if (streq(cmd, "runtime"))
                 return cmd_runtime(a.data, a.cgroup_root, so.n);
+        if (streq(cmd, "runtime-parallel"))
+                return cmd_runtime_parallel(a.data, a.cgroup_root, so.n,
+                                            runs_set ? (unsigned) runs : 8);
         if (!a.server || !a.ca || !token_file)
                 die("%s needs --server, --ca and --token-file", cmd);
         a.token = bench_read_token(token_file);

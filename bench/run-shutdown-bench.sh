@@ -4,7 +4,9 @@
 # and how long those pods take to be all Running, for each flexlet binary given, one after the
 # other in the same run. Pods: busybox `sleep 3600`, hostNetwork (no CNI), requests only.
 # Usage: bench/run-shutdown-bench.sh BINARY... (as root). Everything is cleaned up on exit by
-# tests/lib/node.sh. Prints one line per binary: create→all Running ms, SIGTERM→exit ms.
+# tests/lib/node.sh. Prints one line per binary: create→all Running ms, SIGTERM→exit ms; then
+# the runtime's own parallel start of as many pods (below). A BINARY may be a wrapper script
+# that adds flags to `serve` (e.g. --pod-workers 1).
 set -u
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 PODS=${PODS:-100}
@@ -53,6 +55,27 @@ one() {
         )
 }
 
+NB=${NODE_BENCH:-$ROOT/build/bench/node-bench}
+if ! [ -x "$NB" ]; then
+        echo "run-shutdown-bench: $NB is not built (make -C bench): the runtime's parallel start, the ratio's floor, cannot be measured" >&2
+        exit 1
+fi
+
 for b in "$@"; do
         one "$b"
 done
+
+# The runtime's own start of as many pods in parallel (issue 16: "all Running within 2x the
+# runtime's own parallel start of 100 sandboxes and containers"): bench/node-bench.c
+# runtime-parallel, THREADS threads (default 8; the agent's --pod-workers default is twice the
+# CPUs), each pod prepared (folder, cgroups, a Memory emptyDir) and its sandbox and busybox
+# container started as the agent does.
+floor_dir=$(mktemp -d /tmp/flexlet-startfloor.XXXXXX)
+trap 'rm -rf "$floor_dir"' EXIT
+total=$("$NB" runtime-parallel --data "$floor_dir" --cgroup-root "flexlet-startfloor-$$" \
+        --pods "$PODS" --runs "${THREADS:-8}" | sed -n 's/^runtime.parallel.total_ms //p')
+if [ -z "$total" ]; then
+        echo "run-shutdown-bench: node-bench runtime-parallel printed no total" >&2
+        exit 1
+fi
+echo "runtime: $PODS pods started in parallel (${THREADS:-8} threads) $total ms; load $(cut -d' ' -f1 /proc/loadavg)"

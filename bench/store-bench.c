@@ -1,6 +1,7 @@
 /* store-bench.c: the store interface (src/store/store.h) on SQLite and on etcd in one run:
  * creates, gets, updates and whole lists of N pods from T threads through store_create /
- * store_get / store_update / store_list, each backend's rate and latency percentiles, and, as
+ * store_get / store_update_from (over the object as created, as the API updates what it read) /
+ * store_list, each backend's rate and latency percentiles, and, as
  * the floor under the etcd numbers, the same puts and gets sent straight to etcd's JSON gateway
  * by a minimal client (one keep-alive libcurl handle per thread, no store around it).
  * --raw-only runs that minimal client alone (run-scaleout-bench.sh's floor under `flexlet
@@ -25,6 +26,7 @@ struct config {
         size_t threads;
         size_t lists;
         bool raw_only;
+        json_t **created; /* n: each object as its create stored it, what update replaces */
 };
 
 enum op { OP_CREATE, OP_GET, OP_UPDATE, OP_RAW_PUT, OP_RAW_GET, OP_MAX };
@@ -109,6 +111,10 @@ static void *worker_main(void *arg)
                 case OP_CREATE:
                         o = bench_pod(i);
                         r = store_create(w->s, "pods", "bench", name, o, &err);
+                        if (r >= 0) {
+                                json_decref(w->cfg->created[i]);
+                                w->cfg->created[i] = json_incref(o);
+                        }
                         break;
                 case OP_GET:
                         r = store_get(w->s, "pods", "bench", name, &o, &err);
@@ -116,7 +122,9 @@ static void *worker_main(void *arg)
                 case OP_UPDATE:
                         o = bench_pod(i);
                         json_object_set_new(o, "status", json_pack("{s:s}", "phase", "Running"));
-                        r = store_update(w->s, "pods", "bench", name, o, 0, &err);
+                        /* as the API's update: over the object it read (store_update_from) */
+                        r = store_update_from(w->s, "pods", "bench", name, o, w->cfg->created[i],
+                                              &err);
                         break;
                 case OP_RAW_PUT:
                 case OP_RAW_GET:
@@ -249,6 +257,7 @@ int main(int argc, char **argv)
         cfg.n -= cfg.n % cfg.threads;
         (void) curl_global_init(CURL_GLOBAL_DEFAULT);
         (void) printf("objects %zu\nthreads %zu\n", cfg.n, cfg.threads);
+        cfg.created = xcalloc(cfg.n, sizeof(*cfg.created));
 
         if (!cfg.raw_only) {
                 const struct store_etcd_options eo = { .endpoints = cfg.etcd };

@@ -13,6 +13,7 @@ packages=(
         containernetworking-plugins iptables iproute2
         qemu-system-x86 linux-image-amd64 cpio
         etcd-server etcd-client
+        docker-registry skopeo apache2-utils
 )
 
 missing=()

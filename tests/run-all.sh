@@ -64,7 +64,8 @@ nproc=$(nproc 2>/dev/null || echo 2)
 # The node's end-to-end suites on cgroup v2 run in a qemu guest (tests/vm/run.sh) on build/flexlet,
 # beside everything below, so it is built and the guest started before anything else: the guest
 # is CPU-bound emulation, the host's suites mostly wait on processes. The suites first
-# (node, resize, resize crash, persistent volumes), then the kernel's behaviour and serve's
+# (node, resize, resize crash, persistent volumes), the usage metrics `kubectl top` reads from
+# the cgroups, then the kernel's behaviour and serve's
 # setup checks: a suite not started 30 minutes after boot is skipped, saying so; one that starts
 # and does not end by 36 minutes 40 seconds fails. The host's part takes longer than that (about
 # 50 minutes), so the guest's budget does not lengthen the run.
@@ -74,7 +75,7 @@ if build_step main make -j"$nproc" all; then
         main_built=1
         bash tests/vm/run.sh -t 2200 -b 1800 -o "$log_dir/vm" tests/e2e/test-node.sh \
                 tests/e2e/test-resize.sh tests/e2e/test-resize-crash.sh tests/e2e/test-pv-node.sh \
-                tests/e2e/test-cgroup-kernel.sh tests/vm/test-v2-setup.sh >"$log_dir/vm.log" 2>&1 &
+                tests/e2e/test-top.sh tests/e2e/test-cgroup-kernel.sh tests/vm/test-v2-setup.sh >"$log_dir/vm.log" 2>&1 &
         vm_pid=$!
 fi
 

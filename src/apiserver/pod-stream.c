@@ -21,6 +21,7 @@
 
 #include "apiserver/apiserver-internal.h"
 #include "apiserver/authz.h"
+#include "apiserver/kubelet-client.h"
 #include "apiserver/status.h"
 #include "base/alloc.h"
 #include "base/json.h"
@@ -537,8 +538,10 @@ static struct stream_proxy *proxy_new(struct apiserver *s, char *server_url)
         pthread_mutex_init(&x->lock, NULL);
         strbuf_init(&x->head_rest);
         x->server_url = server_url;
-        x->co = (struct api_client_options){ .ca_file = s->opts.kubelet_ca_file,
-                                             .token = s->opts.kubelet_token };
+        /* the kubelet CA, the token and the API server's client certificate, as pods/log: a
+         * node joined with `flexlet node` knows the servers by the certificate only (K8S
+         * --kubelet-client-certificate, one transport for logs, exec, attach, port-forward) */
+        x->co = kubelet_client_options(s, false);
         x->deadline_ms = time_monotonic_ms() + KUBELET_UPGRADE_TIMEOUT_MS;
         x->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
         return x;

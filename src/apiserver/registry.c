@@ -752,7 +752,8 @@ static int update_object(struct apiserver *s, const struct api_target *t,
                         respond_object(t, req, resp, 200, last);
                 return 0;
         }
-        r = store_update(s->store, t->res->plural, store_ns(t), name, to_store, old_rv, &err);
+        /* old is what the store returned: no second read before the write (store.h) */
+        r = store_update_from(s->store, t->res->plural, store_ns(t), name, to_store, old, &err);
         if (r == -ESTALE && !caller_precondition)
                 return r;
         if (r < 0) {
@@ -1158,8 +1159,8 @@ static int delete_object(struct apiserver *s, const struct api_target *t,
                                 respond_object(t, req, resp, 200, marked);
                         return 0;
                 }
-                r = store_update(s->store, t->res->plural, store_ns(t), name, marked, obj_rv(old),
-                                 &err);
+                r = store_update_from(s->store, t->res->plural, store_ns(t), name, marked, old,
+                                      &err);
                 if (r == -ESTALE)
                         return r;
                 if (r < 0)
@@ -1231,7 +1232,7 @@ static int delete_namespace(struct apiserver *s, const struct api_target *t,
                 respond_object(t, req, resp, 200, marked);
                 return 0;
         }
-        r = store_update(s->store, t->res->plural, "", t->name, marked, obj_rv(old), &err);
+        r = store_update_from(s->store, t->res->plural, "", t->name, marked, old, &err);
         if (r == -ESTALE)
                 return r;
         if (r < 0)

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "base/alloc.h"
 #include "cmd/flags.h"
@@ -67,10 +68,11 @@ int parse_duration_ms(const char *command, const char *flag, const char *s, unsi
         return parse_duration_min_ms(command, flag, s, 100, ret);
 }
 
-int parse_node_flag(const char *command, int opt, const char *arg, struct image_gc_policy *p)
+int parse_node_flag(const char *command, int opt, const char *arg, struct image_gc_policy *p,
+                    const char ***insecure, unsigned *pod_workers)
 {
         unsigned v;
-        int r;
+        int r = 0;
 
         switch (opt) {
         case NODE_FLAG_IMAGE_GC_HIGH:
@@ -92,6 +94,26 @@ int parse_node_flag(const char *command, int opt, const char *arg, struct image_
                 r = parse_duration_ms(command, "--image-gc-period", arg, &v);
                 if (r >= 0)
                         p->period_ms = v;
+                break;
+        case NODE_FLAG_INSECURE_REGISTRY: {
+                size_t n = 0;
+                /* HOST[:PORT] as an image name's registry part */
+                if (!*arg || strpbrk(arg, "/@ \t") || strlen(arg) > 255) {
+                        (void) fprintf(stderr,
+                                       "flexlet %s: --insecure-registry \"%s\": not HOST[:PORT]\n",
+                                       command, arg);
+                        return -EINVAL;
+                }
+                while (*insecure && (*insecure)[n])
+                        n++;
+                *insecure = xrealloc(*insecure, (n + 2) * sizeof(char *));
+                (*insecure)[n] = arg;
+                (*insecure)[n + 1] = NULL;
+                break;
+        }
+        case NODE_FLAG_POD_WORKERS:
+                /* 0 would step no pod at all */
+                r = parse_count(command, "--pod-workers", arg, 1, 1024, pod_workers);
                 break;
         default:
                 return 0;

@@ -47,6 +47,8 @@ struct node_flags {
         const char *cluster_cidr;
         const char *cni_path;
         struct image_gc_policy image_gc;
+        const char **insecure_registries; /* --insecure-registry, NULL-ended */
+        unsigned pod_workers;
 };
 
 static void node_usage(FILE *f)
@@ -97,7 +99,8 @@ static int parse_flags(int argc, char **argv, struct node_flags *f)
 
         optind = 1;
         while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
-                int node = parse_node_flag("node", c, optarg, &f->image_gc);
+                int node = parse_node_flag("node", c, optarg, &f->image_gc, &f->insecure_registries,
+                                           &f->pod_workers);
 
                 if (node < 0)
                         return -EINVAL;
@@ -278,7 +281,8 @@ int cmd_node(int argc, char **argv)
                                 .data_dir = "/var/lib/flexlet-node",
                                 .cgroup_root = "flexlet",
                                 .kubelet_listen = "0.0.0.0:10250",
-                                .image_gc = IMAGE_GC_POLICY_DEFAULT };
+                                .image_gc = IMAGE_GC_POLICY_DEFAULT,
+                                .pod_workers = node_agent_default_pod_workers() };
         cleanup_error struct error *err = NULL;
         cleanup_free char *node_name_default = NULL, *ca_file = NULL, *cert_file = NULL;
         cleanup_free char *key_file = NULL, *serving_cert = NULL, *serving_key = NULL;
@@ -444,6 +448,8 @@ int cmd_node(int argc, char **argv)
                         .feature_gates = f.feature_gates,
                         .network = network,
                         .image_gc = f.image_gc,
+                        .insecure_registries = f.insecure_registries,
+                        .pod_workers = f.pod_workers,
                 };
                 r = node_agent_start(&no, &agent, &err);
                 if (r < 0) {

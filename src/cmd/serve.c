@@ -103,6 +103,8 @@ struct serve_flags {
         unsigned leader_elect_lease_duration_ms, leader_elect_renew_deadline_ms,
                 leader_elect_retry_period_ms;
         struct image_gc_policy image_gc;
+        const char **insecure_registries; /* --insecure-registry, NULL-ended */
+        unsigned pod_workers;
         const char *node_flag; /* a node agent flag given (refused by `apiserver`) */
 };
 
@@ -262,7 +264,8 @@ static int parse_flags(const char *command, int argc, char **argv, struct serve_
 
         optind = 1;
         while ((c = getopt_long(argc, argv, "h", options, &index)) != -1) {
-                int node = parse_node_flag(command, c, optarg, &f->image_gc);
+                int node = parse_node_flag(command, c, optarg, &f->image_gc,
+                                           &f->insecure_registries, &f->pod_workers);
 
                 if (node < 0)
                         return -EINVAL;
@@ -565,27 +568,26 @@ enum controller_account {
 
 static const struct {
         const char *name;
-        bool with_node_only; /* the storage controllers run only where serve's node does */
 } accounts_list[ACCOUNT_MAX] = {
-        [ACCOUNT_PVC_PROTECTION] = { "pvc-protection-controller", false },
-        [ACCOUNT_NAMESPACE] = { "namespace-controller", false },
-        [ACCOUNT_SERVICE_ACCOUNT] = { "service-account-controller", false },
-        [ACCOUNT_ROOT_CA] = { "root-ca-cert-publisher", false },
-        [ACCOUNT_RESOURCEQUOTA] = { "resourcequota-controller", false },
-        [ACCOUNT_DISRUPTION] = { "disruption-controller", false },
-        [ACCOUNT_REPLICASET] = { "replicaset-controller", false },
-        [ACCOUNT_DEPLOYMENT] = { "deployment-controller", false },
-        [ACCOUNT_STATEFULSET] = { "statefulset-controller", false },
-        [ACCOUNT_DAEMONSET] = { "daemon-set-controller", false },
-        [ACCOUNT_GC] = { "generic-garbage-collector", false },
-        [ACCOUNT_JOB] = { "job-controller", false },
-        [ACCOUNT_TTL] = { "ttl-after-finished-controller", false },
-        [ACCOUNT_NODE] = { "node-controller", false },
-        [ACCOUNT_TOKEN_CLEANER] = { "token-cleaner", false },
-        [ACCOUNT_AGGREGATION] = { "clusterrole-aggregation-controller", false },
-        [ACCOUNT_CSR] = { "certificate-controller", false },
-        [ACCOUNT_PV_BINDER] = { "persistent-volume-binder", true },
-        [ACCOUNT_EXPAND] = { "expand-controller", true },
+        [ACCOUNT_PVC_PROTECTION] = { "pvc-protection-controller" },
+        [ACCOUNT_NAMESPACE] = { "namespace-controller" },
+        [ACCOUNT_SERVICE_ACCOUNT] = { "service-account-controller" },
+        [ACCOUNT_ROOT_CA] = { "root-ca-cert-publisher" },
+        [ACCOUNT_RESOURCEQUOTA] = { "resourcequota-controller" },
+        [ACCOUNT_DISRUPTION] = { "disruption-controller" },
+        [ACCOUNT_REPLICASET] = { "replicaset-controller" },
+        [ACCOUNT_DEPLOYMENT] = { "deployment-controller" },
+        [ACCOUNT_STATEFULSET] = { "statefulset-controller" },
+        [ACCOUNT_DAEMONSET] = { "daemon-set-controller" },
+        [ACCOUNT_GC] = { "generic-garbage-collector" },
+        [ACCOUNT_JOB] = { "job-controller" },
+        [ACCOUNT_TTL] = { "ttl-after-finished-controller" },
+        [ACCOUNT_NODE] = { "node-controller" },
+        [ACCOUNT_TOKEN_CLEANER] = { "token-cleaner" },
+        [ACCOUNT_AGGREGATION] = { "clusterrole-aggregation-controller" },
+        [ACCOUNT_CSR] = { "certificate-controller" },
+        [ACCOUNT_PV_BINDER] = { "persistent-volume-binder" },
+        [ACCOUNT_EXPAND] = { "expand-controller" },
 };
 
 /* Creates a namespace through the API itself, so it gets what every namespace gets. */
@@ -824,8 +826,6 @@ static int controllers_start(void *ud)
                 goto done;
         }
         for (size_t i = 0; i < ACCOUNT_MAX && r >= 0; i++) {
-                if (!with_node && accounts_list[i].with_node_only)
-                        continue;
                 r = api_token_source_start(&s->co, "kube-system", accounts_list[i].name,
                                            &s->sources[i], &err);
                 s->account_co[i] = (struct api_client_options){ .server_url = s->co.server_url,
@@ -910,7 +910,11 @@ static int controllers_start(void *ud)
                 if (!s->volume_ops)
                         r = -EINVAL;
         }
-        if (r >= 0 && with_node) {
+        /* `flexlet apiserver` has no node of its own: its provisioner and expander do the API
+         * work only (volumes pinned to a node, handed to it), as kube-controller-manager's
+         * with an external node-local provisioner; without them a claim of a cluster whose
+         * nodes all joined with `flexlet node` would stay Pending (issue 14, item 6) */
+        if (r >= 0) {
                 const struct pv_driver driver = { .node = f.node_name,
                                                   .ud = s,
                                                   .create = local_create,
@@ -918,12 +922,14 @@ static int controllers_start(void *ud)
                                                   .file_bytes = local_file_bytes,
                                                   .sweep_orphans = local_sweep };
 
-                s->volumes_dir = f.data_dir;
+                if (with_node)
+                        s->volumes_dir = f.data_dir;
                 if (src[ACCOUNT_PV_BINDER])
-                        r = pv_provisioner_start(&ac[ACCOUNT_PV_BINDER], &driver, &s->provisioner,
-                                                 &err);
+                        r = pv_provisioner_start(&ac[ACCOUNT_PV_BINDER], with_node ? &driver : NULL,
+                                                 &s->provisioner, &err);
                 if (r >= 0 && src[ACCOUNT_EXPAND])
-                        r = volume_expander_start(&ac[ACCOUNT_EXPAND], &driver, &s->expander, &err);
+                        r = volume_expander_start(&ac[ACCOUNT_EXPAND], with_node ? &driver : NULL,
+                                                  &s->expander, &err);
         }
 done:
         if (r < 0) {
@@ -1056,6 +1062,7 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
                 .leader_elect = -1,
                 .cluster_cidr = NETWORK_DEFAULT_POD_CIDR,
                 .image_gc = IMAGE_GC_POLICY_DEFAULT,
+                .pod_workers = node_agent_default_pod_workers(),
         };
         cleanup_error struct error *err = NULL;
         cleanup_free char *db = NULL, *url = NULL, *host = NULL, *kubeconfig = NULL, *bare = NULL;
@@ -1423,6 +1430,8 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
                         .service_host = network ? pod_network_gateway(network) : NULL,
                         .service_port = (unsigned) strtoul(strrchr(f.listen, ':') + 1, NULL, 10),
                         .image_gc = f.image_gc,
+                        .insecure_registries = f.insecure_registries,
+                        .pod_workers = f.pod_workers,
                 };
                 r = node_agent_start(&no, &agent, &err);
                 if (r < 0) {

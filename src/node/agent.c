@@ -1,8 +1,12 @@
-/* agent.c: the node agent's loops: a watch of the pods bound to this node feeding a map, a
- * sync loop that steps every pod through pod_worker_sync() and hands its status, events and
- * final delete to the status sender (status-sender.h, its own threads), and the node heartbeat. The
- * agent keeps no state that the API and the host do not: after a restart it lists, finds the pods'
- * folders and containers, and carries on. */
+/* agent.c: the node agent's loops: a watch of the pods bound to this node feeding a map and
+ * marking each changed pod dirty (pod-queue.h); a pool of pod workers that take dirty pods and
+ * step each through pod_worker_sync(), one thread per pod at a time, handing its status, events
+ * and final delete to the status sender (status-sender.h, its own threads); a resync loop that
+ * marks every pod once a second (what is still polled: exits, back-offs) and collects orphans;
+ * and the node heartbeat. K8S: pkg/kubelet/pod_workers.go (one worker per pod UID, its updates
+ * never concurrent) and the kubelet's periodic syncCh. The agent keeps no state that the API and
+ * the host do not: after a restart it lists, finds the pods' folders and containers, and carries
+ * on. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -24,6 +28,7 @@
 #include "node/node-metrics.h"
 #include "node/node-status.h"
 #include "node/runtime/runtime.h"
+#include "node/pod-queue.h"
 #include "node/pod-worker.h"
 #include "node/stats-summary.h"
 #include "node/status-sender.h"
@@ -53,6 +58,10 @@
 
 struct node_agent {
         struct api_client_options copts;
+        /* sync_client: the node's registration (before any thread), then the token requests
+         * and claim status writes of the pod workers, one at a time under sync_client_lock
+         * (a client serves one thread at a time: client.h) */
+        pthread_mutex_t sync_client_lock;
         char *server_url, *ca_file, *token, *cert_file, *key_file, *kubelet_token;
         struct node_config node;
         char *node_name, *data_dir, *allocatable;
@@ -73,29 +82,32 @@ struct node_agent {
         pthread_mutex_t vol_lock;
         struct nodevol *volumes;
         struct api_client *vol_client;
-        int64_t last_volume_sweep_ms;
         struct kubelet_server *kubelet;
         struct node_metrics metrics;
         struct stats_rate_cache *rates; /* CPU samples of /stats/summary (stats-summary.h) */
         struct image_gc *image_gc;      /* NULL: switched off (high threshold 100) */
 
+        int64_t last_volume_sweep_ms; /* the resync thread's own */
+
+        /* lock: pods, listed and full_due; wake: the resync thread's (a list came, or stop) */
         pthread_mutex_t lock;
         pthread_cond_t wake;
-        json_t *pods;       /* uid -> Pod, as the watch last saw it */
-        bool listed;        /* the map reflects a full list: orphans can be told apart */
-        bool dirty;         /* something to do before the next full pass */
-        bool full_due;      /* the next pass steps every pod (after a list) */
-        json_t *dirty_uids; /* uid -> true: pods the watch changed since the last pass */
-        bool recheck;       /* dirty_uids holds terminating pods: pass again soon */
+        json_t *pods;  /* uid -> Pod, as the watch last saw it */
+        bool listed;   /* the map reflects a full list: orphans can be told apart */
+        bool full_due; /* a list came: resync now */
 
-        pthread_t watch_thread, sync_thread, beat_thread;
+        /* the dirty pods; the workers take from it (pod-queue.h: one worker per pod at once) */
+        struct pod_queue *queue;
+        pthread_t *workers;
+        unsigned n_workers;
+        pthread_t watch_thread, resync_thread, beat_thread;
         atomic_bool stop;
 };
 
-static void wake_sync(struct node_agent *a)
+static void wake_resync(struct node_agent *a)
 {
         pthread_mutex_lock(&a->lock);
-        a->dirty = true;
+        a->full_due = true;
         pthread_cond_signal(&a->wake);
         pthread_mutex_unlock(&a->lock);
 }
@@ -116,10 +128,9 @@ static int on_pod_event(void *ud, const char *type, json_t *pod)
                 json_object_del(a->pods, uid);
         else
                 json_object_set(a->pods, uid, pod);
-        json_object_set_new(a->dirty_uids, uid, json_true());
-        a->dirty = true;
-        pthread_cond_signal(&a->wake);
         pthread_mutex_unlock(&a->lock);
+        /* this pod only: its worker reads the map when it takes it */
+        pod_queue_mark(a->queue, uid);
         return 0;
 }
 
@@ -129,11 +140,7 @@ static void probe_wake(void *ud, const char *uid)
 {
         struct node_agent *a = ud;
 
-        pthread_mutex_lock(&a->lock);
-        json_object_set_new(a->dirty_uids, uid, json_true());
-        a->dirty = true;
-        pthread_cond_signal(&a->wake);
-        pthread_mutex_unlock(&a->lock);
+        pod_queue_mark(a->queue, uid);
 }
 
 static void *watch_main(void *arg)
@@ -163,8 +170,7 @@ static void *watch_main(void *arg)
                                 json_object_set(a->pods, uid, pod);
                 }
                 a->listed = true;
-                a->dirty = true;
-                a->full_due = true;
+                a->full_due = true; /* every pod, and the orphans, looked at again */
                 pthread_cond_signal(&a->wake);
                 pthread_mutex_unlock(&a->lock);
                 wpath = xasprintf("%s&watch=true&resourceVersion=%s&timeoutSeconds=%d", path,
@@ -175,90 +181,104 @@ static void *watch_main(void *arg)
         return NULL;
 }
 
-/* One pass: every pod when full (the periodic relist of what the host has: exits, back-offs,
- * orphans), else only the pods the watch changed since the last pass. Kept out of line: the
- * resize benchmark's uprobes time a pass at its entry and return (bench/resize-bench.c). */
-__attribute__((noinline)) static void sync_all(struct node_agent *a, bool full)
+/* One step of the pod uid, on a worker thread that has it alone (pod-queue.h). A pod the map
+ * no longer has, once the map reflects a list, is an orphan: what is on the host of it goes (a
+ * pod deleted while the agent was away, or force-deleted). */
+static void sync_pod(struct node_agent *a, const char *uid)
 {
-        cleanup_json json_t *snapshot = NULL, *known = NULL, *order = NULL, *dirty = NULL;
+        cleanup_error struct error *err = NULL;
+        cleanup_json json_t *pod_ref = NULL, *status = NULL, *latest = NULL, *stepped = NULL;
+        struct pod_events ev = { .n = 0 };
+        const json_t *pod;
+        bool listed;
+        int r;
+
+        pthread_mutex_lock(&a->lock);
+        /* The watch replaces pods in the map, never changes one in place, and jansson's
+         * reference counts are atomic: the reference is the worker's to read. */
+        pod_ref = json_incref(json_object_get(a->pods, uid));
+        listed = a->listed;
+        pthread_mutex_unlock(&a->lock);
+        pod = pod_ref;
+        if (!pod) {
+                if (!listed || !pod_host_has_pod(a->host, uid))
+                        return;
+                if (pod_host_remove_orphan(a->host, uid, &err) < 0)
+                        (void) fprintf(stderr, "flexlet node: orphan pod %s: %s\n", uid,
+                                       err ? err->message : "cleanup failed");
+                pod_host_update_metrics(a->host);
+                return;
+        }
+        /* The status the step starts from is the last one this node handed in while the watch
+         * has not brought it back yet: its conditions' transition times and the comparison
+         * below must not go back to an older one. */
+        latest = status_sender_latest(a->sender, pod);
+        if (latest) {
+                stepped = json_copy((json_t *) pod); /* shallow: only status differs */
+                json_object_set(stepped, "status", latest);
+                pod = stepped;
+        }
+        r = pod_worker_sync(a->host, pod, &status, &ev, &err);
+        /* Queued for the sender's threads (status-sender.h): the status first, what a client
+         * waits for; the events explain it. */
+        if (r >= 0 && status && !json_equal(json_object_get(pod, "status"), status))
+                status_sender_status(a->sender, pod, TAKE_PTR(status));
+        for (size_t e = 0; e < ev.n; e++)
+                status_sender_event(a->sender, pod, ev.items[e].object ?: pod, ev.items[e].type,
+                                    ev.items[e].reason, ev.items[e].message);
+        pod_events_release(&ev);
+        pod_host_update_metrics(a->host);
+        if (r < 0) {
+                (void) fprintf(stderr, "flexlet node: pod %s/%s: %s\n",
+                               json_path_string(pod, "metadata.namespace"),
+                               json_path_string(pod, "metadata.name"),
+                               err ? err->message : strerror(-r));
+                return;
+        }
+        if (r == POD_SYNC_FINISHED)
+                status_sender_delete(a->sender, pod);
+        else if (json_path(pod, "metadata.deletionTimestamp"))
+                pod_queue_mark_at(a->queue, uid, time_monotonic_ms() + TERMINATING_RECHECK_MS);
+}
+
+static void *worker_main(void *arg)
+{
+        struct node_agent *a = arg;
+        char *uid;
+
+        /* NULL once stopped: SIGTERM leaves the pods running, no step need end first but the
+         * one in hand */
+        while ((uid = pod_queue_take(a->queue))) {
+                sync_pod(a, uid);
+                pod_queue_done(a->queue, uid);
+                free(uid);
+        }
+        return NULL;
+}
+
+/* The periodic resync (K8S: the kubelet's syncCh, every second): every pod is marked, in the
+ * order admission wants (pod_host_sync_order: pending resizes last, in the retry queue's
+ * order), and so is every pod folder the map does not have (an orphan, which its worker
+ * removes); then the housekeeping of the host. Kept out of line: the benchmarks' uprobes count
+ * its passes at entry (bench/resize-bench.c, bench/run-node-bench.sh). */
+__attribute__((noinline)) static void sync_all(struct node_agent *a)
+{
+        cleanup_json json_t *snapshot = NULL, *known = NULL, *order = NULL;
         bool listed;
         size_t i;
         json_t *k;
 
         pthread_mutex_lock(&a->lock);
-        /* Shallow: the watch replaces pods in the map, never changes one in place, and
-         * jansson's reference counts are atomic. */
+        /* shallow, as in sync_pod */
         snapshot = json_copy(a->pods);
-        dirty = a->dirty_uids;
-        a->dirty_uids = json_object();
         listed = a->listed;
-        full = full || a->full_due;
         a->full_due = false;
-        a->dirty = false;
-        a->recheck = false;
         pthread_mutex_unlock(&a->lock);
 
-        if (!full) {
-                json_t *changed = json_object();
-                const char *uid;
-                json_t *v;
-
-                json_object_foreach(dirty, uid, v) {
-                        json_t *pod = json_object_get(snapshot, uid);
-                        if (pod)
-                                json_object_set(changed, uid, pod);
-                }
-                json_decref(snapshot);
-                snapshot = changed;
-        }
         order = pod_host_sync_order(a->host, snapshot);
-        json_array_foreach(order, i, k) {
-                cleanup_error struct error *err = NULL;
-                json_t *pod = json_object_get(snapshot, json_string_value(k));
-                cleanup_json json_t *status = NULL, *latest = NULL, *stepped = NULL;
-                struct pod_events ev = { .n = 0 };
-                int r;
-
-                /* SIGTERM: the pods keep running; the pass need not end first */
-                if (atomic_load(&a->stop))
-                        break;
-                /* The status the step starts from is the last one this node handed in while
-                 * the watch has not brought it back yet: its conditions' transition times and
-                 * the comparison below must not go back to an older one. */
-                latest = status_sender_latest(a->sender, pod);
-                if (latest) {
-                        stepped = json_copy(pod); /* shallow: only status differs */
-                        json_object_set(stepped, "status", latest);
-                        pod = stepped;
-                }
-                r = pod_worker_sync(a->host, pod, &status, &ev, &err);
-                /* Queued for the sender's threads (status-sender.h): the status first, what a
-                 * client waits for; the events explain it. */
-                if (r >= 0 && status && !json_equal(json_object_get(pod, "status"), status))
-                        status_sender_status(a->sender, pod, TAKE_PTR(status));
-                for (size_t e = 0; e < ev.n; e++)
-                        status_sender_event(a->sender, pod, ev.items[e].object ?: pod,
-                                            ev.items[e].type, ev.items[e].reason,
-                                            ev.items[e].message);
-                pod_events_release(&ev);
-                if (r < 0) {
-                        (void) fprintf(stderr, "flexlet node: pod %s/%s: %s\n",
-                                       json_path_string(pod, "metadata.namespace"),
-                                       json_path_string(pod, "metadata.name"),
-                                       err ? err->message : strerror(-r));
-                        continue;
-                }
-                if (r == POD_SYNC_FINISHED) {
-                        status_sender_delete(a->sender, pod);
-                } else if (json_path(pod, "metadata.deletionTimestamp")) {
-                        pthread_mutex_lock(&a->lock);
-                        json_object_set_new(a->dirty_uids, json_string_value(k), json_true());
-                        a->recheck = true;
-                        pthread_mutex_unlock(&a->lock);
-                }
-        }
-        pod_host_update_metrics(a->host);
-        if (!full)
+        json_array_foreach(order, i, k)
+                pod_queue_mark(a->queue, json_string_value(k));
+        if (atomic_load(&a->stop))
                 return;
         if (time_monotonic_ms() - a->last_volume_sweep_ms >= VOLUME_SWEEP_MS) {
                 a->last_volume_sweep_ms = time_monotonic_ms();
@@ -268,46 +288,27 @@ __attribute__((noinline)) static void sync_all(struct node_agent *a, bool full)
         }
         /* K8S: the token manager's cleanup of expired tokens (every minute upstream) */
         token_manager_collect(a->tokens, time(NULL));
-        if (!listed || atomic_load(&a->stop))
+        if (!listed)
                 return;
-        if (full)
-                status_sender_prune(a->sender, snapshot);
-        /* What is on the host but no longer in the API: a pod deleted while we were away,
-         * or force-deleted. */
+        status_sender_prune(a->sender, snapshot);
+        /* What is on the host but no longer in the API: its worker removes it (one thread per
+         * pod at a time, so never while a step of the same uid sets it up again). */
         known = pod_host_known_uids(a->host);
-        json_array_foreach(known, i, k) {
-                cleanup_error struct error *err = NULL;
-                if (json_object_get(snapshot, json_string_value(k)))
-                        continue;
-                if (pod_host_remove_orphan(a->host, json_string_value(k), &err) < 0)
-                        (void) fprintf(stderr, "flexlet node: orphan pod %s: %s\n",
-                                       json_string_value(k), err ? err->message : "cleanup failed");
-        }
+        json_array_foreach(known, i, k)
+                if (!json_object_get(snapshot, json_string_value(k)))
+                        pod_queue_mark(a->queue, json_string_value(k));
 }
 
-static void *sync_main(void *arg)
+static void *resync_main(void *arg)
 {
         struct node_agent *a = arg;
-        struct timespec next_full = { 0 };
 
         while (!atomic_load(&a->stop)) {
-                struct timespec now, until;
-                bool full;
+                struct timespec until = time_after_ms(CLOCK_REALTIME, SYNC_PERIOD_MS);
 
-                clock_gettime(CLOCK_REALTIME, &now);
-                full = !time_before(&now, &next_full);
-                if (full)
-                        next_full = time_after_ms(CLOCK_REALTIME, SYNC_PERIOD_MS);
-                sync_all(a, full);
+                sync_all(a);
                 pthread_mutex_lock(&a->lock);
-                until = next_full;
-                if (a->recheck) {
-                        struct timespec soon =
-                                time_after_ms(CLOCK_REALTIME, TERMINATING_RECHECK_MS);
-                        if (time_before(&soon, &until))
-                                until = soon;
-                }
-                while (!a->dirty && !atomic_load(&a->stop) &&
+                while (!a->full_due && !atomic_load(&a->stop) &&
                        pthread_cond_timedwait(&a->wake, &a->lock, &until) == 0)
                         ;
                 pthread_mutex_unlock(&a->lock);
@@ -606,8 +607,10 @@ static int fetch_token(void *ud, const struct token_request *req, char **ret_tok
                 json_object_set_new(json_object_get(body, "spec"), "audiences",
                                     json_pack("[s]", req->audience));
         text = json_dump_compact(body);
+        pthread_mutex_lock(&a->sync_client_lock);
         r = api_client_request(a->sync_client, "POST", path, "application/json", text, strlen(text),
                                &code, &resp, reterr);
+        pthread_mutex_unlock(&a->sync_client_lock);
         if (r < 0)
                 return r;
         if (code != 201)
@@ -636,8 +639,10 @@ static int patch_claim_status(void *ud, const char *ns, const char *claim, const
         long code = 0;
         int r;
 
+        pthread_mutex_lock(&a->sync_client_lock);
         r = api_client_request(a->sync_client, "PATCH", path, "application/merge-patch+json", body,
                                strlen(body), &code, &resp, reterr);
+        pthread_mutex_unlock(&a->sync_client_lock);
         if (r < 0)
                 return r;
         if (code == 409)
@@ -714,8 +719,10 @@ static void agent_free(struct node_agent *a)
         pod_host_free(a->host);
         token_manager_free(a->tokens);
         json_decref(a->pods);
-        json_decref(a->dirty_uids);
+        a->queue = pod_queue_free(a->queue);
+        free(a->workers);
         pthread_mutex_destroy(&a->lock);
+        pthread_mutex_destroy(&a->sync_client_lock);
         pthread_cond_destroy(&a->wake);
         free(a->server_url);
         free(a->ca_file);
@@ -729,20 +736,36 @@ static void agent_free(struct node_agent *a)
         free(a);
 }
 
+unsigned node_agent_default_pod_workers(void)
+{
+        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+
+        if (cpus < 1)
+                cpus = 1;
+        return (unsigned) (cpus > 8 ? 16 : 2 * cpus);
+}
+
 int node_agent_start(const struct node_agent_options *o, struct node_agent **ret,
                      struct error **reterr)
 {
-        struct node_agent *a = xcalloc(1, sizeof(*a));
+        struct node_agent *a;
         struct pod_host_options ho;
         int r;
 
+        if (o->pod_workers == 0)
+                return error_set(reterr, EINVAL, "--pod-workers must be at least 1");
+        a = xcalloc(1, sizeof(*a));
+
         pthread_mutex_init(&a->lock, NULL);
+        pthread_mutex_init(&a->sync_client_lock, NULL);
         pthread_cond_init(&a->wake, NULL);
+        a->queue = pod_queue_new();
+        a->n_workers = o->pod_workers;
+        a->workers = xcalloc(a->n_workers, sizeof(*a->workers));
         pthread_mutex_init(&a->ref_lock, NULL);
         pthread_mutex_init(&a->vol_lock, NULL);
         a->refs = json_object();
         a->pods = json_object();
-        a->dirty_uids = json_object();
         a->tokens = token_manager_new(fetch_token, a);
         a->rates = stats_rate_cache_new();
         a->server_url = xstrdup(o->server_url);
@@ -804,6 +827,7 @@ int node_agent_start(const struct node_agent_options *o, struct node_agent **ret
                         .service_port = o->service_port,
                         .probe_wake = probe_wake,
                         .probe_wake_ud = a,
+                        .insecure_registries = o->insecure_registries,
                 };
                 r = pod_host_open(&ho, &a->host, reterr);
                 if (r >= 0 && o->metrics) {
@@ -840,10 +864,13 @@ int node_agent_start(const struct node_agent_options *o, struct node_agent **ret
                 agent_free(a);
                 return r;
         }
+        for (unsigned i = 0; i < a->n_workers; i++)
+                if (pthread_create(&a->workers[i], NULL, worker_main, a) != 0)
+                        abort(); /* thread creation fails only when out of resources */
         if (pthread_create(&a->watch_thread, NULL, watch_main, a) != 0 ||
-            pthread_create(&a->sync_thread, NULL, sync_main, a) != 0 ||
+            pthread_create(&a->resync_thread, NULL, resync_main, a) != 0 ||
             pthread_create(&a->beat_thread, NULL, beat_main, a) != 0)
-                abort(); /* thread creation only fails when the process is out of resources */
+                abort();
         *ret = a;
         return 0;
 }
@@ -854,8 +881,12 @@ struct node_agent *node_agent_stop(struct node_agent *a)
                 return NULL;
         atomic_store(&a->stop, true);
         a->kubelet = kubelet_server_stop(a->kubelet);
-        wake_sync(a);
-        (void) pthread_join(a->sync_thread, NULL);
+        wake_resync(a);
+        /* the workers end once the step in hand has (pod_queue_take returns NULL) */
+        pod_queue_stop(a->queue);
+        for (unsigned i = 0; i < a->n_workers; i++)
+                (void) pthread_join(a->workers[i], NULL);
+        (void) pthread_join(a->resync_thread, NULL);
         (void) pthread_join(a->beat_thread, NULL);
         /* The watch may be blocked waiting for events: cancelling its client ends it. */
         api_client_cancel(a->watch_client);

@@ -42,7 +42,18 @@ struct node_agent_options {
         unsigned service_port;
         /* the image garbage collection (image-gc.h); period_ms 0: IMAGE_GC_POLICY_DEFAULT */
         struct image_gc_policy image_gc;
+        /* registries pulled from over plain http (HOST[:PORT], NULL-ended); NULL: none */
+        const char *const *insecure_registries;
+        /* the pod workers: how many pods are stepped at once (--pod-workers, at least 1; 0 is
+         * refused: -EINVAL); node_agent_default_pod_workers() unless told */
+        unsigned pod_workers;
 };
+
+/* K8S: the kubelet runs a goroutine per pod; here a bounded pool of twice the online CPUs
+ * (at least 2, at most 16): a step is partly waiting on the kernel and the pod's helper
+ * process, so two threads per CPU keep it busy, and few enough steps are in flight that a
+ * SIGTERM, which waits for them, stays prompt on a loaded node. */
+unsigned node_agent_default_pod_workers(void);
 
 struct node_agent;
 struct metrics_registry;

@@ -186,7 +186,10 @@ void pod_claims_expand(struct step *s)
                                        &pv, NULL) < 0 ||
                     claim_volume(s->h, pv, &file, &fstype, NULL) < 0)
                         continue;
+                /* another pod of the claim may be mounting or detaching it (loop_lock) */
+                pthread_mutex_lock(&s->h->loop_lock);
                 claim_expand(s->h, pvc, pv, file, s->ev);
+                pthread_mutex_unlock(&s->h->loop_lock);
         }
 }
 
@@ -216,6 +219,9 @@ int pod_claim_setup(struct pod_host *h, struct pod_memory *p, const json_t *pod,
                 return r;
         target = volume_path(p, volume);
         r = record_claim(p, volume, file, reterr);
+        /* the attach finds a device another pod's mount of the file uses, or binds one: never
+         * two at once for one file, nor while another pod detaches it (loop_lock) */
+        pthread_mutex_lock(&h->loop_lock);
         if (r >= 0)
                 r = loopvol_attach(file, &device, reterr);
         /* not mounted yet: a pending expansion grows offline here (ext4's way) */
@@ -228,6 +234,7 @@ int pod_claim_setup(struct pod_host *h, struct pod_memory *p, const json_t *pod,
                 storage_operation_observe(storage_operations(h), STORAGE_PLUGIN_LOCAL_LOOP,
                                           "volume_mount", r, start_ms);
         }
+        pthread_mutex_unlock(&h->loop_lock);
         if (r < 0)
                 return r;
         pthread_mutex_lock(&h->claims_lock);
@@ -258,17 +265,22 @@ int pod_claims_teardown(struct pod_host *h, const char *pod_dir, struct error **
                 cleanup_error struct error *derr = NULL;
                 int64_t start_ms = time_monotonic_ms();
 
+                /* as in pod_claim_setup: no other pod attaches or mounts it meanwhile */
+                pthread_mutex_lock(&h->loop_lock);
                 r = loopvol_unmount(target, false, reterr);
                 storage_operation_observe(storage_operations(h), STORAGE_PLUGIN_LOCAL_LOOP,
                                           "volume_unmount", r, start_ms);
-                if (r < 0)
+                if (r < 0) {
+                        pthread_mutex_unlock(&h->loop_lock);
                         return r;
+                }
                 pthread_mutex_lock(&h->claims_lock);
                 json_object_del(h->mounted_claims, target);
                 pthread_mutex_unlock(&h->claims_lock);
                 /* Another pod of this node may still have it mounted: then it stays attached
                  * (a volume in use is never detached). */
                 (void) loopvol_detach(json_string_value(file), &derr);
+                pthread_mutex_unlock(&h->loop_lock);
         }
         return 0;
 }

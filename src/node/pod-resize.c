@@ -72,12 +72,14 @@ static json_t *read_checkpoint(const struct pod_memory *p, const char *name, int
 
 static void count_requests(struct pod_memory *p, const json_t *pod)
 {
-        cleanup_json json_t *alloc_pod = pod_allocated(p, pod);
-        int64_t cpu = 0, mem = 0;
+        struct pod_spec *spec = pod_spec_of(p, pod);
 
-        if (pod_requests(alloc_pod, &cpu, &mem) >= 0) {
-                p->alloc_milli_cpu = cpu;
-                p->alloc_memory = mem;
+        if (spec) {
+                /* read by the other pods' admissions (pod_host.pods_lock) */
+                pthread_mutex_lock(&p->host->pods_lock);
+                p->alloc_milli_cpu = spec->alloc_requests_milli_cpu;
+                p->alloc_memory = spec->alloc_requests_memory;
+                pthread_mutex_unlock(&p->host->pods_lock);
         }
 }
 
@@ -86,21 +88,29 @@ int pod_allocation_load(struct pod_host *h, struct pod_memory *p, const json_t *
 {
         int r;
 
-        (void) h;
         if (!p->allocation) {
-                p->allocation = read_checkpoint(p, ALLOCATED_FILE, &r);
+                json_t *allocation = read_checkpoint(p, ALLOCATED_FILE, &r);
+
                 if (r == -ENOENT) {
                         /* K8S: a new pod is allocated what it asks for (the scheduler placed it) */
-                        p->allocation = resize_allocation_from_pod(pod);
-                        r = write_checkpoint(p, ALLOCATED_FILE, p->allocation, true, reterr);
+                        struct pod_spec *spec = pod_spec_of(p, pod);
+
+                        allocation =
+                                spec ? json_incref(spec->desired) : resize_allocation_from_pod(pod);
+                        r = write_checkpoint(p, ALLOCATED_FILE, allocation, true, reterr);
                         if (r < 0) {
-                                json_decref(TAKE_PTR(p->allocation));
+                                json_decref(allocation);
                                 return r;
                         }
                 } else if (r < 0) {
                         return error_set(reterr, -r, "read %s/%s: %s", p->dir, ALLOCATED_FILE,
                                          strerror(-r));
                 }
+                /* the resync's pod_host_sync_order reads it */
+                pthread_mutex_lock(&h->pods_lock);
+                p->allocation = allocation;
+                p->allocation_gen++; /* a cached pod_spec_against is stale */
+                pthread_mutex_unlock(&h->pods_lock);
         }
         if (!p->actuated) {
                 p->actuated = read_checkpoint(p, ACTUATED_FILE, &r);
@@ -116,17 +126,34 @@ int pod_allocation_load(struct pod_host *h, struct pod_memory *p, const json_t *
         return 0;
 }
 
-json_t *pod_allocated(const struct pod_memory *p, const json_t *pod)
+struct pod_spec *pod_spec_of(struct pod_memory *p, const json_t *pod)
 {
-        cleanup_json json_t *desired = NULL;
+        if (!pod_spec_is_for(p->spec, pod)) {
+                struct pod_spec *spec = NULL;
+
+                /* The API server validated it; a spec that still does not decode (a corrupt or
+                 * hostile object) gets no resize: nothing of it is applied. */
+                if (pod_spec_decode(pod, &spec, NULL) < 0)
+                        return NULL;
+                pod_spec_free(p->spec);
+                p->spec = spec;
+        }
+        pod_spec_against(p->spec, p->allocation, p->allocation_gen);
+        return p->spec;
+}
+
+json_t *pod_allocated(struct pod_memory *p, const json_t *pod)
+{
+        struct pod_spec *spec;
 
         /* The common case, no resize under way: the pod itself (read-only to every caller). */
         if (!p->allocation)
                 return json_incref((json_t *) pod);
-        desired = resize_allocation_from_pod(pod);
-        if (resize_allocation_equal(desired, p->allocation))
+        spec = pod_spec_of(p, pod);
+        if (!spec || spec->desired_is_allocated)
                 return json_incref((json_t *) pod);
-        return resize_pod_with_allocation(pod, p->allocation);
+        /* computed once per allocation; its spec is this generation's */
+        return json_incref(spec->alloc_pod);
 }
 
 static void persist_actuated(struct pod_memory *p)
@@ -165,6 +192,7 @@ void pod_actuated_volume(struct pod_memory *p, const char *volume, int64_t bytes
 
 void pod_resize_forget(struct pod_memory *p)
 {
+        pod_spec_free(TAKE_PTR(p->spec));
         json_decref(TAKE_PTR(p->allocation));
         json_decref(TAKE_PTR(p->actuated));
         json_decref(TAKE_PTR(p->pending_for));
@@ -175,8 +203,10 @@ void pod_resize_forget(struct pod_memory *p)
 
 void pod_resize_release_requests(struct pod_memory *p)
 {
+        pthread_mutex_lock(&p->host->pods_lock);
         p->alloc_milli_cpu = 0;
         p->alloc_memory = 0;
+        pthread_mutex_unlock(&p->host->pods_lock);
 }
 
 static void clear_pending(struct pod_memory *p)
@@ -184,7 +214,9 @@ static void clear_pending(struct pod_memory *p)
         free(TAKE_PTR(p->pending_reason));
         free(TAKE_PTR(p->pending_message));
         json_decref(TAKE_PTR(p->pending_for));
+        pthread_mutex_lock(&p->host->pods_lock);
         p->pending_since = 0;
+        pthread_mutex_unlock(&p->host->pods_lock);
 }
 
 /* KEP-6030: a Memory emptyDir whose sizeLimit is above the pod's memory limit is allowed, but
@@ -229,7 +261,8 @@ void pod_resize_admit(struct step *s)
 {
         struct pod_memory *p = s->p;
         struct pod_host *h = s->h;
-        cleanup_json json_t *desired = NULL;
+        struct pod_spec *spec;
+        json_t *desired;
         cleanup_free char *message = NULL;
         struct resize_node node = { .allocatable_milli_cpu = h->allocatable_milli_cpu,
                                     .allocatable_memory = h->allocatable_memory,
@@ -238,25 +271,31 @@ void pod_resize_admit(struct step *s)
         enum resize_verdict v;
         int r;
 
-        if (!p->allocation)
+        if (!p->allocation || !(spec = pod_spec_of(p, s->pod)))
                 return;
-        desired = resize_allocation_from_pod(s->pod);
-        if (resize_allocation_equal(desired, p->allocation)) {
+        if (spec->desired_is_allocated) {
                 clear_pending(p);
                 return;
         }
+        desired = spec->desired;
         /* An Infeasible verdict stands until the spec changes again (K8S: not re-evaluated). */
         if (p->pending_for && json_equal(p->pending_for, desired) && p->pending_reason &&
             streq(p->pending_reason, "Infeasible"))
                 return;
+        /* one admission at a time, until this one's allocation counts (pod_host.admit_lock) */
+        pthread_mutex_lock(&h->admit_lock);
+        pthread_mutex_lock(&h->pods_lock);
         for (size_t i = 0; i < h->n_pods; i++) {
                 if (h->pods[i] == p)
                         continue;
                 node.others_milli_cpu += h->pods[i]->alloc_milli_cpu;
                 node.others_memory += h->pods[i]->alloc_memory;
         }
-        v = resize_admit(s->pod, p->allocation, desired, &node, &message);
+        pthread_mutex_unlock(&h->pods_lock);
+        v = resize_admit_requests(spec->pod, p->allocation, desired, spec->requests_milli_cpu,
+                                  spec->requests_memory, &node, &message);
         if (v != RESIZE_ACCEPT) {
+                pthread_mutex_unlock(&h->admit_lock);
                 const char *reason = v == RESIZE_DEFERRED ? "Deferred" : "Infeasible";
                 bool news = !p->pending_for || !json_equal(p->pending_for, desired) ||
                             !p->pending_reason || !streq(p->pending_reason, reason);
@@ -274,8 +313,10 @@ void pod_resize_admit(struct step *s)
                                   xasprintf("Pod resize %s: %s",
                                             v == RESIZE_DEFERRED ? "Deferred" : "Infeasible",
                                             message ?: ""));
+                        pthread_mutex_lock(&h->pods_lock);
                         if (!p->pending_since)
                                 p->pending_since = s->now;
+                        pthread_mutex_unlock(&h->pods_lock);
                 }
                 free(p->pending_reason);
                 free(p->pending_message);
@@ -287,13 +328,22 @@ void pod_resize_admit(struct step *s)
         }
         /* Accepted: the allocation is durable before anything of it is applied. */
         r = write_checkpoint(p, ALLOCATED_FILE, desired, true, NULL);
-        if (r < 0)
+        if (r < 0) {
+                pthread_mutex_unlock(&h->admit_lock);
                 return; /* tried again at the next step */
+        }
         fault_point("resize-allocated");
-        json_decref(p->allocation);
-        p->allocation = json_incref(desired);
+        {
+                json_t *old = p->allocation;
+
+                pthread_mutex_lock(&h->pods_lock);
+                p->allocation = json_incref(desired);
+                pthread_mutex_unlock(&h->pods_lock);
+                json_decref(old);
+        }
         p->allocation_gen++;
         count_requests(p, s->pod);
+        pthread_mutex_unlock(&h->admit_lock);
         clear_pending(p);
         free(TAKE_PTR(p->resize_error));
         p->resize_retry = (struct backoff){ 0 };
@@ -432,14 +482,22 @@ static void resize_settled(struct step *s)
         p->resize_retry = (struct backoff){ 0 };
 }
 
+/* The plan's inputs at the allocation, from the typed spec (built once per allocation). */
+static const struct resize_targets *targets_of(struct step *s)
+{
+        struct pod_spec *spec = pod_spec_of(s->p, s->pod);
+
+        return spec ? pod_spec_targets(spec, s->h->allocatable_memory) : NULL;
+}
+
 /* Whether the allocation needs no step any more (for the containers running now). */
 static bool resize_plan_empty(struct step *s, const char *const *running)
 {
+        const struct resize_targets *t = targets_of(s);
         struct resize_plan plan = { 0 };
         bool empty;
 
-        if (resize_plan_build(s->pod, s->p->allocation, s->p->actuated, running,
-                              s->h->allocatable_memory, true, &plan, NULL) < 0)
+        if (!t || resize_plan_from_targets(t, s->p->actuated, running, &plan, NULL) < 0)
                 return false;
         empty = plan.n == 0;
         resize_plan_release(&plan);
@@ -449,6 +507,7 @@ static bool resize_plan_empty(struct step *s, const char *const *running)
 void pod_resize_actuate(struct step *s, const char *const *running)
 {
         struct pod_memory *p = s->p;
+        const struct resize_targets *t;
         struct resize_plan plan = { 0 };
         cleanup_error struct error *err = NULL;
         bool all_done = false;
@@ -460,9 +519,8 @@ void pod_resize_actuate(struct step *s, const char *const *running)
          * container started since was given it, so there is no plan to make. */
         if (!p->resizing && p->settled_gen == p->allocation_gen + 1)
                 return;
-        r = resize_plan_build(s->pod, p->allocation, p->actuated, running, s->h->allocatable_memory,
-                              true, &plan, &err);
-        if (r < 0)
+        t = targets_of(s);
+        if (!t || resize_plan_from_targets(t, p->actuated, running, &plan, &err) < 0)
                 return;
         if (plan.n == 0) {
                 resize_settled(s);
@@ -527,24 +585,26 @@ json_t *pod_host_sync_order(struct pod_host *h, const json_t *pods)
 
         /* K8S: pods are admitted at their allocations first; then the pending resizes, in the
          * retry queue's order, each against the allocations accepted before it. */
+        /* the pods' allocations and pending_since, which their workers change (pods_lock) */
+        pthread_mutex_lock(&h->pods_lock);
         json_object_foreach((json_t *) pods, uid, pod) {
                 struct pod_memory *p = NULL;
-                cleanup_json json_t *desired = NULL;
+                /* decoded here, not the pod's cached p->spec: its worker may be replacing that
+                 * one while this thread runs */
+                cleanup_of(pod_spec_free) struct pod_spec *spec = NULL;
 
                 for (size_t i = 0; i < h->n_pods && !p; i++)
                         if (streq(h->pods[i]->uid, uid))
                                 p = h->pods[i];
-                if (p && p->allocation) {
-                        desired = resize_allocation_from_pod(pod);
-                        if (!resize_allocation_equal(desired, p->allocation)) {
-                                cleanup_json json_t *now_pod = pod_allocated(p, pod);
-                                int64_t cpu0 = 0, mem0 = 0, cpu1 = 0, mem1 = 0;
-
-                                (void) pod_requests(now_pod, &cpu0, &mem0);
-                                (void) pod_requests(pod, &cpu1, &mem1);
+                if (p && p->allocation && pod_spec_decode(pod, &spec, NULL) >= 0) {
+                        pod_spec_against(spec, p->allocation, p->allocation_gen);
+                        if (!spec->desired_is_allocated) {
                                 pending[n++] = (struct resize_pending){
                                         .pod = pod,
-                                        .increases_requests = cpu1 > cpu0 || mem1 > mem0,
+                                        .increases_requests =
+                                                spec->requests_milli_cpu >
+                                                        spec->alloc_requests_milli_cpu ||
+                                                spec->requests_memory > spec->alloc_requests_memory,
                                         .pending_since = p->pending_since ?: time(NULL),
                                 };
                                 continue;
@@ -552,6 +612,7 @@ json_t *pod_host_sync_order(struct pod_host *h, const json_t *pods)
                 }
                 json_array_append_new(order, json_string(uid));
         }
+        pthread_mutex_unlock(&h->pods_lock);
         qsort(pending, n, sizeof(*pending), resize_pending_compare);
         for (size_t i = 0; i < n; i++)
                 json_array_append_new(

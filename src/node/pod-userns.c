@@ -75,8 +75,9 @@ void pod_userns_free(struct pod_host *h)
         json_decref(h->userns_owners);
 }
 
-int pod_userns_setup(struct pod_host *h, struct pod_memory *p, const json_t *pod,
-                     struct error **reterr)
+/* pod_userns_setup under userns_lock */
+static int userns_setup(struct pod_host *h, struct pod_memory *p, const json_t *pod,
+                        struct error **reterr)
 {
         cleanup_close int dfd = -1;
         uint32_t base = 0;
@@ -133,6 +134,18 @@ int pod_userns_setup(struct pod_host *h, struct pod_memory *p, const json_t *pod
         return 0;
 }
 
+int pod_userns_setup(struct pod_host *h, struct pod_memory *p, const json_t *pod,
+                     struct error **reterr)
+{
+        int r;
+
+        /* the ranges are the node's: two pods set up at once must not take the same one */
+        pthread_mutex_lock(&h->userns_lock);
+        r = userns_setup(h, p, pod, reterr);
+        pthread_mutex_unlock(&h->userns_lock);
+        return r;
+}
+
 void pod_userns_release(struct pod_host *h, const char *uid, uint32_t base)
 {
         char key[16];
@@ -141,11 +154,13 @@ void pod_userns_release(struct pod_host *h, const char *uid, uint32_t base)
         if (!base || !h->userns)
                 return;
         owner_key(key, base);
+        pthread_mutex_lock(&h->userns_lock);
         owner = json_string_value(json_object_get(h->userns_owners, key));
-        if (!owner || !streq(owner, uid))
-                return;
-        json_object_del(h->userns_owners, key);
-        userns_ranges_release(h->userns, base);
+        if (owner && streq(owner, uid)) {
+                json_object_del(h->userns_owners, key);
+                userns_ranges_release(h->userns, base);
+        }
+        pthread_mutex_unlock(&h->userns_lock);
 }
 
 int pod_userns_recorded(const char *pod_dir, uint32_t *ret_base)

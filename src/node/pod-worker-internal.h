@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "api/pod-resources.h"
+#include "node/pod-spec.h"
 #include "node/pod-worker.h"
 
 struct cgroup_manager;
@@ -27,6 +28,9 @@ struct container_memory {
         int latest;                 /* the newest run's number, -1 when never started */
         struct backoff restart;     /* crash-loop back-off */
         struct backoff pull;        /* image-pull back-off */
+        bool pull_backoff_reported; /* the BackOff event of the current pull wait went out */
+        char *pull_message;         /* the last pull failure's words, or NULL */
+        int pulled_run;             /* the run whose start pulled the image (policy Always) */
         bool backoff_reported;      /* the BackOff event of the current wait went out */
         bool term_sent;             /* SIGTERM sent during termination */
         bool resize_restart;        /* killed for a RestartContainer resize: start again now */
@@ -58,6 +62,7 @@ struct pod_memory {
         char *evicted;          /* the eviction message once the pod is evicted */
         json_t *payload_errors; /* FailedMount messages of configMap/secret/... volumes sent */
         /* resize (pod-resize.c) */
+        struct pod_spec *spec;   /* the typed spec of the latest generation seen (pod-spec.h) */
         json_t *allocation;      /* allocated.json: what the node agreed to run */
         json_t *actuated;        /* actuated.json: what the kernel was last told */
         unsigned allocation_gen; /* bumped whenever the allocation changes */
@@ -75,11 +80,21 @@ struct pod_memory {
         int64_t resize_started_ms; /* monotonic, when the allocation was accepted; 0: none */
         struct container_memory *containers;
         size_t n_containers;
-        uint32_t userns_base; /* K8S KEP-127: the pod's user namespace range; 0: the host's */
+        uint32_t userns_base;  /* K8S KEP-127: the pod's user namespace range; 0: the host's */
+        struct pod_host *host; /* where it belongs: its pods_lock */
+        /* What pod_host_update_metrics reads from another thread: copied from the fields above
+         * at the end of each step, under the host's pods_lock. */
+        struct {
+                bool sandbox_ready, resizing, deferred, infeasible;
+                size_t n_running;
+        } shown;
 };
 
 struct userns_ranges;
 
+/* Threads. The agent steps each pod on one worker thread at a time (node/pod-queue.h), but
+ * different pods at once: a pod_memory is its worker's alone but for the fields other threads
+ * read, which are written under pods_lock; what the pods share is under the locks below. */
 struct pod_host {
         char *node_name;
         char *data_dir;
@@ -102,13 +117,31 @@ struct pod_host {
         void *object_ud;
         struct token_manager *tokens; /* borrowed; NULL: no tokens */
         struct prober *prober;        /* the containers' probes (node/prober.h) */
+        struct image_puller *puller;  /* image pulls (node/image-puller.h) */
+        void (*probe_wake)(void *ud, const char *pod_uid);
+        void *probe_wake_ud;
         /* the claims mounted here, mount point -> [namespace, claim]: read by the volume stats
          * collector on a scrape thread, hence the lock */
         pthread_mutex_t claims_lock;
         json_t *mounted_claims;
+        /* pods_lock: the array pods (the worker of a pod adds and removes it, the resync
+         * reads it) and, of every pod_memory, what another pod's worker or the resync reads:
+         * the allocation pointer, alloc_milli_cpu, alloc_memory, pending_since and shown. The
+         * owning worker writes those under it and reads them without. Never held across I/O. */
+        pthread_mutex_t pods_lock;
         struct pod_memory **pods;
         size_t n_pods;
-        /* the user namespace ranges handed out (pod-userns.c), and whose: base -> pod uid */
+        /* K8S: the kubelet's allocation manager admits one resize at a time (its podResizeMutex):
+         * the sum of the other pods' allocations and this pod's new one, made durable, are one
+         * decision (pod-resize.c pod_resize_admit). Held across the allocated.json write. */
+        pthread_mutex_t admit_lock;
+        /* loop_lock: the loop devices of claim volumes (pod-claims.c): two pods of one claim
+         * must not attach it twice (two devices for one file), nor one detach or grow it while
+         * another mounts it. Held across the attach, grow, mount, unmount and detach. */
+        pthread_mutex_t loop_lock;
+        /* userns_lock: the user namespace ranges handed out (pod-userns.c), and whose: base ->
+         * pod uid */
+        pthread_mutex_t userns_lock;
         struct userns_ranges *userns;
         json_t *userns_owners;
 };
@@ -173,8 +206,12 @@ int pod_userns_recorded(const char *pod_dir, uint32_t *ret_base);
  * spec's) and an empty actuated state. Idempotent. */
 int pod_allocation_load(struct pod_host *h, struct pod_memory *p, const json_t *pod,
                         struct error **reterr);
-/* The pod with its allocated resources (new reference); the pod itself before allocation. */
-json_t *pod_allocated(const struct pod_memory *p, const json_t *pod);
+/* The pod's typed spec (pod-spec.h), decoded once per generation and made current against the
+ * allocation; NULL when the spec is malformed (the resize path then does nothing for it). */
+struct pod_spec *pod_spec_of(struct pod_memory *p, const json_t *pod);
+/* The pod with its allocated resources (new reference, read-only); the pod itself before
+ * allocation or when they are the spec's. */
+json_t *pod_allocated(struct pod_memory *p, const json_t *pod);
 /* Records and persists that a cgroup (container name, or NULL for the pod's) now holds cfg, or
  * a Memory emptyDir its size. */
 void pod_actuated_cgroup(struct pod_memory *p, const char *container,

@@ -39,6 +39,7 @@
 #include "base/timeutil.h"
 #include "node/cgroup/cgroup.h"
 #include "node/network/network.h"
+#include "node/image-puller.h"
 #include "node/node-metrics.h"
 #include "node/node-status.h"
 #include "node/pod-payload.h"
@@ -100,6 +101,7 @@ void add_event_about(struct pod_events *ev, const json_t *object, const char *ty
 static void container_memory_release(struct container_memory *c)
 {
         free(c->name);
+        free(c->pull_message);
 }
 
 static void pod_memory_free(struct pod_memory *p)
@@ -119,6 +121,7 @@ static void pod_memory_free(struct pod_memory *p)
         free(p);
 }
 
+/* Under pods_lock. */
 static struct pod_memory *pod_memory_find(struct pod_host *h, const char *uid, size_t *ret_index)
 {
         for (size_t i = 0; i < h->n_pods; i++)
@@ -133,16 +136,31 @@ static struct pod_memory *pod_memory_find(struct pod_host *h, const char *uid, s
 static void pod_memory_forget(struct pod_host *h, const char *uid)
 {
         size_t i;
-        struct pod_memory *p = pod_memory_find(h, uid, &i);
+        struct pod_memory *p;
 
         /* K8S: the kubelet's DeleteServiceAccountToken once the pod is gone */
         token_manager_forget_pod(h->tokens, uid);
         prober_forget_pod(h->prober, uid);
 
-        if (!p)
-                return;
-        h->pods[i] = h->pods[--h->n_pods];
+        pthread_mutex_lock(&h->pods_lock);
+        p = pod_memory_find(h, uid, &i);
+        if (p)
+                h->pods[i] = h->pods[--h->n_pods];
+        pthread_mutex_unlock(&h->pods_lock);
+        /* no other thread can reach it now: only its own worker (this one) had it outside
+         * the lock */
         pod_memory_free(p);
+}
+
+bool pod_host_has_pod(struct pod_host *h, const char *uid)
+{
+        cleanup_free char *dir = xasprintf("%s/%s", h->pods_dir, uid);
+        bool known;
+
+        pthread_mutex_lock(&h->pods_lock);
+        known = pod_memory_find(h, uid, NULL) != NULL;
+        pthread_mutex_unlock(&h->pods_lock);
+        return known || access(dir, F_OK) == 0;
 }
 
 /* The highest run number under DATA/pods/<uid>/containers/<name>, -1 when none. */
@@ -177,7 +195,8 @@ struct container_memory *container_memory_get(struct pod_memory *p, const char *
         c = &p->containers[p->n_containers++];
         *c = (struct container_memory){ .name = xstrdup(name),
                                         .latest = latest_run_in(p->dir, name),
-                                        .probe_kill_run = -1 };
+                                        .probe_kill_run = -1,
+                                        .pulled_run = -1 };
         return c;
 }
 
@@ -228,6 +247,16 @@ static char *pod_label(const json_t *pod)
 
 /* ------------------------------------------------------------------ host */
 
+/* image_puller_options.wake: a pull ended; its key is "<pod uid>/<container>" */
+static void pull_wake(void *ud, const char *key)
+{
+        struct pod_host *h = ud;
+        cleanup_free char *uid = xstrndup(key, strcspn(key, "/"));
+
+        if (h->probe_wake)
+                h->probe_wake(h->probe_wake_ud, uid);
+}
+
 int pod_host_open(const struct pod_host_options *o, struct pod_host **ret, struct error **reterr)
 {
         struct pod_host *h = xcalloc(1, sizeof(*h));
@@ -243,6 +272,10 @@ int pod_host_open(const struct pod_host_options *o, struct pod_host **ret, struc
         h->volume_resize_on_v1 = o->memory_backed_volume_resize_cgroup_v1;
         h->metrics = o->metrics;
         pthread_mutex_init(&h->claims_lock, NULL);
+        pthread_mutex_init(&h->pods_lock, NULL);
+        pthread_mutex_init(&h->admit_lock, NULL);
+        pthread_mutex_init(&h->loop_lock, NULL);
+        pthread_mutex_init(&h->userns_lock, NULL);
         h->mounted_claims = json_object();
         h->claim_lookup = o->claim_lookup;
         h->claim_patch_status = o->claim_patch_status;
@@ -259,6 +292,15 @@ int pod_host_open(const struct pod_host_options *o, struct pod_host **ret, struc
         r = prober_new(PROBER_THREADS, o->probe_wake, o->probe_wake_ud, &h->prober, reterr);
         if (r < 0)
                 goto fail;
+        {
+                const struct image_puller_options po = { .data_dir = o->data_dir,
+                                                         .insecure = o->insecure_registries,
+                                                         .wake = pull_wake,
+                                                         .wake_ud = h };
+                h->probe_wake = o->probe_wake;
+                h->probe_wake_ud = o->probe_wake_ud;
+                (void) image_puller_new(&po, &h->puller);
+        }
         r = fs_mkdir_p(h->pods_dir, 0700);
         if (r < 0) {
                 error_set(reterr, -r, "create %s: %s", h->pods_dir, strerror(-r));
@@ -296,12 +338,17 @@ struct pod_host *pod_host_free(struct pod_host *h)
         if (!h)
                 return NULL;
         prober_free(h->prober); /* first: its threads wake the agent */
+        h->puller = image_puller_free(h->puller);
         for (size_t i = 0; i < h->n_pods; i++)
                 pod_memory_free(h->pods[i]);
         free(h->pods);
         cgroup_manager_free(h->cgroups);
         json_decref(h->mounted_claims);
         pthread_mutex_destroy(&h->claims_lock);
+        pthread_mutex_destroy(&h->pods_lock);
+        pthread_mutex_destroy(&h->admit_lock);
+        pthread_mutex_destroy(&h->loop_lock);
+        pthread_mutex_destroy(&h->userns_lock);
         free(h->node_name);
         pod_userns_free(h);
         free(h->data_dir);
@@ -1141,6 +1188,9 @@ static void start_container(struct step *s, const json_t *c, struct container_me
                             struct container_observation *o)
 {
         const char *name = cm->name, *image = json_string_value(json_object_get(c, "image")) ?: "";
+        const char *policy = json_string_value(json_object_get(c, "imagePullPolicy")) ?: "";
+        cleanup_free char *key = NULL; /* the puller's: "<pod uid>/<container>" */
+        bool pulled = false;
         struct runtime_image img = { 0 };
         struct runtime_container_spec spec = { 0 };
         struct pod_security security = { 0 };
@@ -1154,15 +1204,28 @@ static void start_container(struct step *s, const json_t *c, struct container_me
         struct cgroup_limits l;
         int run = cm->latest + 1, r;
 
+        if (backoff_waiting(&cm->pull, cm->pull.updated, s->now) && cm->pull_message &&
+            s->now - cm->pull.updated < NETWORK_RETRY_S) {
+                /* K8S: a failed sync is retried by the pod worker after its backOffPeriod, so
+                 * ErrImagePull shows that long before the next sync reports the back-off */
+                o->phase = CONTAINER_WAITING;
+                o->waiting_reason = "ErrImagePull";
+                o->waiting_message = keep(s, xstrdup(cm->pull_message));
+                return;
+        }
         if (backoff_waiting(&cm->pull, cm->pull.updated, s->now)) {
+                /* K8S: image_manager.go's BackOff event, once per wait here */
+                if (!cm->pull_backoff_reported)
+                        add_event(s->ev, "Normal", "BackOff",
+                                  xasprintf("Back-off pulling image \"%s\"", image));
+                cm->pull_backoff_reported = true;
                 o->phase = CONTAINER_WAITING;
                 o->waiting_reason = "ImagePullBackOff";
                 o->waiting_message = keep(s, xasprintf("Back-off pulling image \"%s\"", image));
                 return;
         }
         r = runtime_image_ensure(s->h->data_dir, image, &img, &err);
-        if (r == -ENOENT &&
-            streq(json_string_value(json_object_get(c, "imagePullPolicy")) ?: "", "Never")) {
+        if (r == -ENOENT && streq(policy, "Never")) {
                 /* K8S: pkg/kubelet/images/image_manager.go EnsureImageExists: an absent image
                  * under pull policy Never is ErrImageNeverPull, its event of that name, and no
                  * pull back-off (the next sync looks again). */
@@ -1176,9 +1239,47 @@ static void start_container(struct step *s, const json_t *c, struct container_me
                 count_start(s, c, o->waiting_reason);
                 return;
         }
+        /* K8S: shouldPullImage: absent, or Always (once per start); the built-in busybox is
+         * never pulled. The pull runs on its own thread (node/image-puller.h). */
+        key = xasprintf("%s/%s", s->p->uid, name);
+        if (s->h->puller && r != -EINVAL &&
+            ((r == -ENOENT) ||
+             (r == 0 && !img.builtin && streq(policy, "Always") && cm->pulled_run != run) ||
+             image_puller_has(s->h->puller, key))) {
+                cleanup_free char *msg = NULL;
+                const struct image_pull_request q = { .key = key,
+                                                      .image = image,
+                                                      .pod = s->pod,
+                                                      .lookup = s->h->object_lookup,
+                                                      .lookup_ud = s->h->object_ud };
+                enum image_pull_state ps = image_puller_step(s->h->puller, &q, s->ev, &msg);
+
+                runtime_image_release(&img);
+                err = error_free(err);
+                if (ps == IMAGE_PULL_RUNNING || ps == IMAGE_PULL_NONE) {
+                        o->phase = CONTAINER_WAITING; /* K8S: the kubelet's state while pulling */
+                        o->waiting_reason = "ContainerCreating";
+                        return;
+                }
+                if (ps == IMAGE_PULL_FAILED) {
+                        backoff_next(&cm->pull, s->now);
+                        cm->pull_backoff_reported = false;
+                        free(cm->pull_message);
+                        cm->pull_message = xstrdup(msg);
+                        o->phase = CONTAINER_WAITING;
+                        o->waiting_reason = "ErrImagePull";
+                        o->waiting_message = keep(s, TAKE_PTR(msg));
+                        count_start(s, c, o->waiting_reason);
+                        return;
+                }
+                cm->pulled_run = run;
+                r = runtime_image_ensure(s->h->data_dir, image, &img, &err);
+                pulled = true;
+        }
         if (r < 0) {
                 const char *reason = r == -EINVAL ? "InvalidImageName" : "ErrImagePull";
                 backoff_next(&cm->pull, s->now);
+                cm->pull_backoff_reported = false;
                 add_event(s->ev, "Warning", r == -EINVAL ? "InspectFailed" : "Failed",
                           r == -EINVAL ? xasprintf("Failed to apply default image tag \"%s\": %s",
                                                    image, err->message)
@@ -1191,8 +1292,11 @@ static void start_container(struct step *s, const json_t *c, struct container_me
                 return;
         }
         cm->pull = (struct backoff){ 0 };
-        add_event(s->ev, "Normal", "Pulled",
-                  xasprintf("Container image \"%s\" already present on machine", image));
+        free(cm->pull_message);
+        cm->pull_message = NULL;
+        if (!pulled)
+                add_event(s->ev, "Normal", "Pulled",
+                          xasprintf("Container image \"%s\" already present on machine", image));
 
         env = container_env(s, c, &spec.n_env, &env_error);
         if (!env) {
@@ -1580,15 +1684,19 @@ struct plan {
 static struct pod_memory *pod_memory_get(struct pod_host *h, const json_t *pod)
 {
         const char *uid = json_path_string(pod, "metadata.uid");
-        struct pod_memory *p = pod_memory_find(h, uid, NULL);
+        struct pod_memory *p;
 
-        if (p)
-                return p;
-        p = xcalloc(1, sizeof(*p));
-        p->uid = xstrdup(uid);
-        p->dir = xasprintf("%s/%s", h->pods_dir, uid);
-        h->pods = xrealloc(h->pods, (h->n_pods + 1) * sizeof(*h->pods));
-        h->pods[h->n_pods++] = p;
+        pthread_mutex_lock(&h->pods_lock);
+        p = pod_memory_find(h, uid, NULL);
+        if (!p) {
+                p = xcalloc(1, sizeof(*p));
+                p->uid = xstrdup(uid);
+                p->dir = xasprintf("%s/%s", h->pods_dir, uid);
+                p->host = h;
+                h->pods = xrealloc(h->pods, (h->n_pods + 1) * sizeof(*h->pods));
+                h->pods[h->n_pods++] = p;
+        }
+        pthread_mutex_unlock(&h->pods_lock);
         return p;
 }
 
@@ -1906,24 +2014,24 @@ void pod_host_update_metrics(struct pod_host *h)
         const char *running[] = { "running", NULL };
         size_t pods = 0, containers = 0;
 
+        const char *deferred[] = { "Deferred", NULL }, *infeasible[] = { "Infeasible", NULL };
+        size_t n_deferred = 0, n_infeasible = 0, n_progress = 0;
+
         if (!h->metrics)
                 return;
+        /* what each pod's last step showed (pod_memory.shown), not what a step in progress on
+         * another thread holds */
+        pthread_mutex_lock(&h->pods_lock);
         for (size_t i = 0; i < h->n_pods; i++) {
-                pods += h->pods[i]->sandbox_ready;
-                containers += h->pods[i]->n_running;
+                pods += h->pods[i]->shown.sandbox_ready;
+                containers += h->pods[i]->shown.n_running;
+                n_deferred += h->pods[i]->shown.deferred;
+                n_infeasible += h->pods[i]->shown.infeasible;
+                n_progress += h->pods[i]->shown.resizing;
         }
+        pthread_mutex_unlock(&h->pods_lock);
         (void) metrics_set(h->metrics->running_pods, NULL, (double) pods);
         {
-                const char *deferred[] = { "Deferred", NULL },
-                           *infeasible[] = { "Infeasible", NULL };
-                size_t n_deferred = 0, n_infeasible = 0, n_progress = 0;
-
-                for (size_t i = 0; i < h->n_pods; i++) {
-                        const char *r = h->pods[i]->pending_reason;
-                        n_deferred += r && streq(r, "Deferred");
-                        n_infeasible += r && streq(r, "Infeasible");
-                        n_progress += h->pods[i]->resizing;
-                }
                 (void) metrics_set(h->metrics->pending_resizes, deferred, (double) n_deferred);
                 (void) metrics_set(h->metrics->pending_resizes, infeasible, (double) n_infeasible);
                 (void) metrics_set(h->metrics->in_progress_resizes, NULL, (double) n_progress);
@@ -2199,6 +2307,13 @@ int pod_worker_sync(struct pod_host *h, const json_t *pod, json_t **ret_status,
         if (s.resize_activity)
                 fault_point("resize-status");
         observe_for_metrics(&s, &pl, sandbox_ready, t0);
+        pthread_mutex_lock(&h->pods_lock);
+        p->shown.sandbox_ready = p->sandbox_ready;
+        p->shown.n_running = p->n_running;
+        p->shown.resizing = p->resizing;
+        p->shown.deferred = p->pending_reason && streq(p->pending_reason, "Deferred");
+        p->shown.infeasible = p->pending_reason && streq(p->pending_reason, "Infeasible");
+        pthread_mutex_unlock(&h->pods_lock);
         step_release(&s, &pl);
         if (r == POD_SYNC_FINISHED)
                 pod_memory_forget(h, json_path_string(pod, "metadata.uid"));

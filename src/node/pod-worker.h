@@ -7,6 +7,7 @@
 #define FLEXLET_NODE_POD_WORKER_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "base/error.h"
@@ -63,6 +64,8 @@ struct pod_host_options {
          * KUBERNETES_SERVICE_PORT and the link variables); NULL: none */
         const char *service_host;
         unsigned service_port;
+        /* registries pulled from over plain http (HOST[:PORT], NULL-ended; --insecure-registry) */
+        const char *const *insecure_registries;
 };
 
 int pod_host_open(const struct pod_host_options *o, struct pod_host **ret, struct error **reterr);
@@ -87,8 +90,10 @@ enum pod_sync_result {
         POD_SYNC_FINISHED, /* deleted and everything on the host is gone: delete the object */
 };
 
-/* One step for pod. Sets *ret_status (new reference) to the status to report (NULL when
- * there is nothing to report, e.g. after teardown) and appends events to ev. */
+/* One step for pod. Steps of different pods may run at once on different threads; two steps of
+ * one pod never may (the caller's queue sees to it: node/pod-queue.h). Sets *ret_status (new
+ * reference) to the status to report (NULL when there is nothing to report, e.g. after teardown)
+ * and appends events to ev. */
 int pod_worker_sync(struct pod_host *h, const json_t *pod, json_t **ret_status,
                     struct pod_events *ev, struct error **reterr);
 
@@ -121,6 +126,8 @@ void pod_host_update_metrics(struct pod_host *h);
  * NULL when there is no such run. Reads only the disk: safe from any thread. */
 char *pod_host_container_run_dir(struct pod_host *h, const char *uid, const char *name, int back);
 
+/* Whether pod uid has memory in this process or a folder on this host. Any thread. */
+bool pod_host_has_pod(struct pod_host *h, const char *uid);
 /* The uids of the pods that have state on this host (DATA_DIR/pods/<uid>); JSON array. */
 json_t *pod_host_known_uids(struct pod_host *h);
 /* Removes everything of a pod the API no longer has: processes, mounts, cgroups, folder. */

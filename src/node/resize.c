@@ -208,6 +208,21 @@ enum resize_verdict resize_admit(const json_t *pod, const json_t *allocated, con
 {
         cleanup_json json_t *dpod = NULL;
         int64_t cpu, mem;
+
+        *ret_message = NULL;
+        dpod = resize_pod_with_allocation(pod, desired);
+        if (!dpod || pod_requests(dpod, &cpu, &mem) < 0) {
+                /* a volume's verdict comes first, as below */
+                cpu = -1;
+                mem = -1;
+        }
+        return resize_admit_requests(pod, allocated, desired, cpu, mem, node, ret_message);
+}
+
+enum resize_verdict resize_admit_requests(const json_t *pod, const json_t *allocated,
+                                          const json_t *desired, int64_t cpu, int64_t mem,
+                                          const struct resize_node *node, char **ret_message)
+{
         const char *vol;
 
         *ret_message = NULL;
@@ -221,8 +236,7 @@ enum resize_verdict resize_admit(const json_t *pod, const json_t *allocated, con
                 return RESIZE_INFEASIBLE;
         }
 
-        dpod = resize_pod_with_allocation(pod, desired);
-        if (!dpod || pod_requests(dpod, &cpu, &mem) < 0) {
+        if (cpu < 0 || mem < 0) {
                 *ret_message = xstrdup("invalid resources");
                 return RESIZE_INFEASIBLE;
         }
@@ -460,48 +474,47 @@ static bool is_running(const char *const *running, const char *name)
 }
 
 /* K8S: computePodResizeAction for one running container. */
-static int plan_container(struct plan_builder *b, const json_t *ctr, const json_t *apod,
-                          const json_t *actuated, bool enforce_cpu_limits, struct error **reterr)
+static int plan_container(struct plan_builder *b, const struct resize_target_container *tc,
+                          const json_t *actuated, struct error **reterr)
 {
-        const char *name = json_string_value(json_object_get(ctr, "name"));
-        struct pod_cgroup_config target;
+        const struct pod_cgroup_config *target = &tc->cfg;
         struct cg_state cur;
         unsigned cpu_which = 0;
-        int mem, shares, quota, r;
+        int mem, shares, quota;
         bool restart;
         size_t cg;
 
-        if ((r = container_cgroup_config(apod, name, NULL, enforce_cpu_limits, &target)) < 0)
-                return error_set(reterr, -r, "container \"%s\": invalid resources", name);
-        cg_read(json_object_get(json_object_get(actuated, "containers"), name), &cur);
+        if (tc->err < 0)
+                return error_set(reterr, -tc->err, "container \"%s\": invalid resources", tc->name);
+        cg_read(json_object_get(json_object_get(actuated, "containers"), tc->name), &cur);
 
-        mem = cg_cmp(&cur, &target, RESIZE_MEMORY);
-        shares = cg_cmp(&cur, &target, RESIZE_CPU_SHARES);
-        quota = cg_cmp(&cur, &target, RESIZE_CPU_QUOTA);
+        mem = cg_cmp(&cur, target, RESIZE_MEMORY);
+        shares = cg_cmp(&cur, target, RESIZE_CPU_SHARES);
+        quota = cg_cmp(&cur, target, RESIZE_CPU_QUOTA);
         if (!mem && !shares && !quota)
                 return 0;
-        cg = track_add(b, &cur, &target);
+        cg = track_add(b, &cur, target);
 
         /* K8S: a changed resource whose policy is RestartContainer restarts the container; a
          * value only unknown to us is written in place */
-        restart = ((cur.known & RESIZE_MEMORY) && mem && restart_policy(ctr, "memory")) ||
+        restart = ((cur.known & RESIZE_MEMORY) && mem && tc->restart_on_memory) ||
                   ((((cur.known & RESIZE_CPU_SHARES) && shares) ||
                     ((cur.known & RESIZE_CPU_QUOTA) && quota)) &&
-                   restart_policy(ctr, "cpu"));
+                   tc->restart_on_cpu);
         if (restart) {
-                push_cgroup(b, PH_RESTART, RESIZE_STEP_RESTART_CONTAINER, name, RESIZE_ALL_BITS,
+                push_cgroup(b, PH_RESTART, RESIZE_STEP_RESTART_CONTAINER, tc->name, RESIZE_ALL_BITS,
                             cg);
                 return 0;
         }
         if (mem)
                 push_cgroup(b, mem < 0 ? PH_SHRINK_MEMORY : PH_GROW_MEMORY,
-                            RESIZE_STEP_CONTAINER_CGROUP, name, RESIZE_MEMORY, cg);
+                            RESIZE_STEP_CONTAINER_CGROUP, tc->name, RESIZE_MEMORY, cg);
         cpu_which = (shares ? RESIZE_CPU_SHARES : 0) | (quota ? RESIZE_CPU_QUOTA : 0);
         if (cpu_which) {
                 /* K8S: a cpu limit change takes precedence over a request change */
                 int dir = quota ? quota : shares;
                 push_cgroup(b, dir < 0 ? PH_SHRINK_CPU : PH_GROW_CPU, RESIZE_STEP_CONTAINER_CGROUP,
-                            name, cpu_which, cg);
+                            tc->name, cpu_which, cg);
         }
         return 0;
 }
@@ -532,46 +545,26 @@ static void plan_pod(struct plan_builder *b, const struct cg_state *cur,
 }
 
 /* KEP-6030: Memory emptyDirs that shrink go first, those that grow last. */
-static int plan_volumes(struct plan_builder *b, const json_t *pod, const json_t *apod,
-                        const json_t *actuated, int64_t allocatable_memory, struct error **reterr)
+static int plan_volumes(struct plan_builder *b, const struct resize_targets *t,
+                        const json_t *actuated, struct error **reterr)
 {
-        const json_t *vols = json_path(pod, "spec.volumes");
-        const json_t *avols = json_path(apod, "spec.volumes");
         const json_t *cur_sizes = json_object_get(actuated, "volumes");
-        int64_t pod_limit = -1;
-        bool have_limit = false;
-        size_t i;
-        json_t *vol;
-        int r;
 
-        json_array_foreach(vols, i, vol) {
-                const char *name = json_string_value(json_object_get(vol, "name"));
-                const json_t *ed = memory_emptydir(json_array_get(avols, i)), *cur;
-                char buf[JSON_NUMBER_TEXT_MAX];
-                struct pstep p = { .s = { .kind = RESIZE_STEP_VOLUME, .name = name },
+        if (t->volumes_err < 0)
+                return error_set(reterr, -t->volumes_err, "pod memory limit: invalid resources");
+        for (size_t i = 0; i < t->n_volumes; i++) {
+                const struct resize_target_volume *v = &t->volumes[i];
+                const json_t *cur = json_object_get(cur_sizes, v->name);
+                struct pstep p = { .s = { .kind = RESIZE_STEP_VOLUME,
+                                          .name = v->name,
+                                          .size_bytes = v->size_bytes },
                                    .cg = SIZE_MAX };
-                int64_t size;
 
-                if (!name || !ed)
-                        continue;
-                if (!have_limit) {
-                        if ((r = pod_memory_limit(apod, NULL, &pod_limit)) < 0)
-                                return error_set(reterr, -r, "pod memory limit: invalid resources");
-                        have_limit = true;
-                }
-                /* K8S: calculateEmptyDirMemorySize over the allocated pod (KEP-1967) */
-                size = emptydir_memory_size(
-                        allocatable_memory, pod_limit,
-                        json_scalar_text(json_object_get(ed, "sizeLimit"), buf));
-                if (size <= 0)
-                        continue; /* no size= option: nothing a remount can set */
-                p.s.size_bytes = size;
-                cur = json_object_get(cur_sizes, name);
                 if (!json_is_integer(cur))
                         plist_push(&b->ph[PH_VOLUME_GROW], &p);
-                else if (size < json_integer_value(cur))
+                else if (v->size_bytes < json_integer_value(cur))
                         plist_push(&b->ph[PH_VOLUME_SHRINK], &p);
-                else if (size > json_integer_value(cur))
+                else if (v->size_bytes > json_integer_value(cur))
                         plist_push(&b->ph[PH_VOLUME_GROW], &p);
         }
         return 0;
@@ -601,51 +594,145 @@ static void plan_flatten(struct plan_builder *b, struct resize_plan *ret)
         }
 }
 
-int resize_plan_build(const json_t *pod, const json_t *allocation, const json_t *actuated,
-                      const char *const *running, int64_t allocatable_memory,
-                      bool enforce_cpu_limits, struct resize_plan *ret, struct error **reterr)
+/* The resizable containers of list in order (sidecars only for spec.initContainers). */
+static int targets_containers(struct resize_targets *t, const json_t *apod, const json_t *list,
+                              bool init, bool enforce_cpu_limits)
 {
-        static const char *const lists[] = { "spec.initContainers", "spec.containers" };
-        cleanup_json json_t *apod = resize_pod_with_allocation(pod, allocation);
-        struct plan_builder b = { 0 };
-        struct pod_cgroup_config pod_target;
-        struct cg_state pod_cur;
+        size_t i;
+        json_t *ctr;
+
+        json_array_foreach(list, i, ctr) {
+                const char *name = json_string_value(json_object_get(ctr, "name"));
+                struct resize_target_container *tc;
+
+                /* K8S: IsResizableContainer: regular containers and restartable init ones */
+                if (!name || (init && !is_sidecar(ctr)))
+                        continue;
+                t->containers =
+                        xrealloc(t->containers, (t->n_containers + 1) * sizeof(*t->containers));
+                tc = &t->containers[t->n_containers++];
+                *tc = (struct resize_target_container){
+                        .name = name,
+                        .restart_on_cpu = restart_policy(ctr, "cpu"),
+                        .restart_on_memory = restart_policy(ctr, "memory"),
+                };
+                tc->err = container_cgroup_config(apod, name, NULL, enforce_cpu_limits, &tc->cfg);
+        }
+        return 0;
+}
+
+static void targets_volumes(struct resize_targets *t, const json_t *pod, const json_t *apod,
+                            int64_t allocatable_memory)
+{
+        const json_t *avols = json_path(apod, "spec.volumes");
+        int64_t pod_limit = -1;
+        bool have_limit = false;
+        size_t i;
+        json_t *vol;
+        int r;
+
+        json_array_foreach(json_path(pod, "spec.volumes"), i, vol) {
+                const char *name = json_string_value(json_object_get(vol, "name"));
+                const json_t *ed = memory_emptydir(json_array_get(avols, i));
+                char buf[JSON_NUMBER_TEXT_MAX];
+                int64_t size;
+
+                if (!name || !ed)
+                        continue;
+                if (!have_limit) {
+                        if ((r = pod_memory_limit(apod, NULL, &pod_limit)) < 0) {
+                                t->volumes_err = r;
+                                return;
+                        }
+                        have_limit = true;
+                }
+                /* K8S: calculateEmptyDirMemorySize over the allocated pod (KEP-1967) */
+                size = emptydir_memory_size(
+                        allocatable_memory, pod_limit,
+                        json_scalar_text(json_object_get(ed, "sizeLimit"), buf));
+                if (size <= 0)
+                        continue; /* no size= option: nothing a remount can set */
+                t->volumes = xrealloc(t->volumes, (t->n_volumes + 1) * sizeof(*t->volumes));
+                t->volumes[t->n_volumes++] =
+                        (struct resize_target_volume){ .name = name, .size_bytes = size };
+        }
+}
+
+int resize_targets_build(const json_t *pod, const json_t *allocation, int64_t allocatable_memory,
+                         bool enforce_cpu_limits, struct resize_targets *ret, struct error **reterr)
+{
+        cleanup_json json_t *apod = allocation ? resize_pod_with_allocation(pod, allocation)
+                                               : json_incref((json_t *) pod);
+        struct resize_targets t = { 0 };
         int r;
 
         if (!apod)
                 return error_set(reterr, EINVAL, "plan resize: no pod");
-        if ((r = pod_cgroup_config(apod, NULL, enforce_cpu_limits, &pod_target)) < 0)
+        if ((r = pod_cgroup_config(apod, NULL, enforce_cpu_limits, &t.pod)) < 0)
                 return error_set(reterr, -r, "plan resize: pod cgroup: invalid resources");
-        cg_read(json_object_get(actuated, "pod"), &pod_cur);
-        plan_pod(&b, &pod_cur, &pod_target);
-
         /* K8S: computePodActions visits the sidecars (computeInitContainerActions) first */
-        for (size_t l = 0; l < ARRAY_SIZE(lists); l++) {
-                bool init = l == 0;
-                size_t i;
-                json_t *ctr;
-                json_array_foreach(json_path(pod, lists[l]), i, ctr) {
-                        const char *name = json_string_value(json_object_get(ctr, "name"));
-                        if (!name || (init && !is_sidecar(ctr)) || !is_running(running, name))
-                                continue;
-                        if ((r = plan_container(&b, ctr, apod, actuated, enforce_cpu_limits,
-                                                reterr)) < 0) {
-                                builder_release(&b);
-                                error_wrap(reterr, "plan resize");
-                                return r;
-                        }
+        targets_containers(&t, apod, json_path(pod, "spec.initContainers"), true,
+                           enforce_cpu_limits);
+        targets_containers(&t, apod, json_path(pod, "spec.containers"), false, enforce_cpu_limits);
+        targets_volumes(&t, pod, apod, allocatable_memory);
+        *ret = t;
+        return 0;
+}
+
+void resize_targets_release(struct resize_targets *t)
+{
+        if (!t)
+                return;
+        free(t->containers);
+        free(t->volumes);
+        *t = (struct resize_targets){ 0 };
+}
+
+int resize_plan_from_targets(const struct resize_targets *t, const json_t *actuated,
+                             const char *const *running, struct resize_plan *ret,
+                             struct error **reterr)
+{
+        struct plan_builder b = { 0 };
+        struct cg_state pod_cur;
+        int r;
+
+        cg_read(json_object_get(actuated, "pod"), &pod_cur);
+        plan_pod(&b, &pod_cur, &t->pod);
+        for (size_t i = 0; i < t->n_containers; i++) {
+                if (!is_running(running, t->containers[i].name))
+                        continue;
+                if ((r = plan_container(&b, &t->containers[i], actuated, reterr)) < 0) {
+                        builder_release(&b);
+                        error_wrap(reterr, "plan resize");
+                        return r;
                 }
         }
-
-        if ((r = plan_volumes(&b, pod, apod, actuated, allocatable_memory, reterr)) < 0) {
+        if ((r = plan_volumes(&b, t, actuated, reterr)) < 0) {
                 builder_release(&b);
                 error_wrap(reterr, "plan resize");
                 return r;
         }
-
         plan_flatten(&b, ret);
         builder_release(&b);
         return 0;
+}
+
+int resize_plan_build(const json_t *pod, const json_t *allocation, const json_t *actuated,
+                      const char *const *running, int64_t allocatable_memory,
+                      bool enforce_cpu_limits, struct resize_plan *ret, struct error **reterr)
+{
+        struct resize_targets t = { 0 };
+        int r;
+
+        if (!pod)
+                return error_set(reterr, EINVAL, "plan resize: no pod");
+        r = resize_targets_build(pod, allocation, allocatable_memory, enforce_cpu_limits, &t,
+                                 reterr);
+        if (r < 0)
+                return r;
+        r = resize_plan_from_targets(&t, actuated, running, ret, reterr);
+        resize_targets_release(&t);
+        return r;
 }
 
 void resize_plan_release(struct resize_plan *p)

@@ -82,6 +82,13 @@ struct resize_node {
 enum resize_verdict resize_admit(const json_t *pod, const json_t *allocated, const json_t *desired,
                                  const struct resize_node *node, char **ret_message);
 
+/* resize_admit with the desired pod's requests already known (K8S: PodRequests of the pod at
+ * desired; -1: they do not parse, Infeasible "invalid resources"): the typed model's way, which
+ * computes them once per generation (pod-spec.h). */
+enum resize_verdict resize_admit_requests(const json_t *pod, const json_t *allocated,
+                                          const json_t *desired, int64_t milli_cpu, int64_t memory,
+                                          const struct resize_node *node, char **ret_message);
+
 /* One step of actuation. */
 enum resize_step_kind {
         RESIZE_STEP_VOLUME,            /* remount the tmpfs of `name` to size_bytes */
@@ -143,6 +150,42 @@ void resize_plan_release(struct resize_plan *p);
 int resize_plan_build(const json_t *pod, const json_t *allocation, const json_t *actuated,
                       const char *const *running, int64_t allocatable_memory,
                       bool enforce_cpu_limits, struct resize_plan *ret, struct error **reterr);
+
+/* The plan's inputs at the allocated values, typed: what resize_plan_build derives from the pod
+ * and its allocation (through pod-resources.h, over JSON) before it compares with the actuated
+ * state. Built once per allocation (pod-spec.c caches them), so planning a step is integer
+ * comparisons. Names are borrowed from the pod given to resize_targets_build. */
+struct resize_target_container {
+        const char *name;
+        bool restart_on_cpu;    /* resizePolicy cpu: RestartContainer */
+        bool restart_on_memory; /* resizePolicy memory: RestartContainer */
+        int err;                /* -errno: its resources do not parse (an error if it runs) */
+        struct pod_cgroup_config cfg;
+};
+struct resize_target_volume {
+        const char *name;
+        int64_t size_bytes; /* > 0: the KEP-1967 size; volumes without a size= are left out */
+};
+struct resize_targets {
+        struct pod_cgroup_config pod;
+        /* the resizable containers in the plan's order: sidecars, then regular containers */
+        struct resize_target_container *containers;
+        size_t n_containers;
+        struct resize_target_volume *volumes; /* Memory emptyDirs, spec order */
+        size_t n_volumes;
+        int volumes_err; /* -errno: the pod memory limit does not parse (and a volume needs it) */
+};
+/* The targets of pod at allocation (NULL: the spec's own resources). -EINVAL (with reterr) when
+ * the pod cgroup's quantities do not parse; a container's own bad quantities are kept in its
+ * err (planning fails only if it runs). *ret is set only on success. */
+int resize_targets_build(const json_t *pod, const json_t *allocation, int64_t allocatable_memory,
+                         bool enforce_cpu_limits, struct resize_targets *ret,
+                         struct error **reterr);
+void resize_targets_release(struct resize_targets *t);
+/* resize_plan_build from built targets: the same plan, with no JSON walked but actuated's. */
+int resize_plan_from_targets(const struct resize_targets *t, const json_t *actuated,
+                             const char *const *running, struct resize_plan *ret,
+                             struct error **reterr);
 
 /* Records in actuated (an object, updated in place) that step s succeeded. */
 void resize_actuated_record(json_t *actuated, const struct resize_step *s);

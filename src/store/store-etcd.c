@@ -414,26 +414,34 @@ static int value_of(json_t *obj, const char *resource, const char *name, char **
 
 /* --- the watch feed: one etcd watch of /registry/ into the watch cache --- */
 
-static void feed_advance(struct store_etcd *e, uint64_t rv)
-{
-        pthread_mutex_lock(&e->feed_lock);
-        if (rv > e->feed_rv)
-                e->feed_rv = rv;
-        pthread_cond_broadcast(&e->feed_cond);
-        pthread_mutex_unlock(&e->feed_lock);
-}
-
-/* Waits until the feed has published rv, so a write returns after its watchers have it (the
- * contract of store-internal.h). Bounded: a write is durable whether or not a watch saw it. */
-static void feed_wait(struct store_etcd *e, uint64_t rv)
+/* Publishes a write of this store's own (obj taken over) into the cache at its revision rv,
+ * keeping revision order with what the feed delivers: once every revision below rv is
+ * published (by the feed, or by other writers of this store doing the same), the write goes in
+ * directly and the feed skips it when the watch delivers it; when the feed already delivered it,
+ * nothing is left to do. So a write returns after its watchers have it (the contract of
+ * store-internal.h) without waiting for the watch stream's round trip when nothing else was
+ * written in between (K8S: kube-apiserver's writes do not wait for the cacher at all; flexlet
+ * keeps the stronger order because its own callers and tests read their writes from watches).
+ * Bounded: a write is durable whether or not a watch saw it; one that was not published in
+ * FEED_WAIT_MS is left to the feed (a revision below it was written outside /registry/, by
+ * another client of the same etcd: the feed never delivers that one, and delivers ours). */
+static void feed_publish_own(struct store_etcd *e, enum store_event_type type, const char *resource,
+                             const char *ns, uint64_t rv, json_t *obj, size_t bytes)
 {
         struct timespec until = time_after_ms(CLOCK_MONOTONIC, FEED_WAIT_MS);
 
         pthread_mutex_lock(&e->feed_lock);
-        while (e->feed_rv < rv && !e->stopping)
+        while (e->feed_rv + 1 < rv && !e->stopping)
                 if (pthread_cond_timedwait(&e->feed_cond, &e->feed_lock, &until) == ETIMEDOUT)
                         break;
+        if (e->feed_rv + 1 == rv && !e->stopping) {
+                watch_cache_publish(e->base.cache, type, resource, ns, rv, obj, bytes);
+                obj = NULL;
+                e->feed_rv = rv;
+                pthread_cond_broadcast(&e->feed_cond);
+        }
         pthread_mutex_unlock(&e->feed_lock);
+        json_decref(obj);
 }
 
 /* Splits "/registry/<resource>/[<ns>/]<name>" into its parts (in place in key). */
@@ -473,6 +481,7 @@ struct feed {
 
 static void feed_event(struct feed *f, const json_t *ev)
 {
+        struct store_etcd *e = f->e;
         const char *type = json_string_value(json_object_get(ev, "type"));
         const json_t *kv = json_object_get(ev, "kv");
         bool deleted = type && streq(type, "DELETE");
@@ -486,22 +495,32 @@ static void feed_event(struct feed *f, const json_t *ev)
                 return;
         if (rv >= f->next_rev)
                 f->next_rev = rv + 1;
-        if (rv <= __atomic_load_n(&f->e->feed_rv, __ATOMIC_ACQUIRE))
-                return; /* a second op of one multi-key txn: the cache orders by revision */
+        /* a second op of one multi-key txn (the cache orders by revision), or a write of this
+         * store's own that feed_publish_own already published */
+        if (rv <= __atomic_load_n(&e->feed_rv, __ATOMIC_ACQUIRE))
+                return;
         key = b64_field(kv, "key", &len);
-        if (!key || strlen(key) != len || !key_split(key, &resource, &ns, &name))
-                goto done;
-        /* K8S (watcher.go): DELETED carries the previous state at the deletion's revision */
-        if (kv_object(deleted ? json_object_get(ev, "prev_kv") : kv, resource, name,
-                      deleted ? rv : 0, &obj, &bytes, NULL) < 0)
-                goto done;
-        watch_cache_publish(f->e->base.cache,
-                            deleted                                        ? STORE_EVENT_DELETED
-                            : j_int(kv, "create_revision") == (int64_t) rv ? STORE_EVENT_ADDED
-                                                                           : STORE_EVENT_MODIFIED,
-                            resource, ns, rv, obj, bytes);
-done:
-        feed_advance(f->e, rv);
+        if (key && strlen(key) == len && key_split(key, &resource, &ns, &name))
+                /* K8S (watcher.go): DELETED carries the previous state at the deletion's
+                 * revision */
+                (void) kv_object(deleted ? json_object_get(ev, "prev_kv") : kv, resource, name,
+                                 deleted ? rv : 0, &obj, &bytes, NULL);
+        pthread_mutex_lock(&e->feed_lock);
+        /* checked again under the lock, where feed_publish_own publishes */
+        if (rv > e->feed_rv) {
+                if (obj)
+                        watch_cache_publish(e->base.cache,
+                                            deleted ? STORE_EVENT_DELETED
+                                            : j_int(kv, "create_revision") == (int64_t) rv
+                                                    ? STORE_EVENT_ADDED
+                                                    : STORE_EVENT_MODIFIED,
+                                            resource, ns, rv, obj, bytes);
+                obj = NULL; /* taken over */
+                e->feed_rv = rv;
+                pthread_cond_broadcast(&e->feed_cond);
+        }
+        pthread_mutex_unlock(&e->feed_lock);
+        json_decref(obj);
 }
 
 static void feed_message(struct feed *f, const char *s, size_t n)
@@ -652,8 +671,14 @@ static void *feed_run(void *p)
                         if (etcd_call(e, "/v3/kv/range", rq, true, &ans, NULL) == 0) {
                                 uint64_t now = header_rev(ans);
 
+                                /* under feed_lock: feed_publish_own must not
+                                 * publish below the new start */
+                                pthread_mutex_lock(&e->feed_lock);
                                 watch_cache_reset(e->base.cache, now);
-                                feed_advance(e, now);
+                                if (now > e->feed_rv)
+                                        e->feed_rv = now;
+                                pthread_cond_broadcast(&e->feed_cond);
+                                pthread_mutex_unlock(&e->feed_lock);
                                 f.next_rev = now + 1;
                         }
                         continue;
@@ -1025,29 +1050,85 @@ static int etcd_create(struct store_backend *b, const char *resource, const char
                 return store_error_exists(reterr, resource, name);
         rv = header_rev(ans);
         store_object_stamp(obj, rv, NULL);
-        feed_wait(e, rv);
+        feed_publish_own(e, STORE_EVENT_ADDED, resource, ns, rv, json_deep_copy(obj), len);
         return 0;
 }
 
+/* The compare-and-swap of obj over the version old_rv: 1 written, 0 lost the race with *ret_kv
+ * the key's current kv (NULL: gone), or -errno. */
+static int update_cas(struct store_etcd *e, const char *resource, const char *ns, const char *name,
+                      const char *key, json_t *obj, uint64_t old_rv, const char *value, size_t len,
+                      json_t **ret_kv, struct error **reterr)
+{
+        cleanup_json json_t *ans = NULL;
+        uint64_t rv;
+        int r;
+
+        /* K8S (store.go GuaranteedUpdate): the txn compares mod_revision; its else branch reads
+         * the key, so a lost race costs no extra round trip */
+        r = put_leased(e, resource, key,
+                       json_pack("{s:o, s:s, s:s, s:I}", "key", b64s(key), "result", "EQUAL",
+                                 "target", "MOD", "mod_revision", (json_int_t) old_rv),
+                       value, len, &ans, reterr);
+        if (r == -E2BIG)
+                return error_set(reterr, E2BIG, "storing %s \"%s\": etcd refuses its size",
+                                 resource, name);
+        if (r < 0)
+                return r;
+        if (!json_is_true(json_object_get(ans, "succeeded"))) {
+                *ret_kv = json_incref((json_t *) txn_range_kv(ans));
+                return 0;
+        }
+        rv = header_rev(ans);
+        store_object_stamp(obj, rv, NULL);
+        feed_publish_own(e, STORE_EVENT_MODIFIED, resource, ns, rv, json_deep_copy(obj), len);
+        return 1;
+}
+
 static int etcd_update(struct store_backend *b, const char *resource, const char *ns,
-                       const char *name, json_t *obj, uint64_t expected_rv, struct error **reterr)
+                       const char *name, json_t *obj, uint64_t expected_rv, const json_t *known,
+                       struct error **reterr)
 {
         struct store_etcd *e = etcd_of(b);
         cleanup_free char *key = key_of(resource, ns, name), *value = NULL;
         cleanup_json json_t *kv = NULL;
         struct store_stamp_saved saved;
-        size_t len;
+        size_t len = 0;
         int r = check_names(resource, ns, name, reterr);
 
-        if (r >= 0)
-                r = kv_get(e, key, &kv, reterr);
+        if (r < 0)
+                return r;
+        if (known && expected_rv) {
+                /* K8S (store.go GuaranteedUpdate with the cacher's cachedExistingObject): the
+                 * caller read the object at expected_rv, so no read before the write; only an
+                 * unchanged object is confirmed against etcd (upstream re-reads then too), as a
+                 * write that changes nothing must not be made. */
+                bool same;
+
+                store_object_stamp(obj, expected_rv, &saved);
+                same = json_equal(obj, known);
+                store_object_unstamp(obj, &saved);
+                if (!same) {
+                        r = value_of(obj, resource, name, &value, &len, reterr);
+                        if (r < 0)
+                                return r;
+                        r = update_cas(e, resource, ns, name, key, obj, expected_rv, value, len,
+                                       &kv, reterr);
+                        if (r != 0)
+                                return r;
+                        if (!kv)
+                                return store_error_not_found(reterr, resource, name);
+                        return store_error_conflict(reterr, resource, name);
+                }
+        }
+        r = kv_get(e, key, &kv, reterr);
         if (r < 0)
                 return r;
         /* K8S (store.go GuaranteedUpdate): read, compare, CAS on mod_revision; a lost race
          * retries with the state the failed txn read, unless the caller named a version. */
         for (;;) {
-                cleanup_json json_t *old = NULL, *ans = NULL;
-                uint64_t old_rv, rv;
+                cleanup_json json_t *old = NULL;
+                uint64_t old_rv;
 
                 if (!kv)
                         return store_error_not_found(reterr, resource, name);
@@ -1069,24 +1150,11 @@ static int etcd_update(struct store_backend *b, const char *resource, const char
                         if (r < 0)
                                 return r;
                 }
-                r = put_leased(e, resource, key,
-                               json_pack("{s:o, s:s, s:s, s:I}", "key", b64s(key), "result",
-                                         "EQUAL", "target", "MOD", "mod_revision",
-                                         (json_int_t) old_rv),
-                               value, len, &ans, reterr);
-                if (r == -E2BIG)
-                        return error_set(reterr, E2BIG, "storing %s \"%s\": etcd refuses its size",
-                                         resource, name);
-                if (r < 0)
-                        return r;
-                if (json_is_true(json_object_get(ans, "succeeded"))) {
-                        rv = header_rev(ans);
-                        store_object_stamp(obj, rv, NULL);
-                        feed_wait(e, rv);
-                        return 1;
-                }
                 json_decref(kv);
-                kv = json_incref((json_t *) txn_range_kv(ans));
+                kv = NULL;
+                r = update_cas(e, resource, ns, name, key, obj, old_rv, value, len, &kv, reterr);
+                if (r != 0)
+                        return r;
         }
 }
 
@@ -1096,8 +1164,9 @@ static int etcd_delete(struct store_backend *b, const char *resource, const char
 {
         struct store_etcd *e = etcd_of(b);
         cleanup_free char *key = key_of(resource, ns, name);
-        cleanup_json json_t *ans = NULL, *req = NULL;
+        cleanup_json json_t *ans = NULL, *req = NULL, *last = NULL;
         const json_t *prev;
+        size_t bytes = 0;
         uint64_t rv;
         int r = check_names(resource, ns, name, reterr);
 
@@ -1138,12 +1207,16 @@ static int etcd_delete(struct store_backend *b, const char *resource, const char
         if (!prev)
                 return store_error_not_found(reterr, resource, name);
         rv = header_rev(ans);
-        if (ret_last) {
-                r = kv_object(prev, resource, name, rv, ret_last, NULL, reterr);
-                if (r < 0)
-                        return r;
-        }
-        feed_wait(e, rv);
+        /* deleted whatever the stored value held; it is unreadable only to ret_last (the feed
+         * skips an unreadable value too) */
+        r = kv_object(prev, resource, name, rv, &last, &bytes, ret_last ? reterr : NULL);
+        if (r < 0 && ret_last)
+                return r;
+        if (r < 0)
+                return 0;
+        if (ret_last)
+                *ret_last = json_deep_copy(last);
+        feed_publish_own(e, STORE_EVENT_DELETED, resource, ns, rv, TAKE_PTR(last), bytes);
         return 0;
 }
 

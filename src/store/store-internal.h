@@ -31,8 +31,11 @@ struct store_backend_ops {
                     json_t **ret_items, uint64_t *ret_rv, struct error **reterr);
         int (*create)(struct store_backend *b, const char *resource, const char *ns,
                       const char *name, json_t *obj, struct error **reterr);
+        /* known (NULL: none) is the object as the caller read it at expected_rv (non-zero
+         * then): a backend may trust it instead of reading the stored object again. */
         int (*update)(struct store_backend *b, const char *resource, const char *ns,
-                      const char *name, json_t *obj, uint64_t expected_rv, struct error **reterr);
+                      const char *name, json_t *obj, uint64_t expected_rv, const json_t *known,
+                      struct error **reterr);
         int (*delete)(struct store_backend *b, const char *resource, const char *ns,
                       const char *name, uint64_t expected_rv, json_t **ret_last,
                       struct error **reterr);
@@ -46,7 +49,7 @@ struct store_backend {
         const struct store_backend_ops *ops;
         /* Set by store.c before the first write. The backend publishes each committed change
          * with watch_cache_publish, in increasing resourceVersion order, before the write
-         * returns to its caller. */
+         * returns to its caller (etcd: bounded, see feed_publish_own in store-etcd.c). */
         struct watch_cache *cache;
 };
 

@@ -457,8 +457,10 @@ fail:
         return r;
 }
 
+/* known is not used: reading the stored object is local and part of the write's transaction. */
 static int sqlite_update(struct store_backend *b, const char *resource, const char *ns,
-                         const char *name, json_t *obj, uint64_t expected_rv, struct error **reterr)
+                         const char *name, json_t *obj, uint64_t expected_rv, const json_t *known,
+                         struct error **reterr)
 {
         struct store_sqlite *s = (struct store_sqlite *) b;
         struct store_stamp_saved saved = { 0 };
@@ -468,6 +470,7 @@ static int sqlite_update(struct store_backend *b, const char *resource, const ch
         size_t len;
         int r;
 
+        (void) known;
         pthread_mutex_lock(&s->wlock);
         /* Every write happens under wlock, so reading outside a transaction is consistent. */
         r = row_read(s->wdb, s->get, resource, ns, name, &old_rv, &old, NULL, reterr);

@@ -357,7 +357,25 @@ int store_update(struct store *s, const char *resource, const char *ns, const ch
         if (r < 0)
                 return r;
         return s->backend->ops->update(s->backend, resource, ns ? ns : "", name, obj, expected_rv,
-                                       reterr);
+                                       NULL, reterr);
+}
+
+int store_update_from(struct store *s, const char *resource, const char *ns, const char *name,
+                      json_t *obj, const json_t *old, struct error **reterr)
+{
+        uint64_t expected_rv = store_object_rv(old);
+        int r = check_key("updating", resource, name ? name : "", reterr);
+
+        if (r >= 0)
+                r = check_object("updating", resource, name, obj, reterr);
+        if (r >= 0 && (!json_is_object(old) || expected_rv == 0))
+                r = error_set(reterr, EINVAL,
+                              "updating %s \"%s\": the object it replaces has no resourceVersion",
+                              resource, name);
+        if (r < 0)
+                return r;
+        return s->backend->ops->update(s->backend, resource, ns ? ns : "", name, obj, expected_rv,
+                                       old, reterr);
 }
 
 int store_delete(struct store *s, const char *resource, const char *ns, const char *name,

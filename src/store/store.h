@@ -130,6 +130,14 @@ int store_create(struct store *s, const char *resource, const char *ns, const ch
  * when written. */
 int store_update(struct store *s, const char *resource, const char *ns, const char *name,
                  json_t *obj, uint64_t expected_rv, struct error **reterr);
+/* store_update of obj over old, the object as the caller read it (from store_get or a watch;
+ * not changed since): expected_rv is old's metadata.resourceVersion (-EINVAL when it has none).
+ * The same answers as store_update; a backend may use old instead of reading the stored object
+ * again (etcd: one transaction instead of a read and a transaction, K8S: GuaranteedUpdate with
+ * the watch cache's copy; a lost race is -ESTALE all the same, and obj equal to old is confirmed
+ * against the store before nothing is written). */
+int store_update_from(struct store *s, const char *resource, const char *ns, const char *name,
+                      json_t *obj, const json_t *old, struct error **reterr);
 /* Deletes. expected_rv as for update. *ret_last (if non-NULL) gets the deleted object stamped
  * with the deletion's version. */
 int store_delete(struct store *s, const char *resource, const char *ns, const char *name,

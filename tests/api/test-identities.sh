@@ -4,7 +4,8 @@
 # controller manager's client certificates (system:kube-scheduler, system:kube-controller-manager)
 # and each controller's service account in kube-system, through the real kubectl; what each may
 # not do, refused with upstream's 403 words (the scheduler reads no Secret and deletes no
-# namespace, a controller's token makes no ClusterRoleBinding); the controllers still doing
+# namespace, a controller's token makes no ClusterRoleBinding; the storage controllers' tokens
+# may what upstream's roles give, kubectl auth can-i says, and no more); the controllers still doing
 # their work under those identities (the ReplicaSet controller makes pods, the namespace
 # controller empties and finalizes a namespace) as the audit log shows, each event with
 # upstream's authorization.k8s.io/decision and reason annotations; and no component using the
@@ -72,7 +73,7 @@ check_output "the controller manager cannot delete a pod" \
         as_cert controller-manager delete pod nosuch -n default
 
 # ---- the controllers' service accounts ----
-want="certificate-controller clusterrole-aggregation-controller daemon-set-controller deployment-controller disruption-controller generic-garbage-collector job-controller namespace-controller node-controller pvc-protection-controller replicaset-controller resourcequota-controller root-ca-cert-publisher service-account-controller statefulset-controller token-cleaner ttl-after-finished-controller"
+want="certificate-controller clusterrole-aggregation-controller daemon-set-controller deployment-controller disruption-controller expand-controller generic-garbage-collector job-controller namespace-controller node-controller persistent-volume-binder pvc-protection-controller replicaset-controller resourcequota-controller root-ca-cert-publisher service-account-controller statefulset-controller token-cleaner ttl-after-finished-controller"
 have=$(k get sa -n kube-system -o jsonpath='{range .items[*]}{.metadata.name}{"\n"}{end}' | grep -v '^default$' | sort | tr '\n' ' ' | sed 's/ $//')
 check_equal "each controller has its service account in kube-system" "$want" "$have"
 rs_token=$(k create token replicaset-controller -n kube-system)
@@ -86,6 +87,25 @@ check_output "it cannot create a ClusterRoleBinding" \
 check_output "nor read a Secret" \
         'User "system:serviceaccount:kube-system:replicaset-controller" cannot get resource "secrets"' \
         as_token "$rs_token" get secret s1 -n default
+# the storage controllers (the local-loop provisioner as persistent-volume-binder, the expander
+# as expand-controller) get upstream's roles and no more: what each needs, then what it may not
+can_i() { # can_i TOKEN VERB RESOURCE [FLAGS...]: kubectl's yes or no
+        local t=$1
+        shift
+        as_token "$t" auth can-i "$@" 2>/dev/null # its answer; a cluster-scoped one warns
+}
+pvb_token=$(k create token persistent-volume-binder -n kube-system)
+check_equal "the provisioner's token is its service account" \
+        "system:serviceaccount:kube-system:persistent-volume-binder" "$(whoami_of as_token "$pvb_token")"
+check_equal "the provisioner creates volumes and binds claims, and no more" \
+        "yes yes yes no no no no" \
+        "$(can_i "$pvb_token" create persistentvolumes) $(can_i "$pvb_token" update persistentvolumeclaims --subresource=status -n default) $(can_i "$pvb_token" get nodes) $(can_i "$pvb_token" get secrets -n default) $(can_i "$pvb_token" patch nodes) $(can_i "$pvb_token" delete persistentvolumeclaims -n default) $(can_i "$pvb_token" create clusterrolebindings)"
+exp_token=$(k create token expand-controller -n kube-system)
+check_equal "the expander's token is its service account" \
+        "system:serviceaccount:kube-system:expand-controller" "$(whoami_of as_token "$exp_token")"
+check_equal "the expander grows volumes and claims' status, and no more" \
+        "yes yes no no no no no" \
+        "$(can_i "$exp_token" patch persistentvolumes) $(can_i "$exp_token" patch persistentvolumeclaims --subresource=status -n default) $(can_i "$exp_token" create persistentvolumes) $(can_i "$exp_token" delete persistentvolumes) $(can_i "$exp_token" update persistentvolumeclaims -n default) $(can_i "$exp_token" get secrets -n default) $(can_i "$exp_token" create pods -n default)"
 
 # ---- the controllers at work under their identities ----
 k apply -f - >/dev/null <<'EOF'

@@ -7,9 +7,12 @@
 # messages; a bound volume whose nodeAffinity names another host is a "volume node affinity
 # conflict" until the volume is recreated for this node; a WaitForFirstConsumer claim gets
 # volume.kubernetes.io/selected-node when a pod using it is scheduled, and the pod (its requests
-# held on the node meanwhile) is bound only once the claim is bound, here by hand: `flexlet
-# apiserver` runs no provisioner; a selected-node removed (a provisioner giving up) fails PreBind
-# and the pod is scheduled again.
+# held on the node meanwhile) is bound only once the claim is bound, here by hand; a
+# selected-node removed (a provisioner giving up) fails PreBind and the pod is scheduled again.
+# The classes name an external provisioner that does not run here (example.com/external): as
+# upstream, a provisioner acts only on classes naming it, so `flexlet apiserver`'s local-loop
+# provisioner leaves these claims alone and the test plays the provisioner's part by hand (the
+# node "fake" has no node agent to make a local-loop volume on).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib/tap.sh"
@@ -115,7 +118,7 @@ JSON
 class_json() { # class_json NAME MODE
         cat <<JSON
 {"apiVersion":"storage.k8s.io/v1","kind":"StorageClass","metadata":{"name":"$1"},
- "provisioner":"flexlet.io/local-loop","volumeBindingMode":"$2"}
+ "provisioner":"example.com/external","volumeBindingMode":"$2"}
 JSON
 }
 class_json instant Immediate | k create -f - >/dev/null

@@ -240,7 +240,7 @@ check_output "S22: a class without allowVolumeExpansion is 403 (kubectl 1.33)" \
 check_output "a bound claim's access modes stay" 'spec: Forbidden: spec is immutable after creation' \
         K33 patch pvc data -p '{"spec":{"accessModes":["ReadWriteMany"]}}'
 out=$(K33 get pvc data 2>&1)
-if grep -qE '^data +Bound +pv-data +2Gi +RWO +local-loop +<unset> +[0-9]+s$' <<<"$out"; then
+if grep -qE '^data +Bound +pv-data +2Gi +RWO +local-loop +<unset> +[0-9]+[smhd][0-9smhd]*$' <<<"$out"; then
         ok "a bound claim shows its volume, capacity and access modes"
 else
         not_ok "a bound claim shows its volume, capacity and access modes" "$out"

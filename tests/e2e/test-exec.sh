@@ -4,7 +4,8 @@
 # confinement (it reads its resized memory limit, sees only the pod's processes, cannot write
 # the host), exit codes, a terminal with its size under script(1), stdin, 20 MiB through kubectl
 # cp both ways, attach to a running container's output, run -it --rm, and exec refused to a user
-# bound to the view role (port-forward: test-port-forward.sh).
+# bound to the view role, with kubectl 1.32 and (exec, exit code, stdin, cp) 1.33 (port-forward:
+# test-port-forward.sh).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib/tap.sh"
@@ -104,6 +105,17 @@ check_equal "the copy in the pod has the same sha256" "$want" \
         "$(k exec web -- sha256sum /tmp/big 2>&1 | cut -d' ' -f1)"
 check "kubectl cp copies it back out" k cp web:/tmp/big "$SERVER_DIR/back"
 check_equal "the copy out has the same sha256" "$want" "$(sha256sum <"$SERVER_DIR/back" | cut -d' ' -f1)"
+
+# --- the same through kubectl 1.33 (its WebSocket defaults; the above is the default 1.32)
+check_equal "kubectl 1.33: exec reads the resized limit" "201326592" "$(kv 1.33 exec web -- cat "$mem_file" 2>&1)"
+out=$(kv 1.33 exec web -- sh -c 'exit 5' 2>&1)
+rc=$?
+check_equal "kubectl 1.33: the exit code and its words" "5|command terminated with exit code 5" "$rc|$out"
+check_equal "kubectl 1.33: stdin reaches the process" "2" \
+        "$(printf 'a\nb\n' | kv 1.33 exec -i web -- wc -l 2>&1 | tr -d ' ')"
+check "kubectl 1.33: cp copies the 20 MiB out" kv 1.33 cp web:/tmp/big "$SERVER_DIR/back-1.33"
+check_equal "kubectl 1.33: the copy out has the same sha256" "$want" \
+        "$(sha256sum <"$SERVER_DIR/back-1.33" | cut -d' ' -f1)"
 
 # --- attach to the running container's output
 att=$(timeout 3 "$KUBECTL" --cache-dir "$SERVER_DIR/cache" attach web 2>&1)

@@ -139,8 +139,10 @@ check_equal "the pod's status names the image" "example.com/test/two:1" "$(k get
 # hostUsers: false: each layer idmapped into the pod's user namespace on its own
 printf '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"userns"},"spec":{"hostUsers":false,"terminationGracePeriodSeconds":1,"containers":[{"name":"c","image":"example.com/test/two:1","args":["cat /hello.txt; echo data=$(ls /data); sleep 3600"]}]}}' |
         k create -f - >/dev/null
+failed=$TAP_FAILED
 until_equal "a hostUsers: false pod runs on the stacked layers, idmapped" "hello from layer 2|data=new" \
         logs_joined userns
+[ "$TAP_FAILED" = "$failed" ] || k describe pod userns 2>&1 | tail -15 | sed 's/^/#   /'
 
 # imagePullPolicy: Never with the image absent: upstream's ErrImageNeverPull, reason and message
 printf '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"never"},"spec":{"terminationGracePeriodSeconds":1,"containers":[{"name":"c","image":"example.com/test/absent:1","imagePullPolicy":"Never"}]}}' |

@@ -2,7 +2,7 @@
 # test-many-pods.sh: 100 busybox pods created together (issue 16) all become Running with their
 # events recorded and are all deleted cleanly (no pod object, folder, cgroup or mount left);
 # then `flexlet serve` exits on SIGTERM in the middle of starting 100 more. Status and events go
-# out on the node agent's status sender (docs/node.md), off its sync thread. The pods use the
+# out on the node agent's status sender (docs/node.md), off its pod workers. The pods use the
 # host's network: a CNI ADD and DEL per pod would double the test's time (test-network.sh and
 # test-pod-routes.sh cover the pod network).
 set -u
@@ -60,8 +60,8 @@ else
 fi
 
 # SIGTERM in the middle of a pass over many pods: 100 pods created again, the signal sent as
-# soon as the agent has started the first of them. The sync thread stops at the next pod and the
-# status sender's flush is bounded (docs/node.md); 30 s is only the test's patience, not a timing
+# soon as the agent has started the first of them. The pod workers stop after the step each has
+# in hand and the status sender's flush is bounded (docs/node.md); 30 s is only the test's patience, not a timing
 # the test asserts (before, the agent finished the pass: minutes on a busy machine).
 sed 's/"many-/"again-/' "$SERVER_DIR/pods.json" >"$SERVER_DIR/again.json"
 check "create $N pods at once, again" k create -f "$SERVER_DIR/again.json"

@@ -121,6 +121,8 @@ pod p1 | k create -f - >/dev/null
 check_output "a pod pinned to the joined node runs" "condition met" k wait --for=condition=Ready pod/p1 --timeout=60s
 until_equal "kubectl logs reaches the joined node's kubelet (its serving certificate, the API server's client certificate)" \
         "hello from p1" k logs p1
+check_equal "kubectl exec reaches it too (the same client certificate, over the WebSocket proxy)" \
+        "hi from p1" "$(k exec p1 -- sh -c 'echo hi from $HOSTNAME' 2>&1)"
 
 # --- its identity: system:node:NAME, kept to its own pods' objects
 NODE_CURL=(curl -s --cacert "$ND/pki/ca.crt" --cert "$ND/pki/node.crt" --key "$ND/pki/node.key")

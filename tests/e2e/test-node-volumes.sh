@@ -57,27 +57,9 @@ for _ in $(seq 1 300); do k get node "$N2" >/dev/null 2>&1 && break; sleep 0.2; 
 check_output "the second node joins and is Ready" "condition met" \
         k wait --for=condition=Ready "node/$N2" --timeout=60s
 
-cat <<EOF | k apply -f - >/dev/null
-apiVersion: storage.k8s.io/v1
-kind: StorageClass
-metadata: {name: local-xfs}
-provisioner: flexlet.io/local-loop
-parameters: {fsType: xfs}
-volumeBindingMode: WaitForFirstConsumer
-allowVolumeExpansion: true
-reclaimPolicy: Delete
----
-apiVersion: v1
-kind: PersistentVolumeClaim
-metadata: {name: data}
-spec:
-  storageClassName: local-xfs
-  accessModes: [ReadWriteOnce]
-  resources: {requests: {storage: 300Mi}}
-EOF
+pv_local_xfs_claim data 300Mi | k apply -f - >/dev/null
 # the writer pod (pv.sh), pinned to the second node through the scheduler
-pv_writer_pod w data | jq --arg n "$N2" '.spec.nodeSelector = {"kubernetes.io/hostname": $n}' |
-        k create -f - >/dev/null
+pv_writer_pod_on w data "$N2" | k create -f - >/dev/null
 check_output "the pod pinned to the second node runs on its claim" "condition met" \
         k wait --for=condition=Ready pod/w --timeout=60s
 pv=$(k get pvc data -o jsonpath='{.spec.volumeName}')

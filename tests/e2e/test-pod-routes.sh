@@ -8,73 +8,33 @@
 # deleting Node B takes its route off node A. Everything (namespaces, veths, bridges, processes,
 # cgroups, the data dir) is removed at the end, even on failure.
 #
-# Each node runs in its network namespace (nsenter) and a mount namespace of its own (unshare,
-# slave to the host's, so its mounts stay its own and go with its last process) where a sysfs
-# mounted from inside the namespace covers /sys/class/net and /sys/devices/virtual/net (the
-# bridge code reads them); the rest of /sys, the cgroup mounts among it, is the host's. (`ip
-# netns exec` mounts a whole new /sys, which hides the cgroups, and a bind of them from the
-# host's mount namespace is refused.)
+# The namespaces, the underlay and the node processes are tests/lib/netns-nodes.sh's.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib/tap.sh"
 . "$here/../lib/server.sh"
 . "$here/../lib/node.sh"
+. "$here/../lib/netns-nodes.sh"
 node_require_root
 
-UL=ul-$$                 # the underlay bridge on the host
 UL_HOST=10.213.0.1
 CLUSTER_CIDR=10.214.0.0/16
-NS_A=flx-a-$$ NS_B=flx-b-$$
 IP_A=10.213.0.11 IP_B=10.213.0.12
 NODE_A=routes-a-$$ NODE_B=routes-b-$$
-CG_A=$NODE_CGROUP_ROOT-a CG_B=$NODE_CGROUP_ROOT-b
-ROUTE_PIDS=()
 
 routes_cleanup() {
-        local pid cg d
-        for pid in "${ROUTE_PIDS[@]}"; do
-                kill -9 "$pid" 2>/dev/null
-                wait "$pid" 2>/dev/null
-        done
-        # the pods' processes, then their cgroups (the mounts they and the nodes made live in the
-        # nodes' own mount namespaces and go with the last process)
-        for _ in 1 2 3 4 5; do
-                for cg in "$CG_A" "$CG_B"; do
-                        for d in /sys/fs/cgroup/*/"$cg" /sys/fs/cgroup/"$cg"; do
-                                [ -d "$d" ] || continue
-                                find "$d" -name cgroup.procs -exec cat {} + 2>/dev/null | xargs -r kill -9 2>/dev/null
-                        done
-                done
-                sleep 0.2
-                for cg in "$CG_A" "$CG_B"; do
-                        for d in /sys/fs/cgroup/*/"$cg" /sys/fs/cgroup/"$cg"; do
-                                [ -d "$d" ] && find "$d" -depth -type d -exec rmdir {} + 2>/dev/null
-                        done
-                done
-        done
         [ -n "${ROUTES_KEEP_LOGS:-}" ] && cp "$SERVER_DIR"/*.log "$ROUTES_KEEP_LOGS"/ 2>/dev/null
-        ip netns del "$NS_A" 2>/dev/null
-        ip netns del "$NS_B" 2>/dev/null
-        ip link del "va-$$" 2>/dev/null
-        ip link del "vb-$$" 2>/dev/null
-        ip link del "$UL" 2>/dev/null
+        nn_cleanup
         node_cleanup
 }
 SERVER_CLEANUP=routes_cleanup
 trap routes_cleanup EXIT
 
 # --- the underlay: a bridge on the host, a namespace per node with a veth into it
-ip link add "$UL" type bridge && ip addr add "$UL_HOST/24" dev "$UL" && ip link set "$UL" up
-for n in a b; do
-        ns=$NS_A ip=$IP_A
-        [ $n = b ] && ns=$NS_B ip=$IP_B
-        ip netns add "$ns"
-        ip link add "v$n-$$" type veth peer name eth0 netns "$ns"
-        ip link set "v$n-$$" master "$UL" up
-        ip -n "$ns" addr add "$ip/24" dev eth0
-        ip -n "$ns" link set eth0 up
-        ip -n "$ns" link set lo up
-done
+nn_underlay "$UL_HOST/24"
+nn_add a "$IP_A" "$NODE_CGROUP_ROOT-a"
+nn_add b "$IP_B" "$NODE_CGROUP_ROOT-b"
+NS_A=${NN_NS[a]} NS_B=${NN_NS[b]}
 
 # --- the API server on the host, at its underlay address
 SERVER_DIR=$(mktemp -d /tmp/flexlet-api.XXXXXX)
@@ -90,22 +50,15 @@ export KUBECONFIG=$SERVER_DIR/data/kubeconfig
 check_output "flexlet apiserver serves on the underlay, reached from node B's namespace" "ok" \
         ip netns exec "$NS_B" curl -sk "https://$UL_HOST:$SERVER_PORT/readyz"
 
-# node_run a|b: flexlet node in its namespace (its log: $SERVER_DIR/node-X.log)
+# node_run a|b: flexlet node in its namespaces (its log: $SERVER_DIR/node-X.log)
 node_run() {
-        local n=$1 ns=$NS_A ip=$IP_A name=$NODE_A cg=$CG_A port
-        [ "$n" = b ] && ns=$NS_B ip=$IP_B name=$NODE_B cg=$CG_B
-        port=$(free_port)
-        mkdir -p "$SERVER_DIR/sys-$n"
-        nsenter --net="/run/netns/$ns" unshare --mount --propagation slave sh -c '
-                mount -t sysfs sysfs "$1" && mount --bind "$1/class/net" /sys/class/net &&
-                mount --bind "$1/devices/virtual/net" /sys/devices/virtual/net && umount -l "$1" &&
-                shift && exec "$@"' \
-                sh "$SERVER_DIR/sys-$n" "$FLEXLET_BIN" node --server "https://$UL_HOST:$SERVER_PORT" \
+        local n=$1 ip=$IP_A name=$NODE_A
+        [ "$n" = b ] && ip=$IP_B name=$NODE_B
+        nn_run "$n" --server "https://$UL_HOST:$SERVER_PORT" \
                 --token-file "$SERVER_DIR/data/node-token" --data-dir "$SERVER_DIR/node-$n" \
-                --node-name "$name" --node-ip "$ip" --cgroup-root "$cg" \
-                --kubelet-listen "$ip:$port" --cluster-cidr "$CLUSTER_CIDR" \
-                --allocatable cpu=2,memory=2Gi >>"$SERVER_DIR/node-$n.log" 2>&1 &
-        ROUTE_PIDS+=($!)
+                --node-name "$name" --node-ip "$ip" --cgroup-root "${NN_CG[$n]}" \
+                --kubelet-listen "$ip:$(free_port)" --cluster-cidr "$CLUSTER_CIDR" \
+                --allocatable cpu=2,memory=2Gi
 }
 node_run a
 node_run b
@@ -163,15 +116,13 @@ check_equal "a pod on node A reaches the pod on node B by its IP" "web-b" "$(k l
 check_equal "and a pod on node B reaches the pod on node A" "web-a" "$(k logs from-b 2>&1)"
 
 # --- node B goes: its route goes from node A
-kill "${ROUTE_PIDS[1]}"
-wait "${ROUTE_PIDS[1]}" 2>/dev/null
+nn_kill b TERM
 k delete node "$NODE_B" >/dev/null
 until_equal "deleting Node B removes its route on node A" "" \
         sh -c "ip -n $NS_A -4 route show proto 0x66"
 
 k delete pod web-a web-b from-a from-b --grace-period=1 --wait=false >/dev/null 2>&1
-kill "${ROUTE_PIDS[0]}"
-wait "${ROUTE_PIDS[0]}" 2>/dev/null
+nn_kill a TERM
 if grep -qE "AddressSanitizer|LeakSanitizer|runtime error:" "$SERVER_DIR"/node-*.log; then
         not_ok "the nodes exit cleanly (no sanitizer report)" "$(grep -hE -A12 "ERROR|runtime error" "$SERVER_DIR"/node-*.log | head -40)"
 else

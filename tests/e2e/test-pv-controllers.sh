@@ -289,11 +289,27 @@ crash_at() {
         server_stop
         FLEXLET_FAULT=$1 node_start >/dev/null
 }
-# inspect: the objects as the dead server left them: `flexlet apiserver` runs no controllers.
+# inspect: the objects as the dead server left them, through a `flexlet apiserver` whose
+# controllers do not run: it runs the provisioner and the expander too (their API work, for
+# joined nodes), so it is started leader-elected while the test holds both Leases, as another
+# kube-controller-manager and kube-scheduler would (`flexlet serve` on SQLite elects no leader
+# and ignores them).
+hold_leases() {
+        local lease
+        for lease in kube-controller-manager kube-scheduler; do
+                k apply -f - >/dev/null <<JSON
+{"apiVersion":"coordination.k8s.io/v1","kind":"Lease",
+ "metadata":{"name":"$lease","namespace":"kube-system"},
+ "spec":{"holderIdentity":"test-pv-controllers","leaseDurationSeconds":86400,
+  "acquireTime":"$(date -u +%Y-%m-%dT%H:%M:%S.000000Z)","renewTime":"$(date -u +%Y-%m-%dT%H:%M:%S.000000Z)"}}
+JSON
+        done
+}
 inspect() {
         server_stop
-        FLEXLET_COMMAND=apiserver server_start >/dev/null
+        FLEXLET_COMMAND=apiserver server_start --leader-elect >/dev/null
 }
+hold_leases
 
 # A fresh claim for each expansion point: a claim whose node resize is still pending waits for
 # it before growing again (K8S expandAndRecover), and no node finishes it in this test.

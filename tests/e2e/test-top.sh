@@ -63,6 +63,8 @@ check_output "kubectl top pod shows hog" "hog" k top pod
 check_output "kubectl top pod --containers shows c2" "c2" k top pod hog --containers
 check_output "kubectl top pod -A shows hog in default" "default" k top pod -A
 check_output "kubectl top pod -l selects by label" "hog" k top pod -l app=hog
+check_output "kubectl 1.33: top pod --containers shows c2" "c2" kv 1.33 top pod hog --containers
+check_output "kubectl 1.33: top node shows the node" "test-node" kv 1.33 top node
 check_output "a pod that does not exist is upstream's NotFound" 'pods "nosuch" not found' \
         k top pod nosuch
 
@@ -114,8 +116,9 @@ check_output "the Summary has the node's fs" '"capacityBytes"' echo "$summary"
 k create serviceaccount nobody >/dev/null
 tok=$(k create token nobody)
 cp "$KUBECONFIG" "$SERVER_DIR/nobody.kubeconfig"
-KUBECONFIG=$SERVER_DIR/nobody.kubeconfig k config set-credentials nobody --token="$tok" >/dev/null
-KUBECONFIG=$SERVER_DIR/nobody.kubeconfig k config set-context --current --user=nobody >/dev/null
+# kubectl config only edits the file (never through tests/vm's relay, which runs no local verb)
+KUBECONFIG=$SERVER_DIR/nobody.kubeconfig "$KUBECTL" config set-credentials nobody --token="$tok" >/dev/null
+KUBECONFIG=$SERVER_DIR/nobody.kubeconfig "$KUBECTL" config set-context --current --user=nobody >/dev/null
 check_output "a user without the right gets 403 on pods.metrics.k8s.io" \
         'User "system:serviceaccount:default:nobody" cannot list resource "pods" in API group "metrics.k8s.io" in the namespace "default"' \
         env KUBECONFIG="$SERVER_DIR/nobody.kubeconfig" "$KUBECTL" --cache-dir "$SERVER_DIR/cache-nobody" top pod

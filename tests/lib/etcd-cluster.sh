@@ -11,7 +11,8 @@
 #   apiserver_start NAME FLAGS... an apiserver with data in $SERVER_DIR/NAME on the cluster,
 #                                 listening on PORT[NAME] (kept across restarts), serving
 #                                 URL[NAME], pid in PID[NAME]; waits for /readyz or returns 1
-#                                 with its log
+#                                 with its log; APISERVER_HOST (default 127.0.0.1) is the
+#                                 address it listens on
 
 ETCD_PIDS=()
 ETCD_CLIENTS=()
@@ -66,8 +67,8 @@ apiserver_start() {
         local n=$1
         shift
         PORT[$n]=${PORT[$n]:-$(free_port)}
-        URL[$n]=https://127.0.0.1:${PORT[$n]}
-        "$FLEXLET_BIN" apiserver --data-dir "$SERVER_DIR/$n" --listen "127.0.0.1:${PORT[$n]}" \
+        URL[$n]=https://${APISERVER_HOST:-127.0.0.1}:${PORT[$n]}
+        "$FLEXLET_BIN" apiserver --data-dir "$SERVER_DIR/$n" --listen "${APISERVER_HOST:-127.0.0.1}:${PORT[$n]}" \
                 --store etcd --etcd-endpoints "$ETCD_ENDPOINTS" "$@" >>"$SERVER_DIR/$n.log" 2>&1 &
         PID[$n]=$!
         for _ in $(seq 1 150); do

@@ -1,6 +1,7 @@
 # pv.sh: helpers of the persistent-volume e2e tests (sourced after tap.sh, server.sh, node.sh):
 # a pod that writes 50MiB with a checksum onto a claim and then reports df, the claim's
-# capacity and resize conditions, and a server that killed itself at a fault point.
+# capacity and resize conditions, and a server that killed itself at a fault point; the
+# expandable WaitForFirstConsumer xfs class and claim, and the writer pinned to a node.
 
 # pv_writer_pod NAME CLAIM: the pod's JSON. It writes /data/blob (50MiB of random bytes) unless
 # it exists, syncs, then prints `df -k /data` every 0.5 s.
@@ -13,6 +14,33 @@ pv_writer_pod() {
                  "volumeMounts":[{"name":"d","mountPath":"/data"}]}],
   "volumes":[{"name":"d","persistentVolumeClaim":{"claimName":"$2"}}]}}
 JSON
+}
+# pv_local_xfs_claim CLAIM SIZE: the YAML of the expandable WaitForFirstConsumer xfs class
+# local-xfs and of a claim CLAIM of SIZE in it (a volume made on the node of its first pod).
+pv_local_xfs_claim() {
+        cat <<EOF
+apiVersion: storage.k8s.io/v1
+kind: StorageClass
+metadata: {name: local-xfs}
+provisioner: flexlet.io/local-loop
+parameters: {fsType: xfs}
+volumeBindingMode: WaitForFirstConsumer
+allowVolumeExpansion: true
+reclaimPolicy: Delete
+---
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {name: $1}
+spec:
+  storageClassName: local-xfs
+  accessModes: [ReadWriteOnce]
+  resources: {requests: {storage: $2}}
+EOF
+}
+# pv_writer_pod_on NAME CLAIM NODE: pv_writer_pod pinned to NODE through the scheduler (a node
+# selector on its hostname label).
+pv_writer_pod_on() {
+        pv_writer_pod "$1" "$2" | jq --arg n "$3" '.spec.nodeSelector = {"kubernetes.io/hostname": $n}'
 }
 # pv_df_kib POD: the size in KiB the pod last saw at /data.
 pv_df_kib() { k logs "$1" --tail=1 2>/dev/null | awk '{print $2}'; }

@@ -17,8 +17,9 @@
 # Each call's start, exit code and duration go to stdout (run.sh keeps it as
 # kubectl-relay.log beside the suites' logs).
 #
-# What the guest sends is checked as input from outside: only the verbs the suites use, and
-# no flag that makes kubectl write or run anything on this machine (files, plugins,
+# What the guest sends is checked as input from outside: only the verbs the suites use (exec
+# runs its command in the guest's pod, through the guest's API server), and no flag that makes
+# kubectl write or run anything on this machine (files, plugins,
 # credentials helpers come only from the kubeconfig, which must be the guest server's plain
 # token form). Each call ends within 10 minutes (timeout), and the whole process group goes
 # when run.sh ends.
@@ -48,7 +49,7 @@ run_one() {
         mapfile -d '' args <"$d.args"
         verb=${args[0]:-}
         case $verb in
-        get | create | patch | delete | wait | logs | apply | describe | label | annotate) ;;
+        get | create | patch | delete | wait | logs | apply | describe | label | annotate | top | exec) ;;
         *)
                 refuse "$d" "verb \"$verb\" is not relayed (tests/vm/kubectl-relay.sh)"
                 return
@@ -57,7 +58,7 @@ run_one() {
         for a in "${args[@]}"; do
                 case $a in
                 --kubeconfig* | --cache-dir* | --log-file* | --log-dir* | --profile* | \
-                        --token* | --server* | -s | -s=* | --as* | --user* | --cluster* | --context* | \
+                        --token* | --server* | -s | -s=* | --as* | --user* | --cluster | --cluster=* | --context* | \
                         --certificate-authority* | --client-* | --tls-server-name* | --insecure*)
                         refuse "$d" "flag \"$a\" is not relayed"
                         return

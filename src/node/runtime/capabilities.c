@@ -3,6 +3,7 @@
  * process before it execs (bounding set, then effective/permitted/inheritable, ambient cleared).
  * Not the decision which set a container gets: the agent makes it (pod-security.c). */
 #include <ctype.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <strings.h>
@@ -127,8 +128,10 @@ int runtime_capabilities_merge(uint64_t base, const char *const *add, const char
 /* The highest capability the running kernel knows. */
 static int kernel_cap_last(void)
 {
-        static int last = -1;
+        /* atomic: pods start on several threads at once; each finds the same value */
+        static _Atomic int cached = -1;
         char buf[16] = { 0 };
+        int last = atomic_load(&cached);
         FILE *f;
 
         if (last >= 0)
@@ -142,6 +145,7 @@ static int kernel_cap_last(void)
         }
         if (last < 0 || last > 63)
                 last = RUNTIME_CAP_LAST;
+        atomic_store(&cached, last);
         return last;
 }
 

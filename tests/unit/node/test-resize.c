@@ -18,29 +18,12 @@
 #include "api/validation.h"
 #include "base/alloc.h"
 #include "base/json.h"
+#include "unit/json-literal.h"
 #include "node/resize.h"
 #include "node/volume/emptydir.h"
 
 #define MI ((int64_t) 1024 * 1024)
 #define GI (MI * 1024)
-
-/* JSON written with single quotes, for readable literals. */
-static json_t *J(const char *text)
-{
-        char *s = xstrdup(text);
-        json_error_t err;
-        json_t *v;
-
-        for (char *p = s; *p; p++) {
-                if (*p == '\'')
-                        *p = '"';
-        }
-        v = json_loads(s, 0, &err);
-        if (!v)
-                fail_msg("bad test JSON: %s: %s", err.text, s);
-        free(s);
-        return v;
-}
 
 /* ---- building pods from a table ---- */
 

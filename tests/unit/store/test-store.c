@@ -406,6 +406,74 @@ static void test_conflict(void **state)
         assert_int_equal(store_current_rv(f->s), R(4));
 }
 
+/* store_update_from: the update the API makes over the object it read. Same answers as
+ * store_update with that object's version; on etcd it is one transaction (no read first), so a
+ * stale read must still lose, and its event must be there when it returns. */
+static void test_update_from(void **state)
+{
+        struct fixture *f = *state;
+        cleanup_json json_t *read1 = NULL, *read2 = NULL, *o = NULL, *stale = NULL, *same = NULL,
+                            *cur = NULL, *gone = NULL, *norv = NULL;
+        struct store_watch *w = NULL;
+        struct store_event ev = { 0 };
+        struct error *err = NULL;
+
+        create_ok(f->s, "pods", "default", "web", "busybox"); /* 1 */
+        assert_int_equal(store_watch_start(f->s, "pods", NULL, R(1), &w, NULL), 0);
+        assert_int_equal(store_get(f->s, "pods", "default", "web", &read1, NULL), 0);
+        o = json_deep_copy(read1);
+        json_object_set_new(json_object_get(o, "metadata"), "labels", json_pack("{s:s}", "x", "1"));
+        assert_int_equal(store_update_from(f->s, "pods", "default", "web", o, read1, NULL), 1);
+        assert_rv(o, 2);
+        /* published before the write returned, on either backend */
+        assert_int_equal(store_watch_next(w, 0, &ev), 1);
+        assert_int_equal(ev.type, STORE_EVENT_MODIFIED);
+        assert_int_equal(ev.rv, R(2));
+        assert_string_equal(json_path_string(ev.object, "metadata.labels.x"), "1");
+        store_event_release(&ev);
+
+        /* a second writer over the same (now stale) read loses: 409, obj as it was */
+        stale = json_deep_copy(read1);
+        json_object_set_new(json_object_get(stale, "metadata"), "labels",
+                            json_pack("{s:s}", "y", "1"));
+        assert_int_equal(store_update_from(f->s, "pods", "default", "web", stale, read1, &err),
+                         -ESTALE);
+        assert_string_equal(err->message,
+                            "Operation cannot be fulfilled on pods \"web\": the object has been "
+                            "modified; please apply your changes to the latest version and try "
+                            "again");
+        err = error_free(err);
+        assert_rv(stale, 1);
+        /* unchanged from a stale read: still checked against the store, not taken as a no-op */
+        same = json_deep_copy(read1);
+        assert_int_equal(store_update_from(f->s, "pods", "default", "web", same, read1, NULL),
+                         -ESTALE);
+        /* unchanged from the current version: nothing written */
+        assert_int_equal(store_get(f->s, "pods", "default", "web", &read2, NULL), 0);
+        cur = json_deep_copy(read2);
+        assert_int_equal(store_update_from(f->s, "pods", "default", "web", cur, read2, NULL), 0);
+        assert_rv(cur, 2);
+        assert_int_equal(store_current_rv(f->s), R(2));
+        no_event(w);
+
+        /* gone: 404 */
+        assert_int_equal(store_delete(f->s, "pods", "default", "web", 0, NULL, NULL), 0); /* 3 */
+        next_event(w, STORE_EVENT_DELETED, 3, "web");
+        gone = json_deep_copy(read2);
+        json_object_set_new(gone, "status", json_pack("{s:s}", "phase", "Running"));
+        assert_int_equal(store_update_from(f->s, "pods", "default", "web", gone, read2, &err),
+                         -ENOENT);
+        assert_string_equal(err->message, "pods \"web\" not found");
+        err = error_free(err);
+        /* what it replaces must carry a version */
+        norv = pod("default", "web", "i");
+        assert_int_equal(store_update_from(f->s, "pods", "default", "web", gone, norv, &err),
+                         -EINVAL);
+        err = error_free(err);
+        no_event(w);
+        store_watch_stop(w);
+}
+
 /* --- no-op updates --- */
 
 static void test_noop_update(void **state)
@@ -1060,6 +1128,30 @@ static void test_etcd_two_stores(void **state)
         assert_int_equal(store_delete(f->s, "pods", "default", "web", 0, NULL, NULL), 0);
         next_event(w, STORE_EVENT_DELETED, 3, "web");
         store_watch_stop(w);
+
+        /* Writes through both stores, interleaved: each store publishes its own writes
+         * directly when nothing came between, the rest through its etcd watch; both stores'
+         * watchers see every write once, in revision order. */
+        {
+                struct store_watch *wa = NULL, *wb = NULL;
+                char name[16];
+
+                assert_int_equal(store_watch_start(f->s, "configmaps", NULL, R(3), &wa, NULL), 0);
+                assert_int_equal(store_watch_start(other, "configmaps", NULL, R(3), &wb, NULL), 0);
+                for (int i = 0; i < 20; i++) {
+                        (void) snprintf(name, sizeof(name), "c%d", i);
+                        create_ok(i % 3 ? f->s : other, "configmaps", "default", name, "i");
+                }
+                for (int i = 0; i < 20; i++) {
+                        (void) snprintf(name, sizeof(name), "c%d", i);
+                        next_event(wa, STORE_EVENT_ADDED, 4 + (uint64_t) i, name);
+                        next_event(wb, STORE_EVENT_ADDED, 4 + (uint64_t) i, name);
+                }
+                no_event(wa);
+                no_event(wb);
+                store_watch_stop(wa);
+                store_watch_stop(wb);
+        }
         store_close(other);
 }
 
@@ -1232,6 +1324,7 @@ int main(void)
                 cmocka_unit_test_setup_teardown(test_too_big, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_conflict, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_noop_update, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_update_from, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_list, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_watch_from_zero, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_watch_all_namespaces, setup, teardown),
