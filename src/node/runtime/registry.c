@@ -15,6 +15,7 @@
 #include "base/alloc.h"
 #include "base/base64.h"
 #include "base/fs.h"
+#include "base/json.h"
 #include "base/strbuf.h"
 #include "node/runtime/registry.h"
 #include "node/runtime/runtime-internal.h"
@@ -216,13 +217,12 @@ int registry_dockerconfig_creds(const char *json, size_t len, const char *domain
                                 struct error **reterr)
 {
         json_error_t jerr;
-        json_t *j = json_loadb(json, len, JSON_REJECT_DUPLICATES, &jerr), *auths, *v;
+        cleanup_json json_t *j = json_loadb(json, len, JSON_REJECT_DUPLICATES, &jerr);
+        json_t *auths, *v;
         const char *key;
 
-        if (!json_is_object(j) || !json_is_object(auths = json_object_get(j, "auths"))) {
-                json_decref(j);
+        if (!json_is_object(j) || !json_is_object(auths = json_object_get(j, "auths")))
                 return error_set(reterr, EINVAL, "not a docker config: no \"auths\" object");
-        }
         json_object_foreach(auths, key, v) {
                 const char *auth = json_string_value(json_object_get(v, "auth"));
                 const char *user = json_string_value(json_object_get(v, "username"));
@@ -235,13 +235,11 @@ int registry_dockerconfig_creds(const char *json, size_t len, const char *domain
                         continue;
                 if (auth && *auth) {
                         if (base64_decode(auth, strlen(auth), &dec, &dn, NULL) < 0 ||
-                            memchr(dec, '\0', dn) || !(colon = strchr(dec, ':'))) {
-                                json_decref(j);
+                            memchr(dec, '\0', dn) || !(colon = strchr(dec, ':')))
                                 return error_set(
                                         reterr, EINVAL,
                                         "docker config: \"auth\" of \"%s\" is not base64 of user:password",
                                         key);
-                        }
                         *colon = '\0';
                         user = dec;
                         pass = colon + 1;
@@ -254,7 +252,6 @@ int registry_dockerconfig_creds(const char *json, size_t len, const char *domain
                 if (dec)
                         explicit_bzero(dec, dn);
         }
-        json_decref(j);
         return 0;
 }
 

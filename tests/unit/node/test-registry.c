@@ -82,9 +82,9 @@ static void test_dockerconfig(void **state)
         assert_int_equal(registry_dockerconfig_creds("[]", 2, "x", &c, &n, &err), -EINVAL);
         error_free(err);
         err = NULL;
-        assert_int_equal(registry_dockerconfig_creds("{\"auths\":{\"x\":{\"auth\":\"!!\"}}}", 30,
-                                                     "x", &c, &n, &err),
-                         -EINVAL);
+        cfg = "{\"auths\":{\"x\":{\"auth\":\"!!\"}}}";
+        assert_int_equal(registry_dockerconfig_creds(cfg, strlen(cfg), "x", &c, &n, &err), -EINVAL);
+        assert_non_null(strstr(err->message, "\"auth\" of \"x\" is not base64"));
         error_free(err);
         assert_int_equal(n, 0);
 }
