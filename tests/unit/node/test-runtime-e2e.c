@@ -57,6 +57,14 @@ static char *slurp(const char *path)
         return s;
 }
 
+static bool comm_is(pid_t pid, const char *name)
+{
+        cleanup_free char *path = xasprintf("/proc/%d/comm", (int) pid);
+        cleanup_free char *comm = slurp(path);
+
+        return comm && !strncmp(comm, name, strlen(name)) && comm[strlen(name)] == '\n';
+}
+
 static int collect(void *ud, const char *buf, size_t n)
 {
         strbuf_add(ud, buf, n);
@@ -479,12 +487,20 @@ static void test_container_runs(void **state)
         }
         environ_path = xasprintf("/proc/%d/environ", (int) st.pid);
         {
-                cleanup_free char *envs = slurp(environ_path);
+                cleanup_free char *envs = NULL;
+                size_t n = 0;
+                cleanup_close int dfd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+                /* the script's last step is exec sleep: read the environment once it has run
+                 * (a process inside execve shows an empty one) */
+                for (int i = 0; i < 500 && !comm_is(st.pid, "sleep"); i++)
+                        usleep(10 * 1000);
+                assert_true(comm_is(st.pid, "sleep"));
+                assert_int_equal(fs_read_file_at(dfd, environ_path + 1, 1 << 20, &envs, &n), 0);
                 /* a literal value is not expanded; HOSTNAME is the pod's */
-                assert_non_null(envs);
-                assert_non_null(memmem(envs, 2000, "RAW=$(GREETING)", 15));
+                assert_non_null(memmem(envs, n, "RAW=$(GREETING)", 15));
                 assert_non_null(
-                        memmem(envs, 2000, "HOSTNAME=" HOSTNAME, strlen("HOSTNAME=" HOSTNAME)));
+                        memmem(envs, n, "HOSTNAME=" HOSTNAME, strlen("HOSTNAME=" HOSTNAME)));
         }
         runtime_container_status_release(&st);
 
