@@ -1,10 +1,11 @@
 /* pv-provisioner.c: the local-loop provisioner and the PV controller steps it needs (annotate,
  * wait for a consumer, provision, bind both ways, release, delete). Level-based: each pass decides
  * every claim and volume afresh from the cache (pv_claim_next, pv_volume_next), so a crash or a
- * missed event costs a pass. It does not bind static volumes and does not expand (volume-expander.c
- * does). It makes no file itself: a volume of the node in its own process is made through the
- * pv_driver serve gives it, a volume of another node by that node (node/volume/nodevol.c), which
- * also removes every volume's file when it is reclaimed. */
+ * missed event costs a pass. It binds static volumes only back: a Lost claim whose volume returns
+ * naming its uid; it does not expand (volume-expander.c does). It makes no file itself: a volume of
+ * the node in its own process is made through the pv_driver serve gives it, a volume of another
+ * node by that node (node/volume/nodevol.c), which also removes every volume's file when it is
+ * reclaimed. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -188,10 +189,20 @@ enum pv_claim_step pv_claim_next(const json_t *claim, const json_t *sc, const js
                                 return PV_CLAIM_LOST;
                         return PV_CLAIM_NOTHING;
                 }
-                if (!pv_is_ours(pv) ||
-                    !streq(json_path_string_or_empty(pv, "metadata.name"), volume) ||
+                if (!streq(json_path_string_or_empty(pv, "metadata.name"), volume) ||
                     !pv_bound_to(pv, claim))
                         return PV_CLAIM_NOTHING;
+                /* K8S syncBoundClaim: a volume back under the claim's name and uid is "all is
+                 * well" and bound again, a Lost claim too, whoever made the volume (one naming
+                 * no uid is ClaimMisbound there: it stays Lost) */
+                if (!pv_is_ours(pv))
+                        return streq(json_path_string_or_empty(claim, "status.phase"), "Lost") &&
+                                               streq(json_path_string_or_empty(pv,
+                                                                               "spec.claimRef.uid"),
+                                                     json_path_string_or_empty(claim,
+                                                                               "metadata.uid"))
+                                       ? PV_CLAIM_BIND
+                                       : PV_CLAIM_NOTHING;
                 return bind_incomplete(claim, pv) ? PV_CLAIM_BIND : PV_CLAIM_NOTHING;
         }
         /* provisioned before (a crash between creating the volume and binding) */

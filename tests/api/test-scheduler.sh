@@ -130,11 +130,11 @@ check_equal "an unbound Immediate claim: PreFilter's message" \
         "$(scheduled_message eager)"
 check_equal "an unbound Immediate claim: the pod is not bound" "" "$(k get pod eager -o jsonpath='{.spec.nodeName}')"
 
-pv_json() { # pv_json NAME HOST CLAIM CLASS
+pv_json() { # pv_json NAME HOST CLAIM CLASS [CLAIM_UID]
         cat <<JSON
 {"apiVersion":"v1","kind":"PersistentVolume","metadata":{"name":"$1"},
  "spec":{"capacity":{"storage":"100Mi"},"accessModes":["ReadWriteOnce"],"storageClassName":"$4",
-  "hostPath":{"path":"/tmp/$1"},"claimRef":{"namespace":"default","name":"$3"},
+  "hostPath":{"path":"/tmp/$1"},"claimRef":{"namespace":"default","name":"$3","uid":"${5:-}"},
   "nodeAffinity":{"required":{"nodeSelectorTerms":[{"matchExpressions":[{"key":"kubernetes.io/hostname","operator":"In","values":["$2"]}]}]}}}}
 JSON
 }
@@ -148,11 +148,13 @@ check_equal "a bound volume of another host: volume node affinity conflict" \
 k delete pv pv-far --wait=false >/dev/null
 k patch pv pv-far --type=merge -p '{"metadata":{"finalizers":null}}' >/dev/null 2>&1
 for _ in $(seq 1 50); do k get pv pv-far >/dev/null 2>&1 || break; sleep 0.2; done
-pv_json pv-far fake near "" | k create -f - >/dev/null
+# the binder marks the claim Lost while its volume is gone; as upstream, a volume that comes back
+# naming the claim's uid binds it again (one naming no uid would be a misbound claim)
+pv_json pv-far fake near "" "$(k get pvc near -o jsonpath='{.metadata.uid}')" | k create -f - >/dev/null
 if wait_jsonpath pinned '{.spec.nodeName}' fake; then
         ok "the volume recreated for this node: the pod is bound"
 else
-        not_ok "the volume recreated for this node: the pod is bound" "$(k get pod pinned -o yaml)"
+        not_ok "the volume recreated for this node: the pod is bound" "$(k get pod pinned -o yaml; k get pvc near -o yaml; k get pv pv-far -o yaml)"
 fi
 
 class_json late WaitForFirstConsumer | k create -f - >/dev/null

@@ -179,6 +179,43 @@ static void test_claim_next(void **state)
         }
 }
 
+/* K8S syncBoundClaim: a Lost claim whose hand-made volume comes back naming its uid is bound
+ * again; one naming no uid (misbound upstream) and a claim not Lost are left alone. */
+static void test_lost_claim_volume_back(void **state)
+{
+        static const struct {
+                const char *claim_ref_uid, *phase;
+                enum pv_claim_step want;
+        } cases[] = {
+                { "\"uid\":\"" UID "\"", "Lost", PV_CLAIM_BIND },
+                { "\"uid\":\"\"", "Lost", PV_CLAIM_NOTHING },
+                { "\"uid\":\"other\"", "Lost", PV_CLAIM_NOTHING },
+                { "\"uid\":\"" UID "\"", "Bound", PV_CLAIM_NOTHING },
+        };
+
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                cleanup_free char *extra = NULL, *vol = NULL;
+                cleanup_json json_t *c = NULL, *pv = NULL;
+
+                assert_true(asprintf(&extra,
+                                     "{\"metadata\":{\"annotations\":{\"pv.kubernetes.io/"
+                                     "bind-completed\":\"yes\"}},\"spec\":{\"storageClassName\":"
+                                     "\"\",\"volumeName\":\"pv-hand\"},\"status\":{\"phase\":"
+                                     "\"%s\"}}",
+                                     cases[i].phase) > 0);
+                assert_true(asprintf(&vol,
+                                     "{\"metadata\":{\"name\":\"pv-hand\"},\"spec\":{"
+                                     "\"hostPath\":{\"path\":\"/tmp/x\"},\"claimRef\":{"
+                                     "\"namespace\":\"default\",\"name\":\"c\",%s}},"
+                                     "\"status\":{\"phase\":\"Available\"}}",
+                                     cases[i].claim_ref_uid) > 0);
+                c = claim(extra);
+                pv = load(vol);
+                assert_string_equal(pv_claim_step_to_string(pv_claim_next(c, NULL, pv)),
+                                    pv_claim_step_to_string(cases[i].want));
+        }
+}
+
 /* K8S emitEventForUnboundDelayBindingClaim: which pods the claim waits for */
 static void test_claim_wait_event(void **state)
 {
@@ -428,6 +465,7 @@ int main(void)
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_class_fstype),
                 cmocka_unit_test(test_claim_next),
+                cmocka_unit_test(test_lost_claim_volume_back),
                 cmocka_unit_test(test_claim_wait_event),
                 cmocka_unit_test(test_provisioning_reschedules),
                 cmocka_unit_test(test_claim_ignores_volumes_made_by_hand),
