@@ -80,6 +80,67 @@ bool json_is_empty(const json_t *v)
         return false;
 }
 
+/* A glibc malloc block for n bytes: n plus its 8-byte size field, in 16-byte steps, at least
+ * 32. */
+static size_t malloc_block(size_t n)
+{
+        n = (n + 8 + 15) & ~(size_t) 15;
+        return n < 32 ? 32 : n;
+}
+
+/* jansson 2.14's structs (jansson_private.h, hashtable.h): json_t is a type and a refcount
+ * (16); an object adds its hashtable (size, buckets, order, two list heads: 56); a pair is a
+ * hash, two list heads, the value, the key's length and the key; a bucket two pointers; an
+ * array adds size, entries and its table; a string its pointer and length; a number its
+ * value. Tables grow by doubling from 8 (buckets: 2^order with size <= 2^order). */
+#define JANSSON_OBJECT_STRUCT 72
+#define JANSSON_PAIR_HEADER   56
+#define JANSSON_BUCKET        16
+#define JANSSON_ARRAY_STRUCT  40
+#define JANSSON_STRING_STRUCT 32
+#define JANSSON_NUMBER_STRUCT 24
+#define JANSSON_TABLE_MIN     8
+
+static size_t table_slots(size_t n)
+{
+        size_t slots = JANSSON_TABLE_MIN;
+
+        while (slots < n)
+                slots <<= 1;
+        return slots;
+}
+
+size_t json_memory_size(const json_t *v)
+{
+        size_t total, i;
+        const char *key;
+        json_t *x;
+
+        switch (v ? json_typeof(v) : JSON_NULL) {
+        case JSON_OBJECT:
+                total = malloc_block(JANSSON_OBJECT_STRUCT) +
+                        malloc_block(table_slots(json_object_size(v)) * JANSSON_BUCKET);
+                json_object_foreach((json_t *) v, key, x)
+                        total += malloc_block(JANSSON_PAIR_HEADER + strlen(key) + 1) +
+                                 json_memory_size(x);
+                return total;
+        case JSON_ARRAY:
+                total = malloc_block(JANSSON_ARRAY_STRUCT) +
+                        malloc_block(table_slots(json_array_size(v)) * sizeof(json_t *));
+                json_array_foreach(v, i, x)
+                        total += json_memory_size(x);
+                return total;
+        case JSON_STRING:
+                return malloc_block(JANSSON_STRING_STRUCT) +
+                       malloc_block(json_string_length(v) + 1);
+        case JSON_INTEGER:
+        case JSON_REAL:
+                return malloc_block(JANSSON_NUMBER_STRUCT);
+        default: /* true, false and null are shared singletons */
+                return 0;
+        }
+}
+
 const char *json_go_kind(const json_t *v)
 {
         switch (json_typeof(v)) {

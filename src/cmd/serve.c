@@ -151,7 +151,7 @@ static void serve_usage(FILE *f, const char *command)
                 "                          compact etcd's history this often, 0 never (default 5m)\n"
                 "  --event-ttl DURATION    events expire this long after their last write, on etcd\n"
                 "                          (default 1h; SQLite keeps them)\n"
-                "  --watch-cache-bytes Q   watch history kept in memory, as stored JSON (default\n"
+                "  --watch-cache-bytes Q   memory the watch history's objects may hold (default\n"
                 "                          64Mi; a watcher may leave a quarter of it unread)\n"
                 "  --cluster-cidr CIDR     IPv4 range of every node's pod IPs, out of which the node\n"
                 "                          IPAM controller gives each Node its spec.podCIDR\n"

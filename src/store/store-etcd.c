@@ -375,7 +375,7 @@ static char *b64_field(const json_t *o, const char *key, size_t *ret_len)
 
 /* A kv's value as an object stamped with its mod_revision (or with rv when non-zero). */
 static int kv_object(const json_t *kv, const char *resource, const char *name, uint64_t rv,
-                     json_t **ret, size_t *ret_bytes, struct error **reterr)
+                     json_t **ret, struct error **reterr)
 {
         size_t len;
         cleanup_free char *value = b64_field(kv, "value", &len);
@@ -390,8 +390,6 @@ static int kv_object(const json_t *kv, const char *resource, const char *name, u
                 return r;
         store_object_stamp(o, rv ? rv : (uint64_t) j_int(kv, "mod_revision"), NULL);
         *ret = o;
-        if (ret_bytes)
-                *ret_bytes = len;
         return 0;
 }
 
@@ -426,7 +424,7 @@ static int value_of(json_t *obj, const char *resource, const char *name, char **
  * FEED_WAIT_MS is left to the feed (a revision below it was written outside /registry/, by
  * another client of the same etcd: the feed never delivers that one, and delivers ours). */
 static void feed_publish_own(struct store_etcd *e, enum store_event_type type, const char *resource,
-                             const char *ns, uint64_t rv, json_t *obj, size_t bytes)
+                             const char *ns, uint64_t rv, json_t *obj)
 {
         struct timespec until = time_after_ms(CLOCK_MONOTONIC, FEED_WAIT_MS);
 
@@ -435,7 +433,7 @@ static void feed_publish_own(struct store_etcd *e, enum store_event_type type, c
                 if (pthread_cond_timedwait(&e->feed_cond, &e->feed_lock, &until) == ETIMEDOUT)
                         break;
         if (e->feed_rv + 1 == rv && !e->stopping) {
-                watch_cache_publish(e->base.cache, type, resource, ns, rv, obj, bytes);
+                watch_cache_publish(e->base.cache, type, resource, ns, rv, obj);
                 obj = NULL;
                 e->feed_rv = rv;
                 pthread_cond_broadcast(&e->feed_cond);
@@ -489,7 +487,7 @@ static void feed_event(struct feed *f, const json_t *ev)
         const char *resource, *ns, *name;
         cleanup_free char *key = NULL;
         json_t *obj = NULL;
-        size_t len, bytes = 0;
+        size_t len;
 
         if (rv == 0)
                 return;
@@ -504,7 +502,7 @@ static void feed_event(struct feed *f, const json_t *ev)
                 /* K8S (watcher.go): DELETED carries the previous state at the deletion's
                  * revision */
                 (void) kv_object(deleted ? json_object_get(ev, "prev_kv") : kv, resource, name,
-                                 deleted ? rv : 0, &obj, &bytes, NULL);
+                                 deleted ? rv : 0, &obj, NULL);
         pthread_mutex_lock(&e->feed_lock);
         /* checked again under the lock, where feed_publish_own publishes */
         if (rv > e->feed_rv) {
@@ -514,7 +512,7 @@ static void feed_event(struct feed *f, const json_t *ev)
                                             : j_int(kv, "create_revision") == (int64_t) rv
                                                     ? STORE_EVENT_ADDED
                                                     : STORE_EVENT_MODIFIED,
-                                            resource, ns, rv, obj, bytes);
+                                            resource, ns, rv, obj);
                 obj = NULL; /* taken over */
                 e->feed_rv = rv;
                 pthread_cond_broadcast(&e->feed_cond);
@@ -882,7 +880,7 @@ static int etcd_get(struct store_backend *b, const char *resource, const char *n
                 return r;
         if (!kv)
                 return store_error_not_found(reterr, resource, name);
-        return kv_object(kv, resource, name, 0, ret_obj, NULL, reterr);
+        return kv_object(kv, resource, name, 0, ret_obj, reterr);
 }
 
 struct listed {
@@ -944,7 +942,7 @@ static int etcd_list(struct store_backend *b, const char *resource, const char *
                         from_len = len + 1; /* the key and a zero byte: the next key after it */
                         if (!key_split(key, &kr, &kns, &kname) || (ns && !streq(kns, ns)))
                                 continue;
-                        r = kv_object(kv, resource, kname, 0, &o, NULL, reterr);
+                        r = kv_object(kv, resource, kname, 0, &o, reterr);
                         if (r < 0)
                                 goto out;
                         if (n == cap) {
@@ -1050,7 +1048,7 @@ static int etcd_create(struct store_backend *b, const char *resource, const char
                 return store_error_exists(reterr, resource, name);
         rv = header_rev(ans);
         store_object_stamp(obj, rv, NULL);
-        feed_publish_own(e, STORE_EVENT_ADDED, resource, ns, rv, json_deep_copy(obj), len);
+        feed_publish_own(e, STORE_EVENT_ADDED, resource, ns, rv, json_deep_copy(obj));
         return 0;
 }
 
@@ -1081,7 +1079,7 @@ static int update_cas(struct store_etcd *e, const char *resource, const char *ns
         }
         rv = header_rev(ans);
         store_object_stamp(obj, rv, NULL);
-        feed_publish_own(e, STORE_EVENT_MODIFIED, resource, ns, rv, json_deep_copy(obj), len);
+        feed_publish_own(e, STORE_EVENT_MODIFIED, resource, ns, rv, json_deep_copy(obj));
         return 1;
 }
 
@@ -1135,7 +1133,7 @@ static int etcd_update(struct store_backend *b, const char *resource, const char
                 old_rv = (uint64_t) j_int(kv, "mod_revision");
                 if (expected_rv && expected_rv != old_rv)
                         return store_error_conflict(reterr, resource, name);
-                r = kv_object(kv, resource, name, 0, &old, NULL, reterr);
+                r = kv_object(kv, resource, name, 0, &old, reterr);
                 if (r < 0)
                         return r;
                 /* K8S: an update that changes nothing writes nothing (store.h) */
@@ -1166,7 +1164,6 @@ static int etcd_delete(struct store_backend *b, const char *resource, const char
         cleanup_free char *key = key_of(resource, ns, name);
         cleanup_json json_t *ans = NULL, *req = NULL, *last = NULL;
         const json_t *prev;
-        size_t bytes = 0;
         uint64_t rv;
         int r = check_names(resource, ns, name, reterr);
 
@@ -1209,14 +1206,14 @@ static int etcd_delete(struct store_backend *b, const char *resource, const char
         rv = header_rev(ans);
         /* deleted whatever the stored value held; it is unreadable only to ret_last (the feed
          * skips an unreadable value too) */
-        r = kv_object(prev, resource, name, rv, &last, &bytes, ret_last ? reterr : NULL);
+        r = kv_object(prev, resource, name, rv, &last, ret_last ? reterr : NULL);
         if (r < 0 && ret_last)
                 return r;
         if (r < 0)
                 return 0;
         if (ret_last)
                 *ret_last = json_deep_copy(last);
-        feed_publish_own(e, STORE_EVENT_DELETED, resource, ns, rv, TAKE_PTR(last), bytes);
+        feed_publish_own(e, STORE_EVENT_DELETED, resource, ns, rv, TAKE_PTR(last));
         return 0;
 }
 

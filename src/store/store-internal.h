@@ -110,8 +110,9 @@ int store_error_precondition(struct error **reterr, const char *resource, const 
  * another, so a watcher outlives store_close safely. */
 
 /* How much the cache may hold. The history keeps at most window events and window_bytes of
- * their stored JSON (the oldest go first; the newest is kept whatever its size); a watcher may
- * leave at most queue_max live events and queue_bytes of them unread, or it is cancelled (the
+ * the memory their decoded objects hold (json_memory_size: about 11 times a pod's stored
+ * JSON; the oldest go first; the newest is kept whatever its size); a watcher may leave at
+ * most queue_max live events and queue_bytes of them unread, or it is cancelled (the
  * client re-lists, as upstream's watch cache closes a watcher that falls behind). Every field
  * is >= 1. */
 struct watch_cache_limits {
@@ -125,10 +126,9 @@ struct watch_cache *watch_cache_unref(struct watch_cache *c);
 /* Cancels every watcher and refuses new ones; later publishes are dropped. */
 void watch_cache_shutdown(struct watch_cache *c);
 /* Records a committed change and fans it out. Takes obj over (it must not be touched again).
- * rv must exceed every rv published before; bytes is the size of obj's stored JSON, what the
- * limits count. */
+ * rv must exceed every rv published before. */
 void watch_cache_publish(struct watch_cache *c, enum store_event_type type, const char *resource,
-                         const char *ns, uint64_t rv, json_t *obj, size_t bytes);
+                         const char *ns, uint64_t rv, json_t *obj);
 /* Starts a watcher of resource in ns (NULL: all): first a synthetic ADDED for each object of
  * initial (a JSON array taken over, or NULL), then every retained event with rv > from_rv,
  * then live events with rv > from_rv. -ERANGE when events after from_rv were already dropped

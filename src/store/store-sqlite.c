@@ -298,8 +298,7 @@ static uint64_t sqlite_current_rv(struct store_backend *b)
 /* Reads the stored row at key into *ret_rv and *ret_obj (either may be NULL): 0, or -ENOENT
  * (without touching reterr: the caller words it). */
 static int row_read(sqlite3 *db, sqlite3_stmt *st, const char *resource, const char *ns,
-                    const char *name, uint64_t *ret_rv, json_t **ret_obj, size_t *ret_bytes,
-                    struct error **reterr)
+                    const char *name, uint64_t *ret_rv, json_t **ret_obj, struct error **reterr)
 {
         int rc, r = 0;
 
@@ -308,8 +307,6 @@ static int row_read(sqlite3 *db, sqlite3_stmt *st, const char *resource, const c
         if (rc == SQLITE_ROW) {
                 if (ret_rv)
                         *ret_rv = (uint64_t) sqlite3_column_int64(st, 0);
-                if (ret_bytes)
-                        *ret_bytes = (size_t) sqlite3_column_bytes(st, 1);
                 if (ret_obj)
                         r = store_object_decode((const char *) sqlite3_column_text(st, 1),
                                                 (size_t) sqlite3_column_bytes(st, 1), resource,
@@ -328,7 +325,7 @@ static int sqlite_get(struct store_backend *b, const char *resource, const char 
 {
         struct store_sqlite *s = (struct store_sqlite *) b;
         struct reader *rd = reader_get(s);
-        int r = row_read(rd->db, rd->get, resource, ns, name, NULL, ret_obj, NULL, reterr);
+        int r = row_read(rd->db, rd->get, resource, ns, name, NULL, ret_obj, reterr);
 
         reader_put(s, rd);
         if (r == -ENOENT)
@@ -447,8 +444,7 @@ static int sqlite_create(struct store_backend *b, const char *resource, const ch
         if (r < 0)
                 goto fail;
         store_stamp_saved_release(&saved);
-        watch_cache_publish(b->cache, STORE_EVENT_ADDED, resource, ns, rv, json_deep_copy(obj),
-                            len);
+        watch_cache_publish(b->cache, STORE_EVENT_ADDED, resource, ns, rv, json_deep_copy(obj));
         pthread_mutex_unlock(&s->wlock);
         return 0;
 fail:
@@ -473,7 +469,7 @@ static int sqlite_update(struct store_backend *b, const char *resource, const ch
         (void) known;
         pthread_mutex_lock(&s->wlock);
         /* Every write happens under wlock, so reading outside a transaction is consistent. */
-        r = row_read(s->wdb, s->get, resource, ns, name, &old_rv, &old, NULL, reterr);
+        r = row_read(s->wdb, s->get, resource, ns, name, &old_rv, &old, reterr);
         if (r == -ENOENT)
                 r = store_error_not_found(reterr, resource, name);
         if (r < 0)
@@ -511,8 +507,7 @@ static int sqlite_update(struct store_backend *b, const char *resource, const ch
         if (r < 0)
                 goto fail;
         store_stamp_saved_release(&saved);
-        watch_cache_publish(b->cache, STORE_EVENT_MODIFIED, resource, ns, rv, json_deep_copy(obj),
-                            len);
+        watch_cache_publish(b->cache, STORE_EVENT_MODIFIED, resource, ns, rv, json_deep_copy(obj));
         r = 1;
         goto out;
 fail:
@@ -529,11 +524,10 @@ static int sqlite_delete(struct store_backend *b, const char *resource, const ch
         struct store_sqlite *s = (struct store_sqlite *) b;
         cleanup_json json_t *old = NULL;
         uint64_t old_rv, rv;
-        size_t old_bytes = 0;
         int r;
 
         pthread_mutex_lock(&s->wlock);
-        r = row_read(s->wdb, s->get, resource, ns, name, &old_rv, &old, &old_bytes, reterr);
+        r = row_read(s->wdb, s->get, resource, ns, name, &old_rv, &old, reterr);
         if (r == -ENOENT)
                 r = store_error_not_found(reterr, resource, name);
         if (r < 0)
@@ -559,8 +553,7 @@ static int sqlite_delete(struct store_backend *b, const char *resource, const ch
         store_object_stamp(old, rv, NULL);
         if (ret_last)
                 *ret_last = json_deep_copy(old);
-        watch_cache_publish(b->cache, STORE_EVENT_DELETED, resource, ns, rv, TAKE_PTR(old),
-                            old_bytes);
+        watch_cache_publish(b->cache, STORE_EVENT_DELETED, resource, ns, rv, TAKE_PTR(old));
         r = 0;
 out:
         pthread_mutex_unlock(&s->wlock);

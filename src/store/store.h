@@ -36,7 +36,8 @@
 /* Defaults for struct store_options. */
 #define STORE_WATCH_WINDOW_DEFAULT 10000 /* events of history kept for watch replay */
 #define STORE_WATCH_QUEUE_DEFAULT  1024  /* live events a watcher may leave unread */
-/* bytes of stored JSON the history holds, and a watcher may leave unread */
+/* memory the history's decoded objects hold (json_memory_size), and a watcher may leave
+ * unread */
 #define STORE_WATCH_WINDOW_BYTES_DEFAULT (64 * 1024 * 1024)
 #define STORE_WATCH_QUEUE_BYTES_DEFAULT  (16 * 1024 * 1024)
 #define STORE_BUSY_TIMEOUT_DEFAULT       5000 /* ms SQLite waits on a locked database */

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "base/alloc.h"
+#include "base/json.h"
 #include "base/timeutil.h"
 #include "store/store-internal.h"
 
@@ -22,7 +23,7 @@ struct wc_event {
         unsigned refs;
         enum store_event_type type;
         uint64_t rv;
-        size_t bytes; /* the object's stored JSON */
+        size_t bytes; /* the memory it and its object hold (json_memory_size) */
         json_t *object;
         const char *ns;  /* points into key */
         char resource[]; /* "resource\0ns\0" */
@@ -185,9 +186,10 @@ void watch_cache_shutdown(struct watch_cache *c)
 }
 
 void watch_cache_publish(struct watch_cache *c, enum store_event_type type, const char *resource,
-                         const char *ns, uint64_t rv, json_t *obj, size_t bytes)
+                         const char *ns, uint64_t rv, json_t *obj)
 {
-        struct wc_event *e = wc_event_new(type, resource, ns, rv, obj, bytes);
+        struct wc_event *e =
+                wc_event_new(type, resource, ns, rv, obj, json_memory_size(obj) + sizeof(*e));
 
         pthread_mutex_lock(&c->lock);
         if (c->closed) {
@@ -196,8 +198,9 @@ void watch_cache_publish(struct watch_cache *c, enum store_event_type type, cons
                 return;
         }
         assert(rv > c->last_rv);
-        /* Room for e: by count, and by bytes (large objects written often once grew the
-         * history to gigabytes); the newest event stays whatever its size. */
+        /* Room for e: by count, and by the memory the events hold (large objects written
+         * often once grew the history to gigabytes; small ones take ~11 times their JSON
+         * decoded); the newest event stays whatever its size. */
         while (c->count > 0 && (c->count == c->limits.window ||
                                 c->ring_bytes + e->bytes > c->limits.window_bytes)) {
                 struct wc_event *old = c->ring[c->head];

@@ -1,10 +1,14 @@
 /* test-json.c: the JSON helpers of base/json.h that controllers and the node read objects with:
- * dotted paths, their string getters, and string membership of an array. */
+ * dotted paths, their string getters, and string membership of an array; json_memory_size
+ * against what glibc's malloc reports a decode took. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
+
+#include <malloc.h>
+#include <string.h>
 
 #include "base/json.h"
 
@@ -43,11 +47,54 @@ static void test_array_has_string(void **state)
         assert_false(json_array_has_string(NULL, "a/one"));
 }
 
+/* The watch cache's memory bound counts decoded objects with json_memory_size: it must match
+ * what the allocator really handed out for a decoded pod (about 11 times its text) and for a
+ * large string (about its length). */
+static void test_memory_size(void **state)
+{
+        static const char *const texts[] = {
+                "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"web-0\","
+                "\"namespace\":\"default\",\"uid\":\"9bc301de-2776-43f4-8051-f85339a0427a\","
+                "\"labels\":{\"app\":\"web\",\"tier\":\"front\"}},\"spec\":{\"containers\":[{"
+                "\"name\":\"c\",\"image\":\"busybox\",\"args\":[\"sleep\",\"3600\"],"
+                "\"resources\":{\"requests\":{\"cpu\":\"100m\",\"memory\":\"64Mi\"}}}],"
+                "\"terminationGracePeriodSeconds\":30,\"enableServiceLinks\":true,"
+                "\"tolerations\":[{\"key\":\"node.kubernetes.io/not-ready\",\"operator\":"
+                "\"Exists\",\"effect\":\"NoExecute\",\"tolerationSeconds\":300}]},"
+                "\"status\":{\"phase\":\"Pending\",\"qosClass\":\"Burstable\"}}",
+                "[1,2.5,null,true,\"a string of some length, more than sixteen bytes\",{},[]]",
+        };
+        enum { COPIES = 64 };
+
+        (void) state;
+        for (size_t t = 0; t < sizeof(texts) / sizeof(texts[0]); t++) {
+                json_t *copies[COPIES];
+                struct mallinfo2 before = mallinfo2(), after;
+                size_t used, want;
+
+                for (int i = 0; i < COPIES; i++)
+                        copies[i] = json_loads(texts[t], 0, NULL);
+                after = mallinfo2();
+                used = (after.uordblks + after.hblkhd - before.uordblks - before.hblkhd) / COPIES;
+                want = json_memory_size(copies[0]);
+                for (int i = 0; i < COPIES; i++)
+                        json_decref(copies[i]);
+                if (used == 0) {
+                        print_message("# SKIP: the allocator is not glibc's (a sanitizer's)\n");
+                        return;
+                }
+                print_message("# %zu bytes of text: malloc %zu, json_memory_size %zu\n",
+                              strlen(texts[t]), used, want);
+                assert_true(want * 100 >= used * 95 && want * 100 <= used * 105);
+        }
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_path_strings),
                 cmocka_unit_test(test_array_has_string),
+                cmocka_unit_test(test_memory_size),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

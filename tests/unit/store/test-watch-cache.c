@@ -10,7 +10,10 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
+#include "base/alloc.h"
 #include "base/json.h"
 #include "store/store-internal.h"
 
@@ -34,18 +37,35 @@ static struct watch_cache *cache_new(size_t window, size_t queue_max, uint64_t s
         return watch_cache_new(&l, start_rv);
 }
 
-static void publish_sized(struct watch_cache *c, const char *resource, const char *ns, uint64_t rv,
-                          size_t bytes)
+/* An object of rv whose metadata.pad is a string of pad bytes (0: none); its name has a fixed
+ * width so that same-pad objects take the same memory. */
+static json_t *padded(uint64_t rv, size_t pad)
 {
         char name[24];
+        json_t *o;
 
-        (void) snprintf(name, sizeof(name), "o%llu", (unsigned long long) rv);
-        watch_cache_publish(c, STORE_EVENT_MODIFIED, resource, ns, rv, obj(name, rv), bytes);
+        (void) snprintf(name, sizeof(name), "o%06llu", (unsigned long long) rv);
+        o = obj(name, rv);
+        if (pad) {
+                char *s = xmalloc(pad + 1);
+
+                memset(s, 'x', pad);
+                s[pad] = '\0';
+                json_object_set_new(json_object_get(o, "metadata"), "pad", json_string(s));
+                free(s);
+        }
+        return o;
+}
+
+static void publish_sized(struct watch_cache *c, const char *resource, const char *ns, uint64_t rv,
+                          size_t pad)
+{
+        watch_cache_publish(c, STORE_EVENT_MODIFIED, resource, ns, rv, padded(rv, pad));
 }
 
 static void publish(struct watch_cache *c, const char *resource, const char *ns, uint64_t rv)
 {
-        publish_sized(c, resource, ns, rv, 100);
+        publish_sized(c, resource, ns, rv, 0);
 }
 
 static uint64_t next_rv(struct store_watch *w)
@@ -190,18 +210,22 @@ static void test_backlog_is_not_bounded_live_is(void **state)
 }
 
 /* Large objects written often once grew the history to gigabytes: the window and each
- * watcher's unread live events are bounded by bytes too. */
+ * watcher's unread live events are bounded by the memory their objects hold too (an event
+ * counts its object's json_memory_size, a little more with the event itself). */
 static void test_bytes_bound_window_and_queue(void **state)
 {
-        const struct watch_cache_limits l = {
-                .window = 100, .window_bytes = 1000, .queue_max = 100, .queue_bytes = 700
-        };
+        cleanup_json json_t *sample = padded(1, 300);
+        const size_t unit = json_memory_size(sample) + 64;
+        const struct watch_cache_limits l = { .window = 100,
+                                              .window_bytes = 3 * unit + unit / 2,
+                                              .queue_max = 100,
+                                              .queue_bytes = 2 * unit + unit / 2 };
         struct watch_cache *c = watch_cache_new(&l, 0);
         struct store_watch *w = NULL, *slow = NULL;
 
         for (uint64_t rv = 1; rv <= 10; rv++)
                 publish_sized(c, "pods", "ns", rv, 300);
-        /* 3 x 300 fit in 1000 bytes: 8..10 are kept, a watch from 6 is too old */
+        /* three fit in the window: 8..10 are kept, a watch from 6 is too old */
         assert_int_equal(watch_cache_oldest_rv(c), 7);
         assert_int_equal(watch_cache_watch(c, "pods", NULL, 6, NULL, &w, NULL), -ERANGE);
         assert_int_equal(watch_cache_watch(c, "pods", NULL, 7, NULL, &w, NULL), 0);
@@ -213,7 +237,7 @@ static void test_bytes_bound_window_and_queue(void **state)
         publish_sized(c, "pods", "ns", 11, 5000);
         assert_int_equal(watch_cache_oldest_rv(c), 10);
 
-        /* a watcher that reads nothing: 2 x 300 unread fit in 700, a third cancels it; one
+        /* a watcher that reads nothing: two unread fit in its queue, a third cancels it; one
          * that reads as it goes is never cancelled */
         assert_int_equal(watch_cache_watch(c, "pods", NULL, 11, NULL, &slow, NULL), 0);
         assert_int_equal(watch_cache_watch(c, "pods", NULL, 11, NULL, &w, NULL), 0);
@@ -244,7 +268,7 @@ static void test_each_reader_owns_its_copy(void **state)
         assert_int_equal(store_watch_next(w2, 0, &e2), 1);
         assert_ptr_not_equal(e1.object, e2.object);
         assert_null(json_object_get(e2.object, "changed"));
-        assert_string_equal(json_path_string(e2.object, "metadata.name"), "o1");
+        assert_string_equal(json_path_string(e2.object, "metadata.name"), "o000001");
         store_event_release(&e1);
         store_event_release(&e2);
         store_watch_stop(w1);
