@@ -338,6 +338,28 @@ struct floor {
         size_t n;
 };
 
+/* f's pods (f->n of them), its cgroup parent kubepods/burstable under cgroup_root and the
+ * busybox image in f->data; dies when one cannot be had. */
+static void floor_open(struct floor *f, const char *cgroup_root)
+{
+        cleanup_error struct error *err = NULL;
+
+        f->pods = xcalloc(f->n, sizeof(*f->pods));
+        if (cgroup_manager_open("/sys/fs/cgroup", cgroup_root, &f->cg, &err) < 0 ||
+            cgroup_create(f->cg, "kubepods/burstable", &err) < 0)
+                die("cgroups: %s", err->message);
+        if (runtime_image_ensure(f->data, "busybox", &f->img, &err) < 0)
+                die("image: %s", err->message);
+}
+
+static void floor_close(struct floor *f)
+{
+        runtime_image_release(&f->img);
+        (void) cgroup_destroy(f->cg, "", NULL);
+        cgroup_manager_free(f->cg);
+        free(f->pods);
+}
+
 static void floor_pod_init(struct floor *f, size_t i, unsigned round)
 {
         struct floor_pod *p = &f->pods[i];
@@ -564,16 +586,10 @@ static int cmd_runtime_parallel(const char *data, const char *cgroup_root, size_
 {
         struct floor f = { .data = data, .n = n };
         struct floor_parallel fp = { .f = &f, .round = 4 };
-        cleanup_error struct error *err = NULL;
         pthread_t *t = xcalloc(threads, sizeof(*t));
         int64_t t0;
 
-        f.pods = xcalloc(n, sizeof(*f.pods));
-        if (cgroup_manager_open("/sys/fs/cgroup", cgroup_root, &f.cg, &err) < 0 ||
-            cgroup_create(f.cg, "kubepods/burstable", &err) < 0)
-                die("cgroups: %s", err->message);
-        if (runtime_image_ensure(data, "busybox", &f.img, &err) < 0)
-                die("image: %s", err->message);
+        floor_open(&f, cgroup_root);
         t0 = now_ns();
         for (unsigned i = 0; i < threads; i++)
                 if (pthread_create(&t[i], NULL, floor_parallel_main, &fp) != 0)
@@ -586,10 +602,7 @@ static int cmd_runtime_parallel(const char *data, const char *cgroup_root, size_
                 floor_teardown(&f, &f.pods[i]);
                 floor_pod_release(&f.pods[i]);
         }
-        runtime_image_release(&f.img);
-        (void) cgroup_destroy(f.cg, "", NULL);
-        cgroup_manager_free(f.cg);
-        free(f.pods);
+        floor_close(&f);
         free(t);
         return 0;
 }
@@ -598,16 +611,10 @@ static int cmd_runtime(const char *data, const char *cgroup_root, size_t n)
 {
         static struct proc_set ps;
         struct floor f = { .data = data, .n = n };
-        cleanup_error struct error *err = NULL;
         struct mem_sum helpers, containers;
         int64_t t0;
 
-        f.pods = xcalloc(n, sizeof(*f.pods));
-        if (cgroup_manager_open("/sys/fs/cgroup", cgroup_root, &f.cg, &err) < 0 ||
-            cgroup_create(f.cg, "kubepods/burstable", &err) < 0)
-                die("cgroups: %s", err->message);
-        if (runtime_image_ensure(data, "busybox", &f.img, &err) < 0)
-                die("image: %s", err->message);
+        floor_open(&f, cgroup_root);
 
         /* round 1: start, measure the helpers, then the kill floor */
         floor_start_all(&f, 1, "runtime.start");
@@ -654,10 +661,7 @@ static int cmd_runtime(const char *data, const char *cgroup_root, size_t n)
         }
         scan_pods_processes(data, &ps);
         (void) printf("runtime.left.processes %zu\n", ps.n_helpers + ps.n_containers);
-        runtime_image_release(&f.img);
-        (void) cgroup_destroy(f.cg, "", NULL);
-        cgroup_manager_free(f.cg);
-        free(f.pods);
+        floor_close(&f);
         return 0;
 }
 

@@ -713,19 +713,17 @@ static int fetch_manifest(struct pull *p, const char *ref, const char *want_dige
                                   "failed to resolve reference \"%s\": %s: not found", p->image,
                                   p->image);
         }
-        if (r.status == 401 || r.status == 403) {
-                rc = pull_error(
-                        reterr, EACCES, "Unknown", p->image,
-                        "failed to resolve reference \"%s\": pull access denied, repository does not exist or may require authorization: unexpected status from GET request to %s: %ld",
-                        p->image, url, r.status);
-                resp_release(&r);
-                return rc;
-        }
         if (r.status != 200) {
+                bool denied = r.status == 401 || r.status == 403;
+
                 rc = pull_error(
-                        reterr, EIO, "Unknown", p->image,
-                        "failed to resolve reference \"%s\": unexpected status from GET request to %s: %ld",
-                        p->image, url, r.status);
+                        reterr, denied ? EACCES : EIO, "Unknown", p->image,
+                        "failed to resolve reference \"%s\": %sunexpected status from GET request to %s: %ld",
+                        p->image,
+                        denied ? "pull access denied, repository does not exist or may require "
+                                 "authorization: "
+                               : "",
+                        url, r.status);
                 resp_release(&r);
                 return rc;
         }
