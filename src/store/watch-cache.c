@@ -638,7 +638,8 @@ int watch_cache_list(struct watch_cache *c, const char *resource, const char *ns
                 }
         }
         /* sorted under the lock, where the keys are alive; copied outside it */
-        qsort(l, n, sizeof(*l), listed_cmp);
+        if (n > 1)
+                qsort(l, n, sizeof(*l), listed_cmp);
         pthread_mutex_unlock(&c->lock);
         items = json_array();
         if (!items)
