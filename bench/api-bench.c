@@ -1,25 +1,25 @@
 /* api-bench.c: throughput and latency of a running flexlet apiserver, beside the fsync floor of
- * the disk under its data directory, measured in one run and reported as ratios.
- *
- * It creates N Burstable pods, then for 1, 8 and 64 concurrent clients (threads, each with its
- * own keep-alive api_client) measures GET of a pod and PATCH pods/<name>/resize (a strategic
- * merge patch that moves the cpu request between two values, so every PATCH is a real write),
- * each phase bounded by a request count and a time cap; and, before and after those, 4 KiB
- * write + fdatasync in the data directory (the disk's floor). It checks afterwards that every PATCH
- * was a write (the store's resourceVersion advanced once per PATCH, every pod holds the last value
- * sent). Then --handshakes new clients (default 100) connect at once, each doing its TCP connect,
- * TLS handshake and one GET: the time until the last is answered is what a crowd of new clients
- * waits. With --server-pid, the server's thread count and RSS are read when every client of a
- * phase is connected. Last, one client measures the wire formats side by side: GET of a pod,
- * LIST of the namespace and PATCH resize with `Accept: application/json` and with
- * `Accept: application/vnd.kubernetes.protobuf`, and the bytes of one pod in each. With
+ * the disk under its data directory, measured in one run and reported as ratios. It creates N
+ * Burstable pods (one client; with --create-clients C, half of them by one client and the other
+ * half by C at once, each half timed as a phase), then for 1, 8 and 64 concurrent clients
+ * (threads, each with its own keep-alive api_client) measures GET of a pod and PATCH
+ * pods/<name>/resize (a strategic merge patch that moves the cpu request between two values, so
+ * every PATCH is a real write), each phase bounded by a request count and a time cap; and, before
+ * and after those, 4 KiB write + fdatasync in the data directory (the disk's floor). It checks
+ * afterwards that every PATCH was a write (the store's resourceVersion advanced once per PATCH,
+ * every pod holds the last value sent). Then --handshakes new clients (default 100) connect at
+ * once, each doing its TCP connect, TLS handshake and one GET: the time until the last is answered
+ * is what a crowd of new clients waits. With --server-pid, the server's thread count and RSS are
+ * read when every client of a phase is connected. Last, one client measures the wire formats side
+ * by side: GET of a pod, LIST of the namespace and PATCH resize with `Accept: application/json`
+ * and with `Accept: application/vnd.kubernetes.protobuf`, and the bytes of one pod in each. With
  * --rate, GET runs again in an open loop after the closed-loop GET phases (see open-loop below).
  * With --compare-token-file, the GET and PATCH phases then run again in --compare-rounds rounds,
- * alternating between --token-file's identity and the other one (which goes first alternates
- * too), on the same pods of the same server, so that what the other identity's authentication
- * and authorization cost shows as the ratio of the two medians, with the machine's drift spread
- * over both. Prints a Markdown report and writes it to --out. A program, not a library: it prints
- * and exits. */
+ * alternating between --token-file's identity and the other one (which goes first alternates too),
+ * on the same pods of the same server, so that what the other identity's authentication and
+ * authorization cost shows as the ratio of the two medians, with the machine's drift spread over
+ * both. Prints a Markdown report and writes it to --out. A program, not a library: it prints and
+ * exits. */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -84,6 +84,7 @@ struct config {
         double seconds;  /* per phase */
         size_t fsyncs;
         size_t handshakes;
+        size_t create_clients; /* > 1: the second half of the pods is created by this many */
         size_t clients[8];
         size_t n_clients;
         /* --rate: the open loop's offered rates, each in requests/s or (rate_pct) a percentage
@@ -240,16 +241,24 @@ static const char pod_fmt[] =
         "\"requests\":{\"cpu\":\"" CPU_LOW "\",\"memory\":\"64Mi\"},"
         "\"limits\":{\"cpu\":\"1\",\"memory\":\"128Mi\"}}}]}}";
 
-static void create_pods(const struct config *cfg, struct result *res)
+/* One creating client: pods [first, first + n), latencies into lat[0..n). */
+struct creator {
+        const struct config *cfg;
+        size_t first, n;
+        uint32_t *lat;
+        pthread_t thread;
+};
+
+static void *creator_main(void *arg)
 {
+        struct creator *cr = arg;
+        const struct config *cfg = cr->cfg;
         cleanup_api_client struct api_client *c =
                 bench_client_new(cfg->server, cfg->ca_file, cfg->token, 0);
-        uint32_t *lat = xcalloc(cfg->pods, sizeof(*lat));
         cleanup_free char *path = xasprintf("/api/v1/namespaces/%s/pods", cfg->ns);
-        int64_t t0 = now_ns();
 
-        *res = (struct result){ .op = OP_CREATE, .clients = 1, .threads = -1, .rss_kib = -1 };
-        for (size_t i = 0; i < cfg->pods; i++) {
+        for (size_t k = 0; k < cr->n; k++) {
+                size_t i = cr->first + k;
                 cleanup_free char *body = xasprintf(pod_fmt, i);
                 cleanup_error struct error *err = NULL;
                 cleanup_json json_t *j = NULL;
@@ -259,12 +268,38 @@ static void create_pods(const struct config *cfg, struct result *res)
                 if (api_client_request(c, "POST", path, NULL, body, strlen(body), &status, &j,
                                        &err) < 0)
                         die("%s", err->message);
-                lat[i] = (uint32_t) ((now_ns() - s) / 1000);
+                cr->lat[k] = (uint32_t) ((now_ns() - s) / 1000);
                 if (status != 201)
                         die("creating pod \"bench-%zu\": status %ld: %s", i, status,
                             json_path_string(j, "message") ?: "");
         }
-        summarize(res, lat, cfg->pods, now_ns() - t0);
+        return NULL;
+}
+
+/* Creates pods [first, first + n) from `clients` clients at once, each an even share. */
+static void create_pods(const struct config *cfg, size_t first, size_t n, size_t clients,
+                        struct result *res)
+{
+        uint32_t *lat = xcalloc(n ? n : 1, sizeof(*lat));
+        struct creator *crs = xcalloc(clients, sizeof(*crs));
+        size_t at = 0;
+        int64_t t0 = now_ns();
+
+        *res = (struct result){ .op = OP_CREATE, .clients = clients, .threads = -1, .rss_kib = -1 };
+        for (size_t t = 0; t < clients; t++) {
+                size_t share = n / clients + (t < n % clients);
+
+                crs[t] = (struct creator){
+                        .cfg = cfg, .first = first + at, .n = share, .lat = lat + at
+                };
+                at += share;
+                if (pthread_create(&crs[t].thread, NULL, creator_main, &crs[t]))
+                        die("pthread_create failed");
+        }
+        for (size_t t = 0; t < clients; t++)
+                (void) pthread_join(crs[t].thread, NULL);
+        summarize(res, lat, n, now_ns() - t0);
+        free(crs);
         free(lat);
 }
 
@@ -800,7 +835,7 @@ static void usage(FILE *f)
                 "usage: api-bench --server URL --ca FILE --token-file FILE --data-dir DIR\n"
                 "                 [--server-pid PID] [--namespace NS] [--pods N] [--requests N]\n"
                 "                 [--seconds S] [--clients 1,8,64] [--fsyncs N] [--out FILE]\n"
-                "                 [--commit ID] [--handshakes N]\n"
+                "                 [--commit ID] [--handshakes N] [--create-clients N]\n"
                 "                 [--compare-token-file FILE [--compare-rounds N]]\n"
                 "                 [--rate R[%%],...]\n\n"
                 "  --pods N       pods to create and spread the load over (default 100)\n"
@@ -808,6 +843,8 @@ static void usage(FILE *f)
                 "  --seconds S    time cap per phase (default 8)\n"
                 "  --fsyncs N     write+fdatasync rounds for the disk floor (default 2000)\n"
                 "  --handshakes N new clients connecting at once at the end (default 100)\n"
+                "  --create-clients N  half the pods created by one client, the other half\n"
+                "                 by N at once (default: all by one)\n"
                 "  --compare-token-file FILE  GET and PATCH again, alternating with this\n"
                 "                 identity, in --compare-rounds rounds (default 5)\n"
                 "  --rate LIST    after the closed-loop GET phases, GET in an open loop with\n"
@@ -833,6 +870,7 @@ static void parse_args(int argc, char **argv, struct config *cfg)
                 { "out", required_argument, NULL, 'o' },
                 { "commit", required_argument, NULL, 'g' },
                 { "handshakes", required_argument, NULL, 'H' },
+                { "create-clients", required_argument, NULL, 'K' },
                 { "compare-token-file", required_argument, NULL, 'T' },
                 { "compare-rounds", required_argument, NULL, 'R' },
                 { "rate", required_argument, NULL, 'L' },
@@ -892,6 +930,9 @@ static void parse_args(int argc, char **argv, struct config *cfg)
                         break;
                 case 'H':
                         cfg->handshakes = parse_count("--handshakes", optarg, 1000);
+                        break;
+                case 'K':
+                        cfg->create_clients = parse_count("--create-clients", optarg, 512);
                         break;
                 case 'T':
                         cfg->compare_token_file = optarg;
@@ -1055,7 +1096,7 @@ static void comparison_report(struct strbuf *sb, const struct config *cfg,
 int main(int argc, char **argv)
 {
         struct config cfg;
-        struct result results[5 + 2 * ARRAY_SIZE(cfg.clients) + ARRAY_SIZE(cfg.rates)], fs_before,
+        struct result results[6 + 2 * ARRAY_SIZE(cfg.clients) + ARRAY_SIZE(cfg.rates)], fs_before,
                 fs_after;
         size_t open_clients = 0;
         uint32_t *fsync_lat;
@@ -1086,8 +1127,17 @@ int main(int argc, char **argv)
         (void) fprintf(stderr, "api-bench: fsync floor\n");
         fsync_floor(&cfg, "(before)", &fs_before, fsync_lat);
 
-        (void) fprintf(stderr, "api-bench: creating %zu pods\n", cfg.pods);
-        create_pods(&cfg, &results[n_results++]);
+        if (cfg.create_clients > 1) {
+                /* half the pods by one client, the other half by create_clients at once */
+                (void) fprintf(stderr, "api-bench: creating %zu pods, 1 then %zu clients\n",
+                               cfg.pods, cfg.create_clients);
+                create_pods(&cfg, 0, cfg.pods / 2, 1, &results[n_results++]);
+                create_pods(&cfg, cfg.pods / 2, cfg.pods - cfg.pods / 2, cfg.create_clients,
+                            &results[n_results++]);
+        } else {
+                (void) fprintf(stderr, "api-bench: creating %zu pods\n", cfg.pods);
+                create_pods(&cfg, 0, cfg.pods, 1, &results[n_results++]);
+        }
         rss_created = cfg.server_pid ? rss_kib(cfg.server_pid) : -1;
 
         for (size_t i = 0; i < cfg.n_clients; i++) {

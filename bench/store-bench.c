@@ -124,7 +124,7 @@ static void *worker_main(void *arg)
                         json_object_set_new(o, "status", json_pack("{s:s}", "phase", "Running"));
                         /* as the API's update: over the object it read (store_update_from) */
                         r = store_update_from(w->s, "pods", "bench", name, o, w->cfg->created[i],
-                                              &err);
+                                              NULL, &err);
                         break;
                 case OP_RAW_PUT:
                 case OP_RAW_GET:

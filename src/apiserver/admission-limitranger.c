@@ -36,7 +36,8 @@ static int limit_ranges(struct store *store, enum lr_kind kind, const json_t *ob
         const char *ns = json_path_string_or_empty(obj, "metadata.namespace");
         uint64_t rv;
 
-        if (store_list(store, "limitranges", ns, ret, &rv, NULL) < 0)
+        /* K8S: from the LimitRange informer's cache */
+        if (store_list_cached(store, "limitranges", ns, ret, &rv, NULL) < 0)
                 return error_set(reterr, EPERM,
                                  "unable to %s /v1, Resource=%s at this time because there was "
                                  "an error enforcing limit ranges",

@@ -62,7 +62,9 @@ int resource_quota_admit(struct store *store, const struct api_resource *r, cons
                 return 0;
         whole = quota_delta(r->group, r->plural, obj, NULL, time(NULL));
         diff = old ? quota_delta(r->group, r->plural, obj, old, time(NULL)) : json_incref(whole);
-        ret = store_list(store, "resourcequotas", ns, &quotas, NULL, reterr);
+        /* K8S (quotaAccessor): the quotas from the informer's cache; a stale one's charge
+         * fails its resourceVersion compare and is read again from the store below */
+        ret = store_list_cached(store, "resourcequotas", ns, &quotas, NULL, reterr);
         if (ret < 0)
                 return ret;
         /* Every quota is checked before any is charged, so a refusal charges none. */

@@ -170,7 +170,10 @@ static int service_account_get(struct store *store, const char *ns, const char *
 
                 if (i)
                         pause_ms(interval);
-                r = store_get(store, "serviceaccounts", ns, name, ret, &err);
+                /* K8S: from the informer's cache, else a live lookup */
+                r = store_get_cached(store, "serviceaccounts", ns, name, ret, NULL);
+                if (r < 0)
+                        r = store_get(store, "serviceaccounts", ns, name, ret, &err);
                 if (r >= 0)
                         return 0;
                 if (r != -ENOENT)

@@ -413,7 +413,10 @@ static int namespace_admits_create(struct apiserver *s, const struct api_target 
 
         if (!t->res->namespaced)
                 return 0;
-        if (store_get(s->store, "namespaces", "", t->ns, &ns, NULL) < 0) {
+        /* K8S: from the namespace informer's cache, and from the store itself when the cache
+         * does not have it (a namespace just made through another server) */
+        if (store_get_cached(s->store, "namespaces", "", t->ns, &ns, NULL) < 0 &&
+            store_get(s->store, "namespaces", "", t->ns, &ns, NULL) < 0) {
                 status_not_found(resp, nsr, t->ns);
                 return -ENOENT;
         }
@@ -698,10 +701,12 @@ static bool should_delete_on_update(const struct api_target *t, const json_t *ob
 
 /* The update path shared by PUT and PATCH: new_obj is the full requested object, old the
  * stored one it was computed against. Returns -ESTALE (without responding) when the store
- * moved under us and the caller may retry; otherwise writes the response and returns 0. */
+ * moved under us and the caller may retry, with *ret_current the object the write lost to when
+ * the store returned it; otherwise writes the response and returns 0. */
 static int update_object(struct apiserver *s, const struct api_target *t,
                          const struct http_request *req, struct http_response *resp,
-                         json_t *new_obj, const json_t *old, bool caller_precondition)
+                         json_t *new_obj, const json_t *old, bool caller_precondition,
+                         json_t **ret_current)
 {
         cleanup_error struct error *err = NULL;
         cleanup_json json_t *to_store = NULL;
@@ -753,7 +758,8 @@ static int update_object(struct apiserver *s, const struct api_target *t,
                 return 0;
         }
         /* old is what the store returned: no second read before the write (store.h) */
-        r = store_update_from(s->store, t->res->plural, store_ns(t), name, to_store, old, &err);
+        r = store_update_from(s->store, t->res->plural, store_ns(t), name, to_store, old,
+                              ret_current, &err);
         if (r == -ESTALE && !caller_precondition)
                 return r;
         if (r < 0) {
@@ -781,13 +787,34 @@ static int check_url_name(const struct api_target *t, const json_t *obj, struct 
         return 0;
 }
 
+/* The object a PUT or PATCH starts from: the watch cache's copy (K8S: the cacher's
+ * GuaranteedUpdate passes its cached object; the write's resourceVersion compare catches a
+ * stale one), read from the store itself when the cache does not hold it or holds another
+ * version than want_rv (the caller's precondition; 0 none). *ret_cached says which. */
+static int read_for_update(struct apiserver *s, const struct api_target *t, uint64_t want_rv,
+                           json_t **ret_obj, bool *ret_cached, struct error **reterr)
+{
+        json_t *obj = NULL;
+        int r = store_get_cached(s->store, t->res->plural, store_ns(t), t->name, &obj, NULL);
+
+        if (r >= 0 && (!want_rv || obj_rv(obj) == want_rv)) {
+                *ret_obj = obj;
+                *ret_cached = true;
+                return 0;
+        }
+        json_decref(obj);
+        *ret_cached = false;
+        return store_get(s->store, t->res->plural, store_ns(t), t->name, ret_obj, reterr);
+}
+
 void registry_update(struct apiserver *s, const struct api_target *t,
                      const struct http_request *req, struct http_response *resp)
 {
         cleanup_error struct error *err = NULL;
-        cleanup_json json_t *obj = NULL, *old = NULL;
+        cleanup_json json_t *obj = NULL, *old = NULL, *again = NULL;
         enum field_validation mode;
         struct field_error_list errs;
+        bool cached;
         int r;
 
         if (request_field_validation(req, resp, &mode) < 0)
@@ -806,12 +833,28 @@ void registry_update(struct apiserver *s, const struct api_target *t,
                 field_error_list_release(&errs);
                 return;
         }
-        r = store_get(s->store, t->res->plural, store_ns(t), t->name, &old, &err);
+        r = read_for_update(s, t, obj_rv(obj), &old, &cached, &err);
         if (r < 0) {
                 respond_store_error(t, t->name, resp, r, err);
                 return;
         }
-        (void) update_object(s, t, req, resp, obj, old, true);
+        /* update_object fills obj's server fields in from old: a second try starts over */
+        again = cached ? json_deep_copy(obj) : NULL;
+        (void) update_object(s, t, req, resp, obj, old, true, NULL);
+        if (cached && resp->status >= 400) {
+                /* K8S (GuaranteedUpdate): a refusal computed from the cached copy is made again
+                 * from the stored object */
+                cleanup_json json_t *cur = NULL;
+
+                err = error_free(err);
+                r = store_get(s->store, t->res->plural, store_ns(t), t->name, &cur, &err);
+                http_response_release(resp);
+                http_response_init(resp);
+                if (r < 0)
+                        respond_store_error(t, t->name, resp, r, err);
+                else
+                        (void) update_object(s, t, req, resp, again, cur, true, NULL);
+        }
 }
 
 enum patch_type {
@@ -864,9 +907,10 @@ static int compute_patch(const struct api_target *t, enum patch_type type, const
 void registry_patch(struct apiserver *s, const struct api_target *t, const struct http_request *req,
                     struct http_response *resp)
 {
-        cleanup_json json_t *patch = NULL;
+        cleanup_json json_t *patch = NULL, *next = NULL;
         enum field_validation mode;
         enum patch_type type;
+        uint64_t want_rv = 0;
         bool precondition;
         int64_t deadline;
 
@@ -897,12 +941,23 @@ void registry_patch(struct apiserver *s, const struct api_target *t, const struc
                 return;
         }
         precondition = type != PATCH_JSON && json_path_string(patch, "metadata.resourceVersion");
+        if (precondition)
+                (void) store_rv_parse(json_path_string(patch, "metadata.resourceVersion"),
+                                      &want_rv);
         deadline = time_monotonic_ms() + PATCH_TIMEOUT_MS;
 
         for (int attempt = 0; !precondition || attempt <= PATCH_CONFLICT_RETRIES; attempt++) {
                 cleanup_error struct error *err = NULL;
-                cleanup_json json_t *old = NULL, *patched = NULL;
-                int r = store_get(s->store, t->res->plural, store_ns(t), t->name, &old, &err);
+                cleanup_json json_t *old = TAKE_PTR(next), *patched = NULL;
+                bool cached = false;
+                int r = 0;
+
+                /* the first attempt from the watch cache, a retry from what the failed write
+                 * read, or else from the store */
+                if (!old && attempt == 0)
+                        r = read_for_update(s, t, want_rv, &old, &cached, &err);
+                else if (!old)
+                        r = store_get(s->store, t->res->plural, store_ns(t), t->name, &old, &err);
 
                 if (r == -ENOENT && type == PATCH_APPLY && t->sub == API_SUB_NONE) {
                         /* K8S: server-side apply creates what is absent. */
@@ -921,6 +976,8 @@ void registry_patch(struct apiserver *s, const struct api_target *t, const struc
                     (check_type_meta(t, patch, resp) < 0 || check_url_name(t, patch, resp) < 0))
                         return;
                 r = compute_patch(t, type, old, patch, &patched, &err);
+                if (r < 0 && cached)
+                        continue; /* maybe the stale copy's doing: again from the store */
                 if (r < 0) {
                         /* The engines' errno says which code: EINVAL an unusable patch (400),
                          * EBADMSG one that does not apply (422), E2BIG one too big (413). */
@@ -937,6 +994,11 @@ void registry_patch(struct apiserver *s, const struct api_target *t, const struc
                 }
                 if (!json_is_object(patched) || check_fields(t, patched, mode, resp) < 0 ||
                     check_url_name(t, patched, resp) < 0 || check_namespace(t, patched, resp) < 0) {
+                        if (cached) {
+                                http_response_release(resp);
+                                http_response_init(resp);
+                                continue;
+                        }
                         if (!json_is_object(patched))
                                 status_respond(resp, EBADMSG, "the patch did not produce an object",
                                                NULL);
@@ -945,10 +1007,12 @@ void registry_patch(struct apiserver *s, const struct api_target *t, const struc
                 if (!precondition)
                         json_object_set(json_object_ensure(patched, "metadata"), "resourceVersion",
                                         json_path(old, "metadata.resourceVersion"));
-                r = update_object(s, t, req, resp, patched, old, precondition);
-                if (r != -ESTALE)
+                r = update_object(s, t, req, resp, patched, old, precondition, &next);
+                if (r != -ESTALE && !(cached && resp->status >= 400))
                         return;
-                /* The store moved between our read and our write: read again, patch again. */
+                /* The store moved between our read and our write: patch again over what the
+                 * write lost to. K8S (GuaranteedUpdate): a refusal computed from the cached copy
+                 * is made again from the stored object. */
                 if (!precondition && time_monotonic_ms() >= deadline) {
                         http_response_release(resp);
                         http_response_init(resp);
@@ -1160,7 +1224,7 @@ static int delete_object(struct apiserver *s, const struct api_target *t,
                         return 0;
                 }
                 r = store_update_from(s->store, t->res->plural, store_ns(t), name, marked, old,
-                                      &err);
+                                      NULL, &err);
                 if (r == -ESTALE)
                         return r;
                 if (r < 0)
@@ -1232,7 +1296,7 @@ static int delete_namespace(struct apiserver *s, const struct api_target *t,
                 respond_object(t, req, resp, 200, marked);
                 return 0;
         }
-        r = store_update_from(s->store, t->res->plural, "", t->name, marked, old, &err);
+        r = store_update_from(s->store, t->res->plural, "", t->name, marked, old, NULL, &err);
         if (r == -ESTALE)
                 return r;
         if (r < 0)

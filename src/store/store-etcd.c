@@ -1083,9 +1083,21 @@ static int update_cas(struct store_etcd *e, const char *resource, const char *ns
         return 1;
 }
 
+/* The -ESTALE of an update that lost to kv, the key's current state: *ret_current (if
+ * non-NULL) gets kv's object, from which the caller retries without reading again. */
+static int update_lost(const json_t *kv, const char *resource, const char *name,
+                       json_t **ret_current, struct error **reterr)
+{
+        json_t *cur;
+
+        if (ret_current && kv_object(kv, resource, name, 0, &cur, NULL) == 0)
+                *ret_current = cur;
+        return store_error_conflict(reterr, resource, name);
+}
+
 static int etcd_update(struct store_backend *b, const char *resource, const char *ns,
                        const char *name, json_t *obj, uint64_t expected_rv, const json_t *known,
-                       struct error **reterr)
+                       json_t **ret_current, struct error **reterr)
 {
         struct store_etcd *e = etcd_of(b);
         cleanup_free char *key = key_of(resource, ns, name), *value = NULL;
@@ -1116,7 +1128,7 @@ static int etcd_update(struct store_backend *b, const char *resource, const char
                                 return r;
                         if (!kv)
                                 return store_error_not_found(reterr, resource, name);
-                        return store_error_conflict(reterr, resource, name);
+                        return update_lost(kv, resource, name, ret_current, reterr);
                 }
         }
         r = kv_get(e, key, &kv, reterr);
@@ -1132,7 +1144,7 @@ static int etcd_update(struct store_backend *b, const char *resource, const char
                         return store_error_not_found(reterr, resource, name);
                 old_rv = (uint64_t) j_int(kv, "mod_revision");
                 if (expected_rv && expected_rv != old_rv)
-                        return store_error_conflict(reterr, resource, name);
+                        return update_lost(kv, resource, name, ret_current, reterr);
                 r = kv_object(kv, resource, name, 0, &old, reterr);
                 if (r < 0)
                         return r;

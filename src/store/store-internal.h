@@ -32,10 +32,11 @@ struct store_backend_ops {
         int (*create)(struct store_backend *b, const char *resource, const char *ns,
                       const char *name, json_t *obj, struct error **reterr);
         /* known (NULL: none) is the object as the caller read it at expected_rv (non-zero
-         * then): a backend may trust it instead of reading the stored object again. */
+         * then): a backend may trust it instead of reading the stored object again. On
+         * -ESTALE, *ret_current (if non-NULL) gets the stored object it read (store.h). */
         int (*update)(struct store_backend *b, const char *resource, const char *ns,
                       const char *name, json_t *obj, uint64_t expected_rv, const json_t *known,
-                      struct error **reterr);
+                      json_t **ret_current, struct error **reterr);
         int (*delete)(struct store_backend *b, const char *resource, const char *ns,
                       const char *name, uint64_t expected_rv, json_t **ret_last,
                       struct error **reterr);
@@ -143,5 +144,19 @@ void watch_cache_compact(struct watch_cache *c, uint64_t rv);
 void watch_cache_reset(struct watch_cache *c, uint64_t rv);
 /* The oldest from_rv a watch may start from now (every event after it is retained). */
 uint64_t watch_cache_oldest_rv(struct watch_cache *c);
+/* Makes items (a JSON array of every object of resource, listed at list_rv; taken over) the
+ * object index of resource, which every event published from then on keeps current, unless
+ * resource has one already; the retained events after list_rv are applied first. -ERANGE when
+ * events after list_rv were already dropped (list again), -ECANCELED after shutdown. Indexes
+ * are dropped with the history by watch_cache_reset. */
+int watch_cache_index(struct watch_cache *c, const char *resource, json_t *items, uint64_t list_rv);
+/* From resource's index: *ret_obj a copy of ns/name (the caller's to change). -ENOENT when
+ * the index does not hold it, -ENODATA when resource has no index. */
+int watch_cache_get(struct watch_cache *c, const char *resource, const char *ns, const char *name,
+                    json_t **ret_obj);
+/* From resource's index: copies of its objects in ns (NULL: all), ordered as store_list, and
+ * *ret_rv (if non-NULL) the newest version published. -ENODATA when resource has no index. */
+int watch_cache_list(struct watch_cache *c, const char *resource, const char *ns,
+                     json_t **ret_items, uint64_t *ret_rv);
 
 #endif

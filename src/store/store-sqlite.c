@@ -456,7 +456,7 @@ fail:
 /* known is not used: reading the stored object is local and part of the write's transaction. */
 static int sqlite_update(struct store_backend *b, const char *resource, const char *ns,
                          const char *name, json_t *obj, uint64_t expected_rv, const json_t *known,
-                         struct error **reterr)
+                         json_t **ret_current, struct error **reterr)
 {
         struct store_sqlite *s = (struct store_sqlite *) b;
         struct store_stamp_saved saved = { 0 };
@@ -475,6 +475,8 @@ static int sqlite_update(struct store_backend *b, const char *resource, const ch
         if (r < 0)
                 goto out;
         if (expected_rv && expected_rv != old_rv) {
+                if (ret_current)
+                        *ret_current = TAKE_PTR(old);
                 r = store_error_conflict(reterr, resource, name);
                 goto out;
         }

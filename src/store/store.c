@@ -335,6 +335,69 @@ int store_list(struct store *s, const char *resource, const char *ns, json_t **r
         return 0;
 }
 
+/* The cached reads' index of resource, primed from the backend when it has none (K8S: the
+ * cacher's and an informer's initial list). -ECANCELED once the store is closing. */
+static int cached_prime(struct store *s, const char *resource, struct error **reterr)
+{
+        for (int attempt = 0;; attempt++) {
+                json_t *items;
+                uint64_t rv;
+                int r = s->backend->ops->list(s->backend, resource, NULL, &items, &rv, reterr);
+
+                if (r < 0)
+                        return r;
+                /* -ERANGE: more than a window of writes landed since the list */
+                r = watch_cache_index(s->cache, resource, items, rv);
+                if (r != -ERANGE || attempt >= 3)
+                        return r;
+        }
+}
+
+int store_get_cached(struct store *s, const char *resource, const char *ns, const char *name,
+                     json_t **ret_obj, struct error **reterr)
+{
+        int r = check_key("getting", resource, name ? name : "", reterr);
+
+        if (r < 0)
+                return r;
+        r = watch_cache_get(s->cache, resource, ns ? ns : "", name, ret_obj);
+        if (r == -ENODATA) {
+                r = cached_prime(s, resource, reterr);
+                if (r == -ECANCELED || r == -ERANGE)
+                        return store_get(s, resource, ns, name, ret_obj, reterr);
+                if (r < 0)
+                        return r;
+                r = watch_cache_get(s->cache, resource, ns ? ns : "", name, ret_obj);
+        }
+        /* -ENODATA: the history was reset between the two; read the store itself */
+        if (r == -ENODATA)
+                return store_get(s, resource, ns, name, ret_obj, reterr);
+        if (r == -ENOENT)
+                return store_error_not_found(reterr, resource, name);
+        return r;
+}
+
+int store_list_cached(struct store *s, const char *resource, const char *ns, json_t **ret_items,
+                      uint64_t *ret_rv, struct error **reterr)
+{
+        int r = check_key("listing", resource, NULL, reterr);
+
+        if (r < 0)
+                return r;
+        r = watch_cache_list(s->cache, resource, ns, ret_items, ret_rv);
+        if (r == -ENODATA) {
+                r = cached_prime(s, resource, reterr);
+                if (r == -ECANCELED || r == -ERANGE)
+                        return store_list(s, resource, ns, ret_items, ret_rv, reterr);
+                if (r < 0)
+                        return r;
+                r = watch_cache_list(s->cache, resource, ns, ret_items, ret_rv);
+        }
+        if (r == -ENODATA)
+                return store_list(s, resource, ns, ret_items, ret_rv, reterr);
+        return r;
+}
+
 int store_create(struct store *s, const char *resource, const char *ns, const char *name,
                  json_t *obj, struct error **reterr)
 {
@@ -357,11 +420,11 @@ int store_update(struct store *s, const char *resource, const char *ns, const ch
         if (r < 0)
                 return r;
         return s->backend->ops->update(s->backend, resource, ns ? ns : "", name, obj, expected_rv,
-                                       NULL, reterr);
+                                       NULL, NULL, reterr);
 }
 
 int store_update_from(struct store *s, const char *resource, const char *ns, const char *name,
-                      json_t *obj, const json_t *old, struct error **reterr)
+                      json_t *obj, const json_t *old, json_t **ret_current, struct error **reterr)
 {
         uint64_t expected_rv = store_object_rv(old);
         int r = check_key("updating", resource, name ? name : "", reterr);
@@ -375,7 +438,7 @@ int store_update_from(struct store *s, const char *resource, const char *ns, con
         if (r < 0)
                 return r;
         return s->backend->ops->update(s->backend, resource, ns ? ns : "", name, obj, expected_rv,
-                                       old, reterr);
+                                       old, ret_current, reterr);
 }
 
 int store_delete(struct store *s, const char *resource, const char *ns, const char *name,

@@ -122,6 +122,21 @@ int store_get(struct store *s, const char *resource, const char *ns, const char 
  * at. */
 int store_list(struct store *s, const char *resource, const char *ns, json_t **ret_items,
                uint64_t *ret_rv, struct error **reterr);
+/* The server's own reads from memory (K8S: informers' listers, the cacher's GuaranteedUpdate
+ * starting from its cached copy): the same answers as store_get and store_list, from an index of
+ * resource's current objects that the watch history keeps, primed by one store_list on the
+ * first cached read of resource. The index holds every write of this store before the write
+ * returns; on etcd, other stores' writes arrive with the watch (a short lag), so a cached read
+ * may be stale: callers use it only where upstream reads a cache (admission's namespace,
+ * service account, limit ranges and quotas; the object an update starts from, whose staleness
+ * the update's resourceVersion compare catches). A client's GET or LIST without a
+ * resourceVersion stays a quorum read: store_get and store_list. Both backends serve these the
+ * same way (the index lives in the shared watch history); after the history was reset (etcd
+ * lost events to compaction) the next cached read lists again. */
+int store_get_cached(struct store *s, const char *resource, const char *ns, const char *name,
+                     json_t **ret_obj, struct error **reterr);
+int store_list_cached(struct store *s, const char *resource, const char *ns, json_t **ret_items,
+                      uint64_t *ret_rv, struct error **reterr);
 /* Creates; stamps obj's metadata.resourceVersion (obj is left as it was on failure). */
 int store_create(struct store *s, const char *resource, const char *ns, const char *name,
                  json_t *obj, struct error **reterr);
@@ -137,8 +152,11 @@ int store_update(struct store *s, const char *resource, const char *ns, const ch
  * again (etcd: one transaction instead of a read and a transaction, K8S: GuaranteedUpdate with
  * the watch cache's copy; a lost race is -ESTALE all the same, and obj equal to old is confirmed
  * against the store before nothing is written). */
+/* On -ESTALE, *ret_current (if non-NULL) gets the stored object the write lost to, as the
+ * failed write read it (etcd: the txn's else branch; K8S: GuaranteedUpdate retries from it),
+ * a new reference; left alone on success and on other errors. */
 int store_update_from(struct store *s, const char *resource, const char *ns, const char *name,
-                      json_t *obj, const json_t *old, struct error **reterr);
+                      json_t *obj, const json_t *old, json_t **ret_current, struct error **reterr);
 /* Deletes. expected_rv as for update. *ret_last (if non-NULL) gets the deleted object stamped
  * with the deletion's version. */
 int store_delete(struct store *s, const char *resource, const char *ns, const char *name,

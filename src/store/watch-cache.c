@@ -1,5 +1,7 @@
 /* watch-cache.c: the in-memory watch history every backend shares: a ring of the most recent
- * events, and the watchers fed from it (store_watch_next/store_watch_stop live here).
+ * events, the watchers fed from it (store_watch_next/store_watch_stop live here), and the
+ * object indexes that serve store_get_cached/store_list_cached (the current objects of a
+ * resource, kept from the same events once store.c primed them with a list).
  * It never touches storage: backends publish committed changes into it, store.c starts
  * watches on it. Publishing never waits for a watcher; a watcher that does not keep up is
  * cancelled instead. */
@@ -14,6 +16,7 @@
 
 #include "base/alloc.h"
 #include "base/json.h"
+#include "base/macro.h"
 #include "base/timeutil.h"
 #include "store/store-internal.h"
 
@@ -29,6 +32,16 @@ struct wc_event {
         char resource[]; /* "resource\0ns\0" */
 };
 
+/* The current objects of one resource (K8S: the cacher's store, an informer's indexer): primed
+ * from a list at from_rv, then kept by every published event with a greater rv. Its objects are
+ * shared with the events that brought them and never modified. */
+struct wc_index {
+        struct wc_index *next;
+        uint64_t from_rv;
+        json_t *objects; /* namespace ("" for cluster-scoped) -> name -> object */
+        char resource[];
+};
+
 struct watch_cache {
         pthread_mutex_t lock;
         unsigned refs; /* the store's and one per watcher; under lock */
@@ -40,6 +53,7 @@ struct watch_cache {
         uint64_t start_rv; /* every event with rv > start_rv is in the ring */
         uint64_t last_rv;  /* newest published, or start_rv */
         struct store_watch *watchers;
+        struct wc_index *indexes;
 };
 
 struct store_watch {
@@ -89,6 +103,59 @@ static void wc_event_unref(struct wc_event *e)
         free(e);
 }
 
+/* Called with the cache locked (or unshared): forgets every index; they are primed again on
+ * their next use. */
+static void indexes_drop(struct watch_cache *c)
+{
+        while (c->indexes) {
+                struct wc_index *x = c->indexes;
+
+                c->indexes = x->next;
+                json_decref(x->objects);
+                free(x);
+        }
+}
+
+/* Called with the cache locked. */
+static struct wc_index *index_find(struct watch_cache *c, const char *resource)
+{
+        for (struct wc_index *x = c->indexes; x; x = x->next)
+                if (streq(x->resource, resource))
+                        return x;
+        return NULL;
+}
+
+/* Called with the cache locked: obj (a reference taken over; NULL: gone) is now what
+ * resource's index holds under ns/name. */
+static void index_put(struct wc_index *x, const char *ns, const char *name, json_t *obj)
+{
+        json_t *names = json_object_get(x->objects, ns);
+
+        if (!obj) {
+                if (names && json_object_del(names, name) == 0 && json_object_size(names) == 0)
+                        json_object_del(x->objects, ns);
+                return;
+        }
+        if (!names) {
+                names = json_object();
+                if (!names || json_object_set_new(x->objects, ns, names) < 0)
+                        abort();
+        }
+        if (json_object_set_new(names, name, obj) < 0)
+                abort();
+}
+
+/* Called with the cache locked: e brings the index up to e->rv. */
+static void index_apply(struct wc_index *x, const struct wc_event *e)
+{
+        const char *name =
+                json_string_value(json_object_get(json_object_get(e->object, "metadata"), "name"));
+
+        if (e->rv <= x->from_rv || !name)
+                return;
+        index_put(x, e->ns, name, e->type == STORE_EVENT_DELETED ? NULL : json_incref(e->object));
+}
+
 struct watch_cache *watch_cache_new(const struct watch_cache_limits *limits, uint64_t start_rv)
 {
         struct watch_cache *c = xcalloc(1, sizeof(*c));
@@ -117,6 +184,7 @@ struct watch_cache *watch_cache_unref(struct watch_cache *c)
         if (left > 0)
                 return NULL;
         assert(!c->watchers);
+        indexes_drop(c);
         for (size_t i = 0; i < c->count; i++)
                 wc_event_unref(c->ring[(c->head + i) % c->limits.window]);
         free(c->ring);
@@ -182,6 +250,7 @@ void watch_cache_shutdown(struct watch_cache *c)
         c->closed = true;
         for (struct store_watch *w = c->watchers; w; w = w->next)
                 watcher_cancel(w);
+        indexes_drop(c);
         pthread_mutex_unlock(&c->lock);
 }
 
@@ -216,6 +285,9 @@ void watch_cache_publish(struct watch_cache *c, enum store_event_type type, cons
         c->count++;
         c->ring_bytes += e->bytes;
         c->last_rv = rv;
+        for (struct wc_index *x = c->indexes; x; x = x->next)
+                if (streq(x->resource, resource))
+                        index_apply(x, e);
 
         for (struct store_watch *w = c->watchers; w; w = w->next) {
                 if (w->cancelled || rv <= w->from_rv || !watcher_matches(w, e))
@@ -266,6 +338,8 @@ void watch_cache_reset(struct watch_cache *c, uint64_t rv)
         for (struct store_watch *w = c->watchers; w; w = w->next)
                 watcher_cancel(w);
         ring_drop_through(c, UINT64_MAX);
+        /* the indexes missed the lost events too */
+        indexes_drop(c);
         c->start_rv = rv;
         c->last_rv = rv;
         pthread_mutex_unlock(&c->lock);
@@ -405,8 +479,11 @@ int store_watch_next(struct store_watch *w, int timeout_ms, struct store_event *
         ret->type = e->type;
         ret->rv = e->rv;
         /* The last holder may take the object; otherwise others share it and get a copy. Nobody
-         * can gain a reference to an event once the ring and every queue have let it go. */
-        if (__atomic_load_n(&e->refs, __ATOMIC_ACQUIRE) == 1) {
+         * can gain a reference to an event once the ring and every queue have let it go, nor to
+         * its object then: an index takes one only from the ring or at publish. An object an
+         * index still holds (a second reference on the jansson value) is copied too. */
+        if (__atomic_load_n(&e->refs, __ATOMIC_ACQUIRE) == 1 &&
+            __atomic_load_n(&e->object->refcount, __ATOMIC_ACQUIRE) == 1) {
                 ret->object = e->object;
                 e->object = NULL;
         } else {
@@ -453,4 +530,129 @@ struct store_watch *store_watch_stop(struct store_watch *w)
         watcher_free(w);
         watch_cache_unref(c);
         return NULL;
+}
+
+int watch_cache_index(struct watch_cache *c, const char *resource, json_t *items, uint64_t list_rv)
+{
+        size_t rl = strlen(resource), i;
+        struct wc_index *x;
+        json_t *item;
+        int r = 0;
+
+        pthread_mutex_lock(&c->lock);
+        if (c->closed)
+                r = -ECANCELED;
+        else if (list_rv < c->start_rv)
+                r = -ERANGE; /* events after the list are gone from the ring */
+        if (r < 0 || index_find(c, resource))
+                goto out;
+        x = xmalloc(sizeof(*x) + rl + 1);
+        memcpy(x->resource, resource, rl + 1);
+        x->from_rv = list_rv;
+        x->objects = json_object();
+        if (!x->objects)
+                abort();
+        json_array_foreach(items, i, item) {
+                const json_t *meta = json_object_get(item, "metadata");
+                const char *name = json_string_value(json_object_get(meta, "name"));
+                const char *ns = json_string_value(json_object_get(meta, "namespace"));
+
+                if (name)
+                        index_put(x, ns ? ns : "", name, json_incref(item));
+        }
+        /* what was published after the list and before now */
+        for (size_t k = 0; k < c->count; k++) {
+                const struct wc_event *e = c->ring[(c->head + k) % c->limits.window];
+
+                if (streq(e->resource, resource))
+                        index_apply(x, e);
+        }
+        x->next = c->indexes;
+        c->indexes = x;
+out:
+        pthread_mutex_unlock(&c->lock);
+        json_decref(items);
+        return r;
+}
+
+int watch_cache_get(struct watch_cache *c, const char *resource, const char *ns, const char *name,
+                    json_t **ret_obj)
+{
+        cleanup_json json_t *obj = NULL;
+        struct wc_index *x;
+
+        pthread_mutex_lock(&c->lock);
+        x = index_find(c, resource);
+        if (x)
+                obj = json_incref(json_object_get(json_object_get(x->objects, ns), name));
+        pthread_mutex_unlock(&c->lock);
+        if (!x)
+                return -ENODATA;
+        if (!obj)
+                return -ENOENT;
+        /* the shared object stays as published: the caller gets its own */
+        *ret_obj = json_deep_copy(obj);
+        if (!*ret_obj)
+                abort();
+        return 0;
+}
+
+struct listed {
+        const char *ns, *name;
+        json_t *obj;
+};
+
+static int listed_cmp(const void *a, const void *b)
+{
+        const struct listed *x = a, *y = b;
+        int r = strcmp(x->ns, y->ns);
+
+        return r ? r : strcmp(x->name, y->name);
+}
+
+int watch_cache_list(struct watch_cache *c, const char *resource, const char *ns,
+                     json_t **ret_items, uint64_t *ret_rv)
+{
+        cleanup_free struct listed *l = NULL;
+        size_t n = 0, cap = 0;
+        struct wc_index *x;
+        const char *nk, *k;
+        json_t *names, *obj, *items;
+        uint64_t rv;
+
+        pthread_mutex_lock(&c->lock);
+        x = index_find(c, resource);
+        if (!x) {
+                pthread_mutex_unlock(&c->lock);
+                return -ENODATA;
+        }
+        rv = c->last_rv;
+        json_object_foreach(x->objects, nk, names) {
+                if (ns && !streq(ns, nk))
+                        continue;
+                json_object_foreach(names, k, obj) {
+                        if (n == cap) {
+                                cap = cap ? 2 * cap : 16;
+                                l = xrealloc(l, cap * sizeof(*l));
+                        }
+                        /* the keys live as long as the objects hold them: references */
+                        l[n++] = (struct listed){ .ns = nk, .name = k, .obj = json_incref(obj) };
+                }
+        }
+        /* sorted under the lock, where the keys are alive; copied outside it */
+        if (n > 1)
+                qsort(l, n, sizeof(*l), listed_cmp);
+        pthread_mutex_unlock(&c->lock);
+        items = json_array();
+        if (!items)
+                abort();
+        for (size_t i = 0; i < n; i++) {
+                if (json_array_append_new(items, json_deep_copy(l[i].obj)) < 0)
+                        abort();
+                json_decref(l[i].obj);
+        }
+        *ret_items = items;
+        if (ret_rv)
+                *ret_rv = rv;
+        return 0;
 }

@@ -423,7 +423,8 @@ static void test_update_from(void **state)
         assert_int_equal(store_get(f->s, "pods", "default", "web", &read1, NULL), 0);
         o = json_deep_copy(read1);
         json_object_set_new(json_object_get(o, "metadata"), "labels", json_pack("{s:s}", "x", "1"));
-        assert_int_equal(store_update_from(f->s, "pods", "default", "web", o, read1, NULL), 1);
+        assert_int_equal(store_update_from(f->s, "pods", "default", "web", o, read1, NULL, NULL),
+                         1);
         assert_rv(o, 2);
         /* published before the write returned, on either backend */
         assert_int_equal(store_watch_next(w, 0, &ev), 1);
@@ -436,8 +437,9 @@ static void test_update_from(void **state)
         stale = json_deep_copy(read1);
         json_object_set_new(json_object_get(stale, "metadata"), "labels",
                             json_pack("{s:s}", "y", "1"));
-        assert_int_equal(store_update_from(f->s, "pods", "default", "web", stale, read1, &err),
-                         -ESTALE);
+        assert_int_equal(
+                store_update_from(f->s, "pods", "default", "web", stale, read1, NULL, &err),
+                -ESTALE);
         assert_string_equal(err->message,
                             "Operation cannot be fulfilled on pods \"web\": the object has been "
                             "modified; please apply your changes to the latest version and try "
@@ -446,12 +448,13 @@ static void test_update_from(void **state)
         assert_rv(stale, 1);
         /* unchanged from a stale read: still checked against the store, not taken as a no-op */
         same = json_deep_copy(read1);
-        assert_int_equal(store_update_from(f->s, "pods", "default", "web", same, read1, NULL),
+        assert_int_equal(store_update_from(f->s, "pods", "default", "web", same, read1, NULL, NULL),
                          -ESTALE);
         /* unchanged from the current version: nothing written */
         assert_int_equal(store_get(f->s, "pods", "default", "web", &read2, NULL), 0);
         cur = json_deep_copy(read2);
-        assert_int_equal(store_update_from(f->s, "pods", "default", "web", cur, read2, NULL), 0);
+        assert_int_equal(store_update_from(f->s, "pods", "default", "web", cur, read2, NULL, NULL),
+                         0);
         assert_rv(cur, 2);
         assert_int_equal(store_current_rv(f->s), R(2));
         no_event(w);
@@ -461,17 +464,130 @@ static void test_update_from(void **state)
         next_event(w, STORE_EVENT_DELETED, 3, "web");
         gone = json_deep_copy(read2);
         json_object_set_new(gone, "status", json_pack("{s:s}", "phase", "Running"));
-        assert_int_equal(store_update_from(f->s, "pods", "default", "web", gone, read2, &err),
+        assert_int_equal(store_update_from(f->s, "pods", "default", "web", gone, read2, NULL, &err),
                          -ENOENT);
         assert_string_equal(err->message, "pods \"web\" not found");
         err = error_free(err);
         /* what it replaces must carry a version */
         norv = pod("default", "web", "i");
-        assert_int_equal(store_update_from(f->s, "pods", "default", "web", gone, norv, &err),
+        assert_int_equal(store_update_from(f->s, "pods", "default", "web", gone, norv, NULL, &err),
                          -EINVAL);
         err = error_free(err);
         no_event(w);
         store_watch_stop(w);
+}
+
+/* K8S (GuaranteedUpdate): an update over a stale copy (as a cache may hold) loses with the
+ * stored object in hand, and the retry over that object is written and ends in the right
+ * object, with no read of its own. */
+static void test_update_from_stale_retry(void **state)
+{
+        struct fixture *f = *state;
+        cleanup_json json_t *stale = NULL, *fresh = NULL, *o = NULL, *current = NULL, *got = NULL;
+
+        create_ok(f->s, "pods", "default", "web", "busybox"); /* 1 */
+        assert_int_equal(store_get(f->s, "pods", "default", "web", &stale, NULL), 0);
+        fresh = json_deep_copy(stale);
+        json_object_set_new(json_object_get(fresh, "metadata"), "labels",
+                            json_pack("{s:s}", "x", "1"));
+        assert_int_equal(store_update(f->s, "pods", "default", "web", fresh, R(1), NULL), 1);
+
+        /* a label y over the stale copy: lost, with the current object (label x) returned */
+        o = json_deep_copy(stale);
+        json_object_set_new(json_object_get(o, "metadata"), "labels", json_pack("{s:s}", "y", "1"));
+        assert_int_equal(
+                store_update_from(f->s, "pods", "default", "web", o, stale, &current, NULL),
+                -ESTALE);
+        assert_non_null(current);
+        assert_rv(current, 2);
+        assert_string_equal(json_path_string(current, "metadata.labels.x"), "1");
+        assert_int_equal(store_current_rv(f->s), R(2));
+
+        /* the retry applies its change to what it lost to */
+        json_decref(o);
+        o = json_deep_copy(current);
+        json_object_set_new(json_object_get(json_object_get(o, "metadata"), "labels"), "y",
+                            json_string("1"));
+        assert_int_equal(store_update_from(f->s, "pods", "default", "web", o, current, NULL, NULL),
+                         1);
+        assert_rv(o, 3);
+        assert_int_equal(store_get(f->s, "pods", "default", "web", &got, NULL), 0);
+        assert_string_equal(json_path_string(got, "metadata.labels.x"), "1");
+        assert_string_equal(json_path_string(got, "metadata.labels.y"), "1");
+}
+
+/* --- cached reads --- */
+
+/* store_get_cached and store_list_cached answer what store_get and store_list answer, and
+ * every write of the store is in them when it returns (the index is primed on first use,
+ * then kept by the watch history). */
+static void test_cached_reads(void **state)
+{
+        struct fixture *f = *state;
+        cleanup_json json_t *a = NULL, *b = NULL, *got = NULL, *again = NULL, *all = NULL,
+                            *in_a = NULL, *upd = NULL, *after = NULL, *none = NULL;
+        struct error *err = NULL;
+        uint64_t rv = 0;
+
+        create_ok(f->s, "serviceaccounts", "b", "default", "i"); /* 1 */
+        create_ok(f->s, "serviceaccounts", "a", "default", "i"); /* 2 */
+        create_ok(f->s, "serviceaccounts", "a", "builder", "i"); /* 3 */
+        create_ok(f->s, "namespaces", "", "a", "i");             /* 4 */
+        assert_int_equal(store_get_cached(f->s, "serviceaccounts", "a", "default", &got, NULL), 0);
+        assert_int_equal(store_get(f->s, "serviceaccounts", "a", "default", &a, NULL), 0);
+        assert_true(json_equal(got, a));
+        assert_rv(got, 2);
+        /* the copy is the caller's: changing it changes no later answer */
+        json_object_set_new(got, "spec", json_string("changed"));
+        assert_int_equal(store_get_cached(f->s, "serviceaccounts", "a", "default", &again, NULL),
+                         0);
+        assert_true(json_equal(again, a));
+        /* cluster-scoped, and absent */
+        assert_int_equal(store_get_cached(f->s, "namespaces", NULL, "a", &b, NULL), 0);
+        assert_rv(b, 4);
+        assert_int_equal(store_get_cached(f->s, "namespaces", "", "zz", &none, &err), -ENOENT);
+        assert_string_equal(err->message, "namespaces \"zz\" not found");
+        err = error_free(err);
+
+        /* lists: store_list's order, by namespace */
+        assert_int_equal(store_list_cached(f->s, "serviceaccounts", NULL, &all, &rv, NULL), 0);
+        assert_int_equal(json_array_size(all), 3);
+        assert_string_equal(json_path_string(json_array_get(all, 0), "metadata.name"), "builder");
+        assert_string_equal(json_path_string(json_array_get(all, 1), "metadata.name"), "default");
+        assert_string_equal(json_path_string(json_array_get(all, 1), "metadata.namespace"), "a");
+        assert_string_equal(json_path_string(json_array_get(all, 2), "metadata.namespace"), "b");
+        assert_int_equal(rv, R(4));
+        assert_int_equal(store_list_cached(f->s, "serviceaccounts", "a", &in_a, NULL, NULL), 0);
+        assert_int_equal(json_array_size(in_a), 2);
+
+        /* writes after the first cached read are in the next one */
+        upd = json_deep_copy(a);
+        json_object_set_new(upd, "secrets", json_pack("[{s:s}]", "name", "t"));
+        assert_int_equal(store_update(f->s, "serviceaccounts", "a", "default", upd, R(2), NULL),
+                         1); /* 5 */
+        assert_int_equal(store_delete(f->s, "serviceaccounts", "a", "builder", 0, NULL, NULL),
+                         0);                                     /* 6 */
+        create_ok(f->s, "serviceaccounts", "c", "default", "i"); /* 7 */
+        assert_int_equal(store_get_cached(f->s, "serviceaccounts", "a", "default", &after, NULL),
+                         0);
+        assert_rv(after, 5);
+        assert_string_equal(
+                json_path_string(json_array_get(json_object_get(after, "secrets"), 0), "name"),
+                "t");
+        assert_int_equal(store_get_cached(f->s, "serviceaccounts", "a", "builder", &none, NULL),
+                         -ENOENT);
+        json_decref(all);
+        all = NULL;
+        assert_int_equal(store_list_cached(f->s, "serviceaccounts", NULL, &all, &rv, NULL), 0);
+        assert_int_equal(json_array_size(all), 3);
+        assert_string_equal(json_path_string(json_array_get(all, 0), "metadata.namespace"), "a");
+        assert_string_equal(json_path_string(json_array_get(all, 2), "metadata.namespace"), "c");
+        assert_int_equal(rv, R(7));
+        /* an empty resource lists empty */
+        json_decref(all);
+        all = NULL;
+        assert_int_equal(store_list_cached(f->s, "limitranges", "a", &all, NULL, NULL), 0);
+        assert_int_equal(json_array_size(all), 0);
 }
 
 /* --- no-op updates --- */
@@ -1155,6 +1271,51 @@ static void test_etcd_two_stores(void **state)
         store_close(other);
 }
 
+/* Two stores on one etcd: a cached read through one holds the other's writes once its watch
+ * delivered them; an update from a copy the other moved past is caught by the compare. */
+static void test_etcd_cached_two_stores(void **state)
+{
+        struct fixture *f = *state;
+        const struct store_etcd_options eo = { .endpoints = etcd_endpoint() };
+        struct store *other = NULL;
+        struct store_watch *w = NULL;
+        cleanup_json json_t *before = NULL, *mine = NULL, *cur = NULL, *theirs = NULL, *got = NULL;
+
+        assert_int_equal(store_open_etcd(&eo, NULL, &other, NULL), 0);
+        create_ok(f->s, "namespaces", "", "n1", "i"); /* 1 */
+        assert_int_equal(store_get_cached(f->s, "namespaces", "", "n1", &before, NULL), 0);
+        assert_int_equal(store_watch_start(f->s, "namespaces", NULL, R(1), &w, NULL), 0);
+        theirs = json_deep_copy(before);
+        json_object_set_new(json_object_get(theirs, "metadata"), "labels",
+                            json_pack("{s:s}", "by", "other"));
+        assert_int_equal(store_update(other, "namespaces", "", "n1", theirs, R(1), NULL), 1);
+        /* once this store's watch has the other's write, so have its cached reads */
+        next_event(w, STORE_EVENT_MODIFIED, 2, "n1");
+        assert_int_equal(store_get_cached(f->s, "namespaces", "", "n1", &got, NULL), 0);
+        assert_rv(got, 2);
+        assert_string_equal(json_path_string(got, "metadata.labels.by"), "other");
+        /* from the copy read before: lost, and retried from what it lost to */
+        mine = json_deep_copy(before);
+        json_object_set_new(mine, "spec", json_pack("{s:[s]}", "finalizers", "kubernetes"));
+        assert_int_equal(store_update_from(f->s, "namespaces", "", "n1", mine, before, &cur, NULL),
+                         -ESTALE);
+        assert_rv(cur, 2);
+        json_decref(mine);
+        mine = json_deep_copy(cur);
+        json_object_set_new(mine, "spec", json_pack("{s:[s]}", "finalizers", "kubernetes"));
+        assert_int_equal(store_update_from(f->s, "namespaces", "", "n1", mine, cur, NULL, NULL),
+                         1); /* 3 */
+        json_decref(got);
+        got = NULL;
+        assert_int_equal(store_get(f->s, "namespaces", "", "n1", &got, NULL), 0);
+        assert_rv(got, 3);
+        assert_string_equal(json_path_string(got, "metadata.labels.by"), "other");
+        assert_string_equal(json_string_value(json_array_get(json_path(got, "spec.finalizers"), 0)),
+                            "kubernetes");
+        store_watch_stop(w);
+        store_close(other);
+}
+
 /* K8S (compact.go): the compactor compacts to the revision of one interval ago; a watch from
  * below it is 410 Expired, one from after it goes on. */
 static void test_etcd_compaction(void **state)
@@ -1325,6 +1486,8 @@ int main(void)
                 cmocka_unit_test_setup_teardown(test_conflict, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_noop_update, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_update_from, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_update_from_stale_retry, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_cached_reads, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_list, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_watch_from_zero, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_watch_all_namespaces, setup, teardown),
@@ -1344,6 +1507,7 @@ int main(void)
                 cmocka_unit_test_setup_teardown(test_etcd_keys, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_etcd_list_pages, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_etcd_two_stores, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_etcd_cached_two_stores, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_etcd_compaction, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_etcd_ttl, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_etcd_failover, setup, teardown),

@@ -37,14 +37,14 @@ static struct watch_cache *cache_new(size_t window, size_t queue_max, uint64_t s
         return watch_cache_new(&l, start_rv);
 }
 
-/* An object of rv whose metadata.pad is a string of pad bytes (0: none); its name has a fixed
- * width so that same-pad objects take the same memory. */
+/* An object "o<rv>" of rv; with pad, metadata.pad is a string of pad bytes and the name has a
+ * fixed width, so that same-pad objects take the same memory. */
 static json_t *padded(uint64_t rv, size_t pad)
 {
         char name[24];
         json_t *o;
 
-        (void) snprintf(name, sizeof(name), "o%06llu", (unsigned long long) rv);
+        (void) snprintf(name, sizeof(name), pad ? "o%06llu" : "o%llu", (unsigned long long) rv);
         o = obj(name, rv);
         if (pad) {
                 char *s = xmalloc(pad + 1);
@@ -268,7 +268,7 @@ static void test_each_reader_owns_its_copy(void **state)
         assert_int_equal(store_watch_next(w2, 0, &e2), 1);
         assert_ptr_not_equal(e1.object, e2.object);
         assert_null(json_object_get(e2.object, "changed"));
-        assert_string_equal(json_path_string(e2.object, "metadata.name"), "o000001");
+        assert_string_equal(json_path_string(e2.object, "metadata.name"), "o1");
         store_event_release(&e1);
         store_event_release(&e2);
         store_watch_stop(w1);
@@ -345,6 +345,71 @@ static void test_reset(void **state)
         watch_cache_unref(c);
 }
 
+/* The object index: primed from a list at some rv, the retained events after it applied on
+ * top, those at or below it ignored, and every later event kept. */
+static void test_index(void **state)
+{
+        struct watch_cache *c = cache_new(10, 8, 5);
+        json_t *items = json_pack("[o, o]", obj("o6", 6), obj("old", 3));
+        json_t *got = NULL, *list = NULL;
+        uint64_t rv = 0;
+
+        assert_int_equal(watch_cache_get(c, "pods", "ns", "o6", &got), -ENODATA);
+        assert_int_equal(watch_cache_list(c, "pods", NULL, &list, NULL), -ENODATA);
+        publish(c, "pods", "ns", 6);       /* in the list already */
+        publish(c, "pods", "ns", 7);       /* after it */
+        publish(c, "configmaps", "ns", 8); /* another resource */
+        assert_int_equal(watch_cache_index(c, "pods", items, 6), 0);
+        assert_int_equal(watch_cache_get(c, "pods", "ns", "o7", &got), 0);
+        assert_string_equal(json_path_string(got, "metadata.resourceVersion"), "7");
+        json_decref(got);
+        assert_int_equal(watch_cache_get(c, "pods", "ns", "o8", &got), -ENOENT);
+        assert_int_equal(watch_cache_get(c, "pods", "other", "o7", &got), -ENOENT);
+        /* a second priming keeps the first index */
+        assert_int_equal(watch_cache_index(c, "pods", json_array(), 8), 0);
+        watch_cache_publish(c, STORE_EVENT_DELETED, "pods", "ns", 9, obj("old", 9));
+        publish(c, "pods", "ns", 10);
+        assert_int_equal(watch_cache_list(c, "pods", "ns", &list, &rv), 0);
+        assert_int_equal(rv, 10);
+        assert_int_equal(json_array_size(list), 3);
+        assert_string_equal(json_path_string(json_array_get(list, 0), "metadata.name"), "o10");
+        assert_string_equal(json_path_string(json_array_get(list, 1), "metadata.name"), "o6");
+        assert_string_equal(json_path_string(json_array_get(list, 2), "metadata.name"), "o7");
+        json_decref(list);
+        /* lost history drops the index: primed again on its next use */
+        watch_cache_reset(c, 20);
+        assert_int_equal(watch_cache_get(c, "pods", "ns", "o7", &got), -ENODATA);
+        /* a list older than the retained history cannot be completed */
+        assert_int_equal(watch_cache_index(c, "pods", json_array(), 19), -ERANGE);
+        watch_cache_shutdown(c);
+        assert_int_equal(watch_cache_index(c, "pods", json_array(), 20), -ECANCELED);
+        watch_cache_unref(c);
+}
+
+/* An object the index holds is shared with its event: the last watcher to read the event gets
+ * a copy, not the index's object, so changing it changes no cached read. */
+static void test_index_shares_no_object_with_readers(void **state)
+{
+        struct watch_cache *c = cache_new(1, 8, 0);
+        struct store_watch *w = NULL;
+        struct store_event ev = { 0 };
+        json_t *got = NULL;
+
+        assert_int_equal(watch_cache_index(c, "pods", json_array(), 0), 0);
+        assert_int_equal(watch_cache_watch(c, "pods", NULL, 0, NULL, &w, NULL), 0);
+        publish(c, "pods", "ns", 1);
+        publish(c, "configmaps", "ns", 2); /* pushes event 1 out of the ring of one */
+        assert_int_equal(store_watch_next(w, 0, &ev), 1);
+        json_object_set_new(json_object_get(ev.object, "metadata"), "name", json_string("x"));
+        store_event_release(&ev);
+        assert_int_equal(watch_cache_get(c, "pods", "ns", "o1", &got), 0);
+        assert_string_equal(json_path_string(got, "metadata.name"), "o1");
+        json_decref(got);
+        store_watch_stop(w);
+        watch_cache_shutdown(c);
+        watch_cache_unref(c);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -357,6 +422,8 @@ int main(void)
                 cmocka_unit_test(test_watchers_outlive_shutdown),
                 cmocka_unit_test(test_compact),
                 cmocka_unit_test(test_reset),
+                cmocka_unit_test(test_index),
+                cmocka_unit_test(test_index_shares_no_object_with_readers),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);
