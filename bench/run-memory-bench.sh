@@ -15,7 +15,7 @@
 # there), COUNTS ("100 500"), SETTLE (20), SERVER_PORT (26400).
 set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-cd "$ROOT"
+cd "$ROOT" || exit 1
 COUNTS=${COUNTS:-100 500}
 SETTLE=${SETTLE:-20}
 export SERVER_PORT=${SERVER_PORT:-26400}

@@ -46,9 +46,9 @@
  * flexlet-helper when runtime_exe_reexec_sealed found it beside the binary (`flexlet serve`
  * and `flexlet node`: a sealed view of it), else the calling process's own binary
  * (/proc/self/exe); that binary's main must route `supervise` to runtime_helper_main.
- * flexlet's does (cmd_supervise), and flexlet-helper's (src/helper/main.c). A test binary that starts sandboxes or
- * containers must do the same first thing in its main (see tests/unit/node/test-runtime-e2e.c),
- * or it would be re-run, detached, as its own helper.
+ * flexlet's does (cmd_supervise), and flexlet-helper's (src/helper/main.c). A test binary that
+ * starts sandboxes or containers must do the same first thing in its main (see
+ * tests/unit/node/test-runtime-e2e.c), or it would be re-run, detached, as its own helper.
  *
  * Kernel: Linux >= 5.12 (pidfd_open, setns on a pidfd, openat2, close_range, open_tree,
  * move_mount, mount_setattr), overlayfs, root.
