@@ -12,7 +12,8 @@
 # Everything it made is removed on exit (tests/lib/node.sh's cleanup). Report on stdout.
 #
 # Environment: FLEXLET_BIN (default build/flexlet; its flexlet-helper beside it is used when
-# there), COUNTS ("100 500"), SETTLE (20), SERVER_PORT (26400).
+# there), COUNTS ("100 500"), SETTLE (20), SERVER_PORT (26400), SERVE_FLAGS (more flags for
+# serve, e.g. "--watch-cache-bytes 1Mi" to see what the watch history holds).
 set -uo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT" || exit 1
@@ -34,7 +35,8 @@ SERVER_DIR=$(mktemp -d /tmp/flexlet-memory-bench.XXXXXX)
 
 max=0
 for n in $COUNTS; do [ "$n" -gt "$max" ] && max=$n; done
-node_start --allocatable "cpu=64,memory=64Gi,pods=$((max + 10))" >/dev/null || exit 1
+# shellcheck disable=SC2086 # SERVE_FLAGS is words
+node_start --allocatable "cpu=64,memory=64Gi,pods=$((max + 10))" ${SERVE_FLAGS:-} >/dev/null || exit 1
 k wait --for=condition=Ready node/test-node --timeout=60s >/dev/null
 
 kib() { awk -v k="$2" '$1 == k ":" {print $2}' "$1"; }
@@ -99,7 +101,7 @@ EOF
 
 echo "# flexlet memory: $(git rev-parse --short HEAD), $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPUs"
 echo
-echo "binary: $FLEXLET_BIN; helper beside it: $([ -x "$(dirname "$FLEXLET_BIN")/flexlet-helper" ] && echo yes || echo no)"
+echo "binary: $FLEXLET_BIN ${SERVE_FLAGS:-}; helper beside it: $([ -x "$(dirname "$FLEXLET_BIN")/flexlet-helper" ] && echo yes || echo no)"
 echo
 sleep "$SETTLE"
 measure_idle() {
