@@ -34,7 +34,8 @@ $(BUILD)/libflexlet.a: $(LIB_OBJS)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(BUILD)/flexlet: $(CMD_OBJS) $(BUILD)/libflexlet.a
+# flexlet-helper comes with it: the agent execs the one beside it, and the two speak one protocol
+$(BUILD)/flexlet: $(CMD_OBJS) $(BUILD)/libflexlet.a $(BUILD)/flexlet-helper
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(CMD_OBJS) $(BUILD)/libflexlet.a $(LDLIBS)
 
 # The helpers' binary: static and not position-independent, so that every helper shares its

@@ -24,7 +24,7 @@ cd "$ROOT"
 BUILD=${BUILD:-build-bench}
 BEFORE_REF=${BEFORE_REF-main}
 
-make BUILD="$BUILD" -j"$(nproc)" "$BUILD/flexlet" "$BUILD/flexlet-helper" >/dev/null
+make BUILD="$BUILD" -j"$(nproc)" "$BUILD/flexlet" >/dev/null
 make -C bench BUILD="$BUILD" >/dev/null
 # 512 clients and the server's connections, one descriptor each
 ulimit -n 8192 2>/dev/null || ulimit -n "$(ulimit -Hn)"

@@ -28,7 +28,7 @@ log() { echo "# $*" >&2; }
 commit=$(git rev-parse --short HEAD)
 [ -z "$(git status --porcelain -- src)" ] || commit="$commit, with uncommitted changes in src/"
 
-make BUILD="$BUILD" -j"$(nproc)" "$BUILD/flexlet" "$BUILD/flexlet-helper" >/dev/null
+make BUILD="$BUILD" -j"$(nproc)" "$BUILD/flexlet" >/dev/null
 make -C bench BUILD="$BUILD" "../$BUILD/bench/deployment-bench" >/dev/null
 DB="$ROOT/$BUILD/bench/deployment-bench"
 

@@ -26,7 +26,7 @@ fi
 command -v nsenter >/dev/null || { echo "run-exec-bench.sh: nsenter (util-linux) is missing" >&2; exit 1; }
 commit=$(git rev-parse --short HEAD)
 [ -z "$(git status --porcelain -- src)" ] || commit="$commit, with uncommitted changes in src/"
-make BUILD="$BUILD" -j"$(nproc)" "$BUILD/flexlet" "$BUILD/flexlet-helper" >/dev/null
+make BUILD="$BUILD" -j"$(nproc)" "$BUILD/flexlet" >/dev/null
 make -C bench BUILD="$BUILD" "../$BUILD/bench/exec-bench" >/dev/null
 EB="$ROOT/$BUILD/bench/exec-bench"
 export FLEXLET_BIN="$ROOT/$BUILD/flexlet"

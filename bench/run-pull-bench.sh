@@ -33,7 +33,7 @@ for tool in docker-registry skopeo gzip sha256sum curl; do
 done
 commit=$(git rev-parse --short HEAD)
 [ -z "$(git status --porcelain -- src)" ] || commit="$commit, with uncommitted changes in src/"
-make BUILD="$BUILD" -j"$(nproc)" "$BUILD/flexlet" "$BUILD/flexlet-helper" >/dev/null
+make BUILD="$BUILD" -j"$(nproc)" "$BUILD/flexlet" >/dev/null
 make -C bench BUILD="$BUILD" "../$BUILD/bench/pull-bench" >/dev/null
 PB="$ROOT/$BUILD/bench/pull-bench"
 FX="$ROOT/$BUILD/flexlet"

@@ -34,7 +34,7 @@ fi
 log() { echo "# $*" >&2; }
 
 # --- build: flexlet with the top Makefile, pv-bench with bench/Makefile
-make BUILD="$BUILD" -j"$(nproc)" "$BUILD/flexlet" "$BUILD/flexlet-helper" >/dev/null
+make BUILD="$BUILD" -j"$(nproc)" "$BUILD/flexlet" >/dev/null
 make -C bench BUILD="$BUILD" "../$BUILD/bench/pv-bench" >/dev/null
 PB="$ROOT/$BUILD/bench/pv-bench"
 # the commit as built (the tree may move during the run)

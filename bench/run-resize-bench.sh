@@ -38,7 +38,7 @@ die() {
 }
 
 # --- build: flexlet with the top Makefile, resize-bench with bench/Makefile
-make BUILD="$BUILD" -j"$(nproc)" "$BUILD/flexlet" "$BUILD/flexlet-helper" >/dev/null
+make BUILD="$BUILD" -j"$(nproc)" "$BUILD/flexlet" >/dev/null
 make -C bench BUILD="$BUILD" "../$BUILD/bench/resize-bench" >/dev/null
 RB="$ROOT/$BUILD/bench/resize-bench"
 # the commit as built (the tree may move during the run)

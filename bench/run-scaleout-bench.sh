@@ -40,7 +40,7 @@ die() {
 { command -v etcd && command -v etcdctl; } >/dev/null ||
         die "needs etcd and etcdctl (Debian's etcd-server, etcd-client; scripts/install-deps.sh)"
 
-make BUILD="$BUILD" -j"$(nproc)" "$BUILD/flexlet" "$BUILD/flexlet-helper" >/dev/null
+make BUILD="$BUILD" -j"$(nproc)" "$BUILD/flexlet" >/dev/null
 for b in api-bench store-bench watch-bench resize-bench; do
         make -C bench BUILD="$BUILD" "../$BUILD/bench/$b" >/dev/null
 done
