@@ -1,4 +1,5 @@
-# flexlet build. `make` builds build/flexlet; `make test` runs every test (see README).
+# flexlet build. `make` builds build/flexlet and build/flexlet-helper (the pods' helper
+# processes run it, see src/helper/main.c); `make test` runs every test (see README).
 # BUILD selects the output folder so sanitizer and plain builds sit side by side.
 
 BUILD    ?= build
@@ -15,24 +16,35 @@ override LDLIBS += $(PKG_LIBS) -lpthread -lm
 LIB_SRCS := $(sort $(wildcard src/base/*.c src/http/*.c src/api/*.c src/store/*.c src/apiserver/*.c \
               src/client/*.c src/controllers/*.c src/node/*.c src/node/*/*.c))
 CMD_SRCS := $(sort $(wildcard src/cmd/*.c))
+HELPER_SRCS := $(sort $(wildcard src/helper/*.c))
 UNIT_SRCS := $(sort $(wildcard tests/unit/*/test-*.c))
 FUZZ_SRCS := $(sort $(wildcard tests/fuzz/fuzz-*.c))
 
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 CMD_OBJS := $(CMD_SRCS:%.c=$(BUILD)/%.o)
+HELPER_OBJS := $(HELPER_SRCS:%.c=$(BUILD)/%.o)
 UNIT_BINS := $(UNIT_SRCS:%.c=$(BUILD)/%)
 
 .PHONY: all unit-tests test test-asan run fuzz-smoke format format-check lint deps clean bench \
 	bench-node bench-resize bench-pv bench-deployment bench-scaleout bench-exec bench-pull
 
-all: $(BUILD)/flexlet
+all: $(BUILD)/flexlet $(BUILD)/flexlet-helper
 
 $(BUILD)/libflexlet.a: $(LIB_OBJS)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(BUILD)/flexlet: $(CMD_OBJS) $(BUILD)/libflexlet.a
+# flexlet-helper comes with it: the agent execs the one beside it, and the two speak one protocol
+$(BUILD)/flexlet: $(CMD_OBJS) $(BUILD)/libflexlet.a $(BUILD)/flexlet-helper
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(CMD_OBJS) $(BUILD)/libflexlet.a $(LDLIBS)
+
+# The helpers' binary: static and not position-independent, so that every helper shares its
+# pages (docs/dependencies.md); only the libraries the runtime's helper code calls. The
+# sanitizer build links it dynamically (HELPER_LDFLAGS empty): ASan does not link statically.
+HELPER_LDFLAGS ?= -static -no-pie
+$(BUILD)/flexlet-helper: $(HELPER_OBJS) $(BUILD)/libflexlet.a
+	$(CC) $(CFLAGS) $(LDFLAGS) $(HELPER_LDFLAGS) -o $@ $(HELPER_OBJS) $(BUILD)/libflexlet.a \
+	  $(shell pkg-config --libs --static jansson libseccomp) -lpthread
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -56,7 +68,8 @@ test: deps
 test-asan:
 	$(MAKE) BUILD=build-asan CC=clang \
 	  CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
-	  LDFLAGS="-fsanitize=address,undefined" unit-tests build-asan/flexlet
+	  LDFLAGS="-fsanitize=address,undefined" HELPER_LDFLAGS= unit-tests build-asan/flexlet \
+	  build-asan/flexlet-helper
 
 # libFuzzer targets (clang), each run briefly over its seed corpus. The instrumented library
 # is built once (fuzz-lib) before any target links against it.
@@ -95,10 +108,10 @@ bench-pull: all
 	bash bench/run-pull-bench.sh
 
 format:
-	clang-format -i $(LIB_SRCS) $(CMD_SRCS) $(UNIT_SRCS) $(FUZZ_SRCS) $(wildcard src/*/*.h src/*/*/*.h)
+	clang-format -i $(LIB_SRCS) $(CMD_SRCS) $(HELPER_SRCS) $(UNIT_SRCS) $(FUZZ_SRCS) $(wildcard src/*/*.h src/*/*/*.h)
 
 format-check:
-	clang-format --dry-run --Werror $(LIB_SRCS) $(CMD_SRCS) $(UNIT_SRCS) $(FUZZ_SRCS) $(wildcard src/*/*.h src/*/*/*.h)
+	clang-format --dry-run --Werror $(LIB_SRCS) $(CMD_SRCS) $(HELPER_SRCS) $(UNIT_SRCS) $(FUZZ_SRCS) $(wildcard src/*/*.h src/*/*/*.h)
 
 lint:
 	cppcheck --quiet --error-exitcode=1 --enable=warning --inline-suppr -Isrc --std=c11 \
@@ -107,4 +120,4 @@ lint:
 clean:
 	rm -rf build build-asan build-fuzz
 
--include $(LIB_OBJS:.o=.d) $(CMD_OBJS:.o=.d) $(UNIT_BINS:=.d)
+-include $(LIB_OBJS:.o=.d) $(CMD_OBJS:.o=.d) $(HELPER_OBJS:.o=.d) $(UNIT_BINS:=.d)

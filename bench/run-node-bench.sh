@@ -42,7 +42,7 @@ log() { echo "# $*" >&2; }
 commit=$(git rev-parse --short HEAD)
 [ -z "$(git status --porcelain -- src)" ] || commit="$commit, with uncommitted changes in src/"
 
-# --- build: flexlet with the top Makefile, node-bench with bench/Makefile
+# --- build: flexlet (flexlet-helper comes with it) with the top Makefile, node-bench with bench/Makefile
 make BUILD="$BUILD" -j"$(nproc)" "$BUILD/flexlet" >/dev/null
 make -C bench BUILD="$BUILD" "../$BUILD/bench/node-bench" >/dev/null
 NB="$ROOT/$BUILD/bench/node-bench"

@@ -3,10 +3,20 @@
 #ifndef FLEXLET_CMD_CMD_H
 #define FLEXLET_CMD_CMD_H
 
+#include <signal.h>
+
 int cmd_serve(int argc, char **argv);
 int cmd_apiserver(int argc, char **argv);
 int cmd_node(int argc, char **argv);
 int cmd_version(int argc, char **argv);
+
+/* malloc's process-wide settings for the long-running commands: call first, before any
+ * thread (memory.c). */
+void cmd_malloc_setup(void);
+/* Waits for one of sigs (blocked in every thread) and returns it; meanwhile, every few seconds,
+ * gives the pages of freed memory back to the kernel (malloc_trim). For the main thread of a
+ * long-running command, once everything is started. */
+int cmd_wait_signal(const sigset_t *sigs);
 
 #define FLEXLET_VERSION "0.1.0"
 

@@ -45,6 +45,9 @@ int main(int argc, char **argv)
                 usage(stdout);
                 return 0;
         }
+        if (strcmp(argv[1], "serve") == 0 || strcmp(argv[1], "apiserver") == 0 ||
+            strcmp(argv[1], "node") == 0)
+                cmd_malloc_setup();
         if (strcmp(argv[1], "serve") == 0 || strcmp(argv[1], "node") == 0) {
                 /* runc's CVE-2019-5736 defence: the agent and every helper it starts (each
                  * pod's pid 1, the supervisors, a container's process until it execs) run from
@@ -56,6 +59,10 @@ int main(int argc, char **argv)
                         error_free(err);
                         return 1;
                 }
+                if (!runtime_helper_binary())
+                        (void) fprintf(stderr, "flexlet: no flexlet-helper beside this binary: "
+                                               "the pods' helpers run flexlet itself (more "
+                                               "memory per pod)\n");
         }
         for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
                 if (strcmp(argv[1], commands[i].name) == 0)

@@ -1468,7 +1468,7 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
         (void) fprintf(stderr, "flexlet: serving %s (node %s); export KUBECONFIG=%s\n", url,
                        f.node_name, kubeconfig);
 
-        (void) sigwait(&sigs, &sig);
+        sig = cmd_wait_signal(&sigs);
         (void) fprintf(stderr, "flexlet: %s, shutting down\n", strsignal(sig));
         exit_code = 0;
 

@@ -130,21 +130,30 @@ has "privileged: /sys/firmware is not masked" privileged "firmware-unmasked"
 has "privileged: the host's devices" privileged "host-devices"
 has "privileged: no seccomp filter" privileged "Seccomp:	0"
 # runc's CVE-2019-5736 defence: the pod's pid 1 (and every flexlet process) runs a read-only view
-has "privileged: /proc/1/exe is not the host's binary" privileged "exe=/$(basename "$FLEXLET_BIN")"
+# the pod's helpers run the small static flexlet-helper built beside flexlet (issue 16)
+helper_bin="$(dirname "$FLEXLET_BIN")/flexlet-helper"
+has "privileged: /proc/1/exe is not the host's binary" privileged "exe=/$(basename "$helper_bin")"
 has "privileged: /proc/1/exe cannot be opened for writing (read-only, not merely busy)" privileged \
         "can't create /proc/1/exe: Read-only file system"
 has "privileged: nor can an fd of it be reopened for writing" privileged \
         "can't create /proc/self/fd/3: Read-only file system"
-unsealed="" checked=0
+unsealed="" checked=0 not_small="" helpers=0
 for p in /proc/[0-9]*; do
         p=${p#/proc/}
         [ "$p" = "$SERVER_PID" ] || { tr '\0' ' ' <"/proc/$p/cmdline"; } 2>/dev/null | grep -qF "$SERVER_DIR/data/pods/" || continue
         checked=$((checked + 1))
         [ "$(stat -L -f -c %T "/proc/$p/exe" 2>/dev/null)" = overlayfs ] && ! (: >>"/proc/$p/exe") 2>/dev/null ||
                 unsealed="$unsealed $p"
+        # a helper (not a container's own process) runs flexlet-helper and maps no shared library
+        [ "$p" != "$SERVER_PID" ] && { tr '\0' ' ' <"/proc/$p/cmdline"; } 2>/dev/null | grep -q " supervise " || continue
+        helpers=$((helpers + 1))
+        cmp -s "/proc/$p/exe" "$helper_bin" && ! grep -qE '\.so(\.[0-9]+)*$' "/proc/$p/maps" ||
+                not_small="$not_small $p"
 done
 check_equal "the agent and every helper ($checked processes) run from the sealed, read-only binary (host root cannot write it either)" "" "$unsealed"
 check_equal "the sealed view is the built binary" "" "$(cmp "/proc/$SERVER_PID/exe" "$FLEXLET_BIN" 2>&1)"
+check_equal "every helper ($helpers processes) runs the static flexlet-helper: no shared library mapped (libgnutls, libcurl...)" \
+        "" "$not_small$([ "$helpers" -gt 0 ] || echo none)"
 has "readOnlyRootFilesystem makes writes to the root fail" rofs "Read-only file system"
 has "readOnlyRootFilesystem leaves /dev/shm writable" rofs "shm-writable"
 has "allowPrivilegeEscalation false gives NoNewPrivs 1" nnp "NoNewPrivs:	1"

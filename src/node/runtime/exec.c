@@ -391,8 +391,9 @@ int runtime_exec_start(const struct runtime_exec_spec *s, struct runtime_exec *r
                 if (dup2(fds[0], 0) < 0 || dup2(fds[1], 1) < 0 || dup2(fds[2], 2) < 0 ||
                     dup2(sp[1], 3) < 0)
                         _exit(126);
-                (void) close_range(4, ~0U, 0);
-                execve("/proc/self/exe", (char *const *) argv, environ);
+                /* close-on-exec, not closed: the sealed helper binary's fd is among them */
+                (void) close_range(4, ~0U, CLOSE_RANGE_CLOEXEC);
+                rt_helper_exec((char *const *) argv);
                 _exit(127);
         }
         for (int i = 0; i < 3; i++)

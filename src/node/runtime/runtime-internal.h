@@ -72,7 +72,11 @@ int rt_pidfd_open_checked(pid_t pid, uint64_t start_ticks);
 int rt_pidfd_send_signal(int pidfd, int sig);
 /* Waits up to timeout_ms for the process behind pidfd to end: 1 ended, 0 timed out. */
 int rt_pidfd_wait(int pidfd, int timeout_ms);
-/* Starts `<this binary> supervise --notify-fd 3 <args...>` detached (new session, stdio on
+/* Execs the helper binary with argv (async-signal-safe, for a child between fork and exec):
+ * the sealed flexlet-helper when runtime_exe_reexec_sealed found one, else /proc/self/exe.
+ * Returns only on failure. (exeseal.c) */
+void rt_helper_exec(char *const *argv);
+/* Starts `<helper binary> supervise --notify-fd 3 <args...>` detached (new session, stdio on
  * /dev/null, only fd 3 inherited) and returns the read end of its notify pipe. */
 int rt_spawn_helper(const char *const *args, int *ret_notify_fd, struct error **reterr);
 /* Reads the helper's one notify message ("OK ..." or "ERR <errno> <message>") until EOF or

@@ -42,12 +42,13 @@
  * supervisor's survives into the container's child past pivot_root (a workingDir of
  * /proc/self/fd/N would lead out), and a working dir with no path from the root is refused.
  *
- * The helper processes run the calling process's own binary (/proc/self/exe) as
- * `<exe> supervise --notify-fd 3 [--sandbox] DIR` (for `flexlet serve` a sealed view of the
- * binary, runtime_exe_reexec_sealed); that binary's main must route `supervise` to
- * runtime_helper_main. flexlet's does (cmd_supervise). A test binary that starts sandboxes or
- * containers must do the same first thing in its main (see tests/unit/node/test-runtime-e2e.c),
- * or it would be re-run, detached, as its own helper.
+ * The helper processes run `<exe> supervise --notify-fd 3 [--sandbox] DIR`, where <exe> is
+ * flexlet-helper when runtime_exe_reexec_sealed found it beside the binary (`flexlet serve`
+ * and `flexlet node`: a sealed view of it), else the calling process's own binary
+ * (/proc/self/exe); that binary's main must route `supervise` to runtime_helper_main.
+ * flexlet's does (cmd_supervise), and flexlet-helper's (src/helper/main.c). A test binary that
+ * starts sandboxes or containers must do the same first thing in its main (see
+ * tests/unit/node/test-runtime-e2e.c), or it would be re-run, detached, as its own helper.
  *
  * Kernel: Linux >= 5.12 (pidfd_open, setns on a pidfd, openat2, close_range, open_tree,
  * move_mount, mount_setattr), overlayfs, root.
@@ -584,7 +585,11 @@ int runtime_exe_sealed(int fd);
 int runtime_exe_seal_open(int *ret_fd, const char **ret_how, struct error **reterr);
 /* Unless /proc/self/exe is sealed already, re-executes this process from a sealed view of its
  * binary with argv and the environment (plus FLEXLET_EXE_SEALED, removed again on the other
- * side): never returns but with an error. Call it first thing, before any thread. */
+ * side): never returns but with an error. Call it first thing, before any thread. The view
+ * of flexlet-helper beside the binary, when there is one, goes along (an fd named by
+ * FLEXLET_HELPER_FD, adopted on the other side): the helpers run it from then on. */
 int runtime_exe_reexec_sealed(char **argv, struct error **reterr);
+/* Whether the helpers run the sealed flexlet-helper (true) or this binary (false). */
+bool runtime_helper_binary(void);
 
 #endif

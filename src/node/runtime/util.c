@@ -306,8 +306,9 @@ int rt_spawn_helper(const char *const *args, int *ret_notify_fd, struct error **
                 (void) dup2(null, 0);
                 (void) dup2(null, 1);
                 (void) dup2(null, 2);
-                (void) close_range(4, ~0U, 0);
-                execve("/proc/self/exe", (char *const *) argv, environ);
+                /* close-on-exec, not closed: the sealed helper binary's fd is among them */
+                (void) close_range(4, ~0U, CLOSE_RANGE_CLOEXEC);
+                rt_helper_exec((char *const *) argv);
                 _exit(127);
         }
         close(p[1]);
