@@ -662,14 +662,21 @@ static void manage(struct daemonset_controller *x, const char *key, const json_t
                 size_t j;
                 json_t *pod;
                 cleanup_json json_t *live = json_array();
+                bool terminating = false;
 
                 name = json_path_string_or_empty(node, "metadata.name");
                 run = daemonset_node_should_run(ds, node, &cont);
                 json_array_foreach(json_object_get(by_node, name), j, pod) {
                         const char *phase = json_path_string_or_empty(pod, "status.phase");
 
-                        if (json_path(pod, "metadata.deletionTimestamp"))
+                        /* K8S getNodesToDaemonPods: a pod being deleted still runs until it
+                         * has ended, and a node with one gets no new pod (podsShouldBeOnNode:
+                         * "shouldRun && !exists") */
+                        if (json_path(pod, "metadata.deletionTimestamp")) {
+                                terminating |=
+                                        !streq(phase, "Succeeded") && !streq(phase, "Failed");
                                 continue;
+                        }
                         if (streq(phase, "Failed")) {
                                 cleanup_free char *msg = xasprintf(
                                         "Found failed daemon pod %s/%s on node %s, will try to kill it",
@@ -684,7 +691,7 @@ static void manage(struct daemonset_controller *x, const char *key, const json_t
                         }
                         json_array_append(live, pod);
                 }
-                if (run && json_array_size(live) == 0) {
+                if (run && json_array_size(live) == 0 && !terminating) {
                         if (!create_pod(x, key, ds, name, hash, now))
                                 return;
                 } else if (run && json_array_size(live) > 1) {
