@@ -40,6 +40,8 @@ BIN="$ROOT/$BUILD/bench"
 AFTER="$ROOT/$BUILD/flexlet"
 # shellcheck source=tests/lib/server.sh
 source tests/lib/server.sh # free_port
+# shellcheck source=bench/api-rows.sh
+source bench/api-rows.sh
 
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/flexlet-etcd-writes.XXXXXX")
 SERVER_PID=''
@@ -129,21 +131,6 @@ counts() {
                 printf "%s.patch.txn %.1f\n", p, (t2 - t1 - (t3 - t2) * (1 - f)) / n
                 printf "%s.idle.per_s %.1f\n", p, (r3 - r2 + t3 - t2) / ((s2 - s0) / 1e9)
         }'
-}
-api_rows() { # NAME REPORT: api-bench's create and PATCH rows as R[NAME.<op><clients>.{rate,p50,p99}]
-        local op clients errors rate p50 p99
-        while IFS='|' read -r _ op clients _ errors rate p50 p99 _; do
-                op=$(echo "$op" | xargs) clients=$(echo "$clients" | xargs)
-                case "$op" in
-                "POST pod (create)") op="create" ;;
-                "PATCH pods/x/resize") op="patch" ;;
-                *) continue ;;
-                esac
-                [ "$(echo "$errors" | xargs)" = 0 ] || die "api-bench on $1: $op with $clients clients had $errors errors"
-                R[$1.$op$clients.rate]=$(echo "$rate" | xargs)
-                R[$1.$op$clients.p50]=$(echo "$p50" | xargs)
-                R[$1.$op$clients.p99]=$(echo "$p99" | xargs)
-        done < <(grep '^| ' "$2")
 }
 flexlet() { # NAME BINARY: counts and api-bench against that binary's apiserver on the etcd
         local port

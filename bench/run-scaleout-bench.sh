@@ -52,6 +52,8 @@ dirty=$(git status --porcelain -- src bench/*.c bench/*.h bench/run-scaleout-ben
 [ "$dirty" = 0 ] || commit="$commit with $dirty uncommitted files"
 # shellcheck source=tests/lib/server.sh
 source tests/lib/server.sh # free_port
+# shellcheck source=bench/api-rows.sh
+source bench/api-rows.sh
 mkdir -p bench/results
 out="bench/results/scaleout-$(date -u +%F).md"
 
@@ -148,23 +150,6 @@ keep() {
         while read -r k v; do
                 [ -n "$k" ] && R[$1.$k]=$v
         done <<<"$2"
-}
-# api_rows PREFIX REPORT: api-bench's table rows for create and PATCH, as PREFIX.<op><clients>.
-# {rate,p50,p99}; errors fail the benchmark
-api_rows() {
-        local op clients errors rate p50 p99
-        while IFS='|' read -r _ op clients _ errors rate p50 p99 _; do
-                op=$(echo "$op" | xargs) clients=$(echo "$clients" | xargs)
-                case "$op" in
-                "POST pod (create)") op="create" ;;
-                "PATCH pods/x/resize") op="patch" ;;
-                *) continue ;;
-                esac
-                [ "$(echo "$errors" | xargs)" = 0 ] || die "api-bench on $1: $op with $clients clients had $errors errors"
-                R[$1.$op$clients.rate]=$(echo "$rate" | xargs)
-                R[$1.$op$clients.p50]=$(echo "$p50" | xargs)
-                R[$1.$op$clients.p99]=$(echo "$p99" | xargs)
-        done < <(grep '^| ' "$2")
 }
 LOADS=""
 load() { LOADS="$LOADS $1 $(cut -d' ' -f1 /proc/loadavg),"; }
