@@ -16,13 +16,10 @@ json_t *json_path(const json_t *root, const char *dotted)
         while (cur && *p) {
                 const char *dot = strchr(p, '.');
                 size_t n = dot ? (size_t) (dot - p) : strlen(p);
-                char key[256];
 
-                if (!json_is_object(cur) || n >= sizeof(key))
+                if (!json_is_object(cur))
                         return NULL;
-                memcpy(key, p, n);
-                key[n] = '\0';
-                cur = json_object_get(cur, key);
+                cur = json_object_getn(cur, p, n);
                 p += n + (dot ? 1 : 0);
         }
         return (json_t *) cur;

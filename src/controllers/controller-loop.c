@@ -3,6 +3,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/alloc.h"
 #include "base/json.h"
@@ -15,14 +16,24 @@ struct loop_thread {
         struct controller_loop *loop;
 };
 
+/* Passes start at least this far apart: under a stream of changes (hundreds of writes a second)
+ * one pass takes in every change since the last, instead of one pass over every object per
+ * change (K8S: a workqueue coalesces the adds of one key until a worker takes it). */
+#define MIN_PASS_GAP_MS 20
+
 static void *loop_main(void *arg)
 {
         struct loop_thread *t = arg;
         struct controller_loop *loop = t->loop;
-
+        int64_t started = 0;
         long wait_ms;
 
         do {
+                int64_t since = time_monotonic_ms() - started;
+
+                if (since < MIN_PASS_GAP_MS)
+                        (void) usleep((useconds_t) (MIN_PASS_GAP_MS - since) * 1000);
+                started = time_monotonic_ms();
                 loop->next_pass_ms = 0;
                 if (informer_synced(loop->watch))
                         t->def.pass(t->ctx);
@@ -35,6 +46,26 @@ static void *loop_main(void *arg)
         t->def.release(t->ctx);
         free(t);
         return NULL;
+}
+
+void controller_loop_pass_within(struct controller_loop *loop, long ms)
+{
+        if (ms > 0 && (loop->next_pass_ms == 0 || ms < loop->next_pass_ms))
+                loop->next_pass_ms = ms;
+}
+
+void controller_loop_pass_after_backoff(struct controller_loop *loop, const json_t *backoff)
+{
+        int64_t now = time_monotonic_ms();
+        const char *key;
+        json_t *b;
+
+        json_object_foreach((json_t *) backoff, key, b) {
+                json_int_t next = json_integer_value(json_array_get(b, 0));
+
+                if (next > now)
+                        controller_loop_pass_within(loop, (long) (next - now));
+        }
 }
 
 int controller_loop_request(struct controller_loop *loop, const char *method, const char *path,

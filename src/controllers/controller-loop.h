@@ -39,6 +39,10 @@ struct controller_loop_def {
 bool controller_backoff_waiting(const json_t *backoff, const char *key, const char *tag);
 void controller_backoff_failed(json_t *backoff, const char *key, const char *tag, long min_ms,
                                long max_ms);
+/* Has the next pass come in at most ms (K8S: queue.AddAfter), whatever else asked for sooner. */
+void controller_loop_pass_within(struct controller_loop *loop, long ms);
+/* Has the next pass come when the first of backoff's keys still waiting may be tried again. */
+void controller_loop_pass_after_backoff(struct controller_loop *loop, const json_t *backoff);
 
 /* The pass thread's request: method on path with body (NULL: none) sent as content type ct,
  * the answer's decoded body in *ret when ret is not NULL (even on an error status, for its

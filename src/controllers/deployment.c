@@ -585,10 +585,9 @@ static json_t *compute_status(struct dsync *s)
                                 set_condition(status, "Progressing", "False",
                                               "ProgressDeadlineExceeded", msg, s->now);
                                 event(s, "Warning", "ProgressDeadlineExceeded", msg);
-                        } else if (s->x->loop.next_pass_ms == 0 ||
-                                   (left + 1) * 1000 < s->x->loop.next_pass_ms) {
+                        } else {
                                 /* K8S: requeue at the deadline */
-                                s->x->loop.next_pass_ms = (left + 1) * 1000;
+                                controller_loop_pass_within(&s->x->loop, (left + 1) * 1000);
                         }
                 }
         }

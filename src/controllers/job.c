@@ -910,8 +910,8 @@ static void sync_job(struct job_controller *x, const json_t *job, const json_t *
                 create_pod(x, job, json_integer_value(json_array_get(v, 0)),
                            json_integer_value(json_array_get(v, 1)));
         requeue = json_integer_value(json_object_get(plan, "requeueMs"));
-        if (requeue > 0 && (x->loop.next_pass_ms == 0 || requeue < x->loop.next_pass_ms))
-                x->loop.next_pass_ms = (long) requeue + 100;
+        if (requeue > 0)
+                controller_loop_pass_within(&x->loop, (long) requeue + 100);
 }
 
 /* K8S: syncOrphanPod: a tracked pod whose Job is gone (or is not its controller any more)
@@ -1046,10 +1046,7 @@ static void ttl_pass(void *ctx)
                         (void) api_client_request(x->loop.client, "DELETE", path, NULL, text,
                                                   strlen(text), &code, NULL, &err);
                 } else {
-                        long ms = (long) (left * 1000 + 100);
-
-                        if (x->loop.next_pass_ms == 0 || ms < x->loop.next_pass_ms)
-                                x->loop.next_pass_ms = ms;
+                        controller_loop_pass_within(&x->loop, (long) (left * 1000 + 100));
                 }
         }
 }

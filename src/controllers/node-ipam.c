@@ -299,7 +299,7 @@ static void node_ipam_pass(void *ctx)
                         (void) fprintf(stderr, "node-ipam: node \"%s\": assigning %s: %s\n", name,
                                        cidr, err->message);
                         report_status_change(x, node, "CIDRAssignmentFailed");
-                        x->loop.next_pass_ms = 1000;
+                        controller_loop_pass_within(&x->loop, 1000);
                         continue;
                 }
                 (void) fprintf(stderr, "node-ipam: node \"%s\" gets podCIDR %s\n", name, cidr);

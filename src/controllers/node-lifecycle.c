@@ -510,10 +510,8 @@ static void evict_pass(struct node_lifecycle_controller *x, const json_t *nodes,
                         evict_pod(x, pod);
                         json_object_del(x->evictions, key);
                 } else {
-                        long left = (long) (num(sched, "since") + secs * 1000 - now_ms);
-
-                        if (!x->loop.next_pass_ms || left < x->loop.next_pass_ms)
-                                x->loop.next_pass_ms = left;
+                        controller_loop_pass_within(
+                                &x->loop, (long) (num(sched, "since") + secs * 1000 - now_ms));
                 }
         }
         /* K8S: cancelWorkWithEvent when the taints are gone or the pod is */
@@ -619,10 +617,9 @@ static void node_lifecycle_pass(void *ctx)
                                                       LARGE_CLUSTER_SIZE_THRESHOLD
                                               ? SECONDARY_EVICTION_QPS
                                               : 0;
+                        /* a taint the limiter holds back is tried at the next monitor pass */
                         if (adds && limiter_take(x, zone, qps, now_ms))
                                 mode = NO_EXECUTE_ADD;
-                        else if (adds)
-                                x->loop.next_pass_ms = x->opts.monitor_period_ms;
                 }
                 taints = node_lifecycle_taints(node, mode, now);
                 if (taints)
@@ -631,8 +628,7 @@ static void node_lifecycle_pass(void *ctx)
         json_decref(nodes);
         nodes = informer_snapshot(x->loop.watch, COL_NODES);
         evict_pass(x, nodes, pods, now_ms);
-        if (!x->loop.next_pass_ms || x->loop.next_pass_ms > x->opts.monitor_period_ms)
-                x->loop.next_pass_ms = x->opts.monitor_period_ms;
+        controller_loop_pass_within(&x->loop, x->opts.monitor_period_ms);
 }
 
 static void node_lifecycle_release(void *ctx)

@@ -348,8 +348,7 @@ static void sync_one(struct replicaset_controller *x, const char *key, const jso
                 manage_replicas(x, key, rs, owned, now);
         report_resized(x, rs, owned);
         status = replicaset_status(rs, owned, now, &recheck);
-        if (recheck > 0 && (x->loop.next_pass_ms == 0 || recheck * 1000 < x->loop.next_pass_ms))
-                x->loop.next_pass_ms = recheck * 1000;
+        controller_loop_pass_within(&x->loop, recheck * 1000);
         if (json_equal(status, json_object_get(rs, "status")))
                 return;
         next = json_deep_copy(rs);

@@ -3,8 +3,9 @@
  * (scheduler-cycle.c and the plugin files beside it), and binds; a pod whose WaitForFirstConsumer
  * claims are unbound is assumed on its node (its requests held there) until the provisioner has
  * bound them. Level-based: every pass looks at
- * every unscheduled pod in its informer (client/informer.h), so a missed event costs a pass,
- * not a pod. */
+ * every unscheduled pod in its informer (client/informer.h) that is not backing off, so a missed
+ * event costs a pass, not a pod, and a crowd of pods that fit nowhere costs one look each per
+ * back-off, not one per event. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,8 +27,9 @@
 #define PASS_PERIOD_MS 2000
 /* K8S: VolumeBindingArgs.bindTimeoutSeconds' default: PreBind waits this long for the claims */
 #define BIND_TIMEOUT_MS (600 * 1000)
-/* K8S: podInitialBackoffSeconds and podMaxBackoffSeconds: a pod whose binding failed waits this
- * long (doubling) before it is scheduled again */
+/* K8S: podInitialBackoffSeconds and podMaxBackoffSeconds: a pod that did not fit or whose binding
+ * failed waits this long (doubling) before it is scheduled again, whatever changes meanwhile (the
+ * scheduling queue's backoffQ; an unschedulable pod moved by an event waits out its back-off) */
 #define BACKOFF_MIN_MS 1000
 #define BACKOFF_MAX_MS 10000
 
@@ -269,6 +271,7 @@ static void schedule_one(struct scheduler *s, json_t *pod, const struct schedule
 
         if (!node) {
                 report_failure(s, pod, "Unschedulable", message);
+                back_off(s, key);
                 return;
         }
         to_provision = volume_binding_claims_to_provision(pod, o);
@@ -340,8 +343,10 @@ static void schedule_pass(void *ctx)
         json_object_foreach(s->assumed, key, a) {
                 work = work || !json_is_true(json_object_get(a, "bound"));
         }
-        if (!work)
+        if (!work) {
+                controller_loop_pass_after_backoff(&s->loop, s->backoff);
                 return;
+        }
         if (api_client_request(s->loop.client, "GET", "/api/v1/nodes", NULL, NULL, 0, &status,
                                &nodes_list, NULL) < 0 ||
             status != 200)
@@ -380,6 +385,7 @@ static void schedule_pass(void *ctx)
                 schedule_one(s, pod, &cl, claims);
         }
         scheduler_cache_free(cache);
+        controller_loop_pass_after_backoff(&s->loop, s->backoff);
 }
 
 static void scheduler_release(void *ctx)

@@ -412,11 +412,8 @@ static bool available(struct sync *s, const json_t *pod)
 {
         if (workload_pod_available(pod, s->min_ready, s->now))
                 return true;
-        if (running_and_ready(pod)) {
-                long ms = 1000;
-                if (s->x->loop.next_pass_ms == 0 || ms < s->x->loop.next_pass_ms)
-                        s->x->loop.next_pass_ms = ms;
-        }
+        if (running_and_ready(pod))
+                controller_loop_pass_within(&s->x->loop, 1000);
         return false;
 }
 

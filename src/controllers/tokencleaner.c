@@ -117,7 +117,8 @@ static void tokencleaner_pass(void *ctx)
                                      json_path_string_or_empty(v, "uid"), &err);
         }
         if (next > 0)
-                x->loop.next_pass_ms = next > PASS_PERIOD_MS / 1000 ? PASS_PERIOD_MS : next * 1000;
+                controller_loop_pass_within(&x->loop, next > PASS_PERIOD_MS / 1000 ? PASS_PERIOD_MS
+                                                                                   : next * 1000);
 }
 
 static void tokencleaner_release(void *ctx)
