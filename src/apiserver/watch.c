@@ -51,7 +51,9 @@ static void watch_stream_free(void *ctx)
         free(ws);
 }
 
-static void append_event(struct watch_stream *ws, const char *type, const json_t *obj)
+/* obj's event; json (NULL: none) is obj's compact JSON, already made for every watcher. */
+static void append_event(struct watch_stream *ws, const char *type, const json_t *obj,
+                         const char *json, size_t json_len)
 {
         cleanup_json json_t *ev = NULL;
         cleanup_free char *line = NULL;
@@ -65,6 +67,15 @@ static void append_event(struct watch_stream *ws, const char *type, const json_t
                         (void) wire_watch_frame(ws->res, "ERROR", st, &ws->pending, NULL);
                         ws->done = true;
                 }
+                return;
+        }
+        if (json && !ws->table) {
+                /* the bytes json_pack and json_dump_compact would make, without the encoding */
+                strbuf_addstr(&ws->pending, "{\"type\":\"");
+                strbuf_addstr(&ws->pending, type);
+                strbuf_addstr(&ws->pending, "\",\"object\":");
+                strbuf_add(&ws->pending, json, json_len);
+                strbuf_addstr(&ws->pending, "}\n");
                 return;
         }
         if (ws->table && !streq(type, "ERROR")) {
@@ -124,7 +135,8 @@ static ssize_t watch_stream_read(void *ctx, char *buf, size_t max)
                         continue;
                 }
                 if (object_matches(ev.object, ws->ls, ws->fs))
-                        append_event(ws, store_event_type_to_string(ev.type), ev.object);
+                        append_event(ws, store_event_type_to_string(ev.type), ev.object, ev.json,
+                                     ev.json_len);
                 store_event_release(&ev);
         }
 }
@@ -181,7 +193,7 @@ void watch_serve(struct apiserver *s, const struct api_target *t, const struct h
                         xasprintf("too old resource version: %llu (%llu)", (unsigned long long) rv,
                                   (unsigned long long) store_current_rv(s->store));
                 cleanup_json json_t *st = status_build(ERANGE, msg, NULL);
-                append_event(ws, "ERROR", st);
+                append_event(ws, "ERROR", st, NULL, 0);
                 ws->done = true;
         } else if (r < 0) {
                 watch_stream_free(ws);

@@ -427,13 +427,15 @@ static void feed_publish_own(struct store_etcd *e, enum store_event_type type, c
                              const char *ns, uint64_t rv, json_t *obj)
 {
         struct timespec until = time_after_ms(CLOCK_MONOTONIC, FEED_WAIT_MS);
+        /* encoded outside the lock the feed waits on */
+        cleanup_free char *json = json_dump_compact(obj);
 
         pthread_mutex_lock(&e->feed_lock);
         while (e->feed_rv + 1 < rv && !e->stopping)
                 if (pthread_cond_timedwait(&e->feed_cond, &e->feed_lock, &until) == ETIMEDOUT)
                         break;
         if (e->feed_rv + 1 == rv && !e->stopping) {
-                watch_cache_publish(e->base.cache, type, resource, ns, rv, obj);
+                watch_cache_publish(e->base.cache, type, resource, ns, rv, obj, TAKE_PTR(json));
                 obj = NULL;
                 e->feed_rv = rv;
                 pthread_cond_broadcast(&e->feed_cond);
@@ -485,7 +487,7 @@ static void feed_event(struct feed *f, const json_t *ev)
         bool deleted = type && streq(type, "DELETE");
         uint64_t rv = (uint64_t) j_int(kv, "mod_revision");
         const char *resource, *ns, *name;
-        cleanup_free char *key = NULL;
+        cleanup_free char *key = NULL, *json = NULL;
         json_t *obj = NULL;
         size_t len;
 
@@ -503,6 +505,8 @@ static void feed_event(struct feed *f, const json_t *ev)
                  * revision */
                 (void) kv_object(deleted ? json_object_get(ev, "prev_kv") : kv, resource, name,
                                  deleted ? rv : 0, &obj, NULL);
+        if (obj)
+                json = json_dump_compact(obj); /* outside the lock own writes wait on */
         pthread_mutex_lock(&e->feed_lock);
         /* checked again under the lock, where feed_publish_own publishes */
         if (rv > e->feed_rv) {
@@ -512,7 +516,7 @@ static void feed_event(struct feed *f, const json_t *ev)
                                             : j_int(kv, "create_revision") == (int64_t) rv
                                                     ? STORE_EVENT_ADDED
                                                     : STORE_EVENT_MODIFIED,
-                                            resource, ns, rv, obj);
+                                            resource, ns, rv, obj, TAKE_PTR(json));
                 obj = NULL; /* taken over */
                 e->feed_rv = rv;
                 pthread_cond_broadcast(&e->feed_cond);

@@ -126,10 +126,11 @@ struct watch_cache *watch_cache_new(const struct watch_cache_limits *limits, uin
 struct watch_cache *watch_cache_unref(struct watch_cache *c);
 /* Cancels every watcher and refuses new ones; later publishes are dropped. */
 void watch_cache_shutdown(struct watch_cache *c);
-/* Records a committed change and fans it out. Takes obj over (it must not be touched again).
- * rv must exceed every rv published before. */
+/* Records a committed change and fans it out. Takes obj and json over (they must not be
+ * touched again): json is obj's compact JSON when the backend has it (the text it stored), or
+ * NULL to have it made here. rv must exceed every rv published before. */
 void watch_cache_publish(struct watch_cache *c, enum store_event_type type, const char *resource,
-                         const char *ns, uint64_t rv, json_t *obj);
+                         const char *ns, uint64_t rv, json_t *obj, char *json);
 /* Starts a watcher of resource in ns (NULL: all): first a synthetic ADDED for each object of
  * initial (a JSON array taken over, or NULL), then every retained event with rv > from_rv,
  * then live events with rv > from_rv. -ERANGE when events after from_rv were already dropped

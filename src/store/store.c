@@ -39,14 +39,6 @@ int store_event_type_from_string(const char *s)
         return -EINVAL;
 }
 
-void store_event_release(struct store_event *ev)
-{
-        if (!ev)
-                return;
-        json_decref(ev->object);
-        *ev = (struct store_event){ 0 };
-}
-
 int store_rv_parse(const char *s, uint64_t *ret_rv)
 {
         uint64_t v = 0;

@@ -62,13 +62,21 @@ const char *store_event_type_to_string(enum store_event_type t); /* "ADDED" ... 
 /* The type named s ("ADDED", ...), or -EINVAL. */
 int store_event_type_from_string(const char *s);
 
+struct wc_event;
 struct store_event {
         enum store_event_type type;
         uint64_t rv;
-        json_t *object; /* owned by the event: new state, or last state for DELETED (stamped
-                         * with the deletion's resourceVersion) */
+        /* a reference to the new state, or the last state for DELETED (stamped with the
+         * deletion's resourceVersion), shared with every other watcher and the cache: read it,
+         * never modify it (a copy to change) */
+        json_t *object;
+        /* object's compact JSON (json_dump_compact), made once per change for all watchers, or
+         * NULL (a watcher's initial ADDEDs); valid until store_event_release */
+        const char *json;
+        size_t json_len;
+        struct wc_event *held; /* the cache's event the two point into */
 };
-/* Drops ev->object and clears *ev; NULL-safe. */
+/* Drops the event's references and clears *ev; NULL-safe. */
 void store_event_release(struct store_event *ev);
 
 /* Parses a resourceVersion as the store writes it: a decimal uint64 without sign, spaces or

@@ -8,6 +8,7 @@
 #include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <string.h>
 #include <sys/eventfd.h>
@@ -20,14 +21,20 @@
 #include "base/timeutil.h"
 #include "store/store-internal.h"
 
-/* One change, shared by reference between the ring and the watchers' queues. Its object is
- * never modified once published; refs is atomic so readers can drop theirs unlocked. */
+/* One change, shared by reference between the ring, the watchers' queues and the events
+ * store_watch_next hands out. Its object and JSON are never modified once published; refs is
+ * atomic so readers can drop theirs unlocked. */
 struct wc_event {
         unsigned refs;
         enum store_event_type type;
         uint64_t rv;
-        size_t bytes; /* the memory it and its object hold (json_memory_size) */
+        size_t bytes; /* the memory it, its object and its JSON hold (json_memory_size) */
         json_t *object;
+        /* the object's compact JSON, made once for every watcher that sends JSON (K8S: the
+         * cacher's cachingObject, one serialization per event); NULL for a watcher's synthetic
+         * ADDEDs, which are its alone */
+        char *json;
+        size_t json_len;
         const char *ns;  /* points into key */
         char resource[]; /* "resource\0ns\0" */
 };
@@ -73,7 +80,8 @@ struct store_watch {
 };
 
 static struct wc_event *wc_event_new(enum store_event_type type, const char *resource,
-                                     const char *ns, uint64_t rv, json_t *obj, size_t bytes)
+                                     const char *ns, uint64_t rv, json_t *obj, char *json,
+                                     size_t bytes)
 {
         size_t rl = strlen(resource), nl = strlen(ns);
         struct wc_event *e = xmalloc(sizeof(*e) + rl + nl + 2);
@@ -83,6 +91,8 @@ static struct wc_event *wc_event_new(enum store_event_type type, const char *res
         e->rv = rv;
         e->bytes = bytes;
         e->object = obj;
+        e->json = json;
+        e->json_len = json ? strlen(json) : 0;
         memcpy(e->resource, resource, rl + 1);
         memcpy(e->resource + rl + 1, ns, nl + 1);
         e->ns = e->resource + rl + 1;
@@ -100,7 +110,17 @@ static void wc_event_unref(struct wc_event *e)
         if (!e || __atomic_sub_fetch(&e->refs, 1, __ATOMIC_ACQ_REL) > 0)
                 return;
         json_decref(e->object);
+        free(e->json);
         free(e);
+}
+
+void store_event_release(struct store_event *ev)
+{
+        if (!ev)
+                return;
+        json_decref(ev->object);
+        wc_event_unref(ev->held);
+        *ev = (struct store_event){ 0 };
 }
 
 /* Called with the cache locked (or unshared): forgets every index; they are primed again on
@@ -255,10 +275,14 @@ void watch_cache_shutdown(struct watch_cache *c)
 }
 
 void watch_cache_publish(struct watch_cache *c, enum store_event_type type, const char *resource,
-                         const char *ns, uint64_t rv, json_t *obj)
+                         const char *ns, uint64_t rv, json_t *obj, char *json)
 {
-        struct wc_event *e =
-                wc_event_new(type, resource, ns, rv, obj, json_memory_size(obj) + sizeof(*e));
+        struct wc_event *e;
+
+        if (!json)
+                json = json_dump_compact(obj);
+        e = wc_event_new(type, resource, ns, rv, obj, json,
+                         json_memory_size(obj) + sizeof(*e) + malloc_usable_size(json));
 
         pthread_mutex_lock(&c->lock);
         if (c->closed) {
@@ -393,7 +417,7 @@ int watch_cache_watch(struct watch_cache *c, const char *resource, const char *n
                         json_object_get(json_object_get(item, "metadata"), "namespace"));
 
                 watcher_push(w, wc_event_new(STORE_EVENT_ADDED, resource, item_ns ? item_ns : "",
-                                             store_object_rv(item), json_incref(item), 0));
+                                             store_object_rv(item), json_incref(item), NULL, 0));
         }
         json_decref(initial);
 
@@ -478,20 +502,11 @@ int store_watch_next(struct store_watch *w, int timeout_ms, struct store_event *
 
         ret->type = e->type;
         ret->rv = e->rv;
-        /* The last holder may take the object; otherwise others share it and get a copy. Nobody
-         * can gain a reference to an event once the ring and every queue have let it go, nor to
-         * its object then: an index takes one only from the ring or at publish. An object an
-         * index still holds (a second reference on the jansson value) is copied too. */
-        if (__atomic_load_n(&e->refs, __ATOMIC_ACQUIRE) == 1 &&
-            __atomic_load_n(&e->object->refcount, __ATOMIC_ACQUIRE) == 1) {
-                ret->object = e->object;
-                e->object = NULL;
-        } else {
-                ret->object = json_deep_copy(e->object);
-                if (!ret->object)
-                        abort();
-        }
-        wc_event_unref(e);
+        /* shared, never copied: every reader only reads (store.h) */
+        ret->object = json_incref(e->object);
+        ret->json = e->json;
+        ret->json_len = e->json_len;
+        ret->held = e; /* the queue's reference, now the event's */
         return 1;
 }
 

@@ -156,3 +156,24 @@ api() {
         curl -sk -X "$method" -H "Authorization: Bearer $(cat "$SERVER_DIR/data/pki/admin.token")" \
                 "https://127.0.0.1:$SERVER_PORT$path" "$@"
 }
+
+# api_patches_config NAME FIRST COUNT KEY, then api_patch_codes PARALLEL: COUNT merge patches of
+# pod NAME sent by one curl process (a process per request would cost more than the requests),
+# PARALLEL at a time on their own connections, each setting label KEY<n % 40> to its number n
+# from FIRST; api_patch_codes prints the answers' codes counted ("200x400 ").
+api_patches_config() {
+        local i last=$(($2 + $3 - 1)) token
+        token=$(cat "$SERVER_DIR/data/pki/admin.token")
+        for i in $(seq "$2" "$last"); do
+                # options are per transfer: each block repeats them
+                printf 'url = "https://127.0.0.1:%s/api/v1/namespaces/default/pods/%s"\nrequest = "PATCH"\n' "$SERVER_PORT" "$1"
+                printf 'insecure\nsilent\nwrite-out = "%%{http_code}\\n"\n'
+                printf 'header = "Authorization: Bearer %s"\nheader = "Content-Type: application/merge-patch+json"\n' "$token"
+                printf 'data = "{\\"metadata\\":{\\"labels\\":{\\"%s%d\\":\\"%d\\"}}}"\noutput = "/dev/null"\n' "$4" $((i % 40)) "$i"
+                [ "$i" -lt "$last" ] && echo next # between blocks: a trailing one is an empty transfer
+        done >"$SERVER_DIR/patches.curl"
+}
+api_patch_codes() {
+        curl -s --parallel --parallel-max "$1" -K "$SERVER_DIR/patches.curl" 2>/dev/null | sort | uniq -c |
+                awk '{print $2 "x" $1}' | tr '\n' ' '
+}

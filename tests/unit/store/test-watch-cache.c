@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <malloc.h>
 #include <string.h>
 
 #include "base/alloc.h"
@@ -60,7 +61,7 @@ static json_t *padded(uint64_t rv, size_t pad)
 static void publish_sized(struct watch_cache *c, const char *resource, const char *ns, uint64_t rv,
                           size_t pad)
 {
-        watch_cache_publish(c, STORE_EVENT_MODIFIED, resource, ns, rv, padded(rv, pad));
+        watch_cache_publish(c, STORE_EVENT_MODIFIED, resource, ns, rv, padded(rv, pad), NULL);
 }
 
 static void publish(struct watch_cache *c, const char *resource, const char *ns, uint64_t rv)
@@ -211,11 +212,13 @@ static void test_backlog_is_not_bounded_live_is(void **state)
 
 /* Large objects written often once grew the history to gigabytes: the window and each
  * watcher's unread live events are bounded by the memory their objects hold too (an event
- * counts its object's json_memory_size, a little more with the event itself). */
+ * counts its object's json_memory_size and its JSON text, a little more with the event
+ * itself). */
 static void test_bytes_bound_window_and_queue(void **state)
 {
         cleanup_json json_t *sample = padded(1, 300);
-        const size_t unit = json_memory_size(sample) + 64;
+        cleanup_free char *text = json_dump_compact(sample);
+        const size_t unit = json_memory_size(sample) + malloc_usable_size(text) + 64;
         const struct watch_cache_limits l = { .window = 100,
                                               .window_bytes = 3 * unit + unit / 2,
                                               .queue_max = 100,
@@ -254,22 +257,31 @@ static void test_bytes_bound_window_and_queue(void **state)
         watch_cache_unref(c);
 }
 
-static void test_each_reader_owns_its_copy(void **state)
+/* One change is one object and one JSON text for every watcher (never a copy per reader), and
+ * both outlive the ring's and the queues' references while a reader holds the event. */
+static void test_readers_share_one_object_and_json(void **state)
 {
-        struct watch_cache *c = cache_new(4, 8, 0);
+        struct watch_cache *c = cache_new(1, 8, 0);
         struct store_watch *w1 = NULL, *w2 = NULL;
         struct store_event e1 = { 0 }, e2 = { 0 };
+        cleanup_free char *text = NULL;
 
         assert_int_equal(watch_cache_watch(c, "pods", NULL, 0, NULL, &w1, NULL), 0);
         assert_int_equal(watch_cache_watch(c, "pods", NULL, 0, NULL, &w2, NULL), 0);
         publish(c, "pods", "ns", 1);
         assert_int_equal(store_watch_next(w1, 0, &e1), 1);
-        json_object_set_new(e1.object, "changed", json_true());
         assert_int_equal(store_watch_next(w2, 0, &e2), 1);
-        assert_ptr_not_equal(e1.object, e2.object);
-        assert_null(json_object_get(e2.object, "changed"));
+        assert_ptr_equal(e1.object, e2.object);
+        assert_ptr_equal(e1.json, e2.json);
+        text = json_dump_compact(e1.object);
+        assert_string_equal(e1.json, text);
+        assert_int_equal(e1.json_len, strlen(text));
+        /* the window of one lets the event go from the ring; the readers still hold it */
+        publish(c, "pods", "ns", 2);
+        assert_string_equal(e2.json, text);
         assert_string_equal(json_path_string(e2.object, "metadata.name"), "o1");
         store_event_release(&e1);
+        assert_string_equal(e2.json, text);
         store_event_release(&e2);
         store_watch_stop(w1);
         store_watch_stop(w2);
@@ -367,7 +379,7 @@ static void test_index(void **state)
         assert_int_equal(watch_cache_get(c, "pods", "other", "o7", &got), -ENOENT);
         /* a second priming keeps the first index */
         assert_int_equal(watch_cache_index(c, "pods", json_array(), 8), 0);
-        watch_cache_publish(c, STORE_EVENT_DELETED, "pods", "ns", 9, obj("old", 9));
+        watch_cache_publish(c, STORE_EVENT_DELETED, "pods", "ns", 9, obj("old", 9), NULL);
         publish(c, "pods", "ns", 10);
         assert_int_equal(watch_cache_list(c, "pods", "ns", &list, &rv), 0);
         assert_int_equal(rv, 10);
@@ -386,8 +398,9 @@ static void test_index(void **state)
         watch_cache_unref(c);
 }
 
-/* An object the index holds is shared with its event: the last watcher to read the event gets
- * a copy, not the index's object, so changing it changes no cached read. */
+/* An object the index holds is the one its event's readers share (read only); a cached read
+ * hands out a copy of it, so a caller changing its copy changes neither the index nor the
+ * event. */
 static void test_index_shares_no_object_with_readers(void **state)
 {
         struct watch_cache *c = cache_new(1, 8, 0);
@@ -400,7 +413,11 @@ static void test_index_shares_no_object_with_readers(void **state)
         publish(c, "pods", "ns", 1);
         publish(c, "configmaps", "ns", 2); /* pushes event 1 out of the ring of one */
         assert_int_equal(store_watch_next(w, 0, &ev), 1);
-        json_object_set_new(json_object_get(ev.object, "metadata"), "name", json_string("x"));
+        assert_int_equal(watch_cache_get(c, "pods", "ns", "o1", &got), 0);
+        assert_ptr_not_equal(got, ev.object);
+        json_object_set_new(json_object_get(got, "metadata"), "name", json_string("x"));
+        json_decref(got);
+        assert_string_equal(json_path_string(ev.object, "metadata.name"), "o1");
         store_event_release(&ev);
         assert_int_equal(watch_cache_get(c, "pods", "ns", "o1", &got), 0);
         assert_string_equal(json_path_string(got, "metadata.name"), "o1");
@@ -418,7 +435,7 @@ int main(void)
                 cmocka_unit_test(test_filters_and_skips),
                 cmocka_unit_test(test_backlog_is_not_bounded_live_is),
                 cmocka_unit_test(test_bytes_bound_window_and_queue),
-                cmocka_unit_test(test_each_reader_owns_its_copy),
+                cmocka_unit_test(test_readers_share_one_object_and_json),
                 cmocka_unit_test(test_watchers_outlive_shutdown),
                 cmocka_unit_test(test_compact),
                 cmocka_unit_test(test_reset),
