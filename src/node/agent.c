@@ -134,9 +134,9 @@ static int on_pod_event(void *ud, const char *type, json_t *pod)
         return 0;
 }
 
-/* pod_host_options.probe_wake: a pod's probes changed their verdict or have events: step it
- * soon rather than at the next full pass. */
-static void probe_wake(void *ud, const char *uid)
+/* pod_host_options.wake: a pod's probes changed their verdict or have events, an image pull of
+ * it ended, a container of it exited: step it now rather than at the next full pass. */
+static void pod_wake(void *ud, const char *uid)
 {
         struct node_agent *a = ud;
 
@@ -825,8 +825,8 @@ int node_agent_start(const struct node_agent_options *o, struct node_agent **ret
                         .network = o->network,
                         .service_host = o->service_host,
                         .service_port = o->service_port,
-                        .probe_wake = probe_wake,
-                        .probe_wake_ud = a,
+                        .wake = pod_wake,
+                        .wake_ud = a,
                         .insecure_registries = o->insecure_registries,
                 };
                 r = pod_host_open(&ho, &a->host, reterr);

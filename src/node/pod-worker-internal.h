@@ -36,6 +36,7 @@ struct container_memory {
         bool resize_restart;        /* killed for a RestartContainer resize: start again now */
         int probe_kill_run;         /* the run being killed for a failed liveness or startup
                                      * probe; -1: none */
+        int exit_watched_run;       /* the run whose exit h->exits watches; -1: none */
         time_t probe_kill_deadline; /* SIGKILL after this */
 };
 
@@ -118,8 +119,9 @@ struct pod_host {
         struct token_manager *tokens; /* borrowed; NULL: no tokens */
         struct prober *prober;        /* the containers' probes (node/prober.h) */
         struct image_puller *puller;  /* image pulls (node/image-puller.h) */
-        void (*probe_wake)(void *ud, const char *pod_uid);
-        void *probe_wake_ud;
+        struct exit_watch *exits;     /* the running containers' exits (node/exit-watch.h) */
+        void (*wake)(void *ud, const char *pod_uid);
+        void *wake_ud;
         /* the claims mounted here, mount point -> [namespace, claim]: read by the volume stats
          * collector on a scrape thread, hence the lock */
         pthread_mutex_t claims_lock;

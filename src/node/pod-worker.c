@@ -39,6 +39,7 @@
 #include "base/timeutil.h"
 #include "node/cgroup/cgroup.h"
 #include "node/network/network.h"
+#include "node/exit-watch.h"
 #include "node/image-puller.h"
 #include "node/node-metrics.h"
 #include "node/node-status.h"
@@ -196,7 +197,8 @@ struct container_memory *container_memory_get(struct pod_memory *p, const char *
         *c = (struct container_memory){ .name = xstrdup(name),
                                         .latest = latest_run_in(p->dir, name),
                                         .probe_kill_run = -1,
-                                        .pulled_run = -1 };
+                                        .pulled_run = -1,
+                                        .exit_watched_run = -1 };
         return c;
 }
 
@@ -253,8 +255,8 @@ static void pull_wake(void *ud, const char *key)
         struct pod_host *h = ud;
         cleanup_free char *uid = xstrndup(key, strcspn(key, "/"));
 
-        if (h->probe_wake)
-                h->probe_wake(h->probe_wake_ud, uid);
+        if (h->wake)
+                h->wake(h->wake_ud, uid);
 }
 
 int pod_host_open(const struct pod_host_options *o, struct pod_host **ret, struct error **reterr)
@@ -289,7 +291,9 @@ int pod_host_open(const struct pod_host_options *o, struct pod_host **ret, struc
         node_host_ip(h->host_ip, sizeof(h->host_ip));
         /* K8S: the kubelet runs a goroutine per probe; a few threads do here, as a probe
          * mostly waits on the network */
-        r = prober_new(PROBER_THREADS, o->probe_wake, o->probe_wake_ud, &h->prober, reterr);
+        r = prober_new(PROBER_THREADS, o->wake, o->wake_ud, &h->prober, reterr);
+        if (r >= 0 && o->wake)
+                r = exit_watch_new(o->wake, o->wake_ud, &h->exits, reterr);
         if (r < 0)
                 goto fail;
         {
@@ -297,8 +301,8 @@ int pod_host_open(const struct pod_host_options *o, struct pod_host **ret, struc
                                                          .insecure = o->insecure_registries,
                                                          .wake = pull_wake,
                                                          .wake_ud = h };
-                h->probe_wake = o->probe_wake;
-                h->probe_wake_ud = o->probe_wake_ud;
+                h->wake = o->wake;
+                h->wake_ud = o->wake_ud;
                 (void) image_puller_new(&po, &h->puller);
         }
         r = fs_mkdir_p(h->pods_dir, 0700);
@@ -338,6 +342,7 @@ struct pod_host *pod_host_free(struct pod_host *h)
         if (!h)
                 return NULL;
         prober_free(h->prober); /* first: its threads wake the agent */
+        h->exits = exit_watch_free(h->exits);
         h->puller = image_puller_free(h->puller);
         for (size_t i = 0; i < h->n_pods; i++)
                 pod_memory_free(h->pods[i]);
@@ -1452,6 +1457,17 @@ static int observe(struct step *s, const json_t *c, struct container_memory *cm,
         o->image_id = keep(s, xstrdup(json_string_value(json_object_get(c, "image")) ?: ""));
         o->restart_count = cm->latest;
         phase = (int) st.phase;
+        if (st.phase != RUNTIME_CONTAINER_EXITED && s->h->exits &&
+            cm->exit_watched_run != cm->latest) {
+                /* its exit wakes the pod at once, not at the next periodic pass */
+                cleanup_free char *dir = run_dir(s->h, s->p, cm->name, cm->latest);
+                int fd = runtime_container_exit_fd(dir, NULL);
+
+                if (fd >= 0) {
+                        exit_watch_add(s->h->exits, s->p->uid, fd);
+                        cm->exit_watched_run = cm->latest;
+                }
+        }
         switch (st.phase) {
         case RUNTIME_CONTAINER_RUNNING: {
                 cleanup_free char *cg = run_cgroup(s->p, cm->name, cm->latest);

@@ -55,11 +55,11 @@ struct pod_host_options {
         struct token_manager *tokens;
         /* the pod network (borrowed, outlives the host); NULL: every pod uses the host's */
         const struct pod_network *network;
-        /* called from a prober thread when a pod's probes changed their verdict or have
-         * events to report: the pod is to be stepped soon (node/prober.h); NULL: at the next
-         * periodic pass */
-        void (*probe_wake)(void *ud, const char *pod_uid);
-        void *probe_wake_ud;
+        /* called from another thread when a pod is to be stepped soon: its probes changed
+         * their verdict or have events to report (node/prober.h), an image pull of it ended, a
+         * container of it exited (node/exit-watch.h); NULL: at the next periodic pass */
+        void (*wake)(void *ud, const char *pod_uid);
+        void *wake_ud;
         /* K8S: the `kubernetes` service every container is told of (KUBERNETES_SERVICE_HOST,
          * KUBERNETES_SERVICE_PORT and the link variables); NULL: none */
         const char *service_host;

@@ -284,6 +284,26 @@ int runtime_container_kill(const char *state_dir, int sig, struct error **reterr
         return 0;
 }
 
+int runtime_container_exit_fd(const char *state_dir, struct error **reterr)
+{
+        cleanup_close int dfd = open(state_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        struct proc_record sup;
+        int fd, r;
+
+        if (dfd < 0)
+                return error_set(reterr, errno, "container \"%s\": %s", state_dir, strerror(errno));
+        r = read_proc_record(dfd, RT_SUPERVISOR_FILE, &sup, NULL);
+        if (r < 0)
+                return error_set(reterr, r == -ENOENT ? ESRCH : -r, "container \"%s\": read %s: %s",
+                                 state_dir, RT_SUPERVISOR_FILE,
+                                 r == -ENOENT ? "no supervisor" : strerror(-r));
+        fd = rt_pidfd_open_checked(sup.pid, sup.ticks);
+        if (fd < 0)
+                return error_set(reterr, -fd, "container \"%s\": its supervisor: %s", state_dir,
+                                 fd == -ESRCH ? "it has ended" : strerror(-fd));
+        return fd;
+}
+
 int runtime_container_wait(const char *state_dir, int timeout_ms, struct error **reterr)
 {
         int64_t deadline = time_monotonic_ms() + timeout_ms;

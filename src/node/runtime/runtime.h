@@ -401,6 +401,13 @@ void runtime_container_status_release(struct runtime_container_status *s);
  * does not run. */
 int runtime_container_kill(const char *state_dir, int sig, struct error **reterr);
 
+/* A descriptor that becomes readable when the container's supervisor ends, which it does once
+ * the exit is recorded (or it failed to start the container): a pidfd of the supervisor, checked
+ * to be the recorded process, for the caller to poll and close. -ESRCH when the supervisor has
+ * ended already (runtime_container_state then says how). K8S: the event a CRI runtime sends
+ * the kubelet's evented PLEG instead of being relisted. */
+int runtime_container_exit_fd(const char *state_dir, struct error **reterr);
+
 /* Waits up to timeout_ms for the container to have exited (its exit recorded). 1 exited,
  * 0 timed out. */
 int runtime_container_wait(const char *state_dir, int timeout_ms, struct error **reterr);

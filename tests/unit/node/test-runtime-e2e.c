@@ -14,6 +14,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -427,6 +428,7 @@ static void test_container_runs(void **state)
         struct runtime_container_status st;
         struct runtime_log_options o = RUNTIME_LOG_OPTIONS_INIT;
         struct error *err = NULL;
+        int xfd;
         const char *np, *self;
 
         base_spec(&s, dir);
@@ -518,9 +520,13 @@ static void test_container_runs(void **state)
         assert_int_equal(ts[19], '.');
         assert_memory_equal(ts + 29, "Z ready\n", 8);
 
-        /* kill -9: exit 137, signal 9 */
+        /* kill -9: exit 137, signal 9; the exit descriptor fires once the exit is recorded */
+        xfd = runtime_container_exit_fd(dir, &err);
+        assert_true(xfd >= 0);
+        assert_int_equal(poll(&(struct pollfd){ .fd = xfd, .events = POLLIN }, 1, 0), 0);
         assert_int_equal(runtime_container_kill(dir, SIGKILL, &err), 0);
-        wait_exit(dir);
+        assert_int_equal(poll(&(struct pollfd){ .fd = xfd, .events = POLLIN }, 1, 15000), 1);
+        close(xfd);
         get_state(dir, &st);
         assert_int_equal(st.phase, RUNTIME_CONTAINER_EXITED);
         assert_int_equal(st.exit_code, 137);
@@ -530,6 +536,8 @@ static void test_container_runs(void **state)
         assert_true(st.finished_at.tv_sec >= st.started_at.tv_sec);
         runtime_container_status_release(&st);
         assert_int_equal(runtime_container_kill(dir, SIGKILL, &err), -ESRCH);
+        error_free(TAKE_PTR(err));
+        assert_int_equal(runtime_container_exit_fd(dir, &err), -ESRCH);
         error_free(TAKE_PTR(err));
 }
 
