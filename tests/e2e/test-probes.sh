@@ -3,7 +3,8 @@
 # driving the container's ready flag and the pod's Ready condition, liveness (tcpSocket)
 # killing and restarting a container with upstream's events, startup probes gating the others
 # and restarting a container that never starts, gRPC health checks against a real HTTP/2 server
-# (Node's http2 module, on the host network), and exec probes run inside the container.
+# (Node's http2 module, on the host network), exec probes run inside the container, and an
+# in-place resize while liveness keeps restarting the container.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib/tap.sh"
@@ -109,6 +110,33 @@ until_equal "an exec liveness probe exiting 1 restarts the container" yes \
         has_event execlive "Killing: Container c failed liveness probe, will be restarted"
 check_equal "with its output in the Unhealthy event" yes \
         "$(has_event execlive "Unhealthy: Liveness probe failed: sick")"
+
+# --- a resize while liveness restarts the container: its server lives 4 s a run, so the probe
+# kills and restarts it again and again (with the crash-loop back-off); the resize, sent as the
+# first failures come, completes, and every run after it gets the new limits
+pod flap 'httpd -f -p 9001 & sleep 4; kill $!; sleep 3600' \
+        ',"livenessProbe":{"tcpSocket":{"port":9001},"periodSeconds":1,"failureThreshold":2},"resources":{"requests":{"cpu":"100m","memory":"32Mi"},"limits":{"cpu":"200m","memory":"64Mi"}}'
+k wait --for=jsonpath='{.status.phase}'=Running pod/flap --timeout=60s >/dev/null 2>&1
+sleep 4
+check "a resize of the limits is accepted while the probe fails" \
+        k patch pod flap --subresource resize -p '{"spec":{"containers":[{"name":"c","resources":{"limits":{"cpu":"300m","memory":"96Mi"}}}]}}'
+restarted() { [ "$(jp flap '{.status.containerStatuses[0].restartCount}')" -ge 1 ] && echo yes; }
+until_equal "the liveness probe restarts the container" yes restarted
+until_equal "the resize completes: the status shows the new limits and no resize condition" "300m 96Mi " \
+        jp flap '{.status.containerStatuses[0].resources.limits.cpu} {.status.containerStatuses[0].resources.limits.memory} {.status.conditions[?(@.type=="PodResizePending")].type}{.status.conditions[?(@.type=="PodResizeInProgress")].type}'
+# the running run's container cgroup, as the kernel holds it (empty while it is restarting)
+flap_cgroup() {
+        local uid id mem cpu
+        uid=$(jp flap '{.metadata.uid}')
+        id=$(jp flap '{.status.containerStatuses[0].containerID}')
+        [ "$(jp flap '{.status.containerStatuses[0].state.running.startedAt}')" ] || return
+        mem=$(find "$(cg_root memory)" -type d -name "pod$uid" | head -1)
+        cpu=$(find "$(cg_root cpu)" -type d -name "pod$uid" | head -1)
+        echo "$(cg_get "$mem/${id#flexlet://}" memory) $(cg_get "$cpu/${id#flexlet://}" quota)"
+}
+until_equal "a run after it has the new limits in its cgroup (96Mi, 300m)" "100663296 30000" flap_cgroup
+more_restarts() { [ "$(jp flap '{.status.containerStatuses[0].restartCount}')" -ge 2 ] && echo yes; }
+until_equal "and the probe keeps restarting it" yes more_restarts
 
 check "delete the pods" k delete pod --all --timeout=60s
 server_check_log
