@@ -261,7 +261,7 @@ static void *worker_main(void *arg)
  * order), and so is every pod folder the map does not have (an orphan, which its worker
  * removes); then the housekeeping of the host. Kept out of line: the benchmarks' uprobes count
  * its passes at entry (bench/resize-bench.c, bench/run-node-bench.sh). */
-__attribute__((noinline)) static void sync_all(struct node_agent *a)
+_probed_ static void sync_all(struct node_agent *a)
 {
         cleanup_json json_t *snapshot = NULL, *known = NULL, *order = NULL;
         bool listed;
