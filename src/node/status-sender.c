@@ -195,7 +195,10 @@ _probed_ static enum outcome send_status(struct api_client *c, const json_t *pod
         long code = 0;
         int r;
 
-        patch = json_pack("{s:O}", "status", status);
+        /* A shallow copy: status is also the entry's latest, which a worker compares its next
+         * status with (status_sender_latest); a "resize": null added to it would make every
+         * status differ from the next one, and be sent twice. */
+        patch = json_pack("{s:o}", "status", json_copy((json_t *) status));
         if (!json_object_get(status, "resize"))
                 json_object_set_new(json_object_get(patch, "status"), "resize", json_null());
         body = json_dump_compact(patch);

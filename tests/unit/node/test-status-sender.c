@@ -1,8 +1,9 @@
 /* test-status-sender.c: the node agent's status sender (node/status-sender.h) against an
  * in-process libmicrohttpd server that records every request and can hold one pod's status
  * PATCH: a held pod does not hold up another, the latest status wins, a pod's writes are never
- * reordered, repeated events are counted into one, a 503 is retried, the final delete follows
- * the status, and stopping with a write that never gets an answer ends. */
+ * reordered, the status handed in is not changed by sending it, repeated events are counted into
+ * one, a 503 is retried, the final delete follows the status, and stopping with a write that
+ * never gets an answer ends. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -216,6 +217,23 @@ static void test_sender(void **state)
         /* another pod is not held up by a */
         status_sender_status(s, b, status("Running"));
         assert_true(wait_for(b_sent));
+        {
+                cleanup_json json_t *b_latest = status_sender_latest(s, b);
+                cleanup_json json_t *want = status("Running");
+                cleanup_json json_t *body = NULL;
+
+                /* the PATCH removes the deprecated status.resize; the status handed in, which
+                 * the pod's next step is compared with, stays as it was (else every status
+                 * would differ from the next and go out twice) */
+                pthread_mutex_lock(&lock);
+                json_array_foreach(seen, i, r)
+                        if (strstr(json_string_value(json_object_get(r, "url")), "/pods/b/"))
+                                body = json_loads(json_string_value(json_object_get(r, "body")), 0,
+                                                  NULL);
+                pthread_mutex_unlock(&lock);
+                assert_true(json_is_null(json_path(body, "status.resize")));
+                assert_true(json_equal(b_latest, want));
+        }
 
         pthread_mutex_lock(&lock);
         hold_a = false;
