@@ -132,8 +132,10 @@ struct pod_host {
         struct pod_memory **pods;
         size_t n_pods;
         /* K8S: the kubelet's allocation manager admits one resize at a time (its podResizeMutex):
-         * the sum of the other pods' allocations and this pod's new one, made durable, are one
-         * decision (pod-resize.c pod_resize_admit). Held across the allocated.json write. */
+         * the sum of the other pods' allocations and this pod's new one are one decision
+         * (pod-resize.c pod_resize_admit). Held until the accepted pod's requests count (at the
+         * larger of old and new while its allocated.json is being made durable), not across
+         * that write: the pods of a burst fsync theirs at once. */
         pthread_mutex_t admit_lock;
         /* loop_lock: the loop devices of claim volumes (pod-claims.c): two pods of one claim
          * must not attach it twice (two devices for one file), nor one detach or grow it while
