@@ -310,7 +310,7 @@ profile_breakdown() {
                 for (i in a)
                         M[a[i]] = 1
         }
-        /^[0-9]/ || /^$/ { flush(); next }
+        /^ *[0-9]+ *$/ || /^$/ { flush(); next }
         { sub(/^[ \t]*[0-9a-f]+ /, ""); sub(/ \(inlined\)$/, ""); f[++n] = $0 }
         END {
                 flush()
@@ -338,9 +338,18 @@ if [ "$PROFILE_RESIZES" -gt 0 ]; then
         kill -INT "${PERF_PIDS[0]}"
         wait "${PERF_PIDS[0]}" || true
         PERF_PIDS=()
-        PERF_FLAT=$(perf report -i "$WORK_DIR/perf.data" --stdio --no-children -g none \
+        # The agent runs flexlet from a sealed copy mounted at /flexlet (src/node/runtime/exeseal.c),
+        # a path perf cannot open afterwards: a symbol tree of the host's folders and the binary
+        # there.
+        mkdir -p "$WORK_DIR/symfs"
+        for d in /usr /lib /lib64 /bin /sbin; do
+                [ -e "$d" ] && ln -sfn "$d" "$WORK_DIR/symfs/"
+        done
+        ln -sf "$FLEXLET_BIN" "$WORK_DIR/symfs/flexlet"
+        SYMS=(--symfs "$WORK_DIR/symfs" --kallsyms /proc/kallsyms)
+        PERF_FLAT=$(perf report -i "$WORK_DIR/perf.data" "${SYMS[@]}" --stdio --no-children -g none \
                 --sort dso,symbol --percent-limit 2 2>/dev/null | grep -v -e '^#' -e '^$' | sed 's/[[:space:]-]*$//' | head -15 || true)
-        perf script -i "$WORK_DIR/perf.data" -F tid,ip,sym >"$WORK_DIR/perf.txt" 2>/dev/null || true
+        perf script -i "$WORK_DIR/perf.data" "${SYMS[@]}" -F tid,ip,sym >"$WORK_DIR/perf.txt" 2>/dev/null || true
         profile_breakdown "$WORK_DIR/perf.txt" >"$WORK_DIR/profile.tsv"
         PROFILE_SAMPLES=$(awk -F'\t' '{ n += $3 } END { print n + 0 }' "$WORK_DIR/profile.tsv")
         # per thread, then its parts, largest first; a sample is 1/999 s of CPU
