@@ -227,6 +227,7 @@ static void sync_pod(struct node_agent *a, const char *uid)
                 status_sender_event(a->sender, pod, ev.items[e].object ?: pod, ev.items[e].type,
                                     ev.items[e].reason, ev.items[e].message);
         pod_events_release(&ev);
+        pod_worker_sync_after(a->host, uid);
         pod_host_update_metrics(a->host);
         if (r < 0) {
                 (void) fprintf(stderr, "flexlet node: pod %s/%s: %s\n",

@@ -163,6 +163,13 @@ static void persist_actuated(struct pod_memory *p)
          * idempotent. Hence no fsync: a killed process leaves the page cache, and so the last
          * rename, behind; only a power loss can take it. */
         (void) write_checkpoint(p, ACTUATED_FILE, p->actuated, false, NULL);
+        p->actuated_unsaved = false;
+}
+
+void pod_actuated_flush(struct pod_memory *p)
+{
+        if (p->actuated_unsaved)
+                persist_actuated(p);
 }
 
 void pod_actuated_cgroup(struct pod_memory *p, const char *container,
@@ -585,11 +592,12 @@ void pod_resize_actuate(struct step *s, const char *const *running)
                 }
         }
         /* The steps that succeeded, written once for the plan (each rename of actuated.json
-         * costs about as much as all of a pod's cgroup writes): a process killed between a step
-         * and this write repeats the plan's steps from the state recorded before it, the same
-         * sequence it had started, each step idempotent. */
+         * costs about as much as all of a pod's cgroup writes), and only once the step's status
+         * is on its way (pod_actuated_flush): a process killed before that write repeats the
+         * plan's steps from the state recorded before it, the same sequence it had started,
+         * each step idempotent. */
         if (recorded)
-                persist_actuated(p);
+                p->actuated_unsaved = true;
         resize_plan_release(&plan);
         /* Done in this pass when nothing is left (a container to restart is not: it runs again
          * in a later pass), so this pass's status already reports it, without one more pass and

@@ -65,6 +65,7 @@ struct pod_memory {
         struct pod_spec *spec;   /* the typed spec of the latest generation seen (pod-spec.h) */
         json_t *allocation;      /* allocated.json: what the node agreed to run */
         json_t *actuated;        /* actuated.json: what the kernel was last told */
+        bool actuated_unsaved;   /* actuated has steps actuated.json has not (pod_actuated_flush) */
         unsigned allocation_gen; /* bumped whenever the allocation changes */
         unsigned settled_gen;    /* + 1 = the allocation the last empty plan was made for */
         int64_t alloc_milli_cpu; /* the allocation's requests, 0 once the pod is done */
@@ -219,6 +220,8 @@ json_t *pod_allocated(struct pod_memory *p, const json_t *pod);
 void pod_actuated_cgroup(struct pod_memory *p, const char *container,
                          const struct pod_cgroup_config *cfg);
 void pod_actuated_volume(struct pod_memory *p, const char *volume, int64_t bytes);
+/* Writes actuated.json if the last plan's steps are not in it yet (pod_worker_sync_after). */
+void pod_actuated_flush(struct pod_memory *p);
 /* Admission of a changed desired allocation (events, PodResizePending). */
 void pod_resize_admit(struct step *s);
 /* Actuation toward the allocation, step by step in the required order; running is the
