@@ -279,7 +279,8 @@ PROFILE_FUNCS=$(echo $PROFILE_FUNCS) # one line
 # its stack (the pod map's deep copies by sync_all and schedule_pass named apart); prints
 # "thread<TAB>what<TAB>samples", "(other)" for samples under none of them.
 profile_breakdown() {
-        awk '
+        # -v: BEGIN reads funcs, and runs before an operand's assignment would
+        awk -v funcs="$PROFILE_FUNCS" '
         function flush(   i, name, what, thr) {
                 if (n == 0)
                         return
@@ -316,7 +317,7 @@ profile_breakdown() {
                 flush()
                 for (k in S)
                         print k "\t" S[k]
-        }' funcs="$PROFILE_FUNCS" "$1"
+        }' "$1"
 }
 
 PERF_FLAT="" PROFILE_ROWS="" PROFILE_SAMPLES=0 PROFILE_SECONDS=0
