@@ -16,8 +16,10 @@
  *   probes   the uprobes run-resize-bench.sh places, "NAME FUNCTION" a line (one table, here,
  *            for the placing and the reading: a renamed function fails the placing by name)
  *   analyze  the serial series' timestamps (--events) beside a `perf script` of uprobes on the
- *            agent (--probes): where each resize's time goes, pass by pass; fails naming any
- *            probe the --kind of resize must go through that recorded no call
+ *            agent (--probes): where each resize's time goes, from the agent's watch to a pod
+ *            worker's step to the status sender's PATCH (--burst: only the totals of the
+ *            window); fails naming any probe the --kind of resize must go through that
+ *            recorded no call
  * A program, not a library: it prints and exits. All timestamps are CLOCK_MONOTONIC, the clock
  * `perf record -k CLOCK_MONOTONIC` stamps its samples with. */
 #include <errno.h>
@@ -841,30 +843,37 @@ static int cmd_burst(const struct api *a, enum kind kind, bool is_up, const char
 /* The probes run-resize-bench.sh places on `flexlet serve`, named NAME_TAG at a function's
  * entry and NAME_TAGr at its return (uprobe event names are global: the tag keeps them apart
  * from another run's), as `perf script -F tid,time,event --ns` prints them:
- * "TID SECONDS.NANOSECONDS: GROUP:EVENT:". */
+ * "TID SECONDS.NANOSECONDS: GROUP:EVENT:". A resize crosses threads (src/node/agent.c): the
+ * watch thread marks the pod dirty, a pod worker steps it and hands its status to the status
+ * sender, one of whose threads sends the PATCH; every call is kept with its thread. */
 enum probe {
-        P_PASS,    /* sync_all: one pass of the sync loop over every pod */
-        P_STEP,    /* pod_worker_sync: one pod's step */
-        P_REQ,     /* api_client_request: a request (on the sync thread: status PATCH, event) */
+        P_EVENT,   /* on_pod_event: the agent's watch delivers a pod change (watch thread) */
+        P_TAKE,    /* pod_queue_take: a worker waits for, then takes, a dirty pod */
+        P_STEP,    /* pod_worker_sync: one pod's step (a worker) */
         P_ADMIT,   /* pod_resize_admit */
         P_ACTUATE, /* pod_resize_actuate */
         P_CKPT,    /* fs_write_json_atomic: a checkpoint written and fsynced */
         P_CGSET,   /* cgroup_set_limits */
         P_REMOUNT, /* emptydir_resize */
         P_RECORD,  /* fs_write_json_replace: actuated.json rewritten, atomic, not fsynced */
+        P_HANDOFF, /* status_sender_status: the worker hands the pod's status to the sender */
+        P_SEND,    /* send_status: a sender thread's status PATCH, request and answer */
+        P_PASS,    /* sync_all: the periodic resync, which marks every pod dirty */
         P_MAX,
 };
 
-static const char *const probe_names[P_MAX] = { "pass", "step",  "req",     "admit", "actuate",
-                                                "ckpt", "cgset", "remount", "record" };
-/* The functions of flexlet serve they are placed on (src/node/agent.c keeps sync_all out of
- * line for this). A uprobe fires on calls through the symbol only: fs_write_file_atomic, inlined
- * into fs_write_json_atomic in its own file, would record nothing; pod-resize.c calls the JSON
- * writers. */
+static const char *const probe_names[P_MAX] = {
+        "event", "take",    "step",   "admit",   "actuate", "ckpt",
+        "cgset", "remount", "record", "handoff", "send",    "pass",
+};
+/* The functions of flexlet serve they are placed on (agent.c keeps sync_all, status-sender.c
+ * send_status out of line for this). A uprobe fires on calls through the symbol only:
+ * fs_write_file_atomic, inlined into fs_write_json_atomic in its own file, would record
+ * nothing; pod-resize.c calls the JSON writers. */
 static const char *const probe_funcs[P_MAX] = {
-        "sync_all",          "pod_worker_sync",    "api_client_request",
-        "pod_resize_admit",  "pod_resize_actuate", "fs_write_json_atomic",
-        "cgroup_set_limits", "emptydir_resize",    "fs_write_json_replace",
+        "on_pod_event",          "pod_queue_take",       "pod_worker_sync",   "pod_resize_admit",
+        "pod_resize_actuate",    "fs_write_json_atomic", "cgroup_set_limits", "emptydir_resize",
+        "fs_write_json_replace", "status_sender_status", "send_status",       "sync_all",
 };
 
 static int cmd_probes(void)
@@ -875,49 +884,41 @@ static int cmd_probes(void)
 }
 
 struct call {
+        long tid;
         int64_t t0, t1;
 };
 
 struct calls {
         struct call *v;
         size_t n, cap;
-        int64_t open; /* entry time of the call not yet returned, 0 if none */
 };
 
-/* Reads the perf script; only the sync thread's calls are kept (the thread that runs
- * sync_all), so requests of the watch and heartbeat threads stay out. */
+/* The calls of each thread not yet returned: entry times by probe, 0 if none. */
+struct open_calls {
+        long tid;
+        int64_t t0[P_MAX];
+};
+
+/* Reads the perf script into out[probe]: every thread's calls, in the order they returned. */
 static void read_probes(const char *file, struct calls *out)
 {
         FILE *f = fopen(file, "re");
+        struct open_calls *open = NULL;
+        size_t n_open = 0;
         char line[512];
-        long sync_tid = -1;
 
         if (!f)
                 die("%s: %s", file, strerror(errno));
-        /* first pass: the sync thread */
-        while (fgets(line, sizeof(line), f)) {
-                long tid;
-                char ev[128];
-                double secs;
-                if (sscanf(line, " %ld %lf: %127s", &tid, &secs, ev) == 3 && strstr(ev, ":pass_")) {
-                        sync_tid = tid;
-                        break;
-                }
-        }
-        if (sync_tid < 0)
-                die("%s: uprobe \"pass\" on %s recorded no call", file, probe_funcs[P_PASS]);
-        rewind(f);
         while (fgets(line, sizeof(line), f)) {
                 long tid;
                 char ev[128], *name, *end;
                 unsigned long long s_int, s_frac;
+                struct open_calls *o = NULL;
                 int64_t t;
                 bool ret;
                 int p;
 
                 if (sscanf(line, " %ld %llu.%llu: %127s", &tid, &s_int, &s_frac, ev) != 4)
-                        continue;
-                if (tid != sync_tid)
                         continue;
                 t = (int64_t) s_int * 1000000000 + (int64_t) s_frac;
                 name = strchr(ev, ':');
@@ -935,30 +936,40 @@ static void read_probes(const char *file, struct calls *out)
                                 break;
                 if (p == P_MAX)
                         continue;
+                for (size_t i = 0; i < n_open && !o; i++)
+                        if (open[i].tid == tid)
+                                o = &open[i];
+                if (!o) {
+                        open = xrealloc(open, (n_open + 1) * sizeof(*open));
+                        o = &open[n_open++];
+                        *o = (struct open_calls){ .tid = tid };
+                }
                 if (!ret) {
-                        out[p].open = t;
+                        o->t0[p] = t;
                         continue;
                 }
-                if (!out[p].open)
-                        continue;
+                if (!o->t0[p])
+                        continue; /* entered before the recording started */
                 if (out[p].n == out[p].cap) {
                         out[p].cap = out[p].cap ? out[p].cap * 2 : 1024;
                         out[p].v = xrealloc(out[p].v, out[p].cap * sizeof(struct call));
                 }
-                out[p].v[out[p].n++] = (struct call){ out[p].open, t };
-                out[p].open = 0;
+                out[p].v[out[p].n++] = (struct call){ tid, o->t0[p], t };
+                o->t0[p] = 0;
         }
         (void) fclose(f);
+        free(open);
 }
 
-/* Time spent in calls of c that start within [t0, t1), in ms, and their number. */
-static double time_in(const struct calls *c, int64_t t0, int64_t t1, size_t *ret_n)
+/* Time spent in calls of c that start within [t0, t1) (on thread tid; 0: any), in ms, and
+ * their number. */
+static double time_in(const struct calls *c, long tid, int64_t t0, int64_t t1, size_t *ret_n)
 {
         double ms = 0;
         size_t n = 0;
 
         for (size_t i = 0; i < c->n; i++)
-                if (c->v[i].t0 >= t0 && c->v[i].t0 < t1) {
+                if ((!tid || c->v[i].tid == tid) && c->v[i].t0 >= t0 && c->v[i].t0 < t1) {
                         ms += ms_between(c->v[i].t0, c->v[i].t1);
                         n++;
                 }
@@ -967,25 +978,60 @@ static double time_in(const struct calls *c, int64_t t0, int64_t t1, size_t *ret
         return ms;
 }
 
-/* The call of c that starts within [t0, t1) and lasts longest, or NULL. */
-static const struct call *longest_in(const struct calls *c, int64_t t0, int64_t t1)
+/* The call of c on thread tid that starts within [t0, t1) and lasts longest, or NULL. */
+static const struct call *longest_in(const struct calls *c, long tid, int64_t t0, int64_t t1)
 {
         const struct call *best = NULL;
 
         for (size_t i = 0; i < c->n; i++)
-                if (c->v[i].t0 >= t0 && c->v[i].t0 < t1 &&
+                if (c->v[i].tid == tid && c->v[i].t0 >= t0 && c->v[i].t0 < t1 &&
                     (!best || c->v[i].t1 - c->v[i].t0 > best->t1 - best->t0))
                         best = &c->v[i];
         return best;
 }
 
-/* The call of c that encloses time t, or NULL. */
-static const struct call *enclosing(const struct calls *c, int64_t t)
+/* The call of c on thread tid that encloses time t, or NULL. */
+static const struct call *enclosing(const struct calls *c, long tid, int64_t t)
 {
         for (size_t i = 0; i < c->n; i++)
-                if (c->v[i].t0 <= t && t <= c->v[i].t1)
+                if (c->v[i].tid == tid && c->v[i].t0 <= t && t <= c->v[i].t1)
                         return &c->v[i];
         return NULL;
+}
+
+/* The call of c (on thread tid; 0: any) that starts first at or after t and before until, or
+ * NULL. */
+static const struct call *first_from(const struct calls *c, long tid, int64_t t, int64_t until)
+{
+        const struct call *best = NULL;
+
+        for (size_t i = 0; i < c->n; i++)
+                if ((!tid || c->v[i].tid == tid) && c->v[i].t0 >= t && c->v[i].t0 < until &&
+                    (!best || c->v[i].t0 < best->t0))
+                        best = &c->v[i];
+        return best;
+}
+
+/* The call of c (any thread) that starts last within [t0, t1), or NULL. */
+static const struct call *last_from(const struct calls *c, int64_t t0, int64_t t1)
+{
+        const struct call *best = NULL;
+
+        for (size_t i = 0; i < c->n; i++)
+                if (c->v[i].t0 >= t0 && c->v[i].t0 < t1 && (!best || c->v[i].t0 > best->t0))
+                        best = &c->v[i];
+        return best;
+}
+
+/* The call of c on thread tid that returned last at or before t, or NULL. */
+static const struct call *last_before(const struct calls *c, long tid, int64_t t)
+{
+        const struct call *best = NULL;
+
+        for (size_t i = 0; i < c->n; i++)
+                if (c->v[i].tid == tid && c->v[i].t1 <= t && (!best || c->v[i].t1 > best->t1))
+                        best = &c->v[i];
+        return best;
 }
 
 static double dur(const struct call *c)
@@ -995,75 +1041,98 @@ static double dur(const struct call *c)
 
 /* Named columns of per-resize values, printed as statistics. */
 enum col {
-        C_LAT,       /* PATCH sent -> done seen */
-        C_SPEC,      /* PATCH sent -> new spec seen by the watch */
-        C_WAIT,      /* spec seen -> pass A starts (the pass in flight ends first) */
-        C_BEFORE,    /* pass A start -> the pod's step starts (the other pods' steps) */
-        C_POD_STEP,  /* the pod's step in pass A */
-        C_AFTER_POD, /* the pod's step end -> pass A end (its status PATCH and events) */
-        C_GAP,       /* pass A end -> pass B start */
-        C_B_TO_DONE, /* pass B start -> done seen (pass B reaches the pod, PATCH, watch) */
-        C_PASSES,    /* passes overlapping the resize */
-        C_ADMIT,     /* pod_resize_admit of the pod in pass A */
-        C_ACTUATE,   /* pod_resize_actuate of the pod in pass A */
-        C_CKPT,      /* time in checkpoint writes in pass A */
-        C_NCKPT,     /* their number */
-        C_CGSET,     /* time in cgroup_set_limits in pass A */
-        C_REMOUNT,   /* time in emptydir_resize in pass A */
-        C_FULL,      /* 1 when a full pass (every pod) overlapped the resize, else 0 */
+        C_LAT,      /* PATCH sent -> done seen */
+        C_SPEC,     /* PATCH sent -> new spec seen by the bench's watch */
+        C_AGENT,    /* PATCH sent -> the agent's watch delivers the new spec */
+        C_TO_STEP,  /* -> the pod's step starts (queue, a worker wakes, the step's prelude) */
+        C_POD_STEP, /* the pod's step */
+        C_TO_SEND,  /* step end -> its status PATCH starts (handed to the sender, one takes it) */
+        C_SEND,     /* the status PATCH, sent to answered */
+        C_SEEN,     /* status PATCH answered -> done seen by the bench (negative: seen first) */
+        C_WAKE,     /* the pod's take returned -> its step starts (sync_pod's prelude) */
+        C_STEPS,    /* every pod step during the resize (the resync's of other pods too) */
+        C_SENDS,    /* status PATCHes during the resize */
+        C_ADMIT,    /* pod_resize_admit in the pod's step */
+        C_ACTUATE,  /* pod_resize_actuate in the pod's step */
+        C_CKPT,     /* time in fsynced checkpoint writes in the pod's step */
+        C_NCKPT,    /* their number */
+        C_RECORD,   /* time in actuated-state records (not fsynced) in the pod's step */
+        C_NRECORD,  /* their number */
+        C_CGSET,    /* time in cgroup_set_limits in the pod's step */
+        C_REMOUNT,  /* time in emptydir_resize in the pod's step */
+        C_RESYNC,   /* 1 when a resync pass (every pod marked) started during the resize */
         C_MAX,
 };
 
 static const char *const col_names[C_MAX] = {
-        "latency_ms",  "spec_seen_ms",  "wait_for_pass_ms", "before_pod_ms",
-        "pod_step_ms", "after_pod_ms",  "pass_gap_ms",      "pass_b_to_done_ms",
-        "passes",      "admit_ms",      "actuate_ms",       "checkpoint_ms",
-        "checkpoints", "cgroup_set_ms", "remount_ms",       "full_pass",
+        "latency_ms", "spec_seen_ms", "agent_seen_ms",   "to_step_ms",    "pod_step_ms",
+        "to_send_ms", "send_ms",      "send_to_done_ms", "wake_ms",       "steps",
+        "sends",      "admit_ms",     "actuate_ms",      "checkpoint_ms", "checkpoints",
+        "record_ms",  "records",      "cgroup_set_ms",   "remount_ms",    "resync",
 };
 
+/* Over the whole window: each probe's calls and time, on all threads, and how many pod steps
+ * and status PATCHes ran at once on average (their time over the span from the first one's
+ * start to the last one's end). */
+static void print_window(const char *key, const struct calls *c, int64_t first, int64_t last)
+{
+        (void) printf("%s.window_s %.3f\n", key, ms_between(first, last) / 1e3);
+        for (int p = 0; p < P_MAX; p++) {
+                size_t cnt = 0;
+                double ms = time_in(&c[p], 0, first, last, &cnt);
+                (void) printf("%s.window.%s_ms %.3f\n%s.window.%s_n %zu\n", key, probe_names[p], ms,
+                              key, probe_names[p], cnt);
+        }
+        for (int p = 0; p < P_MAX; p++) {
+                int64_t a = INT64_MAX, b = 0;
+                double ms = 0;
+
+                if (p != P_STEP && p != P_SEND)
+                        continue;
+                for (size_t i = 0; i < c[p].n; i++) {
+                        if (c[p].v[i].t0 < first || c[p].v[i].t0 >= last)
+                                continue;
+                        a = c[p].v[i].t0 < a ? c[p].v[i].t0 : a;
+                        b = c[p].v[i].t1 > b ? c[p].v[i].t1 : b;
+                        ms += dur(&c[p].v[i]);
+                }
+                (void) printf("%s.window.%s_span_ms %.3f\n%s.window.%s_parallel %.2f\n", key,
+                              probe_names[p], b > a ? ms_between(a, b) : 0, key, probe_names[p],
+                              b > a ? ms / ms_between(a, b) : 0);
+        }
+}
+
 static int cmd_analyze(const char *events_file, const char *probes_file, const char *key,
-                       enum kind kind)
+                       enum kind kind, bool burst)
 {
         struct calls c[P_MAX] = { 0 };
         FILE *f = fopen(events_file, "re");
         char line[512];
-        size_t cap = 0, n = 0, n_pass = 0, ns = 0, nr = 0;
-        double *col[C_MAX] = { 0 };
-        double *pass_ms, *steps_ms, *req_ms, *other_ms, *nsteps, *nreq, *step_each, *req_each;
-        double *with_full, *without_full;
-        size_t *pass_steps, max_steps = 0, full_min, n_with = 0, n_without = 0;
+        size_t cap = 0, n = 0, ns = 0, nh = 0;
+        double *col[C_MAX] = { 0 }, *step_each, *send_each;
         int64_t first = INT64_MAX, last = 0;
 
         if (!f)
                 die("%s: %s", events_file, strerror(errno));
         read_probes(probes_file, c);
-        /* Every probe on the way of this kind of resize must have recorded calls on the sync
-         * thread, else the numbers below would be made of nothing: a limits resize writes no
-         * tmpfs, a volume resize no cgroup; everything else runs for both. */
+        /* Every probe on the way of this kind of resize must have recorded calls, else the
+         * numbers below would be made of nothing: a limits resize writes no tmpfs, a volume
+         * resize no cgroup; everything else runs for both. */
         for (int p = 0; p < P_MAX; p++) {
                 if ((p == P_REMOUNT && kind == KIND_LIMITS) ||
                     (p == P_CGSET && kind == KIND_VOLUME))
                         continue;
                 if (c[p].n == 0)
-                        die("%s: uprobe \"%s\" on %s recorded no call on the sync thread (the "
-                            "agent no longer goes through %s: update probe_funcs in "
-                            "bench/resize-bench.c)",
+                        die("%s: uprobe \"%s\" on %s recorded no call (the agent no longer goes "
+                            "through %s: update probe_funcs in bench/resize-bench.c)",
                             probes_file, probe_names[p], probe_funcs[p], probe_funcs[p]);
         }
-        /* a full pass steps every pod (the most any pass steps); the others only the changed */
-        pass_steps = xcalloc(c[P_PASS].n + 1, sizeof(size_t));
-        for (size_t i = 0; i < c[P_PASS].n; i++) {
-                (void) time_in(&c[P_STEP], c[P_PASS].v[i].t0, c[P_PASS].v[i].t1, &pass_steps[i]);
-                if (pass_steps[i] > max_steps)
-                        max_steps = pass_steps[i];
-        }
-        full_min = max_steps / 2 > 2 ? max_steps / 2 : 2;
         while (fgets(line, sizeof(line), f)) {
                 long long ts[6];
-                size_t k, pod, passes = 0, nck = 0;
-                bool full = false;
+                size_t k, pod, nck = 0, nrec = 0, nsteps = 0, nsends = 0;
                 int up;
-                const struct call *pa = NULL, *pb = NULL, *admit, *step, *ck;
+                const struct call *ck, *step, *ev, *take, *handoff, *send;
+                long tid;
 
                 if (line[0] == '#' ||
                     sscanf(line, "%zu %zu %d %lld %lld %lld %lld %lld %lld", &k, &pod, &up, &ts[0],
@@ -1073,133 +1142,97 @@ static int cmd_analyze(const char *events_file, const char *probes_file, const c
                         first = ts[0];
                 if (ts[5] > last)
                         last = ts[5];
+                if (burst)
+                        continue;
                 /* One resize in flight at a time: the first checkpoint written after its PATCH
-                 * is its admission's allocated.json, in the pod's step, in pass A (the first
-                 * pass that had the new spec); pass B is the next pass. */
-                ck = NULL;
-                for (size_t i = 0; i < c[P_CKPT].n && !ck; i++)
-                        if (c[P_CKPT].v[i].t0 > ts[0] && c[P_CKPT].v[i].t0 < ts[5])
-                                ck = &c[P_CKPT].v[i];
-                for (size_t i = 0; i < c[P_PASS].n; i++) {
-                        const struct call *p = &c[P_PASS].v[i];
-                        if (p->t1 > ts[0] && p->t0 < ts[5]) {
-                                passes++;
-                                full = full || pass_steps[i] >= full_min;
-                        }
-                        if (ck && p->t0 <= ck->t0 && ck->t0 <= p->t1) {
-                                pa = p;
-                                pb = i + 1 < c[P_PASS].n ? &c[P_PASS].v[i + 1] : NULL;
-                        }
-                }
-                step = ck ? enclosing(&c[P_STEP], ck->t0) : NULL;
-                admit = ck ? enclosing(&c[P_ADMIT], ck->t0) : NULL;
-                if (!pa || !step)
+                 * is its admission's allocated.json, in the pod's step on some worker; the
+                 * last pod change the agent's watch delivered before that step is the new spec
+                 * (an earlier one after the PATCH is the echo of the last resize's status);
+                 * the worker hands the status over after the step, and the first status PATCH
+                 * to start after that is its. */
+                ck = first_from(&c[P_CKPT], 0, ts[0], ts[5]);
+                if (!ck)
+                        continue;
+                tid = ck->tid;
+                step = enclosing(&c[P_STEP], tid, ck->t0);
+                if (!step)
+                        continue;
+                ev = last_from(&c[P_EVENT], ts[0], step->t0);
+                take = last_before(&c[P_TAKE], tid, step->t0);
+                handoff = first_from(&c[P_HANDOFF], tid, step->t1, ts[5]);
+                send = handoff ? first_from(&c[P_SEND], 0, handoff->t0, ts[5]) : NULL;
+                if (!ev || !take || !send)
                         continue;
                 if (n == cap) {
                         cap = cap ? cap * 2 : 1024;
                         for (int j = 0; j < C_MAX; j++)
                                 col[j] = xrealloc(col[j], cap * sizeof(double));
                 }
+                (void) time_in(&c[P_STEP], 0, ts[0], ts[5], &nsteps);
+                (void) time_in(&c[P_SEND], 0, ts[0], ts[5], &nsends);
                 col[C_LAT][n] = ms_between(ts[0], ts[5]);
                 col[C_SPEC][n] = ms_between(ts[0], ts[2]);
-                col[C_WAIT][n] = ms_between(ts[2], pa->t0);
-                col[C_BEFORE][n] = ms_between(pa->t0, step->t0);
+                col[C_AGENT][n] = ms_between(ts[0], ev->t0);
+                col[C_TO_STEP][n] = ms_between(ev->t0, step->t0);
                 col[C_POD_STEP][n] = dur(step);
-                col[C_AFTER_POD][n] = ms_between(step->t1, pa->t1);
-                col[C_GAP][n] = pb && pb->t0 < ts[5] ? ms_between(pa->t1, pb->t0) : 0;
-                col[C_B_TO_DONE][n] = pb && pb->t0 < ts[5] ? ms_between(pb->t0, ts[5])
-                                                           : ms_between(pa->t1, ts[5]);
-                col[C_PASSES][n] = (double) passes;
-                col[C_ADMIT][n] = dur(admit);
-                col[C_ACTUATE][n] = dur(longest_in(&c[P_ACTUATE], step->t0, step->t1));
-                col[C_CKPT][n] = time_in(&c[P_CKPT], step->t0, step->t1, &nck);
+                col[C_TO_SEND][n] = ms_between(step->t1, send->t0);
+                col[C_SEND][n] = dur(send);
+                col[C_SEEN][n] = ms_between(send->t1, ts[5]);
+                col[C_WAKE][n] = ms_between(take->t1, step->t0);
+                col[C_STEPS][n] = (double) nsteps;
+                col[C_SENDS][n] = (double) nsends;
+                col[C_ADMIT][n] = dur(enclosing(&c[P_ADMIT], tid, ck->t0));
+                col[C_ACTUATE][n] = dur(longest_in(&c[P_ACTUATE], tid, step->t0, step->t1));
+                col[C_CKPT][n] = time_in(&c[P_CKPT], tid, step->t0, step->t1, &nck);
                 col[C_NCKPT][n] = (double) nck;
-                col[C_CGSET][n] = time_in(&c[P_CGSET], step->t0, step->t1, NULL);
-                col[C_REMOUNT][n] = time_in(&c[P_REMOUNT], step->t0, step->t1, NULL);
-                col[C_FULL][n] = full;
+                col[C_RECORD][n] = time_in(&c[P_RECORD], tid, step->t0, step->t1, &nrec);
+                col[C_NRECORD][n] = (double) nrec;
+                col[C_CGSET][n] = time_in(&c[P_CGSET], tid, step->t0, step->t1, NULL);
+                col[C_REMOUNT][n] = time_in(&c[P_REMOUNT], tid, step->t0, step->t1, NULL);
+                col[C_RESYNC][n] = first_from(&c[P_PASS], 0, ts[0], ts[5]) != NULL;
                 n++;
         }
         (void) fclose(f);
         if (first > last)
                 die("%s: no resize", events_file);
-        if (n == 0)
+        if (!burst && n == 0)
                 die("%s: no resize had its allocation's checkpoint (uprobe \"ckpt\" on %s) inside "
-                    "a pod step inside a sync pass",
+                    "a pod step, after the agent's watch delivered it, followed by a status PATCH",
                     events_file, probe_funcs[P_CKPT]);
-        (void) printf("%s.matched %zu\n%s.full_pass_steps %zu\n", key, n, key, max_steps);
-        with_full = xcalloc(n + 1, sizeof(double));
-        without_full = xcalloc(n + 1, sizeof(double));
-        for (size_t i = 0; i < n; i++) {
-                if (col[C_FULL][i] > 0)
-                        with_full[n_with++] = col[C_LAT][i];
-                else
-                        without_full[n_without++] = col[C_LAT][i];
-        }
-        print_stats_k(key, "with_full.latency_ms", with_full, n_with);
-        print_stats_k(key, "without_full.latency_ms", without_full, n_without);
-        free(with_full);
-        free(without_full);
-        for (int j = 0; j < C_MAX; j++) {
-                if (n)
-                        print_stats_k(key, col_names[j], col[j], n);
-                free(col[j]);
-        }
+        if (!burst) {
+                double *with = xcalloc(n + 1, sizeof(double)),
+                       *without = xcalloc(n + 1, sizeof(double));
+                size_t n_with = 0, n_without = 0;
 
-        /* the whole window: every probe's calls and time, every pass and what it is made of */
-        (void) printf("%s.window_s %.3f\n", key, ms_between(first, last) / 1e3);
-        for (int p = 0; p < P_MAX; p++) {
-                size_t cnt = 0;
-                double ms = time_in(&c[p], first, last, &cnt);
-                (void) printf("%s.window.%s_ms %.3f\n%s.window.%s_n %zu\n", key, probe_names[p], ms,
-                              key, probe_names[p], cnt);
+                (void) printf("%s.matched %zu\n", key, n);
+                for (size_t i = 0; i < n; i++) {
+                        if (col[C_RESYNC][i] > 0)
+                                with[n_with++] = col[C_LAT][i];
+                        else
+                                without[n_without++] = col[C_LAT][i];
+                }
+                print_stats_k(key, "with_resync.latency_ms", with, n_with);
+                print_stats_k(key, "without_resync.latency_ms", without, n_without);
+                free(with);
+                free(without);
+                for (int j = 0; j < C_MAX; j++)
+                        print_stats_k(key, col_names[j], col[j], n);
         }
-        pass_ms = xcalloc(c[P_PASS].n + 1, sizeof(double));
-        steps_ms = xcalloc(c[P_PASS].n + 1, sizeof(double));
-        req_ms = xcalloc(c[P_PASS].n + 1, sizeof(double));
-        other_ms = xcalloc(c[P_PASS].n + 1, sizeof(double));
-        nsteps = xcalloc(c[P_PASS].n + 1, sizeof(double));
-        nreq = xcalloc(c[P_PASS].n + 1, sizeof(double));
+        for (int j = 0; j < C_MAX; j++)
+                free(col[j]);
+        print_window(key, c, first, last);
         step_each = xcalloc(c[P_STEP].n + 1, sizeof(double));
-        req_each = xcalloc(c[P_REQ].n + 1, sizeof(double));
-        size_t n_full = 0;
-        for (size_t i = 0; i < c[P_PASS].n; i++) {
-                const struct call *p = &c[P_PASS].v[i];
-                size_t cs = 0, cr = 0;
-                if (p->t1 < first || p->t0 > last)
-                        continue;
-                n_full += pass_steps[i] >= full_min;
-                pass_ms[n_pass] = dur(p);
-                steps_ms[n_pass] = time_in(&c[P_STEP], p->t0, p->t1, &cs);
-                req_ms[n_pass] = time_in(&c[P_REQ], p->t0, p->t1, &cr);
-                other_ms[n_pass] = pass_ms[n_pass] - steps_ms[n_pass] - req_ms[n_pass];
-                nsteps[n_pass] = (double) cs;
-                nreq[n_pass] = (double) cr;
-                n_pass++;
-        }
+        send_each = xcalloc(c[P_SEND].n + 1, sizeof(double));
         for (size_t i = 0; i < c[P_STEP].n; i++)
                 if (c[P_STEP].v[i].t0 >= first && c[P_STEP].v[i].t0 <= last)
                         step_each[ns++] = dur(&c[P_STEP].v[i]);
-        for (size_t i = 0; i < c[P_REQ].n; i++)
-                if (c[P_REQ].v[i].t0 >= first && c[P_REQ].v[i].t0 <= last)
-                        req_each[nr++] = dur(&c[P_REQ].v[i]);
-        (void) printf("%s.pass.full_n %zu\n", key, n_full);
-        free(pass_steps);
-        print_stats_k(key, "pass.duration_ms", pass_ms, n_pass);
-        print_stats_k(key, "pass.steps_ms", steps_ms, n_pass);
-        print_stats_k(key, "pass.requests_ms", req_ms, n_pass);
-        print_stats_k(key, "pass.other_ms", other_ms, n_pass);
-        print_stats_k(key, "pass.steps", nsteps, n_pass);
-        print_stats_k(key, "pass.requests", nreq, n_pass);
+        for (size_t i = 0; i < c[P_SEND].n; i++)
+                if (c[P_SEND].v[i].t0 >= first && c[P_SEND].v[i].t0 <= last)
+                        send_each[nh++] = dur(&c[P_SEND].v[i]);
         print_stats_k(key, "step_ms", step_each, ns);
-        print_stats_k(key, "request_ms", req_each, nr);
-        free(pass_ms);
-        free(steps_ms);
-        free(req_ms);
-        free(other_ms);
-        free(nsteps);
-        free(nreq);
+        print_stats_k(key, "status_patch_ms", send_each, nh);
         free(step_each);
-        free(req_each);
+        free(send_each);
         for (int p = 0; p < P_MAX; p++)
                 free(c[p].v);
         return 0;
@@ -1218,7 +1251,7 @@ static void usage(FILE *f)
                 "           [--events FILE]\n"
                 "       resize-bench probes\n"
                 "       resize-bench analyze --events FILE --probes FILE --kind limits|volume\n"
-                "           [--key K]\n"
+                "           [--key K] [--burst]\n"
                 "API: --server URL --ca FILE --token-file FILE [--ns NS] [--prefix P] [--pods N]\n",
                 f);
 }
@@ -1254,6 +1287,7 @@ int main(int argc, char **argv)
                 { "events", required_argument, NULL, 'e' },
                 { "probes", required_argument, NULL, 'P' },
                 { "timeout", required_argument, NULL, 'T' },
+                { "burst", no_argument, NULL, 'B' },
                 { "help", no_argument, NULL, 'h' },
                 { 0 },
         };
@@ -1262,7 +1296,7 @@ int main(int argc, char **argv)
                          *events = NULL, *probes = NULL;
         size_t runs = 1000, count = 1000, first = 0;
         enum kind kind = KIND_LIMITS;
-        bool kind_set = false, up = true;
+        bool kind_set = false, up = true, burst = false;
         double timeout_s = 600;
         int opt;
 
@@ -1333,6 +1367,9 @@ int main(int argc, char **argv)
                 case 'T':
                         timeout_s = (double) parse_count("--timeout", optarg, 1);
                         break;
+                case 'B':
+                        burst = true;
+                        break;
                 case 'h':
                         usage(stdout);
                         return 0;
@@ -1354,7 +1391,7 @@ int main(int argc, char **argv)
         if (streq(cmd, "analyze")) {
                 if (!events || !probes || !kind_set)
                         die("analyze needs --events, --probes and --kind");
-                return cmd_analyze(events, probes, key ?: "trace", kind);
+                return cmd_analyze(events, probes, key ?: "trace", kind, burst);
         }
         if (!a.server || !a.ca || !token_file)
                 die("%s needs --server, --ca and --token-file", cmd);

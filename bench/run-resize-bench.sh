@@ -5,7 +5,8 @@
 # (KEP-6030 remounts), each timed from its PATCH to the watch event showing the new actual values
 # and no PodResize* condition; all PODS pods resized at once; beside the kernel's floor for the
 # same changes (cgroup files written and a tmpfs remounted directly) measured in the same run.
-# Then, with uprobes on the agent, where a resize's time goes pass by pass, and a CPU profile.
+# Then, with uprobes on the agent, where a resize's time goes from thread to thread, and a CPU
+# profile.
 # bench/resize-bench.c does the measuring. Everything it made (processes, mounts, cgroups,
 # folders, probes) is removed on exit, failure and Ctrl-C included. The report goes to stdout and
 # bench/results/resize-<UTC date>.md.
@@ -250,7 +251,10 @@ trace() { # KIND COUNT|burst KEY: a traced series, or a traced burst up, each af
         PERF_PIDS=()
         perf script -i "$WORK_DIR/$key.data" -F tid,time,event --ns >"$WORK_DIR/$key.txt" 2>/dev/null ||
                 die "perf script of $key's trace failed"
-        rb analyze --events "$WORK_DIR/$key.events" --probes "$WORK_DIR/$key.txt" --key "$key" --kind "$kind"
+        local burst=()
+        [ "$count" = burst ] && burst=(--burst)
+        rb analyze --events "$WORK_DIR/$key.events" --probes "$WORK_DIR/$key.txt" --key "$key" \
+                --kind "$kind" "${burst[@]}"
 }
 if [ "${#PROBES[@]}" -gt 0 ]; then
         log "traced: $TRACE_RESIZES limit resizes, $TRACE_RESIZES volume resizes (uprobes: ${PROBES[*]})"
@@ -263,19 +267,20 @@ if [ "${#PROBES[@]}" -gt 0 ]; then
         PROBES=()
 fi
 
-# The functions the profile charges samples to (and sync_main, api_handle: the threads), each
-# checked in the binary's debug information before the profile (inlined ones included): a
-# rename fails the benchmark by name instead of charging nothing to it.
+# The functions the profile charges samples to (and worker_main, sender_main, resync_main,
+# api_handle: the threads), each checked in the binary's debug information before the profile
+# (inlined ones included): a rename fails the benchmark by name instead of charging nothing to it.
 PROFILE_FUNCS="sync_all pod_worker_sync pod_host_sync_order memory_volume_sizes resize_pod_with_allocation
 observe pod_resize_actuate pod_resize_admit pod_status_build fs_write_json_atomic api_client_request
-volume_over_limit runtime_sandbox_running schedule_pass registry_patch"
+send_status volume_over_limit runtime_sandbox_running schedule_pass registry_patch"
 PROFILE_FUNCS=$(echo $PROFILE_FUNCS) # one line
 # profile_breakdown PERF_SCRIPT_OUTPUT: each sample of `perf script -F tid,ip,sym` (callchains)
 # charged to a thread (the frame that starts it) and to the innermost of a list of functions on
 # its stack (the pod map's deep copies by sync_all and schedule_pass named apart); prints
 # "thread<TAB>what<TAB>samples", "(other)" for samples under none of them.
 profile_breakdown() {
-        awk '
+        # -v: BEGIN reads funcs, and runs before an operand's assignment would
+        awk -v funcs="$PROFILE_FUNCS" '
         function flush(   i, name, what, thr) {
                 if (n == 0)
                         return
@@ -283,8 +288,12 @@ profile_breakdown() {
                 what = "(other)"
                 for (i = n; i >= 1; i--) {
                         name = f[i]
-                        if (name == "sync_main")
-                                thr = "agent sync loop"
+                        if (name == "worker_main")
+                                thr = "agent pod workers"
+                        else if (name == "sender_main")
+                                thr = "agent status sender"
+                        else if (name == "resync_main")
+                                thr = "agent resync"
                         else if (name == "schedule_pass")
                                 thr = "scheduler"
                         else if (name == "api_handle")
@@ -302,19 +311,19 @@ profile_breakdown() {
                 for (i in a)
                         M[a[i]] = 1
         }
-        /^[0-9]/ || /^$/ { flush(); next }
+        /^ *[0-9]+ *$/ || /^$/ { flush(); next }
         { sub(/^[ \t]*[0-9a-f]+ /, ""); sub(/ \(inlined\)$/, ""); f[++n] = $0 }
         END {
                 flush()
                 for (k in S)
                         print k "\t" S[k]
-        }' funcs="$PROFILE_FUNCS" "$1"
+        }' "$1"
 }
 
 PERF_FLAT="" PROFILE_ROWS="" PROFILE_SAMPLES=0 PROFILE_SECONDS=0
 if [ "$PROFILE_RESIZES" -gt 0 ]; then
         command -v perf >/dev/null || die "PROFILE_RESIZES=$PROFILE_RESIZES needs perf (or set PROFILE_RESIZES=0)"
-        for fn in $PROFILE_FUNCS sync_main api_handle; do
+        for fn in $PROFILE_FUNCS worker_main sender_main resync_main api_handle; do
                 perf probe -x "$FLEXLET_BIN" -L "$fn" >/dev/null 2>&1 ||
                         die "the profile's function $fn is not in $FLEXLET_BIN (renamed? update PROFILE_FUNCS)"
         done
@@ -330,9 +339,18 @@ if [ "$PROFILE_RESIZES" -gt 0 ]; then
         kill -INT "${PERF_PIDS[0]}"
         wait "${PERF_PIDS[0]}" || true
         PERF_PIDS=()
-        PERF_FLAT=$(perf report -i "$WORK_DIR/perf.data" --stdio --no-children -g none \
+        # The agent runs flexlet from a sealed copy mounted at /flexlet (src/node/runtime/exeseal.c),
+        # a path perf cannot open afterwards: a symbol tree of the host's folders and the binary
+        # there.
+        mkdir -p "$WORK_DIR/symfs"
+        for d in /usr /lib /lib64 /bin /sbin; do
+                [ -e "$d" ] && ln -sfn "$d" "$WORK_DIR/symfs/"
+        done
+        ln -sf "$FLEXLET_BIN" "$WORK_DIR/symfs/flexlet"
+        SYMS=(--symfs "$WORK_DIR/symfs" --kallsyms /proc/kallsyms)
+        PERF_FLAT=$(perf report -i "$WORK_DIR/perf.data" "${SYMS[@]}" --stdio --no-children -g none \
                 --sort dso,symbol --percent-limit 2 2>/dev/null | grep -v -e '^#' -e '^$' | sed 's/[[:space:]-]*$//' | head -15 || true)
-        perf script -i "$WORK_DIR/perf.data" -F tid,ip,sym >"$WORK_DIR/perf.txt" 2>/dev/null || true
+        perf script -i "$WORK_DIR/perf.data" "${SYMS[@]}" -F tid,ip,sym >"$WORK_DIR/perf.txt" 2>/dev/null || true
         profile_breakdown "$WORK_DIR/perf.txt" >"$WORK_DIR/profile.tsv"
         PROFILE_SAMPLES=$(awk -F'\t' '{ n += $3 } END { print n + 0 }' "$WORK_DIR/profile.tsv")
         # per thread, then its parts, largest first; a sample is 1/999 s of CPU
@@ -423,7 +441,7 @@ burst_row() { # label key
 }
 trace_row() { # label key stat
         local k=$2 s=$3
-        echo "| $1 | $(f "$k.spec_seen_ms.$s") | $(f "$k.wait_for_pass_ms.$s") | $(f "$k.before_pod_ms.$s") | $(f "$k.pod_step_ms.$s") | $(f "$k.after_pod_ms.$s") | $(f "$k.pass_b_to_done_ms.$s") | $(f "$k.latency_ms.$s") |"
+        echo "| $1 | $(f "$k.agent_seen_ms.$s" 2) | $(f "$k.to_step_ms.$s" 2) | $(f "$k.pod_step_ms.$s" 2) | $(f "$k.to_send_ms.$s" 2) | $(f "$k.send_ms.$s" 2) | $(f "$k.send_to_done_ms.$s" 2) | $(f "$k.latency_ms.$s") |"
 }
 
 mkdir -p bench/results
@@ -511,46 +529,41 @@ out="bench/results/resize-$(date -u +%F).md"
                 echo "$TRACE_RESIZES more resizes of each kind, and one more burst of limits up, with uprobes on"
                 echo "the agent (entry and return of $(echo "${PROBE_FUNCS[*]}" | sed 's/ /, /g')),"
                 echo "recorded with \`perf record -k CLOCK_MONOTONIC\`, the clock resize-bench"
-                echo "stamps its PATCHes and watch events with. A pass is one run of the agent's sync loop"
-                echo "(sync_all, src/node/agent.c): the pods it steps (pod_worker_sync) and their status PATCHes."
-                echo "**Pass A** is the first pass that starts after the new spec reached the watch (a pass already"
-                echo "running took its snapshot before), **pass B** the next. What the probes cost: p50 $(f trace.limits.e2e.latency_ms.p50) (limits)"
+                echo "stamps its PATCHes and watch events with. A resize crosses threads (src/node/agent.c): the"
+                echo "agent's watch (on_pod_event) marks the pod dirty, a pod worker takes it (pod_queue_take) and"
+                echo "steps it (pod_worker_sync), hands its status to the status sender (status_sender_status),"
+                echo "one of whose threads sends the PATCH (send_status); the resize's own step is the one that"
+                echo "wrote its allocated.json (fs_write_json_atomic), the PATCH the first to start after its"
+                echo "hand-off. What the probes cost: p50 $(f trace.limits.e2e.latency_ms.p50) (limits)"
                 echo "and $(f trace.volume.e2e.latency_ms.p50) (volume) traced, $(f trace.limits.control.latency_ms.p50) and $(f trace.volume.control.latency_ms.p50) in the same series run untraced just before"
-                echo "(the burst: $(f trace.burst.e2e.total_ms 0) against $(f trace.burst.control.total_ms 0)); the difference is the probes plus whatever else the shared"
-                echo "machine did meanwhile (its fsync latency varies tenfold from minute to minute). The breakdown"
-                echo "below is of the traced runs."
+                echo "(the burst: $(f trace.burst.e2e.total_ms 0) against $(f trace.burst.control.total_ms 0)). The breakdown below is of the traced runs;"
+                echo "$(v trace.limits.matched) of $TRACE_RESIZES limit resizes and $(v trace.volume.matched) volume resizes matched."
                 echo
-                echo "| ms from the PATCH | → new spec seen | → pass A starts | → the pod's step starts (the other pods' steps) | the pod's step | → pass A ends (its status PATCH, event) | pass A end → done seen (pass B) | total |"
+                echo "| ms from the PATCH | → agent's watch has it | → its step starts | its step | → its status PATCH starts | status PATCH | → done seen | total |"
                 echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
                 trace_row "limits p50" trace.limits p50
                 trace_row "limits p90" trace.limits p90
                 trace_row "volume p50" trace.volume p50
                 trace_row "volume p90" trace.volume p90
                 echo
-                echo "A resize touches $(f trace.limits.passes.p50 0) passes at the median (limits; volume $(f trace.volume.passes.p50 0)). The resizing pod's own step"
-                echo "(p50 / p99): limits $(f trace.limits.pod_step_ms.p50 2) / $(f trace.limits.pod_step_ms.p99 2) ms, of which admission $(f trace.limits.admit_ms.p50 2), actuation"
-                echo "$(f trace.limits.actuate_ms.p50 2), checkpoints $(f trace.limits.checkpoint_ms.p50 2) in $(f trace.limits.checkpoints.p50 0) fsynced writes, cgroup_set_limits $(f trace.limits.cgroup_set_ms.p50 2);"
-                echo "volume $(f trace.volume.pod_step_ms.p50 2) / $(f trace.volume.pod_step_ms.p99 2) ms, of which admission $(f trace.volume.admit_ms.p50 2), actuation $(f trace.volume.actuate_ms.p50 2),"
-                echo "checkpoints $(f trace.volume.checkpoint_ms.p50 2) in $(f trace.volume.checkpoints.p50 0) writes, emptydir_resize $(f trace.volume.remount_ms.p50 2)."
+                echo "(Each column is its own percentile: the row need not add up.) Of \"→ its step starts\","
+                echo "the worker's own prelude after it took the pod (sync_pod: the map, the status sender's latest) is"
+                echo "p50 $(f trace.limits.wake_ms.p50 3) ms. The resizing pod's step (p50 / p99): limits $(f trace.limits.pod_step_ms.p50 2) / $(f trace.limits.pod_step_ms.p99 2) ms, of which"
+                echo "admission $(f trace.limits.admit_ms.p50 2), actuation $(f trace.limits.actuate_ms.p50 2), fsynced checkpoints $(f trace.limits.checkpoint_ms.p50 2) in $(f trace.limits.checkpoints.p50 0) writes,"
+                echo "actuated-state records $(f trace.limits.record_ms.p50 2) in $(f trace.limits.records.p50 0), cgroup_set_limits $(f trace.limits.cgroup_set_ms.p50 2); volume $(f trace.volume.pod_step_ms.p50 2) / $(f trace.volume.pod_step_ms.p99 2) ms,"
+                echo "of which admission $(f trace.volume.admit_ms.p50 2), actuation $(f trace.volume.actuate_ms.p50 2), checkpoints $(f trace.volume.checkpoint_ms.p50 2) in $(f trace.volume.checkpoints.p50 0),"
+                echo "records $(f trace.volume.record_ms.p50 2) in $(f trace.volume.records.p50 0), emptydir_resize $(f trace.volume.remount_ms.p50 2). Status PATCHes per resize: $(f trace.limits.sends.mean 2)"
+                echo "(limits), $(f trace.volume.sends.mean 2) (volume); pod steps during one (the resync's of other pods included): p50"
+                echo "$(f trace.limits.steps.p50 0), p90 $(f trace.limits.steps.p90 0). Every pod step in the traced limits series: p50 $(f trace.limits.step_ms.p50 3) ms, p99"
+                echo "$(f trace.limits.step_ms.p99 3); every status PATCH p50 $(f trace.limits.status_patch_ms.p50 3) ms, p99 $(f trace.limits.status_patch_ms.p99 3). The resync (sync_all, once a"
+                echo "second, marks every pod) started during $(v trace.limits.with_resync.latency_ms.n) of the limit resizes: those took p50"
+                echo "$(f trace.limits.with_resync.latency_ms.p50), p99 $(f trace.limits.with_resync.latency_ms.p99); the others p50 $(f trace.limits.without_resync.latency_ms.p50), p99 $(f trace.limits.without_resync.latency_ms.p99)."
                 echo
-                echo "Every sync pass in the traced limits series ($(f trace.limits.pass.duration_ms.n 0) passes in $(f trace.limits.window_s 1) s, $(awk -v n="$(v trace.limits.pass.duration_ms.n)" -v r="$TRACE_RESIZES" 'BEGIN { if (r) printf "%.1f", n / r }') per resize, $(v trace.limits.pass.full_n) of them"
-                echo "stepping all $(v trace.limits.full_pass_steps) pods;"
-                echo "steps: time inside pod_worker_sync; requests: inside api_client_request on the sync thread;"
-                echo "other: the rest of the pass, the pod map's copy and the sync order among it):"
-                echo
-                echo "| per pass | p50 | p90 | p99 | max |"
-                echo "| --- | ---: | ---: | ---: | ---: |"
-                for s in duration_ms steps_ms requests_ms other_ms steps requests; do
-                        echo "| $s | $(f "trace.limits.pass.$s.p50") | $(f "trace.limits.pass.$s.p90") | $(f "trace.limits.pass.$s.p99") | $(f "trace.limits.pass.$s.max") |"
-                done
-                echo
-                echo "One pod step: p50 $(f trace.limits.step_ms.p50 3) ms, p99 $(f trace.limits.step_ms.p99 3); one request p50 $(f trace.limits.request_ms.p50 3) ms, p99 $(f trace.limits.request_ms.p99 3)."
-                echo
-                echo "The traced burst (limits up, $PODS pods, $(f trace.burst.e2e.total_ms 0) ms): $(v trace.burst.window.pass_n) passes; pod steps"
-                echo "$(f trace.burst.window.step_ms 0) ms, of which $(v trace.burst.window.ckpt_n) fsynced checkpoint writes $(f trace.burst.window.ckpt_ms 0) ms"
-                echo "($(pct trace.burst.window.ckpt_ms trace.burst.e2e.total_ms)% of the burst), $(v trace.burst.window.record_n) actuated-state records (atomic, not fsynced)"
-                echo "$(f trace.burst.window.record_ms 1) ms, cgroup writes $(f trace.burst.window.cgset_ms 0) ms; $(v trace.burst.window.req_n) requests (status"
-                echo "PATCHes and events, one at a time on the sync thread) $(f trace.burst.window.req_ms 0) ms ($(pct trace.burst.window.req_ms trace.burst.e2e.total_ms)%)."
+                echo "The traced burst (limits up, $PODS pods, $(f trace.burst.e2e.total_ms 0) ms): $(v trace.burst.window.step_n) pod steps, $(f trace.burst.window.step_ms 0) ms in all,"
+                echo "$(f trace.burst.window.step_parallel 2) at once on average over their $(f trace.burst.window.step_span_ms 0) ms; $(v trace.burst.window.ckpt_n) fsynced checkpoint writes"
+                echo "$(f trace.burst.window.ckpt_ms 0) ms, $(v trace.burst.window.record_n) actuated-state records $(f trace.burst.window.record_ms 1) ms, cgroup writes $(f trace.burst.window.cgset_ms 0) ms;"
+                echo "$(v trace.burst.window.send_n) status PATCHes $(f trace.burst.window.send_ms 0) ms, $(f trace.burst.window.send_parallel 2) at once on average over their"
+                echo "$(f trace.burst.window.send_span_ms 0) ms; $(v trace.burst.window.event_n) pod changes delivered by the agent's watch."
         fi
         if [ -n "$PROFILE_ROWS" ]; then
                 echo
@@ -575,58 +588,17 @@ out="bench/results/resize-$(date -u +%F).md"
                 echo
                 echo "## Hotspots"
                 echo
-                echo "What the numbers above point at, each with its place in src/ (not changed here). The"
-                echo "traced limits series is the reference (p50 unless said)."
+                echo "What the numbers above point at (the traced limits series, p50 unless said):"
                 echo
-                echo "- **Waiting, not working.** A resize takes $(f trace.limits.latency_ms.p50) ms and touches $(f trace.limits.passes.p50 0) sync passes; the"
-                echo "  resizing pod's own step is $(f trace.limits.pod_step_ms.p50) ms of it. The rest: the watch ($(f trace.limits.spec_seen_ms.p50)), the pass in flight"
-                echo "  ($(f trace.limits.wait_for_pass_ms.p50); p90 $(f trace.limits.wait_for_pass_ms.p90)), other pods stepped before it in pass A ($(f trace.limits.before_pod_ms.p50); p90"
-                echo "  $(f trace.limits.before_pod_ms.p90)), its status PATCH and event ($(f trace.limits.after_pod_ms.p50)), and pass B ($(f trace.limits.pass_b_to_done_ms.p50))."
-                if [ "$(v trace.limits.with_full.latency_ms.n)" != 0 ] && [ "$(v trace.limits.without_full.latency_ms.n)" != 0 ]; then
-                        echo "- **Full passes make the tail.** $(v trace.limits.pass.full_n) of the $(v trace.limits.pass.duration_ms.n) passes stepped every pod ($(v trace.limits.full_pass_steps)); the rest only the"
-                        echo "  pods the watch changed (src/node/agent.c). The $(v trace.limits.with_full.latency_ms.n) resizes (of $(v trace.limits.matched)) that overlapped a full pass"
-                        echo "  took p50 $(f trace.limits.with_full.latency_ms.p50), p99 $(f trace.limits.with_full.latency_ms.p99); the others p50 $(f trace.limits.without_full.latency_ms.p50), p99 $(f trace.limits.without_full.latency_ms.p99). In a full pass,"
-                        echo "  pod_host_sync_order (src/node/pod-resize.c) puts the pods with a pending resize after all"
-                        echo "  the others (upstream's queue order among pending resizes): the others' allocations are"
-                        echo "  already counted in memory (alloc_milli_cpu, alloc_memory), so the pending resizes could be"
-                        echo "  admitted first in the same order, or stepped in their own pass as soon as the watch sees"
-                        echo "  them."
-                elif [ "$(v trace.limits.without_full.latency_ms.n)" = 0 ]; then
-                        echo "- **Every pass steps every pod.** All $(v trace.limits.pass.duration_ms.n) passes stepped $(v trace.limits.full_pass_steps) pods ($(f trace.limits.pass.duration_ms.p50) ms each):"
-                        echo "  the sync loop (src/node/agent.c) is woken by any watch event and steps them all, and"
-                        echo "  pod_host_sync_order puts a pending resize last. Stepping only the pods the watch changed"
-                        echo "  would make a resize cost its own step whatever the number of pods."
-                fi
-                if awk -v e="$(v limits.events.mean)" 'BEGIN { exit !(e >= 2.5) }'; then
-                        echo "- **Two status writes where one would do.** Pass A reads the container's resources back"
-                        echo "  (observe, from step_containers in src/node/pod-worker.c) before actuate() writes the"
-                        echo "  cgroups, and pod_resize_actuate() (src/node/pod-resize.c) keeps p->resizing after its last"
-                        echo "  step succeeds: PodResizeInProgress goes only in pass B, when resize_plan_build finds"
-                        echo "  nothing left ($(f limits.events.mean 1) watch events per resize: the spec, InProgress with the old values,"
-                        echo "  done). Ending the resize (ResizeCompleted) when the last step succeeds, with the cgroups"
-                        echo "  read after actuation, would save pass B: $(f trace.limits.pass_b_to_done_ms.p50) ms p50 here, and one status PATCH."
-                fi
-                if awk -v c="$(v trace.limits.checkpoints.p50)" 'BEGIN { exit !(c >= 3) }'; then
-                        echo "- **$(f trace.limits.checkpoints.p50 0) fsynced writes per limits resize** (src/node/pod-resize.c): allocated.json at"
-                        echo "  admission, then actuated.json after each cgroup step, file and folder fsynced each time:"
-                        echo "  $(f trace.limits.checkpoint_ms.p50) ms of the pod's $(f trace.limits.pod_step_ms.p50) ms step (p99 $(f trace.limits.checkpoint_ms.p99)); in the traced burst $(v trace.burst.window.ckpt_n) writes, $(f trace.burst.window.ckpt_ms 0) ms."
-                        echo "  persist_actuated's own comment says a lost actuated.json only repeats idempotent steps:"
-                        echo "  it needs neither the fsyncs nor a write per step (once per plan would do); allocated.json"
-                        echo "  must stay durable (the floor's checkpoint row, $(us_ms floor.checkpoint_us.p50 2) ms)."
-                fi
-                sched=$(prof "schedule_pass: json_deep_copy of every pod")
-                if [ "$sched" != "?" ] && [ "$sched" -ge 2 ]; then
-                        echo "- **The scheduler copies every pod at every pod event.** schedule_pass"
-                        echo "  (src/controllers/scheduler.c) deep-copies its whole pod cache before it finds that no pod"
-                        echo "  is pending: $sched% of serve's CPU in the profile, on a $(nproc)-CPU machine the agent shares;"
-                        echo "  each resize's status writes wake it. Counting unbound pods in on_event and copying only"
-                        echo "  those would remove it."
-                fi
-                echo "- **$PODS at once.** The traced burst took $(f trace.burst.e2e.total_ms 0) ms over $(v trace.burst.window.pass_n) passes: pod steps"
-                echo "  $(f trace.burst.window.step_ms 0) ms (checkpoints $(f trace.burst.window.ckpt_ms 0) of them), and $(v trace.burst.window.req_n) requests (status PATCHes and events),"
-                echo "  sent one after the other on the sync thread, $(f trace.burst.window.req_ms 0) ms."
-                echo "- **CPU.** The agent's sync loop's largest parts in the profile:"
-                echo "  $(awk -F'\t' '{ t += $3; if ($1 == "agent sync loop") { S[$2] += $3 } } END { for (k in S) printf "%d\t%s %.0f%%\n", S[k], k, 100 * S[k] / t }' "$WORK_DIR/profile.tsv" | sort -nr | head -6 | cut -f2 | paste -sd';' | sed 's/;/, /g') of serve's CPU."
+                echo "- **The API server's writes.** The resize PATCH is answered at $(f limits.patch_ms.p50) ms and the status"
+                echo "  PATCH takes $(f trace.limits.send_ms.p50) ms: $(awk -v a="$(v limits.patch_ms.p50)" -v b="$(v trace.limits.send_ms.p50)" -v t="$(v trace.limits.latency_ms.p50)" 'BEGIN { printf "%.0f", 100 * (a + b) / t }')% of the $(f trace.limits.latency_ms.p50) ms a resize takes. The node's own share, from"
+                echo "  its watch delivering the spec to the status handed to the sender, is"
+                echo "  $(awk -v a="$(v trace.limits.to_step_ms.p50)" -v b="$(v trace.limits.pod_step_ms.p50)" 'BEGIN { printf "%.2f", a + b }') ms, of which the fsynced allocated.json is $(f trace.limits.checkpoint_ms.p50 2)."
+                echo "- **$PODS at once.** Pod steps ran $(f trace.burst.window.step_parallel 2) at a time and status PATCHes"
+                echo "  $(f trace.burst.window.send_parallel 2) at a time; the burst's resize PATCHes were all answered at $(f burst.limits.up.last_answer_ms 0) ms of"
+                echo "  its $(f burst.limits.up.total_ms 0)."
+                echo "- **CPU.** The agent's largest parts in the profile:"
+                echo "  $(awk -F'\t' '{ t += $3; if ($1 ~ /^agent/) { S[$1 ": " $2] += $3 } } END { for (k in S) printf "%d\t%s %.0f%%\n", S[k], k, 100 * S[k] / t }' "$WORK_DIR/profile.tsv" | sort -nr | head -6 | cut -f2 | paste -sd';' | sed 's/;/, /g') of serve's CPU."
         fi
 } >"$out.tmp"
 if [ -s "$MISSING" ]; then

@@ -227,6 +227,7 @@ static void sync_pod(struct node_agent *a, const char *uid)
                 status_sender_event(a->sender, pod, ev.items[e].object ?: pod, ev.items[e].type,
                                     ev.items[e].reason, ev.items[e].message);
         pod_events_release(&ev);
+        pod_worker_sync_after(a->host, uid);
         pod_host_update_metrics(a->host);
         if (r < 0) {
                 (void) fprintf(stderr, "flexlet node: pod %s/%s: %s\n",
@@ -261,7 +262,7 @@ static void *worker_main(void *arg)
  * order), and so is every pod folder the map does not have (an orphan, which its worker
  * removes); then the housekeeping of the host. Kept out of line: the benchmarks' uprobes count
  * its passes at entry (bench/resize-bench.c, bench/run-node-bench.sh). */
-__attribute__((noinline)) static void sync_all(struct node_agent *a)
+_probed_ static void sync_all(struct node_agent *a)
 {
         cleanup_json json_t *snapshot = NULL, *known = NULL, *order = NULL;
         bool listed;

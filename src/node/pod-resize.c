@@ -7,10 +7,11 @@
  * and lets the pod's folder own all of its state):
  *   DATA/pods/<uid>/allocated.json  resize.h's allocation, written and fsynced before anything
  *                                   of it is applied
- *   DATA/pods/<uid>/actuated.json   resize.h's actuated state, rewritten after every step
- *                                   atomically (rename) but not fsynced: losing it, or a step
- *                                   of it, only repeats idempotent steps (a power loss can leave
- *                                   it empty or torn: read as absent, every step is repeated) */
+ *   DATA/pods/<uid>/actuated.json   resize.h's actuated state, rewritten once per plan, after
+ *                                   its steps, atomically (rename) but not fsynced: losing it,
+ *                                   or the last plan's steps of it, only repeats idempotent
+ *                                   steps (a power loss can leave it empty or torn: read as
+ *                                   absent, every step is repeated) */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -162,6 +163,13 @@ static void persist_actuated(struct pod_memory *p)
          * idempotent. Hence no fsync: a killed process leaves the page cache, and so the last
          * rename, behind; only a power loss can take it. */
         (void) write_checkpoint(p, ACTUATED_FILE, p->actuated, false, NULL);
+        p->actuated_unsaved = false;
+}
+
+void pod_actuated_flush(struct pod_memory *p)
+{
+        if (p->actuated_unsaved)
+                persist_actuated(p);
 }
 
 void pod_actuated_cgroup(struct pod_memory *p, const char *container,
@@ -269,6 +277,7 @@ void pod_resize_admit(struct step *s)
                                     .cgroup_v1 = h->cgroup_v1,
                                     .volume_resize_on_v1 = h->volume_resize_on_v1 };
         enum resize_verdict v;
+        int64_t old_milli_cpu, old_memory;
         int r;
 
         if (!p->allocation || !(spec = pod_spec_of(p, s->pod)))
@@ -282,7 +291,7 @@ void pod_resize_admit(struct step *s)
         if (p->pending_for && json_equal(p->pending_for, desired) && p->pending_reason &&
             streq(p->pending_reason, "Infeasible"))
                 return;
-        /* one admission at a time, until this one's allocation counts (pod_host.admit_lock) */
+        /* one admission at a time, until this one's requests count (pod_host.admit_lock) */
         pthread_mutex_lock(&h->admit_lock);
         pthread_mutex_lock(&h->pods_lock);
         for (size_t i = 0; i < h->n_pods; i++) {
@@ -326,10 +335,26 @@ void pod_resize_admit(struct step *s)
                 p->pending_for = json_incref(desired);
                 return;
         }
-        /* Accepted: the allocation is durable before anything of it is applied. */
+        /* Accepted. Until the allocation is durable, the other pods' admissions count this
+         * one at the larger of its old and new requests, whichever way the write goes; the
+         * decision is made, so the fsync needs the lock no more, and the pods of a burst make
+         * theirs at once (ext4 commits concurrent fsyncs together). */
+        old_milli_cpu = p->alloc_milli_cpu;
+        old_memory = p->alloc_memory;
+        pthread_mutex_lock(&h->pods_lock);
+        if (spec->requests_milli_cpu > old_milli_cpu)
+                p->alloc_milli_cpu = spec->requests_milli_cpu;
+        if (spec->requests_memory > old_memory)
+                p->alloc_memory = spec->requests_memory;
+        pthread_mutex_unlock(&h->pods_lock);
+        pthread_mutex_unlock(&h->admit_lock);
+        /* The allocation is durable before anything of it is applied. */
         r = write_checkpoint(p, ALLOCATED_FILE, desired, true, NULL);
         if (r < 0) {
-                pthread_mutex_unlock(&h->admit_lock);
+                pthread_mutex_lock(&h->pods_lock);
+                p->alloc_milli_cpu = old_milli_cpu;
+                p->alloc_memory = old_memory;
+                pthread_mutex_unlock(&h->pods_lock);
                 return; /* tried again at the next step */
         }
         fault_point("resize-allocated");
@@ -343,7 +368,6 @@ void pod_resize_admit(struct step *s)
         }
         p->allocation_gen++;
         count_requests(p, s->pod);
-        pthread_mutex_unlock(&h->admit_lock);
         clear_pending(p);
         free(TAKE_PTR(p->resize_error));
         p->resize_retry = (struct backoff){ 0 };
@@ -510,7 +534,7 @@ void pod_resize_actuate(struct step *s, const char *const *running)
         const struct resize_targets *t;
         struct resize_plan plan = { 0 };
         cleanup_error struct error *err = NULL;
-        bool all_done = false;
+        bool all_done = false, recorded = false;
         int r;
 
         if (!p->allocation || !p->actuated)
@@ -556,7 +580,7 @@ void pod_resize_actuate(struct step *s, const char *const *running)
                 }
                 if (st->kind != RESIZE_STEP_RESTART_CONTAINER) {
                         resize_actuated_record(p->actuated, st);
-                        persist_actuated(p);
+                        recorded = true;
                 }
                 fault_point_n("resize-step", (unsigned) i + 1);
                 if (i + 1 == plan.n) {
@@ -567,6 +591,13 @@ void pod_resize_actuate(struct step *s, const char *const *running)
                         all_done = true;
                 }
         }
+        /* The steps that succeeded, written once for the plan (each rename of actuated.json
+         * costs about as much as all of a pod's cgroup writes), and only once the step's status
+         * is on its way (pod_actuated_flush): a process killed before that write repeats the
+         * plan's steps from the state recorded before it, the same sequence it had started,
+         * each step idempotent. */
+        if (recorded)
+                p->actuated_unsaved = true;
         resize_plan_release(&plan);
         /* Done in this pass when nothing is left (a container to restart is not: it runs again
          * in a later pass), so this pass's status already reports it, without one more pass and

@@ -66,6 +66,7 @@ struct pod_memory {
         struct pod_spec *spec;   /* the typed spec of the latest generation seen (pod-spec.h) */
         json_t *allocation;      /* allocated.json: what the node agreed to run */
         json_t *actuated;        /* actuated.json: what the kernel was last told */
+        bool actuated_unsaved;   /* actuated has steps actuated.json has not (pod_actuated_flush) */
         unsigned allocation_gen; /* bumped whenever the allocation changes */
         unsigned settled_gen;    /* + 1 = the allocation the last empty plan was made for */
         int64_t alloc_milli_cpu; /* the allocation's requests, 0 once the pod is done */
@@ -134,8 +135,10 @@ struct pod_host {
         struct pod_memory **pods;
         size_t n_pods;
         /* K8S: the kubelet's allocation manager admits one resize at a time (its podResizeMutex):
-         * the sum of the other pods' allocations and this pod's new one, made durable, are one
-         * decision (pod-resize.c pod_resize_admit). Held across the allocated.json write. */
+         * the sum of the other pods' allocations and this pod's new one are one decision
+         * (pod-resize.c pod_resize_admit). Held until the accepted pod's requests count (at the
+         * larger of old and new while its allocated.json is being made durable), not across
+         * that write: the pods of a burst fsync theirs at once. */
         pthread_mutex_t admit_lock;
         /* loop_lock: the loop devices of claim volumes (pod-claims.c): two pods of one claim
          * must not attach it twice (two devices for one file), nor one detach or grow it while
@@ -219,6 +222,8 @@ json_t *pod_allocated(struct pod_memory *p, const json_t *pod);
 void pod_actuated_cgroup(struct pod_memory *p, const char *container,
                          const struct pod_cgroup_config *cfg);
 void pod_actuated_volume(struct pod_memory *p, const char *volume, int64_t bytes);
+/* Writes actuated.json if the last plan's steps are not in it yet (pod_worker_sync_after). */
+void pod_actuated_flush(struct pod_memory *p);
 /* Admission of a changed desired allocation (events, PodResizePending). */
 void pod_resize_admit(struct step *s);
 /* Actuation toward the allocation, step by step in the required order; running is the

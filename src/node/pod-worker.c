@@ -2335,3 +2335,15 @@ int pod_worker_sync(struct pod_host *h, const json_t *pod, json_t **ret_status,
                 pod_memory_forget(h, json_path_string(pod, "metadata.uid"));
         return r;
 }
+
+void pod_worker_sync_after(struct pod_host *h, const char *uid)
+{
+        struct pod_memory *p;
+
+        pthread_mutex_lock(&h->pods_lock);
+        p = pod_memory_find(h, uid, NULL);
+        pthread_mutex_unlock(&h->pods_lock);
+        /* the pod's memory is this worker's until its next step (pod-worker-internal.h) */
+        if (p)
+                pod_actuated_flush(p);
+}

@@ -96,6 +96,10 @@ enum pod_sync_result {
  * and appends events to ev. */
 int pod_worker_sync(struct pod_host *h, const json_t *pod, json_t **ret_status,
                     struct pod_events *ev, struct error **reterr);
+/* After a step of the pod uid, once its status is on its way: writes what the step recorded
+ * that nothing waits for (the actuated state of a resize's steps, which a restart could only
+ * repeat). The thread that ran the step, before the pod's next step. */
+void pod_worker_sync_after(struct pod_host *h, const char *uid);
 
 /* The order to step the pods of `pods` (uid -> Pod) in: a JSON array of uids, pods whose spec
  * matches their allocation first, then pending resizes in the retry queue's order (K8S:

@@ -134,11 +134,13 @@ static void entry_schedule(struct status_sender *s, struct pod_entry *e)
         pthread_cond_signal(&s->wake);
 }
 
-/* Under lock: the first ready entry whose back-off has passed, taken off the list; else NULL
- * and in *wait_ms how long until one is due. */
+/* Under lock: the first ready entry with a status to send whose back-off has passed, else the
+ * first ready one, taken off the list; else NULL and in *wait_ms how long until one is due.
+ * Statuses first: they are what clients wait for, and a burst's statuses then go out before
+ * the events that explain them (K8S: the status manager and the event recorder are apart). */
 static struct pod_entry *entry_take(struct status_sender *s, int64_t now, int64_t *wait_ms)
 {
-        struct pod_entry *prev = NULL;
+        struct pod_entry *prev = NULL, *found = NULL, *found_prev = NULL;
 
         *wait_ms = 1000;
         for (struct pod_entry *e = s->head; e; prev = e, e = e->next) {
@@ -147,6 +149,17 @@ static struct pod_entry *entry_take(struct status_sender *s, int64_t now, int64_
                                 *wait_ms = e->not_before_ms - now;
                         continue;
                 }
+                if (!found || (e->queued && !found->queued)) {
+                        found = e;
+                        found_prev = prev;
+                }
+                if (found->queued)
+                        break;
+        }
+        if (found) {
+                struct pod_entry *e = found;
+
+                prev = found_prev;
                 if (prev)
                         prev->next = e->next;
                 else
@@ -182,9 +195,11 @@ static uint64_t rv_number(const char *rv)
 }
 
 /* The merge patch of the pod's status: our fields replace the stored ones (lists whole), the
- * others stay; the deprecated resize string goes when no resize is pending or in progress. */
-static enum outcome send_status(struct api_client *c, const json_t *pod, const json_t *status,
-                                uint64_t *ret_rv)
+ * others stay; the deprecated resize string goes when no resize is pending or in progress.
+ * Kept whole under its symbol: the resize benchmark's uprobes time each status PATCH at it
+ * (bench/resize-bench.c). */
+_probed_ static enum outcome send_status(struct api_client *c, const json_t *pod,
+                                         const json_t *status, uint64_t *ret_rv)
 {
         cleanup_json json_t *patch = NULL, *resp = NULL;
         cleanup_free char *body = NULL, *path = NULL;
@@ -193,7 +208,10 @@ static enum outcome send_status(struct api_client *c, const json_t *pod, const j
         long code = 0;
         int r;
 
-        patch = json_pack("{s:O}", "status", status);
+        /* A shallow copy: status is also the entry's latest, which a worker compares its next
+         * status with (status_sender_latest); a "resize": null added to it would make every
+         * status differ from the next one, and be sent twice. */
+        patch = json_pack("{s:o}", "status", json_copy((json_t *) status));
         if (!json_object_get(status, "resize"))
                 json_object_set_new(json_object_get(patch, "status"), "resize", json_null());
         body = json_dump_compact(patch);
@@ -241,21 +259,25 @@ struct sender_thread {
         struct api_client *client;
 };
 
-/* One turn on an entry the thread has taken: its status, its events, its delete, in that
- * order; what failed goes back to it (a status handed in meanwhile wins over a failed one). */
+/* One turn on an entry the thread has taken: its status, or else its events and its delete, in
+ * that order (the events wait for a turn of their own, after the other pods' statuses: see
+ * entry_take); what failed goes back to it (a status handed in meanwhile wins over a failed
+ * one). */
 static void entry_turn(struct status_sender *s, struct api_client *c, struct pod_entry *e)
 {
         cleanup_json json_t *pod = json_incref(e->pod);
         cleanup_json json_t *status = TAKE_PTR(e->queued);
-        struct queued_event *events = TAKE_PTR(e->events);
-        size_t n_events = e->n_events;
-        bool del = e->delete_queued;
+        struct queued_event *events = status ? NULL : TAKE_PTR(e->events);
+        size_t n_events = status ? 0 : e->n_events;
+        bool del = !status && e->delete_queued;
         enum outcome st = SENT, dl = SENT;
         uint64_t rv = 0;
         size_t kept = 0, lost = 0;
 
-        e->n_events = e->cap_events = 0;
-        e->delete_queued = false;
+        if (!status) {
+                e->n_events = e->cap_events = 0;
+                e->delete_queued = false;
+        }
         pthread_mutex_unlock(&s->lock);
 
         /* The status first: it is what a client waits for; the events explain it. */

@@ -6,8 +6,9 @@
  *
  * Per pod: the latest status wins (a status handed in before the previous one went out
  * replaces it, so only the newer is sent), and a pod's writes go out one at a time in the
- * order handed in: its status, then its events, then its delete. Failures are retried with
- * back-off. */
+ * order handed in: its status, then its events, then its delete. Across pods, a status to send
+ * goes before events and deletes (what clients wait for first: a burst's statuses are not
+ * held up behind the events that explain them). Failures are retried with back-off. */
 #ifndef FLEXLET_NODE_STATUS_SENDER_H
 #define FLEXLET_NODE_STATUS_SENDER_H
 

@@ -1,8 +1,9 @@
 /* test-status-sender.c: the node agent's status sender (node/status-sender.h) against an
  * in-process libmicrohttpd server that records every request and can hold one pod's status
  * PATCH: a held pod does not hold up another, the latest status wins, a pod's writes are never
- * reordered, repeated events are counted into one, a 503 is retried, the final delete follows
- * the status, and stopping with a write that never gets an answer ends. */
+ * reordered, the status handed in is not changed by sending it, repeated events are counted into
+ * one, a 503 is retried, the final delete follows the status, stopping with a write that never
+ * gets an answer ends, and the pods' statuses go out before events queued with them. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -216,6 +217,23 @@ static void test_sender(void **state)
         /* another pod is not held up by a */
         status_sender_status(s, b, status("Running"));
         assert_true(wait_for(b_sent));
+        {
+                cleanup_json json_t *b_latest = status_sender_latest(s, b);
+                cleanup_json json_t *want = status("Running");
+                cleanup_json json_t *body = NULL;
+
+                /* the PATCH removes the deprecated status.resize; the status handed in, which
+                 * the pod's next step is compared with, stays as it was (else every status
+                 * would differ from the next and go out twice) */
+                pthread_mutex_lock(&lock);
+                json_array_foreach(seen, i, r)
+                        if (strstr(json_string_value(json_object_get(r, "url")), "/pods/b/"))
+                                body = json_loads(json_string_value(json_object_get(r, "body")), 0,
+                                                  NULL);
+                pthread_mutex_unlock(&lock);
+                assert_true(json_is_null(json_path(body, "status.resize")));
+                assert_true(json_equal(b_latest, want));
+        }
 
         pthread_mutex_lock(&lock);
         hold_a = false;
@@ -267,10 +285,64 @@ static void test_sender(void **state)
         json_decref(seen);
 }
 
+static bool f_events_sent(void)
+{
+        return count_of("POST", "/events") == 1;
+}
+
+/* With one sender thread busy on pod a, pod e's status and event and pod f's status are handed
+ * in: the statuses go out first (e, then f), e's event after them. */
+static void test_statuses_first(void **state)
+{
+        struct sockaddr_in sin = { .sin_family = AF_INET,
+                                   .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+        struct MHD_Daemon *d;
+        char url[64];
+        struct api_client_options copts = { 0 };
+        struct status_sender *s = NULL;
+        cleanup_json json_t *a = pod("a"), *e = pod("e"), *f = pod("f");
+        const char *want[] = { "/pods/a/status", "/pods/e/status", "/pods/f/status", "/events" };
+
+        seen = json_array();
+        hold_a = true;
+        a_arrived = 0;
+        d = MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD, 0,
+                             NULL, NULL, handler, NULL, MHD_OPTION_SOCK_ADDR, &sin,
+                             MHD_OPTION_NOTIFY_COMPLETED, completed, NULL, MHD_OPTION_END);
+        assert_non_null(d);
+        (void) snprintf(url, sizeof(url), "http://127.0.0.1:%u",
+                        MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT)->port);
+        copts.server_url = url;
+        assert_int_equal(status_sender_start(&copts, 1, "kubelet", "n1", &s, NULL), 0);
+
+        status_sender_status(s, a, status("Running"));
+        assert_true(wait_for(a_first_arrived));
+        status_sender_status(s, e, status("Running"));
+        status_sender_event(s, e, e, "Normal", "Started", "Started container c");
+        status_sender_status(s, f, status("Running"));
+        pthread_mutex_lock(&lock);
+        hold_a = false;
+        pthread_cond_broadcast(&changed);
+        pthread_mutex_unlock(&lock);
+        assert_true(wait_for(f_events_sent));
+
+        pthread_mutex_lock(&lock);
+        assert_int_equal(json_array_size(seen), 4);
+        for (size_t i = 0; i < 4; i++)
+                assert_non_null(
+                        strstr(json_string_value(json_object_get(json_array_get(seen, i), "url")),
+                               want[i]));
+        pthread_mutex_unlock(&lock);
+        s = status_sender_stop(s, 200);
+        MHD_stop_daemon(d);
+        json_decref(seen);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_sender),
+                cmocka_unit_test(test_statuses_first),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);
