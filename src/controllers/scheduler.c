@@ -1,11 +1,10 @@
 /* scheduler.c: the scheduler as an API client: it watches pods, claims, volumes, classes,
- * namespaces and ReplicaSets, decides each pending pod's node with upstream's default profile
- * (scheduler-cycle.c and the plugin files beside it), and binds; a pod whose WaitForFirstConsumer
- * claims are unbound is assumed on its node (its requests held there) until the provisioner has
- * bound them. Level-based: every pass looks at
- * every unscheduled pod in its informer (client/informer.h) that is not backing off, so a missed
- * event costs a pass, not a pod, and a crowd of pods that fit nowhere costs one look each per
- * back-off, not one per event. */
+ * namespaces, ReplicaSets and nodes, decides each pending pod's node with upstream's default
+ * profile (scheduler-cycle.c and the plugin files beside it), and binds; a pod whose
+ * WaitForFirstConsumer claims are unbound is assumed on its node (its requests held there) until
+ * the provisioner has bound them. Level-based: every pass looks at every unscheduled pod in its
+ * informer (client/informer.h) that is not backing off, so a missed event costs a pass, not a pod,
+ * and a crowd of pods that fit nowhere costs one look each per back-off, not one per event. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,8 +21,8 @@
 #include "controllers/volume-binding.h"
 
 #define SCHEDULER_NAME "default-scheduler"
-/* Unschedulable and waiting pods are looked at again this often even without an event, so a
- * node that joins or frees up is noticed. */
+/* Waiting pods, and pods whose back-off or time as unschedulable ran out, are looked at again
+ * this often even without an event. */
 #define PASS_PERIOD_MS 2000
 /* K8S: VolumeBindingArgs.bindTimeoutSeconds' default: PreBind waits this long for the claims */
 #define BIND_TIMEOUT_MS (600 * 1000)
@@ -33,16 +32,33 @@
 #define BACKOFF_MIN_MS 1000
 #define BACKOFF_MAX_MS 10000
 
-enum { COLL_PODS, COLL_CLAIMS, COLL_VOLUMES, COLL_CLASSES, COLL_NAMESPACES, COLL_REPLICASETS };
+/* K8S: podMaxInUnschedulablePodsDuration: a pod that fit nowhere is tried again after this even
+ * when nothing changed */
+#define UNSCHEDULABLE_MAX_MS (5 * 60 * 1000)
+
+enum {
+        COLL_PODS,
+        COLL_CLAIMS,
+        COLL_VOLUMES,
+        COLL_CLASSES,
+        COLL_NAMESPACES,
+        COLL_REPLICASETS,
+        COLL_NODES,
+};
 
 struct scheduler {
         struct controller_loop loop; /* the collections of the enum above */
         /* pass thread only. assumed: "ns/name" -> {"uid", "node", "bound": the binding was
          * posted, "claims": {claim name: version of our write or 0}, "since": ms}, a
          * pod counted on its node before the watch shows spec.nodeName (K8S: the scheduler
-         * cache's assumed pods). backoff: "ns/name" -> controller_backoff_* state. */
-        json_t *assumed, *backoff;
-        uint64_t rng; /* the tie-break's random state (pass thread only) */
+         * cache's assumed pods). backoff: "ns/name" -> controller_backoff_* state.
+         * unschedulable: "ns/name" -> [cluster, pod version, since ms] of a pod that fit
+         * nowhere when the cluster's signature was that (K8S: the scheduling queue's
+         * unschedulablePods): it waits there until the cluster or the pod changes, or
+         * UNSCHEDULABLE_MAX_MS pass. */
+        json_t *assumed, *backoff, *unschedulable;
+        uint64_t cluster; /* this pass's cluster_signature */
+        uint64_t rng;     /* the tie-break's random state (pass thread only) */
 };
 
 /* ---- the controller ---- */
@@ -219,6 +235,11 @@ static void forget_settled(struct scheduler *s, const json_t *pods)
                 if (!json_object_get(pods, key))
                         json_object_del(s->backoff, key);
         }
+        json_object_foreach_safe(s->unschedulable, tmp, key, a)
+        {
+                if (!json_object_get(pods, key))
+                        json_object_del(s->unschedulable, key);
+        }
 }
 
 /* K8S PreBind's wait, one look per pass: binds the pods whose claims are bound now. */
@@ -272,6 +293,10 @@ static void schedule_one(struct scheduler *s, json_t *pod, const struct schedule
         if (!node) {
                 report_failure(s, pod, "Unschedulable", message);
                 back_off(s, key);
+                json_object_set_new(s->unschedulable, key,
+                                    json_pack("[I, I, I]", (json_int_t) s->cluster,
+                                              (json_int_t) informer_object_version(pod),
+                                              (json_int_t) time_monotonic_ms()));
                 return;
         }
         to_provision = volume_binding_claims_to_provision(pod, o);
@@ -309,13 +334,69 @@ static void schedule_one(struct scheduler *s, json_t *pod, const struct schedule
         json_object_set_new(json_object_ensure(pod, "spec"), "nodeName", json_string(node));
 }
 
+/* A hash of what can make a pod that fit nowhere fit now (K8S: the cluster events that move
+ * unschedulable pods, as the default plugins register them): the nodes, the claims, volumes and
+ * classes, the namespaces (affinity's namespaceSelector) and the pods placed on nodes (their
+ * requests, labels, deletion), each by its version; order does not matter. */
+static uint64_t cluster_signature(const json_t *const *colls, size_t n, const json_t *pods)
+{
+        uint64_t sig = 0;
+        const char *key;
+        json_t *o;
+
+        for (size_t i = 0; i < n; i++) {
+                json_object_foreach((json_t *) colls[i], key, o) {
+                        sig += (informer_object_version(o) + 1) * 0x9e3779b97f4a7c15ULL;
+                }
+        }
+        json_object_foreach((json_t *) pods, key, o) {
+                if (*json_path_string_or_empty(o, "spec.nodeName"))
+                        sig += (informer_object_version(o) + 1) * 0xc2b2ae3d27d4eb4fULL;
+        }
+        return sig;
+}
+
+/* The pod fit nowhere and neither it nor the cluster has changed since. */
+static bool parked(struct scheduler *s, const char *key, const json_t *pod)
+{
+        const json_t *u = json_object_get(s->unschedulable, key);
+
+        return u && (uint64_t) json_integer_value(json_array_get(u, 0)) == s->cluster &&
+               (unsigned long long) json_integer_value(json_array_get(u, 1)) ==
+                       informer_object_version(pod) &&
+               time_monotonic_ms() - json_integer_value(json_array_get(u, 2)) <
+                       UNSCHEDULABLE_MAX_MS;
+}
+
 static bool wants_scheduling(struct scheduler *s, const char *key, const json_t *pod)
 {
         return !*json_path_string_or_empty(pod, "spec.nodeName") &&
                !json_path(pod, "metadata.deletionTimestamp") &&
                streq(json_path_string(pod, "spec.schedulerName") ?: SCHEDULER_NAME,
                      SCHEDULER_NAME) &&
-               !json_object_get(s->assumed, key) && !backing_off(s, key);
+               !json_object_get(s->assumed, key) && !backing_off(s, key) && !parked(s, key, pod);
+}
+
+static int node_name_cmp(const void *a, const void *b)
+{
+        return strcmp(json_path_string_or_empty(*(json_t *const *) a, "metadata.name"),
+                      json_path_string_or_empty(*(json_t *const *) b, "metadata.name"));
+}
+
+/* The informer's nodes into out, by name (as a list of them comes). */
+static void nodes_by_name(const json_t *node_map, json_t *out)
+{
+        size_t n = json_object_size(node_map), i = 0;
+        cleanup_free json_t **v = xcalloc(n ? n : 1, sizeof(*v));
+        const char *key;
+        json_t *node;
+
+        json_object_foreach((json_t *) node_map, key, node) {
+                v[i++] = node;
+        }
+        qsort(v, n, sizeof(*v), node_name_cmp);
+        for (i = 0; i < n; i++)
+                json_array_append(out, v[i]);
 }
 
 static void schedule_pass(void *ctx)
@@ -327,15 +408,17 @@ static void schedule_pass(void *ctx)
         cleanup_json json_t *classes = informer_snapshot(s->loop.watch, COLL_CLASSES);
         cleanup_json json_t *namespaces = informer_snapshot(s->loop.watch, COLL_NAMESPACES);
         cleanup_json json_t *replicasets = informer_snapshot(s->loop.watch, COLL_REPLICASETS);
-        cleanup_json json_t *nodes_list = NULL, *pods = json_array(), *pending = json_array();
+        cleanup_json json_t *node_map = informer_snapshot(s->loop.watch, COLL_NODES);
+        const json_t *const changes[] = { node_map, claims, volumes, classes, namespaces };
+        cleanup_json json_t *nodes = json_array(), *pods = json_array(), *pending = json_array();
         struct vb_objects o = { .claims = claims, .volumes = volumes, .classes = classes };
         struct scheduler_cache *cache;
         const char *key;
-        json_t *pod, *a, *nodes;
+        json_t *pod, *a;
         bool work = false;
         size_t i;
-        long status = 0;
 
+        s->cluster = cluster_signature(changes, ARRAY_SIZE(changes), pod_map);
         forget_settled(s, pod_map);
         json_object_foreach(pod_map, key, pod) {
                 work = work || wants_scheduling(s, key, pod);
@@ -347,11 +430,7 @@ static void schedule_pass(void *ctx)
                 controller_loop_pass_after_backoff(&s->loop, s->backoff);
                 return;
         }
-        if (api_client_request(s->loop.client, "GET", "/api/v1/nodes", NULL, NULL, 0, &status,
-                               &nodes_list, NULL) < 0 ||
-            status != 200)
-                return;
-        nodes = json_object_get(nodes_list, "items");
+        nodes_by_name(node_map, nodes);
         finish_waiting(s, pod_map, nodes, &o);
         /* the pass's own copies of the pods it changes: assumed pods count on their node, and
          * so does each pod this pass places, for the pods after it; the others are shared with
@@ -394,6 +473,7 @@ static void scheduler_release(void *ctx)
 
         json_decref(s->assumed);
         json_decref(s->backoff);
+        json_decref(s->unschedulable);
         free(s);
 }
 
@@ -406,6 +486,7 @@ int scheduler_start(const struct api_client_options *o, struct scheduler **ret,
                                              "/apis/storage.k8s.io/v1/storageclasses",
                                              "/api/v1/namespaces",
                                              "/apis/apps/v1/replicasets",
+                                             "/api/v1/nodes",
                                              NULL };
         const struct controller_loop_def def = { .paths = paths,
                                                  .period_ms = PASS_PERIOD_MS,
@@ -416,6 +497,7 @@ int scheduler_start(const struct api_client_options *o, struct scheduler **ret,
 
         s->assumed = json_object();
         s->backoff = json_object();
+        s->unschedulable = json_object();
         s->rng = (uint64_t) time_monotonic_ms() ^ ((uint64_t) time(NULL) << 20);
         r = controller_loop_start(o, &def, s, &s->loop, reterr);
         if (r < 0) {
