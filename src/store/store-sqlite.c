@@ -467,16 +467,12 @@ static int sqlite_update(struct store_backend *b, const char *resource, const ch
         size_t len;
         int r;
 
+        /* known is not trusted to be the stored object: callers share parts of it with the
+         * object they write (keep_server_metadata), so the row is what obj is compared with */
+        (void) known;
         pthread_mutex_lock(&s->wlock);
-        /* Every write happens under wlock, so reading outside a transaction is consistent. The
-         * stored version alone first: when it is known's, known is the stored object and the
-         * row's JSON need not be decoded (a 2.5 MB object's decode under the write lock held up
-         * every other write). */
-        r = row_read(s->wdb, s->get, resource, ns, name, &old_rv, NULL, reterr);
-        if (r >= 0 && known && store_object_rv(known) == old_rv)
-                old = json_incref((json_t *) known);
-        else if (r >= 0)
-                r = row_read(s->wdb, s->get, resource, ns, name, &old_rv, &old, reterr);
+        /* Every write happens under wlock, so reading outside a transaction is consistent. */
+        r = row_read(s->wdb, s->get, resource, ns, name, &old_rv, &old, reterr);
         if (r == -ENOENT)
                 r = store_error_not_found(reterr, resource, name);
         if (r < 0)
