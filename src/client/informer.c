@@ -20,12 +20,19 @@
 /* One collection as one identity lists and watches it, shared by every informer that asks for
  * it (K8S: a SharedInformerFactory's informer): one thread, one watch, one copy of the objects,
  * however many controllers read it. */
+/* how many deletions a collection remembers (shared_coll.deleted) */
+#define DELETED_KEPT 1024
+
 struct shared_coll {
         struct shared_coll *next; /* in the registry while it has subscribers */
         char *key;                /* the identity and the path */
         char *path;
         struct api_client *client;
         json_t *objects; /* key -> object */
+        /* key -> the version that deleted it, for objects the watch said are gone since the
+         * last list: an answer informer_store() keeps after the DELETED event came (a write
+         * racing the deletion) must not bring the object back */
+        json_t *deleted;
         bool synced;
         atomic_bool stop; /* written under the lock */
         struct subscriber {
@@ -86,10 +93,14 @@ static void coll_put(struct shared_coll *c, json_t *obj)
         cleanup_free char *key = informer_key(obj);
         const json_t *have = json_object_get(c->objects, key);
         unsigned long long version = informer_object_version(obj);
+        json_int_t gone = json_integer_value(json_object_get(c->deleted, key));
 
         if (have && (informer_object_version(have) > version ||
                      (version && informer_object_version(have) == version)))
                 return;
+        if (!have && gone && (unsigned long long) gone >= version)
+                return;
+        json_object_del(c->deleted, key);
         json_object_set(c->objects, key, obj);
         notify(c);
 }
@@ -98,6 +109,7 @@ static void coll_free(struct shared_coll *c)
 {
         api_client_free(c->client);
         json_decref(c->objects);
+        json_decref(c->deleted);
         free(c->subs);
         free(c->key);
         free(c->path);
@@ -118,6 +130,11 @@ static int on_watch_event(void *ud, const char *type, json_t *object)
         if (streq(type, "DELETED")) {
                 cleanup_free char *key = informer_key(object);
                 json_object_del(c->objects, key);
+                /* the race they guard against lasts one write: a few recent ones are enough */
+                if (json_object_size(c->deleted) >= DELETED_KEPT)
+                        json_object_clear(c->deleted);
+                json_object_set_new(c->deleted, key,
+                                    json_integer((json_int_t) informer_object_version(object)));
                 notify(c);
         } else {
                 coll_put(c, object);
@@ -139,6 +156,7 @@ static void coll_relist(struct shared_coll *c, json_t *list)
 
         json_decref(c->objects);
         c->objects = json_object();
+        json_object_clear(c->deleted);
         json_array_foreach(json_object_get(list, "items"), i, obj) {
                 /* K8S: list items carry no kind; events and PUTs need it */
                 if (!json_object_get(obj, "kind")) {
@@ -207,6 +225,7 @@ static int subscribe(struct informer *w, size_t index, const struct api_client_o
                 c->key = TAKE_PTR(key);
                 c->path = xstrdup(path);
                 c->objects = json_object();
+                c->deleted = json_object();
                 r = api_client_new(o, &c->client, reterr);
                 if (r < 0) {
                         coll_free(c);

@@ -112,11 +112,7 @@ check_equal "no resize condition or status left" "|" \
 k delete pod w --timeout=60s >/dev/null
 k delete pvc data --timeout=60s >/dev/null
 pv_gone() { ! k get pv "$pv" >/dev/null 2>&1; }
-# KNOWN BUG (not this test's subject): about half the runs, here and on 94531e4 alike, the
-# volume stays Bound ~50 s after its claim is gone, until the controllers' informers re-watch
-# (their watches last 60 s): the release waits for that, so this waits up to 90 s. See the
-# 2026-11-27 session note.
-for _ in $(seq 1 450); do pv_gone && break; sleep 0.2; done
+for _ in $(seq 1 150); do pv_gone && break; sleep 0.2; done
 if pv_gone && [ ! -e "$ND/volumes/$pv.img" ]; then
         ok "deleting the claim removes the file on the second node, then the volume"
 else

@@ -35,6 +35,21 @@ static ssize_t hold_read(void *cls, uint64_t pos, char *buf, size_t max)
         return 1;
 }
 
+/* The watch of /api/v1/deleting: object ns/a's DELETED at version 7 first, then as hold_read. */
+static ssize_t deleting_read(void *cls, uint64_t pos, char *buf, size_t max)
+{
+        static const char ev[] = "{\"type\":\"DELETED\",\"object\":{\"metadata\":{\"name\":"
+                                 "\"a\",\"namespace\":\"ns\",\"resourceVersion\":\"7\"}}}\n";
+
+        if (pos < sizeof(ev) - 1) {
+                size_t n = sizeof(ev) - 1 - pos < max ? sizeof(ev) - 1 - pos : max;
+
+                memcpy(buf, ev + pos, n);
+                return (ssize_t) n;
+        }
+        return hold_read(cls, pos, buf, max);
+}
+
 static void watch_done(void *cls)
 {
         atomic_fetch_sub(&watches_open, 1);
@@ -54,8 +69,9 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *conn, const cha
         if (MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, "watch")) {
                 atomic_fetch_add(&watches, 1);
                 atomic_fetch_add(&watches_open, 1);
-                resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 64, hold_read, NULL,
-                                                         watch_done);
+                resp = MHD_create_response_from_callback(
+                        MHD_SIZE_UNKNOWN, 64, strstr(url, "/deleting") ? deleting_read : hold_read,
+                        NULL, watch_done);
         } else {
                 atomic_fetch_add(&lists, 1);
                 resp = MHD_create_response_from_buffer(strlen(list), (void *) list,
@@ -146,10 +162,57 @@ static void test_shared(void **state)
         MHD_stop_daemon(d);
 }
 
+/* A write's answer kept after the watch said the object is gone (the write raced the deletion)
+ * does not bring it back; a newer version (made again under the name) does. */
+static void test_deleted_stays_deleted(void **state)
+{
+        struct sockaddr_in sin = { .sin_family = AF_INET,
+                                   .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+        struct MHD_Daemon *d = MHD_start_daemon(
+                MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD, 0, NULL, NULL,
+                handler, NULL, MHD_OPTION_SOCK_ADDR, &sin, MHD_OPTION_END);
+        const char *const paths[] = { "/api/v1/deleting", NULL };
+        const struct informer_options io = { .paths = paths };
+        struct api_client_options as = { .token = "d" };
+        struct informer *w = NULL;
+        char url[64];
+        json_t *got = NULL;
+
+        (void) state;
+        assert_non_null(d);
+        atomic_store(&closing, false);
+        (void) snprintf(url, sizeof(url), "http://127.0.0.1:%u",
+                        MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT)->port);
+        as.server_url = url;
+        assert_int_equal(informer_start(&as, &io, &w, NULL), 0);
+        wait_synced(w);
+        for (int i = 0; i < 500 && (got = informer_get(w, 0, "ns/a")); i++) {
+                json_decref(got);
+                usleep(10000);
+        }
+        assert_null(got);
+        got = json_pack("{s:{s:s, s:s, s:s}}", "metadata", "name", "a", "namespace", "ns",
+                        "resourceVersion", "6");
+        informer_store(w, 0, got);
+        json_decref(got);
+        assert_null(informer_get(w, 0, "ns/a"));
+        got = json_pack("{s:{s:s, s:s, s:s}}", "metadata", "name", "a", "namespace", "ns",
+                        "resourceVersion", "9");
+        informer_store(w, 0, got);
+        json_decref(got);
+        got = informer_get(w, 0, "ns/a");
+        assert_non_null(got);
+        json_decref(got);
+        informer_stop(w);
+        atomic_store(&closing, true);
+        MHD_stop_daemon(d);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_shared),
+                cmocka_unit_test(test_deleted_stays_deleted),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
