@@ -99,24 +99,40 @@ static void wait_synced(struct informer *w)
         assert_true(informer_synced(w));
 }
 
-static void test_shared(void **state)
+/* The test server on a free loopback port, its URL in url. */
+static struct MHD_Daemon *server_start(char url[static 64])
 {
         struct sockaddr_in sin = { .sin_family = AF_INET,
                                    .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
         struct MHD_Daemon *d = MHD_start_daemon(
                 MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD, 0, NULL, NULL,
                 handler, NULL, MHD_OPTION_SOCK_ADDR, &sin, MHD_OPTION_END);
+
+        assert_non_null(d);
+        atomic_store(&closing, false);
+        (void) snprintf(url, 64, "http://127.0.0.1:%u",
+                        MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT)->port);
+        return d;
+}
+
+/* Ends the held watches, then the server. */
+static void server_stop(struct MHD_Daemon *d)
+{
+        atomic_store(&closing, true);
+        MHD_stop_daemon(d);
+}
+
+static void test_shared(void **state)
+{
+        char url[64];
+        struct MHD_Daemon *d = server_start(url);
         const char *const paths[] = { "/api/v1/pods", NULL };
         const struct informer_options io = { .paths = paths };
-        char url[64];
         struct api_client_options as_a, as_b;
         struct informer *one = NULL, *two = NULL, *other = NULL;
         json_t *snap, *got;
 
         (void) state;
-        assert_non_null(d);
-        (void) snprintf(url, sizeof(url), "http://127.0.0.1:%u",
-                        MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT)->port);
         as_a = (struct api_client_options){ .server_url = url, .token = "a" };
         as_b = (struct api_client_options){ .server_url = url, .token = "b" };
 
@@ -158,32 +174,22 @@ static void test_shared(void **state)
         assert_true(wait_until(&watches_open, 1));
         informer_stop(other);
         assert_true(wait_until(&watches_open, 0));
-        atomic_store(&closing, true);
-        MHD_stop_daemon(d);
+        server_stop(d);
 }
 
 /* A write's answer kept after the watch said the object is gone (the write raced the deletion)
  * does not bring it back; a newer version (made again under the name) does. */
 static void test_deleted_stays_deleted(void **state)
 {
-        struct sockaddr_in sin = { .sin_family = AF_INET,
-                                   .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-        struct MHD_Daemon *d = MHD_start_daemon(
-                MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD, 0, NULL, NULL,
-                handler, NULL, MHD_OPTION_SOCK_ADDR, &sin, MHD_OPTION_END);
+        char url[64];
+        struct MHD_Daemon *d = server_start(url);
         const char *const paths[] = { "/api/v1/deleting", NULL };
         const struct informer_options io = { .paths = paths };
-        struct api_client_options as = { .token = "d" };
+        const struct api_client_options as = { .server_url = url, .token = "d" };
         struct informer *w = NULL;
-        char url[64];
         json_t *got = NULL;
 
         (void) state;
-        assert_non_null(d);
-        atomic_store(&closing, false);
-        (void) snprintf(url, sizeof(url), "http://127.0.0.1:%u",
-                        MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT)->port);
-        as.server_url = url;
         assert_int_equal(informer_start(&as, &io, &w, NULL), 0);
         wait_synced(w);
         for (int i = 0; i < 500 && (got = informer_get(w, 0, "ns/a")); i++) {
@@ -204,8 +210,7 @@ static void test_deleted_stays_deleted(void **state)
         assert_non_null(got);
         json_decref(got);
         informer_stop(w);
-        atomic_store(&closing, true);
-        MHD_stop_daemon(d);
+        server_stop(d);
 }
 
 int main(void)
