@@ -76,8 +76,9 @@ int rt_pidfd_wait(int pidfd, int timeout_ms);
  * the sealed flexlet-helper when runtime_exe_reexec_sealed found one, else /proc/self/exe.
  * Returns only on failure. (exeseal.c) */
 void rt_helper_exec(char *const *argv);
-/* Starts `<helper binary> supervise --notify-fd 3 <args...>` detached (new session, stdio on
- * /dev/null, only fd 3 inherited) and returns the read end of its notify pipe. */
+/* Starts `<helper binary> supervise --detach --notify-fd 3 <args...>` (it detaches itself: a
+ * new session, reparented to init; stdio on /dev/null, only fd 3 inherited) and returns the
+ * read end of its notify pipe. */
 int rt_spawn_helper(const char *const *args, int *ret_notify_fd, struct error **reterr);
 /* Reads the helper's one notify message ("OK ..." or "ERR <errno> <message>") until EOF or
  * timeout; the "OK" payload goes to *ret_payload. An ERR becomes the returned error. */

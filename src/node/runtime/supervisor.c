@@ -1350,7 +1350,7 @@ out:
 int runtime_helper_main(int argc, char **argv, struct error **reterr)
 {
         const char *dir = NULL;
-        bool sandbox = false;
+        bool sandbox = false, detach = false;
         int notify_fd = -1;
         sigset_t none;
 
@@ -1369,6 +1369,8 @@ int runtime_helper_main(int argc, char **argv, struct error **reterr)
                         notify_fd = (int) v;
                 } else if (streq(argv[i], "--sandbox")) {
                         sandbox = true;
+                } else if (streq(argv[i], "--detach")) {
+                        detach = true;
                 } else if (argv[i][0] != '-' && !dir) {
                         dir = argv[i];
                 } else {
@@ -1377,8 +1379,9 @@ int runtime_helper_main(int argc, char **argv, struct error **reterr)
                 }
         }
         if (!dir || dir[0] != '/') {
-                error_set(reterr, EINVAL,
-                          "usage: supervise [--notify-fd N] [--sandbox] ABSOLUTE-STATE-DIR");
+                error_set(
+                        reterr, EINVAL,
+                        "usage: supervise [--detach] [--notify-fd N] [--sandbox] ABSOLUTE-STATE-DIR");
                 return 2;
         }
         /* whatever the launcher ignored or blocked, we start clean */
@@ -1389,6 +1392,20 @@ int runtime_helper_main(int argc, char **argv, struct error **reterr)
         (void) sigprocmask(SIG_SETMASK, &none, NULL);
         (void) signal(SIGPIPE, SIG_IGN);
         (void) signal(SIGHUP, SIG_IGN);
+        /* rt_spawn_helper's launch: out of the agent's session and off its children (the
+         * first process exits, which the agent waits for; the second goes on under init) */
+        if (detach) {
+                pid_t child;
+
+                (void) setsid();
+                child = fork();
+                if (child < 0) {
+                        error_set(reterr, errno, "supervise: fork: %s", strerror(errno));
+                        return 1;
+                }
+                if (child > 0)
+                        _exit(0);
+        }
         if (notify_fd >= 0)
                 (void) fcntl(notify_fd, F_SETFD, FD_CLOEXEC);
         if (chdir("/") < 0) {

@@ -7,6 +7,8 @@
 #include <fcntl.h>
 #include <linux/openat2.h>
 #include <poll.h>
+#include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -259,59 +261,77 @@ int rt_pidfd_wait(int pidfd, int timeout_ms)
         }
 }
 
+/* What the child of rt_spawn_helper's clone needs: it shares the agent's memory until its exec,
+ * so everything is prepared before. */
+struct helper_child {
+        char *const *argv;
+        int notify_fd;
+};
+
+/* The clone's child, on its own stack, in the agent's memory until the exec (the agent's thread
+ * waits meanwhile): system calls only (no allocation, no lock), every signal blocked (the
+ * helper resets its signals and mask first thing). */
+static int helper_child_main(void *arg)
+{
+        const struct helper_child *c = arg;
+        int null;
+
+        if (c->notify_fd == 3)
+                (void) fcntl(3, F_SETFD, 0);
+        else if (dup2(c->notify_fd, 3) < 0)
+                _exit(126);
+        null = open("/dev/null", O_RDWR);
+        if (null < 0)
+                _exit(126);
+        (void) dup2(null, 0);
+        (void) dup2(null, 1);
+        (void) dup2(null, 2);
+        /* close-on-exec, not closed: the sealed helper binary's fd is among them */
+        (void) close_range(4, ~0U, CLOSE_RANGE_CLOEXEC);
+        rt_helper_exec(c->argv);
+        _exit(127);
+}
+
+#define HELPER_CHILD_STACK (64 * 1024)
+
 int rt_spawn_helper(const char *const *args, int *ret_notify_fd, struct error **reterr)
 {
         size_t n = rt_strv_length(args);
-        cleanup_free const char **argv = xcalloc(n + 5, sizeof(*argv));
-        int p[2];
+        cleanup_free const char **argv = xcalloc(n + 6, sizeof(*argv));
+        cleanup_free char *stack = NULL;
+        struct helper_child c;
+        sigset_t all, old;
+        int p[2], status, e;
         pid_t child;
-        int status;
 
         argv[0] = "flexlet";
         argv[1] = "supervise";
-        argv[2] = "--notify-fd";
-        argv[3] = "3";
+        argv[2] = "--detach";
+        argv[3] = "--notify-fd";
+        argv[4] = "3";
         for (size_t i = 0; i < n; i++)
-                argv[4 + i] = args[i];
+                argv[5 + i] = args[i];
         if (pipe2(p, O_CLOEXEC) < 0)
                 return error_set(reterr, errno, "start helper: pipe: %s", strerror(errno));
-        /* Between fork and exec only async-signal-safe calls: the agent has threads. The
-         * intermediate child starts a new session and leaves at once, so the helper belongs
-         * to no one but init and lives on when the agent dies. */
-        child = fork();
-        if (child < 0) {
-                int e = errno;
-                close(p[0]);
-                close(p[1]);
-                return error_set(reterr, e, "start helper: fork: %s", strerror(e));
-        }
-        if (child == 0) {
-                sigset_t none;
-                pid_t grandchild;
-                int null;
-
-                (void) setsid();
-                grandchild = fork();
-                if (grandchild != 0)
-                        _exit(grandchild < 0 ? 1 : 0);
-                sigemptyset(&none);
-                (void) sigprocmask(SIG_SETMASK, &none, NULL);
-                if (p[1] == 3)
-                        (void) fcntl(3, F_SETFD, 0);
-                else if (dup2(p[1], 3) < 0)
-                        _exit(126);
-                null = open("/dev/null", O_RDWR);
-                if (null < 0)
-                        _exit(126);
-                (void) dup2(null, 0);
-                (void) dup2(null, 1);
-                (void) dup2(null, 2);
-                /* close-on-exec, not closed: the sealed helper binary's fd is among them */
-                (void) close_range(4, ~0U, CLOSE_RANGE_CLOEXEC);
-                rt_helper_exec((char *const *) argv);
-                _exit(127);
-        }
+        c = (struct helper_child){ .argv = (char *const *) argv, .notify_fd = p[1] };
+        stack = xmalloc(HELPER_CHILD_STACK);
+        /* A child sharing the agent's memory until it execs (as glibc's posix_spawn makes one),
+         * so the agent's page tables are not copied for it: a fork costs in proportion to the
+         * agent's memory, and it took two per helper, two helpers per pod. The helper leaves
+         * the agent's session itself (--detach: setsid, then a fork of its own small process
+         * whose parent exits at once), so it belongs to no one but init and lives on when the
+         * agent dies; this waits for that first process to exit. */
+        sigfillset(&all);
+        pthread_sigmask(SIG_SETMASK, &all, &old);
+        child = clone(helper_child_main, stack + HELPER_CHILD_STACK,
+                      CLONE_VM | CLONE_VFORK | SIGCHLD, &c);
+        e = errno;
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
         close(p[1]);
+        if (child < 0) {
+                close(p[0]);
+                return error_set(reterr, e, "start helper: clone: %s", strerror(e));
+        }
         while (waitpid(child, &status, 0) < 0 && errno == EINTR)
                 ;
         *ret_notify_fd = p[0];
