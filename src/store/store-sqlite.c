@@ -1,14 +1,17 @@
 /* store-sqlite.c: the embedded SQLite backend. One table of objects and a one-row table with the
- * resourceVersion counter; each write is one transaction that bumps the counter, stamps the
- * object and is on disk (WAL, synchronous=FULL) before it returns. Writes go through one
- * connection under a mutex; reads use a small pool of other connections, which WAL lets run
- * beside the writer. Watch history is not kept here: committed writes go to the watch cache. */
+ * resourceVersion counter; each write bumps the counter, stamps the object and is on disk (WAL,
+ * synchronous=FULL) before it returns; writes that arrive together share one transaction and
+ * one fsync (group commit, below). Writes go through one connection under a mutex; reads use a
+ * small pool of other connections, which WAL lets run beside the writer. Watch history is not
+ * kept here: committed writes go to the watch cache. */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <sqlite3.h>
 #include <stdarg.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/file.h>
@@ -44,6 +47,26 @@ struct reader {
         sqlite3_stmt *get, *list_all, *list_ns, *rv, *begin, *end;
 };
 
+#define BATCH_MAX 64
+
+/* A writer whose answer stands or falls with the open batch, on its stack while it waits. */
+struct batch_member {
+        struct batch_member *next;
+        bool done;
+        int result; /* the batch's: 0, or -errno with message */
+        char message[256];
+};
+
+/* A write of the open batch, published once the batch commits. resource and ns are the
+ * writer's own, valid while it waits. */
+struct batch_event {
+        enum store_event_type type;
+        const char *resource, *ns;
+        uint64_t rv;
+        json_t *obj;
+        char *json;
+};
+
 struct store_sqlite {
         struct store_backend base;
         char *path;
@@ -54,6 +77,20 @@ struct store_sqlite {
         sqlite3 *wdb;
         sqlite3_stmt *begin, *commit, *rollback, *get, *insert, *update, *delete, *set_rv;
         uint64_t rv; /* the counter as committed; read atomically without wlock */
+
+        /* Group commit (K8S: etcd's backend batches its writes into one bolt transaction and
+         * fsync; here the batch is the writers that queued while one wrote): a writer that
+         * finds others waiting for wlock leaves its transaction open for them, and the last of
+         * them (or the BATCH_MAX-th write) commits all with one fsync of the WAL and publishes
+         * their events in order; the others wait for that before they return. A lone writer
+         * commits at once, as before. */
+        atomic_uint queued;        /* writers waiting for wlock (writer_lock) */
+        pthread_cond_t batch_cond; /* with wlock: a batch ended */
+        bool txn_open;             /* the batch's transaction */
+        uint64_t pending_rv;       /* the counter with the batch's writes */
+        struct batch_member *members;
+        struct batch_event events[BATCH_MAX];
+        size_t n_events;
 
         /* Readers: a pool; free ones on the stack rfree[0..nfree). */
         pthread_mutex_t rlock;
@@ -280,6 +317,7 @@ static void sqlite_free(struct store_backend *b)
         /* close_v2 checkpoints the WAL into the main file when this is the last connection. */
         sqlite3_close_v2(s->wdb);
         pthread_mutex_destroy(&s->wlock);
+        pthread_cond_destroy(&s->batch_cond);
         pthread_mutex_destroy(&s->rlock);
         pthread_cond_destroy(&s->rcond);
         if (s->lock_fd >= 0)
@@ -380,30 +418,134 @@ out:
         return 0;
 }
 
-/* Called under wlock: commits the open transaction with the counter moved to rv, or rolls it
- * back. On success the in-memory counter follows. */
-static int commit_rv(struct store_sqlite *s, uint64_t rv, const char *what, struct error **reterr)
+/* ------------------------------------------------------------------ group commit */
+
+/* Takes wlock, counted as queued while it waits: a writer that finds others queued leaves the
+ * batch's transaction open for them. */
+static void writer_lock(struct store_sqlite *s)
+{
+        atomic_fetch_add(&s->queued, 1);
+        pthread_mutex_lock(&s->wlock);
+        atomic_fetch_sub(&s->queued, 1);
+}
+
+/* The resourceVersion the next write takes. Under wlock. */
+static uint64_t next_rv(const struct store_sqlite *s)
+{
+        return (s->txn_open ? s->pending_rv : s->rv) + 1;
+}
+
+/* Opens the batch's transaction unless one is open. Under wlock. */
+static int batch_begin(struct store_sqlite *s, const char *what, struct error **reterr)
 {
         int r;
 
-        sqlite3_bind_int64(s->set_rv, 1, (sqlite3_int64) rv);
-        r = step_done(s->wdb, s->set_rv, reterr, what);
-        if (r >= 0)
-                r = step_done(s->wdb, s->commit, reterr, what);
-        if (r < 0) {
-                /* A failed COMMIT may already have rolled back; a second ROLLBACK is harmless. */
-                if (!sqlite3_get_autocommit(s->wdb))
-                        (void) step_done(s->wdb, s->rollback, NULL, what);
+        if (s->txn_open)
+                return 0;
+        r = step_done(s->wdb, s->begin, reterr, what);
+        if (r < 0)
                 return r;
-        }
-        __atomic_store_n(&s->rv, rv, __ATOMIC_RELEASE);
+        s->txn_open = true;
+        s->pending_rv = s->rv;
         return 0;
 }
 
-static void rollback(struct store_sqlite *s)
+/* m's write (or read: it saw the batch's writes) stands or falls with the open batch. Under
+ * wlock, with the transaction open. */
+static void batch_join(struct store_sqlite *s, struct batch_member *m)
 {
-        if (!sqlite3_get_autocommit(s->wdb))
+        *m = (struct batch_member){ .next = s->members };
+        s->members = m;
+}
+
+/* The write at rv is in the open transaction: its event (obj and json, owned by the batch from
+ * here) goes out when the batch commits. Under wlock. */
+static void batch_event(struct store_sqlite *s, enum store_event_type type, const char *resource,
+                        const char *ns, uint64_t rv, json_t *obj, char *json)
+{
+        s->events[s->n_events++] = (struct batch_event){ type, resource, ns, rv, obj, json };
+        s->pending_rv = rv;
+}
+
+/* Ends the open batch: every member learns the result r (0, or -errno with message) and is
+ * woken; on success the counter moves and the events are published in order (before any
+ * member returns: the cache holds every write before the write returns). Under wlock. */
+static void batch_end(struct store_sqlite *s, int r, const char *message)
+{
+        for (size_t i = 0; i < s->n_events; i++) {
+                struct batch_event *e = &s->events[i];
+
+                if (r >= 0)
+                        watch_cache_publish(s->base.cache, e->type, e->resource, e->ns, e->rv,
+                                            e->obj, e->json);
+                else {
+                        json_decref(e->obj);
+                        free(e->json);
+                }
+        }
+        s->n_events = 0;
+        for (struct batch_member *m = s->members; m; m = m->next) {
+                m->result = r;
+                if (r < 0)
+                        (void) snprintf(m->message, sizeof(m->message), "%s", message);
+                m->done = true;
+        }
+        s->members = NULL;
+        s->txn_open = false;
+        pthread_cond_broadcast(&s->batch_cond);
+}
+
+/* Commits the open batch: the counter row moved to the batch's last version, one COMMIT (one
+ * fsync of the WAL) for all its writes. Under wlock. */
+static void batch_commit(struct store_sqlite *s)
+{
+        cleanup_error struct error *err = NULL;
+        int r;
+
+        if (sqlite3_get_autocommit(s->wdb)) {
+                /* a failed statement (disk full, I/O error) rolled the whole transaction back */
+                batch_end(s, -EIO,
+                          "committing: the transaction was rolled back by an earlier error");
+                return;
+        }
+        if (s->n_events == 0) {
+                /* its writers' statements all failed alone: nothing to make durable */
                 (void) step_done(s->wdb, s->rollback, NULL, "rolling back");
+                batch_end(s, 0, NULL);
+                return;
+        }
+        sqlite3_bind_int64(s->set_rv, 1, (sqlite3_int64) s->pending_rv);
+        r = step_done(s->wdb, s->set_rv, &err, "committing");
+        if (r >= 0)
+                r = step_done(s->wdb, s->commit, &err, "committing");
+        if (r < 0) {
+                /* A failed COMMIT may already have rolled back; a second ROLLBACK is harmless. */
+                if (!sqlite3_get_autocommit(s->wdb))
+                        (void) step_done(s->wdb, s->rollback, NULL, "rolling back");
+                batch_end(s, r, err->message);
+                return;
+        }
+        __atomic_store_n(&s->rv, s->pending_rv, __ATOMIC_RELEASE);
+        batch_end(s, 0, NULL);
+}
+
+/* A writer's last step under wlock, whatever it did: with others queued behind it (and the
+ * batch not full) it leaves the batch open for them, else it commits it; a member then waits
+ * for its batch's end and takes its result. Returns r, or the batch's failure. */
+static int writer_finish(struct store_sqlite *s, struct batch_member *m, int r,
+                         struct error **reterr)
+{
+        if (s->txn_open && (atomic_load(&s->queued) == 0 || s->n_events == BATCH_MAX))
+                batch_commit(s);
+        if (!m)
+                return r;
+        while (!m->done)
+                pthread_cond_wait(&s->batch_cond, &s->wlock);
+        if (m->result < 0 && r >= 0) {
+                error_set(reterr, -m->result, "%s", m->message);
+                return m->result;
+        }
+        return r;
 }
 
 static int sqlite_create(struct store_backend *b, const char *resource, const char *ns,
@@ -411,75 +553,80 @@ static int sqlite_create(struct store_backend *b, const char *resource, const ch
 {
         struct store_sqlite *s = (struct store_sqlite *) b;
         struct store_stamp_saved saved;
+        struct batch_member member, *m = NULL;
         cleanup_free char *json = NULL;
         size_t len;
         uint64_t rv;
         int r;
 
-        pthread_mutex_lock(&s->wlock);
-        rv = s->rv + 1;
+        writer_lock(s);
+        rv = next_rv(s);
         store_object_stamp(obj, rv, &saved);
         r = store_object_encode(obj, resource, name, &json, &len, reterr);
         if (r < 0)
-                goto fail;
-        r = step_done(s->wdb, s->begin, reterr, "creating: starting a write");
+                goto out;
+        r = batch_begin(s, "creating: starting a write", reterr);
         if (r < 0)
-                goto fail;
+                goto out;
         bind_key(s->insert, resource, ns, name);
         sqlite3_bind_int64(s->insert, 4, (sqlite3_int64) rv);
         sqlite3_bind_text(s->insert, 5, json, (int) len, SQLITE_STATIC);
         r = sqlite3_step(s->insert);
         stmt_done(s->insert);
         if (r == SQLITE_CONSTRAINT) {
-                rollback(s);
+                /* the statement alone is undone: the batch goes on */
                 r = store_error_exists(reterr, resource, name);
-                goto fail;
+                goto out;
         }
         if (r != SQLITE_DONE) {
                 r = sqlite_fail(s->wdb, r, reterr, "creating %s \"%s\"", resource, name);
-                rollback(s);
-                goto fail;
+                goto out;
         }
-        r = commit_rv(s, rv, "creating: committing", reterr);
+        m = &member;
+        batch_join(s, m);
+        batch_event(s, STORE_EVENT_ADDED, resource, ns, rv, json_deep_copy(obj), TAKE_PTR(json));
+        r = 0;
+out:
+        r = writer_finish(s, m, r, reterr);
         if (r < 0)
-                goto fail;
-        store_stamp_saved_release(&saved);
-        watch_cache_publish(b->cache, STORE_EVENT_ADDED, resource, ns, rv, json_deep_copy(obj),
-                            TAKE_PTR(json));
-        pthread_mutex_unlock(&s->wlock);
-        return 0;
-fail:
-        store_object_unstamp(obj, &saved);
+                store_object_unstamp(obj, &saved);
+        else
+                store_stamp_saved_release(&saved);
         pthread_mutex_unlock(&s->wlock);
         return r;
 }
 
-/* known is not used: reading the stored object is local and part of the write's transaction. */
+/* known is not trusted to be the stored object: callers share parts of it with the object they
+ * write (keep_server_metadata), so the row is what obj is compared with. */
 static int sqlite_update(struct store_backend *b, const char *resource, const char *ns,
                          const char *name, json_t *obj, uint64_t expected_rv, const json_t *known,
                          json_t **ret_current, struct error **reterr)
 {
         struct store_sqlite *s = (struct store_sqlite *) b;
         struct store_stamp_saved saved = { 0 };
-        cleanup_json json_t *old = NULL;
+        struct batch_member member, *m = NULL;
+        cleanup_json json_t *old = NULL, *current = NULL;
         cleanup_free char *json = NULL;
+        bool stamped = false;
         uint64_t old_rv, rv;
         size_t len;
         int r;
 
-        /* known is not trusted to be the stored object: callers share parts of it with the
-         * object they write (keep_server_metadata), so the row is what obj is compared with */
         (void) known;
-        pthread_mutex_lock(&s->wlock);
-        /* Every write happens under wlock, so reading outside a transaction is consistent. */
+        writer_lock(s);
+        /* Every write happens under wlock: the row read is the one the write replaces, the
+         * open batch's writes included (then this answer stands or falls with the batch). */
+        if (s->txn_open) {
+                m = &member;
+                batch_join(s, m);
+        }
         r = row_read(s->wdb, s->get, resource, ns, name, &old_rv, &old, reterr);
         if (r == -ENOENT)
                 r = store_error_not_found(reterr, resource, name);
         if (r < 0)
                 goto out;
         if (expected_rv && expected_rv != old_rv) {
-                if (ret_current)
-                        *ret_current = TAKE_PTR(old);
+                current = TAKE_PTR(old);
                 r = store_error_conflict(reterr, resource, name);
                 goto out;
         }
@@ -487,38 +634,39 @@ static int sqlite_update(struct store_backend *b, const char *resource, const ch
          * (kubectl then prints "unchanged" / "(no change)"). Stamped with the stored version,
          * obj equals the stored object exactly when only resourceVersion differed. */
         store_object_stamp(obj, old_rv, &saved);
+        stamped = true;
         if (json_equal(obj, old)) {
-                store_stamp_saved_release(&saved);
                 r = 0;
                 goto out;
         }
-        rv = s->rv + 1;
+        rv = next_rv(s);
         store_object_stamp(obj, rv, NULL);
         r = store_object_encode(obj, resource, name, &json, &len, reterr);
         if (r < 0)
-                goto fail;
-        r = step_done(s->wdb, s->begin, reterr, "updating: starting a write");
+                goto out;
+        r = batch_begin(s, "updating: starting a write", reterr);
         if (r < 0)
-                goto fail;
+                goto out;
         bind_key(s->update, resource, ns, name);
         sqlite3_bind_int64(s->update, 4, (sqlite3_int64) rv);
         sqlite3_bind_text(s->update, 5, json, (int) len, SQLITE_STATIC);
         r = step_done(s->wdb, s->update, reterr, "updating: writing");
-        if (r < 0) {
-                rollback(s);
-                goto fail;
-        }
-        r = commit_rv(s, rv, "updating: committing", reterr);
         if (r < 0)
-                goto fail;
-        store_stamp_saved_release(&saved);
-        watch_cache_publish(b->cache, STORE_EVENT_MODIFIED, resource, ns, rv, json_deep_copy(obj),
-                            TAKE_PTR(json));
+                goto out;
+        if (!m) {
+                m = &member;
+                batch_join(s, m);
+        }
+        batch_event(s, STORE_EVENT_MODIFIED, resource, ns, rv, json_deep_copy(obj), TAKE_PTR(json));
         r = 1;
-        goto out;
-fail:
-        store_object_unstamp(obj, &saved);
 out:
+        r = writer_finish(s, m, r, reterr);
+        if (r < 0 && stamped)
+                store_object_unstamp(obj, &saved);
+        else if (stamped)
+                store_stamp_saved_release(&saved);
+        if (r == -ESTALE && current && ret_current)
+                *ret_current = TAKE_PTR(current);
         pthread_mutex_unlock(&s->wlock);
         return r;
 }
@@ -528,11 +676,16 @@ static int sqlite_delete(struct store_backend *b, const char *resource, const ch
                          struct error **reterr)
 {
         struct store_sqlite *s = (struct store_sqlite *) b;
-        cleanup_json json_t *old = NULL;
+        struct batch_member member, *m = NULL;
+        cleanup_json json_t *old = NULL, *last = NULL;
         uint64_t old_rv, rv;
         int r;
 
-        pthread_mutex_lock(&s->wlock);
+        writer_lock(s);
+        if (s->txn_open) {
+                m = &member;
+                batch_join(s, m);
+        }
         r = row_read(s->wdb, s->get, resource, ns, name, &old_rv, &old, reterr);
         if (r == -ENOENT)
                 r = store_error_not_found(reterr, resource, name);
@@ -542,26 +695,28 @@ static int sqlite_delete(struct store_backend *b, const char *resource, const ch
                 r = store_error_precondition(reterr, resource, name, expected_rv, old_rv);
                 goto out;
         }
-        rv = s->rv + 1;
-        r = step_done(s->wdb, s->begin, reterr, "deleting: starting a write");
+        rv = next_rv(s);
+        r = batch_begin(s, "deleting: starting a write", reterr);
         if (r < 0)
                 goto out;
         bind_key(s->delete, resource, ns, name);
         r = step_done(s->wdb, s->delete, reterr, "deleting: writing");
-        if (r < 0) {
-                rollback(s);
-                goto out;
-        }
-        r = commit_rv(s, rv, "deleting: committing", reterr);
         if (r < 0)
                 goto out;
         /* K8S: the DELETED event carries the last state with the deletion's resourceVersion. */
         store_object_stamp(old, rv, NULL);
         if (ret_last)
-                *ret_last = json_deep_copy(old);
-        watch_cache_publish(b->cache, STORE_EVENT_DELETED, resource, ns, rv, TAKE_PTR(old), NULL);
+                last = json_deep_copy(old);
+        if (!m) {
+                m = &member;
+                batch_join(s, m);
+        }
+        batch_event(s, STORE_EVENT_DELETED, resource, ns, rv, TAKE_PTR(old), NULL);
         r = 0;
 out:
+        r = writer_finish(s, m, r, reterr);
+        if (r >= 0 && ret_last)
+                *ret_last = TAKE_PTR(last);
         pthread_mutex_unlock(&s->wlock);
         return r;
 }
@@ -646,7 +801,7 @@ int store_sqlite_open(const char *path, const struct store_options *o, struct st
         s->path = xstrdup(path);
         s->lock_fd = -1;
         if (pthread_mutex_init(&s->wlock, NULL) != 0 || pthread_mutex_init(&s->rlock, NULL) ||
-            pthread_cond_init(&s->rcond, NULL) != 0)
+            pthread_cond_init(&s->rcond, NULL) != 0 || pthread_cond_init(&s->batch_cond, NULL) != 0)
                 abort();
 
         r = lock_owner(s, reterr);

@@ -1049,6 +1049,92 @@ static void test_concurrent_writers(void **state)
         assert_int_equal(list_rv, R(WRITERS * WRITES_PER_THREAD * 2));
 }
 
+/* Writers that succeed and writers that fail, at once (SQLite commits the writes that queue
+ * together as one transaction): a refused write (a name taken, a stale version) takes nobody
+ * else's write with it, a write that changes nothing changes nothing, and every acknowledged
+ * write is there after a reopen, each seen once by the watch, in order, without a gap. */
+#define MIXED_THREADS 6
+#define MIXED_ROUNDS  20
+
+struct mixed {
+        struct store *s;
+        int id;
+        int created, refused, unchanged;
+};
+
+static void *write_mixed(void *p)
+{
+        struct mixed *m = p;
+
+        for (int i = 0; i < MIXED_ROUNDS; i++) {
+                char name[32];
+                cleanup_json json_t *o = NULL, *taken = pod("default", "taken", "x");
+                cleanup_json json_t *stale = pod("default", "taken", "y");
+                int r;
+
+                (void) snprintf(name, sizeof(name), "m%d-%d", m->id, i);
+                o = pod("default", name, "v1");
+                if (store_create(m->s, "pods", "default", name, o, NULL) == 0)
+                        m->created++;
+                if (store_create(m->s, "pods", "default", "taken", taken, NULL) == -EEXIST)
+                        m->refused++;
+                /* a version "taken" never had: a conflict */
+                if (store_update(m->s, "pods", "default", "taken", stale, R(1000000), NULL) ==
+                    -ESTALE)
+                        m->refused++;
+                /* the object as written: nothing to write */
+                r = store_update(m->s, "pods", "default", name, o, 0, NULL);
+                if (r == 0)
+                        m->unchanged++;
+        }
+        return NULL;
+}
+
+static void test_mixed_concurrent_writers(void **state)
+{
+        struct fixture *f = *state;
+        const struct store_options o = { .watch_queue = 4096 };
+        struct mixed m[MIXED_THREADS];
+        pthread_t th[MIXED_THREADS];
+        struct store_watch *w = NULL;
+        cleanup_json json_t *items = NULL;
+        uint64_t list_rv = 0, prev;
+        const int writes = MIXED_THREADS * MIXED_ROUNDS;
+
+        reopen(f, &o);
+        create_ok(f->s, "pods", "default", "taken", "x"); /* R(1) */
+        assert_int_equal(store_watch_start(f->s, "pods", NULL, R(1), &w, NULL), 0);
+        for (int i = 0; i < MIXED_THREADS; i++) {
+                m[i] = (struct mixed){ .s = f->s, .id = i };
+                assert_int_equal(pthread_create(&th[i], NULL, write_mixed, &m[i]), 0);
+        }
+        for (int i = 0; i < MIXED_THREADS; i++) {
+                assert_int_equal(pthread_join(th[i], NULL), 0);
+                assert_int_equal(m[i].created, MIXED_ROUNDS);
+                assert_int_equal(m[i].refused, 2 * MIXED_ROUNDS);
+                assert_int_equal(m[i].unchanged, MIXED_ROUNDS);
+        }
+        assert_int_equal(store_current_rv(f->s), R(1 + writes));
+        prev = R(1);
+        for (int i = 0; i < writes; i++) {
+                struct store_event ev = { 0 };
+
+                assert_int_equal(store_watch_next(w, 1000, &ev), 1);
+                assert_int_equal(ev.type, STORE_EVENT_ADDED);
+                assert_int_equal(ev.rv, prev + 1);
+                prev = ev.rv;
+                store_event_release(&ev);
+        }
+        no_event(w);
+        store_watch_stop(w);
+
+        reopen(f, &o);
+        assert_int_equal(store_current_rv(f->s), R(1 + writes));
+        assert_int_equal(store_list(f->s, "pods", "default", &items, &list_rv, NULL), 0);
+        assert_int_equal(json_array_size(items), 1 + writes);
+        assert_int_equal(list_rv, R(1 + writes));
+}
+
 struct creator {
         struct store *s;
         int n;
@@ -1499,6 +1585,7 @@ int main(void)
                 cmocka_unit_test_setup_teardown(test_slow_watcher_cancelled, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_close_wakes_watchers, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_concurrent_writers, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_mixed_concurrent_writers, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_watch_from_zero_during_writes, setup,
                                                 teardown),
                 cmocka_unit_test_setup_teardown(test_reopen_persists, setup, teardown),
