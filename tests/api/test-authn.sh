@@ -13,11 +13,7 @@ SERVER_DIR=$(mktemp -d /tmp/flexlet-api.XXXXXX)
 tmp=$SERVER_DIR/files
 mkdir -p "$tmp"
 printf 'tok-alice,alice,uid-1,"devs,ops"\n\n,nobody,0\ntok-bob,bob,2\n' >"$tmp/tokens.csv"
-if ! server_start --token-auth-file "$tmp/tokens.csv"; then
-        not_ok "server starts"
-        tap_done
-        exit 1
-fi
+server_start_or_exit --token-auth-file "$tmp/tokens.csv"
 ok "server starts with a token file and answers /readyz"
 url=https://127.0.0.1:$SERVER_PORT
 pki=$SERVER_DIR/data/pki

@@ -22,11 +22,7 @@ rules:
   omitStages: ["RequestReceived"]
 EOF
 log=$SERVER_DIR/audit.log
-if ! server_start --audit-policy-file "$SERVER_DIR/policy.yaml" --audit-log-path "$log"; then
-        not_ok "server starts"
-        tap_done
-        exit 1
-fi
+server_start_or_exit --audit-policy-file "$SERVER_DIR/policy.yaml" --audit-log-path "$log"
 ok "server starts (RBAC by default, with an audit log)"
 url=https://127.0.0.1:$SERVER_PORT
 ca=$SERVER_DIR/data/pki/ca.crt

@@ -15,11 +15,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 SERVER_DIR=$(mktemp -d /tmp/flexlet-api.XXXXXX)
 tmp=$SERVER_DIR/files
 mkdir -p "$tmp"
-if ! server_start; then
-        not_ok "server starts"
-        tap_done
-        exit 1
-fi
+server_start_or_exit
 ok "server starts and answers /readyz"
 url=https://127.0.0.1:$SERVER_PORT
 pki=$SERVER_DIR/data/pki

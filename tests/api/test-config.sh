@@ -9,11 +9,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib/tap.sh"
 . "$here/../lib/server.sh"
 
-if ! server_start; then
-        not_ok "server starts"
-        tap_done
-        exit 1
-fi
+server_start_or_exit
 ok "server starts and answers /readyz"
 
 # K8S: kubectl 1.32+'s typed `create` commands send protobuf bodies (bytes values included).

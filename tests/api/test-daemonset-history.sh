@@ -9,11 +9,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib/tap.sh"
 . "$here/../lib/server.sh"
 
-if ! server_start; then
-        not_ok "server starts"
-        tap_done
-        exit 1
-fi
+server_start_or_exit
 ok "server starts and answers /readyz"
 
 # until_equal WHAT WANT COMMAND...: COMMAND every 0.2 s, up to 30 s, until it prints WANT

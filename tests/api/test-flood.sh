@@ -25,12 +25,8 @@ if [ "$(ulimit -n)" -lt $((IDLE + SLOW + EXTRA + 1000)) ]; then
         exit 0
 fi
 
-if ! server_start --max-connections 5000 --max-connections-per-client $PER_CLIENT \
-        --tls-handshake-timeout ${HANDSHAKE_S}s --request-head-timeout ${HEAD_S}s --idle-timeout 60s; then
-        not_ok "server starts"
-        tap_done
-        exit 1
-fi
+server_start_or_exit --max-connections 5000 --max-connections-per-client $PER_CLIENT \
+        --tls-handshake-timeout ${HANDSHAKE_S}s --request-head-timeout ${HEAD_S}s --idle-timeout 60s
 ok "server starts"
 threads_before=$(awk '/^Threads:/ {print $2}' "/proc/$SERVER_PID/status")
 rss_before=$(awk '/^VmRSS/ {print $2}' "/proc/$SERVER_PID/status")

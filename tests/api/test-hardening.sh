@@ -10,11 +10,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib/tap.sh"
 . "$here/../lib/server.sh"
 
-if ! server_start --watch-cache-bytes 8Mi; then
-        not_ok "server starts"
-        tap_done
-        exit 1
-fi
+server_start_or_exit --watch-cache-bytes 8Mi
 ok "server starts"
 
 pod() { printf '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"%s","labels":{"app":"%s"}},"spec":{"containers":[{"name":"c","image":"busybox"}]}}' "$1" "${2:-x}"; }

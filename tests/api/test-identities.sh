@@ -26,11 +26,7 @@ rules:
 - level: Metadata
 EOF
 log=$SERVER_DIR/audit.log
-if ! server_start --audit-policy-file "$tmp/policy.yaml" --audit-log-path "$log"; then
-        not_ok "server starts"
-        tap_done
-        exit 1
-fi
+server_start_or_exit --audit-policy-file "$tmp/policy.yaml" --audit-log-path "$log"
 ok "server starts"
 url=https://127.0.0.1:$SERVER_PORT
 pki=$SERVER_DIR/data/pki

@@ -23,11 +23,7 @@ cleanup() {
         server_cleanup
 }
 
-if ! server_start; then
-        not_ok "server starts"
-        tap_done
-        exit 1
-fi
+server_start_or_exit
 trap cleanup EXIT
 ok "server starts and answers /readyz"
 

@@ -14,12 +14,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib/tap.sh"
 . "$here/../lib/server.sh"
 
-if ! server_start --node-monitor-period 1s --node-monitor-grace-period 4s \
-        --cluster-cidr 10.99.0.0/23 --node-cidr-mask-size 24; then
-        not_ok "server starts"
-        tap_done
-        exit 1
-fi
+server_start_or_exit --node-monitor-period 1s --node-monitor-grace-period 4s \
+        --cluster-cidr 10.99.0.0/23 --node-cidr-mask-size 24
 ok "server starts and answers /readyz"
 
 now() { date -u +%Y-%m-%dT%H:%M:%SZ; }

@@ -12,11 +12,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib/server.sh"
 M=$here/manifests
 
-if ! server_start; then
-        not_ok "server starts"
-        tap_done
-        exit 1
-fi
+server_start_or_exit
 ok "server starts and answers /readyz"
 
 K33() { kv 1.33 "$@"; }

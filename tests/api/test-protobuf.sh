@@ -17,11 +17,7 @@ if ! command -v protoc >/dev/null; then
         echo "1..0 # SKIP protoc (Debian protobuf-compiler) is not installed"
         exit 0
 fi
-if ! server_start; then
-        not_ok "server starts"
-        tap_done
-        exit 1
-fi
+server_start_or_exit
 ok "server starts"
 
 PB=application/vnd.kubernetes.protobuf

@@ -18,11 +18,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib/tap.sh"
 . "$here/../lib/server.sh"
 
-if ! server_start; then
-        not_ok "server starts"
-        tap_done
-        exit 1
-fi
+server_start_or_exit
 
 pod() { # pod NAME CPU [NODE_SELECTOR_JSON]
         cat <<JSON

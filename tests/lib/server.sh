@@ -77,6 +77,14 @@ node_lease_keep() {
         NODE_LEASE_PIDS+=($!)
 }
 
+# server_start_or_exit [extra flags...]: server_start, or the test ends there with "server starts"
+# failed (nothing else can run without it).
+server_start_or_exit() {
+        server_start "$@" && return 0
+        not_ok "server starts"
+        tap_done
+        exit 1
+}
 # server_start [extra flags...]: starts (or restarts, keeping the data dir) the server.
 server_start() {
         SERVER_DIR=${SERVER_DIR:-$(mktemp -d /tmp/flexlet-api.XXXXXX)}
