@@ -67,7 +67,8 @@ struct store_event {
         enum store_event_type type;
         uint64_t rv;
         /* a reference to the new state, or the last state for DELETED (stamped with the
-         * deletion's resourceVersion), shared with every other watcher and the cache: read it,
+         * deletion's resourceVersion), shared with every other watcher and the cache (a replay
+         * of a version the history keeps as JSON alone is decoded for its reader): read it,
          * never modify it (a copy to change) */
         json_t *object;
         /* object's compact JSON (json_dump_compact), made once per change for all watchers, or
@@ -181,7 +182,8 @@ int store_watch_start(struct store *s, const char *resource, const char *ns, uin
                       struct store_watch **ret, struct error **reterr);
 /* Waits up to timeout_ms (-1 forever) for the next event: 1 with *ret filled (caller releases
  * it), 0 on timeout, -ECANCELED once the store is closing or the watcher fell too far behind
- * (more than the queue size of unread live events: the client must re-list). After the
+ * (more than the queue size of unread live events: the client must re-list), -ENOMEM when an
+ * old event's object (kept as its JSON alone) cannot be decoded. After the
  * synthetic ADDEDs, events come in strictly increasing rv. One thread at a time per watcher. */
 int store_watch_next(struct store_watch *w, int timeout_ms, struct store_event *ret);
 /* A descriptor (an eventfd the watcher owns; do not close it) that is readable whenever

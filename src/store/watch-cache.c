@@ -28,7 +28,9 @@ struct wc_event {
         unsigned refs;
         enum store_event_type type;
         uint64_t rv;
-        size_t bytes; /* the memory it, its object and its JSON hold (json_memory_size) */
+        size_t bytes;        /* the memory it, its object and its JSON hold (json_memory_size) */
+        size_t object_bytes; /* of which the object's; 0 once it was let go (ring_trim) */
+        /* NULL once let go: the ring then keeps the JSON alone, and a replay decodes it */
         json_t *object;
         /* the object's compact JSON, made once for every watcher that sends JSON (K8S: the
          * cacher's cachingObject, one serialization per event); NULL for a watcher's synthetic
@@ -81,7 +83,7 @@ struct store_watch {
 
 static struct wc_event *wc_event_new(enum store_event_type type, const char *resource,
                                      const char *ns, uint64_t rv, json_t *obj, char *json,
-                                     size_t bytes)
+                                     size_t object_bytes, size_t bytes)
 {
         size_t rl = strlen(resource), nl = strlen(ns);
         struct wc_event *e = xmalloc(sizeof(*e) + rl + nl + 2);
@@ -90,6 +92,7 @@ static struct wc_event *wc_event_new(enum store_event_type type, const char *res
         e->type = type;
         e->rv = rv;
         e->bytes = bytes;
+        e->object_bytes = object_bytes;
         e->object = obj;
         e->json = json;
         e->json_len = json ? strlen(json) : 0;
@@ -165,15 +168,25 @@ static void index_put(struct wc_index *x, const char *ns, const char *name, json
                 abort();
 }
 
+/* The event's object, a new reference: its own, or decoded from its JSON once the ring let the
+ * object go (NULL only when out of memory). */
+static json_t *event_object(const struct wc_event *e)
+{
+        return e->object ? json_incref(e->object) : json_loadb(e->json, e->json_len, 0, NULL);
+}
+
 /* Called with the cache locked: e brings the index up to e->rv. */
 static void index_apply(struct wc_index *x, const struct wc_event *e)
 {
-        const char *name =
-                json_string_value(json_object_get(json_object_get(e->object, "metadata"), "name"));
+        cleanup_json json_t *obj = NULL;
+        const char *name;
 
-        if (e->rv <= x->from_rv || !name)
+        if (e->rv <= x->from_rv)
                 return;
-        index_put(x, e->ns, name, e->type == STORE_EVENT_DELETED ? NULL : json_incref(e->object));
+        obj = event_object(e);
+        name = json_string_value(json_object_get(json_object_get(obj, "metadata"), "name"));
+        if (name)
+                index_put(x, e->ns, name, e->type == STORE_EVENT_DELETED ? NULL : json_incref(obj));
 }
 
 struct watch_cache *watch_cache_new(const struct watch_cache_limits *limits, uint64_t start_rv)
@@ -274,15 +287,43 @@ void watch_cache_shutdown(struct watch_cache *c)
         pthread_mutex_unlock(&c->lock);
 }
 
+/* Called with the cache locked, after each publish: the event RING_TRIM_LAG places behind the
+ * newest lets its decoded object go unless a reader holds it (refs are taken under the lock
+ * only, so one reference is the ring's alone), keeping its JSON: most of the history is
+ * versions that newer ones replaced, each ~11 times its JSON decoded, read again only by a
+ * watch that starts below them (store_watch_next decodes for it). The current version of an
+ * indexed object stays decoded in the index. Returns the object to release once unlocked. */
+#define RING_TRIM_LAG 16
+static json_t *ring_trim(struct watch_cache *c)
+{
+        struct wc_event *t;
+        json_t *obj;
+
+        if (c->count <= RING_TRIM_LAG)
+                return NULL;
+        t = c->ring[(c->head + c->count - 1 - RING_TRIM_LAG) % c->limits.window];
+        if (!t->object || !t->json || __atomic_load_n(&t->refs, __ATOMIC_ACQUIRE) != 1)
+                return NULL;
+        obj = t->object;
+        t->object = NULL;
+        t->bytes -= t->object_bytes;
+        c->ring_bytes -= t->object_bytes;
+        t->object_bytes = 0;
+        return obj;
+}
+
 void watch_cache_publish(struct watch_cache *c, enum store_event_type type, const char *resource,
                          const char *ns, uint64_t rv, json_t *obj, char *json)
 {
         struct wc_event *e;
+        size_t object_bytes;
+        json_t *let_go;
 
         if (!json)
                 json = json_dump_compact(obj);
-        e = wc_event_new(type, resource, ns, rv, obj, json,
-                         json_memory_size(obj) + sizeof(*e) + malloc_usable_size(json));
+        object_bytes = json_memory_size(obj);
+        e = wc_event_new(type, resource, ns, rv, obj, json, object_bytes,
+                         object_bytes + sizeof(*e) + malloc_usable_size(json));
 
         pthread_mutex_lock(&c->lock);
         if (c->closed) {
@@ -327,7 +368,9 @@ void watch_cache_publish(struct watch_cache *c, enum store_event_type type, cons
                 pthread_cond_signal(&w->cond);
                 watcher_wake(w);
         }
+        let_go = ring_trim(c);
         pthread_mutex_unlock(&c->lock);
+        json_decref(let_go);
 }
 
 /* Called with the cache locked: drops the events up to rv; no watch may start below it. */
@@ -417,7 +460,7 @@ int watch_cache_watch(struct watch_cache *c, const char *resource, const char *n
                         json_object_get(json_object_get(item, "metadata"), "namespace"));
 
                 watcher_push(w, wc_event_new(STORE_EVENT_ADDED, resource, item_ns ? item_ns : "",
-                                             store_object_rv(item), json_incref(item), NULL, 0));
+                                             store_object_rv(item), json_incref(item), NULL, 0, 0));
         }
         json_decref(initial);
 
@@ -502,8 +545,15 @@ int store_watch_next(struct store_watch *w, int timeout_ms, struct store_event *
 
         ret->type = e->type;
         ret->rv = e->rv;
-        /* shared, never copied: every reader only reads (store.h) */
-        ret->object = json_incref(e->object);
+        /* shared, never copied: every reader only reads (store.h); an event the ring let go
+         * of (a replay of an old version) is decoded for this reader. The queue's reference
+         * keeps ring_trim away while this reads. */
+        ret->object = event_object(e);
+        if (!ret->object) {
+                wc_event_unref(e);
+                *ret = (struct store_event){ 0 };
+                return -ENOMEM;
+        }
         ret->json = e->json;
         ret->json_len = e->json_len;
         ret->held = e; /* the queue's reference, now the event's */

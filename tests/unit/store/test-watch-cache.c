@@ -257,6 +257,54 @@ static void test_bytes_bound_window_and_queue(void **state)
         watch_cache_unref(c);
 }
 
+/* Most of the history is versions newer ones replaced: the ring keeps an event's JSON alone once
+ * it is far enough behind the newest and no reader holds it, so the same byte bound holds a
+ * longer window; a watch from an old version still gets each version decoded, whole. An event a
+ * reader holds keeps its object. */
+static void test_history_keeps_old_versions_as_json(void **state)
+{
+        cleanup_json json_t *sample = padded(1, 300);
+        cleanup_free char *text = json_dump_compact(sample);
+        const size_t unit = json_memory_size(sample) + malloc_usable_size(text) + 64;
+        const struct watch_cache_limits l = { .window = 1000,
+                                              .window_bytes = 40 * unit,
+                                              .queue_max = 1000,
+                                              .queue_bytes = SIZE_MAX / 2 };
+        struct watch_cache *c = watch_cache_new(&l, 0);
+        struct store_watch *w = NULL, *holder = NULL;
+        struct store_event held = { 0 };
+        uint64_t oldest;
+
+        /* a reader that takes the first event and keeps it */
+        assert_int_equal(watch_cache_watch(c, "pods", NULL, 0, NULL, &holder, NULL), 0);
+        publish_sized(c, "pods", "ns", 1, 300);
+        assert_int_equal(store_watch_next(holder, 0, &held), 1);
+        store_watch_stop(holder);
+        for (uint64_t rv = 2; rv <= 200; rv++)
+                publish_sized(c, "pods", "ns", rv, 300);
+        /* decoded, 40 units would hold 40 events; with the older ones as JSON, over twice that */
+        oldest = watch_cache_oldest_rv(c);
+        assert_true(oldest < 200 - 80);
+        assert_string_equal(json_path_string(held.object, "metadata.name"), "o000001");
+        assert_string_equal(json_path_string(held.object, "metadata.pad"),
+                            json_path_string(sample, "metadata.pad"));
+        store_event_release(&held);
+        assert_int_equal(watch_cache_watch(c, "pods", NULL, oldest, NULL, &w, NULL), 0);
+        for (uint64_t rv = oldest + 1; rv <= 200; rv++) {
+                struct store_event ev = { 0 };
+                char name[16];
+
+                assert_int_equal(store_watch_next(w, 0, &ev), 1);
+                assert_int_equal(ev.rv, rv);
+                (void) snprintf(name, sizeof(name), "o%06llu", (unsigned long long) rv);
+                assert_string_equal(json_path_string(ev.object, "metadata.name"), name);
+                assert_int_equal(strlen(json_path_string(ev.object, "metadata.pad")), 300);
+                store_event_release(&ev);
+        }
+        store_watch_stop(w);
+        watch_cache_unref(c);
+}
+
 /* One change is one object and one JSON text for every watcher (never a copy per reader), and
  * both outlive the ring's and the queues' references while a reader holds the event. */
 static void test_readers_share_one_object_and_json(void **state)
@@ -436,6 +484,7 @@ int main(void)
                 cmocka_unit_test(test_backlog_is_not_bounded_live_is),
                 cmocka_unit_test(test_bytes_bound_window_and_queue),
                 cmocka_unit_test(test_readers_share_one_object_and_json),
+                cmocka_unit_test(test_history_keeps_old_versions_as_json),
                 cmocka_unit_test(test_watchers_outlive_shutdown),
                 cmocka_unit_test(test_compact),
                 cmocka_unit_test(test_reset),
