@@ -67,7 +67,7 @@ test: deps
 # Sanitizer build of the unit tests and the binary (clang, AddressSanitizer + UBSan).
 test-asan:
 	$(MAKE) BUILD=build-asan CC=clang \
-	  CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
+	  CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all -DFLEXLET_CHECKS" \
 	  LDFLAGS="-fsanitize=address,undefined" HELPER_LDFLAGS= unit-tests build-asan/flexlet \
 	  build-asan/flexlet-helper
 

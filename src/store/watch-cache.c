@@ -10,6 +10,7 @@
 #include <inttypes.h>
 #include <malloc.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/eventfd.h>
 #include <time.h>
@@ -287,6 +288,29 @@ void watch_cache_shutdown(struct watch_cache *c)
         pthread_mutex_unlock(&c->lock);
 }
 
+/* The sanitizer build (make test-asan, FLEXLET_CHECKS) checks that no reader modified an event's
+ * object, which every watcher, the index and the server's cached reads share: it still equals
+ * its JSON when the ring lets it go. Too costly for the plain build. */
+static void check_unmodified(const struct wc_event *e)
+{
+#ifdef FLEXLET_CHECKS
+        cleanup_json json_t *was = NULL;
+
+        if (!e->object || !e->json)
+                return;
+        was = json_loadb(e->json, e->json_len, 0, NULL);
+        if (was && !json_equal(was, e->object)) {
+                (void) fprintf(stderr,
+                               "watch cache: a reader modified the shared object of %s %s "
+                               "version %" PRIu64 "\n",
+                               e->resource, e->ns, e->rv);
+                abort();
+        }
+#else
+        (void) e;
+#endif
+}
+
 /* Called with the cache locked, after each publish: the event RING_TRIM_LAG places behind the
  * newest lets its decoded object go unless a reader holds it (refs are taken under the lock
  * only, so one reference is the ring's alone), keeping its JSON: most of the history is
@@ -304,6 +328,7 @@ static json_t *ring_trim(struct watch_cache *c)
         t = c->ring[(c->head + c->count - 1 - RING_TRIM_LAG) % c->limits.window];
         if (!t->object || !t->json || __atomic_load_n(&t->refs, __ATOMIC_ACQUIRE) != 1)
                 return NULL;
+        check_unmodified(t);
         obj = t->object;
         t->object = NULL;
         t->bytes -= t->object_bytes;
@@ -340,6 +365,7 @@ void watch_cache_publish(struct watch_cache *c, enum store_event_type type, cons
                 struct wc_event *old = c->ring[c->head];
 
                 /* The window now starts after the dropped event. */
+                check_unmodified(old);
                 c->start_rv = old->rv;
                 c->ring_bytes -= old->bytes;
                 wc_event_unref(old);
