@@ -24,6 +24,7 @@
 #include "apiserver/rbac.h"
 #include "apiserver/jws.h"
 #include "apiserver/inflight.h"
+#include "apiserver/informer-feed.h"
 #include "apiserver/pki.h"
 #include "base/alloc.h"
 #include "base/error.h"
@@ -1080,6 +1081,7 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
         struct pod_network *network = NULL;
         char node_pod_cidr[20] = "";
         struct controller_set kcm = { 0 }, scheduling = { 0 };
+        struct informer_feed *feed = NULL;
         struct leader_election *kcm_election = NULL, *scheduler_election = NULL;
         struct node_agent *agent = NULL;
         struct route_keeper *routes = NULL;
@@ -1380,16 +1382,19 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
         /* The controllers are API clients like any other, over loopback HTTPS, each with its
          * own identity (docs/rbac.md): the scheduler its client certificate, every controller a
          * token of its own service account in kube-system that the controller manager's
-         * certificate asks for, and the informers the controller manager's own certificate, as
-         * kube-controller-manager --use-service-account-credentials. Each set campaigns for its
-         * Lease with its own certificate. */
+         * certificate asks for, as kube-controller-manager --use-service-account-credentials.
+         * Their informers list and watch through the feed, from the store's watch cache, and
+         * share its objects (docs/controllers.md). Each set campaigns for its Lease with its
+         * own certificate. */
         {
+                feed = informer_feed_new(store);
                 kcm = (struct controller_set){ .command = command,
                                                .f = &f,
                                                .co = { .server_url = url,
                                                        .ca_file = ca_file,
                                                        .cert_file = manager_cert,
-                                                       .key_file = manager_key },
+                                                       .key_file = manager_key,
+                                                       .feed = feed },
                                                .pki = pki,
                                                .metrics = metrics,
                                                .with_node = with_node,
@@ -1481,6 +1486,9 @@ stop:
         leader_election_stop(scheduler_election);
         controllers_stop(&kcm);
         controllers_stop(&scheduling);
+        /* every informer on the feed has stopped and its threads are joined: nothing reads the
+         * store through it any more */
+        feed = informer_feed_free(feed);
         /* the watch streams still open end now, so the HTTP server need not wait for them */
         if (store)
                 store_end_watches(store);
