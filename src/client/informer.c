@@ -31,11 +31,11 @@ struct shared_coll {
         struct shared_coll *next; /* in the registry while it has subscribers */
         char *key;                /* the identity (or the feed) and the path */
         char *path;
-        struct api_client *client;         /* over HTTP; NULL with a feed */
-        const struct informer_feed *feed;  /* borrowed; NULL over HTTP */
-        int cancel_fd;                     /* an eventfd: readable once stop is set */
-        pthread_t thread;                  /* joined by the last subscriber's informer_stop */
-        json_t *objects; /* key -> object */
+        struct api_client *client;        /* over HTTP; NULL with a feed */
+        const struct informer_feed *feed; /* borrowed; NULL over HTTP */
+        int cancel_fd;                    /* an eventfd: readable once stop is set */
+        pthread_t thread;                 /* joined by the last subscriber's informer_stop */
+        json_t *objects;                  /* key -> object */
         /* key -> the version that deleted it, for objects the watch said are gone since the
          * last list: an answer informer_store() keeps after the DELETED event came (a write
          * racing the deletion) must not bring the object back */

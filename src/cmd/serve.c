@@ -810,8 +810,9 @@ static void controllers_stop(void *ud)
                 s->sources[i] = api_token_source_stop(s->sources[i]);
 }
 
-/* The controllers are API clients like any other, over loopback HTTPS. On failure what started
- * is stopped again and the cause logged. */
+/* The controllers write as API clients over loopback HTTPS (their informers read through the
+ * set's co.feed, when it has one). On failure what started is stopped again and the cause
+ * logged. */
 static int controllers_start(void *ud)
 {
         struct controller_set *s = ud;
@@ -1379,13 +1380,13 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
                 (void) fprintf(stderr, "flexlet %s: node token: %s\n", command, err->message);
                 goto stop;
         }
-        /* The controllers are API clients like any other, over loopback HTTPS, each with its
-         * own identity (docs/rbac.md): the scheduler its client certificate, every controller a
-         * token of its own service account in kube-system that the controller manager's
-         * certificate asks for, as kube-controller-manager --use-service-account-credentials.
-         * Their informers list and watch through the feed, from the store's watch cache, and
-         * share its objects (docs/controllers.md). Each set campaigns for its Lease with its
-         * own certificate. */
+        /* The controllers write as API clients like any other, over loopback HTTPS, each with
+         * its own identity (docs/rbac.md): the scheduler its client certificate, every
+         * controller a token of its own service account in kube-system that the controller
+         * manager's certificate asks for, as kube-controller-manager
+         * --use-service-account-credentials. Their informers list and watch through the feed,
+         * from the store's watch cache, sharing its objects (docs/api.md, "How the controllers
+         * read"). Each set campaigns for its Lease with its own certificate. */
         {
                 feed = informer_feed_new(store);
                 kcm = (struct controller_set){ .command = command,

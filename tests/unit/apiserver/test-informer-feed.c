@@ -142,8 +142,7 @@ static void test_list_watch_selectors(void **state)
         struct fixture *f = *state;
         const char *const paths[] = { "/api/v1/pods",
                                       "/api/v1/namespaces/ns/pods?labelSelector=app%3Dx",
-                                      "/api/v1/pods?fieldSelector=metadata.name%3Dc",
-                                      NULL };
+                                      "/api/v1/pods?fieldSelector=metadata.name%3Dc", NULL };
         const struct api_client_options co = { .feed = f->feed };
         struct informer *w = NULL;
         cleanup_json json_t *a = NULL, *got = NULL;
@@ -322,10 +321,9 @@ static void test_bad_paths(void **state)
                                              &h, &err),
                          -EINVAL);
         err = error_free(err);
-        assert_int_equal(
-                f->feed->list_watch(f->feed, "/api/v1/pods?fieldSelector=spec.image%3Db", -1, &h,
-                                    &err),
-                -EINVAL);
+        assert_int_equal(f->feed->list_watch(f->feed, "/api/v1/pods?fieldSelector=spec.image%3Db",
+                                             -1, &h, &err),
+                         -EINVAL);
         error_free(err);
 }
 
