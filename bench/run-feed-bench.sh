@@ -179,12 +179,14 @@ echo "before: $BEFORE_BIN; after: $AFTER_BIN; $PODS pods, $RESIZES resizes + ${T
 echo
 before=$(run before "$BEFORE_BIN")
 after=$(run after "$AFTER_BIN")
-echo "| | serve RSS MiB ($PODS pods) | threads | serve CPU s (window) | window s | samples | informer threads % | of which fed % | JSON decode % | HTTP % | map % |"
+# a sample is 1/499 s of CPU
+echo "| | serve RSS MiB ($PODS pods) | threads | serve CPU s (window) | window s | samples | informer threads % (CPU s) | fed informers % (CPU s) | JSON decode % | HTTP % | map % |"
 echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
 for line in "$before" "$after"; do
         echo "$line" | awk '{ t = $6 ? $6 : 1
-                printf "| %s | %.1f | %d | %.2f | %.1f | %d | %.1f | %.1f | %.1f | %.1f | %.1f |\n",
-                       $1, $2 / 1024, $3, $4, $5, $6, 100 * $7 / t, 100 * $8 / t, 100 * $9 / t, 100 * $10 / t, 100 * $11 / t }'
+                printf "| %s | %.1f | %d | %.2f | %.1f | %d | %.1f (%.2f) | %.1f (%.2f) | %.1f | %.1f | %.1f |\n",
+                       $1, $2 / 1024, $3, $4, $5, $6, 100 * $7 / t, $7 / 499, 100 * $8 / t, $8 / 499,
+                       100 * $9 / t, 100 * $10 / t, 100 * $11 / t }'
 done
 echo
 echo "$before" "$after" | awk '{ printf "after/before: RSS %.2f, serve CPU %.2f, informer samples %.2f\n", $13 / $2, $15 / $4, ($18 ? $18 : 0) / ($7 ? $7 : 1) }'

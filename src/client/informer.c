@@ -93,18 +93,24 @@ static void notify(struct shared_coll *c)
 }
 
 /* Puts obj under its key unless the cache holds a newer version, or this very one (the watch
- * event of an answer informer_store() kept already): nothing changed, nobody is told. Called
- * with the lock held. */
-static void coll_put(struct shared_coll *c, json_t *obj)
+ * event of an answer informer_store() kept already): nothing changed, nobody is told; a fed
+ * collection then keeps the event's object, the watch cache's, rather than the answer's copy
+ * (listed: obj came from the list or the watch, not from informer_store). Called with the lock
+ * held. */
+static void coll_put(struct shared_coll *c, json_t *obj, bool listed)
 {
         cleanup_free char *key = informer_key(obj);
         const json_t *have = json_object_get(c->objects, key);
         unsigned long long version = informer_object_version(obj);
         json_int_t gone = json_integer_value(json_object_get(c->deleted, key));
 
-        if (have && (informer_object_version(have) > version ||
-                     (version && informer_object_version(have) == version)))
+        if (have && informer_object_version(have) > version)
                 return;
+        if (have && version && informer_object_version(have) == version) {
+                if (listed && c->feed && have != obj)
+                        json_object_set(c->objects, key, obj);
+                return;
+        }
         if (!have && gone && (unsigned long long) gone >= version)
                 return;
         json_object_del(c->deleted, key);
@@ -146,7 +152,7 @@ static int on_watch_event(void *ud, const char *type, json_t *object)
                                     json_integer((json_int_t) informer_object_version(object)));
                 notify(c);
         } else {
-                coll_put(c, object);
+                coll_put(c, object, true);
         }
         pthread_mutex_unlock(&lock);
         return 0;
@@ -163,7 +169,7 @@ static void coll_relist(struct shared_coll *c, const json_t *items)
         c->objects = json_object();
         json_object_clear(c->deleted);
         json_array_foreach(items, i, obj)
-                coll_put(c, obj);
+                coll_put(c, obj, true);
         c->synced = true;
         notify(c);
 }
@@ -431,7 +437,7 @@ void informer_store(struct informer *w, size_t i, const json_t *obj)
         copy = json_deep_copy(obj);
         pthread_mutex_lock(&lock);
         if (w->colls[i])
-                coll_put(w->colls[i], copy);
+                coll_put(w->colls[i], copy, false);
         pthread_mutex_unlock(&lock);
         json_decref(copy);
 }

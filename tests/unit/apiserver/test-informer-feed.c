@@ -1,7 +1,8 @@
 /* test-informer-feed.c: informers fed from a real SQLite store's watch cache (informer-feed.h):
  * they list and watch without HTTP, filter by the path's label and field selectors as the
- * server does, hold the very objects the store's cache holds, list again when their watcher
- * fell behind (the store cancelled it), and end before the store is closed. */
+ * server does, hold the very objects the store's cache holds (an answer they kept gives way to
+ * the cache's object of the same version), list again when their watcher fell behind (the store
+ * cancelled it), and end before the store is closed. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -273,6 +274,44 @@ static void test_fell_behind_relists(void **state)
         informer_stop(w);
 }
 
+/* An answer the informer kept (informer_store: a copy) gives way to the watch event of the
+ * same version, the cache's own object: one copy of each object, not two. */
+static void test_answer_gives_way(void **state)
+{
+        struct fixture *f = *state;
+        const char *const paths[] = { "/api/v1/namespaces/ns/pods", NULL };
+        struct slow_feed sf = { .real = f->feed };
+        struct informer *w = NULL;
+        cleanup_json json_t *answer = NULL;
+        json_t *got = NULL;
+
+        sf.feed = (struct informer_feed){ .list_watch = slow_list_watch, .ud = &sf };
+        assert_int_equal(informer_start(&(struct api_client_options){ .feed = &sf.feed },
+                                        &(struct informer_options){ .paths = paths }, &w, NULL),
+                         0);
+        wait_synced(w);
+        create_pod(f, "ns", "a", NULL);
+        /* the event is held: the write's answer comes first */
+        while (!atomic_load(&sf.blocked))
+                usleep(1000);
+        answer = json_deep_copy(cached(f, "ns", "a"));
+        informer_store(w, 0, answer);
+        got = informer_get(w, 0, "ns/a");
+        assert_ptr_not_equal(got, cached(f, "ns", "a"));
+        got = drop(got);
+        atomic_store(&sf.released, true);
+        for (int n = 0; n < 1000; n++) {
+                got = informer_get(w, 0, "ns/a");
+                if (got == cached(f, "ns", "a"))
+                        break;
+                got = drop(got);
+                usleep(10000);
+        }
+        assert_ptr_equal(got, cached(f, "ns", "a"));
+        drop(got);
+        informer_stop(w);
+}
+
 static void test_stop_restart(void **state)
 {
         struct fixture *f = *state;
@@ -332,6 +371,7 @@ int main(void)
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test_setup_teardown(test_list_watch_selectors, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_fell_behind_relists, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_answer_gives_way, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_stop_restart, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_bad_paths, setup, teardown),
         };
