@@ -1438,6 +1438,8 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
                         .image_gc = f.image_gc,
                         .insecure_registries = f.insecure_registries,
                         .pod_workers = f.pod_workers,
+                        /* in the server's process: its pods, claims and volumes from the feed */
+                        .feed = feed,
                 };
                 r = node_agent_start(&no, &agent, &err);
                 if (r < 0) {
