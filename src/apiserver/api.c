@@ -311,6 +311,25 @@ static int parse_target(const char *group, char **seg, int n, struct api_target 
         return 0;
 }
 
+int api_target_parse_path(char *buf, struct api_target *t, const char **ret_version)
+{
+        char *seg[8];
+        int n = split_path(buf, seg, (int) ARRAY_SIZE(seg));
+
+        if (n >= 3 && streq(seg[0], "api") && streq(seg[1], "v1") &&
+            parse_target("", seg + 2, n - 2, t) == 0) {
+                if (ret_version)
+                        *ret_version = "v1";
+                return 0;
+        }
+        if (n >= 4 && streq(seg[0], "apis") && parse_target(seg[1], seg + 3, n - 3, t) == 0) {
+                if (ret_version)
+                        *ret_version = seg[2];
+                return 0;
+        }
+        return -ENOENT;
+}
+
 /* K8S: the verb label of apiserver_request_total (CleanVerb): LIST and WATCH for collection
  * reads, DELETECOLLECTION, else the method. */
 static const char *metric_verb(const struct api_target *t, const struct http_request *req)
@@ -588,9 +607,7 @@ static void handle_request(struct apiserver *s, const struct authn_user *user,
 static void audit_attributes_of(const struct http_request *req, char *buf, char *verb,
                                 size_t verb_size, struct audit_attributes *a)
 {
-        char *seg[8];
         struct api_target t;
-        int n = split_path(buf, seg, (int) ARRAY_SIZE(seg));
         const char *rv;
         size_t i;
 
@@ -598,12 +615,7 @@ static void audit_attributes_of(const struct http_request *req, char *buf, char 
         for (i = 0; i + 1 < verb_size && req->method[i]; i++)
                 verb[i] = (char) tolower((unsigned char) req->method[i]);
         verb[i] = '\0';
-        if (n >= 3 && streq(seg[0], "api") && streq(seg[1], "v1") &&
-            parse_target("", seg + 2, n - 2, &t) == 0)
-                a->api_version = "v1";
-        else if (n >= 4 && streq(seg[0], "apis") && parse_target(seg[1], seg + 3, n - 3, &t) == 0)
-                a->api_version = seg[2];
-        else
+        if (api_target_parse_path(buf, &t, &a->api_version) < 0)
                 return;
         rv = resource_verb(&t, req);
         a->resource_request = true;

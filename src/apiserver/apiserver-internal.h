@@ -35,6 +35,12 @@ struct api_target {
         const struct authn_user *user; /* who asks (authn.h) */
 };
 
+/* A resource path as the router reads it (api.c): "/api/v1/..." or "/apis/G/V/..." with
+ * "/namespaces/NS/..." and a name and subresource where given, parsed in place in buf (the
+ * target's strings point into it; no query). *ret_version (if non-NULL): "v1" or V. -ENOENT
+ * for any other path. */
+int api_target_parse_path(char *buf, struct api_target *t, const char **ret_version);
+
 /* OpenAPI (openapi.c), shared by the v3 and v2 (openapi-v2.c) documents: the list-type and
  * patch-strategy vendor extensions of list schema s, added to l; a kind's definition name
  * ("io.k8s.api.core.v1.Pod"), malloc'd. */

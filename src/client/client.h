@@ -38,6 +38,8 @@
 #define API_CLIENT_CONNECT_TIMEOUT_MS   10000
 #define API_CLIENT_DEFAULT_IDLE_TIMEOUT 60000
 
+struct informer_feed;
+
 struct api_client_options {
         /* "https://127.0.0.1:6443" or "http://..." (tests); a trailing '/' is ignored. Required.
          * Several, comma-separated ("https://a:6443,https://b:6443"), are one cluster's API
@@ -60,6 +62,10 @@ struct api_client_options {
          * (system:kube-controller-manager may list and watch everything), each controller's
          * own requests as its service account. Borrowed, as token_source. */
         const struct api_client_options *list_watch_as;
+        /* Informers (informer.h) with these options list and watch through this feed instead
+         * of HTTP (a component in the API server's process); the client ignores it. Borrowed:
+         * it must outlive every informer started with these options. */
+        const struct informer_feed *feed;
         /* PEM files of a client certificate and its key presented in the TLS handshake (the
          * API server takes its CN as the user and its O's as the groups, authn.h); both or
          * neither; NULL: none. Read at each new connection. */

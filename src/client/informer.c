@@ -1,11 +1,14 @@
-/* informer.c: the shared list + watch threads behind informer.h (one per identity and
- * collection, however many informers read it), the map each keeps, and the wake-up of the
- * informers that wait for a change. */
+/* informer.c: the shared list + watch threads behind informer.h (one per identity, or feed,
+ * and collection, however many informers read it), the map each keeps, and the wake-up of the
+ * informers that wait for a change. What a feed does on the server's side is the server's
+ * (apiserver/informer-feed.c). */
 #include <errno.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -15,7 +18,7 @@
 #include "client/informer.h"
 
 #define WATCH_TIMEOUT_S 60
-#define RETRY_DELAY_US  (500 * 1000)
+#define RETRY_DELAY_MS  500
 
 /* One collection as one identity lists and watches it, shared by every informer that asks for
  * it (K8S: a SharedInformerFactory's informer): one thread, one watch, one copy of the objects,
@@ -25,10 +28,13 @@
 
 struct shared_coll {
         struct shared_coll *next; /* in the registry while it has subscribers */
-        char *key;                /* the identity and the path */
+        char *key;                /* the identity (or the feed) and the path */
         char *path;
-        struct api_client *client;
-        json_t *objects; /* key -> object */
+        struct api_client *client;        /* over HTTP; NULL with a feed */
+        const struct informer_feed *feed; /* borrowed; NULL over HTTP */
+        int cancel_fd;                    /* an eventfd: readable once stop is set */
+        pthread_t thread;                 /* joined by the last subscriber's informer_stop */
+        json_t *objects;                  /* key -> object */
         /* key -> the version that deleted it, for objects the watch said are gone since the
          * last list: an answer informer_store() keeps after the DELETED event came (a write
          * racing the deletion) must not bring the object back */
@@ -86,18 +92,24 @@ static void notify(struct shared_coll *c)
 }
 
 /* Puts obj under its key unless the cache holds a newer version, or this very one (the watch
- * event of an answer informer_store() kept already): nothing changed, nobody is told. Called
- * with the lock held. */
-static void coll_put(struct shared_coll *c, json_t *obj)
+ * event of an answer informer_store() kept already): nothing changed, nobody is told; a fed
+ * collection then keeps the event's object, the watch cache's, rather than the answer's copy
+ * (listed: obj came from the list or the watch, not from informer_store). Called with the lock
+ * held. */
+static void coll_put(struct shared_coll *c, json_t *obj, bool listed)
 {
         cleanup_free char *key = informer_key(obj);
         const json_t *have = json_object_get(c->objects, key);
         unsigned long long version = informer_object_version(obj);
         json_int_t gone = json_integer_value(json_object_get(c->deleted, key));
 
-        if (have && (informer_object_version(have) > version ||
-                     (version && informer_object_version(have) == version)))
+        if (have && informer_object_version(have) > version)
                 return;
+        if (have && version && informer_object_version(have) == version) {
+                if (listed && c->feed && have != obj)
+                        json_object_set(c->objects, key, obj);
+                return;
+        }
         if (!have && gone && (unsigned long long) gone >= version)
                 return;
         json_object_del(c->deleted, key);
@@ -108,6 +120,8 @@ static void coll_put(struct shared_coll *c, json_t *obj)
 static void coll_free(struct shared_coll *c)
 {
         api_client_free(c->client);
+        if (c->cancel_fd >= 0)
+                (void) close(c->cancel_fd);
         json_decref(c->objects);
         json_decref(c->deleted);
         free(c->subs);
@@ -137,7 +151,7 @@ static int on_watch_event(void *ud, const char *type, json_t *object)
                                     json_integer((json_int_t) informer_object_version(object)));
                 notify(c);
         } else {
-                coll_put(c, object);
+                coll_put(c, object, true);
         }
         pthread_mutex_unlock(&lock);
         return 0;
@@ -145,64 +159,99 @@ static int on_watch_event(void *ud, const char *type, json_t *object)
 
 /* Replaces the collection with a list's items; every subscriber is told (synced is news even
  * when the list is empty). Called with the lock held. */
-static void coll_relist(struct shared_coll *c, json_t *list)
+static void coll_relist(struct shared_coll *c, const json_t *items)
 {
-        const char *list_kind = json_string_value(json_object_get(list, "kind")) ?: "";
-        const char *api_version = json_string_value(json_object_get(list, "apiVersion")) ?: "v1";
-        cleanup_free char *kind =
-                strlen(list_kind) > 4 ? xstrndup(list_kind, strlen(list_kind) - 4) : xstrdup("");
         size_t i;
         json_t *obj;
 
         json_decref(c->objects);
         c->objects = json_object();
         json_object_clear(c->deleted);
-        json_array_foreach(json_object_get(list, "items"), i, obj) {
-                /* K8S: list items carry no kind; events and PUTs need it */
-                if (!json_object_get(obj, "kind")) {
-                        json_object_set_new(obj, "kind", json_string(kind));
-                        json_object_set_new(obj, "apiVersion", json_string(api_version));
-                }
-                coll_put(c, obj);
-        }
+        json_array_foreach(items, i, obj)
+                coll_put(c, obj, true);
         c->synced = true;
         notify(c);
 }
 
+/* One list and watch over HTTP: < 0 when the list failed; 0 when the watch ended (at
+ * timeoutSeconds, or failed): list again. */
+static int http_list_watch(struct shared_coll *c)
+{
+        cleanup_json json_t *list = NULL;
+        cleanup_free char *path = NULL, *kind = NULL;
+        const char *list_kind, *api_version;
+        long status = 0;
+        size_t i;
+        json_t *obj;
+        int r = api_client_request(c->client, "GET", c->path, NULL, NULL, 0, &status, &list, NULL);
+
+        if (r < 0 || status != 200)
+                return r < 0 ? r : -EIO;
+        list_kind = json_string_value(json_object_get(list, "kind")) ?: "";
+        api_version = json_string_value(json_object_get(list, "apiVersion")) ?: "v1";
+        kind = strlen(list_kind) > 4 ? xstrndup(list_kind, strlen(list_kind) - 4) : xstrdup("");
+        /* K8S: list items carry no kind; events and PUTs need it (the items are our own) */
+        json_array_foreach(json_object_get(list, "items"), i, obj) {
+                if (!json_object_get(obj, "kind")) {
+                        json_object_set_new(obj, "kind", json_string(kind));
+                        json_object_set_new(obj, "apiVersion", json_string(api_version));
+                }
+        }
+        pthread_mutex_lock(&lock);
+        coll_relist(c, json_object_get(list, "items"));
+        pthread_mutex_unlock(&lock);
+        path = xasprintf("%s%swatch=true&resourceVersion=%s&timeoutSeconds=%d", c->path,
+                         strchr(c->path, '?') ? "&" : "?",
+                         json_path_string(list, "metadata.resourceVersion") ?: "0",
+                         WATCH_TIMEOUT_S);
+        (void) api_client_watch(c->client, path, on_watch_event, c, NULL);
+        return 0;
+}
+
+static void on_feed_list(void *ud, const json_t *items)
+{
+        struct shared_coll *c = ud;
+
+        pthread_mutex_lock(&lock);
+        coll_relist(c, items);
+        pthread_mutex_unlock(&lock);
+}
+
 /* The collection's thread: lists, then watches from the list's resourceVersion, again whenever
- * the watch ends, until the last subscriber is gone; then frees the collection. */
+ * the watch ends (a fed watch ends only when it fails or is cancelled), until the last
+ * subscriber is gone and stops it. */
 static void *watch_main(void *arg)
 {
         struct shared_coll *c = arg;
+        const struct informer_feed_handler h = { .list = on_feed_list,
+                                                 .event = on_watch_event,
+                                                 .ud = c };
+        bool again = false;
 
         while (!atomic_load(&c->stop)) {
-                cleanup_json json_t *list = NULL;
-                cleanup_free char *path = NULL;
-                long status = 0;
+                int r = c->feed ? c->feed->list_watch(c->feed, c->path, c->cancel_fd, &h, NULL)
+                                : http_list_watch(c);
+                struct pollfd pfd = { .fd = c->cancel_fd, .events = POLLIN };
 
-                if (api_client_request(c->client, "GET", c->path, NULL, NULL, 0, &status, &list,
-                                       NULL) < 0 ||
-                    status != 200) {
-                        usleep(RETRY_DELAY_US);
+                if (r >= 0)
                         continue;
-                }
-                pthread_mutex_lock(&lock);
-                coll_relist(c, list);
-                pthread_mutex_unlock(&lock);
-                path = xasprintf("%s%swatch=true&resourceVersion=%s&timeoutSeconds=%d", c->path,
-                                 strchr(c->path, '?') ? "&" : "?",
-                                 json_path_string(list, "metadata.resourceVersion") ?: "0",
-                                 WATCH_TIMEOUT_S);
-                (void) api_client_watch(c->client, path, on_watch_event, c, NULL);
+                /* K8S: a watcher that fell behind lists again at once; a second cancellation
+                 * in a row (a source ending its watches) and any failure wait a little, or
+                 * until the collection is stopped */
+                again = r == -ECANCELED && !again;
+                if (!again)
+                        (void) poll(&pfd, 1, RETRY_DELAY_MS);
         }
-        coll_free(c);
         return NULL;
 }
 
 /* Everything that decides what the collection's requests may see: the effective credentials
- * and the server, then the path. */
+ * and the server, then the path. A feed reads as the server itself, whoever asks: the feed and
+ * the path. */
 static char *coll_key(const struct api_client_options *o, const char *path)
 {
+        if (o->feed)
+                return xasprintf("feed %p|%s", (const void *) o->feed, path);
         return xasprintf("%s|%s|%s|%p|%s|%s|%ld|%d|%s", o->server_url, o->ca_file ?: "",
                          o->token ?: "", (void *) o->token_source, o->cert_file ?: "",
                          o->key_file ?: "", o->idle_timeout_ms, o->insecure_skip_verify, path);
@@ -215,8 +264,7 @@ static int subscribe(struct informer *w, size_t index, const struct api_client_o
 {
         cleanup_free char *key = coll_key(o, path);
         struct shared_coll *c;
-        pthread_t thread;
-        int r;
+        int r = 0;
 
         for (c = registry; c && !streq(c->key, key); c = c->next)
                 ;
@@ -226,13 +274,17 @@ static int subscribe(struct informer *w, size_t index, const struct api_client_o
                 c->path = xstrdup(path);
                 c->objects = json_object();
                 c->deleted = json_object();
-                r = api_client_new(o, &c->client, reterr);
+                c->feed = o->feed;
+                c->cancel_fd = eventfd(0, EFD_CLOEXEC);
+                if (c->cancel_fd < 0)
+                        r = error_set(reterr, errno, "informer: eventfd: %s", strerror(errno));
+                if (r >= 0 && !c->feed)
+                        r = api_client_new(o, &c->client, reterr);
                 if (r < 0) {
                         coll_free(c);
                         return r;
                 }
-                if (pthread_create(&thread, NULL, watch_main, c) != 0 ||
-                    pthread_detach(thread) != 0)
+                if (pthread_create(&c->thread, NULL, watch_main, c) != 0)
                         abort(); /* only when the process is out of resources */
                 c->next = registry;
                 registry = c;
@@ -246,10 +298,14 @@ static int subscribe(struct informer *w, size_t index, const struct api_client_o
         return 0;
 }
 
-/* Drops w's subscriptions; a collection left without subscribers leaves the registry and its
- * thread ends (its transfer is cancelled) and frees it. Called with the lock held. */
-static void unsubscribe(struct informer *w)
+/* Drops w's subscriptions; a collection left without subscribers leaves the registry, is told
+ * to stop (its transfer is cancelled, its feed's wait woken) and goes to ended[] (room for
+ * INFORMER_MAX_COLLECTIONS), whose count is returned: the caller joins and frees them after
+ * dropping the lock. Called with the lock held. */
+static size_t unsubscribe(struct informer *w, struct shared_coll **ended)
 {
+        size_t n_ended = 0;
+
         for (size_t i = 0; i < w->n; i++) {
                 struct shared_coll *c = w->colls[i], **p;
                 size_t k = 0;
@@ -268,7 +324,21 @@ static void unsubscribe(struct informer *w)
                 if (*p)
                         *p = c->next;
                 atomic_store(&c->stop, true);
-                api_client_cancel(c->client);
+                (void) eventfd_write(c->cancel_fd, 1);
+                if (c->client)
+                        api_client_cancel(c->client);
+                ended[n_ended++] = c;
+        }
+        return n_ended;
+}
+
+/* Waits for the threads of collections unsubscribe() ended, and frees them. Called without
+ * the lock (their threads take it). */
+static void join_ended(struct shared_coll **ended, size_t n)
+{
+        for (size_t i = 0; i < n; i++) {
+                (void) pthread_join(ended[i]->thread, NULL);
+                coll_free(ended[i]);
         }
 }
 
@@ -285,6 +355,8 @@ int informer_start(const struct api_client_options *client_options,
 {
         const struct api_client_options *as = client_options->list_watch_as ?: client_options;
         struct informer *w = xcalloc(1, sizeof(*w));
+        struct shared_coll *ended[INFORMER_MAX_COLLECTIONS];
+        size_t n_ended = 0;
         int r = 0;
 
         pthread_cond_init(&w->wake, NULL);
@@ -299,9 +371,10 @@ int informer_start(const struct api_client_options *client_options,
         for (size_t i = 0; i < w->n && r >= 0; i++)
                 r = subscribe(w, i, as, o->paths[i], reterr);
         if (r < 0)
-                unsubscribe(w);
+                n_ended = unsubscribe(w, ended);
         pthread_mutex_unlock(&lock);
         if (r < 0) {
+                join_ended(ended, n_ended);
                 informer_unref(w);
                 return r;
         }
@@ -363,7 +436,7 @@ void informer_store(struct informer *w, size_t i, const json_t *obj)
         copy = json_deep_copy(obj);
         pthread_mutex_lock(&lock);
         if (w->colls[i])
-                coll_put(w->colls[i], copy);
+                coll_put(w->colls[i], copy, false);
         pthread_mutex_unlock(&lock);
         json_decref(copy);
 }
@@ -375,12 +448,16 @@ void informer_ref(struct informer *w)
 
 void informer_stop(struct informer *w)
 {
+        struct shared_coll *ended[INFORMER_MAX_COLLECTIONS];
+        size_t n_ended;
+
         if (!w)
                 return;
         pthread_mutex_lock(&lock);
         atomic_store(&w->stop, true);
         pthread_cond_broadcast(&w->wake);
-        unsubscribe(w);
+        n_ended = unsubscribe(w, ended);
         pthread_mutex_unlock(&lock);
+        join_ended(ended, n_ended);
         informer_unref(w);
 }

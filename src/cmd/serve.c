@@ -24,6 +24,7 @@
 #include "apiserver/rbac.h"
 #include "apiserver/jws.h"
 #include "apiserver/inflight.h"
+#include "apiserver/informer-feed.h"
 #include "apiserver/pki.h"
 #include "base/alloc.h"
 #include "base/error.h"
@@ -809,8 +810,9 @@ static void controllers_stop(void *ud)
                 s->sources[i] = api_token_source_stop(s->sources[i]);
 }
 
-/* The controllers are API clients like any other, over loopback HTTPS. On failure what started
- * is stopped again and the cause logged. */
+/* The controllers write as API clients over loopback HTTPS (their informers read through the
+ * set's co.feed, when it has one). On failure what started is stopped again and the cause
+ * logged. */
 static int controllers_start(void *ud)
 {
         struct controller_set *s = ud;
@@ -1080,6 +1082,7 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
         struct pod_network *network = NULL;
         char node_pod_cidr[20] = "";
         struct controller_set kcm = { 0 }, scheduling = { 0 };
+        struct informer_feed *feed = NULL;
         struct leader_election *kcm_election = NULL, *scheduler_election = NULL;
         struct node_agent *agent = NULL;
         struct route_keeper *routes = NULL;
@@ -1377,19 +1380,22 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
                 (void) fprintf(stderr, "flexlet %s: node token: %s\n", command, err->message);
                 goto stop;
         }
-        /* The controllers are API clients like any other, over loopback HTTPS, each with its
-         * own identity (docs/rbac.md): the scheduler its client certificate, every controller a
-         * token of its own service account in kube-system that the controller manager's
-         * certificate asks for, and the informers the controller manager's own certificate, as
-         * kube-controller-manager --use-service-account-credentials. Each set campaigns for its
-         * Lease with its own certificate. */
+        /* The controllers write as API clients like any other, over loopback HTTPS, each with
+         * its own identity (docs/rbac.md): the scheduler its client certificate, every
+         * controller a token of its own service account in kube-system that the controller
+         * manager's certificate asks for, as kube-controller-manager
+         * --use-service-account-credentials. Their informers list and watch through the feed,
+         * from the store's watch cache, sharing its objects (docs/api.md, "How the controllers
+         * read"). Each set campaigns for its Lease with its own certificate. */
         {
+                feed = informer_feed_new(store);
                 kcm = (struct controller_set){ .command = command,
                                                .f = &f,
                                                .co = { .server_url = url,
                                                        .ca_file = ca_file,
                                                        .cert_file = manager_cert,
-                                                       .key_file = manager_key },
+                                                       .key_file = manager_key,
+                                                       .feed = feed },
                                                .pki = pki,
                                                .metrics = metrics,
                                                .with_node = with_node,
@@ -1432,6 +1438,8 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
                         .image_gc = f.image_gc,
                         .insecure_registries = f.insecure_registries,
                         .pod_workers = f.pod_workers,
+                        /* in the server's process: its pods, claims and volumes from the feed */
+                        .feed = feed,
                 };
                 r = node_agent_start(&no, &agent, &err);
                 if (r < 0) {
@@ -1481,6 +1489,9 @@ stop:
         leader_election_stop(scheduler_election);
         controllers_stop(&kcm);
         controllers_stop(&scheduling);
+        /* every informer on the feed has stopped and its threads are joined: nothing reads the
+         * store through it any more */
+        feed = informer_feed_free(feed);
         /* the watch streams still open end now, so the HTTP server need not wait for them */
         if (store)
                 store_end_watches(store);

@@ -178,10 +178,13 @@ static json_t *update_revision(struct sync *s, const json_t *revs, json_int_t *r
         /* K8S: history.NewControllerRevision: the template's labels and the hash label, the
          * set's annotations (kubectl's change-cause among them), a controller reference */
         name = statefulset_revision_name(s->name, data, &cc);
-        cr = json_pack("{s:s, s:s, s:{s:s, s:s, s:O, s:[o]}, s:O, s:I}", "apiVersion", "apps/v1",
+        /* the labels are the revision's own: the set's object is shared (informer.h) */
+        cr = json_pack("{s:s, s:s, s:{s:s, s:s, s:o, s:[o]}, s:O, s:I}", "apiVersion", "apps/v1",
                        "kind", "ControllerRevision", "metadata", "name", name, "namespace", s->ns,
                        "labels",
-                       json_path(s->sts, "spec.template.metadata.labels") ?: json_object(),
+                       json_path(s->sts, "spec.template.metadata.labels")
+                               ? json_deep_copy(json_path(s->sts, "spec.template.metadata.labels"))
+                               : json_object(),
                        "ownerReferences", owner_ref(s->sts), "data", data, "revision", next);
         json_object_set_new(json_object_get(json_object_get(cr, "metadata"), "labels"),
                             REVISION_HASH_LABEL, json_string(strrchr(name, '-') + 1));

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -23,6 +24,7 @@
 #include "base/timeutil.h"
 #include "client/client.h"
 #include "client/event.h"
+#include "client/informer.h"
 #include "node/agent.h"
 #include "node/kubelet-server.h"
 #include "node/node-metrics.h"
@@ -98,6 +100,7 @@ struct node_agent {
 
         /* the dirty pods; the workers take from it (pod-queue.h: one worker per pod at once) */
         struct pod_queue *queue;
+        int cancel_fd; /* an eventfd, readable once stopping: ends a fed watch */
         pthread_t *workers;
         unsigned n_workers;
         pthread_t watch_thread, resync_thread, beat_thread;
@@ -143,9 +146,36 @@ static void pod_wake(void *ud, const char *uid)
         pod_queue_mark(a->queue, uid);
 }
 
+/* A list of this node's pods (HTTP's, or the feed's, whose items are shared and only
+ * referenced): it replaces the map. */
+static void on_pod_list(void *ud, const json_t *items)
+{
+        struct node_agent *a = ud;
+        size_t i;
+        json_t *pod;
+
+        pthread_mutex_lock(&a->lock);
+        json_object_clear(a->pods);
+        json_array_foreach(items, i, pod) {
+                const char *uid = json_path_string(pod, "metadata.uid");
+                if (uid)
+                        json_object_set(a->pods, uid, pod);
+        }
+        a->listed = true;
+        a->full_due = true; /* every pod, and the orphans, looked at again */
+        pthread_cond_signal(&a->wake);
+        pthread_mutex_unlock(&a->lock);
+}
+
+/* The pods of this node: listed, then watched from the list's version, again whenever the watch
+ * ends; through the feed in the API server's process, else over HTTPS. */
 static void *watch_main(void *arg)
 {
         struct node_agent *a = arg;
+        const struct informer_feed *feed = a->copts.feed;
+        const struct informer_feed_handler fed = { .list = on_pod_list,
+                                                   .event = on_pod_event,
+                                                   .ud = a };
 
         while (!atomic_load(&a->stop)) {
                 cleanup_json json_t *list = NULL;
@@ -153,26 +183,22 @@ static void *watch_main(void *arg)
                         xasprintf("/api/v1/pods?fieldSelector=spec.nodeName%%3D%s", a->node_name);
                 cleanup_free char *wpath = NULL;
                 long status = 0;
-                size_t i;
-                json_t *pod;
 
+                if (feed) {
+                        cleanup_error struct error *err = NULL;
+
+                        if (feed->list_watch(feed, path, a->cancel_fd, &fed, &err) < 0 &&
+                            !atomic_load(&a->stop))
+                                usleep(RETRY_DELAY_US);
+                        continue;
+                }
                 if (api_client_request(a->watch_client, "GET", path, NULL, NULL, 0, &status, &list,
                                        NULL) < 0 ||
                     status != 200) {
                         usleep(RETRY_DELAY_US);
                         continue;
                 }
-                pthread_mutex_lock(&a->lock);
-                json_object_clear(a->pods);
-                json_array_foreach(json_object_get(list, "items"), i, pod) {
-                        const char *uid = json_path_string(pod, "metadata.uid");
-                        if (uid)
-                                json_object_set(a->pods, uid, pod);
-                }
-                a->listed = true;
-                a->full_due = true; /* every pod, and the orphans, looked at again */
-                pthread_cond_signal(&a->wake);
-                pthread_mutex_unlock(&a->lock);
+                on_pod_list(a, json_object_get(list, "items"));
                 wpath = xasprintf("%s&watch=true&resourceVersion=%s&timeoutSeconds=%d", path,
                                   json_path_string(list, "metadata.resourceVersion") ?: "0",
                                   WATCH_TIMEOUT_S);
@@ -709,6 +735,7 @@ static void agent_free(struct node_agent *a)
         stats_rate_cache_free(a->rates);
         status_sender_stop(a->sender, SENDER_FLUSH_MS);
         api_client_free(a->watch_client);
+        (void) close(a->cancel_fd);
         api_client_free(a->sync_client);
         api_client_free(a->beat_client);
         api_client_free(a->ref_client);
@@ -785,7 +812,11 @@ int node_agent_start(const struct node_agent_options *o, struct node_agent **ret
                                                 .ca_file = a->ca_file,
                                                 .token = a->token,
                                                 .cert_file = a->cert_file,
-                                                .key_file = a->key_file };
+                                                .key_file = a->key_file,
+                                                .feed = o->feed };
+        a->cancel_fd = eventfd(0, EFD_CLOEXEC);
+        if (a->cancel_fd < 0)
+                abort(); /* only when the process is out of descriptors */
         a->node = (struct node_config){ .node_name = a->node_name,
                                         .data_dir = a->data_dir,
                                         .allocatable = a->allocatable };
@@ -889,8 +920,10 @@ struct node_agent *node_agent_stop(struct node_agent *a)
                 (void) pthread_join(a->workers[i], NULL);
         (void) pthread_join(a->resync_thread, NULL);
         (void) pthread_join(a->beat_thread, NULL);
-        /* The watch may be blocked waiting for events: cancelling its client ends it. */
+        /* The watch may be blocked waiting for events: cancelling its client (or, fed, the
+         * cancel descriptor) ends it. */
         api_client_cancel(a->watch_client);
+        (void) eventfd_write(a->cancel_fd, 1);
         (void) pthread_join(a->watch_thread, NULL);
         agent_free(a);
         return NULL;

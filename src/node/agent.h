@@ -47,6 +47,12 @@ struct node_agent_options {
         /* the pod workers: how many pods are stepped at once (--pod-workers, at least 1; 0 is
          * refused: -EINVAL); node_agent_default_pod_workers() unless told */
         unsigned pod_workers;
+        /* An agent in the API server's own process (`flexlet serve`): its pods, claims and
+         * volumes are listed and watched through this feed (client/informer.h), straight from
+         * the server's watch cache, instead of over HTTPS and the node authorizer (the process
+         * is the server: nothing to authorize); writes still go over HTTPS as the node.
+         * Borrowed: it must outlive the agent. NULL: over HTTPS (`flexlet node`). */
+        const struct informer_feed *feed;
 };
 
 /* K8S: the kubelet runs a goroutine per pod; here a bounded pool of twice the online CPUs
@@ -56,6 +62,7 @@ struct node_agent_options {
 unsigned node_agent_default_pod_workers(void);
 
 struct node_agent;
+struct informer_feed;
 struct metrics_registry;
 struct pod_network;
 

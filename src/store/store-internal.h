@@ -155,9 +155,10 @@ int watch_cache_index(struct watch_cache *c, const char *resource, json_t *items
  * the index does not hold it, -ENODATA when resource has no index. */
 int watch_cache_get(struct watch_cache *c, const char *resource, const char *ns, const char *name,
                     json_t **ret_obj);
-/* From resource's index: copies of its objects in ns (NULL: all), ordered as store_list, and
- * *ret_rv (if non-NULL) the newest version published. -ENODATA when resource has no index. */
-int watch_cache_list(struct watch_cache *c, const char *resource, const char *ns,
+/* From resource's index: its objects in ns (NULL: all), ordered as store_list, copies (copy)
+ * or the index's own shared references (!copy: never to be modified), and *ret_rv (if
+ * non-NULL) the newest version published. -ENODATA when resource has no index. */
+int watch_cache_list(struct watch_cache *c, const char *resource, const char *ns, bool copy,
                      json_t **ret_items, uint64_t *ret_rv);
 
 #endif

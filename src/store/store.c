@@ -369,25 +369,38 @@ int store_get_cached(struct store *s, const char *resource, const char *ns, cons
         return r;
 }
 
-int store_list_cached(struct store *s, const char *resource, const char *ns, json_t **ret_items,
-                      uint64_t *ret_rv, struct error **reterr)
+/* store_list_cached and store_list_shared: copies of the index's objects, or its own. */
+static int list_cached(struct store *s, const char *resource, const char *ns, bool copy,
+                       json_t **ret_items, uint64_t *ret_rv, struct error **reterr)
 {
         int r = check_key("listing", resource, NULL, reterr);
 
         if (r < 0)
                 return r;
-        r = watch_cache_list(s->cache, resource, ns, ret_items, ret_rv);
+        r = watch_cache_list(s->cache, resource, ns, copy, ret_items, ret_rv);
         if (r == -ENODATA) {
                 r = cached_prime(s, resource, reterr);
                 if (r == -ECANCELED || r == -ERANGE)
                         return store_list(s, resource, ns, ret_items, ret_rv, reterr);
                 if (r < 0)
                         return r;
-                r = watch_cache_list(s->cache, resource, ns, ret_items, ret_rv);
+                r = watch_cache_list(s->cache, resource, ns, copy, ret_items, ret_rv);
         }
         if (r == -ENODATA)
                 return store_list(s, resource, ns, ret_items, ret_rv, reterr);
         return r;
+}
+
+int store_list_cached(struct store *s, const char *resource, const char *ns, json_t **ret_items,
+                      uint64_t *ret_rv, struct error **reterr)
+{
+        return list_cached(s, resource, ns, true, ret_items, ret_rv, reterr);
+}
+
+int store_list_shared(struct store *s, const char *resource, const char *ns, json_t **ret_items,
+                      uint64_t *ret_rv, struct error **reterr)
+{
+        return list_cached(s, resource, ns, false, ret_items, ret_rv, reterr);
 }
 
 int store_create(struct store *s, const char *resource, const char *ns, const char *name,

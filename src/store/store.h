@@ -146,6 +146,12 @@ int store_get_cached(struct store *s, const char *resource, const char *ns, cons
                      json_t **ret_obj, struct error **reterr);
 int store_list_cached(struct store *s, const char *resource, const char *ns, json_t **ret_items,
                       uint64_t *ret_rv, struct error **reterr);
+/* store_list_cached without the copies: the items are the index's own objects, the very
+ * references its watch events carry (struct store_event), shared with every reader: read them,
+ * never modify them. For a reader in the server's process that keeps what it lists (K8S: an
+ * informer fed from the cacher): one copy of each object for all. */
+int store_list_shared(struct store *s, const char *resource, const char *ns, json_t **ret_items,
+                      uint64_t *ret_rv, struct error **reterr);
 /* Creates; stamps obj's metadata.resourceVersion (obj is left as it was on failure). */
 int store_create(struct store *s, const char *resource, const char *ns, const char *name,
                  json_t *obj, struct error **reterr);

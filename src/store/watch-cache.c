@@ -701,7 +701,7 @@ static int listed_cmp(const void *a, const void *b)
         return r ? r : strcmp(x->name, y->name);
 }
 
-int watch_cache_list(struct watch_cache *c, const char *resource, const char *ns,
+int watch_cache_list(struct watch_cache *c, const char *resource, const char *ns, bool copy,
                      json_t **ret_items, uint64_t *ret_rv)
 {
         cleanup_free struct listed *l = NULL;
@@ -738,9 +738,10 @@ int watch_cache_list(struct watch_cache *c, const char *resource, const char *ns
         if (!items)
                 abort();
         for (size_t i = 0; i < n; i++) {
-                if (json_array_append_new(items, json_deep_copy(l[i].obj)) < 0)
+                if (json_array_append_new(items, copy ? json_deep_copy(l[i].obj) : l[i].obj) < 0)
                         abort();
-                json_decref(l[i].obj);
+                if (copy)
+                        json_decref(l[i].obj);
         }
         *ret_items = items;
         if (ret_rv)

@@ -415,7 +415,7 @@ static void test_index(void **state)
         uint64_t rv = 0;
 
         assert_int_equal(watch_cache_get(c, "pods", "ns", "o6", &got), -ENODATA);
-        assert_int_equal(watch_cache_list(c, "pods", NULL, &list, NULL), -ENODATA);
+        assert_int_equal(watch_cache_list(c, "pods", NULL, true, &list, NULL), -ENODATA);
         publish(c, "pods", "ns", 6);       /* in the list already */
         publish(c, "pods", "ns", 7);       /* after it */
         publish(c, "configmaps", "ns", 8); /* another resource */
@@ -429,7 +429,7 @@ static void test_index(void **state)
         assert_int_equal(watch_cache_index(c, "pods", json_array(), 8), 0);
         watch_cache_publish(c, STORE_EVENT_DELETED, "pods", "ns", 9, obj("old", 9), NULL);
         publish(c, "pods", "ns", 10);
-        assert_int_equal(watch_cache_list(c, "pods", "ns", &list, &rv), 0);
+        assert_int_equal(watch_cache_list(c, "pods", "ns", true, &list, &rv), 0);
         assert_int_equal(rv, 10);
         assert_int_equal(json_array_size(list), 3);
         assert_string_equal(json_path_string(json_array_get(list, 0), "metadata.name"), "o10");
