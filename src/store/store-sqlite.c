@@ -450,12 +450,17 @@ static int batch_begin(struct store_sqlite *s, const char *what, struct error **
         return 0;
 }
 
-/* m's write (or read: it saw the batch's writes) stands or falls with the open batch. Under
- * wlock, with the transaction open. */
-static void batch_join(struct store_sqlite *s, struct batch_member *m)
+/* The writer's answer (its write, or a read that saw the batch's writes) stands or falls with the
+ * open batch: it joins as storage unless it joined already (m). Returns its member. Under wlock,
+ * with the transaction open. */
+static struct batch_member *batch_join(struct store_sqlite *s, struct batch_member *m,
+                                       struct batch_member *storage)
 {
-        *m = (struct batch_member){ .next = s->members };
-        s->members = m;
+        if (m)
+                return m;
+        *storage = (struct batch_member){ .next = s->members };
+        s->members = storage;
+        return storage;
 }
 
 /* The write at rv is in the open transaction: its event (obj and json, owned by the batch from
@@ -582,8 +587,7 @@ static int sqlite_create(struct store_backend *b, const char *resource, const ch
                 r = sqlite_fail(s->wdb, r, reterr, "creating %s \"%s\"", resource, name);
                 goto out;
         }
-        m = &member;
-        batch_join(s, m);
+        m = batch_join(s, m, &member);
         batch_event(s, STORE_EVENT_ADDED, resource, ns, rv, json_deep_copy(obj), TAKE_PTR(json));
         r = 0;
 out:
@@ -616,10 +620,8 @@ static int sqlite_update(struct store_backend *b, const char *resource, const ch
         writer_lock(s);
         /* Every write happens under wlock: the row read is the one the write replaces, the
          * open batch's writes included (then this answer stands or falls with the batch). */
-        if (s->txn_open) {
-                m = &member;
-                batch_join(s, m);
-        }
+        if (s->txn_open)
+                m = batch_join(s, m, &member);
         r = row_read(s->wdb, s->get, resource, ns, name, &old_rv, &old, reterr);
         if (r == -ENOENT)
                 r = store_error_not_found(reterr, resource, name);
@@ -653,10 +655,7 @@ static int sqlite_update(struct store_backend *b, const char *resource, const ch
         r = step_done(s->wdb, s->update, reterr, "updating: writing");
         if (r < 0)
                 goto out;
-        if (!m) {
-                m = &member;
-                batch_join(s, m);
-        }
+        m = batch_join(s, m, &member);
         batch_event(s, STORE_EVENT_MODIFIED, resource, ns, rv, json_deep_copy(obj), TAKE_PTR(json));
         r = 1;
 out:
@@ -682,10 +681,8 @@ static int sqlite_delete(struct store_backend *b, const char *resource, const ch
         int r;
 
         writer_lock(s);
-        if (s->txn_open) {
-                m = &member;
-                batch_join(s, m);
-        }
+        if (s->txn_open)
+                m = batch_join(s, m, &member);
         r = row_read(s->wdb, s->get, resource, ns, name, &old_rv, &old, reterr);
         if (r == -ENOENT)
                 r = store_error_not_found(reterr, resource, name);
@@ -707,10 +704,7 @@ static int sqlite_delete(struct store_backend *b, const char *resource, const ch
         store_object_stamp(old, rv, NULL);
         if (ret_last)
                 last = json_deep_copy(old);
-        if (!m) {
-                m = &member;
-                batch_join(s, m);
-        }
+        m = batch_join(s, m, &member);
         batch_event(s, STORE_EVENT_DELETED, resource, ns, rv, TAKE_PTR(old), NULL);
         r = 0;
 out:
