@@ -16,9 +16,18 @@
 #include "http/http.h"
 #include "store/store.h"
 
+/* Decodes one key or value of a query in place as the HTTP server does (libmicrohttpd turns
+ * '+' into a space, then http_unescape). */
+static void query_unescape(char *s)
+{
+        for (char *c = s; *c; c++)
+                if (*c == '+')
+                        *c = ' ';
+        (void) http_unescape(s);
+}
+
 /* The labelSelector and fieldSelector of query (NULL: none; changed in place), unescaped as the
- * HTTP server unescapes a query (libmicrohttpd turns '+' into a space, then http_unescape) and
- * parsed as request_selectors parses them. */
+ * HTTP server unescapes a query and parsed as request_selectors parses them. */
 static int path_selectors(const struct api_target *t, char *query, struct label_selector **ret_ls,
                           struct field_selector **ret_fs, struct error **reterr)
 {
@@ -31,17 +40,11 @@ static int path_selectors(const struct api_target *t, char *query, struct label_
              p = strtok_r(NULL, "&", &save)) {
                 char *value = strchr(p, '=');
 
-                if (value)
+                if (value) {
                         *value++ = '\0';
-                for (char *c = p; *c; c++)
-                        if (*c == '+')
-                                *c = ' ';
-                for (char *c = value; c && *c; c++)
-                        if (*c == '+')
-                                *c = ' ';
-                (void) http_unescape(p);
-                if (value)
-                        (void) http_unescape(value);
+                        query_unescape(value);
+                }
+                query_unescape(p);
                 if (streq(p, "labelSelector"))
                         l = value ?: "";
                 else if (streq(p, "fieldSelector"))

@@ -20,11 +20,12 @@
 #define WATCH_TIMEOUT_S 60
 #define RETRY_DELAY_MS  500
 
+/* how many deletions a collection remembers (shared_coll.deleted) */
+#define DELETED_KEPT 1024
+
 /* One collection as one identity lists and watches it, shared by every informer that asks for
  * it (K8S: a SharedInformerFactory's informer): one thread, one watch, one copy of the objects,
  * however many controllers read it. */
-/* how many deletions a collection remembers (shared_coll.deleted) */
-#define DELETED_KEPT 1024
 
 struct shared_coll {
         struct shared_coll *next; /* in the registry while it has subscribers */

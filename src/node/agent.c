@@ -8,6 +8,7 @@
  * the host do not: after a restart it lists, finds the pods' folders and containers, and carries
  * on. */
 #include <errno.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -43,7 +44,7 @@
 #define TERMINATING_RECHECK_MS 50
 #define HEARTBEAT_S            10
 #define WATCH_TIMEOUT_S        300
-#define RETRY_DELAY_US         (500 * 1000)
+#define RETRY_DELAY_MS         500
 #define COMPONENT              "kubelet"
 /* K8S: cadvisor's housekeeping interval (the kubelet's 10 s): how often the CPU counters are
  * sampled in the background, so that the first /stats/summary already has a rate */
@@ -167,6 +168,14 @@ static void on_pod_list(void *ud, const json_t *items)
         pthread_mutex_unlock(&a->lock);
 }
 
+/* Waits RETRY_DELAY_MS before the watch lists again, or less when the agent stops. */
+static void retry_pause(struct node_agent *a)
+{
+        struct pollfd pfd = { .fd = a->cancel_fd, .events = POLLIN };
+
+        (void) poll(&pfd, 1, RETRY_DELAY_MS);
+}
+
 /* The pods of this node: listed, then watched from the list's version, again whenever the watch
  * ends; through the feed in the API server's process, else over HTTPS. */
 static void *watch_main(void *arg)
@@ -176,26 +185,25 @@ static void *watch_main(void *arg)
         const struct informer_feed_handler fed = { .list = on_pod_list,
                                                    .event = on_pod_event,
                                                    .ud = a };
+        cleanup_free char *path =
+                xasprintf("/api/v1/pods?fieldSelector=spec.nodeName%%3D%s", a->node_name);
 
         while (!atomic_load(&a->stop)) {
                 cleanup_json json_t *list = NULL;
-                cleanup_free char *path =
-                        xasprintf("/api/v1/pods?fieldSelector=spec.nodeName%%3D%s", a->node_name);
                 cleanup_free char *wpath = NULL;
                 long status = 0;
 
                 if (feed) {
                         cleanup_error struct error *err = NULL;
 
-                        if (feed->list_watch(feed, path, a->cancel_fd, &fed, &err) < 0 &&
-                            !atomic_load(&a->stop))
-                                usleep(RETRY_DELAY_US);
+                        if (feed->list_watch(feed, path, a->cancel_fd, &fed, &err) < 0)
+                                retry_pause(a);
                         continue;
                 }
                 if (api_client_request(a->watch_client, "GET", path, NULL, NULL, 0, &status, &list,
                                        NULL) < 0 ||
                     status != 200) {
-                        usleep(RETRY_DELAY_US);
+                        retry_pause(a);
                         continue;
                 }
                 on_pod_list(a, json_object_get(list, "items"));
