@@ -185,12 +185,56 @@ static void test_request_order(void **state)
         error_free(err);
 }
 
+/* The users of certificates seen before are kept (authn.c's cert_users): every request still
+ * gets its own certificate's user, with more certificates in turn than are kept, and a
+ * certificate without a CN never yields one. */
+static void test_request_cert_users(void **state)
+{
+        enum { N = 20 }; /* more than CERT_USERS_KEPT */
+        static const char *const orgs[] = { "team-a", NULL };
+        static const char *const want[] = { "team-a", AUTHN_GROUP_AUTHENTICATED, NULL };
+        gnutls_datum_t ders[N], nameless = make_cert(NULL, orgs);
+        struct http_request req = { .method = "GET", .path = "/api" };
+        struct authn *a = NULL;
+        struct authn_user *u = NULL;
+        struct error *err = NULL;
+        char name[16];
+
+        (void) state;
+        assert_int_equal(authn_new(NULL, NULL, NULL, NULL, &a, &err), 0);
+        for (int i = 0; i < N; i++) {
+                (void) snprintf(name, sizeof(name), "user-%d", i);
+                ders[i] = make_cert(name, orgs);
+        }
+        for (int round = 0; round < 3; round++) {
+                for (int i = 0; i < N; i++) {
+                        int k = round == 1 ? N - 1 - i : i;
+
+                        (void) snprintf(name, sizeof(name), "user-%d", k);
+                        req.client_cert_der = ders[k].data;
+                        req.client_cert_len = ders[k].size;
+                        assert_int_equal(authn_request(a, &req, &u), 0);
+                        assert_string_equal(u->name, name);
+                        assert_groups(u, want);
+                        u = authn_user_free(u);
+                }
+                req.client_cert_der = nameless.data;
+                req.client_cert_len = nameless.size;
+                assert_int_equal(authn_request(a, &req, &u), -EACCES);
+        }
+        for (int i = 0; i < N; i++)
+                gnutls_free(ders[i].data);
+        gnutls_free(nameless.data);
+        authn_free(a);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_token_file),
                 cmocka_unit_test(test_cert_user),
                 cmocka_unit_test(test_request_order),
+                cmocka_unit_test(test_request_cert_users),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);
