@@ -1664,11 +1664,10 @@ json_t *pod_drop_non_resize_updates(const json_t *new_pod, const json_t *old_pod
                     json_array_size(vj_arr(os, "initContainers")))
                 return json_deep_copy(new_pod);
 
-        out = json_deep_copy(new_pod);
-        if (!json_is_object(out)) {
-                json_decref(out);
+        if (!json_is_object(new_pod))
                 return json_deep_copy(new_pod);
-        }
+        /* spec, status and metadata are replaced below: the rest is shared with new_pod */
+        out = json_copy((json_t *) new_pod);
         spec = os ? json_deep_copy(os) : json_object();
         for (size_t l = 0; l < ARRAY_SIZE(lists); l++) {
                 json_t *list = drop_for_containers(vj_arr(ns, lists[l]), vj_arr(os, lists[l]));
@@ -1689,7 +1688,7 @@ json_t *pod_drop_non_resize_updates(const json_t *new_pod, const json_t *old_pod
 
         nm = vj_obj(new_pod, "metadata");
         om = vj_obj(old_pod, "metadata");
-        meta = nm ? json_deep_copy(nm) : json_object();
+        meta = nm ? json_copy(nm) : json_object();
         for (size_t k = 0; reset_meta_keys[k]; k++)
                 copy_member(meta, om, reset_meta_keys[k]);
         json_object_set_new(out, "metadata", meta);

@@ -110,7 +110,8 @@ size_t validate_pod_update(const json_t *new_pod, const json_t *old_pod,
  * new_pod's except labels, annotations, finalizers, ownerReferences, generation and
  * deletionTimestamp, which stay old_pod's (ResetObjectMetaForStatus). If a container list
  * changed length, a copy of new_pod is returned unchanged; if one was renamed or reordered, that
- * list is new_pod's; either way validation then rejects the request. */
+ * list is new_pod's; either way validation then rejects the request. What it takes from old_pod
+ * is copied; members of new_pod may be shared with the result (new_pod is the request's). */
 json_t *pod_drop_non_resize_updates(const json_t *new_pod, const json_t *old_pod);
 /* K8S: ValidatePodResize, upstream's order, with 1.34+ semantics (memory limits may decrease).
  * new_pod is the result of pod_drop_non_resize_updates. Adds KEP-6030's rules for emptyDir

@@ -83,7 +83,9 @@ struct resource_strategy {
         void (*validate_create)(const json_t *obj, struct field_error_list *errs);
         /* Turns the requested new object into the one to store, given the stored old one and
          * the subresource (e.g. keeps old status on a main-resource update). Returns a new
-         * reference; may return a reference to new_obj. */
+         * reference; may change new_obj (the request's own) and return a reference to it. What
+         * it takes from old it copies: the object to store shares nothing with the stored one
+         * (store.h's update from a known object compares the two). */
         json_t *(*prepare_update)(enum api_subresource sub, json_t *new_obj, const json_t *old);
         void (*validate_update)(enum api_subresource sub, const json_t *new_obj, const json_t *old,
                                 struct field_error_list *errs);
@@ -152,7 +154,8 @@ extern const size_t n_api_resources;
 
 /* Lookups by group and plural, and by group + kind. NULL when unknown. */
 /* K8S: the spec-and-status kinds' PrepareForUpdate: the main resource keeps the stored status,
- * the status subresource the stored spec (a new reference; apiserver/strategy-core.c). */
+ * the status subresource the stored spec (new_obj, a new reference, with a copy of old's half;
+ * apiserver/strategy-core.c). */
 json_t *strategy_keep_other_half(enum api_subresource sub, json_t *new_obj, const json_t *old);
 /* Whether the spec differs (JSON equality; one side missing counts as a change): what bumps
  * metadata.generation. */

@@ -15,15 +15,15 @@
 
 json_t *strategy_keep_other_half(enum api_subresource sub, json_t *new_obj, const json_t *old)
 {
-        json_t *out = json_deep_copy(new_obj);
         const char *keep = sub == API_SUB_STATUS ? "spec" : "status";
         json_t *v = json_object_get(old, keep);
 
+        /* a copy: the stored object's half is not shared with the one to store */
         if (v)
-                json_object_set(out, keep, v);
+                json_object_set_new(new_obj, keep, json_deep_copy(v));
         else
-                json_object_del(out, keep);
-        return out;
+                json_object_del(new_obj, keep);
+        return json_incref(new_obj);
 }
 
 bool strategy_spec_changed(const json_t *new_obj, const json_t *old)
@@ -70,7 +70,6 @@ static void namespace_validate_create(const json_t *ns, struct field_error_list 
 static json_t *namespace_prepare_update(enum api_subresource sub, json_t *new_obj,
                                         const json_t *old)
 {
-        json_t *out = json_deep_copy(new_obj);
         static const char *const keys[] = { "spec", "status" };
 
         for (size_t i = 0; i < ARRAY_SIZE(keys); i++) {
@@ -79,11 +78,11 @@ static json_t *namespace_prepare_update(enum api_subresource sub, json_t *new_ob
                 if ((sub == API_SUB_STATUS && i == 1) || (sub == API_SUB_FINALIZE && i == 0))
                         continue;
                 if (v)
-                        json_object_set(out, keys[i], v);
+                        json_object_set_new(new_obj, keys[i], json_deep_copy(v));
                 else
-                        json_object_del(out, keys[i]);
+                        json_object_del(new_obj, keys[i]);
         }
-        return out;
+        return json_incref(new_obj);
 }
 
 const struct resource_strategy namespace_strategy = {

@@ -20,26 +20,21 @@ static void pod_validate_create(const json_t *pod, struct field_error_list *errs
         (void) validate_pod_create(pod, errs);
 }
 
+/* new_pod is the request's own object: defaulted and trimmed in place, not copied. */
 static json_t *pod_prepare_update(enum api_subresource sub, json_t *new_pod, const json_t *old)
 {
-        json_t *out;
-
         switch (sub) {
         case API_SUB_RESIZE:
                 /* K8S: the patched object is decoded, and so defaulted, before the strategy sees
                  * it: a container renamed by a strategic-merge patch is a new entry that gets
                  * its defaults, and validation then says what is wrong with the resize rather
                  * than listing defaults it lacks. */
-                out = json_deep_copy(new_pod);
-                pod_set_defaults(out);
-                json_t *kept = pod_drop_non_resize_updates(out, old);
-                json_decref(out);
-                return kept;
+                pod_set_defaults(new_pod);
+                return pod_drop_non_resize_updates(new_pod, old);
         case API_SUB_STATUS:
                 /* K8S: podStatusStrategy: the spec stays as stored. */
-                out = json_deep_copy(new_pod);
-                json_object_set(out, "spec", json_object_get(old, "spec"));
-                return out;
+                json_object_set_new(new_pod, "spec", json_deep_copy(json_object_get(old, "spec")));
+                return json_incref(new_pod);
         case API_SUB_NONE:
         case API_SUB_BINDING:
         case API_SUB_LOG:
@@ -55,14 +50,14 @@ static json_t *pod_prepare_update(enum api_subresource sub, json_t *new_pod, con
                 break;
         }
         /* K8S: podStrategy.PrepareForUpdate: status is written only through /status. */
-        out = json_deep_copy(new_pod);
-        pod_set_defaults(out);
-        pod_service_account_convert(out);
+        pod_set_defaults(new_pod);
+        pod_service_account_convert(new_pod);
         if (json_object_get(old, "status"))
-                json_object_set(out, "status", json_object_get(old, "status"));
+                json_object_set_new(new_pod, "status",
+                                    json_deep_copy(json_object_get(old, "status")));
         else
-                json_object_del(out, "status");
-        return out;
+                json_object_del(new_pod, "status");
+        return json_incref(new_pod);
 }
 
 static void pod_validate_update(enum api_subresource sub, const json_t *new_pod, const json_t *old,
