@@ -787,15 +787,16 @@ static int check_url_name(const struct api_target *t, const json_t *obj, struct 
         return 0;
 }
 
-/* The object a PUT or PATCH starts from: the watch cache's copy (K8S: the cacher's
+/* The object a PUT or PATCH starts from: the watch cache's own (K8S: the cacher's
  * GuaranteedUpdate passes its cached object; the write's resourceVersion compare catches a
  * stale one), read from the store itself when the cache does not hold it or holds another
- * version than want_rv (the caller's precondition; 0 none). *ret_cached says which. */
+ * version than want_rv (the caller's precondition; 0 none). *ret_cached says which. Either way
+ * the update only reads it (the cache's is shared with every reader). */
 static int read_for_update(struct apiserver *s, const struct api_target *t, uint64_t want_rv,
                            json_t **ret_obj, bool *ret_cached, struct error **reterr)
 {
         json_t *obj = NULL;
-        int r = store_get_cached(s->store, t->res->plural, store_ns(t), t->name, &obj, NULL);
+        int r = store_get_shared(s->store, t->res->plural, store_ns(t), t->name, &obj, NULL);
 
         if (r >= 0 && (!want_rv || obj_rv(obj) == want_rv)) {
                 *ret_obj = obj;

@@ -151,10 +151,11 @@ uint64_t watch_cache_oldest_rv(struct watch_cache *c);
  * events after list_rv were already dropped (list again), -ECANCELED after shutdown. Indexes
  * are dropped with the history by watch_cache_reset. */
 int watch_cache_index(struct watch_cache *c, const char *resource, json_t *items, uint64_t list_rv);
-/* From resource's index: *ret_obj a copy of ns/name (the caller's to change). -ENOENT when
- * the index does not hold it, -ENODATA when resource has no index. */
+/* From resource's index: *ret_obj ns/name, a copy (copy: the caller's to change) or the
+ * index's own shared reference (!copy: never to be modified). -ENOENT when the index does not
+ * hold it, -ENODATA when resource has no index. */
 int watch_cache_get(struct watch_cache *c, const char *resource, const char *ns, const char *name,
-                    json_t **ret_obj);
+                    bool copy, json_t **ret_obj);
 /* From resource's index: its objects in ns (NULL: all), ordered as store_list, copies (copy)
  * or the index's own shared references (!copy: never to be modified), and *ret_rv (if
  * non-NULL) the newest version published. -ENODATA when resource has no index. */

@@ -345,21 +345,22 @@ static int cached_prime(struct store *s, const char *resource, struct error **re
         }
 }
 
-int store_get_cached(struct store *s, const char *resource, const char *ns, const char *name,
-                     json_t **ret_obj, struct error **reterr)
+/* store_get_cached and store_get_shared: a copy of the index's object, or its own. */
+static int get_cached(struct store *s, const char *resource, const char *ns, const char *name,
+                      bool copy, json_t **ret_obj, struct error **reterr)
 {
         int r = check_key("getting", resource, name ? name : "", reterr);
 
         if (r < 0)
                 return r;
-        r = watch_cache_get(s->cache, resource, ns ? ns : "", name, ret_obj);
+        r = watch_cache_get(s->cache, resource, ns ? ns : "", name, copy, ret_obj);
         if (r == -ENODATA) {
                 r = cached_prime(s, resource, reterr);
                 if (r == -ECANCELED || r == -ERANGE)
                         return store_get(s, resource, ns, name, ret_obj, reterr);
                 if (r < 0)
                         return r;
-                r = watch_cache_get(s->cache, resource, ns ? ns : "", name, ret_obj);
+                r = watch_cache_get(s->cache, resource, ns ? ns : "", name, copy, ret_obj);
         }
         /* -ENODATA: the history was reset between the two; read the store itself */
         if (r == -ENODATA)
@@ -367,6 +368,18 @@ int store_get_cached(struct store *s, const char *resource, const char *ns, cons
         if (r == -ENOENT)
                 return store_error_not_found(reterr, resource, name);
         return r;
+}
+
+int store_get_cached(struct store *s, const char *resource, const char *ns, const char *name,
+                     json_t **ret_obj, struct error **reterr)
+{
+        return get_cached(s, resource, ns, name, true, ret_obj, reterr);
+}
+
+int store_get_shared(struct store *s, const char *resource, const char *ns, const char *name,
+                     json_t **ret_obj, struct error **reterr)
+{
+        return get_cached(s, resource, ns, name, false, ret_obj, reterr);
 }
 
 /* store_list_cached and store_list_shared: copies of the index's objects, or its own. */

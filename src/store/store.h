@@ -146,6 +146,11 @@ int store_get_cached(struct store *s, const char *resource, const char *ns, cons
                      json_t **ret_obj, struct error **reterr);
 int store_list_cached(struct store *s, const char *resource, const char *ns, json_t **ret_items,
                       uint64_t *ret_rv, struct error **reterr);
+/* store_get_cached without the copy: *ret_obj is a new reference to the index's own object,
+ * the one its watch events carry, shared with every reader: read it, never modify it. For the
+ * server's updates, which only read the object they start from. */
+int store_get_shared(struct store *s, const char *resource, const char *ns, const char *name,
+                     json_t **ret_obj, struct error **reterr);
 /* store_list_cached without the copies: the items are the index's own objects, the very
  * references its watch events carry (struct store_event), shared with every reader: read them,
  * never modify them. For a reader in the server's process that keeps what it lists (K8S: an

@@ -667,7 +667,7 @@ out:
 }
 
 int watch_cache_get(struct watch_cache *c, const char *resource, const char *ns, const char *name,
-                    json_t **ret_obj)
+                    bool copy, json_t **ret_obj)
 {
         cleanup_json json_t *obj = NULL;
         struct wc_index *x;
@@ -681,6 +681,10 @@ int watch_cache_get(struct watch_cache *c, const char *resource, const char *ns,
                 return -ENODATA;
         if (!obj)
                 return -ENOENT;
+        if (!copy) {
+                *ret_obj = TAKE_PTR(obj);
+                return 0;
+        }
         /* the shared object stays as published: the caller gets its own */
         *ret_obj = json_deep_copy(obj);
         if (!*ret_obj)

@@ -414,17 +414,17 @@ static void test_index(void **state)
         json_t *got = NULL, *list = NULL;
         uint64_t rv = 0;
 
-        assert_int_equal(watch_cache_get(c, "pods", "ns", "o6", &got), -ENODATA);
+        assert_int_equal(watch_cache_get(c, "pods", "ns", "o6", true, &got), -ENODATA);
         assert_int_equal(watch_cache_list(c, "pods", NULL, true, &list, NULL), -ENODATA);
         publish(c, "pods", "ns", 6);       /* in the list already */
         publish(c, "pods", "ns", 7);       /* after it */
         publish(c, "configmaps", "ns", 8); /* another resource */
         assert_int_equal(watch_cache_index(c, "pods", items, 6), 0);
-        assert_int_equal(watch_cache_get(c, "pods", "ns", "o7", &got), 0);
+        assert_int_equal(watch_cache_get(c, "pods", "ns", "o7", true, &got), 0);
         assert_string_equal(json_path_string(got, "metadata.resourceVersion"), "7");
         json_decref(got);
-        assert_int_equal(watch_cache_get(c, "pods", "ns", "o8", &got), -ENOENT);
-        assert_int_equal(watch_cache_get(c, "pods", "other", "o7", &got), -ENOENT);
+        assert_int_equal(watch_cache_get(c, "pods", "ns", "o8", true, &got), -ENOENT);
+        assert_int_equal(watch_cache_get(c, "pods", "other", "o7", true, &got), -ENOENT);
         /* a second priming keeps the first index */
         assert_int_equal(watch_cache_index(c, "pods", json_array(), 8), 0);
         watch_cache_publish(c, STORE_EVENT_DELETED, "pods", "ns", 9, obj("old", 9), NULL);
@@ -438,7 +438,7 @@ static void test_index(void **state)
         json_decref(list);
         /* lost history drops the index: primed again on its next use */
         watch_cache_reset(c, 20);
-        assert_int_equal(watch_cache_get(c, "pods", "ns", "o7", &got), -ENODATA);
+        assert_int_equal(watch_cache_get(c, "pods", "ns", "o7", true, &got), -ENODATA);
         /* a list older than the retained history cannot be completed */
         assert_int_equal(watch_cache_index(c, "pods", json_array(), 19), -ERANGE);
         watch_cache_shutdown(c);
@@ -461,13 +461,13 @@ static void test_index_shares_no_object_with_readers(void **state)
         publish(c, "pods", "ns", 1);
         publish(c, "configmaps", "ns", 2); /* pushes event 1 out of the ring of one */
         assert_int_equal(store_watch_next(w, 0, &ev), 1);
-        assert_int_equal(watch_cache_get(c, "pods", "ns", "o1", &got), 0);
+        assert_int_equal(watch_cache_get(c, "pods", "ns", "o1", true, &got), 0);
         assert_ptr_not_equal(got, ev.object);
         json_object_set_new(json_object_get(got, "metadata"), "name", json_string("x"));
         json_decref(got);
         assert_string_equal(json_path_string(ev.object, "metadata.name"), "o1");
         store_event_release(&ev);
-        assert_int_equal(watch_cache_get(c, "pods", "ns", "o1", &got), 0);
+        assert_int_equal(watch_cache_get(c, "pods", "ns", "o1", true, &got), 0);
         assert_string_equal(json_path_string(got, "metadata.name"), "o1");
         json_decref(got);
         store_watch_stop(w);
