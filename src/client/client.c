@@ -19,7 +19,10 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <gnutls/gnutls.h>
+
 #include "base/alloc.h"
+#include "base/fs.h"
 #include "base/json.h"
 #include "base/strbuf.h"
 #include "base/timeutil.h"
@@ -37,6 +40,8 @@ struct api_client {
         char *server_url;  /* servers[current] */
         char *auth_header; /* "Authorization: Bearer ..." or NULL */
         struct api_token_source *token_source; /* borrowed; NULL: auth_header */
+        const struct api_loopback *loopback;   /* borrowed; NULL: requests over HTTP */
+        gnutls_datum_t loopback_cert;          /* with loopback: the client certificate, DER */
         long idle_timeout_ms;
         atomic_bool cancelled; /* api_client_cancel(): every transfer ends, now and later */
         pthread_mutex_t sock_lock;
@@ -96,6 +101,7 @@ struct api_client *api_client_free(struct api_client *c)
                 free(c->servers[i]);
         free(c->servers);
         free(c->auth_header);
+        gnutls_free(c->loopback_cert.data);
         free(c);
         return NULL;
 }
@@ -211,6 +217,25 @@ static int close_socket(void *ud, curl_socket_t fd)
         return 0;
 }
 
+/* The first certificate of a PEM file, as DER: what a loopback request presents. Read once:
+ * the clients of the server's own components keep their certificates for the process's life. */
+static int loopback_cert(const char *file, gnutls_datum_t *ret, struct error **reterr)
+{
+        cleanup_free char *pem = NULL;
+        gnutls_datum_t in;
+        size_t len = 0;
+        int r = fs_read_file_at(AT_FDCWD, file, 1024 * 1024, &pem, &len);
+
+        if (r < 0)
+                return error_set(reterr, -r, "api client: certificate \"%s\": %s", file,
+                                 strerror(-r));
+        in = (gnutls_datum_t){ .data = (unsigned char *) pem, .size = (unsigned) len };
+        if (gnutls_pem_base64_decode2("CERTIFICATE", &in, ret) < 0)
+                return error_set(reterr, EINVAL,
+                                 "api client: certificate \"%s\": no PEM certificate", file);
+        return 0;
+}
+
 int api_client_new(const struct api_client_options *o, struct api_client **ret,
                    struct error **reterr)
 {
@@ -260,6 +285,12 @@ int api_client_new(const struct api_client_options *o, struct api_client **ret,
         if (o->token)
                 c->auth_header = xasprintf("Authorization: Bearer %s", o->token);
         c->token_source = o->token_source;
+        c->loopback = o->loopback;
+        if (c->loopback && o->cert_file && o->key_file) {
+                int r = loopback_cert(o->cert_file, &c->loopback_cert, reterr);
+                if (r < 0)
+                        return r;
+        }
         c->idle_timeout_ms =
                 o->idle_timeout_ms ? o->idle_timeout_ms : API_CLIENT_DEFAULT_IDLE_TIMEOUT;
         c->curl = curl_easy_init();
@@ -289,7 +320,7 @@ int api_client_new(const struct api_client_options *o, struct api_client **ret,
                 (void) curl_easy_setopt(c->curl, CURLOPT_SSLKEY, o->key_file);
                 (void) curl_easy_setopt(c->curl, CURLOPT_SSLKEYTYPE, "PEM");
         }
-        (void) curl_easy_setopt(c->curl, CURLOPT_USERAGENT, "flexlet-client/1");
+        (void) curl_easy_setopt(c->curl, CURLOPT_USERAGENT, API_CLIENT_USER_AGENT);
         (void) curl_easy_setopt(c->curl, CURLOPT_NOPROGRESS, 0L);
         (void) curl_easy_setopt(c->curl, CURLOPT_XFERINFOFUNCTION, xferinfo_cb);
         (void) curl_easy_setopt(c->curl, CURLOPT_HEADERFUNCTION, header_cb);
@@ -462,6 +493,42 @@ static int decode_body(const char *buf, size_t len, const char *what, json_t **r
         return 0;
 }
 
+/* api_client_request through the client's loopback, with the credentials it would send. */
+static int loopback_request(struct api_client *c, const char *method, const char *path_and_query,
+                            const char *content_type, const char *body, size_t body_len,
+                            long *ret_status, json_t **ret_json, struct error **reterr)
+{
+        cleanup_free char *token = NULL, *authorization = NULL;
+        struct api_loopback_request req = {
+                .method = method,
+                .path_and_query = path_and_query,
+                .content_type = body ? content_type : NULL,
+                .body = body,
+                .body_len = body ? body_len : 0,
+                .client_cert_der = c->loopback_cert.data,
+                .client_cert_len = c->loopback_cert.size,
+                .user_agent = API_CLIENT_USER_AGENT,
+        };
+        long status = 0;
+        int r;
+
+        if (c->token_source) {
+                token = api_token_source_token(c->token_source);
+                authorization = xasprintf("Bearer %s", token);
+        } else if (c->auth_header) {
+                authorization = xstrdup(c->auth_header + strlen("Authorization: "));
+        }
+        req.authorization = authorization;
+        r = c->loopback->request(c->loopback->ud, &req, &status, ret_json, reterr);
+        if (token)
+                explicit_bzero(token, strlen(token));
+        if (authorization)
+                explicit_bzero(authorization, strlen(authorization));
+        if (r >= 0 && ret_status)
+                *ret_status = status;
+        return r;
+}
+
 int api_client_request(struct api_client *c, const char *method, const char *path_and_query,
                        const char *content_type, const char *body, size_t body_len,
                        long *ret_status, json_t **ret_json, struct error **reterr)
@@ -484,6 +551,9 @@ int api_client_request(struct api_client *c, const char *method, const char *pat
         head = streq(method, "HEAD");
         if (body && !content_type)
                 content_type = "application/json";
+        if (c->loopback)
+                return loopback_request(c, method, path_and_query, content_type, body, body_len,
+                                        ret_status, ret_json, reterr);
 
         /* The handle keeps options across transfers: set every one that differs per method. */
         if (body) {

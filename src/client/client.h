@@ -37,8 +37,36 @@
 #define API_CLIENT_MAX_EVENT_BYTES      (16 * 1024 * 1024)
 #define API_CLIENT_CONNECT_TIMEOUT_MS   10000
 #define API_CLIENT_DEFAULT_IDLE_TIMEOUT 60000
+#define API_CLIENT_USER_AGENT           "flexlet-client/1"
 
 struct informer_feed;
+
+/* One request as api_client_request would send it, with the client's credentials. */
+struct api_loopback_request {
+        const char *method;
+        const char *path_and_query; /* escaped, as sent over HTTP */
+        const char *content_type;   /* NULL: no body */
+        const char *body;
+        size_t body_len;
+        const char *authorization; /* "Bearer <token>", or NULL */
+        /* the client certificate (DER) the client would present in its handshake, or NULL */
+        const unsigned char *client_cert_der;
+        size_t client_cert_len;
+        const char *user_agent;
+};
+
+/* A way to the API server for a component in the server's own process (K8S: kube-apiserver's
+ * loopback client, minus the wire): each request is answered by the server's own handler on
+ * the caller's thread, authenticated, authorized and admitted as over HTTPS with the same
+ * credentials, without TLS, sockets or the server's connection threads. */
+struct api_loopback {
+        /* Answers req: 0 with *ret_status and, when ret_json is not NULL, *ret_json (the
+         * answer, the caller's own; NULL for an empty body); or -errno with *reterr when the
+         * request cannot be answered this way (a streamed or upgraded answer). */
+        int (*request)(void *ud, const struct api_loopback_request *req, long *ret_status,
+                       json_t **ret_json, struct error **reterr);
+        void *ud;
+};
 
 struct api_client_options {
         /* "https://127.0.0.1:6443" or "http://..." (tests); a trailing '/' is ignored. Required.
@@ -66,6 +94,9 @@ struct api_client_options {
          * of HTTP (a component in the API server's process); the client ignores it. Borrowed:
          * it must outlive every informer started with these options. */
         const struct informer_feed *feed;
+        /* api_client_request goes through this instead of HTTP (watches, streams and raw
+         * connections still go over HTTP). Borrowed, as feed. */
+        const struct api_loopback *loopback;
         /* PEM files of a client certificate and its key presented in the TLS handshake (the
          * API server takes its CN as the user and its O's as the groups, authn.h); both or
          * neither; NULL: none. Read at each new connection. */

@@ -25,6 +25,7 @@
 #include "apiserver/jws.h"
 #include "apiserver/inflight.h"
 #include "apiserver/informer-feed.h"
+#include "apiserver/loopback.h"
 #include "apiserver/pki.h"
 #include "base/alloc.h"
 #include "base/error.h"
@@ -833,7 +834,8 @@ static int controllers_start(void *ud)
                 s->account_co[i] = (struct api_client_options){ .server_url = s->co.server_url,
                                                                 .ca_file = s->co.ca_file,
                                                                 .token_source = s->sources[i],
-                                                                .list_watch_as = &s->co };
+                                                                .list_watch_as = &s->co,
+                                                                .loopback = s->co.loopback };
         }
         /* Every account asks at once. A controller whose account gets no token (an
          * authorization mode without RBAC refuses the controller manager, as it would a
@@ -1083,6 +1085,7 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
         char node_pod_cidr[20] = "";
         struct controller_set kcm = { 0 }, scheduling = { 0 };
         struct informer_feed *feed = NULL;
+        struct api_loopback *loopback = NULL;
         struct leader_election *kcm_election = NULL, *scheduler_election = NULL;
         struct node_agent *agent = NULL;
         struct route_keeper *routes = NULL;
@@ -1380,22 +1383,25 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
                 (void) fprintf(stderr, "flexlet %s: node token: %s\n", command, err->message);
                 goto stop;
         }
-        /* The controllers write as API clients like any other, over loopback HTTPS, each with
-         * its own identity (docs/rbac.md): the scheduler its client certificate, every
-         * controller a token of its own service account in kube-system that the controller
-         * manager's certificate asks for, as kube-controller-manager
-         * --use-service-account-credentials. Their informers list and watch through the feed,
-         * from the store's watch cache, sharing its objects (docs/api.md, "How the controllers
-         * read"). Each set campaigns for its Lease with its own certificate. */
+        /* The controllers write as API clients like any other, each with its own identity
+         * (docs/rbac.md): the scheduler its client certificate, every controller a token of its
+         * own service account in kube-system that the controller manager's certificate asks
+         * for, as kube-controller-manager --use-service-account-credentials; their requests go
+         * through the loopback, straight to the server's handler with those credentials, not
+         * over HTTPS. Their informers list and watch through the feed, from the store's watch
+         * cache, sharing its objects (docs/api.md, "How the controllers read"). Each set
+         * campaigns for its Lease with its own certificate. */
         {
                 feed = informer_feed_new(store);
+                loopback = api_loopback_new(api);
                 kcm = (struct controller_set){ .command = command,
                                                .f = &f,
                                                .co = { .server_url = url,
                                                        .ca_file = ca_file,
                                                        .cert_file = manager_cert,
                                                        .key_file = manager_key,
-                                                       .feed = feed },
+                                                       .feed = feed,
+                                                       .loopback = loopback },
                                                .pki = pki,
                                                .metrics = metrics,
                                                .with_node = with_node,
@@ -1438,8 +1444,10 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
                         .image_gc = f.image_gc,
                         .insecure_registries = f.insecure_registries,
                         .pod_workers = f.pod_workers,
-                        /* in the server's process: its pods, claims and volumes from the feed */
+                        /* in the server's process: its pods, claims and volumes from the feed,
+                         * its requests through the loopback */
                         .feed = feed,
+                        .loopback = loopback,
                 };
                 r = node_agent_start(&no, &agent, &err);
                 if (r < 0) {
@@ -1453,7 +1461,9 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
                         const struct api_client_options rco = { .server_url = url,
                                                                 .ca_file = ca_file,
                                                                 .cert_file = node_cert,
-                                                                .key_file = node_key };
+                                                                .key_file = node_key,
+                                                                .feed = feed,
+                                                                .loopback = loopback };
                         char node_ip[64];
 
                         node_host_ip(node_ip, sizeof(node_ip));
@@ -1492,6 +1502,7 @@ stop:
         /* every informer on the feed has stopped and its threads are joined: nothing reads the
          * store through it any more */
         feed = informer_feed_free(feed);
+        loopback = api_loopback_free(loopback);
         /* the watch streams still open end now, so the HTTP server need not wait for them */
         if (store)
                 store_end_watches(store);

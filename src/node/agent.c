@@ -821,7 +821,8 @@ int node_agent_start(const struct node_agent_options *o, struct node_agent **ret
                                                 .token = a->token,
                                                 .cert_file = a->cert_file,
                                                 .key_file = a->key_file,
-                                                .feed = o->feed };
+                                                .feed = o->feed,
+                                                .loopback = o->loopback };
         a->cancel_fd = eventfd(0, EFD_CLOEXEC);
         if (a->cancel_fd < 0)
                 abort(); /* only when the process is out of descriptors */

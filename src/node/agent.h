@@ -50,9 +50,14 @@ struct node_agent_options {
         /* An agent in the API server's own process (`flexlet serve`): its pods, claims and
          * volumes are listed and watched through this feed (client/informer.h), straight from
          * the server's watch cache, instead of over HTTPS and the node authorizer (the process
-         * is the server: nothing to authorize); writes still go over HTTPS as the node.
+         * is the server: nothing to authorize); writes go as the node (loopback below).
          * Borrowed: it must outlive the agent. NULL: over HTTPS (`flexlet node`). */
         const struct informer_feed *feed;
+        /* An agent in the API server's own process: its requests (statuses, events, the
+         * objects its pods use, its node and lease) go through this loopback
+         * (client/client.h) as the node, instead of over HTTPS. Borrowed, as feed. NULL: over
+         * HTTPS. */
+        const struct api_loopback *loopback;
 };
 
 /* K8S: the kubelet runs a goroutine per pod; here a bounded pool of twice the online CPUs
@@ -62,6 +67,7 @@ struct node_agent_options {
 unsigned node_agent_default_pod_workers(void);
 
 struct node_agent;
+struct api_loopback;
 struct informer_feed;
 struct metrics_registry;
 struct pod_network;

@@ -21,6 +21,12 @@ check_equal "the node holds its Lease in kube-node-lease for 40 s, owned by its 
         "test-node 40 Node/test-node $(k get node test-node -o jsonpath='{.metadata.uid}')" \
         "$(k get lease -n kube-node-lease test-node -o jsonpath='{.spec.holderIdentity} {.spec.leaseDurationSeconds} {.metadata.ownerReferences[0].kind}/{.metadata.ownerReferences[0].name} {.metadata.ownerReferences[0].uid}')"
 
+# serve's own components (the node agent, the controllers, the scheduler, the route keeper)
+# reach its API in process (the feed, the loopback): none of serve's sockets is a connection to
+# its own API port (kubectl's, from other processes, are not counted)
+check_equal "serve's components reach its API without connecting to it" "0" \
+        "$(ss -tnpH state established "( dport = :$SERVER_PORT )" | grep -c "pid=$SERVER_PID,")"
+
 # pod_manifest NAME LIMIT_MEMORY|none SIZE_LIMIT|none COMMAND
 pod_manifest() {
         local name=$1 limit=$2 size=$3 cmd=$4 resources volume
