@@ -481,7 +481,7 @@ static void route_resource(struct apiserver *s, const char *group, char **seg, i
                         jreq.content_type = MEDIA_JSON;
                 }
                 /* the JSON text of the answer would be thrown away */
-                resp->defer_json = out.media == API_MEDIA_PROTOBUF;
+                resp->defer_json = out.media == API_MEDIA_PROTOBUF || req->wants_object;
                 dispatch_resource(s, &t, &jreq, resp);
         }
         if (out.media == API_MEDIA_PROTOBUF)

@@ -99,6 +99,7 @@ static int loopback_request(void *ud, const struct api_loopback_request *lr, lon
                 .body_too_large = lr->body_len > API_MAX_BODY_BYTES,
                 .remote_addr = "127.0.0.1",
                 .user_agent = lr->user_agent,
+                .wants_object = true,
         };
         struct http_response resp;
         int r = 0;

@@ -67,6 +67,9 @@ struct http_request {
         /* The HTTP library's connection, for http_request_header; NULL for a request built by
          * hand (tests), which then has no other header. */
         const void *lib_conn;
+        /* The caller reads a JSON answer from the response's object (an in-process caller):
+         * a handler may leave its text unwritten (http_response.defer_json). */
+        bool wants_object;
 };
 
 /* The value of request header name (case-insensitive), or NULL: for the headers the fields
