@@ -1,7 +1,7 @@
 /* informer.c: the shared list + watch threads behind informer.h (one per identity, or feed,
  * and collection, however many informers read it), the map each keeps, and the wake-up of the
- * informers that wait for a change. What a feed does on the server's side is the server's
- * (apiserver/informer-feed.c). */
+ * informers that wait for a change (each asks its predicate whether a change is news to it).
+ * What a feed does on the server's side is the server's (apiserver/informer-feed.c). */
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
