@@ -79,12 +79,12 @@ static bool conditions_differ_but_resize(const json_t *old, const json_t *new)
         }
 }
 
-/* Whether the container statuses at path differ in their number, names, restart counts or
- * states (not in their resources). */
-static bool container_progress_differs(const json_t *old, const json_t *new, const char *path)
+/* Whether the container statuses at path differ in their number or, status by status, in one
+ * of members (NULL-terminated). */
+static bool container_members_differ(const json_t *old, const json_t *new, const char *path,
+                                     const char *const *members)
 {
         const json_t *a = json_path(old, path), *b = json_path(new, path);
-        static const char *const members[] = { "name", "restartCount", "state", NULL };
 
         if (json_array_size(a) != json_array_size(b))
                 return true;
@@ -103,6 +103,8 @@ bool relevance_pod_job(const json_t *old, const json_t *new)
                                              "metadata.deletionTimestamp",
                                              "status.phase",
                                              NULL };
+        /* the containers' exit codes are their states' */
+        static const char *const progress[] = { "name", "restartCount", "state", NULL };
 
         if (!old || !new || any_differs(old, new, paths))
                 return true;
@@ -110,8 +112,8 @@ bool relevance_pod_job(const json_t *old, const json_t *new)
                     ? differs(old, new, "status.conditions")
                     : conditions_differ_but_resize(old, new))
                 return true;
-        return container_progress_differs(old, new, "status.containerStatuses") ||
-               container_progress_differs(old, new, "status.initContainerStatuses");
+        return container_members_differ(old, new, "status.containerStatuses", progress) ||
+               container_members_differ(old, new, "status.initContainerStatuses", progress);
 }
 
 /* Whether a and b (objects, or anything else compared whole) differ in a member not named in
@@ -186,6 +188,31 @@ bool relevance_pod_workload(const json_t *old, const json_t *new)
                conditions_differ_but_resize(old, new) ||
                items_differ_but(old, new, "status.containerStatuses", container_status) ||
                items_differ_but(old, new, "status.initContainerStatuses", container_status);
+}
+
+bool relevance_pod_scheduling(const json_t *old, const json_t *new)
+{
+        static const char *const top[] = { "metadata", "status", NULL };
+        static const char *const meta[] = { "resourceVersion", "generation", "managedFields",
+                                            NULL };
+        static const char *const status[] = { "conditions",
+                                              "resize",
+                                              "observedGeneration",
+                                              "containerStatuses",
+                                              "initContainerStatuses",
+                                              NULL };
+        static const char *const container_status[] = { "name", "allocatedResources", NULL };
+
+        if (!old || !new || !*json_path_string_or_empty(old, "spec.nodeName") ||
+            !*json_path_string_or_empty(new, "spec.nodeName"))
+                return true;
+        return differs_but(old, new, top) ||
+               differs_but(json_object_get(old, "metadata"), json_object_get(new, "metadata"),
+                           meta) ||
+               differs_but(json_object_get(old, "status"), json_object_get(new, "status"),
+                           status) ||
+               container_members_differ(old, new, "status.containerStatuses", container_status) ||
+               container_members_differ(old, new, "status.initContainerStatuses", container_status);
 }
 
 bool relevance_scale(const json_t *old, const json_t *new)

@@ -49,6 +49,14 @@ bool relevance_pod_disruption(const json_t *old, const json_t *new);
  * containers' allocatedResources. */
 bool relevance_pod_workload(const json_t *old, const json_t *new);
 
+/* For pods, the scheduler's: every change of a pod not bound (on either side) is relevant, it
+ * may be scheduled; of a bound pod, every change but those of metadata.resourceVersion,
+ * generation and managedFields, status.conditions, resize and observedGeneration, and the
+ * container statuses' members other than their names and allocatedResources (what a bound
+ * pod holds on its node is the larger of its spec's requests and what is allocated; its
+ * readiness, its containers' states and the resources they run with are not read). */
+bool relevance_pod_scheduling(const json_t *old, const json_t *new);
+
 /* For ReplicaSets and Deployments, the disruption controller's scale finders': spec.replicas
  * and metadata.ownerReferences (a ReplicaSet's controlling Deployment). */
 bool relevance_scale(const json_t *old, const json_t *new);
