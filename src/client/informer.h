@@ -59,7 +59,8 @@ struct informer_options {
         /* collection paths ("/api/v1/persistentvolumeclaims", ...), NULL-terminated, at most
          * INFORMER_MAX_COLLECTIONS; index i is collection i below */
         const char *const *paths;
-        /* NULL, or parallel to paths: which changes of collection i wake informer_wait (a NULL
+        /* NULL, or parallel to paths, as many entries as paths has before its NULL (an array
+         * of ARRAY_SIZE(paths) - 1): which changes of collection i wake informer_wait (a NULL
          * entry: every change, as without the array). The cache takes every change whatever
          * they say (the next wait's reader sees it); a list always wakes (K8S: an informer's
          * UpdateFunc filtering, as the garbage collector's graph builder does). */

@@ -24,7 +24,8 @@ struct controller_loop {
 
 struct controller_loop_def {
         const char *const *paths; /* informer collections, NULL-terminated */
-        /* NULL, or parallel to paths: the changes of each collection that call a pass
+        /* NULL, or parallel to paths (ARRAY_SIZE(paths) - 1 entries, designated by the
+         * collections' indices): the changes of each collection that call a pass
          * (informer_options.relevant; a NULL entry: every change). A pass reads every change
          * either way: a predicate must say yes to a change of anything the pass decides from. */
         const informer_relevant_fn *relevant;

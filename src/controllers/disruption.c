@@ -457,9 +457,11 @@ int disruption_controller_start(const struct api_client_options *o,
                                              [COL_RS] = "/apis/apps/v1/replicasets",
                                              [COL_DEPLOY] = "/apis/apps/v1/deployments",
                                              NULL };
-        static const informer_relevant_fn relevant[] = { [COL_PODS] = relevance_pod_disruption,
-                                                         [COL_RS] = relevance_scale,
-                                                         [COL_DEPLOY] = relevance_scale };
+        static const informer_relevant_fn relevant[ARRAY_SIZE(paths) - 1] = {
+                [COL_PODS] = relevance_pod_disruption,
+                [COL_RS] = relevance_scale,
+                [COL_DEPLOY] = relevance_scale
+        };
         const struct controller_loop_def def = { .paths = paths,
                                                  .relevant = relevant,
                                                  .period_ms = PASS_PERIOD_MS,

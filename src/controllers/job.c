@@ -1076,7 +1076,9 @@ int job_controller_start(const struct api_client_options *o, const struct api_cl
         static const char *const paths[] = {
                 [COL_JOBS] = "/apis/batch/v1/jobs", [COL_PODS] = "/api/v1/pods", NULL
         };
-        static const informer_relevant_fn relevant[] = { [COL_PODS] = relevance_pod_job };
+        static const informer_relevant_fn relevant[ARRAY_SIZE(paths) - 1] = {
+                [COL_PODS] = relevance_pod_job
+        };
         static const char *const ttl_paths[] = { "/apis/batch/v1/jobs", NULL };
         const struct controller_loop_def def = { .paths = paths,
                                                  .relevant = relevant,

@@ -653,7 +653,9 @@ int node_lifecycle_controller_start(const struct api_client_options *o,
                 NULL,
         };
         struct node_lifecycle_controller *x = xcalloc(1, sizeof(*x));
-        static const informer_relevant_fn relevant[] = { [COL_PODS] = relevance_pod_placement };
+        static const informer_relevant_fn relevant[ARRAY_SIZE(paths) - 1] = {
+                [COL_PODS] = relevance_pod_placement
+        };
         struct controller_loop_def def = { .paths = paths,
                                            .relevant = relevant,
                                            .pass = node_lifecycle_pass,

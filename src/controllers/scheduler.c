@@ -489,7 +489,9 @@ int scheduler_start(const struct api_client_options *o, struct scheduler **ret,
                                              "/apis/apps/v1/replicasets",
                                              "/api/v1/nodes",
                                              NULL };
-        static const informer_relevant_fn relevant[] = { relevance_pod_scheduling };
+        static const informer_relevant_fn relevant[ARRAY_SIZE(paths) - 1] = {
+                [COLL_PODS] = relevance_pod_scheduling
+        };
         const struct controller_loop_def def = { .paths = paths,
                                                  .relevant = relevant,
                                                  .period_ms = PASS_PERIOD_MS,
