@@ -1,7 +1,7 @@
 /* informer.c: the shared list + watch threads behind informer.h (one per identity, or feed,
  * and collection, however many informers read it), the map each keeps, and the wake-up of the
- * informers that wait for a change. What a feed does on the server's side is the server's
- * (apiserver/informer-feed.c). */
+ * informers that wait for a change (each asks its predicate whether a change is news to it).
+ * What a feed does on the server's side is the server's (apiserver/informer-feed.c). */
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
@@ -45,6 +45,7 @@ struct shared_coll {
         struct subscriber {
                 struct informer *w;
                 size_t index;
+                informer_relevant_fn relevant; /* NULL: every change */
         } * subs;
         size_t n_subs;
 };
@@ -83,8 +84,22 @@ unsigned long long informer_object_version(const json_t *obj)
         return end && *end == '\0' ? v : 0;
 }
 
-/* Tells every subscriber. Called with the lock held. */
-static void notify(struct shared_coll *c)
+/* Tells every subscriber to whom the change of one object from old to new (NULL: added,
+ * deleted) is news. Called with the lock held. */
+static void notify(struct shared_coll *c, const json_t *old, const json_t *new)
+{
+        for (size_t i = 0; i < c->n_subs; i++) {
+                struct subscriber *s = &c->subs[i];
+
+                if (s->w->changed || (s->relevant && !s->relevant(old, new)))
+                        continue;
+                s->w->changed = true;
+                pthread_cond_broadcast(&s->w->wake);
+        }
+}
+
+/* Tells every subscriber (a list). Called with the lock held. */
+static void notify_all(struct shared_coll *c)
 {
         for (size_t i = 0; i < c->n_subs; i++) {
                 c->subs[i].w->changed = true;
@@ -100,6 +115,7 @@ static void notify(struct shared_coll *c)
 static void coll_put(struct shared_coll *c, json_t *obj, bool listed)
 {
         cleanup_free char *key = informer_key(obj);
+        cleanup_json json_t *old = NULL;
         const json_t *have = json_object_get(c->objects, key);
         unsigned long long version = informer_object_version(obj);
         json_int_t gone = json_integer_value(json_object_get(c->deleted, key));
@@ -114,8 +130,10 @@ static void coll_put(struct shared_coll *c, json_t *obj, bool listed)
         if (!have && gone && (unsigned long long) gone >= version)
                 return;
         json_object_del(c->deleted, key);
+        /* the replaced object lives on until the subscribers have compared it */
+        old = json_incref((json_t *) have);
         json_object_set(c->objects, key, obj);
-        notify(c);
+        notify(c, old, obj);
 }
 
 static void coll_free(struct shared_coll *c)
@@ -144,13 +162,16 @@ static int on_watch_event(void *ud, const char *type, json_t *object)
         pthread_mutex_lock(&lock);
         if (streq(type, "DELETED")) {
                 cleanup_free char *key = informer_key(object);
+                /* the cached object is the one subscribers compared last (NULL: never seen) */
+                cleanup_json json_t *old = json_incref(json_object_get(c->objects, key));
+
                 json_object_del(c->objects, key);
                 /* the race they guard against lasts one write: a few recent ones are enough */
                 if (json_object_size(c->deleted) >= DELETED_KEPT)
                         json_object_clear(c->deleted);
                 json_object_set_new(c->deleted, key,
                                     json_integer((json_int_t) informer_object_version(object)));
-                notify(c);
+                notify(c, old ?: object, NULL);
         } else {
                 coll_put(c, object, true);
         }
@@ -171,7 +192,7 @@ static void coll_relist(struct shared_coll *c, const json_t *items)
         json_array_foreach(items, i, obj)
                 coll_put(c, obj, true);
         c->synced = true;
-        notify(c);
+        notify_all(c);
 }
 
 /* One list and watch over HTTP: < 0 when the list failed; 0 when the watch ended (at
@@ -261,7 +282,7 @@ static char *coll_key(const struct api_client_options *o, const char *path)
 /* Subscribes w as collection index to the shared collection for o and path, making (and
  * starting) it when there is none. Called with the lock held. */
 static int subscribe(struct informer *w, size_t index, const struct api_client_options *o,
-                     const char *path, struct error **reterr)
+                     const char *path, informer_relevant_fn relevant, struct error **reterr)
 {
         cleanup_free char *key = coll_key(o, path);
         struct shared_coll *c;
@@ -291,7 +312,7 @@ static int subscribe(struct informer *w, size_t index, const struct api_client_o
                 registry = c;
         }
         c->subs = xrealloc(c->subs, (c->n_subs + 1) * sizeof(*c->subs));
-        c->subs[c->n_subs++] = (struct subscriber){ w, index };
+        c->subs[c->n_subs++] = (struct subscriber){ w, index, relevant };
         w->colls[index] = c;
         /* a collection listed already is news to a new subscriber */
         if (c->synced)
@@ -370,7 +391,7 @@ int informer_start(const struct api_client_options *client_options,
                 }
         pthread_mutex_lock(&lock);
         for (size_t i = 0; i < w->n && r >= 0; i++)
-                r = subscribe(w, i, as, o->paths[i], reterr);
+                r = subscribe(w, i, as, o->paths[i], o->relevant ? o->relevant[i] : NULL, reterr);
         if (r < 0)
                 n_ended = unsubscribe(w, ended);
         pthread_mutex_unlock(&lock);
@@ -383,17 +404,21 @@ int informer_start(const struct api_client_options *client_options,
         return 0;
 }
 
-bool informer_wait(struct informer *w, long timeout_ms)
+enum informer_wake informer_wait(struct informer *w, long timeout_ms)
 {
         struct timespec deadline = time_after_ms(CLOCK_REALTIME, timeout_ms);
+        bool changed;
 
         pthread_mutex_lock(&lock);
         while (!w->changed && !atomic_load(&w->stop) &&
                pthread_cond_timedwait(&w->wake, &lock, &deadline) == 0)
                 ;
+        changed = w->changed;
         w->changed = false;
         pthread_mutex_unlock(&lock);
-        return !atomic_load(&w->stop);
+        if (atomic_load(&w->stop))
+                return INFORMER_STOPPED;
+        return changed ? INFORMER_CHANGED : INFORMER_TIMED_OUT;
 }
 
 bool informer_synced(struct informer *w)

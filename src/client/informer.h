@@ -49,10 +49,22 @@ struct informer_feed {
 
 struct informer;
 
+/* Whether a change of one object in a collection is news to its reader: old is the cached
+ * object it replaces (NULL: an add), new the object that replaces it (NULL: a delete). Called
+ * under the informers' one lock for every event: it compares a few members, allocates nothing
+ * and calls nothing of the informer's. */
+typedef bool (*informer_relevant_fn)(const json_t *old, const json_t *new);
+
 struct informer_options {
         /* collection paths ("/api/v1/persistentvolumeclaims", ...), NULL-terminated, at most
          * INFORMER_MAX_COLLECTIONS; index i is collection i below */
         const char *const *paths;
+        /* NULL, or parallel to paths, as many entries as paths has before its NULL (an array
+         * of ARRAY_SIZE(paths) - 1): which changes of collection i wake informer_wait (a NULL
+         * entry: every change, as without the array). The cache takes every change whatever
+         * they say (the next wait's reader sees it); a list always wakes (K8S: an informer's
+         * UpdateFunc filtering, as the garbage collector's graph builder does). */
+        const informer_relevant_fn *relevant;
 };
 
 /* Reads each collection as client_options->list_watch_as (when set) or client_options lists
@@ -66,9 +78,16 @@ struct informer_options {
  * client options are copied. */
 int informer_start(const struct api_client_options *client_options,
                    const struct informer_options *o, struct informer **ret, struct error **reterr);
-/* Waits until a collection changed since the last call, timeout_ms passed, or the cache was
- * stopped; returns false once stopped. */
-bool informer_wait(struct informer *w, long timeout_ms);
+/* What ended an informer_wait. */
+enum informer_wake {
+        INFORMER_STOPPED,   /* the informer was stopped */
+        INFORMER_TIMED_OUT, /* timeout_ms passed without a relevant change */
+        INFORMER_CHANGED,   /* a relevant change (or a list) came since the last wait */
+};
+
+/* Waits until a collection changed relevantly (informer_options.relevant) since the last call,
+ * timeout_ms passed, or the cache was stopped. */
+enum informer_wake informer_wait(struct informer *w, long timeout_ms);
 /* Whether every collection has been listed at least once (decisions need the whole picture). */
 bool informer_synced(struct informer *w);
 /* A snapshot of collection i as {"<namespace>/<name>" or "<name>": object}: a new object owned

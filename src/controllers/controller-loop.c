@@ -40,7 +40,7 @@ static void *loop_main(void *arg)
                 wait_ms = t->def.period_ms;
                 if (loop->next_pass_ms > 0 && loop->next_pass_ms < wait_ms)
                         wait_ms = loop->next_pass_ms;
-        } while (informer_wait(loop->watch, wait_ms));
+        } while (informer_wait(loop->watch, wait_ms) != INFORMER_STOPPED);
         informer_stop(loop->watch);
         api_client_free(loop->client);
         t->def.release(t->ctx);
@@ -94,7 +94,9 @@ int controller_loop_start(const struct api_client_options *o, const struct contr
         *loop = (struct controller_loop){ 0 };
         r = api_client_new(o, &loop->client, reterr);
         if (r >= 0)
-                r = informer_start(o, &(struct informer_options){ .paths = def->paths },
+                r = informer_start(o,
+                                   &(struct informer_options){ .paths = def->paths,
+                                                               .relevant = def->relevant },
                                    &loop->watch, reterr);
         if (r < 0) {
                 loop->client = api_client_free(loop->client);

@@ -1,7 +1,7 @@
 /* controller-loop.h: the shape every flexlet controller shares (scheduler, pv-provisioner,
  * volume-expander, storage-protection): an informer over the collections it decides from, an API
  * client for its writes, and a thread that runs its level-based pass once every collection is
- * listed, then again after every change and at least every period, until stopped. A missed
+ * listed, then again after every relevant change and at least every period, until stopped. A missed
  * event therefore costs a pass, and a restarted controller picks up where it stopped. */
 #ifndef FLEXLET_CONTROLLERS_CONTROLLER_LOOP_H
 #define FLEXLET_CONTROLLERS_CONTROLLER_LOOP_H
@@ -24,7 +24,12 @@ struct controller_loop {
 
 struct controller_loop_def {
         const char *const *paths; /* informer collections, NULL-terminated */
-        long period_ms;           /* the longest time between two passes */
+        /* NULL, or parallel to paths (ARRAY_SIZE(paths) - 1 entries, designated by the
+         * collections' indices): the changes of each collection that call a pass
+         * (informer_options.relevant; a NULL entry: every change). A pass reads every change
+         * either way: a predicate must say yes to a change of anything the pass decides from. */
+        const informer_relevant_fn *relevant;
+        long period_ms; /* the longest time between two passes */
         void (*pass)(void *ctx);
         /* frees ctx (and the loop embedded in it is gone with it), on the pass thread after the
          * last pass, once the informer and the client are released */
@@ -39,6 +44,11 @@ struct controller_loop_def {
 bool controller_backoff_waiting(const json_t *backoff, const char *key, const char *tag);
 void controller_backoff_failed(json_t *backoff, const char *key, const char *tag, long min_ms,
                                long max_ms);
+/* How soon a pass comes again after one of its writes met a newer version of its object (409):
+ * the change that beat it may be one the controller's predicates ignore, which calls no pass
+ * (K8S: a conflict requeues the key, rate-limited). */
+#define CONTROLLER_CONFLICT_RETRY_MS 100
+
 /* Has the next pass come in at most ms (K8S: queue.AddAfter), whatever else asked for sooner. */
 void controller_loop_pass_within(struct controller_loop *loop, long ms);
 /* Has the next pass come when the first of backoff's keys still waiting may be tried again. */

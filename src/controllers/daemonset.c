@@ -22,6 +22,7 @@
 #include "controllers/expectations.h"
 #include "controllers/history.h"
 #include "controllers/node-affinity.h"
+#include "controllers/relevance.h"
 #include "controllers/replicaset.h"
 #include "controllers/resize-report.h"
 
@@ -899,7 +900,11 @@ int daemonset_controller_start(const struct api_client_options *o,
                 [COL_REVISIONS] = "/apis/apps/v1/controllerrevisions",
                 NULL,
         };
+        static const informer_relevant_fn relevant[ARRAY_SIZE(paths) - 1] = {
+                [COL_PODS] = relevance_pod_workload
+        };
         const struct controller_loop_def def = { .paths = paths,
+                                                 .relevant = relevant,
                                                  .period_ms = PASS_PERIOD_MS,
                                                  .pass = daemonset_pass,
                                                  .release = daemonset_controller_release };

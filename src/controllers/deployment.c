@@ -19,6 +19,7 @@
 #include "controllers/controller-ref.h"
 #include "controllers/history.h"
 #include "controllers/deployment.h"
+#include "controllers/relevance.h"
 #include "controllers/replicaset.h"
 
 #define PASS_PERIOD_MS  30000
@@ -934,7 +935,11 @@ int deployment_controller_start(const struct api_client_options *o,
                                              [COL_RS] = "/apis/apps/v1/replicasets",
                                              [COL_PODS] = "/api/v1/pods",
                                              NULL };
+        static const informer_relevant_fn relevant[ARRAY_SIZE(paths) - 1] = {
+                [COL_PODS] = relevance_pod_workload
+        };
         const struct controller_loop_def def = { .paths = paths,
+                                                 .relevant = relevant,
                                                  .period_ms = PASS_PERIOD_MS,
                                                  .pass = deployment_pass,
                                                  .release = deployment_controller_release };

@@ -17,6 +17,7 @@
 #include "client/event.h"
 #include "controllers/controller-loop.h"
 #include "controllers/disruption.h"
+#include "controllers/relevance.h"
 
 /* A budget whose evicted pods are still there is looked at again within this (their entries
  * expire after PDB_DELETION_TIMEOUT_S), besides every change of a budget or a pod. */
@@ -456,7 +457,13 @@ int disruption_controller_start(const struct api_client_options *o,
                                              [COL_RS] = "/apis/apps/v1/replicasets",
                                              [COL_DEPLOY] = "/apis/apps/v1/deployments",
                                              NULL };
+        static const informer_relevant_fn relevant[ARRAY_SIZE(paths) - 1] = {
+                [COL_PODS] = relevance_pod_disruption,
+                [COL_RS] = relevance_scale,
+                [COL_DEPLOY] = relevance_scale
+        };
         const struct controller_loop_def def = { .paths = paths,
+                                                 .relevant = relevant,
                                                  .period_ms = PASS_PERIOD_MS,
                                                  .pass = disruption_pass,
                                                  .release = disruption_controller_release };

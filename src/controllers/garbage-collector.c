@@ -12,6 +12,7 @@
 #include "base/json.h"
 #include "controllers/controller-loop.h"
 #include "controllers/garbage-collector.h"
+#include "controllers/relevance.h"
 
 /* Besides every change of a watched object: a failed action is tried again within this. */
 #define PASS_PERIOD_MS 5000
@@ -310,8 +311,8 @@ static int owners_gone(struct garbage_collector *x, const json_t *dependent, con
 }
 
 /* A merge patch of one metadata list (ownerReferences or finalizers) to what is left of it, on
- * the version the plan saw (a resourceVersion precondition: a conflict waits for the pass the
- * change triggers). */
+ * the version the plan saw (a resourceVersion precondition: a conflict has the next pass come
+ * soon, by when the cache holds the newer version). */
 static void patch_metadata_list(struct garbage_collector *x, const struct gc_resource *g,
                                 const json_t *obj, const char *key, json_t *left)
 {
@@ -326,8 +327,10 @@ static void patch_metadata_list(struct garbage_collector *x, const struct gc_res
         cleanup_error struct error *err = NULL;
         long status = 0;
 
-        (void) api_client_request(x->loop.client, "PATCH", path, "application/merge-patch+json",
-                                  text, strlen(text), &status, NULL, &err);
+        if (api_client_request(x->loop.client, "PATCH", path, "application/merge-patch+json", text,
+                               strlen(text), &status, NULL, &err) == 0 &&
+            status == 409)
+                controller_loop_pass_within(&x->loop, CONTROLLER_CONFLICT_RETRY_MS);
 }
 
 static void run_action(struct garbage_collector *x, const struct gc_item *items, const json_t *act)
@@ -428,6 +431,7 @@ int garbage_collector_start(const struct api_client_options *o, struct garbage_c
         struct garbage_collector *x = xcalloc(1, sizeof(*x));
         struct api_client *c = NULL;
         cleanup_free const char **paths = NULL;
+        cleanup_free informer_relevant_fn *relevant = NULL;
         int r;
 
         r = api_client_new(o, &c, reterr);
@@ -443,10 +447,15 @@ int garbage_collector_start(const struct api_client_options *o, struct garbage_c
                 return error_wrap(reterr, "garbage collector: discovery");
         }
         paths = xcalloc(x->n_resources + 1, sizeof(*paths));
-        for (size_t i = 0; i < x->n_resources; i++)
+        relevant = xcalloc(x->n_resources + 1, sizeof(*relevant));
+        for (size_t i = 0; i < x->n_resources; i++) {
                 paths[i] = xasprintf("%s/%s", x->resources[i].prefix, x->resources[i].plural);
+                /* the graph is made of ownerReferences, finalizers and deletions alone */
+                relevant[i] = relevance_ownership;
+        }
         {
                 const struct controller_loop_def def = { .paths = paths,
+                                                         .relevant = relevant,
                                                          .period_ms = PASS_PERIOD_MS,
                                                          .pass = gc_pass,
                                                          .release = gc_release };

@@ -16,6 +16,7 @@
 #include "client/event.h"
 #include "controllers/controller-loop.h"
 #include "controllers/job.h"
+#include "controllers/relevance.h"
 
 #define PASS_PERIOD_MS 10000
 /* K8S: job_controller.go DefaultJobPodFailureBackOff and MaxJobPodFailureBackOff */
@@ -709,6 +710,8 @@ static int remove_tracking_finalizer(struct job_controller *x, const json_t *pod
         if (api_client_request(x->loop.client, "PATCH", path, "application/merge-patch+json", text,
                                strlen(text), &code, &answer, &err) < 0)
                 return -EIO;
+        if (code == 409)
+                controller_loop_pass_within(&x->loop, CONTROLLER_CONFLICT_RETRY_MS);
         if (code != 200 && code != 404)
                 return -EAGAIN;
         json_object_set_new(x->untracked, json_path_string_or_empty(pod, "metadata.uid"),
@@ -1073,8 +1076,12 @@ int job_controller_start(const struct api_client_options *o, const struct api_cl
         static const char *const paths[] = {
                 [COL_JOBS] = "/apis/batch/v1/jobs", [COL_PODS] = "/api/v1/pods", NULL
         };
+        static const informer_relevant_fn relevant[ARRAY_SIZE(paths) - 1] = {
+                [COL_PODS] = relevance_pod_job
+        };
         static const char *const ttl_paths[] = { "/apis/batch/v1/jobs", NULL };
         const struct controller_loop_def def = { .paths = paths,
+                                                 .relevant = relevant,
                                                  .period_ms = PASS_PERIOD_MS,
                                                  .pass = job_pass,
                                                  .release = job_release };

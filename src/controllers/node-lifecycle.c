@@ -13,6 +13,7 @@
 #include "client/event.h"
 #include "controllers/controller-loop.h"
 #include "controllers/node-lifecycle.h"
+#include "controllers/relevance.h"
 
 /* K8S: the node lifecycle controller's event source (EventSource{Component: "node-controller"})
  * and the taint eviction controller's ("taint-eviction-controller"). */
@@ -652,7 +653,11 @@ int node_lifecycle_controller_start(const struct api_client_options *o,
                 NULL,
         };
         struct node_lifecycle_controller *x = xcalloc(1, sizeof(*x));
+        static const informer_relevant_fn relevant[ARRAY_SIZE(paths) - 1] = {
+                [COL_PODS] = relevance_pod_placement
+        };
         struct controller_loop_def def = { .paths = paths,
+                                           .relevant = relevant,
                                            .pass = node_lifecycle_pass,
                                            .release = node_lifecycle_release };
         int r;

@@ -29,6 +29,7 @@
 #include "controllers/controller-loop.h"
 #include "controllers/pv-driver.h"
 #include "controllers/pv-provisioner.h"
+#include "controllers/relevance.h"
 
 /* ---- pure helpers ---- */
 
@@ -856,7 +857,11 @@ int pv_provisioner_start(const struct api_client_options *o, const struct pv_dri
                                              "/api/v1/persistentvolumes",
                                              "/apis/storage.k8s.io/v1/storageclasses",
                                              "/api/v1/pods", NULL };
+        static const informer_relevant_fn relevant[ARRAY_SIZE(paths) - 1] = {
+                [COLL_PODS] = relevance_pod_placement
+        };
         const struct controller_loop_def def = { .paths = paths,
+                                                 .relevant = relevant,
                                                  .period_ms = PASS_PERIOD_MS,
                                                  .pass = provision_pass,
                                                  .release = pv_provisioner_release };

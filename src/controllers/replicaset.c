@@ -16,6 +16,7 @@
 #include "controllers/controller-loop.h"
 #include "controllers/controller-ref.h"
 #include "controllers/expectations.h"
+#include "controllers/relevance.h"
 #include "controllers/replicaset.h"
 #include "controllers/resize-report.h"
 
@@ -395,7 +396,11 @@ int replicaset_controller_start(const struct api_client_options *o,
         static const char *const paths[] = {
                 [COL_RS] = "/apis/apps/v1/replicasets", [COL_PODS] = "/api/v1/pods", NULL
         };
+        static const informer_relevant_fn relevant[ARRAY_SIZE(paths) - 1] = {
+                [COL_PODS] = relevance_pod_workload
+        };
         const struct controller_loop_def def = { .paths = paths,
+                                                 .relevant = relevant,
                                                  .period_ms = PASS_PERIOD_MS,
                                                  .pass = replicaset_pass,
                                                  .release = replicaset_controller_release };

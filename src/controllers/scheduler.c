@@ -17,6 +17,7 @@
 #include "client/event.h"
 #include "controllers/pv-provisioner.h"
 #include "controllers/controller-loop.h"
+#include "controllers/relevance.h"
 #include "controllers/scheduler.h"
 #include "controllers/volume-binding.h"
 
@@ -488,7 +489,11 @@ int scheduler_start(const struct api_client_options *o, struct scheduler **ret,
                                              "/apis/apps/v1/replicasets",
                                              "/api/v1/nodes",
                                              NULL };
+        static const informer_relevant_fn relevant[ARRAY_SIZE(paths) - 1] = {
+                [COLL_PODS] = relevance_pod_scheduling
+        };
         const struct controller_loop_def def = { .paths = paths,
+                                                 .relevant = relevant,
                                                  .period_ms = PASS_PERIOD_MS,
                                                  .pass = schedule_pass,
                                                  .release = scheduler_release };

@@ -19,6 +19,7 @@
 #include "controllers/controller-loop.h"
 #include "controllers/controller-ref.h"
 #include "controllers/history.h"
+#include "controllers/relevance.h"
 #include "controllers/resize-report.h"
 #include "controllers/statefulset.h"
 
@@ -759,7 +760,11 @@ int statefulset_controller_start(const struct api_client_options *o,
                 [COL_REVISIONS] = "/apis/apps/v1/controllerrevisions",
                 NULL,
         };
+        static const informer_relevant_fn relevant[ARRAY_SIZE(paths) - 1] = {
+                [COL_PODS] = relevance_pod_workload
+        };
         const struct controller_loop_def def = { .paths = paths,
+                                                 .relevant = relevant,
                                                  .period_ms = PASS_PERIOD_MS,
                                                  .pass = statefulset_pass,
                                                  .release = statefulset_controller_release };

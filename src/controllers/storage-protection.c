@@ -14,6 +14,7 @@
 #include "base/timeutil.h"
 #include "controllers/pv-provisioner.h"
 #include "controllers/controller-loop.h"
+#include "controllers/relevance.h"
 #include "controllers/storage-protection.h"
 
 #define PASS_PERIOD_MS 2000
@@ -335,7 +336,11 @@ int storage_protection_start(const struct api_client_options *o, struct storage_
 {
         static const char *const paths[] = { "/api/v1/persistentvolumeclaims",
                                              "/api/v1/persistentvolumes", "/api/v1/pods", NULL };
+        static const informer_relevant_fn relevant[ARRAY_SIZE(paths) - 1] = {
+                [COLL_PODS] = relevance_pod_placement
+        };
         const struct controller_loop_def def = { .paths = paths,
+                                                 .relevant = relevant,
                                                  .period_ms = PASS_PERIOD_MS,
                                                  .pass = protection_pass,
                                                  .release = storage_protection_release };

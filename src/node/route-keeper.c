@@ -133,7 +133,7 @@ static void *keeper_main(void *ud)
         struct route_keeper *k = ud;
 
         while (!atomic_load(&k->stop)) {
-                if (!informer_wait(k->watch, PASS_PERIOD_MS))
+                if (informer_wait(k->watch, PASS_PERIOD_MS) == INFORMER_STOPPED)
                         break;
                 if (atomic_load(&k->stop))
                         break;

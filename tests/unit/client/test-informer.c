@@ -1,8 +1,9 @@
 /* test-informer.c: informers share their collections as upstream's SharedInformerFactory:
  * two informers of one identity on one path cost one list and one watch and read the same
  * objects (what one stores the other sees); another identity gets its own; the collection's
- * thread ends with its last informer. Against a small HTTP server that answers the list and
- * holds each watch open until the client goes. */
+ * thread ends with its last informer; a subscriber's relevance predicate decides which changes
+ * wake it (a list always does). Against a small HTTP server that answers the list and holds
+ * each watch open until the client goes (or, once, until asked to end it). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -22,13 +23,14 @@
 #include "client/informer.h"
 
 static atomic_int lists, watches, watches_open;
-static atomic_bool closing;
+static atomic_bool closing, end_one_watch;
 
-/* A watch that sends only blank lines (which a watch reader skips) until the server closes:
- * writing is how the server learns that the client has gone. */
+/* A watch that sends only blank lines (which a watch reader skips) until the server closes, or
+ * end_one_watch asks the first to see it to end: writing is how the server learns that the
+ * client has gone. */
 static ssize_t hold_read(void *cls, uint64_t pos, char *buf, size_t max)
 {
-        if (atomic_load(&closing))
+        if (atomic_load(&closing) || atomic_exchange(&end_one_watch, false))
                 return MHD_CONTENT_READER_END_OF_STREAM;
         usleep(20000);
         buf[0] = '\n';
@@ -213,11 +215,87 @@ static void test_deleted_stays_deleted(void **state)
         server_stop(d);
 }
 
+/* The version of the object the last change the predicate saw replaced (0: none, an add). */
+static unsigned long long replaced_version;
+
+/* Relevant: a change to an object labeled wake. */
+static bool wake_labeled(const json_t *old, const json_t *new)
+{
+        replaced_version = old ? informer_object_version(old) : 0;
+        return new &&json_path(new, "metadata.labels.wake");
+}
+
+/* An informer wakes for the changes its predicate takes, not for those it refuses (its cache
+ * takes them all), and for every list; another informer of the collection without a predicate
+ * wakes for all. */
+static void test_relevant(void **state)
+{
+        char url[64];
+        struct MHD_Daemon *d = server_start(url);
+        const char *const paths[] = { "/api/v1/relevant", NULL };
+        const informer_relevant_fn relevant[] = { wake_labeled };
+        const struct api_client_options as = { .server_url = url, .token = "r" };
+        struct informer *picky = NULL, *all = NULL;
+        json_t *obj;
+        int listed;
+
+        (void) state;
+        assert_int_equal(
+                informer_start(&as,
+                               &(struct informer_options){ .paths = paths, .relevant = relevant },
+                               &picky, NULL),
+                0);
+        wait_synced(picky);
+        assert_int_equal(
+                informer_start(&as, &(struct informer_options){ .paths = paths }, &all, NULL), 0);
+        /* the list woke the first (wait_synced may have taken that), a listed collection is
+         * news to the second; nothing since */
+        (void) informer_wait(picky, 0);
+        assert_int_equal(informer_wait(picky, 0), INFORMER_TIMED_OUT);
+        assert_int_equal(informer_wait(all, 0), INFORMER_CHANGED);
+        assert_int_equal(informer_wait(all, 0), INFORMER_TIMED_OUT);
+
+        /* refused: the cache has it, the predicate saw the listed version it replaced */
+        obj = json_pack("{s:{s:s, s:s, s:s}}", "metadata", "name", "a", "namespace", "ns",
+                        "resourceVersion", "6");
+        informer_store(picky, 0, obj);
+        json_decref(obj);
+        assert_int_equal(replaced_version, 4);
+        assert_int_equal(informer_wait(picky, 0), INFORMER_TIMED_OUT);
+        assert_int_equal(informer_wait(all, 0), INFORMER_CHANGED);
+        obj = informer_get(picky, 0, "ns/a");
+        assert_int_equal(informer_object_version(obj), 6);
+        json_decref(obj);
+
+        /* taken */
+        obj = json_pack("{s:{s:s, s:s, s:s, s:{s:s}}}", "metadata", "name", "a", "namespace", "ns",
+                        "resourceVersion", "7", "labels", "wake", "yes");
+        informer_store(picky, 0, obj);
+        json_decref(obj);
+        assert_int_equal(replaced_version, 6);
+        assert_int_equal(informer_wait(picky, 0), INFORMER_CHANGED);
+        assert_int_equal(informer_wait(all, 0), INFORMER_CHANGED);
+
+        /* the watch ends: the list again wakes the picky one, though it refuses its items */
+        listed = atomic_load(&lists);
+        atomic_store(&end_one_watch, true);
+        assert_true(wait_until(&lists, listed + 1));
+        assert_int_equal(informer_wait(picky, 10000), INFORMER_CHANGED);
+        obj = informer_get(picky, 0, "ns/a");
+        assert_int_equal(informer_object_version(obj), 4);
+        json_decref(obj);
+
+        informer_stop(picky);
+        informer_stop(all);
+        server_stop(d);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_shared),
                 cmocka_unit_test(test_deleted_stays_deleted),
+                cmocka_unit_test(test_relevant),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
