@@ -312,7 +312,7 @@ _probed_ static void sync_all(struct node_agent *a)
 
         order = pod_host_sync_order(a->host, snapshot);
         json_array_foreach(order, i, k)
-                pod_queue_mark(a->queue, json_string_value(k));
+                pod_queue_mark_resync(a->queue, json_string_value(k));
         if (atomic_load(&a->stop))
                 return;
         if (time_monotonic_ms() - a->last_volume_sweep_ms >= VOLUME_SWEEP_MS) {
@@ -331,7 +331,7 @@ _probed_ static void sync_all(struct node_agent *a)
         known = pod_host_known_uids(a->host);
         json_array_foreach(known, i, k)
                 if (!json_object_get(snapshot, json_string_value(k)))
-                        pod_queue_mark(a->queue, json_string_value(k));
+                        pod_queue_mark_resync(a->queue, json_string_value(k));
 }
 
 static void *resync_main(void *arg)

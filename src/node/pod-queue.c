@@ -1,6 +1,7 @@
 /* pod-queue.c: the dirty set of pods the node agent's workers take from: one entry per pod that
- * is dirty, being stepped, or has a timer, in a search tree by uid; a FIFO of the dirty ones no
- * worker has; a list of the ones with a timer. What a step does is not here (node/agent.c). */
+ * is dirty, being stepped, or has a timer, in a search tree by uid; two FIFOs of the dirty ones
+ * no worker has (the urgent ones, taken first, and the periodic resync's); a list of the ones
+ * with a timer. What a step does is not here (node/agent.c). */
 #include <pthread.h>
 #include <search.h>
 #include <stdlib.h>
@@ -16,7 +17,8 @@ struct pod_entry {
         char *uid;
         bool dirty;              /* to be stepped (again) */
         bool running;            /* a worker has it */
-        bool queued;             /* in the FIFO (dirty and not running) */
+        bool queued;             /* in a FIFO (dirty and not running) */
+        bool urgent;             /* marked by pod_queue_mark or a timer since it was taken */
         int64_t due_ms;          /* monotonic; 0: no timer */
         struct pod_entry *next;  /* FIFO link */
         struct pod_entry *tnext; /* timer list link, valid while due_ms */
@@ -26,7 +28,9 @@ struct pod_queue {
         pthread_mutex_t lock; /* everything below */
         pthread_cond_t ready; /* signalled when the FIFO gains an entry, a timer is set, or stop */
         void *by_uid;         /* tsearch tree of struct pod_entry, by uid */
-        struct pod_entry *head, *tail;
+        struct fifo {
+                struct pod_entry *head, *tail;
+        } urgent, resync;
         struct pod_entry *timers;
         size_t n_queued, n_running;
         bool stopped;
@@ -68,18 +72,61 @@ static void entry_maybe_drop(struct pod_queue *q, struct pod_entry *e)
         free(e);
 }
 
-static void enqueue(struct pod_queue *q, struct pod_entry *e)
+static void fifo_push(struct fifo *f, struct pod_entry *e)
+{
+        e->next = NULL;
+        if (f->tail)
+                f->tail->next = e;
+        else
+                f->head = e;
+        f->tail = e;
+}
+
+static struct pod_entry *fifo_pop(struct fifo *f)
+{
+        struct pod_entry *e = f->head;
+
+        if (e) {
+                f->head = e->next;
+                if (!f->head)
+                        f->tail = NULL;
+                e->next = NULL;
+        }
+        return e;
+}
+
+static void fifo_remove(struct fifo *f, struct pod_entry *e)
+{
+        struct pod_entry *prev = NULL;
+
+        for (struct pod_entry *x = f->head; x; prev = x, x = x->next) {
+                if (x != e)
+                        continue;
+                if (prev)
+                        prev->next = e->next;
+                else
+                        f->head = e->next;
+                if (f->tail == e)
+                        f->tail = prev;
+                e->next = NULL;
+                return;
+        }
+}
+
+/* Marks e dirty and queues it unless a worker has it (pod_queue_done queues it then): urgent
+ * into the urgent FIFO, moving it there from the resync's when it waits in that one. */
+static void enqueue(struct pod_queue *q, struct pod_entry *e, bool urgent)
 {
         e->dirty = true;
+        if (urgent && e->queued && !e->urgent) {
+                fifo_remove(&q->resync, e);
+                fifo_push(&q->urgent, e);
+        }
+        e->urgent |= urgent;
         if (e->running || e->queued)
                 return;
         e->queued = true;
-        e->next = NULL;
-        if (q->tail)
-                q->tail->next = e;
-        else
-                q->head = e;
-        q->tail = e;
+        fifo_push(e->urgent ? &q->urgent : &q->resync, e);
         q->n_queued++;
         pthread_cond_signal(&q->ready);
 }
@@ -97,7 +144,7 @@ static int64_t timers_fire(struct pod_queue *q, int64_t now)
                         *pp = e->tnext;
                         e->tnext = NULL;
                         e->due_ms = 0;
-                        enqueue(q, e);
+                        enqueue(q, e, true);
                         continue;
                 }
                 if (!next || e->due_ms < next)
@@ -140,12 +187,22 @@ struct pod_queue *pod_queue_free(struct pod_queue *q)
         return NULL;
 }
 
-void pod_queue_mark(struct pod_queue *q, const char *uid)
+static void mark(struct pod_queue *q, const char *uid, bool urgent)
 {
         pthread_mutex_lock(&q->lock);
         if (!q->stopped)
-                enqueue(q, entry_get(q, uid));
+                enqueue(q, entry_get(q, uid), urgent);
         pthread_mutex_unlock(&q->lock);
+}
+
+void pod_queue_mark(struct pod_queue *q, const char *uid)
+{
+        mark(q, uid, true);
+}
+
+void pod_queue_mark_resync(struct pod_queue *q, const char *uid)
+{
+        mark(q, uid, false);
 }
 
 void pod_queue_mark_at(struct pod_queue *q, const char *uid, int64_t due_ms)
@@ -179,15 +236,12 @@ char *pod_queue_take(struct pod_queue *q)
         pthread_mutex_lock(&q->lock);
         while (!q->stopped) {
                 int64_t next = timers_fire(q, time_monotonic_ms());
-                struct pod_entry *e = q->head;
+                struct pod_entry *e = fifo_pop(&q->urgent) ?: fifo_pop(&q->resync);
 
                 if (e) {
-                        q->head = e->next;
-                        if (!q->head)
-                                q->tail = NULL;
-                        e->next = NULL;
                         e->queued = false;
                         e->dirty = false;
+                        e->urgent = false;
                         e->running = true;
                         q->n_queued--;
                         q->n_running++;
@@ -217,7 +271,7 @@ void pod_queue_done(struct pod_queue *q, const char *uid)
                 q->n_running--;
                 if (e->dirty) {
                         /* marked while it was stepped: once more */
-                        enqueue(q, e);
+                        enqueue(q, e, e->urgent);
                 } else {
                         entry_maybe_drop(q, e);
                 }

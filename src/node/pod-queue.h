@@ -6,7 +6,9 @@
  * ten times before a worker takes it is stepped once. A pod is handed to one worker at a time
  * (pod_queue_take .. pod_queue_done); a mark that arrives while a worker has it makes it dirty
  * again, and it is handed out once more after pod_queue_done, so no change is lost and no pod is
- * stepped by two threads at once. Dirty pods are handed out in the order they were first marked.
+ * stepped by two threads at once. Dirty pods are handed out in the order they were first marked,
+ * the urgent ones (a change, a verdict, a timer) before those only the periodic resync marked:
+ * a pod whose spec just changed does not wait behind a pass over every pod.
  *
  * Threads: every function may be called from any thread (one mutex inside); pod_queue_take
  * blocks. uids are copied; the uid pod_queue_take returns is the caller's to free. */
@@ -26,6 +28,9 @@ struct pod_queue *pod_queue_free(struct pod_queue *q);
 /* uid is to be stepped as soon as a worker is free (or, while a worker has it, once more after
  * pod_queue_done). */
 void pod_queue_mark(struct pod_queue *q, const char *uid);
+/* pod_queue_mark for the periodic resync: stepped after every urgent pod (an urgent mark
+ * while it waits moves it ahead). */
+void pod_queue_mark_resync(struct pod_queue *q, const char *uid);
 /* uid is to be stepped at the monotonic time due_ms (time_monotonic_ms()); of several timers of
  * one pod the earliest counts; a pod already dirty stays dirty. */
 void pod_queue_mark_at(struct pod_queue *q, const char *uid, int64_t due_ms);

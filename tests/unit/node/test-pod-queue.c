@@ -1,7 +1,8 @@
 /* test-pod-queue.c: the pod workers' queue: marks coalesce and come out in the order first
- * marked; a pod a worker has is not handed out again until done, and a mark meanwhile hands it
- * out once more after; timers fire at their time, the earliest of a pod counting; stop wakes a
- * blocked taker; and many threads marking and taking never step one pod twice at once. */
+ * marked, the urgent ones before the periodic resync's; a pod a worker has is not handed out
+ * again until done, and a mark meanwhile hands it out once more after; timers fire at their time,
+ * the earliest of a pod counting; stop wakes a blocked taker; and many threads marking and taking
+ * never step one pod twice at once. */
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -52,6 +53,44 @@ static void test_coalesce_and_order(void **state)
         pod_queue_counts(q, &dirty, &running);
         assert_int_equal(dirty, 0);
         assert_int_equal(running, 0);
+        pod_queue_free(q);
+}
+
+/* A pod whose spec just changed does not wait behind the resync's pass over every pod: urgent
+ * marks come out first, an urgent mark moves a pod the resync queued ahead, a resync mark of a
+ * pod queued urgent leaves it there, and an urgent mark while a worker has it hands it out
+ * ahead of the resync's after done. */
+static void test_urgent_before_resync(void **state)
+{
+        struct pod_queue *q = pod_queue_new();
+        size_t dirty;
+
+        (void) state;
+        pod_queue_mark_resync(q, "r1");
+        pod_queue_mark_resync(q, "r2");
+        pod_queue_mark_resync(q, "r3");
+        pod_queue_mark(q, "u1");
+        pod_queue_mark(q, "r2");        /* moves ahead of r1 and r3 */
+        pod_queue_mark_resync(q, "u1"); /* stays urgent */
+        pod_queue_counts(q, &dirty, NULL);
+        assert_int_equal(dirty, 4);
+        expect_take(q, "u1");
+        expect_take(q, "r2");
+        expect_take(q, "r1");
+        /* u1, being stepped, is changed again; r1 is marked by the resync again */
+        pod_queue_mark(q, "u1");
+        pod_queue_mark_resync(q, "r1");
+        pod_queue_done(q, "u1");
+        pod_queue_done(q, "r1");
+        expect_take(q, "u1");
+        expect_take(q, "r3");
+        expect_take(q, "r1");
+        pod_queue_done(q, "u1");
+        pod_queue_done(q, "r2");
+        pod_queue_done(q, "r3");
+        pod_queue_done(q, "r1");
+        pod_queue_counts(q, &dirty, NULL);
+        assert_int_equal(dirty, 0);
         pod_queue_free(q);
 }
 
@@ -199,6 +238,7 @@ int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_coalesce_and_order),
+                cmocka_unit_test(test_urgent_before_resync),
                 cmocka_unit_test(test_mark_while_running),
                 cmocka_unit_test(test_timers),
                 cmocka_unit_test(test_stop_wakes_taker),
