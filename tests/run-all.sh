@@ -17,6 +17,7 @@ cd "$(dirname "$0")/.."
 
 passed=0
 failed=0
+failures=() # one line per failed runner, repeated at the end (CI shows the output's tail)
 log_dir=$(mktemp -d /tmp/flexlet-tests.XXXXXX)
 
 # count_tap NAME LOGFILE EXIT_CODE: adds the TAP results of one runner to the totals.
@@ -29,11 +30,13 @@ count_tap() {
         if [ "$notok" -gt 0 ]; then
                 echo "--- $name: $notok failed"
                 grep -E '^not ok |^# ' "$log" | head -40
+                failures+=("$name: $(grep -E '^not ok ' "$log" | head -3 | tr '\n' ';')")
         fi
         if [ "$rc" -ne 0 ] && [ "$notok" -eq 0 ]; then
                 failed=$((failed + 1))
                 echo "--- $name: exited $rc without reporting a failure"
                 tail -20 "$log"
+                failures+=("$name: exited $rc without reporting a failure")
         fi
 }
 
@@ -47,6 +50,7 @@ build_step() {
         echo "--- build $name failed"
         tail -30 "$log_dir/$name.build"
         failed=$((failed + 1))
+        failures+=("build $name failed")
         return 1
 }
 
@@ -172,5 +176,8 @@ else
 fi
 
 echo "logs: $log_dir"
+for f in "${failures[@]}"; do
+        echo "--- failed: $f"
+done
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

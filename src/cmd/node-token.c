@@ -7,63 +7,44 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "apiserver/api.h"
 #include "base/alloc.h"
 #include "base/base64.h"
 #include "base/fs.h"
 #include "base/json.h"
 #include "base/macro.h"
+#include "client/client.h"
 #include "client/join-token.h"
 #include "cmd/node-token.h"
-#include "http/http.h"
 
 #define TOKEN_FILE   "node-token"
 #define CLUSTER_INFO "cluster-info"
 #define INFO_ROLE    "flexlet:bootstrap-signer-clusterinfo"
 
-/* One request through the server's handler as the admin; the status, or -errno. */
-static long call(struct apiserver *api, const char *admin_token, const char *method,
-                 const char *path, const char *content_type, const json_t *body, char **ret_body)
-{
-        cleanup_free char *auth = xasprintf("Bearer %s", admin_token);
-        cleanup_free char *text = body ? json_dump_compact(body) : NULL;
-        struct http_request req = {
-                .method = method,
-                .path = path,
-                .content_type = content_type,
-                .authorization = auth,
-                .body = text,
-                .body_len = text ? strlen(text) : 0,
-        };
-        struct http_response resp;
-        long status;
-
-        http_response_init(&resp);
-        api_handle(api, &req, &resp);
-        status = resp.status;
-        if (ret_body)
-                *ret_body = xstrdup(resp.body.buf ? resp.body.buf : "");
-        http_response_release(&resp);
-        return status;
-}
-
 /* Creates body at path; an existing object is fine (merge-patched with body when replace_path
  * is given, so that a changed server address or CA is published). */
-static int ensure(struct apiserver *api, const char *admin_token, const char *path,
-                  const char *replace_path, const json_t *body, struct error **reterr)
+static int ensure(struct api_client *admin, const char *path, const char *replace_path,
+                  const json_t *body, struct error **reterr)
 {
-        cleanup_free char *answer = NULL;
-        long status = call(api, admin_token, "POST", path, "application/json", body, &answer);
+        cleanup_free char *text = json_dump_compact(body);
+        cleanup_json json_t *answer = NULL;
+        long status = 0;
+        int r;
 
-        if (status == 409 && replace_path) {
-                free(answer);
+        r = api_client_request(admin, "POST", path, "application/json", text, strlen(text), &status,
+                               &answer, reterr);
+        if (r >= 0 && status == 409 && replace_path) {
+                json_decref(answer);
                 answer = NULL;
-                status = call(api, admin_token, "PATCH", replace_path,
-                              "application/merge-patch+json", body, &answer);
+                path = replace_path;
+                r = api_client_request(admin, "PATCH", path, "application/merge-patch+json", text,
+                                       strlen(text), &status, &answer, reterr);
         }
+        if (r < 0)
+                return r;
         if (status == 201 || status == 200 || status == 409)
                 return 0;
-        return error_set(reterr, EIO, "POST %s: HTTP %ld: %s", path, status, answer);
+        return error_set(reterr, EIO, "%s: HTTP %ld: %s", path, status,
+                         json_string_value(json_object_get(answer, "message")) ?: "");
 }
 
 static json_t *b64(const char *s)
@@ -105,8 +86,8 @@ static int load_or_make(const char *data_dir, const char *ca_pem, struct join_to
         return 0;
 }
 
-int node_token_publish(struct apiserver *api, const char *admin_token, const char *data_dir,
-                       const char *ca_pem, const char *server_url, struct error **reterr)
+int node_token_publish(struct api_client *admin, const char *data_dir, const char *ca_pem,
+                       const char *server_url, struct error **reterr)
 {
         struct join_token tok;
         cleanup_free char *secret_name = NULL, *kubeconfig = NULL, *ca_b64 = NULL;
@@ -125,8 +106,7 @@ int node_token_publish(struct apiserver *api, const char *admin_token, const cha
                            "usage-bootstrap-authentication", b64("true"), "usage-bootstrap-signing",
                            b64("true"), "auth-extra-groups", b64(NODE_TOKEN_GROUP), "description",
                            b64("flexlet's node join token (DATA_DIR/node-token)"));
-        r = ensure(api, admin_token, "/api/v1/namespaces/kube-system/secrets", NULL, secret,
-                   reterr);
+        r = ensure(admin, "/api/v1/namespaces/kube-system/secrets", NULL, secret, reterr);
         explicit_bzero(tok.secret, sizeof(tok.secret));
         if (r < 0)
                 return r;
@@ -140,7 +120,7 @@ int node_token_publish(struct apiserver *api, const char *admin_token, const cha
         info = json_pack("{s:s, s:s, s:{s:s, s:s}, s:{s:s}}", "apiVersion", "v1", "kind",
                          "ConfigMap", "metadata", "name", CLUSTER_INFO, "namespace", "kube-public",
                          "data", "kubeconfig", kubeconfig);
-        r = ensure(api, admin_token, "/api/v1/namespaces/kube-public/configmaps",
+        r = ensure(admin, "/api/v1/namespaces/kube-public/configmaps",
                    "/api/v1/namespaces/kube-public/configmaps/" CLUSTER_INFO, info, reterr);
         if (r < 0)
                 return r;
@@ -148,9 +128,8 @@ int node_token_publish(struct apiserver *api, const char *admin_token, const cha
                          "rbac.authorization.k8s.io/v1", "kind", "Role", "metadata", "name",
                          INFO_ROLE, "namespace", "kube-public", "rules", "verbs", "get",
                          "apiGroups", "", "resources", "configmaps", "resourceNames", CLUSTER_INFO);
-        r = ensure(api, admin_token,
-                   "/apis/rbac.authorization.k8s.io/v1/namespaces/kube-public/roles", NULL, role,
-                   reterr);
+        r = ensure(admin, "/apis/rbac.authorization.k8s.io/v1/namespaces/kube-public/roles", NULL,
+                   role, reterr);
         if (r < 0)
                 return r;
         binding = json_pack("{s:s, s:s, s:{s:s, s:s}, s:{s:s, s:s, s:s}, s:[{s:s, s:s, s:s}]}",
@@ -159,7 +138,7 @@ int node_token_publish(struct apiserver *api, const char *admin_token, const cha
                             "apiGroup", "rbac.authorization.k8s.io", "kind", "Role", "name",
                             INFO_ROLE, "subjects", "apiGroup", "rbac.authorization.k8s.io", "kind",
                             "User", "name", "system:anonymous");
-        return ensure(api, admin_token,
+        return ensure(admin,
                       "/apis/rbac.authorization.k8s.io/v1/namespaces/kube-public/rolebindings",
                       NULL, binding, reterr);
 }

@@ -14,18 +14,19 @@
  *                               kubeadm:bootstrap-signer-clusterinfo)
  *
  * Deleting DATA_DIR/node-token and the Secret revokes the token; the next start makes a new
- * one. Everything goes through api_handle() as the admin, as the bootstrap namespaces do. */
+ * one. Everything is sent by the server's admin client (its loopback credential, through the
+ * in-process loopback), as the bootstrap namespaces are. */
 #ifndef FLEXLET_CMD_NODE_TOKEN_H
 #define FLEXLET_CMD_NODE_TOKEN_H
 
 #include "base/error.h"
 
-struct apiserver;
+struct api_client;
 
 /* K8S: kubeadm's default node token group, under flexlet's name */
 #define NODE_TOKEN_GROUP "system:bootstrappers:flexlet:default-node-token"
 
-int node_token_publish(struct apiserver *api, const char *admin_token, const char *data_dir,
-                       const char *ca_pem, const char *server_url, struct error **reterr);
+int node_token_publish(struct api_client *admin, const char *data_dir, const char *ca_pem,
+                       const char *server_url, struct error **reterr);
 
 #endif

@@ -592,62 +592,54 @@ static const struct {
         [ACCOUNT_EXPAND] = { "expand-controller" },
 };
 
-/* Creates a namespace through the API itself, so it gets what every namespace gets. */
-static void bootstrap_namespace(struct apiserver *api, const char *token, const char *name)
+/* One of the server's own writes, sent as its admin (the loopback credential): a failure is
+ * reported, naming what was being done, and the start goes on. An object that exists already
+ * (409) is what a restart finds. */
+static void bootstrap_write(struct api_client *admin, const char *method, const char *path,
+                            const char *content_type, const char *body, const char *what)
 {
-        cleanup_free char *auth = xasprintf("Bearer %s", token);
+        cleanup_json json_t *answer = NULL;
+        cleanup_error struct error *err = NULL;
+        long status = 0;
+
+        if (api_client_request(admin, method, path, content_type, body, strlen(body), &status,
+                               &answer, &err) < 0)
+                (void) fprintf(stderr, "flexlet: %s: %s\n", what, err->message);
+        else if (status != 200 && status != 201 && status != 409)
+                (void) fprintf(stderr, "flexlet: %s: HTTP %ld: %s\n", what, status,
+                               json_string_value(json_object_get(answer, "message")) ?: "");
+}
+
+/* Creates a namespace through the API itself, so it gets what every namespace gets. */
+static void bootstrap_namespace(struct api_client *admin, const char *name)
+{
         cleanup_free char *body = xasprintf(
                 "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"%s\"}}",
                 name);
-        struct http_request req = {
-                .method = "POST",
-                .path = "/api/v1/namespaces",
-                .content_type = "application/json",
-                .authorization = auth,
-                .body = body,
-                .body_len = strlen(body),
-        };
-        struct http_response resp;
+        cleanup_free char *what = xasprintf("creating namespace \"%s\"", name);
 
-        http_response_init(&resp);
-        api_handle(api, &req, &resp);
-        if (resp.status != 201 && resp.status != 409)
-                (void) fprintf(stderr, "flexlet: creating namespace \"%s\": %s\n", name,
-                               resp.body.buf);
-        http_response_release(&resp);
+        bootstrap_write(admin, "POST", "/api/v1/namespaces", "application/json", body, what);
 }
 
 /* K8S: kubeadm's markcontrolplane: the node that runs the control plane is labelled
  * node-role.kubernetes.io/control-plane by the admin, since NodeRestriction forbids a node to set
  * node-role labels on itself (kubectl get nodes shows the role). */
-static void mark_control_plane(struct apiserver *api, const char *token, const char *node)
+static void mark_control_plane(struct api_client *admin, const char *node)
 {
-        static const char body[] =
-                "{\"metadata\":{\"labels\":{\"node-role.kubernetes.io/control-plane\":\"\"}}}";
-        cleanup_free char *auth = xasprintf("Bearer %s", token);
         cleanup_free char *path = xasprintf("/api/v1/nodes/%s", node);
-        struct http_request req = {
-                .method = "PATCH",
-                .path = path,
-                .content_type = "application/merge-patch+json",
-                .authorization = auth,
-                .body = body,
-                .body_len = sizeof(body) - 1,
-        };
-        struct http_response resp;
+        cleanup_free char *what = xasprintf("labelling node \"%s\"", node);
 
-        http_response_init(&resp);
-        api_handle(api, &req, &resp);
-        if (resp.status != 200)
-                (void) fprintf(stderr, "flexlet: labelling node \"%s\": %s\n", node, resp.body.buf);
-        http_response_release(&resp);
+        bootstrap_write(
+                admin, "PATCH", path, "application/merge-patch+json",
+                "{\"metadata\":{\"labels\":{\"node-role.kubernetes.io/control-plane\":\"\"}}}",
+                what);
 }
 
 /* The default StorageClass of the local-loop provisioner (sparse files under the data dir on
  * loop devices), created through the API like any class, and only when absent: an edited or
  * deleted class is left as the admin left it until then. K8S: WaitForFirstConsumer, as
  * upstream's node-local classes (local volumes, local-path) bind. */
-static void bootstrap_storage_class(struct apiserver *api, const char *token)
+static void bootstrap_storage_class(struct api_client *admin)
 {
         static const char body[] =
                 "{\"apiVersion\":\"storage.k8s.io/v1\",\"kind\":\"StorageClass\","
@@ -656,23 +648,9 @@ static void bootstrap_storage_class(struct apiserver *api, const char *token)
                 "\"provisioner\":\"flexlet.io/local-loop\",\"parameters\":{\"fsType\":\"ext4\"},"
                 "\"reclaimPolicy\":\"Delete\",\"volumeBindingMode\":\"WaitForFirstConsumer\","
                 "\"allowVolumeExpansion\":true}";
-        cleanup_free char *auth = xasprintf("Bearer %s", token);
-        struct http_request req = {
-                .method = "POST",
-                .path = "/apis/storage.k8s.io/v1/storageclasses",
-                .content_type = "application/json",
-                .authorization = auth,
-                .body = body,
-                .body_len = sizeof(body) - 1,
-        };
-        struct http_response resp;
 
-        http_response_init(&resp);
-        api_handle(api, &req, &resp);
-        if (resp.status != 201 && resp.status != 409)
-                (void) fprintf(stderr, "flexlet: creating storage class \"local-loop\": %s\n",
-                               resp.body.buf);
-        http_response_release(&resp);
+        bootstrap_write(admin, "POST", "/apis/storage.k8s.io/v1/storageclasses", "application/json",
+                        body, "creating storage class \"local-loop\"");
 }
 
 /* The host part of HOST:PORT for the URL clients use (a wildcard becomes loopback). */
@@ -1086,6 +1064,7 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
         struct controller_set kcm = { 0 }, scheduling = { 0 };
         struct informer_feed *feed = NULL;
         struct api_loopback *loopback = NULL;
+        struct api_client *admin = NULL;
         struct leader_election *kcm_election = NULL, *scheduler_election = NULL;
         struct node_agent *agent = NULL;
         struct route_keeper *routes = NULL;
@@ -1371,15 +1350,31 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
         }
         /* K8S: the server's own requests (the system namespaces, kube-apiserver's
          * SystemNamespaces controller, and what kubeadm adds: the default StorageClass, the
-         * control-plane label) go through its loopback credential, system:apiserver */
-        bootstrap_namespace(api, authn_loopback_token(authn), "default");
-        bootstrap_namespace(api, authn_loopback_token(authn), "kube-system");
-        bootstrap_namespace(api, authn_loopback_token(authn), "kube-public");
-        bootstrap_namespace(api, authn_loopback_token(authn), "kube-node-lease");
-        bootstrap_storage_class(api, authn_loopback_token(authn));
+         * control-plane label, the node token) are sent with its loopback credential,
+         * system:apiserver, through the loopback (the in-process path every component below
+         * takes: straight to the server's handler, not over HTTPS) */
+        loopback = api_loopback_new(api);
+        {
+                const struct api_client_options admin_co = {
+                        .server_url = url,
+                        .ca_file = ca_file,
+                        .token = authn_loopback_token(authn),
+                        .loopback = loopback,
+                };
+
+                r = api_client_new(&admin_co, &admin, &err);
+        }
+        if (r < 0) {
+                (void) fprintf(stderr, "flexlet %s: %s\n", command, err->message);
+                goto stop;
+        }
+        bootstrap_namespace(admin, "default");
+        bootstrap_namespace(admin, "kube-system");
+        bootstrap_namespace(admin, "kube-public");
+        bootstrap_namespace(admin, "kube-node-lease");
+        bootstrap_storage_class(admin);
         /* what other machines join with (`flexlet node`, docs/joining-nodes.md) */
-        if (node_token_publish(api, authn_loopback_token(authn), f.data_dir, pki_ca_cert_pem(pki),
-                               url, &err) < 0) {
+        if (node_token_publish(admin, f.data_dir, pki_ca_cert_pem(pki), url, &err) < 0) {
                 (void) fprintf(stderr, "flexlet %s: node token: %s\n", command, err->message);
                 goto stop;
         }
@@ -1393,7 +1388,6 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
          * campaigns for its Lease with its own certificate. */
         {
                 feed = informer_feed_new(store);
-                loopback = api_loopback_new(api);
                 kcm = (struct controller_set){ .command = command,
                                                .f = &f,
                                                .co = { .server_url = url,
@@ -1455,7 +1449,7 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
                                        err->message);
                         goto stop;
                 }
-                mark_control_plane(api, authn_loopback_token(authn), f.node_name);
+                mark_control_plane(admin, f.node_name);
                 /* routes to the pods of nodes that joined (docs/networking.md) */
                 {
                         const struct api_client_options rco = { .server_url = url,
@@ -1502,6 +1496,7 @@ stop:
         /* every informer on the feed has stopped and its threads are joined: nothing reads the
          * store through it any more */
         feed = informer_feed_free(feed);
+        admin = api_client_free(admin);
         loopback = api_loopback_free(loopback);
         /* the watch streams still open end now, so the HTTP server need not wait for them */
         if (store)

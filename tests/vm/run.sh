@@ -241,6 +241,10 @@ while kill -0 "$qemu_pid" 2>/dev/null || [ "$shown" -lt ${#scripts[@]} ]; do
                 cat "$out_dir/$name.log" 2>/dev/null
                 rc=$(cat "$out_dir/$name.rc")
                 [ "$rc" = 0 ] || rc_all=1
+                if [ "$rc" != 0 ] && ! grep -qE '^not ok ' "$out_dir/$name.log" 2>/dev/null; then
+                        echo "not ok - $name exited $rc in the guest without reporting a failure"
+                        tail -5 "$out_dir/$name.log" 2>/dev/null | sed 's/^/#   /'
+                fi
                 shown=$((shown + 1))
                 [ "$shown" -lt ${#scripts[@]} ] || break
                 continue
