@@ -21,6 +21,11 @@ check_equal "the node holds its Lease in kube-node-lease for 40 s, owned by its 
         "test-node 40 Node/test-node $(k get node test-node -o jsonpath='{.metadata.uid}')" \
         "$(k get lease -n kube-node-lease test-node -o jsonpath='{.spec.holderIdentity} {.spec.leaseDurationSeconds} {.metadata.ownerReferences[0].kind}/{.metadata.ownerReferences[0].name} {.metadata.ownerReferences[0].uid}')"
 
+# K8S: kubeadm's markcontrolplane: serve's admin labels the node it runs (NodeRestriction keeps
+# a node from labelling itself with a role), as its first write after the node registered
+node_roles() { k get node test-node --no-headers | awk '{print $3}'; }
+until_equal "serve labels its node as the control plane (kubectl's ROLES)" "control-plane" node_roles
+
 # serve's own components (the node agent, the controllers, the scheduler, the route keeper)
 # reach its API in process (the feed, the loopback): none of serve's sockets is a connection to
 # its own API port (kubectl's, from other processes, are not counted)
