@@ -5,7 +5,8 @@
 # creates that many pods in all (busybox `sleep 3600`, hostNetwork: memory, not the pod network,
 # is measured here), waits for them Running, lets serve idle SETTLE seconds and records:
 #   serve: VmRSS split anon/file/shmem, threads, malloc's arenas and their bytes (gdb calls
-#          malloc_stats() in it when gdb is here; the output lands in the server's log);
+#          malloc_stats() in it when gdb is here; the output lands in the server's log), and
+#          how much of it SQLite holds (sqlite3_memory_used());
 #   helpers: every process of the pods' `supervise` (sandbox pid 1 and container supervisors):
 #          RSS and PSS summed, per pod; and one helper's PSS by mapping (smaps).
 # RSS and PSS do not depend on the machine's load; the load average is recorded all the same.
@@ -61,11 +62,13 @@ measure() {
                 local before
                 before=$(wc -l <"$SERVER_DIR/server.log")
                 # the binary by its path: the process runs it from the sealed view, no path gdb reads
-                timeout 120 gdb -q -batch "$FLEXLET_BIN" -p "$SERVER_PID" -ex 'call (void) malloc_stats()' >/dev/null 2>&1 || true
+                sqlite_bytes=$(timeout 120 gdb -q -batch "$FLEXLET_BIN" -p "$SERVER_PID" -ex 'call (void) malloc_stats()' \
+                        -ex 'print (long) sqlite3_memory_used()' 2>/dev/null | awk '/^\$1 = / {print $3}')
                 sleep 0.5
                 echo "malloc_stats(): $(tail -n +"$((before + 1))" "$SERVER_DIR/server.log" |
                         awk '/^Arena/ {a++} /^Total \(incl. mmap\)/ {t=1} t && /system bytes/ {sys=$4} t && /in use bytes/ {use=$5}
                              END {printf "%d arenas, %.1f MiB from the system, %.1f MiB in use", a, sys/1048576, use/1048576}')"
+                echo "of which SQLite's (its page caches, sqlite3_memory_used()): $(awk -v b="${sqlite_bytes:-0}" 'BEGIN {printf "%.1f MiB", b/1048576}')"
         fi
         pids=$(helpers)
         for p in $pids; do

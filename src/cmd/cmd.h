@@ -14,9 +14,10 @@ int cmd_version(int argc, char **argv);
  * thread (memory.c). */
 void cmd_malloc_setup(void);
 /* Waits for one of sigs (blocked in every thread) and returns it; meanwhile, every few seconds,
- * gives the pages of freed memory back to the kernel (malloc_trim). For the main thread of a
- * long-running command, once everything is started. */
-int cmd_wait_signal(const sigset_t *sigs);
+ * calls release(ud) (NULL: none), for a component to free what it keeps and nothing uses any
+ * more, then gives the pages of freed memory back to the kernel (malloc_trim). For the main
+ * thread of a long-running command, once everything is started. */
+int cmd_wait_signal(const sigset_t *sigs, void (*release)(void *ud), void *ud);
 
 #define FLEXLET_VERSION "0.1.0"
 

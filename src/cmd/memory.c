@@ -23,7 +23,7 @@ void cmd_malloc_setup(void)
         (void) mallopt(M_ARENA_MAX, (int) (cpus > 0 && cpus < 64 ? 2 * cpus : 128));
 }
 
-int cmd_wait_signal(const sigset_t *sigs)
+int cmd_wait_signal(const sigset_t *sigs, void (*release)(void *ud), void *ud)
 {
         const struct timespec period = { .tv_sec = TRIM_PERIOD_S };
 
@@ -32,9 +32,12 @@ int cmd_wait_signal(const sigset_t *sigs)
 
                 if (sig > 0)
                         return sig;
-                if (errno == EAGAIN)
-                        /* free's own trimming gives back only the top of each heap: the
-                         * pages of free chunks inside stay resident until this */
-                        (void) malloc_trim(0);
+                if (errno != EAGAIN)
+                        continue;
+                if (release)
+                        release(ud);
+                /* free's own trimming gives back only the top of each heap: the pages of
+                 * free chunks inside stay resident until this */
+                (void) malloc_trim(0);
         }
 }

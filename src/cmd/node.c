@@ -460,7 +460,7 @@ int cmd_node(int argc, char **argv)
                 }
         }
         (void) fprintf(stderr, "flexlet node: node %s joined %s\n", f.node_name, f.servers);
-        sig = cmd_wait_signal(&sigs);
+        sig = cmd_wait_signal(&sigs, NULL, NULL);
         (void) fprintf(stderr, "flexlet node: %s, shutting down\n", strsignal(sig));
         node_agent_stop(agent);
         route_keeper_stop(routes);

@@ -653,6 +653,12 @@ static void bootstrap_storage_class(struct api_client *admin)
                         body, "creating storage class \"local-loop\"");
 }
 
+/* cmd_wait_signal's release: the watch cache's interned values no object holds any more. */
+static void release_unused(void *store)
+{
+        (void) store_release_unused(store);
+}
+
 /* The host part of HOST:PORT for the URL clients use (a wildcard becomes loopback). */
 /* Whether listen's host is a wildcard (every address: "", "0.0.0.0", "[::]"). */
 static bool listen_is_wildcard(const char *listen)
@@ -1480,7 +1486,7 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
         (void) fprintf(stderr, "flexlet: serving %s (node %s); export KUBECONFIG=%s\n", url,
                        f.node_name, kubeconfig);
 
-        sig = cmd_wait_signal(&sigs);
+        sig = cmd_wait_signal(&sigs, release_unused, store);
         (void) fprintf(stderr, "flexlet: %s, shutting down\n", strsignal(sig));
         exit_code = 0;
 

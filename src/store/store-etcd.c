@@ -505,8 +505,14 @@ static void feed_event(struct feed *f, const json_t *ev)
                  * revision */
                 (void) kv_object(deleted ? json_object_get(ev, "prev_kv") : kv, resource, name,
                                  deleted ? rv : 0, &obj, NULL);
-        if (obj)
-                json = json_dump_compact(obj); /* outside the lock own writes wait on */
+        if (obj) {
+                /* outside the lock own writes wait on */
+                json_t *decoded = obj;
+
+                obj = watch_cache_intern(e->base.cache, decoded);
+                json_decref(decoded);
+                json = json_dump_compact(obj);
+        }
         pthread_mutex_lock(&e->feed_lock);
         /* checked again under the lock, where feed_publish_own publishes */
         if (rv > e->feed_rv) {
@@ -1052,7 +1058,8 @@ static int etcd_create(struct store_backend *b, const char *resource, const char
                 return store_error_exists(reterr, resource, name);
         rv = header_rev(ans);
         store_object_stamp(obj, rv, NULL);
-        feed_publish_own(e, STORE_EVENT_ADDED, resource, ns, rv, json_deep_copy(obj));
+        feed_publish_own(e, STORE_EVENT_ADDED, resource, ns, rv,
+                         watch_cache_intern(e->base.cache, obj));
         return 0;
 }
 
@@ -1083,7 +1090,8 @@ static int update_cas(struct store_etcd *e, const char *resource, const char *ns
         }
         rv = header_rev(ans);
         store_object_stamp(obj, rv, NULL);
-        feed_publish_own(e, STORE_EVENT_MODIFIED, resource, ns, rv, json_deep_copy(obj));
+        feed_publish_own(e, STORE_EVENT_MODIFIED, resource, ns, rv,
+                         watch_cache_intern(e->base.cache, obj));
         return 1;
 }
 
@@ -1229,7 +1237,8 @@ static int etcd_delete(struct store_backend *b, const char *resource, const char
                 return 0;
         if (ret_last)
                 *ret_last = json_deep_copy(last);
-        feed_publish_own(e, STORE_EVENT_DELETED, resource, ns, rv, TAKE_PTR(last));
+        feed_publish_own(e, STORE_EVENT_DELETED, resource, ns, rv,
+                         watch_cache_intern(e->base.cache, last));
         return 0;
 }
 

@@ -119,6 +119,10 @@ int store_error_precondition(struct error **reterr, const char *resource, const 
 struct watch_cache_limits {
         size_t window, window_bytes;
         size_t queue_max, queue_bytes;
+        /* events older than fresh_ms are dropped while more than fresh_min are kept (0: no
+         * time bound) */
+        int64_t fresh_ms;
+        size_t fresh_min;
 };
 /* start_rv: the store's current version (the window is empty and complete from there). */
 struct watch_cache *watch_cache_new(const struct watch_cache_limits *limits, uint64_t start_rv);
@@ -127,10 +131,19 @@ struct watch_cache *watch_cache_unref(struct watch_cache *c);
 /* Cancels every watcher and refuses new ones; later publishes are dropped. */
 void watch_cache_shutdown(struct watch_cache *c);
 /* Records a committed change and fans it out. Takes obj and json over (they must not be
- * touched again): json is obj's compact JSON when the backend has it (the text it stored), or
- * NULL to have it made here. rv must exceed every rv published before. */
+ * touched again): obj is one watch_cache_intern made; json is obj's compact JSON when the
+ * backend has it (the text it stored), or NULL to have it made here. rv must exceed every rv
+ * published before. */
 void watch_cache_publish(struct watch_cache *c, enum store_event_type type, const char *resource,
                          const char *ns, uint64_t rv, json_t *obj, char *json);
+/* The object to publish for obj, a write's own (only read here): an equal copy made of the
+ * cache's interned values (base/json-intern.h), sharing every part equal to a part of an object
+ * published before and still held (a pod's spec with its ReplicaSet's other pods, an update's
+ * unchanged parts with the version before). A new reference, never to be modified. */
+json_t *watch_cache_intern(struct watch_cache *c, const json_t *obj);
+/* Drops the history older than the limits' fresh_ms, then lets go of the interned values no
+ * object holds any more; how many. Call it periodically (store_release_unused). */
+size_t watch_cache_release_unused(struct watch_cache *c);
 /* Starts a watcher of resource in ns (NULL: all): first a synthetic ADDED for each object of
  * initial (a JSON array taken over, or NULL), then every retained event with rv > from_rv,
  * then live events with rv > from_rv. -ERANGE when events after from_rv were already dropped

@@ -588,7 +588,8 @@ static int sqlite_create(struct store_backend *b, const char *resource, const ch
                 goto out;
         }
         m = batch_join(s, m, &member);
-        batch_event(s, STORE_EVENT_ADDED, resource, ns, rv, json_deep_copy(obj), TAKE_PTR(json));
+        batch_event(s, STORE_EVENT_ADDED, resource, ns, rv, watch_cache_intern(s->base.cache, obj),
+                    TAKE_PTR(json));
         r = 0;
 out:
         r = writer_finish(s, m, r, reterr);
@@ -661,7 +662,8 @@ static int sqlite_update(struct store_backend *b, const char *resource, const ch
         if (r < 0)
                 goto out;
         m = batch_join(s, m, &member);
-        batch_event(s, STORE_EVENT_MODIFIED, resource, ns, rv, json_deep_copy(obj), TAKE_PTR(json));
+        batch_event(s, STORE_EVENT_MODIFIED, resource, ns, rv,
+                    watch_cache_intern(s->base.cache, obj), TAKE_PTR(json));
         r = 1;
 out:
         r = writer_finish(s, m, r, reterr);
@@ -710,7 +712,8 @@ static int sqlite_delete(struct store_backend *b, const char *resource, const ch
         if (ret_last)
                 last = json_deep_copy(old);
         m = batch_join(s, m, &member);
-        batch_event(s, STORE_EVENT_DELETED, resource, ns, rv, TAKE_PTR(old), NULL);
+        batch_event(s, STORE_EVENT_DELETED, resource, ns, rv,
+                    watch_cache_intern(s->base.cache, old), NULL);
         r = 0;
 out:
         r = writer_finish(s, m, r, reterr);

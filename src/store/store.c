@@ -198,6 +198,8 @@ int store_new(struct store_backend *b, const struct store_options *o, struct sto
                 .window_bytes = o->watch_window_bytes ?: STORE_WATCH_WINDOW_BYTES_DEFAULT,
                 .queue_max = o->watch_queue ?: STORE_WATCH_QUEUE_DEFAULT,
                 .queue_bytes = o->watch_queue_bytes ?: STORE_WATCH_QUEUE_BYTES_DEFAULT,
+                .fresh_ms = STORE_WATCH_FRESH_MS,
+                .fresh_min = STORE_WATCH_FRESH_MIN,
         };
         s = xcalloc(1, sizeof(*s));
         s->backend = b;
@@ -262,6 +264,11 @@ int store_set_ttl(struct store *s, const char *resource, unsigned seconds)
 void store_end_watches(struct store *s)
 {
         watch_cache_shutdown(s->cache);
+}
+
+size_t store_release_unused(struct store *s)
+{
+        return watch_cache_release_unused(s->cache);
 }
 
 struct store *store_close(struct store *s)

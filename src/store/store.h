@@ -39,8 +39,13 @@
 /* memory the history's decoded objects hold (json_memory_size), and a watcher may leave
  * unread */
 #define STORE_WATCH_WINDOW_BYTES_DEFAULT (64 * 1024 * 1024)
-#define STORE_WATCH_QUEUE_BYTES_DEFAULT  (16 * 1024 * 1024)
-#define STORE_BUSY_TIMEOUT_DEFAULT       5000 /* ms SQLite waits on a locked database */
+/* K8S: the cacher's eventFreshDuration (75 s) and the least capacity its watch cache shrinks to
+ * (100 events): history older than that goes, so an idle server does not keep every version
+ * since its start (a watch resumed from before it is 410 Gone and lists again, as upstream) */
+#define STORE_WATCH_FRESH_MS            75000
+#define STORE_WATCH_FRESH_MIN           100
+#define STORE_WATCH_QUEUE_BYTES_DEFAULT (16 * 1024 * 1024)
+#define STORE_BUSY_TIMEOUT_DEFAULT      5000 /* ms SQLite waits on a locked database */
 
 struct store;
 
@@ -119,6 +124,12 @@ struct store *store_close(struct store *s);
 /* Ends every watch, now and to come, with -ECANCELED; reads and writes go on. For a server
  * that is stopping: its watch streams end at once instead of at their next heartbeat. */
 void store_end_watches(struct store *s);
+
+/* Drops the watch history older than STORE_WATCH_FRESH_MS (beyond STORE_WATCH_FRESH_MIN
+ * events) and lets go of the values the watch cache interned that no object holds any more
+ * (the parts of versions and objects gone): a server calls it every few seconds
+ * (cmd_wait_signal's release). Returns how many values went. */
+size_t store_release_unused(struct store *s);
 
 /* The newest resourceVersion written. */
 uint64_t store_current_rv(struct store *s);

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "base/alloc.h"
+#include "base/json-intern.h"
 #include "base/json.h"
 #include "base/macro.h"
 #include "base/timeutil.h"
@@ -29,6 +30,7 @@ struct wc_event {
         unsigned refs;
         enum store_event_type type;
         uint64_t rv;
+        int64_t at_ms;       /* published then (monotonic) */
         size_t bytes;        /* the memory it, its object and its JSON hold (json_memory_size) */
         size_t object_bytes; /* of which the object's; 0 once it was let go (ring_trim) */
         /* NULL once let go: the ring then keeps the JSON alone, and a replay decodes it */
@@ -64,6 +66,9 @@ struct watch_cache {
         uint64_t last_rv;  /* newest published, or start_rv */
         struct store_watch *watchers;
         struct wc_index *indexes;
+        /* every published object is made of its values (watch_cache_intern): the objects of
+         * the ring, the indexes and the watchers' queues share what they have in common */
+        struct json_interner *interner;
 };
 
 struct store_watch {
@@ -92,6 +97,7 @@ static struct wc_event *wc_event_new(enum store_event_type type, const char *res
         e->refs = 1;
         e->type = type;
         e->rv = rv;
+        e->at_ms = time_monotonic_ms();
         e->bytes = bytes;
         e->object_bytes = object_bytes;
         e->object = obj;
@@ -203,6 +209,7 @@ struct watch_cache *watch_cache_new(const struct watch_cache_limits *limits, uin
         c->ring = xcalloc(limits->window, sizeof(*c->ring));
         c->start_rv = start_rv;
         c->last_rv = start_rv;
+        c->interner = json_interner_new();
         return c;
 }
 
@@ -222,6 +229,7 @@ struct watch_cache *watch_cache_unref(struct watch_cache *c)
         for (size_t i = 0; i < c->count; i++)
                 wc_event_unref(c->ring[(c->head + i) % c->limits.window]);
         free(c->ring);
+        json_interner_free(c->interner);
         pthread_mutex_destroy(&c->lock);
         free(c);
         return NULL;
@@ -311,6 +319,30 @@ static void check_unmodified(const struct wc_event *e)
 #endif
 }
 
+/* Called with the cache locked: drops the oldest event; the window then starts after it. */
+static void ring_drop_oldest(struct watch_cache *c)
+{
+        struct wc_event *old = c->ring[c->head];
+
+        check_unmodified(old);
+        c->start_rv = old->rv;
+        c->ring_bytes -= old->bytes;
+        wc_event_unref(old);
+        c->head = (c->head + 1) % c->limits.window;
+        c->count--;
+}
+
+/* Called with the cache locked: drops the events older than the limits' fresh_ms at now_ms,
+ * keeping fresh_min. */
+static void ring_drop_stale(struct watch_cache *c, int64_t now_ms)
+{
+        if (c->limits.fresh_ms <= 0)
+                return;
+        while (c->count > c->limits.fresh_min &&
+               now_ms - c->ring[c->head]->at_ms > c->limits.fresh_ms)
+                ring_drop_oldest(c);
+}
+
 /* Called with the cache locked, after each publish: the event RING_TRIM_LAG places behind the
  * newest lets its decoded object go unless a reader holds it (refs are taken under the lock
  * only, so one reference is the ring's alone), keeping its JSON: most of the history is
@@ -360,22 +392,14 @@ void watch_cache_publish(struct watch_cache *c, enum store_event_type type, cons
         /* Room for e: by count, and by the memory the events hold (large objects written
          * often once grew the history to gigabytes; small ones take ~11 times their JSON
          * decoded); the newest event stays whatever its size. */
-        while (c->count > 0 && (c->count == c->limits.window ||
-                                c->ring_bytes + e->bytes > c->limits.window_bytes)) {
-                struct wc_event *old = c->ring[c->head];
-
-                /* The window now starts after the dropped event. */
-                check_unmodified(old);
-                c->start_rv = old->rv;
-                c->ring_bytes -= old->bytes;
-                wc_event_unref(old);
-                c->head = (c->head + 1) % c->limits.window;
-                c->count--;
-        }
+        while (c->count > 0 &&
+               (c->count == c->limits.window || c->ring_bytes + e->bytes > c->limits.window_bytes))
+                ring_drop_oldest(c);
         c->ring[(c->head + c->count) % c->limits.window] = e;
         c->count++;
         c->ring_bytes += e->bytes;
         c->last_rv = rv;
+        ring_drop_stale(c, e->at_ms);
         for (struct wc_index *x = c->indexes; x; x = x->next)
                 if (streq(x->resource, resource))
                         index_apply(x, e);
@@ -623,6 +647,20 @@ struct store_watch *store_watch_stop(struct store_watch *w)
         return NULL;
 }
 
+json_t *watch_cache_intern(struct watch_cache *c, const json_t *obj)
+{
+        return json_intern(c->interner, obj);
+}
+
+size_t watch_cache_release_unused(struct watch_cache *c)
+{
+        /* the history a quiet store would otherwise keep until its next write */
+        pthread_mutex_lock(&c->lock);
+        ring_drop_stale(c, time_monotonic_ms());
+        pthread_mutex_unlock(&c->lock);
+        return json_interner_release(c->interner);
+}
+
 int watch_cache_index(struct watch_cache *c, const char *resource, json_t *items, uint64_t list_rv)
 {
         size_t rl = strlen(resource), i;
@@ -630,6 +668,9 @@ int watch_cache_index(struct watch_cache *c, const char *resource, json_t *items
         json_t *item;
         int r = 0;
 
+        /* made of the interner's values, as published objects are (outside the lock) */
+        json_array_foreach(items, i, item)
+                (void) json_array_set_new(items, i, json_intern(c->interner, item));
         pthread_mutex_lock(&c->lock);
         if (c->closed)
                 r = -ECANCELED;

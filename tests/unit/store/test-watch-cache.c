@@ -1,7 +1,8 @@
 /* test-watch-cache.c: the in-memory watch history on its own, without storage: window edges
  * (also with gaps between versions, as etcd produces them), the bound on unread live events,
- * each reader owning its copy, watchers outliving the store's reference, and what etcd's
- * compaction and a lost feed do to the history. */
+ * each reader owning its copy, watchers outliving the store's reference, what etcd's
+ * compaction and a lost feed do to the history, history bounded in time, and published objects
+ * sharing their equal parts. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -13,6 +14,7 @@
 #include <stdlib.h>
 #include <malloc.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/alloc.h"
 #include "base/json.h"
@@ -383,6 +385,70 @@ static void test_compact(void **state)
         watch_cache_unref(c);
 }
 
+/* History older than fresh_ms goes, down to fresh_min events, on the next publish or
+ * release; a watch from before it is too old. */
+static void test_history_bounded_in_time(void **state)
+{
+        const struct watch_cache_limits l = { .window = 100,
+                                              .window_bytes = SIZE_MAX / 2,
+                                              .queue_max = 8,
+                                              .queue_bytes = SIZE_MAX / 2,
+                                              .fresh_ms = 100,
+                                              .fresh_min = 3 };
+        struct watch_cache *c = watch_cache_new(&l, 5);
+        struct store_watch *w = NULL;
+
+        (void) state;
+        for (uint64_t rv = 6; rv <= 15; rv++)
+                publish(c, "pods", "ns", rv);
+        (void) watch_cache_release_unused(c);
+        assert_int_equal(watch_cache_oldest_rv(c), 5); /* all fresh: all kept */
+        usleep(150 * 1000);
+        (void) watch_cache_release_unused(c);
+        assert_int_equal(watch_cache_oldest_rv(c), 12); /* 13, 14, 15 kept */
+        assert_int_equal(watch_cache_watch(c, "pods", NULL, 11, NULL, &w, NULL), -ERANGE);
+        assert_int_equal(watch_cache_watch(c, "pods", NULL, 12, NULL, &w, NULL), 0);
+        assert_int_equal(next_rv(w), 13);
+        store_watch_stop(w);
+        /* a publish drops what went stale too, the new event counting among the kept */
+        usleep(150 * 1000);
+        publish(c, "pods", "ns", 16);
+        assert_int_equal(watch_cache_oldest_rv(c), 13); /* 14, 15, 16 kept */
+        watch_cache_shutdown(c);
+        watch_cache_unref(c);
+}
+
+/* Published objects are made of the cache's interned values: two objects alike but for their
+ * names share the rest, and a release keeps what the index holds. */
+static void test_published_objects_share_equal_parts(void **state)
+{
+        struct watch_cache *c = cache_new(10, 8, 5);
+        cleanup_json json_t *items = json_array(), *a = NULL, *b = NULL;
+        json_t *spec = json_pack("{s:[{s:s, s:s}]}", "containers", "name", "c", "image", "busybox");
+
+        (void) state;
+        assert_int_equal(watch_cache_index(c, "pods", items, 5), 0);
+        items = NULL;
+        for (uint64_t rv = 6; rv <= 7; rv++) {
+                cleanup_json json_t *o = obj(rv == 6 ? "a" : "b", rv);
+
+                json_object_set(o, "spec", spec);
+                watch_cache_publish(c, STORE_EVENT_ADDED, "pods", "ns", rv,
+                                    watch_cache_intern(c, o), NULL);
+        }
+        json_decref(spec);
+        (void) watch_cache_release_unused(c);
+        assert_int_equal(watch_cache_get(c, "pods", "ns", "a", false, &a), 0);
+        assert_int_equal(watch_cache_get(c, "pods", "ns", "b", false, &b), 0);
+        assert_ptr_equal(json_object_get(a, "spec"), json_object_get(b, "spec"));
+        assert_ptr_equal(json_path(a, "metadata.namespace"), json_path(b, "metadata.namespace"));
+        assert_string_equal(
+                json_path_string(json_array_get(json_path(b, "spec.containers"), 0), "image"),
+                "busybox");
+        watch_cache_shutdown(c);
+        watch_cache_unref(c);
+}
+
 /* History lost: every watcher ends (it re-lists), the window starts again, complete, at rv. */
 static void test_reset(void **state)
 {
@@ -487,6 +553,8 @@ int main(void)
                 cmocka_unit_test(test_history_keeps_old_versions_as_json),
                 cmocka_unit_test(test_watchers_outlive_shutdown),
                 cmocka_unit_test(test_compact),
+                cmocka_unit_test(test_history_bounded_in_time),
+                cmocka_unit_test(test_published_objects_share_equal_parts),
                 cmocka_unit_test(test_reset),
                 cmocka_unit_test(test_index),
                 cmocka_unit_test(test_index_shares_no_object_with_readers),
