@@ -8,13 +8,12 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <sys/random.h>
 #include <sys/types.h>
-#include <time.h>
 
 #include "api/patch-internal.h"
 #include "api/patch.h"
 #include "base/alloc.h"
+#include "base/hash.h"
 #include "base/strbuf.h"
 
 #define DIRECTIVE_MARKER     "$patch"
@@ -300,32 +299,9 @@ static uint64_t mix(uint64_t h)
         return h;
 }
 
-/* One random seed per process, so nobody can prepare merge keys that collide. Set once with a
- * compare-and-swap: every index sees the same seed. */
-static uint64_t hash_seed(void)
-{
-        static uint64_t seed;
-        uint64_t s = __atomic_load_n(&seed, __ATOMIC_RELAXED), fresh, expected = 0;
-
-        if (s)
-                return s;
-        if (getrandom(&fresh, sizeof(fresh), GRND_NONBLOCK) != (ssize_t) sizeof(fresh))
-                fresh = (uint64_t) time(NULL) ^ (uint64_t) (uintptr_t) &seed;
-        fresh |= 1;
-        __atomic_compare_exchange_n(&seed, &expected, fresh, false, __ATOMIC_RELAXED,
-                                    __ATOMIC_RELAXED);
-        return __atomic_load_n(&seed, __ATOMIC_RELAXED);
-}
-
 static uint64_t hash_bytes(uint64_t seed, const char *s, size_t n)
 {
-        uint64_t h = 0xcbf29ce484222325ULL ^ seed;
-
-        while (n--) {
-                h ^= (unsigned char) *s++;
-                h *= 0x100000001b3ULL;
-        }
-        return h;
+        return hash_fnv1a(HASH_FNV_OFFSET ^ seed, s, n);
 }
 
 /* Consistent with patch_value_equal: numbers hash by value, objects regardless of key order.

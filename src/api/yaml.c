@@ -10,13 +10,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
-#include <time.h>
 #include <yaml.h>
 
 #include "api/yaml.h"
 #include "base/alloc.h"
 #include "base/base64.h"
+#include "base/hash.h"
 #include "base/strbuf.h"
 #include "base/utf8.h"
 
@@ -138,29 +137,10 @@ struct anchors {
         size_t cap, used;
 };
 
-static uint64_t hash_seed(void)
-{
-        static uint64_t seed;
-        uint64_t s = __atomic_load_n(&seed, __ATOMIC_RELAXED), fresh = 0, expected = 0;
-
-        if (s)
-                return s;
-        if (getrandom(&fresh, sizeof(fresh), GRND_NONBLOCK) != (ssize_t) sizeof(fresh))
-                fresh = (uint64_t) time(NULL) ^ (uint64_t) (uintptr_t) &seed;
-        fresh |= 1;
-        __atomic_compare_exchange_n(&seed, &expected, fresh, false, __ATOMIC_RELAXED,
-                                    __ATOMIC_RELAXED);
-        return __atomic_load_n(&seed, __ATOMIC_RELAXED);
-}
-
 static uint64_t hash_name(const char *s, size_t n)
 {
-        uint64_t h = 0xcbf29ce484222325ULL ^ hash_seed();
+        uint64_t h = hash_fnv1a(HASH_FNV_OFFSET ^ hash_seed(), s, n);
 
-        for (size_t i = 0; i < n; i++) {
-                h ^= (unsigned char) s[i];
-                h *= 0x100000001b3ULL;
-        }
         return h ^ (h >> 29);
 }
 

@@ -8,10 +8,9 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <string.h>
-#include <sys/random.h>
-#include <time.h>
 
 #include "base/alloc.h"
+#include "base/hash.h"
 #include "base/json-intern.h"
 
 #define MIN_SLOTS    1024
@@ -53,21 +52,13 @@ static uint64_t mix(uint64_t x)
         return x ^ (x >> 31);
 }
 
-/* FNV-1a over the bytes, from h */
-static uint64_t hash_bytes(uint64_t h, const char *p, size_t n)
-{
-        for (size_t i = 0; i < n; i++)
-                h = (h ^ (unsigned char) p[i]) * 0x100000001b3ULL;
-        return h;
-}
-
 static uint64_t shape_hash(const struct json_interner *in, const struct shape *s)
 {
         uint64_t h = mix(in->seed ^ (uint64_t) s->type);
 
         switch (s->type) {
         case JSON_STRING:
-                return mix(hash_bytes(h, s->text, s->len));
+                return mix(hash_fnv1a(h, s->text, s->len));
         case JSON_INTEGER:
                 return mix(h ^ (uint64_t) s->integer);
         case JSON_REAL: {
@@ -79,7 +70,7 @@ static uint64_t shape_hash(const struct json_interner *in, const struct shape *s
         default:
                 for (size_t i = 0; i < s->len; i++) {
                         if (s->keys)
-                                h = hash_bytes(h, s->keys[i], strlen(s->keys[i]) + 1);
+                                h = hash_fnv1a(h, s->keys[i], strlen(s->keys[i]) + 1);
                         h = mix(h ^ (uint64_t) (uintptr_t) s->parts[i]);
                 }
                 return mix(h ^ s->len);
@@ -280,8 +271,7 @@ struct json_interner *json_interner_new(void)
         pthread_mutex_init(&in->lock, NULL);
         in->slots = xcalloc(MIN_SLOTS, sizeof(*in->slots));
         in->mask = MIN_SLOTS - 1;
-        if (getrandom(&in->seed, sizeof(in->seed), GRND_NONBLOCK) != sizeof(in->seed))
-                in->seed = (uint64_t) time(NULL) ^ (uint64_t) (uintptr_t) in;
+        in->seed = hash_seed();
         return in;
 }
 

@@ -215,10 +215,20 @@ static void *watch_main(void *arg)
         return NULL;
 }
 
+/* Queues the events of a step of pod for the sender's threads, and releases them. */
+static void send_events(struct node_agent *a, const json_t *pod, struct pod_events *ev)
+{
+        for (size_t e = 0; e < ev->n; e++)
+                status_sender_event(a->sender, pod, ev->items[e].object ?: pod, ev->items[e].type,
+                                    ev->items[e].reason, ev->items[e].message);
+        pod_events_release(ev);
+}
+
 /* One step of the pod uid, on a worker thread that has it alone (pod-queue.h). A pod the map
  * no longer has, once the map reflects a list, is an orphan: what is on the host of it goes (a
- * pod deleted while the agent was away, or force-deleted). */
-static void sync_pod(struct node_agent *a, const char *uid)
+ * pod deleted while the agent was away, or force-deleted). A pod only the resync marked
+ * (!urgent) that its last step left steady gets the light step (pod_worker_sync_light). */
+static void sync_pod(struct node_agent *a, const char *uid, bool urgent)
 {
         cleanup_error struct error *err = NULL;
         cleanup_json json_t *pod_ref = NULL, *status = NULL, *latest = NULL, *stepped = NULL;
@@ -243,6 +253,10 @@ static void sync_pod(struct node_agent *a, const char *uid)
                 pod_host_update_metrics(a->host);
                 return;
         }
+        if (!urgent && pod_worker_sync_light(a->host, pod, &ev)) {
+                send_events(a, pod, &ev);
+                return;
+        }
         /* The status the step starts from is the last one this node handed in while the watch
          * has not brought it back yet: its conditions' transition times and the comparison
          * below must not go back to an older one. */
@@ -257,10 +271,7 @@ static void sync_pod(struct node_agent *a, const char *uid)
          * waits for; the events explain it. */
         if (r >= 0 && status && !json_equal(json_object_get(pod, "status"), status))
                 status_sender_status(a->sender, pod, TAKE_PTR(status));
-        for (size_t e = 0; e < ev.n; e++)
-                status_sender_event(a->sender, pod, ev.items[e].object ?: pod, ev.items[e].type,
-                                    ev.items[e].reason, ev.items[e].message);
-        pod_events_release(&ev);
+        send_events(a, pod, &ev);
         pod_worker_sync_after(a->host, uid);
         pod_host_update_metrics(a->host);
         if (r < 0) {
@@ -280,11 +291,12 @@ static void *worker_main(void *arg)
 {
         struct node_agent *a = arg;
         char *uid;
+        bool urgent;
 
         /* NULL once stopped: SIGTERM leaves the pods running, no step need end first but the
          * one in hand */
-        while ((uid = pod_queue_take(a->queue))) {
-                sync_pod(a, uid);
+        while ((uid = pod_queue_take(a->queue, &urgent))) {
+                sync_pod(a, uid, urgent);
                 pod_queue_done(a->queue, uid);
                 free(uid);
         }
@@ -360,7 +372,8 @@ static int summary(void *ud, json_t **ret, struct error **reterr)
         cleanup_json json_t *pods = NULL;
 
         pthread_mutex_lock(&a->lock);
-        pods = json_deep_copy(a->pods);
+        /* shallow: the watch replaces the map's pods, never changes one (on_pod_event) */
+        pods = json_copy(a->pods);
         pthread_mutex_unlock(&a->lock);
         return pod_host_stats_summary(a->host, a->node_name, pods, a->rates, ret, reterr);
 }

@@ -229,7 +229,7 @@ void pod_queue_mark_at(struct pod_queue *q, const char *uid, int64_t due_ms)
         pthread_mutex_unlock(&q->lock);
 }
 
-char *pod_queue_take(struct pod_queue *q)
+char *pod_queue_take(struct pod_queue *q, bool *ret_urgent)
 {
         char *uid = NULL;
 
@@ -239,6 +239,8 @@ char *pod_queue_take(struct pod_queue *q)
                 struct pod_entry *e = fifo_pop(&q->urgent) ?: fifo_pop(&q->resync);
 
                 if (e) {
+                        if (ret_urgent)
+                                *ret_urgent = e->urgent;
                         e->queued = false;
                         e->dirty = false;
                         e->urgent = false;

@@ -36,8 +36,9 @@ void pod_queue_mark_resync(struct pod_queue *q, const char *uid);
 void pod_queue_mark_at(struct pod_queue *q, const char *uid, int64_t due_ms);
 
 /* Waits for a dirty pod no worker has and hands it to the caller (a new string), or returns NULL
- * once the queue is stopped. The caller steps it, then calls pod_queue_done. */
-char *pod_queue_take(struct pod_queue *q);
+ * once the queue is stopped. The caller steps it, then calls pod_queue_done. *ret_urgent (if
+ * not NULL) says whether anything but the periodic resync marked it since it was last taken. */
+char *pod_queue_take(struct pod_queue *q, bool *ret_urgent);
 /* The worker that took uid is done with it. */
 void pod_queue_done(struct pod_queue *q, const char *uid);
 

@@ -627,6 +627,11 @@ json_t *pod_host_sync_order(struct pod_host *h, const json_t *pods)
                 for (size_t i = 0; i < h->n_pods && !p; i++)
                         if (streq(h->pods[i]->uid, uid))
                                 p = h->pods[i];
+                /* a pod its last step left steady at this version has no resize pending */
+                if (p && p->shown.steady_rv &&
+                    streq(p->shown.steady_rv,
+                          json_path_string_or_empty(pod, "metadata.resourceVersion")))
+                        p = NULL;
                 if (p && p->allocation && pod_spec_decode(pod, &spec, NULL) >= 0) {
                         pod_spec_against(spec, p->allocation, p->allocation_gen);
                         if (!spec->desired_is_allocated) {

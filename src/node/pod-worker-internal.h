@@ -54,14 +54,19 @@ struct pod_memory {
         bool mount_error_reported;
         time_t kill_deadline; /* 0: not terminating */
         time_t next_usage_check;
-        int64_t first_seen_ms;  /* monotonic; 0 unless this process wrote pod.json */
-        bool start_reported;    /* kubelet_pod_start_duration_seconds observed */
-        bool sandbox_ready;     /* as the last step saw it */
-        char *pod_ip;           /* its sandbox's network is attached (this process checked) */
-        time_t network_retry;   /* a failed attach is not tried again before this */
-        size_t n_running;       /* containers running at the last step */
-        char *evicted;          /* the eviction message once the pod is evicted */
-        json_t *payload_errors; /* FailedMount messages of configMap/secret/... volumes sent */
+        /* The last full step found the pod steady (pod_worker_sync_light) at this version of
+         * it: until then the resync's passes only refresh its payload volumes. 0: not steady. */
+        time_t steady_until;
+        char *steady_rv;
+        int64_t first_seen_ms;   /* monotonic; 0 unless this process wrote pod.json */
+        bool start_reported;     /* kubelet_pod_start_duration_seconds observed */
+        bool sandbox_ready;      /* as the last step saw it */
+        char *pod_ip;            /* its sandbox's network is attached (this process checked) */
+        time_t network_retry;    /* a failed attach is not tried again before this */
+        size_t n_running;        /* containers running at the last step */
+        char *evicted;           /* the eviction message once the pod is evicted */
+        json_t *payload_errors;  /* FailedMount messages of configMap/secret/... volumes sent */
+        json_t *payload_digests; /* volume name -> payload_digest of what was last written */
         /* resize (pod-resize.c) */
         struct pod_spec *spec;   /* the typed spec of the latest generation seen (pod-spec.h) */
         json_t *allocation;      /* allocated.json: what the node agreed to run */
@@ -89,6 +94,7 @@ struct pod_memory {
         struct {
                 bool sandbox_ready, resizing, deferred, infeasible;
                 size_t n_running;
+                char *steady_rv; /* steady_rv: no resize pending at that version */
         } shown;
 };
 

@@ -32,6 +32,7 @@
 #include "base/alloc.h"
 #include "base/fault.h"
 #include "base/fs.h"
+#include "base/hash.h"
 #include "base/json.h"
 #include "base/metrics.h"
 #include "base/quantity.h"
@@ -67,6 +68,10 @@
 #define NETWORK_RETRY_S 10
 /* K8S: the eviction manager's housekeeping interval (--housekeeping-interval 10s) */
 #define USAGE_CHECK_S 10
+/* A steady pod's full step (its sandbox, containers and cgroups checked, its status made
+ * again) on the resync: at most this often; the kubelet's pod worker resyncs a pod every
+ * minute (--sync-frequency), relying on PLEG for what changes meanwhile */
+#define STEADY_FULL_S 10
 /* threads probing containers (node/prober.h) */
 #define PROBER_THREADS 4
 
@@ -113,7 +118,10 @@ static void pod_memory_free(struct pod_memory *p)
                 container_memory_release(&p->containers[i]);
         free(p->containers);
         free(p->evicted);
+        free(p->steady_rv);
+        free(p->shown.steady_rv);
         json_decref(p->payload_errors);
+        json_decref(p->payload_digests);
         free(p->pod_ip);
         pod_resize_forget(p);
         free(p->uid);
@@ -543,8 +551,34 @@ static int payload_set_perms(void *ud, struct error **reterr)
 
 /* Computes the payload of volume v of pod and has the AtomicWriter write it into its folder
  * (a no-op when nothing changed). 1 written, 0 unchanged. */
+/* What a payload write puts in a volume, as one number: its files' paths, bytes, modes and
+ * owners, and the group they are given. */
+static uint64_t payload_digest(const struct atomic_payload *payload,
+                               const struct payload_perms *perms, int fs)
+{
+        uint64_t h = HASH_FNV_OFFSET;
+
+        for (size_t i = 0; i < payload->n; i++) {
+                const struct atomic_file *f = &payload->files[i];
+
+                h = hash_fnv1a(h, f->path, strlen(f->path) + 1);
+                h = hash_fnv1a(h, &f->len, sizeof(f->len));
+                h = hash_fnv1a(h, f->data, f->len);
+                h = hash_fnv1a(h, &f->mode, sizeof(f->mode));
+                h = hash_fnv1a(h, &f->owned, sizeof(f->owned));
+                if (f->owned) /* owner is set only then */
+                        h = hash_fnv1a(h, &f->owner, sizeof(f->owner));
+        }
+        h = hash_fnv1a(h, &fs, sizeof(fs));
+        return hash_fnv1a(h, &perms->gid, sizeof(perms->gid));
+}
+
+/* Builds the volume v's payload and writes it (the atomic writer compares it with what the
+ * volume holds). With trust_last, a payload equal to the one this process last wrote there is
+ * taken as written without reading the volume (the light step's refresh: a full step, every
+ * STEADY_FULL_S at most, compares with the files again). */
 static int payload_write(struct pod_host *h, struct pod_memory *p, const json_t *pod,
-                         const json_t *v, struct error **reterr)
+                         const json_t *v, bool trust_last, struct error **reterr)
 {
         const char *name = json_string_value(json_object_get(v, "name"));
         struct pod_payload_node node = { .allocatable_milli_cpu = h->allocatable_milli_cpu,
@@ -556,7 +590,8 @@ static int payload_write(struct pod_host *h, struct pod_memory *p, const json_t 
         struct payload_perms perms = { 0 };
         cleanup_free char *path = volume_path(p, name);
         cleanup_close int dfd = -1;
-        int fs, r;
+        uint64_t digest = 0;
+        int fs = 0, r;
 
         r = pod_payload_build(pod, v, h->object_lookup ?: no_object_lookup, h->object_ud, &node,
                               &payload, reterr);
@@ -566,6 +601,18 @@ static int payload_write(struct pod_host *h, struct pod_memory *p, const json_t 
                 perms.path = path;
         }
         if (r >= 0) {
+                const json_t *last = json_object_get(p->payload_digests, name);
+
+                digest = payload_digest(&payload, &perms, fs);
+                if (trust_last && last && (uint64_t) json_integer_value(last) == digest) {
+                        atomic_payload_release(&payload);
+                        return 0;
+                }
+                /* until this write succeeds, the last one is no longer known to be there */
+                if (p->payload_digests)
+                        json_object_del(p->payload_digests, name);
+        }
+        if (r >= 0) {
                 dfd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
                 if (dfd < 0)
                         r = error_set(reterr, errno, "open \"%s\": %s", path, strerror(errno));
@@ -573,6 +620,11 @@ static int payload_write(struct pod_host *h, struct pod_memory *p, const json_t 
         if (r >= 0)
                 r = atomic_writer_write(dfd, &payload, fs > 0 ? payload_set_perms : NULL, &perms,
                                         reterr);
+        if (r >= 0) {
+                if (!p->payload_digests)
+                        p->payload_digests = json_object();
+                json_object_set_new(p->payload_digests, name, json_integer((json_int_t) digest));
+        }
         atomic_payload_release(&payload);
         return r;
 }
@@ -612,7 +664,7 @@ static int payload_volume_setup(struct pod_host *h, struct pod_memory *p, const 
         r = emptydir_setup(path, EMPTYDIR_MEDIUM_MEMORY,
                            emptydir_memory_size(h->allocatable_memory, pod_limit, NULL), &err);
         if (r >= 0)
-                r = payload_write(h, p, pod, v, &err);
+                r = payload_write(h, p, pod, v, false, &err);
         if (r < 0) {
                 payload_failed(p, ev, name, r, err);
                 return error_set(reterr, -r,
@@ -629,7 +681,7 @@ static int payload_volume_setup(struct pod_host *h, struct pod_memory *p, const 
  * them: kubernetes/kubernetes#130801) reaches the files. A failure keeps the files as they
  * were. A subPath mount of such a volume is a bind of one file made at the container's start:
  * it keeps the old file, as upstream. */
-static void payload_volumes_refresh(struct step *s)
+static void payload_volumes_refresh(struct step *s, bool trust_last)
 {
         bool failed = false;
         size_t i;
@@ -641,7 +693,7 @@ static void payload_volumes_refresh(struct step *s)
 
                 if (!pod_payload_volume(v) || !json_string_value(json_object_get(v, "name")))
                         continue;
-                r = payload_write(s->h, s->p, s->pod, v, &err);
+                r = payload_write(s->h, s->p, s->pod, v, trust_last, &err);
                 if (r < 0) {
                         payload_failed(s->p, s->ev, json_string_value(json_object_get(v, "name")),
                                        r, err);
@@ -2087,6 +2139,66 @@ static char *pod_unsafe_name(const json_t *pod)
         return NULL;
 }
 
+/* Whether the step that made pl left the pod steady: everything of it runs as its spec and
+ * allocation say and nothing about it waits on time (no back-off, deadline, pending resize,
+ * retry or failed volume) or on a claim (claims grow through the step); the step itself had
+ * nothing to say. What changes it then comes as an event: a watch change, a container's exit,
+ * a probe's verdict or event (each an urgent mark, pod-queue.h). */
+static bool step_left_steady(const struct step *s, const struct plan *pl, bool sandbox_ready)
+{
+        const struct pod_memory *p = s->p;
+        size_t i;
+        json_t *v;
+
+        if (!p->prepared || !sandbox_ready || p->evicted || p->released || p->kill_deadline ||
+            p->pending_reason || p->resizing || p->resize_error || s->resize_activity ||
+            p->payload_errors || p->mount_error_reported || s->ev->n > 0 || pl->done)
+                return false;
+        for (i = 0; i < p->n_containers; i++)
+                if (p->containers[i].probe_kill_deadline || p->containers[i].resize_restart)
+                        return false;
+        for (i = 0; i < pl->n_init; i++) {
+                const struct container_observation *o = &pl->init[i];
+
+                /* done, or a sidecar (a restartable init container) that runs and started */
+                if (!(o->phase == CONTAINER_TERMINATED && o->current.exit_code == 0) &&
+                    !(o->phase == CONTAINER_RUNNING && !o->not_started))
+                        return false;
+        }
+        for (i = 0; i < pl->n_regular; i++)
+                if (pl->regular[i].phase != CONTAINER_RUNNING || pl->regular[i].not_started)
+                        return false;
+        json_array_foreach(json_path(s->pod, "spec.volumes"), i, v)
+                if (json_object_get(v, "persistentVolumeClaim") || json_object_get(v, "ephemeral"))
+                        return false;
+        return true;
+}
+
+int pod_worker_sync_light(struct pod_host *h, const json_t *pod, struct pod_events *ev)
+{
+        const char *uid = json_path_string(pod, "metadata.uid");
+        const char *rv = json_path_string(pod, "metadata.resourceVersion");
+        struct pod_memory *p;
+        struct step s;
+
+        if (!uid || !rv)
+                return 0;
+        pthread_mutex_lock(&h->pods_lock);
+        p = pod_memory_find(h, uid, NULL);
+        pthread_mutex_unlock(&h->pods_lock);
+        s = (struct step){ .h = h, .p = p, .pod = pod, .ev = ev, .now = time(NULL) };
+        if (!p || !p->steady_rv || !streq(p->steady_rv, rv) || s.now >= p->steady_until ||
+            s.now >= p->next_usage_check)
+                return 0;
+        /* what may change with no event telling this node: config maps, secrets, tokens */
+        s.json = json_array();
+        payload_volumes_refresh(&s, true);
+        step_release(&s, &(struct plan){ 0 });
+        if (p->payload_errors)
+                p->steady_until = 0; /* a failure: full steps until it is gone */
+        return 1;
+}
+
 int pod_worker_sync(struct pod_host *h, const json_t *pod, json_t **ret_status,
                     struct pod_events *ev, struct error **reterr)
 {
@@ -2223,7 +2335,7 @@ int pod_worker_sync(struct pod_host *h, const json_t *pod, json_t **ret_status,
         }
 
         if (p->prepared && !deleting && !p->evicted)
-                payload_volumes_refresh(&s);
+                payload_volumes_refresh(&s, false);
         if (p->prepared && sandbox_ready && !deleting && !p->evicted)
                 pod_resize_admit(&s);
         /* claims come from the agent's informer: checking them every pass costs no request */
@@ -2322,6 +2434,13 @@ int pod_worker_sync(struct pod_host *h, const json_t *pod, json_t **ret_status,
         *ret_status = pod_status_build(pod, &obs, json_object_get(pod, "status"), s.now);
         if (s.resize_activity)
                 fault_point("resize-status");
+        free(p->steady_rv);
+        p->steady_rv = NULL;
+        p->steady_until = 0;
+        if (r == POD_SYNC_RUNNING && !deleting && step_left_steady(&s, &pl, sandbox_ready)) {
+                p->steady_rv = xstrdup(json_path_string_or_empty(pod, "metadata.resourceVersion"));
+                p->steady_until = s.now + STEADY_FULL_S;
+        }
         observe_for_metrics(&s, &pl, sandbox_ready, t0);
         pthread_mutex_lock(&h->pods_lock);
         p->shown.sandbox_ready = p->sandbox_ready;
@@ -2329,6 +2448,8 @@ int pod_worker_sync(struct pod_host *h, const json_t *pod, json_t **ret_status,
         p->shown.resizing = p->resizing;
         p->shown.deferred = p->pending_reason && streq(p->pending_reason, "Deferred");
         p->shown.infeasible = p->pending_reason && streq(p->pending_reason, "Infeasible");
+        free(p->shown.steady_rv);
+        p->shown.steady_rv = p->steady_rv ? xstrdup(p->steady_rv) : NULL;
         pthread_mutex_unlock(&h->pods_lock);
         step_release(&s, &pl);
         if (r == POD_SYNC_FINISHED)

@@ -96,6 +96,13 @@ enum pod_sync_result {
  * and appends events to ev. */
 int pod_worker_sync(struct pod_host *h, const json_t *pod, json_t **ret_status,
                     struct pod_events *ev, struct error **reterr);
+/* The step of a pod only the periodic resync marked (nothing happened to it since its last
+ * step): when its last full step left it steady (every container running as specified, no
+ * deadline, back-off, pending resize or claim) at this version of it, and that step is less
+ * than STEADY_FULL_S (10 s) old, only its configMap, secret, downward API and projected
+ * volumes are brought up to date (events to ev) and 1 is returned; else 0, and the caller runs
+ * pod_worker_sync. The same threading rules as pod_worker_sync. */
+int pod_worker_sync_light(struct pod_host *h, const json_t *pod, struct pod_events *ev);
 /* After a step of the pod uid, once its status is on its way: writes what the step recorded
  * that nothing waits for (the actuated state of a resize's steps, which a restart could only
  * repeat). The thread that ran the step, before the pod's next step. */

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # test-many-pods.sh: 100 busybox pods created together (issue 16) all become Running with their
-# events recorded and are all deleted cleanly (no pod object, folder, cgroup or mount left);
+# events recorded, are then fully stepped only every 10 s (steady), and are all deleted cleanly (no pod object, folder, cgroup or mount left);
 # then `flexlet serve` exits on SIGTERM in the middle of starting 100 more. Status and events go
 # out on the node agent's status sender (docs/node.md), off its pod workers. The pods use the
 # host's network: a CNI ADD and DEL per pod would double the test's time (test-network.sh and
@@ -45,6 +45,23 @@ started() {
                 grep -c '^many-'
 }
 until_equal "each pod has its Started event" "$N" started
+
+# Steady pods (every container running, nothing pending) get the resync's light step: their
+# full step (sandbox, containers, cgroups and status read again) comes every 10 s, not every
+# second (docs/node.md, "Steady pods get a light step"). Over 8 s: at most two full steps a
+# pod (a slow machine makes fewer, never more), where one a second would be eight.
+full_steps() {
+        k get --raw /metrics | awk '/^kubelet_pod_worker_duration_seconds_count\{operation="sync"\}/ {print $2}'
+}
+sleep 3 # the last status writes come back
+before=$(full_steps)
+sleep 8
+after=$(full_steps)
+if [ -n "$before" ] && [ -n "$after" ] && [ $((after - before)) -le $((2 * N)) ]; then
+        ok "steady pods are fully stepped every 10 s, not every second ($((after - before)) full steps of $N pods in 8 s)"
+else
+        not_ok "steady pods are fully stepped every 10 s, not every second" "full steps: $before then $after ($N pods, 8 s)"
+fi
 
 check "delete all $N pods" k delete pods -l app=many --wait=true --timeout=100s
 check_equal "no pod object is left" "0" "$(k get pods -l app=many -o name 2>/dev/null | wc -l)"
