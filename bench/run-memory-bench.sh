@@ -6,7 +6,8 @@
 # is measured here), waits for them Running, lets serve idle SETTLE seconds and records:
 #   serve: VmRSS split anon/file/shmem, threads, malloc's arenas and their bytes (gdb calls
 #          malloc_stats() in it when gdb is here; the output lands in the server's log), and
-#          how much of it SQLite holds (sqlite3_memory_used());
+#          how much of it SQLite holds (sqlite3_memory_used()), and its CPU per second while it
+#          idled those SETTLE seconds;
 #   helpers: every process of the pods' `supervise` (sandbox pid 1 and container supervisors):
 #          RSS and PSS summed, per pod; and one helper's PSS by mapping (smaps).
 # RSS and PSS do not depend on the machine's load; the load average is recorded all the same.
@@ -53,11 +54,23 @@ helpers() {
         return 0
 }
 
+# settle: sleeps SETTLE seconds and sets IDLE_CPU to serve's CPU time (user + system) per second
+# over them, in ms (clock ticks of /proc/PID/stat)
+settle() {
+        local hz t0 t1
+        hz=$(getconf CLK_TCK)
+        t0=$(awk '{print $14 + $15}' "/proc/$SERVER_PID/stat")
+        sleep "$SETTLE"
+        t1=$(awk '{print $14 + $15}' "/proc/$SERVER_PID/stat")
+        IDLE_CPU=$(awk -v d=$((t1 - t0)) -v hz="$hz" -v s="$SETTLE" 'BEGIN {printf "%.1f", d * 1000 / hz / s}')
+}
+
 measure() {
         local pods=$1 pids p rss=0 pss=0 n=0 one
         echo "## $pods pods (load average $(cut -d' ' -f1-3 /proc/loadavg))"
         echo
         echo "serve (pid $SERVER_PID): $(awk '/^(VmRSS|RssAnon|RssFile|RssShmem|Threads):/ {printf "%s %s %s; ", $1, $2, $3}' "/proc/$SERVER_PID/status")"
+        echo "serve's CPU over the last $SETTLE s idle: $IDLE_CPU ms per second"
         if command -v gdb >/dev/null; then
                 local before
                 before=$(wc -l <"$SERVER_DIR/server.log")
@@ -106,11 +119,12 @@ echo "# flexlet memory: $(git rev-parse --short HEAD), $(date -u '+%Y-%m-%d %H:%
 echo
 echo "binary: $FLEXLET_BIN ${SERVE_FLAGS:-}; helper beside it: $([ -x "$(dirname "$FLEXLET_BIN")/flexlet-helper" ] && echo yes || echo no)"
 echo
-sleep "$SETTLE"
+settle
 measure_idle() {
         echo "## 0 pods (load average $(cut -d' ' -f1-3 /proc/loadavg))"
         echo
         echo "serve (pid $SERVER_PID): $(awk '/^(VmRSS|RssAnon|RssFile|RssShmem|Threads):/ {printf "%s %s %s; ", $1, $2, $3}' "/proc/$SERVER_PID/status")"
+        echo "serve's CPU over the last $SETTLE s idle: $IDLE_CPU ms per second"
         echo
 }
 measure_idle
@@ -123,6 +137,6 @@ for n in $COUNTS; do
                 [ "$running" -ge "$n" ] && break
                 sleep 2
         done
-        sleep "$SETTLE"
+        settle
         measure "$n"
 done
