@@ -549,8 +549,6 @@ static int payload_set_perms(void *ud, struct error **reterr)
         return r < 0 ? r : 0;
 }
 
-/* Computes the payload of volume v of pod and has the AtomicWriter write it into its folder
- * (a no-op when nothing changed). 1 written, 0 unchanged. */
 /* What a payload write puts in a volume, as one number: its files' paths, bytes, modes and
  * owners, and the group they are given. */
 static uint64_t payload_digest(const struct atomic_payload *payload,
@@ -573,10 +571,11 @@ static uint64_t payload_digest(const struct atomic_payload *payload,
         return hash_fnv1a(h, &perms->gid, sizeof(perms->gid));
 }
 
-/* Builds the volume v's payload and writes it (the atomic writer compares it with what the
- * volume holds). With trust_last, a payload equal to the one this process last wrote there is
- * taken as written without reading the volume (the light step's refresh: a full step, every
- * STEADY_FULL_S at most, compares with the files again). */
+/* Computes the payload of volume v of pod and has the AtomicWriter write it into its folder
+ * (a no-op when the files hold it already): 1 written, 0 unchanged. With trust_last, a payload
+ * equal to the one this process last wrote there is taken as unchanged without reading the
+ * volume (the light step's refresh: a full step, every STEADY_FULL_S at most, compares with the
+ * files again). */
 static int payload_write(struct pod_host *h, struct pod_memory *p, const json_t *pod,
                          const json_t *v, bool trust_last, struct error **reterr)
 {

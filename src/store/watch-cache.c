@@ -426,14 +426,8 @@ void watch_cache_publish(struct watch_cache *c, enum store_event_type type, cons
 /* Called with the cache locked: drops the events up to rv; no watch may start below it. */
 static void ring_drop_through(struct watch_cache *c, uint64_t rv)
 {
-        while (c->count > 0 && c->ring[c->head]->rv <= rv) {
-                struct wc_event *old = c->ring[c->head];
-
-                c->ring_bytes -= old->bytes;
-                wc_event_unref(old);
-                c->head = (c->head + 1) % c->limits.window;
-                c->count--;
-        }
+        while (c->count > 0 && c->ring[c->head]->rv <= rv)
+                ring_drop_oldest(c);
         /* last_rv stays: the backend may still publish events up to rv it has not yet */
         if (rv > c->start_rv)
                 c->start_rv = rv;
