@@ -5,8 +5,10 @@
  *
  * Checkpoints, per pod (upstream keeps one file for every pod; one per pod keeps a write small
  * and lets the pod's folder own all of its state):
- *   DATA/pods/<uid>/allocated.json  resize.h's allocation, written and fsynced before anything
- *                                   of it is applied
+ *   DATA/pods/<uid>/allocated.slots resize.h's allocation (JSON), durable before anything of it
+ *                                   is applied: a base/slot-file.h record, one data flush per
+ *                                   write (a data folder of before it holds allocated.json,
+ *                                   read once and moved into the slots)
  *   DATA/pods/<uid>/actuated.json   resize.h's actuated state, rewritten once per plan, after
  *                                   its steps, atomically (rename) but not fsynced: losing it,
  *                                   or the last plan's steps of it, only repeats idempotent
@@ -27,6 +29,7 @@
 #include "base/json.h"
 #include "base/metrics.h"
 #include "base/quantity.h"
+#include "base/slot-file.h"
 #include "base/timeutil.h"
 #include "node/cgroup/cgroup.h"
 #include "node/node-metrics.h"
@@ -35,40 +38,84 @@
 #include "node/volume/emptydir.h"
 #include "node/volume/storage-metrics.h"
 
-#define ALLOCATED_FILE "allocated.json"
-#define ACTUATED_FILE  "actuated.json"
+#define ALLOCATED_FILE        "allocated.slots"
+#define ALLOCATED_LEGACY_FILE "allocated.json"
+#define ACTUATED_FILE         "actuated.json"
 /* a failed step is retried after 1 s, doubling to 30 s, until it succeeds or is superseded */
 #define RESIZE_RETRY_INITIAL_S 1
 #define RESIZE_RETRY_MAX_S     30
 
-/* durable: fsynced before it returns (allocated.json); else only atomic (actuated.json). */
-static int write_checkpoint(const struct pod_memory *p, const char *name, const json_t *v,
-                            bool durable, struct error **reterr)
+/* actuated.json: atomic, not durable */
+static int write_actuated(const struct pod_memory *p)
 {
-        int dfd = open(p->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        cleanup_close int dfd = open(p->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+        if (dfd < 0)
+                return -errno;
+        return fs_write_json_replace(dfd, ACTUATED_FILE, p->actuated);
+}
+
+static json_t *read_actuated(const struct pod_memory *p, int *ret_err)
+{
+        cleanup_close int dfd = open(p->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        json_t *v = NULL;
+
+        *ret_err = dfd < 0 ? -errno : fs_read_json_at(dfd, ACTUATED_FILE, &v);
+        return v;
+}
+
+/* The allocation made durable as the pod's next slot record (p->allocation_seq). */
+static int write_allocation(struct pod_memory *p, const json_t *allocation, struct error **reterr)
+{
+        cleanup_close int dfd = open(p->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        cleanup_free char *s = json_dumps(allocation, JSON_COMPACT);
         int r;
 
         if (dfd < 0)
                 return error_set(reterr, errno, "open %s: %m", p->dir);
-        r = durable ? fs_write_json_atomic(dfd, name, v) : fs_write_json_replace(dfd, name, v);
-        (void) close(dfd);
+        if (!s)
+                return error_set(reterr, ENOMEM, "encode the allocation of %s", p->dir);
+        r = slot_file_write(dfd, ALLOCATED_FILE, &p->allocation_seq, s, strlen(s));
         if (r < 0)
-                return error_set(reterr, -r, "write %s/%s: %s", p->dir, name, strerror(-r));
+                return error_set(reterr, -r, "write %s/%s: %s", p->dir, ALLOCATED_FILE,
+                                 strerror(-r));
         return 0;
 }
 
-static json_t *read_checkpoint(const struct pod_memory *p, const char *name, int *ret_err)
+/* The allocation on disk and its record's number; -ENOENT for a pod never allocated. A data
+ * folder of before the slots holds allocated.json: it is read, written as the first record and
+ * removed. */
+static int read_allocation(struct pod_memory *p, json_t **ret, struct error **reterr)
 {
-        int dfd = open(p->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        json_t *v = NULL;
+        cleanup_close int dfd = open(p->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        cleanup_free char *s = NULL;
+        size_t len;
+        int r;
 
-        if (dfd < 0) {
-                *ret_err = -errno;
-                return NULL;
+        if (dfd < 0)
+                return error_set(reterr, errno, "open %s: %m", p->dir);
+        r = slot_file_read(dfd, ALLOCATED_FILE, &s, &len, &p->allocation_seq);
+        if (r == 0) {
+                *ret = json_loadb(s, len, 0, NULL);
+                return *ret ? 0
+                            : error_set(reterr, EBADMSG, "%s/%s: not JSON", p->dir, ALLOCATED_FILE);
         }
-        *ret_err = fs_read_json_at(dfd, name, &v);
-        (void) close(dfd);
-        return v;
+        if (r != -ENOENT)
+                return error_set(reterr, -r, "read %s/%s: %s", p->dir, ALLOCATED_FILE,
+                                 strerror(-r));
+        r = fs_read_json_at(dfd, ALLOCATED_LEGACY_FILE, ret);
+        if (r == -ENOENT)
+                return r;
+        if (r < 0)
+                return error_set(reterr, -r, "read %s/%s: %s", p->dir, ALLOCATED_LEGACY_FILE,
+                                 strerror(-r));
+        r = write_allocation(p, *ret, reterr);
+        if (r < 0) {
+                json_decref(TAKE_PTR(*ret));
+                return r;
+        }
+        (void) unlinkat(dfd, ALLOCATED_LEGACY_FILE, 0);
+        return 0;
 }
 
 static void count_requests(struct pod_memory *p, const json_t *pod)
@@ -90,22 +137,22 @@ int pod_allocation_load(struct pod_host *h, struct pod_memory *p, const json_t *
         int r;
 
         if (!p->allocation) {
-                json_t *allocation = read_checkpoint(p, ALLOCATED_FILE, &r);
+                json_t *allocation = NULL;
 
+                r = read_allocation(p, &allocation, reterr);
                 if (r == -ENOENT) {
                         /* K8S: a new pod is allocated what it asks for (the scheduler placed it) */
                         struct pod_spec *spec = pod_spec_of(p, pod);
 
                         allocation =
                                 spec ? json_incref(spec->desired) : resize_allocation_from_pod(pod);
-                        r = write_checkpoint(p, ALLOCATED_FILE, allocation, true, reterr);
+                        r = write_allocation(p, allocation, reterr);
                         if (r < 0) {
                                 json_decref(allocation);
                                 return r;
                         }
                 } else if (r < 0) {
-                        return error_set(reterr, -r, "read %s/%s: %s", p->dir, ALLOCATED_FILE,
-                                         strerror(-r));
+                        return r;
                 }
                 /* the resync's pod_host_sync_order reads it */
                 pthread_mutex_lock(&h->pods_lock);
@@ -114,7 +161,7 @@ int pod_allocation_load(struct pod_host *h, struct pod_memory *p, const json_t *
                 pthread_mutex_unlock(&h->pods_lock);
         }
         if (!p->actuated) {
-                p->actuated = read_checkpoint(p, ACTUATED_FILE, &r);
+                p->actuated = read_actuated(p, &r);
                 /* not fsynced: after a power loss it may be empty or torn, which is as if it
                  * were lost (every step is repeated; each is idempotent) */
                 if (r == -ENOENT || r == -EBADMSG)
@@ -162,7 +209,7 @@ static void persist_actuated(struct pod_memory *p)
         /* A failed or lost write only means a step may be repeated after a restart: steps are
          * idempotent. Hence no fsync: a killed process leaves the page cache, and so the last
          * rename, behind; only a power loss can take it. */
-        (void) write_checkpoint(p, ACTUATED_FILE, p->actuated, false, NULL);
+        (void) write_actuated(p);
         p->actuated_unsaved = false;
 }
 
@@ -349,7 +396,7 @@ void pod_resize_admit(struct step *s)
         pthread_mutex_unlock(&h->pods_lock);
         pthread_mutex_unlock(&h->admit_lock);
         /* The allocation is durable before anything of it is applied. */
-        r = write_checkpoint(p, ALLOCATED_FILE, desired, true, NULL);
+        r = write_allocation(p, desired, NULL);
         if (r < 0) {
                 pthread_mutex_lock(&h->pods_lock);
                 p->alloc_milli_cpu = old_milli_cpu;

@@ -69,7 +69,8 @@ struct pod_memory {
         json_t *payload_digests; /* volume name -> payload_digest of what was last written */
         /* resize (pod-resize.c) */
         struct pod_spec *spec;   /* the typed spec of the latest generation seen (pod-spec.h) */
-        json_t *allocation;      /* allocated.json: what the node agreed to run */
+        json_t *allocation;      /* allocated.slots: what the node agreed to run */
+        uint64_t allocation_seq; /* its record's number in allocated.slots (0: none yet) */
         json_t *actuated;        /* actuated.json: what the kernel was last told */
         bool actuated_unsaved;   /* actuated has steps actuated.json has not (pod_actuated_flush) */
         unsigned allocation_gen; /* bumped whenever the allocation changes */
@@ -143,8 +144,8 @@ struct pod_host {
         /* K8S: the kubelet's allocation manager admits one resize at a time (its podResizeMutex):
          * the sum of the other pods' allocations and this pod's new one are one decision
          * (pod-resize.c pod_resize_admit). Held until the accepted pod's requests count (at the
-         * larger of old and new while its allocated.json is being made durable), not across
-         * that write: the pods of a burst fsync theirs at once. */
+         * larger of old and new while its allocation is being made durable), not across
+         * that write: the pods of a burst flush theirs at once. */
         pthread_mutex_t admit_lock;
         /* loop_lock: the loop devices of claim volumes (pod-claims.c): two pods of one claim
          * must not attach it twice (two devices for one file), nor one detach or grow it while
@@ -213,7 +214,7 @@ void pod_userns_release(struct pod_host *h, const char *uid, uint32_t base);
 int pod_userns_recorded(const char *pod_dir, uint32_t *ret_base);
 
 /* pod-resize.c */
-/* Loads allocated.json and actuated.json of a prepared pod, or writes the first allocation (the
+/* Loads allocated.slots and actuated.json of a prepared pod, or writes the first allocation (the
  * spec's) and an empty actuated state. Idempotent. */
 int pod_allocation_load(struct pod_host *h, struct pod_memory *p, const json_t *pod,
                         struct error **reterr);

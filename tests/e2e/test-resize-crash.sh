@@ -35,6 +35,22 @@ for _ in $(seq 1 100); do [ "$(ls "$vol" | wc -l)" = 4 ] && break; sleep 0.1; do
 sleep 0.5
 sums=$(cd "$vol" && md5sum f*)
 
+# slot_payload FILE: the newest record of a slot file (src/base/slot-file.h: two slots, each a
+# 32-byte header of magic, sequence number, length and checksum, then the payload)
+slot_payload() {
+        local half s0 l0 s1 l1
+        half=$(($(stat -c %s "$1") / 2))
+        read -r s0 l0 < <(od -An -t u8 -j 8 -N 16 "$1")
+        read -r s1 l1 < <(od -An -t u8 -j $((half + 8)) -N 16 "$1")
+        if [ "$s1" -gt "$s0" ]; then
+                tail -c +$((half + 33)) "$1" | head -c "$l1"
+        else
+                tail -c +33 "$1" | head -c "$l0"
+        fi
+}
+pod_dir="$SERVER_DIR/data/pods/$uid"
+small_allocation=$(slot_payload "$pod_dir/allocated.slots")
+
 # state: "<pod memory limit> <container memory limit> <tmpfs size>", all in bytes
 state() {
         local pod ctr
@@ -101,6 +117,25 @@ for point in resize-allocated resize-step-1 resize-step-2 resize-step-3 resize-s
                 "$(jp combo '{.status.containerStatuses[0].containerID} {.status.containerStatuses[0].restartCount}')"
         if [ "$direction" = up ]; then direction=down; else direction=up; fi
 done
+
+# A data folder written before allocated.slots holds allocated.json: it is the allocation the
+# restarted agent starts from. Given the small one while the spec asks for the big, the agent
+# admits the big as a resize (one more ResizeStarted; none had it ignored the file).
+started() {
+        k get events --field-selector involvedObject.name=combo,reason=ResizeStarted \
+                -o jsonpath='{range .items[*]}{.count}{" "}{end}' | awk '{for (i = 1; i <= NF; i++) n += $i} END {print n + 0}'
+}
+before=$(started)
+server_stop
+rm "$pod_dir/allocated.slots"
+printf '%s' "$small_allocation" >"$pod_dir/allocated.json"
+node_start --feature-gates "$GATES" >/dev/null
+until_equal "legacy allocated.json: read as the allocation (the big one admitted again)" \
+        "$((before + 1))" started
+check_equal "legacy allocated.json: moved into allocated.slots" "allocated.slots" \
+        "$(cd "$pod_dir" && ls allocated.*)"
+check_equal "legacy allocated.json: the host keeps the big resize" "$BIG" "$(state)"
+check_equal "legacy allocated.json: no file lost" "$sums" "$(cd "$vol" && md5sum f*)"
 
 check "delete the pod" k delete pod combo --timeout=60s
 tap_done

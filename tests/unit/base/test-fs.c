@@ -1,6 +1,8 @@
 /* test-fs.c: the state-file writers of base/fs.h: the durable one and the atomic-only one
  * (actuated.json's) both replace a file whole, leave no temporary file behind, refuse a
- * symbolic link in the name's place, and read back as what they wrote. */
+ * symbolic link in the name's place, and read back as what they wrote; and base/slot-file.h's
+ * two slots (allocated.slots'): written in place, a torn newest slot read as the record before
+ * it, grown when a record outgrows them, the sequence kept on a failed write. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -19,6 +21,7 @@
 #include "base/fs.h"
 #include "base/json.h"
 #include "base/macro.h"
+#include "base/slot-file.h"
 
 struct dir {
         char path[64];
@@ -144,6 +147,131 @@ static void test_torn_json_is_ebadmsg(void **state)
         assert_null(got);
 }
 
+static void slot_read_equal(const struct dir *d, const char *want, uint64_t want_seq)
+{
+        cleanup_free char *got = NULL;
+        uint64_t seq = 0;
+        size_t len = 0;
+
+        assert_int_equal(slot_file_read(d->fd, "a.slots", &got, &len, &seq), 0);
+        assert_string_equal(got, want);
+        assert_int_equal(len, strlen(want));
+        assert_int_equal(seq, want_seq);
+}
+
+/* the first write makes the file (two 4 KiB slots); the next ones overwrite it in place */
+static void test_slots_write_in_place(void **state)
+{
+        struct dir *d = *state;
+        uint64_t seq = 0;
+        struct stat first, later;
+        char names[256];
+
+        assert_int_equal(slot_file_write(d->fd, "a.slots", &seq, "{\"a\":1}", 7), 0);
+        assert_int_equal(seq, 1);
+        assert_int_equal(fstatat(d->fd, "a.slots", &first, 0), 0);
+        assert_int_equal(first.st_size, 8192);
+        slot_read_equal(d, "{\"a\":1}", 1);
+        for (int i = 2; i <= 5; i++) {
+                char rec[32];
+
+                (void) snprintf(rec, sizeof(rec), "{\"a\":%d}", i);
+                assert_int_equal(slot_file_write(d->fd, "a.slots", &seq, rec, strlen(rec)), 0);
+                assert_int_equal(seq, (uint64_t) i);
+                slot_read_equal(d, rec, seq);
+        }
+        assert_int_equal(fstatat(d->fd, "a.slots", &later, 0), 0);
+        assert_int_equal(later.st_ino, first.st_ino);
+        assert_int_equal(later.st_size, 8192);
+        assert_int_equal(entries(d, names, sizeof(names)), 1);
+        assert_string_equal(names, "a.slots ");
+}
+
+/* a byte of the newest slot changed (what a power loss can leave of a write in progress): the
+ * record before it is read, and the next write goes into the same slot again */
+static void test_slots_torn_newest_reads_previous(void **state)
+{
+        struct dir *d = *state;
+        cleanup_close int fd = -1;
+        uint64_t seq = 0;
+
+        assert_int_equal(slot_file_write(d->fd, "a.slots", &seq, "first", 5), 0);
+        assert_int_equal(slot_file_write(d->fd, "a.slots", &seq, "second", 6), 0);
+        assert_int_equal(seq, 2);
+        fd = openat(d->fd, "a.slots", O_WRONLY | O_CLOEXEC);
+        assert_true(fd >= 0);
+        /* record 2 is in slot 0: its payload starts after the 32-byte header */
+        assert_int_equal(pwrite(fd, "X", 1, 34), 1);
+        slot_read_equal(d, "first", 1);
+        seq = 1;
+        assert_int_equal(slot_file_write(d->fd, "a.slots", &seq, "third", 5), 0);
+        slot_read_equal(d, "third", 2);
+        /* its header torn: the same */
+        assert_int_equal(pwrite(fd, "\xff", 1, 9), 1);
+        slot_read_equal(d, "first", 1);
+}
+
+static void test_slots_none_valid(void **state)
+{
+        struct dir *d = *state;
+        char *got = NULL;
+        size_t len;
+        uint64_t seq = 7;
+        char zeros[8192] = { 0 };
+
+        assert_int_equal(slot_file_read(d->fd, "a.slots", &got, &len, &seq), -ENOENT);
+        assert_int_equal(fs_write_file_replace(d->fd, "a.slots", "", 0), 0);
+        assert_int_equal(slot_file_read(d->fd, "a.slots", &got, &len, &seq), -EBADMSG);
+        assert_int_equal(fs_write_file_replace(d->fd, "a.slots", zeros, sizeof(zeros)), 0);
+        assert_int_equal(slot_file_read(d->fd, "a.slots", &got, &len, &seq), -EBADMSG);
+        assert_int_equal(fs_write_file_replace(d->fd, "a.slots", "{\"a\":1}", 7), 0);
+        assert_int_equal(slot_file_read(d->fd, "a.slots", &got, &len, &seq), -EBADMSG);
+        assert_null(got);
+        assert_int_equal(seq, 7);
+}
+
+/* a record larger than the slots makes the file anew with larger ones; records stay in order */
+static void test_slots_grow(void **state)
+{
+        struct dir *d = *state;
+        cleanup_free char *big = xmalloc(10000);
+        uint64_t seq = 0;
+        struct stat st;
+
+        memset(big, 'b', 9999);
+        big[9999] = '\0';
+        assert_int_equal(slot_file_write(d->fd, "a.slots", &seq, "small", 5), 0);
+        assert_int_equal(slot_file_write(d->fd, "a.slots", &seq, big, 9999), 0);
+        assert_int_equal(fstatat(d->fd, "a.slots", &st, 0), 0);
+        assert_int_equal(st.st_size, 2 * 12288);
+        slot_read_equal(d, big, 2);
+        assert_int_equal(slot_file_write(d->fd, "a.slots", &seq, "small again", 11), 0);
+        slot_read_equal(d, "small again", 3);
+        assert_int_equal(slot_file_write(d->fd, "a.slots", &seq, big, SLOT_FILE_MAX + 1), -EFBIG);
+        assert_int_equal(seq, 3);
+}
+
+/* a failed write leaves the sequence where it was (a retry never overwrites the last good
+ * record's slot); a symbolic link in the file's place is never written through */
+static void test_slots_failure_keeps_sequence(void **state)
+{
+        struct dir *d = *state;
+        cleanup_free char *target = xasprintf("%s/target", d->path);
+        cleanup_free char *got = NULL;
+        uint64_t seq = 0;
+
+        assert_int_equal(slot_file_write(d->fd, "a.slots", &seq, "one", 3), 0);
+        assert_int_equal(slot_file_write(-1, "a.slots", &seq, "two", 3), -EBADF);
+        assert_int_equal(seq, 1);
+        assert_int_equal(fs_write_file_replace(d->fd, "target", "old", 3), 0);
+        assert_int_equal(unlinkat(d->fd, "a.slots", 0), 0);
+        assert_int_equal(symlinkat(target, d->fd, "a.slots"), 0);
+        assert_int_equal(slot_file_write(d->fd, "a.slots", &seq, "two", 3), -ELOOP);
+        assert_int_equal(seq, 1);
+        assert_int_equal(fs_read_file_at(d->fd, "target", 64, &got, NULL), 0);
+        assert_string_equal(got, "old");
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -153,6 +281,12 @@ int main(void)
                 cmocka_unit_test_setup_teardown(test_replace_never_follows_a_link, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_replace_reports_errno, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_torn_json_is_ebadmsg, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_slots_write_in_place, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_slots_torn_newest_reads_previous, setup,
+                                                teardown),
+                cmocka_unit_test_setup_teardown(test_slots_none_valid, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_slots_grow, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_slots_failure_keeps_sequence, setup, teardown),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);
