@@ -6,8 +6,9 @@
 # is measured here), waits for them Running, lets serve idle SETTLE seconds and records:
 #   serve: VmRSS split anon/file/shmem, threads, malloc's arenas and their bytes (gdb calls
 #          malloc_stats() in it when gdb is here; the output lands in the server's log), and
-#          how much of it SQLite holds (sqlite3_memory_used()), and its CPU per second while it
-#          idled those SETTLE seconds;
+#          how much of it SQLite holds (sqlite3_memory_used()), its CPU per second while it
+#          idled those SETTLE seconds, and its VmRSS sampled every second of their second half
+#          (min, median, max: the heap breathes between malloc_trim()s);
 #   helpers: every process of the pods' `supervise` (sandbox pid 1 and container supervisors):
 #          RSS and PSS summed, per pod; and one helper's PSS by mapping (smaps).
 # RSS and PSS do not depend on the machine's load; the load average is recorded all the same.
@@ -55,14 +56,22 @@ helpers() {
 }
 
 # settle: sleeps SETTLE seconds and sets IDLE_CPU to serve's CPU time (user + system) per second
-# over them, in ms (clock ticks of /proc/PID/stat)
+# over them, in ms (clock ticks of /proc/PID/stat), and IDLE_RSS to its VmRSS over their second half
 settle() {
         local hz t0 t1
         hz=$(getconf CLK_TCK)
         t0=$(awk '{print $14 + $15}' "/proc/$SERVER_PID/stat")
-        sleep "$SETTLE"
+        : >"$SERVER_DIR/rss-samples"
+        for _ in $(seq 1 "$SETTLE"); do
+                sleep 1
+                awk '$1 == "VmRSS:" {print $2}' "/proc/$SERVER_PID/status" >>"$SERVER_DIR/rss-samples"
+        done
         t1=$(awk '{print $14 + $15}' "/proc/$SERVER_PID/stat")
         IDLE_CPU=$(awk -v d=$((t1 - t0)) -v hz="$hz" -v s="$SETTLE" 'BEGIN {printf "%.1f", d * 1000 / hz / s}')
+        # the RSS over the settle's second half (the first holds the creation's aftermath)
+        IDLE_RSS=$(tail -n "$(((SETTLE + 1) / 2))" "$SERVER_DIR/rss-samples" | sort -n |
+                awk '{v[NR] = $1} END {printf "min %.1f, median %.1f, max %.1f MiB (%d samples, 1 s apart)",
+                        v[1] / 1024, v[int((NR + 1) / 2)] / 1024, v[NR] / 1024, NR}')
 }
 
 measure() {
@@ -71,6 +80,7 @@ measure() {
         echo
         echo "serve (pid $SERVER_PID): $(awk '/^(VmRSS|RssAnon|RssFile|RssShmem|Threads):/ {printf "%s %s %s; ", $1, $2, $3}' "/proc/$SERVER_PID/status")"
         echo "serve's CPU over the last $SETTLE s idle: $IDLE_CPU ms per second"
+        echo "serve's VmRSS over the last $(((SETTLE + 1) / 2)) s idle: $IDLE_RSS"
         if command -v gdb >/dev/null; then
                 local before
                 before=$(wc -l <"$SERVER_DIR/server.log")
@@ -125,6 +135,7 @@ measure_idle() {
         echo
         echo "serve (pid $SERVER_PID): $(awk '/^(VmRSS|RssAnon|RssFile|RssShmem|Threads):/ {printf "%s %s %s; ", $1, $2, $3}' "/proc/$SERVER_PID/status")"
         echo "serve's CPU over the last $SETTLE s idle: $IDLE_CPU ms per second"
+        echo "serve's VmRSS over the last $(((SETTLE + 1) / 2)) s idle: $IDLE_RSS"
         echo
 }
 measure_idle
