@@ -133,7 +133,11 @@ static int on_pod_event(void *ud, const char *type, json_t *pod)
         else
                 json_object_set(a->pods, uid, pod);
         pthread_mutex_unlock(&a->lock);
-        /* this pod only: its worker reads the map when it takes it */
+        /* this pod only: its worker reads the map when it takes it; the echo of the agent's own
+         * status write only waits for the resync (a resize's step would otherwise run twice,
+         * the second finding nothing to do) */
+        if (streq(type, "MODIFIED") && status_sender_wrote(a->sender, pod))
+                return 0;
         pod_queue_mark(a->queue, uid);
         return 0;
 }

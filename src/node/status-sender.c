@@ -480,6 +480,22 @@ json_t *status_sender_latest(struct status_sender *s, const json_t *pod)
         return ret;
 }
 
+bool status_sender_wrote(struct status_sender *s, const json_t *pod)
+{
+        const char *uid = json_path_string(pod, "metadata.uid");
+        uint64_t rv = rv_number(json_path_string(pod, "metadata.resourceVersion"));
+        struct pod_entry *e;
+        bool wrote;
+
+        if (!uid || rv == 0)
+                return false;
+        pthread_mutex_lock(&s->lock);
+        e = entry_find(s, uid);
+        wrote = e && e->sent_rv == rv;
+        pthread_mutex_unlock(&s->lock);
+        return wrote;
+}
+
 void status_sender_status(struct status_sender *s, const json_t *pod, json_t *status)
 {
         struct pod_entry *e;

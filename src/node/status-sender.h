@@ -38,6 +38,12 @@ struct status_sender *status_sender_stop(struct status_sender *s, long flush_ms)
  * manager's cache, not from the informer's possibly older copy. */
 json_t *status_sender_latest(struct status_sender *s, const json_t *pod);
 
+/* Whether pod (its uid and metadata.resourceVersion) is the object the sender's last status
+ * write of it produced: the watch's echo of the agent's own write, which tells the agent
+ * nothing it did not decide (a change by anyone else between is a version, and an event, of
+ * its own, delivered before). */
+bool status_sender_wrote(struct status_sender *s, const json_t *pod);
+
 /* Queues status (the whole pod status; the reference is taken) to be written to pod's status
  * subresource with a merge patch; replaces a status of the same pod not yet sent. */
 void status_sender_status(struct status_sender *s, const json_t *pod, json_t *status);
