@@ -3,7 +3,8 @@
  * PATCH: a held pod does not hold up another, the latest status wins, a pod's writes are never
  * reordered, the status handed in is not changed by sending it, repeated events are counted into
  * one, a 503 is retried, the final delete follows the status, stopping with a write that never
- * gets an answer ends, and the pods' statuses go out before events queued with them. */
+ * gets an answer ends, the pods' statuses go out before events queued with them, and the
+ * version a status write answered is known as the sender's own (the watch's echo of it). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -76,8 +77,9 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *conn, const cha
                 fail_c--;
                 status = 503;
         }
-        json_array_append_new(seen, json_pack("{s:s, s:s, s:s, s:i}", "method", method, "url", url,
-                                              "body", cs->body.buf ?: "", "code", (int) status));
+        json_array_append_new(seen, json_pack("{s:s, s:s, s:s, s:i, s:i}", "method", method, "url",
+                                              url, "body", cs->body.buf ?: "", "code", (int) status,
+                                              "rv", (int) rv_counter));
         pthread_cond_broadcast(&changed);
         text = xasprintf("{\"metadata\":{\"resourceVersion\":\"%u\"}}", rv_counter++);
         pthread_mutex_unlock(&lock);
@@ -233,6 +235,29 @@ static void test_sender(void **state)
                 pthread_mutex_unlock(&lock);
                 assert_true(json_is_null(json_path(body, "status.resize")));
                 assert_true(json_equal(b_latest, want));
+        }
+        {
+                /* the version b's PATCH answered is the sender's own write; another is not */
+                cleanup_json json_t *echo = pod("b"), *older = pod("b"), *other = pod("zz");
+                cleanup_free char *rv = NULL;
+                bool wrote = false;
+
+                pthread_mutex_lock(&lock);
+                json_array_foreach(seen, i, r)
+                        if (strstr(json_string_value(json_object_get(r, "url")), "/pods/b/"))
+                                rv = xasprintf("%lld", (long long) json_integer_value(
+                                                               json_object_get(r, "rv")));
+                pthread_mutex_unlock(&lock);
+                json_object_set_new(json_object_get(echo, "metadata"), "resourceVersion",
+                                    json_string(rv));
+                json_object_set_new(json_object_get(other, "metadata"), "resourceVersion",
+                                    json_string(rv));
+                /* the answer reaches the sender after the server recorded the request */
+                for (int k = 0; k < 2000 && !(wrote = status_sender_wrote(s, echo)); k++)
+                        (void) usleep(10 * 1000);
+                assert_true(wrote);
+                assert_false(status_sender_wrote(s, older));
+                assert_false(status_sender_wrote(s, other));
         }
 
         pthread_mutex_lock(&lock);
