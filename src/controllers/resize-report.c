@@ -30,6 +30,9 @@ void resize_report_forget_gone(json_t *seen, const json_t *pods)
         void *tmp;
         json_t *p, *v;
 
+        /* most passes have nothing recorded: no set of every pod's uid to build */
+        if (json_object_size(seen) == 0)
+                return;
         json_object_foreach((json_t *) pods, key, p) {
                 json_object_set_new(uids, json_path_string_or_empty(p, "metadata.uid"),
                                     json_true());
