@@ -182,8 +182,8 @@ static int cmd_floor(const char *root, const char *dir, size_t runs)
         cleanup_free char *ckdir = xasprintf("%s/checkpoint", dir);
         double *cg_us = xcalloc(runs, sizeof(double)), *mnt_us = xcalloc(runs, sizeof(double)),
                *ck_us = xcalloc(runs, sizeof(double)), *slot_us = xcalloc(runs, sizeof(double)),
-               *up_us = xcalloc(runs, sizeof(double)),
-               *down_us = xcalloc(runs, sizeof(double)), *file_us[3];
+               *up_us = xcalloc(runs, sizeof(double)), *down_us = xcalloc(runs, sizeof(double)),
+               *file_us[3];
         size_t n_up = 0, n_down = 0;
         static const char checkpoint[] =
                 "{\"ContainerResources\":{\"c\":{\"requests\":{\"cpu\":\"10m\",\"memory\":"
@@ -889,7 +889,7 @@ static const char *const probe_names[P_MAX] = {
  * these across files. */
 static const char *const probe_funcs[P_MAX] = {
         "on_pod_event",          "pod_queue_take",       "pod_worker_sync",   "pod_resize_admit",
-        "pod_resize_actuate",    "slot_file_write", "cgroup_set_limits", "emptydir_resize",
+        "pod_resize_actuate",    "slot_file_write",      "cgroup_set_limits", "emptydir_resize",
         "fs_write_json_replace", "status_sender_status", "send_status",       "sync_all",
 };
 

@@ -104,6 +104,7 @@ static int write_in_place(int dirfd, const char *name, uint64_t seq, const char 
         cleanup_free char *slot = NULL;
         size_t slot_size, n;
         struct stat st;
+        int r;
 
         if (fd < 0)
                 return errno == ENOENT ? 1 : -errno;
@@ -116,16 +117,11 @@ static int write_in_place(int dirfd, const char *name, uint64_t seq, const char 
         n = sizeof(struct slot_header) + len;
         slot = xmalloc(n);
         slot_fill(slot, seq, data, len);
-        for (size_t done = 0; done < n;) {
-                ssize_t w =
-                        pwrite(fd, slot + done, n - done, (off_t) ((seq % 2) * slot_size + done));
-
-                if (w < 0 && errno == EINTR)
-                        continue;
-                if (w < 0)
-                        return -errno;
-                done += (size_t) w;
-        }
+        if (lseek(fd, (off_t) ((seq % 2) * slot_size), SEEK_SET) < 0)
+                return -errno;
+        r = fs_write_all(fd, slot, n);
+        if (r < 0)
+                return r;
         return fdatasync(fd) < 0 ? -errno : 0;
 }
 
