@@ -298,7 +298,7 @@ static int cmd_floor(const char *root, const char *dir, size_t runs)
 
                 t0 = now_ns();
                 r = slot_file_write(ckfd, "allocated.slots", &slot_seq, checkpoint,
-                                    sizeof(checkpoint) - 1);
+                                    sizeof(checkpoint) - 1, SLOT_FILE_DURABLE);
                 t1 = now_ns();
                 if (r < 0)
                         die("slot checkpoint write: %s", strerror(-r));
@@ -869,10 +869,10 @@ enum probe {
         P_STEP,    /* pod_worker_sync: one pod's step (a worker) */
         P_ADMIT,   /* pod_resize_admit */
         P_ACTUATE, /* pod_resize_actuate */
-        P_CKPT,    /* slot_file_write: the allocation made durable */
+        P_CKPT,    /* write_allocation: the allocation made durable (a flushed slot record) */
         P_CGSET,   /* cgroup_set_limits */
         P_REMOUNT, /* emptydir_resize */
-        P_RECORD,  /* fs_write_json_replace: actuated.json rewritten, atomic, not fsynced */
+        P_RECORD,  /* write_actuated: the actuated state's slot record, not flushed */
         P_HANDOFF, /* status_sender_status: the worker hands the pod's status to the sender */
         P_SEND,    /* send_status: a sender thread's status PATCH, request and answer */
         P_PASS,    /* sync_all: the periodic resync, which marks every pod dirty */
@@ -884,13 +884,13 @@ static const char *const probe_names[P_MAX] = {
         "cgset", "remount", "record", "handoff", "send",    "pass",
 };
 /* The functions of flexlet serve they are placed on (agent.c keeps sync_all, status-sender.c
- * send_status out of line for this). A uprobe fires on calls through the symbol only:
- * a function inlined into its caller in its own file would record nothing; pod-resize.c calls
- * these across files. */
+ * send_status and pod-resize.c write_allocation and write_actuated out of line for this). A
+ * uprobe fires on calls through the symbol only: a function inlined into its caller in its own
+ * file would record nothing; the others are called across files. */
 static const char *const probe_funcs[P_MAX] = {
         "on_pod_event",          "pod_queue_take",       "pod_worker_sync",   "pod_resize_admit",
-        "pod_resize_actuate",    "slot_file_write",      "cgroup_set_limits", "emptydir_resize",
-        "fs_write_json_replace", "status_sender_status", "send_status",       "sync_all",
+        "pod_resize_actuate", "write_allocation",     "cgroup_set_limits", "emptydir_resize",
+        "write_actuated",     "status_sender_status", "send_status",       "sync_all",
 };
 
 static int cmd_probes(void)

@@ -271,7 +271,7 @@ fi
 # api_handle: the threads), each checked in the binary's debug information before the profile
 # (inlined ones included): a rename fails the benchmark by name instead of charging nothing to it.
 PROFILE_FUNCS="sync_all pod_worker_sync pod_host_sync_order memory_volume_sizes resize_pod_with_allocation
-observe pod_resize_actuate pod_resize_admit pod_status_build slot_file_write api_client_request
+observe pod_resize_actuate pod_resize_admit pod_status_build write_allocation write_actuated api_client_request
 send_status volume_over_limit runtime_sandbox_running schedule_pass registry_patch"
 PROFILE_FUNCS=$(echo $PROFILE_FUNCS) # one line
 # profile_breakdown PERF_SCRIPT_OUTPUT: each sample of `perf script -F tid,ip,sym` (callchains)
@@ -536,7 +536,7 @@ out="bench/results/resize-$(date -u +%F).md"
                 echo "agent's watch (on_pod_event) marks the pod dirty, a pod worker takes it (pod_queue_take) and"
                 echo "steps it (pod_worker_sync), hands its status to the status sender (status_sender_status),"
                 echo "one of whose threads sends the PATCH (send_status); the resize's own step is the one that"
-                echo "made its allocation durable (slot_file_write), the PATCH the first to start after its"
+                echo "made its allocation durable (write_allocation), the PATCH the first to start after its"
                 echo "hand-off. What the probes cost: p50 $(f trace.limits.e2e.latency_ms.p50) (limits)"
                 echo "and $(f trace.volume.e2e.latency_ms.p50) (volume) traced, $(f trace.limits.control.latency_ms.p50) and $(f trace.volume.control.latency_ms.p50) in the same series run untraced just before"
                 echo "(the burst: $(f trace.burst.e2e.total_ms 0) against $(f trace.burst.control.total_ms 0)). The breakdown below is of the traced runs;"

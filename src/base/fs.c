@@ -107,15 +107,6 @@ int fs_write_json_atomic(int dirfd, const char *name, const json_t *j)
         return fs_write_file_atomic(dirfd, name, s, strlen(s));
 }
 
-int fs_write_json_replace(int dirfd, const char *name, const json_t *j)
-{
-        cleanup_free char *s = json_dumps(j, JSON_COMPACT);
-
-        if (!s)
-                return -ENOMEM;
-        return fs_write_file_replace(dirfd, name, s, strlen(s));
-}
-
 int fs_read_file_at(int dirfd, const char *name, size_t max, char **ret, size_t *ret_len)
 {
         cleanup_close int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);

@@ -26,7 +26,6 @@ int fs_write_json_atomic(int dirfd, const char *name, const json_t *j);
  * may leave the old content, or an empty or partial file. Only for state whose loss repeats
  * idempotent work (the readers take an unreadable file as absent). */
 int fs_write_file_replace(int dirfd, const char *name, const char *data, size_t len);
-int fs_write_json_replace(int dirfd, const char *name, const json_t *j);
 /* Reads a whole small file (NUL-terminated, at most max bytes: -EFBIG beyond). */
 int fs_read_file_at(int dirfd, const char *name, size_t max, char **ret, size_t *ret_len);
 /* Reads a JSON file of at most FS_JSON_FILE_MAX bytes; -EBADMSG when it does not parse. */

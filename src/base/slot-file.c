@@ -98,7 +98,8 @@ static void slot_fill(char *slot, uint64_t seq, const char *data, size_t len)
 
 /* the record into its slot of the existing file, when the file's slots can hold it; 1 when
  * they cannot (the caller makes the file anew) */
-static int write_in_place(int dirfd, const char *name, uint64_t seq, const char *data, size_t len)
+static int write_in_place(int dirfd, const char *name, uint64_t seq, const char *data, size_t len,
+                          enum slot_file_flush flush)
 {
         cleanup_close int fd = openat(dirfd, name, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
         cleanup_free char *slot = NULL;
@@ -120,12 +121,13 @@ static int write_in_place(int dirfd, const char *name, uint64_t seq, const char 
         if (lseek(fd, (off_t) ((seq % 2) * slot_size), SEEK_SET) < 0)
                 return -errno;
         r = fs_write_all(fd, slot, n);
-        if (r < 0)
+        if (r < 0 || flush == SLOT_FILE_CACHED)
                 return r;
         return fdatasync(fd) < 0 ? -errno : 0;
 }
 
-int slot_file_write(int dirfd, const char *name, uint64_t *seq, const char *data, size_t len)
+int slot_file_write(int dirfd, const char *name, uint64_t *seq, const char *data, size_t len,
+                    enum slot_file_flush flush)
 {
         uint64_t next = *seq + 1;
         int r = 1;
@@ -133,14 +135,16 @@ int slot_file_write(int dirfd, const char *name, uint64_t *seq, const char *data
         if (len > SLOT_FILE_MAX)
                 return -EFBIG;
         if (*seq > 0)
-                r = write_in_place(dirfd, name, next, data, len);
+                r = write_in_place(dirfd, name, next, data, len, flush);
         if (r > 0) {
                 /* anew: both slots, the other one empty (the record is the newest) */
                 size_t slot_size = slot_size_for(len);
                 cleanup_free char *file = xcalloc(2, slot_size);
 
                 slot_fill(file + (next % 2) * slot_size, next, data, len);
-                r = fs_write_file_atomic(dirfd, name, file, 2 * slot_size);
+                r = flush == SLOT_FILE_DURABLE
+                            ? fs_write_file_atomic(dirfd, name, file, 2 * slot_size)
+                            : fs_write_file_replace(dirfd, name, file, 2 * slot_size);
         }
         if (r < 0)
                 return r;

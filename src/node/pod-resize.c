@@ -9,11 +9,13 @@
  *                                   is applied: a base/slot-file.h record, one data flush per
  *                                   write (a data folder of before it holds allocated.json,
  *                                   read once and moved into the slots)
- *   DATA/pods/<uid>/actuated.json   resize.h's actuated state, rewritten once per plan, after
- *                                   its steps, atomically (rename) but not fsynced: losing it,
- *                                   or the last plan's steps of it, only repeats idempotent
- *                                   steps (a power loss can leave it empty or torn: read as
- *                                   absent, every step is repeated) */
+ *   DATA/pods/<uid>/actuated.slots  resize.h's actuated state, rewritten once per plan, after
+ *                                   its steps: a slot record left to the page cache (no
+ *                                   flush): losing it, or the last plan's steps of it, only
+ *                                   repeats idempotent steps (a power loss can leave it old or
+ *                                   unreadable: read as absent, every step is repeated; a data
+ *                                   folder of before holds actuated.json, moved in the same
+ *                                   way) */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -40,52 +42,35 @@
 
 #define ALLOCATED_FILE        "allocated.slots"
 #define ALLOCATED_LEGACY_FILE "allocated.json"
-#define ACTUATED_FILE         "actuated.json"
+#define ACTUATED_FILE         "actuated.slots"
+#define ACTUATED_LEGACY_FILE  "actuated.json"
 /* a failed step is retried after 1 s, doubling to 30 s, until it succeeds or is superseded */
 #define RESIZE_RETRY_INITIAL_S 1
 #define RESIZE_RETRY_MAX_S     30
 
-/* actuated.json: atomic, not durable */
-static int write_actuated(const struct pod_memory *p)
+/* name's next record (*seq), data as JSON, as far as flush says. */
+static int write_record(const struct pod_memory *p, const char *name, uint64_t *seq,
+                        enum slot_file_flush flush, const json_t *data, struct error **reterr)
 {
         cleanup_close int dfd = open(p->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-
-        if (dfd < 0)
-                return -errno;
-        return fs_write_json_replace(dfd, ACTUATED_FILE, p->actuated);
-}
-
-static json_t *read_actuated(const struct pod_memory *p, int *ret_err)
-{
-        cleanup_close int dfd = open(p->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        json_t *v = NULL;
-
-        *ret_err = dfd < 0 ? -errno : fs_read_json_at(dfd, ACTUATED_FILE, &v);
-        return v;
-}
-
-/* The allocation made durable as the pod's next slot record (p->allocation_seq). */
-static int write_allocation(struct pod_memory *p, const json_t *allocation, struct error **reterr)
-{
-        cleanup_close int dfd = open(p->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        cleanup_free char *s = json_dumps(allocation, JSON_COMPACT);
+        cleanup_free char *s = json_dumps(data, JSON_COMPACT);
         int r;
 
         if (dfd < 0)
                 return error_set(reterr, errno, "open %s: %m", p->dir);
         if (!s)
-                return error_set(reterr, ENOMEM, "encode the allocation of %s", p->dir);
-        r = slot_file_write(dfd, ALLOCATED_FILE, &p->allocation_seq, s, strlen(s));
+                return error_set(reterr, ENOMEM, "encode %s/%s", p->dir, name);
+        r = slot_file_write(dfd, name, seq, s, strlen(s), flush);
         if (r < 0)
-                return error_set(reterr, -r, "write %s/%s: %s", p->dir, ALLOCATED_FILE,
-                                 strerror(-r));
+                return error_set(reterr, -r, "write %s/%s: %s", p->dir, name, strerror(-r));
         return 0;
 }
 
-/* The allocation on disk and its record's number; -ENOENT for a pod never allocated. A data
- * folder of before the slots holds allocated.json: it is read, written as the first record and
- * removed. */
-static int read_allocation(struct pod_memory *p, json_t **ret, struct error **reterr)
+/* name's newest record as JSON and its number (*seq); -ENOENT when there is none. A data folder
+ * of before the slots holds the state as the JSON file legacy: it is read, written as the first
+ * record and removed. -EBADMSG (error set) when neither slot is valid. */
+static int read_record(struct pod_memory *p, const char *name, const char *legacy, uint64_t *seq,
+                       enum slot_file_flush flush, json_t **ret, struct error **reterr)
 {
         cleanup_close int dfd = open(p->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         cleanup_free char *s = NULL;
@@ -94,28 +79,41 @@ static int read_allocation(struct pod_memory *p, json_t **ret, struct error **re
 
         if (dfd < 0)
                 return error_set(reterr, errno, "open %s: %m", p->dir);
-        r = slot_file_read(dfd, ALLOCATED_FILE, &s, &len, &p->allocation_seq);
+        r = slot_file_read(dfd, name, &s, &len, seq);
         if (r == 0) {
                 *ret = json_loadb(s, len, 0, NULL);
-                return *ret ? 0
-                            : error_set(reterr, EBADMSG, "%s/%s: not JSON", p->dir, ALLOCATED_FILE);
+                return *ret ? 0 : error_set(reterr, EBADMSG, "%s/%s: not JSON", p->dir, name);
         }
         if (r != -ENOENT)
-                return error_set(reterr, -r, "read %s/%s: %s", p->dir, ALLOCATED_FILE,
-                                 strerror(-r));
-        r = fs_read_json_at(dfd, ALLOCATED_LEGACY_FILE, ret);
+                return error_set(reterr, -r, "read %s/%s: %s", p->dir, name, strerror(-r));
+        r = fs_read_json_at(dfd, legacy, ret);
         if (r == -ENOENT)
                 return r;
         if (r < 0)
-                return error_set(reterr, -r, "read %s/%s: %s", p->dir, ALLOCATED_LEGACY_FILE,
-                                 strerror(-r));
-        r = write_allocation(p, *ret, reterr);
+                return error_set(reterr, -r, "read %s/%s: %s", p->dir, legacy, strerror(-r));
+        r = write_record(p, name, seq, flush, *ret, reterr);
         if (r < 0) {
                 json_decref(TAKE_PTR(*ret));
                 return r;
         }
-        (void) unlinkat(dfd, ALLOCATED_LEGACY_FILE, 0);
+        (void) unlinkat(dfd, legacy, 0);
         return 0;
+}
+
+/* The allocation made durable as the pod's next record (p->allocation_seq). Probed by
+ * bench/resize-bench.c's trace. */
+_probed_ static int write_allocation(struct pod_memory *p, const json_t *allocation,
+                                     struct error **reterr)
+{
+        return write_record(p, ALLOCATED_FILE, &p->allocation_seq, SLOT_FILE_DURABLE, allocation,
+                            reterr);
+}
+
+/* The allocation on disk and its record's number; -ENOENT for a pod never allocated. */
+static int read_allocation(struct pod_memory *p, json_t **ret, struct error **reterr)
+{
+        return read_record(p, ALLOCATED_FILE, ALLOCATED_LEGACY_FILE, &p->allocation_seq,
+                           SLOT_FILE_DURABLE, ret, reterr);
 }
 
 static void count_requests(struct pod_memory *p, const json_t *pod)
@@ -161,14 +159,16 @@ int pod_allocation_load(struct pod_host *h, struct pod_memory *p, const json_t *
                 pthread_mutex_unlock(&h->pods_lock);
         }
         if (!p->actuated) {
-                p->actuated = read_actuated(p, &r);
-                /* not fsynced: after a power loss it may be empty or torn, which is as if it
-                 * were lost (every step is repeated; each is idempotent) */
+                cleanup_error struct error *err = NULL;
+
+                r = read_record(p, ACTUATED_FILE, ACTUATED_LEGACY_FILE, &p->actuated_seq,
+                                SLOT_FILE_CACHED, &p->actuated, &err);
+                /* not flushed: after a power loss it may be old or unreadable, which is as if
+                 * it were lost (every step is repeated; each is idempotent) */
                 if (r == -ENOENT || r == -EBADMSG)
                         p->actuated = json_object();
                 else if (r < 0)
-                        return error_set(reterr, -r, "read %s/%s: %s", p->dir, ACTUATED_FILE,
-                                         strerror(-r));
+                        return error_set(reterr, -r, "%s", err->message);
         }
         count_requests(p, pod);
         return 0;
@@ -204,12 +204,18 @@ json_t *pod_allocated(struct pod_memory *p, const json_t *pod)
         return json_incref(spec->alloc_pod);
 }
 
+/* A failed or lost write only means a step may be repeated after a restart: steps are
+ * idempotent. Hence no flush: a killed process leaves the page cache, and so the last write,
+ * behind; only a power loss can take it. Probed by bench/resize-bench.c's trace. */
+_probed_ static void write_actuated(struct pod_memory *p)
+{
+        (void) write_record(p, ACTUATED_FILE, &p->actuated_seq, SLOT_FILE_CACHED, p->actuated,
+                            NULL);
+}
+
 static void persist_actuated(struct pod_memory *p)
 {
-        /* A failed or lost write only means a step may be repeated after a restart: steps are
-         * idempotent. Hence no fsync: a killed process leaves the page cache, and so the last
-         * rename, behind; only a power loss can take it. */
-        (void) write_actuated(p);
+        write_actuated(p);
         p->actuated_unsaved = false;
 }
 
@@ -638,8 +644,8 @@ void pod_resize_actuate(struct step *s, const char *const *running)
                         all_done = true;
                 }
         }
-        /* The steps that succeeded, written once for the plan (each rename of actuated.json
-         * costs about as much as all of a pod's cgroup writes), and only once the step's status
+        /* The steps that succeeded, written once for the plan (a write of actuated.slots costs
+         * about as much as one of a pod's cgroup writes), and only once the step's status
          * is on its way (pod_actuated_flush): a process killed before that write repeats the
          * plan's steps from the state recorded before it, the same sequence it had started,
          * each step idempotent. */

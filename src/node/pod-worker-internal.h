@@ -71,8 +71,9 @@ struct pod_memory {
         struct pod_spec *spec;   /* the typed spec of the latest generation seen (pod-spec.h) */
         json_t *allocation;      /* allocated.slots: what the node agreed to run */
         uint64_t allocation_seq; /* its record's number in allocated.slots (0: none yet) */
-        json_t *actuated;        /* actuated.json: what the kernel was last told */
-        bool actuated_unsaved;   /* actuated has steps actuated.json has not (pod_actuated_flush) */
+        json_t *actuated;        /* actuated.slots: what the kernel was last told */
+        uint64_t actuated_seq;   /* its record's number in actuated.slots (0: none yet) */
+        bool actuated_unsaved; /* actuated has steps actuated.slots has not (pod_actuated_flush) */
         unsigned allocation_gen; /* bumped whenever the allocation changes */
         unsigned settled_gen;    /* + 1 = the allocation the last empty plan was made for */
         int64_t alloc_milli_cpu; /* the allocation's requests, 0 once the pod is done */
@@ -214,7 +215,7 @@ void pod_userns_release(struct pod_host *h, const char *uid, uint32_t base);
 int pod_userns_recorded(const char *pod_dir, uint32_t *ret_base);
 
 /* pod-resize.c */
-/* Loads allocated.slots and actuated.json of a prepared pod, or writes the first allocation (the
+/* Loads allocated.slots and actuated.slots of a prepared pod, or writes the first allocation (the
  * spec's) and an empty actuated state. Idempotent. */
 int pod_allocation_load(struct pod_host *h, struct pod_memory *p, const json_t *pod,
                         struct error **reterr);
@@ -229,7 +230,7 @@ json_t *pod_allocated(struct pod_memory *p, const json_t *pod);
 void pod_actuated_cgroup(struct pod_memory *p, const char *container,
                          const struct pod_cgroup_config *cfg);
 void pod_actuated_volume(struct pod_memory *p, const char *volume, int64_t bytes);
-/* Writes actuated.json if the last plan's steps are not in it yet (pod_worker_sync_after). */
+/* Writes actuated.slots if the last plan's steps are not in it yet (pod_worker_sync_after). */
 void pod_actuated_flush(struct pod_memory *p);
 /* Admission of a changed desired allocation (events, PodResizePending). */
 void pod_resize_admit(struct step *s);

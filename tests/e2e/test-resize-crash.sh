@@ -118,22 +118,27 @@ for point in resize-allocated resize-step-1 resize-step-2 resize-step-3 resize-s
         if [ "$direction" = up ]; then direction=down; else direction=up; fi
 done
 
-# A data folder written before allocated.slots holds allocated.json: it is the allocation the
-# restarted agent starts from. Given the small one while the spec asks for the big, the agent
-# admits the big as a resize (one more ResizeStarted; none had it ignored the file).
+# A data folder written before the slot files holds allocated.json and actuated.json: the
+# allocation the restarted agent starts from (given the small one while the spec asks for the
+# big, the agent admits the big as a resize: one more ResizeStarted; none had it ignored the
+# file) and what the kernel was told, each moved into its slot file.
 started() {
         k get events --field-selector involvedObject.name=combo,reason=ResizeStarted \
                 -o jsonpath='{range .items[*]}{.count}{" "}{end}' | awk '{for (i = 1; i <= NF; i++) n += $i} END {print n + 0}'
 }
 before=$(started)
 server_stop
-rm "$pod_dir/allocated.slots"
+actuated=$(slot_payload "$pod_dir/actuated.slots")
+rm "$pod_dir/allocated.slots" "$pod_dir/actuated.slots"
 printf '%s' "$small_allocation" >"$pod_dir/allocated.json"
+printf '%s' "$actuated" >"$pod_dir/actuated.json"
 node_start --feature-gates "$GATES" >/dev/null
 until_equal "legacy allocated.json: read as the allocation (the big one admitted again)" \
         "$((before + 1))" started
 check_equal "legacy allocated.json: moved into allocated.slots" "allocated.slots" \
         "$(cd "$pod_dir" && ls allocated.*)"
+check_equal "legacy actuated.json: moved into actuated.slots" "actuated.slots $actuated" \
+        "$(cd "$pod_dir" && echo $(ls actuated.*)) $(slot_payload "$pod_dir/actuated.slots")"
 check_equal "legacy allocated.json: the host keeps the big resize" "$BIG" "$(state)"
 check_equal "legacy allocated.json: no file lost" "$sums" "$(cd "$vol" && md5sum f*)"
 

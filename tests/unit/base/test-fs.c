@@ -1,8 +1,8 @@
-/* test-fs.c: the state-file writers of base/fs.h: the durable one and the atomic-only one
- * (actuated.json's) both replace a file whole, leave no temporary file behind, refuse a
- * symbolic link in the name's place, and read back as what they wrote; and base/slot-file.h's
- * two slots (allocated.slots'): written in place, a torn newest slot read as the record before
- * it, grown when a record outgrows them, the sequence kept on a failed write. */
+/* test-fs.c: the state-file writers of base/fs.h: the durable one and the atomic-only one both
+ * replace a file whole, leave no temporary file behind, refuse a symbolic link in the name's
+ * place, and read back as what they wrote; and base/slot-file.h's two slots (allocated.slots'
+ * flushed, actuated.slots' cached): written in place, a torn newest slot read as the record
+ * before it, grown when a record outgrows them, the sequence kept on a failed write. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -97,16 +97,6 @@ static void test_replace_replaces_whole(void **state)
         check_writer(state, fs_write_file_replace);
 }
 
-static void test_replace_json_reads_back(void **state)
-{
-        struct dir *d = *state;
-        cleanup_json json_t *v = json_pack("{s:{s:i}}", "pod", "cpuShares", 102), *got = NULL;
-
-        assert_int_equal(fs_write_json_replace(d->fd, "actuated.json", v), 0);
-        assert_int_equal(fs_read_json_at(d->fd, "actuated.json", &got), 0);
-        assert_true(json_equal(v, got));
-}
-
 /* a symbolic link where the file goes is replaced as a name, never written through */
 static void test_replace_never_follows_a_link(void **state)
 {
@@ -159,15 +149,15 @@ static void slot_read_equal(const struct dir *d, const char *want, uint64_t want
         assert_int_equal(seq, want_seq);
 }
 
-/* the first write makes the file (two 4 KiB slots); the next ones overwrite it in place */
-static void test_slots_write_in_place(void **state)
+/* the first write makes the file (two 4 KiB slots); the next ones overwrite it in place, flushed
+ * or not */
+static void check_in_place(const struct dir *d, enum slot_file_flush flush)
 {
-        struct dir *d = *state;
         uint64_t seq = 0;
         struct stat first, later;
         char names[256];
 
-        assert_int_equal(slot_file_write(d->fd, "a.slots", &seq, "{\"a\":1}", 7), 0);
+        assert_int_equal(slot_file_write(d->fd, "a.slots", &seq, "{\"a\":1}", 7, flush), 0);
         assert_int_equal(seq, 1);
         assert_int_equal(fstatat(d->fd, "a.slots", &first, 0), 0);
         assert_int_equal(first.st_size, 8192);
@@ -176,7 +166,8 @@ static void test_slots_write_in_place(void **state)
                 char rec[32];
 
                 (void) snprintf(rec, sizeof(rec), "{\"a\":%d}", i);
-                assert_int_equal(slot_file_write(d->fd, "a.slots", &seq, rec, strlen(rec)), 0);
+                assert_int_equal(slot_file_write(d->fd, "a.slots", &seq, rec, strlen(rec), flush),
+                                 0);
                 assert_int_equal(seq, (uint64_t) i);
                 slot_read_equal(d, rec, seq);
         }
@@ -187,6 +178,16 @@ static void test_slots_write_in_place(void **state)
         assert_string_equal(names, "a.slots ");
 }
 
+static void test_slots_write_in_place(void **state)
+{
+        check_in_place(*state, SLOT_FILE_DURABLE);
+}
+
+static void test_slots_cached_write_in_place(void **state)
+{
+        check_in_place(*state, SLOT_FILE_CACHED);
+}
+
 /* a byte of the newest slot changed (what a power loss can leave of a write in progress): the
  * record before it is read, and the next write goes into the same slot again */
 static void test_slots_torn_newest_reads_previous(void **state)
@@ -195,8 +196,9 @@ static void test_slots_torn_newest_reads_previous(void **state)
         cleanup_close int fd = -1;
         uint64_t seq = 0;
 
-        assert_int_equal(slot_file_write(d->fd, "a.slots", &seq, "first", 5), 0);
-        assert_int_equal(slot_file_write(d->fd, "a.slots", &seq, "second", 6), 0);
+        assert_int_equal(slot_file_write(d->fd, "a.slots", &seq, "first", 5, SLOT_FILE_DURABLE), 0);
+        assert_int_equal(slot_file_write(d->fd, "a.slots", &seq, "second", 6, SLOT_FILE_DURABLE),
+                         0);
         assert_int_equal(seq, 2);
         fd = openat(d->fd, "a.slots", O_WRONLY | O_CLOEXEC);
         assert_true(fd >= 0);
@@ -204,7 +206,7 @@ static void test_slots_torn_newest_reads_previous(void **state)
         assert_int_equal(pwrite(fd, "X", 1, 34), 1);
         slot_read_equal(d, "first", 1);
         seq = 1;
-        assert_int_equal(slot_file_write(d->fd, "a.slots", &seq, "third", 5), 0);
+        assert_int_equal(slot_file_write(d->fd, "a.slots", &seq, "third", 5, SLOT_FILE_DURABLE), 0);
         slot_read_equal(d, "third", 2);
         /* its header torn: the same */
         assert_int_equal(pwrite(fd, "\xff", 1, 9), 1);
@@ -240,14 +242,17 @@ static void test_slots_grow(void **state)
 
         memset(big, 'b', 9999);
         big[9999] = '\0';
-        assert_int_equal(slot_file_write(d->fd, "a.slots", &seq, "small", 5), 0);
-        assert_int_equal(slot_file_write(d->fd, "a.slots", &seq, big, 9999), 0);
+        assert_int_equal(slot_file_write(d->fd, "a.slots", &seq, "small", 5, SLOT_FILE_DURABLE), 0);
+        assert_int_equal(slot_file_write(d->fd, "a.slots", &seq, big, 9999, SLOT_FILE_DURABLE), 0);
         assert_int_equal(fstatat(d->fd, "a.slots", &st, 0), 0);
         assert_int_equal(st.st_size, 2 * 12288);
         slot_read_equal(d, big, 2);
-        assert_int_equal(slot_file_write(d->fd, "a.slots", &seq, "small again", 11), 0);
+        assert_int_equal(
+                slot_file_write(d->fd, "a.slots", &seq, "small again", 11, SLOT_FILE_DURABLE), 0);
         slot_read_equal(d, "small again", 3);
-        assert_int_equal(slot_file_write(d->fd, "a.slots", &seq, big, SLOT_FILE_MAX + 1), -EFBIG);
+        assert_int_equal(
+                slot_file_write(d->fd, "a.slots", &seq, big, SLOT_FILE_MAX + 1, SLOT_FILE_DURABLE),
+                -EFBIG);
         assert_int_equal(seq, 3);
 }
 
@@ -260,13 +265,14 @@ static void test_slots_failure_keeps_sequence(void **state)
         cleanup_free char *got = NULL;
         uint64_t seq = 0;
 
-        assert_int_equal(slot_file_write(d->fd, "a.slots", &seq, "one", 3), 0);
-        assert_int_equal(slot_file_write(-1, "a.slots", &seq, "two", 3), -EBADF);
+        assert_int_equal(slot_file_write(d->fd, "a.slots", &seq, "one", 3, SLOT_FILE_DURABLE), 0);
+        assert_int_equal(slot_file_write(-1, "a.slots", &seq, "two", 3, SLOT_FILE_DURABLE), -EBADF);
         assert_int_equal(seq, 1);
         assert_int_equal(fs_write_file_replace(d->fd, "target", "old", 3), 0);
         assert_int_equal(unlinkat(d->fd, "a.slots", 0), 0);
         assert_int_equal(symlinkat(target, d->fd, "a.slots"), 0);
-        assert_int_equal(slot_file_write(d->fd, "a.slots", &seq, "two", 3), -ELOOP);
+        assert_int_equal(slot_file_write(d->fd, "a.slots", &seq, "two", 3, SLOT_FILE_DURABLE),
+                         -ELOOP);
         assert_int_equal(seq, 1);
         assert_int_equal(fs_read_file_at(d->fd, "target", 64, &got, NULL), 0);
         assert_string_equal(got, "old");
@@ -277,11 +283,11 @@ int main(void)
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test_setup_teardown(test_durable_replaces_whole, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_replace_replaces_whole, setup, teardown),
-                cmocka_unit_test_setup_teardown(test_replace_json_reads_back, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_replace_never_follows_a_link, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_replace_reports_errno, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_torn_json_is_ebadmsg, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_slots_write_in_place, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_slots_cached_write_in_place, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_slots_torn_newest_reads_previous, setup,
                                                 teardown),
                 cmocka_unit_test_setup_teardown(test_slots_none_valid, setup, teardown),
