@@ -60,13 +60,14 @@ int resource_quota_admit(struct store *store, const struct api_resource *r, cons
         if (!r->namespaced || !ns || !*ns ||
             !quota_handles(r->group, r->plural, api_subresource_name(sub), obj, old))
                 return 0;
+        /* K8S (quotaAccessor): the quotas from the informer's cache; a stale one's charge
+         * fails its resourceVersion compare and is read again from the store below. A
+         * namespace without any charges nothing: its usage is not computed. */
+        ret = store_list_cached(store, "resourcequotas", ns, &quotas, NULL, reterr);
+        if (ret < 0 || json_array_size(quotas) == 0)
+                return ret;
         whole = quota_delta(r->group, r->plural, obj, NULL, time(NULL));
         diff = old ? quota_delta(r->group, r->plural, obj, old, time(NULL)) : json_incref(whole);
-        /* K8S (quotaAccessor): the quotas from the informer's cache; a stale one's charge
-         * fails its resourceVersion compare and is read again from the store below */
-        ret = store_list_cached(store, "resourcequotas", ns, &quotas, NULL, reterr);
-        if (ret < 0)
-                return ret;
         /* Every quota is checked before any is charged, so a refusal charges none. */
         for (size_t i = 0; i < json_array_size(quotas); i++) {
                 cleanup_json json_t *used = NULL;

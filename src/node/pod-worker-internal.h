@@ -67,6 +67,8 @@ struct pod_memory {
         char *evicted;           /* the eviction message once the pod is evicted */
         json_t *payload_errors;  /* FailedMount messages of configMap/secret/... volumes sent */
         json_t *payload_digests; /* volume name -> payload_digest of what was last written */
+        /* a full step compares the payload volumes' files again from then on (0: now) */
+        time_t payload_compare_at;
         /* resize (pod-resize.c) */
         struct pod_spec *spec;   /* the typed spec of the latest generation seen (pod-spec.h) */
         json_t *allocation;      /* allocated.slots: what the node agreed to run */

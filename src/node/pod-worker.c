@@ -574,8 +574,8 @@ static uint64_t payload_digest(const struct atomic_payload *payload,
 /* Computes the payload of volume v of pod and has the AtomicWriter write it into its folder
  * (a no-op when the files hold it already): 1 written, 0 unchanged. With trust_last, a payload
  * equal to the one this process last wrote there is taken as unchanged without reading the
- * volume (the light step's refresh: a full step, every STEADY_FULL_S at most, compares with the
- * files again). */
+ * volume (the light step's refresh, and a full step's but every STEADY_FULL_S, which compares
+ * with the files again). */
 static int payload_write(struct pod_host *h, struct pod_memory *p, const json_t *pod,
                          const json_t *v, bool trust_last, struct error **reterr)
 {
@@ -2333,8 +2333,15 @@ int pod_worker_sync(struct pod_host *h, const json_t *pod, json_t **ret_status,
                 }
         }
 
-        if (p->prepared && !deleting && !p->evicted)
-                payload_volumes_refresh(&s, false);
+        if (p->prepared && !deleting && !p->evicted) {
+                /* The files are compared with the payload every STEADY_FULL_S; a full step
+                 * between (a spec change: a resize's) trusts the digest of its last write. */
+                bool compare = s.now >= p->payload_compare_at;
+
+                payload_volumes_refresh(&s, !compare);
+                if (compare)
+                        p->payload_compare_at = s.now + STEADY_FULL_S;
+        }
         if (p->prepared && sandbox_ready && !deleting && !p->evicted)
                 pod_resize_admit(&s);
         /* claims come from the agent's informer: checking them every pass costs no request */
