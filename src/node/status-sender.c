@@ -1,8 +1,9 @@
 /* status-sender.c: the node agent's status, event and delete writes, sent by a few threads of
  * their own (status-sender.h). One entry per pod (a tsearch tree by uid) holds what is still
- * to send; an entry with work is in a FIFO of ready entries, and a thread takes one entry at a
- * time, so a pod's writes are never sent by two threads at once nor reordered, while the other
- * threads go on with other pods. */
+ * to send, in two lanes: its status (and final delete), and its events. A lane with work is in
+ * its own FIFO of ready entries, and a thread takes one lane of one entry at a time, so a pod's
+ * statuses are never sent by two threads at once nor reordered, nor are its events, while the
+ * other threads go on with its other lane and with other pods. */
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
@@ -32,6 +33,16 @@ struct queued_event {
         unsigned tries;
 };
 
+/* A pod's writes in two lanes, each sent by one thread at a time, the two at once: its events
+ * (K8S: the event recorder) need not wait for its status write (the status manager), and sent
+ * together their writes share the store's commit. The final delete goes in the status lane,
+ * once no event is left to send. */
+enum lane {
+        LANE_STATUS,
+        LANE_EVENTS,
+        LANES,
+};
+
 struct pod_entry {
         char *uid;
         json_t *pod;    /* as last handed in: its namespace, name and status.resize */
@@ -41,18 +52,24 @@ struct pod_entry {
         struct queued_event *events;
         size_t n_events, cap_events;
         bool delete_queued;
-        bool busy;  /* a thread is sending its writes */
-        bool ready; /* in the ready list */
-        unsigned failures;
-        int64_t not_before_ms;
-        struct pod_entry *next; /* ready list */
+        struct {
+                bool busy;  /* a thread is sending this lane's writes */
+                bool ready; /* in the lane's ready list */
+                unsigned failures;
+                int64_t not_before_ms;
+                struct pod_entry *next; /* the lane's ready list */
+        } lane[LANES];
+};
+
+struct ready_list {
+        struct pod_entry *head, *tail;
 };
 
 struct status_sender {
         pthread_mutex_t lock;
         pthread_cond_t wake, idle;
         void *tree; /* struct pod_entry *, by uid */
-        struct pod_entry *head, *tail;
+        struct ready_list ready[LANES];
         size_t n_events;
         unsigned long dropped;
         bool stopping;
@@ -114,61 +131,83 @@ static struct pod_entry *entry_get(struct status_sender *s, const json_t *pod)
         return e;
 }
 
-static bool entry_has_work(const struct pod_entry *e)
+/* Whether lane l of e has something to send: the status lane a status, or the delete once
+ * every event went out; the events lane an event. */
+static bool lane_has_work(const struct pod_entry *e, enum lane l)
 {
-        return e->queued || e->n_events || e->delete_queued;
+        if (l == LANE_EVENTS)
+                return e->n_events > 0;
+        return e->queued || (e->delete_queued && e->n_events == 0 && !e->lane[LANE_EVENTS].busy);
 }
 
-/* Under lock: puts e in the ready list unless a thread has it (that one re-queues it). */
+static bool entry_idle(const struct pod_entry *e)
+{
+        for (enum lane l = 0; l < LANES; l++)
+                if (e->lane[l].busy || e->lane[l].ready || lane_has_work(e, l))
+                        return false;
+        return true;
+}
+
+/* Under lock: puts each lane of e with work in its ready list, unless a thread has it (that
+ * one re-queues it). */
 static void entry_schedule(struct status_sender *s, struct pod_entry *e)
 {
-        if (e->busy || e->ready || !entry_has_work(e))
-                return;
-        e->ready = true;
-        e->next = NULL;
-        if (s->tail)
-                s->tail->next = e;
-        else
-                s->head = e;
-        s->tail = e;
-        pthread_cond_signal(&s->wake);
+        for (enum lane l = 0; l < LANES; l++) {
+                struct ready_list *list = &s->ready[l];
+
+                if (e->lane[l].busy || e->lane[l].ready || !lane_has_work(e, l))
+                        continue;
+                e->lane[l].ready = true;
+                e->lane[l].next = NULL;
+                if (list->tail)
+                        list->tail->lane[l].next = e;
+                else
+                        list->head = e;
+                list->tail = e;
+                pthread_cond_signal(&s->wake);
+        }
 }
 
-/* Under lock: the first ready entry with a status to send whose back-off has passed, else the
- * first ready one, taken off the list; else NULL and in *wait_ms how long until one is due.
- * Statuses first: they are what clients wait for, and a burst's statuses then go out before
- * the events that explain them (K8S: the status manager and the event recorder are apart). */
-static struct pod_entry *entry_take(struct status_sender *s, int64_t now, int64_t *wait_ms)
+/* Under lock: the first entry of lane l's ready list whose back-off has passed, taken off the
+ * list; else NULL, *wait_ms lowered to how long until one is due. */
+static struct pod_entry *list_take(struct status_sender *s, enum lane l, int64_t now,
+                                   int64_t *wait_ms)
 {
-        struct pod_entry *prev = NULL, *found = NULL, *found_prev = NULL;
+        struct ready_list *list = &s->ready[l];
 
-        *wait_ms = 1000;
-        for (struct pod_entry *e = s->head; e; prev = e, e = e->next) {
-                if (e->not_before_ms > now) {
-                        if (e->not_before_ms - now < *wait_ms)
-                                *wait_ms = e->not_before_ms - now;
+        for (struct pod_entry *e = list->head, *prev = NULL; e; prev = e, e = e->lane[l].next) {
+                if (e->lane[l].not_before_ms > now) {
+                        if (e->lane[l].not_before_ms - now < *wait_ms)
+                                *wait_ms = e->lane[l].not_before_ms - now;
                         continue;
                 }
-                if (!found || (e->queued && !found->queued)) {
-                        found = e;
-                        found_prev = prev;
-                }
-                if (found->queued)
-                        break;
-        }
-        if (found) {
-                struct pod_entry *e = found;
-
-                prev = found_prev;
                 if (prev)
-                        prev->next = e->next;
+                        prev->lane[l].next = e->lane[l].next;
                 else
-                        s->head = e->next;
-                if (s->tail == e)
-                        s->tail = prev;
-                e->next = NULL;
-                e->ready = false;
+                        list->head = e->lane[l].next;
+                if (list->tail == e)
+                        list->tail = prev;
+                e->lane[l].next = NULL;
+                e->lane[l].ready = false;
                 return e;
+        }
+        return NULL;
+}
+
+/* Under lock: a lane of an entry to send, statuses first: they are what clients wait for, and
+ * a burst's statuses then go out before the events that explain them (K8S: the status manager
+ * and the event recorder are apart). NULL when none is due, *wait_ms until one is. */
+static struct pod_entry *entry_take(struct status_sender *s, int64_t now, enum lane *ret_lane,
+                                    int64_t *wait_ms)
+{
+        *wait_ms = 1000;
+        for (enum lane l = 0; l < LANES; l++) {
+                struct pod_entry *e = list_take(s, l, now, wait_ms);
+
+                if (e) {
+                        *ret_lane = l;
+                        return e;
+                }
         }
         return NULL;
 }
@@ -259,30 +298,69 @@ struct sender_thread {
         struct api_client *client;
 };
 
-/* One turn on an entry the thread has taken: its status, or else its events and its delete, in
- * that order (the events wait for a turn of their own, after the other pods' statuses: see
- * entry_take); what failed goes back to it (a status handed in meanwhile wins over a failed
- * one). */
-static void entry_turn(struct status_sender *s, struct api_client *c, struct pod_entry *e)
+/* Under lock: lane l of e after a turn that failed (retry) or not: the back-off doubles per
+ * failure, and is cleared by a turn that did not fail. */
+static void lane_backoff(struct pod_entry *e, enum lane l, bool retry)
+{
+        if (retry) {
+                int64_t backoff = BACKOFF_FIRST_MS
+                                  << (e->lane[l].failures < 6 ? e->lane[l].failures : 6);
+                e->lane[l].failures++;
+                e->lane[l].not_before_ms =
+                        time_monotonic_ms() + (backoff > BACKOFF_MAX_MS ? BACKOFF_MAX_MS : backoff);
+        } else {
+                e->lane[l].failures = 0;
+                e->lane[l].not_before_ms = 0;
+        }
+}
+
+/* A turn of the status lane: the pod's status, or else its delete; what failed goes back to it
+ * (a status handed in meanwhile wins over a failed one). Frees the entry once the delete went
+ * out and nothing else is left. */
+static void status_turn(struct status_sender *s, struct api_client *c, struct pod_entry *e)
 {
         cleanup_json json_t *pod = json_incref(e->pod);
         cleanup_json json_t *status = TAKE_PTR(e->queued);
-        struct queued_event *events = status ? NULL : TAKE_PTR(e->events);
-        size_t n_events = status ? 0 : e->n_events;
         bool del = !status && e->delete_queued;
-        enum outcome st = SENT, dl = SENT;
+        enum outcome o;
         uint64_t rv = 0;
-        size_t kept = 0, lost = 0;
 
-        if (!status) {
-                e->n_events = e->cap_events = 0;
+        if (del)
                 e->delete_queued = false;
-        }
         pthread_mutex_unlock(&s->lock);
+        o = status ? send_status(c, pod, status, &rv) : send_delete(c, pod);
+        pthread_mutex_lock(&s->lock);
+        if (o == SENT && status) {
+                e->sent_rv = rv;
+        } else if (o == RETRY && status && !e->queued) {
+                e->queued = TAKE_PTR(status);
+        } else if (o == DROP && status && !e->queued) {
+                /* never written: the pod's own status is what the API has */
+                json_decref(e->latest);
+                e->latest = NULL;
+        } else if (o == RETRY && del) {
+                e->delete_queued = true;
+        }
+        lane_backoff(e, LANE_STATUS, o == RETRY);
+        e->lane[LANE_STATUS].busy = false;
+        if (del && o != RETRY && entry_idle(e)) {
+                /* the pod object is gone: nothing more to say about it */
+                (void) tdelete(e, &s->tree, entry_cmp);
+                entry_free(e);
+                return;
+        }
+        entry_schedule(s, e);
+}
 
-        /* The status first: it is what a client waits for; the events explain it. */
-        if (status)
-                st = send_status(c, pod, status, &rv);
+/* A turn of the events lane: every event queued, in order; those that failed to reach the API
+ * server go back before any queued meanwhile, until their last try. */
+static void events_turn(struct status_sender *s, struct api_client *c, struct pod_entry *e)
+{
+        struct queued_event *events = TAKE_PTR(e->events);
+        size_t n_events = e->n_events, kept = 0, lost = 0;
+
+        e->n_events = e->cap_events = 0;
+        pthread_mutex_unlock(&s->lock);
         for (size_t i = 0; i < n_events; i++) {
                 struct queued_event *ev = &events[i];
                 cleanup_error struct error *err = NULL;
@@ -298,25 +376,10 @@ static void entry_turn(struct status_sender *s, struct api_client *c, struct pod
                         event_release(ev);
                 }
         }
-        if (del && st != RETRY)
-                dl = send_delete(c, pod);
-
         pthread_mutex_lock(&s->lock);
         s->n_events -= n_events - kept;
         s->dropped += lost;
-        if (st == SENT && status) {
-                e->sent_rv = rv;
-        } else if (st == RETRY && !e->queued) {
-                e->queued = TAKE_PTR(status);
-        } else if (st == DROP) {
-                /* never written: the pod's own status is what the API has */
-                if (!e->queued) {
-                        json_decref(e->latest);
-                        e->latest = NULL;
-                }
-        }
         if (kept) {
-                /* the failed ones go before any queued meanwhile, in their order */
                 struct queued_event *all = xcalloc(kept + e->n_events + 1, sizeof(*all));
                 memcpy(all, events, kept * sizeof(*all));
                 if (e->n_events)
@@ -327,24 +390,9 @@ static void entry_turn(struct status_sender *s, struct api_client *c, struct pod
                 e->cap_events = e->n_events + 1;
         }
         free(events);
-        if (del && (st == RETRY || dl == RETRY))
-                e->delete_queued = true;
-        if (st == RETRY || kept || (del && dl == RETRY)) {
-                int64_t backoff = BACKOFF_FIRST_MS << (e->failures < 6 ? e->failures : 6);
-                e->failures++;
-                e->not_before_ms =
-                        time_monotonic_ms() + (backoff > BACKOFF_MAX_MS ? BACKOFF_MAX_MS : backoff);
-        } else {
-                e->failures = 0;
-                e->not_before_ms = 0;
-        }
-        e->busy = false;
-        if (del && dl != RETRY && !entry_has_work(e)) {
-                /* the pod object is gone: nothing more to say about it */
-                (void) tdelete(e, &s->tree, entry_cmp);
-                entry_free(e);
-                return;
-        }
+        lane_backoff(e, LANE_EVENTS, kept > 0);
+        e->lane[LANE_EVENTS].busy = false;
+        /* also a delete that waited for these events */
         entry_schedule(s, e);
 }
 
@@ -357,10 +405,12 @@ static void *sender_main(void *arg)
         for (;;) {
                 int64_t now = time_monotonic_ms(), wait_ms;
                 struct pod_entry *e;
+                enum lane lane;
 
-                if (s->stopping && (now >= s->deadline_ms || !s->head))
+                if (s->stopping && (now >= s->deadline_ms ||
+                                    (!s->ready[LANE_STATUS].head && !s->ready[LANE_EVENTS].head)))
                         break;
-                e = entry_take(s, now, &wait_ms);
+                e = entry_take(s, now, &lane, &wait_ms);
                 if (!e) {
                         struct timespec until;
                         if (s->stopping && s->deadline_ms - now < wait_ms)
@@ -369,8 +419,12 @@ static void *sender_main(void *arg)
                         (void) pthread_cond_timedwait(&s->wake, &s->lock, &until);
                         continue;
                 }
-                e->busy = true;
-                entry_turn(s, t->client, e); /* unlocks while sending */
+                e->lane[lane].busy = true;
+                /* unlock while sending */
+                if (lane == LANE_STATUS)
+                        status_turn(s, t->client, e);
+                else
+                        events_turn(s, t->client, e);
         }
         s->running--;
         pthread_cond_broadcast(&s->idle);
@@ -467,7 +521,7 @@ json_t *status_sender_latest(struct status_sender *s, const json_t *pod)
         pthread_mutex_lock(&s->lock);
         e = entry_find(s, uid);
         if (e && e->latest) {
-                if (e->queued || e->busy ||
+                if (e->queued || e->lane[LANE_STATUS].busy ||
                     rv_number(json_path_string(pod, "metadata.resourceVersion")) < e->sent_rv) {
                         ret = json_incref(e->latest);
                 } else {
@@ -576,7 +630,7 @@ static void prune_visit(const void *node, VISIT which, void *closure)
 
         if (which != postorder && which != leaf)
                 return;
-        if (e->busy || e->ready || entry_has_work(e) || json_object_get(p->live, e->uid))
+        if (!entry_idle(e) || json_object_get(p->live, e->uid))
                 return;
         if (p->n == p->cap) {
                 p->cap = p->cap ? 2 * p->cap : 16;

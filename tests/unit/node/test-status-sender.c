@@ -1,10 +1,11 @@
 /* test-status-sender.c: the node agent's status sender (node/status-sender.h) against an
  * in-process libmicrohttpd server that records every request and can hold one pod's status
- * PATCH: a held pod does not hold up another, the latest status wins, a pod's writes are never
- * reordered, the status handed in is not changed by sending it, repeated events are counted into
- * one, a 503 is retried, the final delete follows the status, stopping with a write that never
- * gets an answer ends, the pods' statuses go out before events queued with them, and the
- * version a status write answered is known as the sender's own (the watch's echo of it). */
+ * PATCH: a held pod does not hold up another, nor its own events, the latest status wins, a
+ * pod's statuses are never reordered, the status handed in is not changed by sending it,
+ * repeated events are counted into one, a 503 is retried, the final delete follows the status
+ * and the events, stopping with a write that never gets an answer ends, the pods' statuses go
+ * out before events queued with them, and the version a status write answered is known as the
+ * sender's own (the watch's echo of it). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -170,9 +171,31 @@ static bool a_first_arrived(void)
 {
         return a_arrived == 1;
 }
+/* Under lock: the counts of the Events posted about pod NAME, added up. */
+static json_int_t events_about(const char *name)
+{
+        json_int_t n = 0;
+        size_t i;
+        json_t *r;
+
+        json_array_foreach(seen, i, r) {
+                cleanup_json json_t *body = NULL;
+                if (!streq(json_string_value(json_object_get(r, "method")), "POST"))
+                        continue;
+                body = json_loads(json_string_value(json_object_get(r, "body")), 0, NULL);
+                if (streq(json_path_string(body, "involvedObject.name") ?: "", name))
+                        n += json_integer_value(json_object_get(body, "count"));
+        }
+        return n;
+}
+
+static bool a_events_sent(void)
+{
+        return events_about("a") == 3;
+}
 static bool a_done(void)
 {
-        return count_of("PATCH", "/pods/a/status") == 2 && count_of("POST", "/events") == 1;
+        return count_of("PATCH", "/pods/a/status") == 2 && events_about("a") == 3;
 }
 static bool c_done(void)
 {
@@ -191,7 +214,6 @@ static void test_sender(void **state)
         cleanup_json json_t *a = pod("a"), *b = pod("b"), *c = pod("c"), *dd = pod("d");
         cleanup_json json_t *latest = NULL;
         cleanup_free char *a_phases = NULL, *c_phases = NULL;
-        cleanup_free char *event_body = NULL;
         size_t i;
         json_t *r;
 
@@ -215,6 +237,11 @@ static void test_sender(void **state)
                 status_sender_event(s, a, a, "Normal", "Started", "Started container c");
         latest = status_sender_latest(s, a);
         assert_string_equal(json_string_value(json_object_get(latest, "phase")), "Succeeded");
+        /* its events go out while its status write is still held */
+        assert_true(wait_for(a_events_sent));
+        pthread_mutex_lock(&lock);
+        assert_int_equal(count_of("PATCH", "/pods/a/status"), 0);
+        pthread_mutex_unlock(&lock);
 
         /* another pod is not held up by a */
         status_sender_status(s, b, status("Running"));
@@ -269,25 +296,18 @@ static void test_sender(void **state)
         a_phases = phases_of("a");
         /* the latest wins (Running was replaced before it went out), in order */
         assert_string_equal(a_phases, "Pending Succeeded");
-        json_array_foreach(seen, i, r)
-                if (streq(json_string_value(json_object_get(r, "method")), "POST"))
-                        event_body = xstrdup(json_string_value(json_object_get(r, "body")));
         pthread_mutex_unlock(&lock);
-        {
-                cleanup_json json_t *ev = json_loads(event_body, 0, NULL);
-                /* three equal events queued together are one Event with count 3 */
-                assert_int_equal(json_integer_value(json_object_get(ev, "count")), 3);
-                assert_string_equal(json_path_string(ev, "involvedObject.uid"), "a");
-                assert_string_equal(json_path_string(ev, "source.host"), "n1");
-        }
 
-        /* a 503 is retried; the delete goes after the status that finally went through */
+        /* a 503 is retried; the delete goes after the status that finally went through and
+         * after the event handed in before it */
         status_sender_status(s, c, status("Failed"));
+        status_sender_event(s, c, c, "Normal", "Killing", "Stopping container c");
         status_sender_delete(s, c);
         assert_true(wait_for(c_done));
         pthread_mutex_lock(&lock);
         c_phases = phases_of("c");
         assert_string_equal(c_phases, "Failed Failed");
+        assert_int_equal(events_about("c"), 1);
         {
                 json_t *last = json_array_get(seen, json_array_size(seen) - 1);
                 assert_string_equal(json_string_value(json_object_get(last, "method")), "DELETE");
@@ -315,8 +335,9 @@ static bool f_events_sent(void)
         return count_of("POST", "/events") == 1;
 }
 
-/* With one sender thread busy on pod a, pod e's status and event and pod f's status are handed
- * in: the statuses go out first (e, then f), e's event after them. */
+/* With one sender thread busy on pod a, pod e's status and three equal events and pod f's status
+ * are handed in: the statuses go out first (e, then f), e's events after them, as one Event
+ * counted 3 (K8S: the correlator's aggregation). */
 static void test_statuses_first(void **state)
 {
         struct sockaddr_in sin = { .sin_family = AF_INET,
@@ -343,7 +364,8 @@ static void test_statuses_first(void **state)
         status_sender_status(s, a, status("Running"));
         assert_true(wait_for(a_first_arrived));
         status_sender_status(s, e, status("Running"));
-        status_sender_event(s, e, e, "Normal", "Started", "Started container c");
+        for (int k = 0; k < 3; k++)
+                status_sender_event(s, e, e, "Normal", "Started", "Started container c");
         status_sender_status(s, f, status("Running"));
         pthread_mutex_lock(&lock);
         hold_a = false;
@@ -357,6 +379,14 @@ static void test_statuses_first(void **state)
                 assert_non_null(
                         strstr(json_string_value(json_object_get(json_array_get(seen, i), "url")),
                                want[i]));
+        {
+                cleanup_json json_t *ev = json_loads(
+                        json_string_value(json_object_get(json_array_get(seen, 3), "body")), 0,
+                        NULL);
+                assert_int_equal(json_integer_value(json_object_get(ev, "count")), 3);
+                assert_string_equal(json_path_string(ev, "involvedObject.uid"), "e");
+                assert_string_equal(json_path_string(ev, "source.host"), "n1");
+        }
         pthread_mutex_unlock(&lock);
         s = status_sender_stop(s, 200);
         MHD_stop_daemon(d);
