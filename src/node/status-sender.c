@@ -70,6 +70,7 @@ struct status_sender {
         pthread_cond_t wake, idle;
         void *tree; /* struct pod_entry *, by uid */
         struct ready_list ready[LANES];
+        unsigned statuses_sending; /* status lanes a thread has */
         size_t n_events;
         unsigned long dropped;
         bool stopping;
@@ -168,8 +169,16 @@ static void entry_schedule(struct status_sender *s, struct pod_entry *e)
         }
 }
 
-/* Under lock: the first entry of lane l's ready list whose back-off has passed, taken off the
- * list; else NULL, *wait_ms lowered to how long until one is due. */
+/* Under lock: whether lane l of e may be sent now. Events wait while another pod's status is
+ * being sent: a burst's statuses all go first; a pod's own status write does not hold back its
+ * events, which then share its commit. */
+static bool lane_may_go(const struct status_sender *s, const struct pod_entry *e, enum lane l)
+{
+        return l == LANE_STATUS || s->statuses_sending == (e->lane[LANE_STATUS].busy ? 1u : 0u);
+}
+
+/* Under lock: the first entry of lane l's ready list whose back-off has passed and that may go,
+ * taken off the list; else NULL, *wait_ms lowered to how long until one is due. */
 static struct pod_entry *list_take(struct status_sender *s, enum lane l, int64_t now,
                                    int64_t *wait_ms)
 {
@@ -181,6 +190,8 @@ static struct pod_entry *list_take(struct status_sender *s, enum lane l, int64_t
                                 *wait_ms = e->lane[l].not_before_ms - now;
                         continue;
                 }
+                if (!lane_may_go(s, e, l))
+                        continue;
                 if (prev)
                         prev->lane[l].next = e->lane[l].next;
                 else
@@ -343,6 +354,9 @@ static void status_turn(struct status_sender *s, struct api_client *c, struct po
         }
         lane_backoff(e, LANE_STATUS, o == RETRY);
         e->lane[LANE_STATUS].busy = false;
+        if (--s->statuses_sending == 0)
+                /* the events held back behind the statuses may go */
+                pthread_cond_broadcast(&s->wake);
         if (del && o != RETRY && entry_idle(e)) {
                 /* the pod object is gone: nothing more to say about it */
                 (void) tdelete(e, &s->tree, entry_cmp);
@@ -420,6 +434,7 @@ static void *sender_main(void *arg)
                         continue;
                 }
                 e->lane[lane].busy = true;
+                s->statuses_sending += lane == LANE_STATUS;
                 /* unlock while sending */
                 if (lane == LANE_STATUS)
                         status_turn(s, t->client, e);

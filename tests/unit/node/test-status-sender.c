@@ -193,9 +193,17 @@ static bool a_events_sent(void)
 {
         return events_about("a") == 3;
 }
+static bool a_fourth_event_sent(void)
+{
+        return events_about("a") == 4;
+}
+static bool g_event_sent(void)
+{
+        return events_about("g") == 1;
+}
 static bool a_done(void)
 {
-        return count_of("PATCH", "/pods/a/status") == 2 && events_about("a") == 3;
+        return count_of("PATCH", "/pods/a/status") == 2 && events_about("a") == 4;
 }
 static bool c_done(void)
 {
@@ -212,6 +220,7 @@ static void test_sender(void **state)
         struct api_client_options copts = { 0 };
         struct status_sender *s = NULL;
         cleanup_json json_t *a = pod("a"), *b = pod("b"), *c = pod("c"), *dd = pod("d");
+        cleanup_json json_t *g = pod("g");
         cleanup_json json_t *latest = NULL;
         cleanup_free char *a_phases = NULL, *c_phases = NULL;
         size_t i;
@@ -241,6 +250,14 @@ static void test_sender(void **state)
         assert_true(wait_for(a_events_sent));
         pthread_mutex_lock(&lock);
         assert_int_equal(count_of("PATCH", "/pods/a/status"), 0);
+        pthread_mutex_unlock(&lock);
+        /* another pod's events wait while a's status is being sent (statuses first), though
+         * threads are free: a's own later event goes out, g's does not */
+        status_sender_event(s, g, g, "Normal", "Pulled", "Container image pulled");
+        status_sender_event(s, a, a, "Normal", "Created", "Created container c");
+        assert_true(wait_for(a_fourth_event_sent));
+        pthread_mutex_lock(&lock);
+        assert_int_equal(events_about("g"), 0);
         pthread_mutex_unlock(&lock);
 
         /* another pod is not held up by a */
@@ -292,6 +309,7 @@ static void test_sender(void **state)
         pthread_cond_broadcast(&changed);
         pthread_mutex_unlock(&lock);
         assert_true(wait_for(a_done));
+        assert_true(wait_for(g_event_sent));
         pthread_mutex_lock(&lock);
         a_phases = phases_of("a");
         /* the latest wins (Running was replaced before it went out), in order */
