@@ -69,8 +69,10 @@
 /* K8S: the eviction manager's housekeeping interval (--housekeeping-interval 10s) */
 #define USAGE_CHECK_S 10
 /* A steady pod's full step (its sandbox, containers and cgroups checked, its status made
- * again) on the resync: at most this often; the kubelet's pod worker resyncs a pod every
- * minute (--sync-frequency), relying on PLEG for what changes meanwhile */
+ * again) on the resync: at most this often, plus up to half as much again at random, so pods
+ * that started together do not all take their full steps in the same second (K8S: the
+ * kubelet's pod worker resyncs a pod every minute, --sync-frequency, jittered by up to half
+ * of it, workerResyncIntervalJitterFactor 0.5; it relies on PLEG for what changes meanwhile) */
 #define STEADY_FULL_S 10
 /* threads probing containers (node/prober.h) */
 #define PROBER_THREADS 4
@@ -2445,7 +2447,7 @@ int pod_worker_sync(struct pod_host *h, const json_t *pod, json_t **ret_status,
         p->steady_until = 0;
         if (r == POD_SYNC_RUNNING && !deleting && step_left_steady(&s, &pl, sandbox_ready)) {
                 p->steady_rv = xstrdup(json_path_string_or_empty(pod, "metadata.resourceVersion"));
-                p->steady_until = s.now + STEADY_FULL_S;
+                p->steady_until = s.now + STEADY_FULL_S + random() % (STEADY_FULL_S / 2 + 1);
         }
         observe_for_metrics(&s, &pl, sandbox_ready, t0);
         pthread_mutex_lock(&h->pods_lock);
