@@ -33,10 +33,9 @@ struct queued_event {
         unsigned tries;
 };
 
-/* A pod's writes in two lanes, each sent by one thread at a time, the two at once: its events
- * (K8S: the event recorder) need not wait for its status write (the status manager), and sent
- * together their writes share the store's commit. The final delete goes in the status lane,
- * once no event is left to send. */
+/* A pod's writes in two lanes, each sent by one thread at a time: its status (K8S: the status
+ * manager) and its events (the event recorder), so that neither waits for the other's retries.
+ * The final delete goes in the status lane, once no event is left to send. */
 enum lane {
         LANE_STATUS,
         LANE_EVENTS,
@@ -169,12 +168,12 @@ static void entry_schedule(struct status_sender *s, struct pod_entry *e)
         }
 }
 
-/* Under lock: whether lane l of e may be sent now. Events wait while another pod's status is
- * being sent: a burst's statuses all go first; a pod's own status write does not hold back its
- * events, which then share its commit. */
-static bool lane_may_go(const struct status_sender *s, const struct pod_entry *e, enum lane l)
+/* Under lock: whether lane l may be sent now. Events wait while any status is being sent, the
+ * pod's own included: what a client waits for gets the CPU first (a burst's statuses all go
+ * before the events that explain them). */
+static bool lane_may_go(const struct status_sender *s, enum lane l)
 {
-        return l == LANE_STATUS || s->statuses_sending == (e->lane[LANE_STATUS].busy ? 1u : 0u);
+        return l == LANE_STATUS || s->statuses_sending == 0;
 }
 
 /* Under lock: the first entry of lane l's ready list whose back-off has passed and that may go,
@@ -190,7 +189,7 @@ static struct pod_entry *list_take(struct status_sender *s, enum lane l, int64_t
                                 *wait_ms = e->lane[l].not_before_ms - now;
                         continue;
                 }
-                if (!lane_may_go(s, e, l))
+                if (!lane_may_go(s, l))
                         continue;
                 if (prev)
                         prev->lane[l].next = e->lane[l].next;

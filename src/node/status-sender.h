@@ -6,12 +6,11 @@
  *
  * Per pod: the latest status wins (a status handed in before the previous one went out
  * replaces it, so only the newer is sent); its statuses go out one at a time in order, and so
- * do its events, the two side by side (K8S: the status manager and the event recorder are
- * apart; sent together, their writes share one commit of the store); its delete goes last,
- * after its status and every event handed in before it. Across pods, statuses first: a
- * status to send goes before events, and events wait while another pod's status is being sent
- * (what clients wait for first: a burst's statuses are not held up behind the events that
- * explain them). Failures are retried with back-off. */
+ * do its events, neither waiting for the other's retries (K8S: the status manager and the
+ * event recorder are apart); its delete goes last, after its status and every event handed in
+ * before it. Statuses first: a status to send goes before events, and events wait while any
+ * status is being sent (what clients wait for gets the CPU first: a burst's statuses are not
+ * held up behind the events that explain them). Failures are retried with back-off. */
 #ifndef FLEXLET_NODE_STATUS_SENDER_H
 #define FLEXLET_NODE_STATUS_SENDER_H
 
