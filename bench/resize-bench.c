@@ -888,7 +888,7 @@ static const char *const probe_names[P_MAX] = {
  * uprobe fires on calls through the symbol only: a function inlined into its caller in its own
  * file would record nothing; the others are called across files. */
 static const char *const probe_funcs[P_MAX] = {
-        "on_pod_event",          "pod_queue_take",       "pod_worker_sync",   "pod_resize_admit",
+        "on_pod_event",       "pod_queue_take",       "pod_worker_sync",   "pod_resize_admit",
         "pod_resize_actuate", "write_allocation",     "cgroup_set_limits", "emptydir_resize",
         "write_actuated",     "status_sender_status", "send_status",       "sync_all",
 };
