@@ -168,16 +168,8 @@ static void entry_schedule(struct status_sender *s, struct pod_entry *e)
         }
 }
 
-/* Under lock: whether lane l may be sent now. Events wait while any status is being sent, the
- * pod's own included: what a client waits for gets the CPU first (a burst's statuses all go
- * before the events that explain them). */
-static bool lane_may_go(const struct status_sender *s, enum lane l)
-{
-        return l == LANE_STATUS || s->statuses_sending == 0;
-}
-
-/* Under lock: the first entry of lane l's ready list whose back-off has passed and that may go,
- * taken off the list; else NULL, *wait_ms lowered to how long until one is due. */
+/* Under lock: the first entry of lane l's ready list whose back-off has passed, taken off the
+ * list; else NULL, *wait_ms lowered to how long until one is due. */
 static struct pod_entry *list_take(struct status_sender *s, enum lane l, int64_t now,
                                    int64_t *wait_ms)
 {
@@ -189,8 +181,6 @@ static struct pod_entry *list_take(struct status_sender *s, enum lane l, int64_t
                                 *wait_ms = e->lane[l].not_before_ms - now;
                         continue;
                 }
-                if (!lane_may_go(s, l))
-                        continue;
                 if (prev)
                         prev->lane[l].next = e->lane[l].next;
                 else
@@ -212,7 +202,13 @@ static struct pod_entry *entry_take(struct status_sender *s, int64_t now, enum l
 {
         *wait_ms = 1000;
         for (enum lane l = 0; l < LANES; l++) {
-                struct pod_entry *e = list_take(s, l, now, wait_ms);
+                struct pod_entry *e;
+
+                /* events wait while any status is being sent, the pod's own included: what a
+                 * client waits for gets the CPU first (status_turn wakes the threads after) */
+                if (l == LANE_EVENTS && s->statuses_sending > 0)
+                        break;
+                e = list_take(s, l, now, wait_ms);
 
                 if (e) {
                         *ret_lane = l;
