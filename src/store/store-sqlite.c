@@ -1,9 +1,10 @@
 /* store-sqlite.c: the embedded SQLite backend. One table of objects and a one-row table with the
- * resourceVersion counter; each write bumps the counter, stamps the object and is on disk (WAL,
- * synchronous=FULL) before it returns; writes that arrive together share one transaction and
- * one fsync (group commit, below). Writes go through one connection under a mutex; reads use a
- * small pool of other connections, which WAL lets run beside the writer. Watch history is not
- * kept here: committed writes go to the watch cache. */
+ * resourceVersion counter; each write bumps the counter, stamps the object and is on disk before
+ * it returns; writes that arrive together share one transaction (group commit, below), and
+ * transactions committed while a flush is under way share the next one (durability, below).
+ * Writes go through one connection under a mutex; reads use a small pool of other connections,
+ * which WAL lets run beside the writer. Watch history is not kept here: durable writes go to the
+ * watch cache. */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -53,18 +54,21 @@ struct reader {
 struct batch_member {
         struct batch_member *next;
         bool done;
-        int result; /* the batch's: 0, or -errno with message */
+        int result;   /* the batch's: 0, or -errno with message */
+        uint64_t seq; /* the batch's commit, which the answer waits to be durable */
         char message[256];
 };
 
-/* A write of the open batch, published once the batch commits. resource and ns are the
- * writer's own, valid while it waits. */
+/* A write of the open batch, published once the batch is committed and durable. resource and
+ * ns are the writer's own, valid while it waits (it returns after the publication). seq: its
+ * batch's commit (0 while the batch is open). */
 struct batch_event {
         enum store_event_type type;
         const char *resource, *ns;
         uint64_t rv;
         json_t *obj;
         char *json;
+        uint64_t seq;
 };
 
 struct store_sqlite {
@@ -76,7 +80,9 @@ struct store_sqlite {
         pthread_mutex_t wlock;
         sqlite3 *wdb;
         sqlite3_stmt *begin, *commit, *rollback, *get, *insert, *update, *delete, *set_rv;
-        uint64_t rv; /* the counter as committed; read atomically without wlock */
+        uint64_t committed_rv; /* the counter as committed */
+        /* commits so far (under wlock; read atomically without it, by the flush) */
+        uint64_t committed_seq;
 
         /* Group commit (K8S: etcd's backend batches its writes into one bolt transaction and
          * fsync; here the batch is the writers that queued while one wrote): a writer that
@@ -91,6 +97,24 @@ struct store_sqlite {
         struct batch_member *members;
         struct batch_event events[BATCH_MAX];
         size_t n_events;
+
+        /* Durability (K8S: etcd's backend commits a batch to bolt and syncs it while the next
+         * batch fills; PostgreSQL's XLogFlush): the writer connection commits at
+         * synchronous=NORMAL, so COMMIT puts the transaction in the WAL without flushing it,
+         * and wlock is free for the next writer at once. Then each writer waits for its
+         * commit to be durable: the first to wait flushes the WAL (fdatasync of wal_fd, which
+         * makes every commit before it durable) while the others wait for that flush, or the
+         * next one when theirs came after it began. The flusher publishes the durable
+         * commits' events in order before anyone returns: no watcher, and no writer's
+         * caller, sees a write that a power loss could take. Everything below under slock. */
+        int wal_fd;
+        pthread_mutex_t slock;
+        pthread_cond_t scond; /* a flush ended */
+        bool flushing;
+        uint64_t durable_seq;            /* commits flushed and published */
+        uint64_t rv;                     /* the counter as durable; read atomically without slock */
+        struct batch_event *unpublished; /* committed, not yet durable, in commit order */
+        size_t n_unpublished, cap_unpublished;
 
         /* Readers: a pool; free ones on the stack rfree[0..nfree). */
         pthread_mutex_t rlock;
@@ -318,6 +342,12 @@ static void sqlite_free(struct store_backend *b)
         sqlite3_close_v2(s->wdb);
         pthread_mutex_destroy(&s->wlock);
         pthread_cond_destroy(&s->batch_cond);
+        /* every writer waited for its flush: nothing is left unpublished */
+        free(s->unpublished);
+        if (s->wal_fd >= 0)
+                (void) close(s->wal_fd);
+        pthread_mutex_destroy(&s->slock);
+        pthread_cond_destroy(&s->scond);
         pthread_mutex_destroy(&s->rlock);
         pthread_cond_destroy(&s->rcond);
         if (s->lock_fd >= 0)
@@ -358,14 +388,26 @@ static int row_read(sqlite3 *db, sqlite3_stmt *st, const char *resource, const c
         return r;
 }
 
+static void wait_durable(struct store_sqlite *s, uint64_t seq);
+
+/* A reader connection sees commits not yet flushed: what it read at version rv is answered
+ * once that is durable (a -ENOENT too: it may have seen a delete not yet flushed, rv 0). */
+static void read_durable(struct store_sqlite *s, uint64_t rv)
+{
+        if (rv == 0 || rv > sqlite_current_rv(&s->base))
+                wait_durable(s, __atomic_load_n(&s->committed_seq, __ATOMIC_ACQUIRE));
+}
+
 static int sqlite_get(struct store_backend *b, const char *resource, const char *ns,
                       const char *name, json_t **ret_obj, struct error **reterr)
 {
         struct store_sqlite *s = (struct store_sqlite *) b;
         struct reader *rd = reader_get(s);
-        int r = row_read(rd->db, rd->get, resource, ns, name, NULL, ret_obj, reterr);
+        uint64_t rv = 0;
+        int r = row_read(rd->db, rd->get, resource, ns, name, &rv, ret_obj, reterr);
 
         reader_put(s, rd);
+        read_durable(s, rv);
         if (r == -ENOENT)
                 return store_error_not_found(reterr, resource, name);
         return r;
@@ -411,6 +453,7 @@ end:
         (void) step_done(rd->db, rd->end, NULL, "listing: ending a read");
 out:
         reader_put(s, rd);
+        read_durable(s, rv);
         if (r < 0)
                 return r;
         *ret_items = TAKE_PTR(items);
@@ -432,7 +475,7 @@ static void writer_lock(struct store_sqlite *s)
 /* The resourceVersion the next write takes. Under wlock. */
 static uint64_t next_rv(const struct store_sqlite *s)
 {
-        return (s->txn_open ? s->pending_rv : s->rv) + 1;
+        return (s->txn_open ? s->pending_rv : s->committed_rv) + 1;
 }
 
 /* Opens the batch's transaction unless one is open. Under wlock. */
@@ -446,7 +489,7 @@ static int batch_begin(struct store_sqlite *s, const char *what, struct error **
         if (r < 0)
                 return r;
         s->txn_open = true;
-        s->pending_rv = s->rv;
+        s->pending_rv = s->committed_rv;
         return 0;
 }
 
@@ -464,33 +507,46 @@ static struct batch_member *batch_join(struct store_sqlite *s, struct batch_memb
 }
 
 /* The write at rv is in the open transaction: its event (obj and json, owned by the batch from
- * here) goes out when the batch commits. Under wlock. */
+ * here) goes out when the batch is committed and durable. Under wlock. */
 static void batch_event(struct store_sqlite *s, enum store_event_type type, const char *resource,
                         const char *ns, uint64_t rv, json_t *obj, char *json)
 {
-        s->events[s->n_events++] = (struct batch_event){ type, resource, ns, rv, obj, json };
+        s->events[s->n_events++] = (struct batch_event){ type, resource, ns, rv, obj, json, 0 };
         s->pending_rv = rv;
 }
 
-/* Ends the open batch: every member learns the result r (0, or -errno with message) and is
- * woken; on success the counter moves and the events are published in order (before any
- * member returns: the cache holds every write before the write returns). Under wlock. */
-static void batch_end(struct store_sqlite *s, int r, const char *message)
+/* Ends the open batch: every member learns the result r (0, or -errno with message) and the
+ * commit its answer waits for, and is woken. On success (committed: r >= 0 with events) the
+ * events wait in s->unpublished for the flush that makes them durable. Under wlock. */
+static void batch_end(struct store_sqlite *s, int r, const char *message, bool committed)
 {
-        for (size_t i = 0; i < s->n_events; i++) {
-                struct batch_event *e = &s->events[i];
+        if (committed) {
+                uint64_t seq = s->committed_seq + 1;
 
-                if (r >= 0)
-                        watch_cache_publish(s->base.cache, e->type, e->resource, e->ns, e->rv,
-                                            e->obj, e->json);
-                else {
-                        json_decref(e->obj);
-                        free(e->json);
+                pthread_mutex_lock(&s->slock);
+                if (s->n_unpublished + s->n_events > s->cap_unpublished) {
+                        s->cap_unpublished = 2 * s->cap_unpublished + s->n_events;
+                        s->unpublished = xrealloc(s->unpublished,
+                                                  s->cap_unpublished * sizeof(*s->unpublished));
+                }
+                for (size_t i = 0; i < s->n_events; i++) {
+                        s->events[i].seq = seq;
+                        s->unpublished[s->n_unpublished++] = s->events[i];
+                }
+                pthread_mutex_unlock(&s->slock);
+                /* after the events are queued: a flush that reads seq publishes them */
+                __atomic_store_n(&s->committed_seq, seq, __ATOMIC_RELEASE);
+                s->committed_rv = s->pending_rv;
+        } else {
+                for (size_t i = 0; i < s->n_events; i++) {
+                        json_decref(s->events[i].obj);
+                        free(s->events[i].json);
                 }
         }
         s->n_events = 0;
         for (struct batch_member *m = s->members; m; m = m->next) {
                 m->result = r;
+                m->seq = s->committed_seq;
                 if (r < 0)
                         (void) snprintf(m->message, sizeof(m->message), "%s", message);
                 m->done = true;
@@ -500,8 +556,58 @@ static void batch_end(struct store_sqlite *s, int r, const char *message)
         pthread_cond_broadcast(&s->batch_cond);
 }
 
-/* Commits the open batch: the counter row moved to the batch's last version, one COMMIT (one
- * fsync of the WAL) for all its writes. Under wlock. */
+/* Publishes the events of the commits up to seq, in order, and moves the durable counter.
+ * Under slock. */
+static void publish_durable(struct store_sqlite *s, uint64_t seq)
+{
+        size_t n = 0;
+
+        while (n < s->n_unpublished && s->unpublished[n].seq <= seq) {
+                struct batch_event *e = &s->unpublished[n++];
+
+                watch_cache_publish(s->base.cache, e->type, e->resource, e->ns, e->rv, e->obj,
+                                    e->json);
+                __atomic_store_n(&s->rv, e->rv, __ATOMIC_RELEASE);
+        }
+        memmove(s->unpublished, s->unpublished + n,
+                (s->n_unpublished - n) * sizeof(*s->unpublished));
+        s->n_unpublished -= n;
+        s->durable_seq = seq;
+}
+
+/* Returns once the commit seq is durable and published: the first waiter flushes the WAL for
+ * every commit so far, the others wait for its flush (and flush again if theirs came after it
+ * began). A failed flush leaves committed writes whose place on disk is unknown: SQLite would
+ * go on serving them, so the process stops (as PostgreSQL does) and the next open recovers
+ * what the disk holds. Without wlock. */
+static void wait_durable(struct store_sqlite *s, uint64_t seq)
+{
+        pthread_mutex_lock(&s->slock);
+        while (s->durable_seq < seq) {
+                uint64_t target;
+
+                if (s->flushing) {
+                        pthread_cond_wait(&s->scond, &s->slock);
+                        continue;
+                }
+                s->flushing = true;
+                target = __atomic_load_n(&s->committed_seq, __ATOMIC_ACQUIRE);
+                pthread_mutex_unlock(&s->slock);
+                if (fdatasync(s->wal_fd) < 0) {
+                        (void) fprintf(stderr, "flexlet: store \"%s\": flushing the log: %s\n",
+                                       s->path, strerror(errno));
+                        abort();
+                }
+                pthread_mutex_lock(&s->slock);
+                publish_durable(s, target);
+                s->flushing = false;
+                pthread_cond_broadcast(&s->scond);
+        }
+        pthread_mutex_unlock(&s->slock);
+}
+
+/* Commits the open batch: the counter row moved to the batch's last version, one COMMIT for
+ * all its writes (made durable by the flush its writers wait for). Under wlock. */
 static void batch_commit(struct store_sqlite *s)
 {
         cleanup_error struct error *err = NULL;
@@ -510,13 +616,13 @@ static void batch_commit(struct store_sqlite *s)
         if (sqlite3_get_autocommit(s->wdb)) {
                 /* a failed statement (disk full, I/O error) rolled the whole transaction back */
                 batch_end(s, -EIO,
-                          "committing: the transaction was rolled back by an earlier error");
+                          "committing: the transaction was rolled back by an earlier error", false);
                 return;
         }
         if (s->n_events == 0) {
                 /* its writers' statements all failed alone: nothing to make durable */
                 (void) step_done(s->wdb, s->rollback, NULL, "rolling back");
-                batch_end(s, 0, NULL);
+                batch_end(s, 0, NULL, false);
                 return;
         }
         sqlite3_bind_int64(s->set_rv, 1, (sqlite3_int64) s->pending_rv);
@@ -527,30 +633,40 @@ static void batch_commit(struct store_sqlite *s)
                 /* A failed COMMIT may already have rolled back; a second ROLLBACK is harmless. */
                 if (!sqlite3_get_autocommit(s->wdb))
                         (void) step_done(s->wdb, s->rollback, NULL, "rolling back");
-                batch_end(s, r, err->message);
+                batch_end(s, r, err->message, false);
                 return;
         }
-        __atomic_store_n(&s->rv, s->pending_rv, __ATOMIC_RELEASE);
-        batch_end(s, 0, NULL);
+        batch_end(s, 0, NULL, true);
 }
 
 /* A writer's last step under wlock, whatever it did: with others queued behind it (and the
  * batch not full) it leaves the batch open for them, else it commits it; a member then waits
- * for its batch's end and takes its result. Returns r, or the batch's failure. */
-static int writer_finish(struct store_sqlite *s, struct batch_member *m, int r,
+ * for its batch's end and takes its result. Returns r, or the batch's failure, and in *ret_seq
+ * the commit the answer waits to be durable for (writer_unlock): its batch's, or for a writer
+ * that did not join one the last commit, whose rows it may have read. */
+static int writer_finish(struct store_sqlite *s, struct batch_member *m, int r, uint64_t *ret_seq,
                          struct error **reterr)
 {
         if (s->txn_open && (atomic_load(&s->queued) == 0 || s->n_events == BATCH_MAX))
                 batch_commit(s);
+        *ret_seq = s->committed_seq;
         if (!m)
                 return r;
         while (!m->done)
                 pthread_cond_wait(&s->batch_cond, &s->wlock);
+        *ret_seq = m->seq;
         if (m->result < 0 && r >= 0) {
                 error_set(reterr, -m->result, "%s", m->message);
                 return m->result;
         }
         return r;
+}
+
+/* Releases wlock, then waits for the commit seq to be durable (writer_finish). */
+static void writer_unlock(struct store_sqlite *s, uint64_t seq)
+{
+        pthread_mutex_unlock(&s->wlock);
+        wait_durable(s, seq);
 }
 
 static int sqlite_create(struct store_backend *b, const char *resource, const char *ns,
@@ -561,7 +677,7 @@ static int sqlite_create(struct store_backend *b, const char *resource, const ch
         struct batch_member member, *m = NULL;
         cleanup_free char *json = NULL;
         size_t len;
-        uint64_t rv;
+        uint64_t rv, seq;
         int r;
 
         writer_lock(s);
@@ -592,12 +708,12 @@ static int sqlite_create(struct store_backend *b, const char *resource, const ch
                     TAKE_PTR(json));
         r = 0;
 out:
-        r = writer_finish(s, m, r, reterr);
+        r = writer_finish(s, m, r, &seq, reterr);
         if (r < 0)
                 store_object_unstamp(obj, &saved);
         else
                 store_stamp_saved_release(&saved);
-        pthread_mutex_unlock(&s->wlock);
+        writer_unlock(s, seq);
         return r;
 }
 
@@ -614,7 +730,7 @@ static int sqlite_update(struct store_backend *b, const char *resource, const ch
         cleanup_free char *json = NULL;
         const json_t *stored;
         bool stamped = false;
-        uint64_t old_rv, rv;
+        uint64_t old_rv, rv, seq;
         size_t len;
         int r;
 
@@ -666,14 +782,14 @@ static int sqlite_update(struct store_backend *b, const char *resource, const ch
                     watch_cache_intern(s->base.cache, obj), TAKE_PTR(json));
         r = 1;
 out:
-        r = writer_finish(s, m, r, reterr);
+        r = writer_finish(s, m, r, &seq, reterr);
         if (r < 0 && stamped)
                 store_object_unstamp(obj, &saved);
         else if (stamped)
                 store_stamp_saved_release(&saved);
         if (r == -ESTALE && current && ret_current)
                 *ret_current = TAKE_PTR(current);
-        pthread_mutex_unlock(&s->wlock);
+        writer_unlock(s, seq);
         return r;
 }
 
@@ -684,7 +800,7 @@ static int sqlite_delete(struct store_backend *b, const char *resource, const ch
         struct store_sqlite *s = (struct store_sqlite *) b;
         struct batch_member member, *m = NULL;
         cleanup_json json_t *old = NULL, *last = NULL;
-        uint64_t old_rv, rv;
+        uint64_t old_rv, rv, seq;
         int r;
 
         writer_lock(s);
@@ -716,10 +832,10 @@ static int sqlite_delete(struct store_backend *b, const char *resource, const ch
                     watch_cache_intern(s->base.cache, old), NULL);
         r = 0;
 out:
-        r = writer_finish(s, m, r, reterr);
+        r = writer_finish(s, m, r, &seq, reterr);
         if (r >= 0 && ret_last)
                 *ret_last = TAKE_PTR(last);
-        pthread_mutex_unlock(&s->wlock);
+        writer_unlock(s, seq);
         return r;
 }
 
@@ -733,6 +849,22 @@ static const struct store_backend_ops sqlite_ops = {
         .update = sqlite_update,
         .delete = sqlite_delete,
 };
+
+/* A descriptor of the WAL of our own, for wait_durable's fdatasync: the file stays while any
+ * connection is open (SQLite removes it when the last one closes), and a flush of the inode
+ * covers what SQLite's descriptor wrote. The schema's transaction has created it. */
+static int open_wal(struct store_sqlite *s, struct error **reterr)
+{
+        cleanup_free char *wal = xasprintf("%s-wal", s->path);
+
+        s->wal_fd = open(wal, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        if (s->wal_fd < 0) {
+                int e = errno;
+
+                return error_set(reterr, e, "opening store: \"%s\": %s", wal, strerror(e));
+        }
+        return 0;
+}
 
 /* Creates the tables on a new database, checks the schema version of an old one. */
 static int schema_init(sqlite3 *db, const char *path, struct error **reterr)
@@ -802,8 +934,11 @@ int store_sqlite_open(const char *path, const struct store_options *o, struct st
         s->base.ops = &sqlite_ops;
         s->path = xstrdup(path);
         s->lock_fd = -1;
+        s->wal_fd = -1;
         if (pthread_mutex_init(&s->wlock, NULL) != 0 || pthread_mutex_init(&s->rlock, NULL) ||
-            pthread_cond_init(&s->rcond, NULL) != 0 || pthread_cond_init(&s->batch_cond, NULL) != 0)
+            pthread_cond_init(&s->rcond, NULL) != 0 ||
+            pthread_cond_init(&s->batch_cond, NULL) != 0 ||
+            pthread_mutex_init(&s->slock, NULL) != 0 || pthread_cond_init(&s->scond, NULL) != 0)
                 abort();
 
         r = lock_owner(s, reterr);
@@ -812,8 +947,10 @@ int store_sqlite_open(const char *path, const struct store_options *o, struct st
         r = open_db(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, busy, &s->wdb, reterr);
         if (r < 0)
                 goto fail;
-        /* WAL: readers never block the writer nor the writer them. synchronous=FULL: the WAL is
-         * fsynced at each commit, so a write that returned survives power loss. */
+        /* WAL: readers never block the writer nor the writer them. synchronous=NORMAL: a commit
+         * is not flushed under wlock; its writer flushes the WAL after (wait_durable), so a
+         * write that returned survives power loss. SQLite still flushes the WAL before each
+         * checkpoint copies it into the database. */
         r = query_text(s->wdb, "PRAGMA journal_mode = WAL", mode, sizeof(mode), reterr);
         if (r >= 0 && strcmp(mode, "wal") != 0)
                 r = error_set(reterr, ENOTSUP,
@@ -821,7 +958,7 @@ int store_sqlite_open(const char *path, const struct store_options *o, struct st
                               "is \"%s\")",
                               path, mode);
         if (r >= 0)
-                r = exec(s->wdb, "PRAGMA synchronous = FULL", reterr);
+                r = exec(s->wdb, "PRAGMA synchronous = NORMAL", reterr);
         if (r >= 0)
                 r = schema_init(s->wdb, path, reterr);
         if (r >= 0)
@@ -832,7 +969,10 @@ int store_sqlite_open(const char *path, const struct store_options *o, struct st
                 r = error_set(reterr, EIO, "opening store \"%s\": negative resourceVersion", path);
                 goto fail;
         }
-        s->rv = (uint64_t) rv;
+        s->rv = s->committed_rv = (uint64_t) rv;
+        r = open_wal(s, reterr);
+        if (r < 0)
+                goto fail;
 
         r = prepare(s->wdb, "BEGIN IMMEDIATE", &s->begin, reterr);
         if (r >= 0)

@@ -14,10 +14,15 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#ifndef STORE_TEST_ETCD
+# include <sqlite3.h>
+# include <sys/syscall.h>
+#endif
 
 #include "base/alloc.h"
 #include "base/json.h"
@@ -1556,6 +1561,142 @@ static void test_no_ttl(void **state)
 
         assert_int_equal(store_set_ttl(f->s, "events", 3600), -EOPNOTSUPP);
 }
+
+/* The disk flushes of this process, counted and, while flush_held is set, held: the test's own
+ * fdatasync takes the place of libc's for libsqlite3 and the store (the executable's
+ * definition comes first in symbol lookup). */
+static pthread_mutex_t flush_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t flush_cond = PTHREAD_COND_INITIALIZER;
+static bool flush_held, flush_waiting;
+static int flushes;
+
+int fdatasync(int fd)
+{
+        pthread_mutex_lock(&flush_lock);
+        flushes++;
+        while (flush_held) {
+                flush_waiting = true;
+                pthread_cond_broadcast(&flush_cond);
+                pthread_cond_wait(&flush_cond, &flush_lock);
+        }
+        pthread_mutex_unlock(&flush_lock);
+        return (int) syscall(SYS_fdatasync, fd);
+}
+
+struct bg_write {
+        struct store *s;
+        char name[16];
+        pthread_t thread;
+        atomic_bool returned;
+        int result;
+};
+
+static void *bg_create(void *p)
+{
+        struct bg_write *b = p;
+        cleanup_json json_t *o = pod("default", b->name, "i");
+
+        b->result = store_create(b->s, "pods", "default", b->name, o, NULL);
+        atomic_store(&b->returned, true);
+        return NULL;
+}
+
+static void *bg_get(void *p)
+{
+        struct bg_write *b = p;
+        cleanup_json json_t *got = NULL;
+
+        b->result = store_get(b->s, "pods", "default", b->name, &got, NULL);
+        atomic_store(&b->returned, true);
+        return NULL;
+}
+
+/* Rows committed to the database, as another SQLite connection sees them. */
+static int64_t committed_rows(struct fixture *f)
+{
+        sqlite3 *db = NULL;
+        sqlite3_stmt *st = NULL;
+        int64_t n = -1;
+
+        assert_int_equal(sqlite3_open_v2(f->path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+        assert_int_equal(sqlite3_prepare_v2(db, "SELECT count(*) FROM objects", -1, &st, NULL),
+                         SQLITE_OK);
+        if (sqlite3_step(st) == SQLITE_ROW)
+                n = sqlite3_column_int64(st, 0);
+        sqlite3_finalize(st);
+        sqlite3_close(db);
+        return n;
+}
+
+/* The flush is made outside the writers' lock: while one writer's flush is held, the writers
+ * after it commit, and one flush then serves them all. Nobody sees a write before its flush:
+ * not its writer, not a watcher, not a read of the database. */
+static void test_flush_outside_the_lock(void **state)
+{
+        struct fixture *f = *state;
+        struct bg_write w[4], reader = { .s = f->s };
+        struct store_watch *watch = NULL;
+        struct store_event ev = { 0 };
+        int64_t rows;
+        int returned = 0, seen;
+
+        /* on the empty store: every pod that comes is a live event */
+        assert_int_equal(store_watch_start(f->s, "pods", NULL, 0, &watch, NULL), 0);
+        pthread_mutex_lock(&flush_lock);
+        flush_held = true;
+        flush_waiting = false;
+        flushes = 0;
+        pthread_mutex_unlock(&flush_lock);
+        for (size_t i = 0; i < ARRAY_SIZE(w); i++) {
+                w[i] = (struct bg_write){ .s = f->s };
+                (void) snprintf(w[i].name, sizeof(w[i].name), "w%zu", i);
+                assert_int_equal(pthread_create(&w[i].thread, NULL, bg_create, &w[i]), 0);
+                if (i == 0) {
+                        /* the first writer's flush has begun */
+                        pthread_mutex_lock(&flush_lock);
+                        while (!flush_waiting)
+                                pthread_cond_wait(&flush_cond, &flush_lock);
+                        pthread_mutex_unlock(&flush_lock);
+                }
+        }
+        for (int n = 0; n < 5000 && committed_rows(f) < (int64_t) ARRAY_SIZE(w); n++)
+                usleep(1000);
+        rows = committed_rows(f);
+        (void) snprintf(reader.name, sizeof(reader.name), "w3");
+        assert_int_equal(pthread_create(&reader.thread, NULL, bg_get, &reader), 0);
+        usleep(50 * 1000);
+        for (size_t i = 0; i < ARRAY_SIZE(w); i++)
+                returned += atomic_load(&w[i].returned);
+        returned += atomic_load(&reader.returned);
+        seen = store_watch_next(watch, 0, &ev);
+        store_event_release(&ev);
+
+        /* released before anything is asserted: a failure must not leave the writers held */
+        pthread_mutex_lock(&flush_lock);
+        flush_held = false;
+        pthread_cond_broadcast(&flush_cond);
+        pthread_mutex_unlock(&flush_lock);
+        for (size_t i = 0; i < ARRAY_SIZE(w); i++) {
+                assert_int_equal(pthread_join(w[i].thread, NULL), 0);
+                assert_int_equal(w[i].result, 0);
+        }
+        assert_int_equal(pthread_join(reader.thread, NULL), 0);
+        assert_int_equal(reader.result, 0);
+        /* while the first flush was held: every write committed, none answered or seen */
+        assert_int_equal(rows, ARRAY_SIZE(w));
+        assert_int_equal(returned, 0);
+        assert_int_equal(seen, 0);
+        /* the first writer's flush, and one for the three committed while it was held */
+        pthread_mutex_lock(&flush_lock);
+        assert_int_equal(flushes, 2);
+        pthread_mutex_unlock(&flush_lock);
+        for (uint64_t n = 1; n <= ARRAY_SIZE(w); n++) {
+                assert_int_equal(store_watch_next(watch, 1000, &ev), 1);
+                assert_int_equal(ev.rv, R(n));
+                store_event_release(&ev);
+        }
+        store_watch_stop(watch);
+}
 #endif
 
 int main(void)
@@ -1607,6 +1748,7 @@ int main(void)
         return cmocka_run_group_tests(tests, etcd_start, etcd_stop);
 #else
                 cmocka_unit_test_setup_teardown(test_no_ttl, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_flush_outside_the_lock, setup, teardown),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);
