@@ -333,6 +333,7 @@ static void *graph_main(void *arg)
 {
         struct node_graph *g = arg;
 
+        (void) pthread_setname_np(pthread_self(), "node-graph");
         while (!atomic_load(&g->stop)) {
                 struct store_watch *w = NULL;
                 struct store_event ev = { 0 };

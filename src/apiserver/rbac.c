@@ -125,6 +125,7 @@ static void *follow(void *arg)
         struct pollfd p[RBAC_KIND_MAX + 1];
         int backoff_ms = -1;
 
+        (void) pthread_setname_np(pthread_self(), "rbac-follow");
         for (;;) {
                 p[RBAC_KIND_MAX] = (struct pollfd){ .fd = r->stop_fd, .events = POLLIN };
                 for (int k = 0; k < RBAC_KIND_MAX; k++)

@@ -177,6 +177,7 @@ static void *job_main(void *arg)
         json_t *node, *obj;
         size_t i;
 
+        (void) pthread_setname_np(pthread_self(), "metrics-job");
         json_object_foreach(j->node_objects, name, node) {
                 json_t *s = fetch_summary(j, node);
                 if (s)

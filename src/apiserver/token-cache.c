@@ -100,6 +100,7 @@ static void *follow(void *arg)
         struct pollfd p[F_MAX + 1];
         int backoff_ms = -1;
 
+        (void) pthread_setname_np(pthread_self(), "token-follow");
         for (;;) {
                 p[F_MAX] = (struct pollfd){ .fd = c->stop_fd, .events = POLLIN };
                 for (int f = 0; f < F_MAX; f++)

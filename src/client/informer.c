@@ -250,6 +250,7 @@ static void *watch_main(void *arg)
                                                  .ud = c };
         bool again = false;
 
+        (void) pthread_setname_np(pthread_self(), "informer");
         while (!atomic_load(&c->stop)) {
                 int r = c->feed ? c->feed->list_watch(c->feed, c->path, c->cancel_fd, &h, NULL)
                                 : http_list_watch(c);

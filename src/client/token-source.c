@@ -132,6 +132,7 @@ static void *refresh_main(void *arg)
         int64_t refresh_at = time_monotonic_ms();
         long wait_ms;
 
+        (void) pthread_setname_np(pthread_self(), "token-refresh");
         pthread_mutex_lock(&s->lock);
         for (;;) {
                 struct timespec deadline;

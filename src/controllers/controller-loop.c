@@ -28,6 +28,7 @@ static void *loop_main(void *arg)
         int64_t started = 0;
         long wait_ms;
 
+        (void) pthread_setname_np(pthread_self(), "controller");
         do {
                 int64_t since = time_monotonic_ms() - started;
 

@@ -436,6 +436,7 @@ static void *election_main(void *arg)
 
         struct error *last_err = NULL; /* why the last try failed */
 
+        (void) pthread_setname_np(pthread_self(), "leader-elect");
         pthread_mutex_lock(&e->lock);
         while (!e->stopping) {
                 struct error *err = NULL;

@@ -26,6 +26,7 @@ static void *pipe_thread(void *arg)
 {
         struct http_pipe *p = arg;
 
+        (void) pthread_setname_np(pthread_self(), "http-pipe");
         p->fn(p, p->ud);
         /* the end of the body: the reader drains what is left, then sees EOF */
         (void) close(p->wfd);

@@ -333,6 +333,7 @@ static void *sweeper_main(void *arg)
         struct http_server *h = arg;
         int64_t last_sweep = 0;
 
+        (void) pthread_setname_np(pthread_self(), "http-sweeper");
         for (;;) {
                 struct epoll_event evs[64];
                 int n = epoll_wait(h->epfd, evs, (int) ARRAY_SIZE(evs), SWEEP_MS);
@@ -562,6 +563,7 @@ static void *upgrade_main(void *arg)
         struct upgrade_ctx *u = arg;
         struct http_server *h = u->h;
 
+        (void) pthread_setname_np(pthread_self(), "http-upgrade");
         if (client_send(u, u->head.buf, u->head.len)) {
                 if (!u->tls) {
                         int fl = fcntl(u->fd, F_GETFL);

@@ -192,6 +192,7 @@ static void *watch_main(void *arg)
         cleanup_free char *path =
                 xasprintf("/api/v1/pods?fieldSelector=spec.nodeName%%3D%s", a->node_name);
 
+        (void) pthread_setname_np(pthread_self(), "agent-watch");
         while (!atomic_load(&a->stop)) {
                 cleanup_json json_t *list = NULL;
                 cleanup_free char *wpath = NULL;
@@ -297,6 +298,7 @@ static void *worker_main(void *arg)
         char *uid;
         bool urgent;
 
+        (void) pthread_setname_np(pthread_self(), "pod-worker");
         /* NULL once stopped: SIGTERM leaves the pods running, no step need end first but the
          * one in hand */
         while ((uid = pod_queue_take(a->queue, &urgent))) {
@@ -354,6 +356,7 @@ static void *resync_main(void *arg)
 {
         struct node_agent *a = arg;
 
+        (void) pthread_setname_np(pthread_self(), "agent-resync");
         while (!atomic_load(&a->stop)) {
                 struct timespec until = time_after_ms(CLOCK_REALTIME, SYNC_PERIOD_MS);
 
@@ -387,6 +390,7 @@ static void *beat_main(void *arg)
         struct node_agent *a = arg;
         bool lease_failing = false;
 
+        (void) pthread_setname_np(pthread_self(), "node-heartbeat");
         while (!atomic_load(&a->stop)) {
                 cleanup_error struct error *err = NULL;
 

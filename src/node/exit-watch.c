@@ -44,6 +44,7 @@ static void *watch_main(void *arg)
         struct exit_watch *w = arg;
         struct epoll_event evs[EVENTS_PER_WAIT];
 
+        (void) pthread_setname_np(pthread_self(), "exit-watch");
         for (;;) {
                 int n = epoll_wait(w->epfd, evs, EVENTS_PER_WAIT, -1);
 

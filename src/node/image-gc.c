@@ -232,6 +232,7 @@ static void *gc_main(void *arg)
         struct image_gc *gc = arg;
         bool failed_before = false;
 
+        (void) pthread_setname_np(pthread_self(), "image-gc");
         pthread_mutex_lock(&gc->lock);
         while (!atomic_load(&gc->stop)) {
                 struct timespec until;

@@ -67,6 +67,7 @@ static void *pull_thread(void *arg)
         struct timespec t0;
         int r;
 
+        (void) pthread_setname_np(pthread_self(), "image-pull");
         clock_gettime(CLOCK_MONOTONIC, &t0);
         r = registry_pull(p->data_dir, e->image, &o, &res, &err);
         pthread_mutex_lock(&p->lock);

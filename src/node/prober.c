@@ -713,6 +713,7 @@ static void *prober_main(void *arg)
 {
         struct prober *p = arg;
 
+        (void) pthread_setname_np(pthread_self(), "prober");
         pthread_mutex_lock(&p->lock);
         while (!p->stop) {
                 int64_t now = time_monotonic_ms(), next = now + 1000;

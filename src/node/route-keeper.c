@@ -132,6 +132,7 @@ static void *keeper_main(void *ud)
 {
         struct route_keeper *k = ud;
 
+        (void) pthread_setname_np(pthread_self(), "route-keeper");
         while (!atomic_load(&k->stop)) {
                 if (informer_wait(k->watch, PASS_PERIOD_MS) == INFORMER_STOPPED)
                         break;

@@ -410,6 +410,7 @@ static void *sender_main(void *arg)
         struct sender_thread *t = arg;
         struct status_sender *s = t->s;
 
+        (void) pthread_setname_np(pthread_self(), "status-sender");
         pthread_mutex_lock(&s->lock);
         for (;;) {
                 int64_t now = time_monotonic_ms(), wait_ms;

@@ -629,6 +629,7 @@ static void *feed_run(void *p)
         struct curl_slist *headers = curl_slist_append(NULL, "Content-Type: application/json");
         CURL *h = curl_easy_init();
 
+        (void) pthread_setname_np(pthread_self(), "etcd-feed");
         if (!h || !headers)
                 abort();
         strbuf_init(&f.line);
@@ -773,6 +774,7 @@ static void *compact_run(void *p)
         int64_t version = 0;
         uint64_t rev = 0;
 
+        (void) pthread_setname_np(pthread_self(), "etcd-compact");
         while (stop_wait(e, e->compaction_interval_ms))
                 compact_once(e, &version, &rev);
         return NULL;

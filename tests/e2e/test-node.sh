@@ -32,6 +32,12 @@ until_equal "serve labels its node as the control plane (kubectl's ROLES)" "cont
 check_equal "serve's components reach its API without connecting to it" "0" \
         "$(ss -tnpH state established "( dport = :$SERVER_PORT )" | grep -c "pid=$SERVER_PID,")"
 
+# serve's threads name themselves (docs/node.md): top -H and perf can tell them apart
+thread_names() { sort -u /proc/"$SERVER_PID"/task/*/comm | grep -xE "$1" | tr '\n' ' '; }
+check_equal "serve's threads carry their names" \
+        "agent-watch controller informer node-heartbeat pod-worker status-sender " \
+        "$(thread_names 'agent-watch|controller|informer|node-heartbeat|pod-worker|status-sender')"
+
 # pod_manifest NAME LIMIT_MEMORY|none SIZE_LIMIT|none COMMAND
 pod_manifest() {
         local name=$1 limit=$2 size=$3 cmd=$4 resources volume
