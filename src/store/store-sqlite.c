@@ -87,9 +87,9 @@ struct store_sqlite {
         /* Group commit (K8S: etcd's backend batches its writes into one bolt transaction and
          * fsync; here the batch is the writers that queued while one wrote): a writer that
          * finds others waiting for wlock leaves its transaction open for them, and the last of
-         * them (or the BATCH_MAX-th write) commits all with one fsync of the WAL and publishes
-         * their events in order; the others wait for that before they return. A lone writer
-         * commits at once, as before. */
+         * them (or the BATCH_MAX-th write) commits all in one transaction; the others wait for
+         * that, then all for its flush (durability, below), before they return. A lone writer
+         * commits at once. */
         atomic_uint queued;        /* writers waiting for wlock (writer_lock) */
         pthread_cond_t batch_cond; /* with wlock: a batch ended */
         bool txn_open;             /* the batch's transaction */
@@ -567,8 +567,9 @@ static void publish_durable(struct store_sqlite *s, uint64_t seq)
 
                 watch_cache_publish(s->base.cache, e->type, e->resource, e->ns, e->rv, e->obj,
                                     e->json);
-                __atomic_store_n(&s->rv, e->rv, __ATOMIC_RELEASE);
         }
+        if (n > 0)
+                __atomic_store_n(&s->rv, s->unpublished[n - 1].rv, __ATOMIC_RELEASE);
         memmove(s->unpublished, s->unpublished + n,
                 (s->n_unpublished - n) * sizeof(*s->unpublished));
         s->n_unpublished -= n;
