@@ -4,7 +4,7 @@
 
 BUILD    ?= build
 CC       ?= gcc
-PKGS     := jansson sqlite3 libmicrohttpd gnutls libcurl yaml-0.1 libseccomp zlib libarchive
+PKGS     := jansson sqlite3 libmicrohttpd gnutls libcurl libssh2 yaml-0.1 libseccomp zlib libarchive
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 WARN     := -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter -Wmissing-prototypes \

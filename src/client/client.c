@@ -1,8 +1,7 @@
-/* client.c: the API client over libcurl (the only file that includes curl/curl.h): one easy
- * handle per client so requests reuse a keep-alive connection, whole-body requests decoded as
- * JSON, watch streams split into events line by line as bytes arrive, and raw streamed GETs
- * (container logs). It does not retry, relist or interpret Kubernetes semantics; callers decide
- * what a status or an event means. */
+/* client.c: the API client over libcurl: one easy handle per client so requests reuse a
+ * keep-alive connection, whole-body requests decoded as JSON, watch streams split into events
+ * line by line as bytes arrive, and raw streamed GETs (container logs). It does not retry, relist
+ * or interpret Kubernetes semantics; callers decide what a status or an event means. */
 #include <assert.h>
 #include <curl/curl.h>
 #include <errno.h>
@@ -28,6 +27,7 @@
 #include "base/timeutil.h"
 #include "client/client.h"
 #include "client/token-source.h"
+#include "http/curl-setup.h"
 
 /* A non-200 answer to a watch carries a Status; more than this of it is not worth reading. */
 #define WATCH_ERROR_BODY_MAX (64 * 1024)
@@ -79,16 +79,6 @@ struct transfer {
         bool no_idle_timeout;
         int64_t last_idle_ms;
 };
-
-static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
-static CURLcode curl_init_result;
-
-/* curl_global_init() is not guaranteed thread-safe; run it exactly once. The process keeps
- * libcurl initialised until it exits. */
-static void curl_init_once(void)
-{
-        curl_init_result = curl_global_init(CURL_GLOBAL_DEFAULT);
-}
 
 struct api_client *api_client_free(struct api_client *c)
 {
@@ -264,10 +254,8 @@ int api_client_new(const struct api_client_options *o, struct api_client **ret,
                                          o->ca_file, strerror(errno));
                 (void) close(fd);
         }
-        (void) pthread_once(&curl_once, curl_init_once);
-        if (curl_init_result != CURLE_OK)
-                return error_set(reterr, EIO, "api client: initialising libcurl: %s",
-                                 curl_easy_strerror(curl_init_result));
+        if (http_curl_setup(reterr) < 0)
+                return -EIO;
 
         c = xcalloc(1, sizeof(*c));
         pthread_mutex_init(&c->sock_lock, NULL);

@@ -20,6 +20,7 @@
 #include "base/protowire.h"
 #include "base/strbuf.h"
 #include "base/timeutil.h"
+#include "http/curl-setup.h"
 #include "node/prober.h"
 #include "node/runtime/runtime.h"
 
@@ -774,11 +775,9 @@ int prober_new(unsigned n_threads, prober_wake_fn wake, void *ud, struct prober 
         struct prober *p = xcalloc(1, sizeof(*p));
         pthread_condattr_t attr;
 
-        /* thread-safe since libcurl 7.84 (bookworm has 7.88); counted, so the API client's own
-         * initialisation and ours stack */
-        if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+        if (http_curl_setup(reterr) < 0) {
                 free(p);
-                return error_set(reterr, EIO, "prober: initialising libcurl failed");
+                return -EIO;
         }
         pthread_mutex_init(&p->lock, NULL);
         pthread_condattr_init(&attr);
@@ -819,7 +818,6 @@ void prober_free(struct prober *p)
         free(p->threads);
         pthread_cond_destroy(&p->cond);
         pthread_mutex_destroy(&p->lock);
-        curl_global_cleanup();
         free(p);
 }
 

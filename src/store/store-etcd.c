@@ -27,6 +27,7 @@
 #include "base/json.h"
 #include "base/strbuf.h"
 #include "base/timeutil.h"
+#include "http/curl-setup.h"
 #include "store/store-internal.h"
 
 #define REGISTRY_PREFIX "/registry/"
@@ -1309,14 +1310,6 @@ static const struct store_backend_ops etcd_ops = {
 
 /* --- opening --- */
 
-static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
-
-/* libcurl's global setup is not thread-safe on every build; once, before the first handle. */
-static void curl_init_once(void)
-{
-        (void) curl_global_init(CURL_GLOBAL_DEFAULT);
-}
-
 static int parse_endpoints(struct store_etcd *e, const char *list, struct error **reterr)
 {
         cleanup_free char *copy = xstrdup(list);
@@ -1341,11 +1334,14 @@ static int parse_endpoints(struct store_etcd *e, const char *list, struct error 
 int store_etcd_open(const struct store_etcd_options *eo, struct store_backend **ret,
                     struct error **reterr)
 {
-        struct store_etcd *e = xcalloc(1, sizeof(*e));
+        struct store_etcd *e;
         cleanup_json json_t *req = NULL, *ans = NULL;
         int r;
 
-        (void) pthread_once(&curl_once, curl_init_once);
+        r = http_curl_setup(reterr);
+        if (r < 0)
+                return r;
+        e = xcalloc(1, sizeof(*e));
         e->base.ops = &etcd_ops;
         e->feed_fd = -1;
         e->compaction_interval_ms = eo->compaction_interval_ms;

@@ -17,6 +17,7 @@
 #include "base/fs.h"
 #include "base/json.h"
 #include "base/strbuf.h"
+#include "http/curl-setup.h"
 #include "node/runtime/registry.h"
 #include "node/runtime/runtime-internal.h"
 
@@ -988,6 +989,10 @@ int registry_pull(const char *data_dir, const char *image, const struct registry
         /* K8S: docker.io's registry host (containerd's docker resolver) */
         host = xstrdup(streq(n.domain, "docker.io") ? "registry-1.docker.io" : n.domain);
         p.base = xasprintf("%s://%s/v2/%s", p.insecure ? "http" : "https", host, n.path);
+        if (http_curl_setup(reterr) < 0) {
+                rc = -EIO;
+                goto out;
+        }
         p.c = curl_easy_init();
         if (!p.c) {
                 rc = error_set(reterr, ENOMEM, "curl: out of memory");

@@ -16,7 +16,7 @@
  *   with the credential. Plain http only for registries in `insecure` (HOST[:PORT]); https is
  *   verified against the system's CA store otherwise.
  * - Blocking (network and disk): call it off any loop that must stay responsive (image-puller.h).
- *   Thread-safe; curl_global_init must have run (main does it).
+ *   Thread-safe.
  * - Errors read as containerd's through the CRI, which is what the kubelet shows:
  *   `rpc error: code = NotFound desc = failed to pull and unpack image "X": failed to resolve
  *   reference "X": X: not found` and the like. */
