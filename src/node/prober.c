@@ -772,13 +772,12 @@ static void *prober_main(void *arg)
 int prober_new(unsigned n_threads, prober_wake_fn wake, void *ud, struct prober **ret,
                struct error **reterr)
 {
-        struct prober *p = xcalloc(1, sizeof(*p));
+        struct prober *p;
         pthread_condattr_t attr;
 
-        if (http_curl_setup(reterr) < 0) {
-                free(p);
+        if (http_curl_setup(reterr) < 0)
                 return -EIO;
-        }
+        p = xcalloc(1, sizeof(*p));
         pthread_mutex_init(&p->lock, NULL);
         pthread_condattr_init(&attr);
         pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);

@@ -8,7 +8,6 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include <curl/curl.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -107,6 +106,5 @@ int main(void)
                 cmocka_unit_test(test_failed_pull),
         };
 
-        curl_global_init(CURL_GLOBAL_DEFAULT);
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

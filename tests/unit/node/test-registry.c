@@ -11,7 +11,6 @@
 #include <cmocka.h>
 
 #include <arpa/inet.h>
-#include <curl/curl.h>
 #include <dirent.h>
 #include <errno.h>
 #include <gnutls/crypto.h>
@@ -433,6 +432,5 @@ int main(void)
                 cmocka_unit_test(test_pull),
         };
 
-        curl_global_init(CURL_GLOBAL_DEFAULT);
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
