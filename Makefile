@@ -12,6 +12,10 @@ WARN     := -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter -Wmissing-proto
 CFLAGS   ?= -O2 -g
 override CFLAGS += -std=gnu11 $(WARN) -D_GNU_SOURCE -Isrc $(PKG_CFLAGS) -MMD -MP
 override LDLIBS += $(PKG_LIBS) -lpthread -lm
+# The allocator flexlet runs on (src/base/alloc.c, docs/dependencies.md): jemalloc, linked into
+# flexlet and the allocator's own test. The sanitizer builds keep the sanitizer's (empty there),
+# the static helper libc's.
+MALLOC_LIBS ?= $(shell pkg-config --libs jemalloc 2>/dev/null)
 
 LIB_SRCS := $(sort $(wildcard src/base/*.c src/http/*.c src/api/*.c src/store/*.c src/apiserver/*.c \
               src/client/*.c src/controllers/*.c src/node/*.c src/node/*/*.c))
@@ -36,7 +40,7 @@ $(BUILD)/libflexlet.a: $(LIB_OBJS)
 
 # flexlet-helper comes with it: the agent execs the one beside it, and the two speak one protocol
 $(BUILD)/flexlet: $(CMD_OBJS) $(BUILD)/libflexlet.a $(BUILD)/flexlet-helper
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(CMD_OBJS) $(BUILD)/libflexlet.a $(LDLIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(CMD_OBJS) $(BUILD)/libflexlet.a $(LDLIBS) $(MALLOC_LIBS)
 
 # The helpers' binary: static and not position-independent, so that every helper shares its
 # pages (docs/dependencies.md); only the libraries the runtime's helper code calls. The
@@ -54,6 +58,8 @@ $(BUILD)/tests/unit/%: tests/unit/%.c $(BUILD)/libflexlet.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Itests $(LDFLAGS) -o $@ $< $(BUILD)/libflexlet.a $(LDLIBS) -lcmocka
 
+$(BUILD)/tests/unit/base/test-alloc: override LDLIBS += $(MALLOC_LIBS)
+
 unit-tests: $(UNIT_BINS)
 
 deps:
@@ -68,7 +74,7 @@ test: deps
 test-asan:
 	$(MAKE) BUILD=build-asan CC=clang \
 	  CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all -DFLEXLET_CHECKS" \
-	  LDFLAGS="-fsanitize=address,undefined" HELPER_LDFLAGS= unit-tests build-asan/flexlet \
+	  LDFLAGS="-fsanitize=address,undefined" HELPER_LDFLAGS= MALLOC_LIBS= unit-tests build-asan/flexlet \
 	  build-asan/flexlet-helper
 
 # libFuzzer targets (clang), each run briefly over its seed corpus. The instrumented library

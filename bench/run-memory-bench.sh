@@ -4,11 +4,12 @@
 # excluded; the helpers at most 1 MiB PSS per pod). Starts serve, then for each count in COUNTS
 # creates that many pods in all (busybox `sleep 3600`, hostNetwork: memory, not the pod network,
 # is measured here), waits for them Running, lets serve idle SETTLE seconds and records:
-#   serve: VmRSS split anon/file/shmem, threads, malloc's arenas and their bytes (gdb calls
-#          malloc_stats() in it when gdb is here; the output lands in the server's log), and
-#          how much of it SQLite holds (sqlite3_memory_used()), its CPU per second while it
-#          idled those SETTLE seconds, and its VmRSS sampled every second of their second half
-#          (min, median, max: the heap breathes between malloc_trim()s);
+#   serve: VmRSS split anon/file/shmem, threads, what jemalloc has allocated, in active pages,
+#          for its own metadata and resident (gdb calls malloc_stats_print() in it when gdb is
+#          here; the output lands in the server's log), and how much of it SQLite holds
+#          (sqlite3_memory_used()), its CPU per second while it idled those SETTLE seconds, and
+#          its VmRSS sampled every second of their second half (min, median, max: the heap
+#          breathes between the idle wait's releases of freed pages, src/base/alloc.h);
 #   helpers: every process of the pods' `supervise` (sandbox pid 1 and container supervisors):
 #          RSS and PSS summed, per pod; and one helper's PSS by mapping (smaps).
 # RSS and PSS do not depend on the machine's load; the load average is recorded all the same.
@@ -85,12 +86,13 @@ measure() {
                 local before
                 before=$(wc -l <"$SERVER_DIR/server.log")
                 # the binary by its path: the process runs it from the sealed view, no path gdb reads
-                sqlite_bytes=$(timeout 120 gdb -q -batch "$FLEXLET_BIN" -p "$SERVER_PID" -ex 'call (void) malloc_stats()' \
+                # "gmablxeh": jemalloc's totals line alone (no options, arenas, bins, extents)
+                sqlite_bytes=$(timeout 120 gdb -q -batch "$FLEXLET_BIN" -p "$SERVER_PID" \
+                        -ex 'call ((void (*)(void *, void *, const char *)) malloc_stats_print)(0, 0, "gmablxeh")' \
                         -ex 'print (long) sqlite3_memory_used()' 2>/dev/null | awk '/^\$1 = / {print $3}')
                 sleep 0.5
-                echo "malloc_stats(): $(tail -n +"$((before + 1))" "$SERVER_DIR/server.log" |
-                        awk '/^Arena/ {a++} /^Total \(incl. mmap\)/ {t=1} t && /system bytes/ {sys=$4} t && /in use bytes/ {use=$5}
-                             END {printf "%d arenas, %.1f MiB from the system, %.1f MiB in use", a, sys/1048576, use/1048576}')"
+                echo "jemalloc: $(tail -n +"$((before + 1))" "$SERVER_DIR/server.log" |
+                        awk -F'[:,]' '/^Allocated:/ {printf "%.1f MiB allocated, %.1f in active pages, %.1f metadata, %.1f resident", $2/1048576, $4/1048576, $6/1048576, $8/1048576}')"
                 echo "of which SQLite's (its page caches, sqlite3_memory_used()): $(awk -v b="${sqlite_bytes:-0}" 'BEGIN {printf "%.1f MiB", b/1048576}')"
         fi
         pids=$(helpers)

@@ -1,5 +1,7 @@
-/* alloc.c: the x* allocators; each aborts on exhaustion instead of returning NULL. */
+/* alloc.c: the x* allocators, each aborting on exhaustion instead of returning NULL, and the
+ * allocator's settings and controls (jemalloc's mallctl). */
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,4 +64,44 @@ char *xasprintf(const char *fmt, ...)
                 oom();
         va_end(ap);
         return p;
+}
+
+/* Read by jemalloc when it starts, before main (the MALLOC_CONF environment variable, read
+ * after it, wins). serve has a hundred threads, mostly asleep: with an arena or a cache each,
+ * every one keeps what it freed for itself (glibc's four arenas held 49.1 MiB at 500 pods where
+ * this holds 45: bench/results/memory-2026-11-28.md). So one arena, and caches only for the
+ * threads that ask (alloc_work_begin), small ones: classes up to 1 KiB, a quarter of jemalloc's
+ * slots. Pages freed stay dirty, reusable at once, until alloc_release_free or 10 s pass; none
+ * are kept lazily freed (muzzy): MADV_FREE'd pages count in the RSS until the kernel wants
+ * them. */
+const char *malloc_conf = "narenas:1,tcache:false,tcache_max:1024,lg_tcache_nslots_mul:-2,"
+                          "muzzy_decay_ms:0";
+
+/* jemalloc's control interface; weak, so that a build on another malloc links and finds it
+ * NULL */
+extern int mallctl(const char *name, void *oldp, size_t *oldlenp, void *newp, size_t newlen)
+        __attribute__((weak));
+
+static __thread bool thread_cache;
+
+void alloc_work_begin(void)
+{
+        bool on = true;
+
+        if (!mallctl || thread_cache)
+                return;
+        thread_cache = mallctl("thread.tcache.enabled", NULL, NULL, &on, sizeof(on)) == 0;
+}
+
+void alloc_work_end(void)
+{
+        if (thread_cache)
+                (void) mallctl("thread.tcache.flush", NULL, NULL, NULL, 0);
+}
+
+void alloc_release_free(void)
+{
+        /* 4096: MALLCTL_ARENAS_ALL (jemalloc.h), every arena */
+        if (mallctl)
+                (void) mallctl("arena.4096.purge", NULL, NULL, NULL, 0);
 }

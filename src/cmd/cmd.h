@@ -10,12 +10,9 @@ int cmd_apiserver(int argc, char **argv);
 int cmd_node(int argc, char **argv);
 int cmd_version(int argc, char **argv);
 
-/* malloc's process-wide settings for the long-running commands: call first, before any
- * thread (memory.c). */
-void cmd_malloc_setup(void);
 /* Waits for one of sigs (blocked in every thread) and returns it; meanwhile, every few seconds,
  * calls release(ud) (NULL: none), for a component to free what it keeps and nothing uses any
- * more, then gives the pages of freed memory back to the kernel (malloc_trim). For the main
+ * more, then gives the pages of freed memory back to the kernel (alloc_release_free). For the main
  * thread of a long-running command, once everything is started. */
 int cmd_wait_signal(const sigset_t *sigs, void (*release)(void *ud), void *ud);
 

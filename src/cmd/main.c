@@ -1,5 +1,4 @@
 /* main.c: dispatches `flexlet <command>` to its subcommand. */
-#include <malloc.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -31,11 +30,6 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
-        /* Blocks of 1 MiB and more (large objects' JSON) are mapped and unmapped on their own.
-         * glibc's default raises this threshold after the first such free, and from then on
-         * large blocks come from the per-thread arenas, which keep them: patching a 2.5 MB
-         * object a hundred times held 325 MB, 98 MB with a fixed threshold. */
-        (void) mallopt(M_MMAP_THRESHOLD, 1024 * 1024);
         if (argc < 2) {
                 usage(stderr);
                 return 2;
@@ -45,9 +39,6 @@ int main(int argc, char **argv)
                 usage(stdout);
                 return 0;
         }
-        if (strcmp(argv[1], "serve") == 0 || strcmp(argv[1], "apiserver") == 0 ||
-            strcmp(argv[1], "node") == 0)
-                cmd_malloc_setup();
         if (strcmp(argv[1], "serve") == 0 || strcmp(argv[1], "node") == 0) {
                 /* runc's CVE-2019-5736 defence: the agent and every helper it starts (each
                  * pod's pid 1, the supervisors, a container's process until it execs) run from

@@ -853,6 +853,9 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
         enum MHD_Result ret;
 
         if (!ctx) {
+                /* a request allocates through its thread's cache, emptied when it completes
+                 * (base/alloc.h) */
+                alloc_work_begin();
                 /* the head is complete: no more head deadline */
                 conn_enter(h, conn_state_of(conn), PHASE_BUSY);
                 ctx = xcalloc(1, sizeof(*ctx));
@@ -946,6 +949,7 @@ static void request_completed(void *cls, struct MHD_Connection *conn, void **con
         strbuf_release(&ctx->body);
         free(ctx);
         *con_cls = NULL;
+        alloc_work_end();
 }
 
 /* Parses "HOST:PORT" / "[V6]:PORT" into a socket address. */

@@ -299,12 +299,15 @@ static void *worker_main(void *arg)
         bool urgent;
 
         (void) pthread_setname_np(pthread_self(), "pod-worker");
+        /* a step allocates through the thread's cache, emptied after it (base/alloc.h) */
+        alloc_work_begin();
         /* NULL once stopped: SIGTERM leaves the pods running, no step need end first but the
          * one in hand */
         while ((uid = pod_queue_take(a->queue, &urgent))) {
                 sync_pod(a, uid, urgent);
                 pod_queue_done(a->queue, uid);
                 free(uid);
+                alloc_work_end();
         }
         return NULL;
 }

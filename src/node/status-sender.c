@@ -411,6 +411,8 @@ static void *sender_main(void *arg)
         struct status_sender *s = t->s;
 
         (void) pthread_setname_np(pthread_self(), "status-sender");
+        /* a turn allocates through the thread's cache, emptied after it (base/alloc.h) */
+        alloc_work_begin();
         pthread_mutex_lock(&s->lock);
         for (;;) {
                 int64_t now = time_monotonic_ms(), wait_ms;
@@ -436,6 +438,7 @@ static void *sender_main(void *arg)
                         status_turn(s, t->client, e);
                 else
                         events_turn(s, t->client, e);
+                alloc_work_end();
         }
         s->running--;
         pthread_cond_broadcast(&s->idle);
