@@ -13,7 +13,7 @@ CFLAGS   ?= -O2 -g
 override CFLAGS += -std=gnu11 $(WARN) -D_GNU_SOURCE -Isrc $(PKG_CFLAGS) -MMD -MP
 override LDLIBS += $(PKG_LIBS) -lpthread -lm
 # The allocator flexlet runs on (src/base/alloc.c, docs/dependencies.md): jemalloc, linked into
-# flexlet and the allocator's own test. The sanitizer builds keep the sanitizer's (empty there),
+# flexlet and the tests of what depends on it (the allocator's, json_memory_size's). The sanitizer builds keep the sanitizer's (empty there),
 # the static helper libc's.
 MALLOC_LIBS ?= $(shell pkg-config --libs jemalloc 2>/dev/null)
 
@@ -58,7 +58,7 @@ $(BUILD)/tests/unit/%: tests/unit/%.c $(BUILD)/libflexlet.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Itests $(LDFLAGS) -o $@ $< $(BUILD)/libflexlet.a $(LDLIBS) -lcmocka
 
-$(BUILD)/tests/unit/base/test-alloc: override LDLIBS += $(MALLOC_LIBS)
+$(BUILD)/tests/unit/base/test-alloc $(BUILD)/tests/unit/base/test-json: override LDLIBS += $(MALLOC_LIBS)
 
 unit-tests: $(UNIT_BINS)
 

@@ -77,12 +77,20 @@ bool json_is_empty(const json_t *v)
         return false;
 }
 
-/* A glibc malloc block for n bytes: n plus its 8-byte size field, in 16-byte steps, at least
- * 32. */
+/* The block jemalloc hands out for n bytes (base/alloc.h), its size class: 8, then 16-byte
+ * steps to 128, then four classes per doubling (160, 192, 224, 256, 320, ...; jemalloc's
+ * sc.h with 16-byte quanta and 4 KiB pages). */
 static size_t malloc_block(size_t n)
 {
-        n = (n + 8 + 15) & ~(size_t) 15;
-        return n < 32 ? 32 : n;
+        size_t step;
+
+        if (n <= 8)
+                return 8;
+        if (n <= 128)
+                return (n + 15) & ~(size_t) 15;
+        /* the doubling n falls in: (2^k, 2^(k+1)], stepped by 2^(k-2) */
+        step = (size_t) 1 << (63 - __builtin_clzll((unsigned long long) (n - 1)) - 2);
+        return (n + step - 1) & ~(step - 1);
 }
 
 /* jansson 2.14's structs (jansson_private.h, hashtable.h): json_t is a type and a refcount

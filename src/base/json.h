@@ -42,9 +42,9 @@ int json_quantity(const json_t *v, struct quantity *ret);
 /* True when v is NULL, JSON null, an empty object or an empty array. */
 bool json_is_empty(const json_t *v);
 /* The heap v holds as jansson 2.14 lays it out (each value's struct, an object's hash buckets
- * and key pairs, an array's table, a string's bytes), each block rounded as glibc's malloc
- * rounds it: what a cache of decoded objects really costs. A small object (a pod) takes about
- * 11 times its JSON text, a large string about its length. */
+ * and key pairs, an array's table, a string's bytes), each block rounded to jemalloc's size
+ * class (base/alloc.h): what a cache of decoded objects really costs. A small object (a pod)
+ * takes about 10 times its JSON text, a large string about its length. */
 size_t json_memory_size(const json_t *v);
 
 #endif

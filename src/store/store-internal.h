@@ -111,7 +111,7 @@ int store_error_precondition(struct error **reterr, const char *resource, const 
  * another, so a watcher outlives store_close safely. */
 
 /* How much the cache may hold. The history keeps at most window events and window_bytes of
- * the memory their decoded objects hold (json_memory_size: about 11 times a pod's stored
+ * the memory their decoded objects hold (json_memory_size: about 10 times a pod's stored
  * JSON; the oldest go first; the newest is kept whatever its size); a watcher may leave at
  * most queue_max live events and queue_bytes of them unread, or it is cancelled (the
  * client re-lists, as upstream's watch cache closes a watcher that falls behind). Every field

@@ -346,7 +346,7 @@ static void ring_drop_stale(struct watch_cache *c, int64_t now_ms)
 /* Called with the cache locked, after each publish: the event RING_TRIM_LAG places behind the
  * newest lets its decoded object go unless a reader holds it (refs are taken under the lock
  * only, so one reference is the ring's alone), keeping its JSON: most of the history is
- * versions that newer ones replaced, each ~11 times its JSON decoded, read again only by a
+ * versions that newer ones replaced, each ~10 times its JSON decoded, read again only by a
  * watch that starts below them (store_watch_next decodes for it). The current version of an
  * indexed object stays decoded in the index. Returns the object to release once unlocked. */
 #define RING_TRIM_LAG 16
@@ -390,7 +390,7 @@ void watch_cache_publish(struct watch_cache *c, enum store_event_type type, cons
         }
         assert(rv > c->last_rv);
         /* Room for e: by count, and by the memory the events hold (large objects written
-         * often once grew the history to gigabytes; small ones take ~11 times their JSON
+         * often once grew the history to gigabytes; small ones take ~10 times their JSON
          * decoded); the newest event stays whatever its size. */
         while (c->count > 0 &&
                (c->count == c->limits.window || c->ring_bytes + e->bytes > c->limits.window_bytes))
