@@ -82,7 +82,6 @@ check_equal "an immutable ConfigMap can be deleted" 200 \
 
 # --- the default ServiceAccount and the ServiceAccount admission of pods
 api POST /api/v1/namespaces -H 'Content-Type: application/json' -d '{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"team"}}' >/dev/null
-wait_sa() { for _ in $(seq 1 50); do api GET "/api/v1/namespaces/$1/serviceaccounts/default" -f -o /dev/null && return 0; sleep 0.1; done; return 1; }
 check "a new namespace gets its default ServiceAccount" wait_sa team
 api DELETE /api/v1/namespaces/team/serviceaccounts/default >/dev/null
 check "it is created again" wait_sa team

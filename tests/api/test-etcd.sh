@@ -101,6 +101,7 @@ if ! server_start "${flags[@]}"; then
         exit 1
 fi
 ok "flexlet apiserver --store etcd starts and answers /readyz"
+check "the default namespace gets its default ServiceAccount" wait_sa default
 
 pod() {
         printf '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"%s"},"spec":{"containers":[{"name":"c","image":"busybox"}]}}' "$1"

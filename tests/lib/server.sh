@@ -108,6 +108,17 @@ server_start() {
         return 1
 }
 
+# wait_sa NAMESPACE: waits up to 10 s for the namespace's default ServiceAccount, which the
+# serviceaccount controller makes after the server is ready (a pod created before it is refused,
+# as upstream's ServiceAccount admission refuses it).
+wait_sa() {
+        for _ in $(seq 1 100); do
+                api GET "/api/v1/namespaces/$1/serviceaccounts/default" -f -o /dev/null && return 0
+                sleep 0.1
+        done
+        return 1
+}
+
 # k ARGS...: the default kubectl with a private discovery cache. In tests/vm/run.sh's guest
 # (FLEXLET_TEST_KUBECTL_RELAY set) the call runs on the host instead, through
 # tests/vm/kubectl-relay.sh: under emulation kubectl costs seconds a call.
