@@ -13,8 +13,8 @@ CFLAGS   ?= -O2 -g
 override CFLAGS += -std=gnu11 $(WARN) -D_GNU_SOURCE -Isrc $(PKG_CFLAGS) -MMD -MP
 override LDLIBS += $(PKG_LIBS) -lpthread -lm
 # The allocator flexlet runs on (src/base/alloc.c, docs/dependencies.md): jemalloc, linked into
-# flexlet and the tests of what depends on it (the allocator's, json_memory_size's). The sanitizer builds keep the sanitizer's (empty there),
-# the static helper libc's.
+# flexlet and the tests of what depends on it (the allocator's, json_memory_size's). The
+# sanitizer builds keep the sanitizer's (empty there), the static helper libc's.
 MALLOC_LIBS ?= $(shell pkg-config --libs jemalloc 2>/dev/null)
 
 LIB_SRCS := $(sort $(wildcard src/base/*.c src/http/*.c src/api/*.c src/store/*.c src/apiserver/*.c \

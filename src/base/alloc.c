@@ -77,11 +77,6 @@ char *xasprintf(const char *fmt, ...)
 const char *malloc_conf = "narenas:1,tcache:false,tcache_max:1024,lg_tcache_nslots_mul:-2,"
                           "muzzy_decay_ms:0";
 
-/* jemalloc's control interface; weak, so that a build on another malloc links and finds it
- * NULL */
-extern int mallctl(const char *name, void *oldp, size_t *oldlenp, void *newp, size_t newlen)
-        __attribute__((weak));
-
 static __thread bool thread_cache;
 
 void alloc_work_begin(void)

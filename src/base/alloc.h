@@ -27,5 +27,9 @@ void alloc_work_end(void);
 /* Gives the pages that freed memory left unused back to the kernel (the main thread's idle
  * wait, every few seconds). */
 void alloc_release_free(void);
+/* jemalloc's control interface, for the three above and the allocator's tests; weak, so that a
+ * build on another malloc links and finds it NULL. */
+extern int mallctl(const char *name, void *oldp, size_t *oldlenp, void *newp, size_t newlen)
+        __attribute__((weak));
 
 #endif

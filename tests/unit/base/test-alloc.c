@@ -15,9 +15,6 @@
 
 #include "base/alloc.h"
 
-extern int mallctl(const char *name, void *oldp, size_t *oldlenp, void *newp, size_t newlen)
-        __attribute__((weak));
-
 #if defined(__has_feature)
 # if __has_feature(address_sanitizer)
 #  define SANITIZED 1

@@ -10,6 +10,7 @@
 
 #include <string.h>
 
+#include "base/alloc.h"
 #include "base/json.h"
 
 static json_t *object(void)
@@ -46,9 +47,6 @@ static void test_array_has_string(void **state)
         assert_false(json_array_has_string(json_path(o, "metadata.name"), "web"));
         assert_false(json_array_has_string(NULL, "a/one"));
 }
-
-extern int mallctl(const char *name, void *oldp, size_t *oldlenp, void *newp, size_t newlen)
-        __attribute__((weak));
 
 /* The bytes this thread holds, allocated less freed, as jemalloc counts them (each block its
  * size class); 0 without jemalloc (the sanitizer build). */
