@@ -6,10 +6,12 @@
  * skipped. With whiteouts on, OCI whiteouts become overlayfs ones (image-spec layer.md). */
 #include <archive.h>
 #include <archive_entry.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gnutls/crypto.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -26,6 +28,97 @@
 #define WH_PREFIX ".wh."
 #define WH_META   ".wh..wh."
 #define WH_OPAQUE ".wh..wh..opq"
+
+/* libarchive is loaded the first time a tarball is read, not when flexlet starts: with what it
+ * links (libxml2, ICU, lzma, lz4, bzip2, libacl) it is 1.2 MiB of an idle `flexlet serve`'s
+ * resident memory, and most processes never unpack a layer (an API server; a node agent between
+ * pulls). systemd loads its optional libraries the same way (its dlopen-util). */
+#define LIBARCHIVE_SONAME "libarchive.so.13"
+
+static typeof(archive_errno) *sym_archive_errno;
+static typeof(archive_error_string) *sym_archive_error_string;
+static typeof(archive_filter_count) *sym_archive_filter_count;
+static typeof(archive_read_new) *sym_archive_read_new;
+static typeof(archive_read_free) *sym_archive_read_free;
+static typeof(archive_read_support_filter_gzip) *sym_archive_read_support_filter_gzip;
+static typeof(archive_read_support_filter_zstd) *sym_archive_read_support_filter_zstd;
+static typeof(archive_read_support_format_tar) *sym_archive_read_support_format_tar;
+static typeof(archive_read_support_format_gnutar) *sym_archive_read_support_format_gnutar;
+static typeof(archive_read_support_format_raw) *sym_archive_read_support_format_raw;
+static typeof(archive_read_open_fd) *sym_archive_read_open_fd;
+static typeof(archive_read_next_header) *sym_archive_read_next_header;
+static typeof(archive_read_data) *sym_archive_read_data;
+static typeof(archive_entry_pathname) *sym_archive_entry_pathname;
+static typeof(archive_entry_hardlink) *sym_archive_entry_hardlink;
+static typeof(archive_entry_symlink) *sym_archive_entry_symlink;
+static typeof(archive_entry_filetype) *sym_archive_entry_filetype;
+static typeof(archive_entry_size) *sym_archive_entry_size;
+static typeof(archive_entry_perm) *sym_archive_entry_perm;
+static typeof(archive_entry_uid) *sym_archive_entry_uid;
+static typeof(archive_entry_gid) *sym_archive_entry_gid;
+static typeof(archive_entry_mtime) *sym_archive_entry_mtime;
+
+static pthread_once_t libarchive_once = PTHREAD_ONCE_INIT;
+static char libarchive_error[256]; /* empty once every symbol is found */
+
+static void libarchive_open(void)
+{
+/* clang-format off */
+#define SYM(f) { #f, (void **) &sym_##f }
+        /* clang-format on */
+        const struct {
+                const char *name;
+                void **sym;
+        } syms[] = {
+                SYM(archive_errno),
+                SYM(archive_error_string),
+                SYM(archive_filter_count),
+                SYM(archive_read_new),
+                SYM(archive_read_free),
+                SYM(archive_read_support_filter_gzip),
+                SYM(archive_read_support_filter_zstd),
+                SYM(archive_read_support_format_tar),
+                SYM(archive_read_support_format_gnutar),
+                SYM(archive_read_support_format_raw),
+                SYM(archive_read_open_fd),
+                SYM(archive_read_next_header),
+                SYM(archive_read_data),
+                SYM(archive_entry_pathname),
+                SYM(archive_entry_hardlink),
+                SYM(archive_entry_symlink),
+                SYM(archive_entry_filetype),
+                SYM(archive_entry_size),
+                SYM(archive_entry_perm),
+                SYM(archive_entry_uid),
+                SYM(archive_entry_gid),
+                SYM(archive_entry_mtime),
+        };
+#undef SYM
+        void *dl = dlopen(LIBARCHIVE_SONAME, RTLD_NOW | RTLD_LOCAL);
+
+        if (!dl) {
+                (void) snprintf(libarchive_error, sizeof(libarchive_error), "%s", dlerror());
+                return;
+        }
+        for (size_t i = 0; i < sizeof(syms) / sizeof(syms[0]); i++) {
+                *syms[i].sym = dlsym(dl, syms[i].name);
+                if (!*syms[i].sym) {
+                        (void) snprintf(libarchive_error, sizeof(libarchive_error), "%s: no %s",
+                                        LIBARCHIVE_SONAME, syms[i].name);
+                        return; /* the library stays loaded: a failed dlclose gains nothing */
+                }
+        }
+}
+
+/* libarchive's functions, loaded once; an error when the library cannot be. */
+static int libarchive_load(struct error **reterr)
+{
+        (void) pthread_once(&libarchive_once, libarchive_open);
+        if (libarchive_error[0])
+                return error_set(reterr, ELIBACC, "reading image tarballs needs libarchive: %s",
+                                 libarchive_error);
+        return 0;
+}
 
 /* A member name made relative to the root: leading '/' and "./" dropped, empty and "."
  * components removed; ".." anywhere is refused. Returns "" for the root itself. */
@@ -107,8 +200,8 @@ static void set_owner_times(int dirfd, const char *base, const struct member *m,
 
 static int data_error(struct archive *a, const struct member *m, struct error **reterr)
 {
-        int e = archive_errno(a);
-        const char *s = archive_error_string(a);
+        int e = sym_archive_errno(a);
+        const char *s = sym_archive_error_string(a);
 
         if (e <= 0)
                 e = EINVAL;
@@ -132,7 +225,7 @@ static int write_file(struct archive *a, int dirfd, const char *base, const stru
         if (fd < 0)
                 return error_set(reterr, errno, "\"%s\": create: %s", m->name, strerror(errno));
         for (;;) {
-                la_ssize_t got = archive_read_data(a, buf, sizeof(buf));
+                la_ssize_t got = sym_archive_read_data(a, buf, sizeof(buf));
                 if (got < 0)
                         return data_error(a, m, reterr);
                 if (got == 0)
@@ -288,10 +381,10 @@ static void member_release(struct member *m)
 /* The refusal for a stream libarchive could not open or read as a tar. */
 static int header_error(struct archive *a, bool first, uint64_t entries, struct error **reterr)
 {
-        const char *s = archive_error_string(a);
-        int e = archive_errno(a) > 0 ? archive_errno(a) : EINVAL;
+        const char *s = sym_archive_error_string(a);
+        int e = sym_archive_errno(a) > 0 ? sym_archive_errno(a) : EINVAL;
 
-        if (first && archive_filter_count(a) <= 1 && s && strstr(s, "Unrecognized archive"))
+        if (first && sym_archive_filter_count(a) <= 1 && s && strstr(s, "Unrecognized archive"))
                 return error_set(
                         reterr, EINVAL,
                         "not a tar archive (uncompressed, gzip or zstd; decompress bzip2 or xz first)");
@@ -302,36 +395,40 @@ static int header_error(struct archive *a, bool first, uint64_t entries, struct 
 int rt_tar_extract(int fd, int rootfd, const struct rt_tar_options *opts,
                    struct rt_tar_stats *ret_stats, struct error **reterr)
 {
-        struct archive *a = archive_read_new();
+        struct archive *a;
         struct archive_entry *e;
         struct rt_tar_stats st = { 0 };
         bool whiteouts = opts && opts->whiteouts;
         uint64_t entries = 0;
         struct stat fst;
-        int r = 0;
+        int r = libarchive_load(reterr);
+
+        if (r < 0)
+                return r;
+        a = sym_archive_read_new();
 
         if (fstat(fd, &fst) == 0 && S_ISREG(fst.st_mode) && fst.st_size == 0) {
-                archive_read_free(a);
+                sym_archive_read_free(a);
                 return error_set(reterr, EPIPE, "read the tarball: it is empty");
         }
         /* only these: libarchive would otherwise run external programs for other filters
          * (ARCHIVE_WARN says it would for these too, when built without the library) */
-        if (archive_read_support_filter_gzip(a) != ARCHIVE_OK ||
-            archive_read_support_filter_zstd(a) != ARCHIVE_OK ||
-            archive_read_support_format_tar(a) != ARCHIVE_OK ||
-            archive_read_support_format_gnutar(a) != ARCHIVE_OK) {
-                archive_read_free(a);
+        if (sym_archive_read_support_filter_gzip(a) != ARCHIVE_OK ||
+            sym_archive_read_support_filter_zstd(a) != ARCHIVE_OK ||
+            sym_archive_read_support_format_tar(a) != ARCHIVE_OK ||
+            sym_archive_read_support_format_gnutar(a) != ARCHIVE_OK) {
+                sym_archive_read_free(a);
                 return error_set(reterr, ENOTSUP, "libarchive: gzip, zstd or tar not built in");
         }
-        if (archive_read_open_fd(a, fd, 65536) != ARCHIVE_OK) {
+        if (sym_archive_read_open_fd(a, fd, 65536) != ARCHIVE_OK) {
                 r = header_error(a, true, 0, reterr);
-                archive_read_free(a);
+                sym_archive_read_free(a);
                 return r;
         }
         for (;;) {
                 struct member m = { 0 };
                 const char *raw_name, *hard, *sym;
-                int h = archive_read_next_header(a, &e);
+                int h = sym_archive_read_next_header(a, &e);
 
                 if (h == ARCHIVE_EOF)
                         break;
@@ -339,21 +436,21 @@ int rt_tar_extract(int fd, int rootfd, const struct rt_tar_options *opts,
                         r = header_error(a, entries == 0, entries, reterr);
                         break;
                 }
-                raw_name = archive_entry_pathname(e);
+                raw_name = sym_archive_entry_pathname(e);
                 if (!raw_name) {
                         r = error_set(reterr, EINVAL, "entry %llu: a name that is not text",
                                       (unsigned long long) entries + 1);
                         break;
                 }
                 entries++;
-                hard = archive_entry_hardlink(e);
-                sym = archive_entry_symlink(e);
-                m.type = archive_entry_filetype(e);
-                m.size = archive_entry_size(e);
-                m.mode = archive_entry_perm(e) & 07777;
-                m.uid = archive_entry_uid(e);
-                m.gid = archive_entry_gid(e);
-                m.mtime = archive_entry_mtime(e);
+                hard = sym_archive_entry_hardlink(e);
+                sym = sym_archive_entry_symlink(e);
+                m.type = sym_archive_entry_filetype(e);
+                m.size = sym_archive_entry_size(e);
+                m.mode = sym_archive_entry_perm(e) & 07777;
+                m.uid = sym_archive_entry_uid(e);
+                m.gid = sym_archive_entry_gid(e);
+                m.mtime = sym_archive_entry_mtime(e);
                 if (m.uid < 0 || m.gid < 0 || m.uid > UINT32_MAX - 1 || m.gid > UINT32_MAX - 1)
                         m.uid = m.gid = 0;
                 if (m.size < 0)
@@ -385,7 +482,7 @@ int rt_tar_extract(int fd, int rootfd, const struct rt_tar_options *opts,
                 if (r < 0)
                         break;
         }
-        archive_read_free(a);
+        sym_archive_read_free(a);
         if (r < 0)
                 return r;
         if (ret_stats)
@@ -395,39 +492,43 @@ int rt_tar_extract(int fd, int rootfd, const struct rt_tar_options *opts,
 
 int rt_tar_uncompressed_sha256(int fd, char ret[static 65], struct error **reterr)
 {
-        struct archive *a = archive_read_new();
+        struct archive *a;
         struct archive_entry *e;
         gnutls_hash_hd_t h;
         unsigned char d[32], buf[65536];
         la_ssize_t n;
-        int r = 0;
+        int r = libarchive_load(reterr);
+
+        if (r < 0)
+                return r;
+        a = sym_archive_read_new();
 
         if (lseek(fd, 0, SEEK_SET) < 0) {
-                archive_read_free(a);
+                sym_archive_read_free(a);
                 return error_set(reterr, errno, "seek: %s", strerror(errno));
         }
         /* the raw format: the stream's bytes after gzip or zstd, whatever they hold */
-        if (archive_read_support_filter_gzip(a) != ARCHIVE_OK ||
-            archive_read_support_filter_zstd(a) != ARCHIVE_OK ||
-            archive_read_support_format_raw(a) != ARCHIVE_OK ||
-            archive_read_open_fd(a, fd, 65536) != ARCHIVE_OK ||
-            archive_read_next_header(a, &e) != ARCHIVE_OK) {
+        if (sym_archive_read_support_filter_gzip(a) != ARCHIVE_OK ||
+            sym_archive_read_support_filter_zstd(a) != ARCHIVE_OK ||
+            sym_archive_read_support_format_raw(a) != ARCHIVE_OK ||
+            sym_archive_read_open_fd(a, fd, 65536) != ARCHIVE_OK ||
+            sym_archive_read_next_header(a, &e) != ARCHIVE_OK) {
                 r = error_set(reterr, EINVAL, "read: %s",
-                              archive_error_string(a) ?: "not gzip, zstd or plain");
-                archive_read_free(a);
+                              sym_archive_error_string(a) ?: "not gzip, zstd or plain");
+                sym_archive_read_free(a);
                 return r;
         }
         if (gnutls_hash_init(&h, GNUTLS_DIG_SHA256) < 0) {
-                archive_read_free(a);
+                sym_archive_read_free(a);
                 return error_set(reterr, ENOMEM, "sha256: out of memory");
         }
-        while ((n = archive_read_data(a, buf, sizeof(buf))) > 0)
+        while ((n = sym_archive_read_data(a, buf, sizeof(buf))) > 0)
                 (void) gnutls_hash(h, buf, (size_t) n);
         gnutls_hash_deinit(h, d);
         if (n < 0)
                 r = error_set(reterr, EINVAL, "decompress: %s",
-                              archive_error_string(a) ?: "corrupt");
-        archive_read_free(a);
+                              sym_archive_error_string(a) ?: "corrupt");
+        sym_archive_read_free(a);
         if (r < 0)
                 return r;
         for (size_t i = 0; i < sizeof(d); i++)
