@@ -24,6 +24,11 @@
 
 #define SCHEMA_VERSION 1
 #define READERS        4
+/* Each connection's page cache (SQLite's default is 2 MB each): a write or a point read needs
+ * the B-tree's path, a list streams the table once, and the kernel's page cache holds the file
+ * behind them. The watch cache answers most reads before they get here. */
+#define WRITER_CACHE_SIZE "PRAGMA cache_size = -512" /* KiB */
+#define READER_CACHE_SIZE "PRAGMA cache_size = -128" /* KiB */
 
 static const char schema_sql[] = "CREATE TABLE IF NOT EXISTS objects ("
                                  " id INTEGER PRIMARY KEY,"
@@ -287,6 +292,8 @@ static int reader_open(struct reader *rd, const char *path, int busy_ms, struct 
         r = open_db(path, SQLITE_OPEN_READWRITE, busy_ms, &rd->db, reterr);
         if (r >= 0)
                 r = exec(rd->db, "PRAGMA query_only = ON", reterr);
+        if (r >= 0)
+                r = exec(rd->db, READER_CACHE_SIZE, reterr);
         if (r >= 0)
                 r = prepare(rd->db, SQL_GET, &rd->get, reterr);
         if (r >= 0)
@@ -960,6 +967,8 @@ int store_sqlite_open(const char *path, const struct store_options *o, struct st
                               path, mode);
         if (r >= 0)
                 r = exec(s->wdb, "PRAGMA synchronous = NORMAL", reterr);
+        if (r >= 0)
+                r = exec(s->wdb, WRITER_CACHE_SIZE, reterr);
         if (r >= 0)
                 r = schema_init(s->wdb, path, reterr);
         if (r >= 0)
