@@ -13,10 +13,11 @@
 #include "base/hash.h"
 #include "base/json-intern.h"
 
-#define MIN_SLOTS    1024
-#define MAX_PROBE    128
-#define LOCAL_PARTS  16 /* a container's parts kept on the stack up to this many */
-#define LOAD_PERCENT 70 /* grows beyond */
+#define MIN_SLOTS      1024
+#define MAX_PROBE      128
+#define LOCAL_PARTS    16 /* a container's parts kept on the stack up to this many */
+#define LOAD_PERCENT   70 /* grows beyond */
+#define SHRINK_PERCENT 30 /* halves below (the half is then below 60 %) */
 
 struct slot {
         uint64_t hash;
@@ -345,7 +346,7 @@ size_t json_interner_release(struct json_interner *in)
                 }
                 total += round;
         } while (round > 0);
-        if (in->mask + 1 > MIN_SLOTS && in->count * 100 < (in->mask + 1) * LOAD_PERCENT / 4)
+        if (in->mask + 1 > MIN_SLOTS && in->count * 100 < (in->mask + 1) * SHRINK_PERCENT)
                 rehash(in, (in->mask + 1) / 2);
         pthread_mutex_unlock(&in->lock);
         return total;
