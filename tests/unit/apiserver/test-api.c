@@ -15,6 +15,7 @@
 
 #include "apiserver/api.h"
 #include "base/alloc.h"
+#include "base/hash.h"
 #include "base/json.h"
 #include "base/metrics.h"
 #include "store/store.h"
@@ -521,6 +522,22 @@ static void test_discovery_and_openapi(void **state)
                                                     "/api/v1/namespaces/{namespace}/pods/{name}"),
                                     "patch.x-kubernetes-group-version-kind.kind")),
                             "Pod");
+        /* the document is made again for each request: its text is still the one the root's
+         * URL has the hash of (kubectl keeps a document by its URL) */
+        for (int i = 0; i < 2; i++) {
+                struct http_request req = { .method = "GET", .path = path };
+                struct http_response resp;
+                char hash[32];
+
+                http_response_init(&resp);
+                api_handle(fx->api, &req, &resp);
+                assert_int_equal(resp.status, 200);
+                (void) snprintf(hash, sizeof(hash), "hash=%016llX",
+                                (unsigned long long) hash_fnv1a(HASH_FNV_OFFSET, resp.body.buf,
+                                                                resp.body.len));
+                assert_string_equal(strchr(url, '?') + 1, hash);
+                http_response_release(&resp);
+        }
 }
 
 /* GET /metrics renders the registry; every resource request is counted with upstream's labels. */
