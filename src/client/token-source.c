@@ -1,6 +1,6 @@
-/* token-source.c: a service account's token, got and refreshed with the controller manager's
- * credentials (see token-source.h). It makes the account and asks for tokens; it does not
- * decide which account a component runs as (cmd/ does). */
+/* token-source.c: service accounts' tokens, got and refreshed with the controller manager's
+ * credentials by one thread for all of them (see token-source.h). It makes the accounts and asks
+ * for tokens; it does not decide which account a component runs as (cmd/ does). */
 #include <errno.h>
 #include <pthread.h>
 #include <stdbool.h>
@@ -19,18 +19,28 @@
  * authenticates nobody, so a new one is asked for as soon as this tells. */
 #define ACCOUNT_CHECK_S 30
 
+struct api_token_refresher {
+        struct api_client *client; /* the manager's; only the thread uses it */
+        pthread_mutex_t lock;
+        pthread_cond_t wake;              /* a source was added, or stop */
+        pthread_cond_t idle;              /* busy went back to NULL */
+        struct api_token_source *sources; /* under lock */
+        struct api_token_source *busy;    /* under lock: the one the thread works on */
+        bool stop;                        /* under lock */
+        pthread_t thread;
+};
+
 struct api_token_source {
-        struct api_client *client; /* the manager's; only the refresh thread uses it */
+        struct api_token_refresher *refresher;
+        struct api_token_source *next; /* under the refresher's lock */
+        int64_t due_ms;                /* under the refresher's lock: its next request */
         char *ns, *name, *user;
         pthread_mutex_t lock;
-        pthread_cond_t wake;
         pthread_cond_t got;        /* a first token came, or the first attempt failed */
         char *token;               /* under lock; NULL until the first one came */
         struct error *first_error; /* under lock: why the first token has not come */
-        char *uid; /* the account's, when the token was issued; refresh thread only */
-        bool stop; /* under lock */
-        pthread_t thread;
-        bool started;
+        char *uid;          /* the account's, when the token was issued; the thread's alone */
+        int64_t refresh_at; /* when to ask for the next token; the thread's alone */
 };
 
 /* The account's uid: 0 with *ret (malloc'd), -ENOENT when there is none. */
@@ -42,7 +52,8 @@ static int account_uid(struct api_token_source *s, char **ret, struct error **re
         long status = 0;
         int r;
 
-        r = api_client_request(s->client, "GET", path, NULL, NULL, 0, &status, &answer, reterr);
+        r = api_client_request(s->refresher->client, "GET", path, NULL, NULL, 0, &status, &answer,
+                               reterr);
         if (r < 0)
                 return r;
         if (status == 404)
@@ -68,8 +79,8 @@ static int ensure_account(struct api_token_source *s, char **ret, struct error *
         body = xasprintf("{\"apiVersion\":\"v1\",\"kind\":\"ServiceAccount\","
                          "\"metadata\":{\"name\":\"%s\",\"namespace\":\"%s\"}}",
                          s->name, s->ns);
-        r = api_client_request(s->client, "POST", coll, "application/json", body, strlen(body),
-                               &status, &answer, reterr);
+        r = api_client_request(s->refresher->client, "POST", coll, "application/json", body,
+                               strlen(body), &status, &answer, reterr);
         if (r < 0)
                 return r;
         if (status == 201 && json_path_string(answer, "metadata.uid")) {
@@ -100,8 +111,8 @@ static int request_token(struct api_token_source *s, char **ret, struct error **
         r = ensure_account(s, &uid, reterr);
         if (r < 0)
                 return error_wrap(reterr, "service account \"%s/%s\"", s->ns, s->name);
-        r = api_client_request(s->client, "POST", path, "application/json", body, sizeof(body) - 1,
-                               &status, &answer, reterr);
+        r = api_client_request(s->refresher->client, "POST", path, "application/json", body,
+                               sizeof(body) - 1, &status, &answer, reterr);
         if (r < 0)
                 return error_wrap(reterr, "token for \"%s/%s\"", s->ns, s->name);
         token = json_path_string(answer, "status.token");
@@ -124,85 +135,153 @@ static bool account_unchanged(struct api_token_source *s)
         return r == -ENOENT ? false : r < 0 || streq(uid, s->uid);
 }
 
-static void *refresh_main(void *arg)
+/* One turn of the thread for s, unlocked: a look at the account while the token is fresh, else
+ * a new token; sets when s is next due. */
+static int64_t refresh_one(struct api_token_source *s)
 {
-        struct api_token_source *s = arg;
-        /* K8S: clientbuilder refreshes with 20% of the token's life left; the first token is
-         * asked for at once */
-        int64_t refresh_at = time_monotonic_ms();
-        long wait_ms;
+        int64_t now = time_monotonic_ms();
+        struct error *err = NULL;
+        char *fresh = NULL;
+        int r;
 
-        (void) pthread_setname_np(pthread_self(), "token-refresh");
+        if (s->token && now < s->refresh_at && account_unchanged(s))
+                goto next;
+        r = request_token(s, &fresh, &err);
         pthread_mutex_lock(&s->lock);
-        for (;;) {
-                struct timespec deadline;
-                char *fresh = NULL;
-                int64_t now = time_monotonic_ms();
-                int r;
-
-                wait_ms = refresh_at - now < ACCOUNT_CHECK_S * 1000L ? (long) (refresh_at - now)
-                                                                     : ACCOUNT_CHECK_S * 1000L;
-                deadline = time_after_ms(CLOCK_REALTIME, wait_ms > 0 ? wait_ms : 0);
-                while (!s->stop && pthread_cond_timedwait(&s->wake, &s->lock, &deadline) == 0)
-                        ;
-                if (s->stop)
-                        break;
-                pthread_mutex_unlock(&s->lock);
-                if (s->token && time_monotonic_ms() < refresh_at && account_unchanged(s)) {
-                        pthread_mutex_lock(&s->lock);
-                        continue;
+        if (r < 0) {
+                if (!s->token) {
+                        error_free(s->first_error);
+                        s->first_error = TAKE_PTR(err);
                 }
-                {
-                        struct error *err = NULL;
-
-                        r = request_token(s, &fresh, &err);
-                        pthread_mutex_lock(&s->lock);
-                        if (r < 0 && !s->token) {
-                                error_free(s->first_error);
-                                s->first_error = err;
-                                err = NULL;
-                        }
-                        error_free(err);
-                }
-                if (r < 0) {
-                        refresh_at = time_monotonic_ms() + TOKEN_RETRY_S * 1000L;
-                        pthread_cond_broadcast(&s->got);
-                        continue;
-                }
+                s->refresh_at = time_monotonic_ms() + TOKEN_RETRY_S * 1000L;
+        } else {
                 if (s->token) {
                         explicit_bzero(s->token, strlen(s->token));
                         free(s->token);
                 }
                 s->token = fresh;
-                pthread_cond_broadcast(&s->got);
-                refresh_at = time_monotonic_ms() + API_TOKEN_SOURCE_SECONDS * 800L;
+                /* K8S: clientbuilder refreshes with 20% of the token's life left */
+                s->refresh_at = time_monotonic_ms() + API_TOKEN_SOURCE_SECONDS * 800L;
         }
+        pthread_cond_broadcast(&s->got);
         pthread_mutex_unlock(&s->lock);
+        error_free(err);
+        now = time_monotonic_ms();
+next:
+        return s->refresh_at - now < ACCOUNT_CHECK_S * 1000L ? s->refresh_at
+                                                             : now + ACCOUNT_CHECK_S * 1000L;
+}
+
+static void *refresh_main(void *arg)
+{
+        struct api_token_refresher *rf = arg;
+
+        (void) pthread_setname_np(pthread_self(), "token-refresh");
+        pthread_mutex_lock(&rf->lock);
+        while (!rf->stop) {
+                struct api_token_source *next = NULL;
+                int64_t now = time_monotonic_ms(), due;
+
+                for (struct api_token_source *s = rf->sources; s; s = s->next)
+                        if (!next || s->due_ms < next->due_ms)
+                                next = s;
+                if (!next || next->due_ms > now) {
+                        long wait_ms = next ? (long) (next->due_ms - now) : ACCOUNT_CHECK_S * 1000L;
+                        struct timespec deadline = time_after_ms(CLOCK_REALTIME, wait_ms);
+
+                        (void) pthread_cond_timedwait(&rf->wake, &rf->lock, &deadline);
+                        continue;
+                }
+                rf->busy = next;
+                pthread_mutex_unlock(&rf->lock);
+                due = refresh_one(next);
+                pthread_mutex_lock(&rf->lock);
+                next->due_ms = due;
+                rf->busy = NULL;
+                pthread_cond_broadcast(&rf->idle);
+        }
+        pthread_mutex_unlock(&rf->lock);
         return NULL;
 }
 
-int api_token_source_start(const struct api_client_options *manager, const char *ns,
-                           const char *name, struct api_token_source **ret, struct error **reterr)
+int api_token_refresher_start(const struct api_client_options *manager,
+                              struct api_token_refresher **ret, struct error **reterr)
+{
+        struct api_token_refresher *rf = xcalloc(1, sizeof(*rf));
+        int r = api_client_new(manager, &rf->client, reterr);
+
+        if (r < 0) {
+                free(rf);
+                return r;
+        }
+        pthread_mutex_init(&rf->lock, NULL);
+        pthread_cond_init(&rf->wake, NULL);
+        pthread_cond_init(&rf->idle, NULL);
+        if (pthread_create(&rf->thread, NULL, refresh_main, rf) != 0)
+                abort(); /* only when the process is out of resources */
+        *ret = rf;
+        return 0;
+}
+
+static void source_free(struct api_token_source *s)
+{
+        if (s->token) {
+                explicit_bzero(s->token, strlen(s->token));
+                free(s->token);
+        }
+        error_free(s->first_error);
+        pthread_mutex_destroy(&s->lock);
+        pthread_cond_destroy(&s->got);
+        free(s->uid);
+        free(s->ns);
+        free(s->name);
+        free(s->user);
+        free(s);
+}
+
+struct api_token_refresher *api_token_refresher_stop(struct api_token_refresher *rf)
+{
+        if (!rf)
+                return NULL;
+        pthread_mutex_lock(&rf->lock);
+        rf->stop = true;
+        pthread_cond_signal(&rf->wake);
+        pthread_mutex_unlock(&rf->lock);
+        api_client_cancel(rf->client);
+        (void) pthread_join(rf->thread, NULL);
+        while (rf->sources) {
+                struct api_token_source *s = rf->sources;
+
+                rf->sources = s->next;
+                source_free(s);
+        }
+        api_client_free(rf->client);
+        pthread_mutex_destroy(&rf->lock);
+        pthread_cond_destroy(&rf->wake);
+        pthread_cond_destroy(&rf->idle);
+        free(rf);
+        return NULL;
+}
+
+struct api_token_source *api_token_source_start(struct api_token_refresher *rf, const char *ns,
+                                                const char *name)
 {
         struct api_token_source *s = xcalloc(1, sizeof(*s));
-        int r;
 
         pthread_mutex_init(&s->lock, NULL);
-        pthread_cond_init(&s->wake, NULL);
         pthread_cond_init(&s->got, NULL);
+        s->refresher = rf;
         s->ns = xstrdup(ns);
         s->name = xstrdup(name);
         s->user = xasprintf("system:serviceaccount:%s:%s", ns, name);
-        r = api_client_new(manager, &s->client, reterr);
-        if (r < 0) {
-                api_token_source_stop(s);
-                return r;
-        }
-        if (pthread_create(&s->thread, NULL, refresh_main, s) != 0)
-                abort(); /* only when the process is out of resources */
-        s->started = true;
-        *ret = s;
-        return 0;
+        /* the first token is asked for at once */
+        s->refresh_at = s->due_ms = time_monotonic_ms();
+        pthread_mutex_lock(&rf->lock);
+        s->next = rf->sources;
+        rf->sources = s;
+        pthread_cond_signal(&rf->wake);
+        pthread_mutex_unlock(&rf->lock);
+        return s;
 }
 
 int api_token_source_wait(struct api_token_source *s, long timeout_ms, struct error **reterr)
@@ -211,7 +290,7 @@ int api_token_source_wait(struct api_token_source *s, long timeout_ms, struct er
         int r = 0;
 
         pthread_mutex_lock(&s->lock);
-        while (!s->token && !s->first_error && !s->stop &&
+        while (!s->token && !s->first_error &&
                pthread_cond_timedwait(&s->got, &s->lock, &deadline) == 0)
                 ;
         if (!s->token)
@@ -241,29 +320,20 @@ const char *api_token_source_user(const struct api_token_source *s)
 
 struct api_token_source *api_token_source_stop(struct api_token_source *s)
 {
+        struct api_token_refresher *rf;
+
         if (!s)
                 return NULL;
-        if (s->started) {
-                pthread_mutex_lock(&s->lock);
-                s->stop = true;
-                pthread_cond_signal(&s->wake);
-                pthread_mutex_unlock(&s->lock);
-                api_client_cancel(s->client);
-                (void) pthread_join(s->thread, NULL);
-        }
-        if (s->token) {
-                explicit_bzero(s->token, strlen(s->token));
-                free(s->token);
-        }
-        api_client_free(s->client);
-        error_free(s->first_error);
-        pthread_mutex_destroy(&s->lock);
-        pthread_cond_destroy(&s->wake);
-        pthread_cond_destroy(&s->got);
-        free(s->uid);
-        free(s->ns);
-        free(s->name);
-        free(s->user);
-        free(s);
+        rf = s->refresher;
+        pthread_mutex_lock(&rf->lock);
+        for (struct api_token_source **p = &rf->sources; *p; p = &(*p)->next)
+                if (*p == s) {
+                        *p = s->next;
+                        break;
+                }
+        while (rf->busy == s)
+                pthread_cond_wait(&rf->idle, &rf->lock);
+        pthread_mutex_unlock(&rf->lock);
+        source_free(s);
         return NULL;
 }

@@ -711,6 +711,7 @@ struct controller_set {
         /* each controller's client: its service account's token (client/token-source.h), the
          * informers as the controller manager (co) */
         struct api_client_options account_co[ACCOUNT_MAX];
+        struct api_token_refresher *refresher; /* the sources' thread */
         struct api_token_source *sources[ACCOUNT_MAX];
         struct scheduler *sched;
         struct storage_protection *protection;
@@ -791,8 +792,9 @@ static void controllers_stop(void *ud)
         s->namespaces = namespace_controller_stop(s->namespaces);
         s->protection = storage_protection_stop(s->protection);
         s->sched = scheduler_stop(s->sched);
+        s->refresher = api_token_refresher_stop(s->refresher); /* with the sources */
         for (size_t i = 0; i < ACCOUNT_MAX; i++)
-                s->sources[i] = api_token_source_stop(s->sources[i]);
+                s->sources[i] = NULL;
 }
 
 /* The controllers write as API clients over loopback HTTPS (their informers read through the
@@ -812,18 +814,19 @@ static int controllers_start(void *ud)
                 r = scheduler_start(&s->co, &s->sched, &err);
                 goto done;
         }
+        r = api_token_refresher_start(&s->co, &s->refresher, &err);
         for (size_t i = 0; i < ACCOUNT_MAX && r >= 0; i++) {
-                r = api_token_source_start(&s->co, "kube-system", accounts_list[i].name,
-                                           &s->sources[i], &err);
+                s->sources[i] =
+                        api_token_source_start(s->refresher, "kube-system", accounts_list[i].name);
                 s->account_co[i] = (struct api_client_options){ .server_url = s->co.server_url,
                                                                 .ca_file = s->co.ca_file,
                                                                 .token_source = s->sources[i],
                                                                 .list_watch_as = &s->co,
                                                                 .loopback = s->co.loopback };
         }
-        /* Every account asks at once. A controller whose account gets no token (an
-         * authorization mode without RBAC refuses the controller manager, as it would a
-         * separate kube-controller-manager) is said and not started; the rest run. */
+        /* The refresher asks for each account's first token in turn. A controller whose account
+         * gets no token (an authorization mode without RBAC refuses the controller manager, as
+         * it would a separate kube-controller-manager) is said and not started; the rest run. */
         for (size_t i = 0; i < ACCOUNT_MAX && r >= 0; i++) {
                 cleanup_error struct error *why = NULL;
 

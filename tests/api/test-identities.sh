@@ -152,5 +152,27 @@ check_equal "the admin (system:masters) is allowed with no reason" \
         '{"authorization.k8s.io/decision":"allow","authorization.k8s.io/reason":""}' \
         "$(jq -c 'select(.stage == "ResponseComplete" and .user.username == "kubernetes-admin" and .objectRef.resource == "secrets" and .verb == "create") | .annotations' "$log" | head -1)"
 
+# ---- a deleted account comes back ----
+# One thread (token-refresh) keeps every controller's token; it looks at each account every 30 s
+# and makes a deleted one again, with a new token, so its controller goes on.
+old_uid=$(k get serviceaccount replicaset-controller -n kube-system -o jsonpath='{.metadata.uid}')
+k delete serviceaccount replicaset-controller -n kube-system >/dev/null
+new_uid=""
+for _ in $(seq 1 90); do
+        new_uid=$(k get serviceaccount replicaset-controller -n kube-system -o jsonpath='{.metadata.uid}' 2>/dev/null)
+        [ -n "$new_uid" ] && [ "$new_uid" != "$old_uid" ] && break
+        sleep 1
+done
+check_equal "the ReplicaSet controller's deleted account is made again" "made again" \
+        "$([ -n "$new_uid" ] && [ "$new_uid" != "$old_uid" ] && echo made again)"
+k scale replicaset rs1 -n default --replicas=3 >/dev/null
+n=0
+for _ in $(seq 1 100); do
+        n=$(k get pods -n default -l app=rs1 -o name | wc -l)
+        [ "$n" = 3 ] && break
+        sleep 0.2
+done
+check_equal "and its controller acts with the new account's token" 3 "$n"
+
 server_check_log
 tap_done
