@@ -109,13 +109,17 @@ k apply -f - >/dev/null <<'EOF'
  "spec":{"replicas":2,"selector":{"matchLabels":{"app":"rs1"}},
   "template":{"metadata":{"labels":{"app":"rs1"}},"spec":{"containers":[{"name":"c","image":"busybox"}]}}}}
 EOF
-n=0
-for _ in $(seq 1 100); do
-        n=$(k get pods -n default -l app=rs1 -o name | wc -l)
-        [ "$n" = 2 ] && break
-        sleep 0.1
-done
-check_equal "the ReplicaSet controller makes its pods" 2 "$n"
+# rs1_pods N: waits up to 20 s for rs1 to have N pods; prints how many it has
+rs1_pods() {
+        local n=0
+        for _ in $(seq 1 100); do
+                n=$(k get pods -n default -l app=rs1 -o name | wc -l)
+                [ "$n" = "$1" ] && break
+                sleep 0.2
+        done
+        echo "$n"
+}
+check_equal "the ReplicaSet controller makes its pods" 2 "$(rs1_pods 2)"
 k create namespace gone >/dev/null
 k create configmap c1 -n gone >/dev/null
 check "the namespace controller empties and removes a namespace" \
@@ -166,13 +170,7 @@ done
 check_equal "the ReplicaSet controller's deleted account is made again" "made again" \
         "$([ -n "$new_uid" ] && [ "$new_uid" != "$old_uid" ] && echo made again)"
 k scale replicaset rs1 -n default --replicas=3 >/dev/null
-n=0
-for _ in $(seq 1 100); do
-        n=$(k get pods -n default -l app=rs1 -o name | wc -l)
-        [ "$n" = 3 ] && break
-        sleep 0.2
-done
-check_equal "and its controller acts with the new account's token" 3 "$n"
+check_equal "and its controller acts with the new account's token" 3 "$(rs1_pods 3)"
 
 server_check_log
 tap_done
