@@ -161,19 +161,22 @@ static char *doc_key(const struct api_resource *r)
                            : xasprintf("api/%s", r->version);
 }
 
-/* A group-version's document as served, by its key; NULL when no resource has that
- * group-version. */
-static char *doc_text(const char *key)
+/* r's group-version's document as served */
+static char *doc_text(const struct api_resource *r)
+{
+        cleanup_json json_t *doc = group_version_doc(r->group, r->version);
+
+        return json_dump_compact(doc);
+}
+
+/* The document whose key is key; NULL when no resource has that group-version. */
+static char *doc_text_of_key(const char *key)
 {
         for (size_t i = 0; i < n_api_resources; i++) {
-                const struct api_resource *r = api_resources[i];
-                cleanup_free char *k = doc_key(r);
-                cleanup_json json_t *doc = NULL;
+                cleanup_free char *k = doc_key(api_resources[i]);
 
-                if (!streq(k, key))
-                        continue;
-                doc = group_version_doc(r->group, r->version);
-                return json_dump_compact(doc);
+                if (streq(k, key))
+                        return doc_text(api_resources[i]);
         }
         return NULL;
 }
@@ -197,7 +200,7 @@ static void build_root(void)
 
                 if (json_object_get(paths, key))
                         continue;
-                text = doc_text(key);
+                text = doc_text(api_resources[i]);
                 url = xasprintf(
                         "/openapi/v3/%s?hash=%016llX", key,
                         (unsigned long long) hash_fnv1a(HASH_FNV_OFFSET, text, strlen(text)));
@@ -215,7 +218,7 @@ void openapi_v3(struct http_response *resp, const char *rest)
                 http_response_json(resp, 200, cache.root);
                 return;
         }
-        text = doc_text(rest[0] == '/' ? rest + 1 : rest);
+        text = doc_text_of_key(rest[0] == '/' ? rest + 1 : rest);
         if (!text) {
                 status_respond(resp, ENOENT, "the server could not find the requested resource",
                                NULL);

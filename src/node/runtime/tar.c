@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "base/alloc.h"
+#include "base/macro.h"
 #include "node/runtime/runtime-internal.h"
 
 /* image-spec layer.md: ".wh.NAME" hides NAME of the layers below, ".wh..wh..opq" every entry of
@@ -35,28 +36,35 @@
  * pulls). systemd loads its optional libraries the same way (its dlopen-util). */
 #define LIBARCHIVE_SONAME "libarchive.so.13"
 
-static typeof(archive_errno) *sym_archive_errno;
-static typeof(archive_error_string) *sym_archive_error_string;
-static typeof(archive_filter_count) *sym_archive_filter_count;
-static typeof(archive_read_new) *sym_archive_read_new;
-static typeof(archive_read_free) *sym_archive_read_free;
-static typeof(archive_read_support_filter_gzip) *sym_archive_read_support_filter_gzip;
-static typeof(archive_read_support_filter_zstd) *sym_archive_read_support_filter_zstd;
-static typeof(archive_read_support_format_tar) *sym_archive_read_support_format_tar;
-static typeof(archive_read_support_format_gnutar) *sym_archive_read_support_format_gnutar;
-static typeof(archive_read_support_format_raw) *sym_archive_read_support_format_raw;
-static typeof(archive_read_open_fd) *sym_archive_read_open_fd;
-static typeof(archive_read_next_header) *sym_archive_read_next_header;
-static typeof(archive_read_data) *sym_archive_read_data;
-static typeof(archive_entry_pathname) *sym_archive_entry_pathname;
-static typeof(archive_entry_hardlink) *sym_archive_entry_hardlink;
-static typeof(archive_entry_symlink) *sym_archive_entry_symlink;
-static typeof(archive_entry_filetype) *sym_archive_entry_filetype;
-static typeof(archive_entry_size) *sym_archive_entry_size;
-static typeof(archive_entry_perm) *sym_archive_entry_perm;
-static typeof(archive_entry_uid) *sym_archive_entry_uid;
-static typeof(archive_entry_gid) *sym_archive_entry_gid;
-static typeof(archive_entry_mtime) *sym_archive_entry_mtime;
+/* the functions tar.c calls, each through sym_NAME once libarchive_load succeeded */
+/* clang-format off */
+#define LIBARCHIVE_SYMS(X) \
+        X(archive_errno) \
+        X(archive_error_string) \
+        X(archive_filter_count) \
+        X(archive_read_new) \
+        X(archive_read_free) \
+        X(archive_read_support_filter_gzip) \
+        X(archive_read_support_filter_zstd) \
+        X(archive_read_support_format_tar) \
+        X(archive_read_support_format_gnutar) \
+        X(archive_read_support_format_raw) \
+        X(archive_read_open_fd) \
+        X(archive_read_next_header) \
+        X(archive_read_data) \
+        X(archive_entry_pathname) \
+        X(archive_entry_hardlink) \
+        X(archive_entry_symlink) \
+        X(archive_entry_filetype) \
+        X(archive_entry_size) \
+        X(archive_entry_perm) \
+        X(archive_entry_uid) \
+        X(archive_entry_gid) \
+        X(archive_entry_mtime)
+/* clang-format on */
+#define DECLARE_SYM(f) static typeof(f) *sym_##f;
+LIBARCHIVE_SYMS(DECLARE_SYM)
+#undef DECLARE_SYM
 
 static pthread_once_t libarchive_once = PTHREAD_ONCE_INIT;
 static char libarchive_error[256]; /* empty once every symbol is found */
@@ -64,43 +72,20 @@ static char libarchive_error[256]; /* empty once every symbol is found */
 static void libarchive_open(void)
 {
 /* clang-format off */
-#define SYM(f) { #f, (void **) &sym_##f }
+#define SYM_ENTRY(f) { #f, (void **) &sym_##f },
         /* clang-format on */
         const struct {
                 const char *name;
                 void **sym;
-        } syms[] = {
-                SYM(archive_errno),
-                SYM(archive_error_string),
-                SYM(archive_filter_count),
-                SYM(archive_read_new),
-                SYM(archive_read_free),
-                SYM(archive_read_support_filter_gzip),
-                SYM(archive_read_support_filter_zstd),
-                SYM(archive_read_support_format_tar),
-                SYM(archive_read_support_format_gnutar),
-                SYM(archive_read_support_format_raw),
-                SYM(archive_read_open_fd),
-                SYM(archive_read_next_header),
-                SYM(archive_read_data),
-                SYM(archive_entry_pathname),
-                SYM(archive_entry_hardlink),
-                SYM(archive_entry_symlink),
-                SYM(archive_entry_filetype),
-                SYM(archive_entry_size),
-                SYM(archive_entry_perm),
-                SYM(archive_entry_uid),
-                SYM(archive_entry_gid),
-                SYM(archive_entry_mtime),
-        };
-#undef SYM
+        } syms[] = { LIBARCHIVE_SYMS(SYM_ENTRY) };
+#undef SYM_ENTRY
         void *dl = dlopen(LIBARCHIVE_SONAME, RTLD_NOW | RTLD_LOCAL);
 
         if (!dl) {
                 (void) snprintf(libarchive_error, sizeof(libarchive_error), "%s", dlerror());
                 return;
         }
-        for (size_t i = 0; i < sizeof(syms) / sizeof(syms[0]); i++) {
+        for (size_t i = 0; i < ARRAY_SIZE(syms); i++) {
                 *syms[i].sym = dlsym(dl, syms[i].name);
                 if (!*syms[i].sym) {
                         (void) snprintf(libarchive_error, sizeof(libarchive_error), "%s: no %s",
