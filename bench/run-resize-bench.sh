@@ -189,12 +189,22 @@ if [ "$WARMUP" -gt 0 ]; then
         series warm.limits limits "$WARMUP"
         series warm.volume volume "$WARMUP"
 fi
+# Event POSTs the API server has answered so far (apiserver_request_total): what the agent's
+# event rate limit (--event-qps 50, --event-burst 100, as the kubelet's) lets through.
+event_posts() {
+        api GET /metrics | awk '/^apiserver_request_total\{/ && /resource="events"/ &&
+                /verb="POST"/ { n += $NF } END { print n + 0 }'
+}
 log "$RESIZES resizes of the cpu and memory limits, one at a time"
 load limits
+posts=$(event_posts)
 series limits limits "$RESIZES"
+R[events.limits]=$(($(event_posts) - posts))
 log "$RESIZES resizes of the volume sizeLimit, one at a time"
 load volume
+posts=$(event_posts)
 series volume volume "$RESIZES"
+R[events.volume]=$(($(event_posts) - posts))
 log "$PODS pods resized at once (limits up, down; volume up, down)"
 align limits
 align volume
@@ -483,6 +493,11 @@ out="bench/results/resize-$(date -u +%F).md"
                 row "warm-up: limits, $WARMUP (not in the rows above)" warm.limits
                 row "warm-up: volume, $WARMUP" warm.volume
         fi
+        echo
+        echo "Each resize makes two events (ResizeStarted, ResizeCompleted); the agent sends events at most"
+        echo "50 a second after a burst of 100, as the kubelet's defaults (\`--event-qps\`, \`--event-burst\`),"
+        echo "and queues up to 1,000 (beyond, they are dropped). Event POSTs the API server answered during"
+        echo "the series: limits $(v events.limits), volume $(v events.volume)."
         echo
         echo "The floor, same run: the same changes made directly, $FLOOR_RUNS times each alternating up and"
         echo "down, before the node started and again after it stopped (run $best, the lower p50, shown):"

@@ -68,9 +68,15 @@ int parse_duration_ms(const char *command, const char *flag, const char *s, unsi
         return parse_duration_min_ms(command, flag, s, 100, ret);
 }
 
-int parse_node_flag(const char *command, int opt, const char *arg, struct image_gc_policy *p,
-                    const char ***insecure, unsigned *pod_workers)
+/* K8S client-go (rest.Config): a QPS or Burst of 0 takes DefaultQPS 5 and DefaultBurst 10,
+ * which the kubelet's --event-qps and --event-burst inherit ("If 0 will use DefaultQPS: 5"). */
+#define CLIENT_GO_DEFAULT_QPS   5
+#define CLIENT_GO_DEFAULT_BURST 10
+
+int parse_node_flag(const char *command, int opt, const char *arg, struct node_agent_flags *f)
 {
+        struct image_gc_policy *p = &f->image_gc;
+        const char ***insecure = &f->insecure_registries;
         unsigned v;
         int r = 0;
 
@@ -113,7 +119,17 @@ int parse_node_flag(const char *command, int opt, const char *arg, struct image_
         }
         case NODE_FLAG_POD_WORKERS:
                 /* 0 would step no pod at all */
-                r = parse_count(command, "--pod-workers", arg, 1, 1024, pod_workers);
+                r = parse_count(command, "--pod-workers", arg, 1, 1024, &f->pod_workers);
+                break;
+        case NODE_FLAG_EVENT_QPS:
+                r = parse_count(command, "--event-qps", arg, 0, 1000000, &v);
+                if (r >= 0)
+                        f->event_rate.qps = v ? v : CLIENT_GO_DEFAULT_QPS;
+                break;
+        case NODE_FLAG_EVENT_BURST:
+                r = parse_count(command, "--event-burst", arg, 0, 1000000, &v);
+                if (r >= 0)
+                        f->event_rate.burst = v ? v : CLIENT_GO_DEFAULT_BURST;
                 break;
         default:
                 return 0;
@@ -121,13 +137,21 @@ int parse_node_flag(const char *command, int opt, const char *arg, struct image_
         return r < 0 ? r : 1;
 }
 
-int check_node_flags(const char *command, const struct image_gc_policy *p)
+int check_node_flags(const char *command, const struct node_agent_flags *f)
 {
         cleanup_error struct error *err = NULL;
 
-        if (image_gc_policy_check(p, &err) < 0) {
+        if (image_gc_policy_check(&f->image_gc, &err) < 0) {
                 (void) fprintf(stderr, "flexlet %s: %s\n", command, err->message);
                 return -EINVAL;
         }
         return 0;
+}
+
+void node_agent_flags_apply(const struct node_agent_flags *f, struct node_agent_options *o)
+{
+        o->image_gc = f->image_gc;
+        o->insecure_registries = f->insecure_registries;
+        o->pod_workers = f->pod_workers;
+        o->event_rate = f->event_rate;
 }

@@ -46,9 +46,7 @@ struct node_flags {
         const char *pod_bridge;
         const char *cluster_cidr;
         const char *cni_path;
-        struct image_gc_policy image_gc;
-        const char **insecure_registries; /* --insecure-registry, NULL-ended */
-        unsigned pod_workers;
+        struct node_agent_flags agent;
 };
 
 static void node_usage(FILE *f)
@@ -99,8 +97,7 @@ static int parse_flags(int argc, char **argv, struct node_flags *f)
 
         optind = 1;
         while ((c = getopt_long(argc, argv, "h", options, NULL)) != -1) {
-                int node = parse_node_flag("node", c, optarg, &f->image_gc, &f->insecure_registries,
-                                           &f->pod_workers);
+                int node = parse_node_flag("node", c, optarg, &f->agent);
 
                 if (node < 0)
                         return -EINVAL;
@@ -155,7 +152,7 @@ static int parse_flags(int argc, char **argv, struct node_flags *f)
                 (void) fprintf(stderr, "flexlet node: unexpected argument \"%s\"\n", argv[optind]);
                 return -EINVAL;
         }
-        if (check_node_flags("node", &f->image_gc) < 0)
+        if (check_node_flags("node", &f->agent) < 0)
                 return -EINVAL;
         if (!f->servers || !f->token_file) {
                 (void) fprintf(stderr, "flexlet node: --server and --token-file are required\n");
@@ -281,8 +278,7 @@ int cmd_node(int argc, char **argv)
                                 .data_dir = "/var/lib/flexlet-node",
                                 .cgroup_root = "flexlet",
                                 .kubelet_listen = "0.0.0.0:10250",
-                                .image_gc = IMAGE_GC_POLICY_DEFAULT,
-                                .pod_workers = node_agent_default_pod_workers() };
+                                .agent = NODE_AGENT_FLAGS_DEFAULT };
         cleanup_error struct error *err = NULL;
         cleanup_free char *node_name_default = NULL, *ca_file = NULL, *cert_file = NULL;
         cleanup_free char *key_file = NULL, *serving_cert = NULL, *serving_key = NULL;
@@ -447,10 +443,8 @@ int cmd_node(int argc, char **argv)
                         .allocatable = f.allocatable,
                         .feature_gates = f.feature_gates,
                         .network = network,
-                        .image_gc = f.image_gc,
-                        .insecure_registries = f.insecure_registries,
-                        .pod_workers = f.pod_workers,
                 };
+                node_agent_flags_apply(&f.agent, &no);
                 r = node_agent_start(&no, &agent, &err);
                 if (r < 0) {
                         (void) fprintf(stderr, "flexlet node: node agent: %s\n", err->message);

@@ -104,9 +104,7 @@ struct serve_flags {
         int leader_elect; /* -1: as the store says (etcd: on, SQLite: off) */
         unsigned leader_elect_lease_duration_ms, leader_elect_renew_deadline_ms,
                 leader_elect_retry_period_ms;
-        struct image_gc_policy image_gc;
-        const char **insecure_registries; /* --insecure-registry, NULL-ended */
-        unsigned pod_workers;
+        struct node_agent_flags agent;
         const char *node_flag; /* a node agent flag given (refused by `apiserver`) */
 };
 
@@ -266,8 +264,7 @@ static int parse_flags(const char *command, int argc, char **argv, struct serve_
 
         optind = 1;
         while ((c = getopt_long(argc, argv, "h", options, &index)) != -1) {
-                int node = parse_node_flag(command, c, optarg, &f->image_gc,
-                                           &f->insecure_registries, &f->pod_workers);
+                int node = parse_node_flag(command, c, optarg, &f->agent);
 
                 if (node < 0)
                         return -EINVAL;
@@ -489,7 +486,7 @@ static int parse_flags(const char *command, int argc, char **argv, struct serve_
                                f->node_flag);
                 return -EINVAL;
         }
-        if (check_node_flags(command, &f->image_gc) < 0)
+        if (check_node_flags(command, &f->agent) < 0)
                 return -EINVAL;
         if (optind < argc) {
                 (void) fprintf(stderr, "flexlet %s: unexpected argument \"%s\"\n", command,
@@ -1052,8 +1049,7 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
                 .authorization_mode = AUTHZ_DEFAULT_MODES,
                 .leader_elect = -1,
                 .cluster_cidr = NETWORK_DEFAULT_POD_CIDR,
-                .image_gc = IMAGE_GC_POLICY_DEFAULT,
-                .pod_workers = node_agent_default_pod_workers(),
+                .agent = NODE_AGENT_FLAGS_DEFAULT,
         };
         cleanup_error struct error *err = NULL;
         cleanup_free char *db = NULL, *url = NULL, *host = NULL, *kubeconfig = NULL, *bare = NULL;
@@ -1444,14 +1440,12 @@ static int run_server(const char *command, bool with_node, int argc, char **argv
                         .network = network,
                         .service_host = network ? pod_network_gateway(network) : NULL,
                         .service_port = (unsigned) strtoul(strrchr(f.listen, ':') + 1, NULL, 10),
-                        .image_gc = f.image_gc,
-                        .insecure_registries = f.insecure_registries,
-                        .pod_workers = f.pod_workers,
                         /* in the server's process: its pods, claims and volumes from the feed,
                          * its requests through the loopback */
                         .feed = feed,
                         .loopback = loopback,
                 };
+                node_agent_flags_apply(&f.agent, &no);
                 r = node_agent_start(&no, &agent, &err);
                 if (r < 0) {
                         (void) fprintf(stderr, "flexlet %s: node agent: %s\n", command,

@@ -814,6 +814,8 @@ int node_agent_start(const struct node_agent_options *o, struct node_agent **ret
 
         if (o->pod_workers == 0)
                 return error_set(reterr, EINVAL, "--pod-workers must be at least 1");
+        if (o->event_rate.qps > 0 && o->event_rate.burst == 0)
+                return error_set(reterr, EINVAL, "--event-burst must be at least 1");
         a = xcalloc(1, sizeof(*a));
 
         pthread_mutex_init(&a->lock, NULL);
@@ -861,7 +863,7 @@ int node_agent_start(const struct node_agent_options *o, struct node_agent **ret
                 r = api_client_new(&a->copts, &a->beat_client, reterr);
         if (r >= 0)
                 r = status_sender_start(&a->copts, SENDER_THREADS, COMPONENT, a->node_name,
-                                        &a->sender, reterr);
+                                        &o->event_rate, &a->sender, reterr);
         if (r >= 0 && o->metrics)
                 r = node_metrics_register(o->metrics, a->node_name, &a->metrics, reterr);
         if (r >= 0)

@@ -7,6 +7,7 @@
 
 #include "base/error.h"
 #include "node/image-gc.h"
+#include "node/status-sender.h"
 
 struct node_agent_options {
         const char *server_url;
@@ -47,6 +48,8 @@ struct node_agent_options {
         /* the pod workers: how many pods are stepped at once (--pod-workers, at least 1; 0 is
          * refused: -EINVAL); node_agent_default_pod_workers() unless told */
         unsigned pod_workers;
+        /* how fast its events go out (--event-qps, --event-burst; status-sender.h) */
+        struct event_rate event_rate;
         /* An agent in the API server's own process (`flexlet serve`): its pods, claims and
          * volumes are listed and watched through this feed (client/informer.h), straight from
          * the server's watch cache, instead of over HTTPS and the node authorizer (the process

@@ -8,6 +8,7 @@
 #include <inttypes.h>
 #include <pthread.h>
 #include <search.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,6 +73,9 @@ struct status_sender {
         unsigned statuses_sending; /* status lanes a thread has */
         size_t n_events;
         unsigned long dropped;
+        struct event_rate rate;
+        double tokens;     /* events that may go now, at most rate.burst (rate.qps > 0) */
+        int64_t tokens_ms; /* when tokens was last refilled */
         bool stopping;
         int64_t deadline_ms;
         unsigned running;
@@ -194,6 +198,21 @@ static struct pod_entry *list_take(struct status_sender *s, enum lane l, int64_t
         return NULL;
 }
 
+/* Under lock: refills the events' token bucket to now and returns how many events may go (all
+ * of them without a limit). K8S: the kubelet's event client waits on client-go's token bucket
+ * (eventRecordQPS a second, eventBurst at once); here the events lane waits instead of a
+ * thread, which stays free for statuses. */
+static size_t event_tokens(struct status_sender *s, int64_t now)
+{
+        if (s->rate.qps == 0)
+                return SIZE_MAX;
+        s->tokens += (double) (now - s->tokens_ms) * s->rate.qps / 1000.0;
+        if (s->tokens > s->rate.burst)
+                s->tokens = s->rate.burst;
+        s->tokens_ms = now;
+        return (size_t) s->tokens;
+}
+
 /* Under lock: a lane of an entry to send, statuses first: they are what clients wait for, and
  * a burst's statuses then go out before the events that explain them (K8S: the status manager
  * and the event recorder are apart). NULL when none is due, *wait_ms until one is. */
@@ -208,6 +227,13 @@ static struct pod_entry *entry_take(struct status_sender *s, int64_t now, enum l
                  * client waits for gets the CPU first (status_turn wakes the threads after) */
                 if (l == LANE_EVENTS && s->statuses_sending > 0)
                         break;
+                if (l == LANE_EVENTS && s->ready[l].head && event_tokens(s, now) == 0) {
+                        /* until the bucket holds one */
+                        int64_t ms = (int64_t) ((1.0 - s->tokens) * 1000.0 / s->rate.qps) + 1;
+                        if (ms < *wait_ms)
+                                *wait_ms = ms;
+                        break;
+                }
                 e = list_take(s, l, now, wait_ms);
 
                 if (e) {
@@ -361,14 +387,23 @@ static void status_turn(struct status_sender *s, struct api_client *c, struct po
         entry_schedule(s, e);
 }
 
-/* A turn of the events lane: every event queued, in order; those that failed to reach the API
- * server go back before any queued meanwhile, until their last try. */
+/* A turn of the events lane: the events queued, in order, as many as the rate limit lets go
+ * (entry_take saw one at least); those that failed to reach the API server go back before any
+ * queued meanwhile, until their last try. */
 static void events_turn(struct status_sender *s, struct api_client *c, struct pod_entry *e)
 {
-        struct queued_event *events = TAKE_PTR(e->events);
-        size_t n_events = e->n_events, kept = 0, lost = 0;
+        size_t n_events = e->n_events, tokens = event_tokens(s, time_monotonic_ms());
+        struct queued_event *events;
+        size_t kept = 0, lost = 0;
 
-        e->n_events = e->cap_events = 0;
+        if (n_events > tokens)
+                n_events = tokens;
+        if (s->rate.qps > 0)
+                s->tokens -= (double) n_events;
+        events = xmalloc(n_events * sizeof(*events));
+        memcpy(events, e->events, n_events * sizeof(*events));
+        e->n_events -= n_events;
+        memmove(e->events, e->events + n_events, e->n_events * sizeof(*e->events));
         pthread_mutex_unlock(&s->lock);
         for (size_t i = 0; i < n_events; i++) {
                 struct queued_event *ev = &events[i];
@@ -466,12 +501,15 @@ static void sender_free(struct status_sender *s, unsigned n_clients)
 }
 
 int status_sender_start(const struct api_client_options *copts, unsigned n_threads,
-                        const char *component, const char *host, struct status_sender **ret,
-                        struct error **reterr)
+                        const char *component, const char *host, const struct event_rate *rate,
+                        struct status_sender **ret, struct error **reterr)
 {
         struct status_sender *s = xcalloc(1, sizeof(*s));
         int r;
 
+        s->rate = *rate;
+        s->tokens = rate->burst; /* client-go's bucket starts full */
+        s->tokens_ms = time_monotonic_ms();
         if (n_threads < 1)
                 n_threads = 1;
         pthread_mutex_init(&s->lock, NULL);

@@ -22,11 +22,21 @@
 struct api_client_options;
 struct status_sender;
 
+/* How fast events go to the API server: qps a second on average, up to burst at once after a
+ * quiet while; qps 0: no limit. Events beyond wait in the queue (STATUS_SENDER_MAX_EVENTS).
+ * K8S: the kubelet's --event-qps and --event-burst (KubeletConfiguration eventRecordQPS 50 and
+ * eventBurst 100 by default), a token bucket on its event client. */
+struct event_rate {
+        unsigned qps, burst;
+};
+#define EVENT_RATE_DEFAULT ((struct event_rate){ .qps = 50, .burst = 100 })
+
 /* Starts n_threads senders (at least 1), each with its own client made from copts (borrowed:
- * must outlive the sender). component and host are the events' source (copied). */
+ * must outlive the sender). component and host are the events' source (copied); rate limits
+ * the events (burst at least 1 when qps is not 0). */
 int status_sender_start(const struct api_client_options *copts, unsigned n_threads,
-                        const char *component, const char *host, struct status_sender **ret,
-                        struct error **reterr);
+                        const char *component, const char *host, const struct event_rate *rate,
+                        struct status_sender **ret, struct error **reterr);
 
 /* Sends what is queued for up to flush_ms more, then stops (requests still running are
  * cancelled) and frees the sender. Whatever is left unsent is dropped: a later agent computes

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # test-node.sh: the node agent end to end, as root, through kubectl: real processes in real
 # cgroups with real tmpfs volumes sized per KEP-1967, the node lease, logs, containers that
-# outlive a SIGKILL of `flexlet serve`, OOMKilled and CrashLoopBackOff, the device allowlist, and
-# a delete that leaves nothing behind. On cgroup v1 hosts and, through tests/vm/run.sh, on a v2
-# guest (tests/lib/node.sh's cg_* helpers).
+# outlive a SIGKILL of `flexlet serve`, OOMKilled and CrashLoopBackOff, the device allowlist, a
+# delete that leaves nothing behind, and the event rate limit's flags. On cgroup v1 hosts and,
+# through tests/vm/run.sh, on a v2 guest (tests/lib/node.sh's cg_* helpers).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib/tap.sh"
@@ -11,7 +11,15 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib/node.sh"
 node_require_root
 
-node_test_start
+# the events' rate limit takes the kubelet's flags (docs/node.md), numbers only
+check_output "--event-qps takes a number" \
+        'flexlet serve: --event-qps: "-1" is not a number from 0 to 1000000' \
+        "$FLEXLET_BIN" serve --event-qps -1
+check_output "--event-burst takes a number" \
+        'flexlet node: --event-burst: "x" is not a number from 0 to 1000000' \
+        "$FLEXLET_BIN" node --event-burst x
+
+node_test_start --event-qps 50 --event-burst 100
 check_output "the node registers and is Ready" "condition met" k wait --for=condition=Ready node/test-node --timeout=30s
 # the kubelet's node lease: named after the node, held by it for 40 s, owned by the Node
 lease_renewed() { k get lease -n kube-node-lease test-node -o jsonpath='{.spec.renewTime}' 2>/dev/null; }

@@ -4,8 +4,9 @@
  * sent, the latest status wins, a pod's statuses are never reordered, the status handed in is
  * not changed by sending it, repeated events are counted into one, a 503 is retried, the final
  * delete follows the status and the events, stopping with a write that never gets an answer
- * ends, the pods' statuses go out before events queued with them, and the version a status
- * write answered is known as the sender's own (the watch's echo of it). */
+ * ends, the pods' statuses go out before events queued with them, the version a status
+ * write answered is known as the sender's own (the watch's echo of it), and events go no
+ * faster than their rate limit. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -103,6 +104,23 @@ static void completed(void *cls, struct MHD_Connection *conn, void **con_cls,
                 free(cs);
                 *con_cls = NULL;
         }
+}
+
+/* Starts the recording server on a loopback port; its URL goes to url. */
+static struct MHD_Daemon *recording_server(char *url, size_t size)
+{
+        struct sockaddr_in sin = { .sin_family = AF_INET,
+                                   .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+        struct MHD_Daemon *d;
+
+        seen = json_array();
+        d = MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD, 0,
+                             NULL, NULL, handler, NULL, MHD_OPTION_SOCK_ADDR, &sin,
+                             MHD_OPTION_NOTIFY_COMPLETED, completed, NULL, MHD_OPTION_END);
+        assert_non_null(d);
+        (void) snprintf(url, size, "http://127.0.0.1:%u",
+                        MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT)->port);
+        return d;
 }
 
 /* Waits (up to 20 s: the test's patience, not a timing it checks) until pred holds. */
@@ -204,10 +222,7 @@ static bool c_done(void)
 
 static void test_sender(void **state)
 {
-        struct sockaddr_in sin = { .sin_family = AF_INET,
-                                   .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
         struct MHD_Daemon *d;
-        const union MHD_DaemonInfo *info;
         char url[64];
         struct api_client_options copts = { 0 };
         struct status_sender *s = NULL;
@@ -218,16 +233,12 @@ static void test_sender(void **state)
         size_t i;
         json_t *r;
 
-        seen = json_array();
         hold_a = true;
-        d = MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD, 0,
-                             NULL, NULL, handler, NULL, MHD_OPTION_SOCK_ADDR, &sin,
-                             MHD_OPTION_NOTIFY_COMPLETED, completed, NULL, MHD_OPTION_END);
-        assert_non_null(d);
-        info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
-        (void) snprintf(url, sizeof(url), "http://127.0.0.1:%u", info->port);
+        d = recording_server(url, sizeof(url));
         copts.server_url = url;
-        assert_int_equal(status_sender_start(&copts, 4, "kubelet", "n1", &s, NULL), 0);
+        assert_int_equal(status_sender_start(&copts, 4, "kubelet", "n1", &(struct event_rate){ 0 },
+                                             &s, NULL),
+                         0);
 
         /* pod a's first PATCH is held in the server; what follows for a queues behind it */
         status_sender_status(s, a, status("Pending"));
@@ -343,8 +354,6 @@ static bool f_events_sent(void)
  * counted 3 (K8S: the correlator's aggregation). */
 static void test_statuses_first(void **state)
 {
-        struct sockaddr_in sin = { .sin_family = AF_INET,
-                                   .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
         struct MHD_Daemon *d;
         char url[64];
         struct api_client_options copts = { 0 };
@@ -352,17 +361,13 @@ static void test_statuses_first(void **state)
         cleanup_json json_t *a = pod("a"), *e = pod("e"), *f = pod("f");
         const char *want[] = { "/pods/a/status", "/pods/e/status", "/pods/f/status", "/events" };
 
-        seen = json_array();
         hold_a = true;
         a_arrived = 0;
-        d = MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD, 0,
-                             NULL, NULL, handler, NULL, MHD_OPTION_SOCK_ADDR, &sin,
-                             MHD_OPTION_NOTIFY_COMPLETED, completed, NULL, MHD_OPTION_END);
-        assert_non_null(d);
-        (void) snprintf(url, sizeof(url), "http://127.0.0.1:%u",
-                        MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT)->port);
+        d = recording_server(url, sizeof(url));
         copts.server_url = url;
-        assert_int_equal(status_sender_start(&copts, 1, "kubelet", "n1", &s, NULL), 0);
+        assert_int_equal(status_sender_start(&copts, 1, "kubelet", "n1", &(struct event_rate){ 0 },
+                                             &s, NULL),
+                         0);
 
         status_sender_status(s, a, status("Running"));
         assert_true(wait_for(a_first_arrived));
@@ -396,11 +401,75 @@ static void test_statuses_first(void **state)
         json_decref(seen);
 }
 
+static bool h_first_events_sent(void)
+{
+        return events_about("h") >= 3;
+}
+static bool j_sent(void)
+{
+        return count_of("PATCH", "/pods/j/status") == 1;
+}
+static bool h_all_events_sent(void)
+{
+        return events_about("h") == 6;
+}
+
+static double seconds_since(const struct timespec *t0)
+{
+        struct timespec now;
+
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        return (double) (now.tv_sec - t0->tv_sec) + (double) (now.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+/* The events' rate limit (K8S: the kubelet's --event-qps, --event-burst): a bucket of 3 that
+ * refills 5 a second. Six events of pod h: however slow the machine, no more than 3 + 5 a
+ * second since the start have gone out at any time (an upper bound, not a timing: a slower
+ * run only sends fewer); a status is not held back by it; all six go in the end. */
+static void test_event_rate(void **state)
+{
+        struct event_rate rate = { .qps = 5, .burst = 3 };
+        struct api_client_options copts = { 0 };
+        cleanup_json json_t *h = pod("h"), *j = pod("j");
+        struct status_sender *s = NULL;
+        struct MHD_Daemon *d;
+        struct timespec t0;
+        char url[64];
+        double bound;
+        size_t sent;
+
+        d = recording_server(url, sizeof(url));
+        copts.server_url = url;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        assert_int_equal(status_sender_start(&copts, 2, "kubelet", "n1", &rate, &s, NULL), 0);
+        for (int k = 0; k < 6; k++) {
+                cleanup_free char *message = xasprintf("Started container c%d", k);
+                status_sender_event(s, h, h, "Normal", "Started", message);
+        }
+        assert_true(wait_for(h_first_events_sent));
+        pthread_mutex_lock(&lock);
+        sent = (size_t) events_about("h");
+        bound = rate.burst + rate.qps * seconds_since(&t0);
+        pthread_mutex_unlock(&lock);
+        assert_true((double) sent <= bound);
+
+        status_sender_status(s, j, status("Running"));
+        assert_true(wait_for(j_sent));
+        assert_true(wait_for(h_all_events_sent));
+        pthread_mutex_lock(&lock);
+        assert_int_equal(count_of("POST", "/events"), 6);
+        pthread_mutex_unlock(&lock);
+        s = status_sender_stop(s, 200);
+        MHD_stop_daemon(d);
+        json_decref(seen);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_sender),
                 cmocka_unit_test(test_statuses_first),
+                cmocka_unit_test(test_event_rate),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);
