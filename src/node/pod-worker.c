@@ -1522,13 +1522,11 @@ static int observe(struct step *s, const json_t *c, struct container_memory *cm,
                 }
         }
         switch (st.phase) {
-        case RUNTIME_CONTAINER_RUNNING: {
-                cleanup_free char *cg = run_cgroup(s->p, cm->name, cm->latest);
+        case RUNTIME_CONTAINER_RUNNING:
+                /* its resources are read once the step has actuated (observe_resources) */
                 o->phase = CONTAINER_RUNNING;
                 o->started_at = st.started_at.tv_sec;
-                o->resources = keep_json(s, actual_resources(s, c, cg));
                 break;
-        }
         case RUNTIME_CONTAINER_EXITED:
                 o->phase = CONTAINER_TERMINATED;
                 run_termination(s, cm->name, cm->latest, &st, &o->current);
@@ -1987,10 +1985,10 @@ static void actuate(struct step *s, const struct plan *pl)
         pod_resize_actuate(s, running);
 }
 
-/* After actuation wrote the kernel: the running containers' resources read back again, so this
- * step's status reports what the kernel holds now, and a resize ends in the pass that applied
- * it with one status write (observe() read them before actuation). */
-static void observe_resources_again(struct step *s, struct plan *pl)
+/* The running containers' resources as the kernel holds them, read once the step has actuated:
+ * the status reports what the kernel holds now, and a resize ends in the pass that applied it
+ * with one status write. */
+static void observe_resources(struct step *s, struct plan *pl)
 {
         for (int k = 0; k < 2; k++) {
                 const json_t *list =
@@ -2351,11 +2349,9 @@ int pod_worker_sync(struct pod_host *h, const json_t *pod, json_t **ret_status,
                 pod_claims_expand(&s);
         if (sandbox_ready || deleting || p->released) {
                 step_containers(&s, &pl, deleting || p->evicted || p->released);
-                if (p->prepared && sandbox_ready && !deleting && !p->evicted && !pl.done) {
+                if (p->prepared && sandbox_ready && !deleting && !p->evicted && !pl.done)
                         actuate(&s, &pl);
-                        if (s.resize_activity)
-                                observe_resources_again(&s, &pl);
-                }
+                observe_resources(&s, &pl);
         } else {
                 /* nothing runs yet: every container is being created */
                 const json_t *inits = json_path(pod, "spec.initContainers");
