@@ -181,11 +181,9 @@ print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |")
 for kind in ("limits", "volume"):
     v = {s: sum((latencies(f"r{r}.{s}.{kind}") for r in range(1, rounds + 1)), []) for s in "AB"}
     for s in "AB":
-        ratio = ""
+        ratio = " | "
         if s == "B":
             ratio = f"{pct(v['B'], .5) / pct(v['A'], .5):.2f} | {pct(v['B'], .99) / pct(v['A'], .99):.2f}"
-        else:
-            ratio = " | "
         print(f"| {kind} | {s} | {len(v[s])} | {pct(v[s], .5):.2f} | {pct(v[s], .9):.2f} | "
               f"{pct(v[s], .99):.2f} | {ratio} |")
 print()

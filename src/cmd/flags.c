@@ -76,7 +76,6 @@ int parse_duration_ms(const char *command, const char *flag, const char *s, unsi
 int parse_node_flag(const char *command, int opt, const char *arg, struct node_agent_flags *f)
 {
         struct image_gc_policy *p = &f->image_gc;
-        const char ***insecure = &f->insecure_registries;
         unsigned v;
         int r = 0;
 
@@ -110,11 +109,11 @@ int parse_node_flag(const char *command, int opt, const char *arg, struct node_a
                                        command, arg);
                         return -EINVAL;
                 }
-                while (*insecure && (*insecure)[n])
+                while (f->insecure_registries && f->insecure_registries[n])
                         n++;
-                *insecure = xrealloc(*insecure, (n + 2) * sizeof(char *));
-                (*insecure)[n] = arg;
-                (*insecure)[n + 1] = NULL;
+                f->insecure_registries = xrealloc(f->insecure_registries, (n + 2) * sizeof(char *));
+                f->insecure_registries[n] = arg;
+                f->insecure_registries[n + 1] = NULL;
                 break;
         }
         case NODE_FLAG_POD_WORKERS:
