@@ -89,7 +89,6 @@ int controller_loop_start(const struct api_client_options *o, const struct contr
                           void *ctx, struct controller_loop *loop, struct error **reterr)
 {
         struct loop_thread *t;
-        pthread_t thread;
         int r;
 
         *loop = (struct controller_loop){ 0 };
@@ -105,7 +104,7 @@ int controller_loop_start(const struct api_client_options *o, const struct contr
         }
         t = xcalloc(1, sizeof(*t));
         *t = (struct loop_thread){ .def = *def, .ctx = ctx, .loop = loop };
-        if (pthread_create(&thread, NULL, loop_main, t) != 0 || pthread_detach(thread) != 0)
+        if (pthread_create(&loop->thread, NULL, loop_main, t) != 0)
                 abort(); /* only when the process is out of resources */
         return 0;
 }
@@ -113,11 +112,15 @@ int controller_loop_start(const struct api_client_options *o, const struct contr
 void controller_loop_stop(struct controller_loop *loop)
 {
         /* The pass thread may free loop (with its controller) as soon as the informer is
-         * stopped: a reference of our own keeps the informer alive while we stop it. */
+         * stopped: what we need of it is copied first, and a reference of our own keeps the
+         * informer alive while we stop it. */
         struct informer *w = loop->watch;
+        pthread_t thread = loop->thread;
 
+        api_client_cancel(loop->client);
         informer_ref(w);
         informer_stop(w);
+        (void) pthread_join(thread, NULL);
 }
 
 bool controller_backoff_waiting(const json_t *backoff, const char *key, const char *tag)

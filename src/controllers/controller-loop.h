@@ -7,6 +7,7 @@
 #define FLEXLET_CONTROLLERS_CONTROLLER_LOOP_H
 
 #include <jansson.h>
+#include <pthread.h>
 #include <stdbool.h>
 
 #include "base/error.h"
@@ -20,6 +21,7 @@ struct controller_loop {
         /* a pass may set this to have the next pass in at most that many ms (a deadline it
          * knows of, as upstream's queue.AddAfter); 0: the period. Reset before every pass. */
         long next_pass_ms;
+        pthread_t thread; /* the pass thread, joined by controller_loop_stop */
 };
 
 struct controller_loop_def {
@@ -65,8 +67,10 @@ int controller_loop_request(struct controller_loop *loop, const char *method, co
  * runs, loop is left empty, and ctx is the caller's to free. def is copied. */
 int controller_loop_start(const struct api_client_options *o, const struct controller_loop_def *def,
                           void *ctx, struct controller_loop *loop, struct error **reterr);
-/* Stops the loop: the pass thread ends after the pass it is in and releases ctx; the informer's
- * threads end at once. loop must not be used afterwards. */
+/* Stops the loop and returns once its pass thread has ended: the pass it is in sees its
+ * requests cancelled (-ECANCELED), the thread releases ctx (and loop with it), and the
+ * informer's threads are joined. Nothing of the loop runs afterwards, so what its requests go
+ * through (a server's loopback) may be freed. Not from the pass thread. */
 void controller_loop_stop(struct controller_loop *loop);
 
 #endif
