@@ -4,8 +4,8 @@
 #  1. api-bench's create (one client) and PATCH (1 and 8 clients) phases against `flexlet
 #     apiserver` on SQLite and `flexlet apiserver --store etcd` (one local etcd member, Debian's,
 #     its data on the same disk), beside the same writes sent straight to that etcd by
-#     store-bench's minimal client (--raw-only): the goal is flexlet on etcd within 2x of etcd
-#     alone.
+#     store-bench's minimal client (--raw-only), carrying the very pods the API stored there
+#     (--raw-values-from): the goal is flexlet on etcd within 2x of etcd alone.
 #  2. Watch delivery latency across two apiservers on that etcd (bench/watch-bench.c): writes
 #     PATCHed through A, their events timed on watches through A and through B.
 #  3. resize-bench's one-at-a-time limits resize against `flexlet serve` (API and node in one
@@ -153,15 +153,44 @@ keep() {
 }
 LOADS=""
 load() { LOADS="$LOADS $1 $(cut -d' ' -f1 /proc/loadavg),"; }
+# ticks PID: the CPU time PID has used (user and system, in clock ticks); 0 without a PID
+ticks() {
+        if [ -n "${1:-}" ]; then awk '{ sub(/.*\) /, ""); print $12 + $13 }' "/proc/$1/stat"; else echo 0; fi
+}
+# stamp SERVER: each line read, after the CPU ticks SERVER's process and etcd had used by then
+stamp() {
+        local l
+        while IFS= read -r l; do
+                echo "$(ticks "${PID[$1]:-}") $(ticks "$ETCD_PID") $l"
+        done
+}
+# phase_cpu PREFIX STAMPED PHASE N: the CPU milliseconds per request the server and etcd spent
+# from the stamped line PHASE to the next (N requests), as R[PREFIX.{server,etcd}_cpu_ms]
+phase_cpu() {
+        local f e
+        [ -n "$4" ] || die "no request count for \"$3\""
+        read -r f e < <(awk -v p="$3" -v hz="$(getconf CLK_TCK)" -v n="$4" '
+                found { printf "%.3f %.3f\n", ($1 - f) * 1000 / hz / n, ($2 - e) * 1000 / hz / n; exit }
+                { l = $0; sub(/^[0-9]+ [0-9]+ /, "", l) }
+                l == p { found = 1; f = $1; e = $2 }' "$2")
+        [ -n "$f" ] || die "no CPU figures for \"$3\" in $2"
+        R[$1.server_cpu_ms]=$f
+        R[$1.etcd_cpu_ms]=$e
+}
 # api_bench NAME: api-bench's create and PATCH phases (GET, wire formats, handshakes and the
-# fsync floor kept short: not what is compared here) against server NAME
+# fsync floor kept short: not what is compared here) against server NAME; the CPU each of its
+# create and PATCH phases took in the server and in etcd (when one runs)
 api_bench() {
         # shellcheck disable=SC2046 # creds is several words
         "$BIN/api-bench" $(creds "$1") --data-dir "$TMP/$1" --server-pid "${PID[$1]}" \
                 --pods "$PODS" --requests "$REQUESTS" --seconds "$PHASE_SECONDS" --clients 1,8 \
-                --fsyncs 100 --handshakes 8 --commit "$commit" >"$TMP/api-$1.md" 2>"$TMP/api-$1.err" ||
+                --fsyncs 100 --handshakes 8 --commit "$commit" 2>&1 >"$TMP/api-$1.md" |
+                stamp "$1" >"$TMP/api-$1.err" ||
                 die "api-bench against $1 failed: $(tail -3 "$TMP/api-$1.err" "$TMP/api-$1.md" | tr '\n' ' ')"
         api_rows "$1" "$TMP/api-$1.md"
+        phase_cpu "$1.create1" "$TMP/api-$1.err" "api-bench: creating $PODS pods" "$PODS"
+        phase_cpu "$1.patch1" "$TMP/api-$1.err" "api-bench: PATCH resize, 1 clients" "${R[$1.patch1.n]:-}"
+        phase_cpu "$1.patch8" "$TMP/api-$1.err" "api-bench: PATCH resize, 8 clients" "${R[$1.patch8.n]:-}"
 }
 
 # --- 1. the API on SQLite, on etcd, and etcd alone
@@ -189,8 +218,15 @@ start ea apiserver --store etcd --etcd-endpoints "$ETCD"
 load etcd
 api_bench ea
 log "etcd alone: store-bench's minimal client"
-o=$("$BIN/store-bench" --raw-only --etcd "$ETCD" --n "$RAW_N" --threads 8) || die "store-bench --raw-only failed"
+"$BIN/store-bench" --raw-only --etcd "$ETCD" --n "$RAW_N" --threads 8 \
+        --raw-values-from /registry/pods/ 2>&1 >"$TMP/raw.out" | stamp none >"$TMP/raw.err" ||
+        die "store-bench --raw-only failed: $(tail -3 "$TMP/raw.err")"
+o=$(cat "$TMP/raw.out")
 keep raw "$o"
+phase_cpu raw.put8 "$TMP/raw.err" "store-bench: raw.etcd-put" "$RAW_N"
+phase_cpu raw.txn8 "$TMP/raw.err" "store-bench: raw.etcd-txn" "$RAW_N"
+phase_cpu raw.put1 "$TMP/raw.err" "store-bench: raw1.etcd-put" 200
+phase_cpu raw.txn1 "$TMP/raw.err" "store-bench: raw1.etcd-txn" 200
 
 # --- 2. watch delivery through a second apiserver on the same etcd
 log "watch delivery: $EVENTS writes through A, watched through A and B"
@@ -281,10 +317,10 @@ row() { # LABEL KEY: SQLite, etcd, etcd/SQLite for rate, p50, p99
         s=$(v "sql.$2.rate") e=$(v "ea.$2.rate")
         echo "| $1 | $s | $e | $(ratio "$e" "$s") | $(v "sql.$2.p50") | $(v "ea.$2.p50") | $(v "sql.$2.p99") | $(v "ea.$2.p99") | $(ratio "$(v "ea.$2.p99")" "$(v "sql.$2.p99")") |"
 }
-alone() { # LABEL KEY RAW: flexlet on etcd against etcd alone
-        local e r
-        e=$(v "ea.$2.rate") r=$(v "raw.$3.rate_per_s")
-        echo "| $1 | $e | $r | $(ratio "$r" "$e") | $(v "ea.$2.p50") | $(v "raw.$3.ms.p50") | $(v "ea.$2.p99") | $(v "raw.$3.ms.p99") | $(ratio "$(v "ea.$2.p99")" "$(v "raw.$3.ms.p99")") |"
+alone() { # LABEL KEY RAW (raw: 8 threads, raw1: one): flexlet on etcd against etcd alone
+        local e p t
+        e=$(v "ea.$2.rate") p=$(v "raw.$3.etcd-put.rate_per_s") t=$(v "raw.$3.etcd-txn.rate_per_s")
+        echo "| $1 | $e | $p | $t | $(ratio "$p" "$e") | $(ratio "$t" "$e") | $(v "ea.$2.p50") | $(v "raw.$3.etcd-txn.ms.p50") | $(v "ea.$2.p99") | $(v "raw.$3.etcd-txn.ms.p99") |"
 }
 {
         echo "# scale-out bench: flexlet on etcd, two apiservers, a remote node, $(date -u +%FT%TZ)"
@@ -303,16 +339,30 @@ alone() { # LABEL KEY RAW: flexlet on etcd against etcd alone
         row "PATCH, 1 client" patch1
         row "PATCH, 8 clients" patch8
         echo
-        echo "Etcd alone: \`bench/store-bench --raw-only\`, the same pod objects put straight to the same etcd's"
-        echo "JSON gateway by a minimal client (one keep-alive libcurl handle per thread; $RAW_N puts with 8 threads, 200 with 1)."
-        echo "A flexlet create is a put-if-absent transaction and a PATCH a range plus a compare-and-swap"
-        echo "transaction, each behind TLS, authentication, authorization, admission and the JSON codecs."
+        echo "Etcd alone: \`bench/store-bench --raw-only\`, the same pod objects (the $(v raw.raw.values) pods api-bench made, as the"
+        echo "API stored them: $(v raw.raw.value_bytes) bytes each) put straight to the same etcd's JSON gateway by a minimal client"
+        echo "(one keep-alive libcurl handle per thread; $RAW_N puts with 8 threads, 200 with 1), then as many"
+        echo "compare-and-swap transactions over them: put if the key's mod_revision is the one it last wrote, else"
+        echo "read it, the transaction flexlet's store sends for an update (its create is a put-if-absent one). Each"
+        echo "flexlet write is that transaction behind TLS, authentication, authorization, admission and the JSON codecs."
         echo
-        echo "| operation | flexlet on etcd /s | etcd alone /s | etcd alone / flexlet (goal <= 2) | flexlet p50 | etcd p50 | flexlet p99 | etcd p99 | p99 ratio |"
-        echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
-        alone "create, 1 client" create1 raw1.etcd-put
-        alone "PATCH, 1 client" patch1 raw1.etcd-put
-        alone "PATCH, 8 clients" patch8 raw.etcd-put
+        echo "| operation | flexlet on etcd /s | etcd alone: put /s | txn /s | put / flexlet | txn / flexlet (goal <= 2) | flexlet p50 | txn p50 | flexlet p99 | txn p99 |"
+        echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+        alone "create, 1 client" create1 raw1
+        alone "PATCH, 1 client" patch1 raw1
+        alone "PATCH, 8 clients" patch8 raw
+        echo
+        echo "What a request costs in CPU, ms (each process's user and system time over the phase, from /proc, per request;"
+        echo "the two CPUs are shared by the client, flexlet and etcd, so a rate bound by the CPU is bound by the sum):"
+        echo
+        echo "| | flexlet on SQLite | flexlet on etcd | its etcd | etcd alone: a put | a txn |"
+        echo "|---|---:|---:|---:|---:|---:|"
+        cpu_row() { # LABEL KEY THREADS
+                echo "| $1 | $(v "sql.$2.server_cpu_ms") | $(v "ea.$2.server_cpu_ms") | $(v "ea.$2.etcd_cpu_ms") | $(v "raw.put$3.etcd_cpu_ms") | $(v "raw.txn$3.etcd_cpu_ms") |"
+        }
+        cpu_row "create, 1 client" create1 1
+        cpu_row "PATCH, 1 client" patch1 1
+        cpu_row "PATCH, 8 clients" patch8 8
         echo
         echo "Where the gap is: the same etcd through flexlet's store interface alone (\`bench/store-bench\`, one"
         echo "thread, 200 pods, no HTTP): create p50 $(v store.etcd.create.ms.p50) ms, update (get, compare, write) p50"
