@@ -60,42 +60,70 @@ static void release(void *ctx)
         free(x);
 }
 
+/* A server on a SQLite store in a folder of its own, its loopback, and a feed on its store;
+ * torn down (folder included) whether the test passed or not. */
+struct fixture {
+        char dir[64];
+        struct store *store;
+        struct apiserver *api;
+        struct api_loopback *loopback;
+        struct informer_feed *feed;
+};
+
+static int setup(void **state)
+{
+        struct apiserver_options o = { .node_name = "n1", .listen = "127.0.0.1:6443" };
+        struct fixture *fx = xcalloc(1, sizeof(*fx));
+        cleanup_free char *db = NULL;
+        struct error *err = NULL;
+
+        strcpy(fx->dir, "/tmp/flexlet-test-controller-loop.XXXXXX");
+        assert_non_null(mkdtemp(fx->dir));
+        *state = fx;
+        db = xasprintf("%s/store.db", fx->dir);
+        assert_int_equal(store_open_sqlite(db, &fx->store, &err), 0);
+        assert_int_equal(apiserver_new(fx->store, NULL, &o, &fx->api), 0);
+        fx->loopback = api_loopback_new(fx->api);
+        fx->feed = informer_feed_new(fx->store);
+        return 0;
+}
+
+static int teardown(void **state)
+{
+        struct fixture *fx = *state;
+        cleanup_free char *rm = xasprintf("rm -rf '%s'", fx->dir);
+
+        informer_feed_free(fx->feed);
+        api_loopback_free(fx->loopback);
+        apiserver_free(fx->api);
+        store_close(fx->store);
+        assert_int_equal(system(rm), 0);
+        free(fx);
+        return 0;
+}
+
 static void test_stop_waits_for_the_pass(void **state)
 {
         static const char *const paths[] = { "/api/v1/configmaps", NULL };
+        static const char ns[] = "{\"metadata\":{\"name\":\"default\"}}";
+        static const char cm[] = "{\"metadata\":{\"name\":\"c\",\"namespace\":\"default\"}}";
         const struct controller_loop_def def = {
                 .paths = paths,
                 .period_ms = 60000,
                 .pass = pass,
                 .release = release,
         };
-        struct apiserver_options o = { .node_name = "n1", .listen = "127.0.0.1:6443" };
-        char dir[] = "/tmp/flexlet-test-controller-loop.XXXXXX";
-        cleanup_free char *db = NULL, *rm = NULL;
+        struct fixture *fx = *state;
+        const struct api_client_options co = { .server_url = "https://127.0.0.1:1",
+                                               .loopback = fx->loopback,
+                                               .feed = fx->feed };
+        cleanup_api_client struct api_client *admin = NULL;
         struct error *err = NULL;
-        struct store *store = NULL;
-        struct apiserver *api = NULL;
-        struct api_loopback *loopback;
-        struct informer_feed *feed;
         struct controller *x;
         atomic_bool released = false;
         atomic_int last_request = 1;
-        struct api_client *admin = NULL;
         long status = 0;
-        static const char ns[] = "{\"metadata\":{\"name\":\"default\"}}";
-        static const char cm[] = "{\"metadata\":{\"name\":\"c\",\"namespace\":\"default\"}}";
 
-        (void) state;
-        assert_non_null(mkdtemp(dir));
-        db = xasprintf("%s/store.db", dir);
-        rm = xasprintf("rm -rf '%s'", dir);
-        assert_int_equal(store_open_sqlite(db, &store, &err), 0);
-        assert_int_equal(apiserver_new(store, NULL, &o, &api), 0);
-        loopback = api_loopback_new(api);
-        feed = informer_feed_new(store);
-        const struct api_client_options co = { .server_url = "https://127.0.0.1:1",
-                                               .loopback = loopback,
-                                               .feed = feed };
         assert_int_equal(api_client_new(&co, &admin, NULL), 0);
         assert_int_equal(api_client_request(admin, "POST", "/api/v1/namespaces", NULL, ns,
                                             strlen(ns), &status, NULL, NULL),
@@ -120,19 +148,12 @@ static void test_stop_waits_for_the_pass(void **state)
          * cancelled rather than left to run */
         assert_true(atomic_load(&released));
         assert_int_equal(atomic_load(&last_request), -ECANCELED);
-
-        api_client_free(admin);
-        informer_feed_free(feed);
-        api_loopback_free(loopback);
-        apiserver_free(api);
-        store_close(store);
-        assert_int_equal(system(rm), 0);
 }
 
 int main(void)
 {
         const struct CMUnitTest tests[] = {
-                cmocka_unit_test(test_stop_waits_for_the_pass),
+                cmocka_unit_test_setup_teardown(test_stop_waits_for_the_pass, setup, teardown),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);
