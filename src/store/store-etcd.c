@@ -78,7 +78,8 @@ struct store_etcd {
         pthread_cond_t feed_cond;
         uint64_t feed_rv; /* newest revision published into the cache */
         bool feed_created, stopping;
-        int feed_fd; /* the watch stream's socket, -1 when none; under feed_lock */
+        bool no_retries; /* store_stop_retrying was called; atomic */
+        int feed_fd;     /* the watch stream's socket, -1 when none; under feed_lock */
         pthread_t feed_thread, compact_thread;
         bool feed_started, compact_started;
 
@@ -248,7 +249,8 @@ static int etcd_call(struct store_etcd *e, const char *path, const json_t *req, 
                          * for a while. A failed handshake (no or a wrong client certificate)
                          * does not heal: once every endpoint said so, give up. */
                         if (tries + 1 >= e->n_endpoints &&
-                            (time_monotonic_ms() > deadline || c == CURLE_SSL_CONNECT_ERROR)) {
+                            (time_monotonic_ms() > deadline || c == CURLE_SSL_CONNECT_ERROR ||
+                             __atomic_load_n(&e->no_retries, __ATOMIC_ACQUIRE))) {
                                 r = error_set(reterr, EIO, "etcd %s: no endpoint answers: %s", path,
                                               last_error);
                                 break;
@@ -279,7 +281,8 @@ static int etcd_call(struct store_etcd *e, const char *path, const json_t *req, 
                         if (!msg)
                                 msg = json_string_value(json_object_get(ans, "error"));
                         code = json_integer_value(json_object_get(ans, "code"));
-                        if (etcd_transient(msg, code) && time_monotonic_ms() < deadline) {
+                        if (etcd_transient(msg, code) && time_monotonic_ms() < deadline &&
+                            !__atomic_load_n(&e->no_retries, __ATOMIC_ACQUIRE)) {
                                 json_decref(ans);
                                 endpoint_failed(e, cur);
                                 (void) nanosleep(&(struct timespec){ 0, 100 * 1000 * 1000 }, NULL);
@@ -1296,6 +1299,11 @@ static int etcd_set_ttl(struct store_backend *b, const char *resource, unsigned 
         return 0;
 }
 
+static void etcd_stop_retrying(struct store_backend *b)
+{
+        __atomic_store_n(&etcd_of(b)->no_retries, true, __ATOMIC_RELEASE);
+}
+
 static const struct store_backend_ops etcd_ops = {
         .name = "etcd",
         .free = etcd_free,
@@ -1306,6 +1314,7 @@ static const struct store_backend_ops etcd_ops = {
         .update = etcd_update,
         .delete = etcd_delete,
         .set_ttl = etcd_set_ttl,
+        .stop_retrying = etcd_stop_retrying,
 };
 
 /* --- opening --- */

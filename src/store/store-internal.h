@@ -43,6 +43,8 @@ struct store_backend_ops {
         /* Optional (NULL: the backend keeps objects until deleted): objects of resource
          * written from now on expire seconds after their last write. */
         int (*set_ttl)(struct store_backend *b, const char *resource, unsigned seconds);
+        /* Optional (NULL: the backend never retries): store_stop_retrying. */
+        void (*stop_retrying)(struct store_backend *b);
 };
 
 /* The head of every backend's own struct. */

@@ -266,6 +266,12 @@ void store_end_watches(struct store *s)
         watch_cache_shutdown(s->cache);
 }
 
+void store_stop_retrying(struct store *s)
+{
+        if (s->backend->ops->stop_retrying)
+                s->backend->ops->stop_retrying(s->backend);
+}
+
 size_t store_release_unused(struct store *s)
 {
         return watch_cache_release_unused(s->cache);

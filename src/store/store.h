@@ -124,6 +124,11 @@ struct store *store_close(struct store *s);
 /* Ends every watch, now and to come, with -ECANCELED; reads and writes go on. For a server
  * that is stopping: its watch streams end at once instead of at their next heartbeat. */
 void store_end_watches(struct store *s);
+/* From now on a request that finds no store member answering fails at once (-EIO) instead of
+ * trying again for the retry window (etcd: 15 s, for a member that is restarting); requests
+ * that are answered are unchanged. For a server that is stopping: each of its last writes (a
+ * Lease released, a follower's read) would otherwise wait out the window with its store gone. */
+void store_stop_retrying(struct store *s);
 
 /* Drops the watch history older than STORE_WATCH_FRESH_MS (beyond STORE_WATCH_FRESH_MIN
  * events) and lets go of the values the watch cache interned that no object holds any more

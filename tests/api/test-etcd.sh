@@ -4,7 +4,8 @@
 # certificates (--etcd-cafile/--etcd-certfile/--etcd-keyfile): real kubectl creates, lists, watches and patches
 # pods; the objects sit under /registry/ as kube-apiserver keeps them; a watch from a version
 # older than the compacted revision gets 410 Expired; kill -9 of the etcd member the apiserver
-# talks to and writes go on through the others; a restarted apiserver keeps everything. Every
+# talks to and writes go on through the others; a restarted apiserver keeps everything; with
+# every member gone it still stops promptly on SIGTERM. Every
 # etcd and the server are killed and their folder removed on exit, even on failure. Skips only
 # when etcd is not installed.
 set -u
@@ -163,6 +164,25 @@ check_output "after a restart every pod is there" "p1 p2 p3" \
 check_equal "and unchanged" "$rv_before" "$(k get pod p2 -o jsonpath='{.metadata.resourceVersion}')"
 check_output "the patch survived" "after-kill" k get pod p2 -o 'jsonpath={.metadata.labels.step}'
 check "and writes go on" k delete pod p3 --wait=false
+
+# Every member gone: SIGTERM still stops the apiserver, its last requests to the store (the
+# Leases it releases, its followers' reads) failing at once instead of each waiting out the
+# store's 15 s retry window one after another.
+for i in 1 2; do
+        kill -9 "${ETCD_PIDS[i]}"
+        wait "${ETCD_PIDS[i]}" 2>/dev/null
+        ETCD_PIDS[i]=
+done
+kill "$SERVER_PID"
+stopped=no
+for _ in $(seq 1 200); do
+        kill -0 "$SERVER_PID" 2>/dev/null || { stopped=yes; break; }
+        sleep 0.1
+done
+check_equal "with every etcd member gone, SIGTERM still stops the apiserver within 20 s" yes "$stopped"
+[ "$stopped" = yes ] || kill -9 "$SERVER_PID"
+wait "$SERVER_PID" 2>/dev/null
+SERVER_PID=
 
 server_check_log
 tap_done
