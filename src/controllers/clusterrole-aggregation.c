@@ -156,7 +156,8 @@ int clusterrole_aggregation_start(const struct api_client_options *o,
 {
         static const char *const paths[] = { "/apis/rbac.authorization.k8s.io/v1/clusterroles",
                                              NULL };
-        const struct controller_loop_def def = { .paths = paths,
+        const struct controller_loop_def def = { .name = "clusterrole-agg",
+                                                 .paths = paths,
                                                  .period_ms = PASS_PERIOD_MS,
                                                  .pass = aggregation_pass,
                                                  .release = aggregation_release };

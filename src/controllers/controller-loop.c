@@ -1,4 +1,5 @@
 /* controller-loop.c: the pass thread and the rate limiter behind controller-loop.h. */
+#include <assert.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -28,7 +29,7 @@ static void *loop_main(void *arg)
         int64_t started = 0;
         long wait_ms;
 
-        (void) pthread_setname_np(pthread_self(), "controller");
+        (void) pthread_setname_np(pthread_self(), t->def.name);
         do {
                 int64_t since = time_monotonic_ms() - started;
 
@@ -91,6 +92,7 @@ int controller_loop_start(const struct api_client_options *o, const struct contr
         struct loop_thread *t;
         int r;
 
+        assert(def->name && strlen(def->name) <= 15);
         *loop = (struct controller_loop){ 0 };
         r = api_client_new(o, &loop->client, reterr);
         if (r >= 0)

@@ -25,6 +25,8 @@ struct controller_loop {
 };
 
 struct controller_loop_def {
+        /* the pass thread's name, as ps and perf show it (at most 15 characters) */
+        const char *name;
         const char *const *paths; /* informer collections, NULL-terminated */
         /* NULL, or parallel to paths (ARRAY_SIZE(paths) - 1 entries, designated by the
          * collections' indices): the changes of each collection that call a pass

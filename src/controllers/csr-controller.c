@@ -417,7 +417,8 @@ int csr_controller_start(const struct api_client_options *o,
                          struct error **reterr)
 {
         static const char *const paths[] = { CSR_PATH, "/api/v1/nodes", NULL };
-        const struct controller_loop_def def = { .paths = paths,
+        const struct controller_loop_def def = { .name = "csr",
+                                                 .paths = paths,
                                                  .period_ms = PASS_PERIOD_MS,
                                                  .pass = csr_pass,
                                                  .release = csr_release };

@@ -938,7 +938,8 @@ int deployment_controller_start(const struct api_client_options *o,
         static const informer_relevant_fn relevant[ARRAY_SIZE(paths) - 1] = {
                 [COL_PODS] = relevance_pod_workload
         };
-        const struct controller_loop_def def = { .paths = paths,
+        const struct controller_loop_def def = { .name = "deployment",
+                                                 .paths = paths,
                                                  .relevant = relevant,
                                                  .period_ms = PASS_PERIOD_MS,
                                                  .pass = deployment_pass,

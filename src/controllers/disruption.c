@@ -462,7 +462,8 @@ int disruption_controller_start(const struct api_client_options *o,
                 [COL_RS] = relevance_scale,
                 [COL_DEPLOY] = relevance_scale
         };
-        const struct controller_loop_def def = { .paths = paths,
+        const struct controller_loop_def def = { .name = "disruption",
+                                                 .paths = paths,
                                                  .relevant = relevant,
                                                  .period_ms = PASS_PERIOD_MS,
                                                  .pass = disruption_pass,

@@ -454,7 +454,8 @@ int garbage_collector_start(const struct api_client_options *o, struct garbage_c
                 relevant[i] = relevance_ownership;
         }
         {
-                const struct controller_loop_def def = { .paths = paths,
+                const struct controller_loop_def def = { .name = "garbage-collect",
+                                                         .paths = paths,
                                                          .relevant = relevant,
                                                          .period_ms = PASS_PERIOD_MS,
                                                          .pass = gc_pass,

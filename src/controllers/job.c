@@ -1080,12 +1080,14 @@ int job_controller_start(const struct api_client_options *o, const struct api_cl
                 [COL_PODS] = relevance_pod_job
         };
         static const char *const ttl_paths[] = { "/apis/batch/v1/jobs", NULL };
-        const struct controller_loop_def def = { .paths = paths,
+        const struct controller_loop_def def = { .name = "job",
+                                                 .paths = paths,
                                                  .relevant = relevant,
                                                  .period_ms = PASS_PERIOD_MS,
                                                  .pass = job_pass,
                                                  .release = job_release };
-        const struct controller_loop_def ttl_def = { .paths = ttl_paths,
+        const struct controller_loop_def ttl_def = { .name = "ttl-after-fin",
+                                                     .paths = ttl_paths,
                                                      .period_ms = PASS_PERIOD_MS,
                                                      .pass = ttl_pass,
                                                      .release = ttl_release };

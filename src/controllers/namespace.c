@@ -213,7 +213,8 @@ int namespace_controller_start(const struct api_client_options *o,
                                struct namespace_controller **ret, struct error **reterr)
 {
         static const char *const paths[] = { "/api/v1/namespaces", NULL };
-        const struct controller_loop_def def = { .paths = paths,
+        const struct controller_loop_def def = { .name = "namespace",
+                                                 .paths = paths,
                                                  .period_ms = PASS_PERIOD_MS,
                                                  .pass = namespace_pass,
                                                  .release = namespace_controller_release };

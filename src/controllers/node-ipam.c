@@ -323,7 +323,8 @@ int node_ipam_controller_start(const struct api_client_options *o,
                                struct node_ipam_controller **ret, struct error **reterr)
 {
         static const char *const paths[] = { "/api/v1/nodes", NULL };
-        const struct controller_loop_def def = { .paths = paths,
+        const struct controller_loop_def def = { .name = "node-ipam",
+                                                 .paths = paths,
                                                  .period_ms = PASS_PERIOD_MS,
                                                  .pass = node_ipam_pass,
                                                  .release = node_ipam_release };

@@ -656,7 +656,8 @@ int node_lifecycle_controller_start(const struct api_client_options *o,
         static const informer_relevant_fn relevant[ARRAY_SIZE(paths) - 1] = {
                 [COL_PODS] = relevance_pod_placement
         };
-        struct controller_loop_def def = { .paths = paths,
+        struct controller_loop_def def = { .name = "node-lifecycle",
+                                           .paths = paths,
                                            .relevant = relevant,
                                            .pass = node_lifecycle_pass,
                                            .release = node_lifecycle_release };

@@ -860,7 +860,8 @@ int pv_provisioner_start(const struct api_client_options *o, const struct pv_dri
         static const informer_relevant_fn relevant[ARRAY_SIZE(paths) - 1] = {
                 [COLL_PODS] = relevance_pod_placement
         };
-        const struct controller_loop_def def = { .paths = paths,
+        const struct controller_loop_def def = { .name = "pv-provisioner",
+                                                 .paths = paths,
                                                  .relevant = relevant,
                                                  .period_ms = PASS_PERIOD_MS,
                                                  .pass = provision_pass,

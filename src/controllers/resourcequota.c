@@ -142,7 +142,8 @@ int resourcequota_controller_start(const struct api_client_options *o,
                                    struct resourcequota_controller **ret, struct error **reterr)
 {
         static const char *paths[N_COLLECTIONS + 1];
-        const struct controller_loop_def def = { .paths = paths,
+        const struct controller_loop_def def = { .name = "resourcequota",
+                                                 .paths = paths,
                                                  .period_ms = PASS_PERIOD_MS,
                                                  .pass = resourcequota_pass,
                                                  .release = resourcequota_controller_release };

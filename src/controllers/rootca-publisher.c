@@ -154,7 +154,8 @@ int rootca_publisher_start(const struct api_client_options *o, const char *ca_pe
                         "/api/v1/configmaps?fieldSelector=metadata.name%3D" ROOTCA_CONFIG_MAP_NAME,
                 NULL
         };
-        const struct controller_loop_def def = { .paths = paths,
+        const struct controller_loop_def def = { .name = "root-ca-publish",
+                                                 .paths = paths,
                                                  .period_ms = PASS_PERIOD_MS,
                                                  .pass = rootca_publisher_pass,
                                                  .release = rootca_publisher_release };

@@ -492,7 +492,8 @@ int scheduler_start(const struct api_client_options *o, struct scheduler **ret,
         static const informer_relevant_fn relevant[ARRAY_SIZE(paths) - 1] = {
                 [COLL_PODS] = relevance_pod_scheduling
         };
-        const struct controller_loop_def def = { .paths = paths,
+        const struct controller_loop_def def = { .name = "scheduler",
+                                                 .paths = paths,
                                                  .relevant = relevant,
                                                  .period_ms = PASS_PERIOD_MS,
                                                  .pass = schedule_pass,

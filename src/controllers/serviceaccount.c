@@ -106,7 +106,8 @@ int serviceaccount_controller_start(const struct api_client_options *o,
         static const char *const paths[] = { [COL_NAMESPACES] = "/api/v1/namespaces",
                                              [COL_ACCOUNTS] = "/api/v1/serviceaccounts",
                                              NULL };
-        const struct controller_loop_def def = { .paths = paths,
+        const struct controller_loop_def def = { .name = "serviceaccount",
+                                                 .paths = paths,
                                                  .period_ms = PASS_PERIOD_MS,
                                                  .pass = serviceaccount_pass,
                                                  .release = serviceaccount_controller_release };

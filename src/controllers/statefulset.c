@@ -763,7 +763,8 @@ int statefulset_controller_start(const struct api_client_options *o,
         static const informer_relevant_fn relevant[ARRAY_SIZE(paths) - 1] = {
                 [COL_PODS] = relevance_pod_workload
         };
-        const struct controller_loop_def def = { .paths = paths,
+        const struct controller_loop_def def = { .name = "statefulset",
+                                                 .paths = paths,
                                                  .relevant = relevant,
                                                  .period_ms = PASS_PERIOD_MS,
                                                  .pass = statefulset_pass,

@@ -339,7 +339,8 @@ int storage_protection_start(const struct api_client_options *o, struct storage_
         static const informer_relevant_fn relevant[ARRAY_SIZE(paths) - 1] = {
                 [COLL_PODS] = relevance_pod_placement
         };
-        const struct controller_loop_def def = { .paths = paths,
+        const struct controller_loop_def def = { .name = "storage-protect",
+                                                 .paths = paths,
                                                  .relevant = relevant,
                                                  .period_ms = PASS_PERIOD_MS,
                                                  .pass = protection_pass,

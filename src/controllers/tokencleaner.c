@@ -136,7 +136,8 @@ int tokencleaner_start(const struct api_client_options *o, struct tokencleaner *
                 "/secrets?fieldSelector=type%3Dbootstrap.kubernetes.io%2Ftoken",
                 NULL
         };
-        const struct controller_loop_def def = { .paths = paths,
+        const struct controller_loop_def def = { .name = "tokencleaner",
+                                                 .paths = paths,
                                                  .period_ms = PASS_PERIOD_MS,
                                                  .pass = tokencleaner_pass,
                                                  .release = tokencleaner_release };

@@ -603,7 +603,8 @@ int volume_expander_start(const struct api_client_options *o, const struct pv_dr
         static const char *const paths[] = { "/api/v1/persistentvolumeclaims",
                                              "/api/v1/persistentvolumes",
                                              "/apis/storage.k8s.io/v1/storageclasses", NULL };
-        const struct controller_loop_def def = { .paths = paths,
+        const struct controller_loop_def def = { .name = "volume-expander",
+                                                 .paths = paths,
                                                  .period_ms = PASS_PERIOD_MS,
                                                  .pass = expand_pass,
                                                  .release = volume_expander_release };

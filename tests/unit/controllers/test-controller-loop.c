@@ -108,6 +108,7 @@ static void test_stop_waits_for_the_pass(void **state)
         static const char ns[] = "{\"metadata\":{\"name\":\"default\"}}";
         static const char cm[] = "{\"metadata\":{\"name\":\"c\",\"namespace\":\"default\"}}";
         const struct controller_loop_def def = {
+                .name = "test-loop",
                 .paths = paths,
                 .period_ms = 60000,
                 .pass = pass,
