@@ -43,16 +43,6 @@ CGROUP_ROOT="flexlet-deploybench-$$"
 POD_BRIDGE="flxdb-$$"
 POD_CIDR=${POD_CIDR:-10.125.0.0/16}
 
-# The pids of processes whose command line mentions our folder (pods' helpers, the server).
-our_processes() {
-        local p
-        for p in /proc/[0-9]*; do
-                [ "${p#/proc/}" = "$$" ] && continue
-                if { tr '\0' ' ' <"$p/cmdline"; } 2>/dev/null | grep -qF "$SERVER_DIR"; then
-                        echo "${p#/proc/}"
-                fi
-        done
-}
 
 # server.sh's trap calls server_cleanup: this one leaves the host as it was.
 server_cleanup() {
@@ -67,14 +57,14 @@ server_cleanup() {
                         # shellcheck disable=SC2038 # the files hold pids, one a line
                         find "$d" -name cgroup.procs -exec cat {} + 2>/dev/null | xargs -r kill -9 2>/dev/null
                 done
-                our_processes | xargs -r kill -9 2>/dev/null
+                processes_mentioning "$SERVER_DIR" | xargs -r kill -9 2>/dev/null
                 sleep 0.5
                 for d in /sys/fs/cgroup/*/"$CGROUP_ROOT" /sys/fs/cgroup/"$CGROUP_ROOT"; do
                         [ -d "$d" ] || continue
                         find "$d" -depth -type d -exec rmdir {} + 2>/dev/null
                         [ -d "$d" ] && left=1
                 done
-                [ "$left" = 0 ] && [ -z "$(our_processes)" ] && break
+                [ "$left" = 0 ] && [ -z "$(processes_mentioning "$SERVER_DIR")" ] && break
         done
         grep -F "$SERVER_DIR" /proc/self/mountinfo | awk '{print $5}' | sort -r |
                 xargs -r -n1 umount -l 2>/dev/null

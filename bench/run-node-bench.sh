@@ -68,16 +68,6 @@ CNI_RUNS=${CNI_RUNS:-20}
 PROBES=0
 mkdir -p "$FLOOR_DIR"
 
-# The pids of processes whose command line mentions our folder (pods' helpers, the server).
-our_processes() {
-        local p
-        for p in /proc/[0-9]*; do
-                [ "${p#/proc/}" = "$$" ] && continue
-                if { tr '\0' ' ' <"$p/cmdline"; } 2>/dev/null | grep -qF "$SERVER_DIR"; then
-                        echo "${p#/proc/}"
-                fi
-        done
-}
 
 # server.sh's trap calls server_cleanup: this one leaves the host as it was.
 server_cleanup() {
@@ -96,7 +86,7 @@ server_cleanup() {
                                 find "$d" -name cgroup.procs -exec cat {} + 2>/dev/null | xargs -r kill -9 2>/dev/null
                         done
                 done
-                our_processes | xargs -r kill -9 2>/dev/null
+                processes_mentioning "$SERVER_DIR" | xargs -r kill -9 2>/dev/null
                 sleep 0.5
                 # a pod's pid 1 ends only once its last zombie is reaped (by init, here)
                 for root in "$CGROUP_ROOT" "$FLOOR_CGROUP"; do
@@ -106,7 +96,7 @@ server_cleanup() {
                                 [ -d "$d" ] && left=1
                         done
                 done
-                [ "$left" = 0 ] && [ -z "$(our_processes)" ] && break
+                [ "$left" = 0 ] && [ -z "$(processes_mentioning "$SERVER_DIR")" ] && break
         done
         grep -F "$SERVER_DIR" /proc/self/mountinfo | awk '{print $5}' | sort -r |
                 xargs -r -n1 umount -l 2>/dev/null

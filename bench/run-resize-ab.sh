@@ -38,16 +38,6 @@ RB="$ROOT/$BUILD/bench/resize-bench"
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/flexlet-resizeab.XXXXXX")
 declare -A DIR PORT PID K
 
-# The pids of processes whose command line mentions our folder (pods' helpers, the servers).
-our_processes() {
-        local p
-        for p in /proc/[0-9]*; do
-                [ "${p#/proc/}" = "$$" ] && continue
-                if { tr '\0' ' ' <"$p/cmdline"; } 2>/dev/null | grep -qF "$WORK"; then
-                        echo "${p#/proc/}"
-                fi
-        done
-}
 cgroup_dirs() { # the cgroup folders of both servers' roots, on every hierarchy
         local s d
         for s in A B; do
@@ -72,14 +62,14 @@ cleanup() {
                         # shellcheck disable=SC2038 # the files hold pids, one a line
                         find "$d" -name cgroup.procs -exec cat {} + 2>/dev/null | xargs -r kill -9 2>/dev/null
                 done
-                our_processes | xargs -r kill -9 2>/dev/null
+                processes_mentioning "$WORK" | xargs -r kill -9 2>/dev/null
                 sleep 0.5
                 left=0
                 for d in $(cgroup_dirs); do
                         find "$d" -depth -type d -exec rmdir {} + 2>/dev/null
                         [ -d "$d" ] && left=1
                 done
-                [ "$left" = 0 ] && [ -z "$(our_processes)" ] && break
+                [ "$left" = 0 ] && [ -z "$(processes_mentioning "$WORK")" ] && break
         done
         awk -v dir="$WORK/" 'index($5, dir) == 1 {print $5}' /proc/self/mountinfo |
                 sort -r | xargs -r -n1 umount -l 2>/dev/null

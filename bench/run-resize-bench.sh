@@ -70,16 +70,6 @@ PROBES=()
 PROBE_FUNCS=()
 PERF_PIDS=()
 
-# The pids of processes whose command line mentions our folder (pods' helpers, the server).
-our_processes() {
-        local p
-        for p in /proc/[0-9]*; do
-                [ "${p#/proc/}" = "$$" ] && continue
-                if { tr '\0' ' ' <"$p/cmdline"; } 2>/dev/null | grep -qF "$SERVER_DIR"; then
-                        echo "${p#/proc/}"
-                fi
-        done
-}
 
 # server.sh's trap calls server_cleanup: this one leaves the host as it was.
 server_cleanup() {
@@ -100,7 +90,7 @@ server_cleanup() {
                                 find "$d" -name cgroup.procs -exec cat {} + 2>/dev/null | xargs -r kill -9 2>/dev/null
                         done
                 done
-                our_processes | xargs -r kill -9 2>/dev/null
+                processes_mentioning "$SERVER_DIR" | xargs -r kill -9 2>/dev/null
                 sleep 0.5
                 for root in "$CGROUP_ROOT" "$FLOOR_CGROUP"; do
                         for d in /sys/fs/cgroup/*/"$root" /sys/fs/cgroup/"$root"; do
@@ -109,7 +99,7 @@ server_cleanup() {
                                 [ -d "$d" ] && left=1
                         done
                 done
-                [ "$left" = 0 ] && [ -z "$(our_processes)" ] && break
+                [ "$left" = 0 ] && [ -z "$(processes_mentioning "$SERVER_DIR")" ] && break
         done
         awk -v dir="$SERVER_DIR/" 'index($5, dir) == 1 {print $5}' /proc/self/mountinfo |
                 sort -r | xargs -r -n1 umount -l 2>/dev/null

@@ -63,14 +63,6 @@ BRIDGES=("flxso-$$" "flxsn-$$")
 declare -A PID=() URL=()
 ETCD_PID=
 
-# the pids of processes whose command line mentions our folder (pods' helpers, servers): one awk
-# over every /proc/PID/cmdline, the folder given in its environment so that it does not match
-# itself (a tr and a grep per process take half a minute on a loaded machine)
-our_processes() {
-        D="$TMP" awk 'BEGIN { RS = "\0" }
-                index($0, ENVIRON["D"]) { split(FILENAME, f, "/"); print f[3]; nextfile }' \
-                /proc/[0-9]*/cmdline 2>/dev/null | grep -vx "$$" || true
-}
 stop() { # NAME: stops that server (SIGTERM, then SIGKILL)
         local p=${PID[$1]:-}
         [ -n "$p" ] || return 0
@@ -96,14 +88,14 @@ cleanup() {
                         # shellcheck disable=SC2038 # the files hold pids, one a line
                         find "$d" -name cgroup.procs -exec cat {} + 2>/dev/null | xargs -r kill -9 2>/dev/null
                 done
-                our_processes | xargs -r kill -9 2>/dev/null
+                processes_mentioning "$TMP" | xargs -r kill -9 2>/dev/null
                 sleep 0.3
                 for d in /sys/fs/cgroup/*/"$CGROUP_ROOT"-* /sys/fs/cgroup/"$CGROUP_ROOT"-*; do
                         [ -d "$d" ] || continue
                         find "$d" -depth -type d -exec rmdir {} + 2>/dev/null
                         [ -d "$d" ] && left=1
                 done
-                [ "$left" = 0 ] && [ -z "$(our_processes)" ] && break
+                [ "$left" = 0 ] && [ -z "$(processes_mentioning "$TMP")" ] && break
         done
         # the CNI DELs a killed agent did not run (tests/lib/node.sh's node_cni_del)
         for rec in "$TMP"/*/pods/*/network/network.json; do

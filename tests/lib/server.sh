@@ -7,6 +7,16 @@ FLEXLET_BIN=${FLEXLET_BIN:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/b
 KUBECTL=${KUBECTL:-kubectl}
 KUBECTL_DIR=$(dirname "$(readlink -f "$(command -v kubectl)")")
 
+# processes_mentioning DIR: the pids of the processes (this shell's excepted) whose command line
+# mentions DIR: a server run in it, its pods' helpers. One awk over every /proc/PID/cmdline, DIR
+# given through the environment so that awk does not match itself (a tr and a grep per process
+# take half a minute on a loaded machine).
+processes_mentioning() {
+        D="$1" awk 'BEGIN { RS = "\0" }
+                index($0, ENVIRON["D"]) { split(FILENAME, f, "/"); print f[3]; nextfile }' \
+                /proc/[0-9]*/cmdline 2>/dev/null | grep -vx "$$" || true
+}
+
 # free_port: a loopback port nothing listens on, from FLEXLET_TEST_PORT_BASE (default 20000) up
 # 10,000: suites that run side by side are given bases apart so they never pick the same one.
 # Ports in the kernel's ephemeral range (ip_local_port_range) are never picked: a client's
