@@ -77,17 +77,21 @@ static void raw(struct worker *w, size_t i, enum op op)
 {
         char key[64], url[256];
         cleanup_free char *k = NULL, *v = NULL, *body = NULL;
-        cleanup_json json_t *o = bench_pod(i), *ans = NULL;
-        cleanup_free char *json = json_dumps(o, JSON_COMPACT);
+        cleanup_json json_t *ans = NULL;
         const char *path = op == OP_RAW_PUT ? "put" : op == OP_RAW_TXN ? "txn" : "range";
         struct strbuf out;
         long status = 0;
 
         (void) snprintf(key, sizeof(key), "/bench-raw/bench/p-%zu", i);
         k = base64_encode(key, strlen(key));
-        if (op != OP_RAW_GET)
-                v = w->cfg->raw_values_n ? xstrdup(w->cfg->raw_values[i % w->cfg->raw_values_n])
-                                         : base64_encode(json, strlen(json));
+        if (op != OP_RAW_GET && w->cfg->raw_values_n) {
+                v = xstrdup(w->cfg->raw_values[i % w->cfg->raw_values_n]);
+        } else if (op != OP_RAW_GET) {
+                cleanup_json json_t *o = bench_pod(i);
+                cleanup_free char *json = json_dumps(o, JSON_COMPACT);
+
+                v = base64_encode(json, strlen(json));
+        }
         if (op == OP_RAW_PUT)
                 body = xasprintf("{\"key\":\"%s\",\"value\":\"%s\"}", k, v);
         else if (op == OP_RAW_TXN)
