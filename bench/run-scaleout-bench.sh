@@ -150,6 +150,7 @@ ticks() {
         if [ -n "${1:-}" ]; then awk '{ sub(/.*\) /, ""); print $12 + $13 }' "/proc/$1/stat"; else echo 0; fi
 }
 # stamp SERVER: each line read, after the CPU ticks SERVER's process and etcd had used by then
+# (SERVER "none": no server runs, its column is 0)
 stamp() {
         local l
         while IFS= read -r l; do
