@@ -43,8 +43,8 @@ check_equal "serve's components reach its API without connecting to it" "0" \
 # serve's threads name themselves (docs/node.md): top -H and perf can tell them apart
 thread_names() { sort -u /proc/"$SERVER_PID"/task/*/comm | grep -xE "$1" | tr '\n' ' '; }
 check_equal "serve's threads carry their names" \
-        "agent-watch controller informer node-heartbeat pod-worker status-sender " \
-        "$(thread_names 'agent-watch|controller|informer|node-heartbeat|pod-worker|status-sender')"
+        "agent-watch informer node-heartbeat pod-worker replicaset scheduler status-sender " \
+        "$(thread_names 'agent-watch|informer|node-heartbeat|pod-worker|replicaset|scheduler|status-sender')"
 
 # pod_manifest NAME LIMIT_MEMORY|none SIZE_LIMIT|none COMMAND
 pod_manifest() {
