@@ -41,6 +41,9 @@
 #define RETRY_MS 15000
 /* How long a write waits for the watch stream to deliver it into the watch cache. */
 #define FEED_WAIT_MS 10000
+/* How long the feed waits for this store's unanswered writes to learn their revisions before it
+ * decodes an event one of them may have written (feed_left_to_own_write). */
+#define OWN_WRITE_WAIT_MS 100
 /* A response larger than this is refused: a page of LIST_PAGE objects at the object size cap,
  * base64 encoded, is bounded by etcd's own response limit, but a hostile endpoint is not. */
 #define MAX_RESPONSE_BYTES ((size_t) 2 * 1024 * 1024 * 1024 - 1)
@@ -80,6 +83,10 @@ struct store_etcd {
         bool feed_created, stopping;
         bool no_retries; /* store_stop_retrying was called; atomic */
         int feed_fd;     /* the watch stream's socket, -1 when none; under feed_lock */
+        /* this store's writes under way (struct own_write); under feed_lock */
+        struct own_write *own_writes;
+        uint64_t own_tickets; /* the last ticket handed to one */
+        uint64_t own_passed;  /* the feed no longer waits for those up to this ticket */
         pthread_t feed_thread, compact_thread;
         bool feed_started, compact_started;
 
@@ -416,7 +423,52 @@ static int value_of(json_t *obj, const char *resource, const char *name, char **
 
 /* --- the watch feed: one etcd watch of /registry/ into the watch cache --- */
 
-/* Publishes a write of this store's own (obj taken over) into the cache at its revision rv,
+/* A write of this store's own, from just before its txn is sent until the write is published
+ * or refused. The feed, given an event at a revision one of these may hold, waits to learn
+ * which rather than decode, intern and encode an object the writer already has
+ * (feed_left_to_own_write). Listed in e->own_writes under feed_lock. */
+struct own_write {
+        struct own_write *next;
+        struct store_etcd *e; /* NULL once it left the list */
+        uint64_t ticket;      /* in the order writes began */
+        uint64_t rv;          /* the txn's revision; 0 while it is unanswered */
+};
+
+#define cleanup_own_write __attribute__((cleanup(own_write_end)))
+
+static void own_write_begin(struct store_etcd *e, struct own_write *w)
+{
+        pthread_mutex_lock(&e->feed_lock);
+        *w = (struct own_write){ .next = e->own_writes, .e = e, .ticket = ++e->own_tickets };
+        e->own_writes = w;
+        pthread_mutex_unlock(&e->feed_lock);
+}
+
+/* Under feed_lock. */
+static void own_write_unlist(struct own_write *w)
+{
+        struct own_write **p = &w->e->own_writes;
+
+        while (*p != w)
+                p = &(*p)->next;
+        *p = w->next;
+        pthread_cond_broadcast(&w->e->feed_cond);
+        w->e = NULL;
+}
+
+/* Ends a write that was refused or failed (the cleanup of every own_write). */
+static void own_write_end(struct own_write *w)
+{
+        struct store_etcd *e = w->e;
+
+        if (!e)
+                return;
+        pthread_mutex_lock(&e->feed_lock);
+        own_write_unlist(w);
+        pthread_mutex_unlock(&e->feed_lock);
+}
+
+/* Publishes write w, answered with revision rv, into the cache (obj taken over) and ends it,
  * keeping revision order with what the feed delivers: once every revision below rv is
  * published (by the feed, or by other writers of this store doing the same), the write goes in
  * directly and the feed skips it when the watch delivers it; when the feed already delivered it,
@@ -425,15 +477,21 @@ static int value_of(json_t *obj, const char *resource, const char *name, char **
  * written in between (K8S: kube-apiserver's writes do not wait for the cacher at all; flexlet
  * keeps the stronger order because its own callers and tests read their writes from watches).
  * Bounded: a write is durable whether or not a watch saw it; one that was not published in
- * FEED_WAIT_MS is left to the feed (a revision below it was written outside /registry/, by
- * another client of the same etcd: the feed never delivers that one, and delivers ours). */
-static void feed_publish_own(struct store_etcd *e, enum store_event_type type, const char *resource,
+ * FEED_WAIT_MS (the watch stream is down) is left to the feed. */
+static void feed_publish_own(struct own_write *w, enum store_event_type type, const char *resource,
                              const char *ns, uint64_t rv, json_t *obj)
 {
+        struct store_etcd *e = w->e;
         struct timespec until = time_after_ms(CLOCK_MONOTONIC, FEED_WAIT_MS);
-        /* encoded outside the lock the feed waits on */
-        cleanup_free char *json = json_dump_compact(obj);
+        cleanup_free char *json = NULL;
 
+        /* the feed may be waiting to learn whose rv is */
+        pthread_mutex_lock(&e->feed_lock);
+        w->rv = rv;
+        pthread_cond_broadcast(&e->feed_cond);
+        pthread_mutex_unlock(&e->feed_lock);
+        /* encoded outside the lock the feed waits on */
+        json = json_dump_compact(obj);
         pthread_mutex_lock(&e->feed_lock);
         while (e->feed_rv + 1 < rv && !e->stopping)
                 if (pthread_cond_timedwait(&e->feed_cond, &e->feed_lock, &until) == ETIMEDOUT)
@@ -442,10 +500,45 @@ static void feed_publish_own(struct store_etcd *e, enum store_event_type type, c
                 watch_cache_publish(e->base.cache, type, resource, ns, rv, obj, TAKE_PTR(json));
                 obj = NULL;
                 e->feed_rv = rv;
-                pthread_cond_broadcast(&e->feed_cond);
         }
+        own_write_unlist(w);
         pthread_mutex_unlock(&e->feed_lock);
         json_decref(obj);
+}
+
+/* Whether a write of this store's own publishes the event at rv, so the feed has nothing to do
+ * for it. A write that knows rv as its revision publishes it: the feed waits for that, having
+ * closed the gap below rv (the watch delivered every /registry/ revision below it, so the
+ * writer need not wait for one written outside /registry/). A write that began before now and
+ * is unanswered may be the one: the feed waits to learn, at most OWN_WRITE_WAIT_MS, and past it
+ * waits no more for those (it decodes the event; their writers find it published). Under
+ * feed_lock. */
+static bool feed_left_to_own_write(struct store_etcd *e, uint64_t rv)
+{
+        struct timespec until = time_after_ms(CLOCK_MONOTONIC, OWN_WRITE_WAIT_MS);
+        uint64_t began_before = e->own_tickets;
+
+        if (e->feed_rv + 1 < rv) {
+                e->feed_rv = rv - 1;
+                pthread_cond_broadcast(&e->feed_cond);
+        }
+        while (e->feed_rv < rv && !e->stopping) {
+                bool holder = false, unanswered = false;
+
+                for (const struct own_write *w = e->own_writes; w; w = w->next) {
+                        holder |= w->rv == rv;
+                        unanswered |=
+                                !w->rv && w->ticket > e->own_passed && w->ticket <= began_before;
+                }
+                if (holder)
+                        /* it publishes now that the gap below is closed, or it ends */
+                        pthread_cond_wait(&e->feed_cond, &e->feed_lock);
+                else if (!unanswered)
+                        return false;
+                else if (pthread_cond_timedwait(&e->feed_cond, &e->feed_lock, &until) == ETIMEDOUT)
+                        e->own_passed = began_before;
+        }
+        return e->feed_rv >= rv;
 }
 
 /* Splits "/registry/<resource>/[<ns>/]<name>" into its parts (in place in key). */
@@ -494,6 +587,7 @@ static void feed_event(struct feed *f, const json_t *ev)
         cleanup_free char *key = NULL, *json = NULL;
         json_t *obj = NULL;
         size_t len;
+        bool published;
 
         if (rv == 0)
                 return;
@@ -502,6 +596,11 @@ static void feed_event(struct feed *f, const json_t *ev)
         /* a second op of one multi-key txn (the cache orders by revision), or a write of this
          * store's own that feed_publish_own already published */
         if (rv <= __atomic_load_n(&e->feed_rv, __ATOMIC_ACQUIRE))
+                return;
+        pthread_mutex_lock(&e->feed_lock);
+        published = feed_left_to_own_write(e, rv);
+        pthread_mutex_unlock(&e->feed_lock);
+        if (published)
                 return;
         key = b64_field(kv, "key", &len);
         if (key && strlen(key) == len && key_split(key, &resource, &ns, &name))
@@ -1042,6 +1141,7 @@ static int etcd_create(struct store_backend *b, const char *resource, const char
         struct store_etcd *e = etcd_of(b);
         cleanup_free char *key = key_of(resource, ns, name), *value = NULL;
         cleanup_json json_t *ans = NULL;
+        cleanup_own_write struct own_write w = { 0 };
         size_t len;
         uint64_t rv;
         int r = check_names(resource, ns, name, reterr);
@@ -1050,6 +1150,7 @@ static int etcd_create(struct store_backend *b, const char *resource, const char
                 r = value_of(obj, resource, name, &value, &len, reterr);
         if (r < 0)
                 return r;
+        own_write_begin(e, &w);
         /* K8S (store.go Create): the key must not exist, create_revision == 0 */
         r = put_leased(e, resource, key,
                        json_pack("{s:o, s:s, s:s, s:i}", "key", b64s(key), "result", "EQUAL",
@@ -1064,7 +1165,7 @@ static int etcd_create(struct store_backend *b, const char *resource, const char
                 return store_error_exists(reterr, resource, name);
         rv = header_rev(ans);
         store_object_stamp(obj, rv, NULL);
-        feed_publish_own(e, STORE_EVENT_ADDED, resource, ns, rv,
+        feed_publish_own(&w, STORE_EVENT_ADDED, resource, ns, rv,
                          watch_cache_intern(e->base.cache, obj));
         return 0;
 }
@@ -1076,9 +1177,11 @@ static int update_cas(struct store_etcd *e, const char *resource, const char *ns
                       json_t **ret_kv, struct error **reterr)
 {
         cleanup_json json_t *ans = NULL;
+        cleanup_own_write struct own_write w = { 0 };
         uint64_t rv;
         int r;
 
+        own_write_begin(e, &w);
         /* K8S (store.go GuaranteedUpdate): the txn compares mod_revision; its else branch reads
          * the key, so a lost race costs no extra round trip */
         r = put_leased(e, resource, key,
@@ -1096,7 +1199,7 @@ static int update_cas(struct store_etcd *e, const char *resource, const char *ns
         }
         rv = header_rev(ans);
         store_object_stamp(obj, rv, NULL);
-        feed_publish_own(e, STORE_EVENT_MODIFIED, resource, ns, rv,
+        feed_publish_own(&w, STORE_EVENT_MODIFIED, resource, ns, rv,
                          watch_cache_intern(e->base.cache, obj));
         return 1;
 }
@@ -1193,12 +1296,14 @@ static int etcd_delete(struct store_backend *b, const char *resource, const char
         struct store_etcd *e = etcd_of(b);
         cleanup_free char *key = key_of(resource, ns, name);
         cleanup_json json_t *ans = NULL, *req = NULL, *last = NULL;
+        cleanup_own_write struct own_write w = { 0 };
         const json_t *prev;
         uint64_t rv;
         int r = check_names(resource, ns, name, reterr);
 
         if (r < 0)
                 return r;
+        own_write_begin(e, &w);
         if (expected_rv) {
                 /* K8S (store.go Delete): the precondition is the txn's compare */
                 req = json_pack("{s:[{s:o, s:s, s:s, s:I}], s:[{s:{s:o, s:b}}], s:[{s:{s:o}}]}",
@@ -1243,7 +1348,7 @@ static int etcd_delete(struct store_backend *b, const char *resource, const char
                 return 0;
         if (ret_last)
                 *ret_last = json_deep_copy(last);
-        feed_publish_own(e, STORE_EVENT_DELETED, resource, ns, rv,
+        feed_publish_own(&w, STORE_EVENT_DELETED, resource, ns, rv,
                          watch_cache_intern(e->base.cache, last));
         return 0;
 }

@@ -1362,6 +1362,138 @@ static void test_etcd_two_stores(void **state)
         store_close(other);
 }
 
+/* Writers of two stores on one etcd at once, with a client writing outside /registry/ among
+ * them: each store publishes its own writes itself (its feed waits to learn whose an event is
+ * rather than decode it) and the rest from its watch; both stores' watchers see every write once,
+ * in revision order, each as its writer wrote it. */
+# define RACERS      4
+# define RACE_WRITES 30
+
+struct racer {
+        struct store *s;
+        int id;
+        uint64_t rvs[RACE_WRITES];
+        int failures;
+};
+
+static void *race_writes(void *p)
+{
+        struct racer *rc = p;
+        char name[16], image[16];
+        cleanup_json json_t *o = NULL;
+
+        (void) snprintf(name, sizeof(name), "r%d", rc->id);
+        for (int i = 0; i < RACE_WRITES; i++) {
+                cleanup_json json_t *last = NULL;
+                int r;
+
+                (void) snprintf(image, sizeof(image), "v%d", i);
+                if (i == 0) {
+                        o = pod("default", name, image);
+                        r = store_create(rc->s, "pods", "default", name, o, NULL);
+                } else if (i < RACE_WRITES - 1) {
+                        json_array_set_new(json_path(o, "spec.containers"), 0,
+                                           json_pack("{s:s, s:s}", "name", "c", "image", image));
+                        r = store_update(rc->s, "pods", "default", name, o, 0, NULL) == 1 ? 0 : -1;
+                } else {
+                        r = store_delete(rc->s, "pods", "default", name, 0, &last, NULL);
+                        json_decref(o);
+                        o = json_incref(last);
+                }
+                if (r != 0 || store_rv_parse(rv_of(o), &rc->rvs[i]) < 0)
+                        rc->failures++;
+        }
+        return NULL;
+}
+
+static bool racing;
+
+static void *race_outside_registry(void *p)
+{
+        unsigned *puts = p;
+
+        /* key "/other/k", value "x" */
+        while (__atomic_load_n(&racing, __ATOMIC_ACQUIRE)) {
+                json_decref(
+                        etcd_raw("/v3/kv/put", "{\"key\":\"L290aGVyL2s=\",\"value\":\"eA==\"}"));
+                (*puts)++;
+        }
+        return NULL;
+}
+
+/* The event w gives next is the write racers made at its revision. */
+static void next_race_event(struct store_watch *w, const struct racer *rc, uint64_t *prev)
+{
+        struct store_event ev = { 0 };
+        char name[16], image[16];
+
+        assert_int_equal(store_watch_next(w, 5000, &ev), 1);
+        assert_true(ev.rv > *prev);
+        *prev = ev.rv;
+        for (int t = 0; t < RACERS; t++)
+                for (int i = 0; i < RACE_WRITES; i++) {
+                        if (rc[t].rvs[i] != ev.rv)
+                                continue;
+                        (void) snprintf(name, sizeof(name), "r%d", t);
+                        (void) snprintf(image, sizeof(image), "v%d",
+                                        i < RACE_WRITES - 1 ? i : i - 1);
+                        assert_string_equal(json_path_string(ev.object, "metadata.name"), name);
+                        assert_string_equal(
+                                json_string_value(json_object_get(
+                                        json_array_get(json_path(ev.object, "spec.containers"), 0),
+                                        "image")),
+                                image);
+                        assert_int_equal(ev.type, i == 0                ? STORE_EVENT_ADDED
+                                                  : i < RACE_WRITES - 1 ? STORE_EVENT_MODIFIED
+                                                                        : STORE_EVENT_DELETED);
+                        store_event_release(&ev);
+                        return;
+                }
+        fail_msg("an event at %" PRIu64 " that no racer wrote", ev.rv);
+}
+
+static void test_etcd_racing_stores(void **state)
+{
+        struct fixture *f = *state;
+        const struct store_etcd_options eo = { .endpoints = etcd_endpoint() };
+        const struct store_options o = { .watch_queue = 4096 };
+        struct store *other = NULL;
+        struct store_watch *wa = NULL, *wb = NULL;
+        struct racer rc[RACERS];
+        pthread_t th[RACERS], outside;
+        unsigned puts = 0;
+        uint64_t prev_a = 0, prev_b = 0;
+
+        reopen(f, &o);
+        assert_int_equal(store_open_etcd(&eo, &o, &other, NULL), 0);
+        assert_int_equal(store_watch_start(f->s, "pods", NULL, store_current_rv(f->s), &wa, NULL),
+                         0);
+        assert_int_equal(store_watch_start(other, "pods", NULL, store_current_rv(f->s), &wb, NULL),
+                         0);
+        racing = true;
+        assert_int_equal(pthread_create(&outside, NULL, race_outside_registry, &puts), 0);
+        for (int i = 0; i < RACERS; i++) {
+                rc[i] = (struct racer){ .s = i % 2 ? other : f->s, .id = i };
+                assert_int_equal(pthread_create(&th[i], NULL, race_writes, &rc[i]), 0);
+        }
+        for (int i = 0; i < RACERS; i++) {
+                assert_int_equal(pthread_join(th[i], NULL), 0);
+                assert_int_equal(rc[i].failures, 0);
+        }
+        __atomic_store_n(&racing, false, __ATOMIC_RELEASE);
+        assert_int_equal(pthread_join(outside, NULL), 0);
+        assert_true(puts > 0);
+        for (int i = 0; i < RACERS * RACE_WRITES; i++) {
+                next_race_event(wa, rc, &prev_a);
+                next_race_event(wb, rc, &prev_b);
+        }
+        no_event(wa);
+        no_event(wb);
+        store_watch_stop(wa);
+        store_watch_stop(wb);
+        store_close(other);
+}
+
 /* Two stores on one etcd: a cached read through one holds the other's writes once its watch
  * delivered them; an update from a copy the other moved past is caught by the compare. */
 static void test_etcd_cached_two_stores(void **state)
@@ -1736,6 +1868,7 @@ int main(void)
                 cmocka_unit_test_setup_teardown(test_etcd_list_pages, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_etcd_two_stores, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_etcd_cached_two_stores, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_etcd_racing_stores, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_etcd_compaction, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_etcd_ttl, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_etcd_failover, setup, teardown),
