@@ -75,6 +75,8 @@ struct config {
         const char *out;
         const char *commit;
         const char *compare_token_file;
+        /* "" or the created pods' first spec field: "\"schedulerName\":\"NAME\"," */
+        char *scheduler_field;
         char *token;
         char *compare_token;
         size_t compare_rounds;
@@ -236,7 +238,7 @@ static double rate(const struct result *r)
 
 static const char pod_fmt[] =
         "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"bench-%zu\","
-        "\"labels\":{\"app\":\"api-bench\"}},\"spec\":{\"containers\":[{\"name\":\"c\","
+        "\"labels\":{\"app\":\"api-bench\"}},\"spec\":{%s\"containers\":[{\"name\":\"c\","
         "\"image\":\"busybox\",\"command\":[\"sleep\",\"3600\"],\"resources\":{"
         "\"requests\":{\"cpu\":\"" CPU_LOW "\",\"memory\":\"64Mi\"},"
         "\"limits\":{\"cpu\":\"1\",\"memory\":\"128Mi\"}}}]}}";
@@ -259,7 +261,7 @@ static void *creator_main(void *arg)
 
         for (size_t k = 0; k < cr->n; k++) {
                 size_t i = cr->first + k;
-                cleanup_free char *body = xasprintf(pod_fmt, i);
+                cleanup_free char *body = xasprintf(pod_fmt, i, cfg->scheduler_field);
                 cleanup_error struct error *err = NULL;
                 cleanup_json json_t *j = NULL;
                 int64_t s = now_ns();
@@ -837,7 +839,7 @@ static void usage(FILE *f)
                 "                 [--seconds S] [--clients 1,8,64] [--fsyncs N] [--out FILE]\n"
                 "                 [--commit ID] [--handshakes N] [--create-clients N]\n"
                 "                 [--compare-token-file FILE [--compare-rounds N]]\n"
-                "                 [--rate R[%%],...]\n\n"
+                "                 [--rate R[%%],...] [--scheduler-name NAME]\n\n"
                 "  --pods N       pods to create and spread the load over (default 100)\n"
                 "  --requests N   requests per phase, shared by its clients (default 5000)\n"
                 "  --seconds S    time cap per phase (default 8)\n"
@@ -850,7 +852,10 @@ static void usage(FILE *f)
                 "  --rate LIST    after the closed-loop GET phases, GET in an open loop with\n"
                 "                 the most clients of --clients, offering each rate for\n"
                 "                 --seconds: requests/s, or N%% of the closed-loop GET rate\n"
-                "                 with those clients (e.g. 25%%,50%%,75%%)\n");
+                "                 with those clients (e.g. 25%%,50%%,75%%)\n"
+                "  --scheduler-name NAME  the created pods' spec.schedulerName: one no\n"
+                "                 scheduler serves leaves each create a single write\n"
+                "                 (default: the default scheduler's pods)\n");
 }
 
 static void parse_args(int argc, char **argv, struct config *cfg)
@@ -874,6 +879,7 @@ static void parse_args(int argc, char **argv, struct config *cfg)
                 { "compare-token-file", required_argument, NULL, 'T' },
                 { "compare-rounds", required_argument, NULL, 'R' },
                 { "rate", required_argument, NULL, 'L' },
+                { "scheduler-name", required_argument, NULL, 'N' },
                 { "help", no_argument, NULL, 'h' },
                 { NULL, 0, NULL, 0 },
         };
@@ -885,7 +891,8 @@ static void parse_args(int argc, char **argv, struct config *cfg)
                                 .seconds = 8,
                                 .fsyncs = 2000,
                                 .handshakes = 100,
-                                .compare_rounds = 5 };
+                                .compare_rounds = 5,
+                                .scheduler_field = xstrdup("") };
         parse_clients(cfg, "1,8,64,512");
         while ((opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
                 switch (opt) {
@@ -942,6 +949,13 @@ static void parse_args(int argc, char **argv, struct config *cfg)
                         break;
                 case 'L':
                         parse_rates(cfg, optarg);
+                        break;
+                case 'N':
+                        if (!*optarg || strspn(optarg, "abcdefghijklmnopqrstuvwxyz0123456789-.") !=
+                                                strlen(optarg))
+                                die("--scheduler-name: \"%s\": expected a DNS subdomain", optarg);
+                        free(cfg->scheduler_field);
+                        cfg->scheduler_field = xasprintf("\"schedulerName\":\"%s\",", optarg);
                         break;
                 case 'h':
                         usage(stdout);
@@ -1315,5 +1329,6 @@ int main(int argc, char **argv)
         free(pods);
         free(cfg.token);
         free(cfg.compare_token);
+        free(cfg.scheduler_field);
         return (rv_after - rv_before >= patches_ok && wrong_pods == 0) ? 0 : 1;
 }
