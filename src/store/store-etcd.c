@@ -78,8 +78,11 @@ struct store_etcd {
 
         /* The watch feed. */
         pthread_mutex_t feed_lock;
-        pthread_cond_t feed_cond;
-        uint64_t feed_rv; /* newest revision published into the cache */
+        pthread_cond_t feed_cond; /* feed_rv moved, the watch was created, or stopping */
+        pthread_cond_t own_cond;  /* an own write changed while the feed waits on one */
+        pthread_cond_t stop_cond; /* stopping (stop_wait) */
+        bool feed_waits;          /* the feed waits on own_cond */
+        uint64_t feed_rv;         /* newest revision published into the cache */
         bool feed_created, stopping;
         bool no_retries; /* store_stop_retrying was called; atomic */
         int feed_fd;     /* the watch stream's socket, -1 when none; under feed_lock */
@@ -444,6 +447,14 @@ static void own_write_begin(struct store_etcd *e, struct own_write *w)
         pthread_mutex_unlock(&e->feed_lock);
 }
 
+/* Wakes the feed if it waits to learn about this store's writes (only it: the writers waiting
+ * for their turn and the compactor do not care). Under feed_lock. */
+static void own_write_changed(struct store_etcd *e)
+{
+        if (e->feed_waits)
+                pthread_cond_signal(&e->own_cond);
+}
+
 /* Under feed_lock. */
 static void own_write_unlist(struct own_write *w)
 {
@@ -452,7 +463,7 @@ static void own_write_unlist(struct own_write *w)
         while (*p != w)
                 p = &(*p)->next;
         *p = w->next;
-        pthread_cond_broadcast(&w->e->feed_cond);
+        own_write_changed(w->e);
         w->e = NULL;
 }
 
@@ -488,7 +499,7 @@ static void feed_publish_own(struct own_write *w, enum store_event_type type, co
         /* the feed may be waiting to learn whose rv is */
         pthread_mutex_lock(&e->feed_lock);
         w->rv = rv;
-        pthread_cond_broadcast(&e->feed_cond);
+        own_write_changed(e);
         pthread_mutex_unlock(&e->feed_lock);
         /* encoded outside the lock the feed waits on */
         json = json_dump_compact(obj);
@@ -500,6 +511,7 @@ static void feed_publish_own(struct own_write *w, enum store_event_type type, co
                 watch_cache_publish(e->base.cache, type, resource, ns, rv, obj, TAKE_PTR(json));
                 obj = NULL;
                 e->feed_rv = rv;
+                pthread_cond_broadcast(&e->feed_cond);
         }
         own_write_unlist(w);
         pthread_mutex_unlock(&e->feed_lock);
@@ -530,13 +542,15 @@ static bool feed_left_to_own_write(struct store_etcd *e, uint64_t rv)
                         unanswered |=
                                 !w->rv && w->ticket > e->own_passed && w->ticket <= began_before;
                 }
+                if (!holder && !unanswered)
+                        break;
+                e->feed_waits = true;
                 if (holder)
                         /* it publishes now that the gap below is closed, or it ends */
-                        pthread_cond_wait(&e->feed_cond, &e->feed_lock);
-                else if (!unanswered)
-                        return false;
-                else if (pthread_cond_timedwait(&e->feed_cond, &e->feed_lock, &until) == ETIMEDOUT)
+                        pthread_cond_wait(&e->own_cond, &e->feed_lock);
+                else if (pthread_cond_timedwait(&e->own_cond, &e->feed_lock, &until) == ETIMEDOUT)
                         e->own_passed = began_before;
+                e->feed_waits = false;
         }
         return e->feed_rv >= rv;
 }
@@ -815,7 +829,7 @@ static bool stop_wait(struct store_etcd *e, unsigned ms)
 
         pthread_mutex_lock(&e->feed_lock);
         while (!e->stopping)
-                if (pthread_cond_timedwait(&e->feed_cond, &e->feed_lock, &until) == ETIMEDOUT)
+                if (pthread_cond_timedwait(&e->stop_cond, &e->feed_lock, &until) == ETIMEDOUT)
                         break;
         go = !e->stopping;
         pthread_mutex_unlock(&e->feed_lock);
@@ -1360,6 +1374,8 @@ static void etcd_free(struct store_backend *b)
         pthread_mutex_lock(&e->feed_lock);
         __atomic_store_n(&e->stopping, true, __ATOMIC_RELEASE);
         pthread_cond_broadcast(&e->feed_cond);
+        pthread_cond_broadcast(&e->own_cond);
+        pthread_cond_broadcast(&e->stop_cond);
         if (e->feed_fd >= 0)
                 (void) shutdown(e->feed_fd, SHUT_RDWR);
         pthread_mutex_unlock(&e->feed_lock);
@@ -1382,6 +1398,8 @@ static void etcd_free(struct store_backend *b)
         pthread_mutex_destroy(&e->pool_lock);
         pthread_mutex_destroy(&e->feed_lock);
         pthread_cond_destroy(&e->feed_cond);
+        pthread_cond_destroy(&e->own_cond);
+        pthread_cond_destroy(&e->stop_cond);
         pthread_mutex_destroy(&e->ttl_lock);
         free(e);
 }
@@ -1471,7 +1489,9 @@ int store_etcd_open(const struct store_etcd_options *eo, struct store_backend **
 
                 if (pthread_condattr_init(&attr) != 0 ||
                     pthread_condattr_setclock(&attr, CLOCK_MONOTONIC) != 0 ||
-                    pthread_cond_init(&e->feed_cond, &attr) != 0)
+                    pthread_cond_init(&e->feed_cond, &attr) != 0 ||
+                    pthread_cond_init(&e->own_cond, &attr) != 0 ||
+                    pthread_cond_init(&e->stop_cond, &attr) != 0)
                         abort();
                 pthread_condattr_destroy(&attr);
         }
