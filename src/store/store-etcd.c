@@ -79,9 +79,8 @@ struct store_etcd {
         /* The watch feed. */
         pthread_mutex_t feed_lock;
         pthread_cond_t feed_cond; /* feed_rv moved, the watch was created, or stopping */
-        pthread_cond_t own_cond;  /* an own write changed while the feed waits on one */
+        pthread_cond_t own_cond;  /* an own write changed (the feed waits on one) */
         pthread_cond_t stop_cond; /* stopping (stop_wait) */
-        bool feed_waits;          /* the feed waits on own_cond */
         uint64_t feed_rv;         /* newest revision published into the cache */
         bool feed_created, stopping;
         bool no_retries; /* store_stop_retrying was called; atomic */
@@ -447,14 +446,6 @@ static void own_write_begin(struct store_etcd *e, struct own_write *w)
         pthread_mutex_unlock(&e->feed_lock);
 }
 
-/* Wakes the feed if it waits to learn about this store's writes (only it: the writers waiting
- * for their turn and the compactor do not care). Under feed_lock. */
-static void own_write_changed(struct store_etcd *e)
-{
-        if (e->feed_waits)
-                pthread_cond_signal(&e->own_cond);
-}
-
 /* Under feed_lock. */
 static void own_write_unlist(struct own_write *w)
 {
@@ -463,7 +454,9 @@ static void own_write_unlist(struct own_write *w)
         while (*p != w)
                 p = &(*p)->next;
         *p = w->next;
-        own_write_changed(w->e);
+        /* only the feed waits on this: not the writers waiting for their turn, nor the
+         * compactor */
+        pthread_cond_signal(&w->e->own_cond);
         w->e = NULL;
 }
 
@@ -499,7 +492,7 @@ static void feed_publish_own(struct own_write *w, enum store_event_type type, co
         /* the feed may be waiting to learn whose rv is */
         pthread_mutex_lock(&e->feed_lock);
         w->rv = rv;
-        own_write_changed(e);
+        pthread_cond_signal(&e->own_cond);
         pthread_mutex_unlock(&e->feed_lock);
         /* encoded outside the lock the feed waits on */
         json = json_dump_compact(obj);
@@ -544,13 +537,11 @@ static bool feed_left_to_own_write(struct store_etcd *e, uint64_t rv)
                 }
                 if (!holder && !unanswered)
                         break;
-                e->feed_waits = true;
                 if (holder)
                         /* it publishes now that the gap below is closed, or it ends */
                         pthread_cond_wait(&e->own_cond, &e->feed_lock);
                 else if (pthread_cond_timedwait(&e->own_cond, &e->feed_lock, &until) == ETIMEDOUT)
                         e->own_passed = began_before;
-                e->feed_waits = false;
         }
         return e->feed_rv >= rv;
 }
