@@ -6,7 +6,7 @@
  * Keys are /registry/<resource>/<namespace>/<name> (cluster-scoped: /registry/<resource>/<name>),
  * values the object's JSON without metadata.resourceVersion, which is the key's mod_revision,
  * stamped on every read. Creates, updates and deletes are transactions on create_revision and
- * mod_revision. One etcd watch of the whole /registry/ prefix (with prev_kv) feeds the shared
+ * mod_revision. One etcd watch of the whole /registry/ prefix feeds the shared
  * watch cache, so every watcher of this store, and the writes of every other apiserver on the
  * same etcd, go through one stream; a write returns once that stream has delivered it. Also
  * here: periodic compaction (the compact_rev_key CAS) and a lease manager for objects with a
@@ -581,6 +581,20 @@ struct feed {
         bool broken, created; /* the stream said something this code cannot follow */
 };
 
+/* The state the DELETE event at rv removed: the key's kv at rv - 1 (K8S: watcher.go's DELETED
+ * carries it; etcd3's watcher asks for prev_kv, this feed does not: nearly every event is a
+ * write of this store's own whose writer has the object, and etcd's gateway would encode every
+ * value twice into each message for the rare delete made elsewhere). 0 with *ret_ans, the
+ * range's answer, or -errno (-ERANGE: rv - 1 was compacted). */
+static int feed_deleted_state(struct store_etcd *e, const char *key, size_t len, uint64_t rv,
+                              json_t **ret_ans)
+{
+        cleanup_json json_t *req =
+                json_pack("{s:o, s:I}", "key", b64(key, len), "revision", (json_int_t) (rv - 1));
+
+        return etcd_call(e, "/v3/kv/range", req, true, ret_ans, NULL);
+}
+
 static void feed_event(struct feed *f, const json_t *ev)
 {
         struct store_etcd *e = f->e;
@@ -590,6 +604,7 @@ static void feed_event(struct feed *f, const json_t *ev)
         uint64_t rv = (uint64_t) j_int(kv, "mod_revision");
         const char *resource, *ns, *name;
         cleanup_free char *key = NULL, *json = NULL;
+        cleanup_json json_t *prev = NULL;
         json_t *obj = NULL;
         size_t len;
         bool published;
@@ -608,11 +623,26 @@ static void feed_event(struct feed *f, const json_t *ev)
         if (published)
                 return;
         key = b64_field(kv, "key", &len);
+        if (key && strlen(key) == len && deleted) {
+                int r = feed_deleted_state(e, key, len, rv, &prev);
+
+                if (r == -ERANGE) {
+                        /* history is gone below rv: the watchers re-list (feed_run) */
+                        f->compacted = rv - 1;
+                        return;
+                }
+                if (r < 0) {
+                        /* etcd did not answer: this event again from a new stream */
+                        f->next_rev = rv;
+                        f->broken = true;
+                        return;
+                }
+        }
         if (key && strlen(key) == len && key_split(key, &resource, &ns, &name))
                 /* K8S (watcher.go): DELETED carries the previous state at the deletion's
                  * revision */
-                (void) kv_object(deleted ? json_object_get(ev, "prev_kv") : kv, resource, name,
-                                 deleted ? rv : 0, &obj, NULL);
+                (void) kv_object(deleted ? json_array_get(json_object_get(prev, "kvs"), 0) : kv,
+                                 resource, name, deleted ? rv : 0, &obj, NULL);
         if (obj) {
                 /* outside the lock own writes wait on */
                 json_t *decoded = obj;
@@ -666,8 +696,11 @@ static void feed_message(struct feed *f, const char *s, size_t n)
                 f->broken = true;
                 return;
         }
-        json_array_foreach(events, i, ev)
+        json_array_foreach(events, i, ev) {
                 feed_event(f, ev);
+                if (f->compacted || f->broken)
+                        return;
+        }
 }
 
 static size_t feed_write(char *data, size_t size, size_t n, void *ud)
@@ -747,9 +780,9 @@ static void *feed_run(void *p)
                 unsigned idx = cur % e->n_endpoints;
                 cleanup_free char *url = xasprintf("%s/v3/watch", e->endpoints[idx]);
                 cleanup_json json_t *req =
-                        json_pack("{s:{s:o, s:o, s:I, s:b}}", "create_request", "key",
+                        json_pack("{s:{s:o, s:o, s:I}}", "create_request", "key",
                                   b64s(REGISTRY_PREFIX), "range_end", prefix_end(REGISTRY_PREFIX),
-                                  "start_revision", (json_int_t) f.next_rev, "prev_kv", 1);
+                                  "start_revision", (json_int_t) f.next_rev);
                 cleanup_free char *body = json_dumps(req, JSON_COMPACT);
                 CURLcode c;
 
