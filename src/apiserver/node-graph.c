@@ -329,6 +329,15 @@ static int graph_rebuild(struct node_graph *g, struct error **reterr)
         return 0;
 }
 
+/* What can change a pod's edges: its coming and going, and its spec (the edges are made of
+ * spec and the pod's immutable name). The store's objects share equal values (interned), so an
+ * unchanged spec is the same pointer: a status update neither queues nor wakes the graph. */
+static bool edges_may_change(enum store_event_type type, const json_t *before, const json_t *obj)
+{
+        return type != STORE_EVENT_MODIFIED || !before ||
+               json_object_get(before, "spec") != json_object_get(obj, "spec");
+}
+
 static void *graph_main(void *arg)
 {
         struct node_graph *g = arg;
@@ -345,6 +354,7 @@ static void *graph_main(void *arg)
                                 (void) usleep(200 * 1000);
                         continue;
                 }
+                store_watch_filter(w, edges_may_change);
                 while (!atomic_load(&g->stop) && (r = store_watch_next(w, 200, &ev)) >= 0) {
                         if (r == 0)
                                 continue;

@@ -66,11 +66,25 @@ static void forget(struct token_cache *c, const char *uid)
         }
 }
 
+/* What drain acts on: an object gone or marked for deletion (every other change of a pod, a
+ * secret or a service account, such as a pod's status, neither queues nor wakes the follower). */
+static bool removal(enum store_event_type type, const json_t *before, const json_t *obj)
+{
+        (void) before;
+        return type == STORE_EVENT_DELETED ||
+               json_object_get(json_object_get(obj, "metadata"), "deletionTimestamp");
+}
+
 static int watch_from_now(struct token_cache *c, enum followed f, struct error **reterr)
 {
+        int r;
+
         c->watch[f] = store_watch_stop(c->watch[f]);
-        return store_watch_start(c->store, followed_resource[f], NULL, store_current_rv(c->store),
-                                 &c->watch[f], reterr);
+        r = store_watch_start(c->store, followed_resource[f], NULL, store_current_rv(c->store),
+                              &c->watch[f], reterr);
+        if (r >= 0)
+                store_watch_filter(c->watch[f], removal);
+        return r;
 }
 
 /* Applies the events ready on f's watch: 0, or -ECANCELED when it ended. */

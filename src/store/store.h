@@ -207,6 +207,15 @@ struct store_watch;
  * delivers events with rv > from_rv. */
 int store_watch_start(struct store *s, const char *resource, const char *ns, uint64_t from_rv,
                       struct store_watch **ret, struct error **reterr);
+/* Which live events a watcher wants: the event's type, its object, and the object the key held
+ * before it when the store keeps the resource's current objects (NULL otherwise, and for
+ * ADDED). Called as events are published, under the watch history's lock: it must be cheap
+ * and must not call the store. */
+typedef bool (*store_watch_wants_fn)(enum store_event_type type, const json_t *before,
+                                     const json_t *obj);
+/* From now on w gets only the live events wants accepts; the rest neither queue nor wake it
+ * (what was queued before stays). For a follower that acts on few of a resource's changes. */
+void store_watch_filter(struct store_watch *w, store_watch_wants_fn wants);
 /* Waits up to timeout_ms (-1 forever) for the next event: 1 with *ret filled (caller releases
  * it), 0 on timeout, -ECANCELED once the store is closing or the watcher fell too far behind
  * (more than the queue size of unread live events: the client must re-list), -ENOMEM when an

@@ -85,6 +85,7 @@ struct store_watch {
         size_t live_bytes; /* of the unread live events */
         bool cancelled;
         int wake_fd; /* eventfd signalled on every push and on cancel; -1 until asked for */
+        store_watch_wants_fn wants; /* NULL: every event */
 };
 
 static struct wc_event *wc_event_new(enum store_event_type type, const char *resource,
@@ -180,6 +181,16 @@ static void index_put(struct wc_index *x, const char *ns, const char *name, json
 static json_t *event_object(const struct wc_event *e)
 {
         return e->object ? json_incref(e->object) : json_loadb(e->json, e->json_len, 0, NULL);
+}
+
+/* Called with the cache locked: what the index holds under obj's namespace and name (borrowed),
+ * or NULL. */
+static const json_t *index_current(const struct wc_index *x, const char *ns, const json_t *obj)
+{
+        const char *name =
+                json_string_value(json_object_get(json_object_get(obj, "metadata"), "name"));
+
+        return name ? json_object_get(json_object_get(x->objects, ns), name) : NULL;
 }
 
 /* Called with the cache locked: e brings the index up to e->rv. */
@@ -374,7 +385,7 @@ void watch_cache_publish(struct watch_cache *c, enum store_event_type type, cons
 {
         struct wc_event *e;
         size_t object_bytes;
-        json_t *let_go;
+        json_t *let_go, *before = NULL;
 
         if (!json)
                 json = json_dump_compact(obj);
@@ -400,12 +411,18 @@ void watch_cache_publish(struct watch_cache *c, enum store_event_type type, cons
         c->ring_bytes += e->bytes;
         c->last_rv = rv;
         ring_drop_stale(c, e->at_ms);
-        for (struct wc_index *x = c->indexes; x; x = x->next)
-                if (streq(x->resource, resource))
-                        index_apply(x, e);
+        for (struct wc_index *x = c->indexes; x; x = x->next) {
+                if (!streq(x->resource, resource))
+                        continue;
+                if (type != STORE_EVENT_ADDED)
+                        before = json_incref((json_t *) index_current(x, ns, obj));
+                index_apply(x, e);
+        }
 
         for (struct store_watch *w = c->watchers; w; w = w->next) {
                 if (w->cancelled || rv <= w->from_rv || !watcher_matches(w, e))
+                        continue;
+                if (w->wants && !w->wants(type, before, obj))
                         continue;
                 if (w->q_len - w->backlog >= c->limits.queue_max ||
                     (w->live_bytes > 0 && w->live_bytes + e->bytes > c->limits.queue_bytes)) {
@@ -421,6 +438,7 @@ void watch_cache_publish(struct watch_cache *c, enum store_event_type type, cons
         let_go = ring_trim(c);
         pthread_mutex_unlock(&c->lock);
         json_decref(let_go);
+        json_decref(before);
 }
 
 /* Called with the cache locked: drops the events up to rv; no watch may start below it. */
@@ -602,6 +620,13 @@ int store_watch_next(struct store_watch *w, int timeout_ms, struct store_event *
         ret->json_len = e->json_len;
         ret->held = e; /* the queue's reference, now the event's */
         return 1;
+}
+
+void store_watch_filter(struct store_watch *w, store_watch_wants_fn wants)
+{
+        pthread_mutex_lock(&w->cache->lock);
+        w->wants = wants;
+        pthread_mutex_unlock(&w->cache->lock);
 }
 
 int store_watch_fd(struct store_watch *w)

@@ -1,8 +1,8 @@
 /* test-watch-cache.c: the in-memory watch history on its own, without storage: window edges
  * (also with gaps between versions, as etcd produces them), the bound on unread live events,
  * each reader owning its copy, watchers outliving the store's reference, what etcd's
- * compaction and a lost feed do to the history, history bounded in time, and published objects
- * sharing their equal parts. */
+ * compaction and a lost feed do to the history, history bounded in time, published objects
+ * sharing their equal parts, and watchers that filter what wakes them. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <malloc.h>
+#include <poll.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -541,6 +542,76 @@ static void test_index_shares_no_object_with_readers(void **state)
         watch_cache_unref(c);
 }
 
+/* The filter of the last call, as it saw it: the type, and the before object's metadata.pad
+ * ("" when there was no before). */
+static enum store_event_type seen_type;
+static char seen_before[16];
+
+/* Wants what is deleted or has metadata.pad "keep". */
+static bool wants_keep(enum store_event_type type, const json_t *before, const json_t *o)
+{
+        seen_type = type;
+        (void) snprintf(seen_before, sizeof(seen_before), "%s",
+                        before ? json_path_string(before, "metadata.pad") ?: "-" : "");
+        return type == STORE_EVENT_DELETED ||
+               streq(json_path_string(o, "metadata.pad") ?: "", "keep");
+}
+
+static void publish_pad(struct watch_cache *c, enum store_event_type type, uint64_t rv,
+                        const char *pad)
+{
+        json_t *o = obj("p", rv);
+
+        json_object_set_new(json_object_get(o, "metadata"), "pad", json_string(pad));
+        watch_cache_publish(c, type, "pods", "ns", rv, o, NULL);
+}
+
+/* A filtered watcher queues and is woken only for what its filter wants; the filter sees the
+ * object the index held before each change. */
+static void test_filter(void **state)
+{
+        struct watch_cache *c = cache_new(16, 16, 1);
+        struct store_watch *w = NULL, *all = NULL;
+        struct store_event ev = { 0 };
+        int fd;
+
+        (void) state;
+        assert_int_equal(watch_cache_index(c, "pods", json_array(), 1), 0);
+        assert_int_equal(watch_cache_watch(c, "pods", NULL, 1, NULL, &w, NULL), 0);
+        assert_int_equal(watch_cache_watch(c, "pods", NULL, 1, NULL, &all, NULL), 0);
+        store_watch_filter(w, wants_keep);
+        fd = store_watch_fd(w);
+        assert_true(fd >= 0);
+        assert_int_equal(store_watch_next(w, 0, &ev), 0);
+
+        publish_pad(c, STORE_EVENT_ADDED, 2, "a");
+        assert_int_equal(seen_type, STORE_EVENT_ADDED);
+        assert_string_equal(seen_before, "");
+        publish_pad(c, STORE_EVENT_MODIFIED, 3, "b");
+        assert_string_equal(seen_before, "a");
+        /* nothing wanted yet: nothing queued, the descriptor not readable */
+        assert_int_equal(store_watch_next(w, 0, &ev), 0);
+        {
+                struct pollfd p = { .fd = fd, .events = POLLIN };
+
+                assert_int_equal(poll(&p, 1, 0), 0);
+        }
+        publish_pad(c, STORE_EVENT_MODIFIED, 4, "keep");
+        assert_string_equal(seen_before, "b");
+        publish_pad(c, STORE_EVENT_MODIFIED, 5, "c");
+        publish_pad(c, STORE_EVENT_DELETED, 6, "c");
+        assert_string_equal(seen_before, "c");
+        assert_int_equal(next_rv(w), 4);
+        assert_int_equal(next_rv(w), 6);
+        assert_int_equal(store_watch_next(w, 0, &ev), 0);
+        /* an unfiltered watcher of the same resource got everything */
+        for (uint64_t rv = 2; rv <= 6; rv++)
+                assert_int_equal(next_rv(all), rv);
+        store_watch_stop(w);
+        store_watch_stop(all);
+        watch_cache_unref(c);
+}
+
 int main(void)
 {
         const struct CMUnitTest tests[] = {
@@ -558,6 +629,7 @@ int main(void)
                 cmocka_unit_test(test_reset),
                 cmocka_unit_test(test_index),
                 cmocka_unit_test(test_index_shares_no_object_with_readers),
+                cmocka_unit_test(test_filter),
         };
 
         return cmocka_run_group_tests(tests, NULL, NULL);
