@@ -78,10 +78,11 @@ struct store_etcd {
 
         /* The watch feed. */
         pthread_mutex_t feed_lock;
-        pthread_cond_t feed_cond; /* feed_rv moved, the watch was created, or stopping */
-        pthread_cond_t own_cond;  /* an own write changed (the feed waits on one) */
-        pthread_cond_t stop_cond; /* stopping (stop_wait) */
-        uint64_t feed_rv;         /* newest revision published into the cache */
+        pthread_cond_t feed_cond;     /* the watch was created, or stopping */
+        pthread_cond_t own_cond;      /* an own write changed (the feed waits on one) */
+        pthread_cond_t stop_cond;     /* stopping (stop_wait) */
+        pthread_condattr_t cond_attr; /* every condition here waits on CLOCK_MONOTONIC */
+        uint64_t feed_rv;             /* newest revision published into the cache */
         bool feed_created, stopping;
         bool no_retries; /* store_stop_retrying was called; atomic */
         int feed_fd;     /* the watch stream's socket, -1 when none; under feed_lock */
@@ -434,6 +435,9 @@ struct own_write {
         struct store_etcd *e; /* NULL once it left the list */
         uint64_t ticket;      /* in the order writes began */
         uint64_t rv;          /* the txn's revision; 0 while it is unanswered */
+        /* signalled when the revision below rv is published (its turn) or the store stops:
+         * one waiter each, so a publish wakes the one write it lets go, not every writer */
+        pthread_cond_t turn;
 };
 
 #define cleanup_own_write __attribute__((cleanup(own_write_end)))
@@ -442,6 +446,8 @@ static void own_write_begin(struct store_etcd *e, struct own_write *w)
 {
         pthread_mutex_lock(&e->feed_lock);
         *w = (struct own_write){ .next = e->own_writes, .e = e, .ticket = ++e->own_tickets };
+        if (pthread_cond_init(&w->turn, &e->cond_attr) != 0)
+                abort();
         e->own_writes = w;
         pthread_mutex_unlock(&e->feed_lock);
 }
@@ -457,7 +463,17 @@ static void own_write_unlist(struct own_write *w)
         /* only the feed waits on this: not the writers waiting for their turn, nor the
          * compactor */
         pthread_cond_signal(&w->e->own_cond);
+        pthread_cond_destroy(&w->turn);
         w->e = NULL;
+}
+
+/* feed_rv moved: wakes the writes it let go, the one whose turn it is and any it passed (the
+ * feed published theirs). Under feed_lock. */
+static void feed_rv_moved(struct store_etcd *e)
+{
+        for (struct own_write *w = e->own_writes; w; w = w->next)
+                if (w->rv && w->rv <= e->feed_rv + 1)
+                        pthread_cond_signal(&w->turn);
 }
 
 /* Ends a write that was refused or failed (the cleanup of every own_write). */
@@ -498,13 +514,13 @@ static void feed_publish_own(struct own_write *w, enum store_event_type type, co
         json = json_dump_compact(obj);
         pthread_mutex_lock(&e->feed_lock);
         while (e->feed_rv + 1 < rv && !e->stopping)
-                if (pthread_cond_timedwait(&e->feed_cond, &e->feed_lock, &until) == ETIMEDOUT)
+                if (pthread_cond_timedwait(&w->turn, &e->feed_lock, &until) == ETIMEDOUT)
                         break;
         if (e->feed_rv + 1 == rv && !e->stopping) {
                 watch_cache_publish(e->base.cache, type, resource, ns, rv, obj, TAKE_PTR(json));
                 obj = NULL;
                 e->feed_rv = rv;
-                pthread_cond_broadcast(&e->feed_cond);
+                feed_rv_moved(e);
         }
         own_write_unlist(w);
         pthread_mutex_unlock(&e->feed_lock);
@@ -525,7 +541,7 @@ static bool feed_left_to_own_write(struct store_etcd *e, uint64_t rv)
 
         if (e->feed_rv + 1 < rv) {
                 e->feed_rv = rv - 1;
-                pthread_cond_broadcast(&e->feed_cond);
+                feed_rv_moved(e);
         }
         while (e->feed_rv < rv && !e->stopping) {
                 bool holder = false, unanswered = false;
@@ -663,7 +679,7 @@ static void feed_event(struct feed *f, const json_t *ev)
                                             resource, ns, rv, obj, TAKE_PTR(json));
                 obj = NULL; /* taken over */
                 e->feed_rv = rv;
-                pthread_cond_broadcast(&e->feed_cond);
+                feed_rv_moved(e);
         }
         pthread_mutex_unlock(&e->feed_lock);
         json_decref(obj);
@@ -827,7 +843,7 @@ static void *feed_run(void *p)
                                 watch_cache_reset(e->base.cache, now);
                                 if (now > e->feed_rv)
                                         e->feed_rv = now;
-                                pthread_cond_broadcast(&e->feed_cond);
+                                feed_rv_moved(e);
                                 pthread_mutex_unlock(&e->feed_lock);
                                 f.next_rev = now + 1;
                         }
@@ -1398,6 +1414,8 @@ static void etcd_free(struct store_backend *b)
         pthread_mutex_lock(&e->feed_lock);
         __atomic_store_n(&e->stopping, true, __ATOMIC_RELEASE);
         pthread_cond_broadcast(&e->feed_cond);
+        for (struct own_write *w = e->own_writes; w; w = w->next)
+                pthread_cond_signal(&w->turn);
         pthread_cond_broadcast(&e->own_cond);
         pthread_cond_broadcast(&e->stop_cond);
         if (e->feed_fd >= 0)
@@ -1424,6 +1442,7 @@ static void etcd_free(struct store_backend *b)
         pthread_cond_destroy(&e->feed_cond);
         pthread_cond_destroy(&e->own_cond);
         pthread_cond_destroy(&e->stop_cond);
+        pthread_condattr_destroy(&e->cond_attr);
         pthread_mutex_destroy(&e->ttl_lock);
         free(e);
 }
@@ -1508,17 +1527,12 @@ int store_etcd_open(const struct store_etcd_options *eo, struct store_backend **
             pthread_mutex_init(&e->feed_lock, NULL) != 0 ||
             pthread_mutex_init(&e->ttl_lock, NULL) != 0)
                 abort();
-        {
-                pthread_condattr_t attr;
-
-                if (pthread_condattr_init(&attr) != 0 ||
-                    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC) != 0 ||
-                    pthread_cond_init(&e->feed_cond, &attr) != 0 ||
-                    pthread_cond_init(&e->own_cond, &attr) != 0 ||
-                    pthread_cond_init(&e->stop_cond, &attr) != 0)
-                        abort();
-                pthread_condattr_destroy(&attr);
-        }
+        if (pthread_condattr_init(&e->cond_attr) != 0 ||
+            pthread_condattr_setclock(&e->cond_attr, CLOCK_MONOTONIC) != 0 ||
+            pthread_cond_init(&e->feed_cond, &e->cond_attr) != 0 ||
+            pthread_cond_init(&e->own_cond, &e->cond_attr) != 0 ||
+            pthread_cond_init(&e->stop_cond, &e->cond_attr) != 0)
+                abort();
         r = parse_endpoints(e, eo->endpoints ? eo->endpoints : "", reterr);
         if (r < 0)
                 goto fail;
