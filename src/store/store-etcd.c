@@ -467,12 +467,12 @@ static void own_write_unlist(struct own_write *w)
         w->e = NULL;
 }
 
-/* feed_rv moved: wakes the writes it let go, the one whose turn it is and any it passed (the
- * feed published theirs). Under feed_lock. */
-static void feed_rv_moved(struct store_etcd *e)
+/* Wakes the writes that may go on after feed_rv moved or the store began stopping: the one
+ * whose turn it is, any whose revision the feed published, or all of them. Under feed_lock. */
+static void own_writes_wake(struct store_etcd *e)
 {
         for (struct own_write *w = e->own_writes; w; w = w->next)
-                if (w->rv && w->rv <= e->feed_rv + 1)
+                if (e->stopping || (w->rv && w->rv <= e->feed_rv + 1))
                         pthread_cond_signal(&w->turn);
 }
 
@@ -520,7 +520,7 @@ static void feed_publish_own(struct own_write *w, enum store_event_type type, co
                 watch_cache_publish(e->base.cache, type, resource, ns, rv, obj, TAKE_PTR(json));
                 obj = NULL;
                 e->feed_rv = rv;
-                feed_rv_moved(e);
+                own_writes_wake(e);
         }
         own_write_unlist(w);
         pthread_mutex_unlock(&e->feed_lock);
@@ -541,7 +541,7 @@ static bool feed_left_to_own_write(struct store_etcd *e, uint64_t rv)
 
         if (e->feed_rv + 1 < rv) {
                 e->feed_rv = rv - 1;
-                feed_rv_moved(e);
+                own_writes_wake(e);
         }
         while (e->feed_rv < rv && !e->stopping) {
                 bool holder = false, unanswered = false;
@@ -639,26 +639,30 @@ static void feed_event(struct feed *f, const json_t *ev)
         if (published)
                 return;
         key = b64_field(kv, "key", &len);
-        if (key && strlen(key) == len && deleted) {
-                int r = feed_deleted_state(e, key, len, rv, &prev);
+        if (key && strlen(key) == len) {
+                const json_t *state = kv;
 
-                if (r == -ERANGE) {
-                        /* history is gone below rv: the watchers re-list (feed_run) */
-                        f->compacted = rv - 1;
-                        return;
+                if (deleted) {
+                        int r = feed_deleted_state(e, key, len, rv, &prev);
+
+                        if (r == -ERANGE) {
+                                /* history is gone below rv: the watchers re-list (feed_run) */
+                                f->compacted = rv - 1;
+                                return;
+                        }
+                        if (r < 0) {
+                                /* etcd did not answer: this event again from a new stream */
+                                f->next_rev = rv;
+                                f->broken = true;
+                                return;
+                        }
+                        state = json_array_get(json_object_get(prev, "kvs"), 0);
                 }
-                if (r < 0) {
-                        /* etcd did not answer: this event again from a new stream */
-                        f->next_rev = rv;
-                        f->broken = true;
-                        return;
-                }
+                if (key_split(key, &resource, &ns, &name))
+                        /* K8S (watcher.go): DELETED carries the previous state at the
+                         * deletion's revision */
+                        (void) kv_object(state, resource, name, deleted ? rv : 0, &obj, NULL);
         }
-        if (key && strlen(key) == len && key_split(key, &resource, &ns, &name))
-                /* K8S (watcher.go): DELETED carries the previous state at the deletion's
-                 * revision */
-                (void) kv_object(deleted ? json_array_get(json_object_get(prev, "kvs"), 0) : kv,
-                                 resource, name, deleted ? rv : 0, &obj, NULL);
         if (obj) {
                 /* outside the lock own writes wait on */
                 json_t *decoded = obj;
@@ -679,7 +683,7 @@ static void feed_event(struct feed *f, const json_t *ev)
                                             resource, ns, rv, obj, TAKE_PTR(json));
                 obj = NULL; /* taken over */
                 e->feed_rv = rv;
-                feed_rv_moved(e);
+                own_writes_wake(e);
         }
         pthread_mutex_unlock(&e->feed_lock);
         json_decref(obj);
@@ -843,7 +847,7 @@ static void *feed_run(void *p)
                                 watch_cache_reset(e->base.cache, now);
                                 if (now > e->feed_rv)
                                         e->feed_rv = now;
-                                feed_rv_moved(e);
+                                own_writes_wake(e);
                                 pthread_mutex_unlock(&e->feed_lock);
                                 f.next_rev = now + 1;
                         }
@@ -1414,8 +1418,7 @@ static void etcd_free(struct store_backend *b)
         pthread_mutex_lock(&e->feed_lock);
         __atomic_store_n(&e->stopping, true, __ATOMIC_RELEASE);
         pthread_cond_broadcast(&e->feed_cond);
-        for (struct own_write *w = e->own_writes; w; w = w->next)
-                pthread_cond_signal(&w->turn);
+        own_writes_wake(e);
         pthread_cond_broadcast(&e->own_cond);
         pthread_cond_broadcast(&e->stop_cond);
         if (e->feed_fd >= 0)

@@ -384,6 +384,7 @@ void watch_cache_publish(struct watch_cache *c, enum store_event_type type, cons
                          const char *ns, uint64_t rv, json_t *obj, char *json)
 {
         struct wc_event *e;
+        struct wc_index *x;
         size_t object_bytes;
         json_t *let_go, *before = NULL;
 
@@ -411,9 +412,8 @@ void watch_cache_publish(struct watch_cache *c, enum store_event_type type, cons
         c->ring_bytes += e->bytes;
         c->last_rv = rv;
         ring_drop_stale(c, e->at_ms);
-        for (struct wc_index *x = c->indexes; x; x = x->next) {
-                if (!streq(x->resource, resource))
-                        continue;
+        x = index_find(c, resource);
+        if (x) {
                 if (type != STORE_EVENT_ADDED)
                         before = json_incref((json_t *) index_current(x, ns, obj));
                 index_apply(x, e);
