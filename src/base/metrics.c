@@ -508,50 +508,86 @@ struct metric *metrics_collected_new(struct metrics_registry *reg, enum metric_t
 
 /* ---- updates ---- */
 
-/* The child of a counter or gauge for values, created if missing; NULL on bad values. */
-static struct metric_child *scalar_child(struct metric *m, const char *const *values)
+/* Adds delta to (or, set, stores v in) the child of a counter or gauge for values, created if
+ * missing: -EINVAL on bad values. A labelled family's child is updated under the family's lock,
+ * as metrics_delete_matching may free it. */
+static int scalar_update(struct metric *m, const char *const *values, bool set, double v)
 {
         struct metric_child *c;
 
         if (m->collected || check_label_values(m, values) < 0)
-                return NULL;
-        /* The one child of a family without labels never changes: no lock needed. */
-        if (m->nlabels == 0)
-                return m->children.items[0];
-        pthread_mutex_lock(&m->lock);
-        c = child_get_locked(m, values);
-        pthread_mutex_unlock(&m->lock);
-        return c;
+                return -EINVAL;
+        /* The one child of a family without labels is never deleted: no lock needed. */
+        if (m->nlabels == 0) {
+                c = m->children.items[0];
+        } else {
+                pthread_mutex_lock(&m->lock);
+                c = child_get_locked(m, values);
+        }
+        if (c && set)
+                atomic_store_explicit(&c->bits, double_bits(v), memory_order_relaxed);
+        else if (c)
+                atomic_add_double(&c->bits, v);
+        if (m->nlabels > 0)
+                pthread_mutex_unlock(&m->lock);
+        return c ? 0 : -EINVAL;
 }
 
 int metrics_add(struct metric *m, const char *const *label_values, double delta)
 {
-        struct metric_child *c;
-
         if (m->type != METRIC_COUNTER && m->type != METRIC_GAUGE)
                 return -EINVAL;
         /* K8S: client_golang's Counter.Add panics "counter cannot decrease in value". NaN is
          * refused as well: it would stick forever. */
         if (m->type == METRIC_COUNTER && !(delta >= 0))
                 return -EINVAL;
-        c = scalar_child(m, label_values);
-        if (!c)
-                return -EINVAL;
-        atomic_add_double(&c->bits, delta);
-        return 0;
+        return scalar_update(m, label_values, false, delta);
 }
 
 int metrics_set(struct metric *m, const char *const *label_values, double v)
 {
-        struct metric_child *c;
-
         if (m->type != METRIC_GAUGE)
                 return -EINVAL;
-        c = scalar_child(m, label_values);
-        if (!c)
-                return -EINVAL;
-        atomic_store_explicit(&c->bits, double_bits(v), memory_order_relaxed);
-        return 0;
+        return scalar_update(m, label_values, true, v);
+}
+
+size_t metrics_delete_matching(struct metric *m, const char *const *label_names,
+                               const char *const *label_values)
+{
+        size_t n_match = strv_length(label_names), *index, kept = 0, deleted;
+
+        if (m->collected || m->nlabels == 0 || n_match == 0 || strv_length(label_values) != n_match)
+                return 0;
+        /* index[j]: where label_names[j] is among the family's sorted names */
+        index = xcalloc(n_match, sizeof(*index));
+        for (size_t j = 0; j < n_match; j++) {
+                size_t k = 0;
+
+                while (k < m->nlabels && strcmp(m->label_names[k], label_names[j]) != 0)
+                        k++;
+                if (k == m->nlabels) {
+                        free(index);
+                        return 0;
+                }
+                index[j] = k;
+        }
+        pthread_mutex_lock(&m->lock);
+        for (size_t i = 0; i < m->children.n; i++) {
+                struct metric_child *c = m->children.items[i];
+                bool match = true;
+
+                for (size_t j = 0; j < n_match && match; j++)
+                        match = streq(c->values[index[j]], label_values[j]);
+                if (match)
+                        child_free(m, c);
+                else
+                        m->children.items[kept++] = c;
+        }
+        deleted = m->children.n - kept;
+        m->children.n = kept;
+        pthread_mutex_unlock(&m->lock);
+        free(index);
+        return deleted;
 }
 
 int metrics_observe(struct metric *m, const char *const *label_values, double v)

@@ -77,6 +77,12 @@ int metrics_set(struct metric *m, const char *const *label_values, double v);
 int metrics_observe(struct metric *m, const char *const *label_values, double v);
 /* Counter or gauge: the current value; -ENOENT when that child was never created. */
 int metrics_get(struct metric *m, const char *const *label_values, double *ret_value);
+/* Deletes every child (time series) of a labelled counter, gauge or histogram whose labels
+ * label_names (NULL-terminated, a subset of the family's) have label_values, so that it is no
+ * longer rendered (client_golang's MetricVec.DeletePartialMatch: the kubelet drops a probe's
+ * series when its worker stops). Returns how many went; 0 for a name the family lacks. */
+size_t metrics_delete_matching(struct metric *m, const char *const *label_names,
+                               const char *const *label_values);
 
 /* Values computed at scrape time (kernel counters, pods running, volume capacity).
  *

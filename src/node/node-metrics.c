@@ -42,6 +42,10 @@ int node_metrics_register(struct metrics_registry *reg, const char *node_name,
         static const char *const success_label[] = { "success", NULL };
         static const char *const reason_label[] = { "reason", NULL };
         static const char *const detail_label[] = { "reason_detail", NULL };
+        static const char *const probe_labels[] = { "probe_type", "result",  "container", "pod",
+                                                    "namespace",  "pod_uid", NULL };
+        static const char *const probe_duration_labels[] = { "probe_type", "container", "pod",
+                                                             "namespace", NULL };
         struct node_metrics m = { 0 };
         const char *node[] = { node_name, NULL };
 
@@ -114,7 +118,20 @@ int node_metrics_register(struct metrics_registry *reg, const char *node_name,
         if (!m.infeasible_resizes)
                 return -EINVAL;
         m.storage_operations = storage_operation_metric(reg, reterr);
-        if (!m.storage_operations)
+        /* K8S: pkg/kubelet/prober/prober_manager.go ProberResults (BETA) and ProberDuration
+         * (ALPHA, client_golang's default buckets); served on the kubelet's /metrics/probes */
+        if (m.storage_operations)
+                m.probe_total = metrics_counter_new(
+                        reg, "prober_probe_total",
+                        "[BETA] Cumulative number of a liveness, readiness or startup probe for a "
+                        "container by result.",
+                        probe_labels, reterr);
+        if (m.probe_total)
+                m.probe_duration =
+                        metrics_histogram_new(reg, "prober_probe_duration_seconds",
+                                              "[ALPHA] Duration in seconds for a probe response.",
+                                              probe_duration_labels, NULL, 0, reterr);
+        if (!m.probe_duration)
                 return -EINVAL;
         (void) metrics_set(m.node_name, node, 1);
         *ret = m;

@@ -27,6 +27,10 @@ struct node_metrics {
         /* storage_operation_duration_seconds{volume_plugin,operation_name,status,migrated}:
          * the node's volume_mount, volume_unmount and volume_fs_resize */
         struct metric *storage_operations;
+        /* prober_probe_total{probe_type,result,container,pod,namespace,pod_uid} and
+         * prober_probe_duration_seconds{probe_type,container,pod,namespace} (node/prober.h) */
+        struct metric *probe_total;
+        struct metric *probe_duration;
 };
 
 /* Registers the families in reg and sets kubelet_node_name. */

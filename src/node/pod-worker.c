@@ -301,7 +301,7 @@ int pod_host_open(const struct pod_host_options *o, struct pod_host **ret, struc
         node_host_ip(h->host_ip, sizeof(h->host_ip));
         /* K8S: the kubelet runs a goroutine per probe; a few threads do here, as a probe
          * mostly waits on the network */
-        r = prober_new(PROBER_THREADS, o->wake, o->wake_ud, &h->prober, reterr);
+        r = prober_new(PROBER_THREADS, o->wake, o->wake_ud, o->metrics, &h->prober, reterr);
         if (r >= 0 && o->wake)
                 r = exit_watch_new(o->wake, o->wake_ud, &h->exits, reterr);
         if (r < 0)
@@ -1801,8 +1801,14 @@ static void probe_running(struct step *s, const json_t *c, struct container_memo
                 return;
         {
                 cleanup_free char *dir = run_dir(s->h, s->p, cm->name, cm->latest);
-                prober_container(s->h->prober, s->p->uid, cm->name, cm->latest, c, pod_ip_of(s),
-                                 dir, o->started_at, &v);
+                const struct probe_run run = {
+                        .pod_uid = s->p->uid,
+                        .ns = json_path_string_or_empty(s->pod, "metadata.namespace"),
+                        .pod = json_path_string_or_empty(s->pod, "metadata.name"),
+                        .container = cm->name,
+                        .run = cm->latest,
+                };
+                prober_container(s->h->prober, &run, c, pod_ip_of(s), dir, o->started_at, &v);
         }
         for (size_t i = 0; i < v.n_unhealthy; i++)
                 add_event(s->ev, "Warning", "Unhealthy", v.unhealthy[i]);

@@ -20,7 +20,9 @@
 #include "base/protowire.h"
 #include "base/strbuf.h"
 #include "base/timeutil.h"
+#include "base/metrics.h"
 #include "http/curl-setup.h"
+#include "node/node-metrics.h"
 #include "node/prober.h"
 #include "node/runtime/runtime.h"
 
@@ -62,7 +64,7 @@ struct probe {
 
 struct target {
         struct target *next;
-        char *uid, *container;
+        char *uid, *ns, *pod, *container;
         int run;
         bool seen; /* named in the pod's current pass */
         bool dead; /* forgotten while a probe was in flight: freed when it returns */
@@ -72,10 +74,19 @@ struct target {
         size_t n_events;
 };
 
+/* A pod whose probes have run: the names its metric series are labelled with, until it is
+ * forgotten. */
+struct probed_pod {
+        struct probed_pod *next;
+        char *uid, *ns, *pod;
+};
+
 struct prober {
         pthread_mutex_t lock;
         pthread_cond_t cond;
         struct target *targets;
+        struct probed_pod *probed;
+        const struct node_metrics *metrics; /* NULL: none kept */
         bool stop;
         pthread_t *threads;
         unsigned n_threads;
@@ -651,6 +662,8 @@ static void target_free(struct target *t)
         for (size_t i = 0; i < t->n_events; i++)
                 free(t->events[i]);
         free(t->uid);
+        free(t->ns);
+        free(t->pod);
         free(t->container);
         free(t);
 }
@@ -710,6 +723,27 @@ static bool runnable(const struct target *t, enum probe_type type)
         return !t->probes[PROBE_LIVENESS].kill && !startup->kill;
 }
 
+/* K8S (prober/worker.go doProbe): prober_probe_total counts each attempt by result, and
+ * prober_probe_duration_seconds times the successful ones; an errored attempt is thrown away
+ * uncounted. Under the lock, for a target not forgotten: a forgotten pod's series stay gone. */
+static void count_probe(const struct prober *p, const struct target *t, enum probe_type type,
+                        enum probe_result res, double seconds)
+{
+        const char *result = res == RESULT_SUCCESS ? "successful" : "failed";
+
+        if (!p->metrics || (res != RESULT_SUCCESS && res != RESULT_FAILURE))
+                return;
+        (void) metrics_add(p->metrics->probe_total,
+                           (const char *const[]){ type_word[type], result, t->container, t->pod,
+                                                  t->ns, t->uid, NULL },
+                           1);
+        if (res == RESULT_SUCCESS)
+                (void) metrics_observe(
+                        p->metrics->probe_duration,
+                        (const char *const[]){ type_word[type], t->container, t->pod, t->ns, NULL },
+                        seconds);
+}
+
 static void *prober_main(void *arg)
 {
         struct prober *p = arg;
@@ -722,7 +756,7 @@ static void *prober_main(void *arg)
                 enum probe_type type = PROBE_TYPE_MAX;
                 cleanup_free char *why = NULL, *wake_uid = NULL;
                 enum probe_result res;
-                struct timespec until;
+                struct timespec until, began, ended;
 
                 for (t = p->targets; t && !pick; t = t->next)
                         for (int k = 0; k < PROBE_TYPE_MAX; k++) {
@@ -744,7 +778,9 @@ static void *prober_main(void *arg)
                 pick->probes[type].in_flight = true;
                 pick->in_flight++;
                 pthread_mutex_unlock(&p->lock);
+                (void) clock_gettime(CLOCK_MONOTONIC, &began);
                 res = run_probe(&pick->probes[type], &why);
+                (void) clock_gettime(CLOCK_MONOTONIC, &ended);
                 pthread_mutex_lock(&p->lock);
                 pick->probes[type].in_flight = false;
                 pick->in_flight--;
@@ -753,6 +789,9 @@ static void *prober_main(void *arg)
                                 target_free(pick);
                         continue;
                 }
+                count_probe(p, pick, type, res,
+                            (double) (ended.tv_sec - began.tv_sec) +
+                                    (double) (ended.tv_nsec - began.tv_nsec) / 1e9);
                 pick->probes[type].due_ms =
                         time_monotonic_ms() + (int64_t) pick->probes[type].period_s * 1000;
                 if (record(pick, type, res, why) && p->wake)
@@ -769,8 +808,8 @@ static void *prober_main(void *arg)
 
 /* ------------------------------------------------------------------ the API */
 
-int prober_new(unsigned n_threads, prober_wake_fn wake, void *ud, struct prober **ret,
-               struct error **reterr)
+int prober_new(unsigned n_threads, prober_wake_fn wake, void *ud,
+               const struct node_metrics *metrics, struct prober **ret, struct error **reterr)
 {
         struct prober *p;
         pthread_condattr_t attr;
@@ -785,6 +824,7 @@ int prober_new(unsigned n_threads, prober_wake_fn wake, void *ud, struct prober 
         pthread_condattr_destroy(&attr);
         p->wake = wake;
         p->ud = ud;
+        p->metrics = metrics;
         p->threads = xcalloc(n_threads ? n_threads : 1, sizeof(*p->threads));
         for (unsigned i = 0; i < (n_threads ? n_threads : 1); i++) {
                 int r = pthread_create(&p->threads[i], NULL, prober_main, p);
@@ -796,6 +836,27 @@ int prober_new(unsigned n_threads, prober_wake_fn wake, void *ud, struct prober 
         }
         *ret = p;
         return 0;
+}
+
+/* Unlinks and frees *link, deleting its pod's metric series (K8S: worker.go's stop deletes its
+ * ProberResults and ProberDuration series). */
+static void forget_probed(struct prober *p, struct probed_pod **link)
+{
+        struct probed_pod *pp = *link;
+
+        *link = pp->next;
+        if (p->metrics) {
+                (void) metrics_delete_matching(p->metrics->probe_total,
+                                               (const char *const[]){ "pod_uid", NULL },
+                                               (const char *const[]){ pp->uid, NULL });
+                (void) metrics_delete_matching(p->metrics->probe_duration,
+                                               (const char *const[]){ "namespace", "pod", NULL },
+                                               (const char *const[]){ pp->ns, pp->pod, NULL });
+        }
+        free(pp->uid);
+        free(pp->ns);
+        free(pp->pod);
+        free(pp);
 }
 
 void prober_free(struct prober *p)
@@ -814,6 +875,8 @@ void prober_free(struct prober *p)
                 p->targets = t->next;
                 target_free(t);
         }
+        while (p->probed)
+                forget_probed(p, &p->probed);
         free(p->threads);
         pthread_cond_destroy(&p->cond);
         pthread_mutex_destroy(&p->lock);
@@ -828,8 +891,24 @@ static struct target *find(struct prober *p, const char *uid, const char *contai
         return NULL;
 }
 
-void prober_container(struct prober *p, const char *uid, const char *container, int run,
-                      const json_t *spec, const char *host, const char *run_dir, time_t started_at,
+/* Lists the pod of run as probed, once. */
+static void note_probed(struct prober *p, const struct probe_run *run)
+{
+        struct probed_pod *pp;
+
+        for (pp = p->probed; pp; pp = pp->next)
+                if (streq(pp->uid, run->pod_uid))
+                        return;
+        pp = xcalloc(1, sizeof(*pp));
+        pp->uid = xstrdup(run->pod_uid);
+        pp->ns = xstrdup(run->ns);
+        pp->pod = xstrdup(run->pod);
+        pp->next = p->probed;
+        p->probed = pp;
+}
+
+void prober_container(struct prober *p, const struct probe_run *run, const json_t *spec,
+                      const char *host, const char *run_dir, time_t started_at,
                       struct probe_verdict *ret)
 {
         struct target *t;
@@ -837,14 +916,17 @@ void prober_container(struct prober *p, const char *uid, const char *container, 
 
         *ret = (struct probe_verdict){ .kill_for = PROBE_TYPE_MAX, .kill_grace_s = -1 };
         pthread_mutex_lock(&p->lock);
-        t = find(p, uid, container, run);
+        t = find(p, run->pod_uid, run->container, run->run);
         if (!t) {
                 int64_t delay_ms;
 
+                note_probed(p, run);
                 t = xcalloc(1, sizeof(*t));
-                t->uid = xstrdup(uid);
-                t->container = xstrdup(container);
-                t->run = run;
+                t->uid = xstrdup(run->pod_uid);
+                t->ns = xstrdup(run->ns);
+                t->pod = xstrdup(run->pod);
+                t->container = xstrdup(run->container);
+                t->run = run->run;
                 for (int k = 0; k < PROBE_TYPE_MAX; k++) {
                         struct probe *pr = &t->probes[k];
                         probe_parse(pr, (enum probe_type) k, spec, host, run_dir);
@@ -914,5 +996,10 @@ void prober_forget_pod(struct prober *p, const char *uid)
 {
         pthread_mutex_lock(&p->lock);
         drop(p, uid, false);
+        for (struct probed_pod **link = &p->probed; *link; link = &(*link)->next)
+                if (streq((*link)->uid, uid)) {
+                        forget_probed(p, link);
+                        break;
+                }
         pthread_mutex_unlock(&p->lock);
 }

@@ -38,8 +38,12 @@ enum probe_type { PROBE_LIVENESS, PROBE_READINESS, PROBE_STARTUP, PROBE_TYPE_MAX
  * agent steps the pod soon. */
 typedef void (*prober_wake_fn)(void *ud, const char *pod_uid);
 
-int prober_new(unsigned n_threads, prober_wake_fn wake, void *ud, struct prober **ret,
-               struct error **reterr);
+struct node_metrics;
+
+/* metrics (NULL: none): prober_probe_total and prober_probe_duration_seconds are kept there,
+ * a pod's series deleted when it is forgotten. */
+int prober_new(unsigned n_threads, prober_wake_fn wake, void *ud,
+               const struct node_metrics *metrics, struct prober **ret, struct error **reterr);
 /* Stops the threads (waiting for probes in flight, each bounded by its timeout) and frees. */
 void prober_free(struct prober *p);
 
@@ -57,13 +61,20 @@ struct probe_verdict {
         size_t n_unhealthy;
 };
 
-/* The probes of run `run` of container `container` (its spec) of pod `uid`, which runs and
- * is reachable at host (the pod's IP) and whose state is in run_dir (runtime_container_dir, for
- * exec probes): registered on the first call, answered from what they
- * found so far. started_at: when the run started (initialDelaySeconds counts from it). Marks
- * the run seen in the pod's current pass (see prober_pod_end). */
-void prober_container(struct prober *p, const char *uid, const char *container, int run,
-                      const json_t *spec, const char *host, const char *run_dir, time_t started_at,
+/* Which container run probes are of: its pod (uid, and the namespace and name its metric
+ * series are labelled with), the container's name and the run's number. */
+struct probe_run {
+        const char *pod_uid, *ns, *pod, *container;
+        int run;
+};
+
+/* The probes of run (of a container whose spec is spec), which runs and is reachable at host
+ * (the pod's IP) and whose state is in run_dir (runtime_container_dir, for exec probes):
+ * registered on the first call, answered from what they found so far. started_at: when the
+ * run started (initialDelaySeconds counts from it). Marks the run seen in the pod's current
+ * pass (see prober_pod_end). */
+void prober_container(struct prober *p, const struct probe_run *run, const json_t *spec,
+                      const char *host, const char *run_dir, time_t started_at,
                       struct probe_verdict *ret);
 
 /* A pass over a pod's containers: between prober_pod_begin and prober_pod_end, every run still
@@ -71,7 +82,7 @@ void prober_container(struct prober *p, const char *uid, const char *container, 
  * forgotten at the end. */
 void prober_pod_begin(struct prober *p, const char *uid);
 void prober_pod_end(struct prober *p, const char *uid);
-/* Forgets every probe of the pod (deleted, or ended). */
+/* Forgets every probe of the pod (deleted, or ended), and its metric series. */
 void prober_forget_pod(struct prober *p, const char *uid);
 
 /* Pure parts, for tests. The port of a probe handler (an int, or the name of one of the

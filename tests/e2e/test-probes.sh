@@ -4,7 +4,8 @@
 # killing and restarting a container with upstream's events, startup probes gating the others
 # and restarting a container that never starts, gRPC health checks against a real HTTP/2 server
 # (Node's http2 module, on the host network), exec probes run inside the container, and an
-# in-place resize while liveness keeps restarting the container.
+# in-place resize while liveness keeps restarting the container; the prober_probe_total and
+# prober_probe_duration_seconds series, gone with their pod.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib/tap.sh"
@@ -55,6 +56,22 @@ check_equal "with the Unhealthy event of the kubelet's words" yes \
         "$(has_event alive "Unhealthy: Liveness probe failed: dial tcp $ip:9000: connect: connection refused")"
 check_equal "and its Killing event" yes \
         "$(has_event alive "Killing: Container c failed liveness probe, will be restarted")"
+
+# --- the kubelet's prober metrics: attempts by result, successes timed, a deleted pod's series gone
+# probe_count POD TYPE RESULT: prober_probe_total of the pod's container c, 0 when absent
+probe_count() {
+        k get --raw /metrics 2>/dev/null | awk -v want="container=\"c\",namespace=\"default\",pod=\"$1\"," \
+                -v type="probe_type=\"$2\",result=\"$3\"}" \
+                'index($0, "prober_probe_total{" want) == 1 && index($0, type) { n = $2 } END { print n + 0 }'
+}
+check "prober_probe_total counts the readiness probe's successes" \
+        test "$(probe_count ready Readiness successful)" -ge 1
+check "and its failures before the page existed" test "$(probe_count ready Readiness failed)" -ge 1
+check "and the liveness probe's failures" test "$(probe_count alive Liveness failed)" -ge 2
+check_equal "successful probes are timed in prober_probe_duration_seconds" yes \
+        "$(k get --raw /metrics | grep -q '^prober_probe_duration_seconds_count{container="c",namespace="default",pod="ready",probe_type="Readiness"} [1-9]' && echo yes || echo no)"
+k delete pod ready --timeout=60s >/dev/null 2>&1
+until_equal "a deleted pod's probe series are gone" 0 probe_count ready Readiness successful
 
 # --- startup: gates readiness until it succeeds; one that never succeeds restarts the container
 pod slow 'sleep 6; httpd -f -p 8080 -h /' \

@@ -171,6 +171,62 @@ static void test_counter(void **state)
         assert_true(isinf(v) && v > 0);
 }
 
+/* MetricVec.DeletePartialMatch: every series whose given labels match goes, whatever its
+ * other labels; a name the family lacks deletes nothing. */
+static void test_delete_matching(void **state)
+{
+        cleanup_metrics_registry struct metrics_registry *reg = metrics_registry_new();
+        struct metric *c, *h, *plain;
+        double v;
+
+        c = metrics_counter_new(reg, "prober_probe_total", "[BETA] Probes.",
+                                L("probe_type", "result", "pod", "pod_uid"), NULL);
+        h = metrics_histogram_new(reg, "prober_probe_duration_seconds", "[ALPHA] Durations.",
+                                  L("probe_type", "pod"), (const double[]){ 1 }, 1, NULL);
+        plain = metrics_counter_new(reg, "plain_total", "Plain.", NULL, NULL);
+        assert_non_null(c);
+        assert_non_null(h);
+        assert_non_null(plain);
+        assert_int_equal(metrics_add(c, L("Readiness", "successful", "a", "u1"), 3), 0);
+        assert_int_equal(metrics_add(c, L("Readiness", "failed", "a", "u1"), 1), 0);
+        assert_int_equal(metrics_add(c, L("Liveness", "successful", "a", "u1"), 1), 0);
+        assert_int_equal(metrics_add(c, L("Readiness", "successful", "b", "u2"), 5), 0);
+        assert_int_equal(metrics_observe(h, L("Readiness", "a"), 0.5), 0);
+        assert_int_equal(metrics_observe(h, L("Readiness", "b"), 2), 0);
+        assert_int_equal(metrics_add(plain, NULL, 1), 0);
+
+        assert_int_equal(metrics_delete_matching(c, L("nosuch"), L("u1")), 0);
+        assert_int_equal(metrics_delete_matching(c, L("pod_uid"), L("u3")), 0);
+        assert_int_equal(metrics_delete_matching(c, L("pod_uid", "pod"), L("u1")), 0);
+        assert_int_equal(metrics_delete_matching(plain, L("pod"), L("a")), 0);
+        assert_int_equal(metrics_delete_matching(c, L("pod_uid"), L("u1")), 3);
+        assert_int_equal(metrics_get(c, L("Readiness", "successful", "a", "u1"), &v), -ENOENT);
+        assert_int_equal(metrics_get(c, L("Readiness", "successful", "b", "u2"), &v), 0);
+        assert_true(v == 5);
+        assert_int_equal(metrics_delete_matching(h, L("pod", "probe_type"), L("a", "Readiness")),
+                         1);
+        assert_render(reg,
+                      "# HELP plain_total Plain.\n"
+                      "# TYPE plain_total counter\n"
+                      "plain_total 1\n"
+                      "# HELP prober_probe_duration_seconds [ALPHA] Durations.\n"
+                      "# TYPE prober_probe_duration_seconds histogram\n"
+                      "prober_probe_duration_seconds_bucket{pod=\"b\",probe_type=\"Readiness\","
+                      "le=\"1\"} 0\n"
+                      "prober_probe_duration_seconds_bucket{pod=\"b\",probe_type=\"Readiness\","
+                      "le=\"+Inf\"} 1\n"
+                      "prober_probe_duration_seconds_sum{pod=\"b\",probe_type=\"Readiness\"} 2\n"
+                      "prober_probe_duration_seconds_count{pod=\"b\",probe_type=\"Readiness\"} 1\n"
+                      "# HELP prober_probe_total [BETA] Probes.\n"
+                      "# TYPE prober_probe_total counter\n"
+                      "prober_probe_total{pod=\"b\",pod_uid=\"u2\",probe_type=\"Readiness\","
+                      "result=\"successful\"} 5\n");
+        /* a deleted series starts again from zero */
+        assert_int_equal(metrics_add(c, L("Readiness", "successful", "a", "u1"), 1), 0);
+        assert_int_equal(metrics_get(c, L("Readiness", "successful", "a", "u1"), &v), 0);
+        assert_true(v == 1);
+}
+
 static void test_gauge_and_escaping(void **state)
 {
         cleanup_metrics_registry struct metrics_registry *reg = metrics_registry_new();
@@ -815,6 +871,7 @@ int main(void)
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_format_value),
                 cmocka_unit_test(test_counter),
+                cmocka_unit_test(test_delete_matching),
                 cmocka_unit_test(test_gauge_and_escaping),
                 cmocka_unit_test(test_histogram),
                 cmocka_unit_test(test_histogram_nan_and_linear_buckets),

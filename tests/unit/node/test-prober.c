@@ -3,7 +3,9 @@
  * sockets on loopback: a tcpSocket readiness probe turns ready once its thresholds are met,
  * a liveness probe on a closed port gives the kill verdict after failureThreshold attempts with
  * the kubelet's words, liveness waits for the startup probe, an exec probe without a command is
- * a prober error, and forgotten runs stop being probed. */
+ * a prober error, and forgotten runs stop being probed; prober_probe_total counts attempts by
+ * result (not errors), prober_probe_duration_seconds times successes, and a forgotten pod's
+ * series go. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -19,8 +21,33 @@
 
 #include "base/alloc.h"
 #include "base/json.h"
+#include "base/metrics.h"
+#include "base/strbuf.h"
 #include "base/timeutil.h"
+#include "node/node-metrics.h"
 #include "node/prober.h"
+
+/* The probes of run `run` of container c of pod-1 (default/web). */
+static void probe(struct prober *p, int run, const json_t *spec, const char *run_dir,
+                  time_t started_at, struct probe_verdict *v)
+{
+        const struct probe_run r = {
+                .pod_uid = "pod-1", .ns = "default", .pod = "web", .container = "c", .run = run
+        };
+
+        prober_container(p, &r, spec, "127.0.0.1", run_dir, started_at, v);
+}
+
+/* The value of prober_probe_total for (type, result) of pod-1's container c, 0 if none. */
+static double probe_count(const struct node_metrics *m, const char *type, const char *result)
+{
+        double v = 0;
+
+        (void) metrics_get(
+                m->probe_total,
+                (const char *const[]){ type, result, "c", "web", "default", "pod-1", NULL }, &v);
+        return v;
+}
 
 static void test_port(void **state)
 {
@@ -121,8 +148,7 @@ static void wait_verdict(struct prober *p, const json_t *spec, int run,
         int64_t deadline = time_monotonic_ms() + 10000;
 
         for (;;) {
-                prober_container(p, "pod-1", "c", run, spec, "127.0.0.1", NULL, time(NULL) - 100,
-                                 v);
+                probe(p, run, spec, NULL, time(NULL) - 100, v);
                 for (size_t i = 0; i < v->n_unhealthy; i++) {
                         if (events && *n_events < 16)
                                 events[(*n_events)++] = v->unhealthy[i];
@@ -147,6 +173,9 @@ static bool is_killed(const struct probe_verdict *v)
 
 static void test_readiness_and_liveness(void **state)
 {
+        struct metrics_registry *reg = metrics_registry_new();
+        struct node_metrics m;
+        struct strbuf text;
         struct prober *p = NULL;
         struct probe_verdict v;
         char *events[16];
@@ -155,16 +184,19 @@ static void test_readiness_and_liveness(void **state)
         json_t *spec;
         cleanup_free char *want = NULL;
 
-        assert_int_equal(prober_new(2, on_wake, NULL, &p, NULL), 0);
+        assert_int_equal(node_metrics_register(reg, "node-1", &m, NULL), 0);
+        assert_int_equal(prober_new(2, on_wake, NULL, &m, &p, NULL), 0);
         spec = json_pack("{s:s, s:{s:{s:i}, s:i, s:i}}", "name", "c", "readinessProbe", "tcpSocket",
                          "port", port, "periodSeconds", 1, "successThreshold", 2);
         /* readiness starts as failure: not ready before the first attempts */
-        prober_container(p, "pod-1", "c", 0, spec, "127.0.0.1", NULL, time(NULL) - 100, &v);
+        probe(p, 0, spec, NULL, time(NULL) - 100, &v);
         assert_true(v.started);
         assert_false(v.ready);
         assert_int_equal(v.kill_for, PROBE_TYPE_MAX);
         wait_verdict(p, spec, 0, is_ready, &v, NULL, NULL);
         assert_true(v.ready);
+        assert_true(probe_count(&m, "Readiness", "successful") >= 2);
+        assert_true(probe_count(&m, "Readiness", "failed") == 0);
         json_decref(spec);
 
         /* liveness on a closed port: failureThreshold 2 gives the kill verdict, after
@@ -172,7 +204,7 @@ static void test_readiness_and_liveness(void **state)
         spec = json_pack("{s:s, s:{s:{s:i}, s:i, s:i, s:i}}", "name", "c", "livenessProbe",
                          "tcpSocket", "port", dead, "periodSeconds", 1, "failureThreshold", 2,
                          "terminationGracePeriodSeconds", 5);
-        prober_container(p, "pod-1", "c", 1, spec, "127.0.0.1", NULL, time(NULL) - 100, &v);
+        probe(p, 1, spec, NULL, time(NULL) - 100, &v);
         assert_true(v.ready); /* no readiness probe: ready */
         assert_int_equal(v.kill_for, PROBE_TYPE_MAX);
         wait_verdict(p, spec, 1, is_killed, &v, events, &n);
@@ -184,11 +216,29 @@ static void test_readiness_and_liveness(void **state)
         assert_string_equal(events[0], want);
         for (size_t i = 0; i < n; i++)
                 free(events[i]);
+        assert_true(probe_count(&m, "Liveness", "failed") >= 2);
+        assert_true(probe_count(&m, "Liveness", "successful") == 0);
         pthread_mutex_lock(&wake_lock);
         assert_true(wakes > 0);
         pthread_mutex_unlock(&wake_lock);
         json_decref(spec);
+        /* successes are timed; a forgotten pod's series go with it */
+        strbuf_init(&text);
+        assert_int_equal(metrics_render(reg, &text, NULL), 0);
+        assert_non_null(strstr(text.buf, "prober_probe_duration_seconds_count{container=\"c\","
+                                         "namespace=\"default\",pod=\"web\","
+                                         "probe_type=\"Readiness\"} "));
+        assert_non_null(strstr(text.buf, "prober_probe_total{container=\"c\","
+                                         "namespace=\"default\",pod=\"web\",pod_uid=\"pod-1\","
+                                         "probe_type=\"Liveness\",result=\"failed\"} "));
+        strbuf_release(&text);
+        prober_forget_pod(p, "pod-1");
+        strbuf_init(&text);
+        assert_int_equal(metrics_render(reg, &text, NULL), 0);
+        assert_null(strstr(text.buf, "prober_probe"));
+        strbuf_release(&text);
         prober_free(p);
+        metrics_registry_free(reg);
         close(fd);
 }
 
@@ -201,7 +251,7 @@ static void test_startup_gates_and_exec_errors(void **state)
         int dead = closed_port();
         json_t *spec;
 
-        assert_int_equal(prober_new(1, NULL, NULL, &p, NULL), 0);
+        assert_int_equal(prober_new(1, NULL, NULL, NULL, &p, NULL), 0);
         /* the startup probe never succeeds: liveness (which would fail at once) never runs, the
          * container is not started, and the startup probe itself gives the kill verdict */
         spec = json_pack("{s:s, s:{s:{s:i}, s:i, s:i}, s:{s:{s:i}, s:i, s:i}}", "name", "c",
@@ -226,8 +276,7 @@ static void test_startup_gates_and_exec_errors(void **state)
         {
                 int64_t deadline = time_monotonic_ms() + 5000;
                 while (n == 0 && time_monotonic_ms() < deadline) {
-                        prober_container(p, "pod-1", "c", 1, spec, "127.0.0.1", "/nonexistent/run",
-                                         time(NULL), &v);
+                        probe(p, 1, spec, "/nonexistent/run", time(NULL), &v);
                         for (size_t i = 0; i < v.n_unhealthy; i++)
                                 events[n++] = v.unhealthy[i];
                         usleep(20000);
