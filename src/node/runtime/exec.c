@@ -296,6 +296,7 @@ int rt_exec_helper_main(int argc, char **argv, struct error **reterr)
 {
         const char *dir = NULL;
         bool tty = false;
+        sigset_t none;
         int ctl = -1, i;
 
         for (i = 1; i < argc; i++) {
@@ -326,6 +327,9 @@ int rt_exec_helper_main(int argc, char **argv, struct error **reterr)
                 return 2;
         }
         (void) fcntl(ctl, F_SETFD, FD_CLOEXEC);
+        /* rt_clone_helper starts it with every signal blocked */
+        sigemptyset(&none);
+        (void) sigprocmask(SIG_SETMASK, &none, NULL);
         (void) signal(SIGPIPE, SIG_IGN);
         return exec_helper(dir, tty, argv + i, ctl);
 }
@@ -377,24 +381,10 @@ int runtime_exec_start(const struct runtime_exec_spec *s, struct runtime_exec *r
         }
         if (r < 0)
                 goto fail_fds;
-        /* only async-signal-safe calls between fork and exec: the agent has threads */
-        e.helper = fork();
+        e.helper = rt_clone_helper(argv, (const int[]){ fds[0], fds[1], fds[2], sp[1] }, NULL);
         if (e.helper < 0) {
-                r = -errno;
+                r = e.helper;
                 goto fail_fds;
-        }
-        if (e.helper == 0) {
-                sigset_t none;
-
-                sigemptyset(&none);
-                (void) sigprocmask(SIG_SETMASK, &none, NULL);
-                if (dup2(fds[0], 0) < 0 || dup2(fds[1], 1) < 0 || dup2(fds[2], 2) < 0 ||
-                    dup2(sp[1], 3) < 0)
-                        _exit(126);
-                /* close-on-exec, not closed: the sealed helper binary's fd is among them */
-                (void) close_range(4, ~0U, CLOSE_RANGE_CLOEXEC);
-                rt_helper_exec((char *const *) argv);
-                _exit(127);
         }
         for (int i = 0; i < 3; i++)
                 close(fds[i]);

@@ -261,11 +261,11 @@ int rt_pidfd_wait(int pidfd, int timeout_ms)
         }
 }
 
-/* What the child of rt_spawn_helper's clone needs: it shares the agent's memory until its exec,
- * so everything is prepared before. */
+/* What the child of rt_clone_helper needs: it shares the agent's memory until its exec, so
+ * everything is prepared before. */
 struct helper_child {
         char *const *argv;
-        int notify_fd;
+        const int *fds; /* the child's 0-3: each either that number or 4 and above */
 };
 
 /* The clone's child, on its own stack, in the agent's memory until the exec (the agent's thread
@@ -274,18 +274,10 @@ struct helper_child {
 static int helper_child_main(void *arg)
 {
         const struct helper_child *c = arg;
-        int null;
 
-        if (c->notify_fd == 3)
-                (void) fcntl(3, F_SETFD, 0);
-        else if (dup2(c->notify_fd, 3) < 0)
-                _exit(126);
-        null = open("/dev/null", O_RDWR);
-        if (null < 0)
-                _exit(126);
-        (void) dup2(null, 0);
-        (void) dup2(null, 1);
-        (void) dup2(null, 2);
+        for (int i = 0; i < 4; i++)
+                if (c->fds[i] == i ? fcntl(i, F_SETFD, 0) < 0 : dup2(c->fds[i], i) < 0)
+                        _exit(126);
         /* close-on-exec, not closed: the sealed helper binary's fd is among them */
         (void) close_range(4, ~0U, CLOSE_RANGE_CLOEXEC);
         rt_helper_exec(c->argv);
@@ -294,14 +286,36 @@ static int helper_child_main(void *arg)
 
 #define HELPER_CHILD_STACK (64 * 1024)
 
+pid_t rt_clone_helper(const char *const *argv, const int fds[4], struct error **reterr)
+{
+        cleanup_free char *stack = xmalloc(HELPER_CHILD_STACK);
+        struct helper_child c = { .argv = (char *const *) argv, .fds = fds };
+        sigset_t all, old;
+        pid_t child;
+        int e;
+
+        /* A child sharing the agent's memory until it execs (as glibc's posix_spawn makes one),
+         * so the agent's page tables are not copied for it: a fork costs in proportion to the
+         * agent's memory, holds its memory map locked meanwhile (every other thread's page
+         * fault waits), and it took two per helper, two helpers per pod and one per exec
+         * probe. Signals stay blocked until the exec: a handler must not run on the agent's
+         * memory from the child. */
+        sigfillset(&all);
+        pthread_sigmask(SIG_SETMASK, &all, &old);
+        child = clone(helper_child_main, stack + HELPER_CHILD_STACK,
+                      CLONE_VM | CLONE_VFORK | SIGCHLD, &c);
+        e = errno;
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+        if (child < 0)
+                return error_set(reterr, e, "starting the helper: clone: %s", strerror(e));
+        return child;
+}
+
 int rt_spawn_helper(const char *const *args, int *ret_notify_fd, struct error **reterr)
 {
         size_t n = rt_strv_length(args);
         cleanup_free const char **argv = xcalloc(n + 6, sizeof(*argv));
-        cleanup_free char *stack = NULL;
-        struct helper_child c;
-        sigset_t all, old;
-        int p[2], status, e;
+        int p[2], fds[4] = { -1, -1, -1, -1 }, status, r = 0;
         pid_t child;
 
         argv[0] = "flexlet";
@@ -313,27 +327,33 @@ int rt_spawn_helper(const char *const *args, int *ret_notify_fd, struct error **
                 argv[5 + i] = args[i];
         if (pipe2(p, O_CLOEXEC) < 0)
                 return error_set(reterr, errno, "start helper: pipe: %s", strerror(errno));
-        c = (struct helper_child){ .argv = (char *const *) argv, .notify_fd = p[1] };
-        stack = xmalloc(HELPER_CHILD_STACK);
-        /* A child sharing the agent's memory until it execs (as glibc's posix_spawn makes one),
-         * so the agent's page tables are not copied for it: a fork costs in proportion to the
-         * agent's memory, and it took two per helper, two helpers per pod. The helper leaves
-         * the agent's session itself (--detach: setsid, then a fork of its own small process
-         * whose parent exits at once), so it belongs to no one but init and lives on when the
-         * agent dies; this waits for that first process to exit. */
-        sigfillset(&all);
-        pthread_sigmask(SIG_SETMASK, &all, &old);
-        child = clone(helper_child_main, stack + HELPER_CHILD_STACK,
-                      CLONE_VM | CLONE_VFORK | SIGCHLD, &c);
-        e = errno;
-        pthread_sigmask(SIG_SETMASK, &old, NULL);
+        /* stdio on /dev/null, the notify pipe's write end as fd 3; all above 3 (or 3 itself) */
+        fds[0] = open("/dev/null", O_RDWR | O_CLOEXEC);
+        fds[1] = fds[0] < 0 ? -1 : fcntl(fds[0], F_DUPFD_CLOEXEC, 4);
+        fds[3] = p[1] == 3 ? 3 : fcntl(p[1], F_DUPFD_CLOEXEC, 4);
+        if (fds[0] < 0 || fds[1] < 0 || fds[3] < 0)
+                r = error_set(reterr, errno, "start helper: its descriptors: %s", strerror(errno));
+        fds[2] = fds[1];
+        /* the helper leaves the agent's session itself (--detach: setsid, then a fork of its
+         * own small process whose parent exits at once), so it belongs to no one but init and
+         * lives on when the agent dies; this waits for that first process to exit */
+        child = r < 0 ? -1
+                      : rt_clone_helper(argv, (const int[]){ fds[1], fds[1], fds[1], fds[3] },
+                                        reterr);
+        if (child >= 0)
+                while (waitpid(child, &status, 0) < 0 && errno == EINTR)
+                        ;
+        if (fds[0] >= 0)
+                close(fds[0]);
+        if (fds[1] >= 0)
+                close(fds[1]);
+        if (fds[3] >= 0 && fds[3] != p[1])
+                close(fds[3]);
         close(p[1]);
-        if (child < 0) {
+        if (r < 0 || child < 0) {
                 close(p[0]);
-                return error_set(reterr, e, "start helper: clone: %s", strerror(e));
+                return r < 0 ? r : (int) child;
         }
-        while (waitpid(child, &status, 0) < 0 && errno == EINTR)
-                ;
         *ret_notify_fd = p[0];
         return 0;
 }
