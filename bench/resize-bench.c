@@ -6,7 +6,9 @@
  *            scratch cgroups holding a process, a tmpfs remounted with a new size=, and one
  *            durable checkpoint write, as the agent makes it (a slot of allocated.slots) and
  *            rename-style (as it made it before); N runs each, alternating up and down
- *   create   the bench's pods, all at once, waited for until Running
+ *   create   the bench's pods, all at once, waited for until Running (--probed: pods serving
+ *            HTTP with a readiness httpGet and a liveness exec probe every second, waited
+ *            for until ready: the load of probing many pods, beside which resizes are timed)
  *   serial   resizes one at a time, round-robin over the pods, alternating up and down, each
  *            timed from its PATCH to the watch event showing the new actual values and no
  *            PodResize* condition (--kind limits: cpu and memory limits; volume: the Memory
@@ -350,6 +352,7 @@ struct api {
         const char *server, *ca, *ns, *prefix;
         char *token;
         size_t n;
+        bool probed; /* the pods are create's --probed ones */
 };
 
 /* One request that must answer `want`. */
@@ -469,6 +472,14 @@ static bool resize_unfinished(const json_t *pod)
                bench_has_condition(pod, "PodResizeInProgress") || json_path(pod, "status.resize");
 }
 
+/* A pod create waits for: running, and for probed pods ready (their readiness probe passed). */
+static bool pod_up(const struct api *a, const json_t *pod)
+{
+        const json_t *cs = json_array_get(json_path(pod, "status.containerStatuses"), 0);
+
+        return bench_pod_running(pod) && (!a->probed || json_is_true(json_object_get(cs, "ready")));
+}
+
 static int on_event(void *ud, const char *type, json_t *pod)
 {
         struct watcher *w = ud;
@@ -493,7 +504,7 @@ static int on_event(void *ud, const char *type, json_t *pod)
                 pthread_mutex_unlock(&w->lock);
                 return 0;
         }
-        if (!w->running[i] && bench_pod_running(pod)) {
+        if (!w->running[i] && pod_up(w->a, pod)) {
                 w->running[i] = true;
                 w->n_running++;
                 pthread_cond_broadcast(&w->cond);
@@ -556,7 +567,7 @@ static void watcher_start(struct watcher *w, const struct api *a)
         w->deleted = xcalloc(a->n, sizeof(bool));
         json_array_foreach(json_object_get(list, "items"), i, pod) {
                 long k = bench_name_index(a->prefix, json_path_string(pod, "metadata.name"), a->n);
-                if (k >= 0 && bench_pod_running(pod) && !w->running[k]) {
+                if (k >= 0 && pod_up(a, pod) && !w->running[k]) {
                         w->running[k] = true;
                         w->n_running++;
                 }
@@ -579,8 +590,31 @@ static bool watcher_wait(struct watcher *w, const size_t *count, size_t want, in
         return ok;
 }
 
+/* The probed pods: busybox's httpd serving a page, its readiness probed by httpGet and its
+ * liveness by a command run in the container, each every second (the kubelet's default period
+ * is 10 s), with the resize pods' resources but no volume. */
+static char *probed_pod_body(const struct api *a, size_t i)
+{
+        return xasprintf(
+                "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"%s-%zu\","
+                "\"labels\":{\"app\":\"resize-bench-probed\"}},\"spec\":{"
+                "\"terminationGracePeriodSeconds\":1,"
+                "\"containers\":[{\"name\":\"c\",\"image\":\"busybox\","
+                "\"command\":[\"sh\",\"-c\",\"mkdir -p /www && echo ok > /www/index.html && "
+                "exec httpd -f -p 8080 -h /www\"],\"resources\":{"
+                "\"requests\":{\"cpu\":\"" REQ_CPU "\",\"memory\":\"" REQ_MEMORY "\"},"
+                "\"limits\":{\"cpu\":\"" DOWN_CPU "\",\"memory\":\"" DOWN_MEMORY "\"}},"
+                "\"readinessProbe\":{\"httpGet\":{\"path\":\"/\",\"port\":8080},"
+                "\"periodSeconds\":1},"
+                "\"livenessProbe\":{\"exec\":{\"command\":[\"cat\",\"/www/index.html\"]},"
+                "\"periodSeconds\":1}}]}}",
+                a->prefix, i);
+}
+
 static char *pod_body(const struct api *a, size_t i)
 {
+        if (a->probed)
+                return probed_pod_body(a, i);
         return xasprintf(
                 "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"%s-%zu\","
                 "\"labels\":{\"app\":\"resize-bench\"}},\"spec\":{"
@@ -610,7 +644,8 @@ static int cmd_create(const struct api *a, double timeout_s)
                 request_or_die(c, "POST", path, NULL, body, 201);
         }
         if (!watcher_wait(&w, &w.n_running, a->n, t0 + (int64_t) (timeout_s * 1e9)))
-                die("pods Running: %zu of %zu after %.0f s", w.n_running, a->n, timeout_s);
+                die("pods %s: %zu of %zu after %.0f s", a->probed ? "ready" : "Running",
+                    w.n_running, a->n, timeout_s);
         (void) printf("create.total_ms %.3f\n", ms_between(t0, now_ns()));
         (void) fflush(stdout);
         _exit(0); /* the watch thread blocks in its stream */
@@ -1261,7 +1296,7 @@ static void usage(FILE *f)
 {
         (void) fputs(
                 "usage: resize-bench floor --cgroup-root NAME --dir DIR [--runs N]\n"
-                "       resize-bench create|delete API [--timeout S]\n"
+                "       resize-bench create|delete API [--timeout S] [--probed]\n"
                 "       resize-bench serial API --kind limits|volume [--count N] [--first K]\n"
                 "           [--key K] [--events FILE]\n"
                 "       resize-bench burst API --kind limits|volume --up|--down [--key K]\n"
@@ -1305,6 +1340,7 @@ int main(int argc, char **argv)
                 { "probes", required_argument, NULL, 'P' },
                 { "timeout", required_argument, NULL, 'T' },
                 { "burst", no_argument, NULL, 'B' },
+                { "probed", no_argument, NULL, 'Q' },
                 { "help", no_argument, NULL, 'h' },
                 { 0 },
         };
@@ -1386,6 +1422,9 @@ int main(int argc, char **argv)
                         break;
                 case 'B':
                         burst = true;
+                        break;
+                case 'Q':
+                        a.probed = true;
                         break;
                 case 'h':
                         usage(stdout);

@@ -6,7 +6,9 @@
 # and no PodResize* condition; all PODS pods resized at once; beside the kernel's floor for the
 # same changes (cgroup files written and a tmpfs remounted directly) measured in the same run.
 # Then, with uprobes on the agent, where a resize's time goes from thread to thread, and a CPU
-# profile.
+# profile. And whether probing many pods slows resizes: PROBED_PODS more pods, each probed every
+# second (readiness httpGet, liveness exec), beside which both series run again, against the same
+# series run just before those pods came.
 # bench/resize-bench.c does the measuring. Everything it made (processes, mounts, cgroups,
 # folders, probes) is removed on exit, failure and Ctrl-C included. The report goes to stdout and
 # bench/results/resize-<UTC date>.md.
@@ -14,6 +16,7 @@
 # Environment: BUILD (build folder, default build-resizebench), PODS (100), RESIZES (1000 per
 # series), WARMUP (resizes before the measured series, default PODS), FLOOR_RUNS (2000),
 # TRACE_RESIZES (200; 0: no uprobe trace), PROFILE_RESIZES (200; 0: no perf profile),
+# PROBED_PODS (PODS; 0: no probing phase), PROBED_RESIZES (300 per series, with and without),
 # BENCH_TMPDIR (parent of the data dirs; default $TMPDIR or /tmp), RAW_DIR (if set, the perf
 # data, probe scripts and per-resize timestamps are copied there; they are made on /dev/shm).
 set -euo pipefail
@@ -26,6 +29,8 @@ WARMUP=${WARMUP:-$PODS}
 FLOOR_RUNS=${FLOOR_RUNS:-2000}
 TRACE_RESIZES=${TRACE_RESIZES:-200}
 PROFILE_RESIZES=${PROFILE_RESIZES:-200}
+PROBED_PODS=${PROBED_PODS:-$PODS}
+PROBED_RESIZES=${PROBED_RESIZES:-300}
 
 if [ "$(id -u)" -ne 0 ]; then
         echo "run-resize-bench.sh: needs root (cgroups, mounts, namespaces)" >&2
@@ -148,7 +153,7 @@ rb_as floor floor1 floor --cgroup-root "$FLOOR_CGROUP" --dir "$FLOOR_DIR" --runs
 
 # --- the node
 log "starting flexlet serve with $PODS pods"
-server_start --allocatable "cpu=64,memory=64Gi,pods=$((PODS + 10))" --cgroup-root "$CGROUP_ROOT" \
+server_start --allocatable "cpu=64,memory=64Gi,pods=$((PODS + PROBED_PODS + 10))" --cgroup-root "$CGROUP_ROOT" \
         --feature-gates MemoryBackedVolumeResizeCgroupV1=true \
         --pod-cidr "${POD_CIDR:-10.125.0.0/16}" --pod-bridge "flxrb-$$"
 trap server_cleanup EXIT
@@ -207,6 +212,34 @@ rb burst "${API[@]}" --kind volume --up --key burst.volume.up
 sleep 1
 rb burst "${API[@]}" --kind volume --down --key burst.volume.down
 sleep 1
+
+# --- probing many pods: the same series with and without PROBED_PODS pods probed every second
+# probe_attempts [RESULT]: prober_probe_total summed (over one result)
+probe_attempts() {
+        api GET /metrics | awk -v r="${1:-}" '/^prober_probe_total\{/ && (r == "" || index($0, "result=\"" r "\"")) {
+                n += $NF } END { print n + 0 }'
+}
+if [ "$PROBED_PODS" -gt 0 ]; then
+        log "$PROBED_RESIZES limit and $PROBED_RESIZES volume resizes, then $PROBED_PODS probed pods and the same again"
+        load unprobed
+        series unprobed.limits limits "$PROBED_RESIZES"
+        series unprobed.volume volume "$PROBED_RESIZES"
+        rb_as create probed.create create "${API[@]}" --prefix probed --pods "$PROBED_PODS" --probed --timeout 900
+        sleep 3
+        load probing
+        t0=$(date +%s.%N)
+        n0=$(probe_attempts)
+        f0=$(probe_attempts failed)
+        series probing.limits limits "$PROBED_RESIZES"
+        series probing.volume volume "$PROBED_RESIZES"
+        R[probing.attempts]=$(($(probe_attempts) - n0))
+        R[probing.failed]=$(($(probe_attempts failed) - f0))
+        R[probing.seconds]=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
+        "$RB" delete "${API[@]}" --prefix probed --pods "$PROBED_PODS" --timeout 300 >/dev/null ||
+                die "deleting the probed pods failed"
+        # probes that never ran would make the comparison say nothing
+        [ "${R[probing.attempts]}" -gt 0 ] || die "no probe ran while $PROBED_PODS probed pods were up"
+fi
 
 # --- where the time goes: uprobes on the agent's loop, recorded on the clock resize-bench uses.
 # The probes and their functions are resize-bench's table (`resize-bench probes`), read back by
@@ -408,7 +441,7 @@ ratio_ms_us() {
         local c=0
         [ -n "${3:-}" ] && c=$(v "$3")
         awk -v a="$(v "$1")" -v b="$(v "$2")" -v c="$c" 'BEGIN {
-                if (a == "?" || b == "?" || b + c == 0) print "?"; else printf "%.0f", a * 1000 / (b + c) }'
+                if (a == "?" || b == "?" || b + c == 0) print "?"; else printf (a * 1000 / (b + c) < 20 ? "%.1f" : "%.0f"), a * 1000 / (b + c) }'
 }
 # pct A B: 100 * A / B
 # prof WHAT: % of the profile's samples charged to WHAT (profile_breakdown's second column)
@@ -416,6 +449,8 @@ prof() {
         [ -s "$WORK_DIR/profile.tsv" ] || { echo "?"; return; }
         awk -F'\t' -v w="$1" '{ t += $3; if ($2 == w) n += $3 } END { if (t) printf "%.0f", 100 * n / t; else print "?" }' "$WORK_DIR/profile.tsv"
 }
+# ratio1 A B: A / B to two decimals
+ratio1() { awk -v a="$(v "$1")" -v b="$(v "$2")" 'BEGIN { if (a == "?" || b == "?" || b == 0) print "?"; else printf "%.2f", a / b }'; }
 pct() { awk -v a="$(v "$1")" -v b="$(v "$2")" 'BEGIN { if (a == "?" || b == "?" || b == 0) print "?"; else printf "%.0f", 100 * a / b }'; }
 
 cgv=$(stat -fc %T /sys/fs/cgroup)
@@ -454,7 +489,7 @@ out="bench/results/resize-$(date -u +%F).md"
         echo "started:${LOADS%,}; other flexlet servers, fuzzers and benchmarks running: $OTHERS_START at"
         echo "the start, $OTHERS_END at the end."
         echo
-        echo "\`flexlet serve --allocatable cpu=64,memory=64Gi,pods=$((PODS + 10)) --feature-gates"
+        echo "\`flexlet serve --allocatable cpu=64,memory=64Gi,pods=$((PODS + PROBED_PODS + 10)) --feature-gates"
         echo "MemoryBackedVolumeResizeCgroupV1=true\` (KEP-6030 makes a volume resize Infeasible on cgroup"
         echo "v1 without the gate); $PODS busybox \`sleep 3600\` pods, each with requests cpu 10m memory 16Mi,"
         echo "limits cpu 100m memory 64Mi and one Memory emptyDir (sizeLimit 16Mi, a tmpfs). Times in ms."
@@ -530,6 +565,27 @@ out="bench/results/resize-$(date -u +%F).md"
         burst_row "limits down" burst.limits.down
         burst_row "volume up" burst.volume.up
         burst_row "volume down" burst.volume.down
+        if [ "$PROBED_PODS" -gt 0 ]; then
+                echo
+                echo "## While $PROBED_PODS more pods are probed"
+                echo
+                echo "$PROBED_RESIZES resizes of each kind one at a time (as above), then $PROBED_PODS more pods on the node,"
+                echo "each busybox's httpd with a readiness \`httpGet\` and a liveness \`exec\` (\`cat\` of the page, run"
+                echo "in the container) every second (the kubelet's default period is 10 s), all ready after"
+                echo "$(f probed.create.total_ms 0) ms, and the same two series again. While they ran the probed pods"
+                echo "made $(v probing.attempts) probe attempts in $(v probing.seconds) s ($(awk -v n="$(v probing.attempts)" -v s="$(v probing.seconds)" 'BEGIN { if (s > 0) printf "%.0f", n / s; else print "?" }') a second; failed: $(v probing.failed);"
+                echo "\`prober_probe_total\` read before and after)."
+                echo
+                echo "| series | p50 | p90 | p99 | max | min |"
+                echo "| --- | ---: | ---: | ---: | ---: | ---: |"
+                row "limits, no probed pods" unprobed.limits
+                row "limits, $PROBED_PODS pods probed" probing.limits
+                row "volume, no probed pods" unprobed.volume
+                row "volume, $PROBED_PODS pods probed" probing.volume
+                echo
+                echo "Probed / not, p50: limits $(ratio1 probing.limits.latency_ms.p50 unprobed.limits.latency_ms.p50)×, volume $(ratio1 probing.volume.latency_ms.p50 unprobed.volume.latency_ms.p50)×;"
+                echo "p99: limits $(ratio1 probing.limits.latency_ms.p99 unprobed.limits.latency_ms.p99)×, volume $(ratio1 probing.volume.latency_ms.p99 unprobed.volume.latency_ms.p99)×."
+        fi
         if [ -n "${R[trace.limits.matched]:-}" ]; then
                 echo
                 echo "## Where the time goes"
