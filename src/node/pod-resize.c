@@ -463,13 +463,13 @@ static int set_limits_guarded(struct step *s, const char *cgroup, const char *wh
                               const struct cgroup_limits *l, unsigned which, struct error **reterr)
 {
         cleanup_error struct error *err = NULL;
-        struct cgroup_limits cur;
+        int64_t cur;
         uint64_t usage = 0;
         int r;
 
         if (!(which & CGROUP_MEMORY) || l->memory_limit_bytes < 0 ||
-            cgroup_get_limits(s->h->cgroups, cgroup, &cur, NULL) < 0 ||
-            (cur.memory_limit_bytes >= 0 && l->memory_limit_bytes >= cur.memory_limit_bytes))
+            cgroup_memory_limit(s->h->cgroups, cgroup, &cur, NULL) < 0 ||
+            (cur >= 0 && l->memory_limit_bytes >= cur))
                 return cgroup_set_limits(s->h->cgroups, cgroup, l, which, reterr);
         /* best effort, as upstream: a usage that cannot be read does not stop the decrease */
         if (cgroup_memory_usage(s->h->cgroups, cgroup, &usage, NULL) >= 0 &&

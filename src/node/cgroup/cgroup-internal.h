@@ -66,6 +66,8 @@ struct cgroup_ops {
                           const struct cgroup_limits *l, unsigned which, struct error **reterr);
         int (*get_limits)(struct cgroup_manager *m, const char *relpath, struct cgroup_limits *ret,
                           struct error **reterr);
+        int (*memory_limit)(struct cgroup_manager *m, const char *relpath, int64_t *ret,
+                            struct error **reterr);
         int (*memory_usage)(struct cgroup_manager *m, const char *relpath, uint64_t *ret,
                             struct error **reterr);
         int (*oom_kills)(struct cgroup_manager *m, const char *relpath, uint64_t *ret,

@@ -146,6 +146,16 @@ static int read_error(struct cg_hierarchy *h, const char *relpath, const char *f
         return error_set(reterr, -r, "read \"%s/%s\": %s", abs, file, strerror(-r));
 }
 
+/* memory.limit_in_bytes of the memory cgroup open at fd, -1 for unlimited. */
+static int read_memory_limit(int fd, int64_t *ret)
+{
+        int r = cg_read_int64(fd, "memory.limit_in_bytes", ret);
+
+        if (r >= 0 && (*ret >= V1_MEMORY_UNLIMITED_MIN || *ret < 0))
+                *ret = -1;
+        return r;
+}
+
 static int v1_get_limits(struct cgroup_manager *m, const char *relpath, struct cgroup_limits *ret,
                          struct error **reterr)
 {
@@ -169,11 +179,23 @@ static int v1_get_limits(struct cgroup_manager *m, const char *relpath, struct c
                 l.cpu_quota_us = -1;
         if ((r = cg_read_int64(cfd, "cpu.cfs_period_us", &l.cpu_period_us)) < 0)
                 return read_error(cpu, relpath, "cpu.cfs_period_us", r, reterr);
-        if ((r = cg_read_int64(mfd, "memory.limit_in_bytes", &l.memory_limit_bytes)) < 0)
+        if ((r = read_memory_limit(mfd, &l.memory_limit_bytes)) < 0)
                 return read_error(mem, relpath, "memory.limit_in_bytes", r, reterr);
-        if (l.memory_limit_bytes >= V1_MEMORY_UNLIMITED_MIN || l.memory_limit_bytes < 0)
-                l.memory_limit_bytes = -1;
         *ret = l;
+        return 0;
+}
+
+static int v1_memory_limit(struct cgroup_manager *m, const char *relpath, int64_t *ret,
+                           struct error **reterr)
+{
+        struct cg_hierarchy *mem = cg_hierarchy_for(m, CG_CTRL_MEMORY);
+        cleanup_close int fd = cg_open_dir(mem, relpath, "read the memory limit", reterr);
+        int r;
+
+        if (fd < 0)
+                return fd;
+        if ((r = read_memory_limit(fd, ret)) < 0)
+                return read_error(mem, relpath, "memory.limit_in_bytes", r, reterr);
         return 0;
 }
 
@@ -275,6 +297,7 @@ const struct cgroup_ops cgroup_ops_v1 = {
         .prepare_parent = v1_prepare_parent,
         .set_limits = v1_set_limits,
         .get_limits = v1_get_limits,
+        .memory_limit = v1_memory_limit,
         .memory_usage = v1_memory_usage,
         .oom_kills = v1_oom_kills,
         .stats = v1_stats,

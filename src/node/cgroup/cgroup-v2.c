@@ -240,6 +240,20 @@ static int v2_get_limits(struct cgroup_manager *m, const char *relpath, struct c
         return 0;
 }
 
+static int v2_memory_limit(struct cgroup_manager *m, const char *relpath, int64_t *ret,
+                           struct error **reterr)
+{
+        struct cg_hierarchy *h = &m->h[0];
+        cleanup_close int fd = cg_open_dir(h, relpath, "read the memory limit", reterr);
+        int r;
+
+        if (fd < 0)
+                return fd;
+        if ((r = cg_read_int64(fd, "memory.max", ret)) < 0)
+                return read_error(h, relpath, "memory.max", r, reterr);
+        return 0;
+}
+
 static int v2_memory_usage(struct cgroup_manager *m, const char *relpath, uint64_t *ret,
                            struct error **reterr)
 {
@@ -358,6 +372,7 @@ const struct cgroup_ops cgroup_ops_v2 = {
         .prepare_parent = v2_prepare_parent,
         .set_limits = v2_set_limits,
         .get_limits = v2_get_limits,
+        .memory_limit = v2_memory_limit,
         .memory_usage = v2_memory_usage,
         .oom_kills = v2_oom_kills,
         .stats = v2_stats,

@@ -516,6 +516,16 @@ int cgroup_get_limits(struct cgroup_manager *m, const char *relpath, struct cgro
         return m->ops->get_limits(m, relpath, ret, reterr);
 }
 
+int cgroup_memory_limit(struct cgroup_manager *m, const char *relpath, int64_t *ret,
+                        struct error **reterr)
+{
+        int r;
+
+        if ((r = check_relpath(relpath, true, reterr)) < 0)
+                return r;
+        return m->ops->memory_limit(m, relpath, ret, reterr);
+}
+
 int cgroup_memory_usage(struct cgroup_manager *m, const char *relpath, uint64_t *ret,
                         struct error **reterr)
 {

@@ -145,6 +145,10 @@ int cgroup_procs_paths(struct cgroup_manager *m, const char *relpath, char ***re
                        struct error **reterr);
 char **cgroup_strv_free(char **v);
 
+/* The memory limit of relpath in bytes, -1 for none: v2 memory.max, v1 memory.limit_in_bytes
+ * (one file read, where cgroup_get_limits reads them all). */
+int cgroup_memory_limit(struct cgroup_manager *m, const char *relpath, int64_t *ret,
+                        struct error **reterr);
 /* Bytes charged to relpath and its descendants: v2 memory.current, v1 memory.usage_in_bytes. */
 int cgroup_memory_usage(struct cgroup_manager *m, const char *relpath, uint64_t *ret,
                         struct error **reterr);

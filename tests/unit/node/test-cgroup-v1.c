@@ -254,6 +254,12 @@ static void test_set_and_get_limits(void **state)
         assert_int_equal(got.cpu_quota_us, 50000);
         assert_int_equal(got.cpu_period_us, 100000);
         assert_int_equal(got.memory_limit_bytes, 268435456);
+        {
+                int64_t limit = 0;
+
+                assert_int_equal(cgroup_memory_limit(fx->m, "kubepods/podg", &limit, NULL), 0);
+                assert_int_equal(limit, 268435456);
+        }
 
         /* only what is selected is written; CGROUP_WEIGHT_OCI means nothing on v1 */
         l.cpu_shares = 1024;
@@ -275,6 +281,18 @@ static void test_set_and_get_limits(void **state)
         assert_int_equal(cgroup_get_limits(fx->m, "kubepods/podg", &got, NULL), 0);
         assert_int_equal(got.cpu_quota_us, -1);
         assert_int_equal(got.memory_limit_bytes, -1);
+        {
+                int64_t limit = 0;
+
+                /* the kernel's "unlimited" (a page-rounded LONG_MAX) reads as -1 too */
+                assert_int_equal(cgroup_memory_limit(fx->m, "kubepods/podg", &limit, NULL), 0);
+                assert_int_equal(limit, -1);
+                put(mem, "memory.limit_in_bytes", "9223372036854771712\n");
+                assert_int_equal(cgroup_memory_limit(fx->m, "kubepods/podg", &limit, NULL), 0);
+                assert_int_equal(limit, -1);
+                assert_int_equal(cgroup_memory_limit(fx->m, "kubepods/nosuch", &limit, NULL),
+                                 -ENOENT);
+        }
         free(cpu);
         free(mem);
 }

@@ -326,6 +326,17 @@ static void test_set_limits_s18(void **state)
         assert_int_equal(cgroup_get_limits(fx->m, "kubepods/podg", &got, NULL), 0);
         assert_int_equal(got.cpu_quota_us, -1);
         assert_int_equal(got.memory_limit_bytes, -1);
+        {
+                int64_t limit = 0;
+
+                assert_int_equal(cgroup_memory_limit(fx->m, "kubepods/podg", &limit, NULL), 0);
+                assert_int_equal(limit, -1);
+                pod.memory_limit_bytes = 134217728;
+                assert_int_equal(
+                        cgroup_set_limits(fx->m, "kubepods/podg", &pod, CGROUP_MEMORY, NULL), 0);
+                assert_int_equal(cgroup_memory_limit(fx->m, "kubepods/podg", &limit, NULL), 0);
+                assert_int_equal(limit, 134217728);
+        }
         free(p);
 }
 
