@@ -17,6 +17,7 @@
 struct watched {
         struct watched *prev, *next;
         int fd;
+        const char *key; /* after uid's NUL, in the same allocation */
         char uid[];
 };
 
@@ -99,17 +100,26 @@ fail:
         return error_set(reterr, r, "container exit watch: %s", strerror(r));
 }
 
-void exit_watch_add(struct exit_watch *w, const char *pod_uid, int fd)
+void exit_watch_add(struct exit_watch *w, const char *pod_uid, const char *key, int fd)
 {
-        size_t n = strlen(pod_uid);
-        struct watched *e = xmalloc(sizeof(*e) + n + 1);
+        size_t n = strlen(pod_uid), k = strlen(key);
+        struct watched *e = xmalloc(sizeof(*e) + n + 1 + k + 1);
         struct epoll_event ev = { .events = EPOLLIN, .data.ptr = e };
 
         e->fd = fd;
         memcpy(e->uid, pod_uid, n + 1);
+        memcpy(e->uid + n + 1, key, k + 1);
+        e->key = e->uid + n + 1;
         e->prev = NULL;
         /* listed before the thread can see it fire and unlink it */
         pthread_mutex_lock(&w->lock);
+        for (struct watched *x = w->list; x; x = x->next)
+                if (streq(x->uid, pod_uid) && streq(x->key, key)) {
+                        pthread_mutex_unlock(&w->lock);
+                        close(fd);
+                        free(e);
+                        return;
+                }
         e->next = w->list;
         if (w->list)
                 w->list->prev = e;

@@ -14,8 +14,10 @@ struct exit_watch;
 typedef void (*exit_watch_fn)(void *ud, const char *pod_uid);
 
 int exit_watch_new(exit_watch_fn wake, void *ud, struct exit_watch **ret, struct error **reterr);
-/* Watches fd (taken over; closed once it fired or at exit_watch_free) for pod_uid. */
-void exit_watch_add(struct exit_watch *w, const char *pod_uid, int fd);
+/* Watches fd (taken over; closed once it fired or at exit_watch_free) for pod_uid, as the
+ * watch named key (a run of one of its containers): while a watch of that pod and key has not
+ * fired, another is not added (fd is closed), so watching a run again is harmless. */
+void exit_watch_add(struct exit_watch *w, const char *pod_uid, const char *key, int fd);
 /* Stops the thread (no wake is called after it returns) and closes what is still watched.
  * NULL-safe; returns NULL. */
 struct exit_watch *exit_watch_free(struct exit_watch *w);

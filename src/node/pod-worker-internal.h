@@ -37,6 +37,12 @@ struct container_memory {
         int probe_kill_run;         /* the run being killed for a failed liveness or startup
                                      * probe; -1: none */
         int exit_watched_run;       /* the run whose exit h->exits watches; -1: none */
+        unsigned exit_watch_seen;   /* the pod's exits_seen when that watch was added */
+        /* The newest run as a step last read it running, its exit watched: while no exit of the
+         * pod has fired since the watch was added, it still runs, and a step does not read its
+         * state again (observe). -1: none. */
+        int running_run;
+        time_t running_started_at;
         time_t probe_kill_deadline; /* SIGKILL after this */
 };
 
@@ -53,6 +59,8 @@ struct pod_memory {
                             * restart: every part of it is idempotent) */
         bool mount_error_reported;
         time_t kill_deadline; /* 0: not terminating */
+        /* bumped (atomically) by the exit watch's thread when a watched run of the pod ended */
+        unsigned exits_seen;
         time_t next_usage_check;
         /* The last full step found the pod steady (pod_worker_sync_light) at this version of
          * it: until then the resync's passes only refresh its payload volumes. 0: not steady. */

@@ -144,6 +144,21 @@ static struct pod_memory *pod_memory_find(struct pod_host *h, const char *uid, s
         return NULL;
 }
 
+/* The exit watch's wake: the pod's exits_seen moves, so its next step reads again the state of
+ * the runs it had seen running (observe), then the pod is woken. */
+static void on_run_exit(void *ud, const char *uid)
+{
+        struct pod_host *h = ud;
+        struct pod_memory *p;
+
+        pthread_mutex_lock(&h->pods_lock);
+        p = pod_memory_find(h, uid, NULL);
+        if (p)
+                (void) __atomic_add_fetch(&p->exits_seen, 1, __ATOMIC_RELEASE);
+        pthread_mutex_unlock(&h->pods_lock);
+        h->wake(h->wake_ud, uid);
+}
+
 static void pod_memory_forget(struct pod_host *h, const char *uid)
 {
         size_t i;
@@ -208,7 +223,8 @@ struct container_memory *container_memory_get(struct pod_memory *p, const char *
                                         .latest = latest_run_in(p->dir, name),
                                         .probe_kill_run = -1,
                                         .pulled_run = -1,
-                                        .exit_watched_run = -1 };
+                                        .exit_watched_run = -1,
+                                        .running_run = -1 };
         return c;
 }
 
@@ -303,7 +319,7 @@ int pod_host_open(const struct pod_host_options *o, struct pod_host **ret, struc
          * mostly waits on the network */
         r = prober_new(PROBER_THREADS, o->wake, o->wake_ud, o->metrics, &h->prober, reterr);
         if (r >= 0 && o->wake)
-                r = exit_watch_new(o->wake, o->wake_ud, &h->exits, reterr);
+                r = exit_watch_new(on_run_exit, h, &h->exits, reterr);
         if (r < 0)
                 goto fail;
         {
@@ -1491,6 +1507,8 @@ static int observe(struct step *s, const json_t *c, struct container_memory *cm,
                    struct container_observation *o)
 {
         struct runtime_container_status st = { 0 }, prev = { 0 };
+        unsigned seen = __atomic_load_n(&s->p->exits_seen, __ATOMIC_ACQUIRE);
+        bool watched;
         char id[65];
         int phase;
 
@@ -1498,7 +1516,13 @@ static int observe(struct step *s, const json_t *c, struct container_memory *cm,
         o->allocated = json_object_get(json_object_get(c, "resources"), "requests");
         if (cm->latest < 0)
                 return -1;
-        if (run_state(s, cm->name, cm->latest, &st) < 0) {
+        /* a watch added before the read, none of the pod's exits fired since: it has not ended */
+        watched = s->h->exits && cm->exit_watched_run == cm->latest && cm->exit_watch_seen == seen;
+        if (watched && cm->running_run == cm->latest) {
+                st = (struct runtime_container_status){ .phase = RUNTIME_CONTAINER_RUNNING,
+                                                        .started_at.tv_sec = cm->running_started_at,
+                                                        .wait_status = -1 };
+        } else if (run_state(s, cm->name, cm->latest, &st) < 0) {
                 /* a run folder without state: the start did not get far; start again */
                 cleanup_free char *dir = run_dir(s->h, s->p, cm->name, cm->latest);
                 (void) runtime_container_remove(dir, NULL);
@@ -1510,16 +1534,24 @@ static int observe(struct step *s, const json_t *c, struct container_memory *cm,
         o->image_id = keep(s, xstrdup(json_string_value(json_object_get(c, "image")) ?: ""));
         o->restart_count = cm->latest;
         phase = (int) st.phase;
-        if (st.phase != RUNTIME_CONTAINER_EXITED && s->h->exits &&
-            cm->exit_watched_run != cm->latest) {
-                /* its exit wakes the pod at once, not at the next periodic pass */
+        cm->running_run = -1;
+        if (st.phase != RUNTIME_CONTAINER_EXITED && s->h->exits && !watched) {
+                /* its exit wakes the pod at once, not at the next periodic pass; watched again
+                 * after any exit of the pod fired (this run's watch may be the one that did) */
                 cleanup_free char *dir = run_dir(s->h, s->p, cm->name, cm->latest);
+                cleanup_free char *key = xasprintf("%s/%d", cm->name, cm->latest);
                 int fd = runtime_container_exit_fd(dir, NULL);
 
                 if (fd >= 0) {
-                        exit_watch_add(s->h->exits, s->p->uid, fd);
+                        exit_watch_add(s->h->exits, s->p->uid, key, fd);
                         cm->exit_watched_run = cm->latest;
+                        cm->exit_watch_seen = seen;
+                        watched = true;
                 }
+        }
+        if (st.phase == RUNTIME_CONTAINER_RUNNING && watched) {
+                cm->running_run = cm->latest;
+                cm->running_started_at = st.started_at.tv_sec;
         }
         switch (st.phase) {
         case RUNTIME_CONTAINER_RUNNING:

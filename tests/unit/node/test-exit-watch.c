@@ -1,5 +1,7 @@
 /* test-exit-watch.c: node/exit-watch.h: a watched process's end wakes with its pod's uid, once;
- * what never ended is closed when the watch is freed, and no wake comes after. */
+ * a second watch of the same pod and key is not added while the first waits (its descriptor is
+ * closed), one of another key is; what never ended is closed when the watch is freed, and no
+ * wake comes after. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -73,8 +75,17 @@ static void test_exit_wakes_its_pod(void **state)
         pid_t a = child(&fd_a), b = child(&fd_b);
 
         assert_int_equal(exit_watch_new(wake, &w, &x, NULL), 0);
-        exit_watch_add(x, "pod-a", fd_a);
-        exit_watch_add(x, "pod-b", fd_b);
+        int again = dup(fd_a), other = dup(fd_b);
+
+        assert_true(again >= 0 && other >= 0);
+        exit_watch_add(x, "pod-a", "c/0", fd_a);
+        exit_watch_add(x, "pod-b", "c/0", fd_b);
+        /* the same run watched again: its descriptor is closed, not added */
+        exit_watch_add(x, "pod-a", "c/0", again);
+        assert_int_equal(fcntl(again, F_GETFD), -1);
+        /* another key of the same pod is another watch, added */
+        exit_watch_add(x, "pod-b", "d/0", other);
+        assert_true(fcntl(other, F_GETFD) >= 0);
         /* nothing ended: no wake */
         usleep(100 * 1000);
         assert_int_equal(wait_woken(&w, 0), 0);
@@ -84,9 +95,10 @@ static void test_exit_wakes_its_pod(void **state)
         assert_int_equal(waitpid(a, NULL, 0), a);
         /* the fired descriptor is closed by the watch */
         assert_int_equal(fcntl(fd_a, F_GETFD), -1);
-        /* b never ends while watched: freeing closes it and wakes nobody */
+        /* b never ends while watched: freeing closes both of its watches and wakes nobody */
         exit_watch_free(x);
         assert_int_equal(fcntl(fd_b, F_GETFD), -1);
+        assert_int_equal(fcntl(other, F_GETFD), -1);
         kill(b, SIGKILL);
         assert_int_equal(waitpid(b, NULL, 0), b);
         usleep(100 * 1000);
