@@ -1,8 +1,9 @@
 /* exit-watch.h: container exits told to the agent as they happen (K8S: the kubelet's evented
  * PLEG, which takes the runtime's container events instead of relisting the containers every
- * second). One thread waits on the descriptors runtime_container_exit_fd gives, each for one
- * run of one pod's container, and calls the wake function with the pod's uid when one ends; the
- * pod's worker then reads the exit from the run's state dir as it always does. */
+ * second). One thread waits on the descriptors runtime_container_exit_fd and
+ * runtime_sandbox_exit_fd give, each for one run of one pod's container or for its sandbox, and
+ * calls the wake function with the pod's uid when one ends; the pod's worker then reads the
+ * exit from the state dir as it always does. */
 #ifndef FLEXLET_NODE_EXIT_WATCH_H
 #define FLEXLET_NODE_EXIT_WATCH_H
 

@@ -66,9 +66,13 @@ struct pod_memory {
          * it: until then the resync's passes only refresh its payload volumes. 0: not steady. */
         time_t steady_until;
         char *steady_rv;
-        int64_t first_seen_ms;   /* monotonic; 0 unless this process wrote pod.json */
-        bool start_reported;     /* kubelet_pod_start_duration_seconds observed */
-        bool sandbox_ready;      /* as the last step saw it */
+        int64_t first_seen_ms; /* monotonic; 0 unless this process wrote pod.json */
+        bool start_reported;   /* kubelet_pod_start_duration_seconds observed */
+        bool sandbox_ready;    /* as the last step saw it */
+        /* its sandbox's end is watched (h->exits) since the pod's exits_seen was
+         * sandbox_watch_seen: while that has not moved, it runs (sync_pod does not read it) */
+        bool sandbox_watched;
+        unsigned sandbox_watch_seen;
         char *pod_ip;            /* its sandbox's network is attached (this process checked) */
         time_t network_retry;    /* a failed attach is not tried again before this */
         size_t n_running;        /* containers running at the last step */

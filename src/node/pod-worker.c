@@ -1501,6 +1501,29 @@ static void start_container(struct step *s, const json_t *c, struct container_me
         }
 }
 
+/* Whether the pod's sandbox runs: known without a read while its watched end has not come
+ * (no exit of the pod fired since the watch was added), else read, and watched when it runs. */
+static bool sandbox_known_running(struct step *s, const char *sandbox)
+{
+        struct pod_memory *p = s->p;
+        unsigned seen = __atomic_load_n(&p->exits_seen, __ATOMIC_ACQUIRE);
+        pid_t pid;
+        int fd;
+
+        if (p->sandbox_watched && p->sandbox_watch_seen == seen)
+                return true;
+        p->sandbox_watched = false;
+        if (runtime_sandbox_running(sandbox, &pid) != 1)
+                return false;
+        fd = s->h->exits ? runtime_sandbox_exit_fd(sandbox) : -1;
+        if (fd >= 0) {
+                exit_watch_add(s->h->exits, p->uid, "sandbox", fd);
+                p->sandbox_watched = true;
+                p->sandbox_watch_seen = seen;
+        }
+        return true;
+}
+
 /* Observes the container's newest run into o (the waiting reason of a container not started
  * is left to the caller). Returns the runtime phase, or -1 when never started. */
 static int observe(struct step *s, const json_t *c, struct container_memory *cm,
@@ -2320,7 +2343,7 @@ int pod_worker_sync(struct pod_host *h, const json_t *pod, json_t **ret_status,
 
                 bool own_network = h->network && !host_network(pod);
 
-                if (runtime_sandbox_running(sandbox, &pid) == 1) {
+                if (sandbox_known_running(&s, sandbox)) {
                         sandbox_ready = true;
                 } else if (cgroup_procs_paths(h->cgroups, cg, &procs, NULL, &err) >= 0) {
                         struct runtime_sandbox_spec ss = {
@@ -2450,6 +2473,7 @@ int pod_worker_sync(struct pod_host *h, const json_t *pod, json_t **ret_status,
                 }
                 p->release_done = true;
                 p->prepared = false;
+                p->sandbox_watched = false;
                 sandbox_ready = false;
                 free(p->pod_ip);
                 p->pod_ip = NULL;

@@ -346,6 +346,23 @@ else
         not_ok "the node renews its Lease" "renewTime $first_renew, now $(lease_renewed)"
 fi
 
+# --- a sandbox that dies is noticed (its end is watched, as its containers' are) and started
+# again, its container with it
+cat <<'JSON' | k create -f - >/dev/null
+{"apiVersion":"v1","kind":"Pod","metadata":{"name":"phoenix"},
+ "spec":{"terminationGracePeriodSeconds":1,"containers":[{"name":"c","image":"busybox","command":["sleep","3600"]}]}}
+JSON
+k wait --for=jsonpath='{.status.phase}'=Running pod/phoenix --timeout=60s >/dev/null 2>&1
+sandbox_state="$SERVER_DIR/data/pods/$(k get pod phoenix -o jsonpath='{.metadata.uid}')/sandbox/sandbox.json"
+sandbox_pid() { sed -n 's/.*"pid": *\([0-9]*\).*/\1/p' "$sandbox_state" 2>/dev/null; }
+old_sandbox=$(sandbox_pid)
+kill -9 "$old_sandbox"
+new_sandbox() { local p; p=$(sandbox_pid); [ -n "$p" ] && [ "$p" != "$old_sandbox" ] && kill -0 "$p" 2>/dev/null && echo yes || echo no; }
+until_equal "a killed sandbox is started again" yes new_sandbox
+until_equal "and its container runs again, restarted once" "Running 1 true" \
+        k get pod phoenix -o jsonpath='{.status.phase} {.status.containerStatuses[0].restartCount} {.status.containerStatuses[0].ready}'
+k delete pod phoenix --timeout=30s >/dev/null 2>&1
+
 # --- delete leaves nothing behind
 uid=$(k get pod sized -o jsonpath='{.metadata.uid}')
 check "delete a running pod" k delete pod sized --timeout=30s

@@ -173,6 +173,10 @@ int runtime_sandbox_start(const struct runtime_sandbox_spec *s, pid_t *ret_pid,
 /* 1 and *ret_pid when the sandbox of state_dir runs (the same process that was started: its
  * start time is checked), 0 when it does not, -errno when its state cannot be read. */
 int runtime_sandbox_running(const char *state_dir, pid_t *ret_pid);
+/* A pidfd (O_CLOEXEC) of the running sandbox of state_dir, checked to be the process that was
+ * started, for the caller to poll (readable once it ended) and close; -ESRCH when it does not
+ * run, -errno when its state cannot be read. */
+int runtime_sandbox_exit_fd(const char *state_dir);
 /* An fd (O_RDONLY, O_CLOEXEC) of the network namespace of the running sandbox of state_dir,
  * checked to belong to the process that was started. -ESRCH when it does not run. */
 int runtime_sandbox_netns_fd(const char *state_dir, int *ret_fd, struct error **reterr);

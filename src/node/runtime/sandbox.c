@@ -77,6 +77,19 @@ int runtime_sandbox_running(const char *state_dir, pid_t *ret_pid)
         return 1;
 }
 
+int runtime_sandbox_exit_fd(const char *state_dir)
+{
+        pid_t pid;
+        uint64_t ticks;
+        int r = rt_sandbox_read_state(state_dir, &pid, &ticks, NULL);
+
+        if (r == -ENOENT)
+                return -ESRCH;
+        if (r < 0)
+                return r;
+        return rt_pidfd_open_checked(pid, ticks);
+}
+
 int runtime_sandbox_start(const struct runtime_sandbox_spec *s, pid_t *ret_pid,
                           struct error **reterr)
 {
