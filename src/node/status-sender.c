@@ -375,9 +375,11 @@ static void status_turn(struct status_sender *s, struct api_client *c, struct po
         }
         lane_backoff(e, LANE_STATUS, o == RETRY);
         e->lane[LANE_STATUS].busy = false;
-        if (--s->statuses_sending == 0)
-                /* the events held back behind the statuses may go */
-                pthread_cond_broadcast(&s->wake);
+        if (--s->statuses_sending == 0 && s->ready[LANE_EVENTS].head)
+                /* the events held back behind the statuses may go: one more thread for them
+                 * (this one takes its next turn too); waking every idle thread for one pod's
+                 * events cost a futile wake-up each */
+                pthread_cond_signal(&s->wake);
         if (del && o != RETRY && entry_idle(e)) {
                 /* the pod object is gone: nothing more to say about it */
                 (void) tdelete(e, &s->tree, entry_cmp);
