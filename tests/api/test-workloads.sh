@@ -65,12 +65,18 @@ check_equal "GET scale: an autoscaling/v1 Scale of spec.replicas and the selecto
         'Scale autoscaling/v1 4 app=web' \
         "$(api GET /apis/apps/v1/namespaces/default/deployments/web/scale | jq -r '"\(.kind) \(.apiVersion) \(.spec.replicas) \(.status.selector)"')"
 if command -v protoc >/dev/null; then
+        # the Scale's resourceVersion is the Deployment's: read it once the Deployment controller
+        # has written the scale's status (else its write makes the PUT below a 409, rightly)
+        check "the Deployment's status settles at 4 replicas" \
+                wait_for "4 $(k get deploy web -o jsonpath='{.metadata.generation}')" \
+                "k get deploy web -o jsonpath='{.status.replicas} {.status.observedGeneration}'"
         api GET /apis/apps/v1/namespaces/default/deployments/web/scale -H "Accept: $PB" >"$W/scale.pb"
         check_equal "GET scale in protobuf: spec.replicas (2.1) and status.selector (3.2)" '4 "app=web"' \
                 "$(tail -c +5 "$W/scale.pb" | protoc --decode_raw | tr -s ' \n' ' ' | sed -E 's/.*\} 2 \{ 1: ([0-9]+) \} 3 \{ 1: [0-9]+ 2: ("[^"]*") \}.*/\1 \2/')"
         check_equal "PUT of that protobuf Scale back is 200 and keeps 4" "200 4" \
                 "$(api PUT /apis/apps/v1/namespaces/default/deployments/web/scale -H "Content-Type: $PB" -H 'Accept: application/json' --data-binary @"$W/scale.pb" -o "$W/put.json" -w '%{http_code}') $(jq -r .spec.replicas "$W/put.json")"
 else
+        ok "# SKIP protoc (Debian protobuf-compiler) is not installed"
         ok "# SKIP protoc (Debian protobuf-compiler) is not installed"
         ok "# SKIP protoc (Debian protobuf-compiler) is not installed"
 fi
