@@ -1,6 +1,8 @@
-/* pod-worker-internal.h: what pod-worker.c (a pod's lifecycle) and pod-resize.c (its
- * allocation and in-place resize) share: the agent's memory of pods and containers, the step
- * being taken, and the helpers both use. */
+/* pod-worker-internal.h: what the parts of the node's pod worker share: the agent's memory of
+ * pods and containers and the step being taken, with each part's interface. pod-worker.c (a
+ * pod's lifecycle) calls pod-resize.c (its allocation and in-place resize), pod-claims.c (its
+ * claims) and pod-userns.c (its user namespace); every part calls pod-step.c (events, names);
+ * none calls back into pod-worker.c. */
 #ifndef FLEXLET_NODE_POD_WORKER_INTERNAL_H
 #define FLEXLET_NODE_POD_WORKER_INTERNAL_H
 
@@ -189,18 +191,28 @@ struct step {
 
 /* pod-worker.c */
 const char *keep(struct step *s, char *str);
+
+/* pod-step.c */
 void add_event(struct pod_events *ev, const char *type, const char *reason, char *message);
 /* An event about object (a claim) rather than the pod; NULL: the pod. */
 void add_event_about(struct pod_events *ev, const json_t *object, const char *type,
                      const char *reason, char *message);
-char *run_cgroup(const struct pod_memory *p, const char *name, int run);
 /* The newest run number of container name in pod_dir (DATA/pods/<uid>), -1 when none. Reads
  * only the disk. */
 int latest_run_in(const char *pod_dir, const char *name);
+/* What the agent remembers of the pod's container name, made (its newest run read from the
+ * disk) the first time. */
+struct container_memory *container_memory_get(struct pod_memory *p, const char *name);
+/* A run's container id: sha256 of "<uid>/<name>/<run>" in hex, as long as containerd's. */
+void container_id(const char *uid, const char *name, int run, char out[static 65]);
+/* A run's state folder (runtime_container_dir), its cgroup (under the pod's), a volume's
+ * folder: new strings. */
+char *run_dir(const struct pod_host *h, const struct pod_memory *p, const char *name, int run);
+char *run_cgroup(const struct pod_memory *p, const char *name, int run);
 char *volume_path(const struct pod_memory *p, const char *name);
 /* storage_operation_duration_seconds, or NULL when the host keeps no metrics */
 struct metric *storage_operations(const struct pod_host *h);
-struct container_memory *container_memory_get(struct pod_memory *p, const char *name);
+/* Sends sig to the container's newest run when it runs. */
 void signal_run(struct step *s, struct container_memory *cm, int sig);
 
 /* pod-claims.c */

@@ -18,7 +18,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <gnutls/crypto.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,24 +83,6 @@ void pod_events_release(struct pod_events *ev)
                 json_decref(ev->items[i].object);
         }
         ev->n = 0;
-}
-
-void add_event(struct pod_events *ev, const char *type, const char *reason, char *message)
-{
-        add_event_about(ev, NULL, type, reason, message);
-}
-
-void add_event_about(struct pod_events *ev, const json_t *object, const char *type,
-                     const char *reason, char *message)
-{
-        if (ev->n == ARRAY_SIZE(ev->items)) {
-                free(message);
-                return;
-        }
-        ev->items[ev->n++] = (struct pod_event){ .type = type,
-                                                 .reason = reason,
-                                                 .message = message,
-                                                 .object = json_incref((json_t *) object) };
 }
 
 /* ------------------------------------------------------------------ memory of pods */
@@ -189,45 +170,6 @@ bool pod_host_has_pod(struct pod_host *h, const char *uid)
         return known || access(dir, F_OK) == 0;
 }
 
-/* The highest run number under DATA/pods/<uid>/containers/<name>, -1 when none. */
-int latest_run_in(const char *pod_dir, const char *name)
-{
-        cleanup_free char *path = xasprintf("%s/containers/%s", pod_dir, name);
-        DIR *d = opendir(path);
-        struct dirent *e;
-        int latest = -1;
-
-        if (!d)
-                return -1;
-        while ((e = readdir(d))) {
-                char *end;
-                long n = strtol(e->d_name, &end, 10);
-                if (e->d_name[0] >= '0' && e->d_name[0] <= '9' && !*end && n < 1000000 &&
-                    n > latest)
-                        latest = (int) n;
-        }
-        closedir(d);
-        return latest;
-}
-
-struct container_memory *container_memory_get(struct pod_memory *p, const char *name)
-{
-        struct container_memory *c;
-
-        for (size_t i = 0; i < p->n_containers; i++)
-                if (streq(p->containers[i].name, name))
-                        return &p->containers[i];
-        p->containers = xrealloc(p->containers, (p->n_containers + 1) * sizeof(*p->containers));
-        c = &p->containers[p->n_containers++];
-        *c = (struct container_memory){ .name = xstrdup(name),
-                                        .latest = latest_run_in(p->dir, name),
-                                        .probe_kill_run = -1,
-                                        .pulled_run = -1,
-                                        .exit_watched_run = -1,
-                                        .running_run = -1 };
-        return c;
-}
-
 /* ------------------------------------------------------------------ naming */
 
 static char *pod_cgroup_path(const char *qos, const char *uid)
@@ -237,32 +179,6 @@ static char *pod_cgroup_path(const char *qos, const char *uid)
         if (streq(qos, "BestEffort"))
                 return xasprintf("kubepods/besteffort/pod%s", uid);
         return xasprintf("kubepods/burstable/pod%s", uid);
-}
-
-/* A run's container id: sha256 of "<uid>/<name>/<run>" in hex, as long as containerd's. */
-static void container_id(const char *uid, const char *name, int run, char out[static 65])
-{
-        cleanup_free char *key = xasprintf("%s/%s/%d", uid, name, run);
-        unsigned char digest[32];
-
-        if (gnutls_hash_fast(GNUTLS_DIG_SHA256, key, strlen(key), digest) < 0)
-                abort(); /* SHA-256 is always available */
-        for (size_t i = 0; i < sizeof(digest); i++)
-                (void) snprintf(out + 2 * i, 3, "%02x", digest[i]);
-}
-
-static char *run_dir(const struct pod_host *h, const struct pod_memory *p, const char *name,
-                     int run)
-{
-        return runtime_container_dir(h->data_dir, p->uid, name, (unsigned) run);
-}
-
-char *run_cgroup(const struct pod_memory *p, const char *name, int run)
-{
-        char id[65];
-
-        container_id(p->uid, name, run, id);
-        return xasprintf("%s/%s", p->cgroup, id);
 }
 
 /* K8S: format.Pod: "name_namespace(uid)" */
@@ -500,16 +416,6 @@ static int pod_cgroups_setup(struct pod_host *h, struct pod_memory *p, const jso
                 return r;
         pod_actuated_cgroup(p, NULL, &cfg);
         return cgroup_create(h->cgroups, sandbox, reterr);
-}
-
-char *volume_path(const struct pod_memory *p, const char *name)
-{
-        return xasprintf("%s/volumes/%s", p->dir, name);
-}
-
-struct metric *storage_operations(const struct pod_host *h)
-{
-        return h->metrics ? h->metrics->storage_operations : NULL;
 }
 
 /* K8S SetVolumeOwnership, after the volume's SetUp (emptyDir, claims; hostPath is not
@@ -1657,17 +1563,6 @@ static bool should_restart(const char *policy, const struct container_terminatio
         if (streq(policy, "OnFailure"))
                 return t->exit_code != 0;
         return false;
-}
-
-/* Sends sig to the container's newest run when it runs. */
-void signal_run(struct step *s, struct container_memory *cm, int sig)
-{
-        cleanup_free char *dir = NULL;
-
-        if (cm->latest < 0)
-                return;
-        dir = run_dir(s->h, s->p, cm->name, cm->latest);
-        (void) runtime_container_kill(dir, sig, NULL);
 }
 
 /* ------------------------------------------------------------------ teardown */
