@@ -341,7 +341,7 @@ int runtime_exec_start(const struct runtime_exec_spec *s, struct runtime_exec *r
 {
         size_t n = rt_strv_length(s->argv);
         cleanup_free const char **argv = NULL;
-        int sp[2], fds[3] = { -1, -1, -1 }, in[3] = { s->stdin_fd, s->stdout_fd, s->stderr_fd };
+        int sp[2], null = -1, fds[3] = { s->stdin_fd, s->stdout_fd, s->stderr_fd };
         struct runtime_exec e = { .helper = -1, .ctl_fd = -1, .pty_fd = -1 };
         size_t a = 0;
         char msg[CTL_MSG_MAX];
@@ -363,32 +363,24 @@ int runtime_exec_start(const struct runtime_exec_spec *s, struct runtime_exec *r
                 argv[a++] = s->argv[i];
         if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0)
                 return error_set(reterr, errno, "exec: socketpair: %s", strerror(errno));
-        /* the child's stdio, above anything dup2 will write over (fds 0-3) */
-        for (int i = 0; i < 3; i++) {
-                int src = s->tty || in[i] < 0 ? open("/dev/null", O_RDWR | O_CLOEXEC) : in[i];
-                fds[i] = src < 0 ? -1 : fcntl(src, F_DUPFD_CLOEXEC, 10);
-                if (src >= 0 && src != in[i])
-                        close(src);
-                if (fds[i] < 0)
+        /* the child's stdio: the caller's, or /dev/null (a terminal comes back instead) */
+        for (int i = 0; i < 3 && r == 0; i++) {
+                if (!s->tty && fds[i] >= 0)
+                        continue;
+                if (null < 0 && (null = open("/dev/null", O_RDWR | O_CLOEXEC)) < 0)
                         r = -errno;
+                fds[i] = null;
         }
-        if (r == 0) {
-                int hi = fcntl(sp[1], F_DUPFD_CLOEXEC, 10);
-                close(sp[1]);
-                sp[1] = hi;
-                if (hi < 0)
-                        r = -errno;
-        }
-        if (r < 0)
-                goto fail_fds;
-        e.helper = rt_clone_helper(argv, (const int[]){ fds[0], fds[1], fds[2], sp[1] }, NULL);
-        if (e.helper < 0) {
-                r = e.helper;
-                goto fail_fds;
-        }
-        for (int i = 0; i < 3; i++)
-                close(fds[i]);
+        e.helper =
+                r < 0 ? r
+                      : rt_clone_helper(argv, (const int[]){ fds[0], fds[1], fds[2], sp[1] }, NULL);
+        if (null >= 0)
+                close(null);
         close(sp[1]);
+        if (e.helper < 0) {
+                close(sp[0]);
+                return error_set(reterr, -e.helper, "exec: %s", strerror(-e.helper));
+        }
         e.ctl_fd = sp[0];
         for (;;) {
                 struct pollfd p = { .fd = e.ctl_fd, .events = POLLIN };
@@ -423,14 +415,6 @@ int runtime_exec_start(const struct runtime_exec_spec *s, struct runtime_exec *r
         }
         runtime_exec_release(&e);
         return r;
-fail_fds:
-        for (int i = 0; i < 3; i++)
-                if (fds[i] >= 0)
-                        close(fds[i]);
-        close(sp[0]);
-        if (sp[1] >= 0)
-                close(sp[1]);
-        return error_set(reterr, -r, "exec: %s", strerror(-r));
 }
 
 int runtime_exec_wait(struct runtime_exec *e, int *ret_exit_code, struct error **reterr)

@@ -76,9 +76,9 @@ int rt_pidfd_wait(int pidfd, int timeout_ms);
  * the sealed flexlet-helper when runtime_exe_reexec_sealed found one, else /proc/self/exe.
  * Returns only on failure. (exeseal.c) */
 void rt_helper_exec(char *const *argv);
-/* Starts the helper binary with argv, its fds 0-3 being fds[0..3] (each either that number or
- * 4 and above; the rest close at its exec), in a child that shares the agent's memory until the
- * exec instead of a fork's copy of it: its pid, or -errno. */
+/* Starts the helper binary with argv, its fds 0-3 being fds[0..3] (the rest close at its exec),
+ * in a child that shares the agent's memory until the exec instead of a fork's copy of it: its
+ * pid, or -errno. */
 pid_t rt_clone_helper(const char *const *argv, const int fds[4], struct error **reterr);
 /* Starts `<helper binary> supervise --detach --notify-fd 3 <args...>` (it detaches itself: a
  * new session, reparented to init; stdio on /dev/null, only fd 3 inherited) and returns the

@@ -265,7 +265,7 @@ int rt_pidfd_wait(int pidfd, int timeout_ms)
  * everything is prepared before. */
 struct helper_child {
         char *const *argv;
-        const int *fds; /* the child's 0-3: each either that number or 4 and above */
+        const int *fds; /* what the child's 0-3 are to be */
 };
 
 /* The clone's child, on its own stack, in the agent's memory until the exec (the agent's thread
@@ -274,9 +274,14 @@ struct helper_child {
 static int helper_child_main(void *arg)
 {
         const struct helper_child *c = arg;
+        int high[4];
 
+        /* each first above 0-3, so that no dup2 below writes over one still to be placed */
         for (int i = 0; i < 4; i++)
-                if (c->fds[i] == i ? fcntl(i, F_SETFD, 0) < 0 : dup2(c->fds[i], i) < 0)
+                if ((high[i] = fcntl(c->fds[i], F_DUPFD, 4)) < 0)
+                        _exit(126);
+        for (int i = 0; i < 4; i++)
+                if (dup2(high[i], i) < 0)
                         _exit(126);
         /* close-on-exec, not closed: the sealed helper binary's fd is among them */
         (void) close_range(4, ~0U, CLOSE_RANGE_CLOEXEC);
@@ -315,7 +320,7 @@ int rt_spawn_helper(const char *const *args, int *ret_notify_fd, struct error **
 {
         size_t n = rt_strv_length(args);
         cleanup_free const char **argv = xcalloc(n + 6, sizeof(*argv));
-        int p[2], fds[4] = { -1, -1, -1, -1 }, status, r = 0;
+        int p[2], null, status;
         pid_t child;
 
         argv[0] = "flexlet";
@@ -327,33 +332,27 @@ int rt_spawn_helper(const char *const *args, int *ret_notify_fd, struct error **
                 argv[5 + i] = args[i];
         if (pipe2(p, O_CLOEXEC) < 0)
                 return error_set(reterr, errno, "start helper: pipe: %s", strerror(errno));
-        /* stdio on /dev/null, the notify pipe's write end as fd 3; all above 3 (or 3 itself) */
-        fds[0] = open("/dev/null", O_RDWR | O_CLOEXEC);
-        fds[1] = fds[0] < 0 ? -1 : fcntl(fds[0], F_DUPFD_CLOEXEC, 4);
-        fds[3] = p[1] == 3 ? 3 : fcntl(p[1], F_DUPFD_CLOEXEC, 4);
-        if (fds[0] < 0 || fds[1] < 0 || fds[3] < 0)
-                r = error_set(reterr, errno, "start helper: its descriptors: %s", strerror(errno));
-        fds[2] = fds[1];
-        /* the helper leaves the agent's session itself (--detach: setsid, then a fork of its
-         * own small process whose parent exits at once), so it belongs to no one but init and
-         * lives on when the agent dies; this waits for that first process to exit */
-        child = r < 0 ? -1
-                      : rt_clone_helper(argv, (const int[]){ fds[1], fds[1], fds[1], fds[3] },
-                                        reterr);
-        if (child >= 0)
-                while (waitpid(child, &status, 0) < 0 && errno == EINTR)
-                        ;
-        if (fds[0] >= 0)
-                close(fds[0]);
-        if (fds[1] >= 0)
-                close(fds[1]);
-        if (fds[3] >= 0 && fds[3] != p[1])
-                close(fds[3]);
-        close(p[1]);
-        if (r < 0 || child < 0) {
+        null = open("/dev/null", O_RDWR | O_CLOEXEC);
+        if (null < 0) {
+                int e = errno;
+
                 close(p[0]);
-                return r < 0 ? r : (int) child;
+                close(p[1]);
+                return error_set(reterr, e, "start helper: /dev/null: %s", strerror(e));
         }
+        /* stdio on /dev/null, the notify pipe's write end as fd 3. The helper leaves the
+         * agent's session itself (--detach: setsid, then a fork of its own small process whose
+         * parent exits at once), so it belongs to no one but init and lives on when the agent
+         * dies; this waits for that first process to exit. */
+        child = rt_clone_helper(argv, (const int[]){ null, null, null, p[1] }, reterr);
+        close(null);
+        close(p[1]);
+        if (child < 0) {
+                close(p[0]);
+                return (int) child;
+        }
+        while (waitpid(child, &status, 0) < 0 && errno == EINTR)
+                ;
         *ret_notify_fd = p[0];
         return 0;
 }
