@@ -64,7 +64,10 @@ struct probe {
 
 struct target {
         struct target *next;
-        char *uid, *ns, *pod, *container;
+        char *uid, *container;
+        /* its pod's names (the metrics' labels); outlives the target but for a dead one, which
+         * counts nothing */
+        const struct probed_pod *pod;
         int run;
         bool seen; /* named in the pod's current pass */
         bool dead; /* forgotten while a probe was in flight: freed when it returns */
@@ -662,8 +665,6 @@ static void target_free(struct target *t)
         for (size_t i = 0; i < t->n_events; i++)
                 free(t->events[i]);
         free(t->uid);
-        free(t->ns);
-        free(t->pod);
         free(t->container);
         free(t);
 }
@@ -734,14 +735,14 @@ static void count_probe(const struct prober *p, const struct target *t, enum pro
         if (!p->metrics || (res != RESULT_SUCCESS && res != RESULT_FAILURE))
                 return;
         (void) metrics_add(p->metrics->probe_total,
-                           (const char *const[]){ type_word[type], result, t->container, t->pod,
-                                                  t->ns, t->uid, NULL },
+                           (const char *const[]){ type_word[type], result, t->container,
+                                                  t->pod->pod, t->pod->ns, t->uid, NULL },
                            1);
         if (res == RESULT_SUCCESS)
-                (void) metrics_observe(
-                        p->metrics->probe_duration,
-                        (const char *const[]){ type_word[type], t->container, t->pod, t->ns, NULL },
-                        seconds);
+                (void) metrics_observe(p->metrics->probe_duration,
+                                       (const char *const[]){ type_word[type], t->container,
+                                                              t->pod->pod, t->pod->ns, NULL },
+                                       seconds);
 }
 
 static void *prober_main(void *arg)
@@ -891,20 +892,21 @@ static struct target *find(struct prober *p, const char *uid, const char *contai
         return NULL;
 }
 
-/* Lists the pod of run as probed, once. */
-static void note_probed(struct prober *p, const struct probe_run *run)
+/* The pod of run as listed probed, listed the first time. */
+static const struct probed_pod *note_probed(struct prober *p, const struct probe_run *run)
 {
         struct probed_pod *pp;
 
         for (pp = p->probed; pp; pp = pp->next)
                 if (streq(pp->uid, run->pod_uid))
-                        return;
+                        return pp;
         pp = xcalloc(1, sizeof(*pp));
         pp->uid = xstrdup(run->pod_uid);
         pp->ns = xstrdup(run->ns);
         pp->pod = xstrdup(run->pod);
         pp->next = p->probed;
         p->probed = pp;
+        return pp;
 }
 
 void prober_container(struct prober *p, const struct probe_run *run, const json_t *spec,
@@ -920,11 +922,9 @@ void prober_container(struct prober *p, const struct probe_run *run, const json_
         if (!t) {
                 int64_t delay_ms;
 
-                note_probed(p, run);
                 t = xcalloc(1, sizeof(*t));
+                t->pod = note_probed(p, run);
                 t->uid = xstrdup(run->pod_uid);
-                t->ns = xstrdup(run->ns);
-                t->pod = xstrdup(run->pod);
                 t->container = xstrdup(run->container);
                 t->run = run->run;
                 for (int k = 0; k < PROBE_TYPE_MAX; k++) {
