@@ -52,9 +52,15 @@ tls=(--etcd-cafile "$pki/ca.crt" --etcd-certfile "$pki/client.crt" --etcd-keyfil
 # Three members: client (TLS) and peer ports on loopback.
 names=(m1 m2 m3)
 clients=() peers=() cluster=
+# six distinct ports: free_port only finds one nothing listens on yet, and may find it twice
+ports=()
+while [ "${#ports[@]}" -lt 6 ]; do
+        port=$(free_port)
+        [[ " ${ports[*]} " == *" $port "* ]] || ports+=("$port")
+done
 for i in 0 1 2; do
-        clients[i]=https://127.0.0.1:$(free_port)
-        peers[i]=http://127.0.0.1:$(free_port)
+        clients[i]=https://127.0.0.1:${ports[2 * i]}
+        peers[i]=http://127.0.0.1:${ports[2 * i + 1]}
         cluster+="${cluster:+,}${names[i]}=${peers[i]}"
 done
 endpoints=$(

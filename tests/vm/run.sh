@@ -142,12 +142,14 @@ done
 
 # --- kubectl on this machine for the guest's suites (tests/vm/kubectl-relay.sh; under TCG a
 # kubectl call costs seconds): qemu forwards 127.0.0.1:relay_port here to the guest's 6443.
-# FLEXLET_VM_KUBECTL=guest keeps kubectl in the guest.
+# FLEXLET_VM_KUBECTL=guest keeps kubectl in the guest. The port is from 30000-32767: the suites
+# that run on this machine meanwhile take theirs from 10000-29999 (tests/run-all.sh), the
+# kernel's ephemeral ports start at 32768.
 relay_port=
 if [ "${FLEXLET_VM_KUBECTL:-host}" != guest ]; then
         command -v kubectl >/dev/null || cannot "no kubectl for the guest's suites"
         for _ in $(seq 1 50); do
-                p=$((20000 + RANDOM % 20000))
+                p=$((30000 + RANDOM % 2768))
                 if ! (exec 3<>/dev/tcp/127.0.0.1/$p) 2>/dev/null; then
                         relay_port=$p
                         break
