@@ -1,7 +1,7 @@
 /* store-etcd.c: the etcd backend, as kube-apiserver's etcd3 storage keeps objects
  * (k8s.io/apiserver/pkg/storage/etcd3: store.go, watcher.go, compact.go, lease_manager.go),
- * spoken over etcd's JSON gateway (/v3/kv/..., /v3/watch, /v3/lease/grant; the messages of
- * api/etcdserverpb/rpc.proto with grpc-gateway's JSON mapping: bytes base64, int64 as strings).
+ * spoken over etcd's gRPC API (the messages of etcd-rpc.h, over libcurl's HTTP/2: with TLS by
+ * ALPN, without by prior knowledge), as kube-apiserver's clientv3 does.
  *
  * Keys are /registry/<resource>/<namespace>/<name> (cluster-scoped: /registry/<resource>/<name>),
  * values the object's JSON without metadata.resourceVersion, which is the key's mod_revision,
@@ -23,11 +23,11 @@
 #include <unistd.h>
 
 #include "base/alloc.h"
-#include "base/base64.h"
 #include "base/json.h"
 #include "base/strbuf.h"
 #include "base/timeutil.h"
 #include "http/curl-setup.h"
+#include "store/etcd-rpc.h"
 #include "store/store-internal.h"
 
 #define REGISTRY_PREFIX "/registry/"
@@ -44,12 +44,12 @@
 /* How long the feed waits for this store's unanswered writes to learn their revisions before it
  * decodes an event one of them may have written (feed_left_to_own_write). */
 #define OWN_WRITE_WAIT_MS 100
-/* A response larger than this is refused: a page of LIST_PAGE objects at the object size cap,
- * base64 encoded, is bounded by etcd's own response limit, but a hostile endpoint is not. */
+/* A response larger than this is refused: a page of LIST_PAGE objects at the object size cap
+ * is bounded by etcd's own response limit, but a hostile endpoint is not. */
 #define MAX_RESPONSE_BYTES ((size_t) 2 * 1024 * 1024 * 1024 - 1)
 /* A watch message is one response of events; etcd sends at most its max request size per
- * event, so a line longer than this is a broken stream. */
-#define MAX_WATCH_LINE_BYTES ((size_t) 256 * 1024 * 1024)
+ * event, so a message longer than this is a broken stream. */
+#define MAX_WATCH_MESSAGE_BYTES ((size_t) 256 * 1024 * 1024)
 
 /* K8S: lease_manager.go: a lease is reused for objects written within 5% of their TTL (at most
  * 60 s), and granted for TTL plus that reuse period. */
@@ -73,7 +73,7 @@ struct store_etcd {
         unsigned compaction_interval_ms;
 
         pthread_mutex_t pool_lock;
-        CURL **pool; /* idle handles, their connections kept alive */
+        struct handle **pool; /* idle handles, their connections kept alive */
         size_t pool_len, pool_cap;
 
         /* The watch feed. */
@@ -100,10 +100,31 @@ struct store_etcd {
 
 /* --- requests --- */
 
+/* A keep-alive curl handle, and whether its connection speaks HTTP/2 already. */
+struct handle {
+        CURL *curl;
+        /* Its last request went over HTTP/2: a plain-http connection it kept is reused by
+         * asking for HTTP/2 without prior knowledge (libcurl 7.88 fails a reused prior-knowledge
+         * connection with "Error in the HTTP2 framing layer", curl/curl#10634). */
+        bool h2;
+};
+
+/* An answer: its bytes and what they decode to (whose keys and values point into them). */
 struct reply {
         struct strbuf body;
+        struct etcd_answer a;
         bool too_big;
+        int grpc_status; /* -1 until the grpc-status header or trailer came */
+        char grpc_message[256];
 };
+
+static void reply_release(struct reply *r)
+{
+        etcd_answer_release(&r->a);
+        strbuf_release(&r->body);
+}
+
+#define cleanup_reply __attribute__((cleanup(reply_release)))
 
 static size_t reply_write(char *data, size_t size, size_t n, void *ud)
 {
@@ -117,22 +138,52 @@ static size_t reply_write(char *data, size_t size, size_t n, void *ud)
         return size * n;
 }
 
-static CURL *handle_get(struct store_etcd *e)
+/* gRPC's status comes as a trailer, or as a header of a trailers-only answer. */
+static void grpc_status_header(const char *data, size_t len, int *status, char *message,
+                               size_t message_size)
 {
-        CURL *h = NULL;
+        if (len > 12 && strncasecmp(data, "grpc-status:", 12) == 0) {
+                *status = atoi(data + 12);
+        } else if (len > 13 && strncasecmp(data, "grpc-message:", 13) == 0) {
+                size_t skip = strspn(data + 13, " ");
+                size_t m = len - 13 - skip;
+
+                if (m > message_size - 1)
+                        m = message_size - 1;
+                memcpy(message, data + 13 + skip, m);
+                message[m] = '\0';
+                message[strcspn(message, "\r\n")] = '\0';
+                etcd_rpc_unescape_message(message);
+        }
+}
+
+static size_t reply_header(char *data, size_t size, size_t n, void *ud)
+{
+        struct reply *r = ud;
+
+        grpc_status_header(data, size * n, &r->grpc_status, r->grpc_message,
+                           sizeof(r->grpc_message));
+        return size * n;
+}
+
+static struct handle *handle_get(struct store_etcd *e)
+{
+        struct handle *h = NULL;
 
         pthread_mutex_lock(&e->pool_lock);
         if (e->pool_len > 0)
                 h = e->pool[--e->pool_len];
         pthread_mutex_unlock(&e->pool_lock);
-        if (!h)
-                h = curl_easy_init();
-        if (!h)
-                abort();
+        if (!h) {
+                h = xcalloc(1, sizeof(*h));
+                h->curl = curl_easy_init();
+                if (!h->curl)
+                        abort();
+        }
         return h;
 }
 
-static void handle_put(struct store_etcd *e, CURL *h)
+static void handle_put(struct store_etcd *e, struct handle *h)
 {
         pthread_mutex_lock(&e->pool_lock);
         if (e->pool_len == e->pool_cap) {
@@ -143,16 +194,24 @@ static void handle_put(struct store_etcd *e, CURL *h)
         pthread_mutex_unlock(&e->pool_lock);
 }
 
-/* The options every request shares: TLS material, no signals, loopback-friendly timeouts. */
-static void handle_setup(struct store_etcd *e, CURL *h, const char *url, const char *body,
-                         struct curl_slist *headers)
+/* The options every request shares: gRPC over HTTP/2 (ALPN with TLS, prior knowledge or the
+ * kept connection without: struct handle), TLS material, no signals, loopback-friendly
+ * timeouts. */
+static void handle_setup(struct store_etcd *e, CURL *h, const char *url, const struct strbuf *body,
+                         struct curl_slist *headers, bool h2_kept)
 {
+        bool tls = strncmp(url, "https://", 8) == 0;
+
         curl_easy_reset(h);
         (void) curl_easy_setopt(h, CURLOPT_URL, url);
+        (void) curl_easy_setopt(h, CURLOPT_HTTP_VERSION,
+                                tls       ? (long) CURL_HTTP_VERSION_2TLS
+                                : h2_kept ? (long) CURL_HTTP_VERSION_2_0
+                                          : (long) CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE);
         (void) curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
         (void) curl_easy_setopt(h, CURLOPT_POST, 1L);
-        (void) curl_easy_setopt(h, CURLOPT_POSTFIELDS, body);
-        (void) curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE, (long) strlen(body));
+        (void) curl_easy_setopt(h, CURLOPT_POSTFIELDS, body->buf);
+        (void) curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE, (long) body->len);
         (void) curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers);
         (void) curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, (long) CONNECT_TIMEOUT_MS);
         (void) curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
@@ -163,6 +222,18 @@ static void handle_setup(struct store_etcd *e, CURL *h, const char *url, const c
                 (void) curl_easy_setopt(h, CURLOPT_SSLCERT, e->certfile);
         if (e->keyfile)
                 (void) curl_easy_setopt(h, CURLOPT_SSLKEY, e->keyfile);
+}
+
+/* gRPC's request headers (PROTOCOL-HTTP2: content-type and te). */
+static struct curl_slist *grpc_headers(void)
+{
+        struct curl_slist *h = curl_slist_append(NULL, "Content-Type: application/grpc");
+
+        if (h)
+                h = curl_slist_append(h, "TE: trailers");
+        if (!h)
+                abort();
+        return h;
 }
 
 /* The endpoint at cur (the value of e->current the caller used) failed: move every caller on
@@ -185,6 +256,8 @@ static bool curl_failover(CURLcode c)
         case CURLE_GOT_NOTHING:
         case CURLE_SSL_CONNECT_ERROR:
         case CURLE_PARTIAL_FILE:
+        case CURLE_HTTP2:
+        case CURLE_HTTP2_STREAM:
                 return true;
         default:
                 return false;
@@ -199,53 +272,93 @@ static bool curl_unsent(CURLcode c)
                c == CURLE_SSL_CONNECT_ERROR;
 }
 
+/* gRPC status codes (google.golang.org/grpc/codes) etcd answers with. */
+enum {
+        GRPC_OK = 0,
+        GRPC_INVALID_ARGUMENT = 3,
+        GRPC_NOT_FOUND = 5,
+        GRPC_RESOURCE_EXHAUSTED = 8,
+        GRPC_OUT_OF_RANGE = 11,
+        GRPC_UNAVAILABLE = 14,
+};
+
 /* etcd answers that mean "not now, ask again" (rpctypes: ErrNoLeader, ErrLeaderChanged,
- * ErrTimeout..., gRPC Unavailable = 14). */
-static bool etcd_transient(const char *msg, int64_t code)
+ * ErrTimeout..., gRPC Unavailable). */
+static bool etcd_transient(const char *msg, int code)
 {
-        return code == 14 || (msg && (strstr(msg, "no leader") || strstr(msg, "leader changed") ||
-                                      strstr(msg, "not capable") || strstr(msg, "timed out")));
+        return code == GRPC_UNAVAILABLE || strstr(msg, "no leader") ||
+               strstr(msg, "leader changed") || strstr(msg, "not capable") ||
+               strstr(msg, "timed out");
 }
 
-/* Sends body to path on the current endpoint, failing over to the next on a connection error
- * (a read or idempotent request: on any; a write: only when it was never sent). *ret is the
- * JSON answer. Errors: -ERANGE when the revision asked for was compacted, -E2BIG when etcd
- * refuses the size, -ENOENT for a lease that is gone, -EIO otherwise, with *reterr. */
-static int etcd_call(struct store_etcd *e, const char *path, const json_t *req, bool idempotent,
-                     json_t **ret, struct error **reterr)
+/* The -errno of an etcd error answer (rpctypes' messages): -ERANGE when the revision asked for
+ * was compacted, -E2BIG when etcd (or gRPC's message limit) refuses the size, -ENOENT for a
+ * lease that is gone, -EIO otherwise. */
+static int etcd_errno(const char *msg, int code)
 {
-        cleanup_free char *body = json_dumps(req, JSON_COMPACT);
-        struct curl_slist *headers = curl_slist_append(NULL, "Content-Type: application/json");
+        if (strstr(msg, "required revision has been compacted"))
+                return -ERANGE;
+        if (strstr(msg, "request is too large") ||
+            (code == GRPC_RESOURCE_EXHAUSTED && strstr(msg, "larger than max")))
+                return -E2BIG;
+        if (strstr(msg, "requested lease not found"))
+                return -ENOENT;
+        return -EIO;
+}
+
+/* Sends req (one framed message) to method m on the current endpoint, failing over to the next
+ * on a connection error (a read or idempotent request: on any; a write: only when it was never
+ * sent). *ret (reply_release after, also on failure) is the decoded answer. Errors: etcd_errno's,
+ * with *reterr. */
+static int etcd_call(struct store_etcd *e, enum etcd_method m, const struct strbuf *req,
+                     bool idempotent, struct reply *ret, struct error **reterr)
+{
+        struct curl_slist *headers = grpc_headers();
+        const char *path = etcd_rpc_path(m);
         int64_t deadline = time_monotonic_ms() + RETRY_MS;
         cleanup_free char *last_error = NULL;
         int r = -EIO;
 
-        if (!body || !headers)
-                abort();
+        *ret = (struct reply){ .grpc_status = -1 };
+        strbuf_init(&ret->body);
         for (size_t tries = 0;; tries++) {
                 unsigned cur = __atomic_load_n(&e->current, __ATOMIC_RELAXED);
                 unsigned idx = cur % e->n_endpoints;
                 cleanup_free char *url = xasprintf("%s%s", e->endpoints[idx], path);
-                struct reply rep = { 0 };
-                CURL *h = handle_get(e);
+                struct handle *h = handle_get(e);
+                bool h2_kept = h->h2;
+                const uint8_t *msg;
+                size_t len, used;
+                long version = 0;
                 CURLcode c;
-                long status = 0;
 
-                strbuf_init(&rep.body);
-                handle_setup(e, h, url, body, headers);
-                (void) curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, (long) REQUEST_TIMEOUT_MS);
-                (void) curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, reply_write);
-                (void) curl_easy_setopt(h, CURLOPT_WRITEDATA, &rep);
-                c = curl_easy_perform(h);
+                strbuf_reset(&ret->body);
+                ret->too_big = false;
+                ret->grpc_status = -1;
+                ret->grpc_message[0] = '\0';
+                handle_setup(e, h->curl, url, req, headers, h2_kept);
+                (void) curl_easy_setopt(h->curl, CURLOPT_TIMEOUT_MS, (long) REQUEST_TIMEOUT_MS);
+                (void) curl_easy_setopt(h->curl, CURLOPT_WRITEFUNCTION, reply_write);
+                (void) curl_easy_setopt(h->curl, CURLOPT_WRITEDATA, ret);
+                (void) curl_easy_setopt(h->curl, CURLOPT_HEADERFUNCTION, reply_header);
+                (void) curl_easy_setopt(h->curl, CURLOPT_HEADERDATA, ret);
+                c = curl_easy_perform(h->curl);
                 if (c == CURLE_OK)
-                        (void) curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
+                        (void) curl_easy_getinfo(h->curl, CURLINFO_HTTP_VERSION, &version);
+                h->h2 = c == CURLE_OK && version == CURL_HTTP_VERSION_2_0;
                 handle_put(e, h);
 
+                if (c == CURLE_OK && version != CURL_HTTP_VERSION_2_0 && h2_kept &&
+                    strncmp(url, "http://", 7) == 0) {
+                        /* the kept connection had closed and a new one spoke HTTP/1.1, which
+                         * etcd's gRPC service never sees: ask again with prior knowledge */
+                        tries--;
+                        continue;
+                }
                 if (c != CURLE_OK) {
                         free(last_error);
                         last_error = xasprintf("%s: %s", e->endpoints[idx], curl_easy_strerror(c));
-                        strbuf_release(&rep.body);
-                        if (rep.too_big) {
+                        if (ret->too_big) {
                                 r = error_set(reterr, EIO, "etcd %s: response too large", path);
                                 break;
                         }
@@ -269,47 +382,36 @@ static int etcd_call(struct store_etcd *e, const char *path, const json_t *req, 
                                 (void) nanosleep(&(struct timespec){ 0, 100 * 1000 * 1000 }, NULL);
                         continue;
                 }
-                {
-                        json_error_t jerr;
-                        json_t *ans = json_loadb(rep.body.buf, rep.body.len, 0, &jerr);
-                        const char *msg;
-                        int64_t code;
+                if (ret->grpc_status != GRPC_OK) {
+                        const char *msg_text = ret->grpc_message;
 
-                        strbuf_release(&rep.body);
-                        if (!json_is_object(ans)) {
-                                json_decref(ans);
-                                r = error_set(reterr, EIO, "etcd %s: %s: answer is not JSON (%ld)",
-                                              path, e->endpoints[idx], status);
+                        if (ret->grpc_status < 0) {
+                                r = error_set(reterr, EIO, "etcd %s: %s: not a gRPC answer", path,
+                                              e->endpoints[idx]);
                                 break;
                         }
-                        if (status == 200) {
-                                *ret = ans;
-                                r = 0;
-                                break;
-                        }
-                        msg = json_string_value(json_object_get(ans, "message"));
-                        if (!msg)
-                                msg = json_string_value(json_object_get(ans, "error"));
-                        code = json_integer_value(json_object_get(ans, "code"));
-                        if (etcd_transient(msg, code) && time_monotonic_ms() < deadline &&
+                        if (etcd_transient(msg_text, ret->grpc_status) &&
+                            time_monotonic_ms() < deadline &&
                             !__atomic_load_n(&e->no_retries, __ATOMIC_ACQUIRE)) {
-                                json_decref(ans);
                                 endpoint_failed(e, cur);
                                 (void) nanosleep(&(struct timespec){ 0, 100 * 1000 * 1000 }, NULL);
                                 continue;
                         }
-                        if (msg && strstr(msg, "required revision has been compacted"))
-                                r = -ERANGE;
-                        else if (msg && strstr(msg, "request is too large"))
-                                r = -E2BIG;
-                        else if (msg && strstr(msg, "requested lease not found"))
-                                r = -ENOENT;
-                        else
-                                r = -EIO;
-                        r = error_set(reterr, -r, "etcd %s: %s", path, msg ? msg : "error");
-                        json_decref(ans);
+                        r = etcd_errno(msg_text, ret->grpc_status);
+                        r = error_set(reterr, -r, "etcd %s: %s", path,
+                                      *msg_text ? msg_text : "error");
                         break;
                 }
+                /* a unary answer: exactly one message */
+                if (etcd_rpc_frame((const uint8_t *) ret->body.buf, ret->body.len,
+                                   MAX_RESPONSE_BYTES, &msg, &len, &used) != 1 ||
+                    used != ret->body.len || etcd_rpc_answer(m, msg, len, &ret->a) < 0) {
+                        r = error_set(reterr, EIO, "etcd %s: %s: malformed answer", path,
+                                      e->endpoints[idx]);
+                        break;
+                }
+                r = 0;
+                break;
         }
         curl_slist_free_all(headers);
         return r;
@@ -324,87 +426,57 @@ static char *key_of(const char *resource, const char *ns, const char *name)
         return xasprintf(REGISTRY_PREFIX "%s/%s/%s", resource, ns, name);
 }
 
-/* A key's bytes as the gateway wants them. */
-static json_t *b64(const char *s, size_t n)
-{
-        char *enc = base64_encode(s, n);
-        json_t *j = json_string(enc);
-
-        free(enc);
-        return j;
-}
-
-static json_t *b64s(const char *s)
-{
-        return b64(s, strlen(s));
-}
-
 /* The end of the range of every key starting with prefix (etcd's GetPrefixRangeEnd: the prefix
- * with its last byte below 0xff incremented). */
-static json_t *prefix_end(const char *prefix)
+ * with its last byte below 0xff incremented), NUL-terminated, its length in *ret_len. */
+static char *prefix_end(const char *prefix, size_t *ret_len)
 {
         size_t n = strlen(prefix);
-        cleanup_free char *end = xstrdup(prefix);
+        char *end = xstrdup(prefix);
 
         while (n > 0 && (unsigned char) end[n - 1] == 0xff)
                 n--;
-        if (n == 0)
-                return b64("\0", 1);
-        end[n - 1] = (char) ((unsigned char) end[n - 1] + 1);
-        return b64(end, n);
-}
-
-/* An int64 the gateway sent as a decimal string (or, from an older gateway, a number). */
-static int64_t j_int(const json_t *o, const char *key)
-{
-        const json_t *v = json_object_get(o, key);
-
-        if (json_is_integer(v))
-                return json_integer_value(v);
-        if (json_is_string(v))
-                return strtoll(json_string_value(v), NULL, 10);
-        return 0;
-}
-
-static uint64_t header_rev(const json_t *ans)
-{
-        int64_t r = j_int(json_object_get(ans, "header"), "revision");
-
-        return r > 0 ? (uint64_t) r : 0;
-}
-
-static char *b64_field(const json_t *o, const char *key, size_t *ret_len)
-{
-        const char *s = json_string_value(json_object_get(o, key));
-        char *out = NULL;
-
-        if (!s) {
-                *ret_len = 0;
-                return xstrdup("");
+        if (n == 0) {
+                *ret_len = 1;
+                end[0] = '\0';
+                return end;
         }
-        if (base64_decode(s, strlen(s), &out, ret_len, NULL) < 0)
-                return NULL;
-        return out;
+        end[n - 1] = (char) ((unsigned char) end[n - 1] + 1);
+        end[n] = '\0';
+        *ret_len = n;
+        return end;
+}
+
+static uint64_t answer_rev(const struct etcd_answer *a)
+{
+        return a->revision > 0 ? (uint64_t) a->revision : 0;
 }
 
 /* A kv's value as an object stamped with its mod_revision (or with rv when non-zero). */
-static int kv_object(const json_t *kv, const char *resource, const char *name, uint64_t rv,
+static int kv_object(const struct etcd_kv *kv, const char *resource, const char *name, uint64_t rv,
                      json_t **ret, struct error **reterr)
 {
-        size_t len;
-        cleanup_free char *value = b64_field(kv, "value", &len);
         json_t *o;
-        int r;
+        int r = store_object_decode((const char *) kv->value, kv->value_len, resource, name, &o,
+                                    reterr);
 
-        if (!value)
-                return error_set(reterr, EIO, "reading %s \"%s\": etcd value is not base64",
-                                 resource, name);
-        r = store_object_decode(value, len, resource, name, &o, reterr);
         if (r < 0)
                 return r;
-        store_object_stamp(o, rv ? rv : (uint64_t) j_int(kv, "mod_revision"), NULL);
+        store_object_stamp(o, rv ? rv : (uint64_t) kv->mod_revision, NULL);
         *ret = o;
         return 0;
+}
+
+/* A kv's key as a string, or NULL when it holds a NUL byte (no key of this store does). */
+static char *kv_key(const struct etcd_kv *kv)
+{
+        char *key;
+
+        if (memchr(kv->key, '\0', kv->key_len))
+                return NULL;
+        key = xmalloc(kv->key_len + 1);
+        memcpy(key, kv->key, kv->key_len);
+        key[kv->key_len] = '\0';
+        return key;
 }
 
 /* obj's JSON as stored: everything but metadata.resourceVersion (K8S: the etcd3 store's
@@ -421,6 +493,39 @@ static int value_of(json_t *obj, const char *resource, const char *name, char **
         r = store_object_encode(obj, resource, name, ret, len, reterr);
         if (rv)
                 json_object_set_new(md, "resourceVersion", rv);
+        return r;
+}
+
+/* A range of one key, or of [key, range_end), into *ret. */
+static int range_call(struct store_etcd *e, const struct etcd_range *rq, struct reply *ret,
+                      struct error **reterr)
+{
+        struct strbuf req;
+        int r;
+
+        strbuf_init(&req);
+        etcd_rpc_range(&req, rq);
+        r = etcd_call(e, ETCD_RANGE, &req, true, ret, reterr);
+        strbuf_release(&req);
+        return r;
+}
+
+/* The current revision of the etcd cluster (a count of /registry/, which reads no value). */
+static int current_revision(struct store_etcd *e, uint64_t *ret, struct error **reterr)
+{
+        size_t end_len;
+        cleanup_free char *end = prefix_end(REGISTRY_PREFIX, &end_len);
+        cleanup_reply struct reply rep;
+        int r = range_call(e,
+                           &(struct etcd_range){ .key = REGISTRY_PREFIX,
+                                                 .key_len = strlen(REGISTRY_PREFIX),
+                                                 .range_end = end,
+                                                 .range_end_len = end_len,
+                                                 .count_only = true },
+                           &rep, reterr);
+
+        if (r >= 0)
+                *ret = answer_rev(&rep.a);
         return r;
 }
 
@@ -591,38 +696,37 @@ static bool key_split(char *key, const char **resource, const char **ns, const c
 
 struct feed {
         struct store_etcd *e;
-        struct strbuf line;
-        uint64_t next_rev;    /* the revision the next (re)connection starts from */
-        uint64_t compacted;   /* set when etcd cancelled the watch: history lost */
-        bool broken, created; /* the stream said something this code cannot follow */
+        struct strbuf pending; /* the stream's bytes not yet a whole message */
+        uint64_t next_rev;     /* the revision the next (re)connection starts from */
+        uint64_t compacted;    /* set when etcd cancelled the watch: history lost */
+        bool broken, created;  /* the stream said something this code cannot follow */
 };
 
 /* The state the DELETE event at rv removed: the key's kv at rv - 1 (K8S: watcher.go's DELETED
  * carries it; etcd3's watcher asks for prev_kv, this feed does not: nearly every event is a
- * write of this store's own whose writer has the object, and etcd's gateway would encode every
- * value twice into each message for the rare delete made elsewhere). 0 with *ret_ans, the
- * range's answer, or -errno (-ERANGE: rv - 1 was compacted). */
-static int feed_deleted_state(struct store_etcd *e, const char *key, size_t len, uint64_t rv,
-                              json_t **ret_ans)
+ * write of this store's own whose writer has the object, and every message would carry each
+ * value twice for the rare delete made elsewhere). 0 with *ret, the range's answer, or -errno
+ * (-ERANGE: rv - 1 was compacted). */
+static int feed_deleted_state(struct store_etcd *e, const struct etcd_kv *kv, uint64_t rv,
+                              struct reply *ret)
 {
-        cleanup_json json_t *req =
-                json_pack("{s:o, s:I}", "key", b64(key, len), "revision", (json_int_t) (rv - 1));
-
-        return etcd_call(e, "/v3/kv/range", req, true, ret_ans, NULL);
+        return range_call(e,
+                          &(struct etcd_range){ .key = kv->key,
+                                                .key_len = kv->key_len,
+                                                .revision = (int64_t) (rv - 1) },
+                          ret, NULL);
 }
 
-static void feed_event(struct feed *f, const json_t *ev)
+static void feed_event(struct feed *f, const struct etcd_event *ev)
 {
         struct store_etcd *e = f->e;
-        const char *type = json_string_value(json_object_get(ev, "type"));
-        const json_t *kv = json_object_get(ev, "kv");
-        bool deleted = type && streq(type, "DELETE");
-        uint64_t rv = (uint64_t) j_int(kv, "mod_revision");
+        const struct etcd_kv *kv = &ev->kv;
+        bool deleted = ev->type == ETCD_EVENT_DELETE;
+        uint64_t rv = kv->mod_revision > 0 ? (uint64_t) kv->mod_revision : 0;
         const char *resource, *ns, *name;
         cleanup_free char *key = NULL, *json = NULL;
-        cleanup_json json_t *prev = NULL;
+        cleanup_reply struct reply prev = { 0 };
         json_t *obj = NULL;
-        size_t len;
         bool published;
 
         if (rv == 0)
@@ -638,12 +742,12 @@ static void feed_event(struct feed *f, const json_t *ev)
         pthread_mutex_unlock(&e->feed_lock);
         if (published)
                 return;
-        key = b64_field(kv, "key", &len);
-        if (key && strlen(key) == len) {
-                const json_t *state = kv;
+        key = kv_key(kv);
+        if (key) {
+                const struct etcd_kv *state = kv;
 
                 if (deleted) {
-                        int r = feed_deleted_state(e, key, len, rv, &prev);
+                        int r = feed_deleted_state(e, kv, rv, &prev);
 
                         if (r == -ERANGE) {
                                 /* history is gone below rv: the watchers re-list (feed_run) */
@@ -656,9 +760,9 @@ static void feed_event(struct feed *f, const json_t *ev)
                                 f->broken = true;
                                 return;
                         }
-                        state = json_array_get(json_object_get(prev, "kvs"), 0);
+                        state = prev.a.n_kvs ? &prev.a.kvs[0] : NULL;
                 }
-                if (key_split(key, &resource, &ns, &name))
+                if (state && key_split(key, &resource, &ns, &name))
                         /* K8S (watcher.go): DELETED carries the previous state at the
                          * deletion's revision */
                         (void) kv_object(state, resource, name, deleted ? rv : 0, &obj, NULL);
@@ -677,7 +781,7 @@ static void feed_event(struct feed *f, const json_t *ev)
                 if (obj)
                         watch_cache_publish(e->base.cache,
                                             deleted ? STORE_EVENT_DELETED
-                                            : j_int(kv, "create_revision") == (int64_t) rv
+                                            : kv->create_revision == (int64_t) rv
                                                     ? STORE_EVENT_ADDED
                                                     : STORE_EVENT_MODIFIED,
                                             resource, ns, rv, obj, TAKE_PTR(json));
@@ -689,60 +793,52 @@ static void feed_event(struct feed *f, const json_t *ev)
         json_decref(obj);
 }
 
-static void feed_message(struct feed *f, const char *s, size_t n)
+static void feed_message(struct feed *f, const uint8_t *msg, size_t len)
 {
-        cleanup_json json_t *msg = json_loadb(s, n, 0, NULL);
-        const json_t *res = json_object_get(msg, "result");
-        const json_t *events = json_object_get(res, "events");
-        size_t i;
-        const json_t *ev;
+        struct etcd_answer a;
 
-        if (!res) {
+        if (etcd_rpc_answer(ETCD_WATCH, msg, len, &a) < 0) {
                 f->broken = true;
+                etcd_answer_release(&a);
                 return;
         }
-        if (json_is_true(json_object_get(res, "created")) && !f->created) {
+        if (a.created && !f->created) {
                 f->created = true;
                 pthread_mutex_lock(&f->e->feed_lock);
                 f->e->feed_created = true;
                 pthread_cond_broadcast(&f->e->feed_cond);
                 pthread_mutex_unlock(&f->e->feed_lock);
         }
-        if (j_int(res, "compact_revision") > 0) {
-                f->compacted = (uint64_t) j_int(res, "compact_revision");
-                return;
-        }
-        if (json_is_true(json_object_get(res, "canceled"))) {
+        if (a.compact_revision > 0)
+                f->compacted = (uint64_t) a.compact_revision;
+        else if (a.canceled)
                 f->broken = true;
-                return;
-        }
-        json_array_foreach(events, i, ev) {
-                feed_event(f, ev);
-                if (f->compacted || f->broken)
-                        return;
-        }
+        for (size_t i = 0; i < a.n_events && !f->compacted && !f->broken; i++)
+                feed_event(f, &a.events[i]);
+        etcd_answer_release(&a);
 }
 
+/* The stream's bytes: each whole gRPC message is one WatchResponse. */
 static size_t feed_write(char *data, size_t size, size_t n, void *ud)
 {
         struct feed *f = ud;
-        size_t total = size * n, start = 0;
+        size_t total = size * n, at = 0;
+        const uint8_t *msg;
+        size_t len, used;
+        int k;
 
-        /* grpc-gateway streams one JSON message per line. */
-        for (size_t i = 0; i < total; i++) {
-                if (data[i] != '\n')
-                        continue;
-                strbuf_add(&f->line, data + start, i - start);
-                if (f->line.len > 0)
-                        feed_message(f, f->line.buf, f->line.len);
-                strbuf_reset(&f->line);
-                start = i + 1;
+        strbuf_add(&f->pending, data, total);
+        while ((k = etcd_rpc_frame((const uint8_t *) f->pending.buf + at, f->pending.len - at,
+                                   MAX_WATCH_MESSAGE_BYTES, &msg, &len, &used)) == 1) {
+                feed_message(f, msg, len);
+                at += used;
                 if (f->compacted || f->broken)
                         return 0;
         }
-        strbuf_add(&f->line, data + start, total - start);
-        if (f->line.len > MAX_WATCH_LINE_BYTES)
+        if (k < 0)
                 return 0;
+        memmove(f->pending.buf, f->pending.buf + at, f->pending.len - at + 1);
+        f->pending.len -= at;
         return total;
 }
 
@@ -787,30 +883,34 @@ static void *feed_run(void *p)
 {
         struct store_etcd *e = p;
         struct feed f = { .e = e };
-        struct curl_slist *headers = curl_slist_append(NULL, "Content-Type: application/json");
+        struct curl_slist *headers = grpc_headers();
         CURL *h = curl_easy_init();
+        size_t end_len;
+        cleanup_free char *end = prefix_end(REGISTRY_PREFIX, &end_len);
 
         (void) pthread_setname_np(pthread_self(), "etcd-feed");
-        if (!h || !headers)
+        if (!h)
                 abort();
-        strbuf_init(&f.line);
+        strbuf_init(&f.pending);
         f.next_rev = e->feed_rv + 1;
         while (!__atomic_load_n(&e->stopping, __ATOMIC_ACQUIRE)) {
                 unsigned cur = __atomic_load_n(&e->current, __ATOMIC_RELAXED);
                 unsigned idx = cur % e->n_endpoints;
-                cleanup_free char *url = xasprintf("%s/v3/watch", e->endpoints[idx]);
-                cleanup_json json_t *req =
-                        json_pack("{s:{s:o, s:o, s:I}}", "create_request", "key",
-                                  b64s(REGISTRY_PREFIX), "range_end", prefix_end(REGISTRY_PREFIX),
-                                  "start_revision", (json_int_t) f.next_rev);
-                cleanup_free char *body = json_dumps(req, JSON_COMPACT);
+                cleanup_free char *url =
+                        xasprintf("%s%s", e->endpoints[idx], etcd_rpc_path(ETCD_WATCH));
+                struct strbuf body;
                 CURLcode c;
 
+                /* one create request, then the request stream ends: etcd keeps the watch
+                 * (its recvLoop ends, the send loop goes on) */
+                strbuf_init(&body);
+                etcd_rpc_watch_create(&body, REGISTRY_PREFIX, end, (int64_t) f.next_rev);
                 f.created = false;
                 f.broken = false;
                 f.compacted = 0;
-                strbuf_reset(&f.line);
-                handle_setup(e, h, url, body, headers);
+                strbuf_reset(&f.pending);
+                /* its own connection (FORBID_REUSE below): prior knowledge always works */
+                handle_setup(e, h, url, &body, headers, false);
                 (void) curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, feed_write);
                 (void) curl_easy_setopt(h, CURLOPT_WRITEDATA, &f);
                 (void) curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
@@ -827,6 +927,7 @@ static void *feed_run(void *p)
                 (void) curl_easy_setopt(h, CURLOPT_TCP_KEEPIDLE, 10L);
                 (void) curl_easy_setopt(h, CURLOPT_TCP_KEEPINTVL, 5L);
                 c = curl_easy_perform(h);
+                strbuf_release(&body);
                 if (__atomic_load_n(&e->stopping, __ATOMIC_ACQUIRE))
                         break;
                 if (f.compacted) {
@@ -834,13 +935,9 @@ static void *feed_run(void *p)
                          * cannot be told what they missed, so they end and re-list, and the
                          * history starts again at the current revision (K8S: the cacher
                          * re-lists and its watchers get 410 then). */
-                        cleanup_json json_t *ans = NULL;
-                        cleanup_json json_t *rq = json_pack("{s:o, s:b}", "key",
-                                                            b64s(REGISTRY_PREFIX), "count_only", 1);
+                        uint64_t now;
 
-                        if (etcd_call(e, "/v3/kv/range", rq, true, &ans, NULL) == 0) {
-                                uint64_t now = header_rev(ans);
-
+                        if (current_revision(e, &now, NULL) == 0) {
                                 /* under feed_lock: feed_publish_own must not
                                  * publish below the new start */
                                 pthread_mutex_lock(&e->feed_lock);
@@ -857,7 +954,7 @@ static void *feed_run(void *p)
                         endpoint_failed(e, cur);
                 (void) nanosleep(&(struct timespec){ 0, 100 * 1000 * 1000 }, NULL);
         }
-        strbuf_release(&f.line);
+        strbuf_release(&f.pending);
         curl_easy_cleanup(h);
         curl_slist_free_all(headers);
         return NULL;
@@ -885,44 +982,46 @@ static bool stop_wait(struct store_etcd *e, unsigned ms)
  * apiservers compact once per interval between them. A loser learns the winner's revision. */
 static void compact_once(struct store_etcd *e, int64_t *version, uint64_t *rev)
 {
-        cleanup_json json_t *ans = NULL;
+        cleanup_reply struct reply ans = { 0 };
         cleanup_free char *val = xasprintf("%" PRIu64, *rev);
-        cleanup_json json_t *req = json_pack(
-                "{s:[{s:o, s:s, s:s, s:I}], s:[{s:{s:o, s:o}}], s:[{s:{s:o}}]}", "compare", "key",
-                b64s(COMPACT_REV_KEY), "result", "EQUAL", "target", "VERSION", "version",
-                (json_int_t) *version, "success", "request_put", "key", b64s(COMPACT_REV_KEY),
-                "value", b64s(val), "failure", "request_range", "key", b64s(COMPACT_REV_KEY));
+        struct strbuf req;
         uint64_t compact_to = *rev;
+        int r;
 
-        if (etcd_call(e, "/v3/kv/txn", req, false, &ans, NULL) < 0)
+        strbuf_init(&req);
+        etcd_rpc_txn(&req, &(struct etcd_txn){ .key = COMPACT_REV_KEY,
+                                               .target = ETCD_COMPARE_VERSION,
+                                               .equals = *version,
+                                               .value = val,
+                                               .value_len = strlen(val) });
+        r = etcd_call(e, ETCD_TXN, &req, false, &ans, NULL);
+        strbuf_release(&req);
+        if (r < 0)
                 return;
-        if (!json_is_true(json_object_get(ans, "succeeded"))) {
-                const json_t *kv = json_array_get(
-                        json_object_get(
-                                json_object_get(
-                                        json_array_get(json_object_get(ans, "responses"), 0),
-                                        "response_range"),
-                                "kvs"),
-                        0);
-                size_t len;
-                cleanup_free char *v = b64_field(kv, "value", &len);
+        if (!ans.a.succeeded) {
+                const struct etcd_kv *kv = ans.a.n_kvs ? &ans.a.kvs[0] : NULL;
+                char v[32] = "";
 
-                *version = j_int(kv, "version");
-                *rev = header_rev(ans);
+                if (kv && kv->value_len < sizeof(v))
+                        memcpy(v, kv->value, kv->value_len);
+                *version = kv ? kv->version : 0;
+                *rev = answer_rev(&ans.a);
                 /* the winner compacted (or is compacting) to the value it wrote */
-                if (v && strtoull(v, NULL, 10) > 0)
+                if (strtoull(v, NULL, 10) > 0)
                         watch_cache_compact(e->base.cache, strtoull(v, NULL, 10));
                 return;
         }
         ++*version;
-        *rev = header_rev(ans);
+        *rev = answer_rev(&ans.a);
         if (compact_to == 0)
                 return; /* K8S: no compaction at bootstrap */
         {
-                cleanup_json json_t *creq = json_pack("{s:I}", "revision", (json_int_t) compact_to);
-                cleanup_json json_t *cans = NULL;
-                int r = etcd_call(e, "/v3/kv/compaction", creq, true, &cans, NULL);
+                cleanup_reply struct reply cans = { 0 };
 
+                strbuf_init(&req);
+                etcd_rpc_compact(&req, (int64_t) compact_to);
+                r = etcd_call(e, ETCD_COMPACT, &req, true, &cans, NULL);
+                strbuf_release(&req);
                 /* -ERANGE: someone compacted further already; the cache follows either way */
                 if (r == 0 || r == -ERANGE)
                         watch_cache_compact(e->base.cache, compact_to);
@@ -960,7 +1059,8 @@ static int lease_for(struct store_etcd *e, const char *resource, bool fresh, int
         struct ttl_rule *t;
         int64_t now = time_monotonic_ms();
         unsigned reuse, ttl;
-        cleanup_json json_t *req = NULL, *ans = NULL;
+        cleanup_reply struct reply ans = { 0 };
+        struct strbuf req;
         int r;
 
         pthread_mutex_lock(&e->ttl_lock);
@@ -983,15 +1083,22 @@ static int lease_for(struct store_etcd *e, const char *resource, bool fresh, int
         ttl = t->seconds + reuse;
         pthread_mutex_unlock(&e->ttl_lock);
 
-        req = json_pack("{s:I}", "TTL", (json_int_t) ttl);
-        r = etcd_call(e, "/v3/lease/grant", req, false, &ans, reterr);
+        strbuf_init(&req);
+        etcd_rpc_lease_grant(&req, ttl);
+        r = etcd_call(e, ETCD_LEASE_GRANT, &req, false, &ans, reterr);
+        strbuf_release(&req);
         if (r < 0)
                 return r;
+        if (ans.a.lease_error_len)
+                return error_set(reterr, EIO, "etcd lease grant: %.*s", (int) ans.a.lease_error_len,
+                                 (const char *) ans.a.lease_error);
+        if (!ans.a.lease_id)
+                return error_set(reterr, EIO, "etcd lease grant: no lease granted");
         pthread_mutex_lock(&e->ttl_lock);
         t = (struct ttl_rule *) ttl_find(e, resource);
-        t->lease_id = j_int(ans, "ID");
+        t->lease_id = ans.a.lease_id;
         /* etcd may grant longer than asked (its minimum TTL) */
-        t->lease_ttl = j_int(ans, "TTL") > (int64_t) ttl ? (unsigned) j_int(ans, "TTL") : ttl;
+        t->lease_ttl = ans.a.lease_ttl > (int64_t) ttl ? (unsigned) ans.a.lease_ttl : ttl;
         t->lease_expires_ms = now + (int64_t) t->lease_ttl * 1000;
         *ret = t->lease_id;
         pthread_mutex_unlock(&e->ttl_lock);
@@ -1026,17 +1133,11 @@ static int check_names(const char *resource, const char *ns, const char *name,
         return 0;
 }
 
-/* The current kv of key, or NULL (not found). */
-static int kv_get(struct store_etcd *e, const char *key, json_t **ret_kv, struct error **reterr)
+/* The current kv of key into *ret: ret->a.kvs[0], or none (not found). */
+static int kv_get(struct store_etcd *e, const char *key, struct reply *ret, struct error **reterr)
 {
-        cleanup_json json_t *req = json_pack("{s:o}", "key", b64s(key));
-        cleanup_json json_t *ans = NULL;
-        int r = etcd_call(e, "/v3/kv/range", req, true, &ans, reterr);
-
-        if (r < 0)
-                return r;
-        *ret_kv = json_incref(json_array_get(json_object_get(ans, "kvs"), 0));
-        return 0;
+        return range_call(e, &(struct etcd_range){ .key = key, .key_len = strlen(key) }, ret,
+                          reterr);
 }
 
 static int etcd_get(struct store_backend *b, const char *resource, const char *ns, const char *name,
@@ -1044,16 +1145,16 @@ static int etcd_get(struct store_backend *b, const char *resource, const char *n
 {
         struct store_etcd *e = etcd_of(b);
         cleanup_free char *key = key_of(resource, ns, name);
-        cleanup_json json_t *kv = NULL;
+        cleanup_reply struct reply rep = { 0 };
         int r = check_names(resource, ns, name, reterr);
 
         if (r >= 0)
-                r = kv_get(e, key, &kv, reterr);
+                r = kv_get(e, key, &rep, reterr);
         if (r < 0)
                 return r;
-        if (!kv)
+        if (!rep.a.n_kvs)
                 return store_error_not_found(reterr, resource, name);
-        return kv_object(kv, resource, name, 0, ret_obj, reterr);
+        return kv_object(&rep.a.kvs[0], resource, name, 0, ret_obj, reterr);
 }
 
 struct listed {
@@ -1076,7 +1177,8 @@ static int etcd_list(struct store_backend *b, const char *resource, const char *
         cleanup_free char *prefix = ns && *ns ? xasprintf(REGISTRY_PREFIX "%s/%s/", resource, ns)
                                               : xasprintf(REGISTRY_PREFIX "%s/", resource);
         cleanup_free char *from = xstrdup(prefix);
-        size_t from_len = strlen(from);
+        size_t from_len = strlen(from), end_len;
+        cleanup_free char *end = prefix_end(prefix, &end_len);
         struct listed *got = NULL;
         size_t n = 0, cap = 0;
         uint64_t rev = 0;
@@ -1087,32 +1189,34 @@ static int etcd_list(struct store_backend *b, const char *resource, const char *
         /* K8S (store.go GetList): pages of `limit` at one revision, the next page from the last
          * key plus a zero byte, until etcd says there is no more. */
         for (;;) {
-                cleanup_json json_t *req = json_pack(
-                        "{s:o, s:o, s:i, s:I}", "key", b64(from, from_len), "range_end",
-                        prefix_end(prefix), "limit", LIST_PAGE, "revision", (json_int_t) rev);
-                cleanup_json json_t *ans = NULL;
-                const json_t *kvs, *kv;
-                size_t i;
+                cleanup_reply struct reply ans = { 0 };
 
-                r = etcd_call(e, "/v3/kv/range", req, true, &ans, reterr);
+                r = range_call(e,
+                               &(struct etcd_range){ .key = from,
+                                                     .key_len = from_len,
+                                                     .range_end = end,
+                                                     .range_end_len = end_len,
+                                                     .limit = LIST_PAGE,
+                                                     .revision = (int64_t) rev },
+                               &ans, reterr);
                 if (r < 0)
                         goto out;
                 if (!rev)
-                        rev = header_rev(ans);
-                kvs = json_object_get(ans, "kvs");
-                json_array_foreach(kvs, i, kv) {
-                        size_t len;
-                        cleanup_free char *key = b64_field(kv, "key", &len);
+                        rev = answer_rev(&ans.a);
+                for (size_t i = 0; i < ans.a.n_kvs; i++) {
+                        const struct etcd_kv *kv = &ans.a.kvs[i];
+                        cleanup_free char *key = kv_key(kv);
                         const char *kr, *kns, *kname;
                         json_t *o;
 
-                        if (!key || strlen(key) != len)
+                        if (!key)
                                 continue;
                         free(from);
-                        from = xmalloc(len + 1);
-                        memcpy(from, key, len);
-                        from[len] = '\0';
-                        from_len = len + 1; /* the key and a zero byte: the next key after it */
+                        from = xmalloc(kv->key_len + 1);
+                        memcpy(from, kv->key, kv->key_len);
+                        from[kv->key_len] = '\0';
+                        /* the key and a zero byte: the next key after it */
+                        from_len = kv->key_len + 1;
                         if (!key_split(key, &kr, &kns, &kname) || (ns && !streq(kns, ns)))
                                 continue;
                         r = kv_object(kv, resource, kname, 0, &o, reterr);
@@ -1124,7 +1228,7 @@ static int etcd_list(struct store_backend *b, const char *resource, const char *
                         }
                         got[n++] = (struct listed){ xstrdup(kns), xstrdup(kname), o };
                 }
-                if (!json_is_true(json_object_get(ans, "more")) || json_array_size(kvs) == 0)
+                if (!ans.a.more || ans.a.n_kvs == 0)
                         break;
         }
         /* store.h's order is namespace then name; keys sort "a-b/x" before "a/x" */
@@ -1148,48 +1252,37 @@ out:
         return r;
 }
 
-/* One txn: if compare then put key=value (with lease), else read key. */
-static int txn_put(struct store_etcd *e, const char *key, json_t *compare, const char *value,
-                   size_t len, int64_t lease, json_t **ret, struct error **reterr)
+/* One txn (etcd-rpc.h's shape) into *ret. */
+static int txn_call(struct store_etcd *e, const struct etcd_txn *t, struct reply *ret,
+                    struct error **reterr)
 {
-        json_t *put = json_pack("{s:o, s:o}", "key", b64s(key), "value", b64(value, len));
-        cleanup_json json_t *req = NULL;
+        struct strbuf req;
+        int r;
 
-        if (lease)
-                json_object_set_new(put, "lease", json_integer(lease));
-        req = json_pack("{s:[o], s:[{s:o}], s:[{s:{s:o}}]}", "compare", compare, "success",
-                        "request_put", put, "failure", "request_range", "key", b64s(key));
-        return etcd_call(e, "/v3/kv/txn", req, false, ret, reterr);
+        strbuf_init(&req);
+        etcd_rpc_txn(&req, t);
+        r = etcd_call(e, ETCD_TXN, &req, false, ret, reterr);
+        strbuf_release(&req);
+        return r;
 }
 
-static const json_t *txn_range_kv(const json_t *ans)
+/* A put txn with the resource's lease; a lease that expired under it is granted anew once (the
+ * put was refused then, so sending it again is safe). */
+static int put_leased(struct store_etcd *e, const char *resource, struct etcd_txn *t,
+                      struct reply *ret, struct error **reterr)
 {
-        return json_array_get(
-                json_object_get(
-                        json_object_get(json_array_get(json_object_get(ans, "responses"), 0),
-                                        "response_range"),
-                        "kvs"),
-                0);
-}
-
-/* A put with the resource's lease; a lease that expired under it is granted anew once (the
- * put was refused then, so sending it again is safe). Takes compare over. */
-static int put_leased(struct store_etcd *e, const char *resource, const char *key, json_t *compare,
-                      const char *value, size_t len, json_t **ret, struct error **reterr)
-{
-        int64_t lease;
-        int r = lease_for(e, resource, false, &lease, reterr);
+        int r = lease_for(e, resource, false, &t->lease, reterr);
 
         if (r >= 0)
-                r = txn_put(e, key, json_incref(compare), value, len, lease, ret, reterr);
-        if (r == -ENOENT && lease) {
+                r = txn_call(e, t, ret, reterr);
+        if (r == -ENOENT && t->lease) {
                 if (reterr)
                         *reterr = error_free(*reterr);
-                r = lease_for(e, resource, true, &lease, reterr);
+                reply_release(ret);
+                r = lease_for(e, resource, true, &t->lease, reterr);
                 if (r >= 0)
-                        r = txn_put(e, key, json_incref(compare), value, len, lease, ret, reterr);
+                        r = txn_call(e, t, ret, reterr);
         }
-        json_decref(compare);
         return r;
 }
 
@@ -1198,7 +1291,7 @@ static int etcd_create(struct store_backend *b, const char *resource, const char
 {
         struct store_etcd *e = etcd_of(b);
         cleanup_free char *key = key_of(resource, ns, name), *value = NULL;
-        cleanup_json json_t *ans = NULL;
+        cleanup_reply struct reply ans = { 0 };
         cleanup_own_write struct own_write w = { 0 };
         size_t len;
         uint64_t rv;
@@ -1210,31 +1303,34 @@ static int etcd_create(struct store_backend *b, const char *resource, const char
                 return r;
         own_write_begin(e, &w);
         /* K8S (store.go Create): the key must not exist, create_revision == 0 */
-        r = put_leased(e, resource, key,
-                       json_pack("{s:o, s:s, s:s, s:i}", "key", b64s(key), "result", "EQUAL",
-                                 "target", "CREATE", "create_revision", 0),
-                       value, len, &ans, reterr);
+        r = put_leased(e, resource,
+                       &(struct etcd_txn){ .key = key,
+                                           .target = ETCD_COMPARE_CREATE,
+                                           .equals = 0,
+                                           .value = value,
+                                           .value_len = len },
+                       &ans, reterr);
         if (r == -E2BIG)
                 return error_set(reterr, E2BIG, "storing %s \"%s\": etcd refuses its size",
                                  resource, name);
         if (r < 0)
                 return r;
-        if (!json_is_true(json_object_get(ans, "succeeded")))
+        if (!ans.a.succeeded)
                 return store_error_exists(reterr, resource, name);
-        rv = header_rev(ans);
+        rv = answer_rev(&ans.a);
         store_object_stamp(obj, rv, NULL);
         feed_publish_own(&w, STORE_EVENT_ADDED, resource, ns, rv,
                          watch_cache_intern(e->base.cache, obj));
         return 0;
 }
 
-/* The compare-and-swap of obj over the version old_rv: 1 written, 0 lost the race with *ret_kv
- * the key's current kv (NULL: gone), or -errno. */
+/* The compare-and-swap of obj over the version old_rv: 1 written, 0 lost the race with *lost
+ * holding the key's current kv (lost->a.kvs[0]; none: gone), or -errno. */
 static int update_cas(struct store_etcd *e, const char *resource, const char *ns, const char *name,
                       const char *key, json_t *obj, uint64_t old_rv, const char *value, size_t len,
-                      json_t **ret_kv, struct error **reterr)
+                      struct reply *lost, struct error **reterr)
 {
-        cleanup_json json_t *ans = NULL;
+        cleanup_reply struct reply ans = { 0 };
         cleanup_own_write struct own_write w = { 0 };
         uint64_t rv;
         int r;
@@ -1242,20 +1338,25 @@ static int update_cas(struct store_etcd *e, const char *resource, const char *ns
         own_write_begin(e, &w);
         /* K8S (store.go GuaranteedUpdate): the txn compares mod_revision; its else branch reads
          * the key, so a lost race costs no extra round trip */
-        r = put_leased(e, resource, key,
-                       json_pack("{s:o, s:s, s:s, s:I}", "key", b64s(key), "result", "EQUAL",
-                                 "target", "MOD", "mod_revision", (json_int_t) old_rv),
-                       value, len, &ans, reterr);
+        r = put_leased(e, resource,
+                       &(struct etcd_txn){ .key = key,
+                                           .target = ETCD_COMPARE_MOD,
+                                           .equals = (int64_t) old_rv,
+                                           .value = value,
+                                           .value_len = len },
+                       &ans, reterr);
         if (r == -E2BIG)
                 return error_set(reterr, E2BIG, "storing %s \"%s\": etcd refuses its size",
                                  resource, name);
         if (r < 0)
                 return r;
-        if (!json_is_true(json_object_get(ans, "succeeded"))) {
-                *ret_kv = json_incref((json_t *) txn_range_kv(ans));
+        if (!ans.a.succeeded) {
+                reply_release(lost);
+                *lost = ans;
+                ans = (struct reply){ 0 };
                 return 0;
         }
-        rv = header_rev(ans);
+        rv = answer_rev(&ans.a);
         store_object_stamp(obj, rv, NULL);
         feed_publish_own(&w, STORE_EVENT_MODIFIED, resource, ns, rv,
                          watch_cache_intern(e->base.cache, obj));
@@ -1264,7 +1365,7 @@ static int update_cas(struct store_etcd *e, const char *resource, const char *ns
 
 /* The -ESTALE of an update that lost to kv, the key's current state: *ret_current (if
  * non-NULL) gets kv's object, from which the caller retries without reading again. */
-static int update_lost(const json_t *kv, const char *resource, const char *name,
+static int update_lost(const struct etcd_kv *kv, const char *resource, const char *name,
                        json_t **ret_current, struct error **reterr)
 {
         json_t *cur;
@@ -1280,7 +1381,7 @@ static int etcd_update(struct store_backend *b, const char *resource, const char
 {
         struct store_etcd *e = etcd_of(b);
         cleanup_free char *key = key_of(resource, ns, name), *value = NULL;
-        cleanup_json json_t *kv = NULL;
+        cleanup_reply struct reply cur = { 0 };
         struct store_stamp_saved saved;
         size_t len = 0;
         int r = check_names(resource, ns, name, reterr);
@@ -1302,26 +1403,27 @@ static int etcd_update(struct store_backend *b, const char *resource, const char
                         if (r < 0)
                                 return r;
                         r = update_cas(e, resource, ns, name, key, obj, expected_rv, value, len,
-                                       &kv, reterr);
+                                       &cur, reterr);
                         if (r != 0)
                                 return r;
-                        if (!kv)
+                        if (!cur.a.n_kvs)
                                 return store_error_not_found(reterr, resource, name);
-                        return update_lost(kv, resource, name, ret_current, reterr);
+                        return update_lost(&cur.a.kvs[0], resource, name, ret_current, reterr);
                 }
         }
-        r = kv_get(e, key, &kv, reterr);
+        r = kv_get(e, key, &cur, reterr);
         if (r < 0)
                 return r;
         /* K8S (store.go GuaranteedUpdate): read, compare, CAS on mod_revision; a lost race
          * retries with the state the failed txn read, unless the caller named a version. */
         for (;;) {
                 cleanup_json json_t *old = NULL;
+                const struct etcd_kv *kv = cur.a.n_kvs ? &cur.a.kvs[0] : NULL;
                 uint64_t old_rv;
 
                 if (!kv)
                         return store_error_not_found(reterr, resource, name);
-                old_rv = (uint64_t) j_int(kv, "mod_revision");
+                old_rv = (uint64_t) kv->mod_revision;
                 if (expected_rv && expected_rv != old_rv)
                         return update_lost(kv, resource, name, ret_current, reterr);
                 r = kv_object(kv, resource, name, 0, &old, reterr);
@@ -1339,9 +1441,7 @@ static int etcd_update(struct store_backend *b, const char *resource, const char
                         if (r < 0)
                                 return r;
                 }
-                json_decref(kv);
-                kv = NULL;
-                r = update_cas(e, resource, ns, name, key, obj, old_rv, value, len, &kv, reterr);
+                r = update_cas(e, resource, ns, name, key, obj, old_rv, value, len, &cur, reterr);
                 if (r != 0)
                         return r;
         }
@@ -1353,9 +1453,10 @@ static int etcd_delete(struct store_backend *b, const char *resource, const char
 {
         struct store_etcd *e = etcd_of(b);
         cleanup_free char *key = key_of(resource, ns, name);
-        cleanup_json json_t *ans = NULL, *req = NULL, *last = NULL;
+        cleanup_reply struct reply ans = { 0 };
+        cleanup_json json_t *last = NULL;
         cleanup_own_write struct own_write w = { 0 };
-        const json_t *prev;
+        const struct etcd_kv *prev;
         uint64_t rv;
         int r = check_names(resource, ns, name, reterr);
 
@@ -1364,39 +1465,34 @@ static int etcd_delete(struct store_backend *b, const char *resource, const char
         own_write_begin(e, &w);
         if (expected_rv) {
                 /* K8S (store.go Delete): the precondition is the txn's compare */
-                req = json_pack("{s:[{s:o, s:s, s:s, s:I}], s:[{s:{s:o, s:b}}], s:[{s:{s:o}}]}",
-                                "compare", "key", b64s(key), "result", "EQUAL", "target", "MOD",
-                                "mod_revision", (json_int_t) expected_rv, "success",
-                                "request_delete_range", "key", b64s(key), "prev_kv", 1, "failure",
-                                "request_range", "key", b64s(key));
-                r = etcd_call(e, "/v3/kv/txn", req, false, &ans, reterr);
+                r = txn_call(e,
+                             &(struct etcd_txn){ .key = key,
+                                                 .target = ETCD_COMPARE_MOD,
+                                                 .equals = (int64_t) expected_rv },
+                             &ans, reterr);
                 if (r < 0)
                         return r;
-                if (!json_is_true(json_object_get(ans, "succeeded"))) {
-                        const json_t *kv = txn_range_kv(ans);
-
-                        if (!kv)
+                if (!ans.a.succeeded) {
+                        if (!ans.a.n_kvs)
                                 return store_error_not_found(reterr, resource, name);
                         return store_error_precondition(reterr, resource, name, expected_rv,
-                                                        (uint64_t) j_int(kv, "mod_revision"));
+                                                        (uint64_t) ans.a.kvs[0].mod_revision);
                 }
-                prev = json_array_get(
-                        json_object_get(
-                                json_object_get(
-                                        json_array_get(json_object_get(ans, "responses"), 0),
-                                        "response_delete_range"),
-                                "prev_kvs"),
-                        0);
         } else {
-                req = json_pack("{s:o, s:b}", "key", b64s(key), "prev_kv", 1);
-                r = etcd_call(e, "/v3/kv/deleterange", req, false, &ans, reterr);
+                struct strbuf req;
+
+                strbuf_init(&req);
+                etcd_rpc_delete(&req, key);
+                r = etcd_call(e, ETCD_DELETE_RANGE, &req, false, &ans, reterr);
+                strbuf_release(&req);
                 if (r < 0)
                         return r;
-                prev = json_array_get(json_object_get(ans, "prev_kvs"), 0);
         }
+        /* the delete's prev_kvs, in a txn or not */
+        prev = ans.a.n_kvs ? &ans.a.kvs[0] : NULL;
         if (!prev)
                 return store_error_not_found(reterr, resource, name);
-        rv = header_rev(ans);
+        rv = answer_rev(&ans.a);
         /* deleted whatever the stored value held; it is unreadable only to ret_last (the feed
          * skips an unreadable value too) */
         r = kv_object(prev, resource, name, rv, &last, ret_last ? reterr : NULL);
@@ -1428,8 +1524,10 @@ static void etcd_free(struct store_backend *b)
                 (void) pthread_join(e->feed_thread, NULL);
         if (e->compact_started)
                 (void) pthread_join(e->compact_thread, NULL);
-        for (size_t i = 0; i < e->pool_len; i++)
-                curl_easy_cleanup(e->pool[i]);
+        for (size_t i = 0; i < e->pool_len; i++) {
+                curl_easy_cleanup(e->pool[i]->curl);
+                free(e->pool[i]);
+        }
         free(e->pool);
         for (size_t i = 0; i < e->n_endpoints; i++)
                 free(e->endpoints[i]);
@@ -1513,7 +1611,6 @@ int store_etcd_open(const struct store_etcd_options *eo, struct store_backend **
                     struct error **reterr)
 {
         struct store_etcd *e;
-        cleanup_json json_t *req = NULL, *ans = NULL;
         int r;
 
         r = http_curl_setup(reterr);
@@ -1540,13 +1637,11 @@ int store_etcd_open(const struct store_etcd_options *eo, struct store_backend **
         if (r < 0)
                 goto fail;
         /* The current revision: the watch history starts here. */
-        req = json_pack("{s:o, s:b}", "key", b64s(REGISTRY_PREFIX), "count_only", 1);
-        r = etcd_call(e, "/v3/kv/range", req, true, &ans, reterr);
+        r = current_revision(e, &e->feed_rv, reterr);
         if (r < 0) {
                 (void) error_wrap(reterr, "opening store on etcd");
                 goto fail;
         }
-        e->feed_rv = header_rev(ans);
         *ret = &e->base;
         return 0;
 fail:

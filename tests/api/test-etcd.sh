@@ -43,9 +43,9 @@ cert() { # NAME CN USAGE: a P-256 key and a certificate the CA signs
 }
 openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$pki/ca.key" \
         -out "$pki/ca.crt" -subj /CN=etcd-ca -days 1 2>/dev/null
-# etcd 3.4's JSON gateway calls its own gRPC server with the serving certificate, so under
-# --client-cert-auth that certificate must allow client authentication too.
-cert server etcd serverAuth,clientAuth
+# serverAuth alone: flexlet speaks gRPC, not the JSON gateway that would call etcd's own gRPC
+# server with this certificate as a client one
+cert server etcd serverAuth
 cert client flexlet clientAuth
 tls=(--etcd-cafile "$pki/ca.crt" --etcd-certfile "$pki/client.crt" --etcd-keyfile "$pki/client.key")
 
