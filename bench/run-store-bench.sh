@@ -3,20 +3,23 @@
 # builds flexlet's library and bench/store-bench, starts one etcd (Debian's, one member, its data
 # on the same disk as the SQLite file) on free loopback ports, and runs store-bench (creates,
 # gets, updates and lists through the store on each backend, and the same puts and gets sent
-# straight to etcd's JSON gateway). Then the transport question of docs/dependencies.md: the
-# gateway beside gRPC (etcdctl) against the same etcd: put and get per call, and the event rate
-# of one watch replaying the whole history. Everything it starts is stopped and removed after.
-# The report goes to stdout and to bench/results/store-<UTC date>.md.
+# straight to etcd's gRPC API). Then the transport question of docs/dependencies.md: one load
+# generator, h2load (Debian's nghttp2-client), sends the same 1.5 KB put through etcd's JSON
+# gateway (HTTP/1.1) and through its gRPC API (HTTP/2) over 1, 4 and 8 connections, one request
+# in flight on each: the rate and etcd's CPU per put (from /proc). Everything it starts is
+# stopped and removed after. The report goes to stdout and to bench/results/store-<UTC date>.md.
 #
-# Environment: BUILD (build-bench), N objects (1000), THREADS (8), CALLS etcdctl calls (50),
-# BENCH_TMPDIR (parent of the data: the disk that is measured; default $TMPDIR or /tmp).
+# Environment: BUILD (build-bench), N objects (1000), THREADS (8), PUTS per connection and
+# transport (600), BENCH_TMPDIR (parent of the data: the disk that is measured; default $TMPDIR
+# or /tmp).
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
 BUILD=${BUILD:-build-bench}
 N=${N:-1000}
 THREADS=${THREADS:-8}
-CALLS=${CALLS:-50}
+PUTS=${PUTS:-600}
+command -v h2load >/dev/null || { echo "run-store-bench.sh: needs h2load (nghttp2-client)" >&2; exit 1; }
 
 make BUILD="$BUILD" -j"$(nproc)" "$BUILD/libflexlet.a" >/dev/null
 make -C bench BUILD="$BUILD" "../$BUILD/bench/store-bench" >/dev/null
@@ -48,36 +51,40 @@ for _ in $(seq 1 100); do ec endpoint health >/dev/null 2>&1 && break; sleep 0.1
 results=$("$ROOT/$BUILD/bench/store-bench" --sqlite "$tmp/store.db" --etcd "$client" \
         --n "$N" --threads "$THREADS")
 
-# gRPC through etcdctl: one process per call, so the process start is measured apart
-# (etcdctl version: no request) and taken off.
-ms_per() { # CALLS COMMAND...: wall ms per call of COMMAND, run CALLS times in a row
-        local n=$1 t0 t1
-        shift
-        t0=$(date +%s%N)
-        for i in $(seq 1 "$n"); do "$@" >/dev/null; done
-        t1=$(date +%s%N)
-        awk -v a="$t0" -v b="$t1" -v n="$n" 'BEGIN { printf "%.3f", (b - a) / 1000000 / n }'
-}
-start_ms=$(ms_per "$CALLS" ec version)
-put_ms=$(ms_per "$CALLS" ec put /bench-grpc/k v)
-get_ms=$(ms_per "$CALLS" ec get /bench-grpc/k)
-grpc_put=$(awk -v a="$put_ms" -v b="$start_ms" 'BEGIN { printf "%.3f", a - b }')
-grpc_get=$(awk -v a="$get_ms" -v b="$start_ms" 'BEGIN { printf "%.3f", a - b }')
-
-# One watch replaying every raw put from revision 1, through each transport: events per second.
-events=$(ec get /bench-raw/ --prefix --keys-only -w json | jq -r '.count')
-t0=$(date +%s%N)
-timeout 120 env ETCDCTL_API=3 etcdctl --endpoints "$client" watch --prefix /bench-raw/ --rev=1 |
-        awk -v n="$events" '$0 == "PUT" { c++; if (c >= n) exit }' || true
-t1=$(date +%s%N)
-grpc_watch=$(awk -v e="$events" -v a="$t0" -v b="$t1" 'BEGIN { printf "%.0f", e * 1e9 / (b - a) }')
-key=$(printf /bench-raw/ | base64) end=$(printf /bench-raw0 | base64)
-t0=$(date +%s%N)
-timeout 120 curl -sN -X POST "$client/v3/watch" \
-        -d "{\"create_request\":{\"key\":\"$key\",\"range_end\":\"$end\",\"start_revision\":1}}" |
-        awk -v n="$events" '{ c += gsub(/"kv":/, "") ; if (c >= n) exit }' || true
-t1=$(date +%s%N)
-gw_watch=$(awk -v e="$events" -v a="$t0" -v b="$t1" 'BEGIN { printf "%.0f", e * 1e9 / (b - a) }')
+# The transport: one put of a 1.5 KB value as the gateway's JSON and as gRPC's framed PutRequest
+# (key 1, value 2: rpc.proto), each sent by h2load.
+key=/bench-transport/k
+value=$(head -c 1541 /dev/zero | tr '\0' x)
+printf '{"key":"%s","value":"%s"}' "$(printf %s "$key" | base64 -w0)" \
+        "$(printf %s "$value" | base64 -w0)" >"$tmp/put.json"
+# the frame: no compression, length 1564 (0x061c); key: tag 0x0a, length 18 (0x12); value: tag
+# 0x12, length 1541 (varint 0x85 0x0c)
+printf '\x00\x00\x00\x06\x1c\x0a\x12%s\x12\x85\x0c%s' "$key" "$value" >"$tmp/put.bin"
+ticks() { awk '{ sub(/.*\) /, ""); print $12 + $13 }' "/proc/$etcd_pid/stat"; }
+transport=""
+for c in 1 4 8; do
+        for t in gateway grpc; do
+                n=$((c * PUTS))
+                e0=$(ticks)
+                if [ "$t" = gateway ]; then
+                        o=$(h2load --h1 -n "$n" -c "$c" -m 1 -d "$tmp/put.json" \
+                                -H 'Content-Type: application/json' "$client/v3/kv/put")
+                else
+                        o=$(h2load -n "$n" -c "$c" -m 1 -d "$tmp/put.bin" \
+                                -H 'content-type: application/grpc' -H 'te: trailers' \
+                                "$client/etcdserverpb.KV/Put")
+                fi
+                e1=$(ticks)
+                ok=$(echo "$o" | awk '/^requests:/ { print $8 }')
+                [ "$ok" = "$n" ] || { echo "run-store-bench.sh: h2load $t: $ok of $n succeeded" >&2; exit 1; }
+                rate=$(echo "$o" | awk '/^finished in/ { sub(/ req\/s,/, "", $4); print $4 }')
+                cpu=$(awk -v a="$e0" -v b="$e1" -v n="$n" -v hz="$(getconf CLK_TCK)" \
+                        'BEGIN { printf "%.3f", (b - a) * 1000 / hz / n }')
+                transport="$transport$c $t $rate $cpu
+"
+        done
+done
+tv() { echo "$transport" | awk -v c="$1" -v t="$2" -v f="$3" '$1 == c && $2 == t { print $f }'; }
 
 val() { echo "$results" | awk -v k="$1" '$1 == k { print $2 }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
@@ -95,15 +102,15 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
         s=$(val sqlite.list.objects_per_s) e=$(val etcd.list.objects_per_s)
         echo "| list (objects) | $s | $e | $(ratio "$e" "$s") | $(val sqlite.list.ms.p99) | $(val etcd.list.ms.p99) |"
         echo
-        echo "etcd alone (a minimal gateway client, same objects, same threads): put $(val raw.etcd-put.rate_per_s)/s (p99 $(val raw.etcd-put.ms.p99) ms), get $(val raw.etcd-get.rate_per_s)/s; the store's create on etcd is $(ratio "$(val etcd.create.rate_per_s)" "$(val raw.etcd-put.rate_per_s)") of the bare put rate."
+        echo "etcd alone (a minimal gRPC client, same objects, same threads): put $(val raw.etcd-put.rate_per_s)/s (p99 $(val raw.etcd-put.ms.p99) ms), get $(val raw.etcd-get.rate_per_s)/s; the store's create on etcd is $(ratio "$(val etcd.create.rate_per_s)" "$(val raw.etcd-put.rate_per_s)") of the bare put rate."
         echo
-        echo "Transport, one client, one call at a time against the same etcd:"
+        echo "Transport: h2load's 1.5 KB puts against the same etcd, one request in flight per connection; etcd's CPU per put:"
         echo
-        echo "| | JSON gateway (libcurl, keep-alive) | gRPC (etcdctl, process start of $start_ms ms taken off) |"
-        echo "|---|---|---|"
-        echo "| put, ms | $(val raw1.etcd-put.ms.mean) | $grpc_put |"
-        echo "| get, ms | $(val raw1.etcd-get.ms.mean) | $grpc_get |"
-        echo "| watch replay of $events events, events/s | $gw_watch | $grpc_watch |"
+        echo "| connections | JSON gateway puts/s | etcd ms/put | gRPC puts/s | etcd ms/put | gRPC/gateway etcd CPU |"
+        echo "|---:|---:|---:|---:|---:|---:|"
+        for c in 1 4 8; do
+                echo "| $c | $(tv "$c" gateway 3) | $(tv "$c" gateway 4) | $(tv "$c" grpc 3) | $(tv "$c" grpc 4) | $(ratio "$(tv "$c" grpc 4)" "$(tv "$c" gateway 4)") |"
+        done
         echo
         echo '```'
         echo "$results"

@@ -2,8 +2,9 @@
  * creates, gets, updates and whole lists of N pods from T threads through store_create /
  * store_get / store_update_from (over the object as created, as the API updates what it read) /
  * store_list, each backend's rate and latency percentiles, and, as
- * the floor under the etcd numbers, the same puts and gets sent straight to etcd's JSON gateway
- * by a minimal client (one keep-alive libcurl handle per thread, no store around it).
+ * the floor under the etcd numbers, the same puts and gets sent straight to etcd's gRPC API by a
+ * minimal client (one keep-alive HTTP/2 libcurl handle per thread, the request messages of
+ * src/store/etcd-rpc.h, no store around it).
  * --raw-only runs that minimal client alone (run-scaleout-bench.sh's floor under `flexlet
  * apiserver --store etcd`); with --raw-values-from PREFIX its puts carry the values stored under
  * PREFIX on that etcd (the API's own pods, as defaulted and stored), one after another, instead
@@ -17,10 +18,11 @@
 #include <string.h>
 
 #include "base/alloc.h"
-#include "base/base64.h"
 #include "base/json.h"
+#include "base/protowire.h"
 #include "base/strbuf.h"
 #include "bench-util.h"
+#include "store/etcd-rpc.h"
 #include "store/store.h"
 
 struct config {
@@ -31,7 +33,7 @@ struct config {
         size_t lists;
         bool raw_only;
         const char *raw_values_from; /* NULL: the raw puts carry bench_pod */
-        char **raw_values;           /* raw_values_n values as the gateway gives them (base64) */
+        struct strbuf *raw_values;   /* raw_values_n values, as stored */
         size_t raw_values_n;
         json_t **created;  /* n: each object as its create stored it, what update replaces */
         uint64_t *raw_rev; /* n: each raw key's revision after its last put or txn */
@@ -49,6 +51,7 @@ struct worker {
         double *lat; /* ms, one per op of this worker */
         size_t n;
         CURL *h;
+        bool h2; /* h's connection speaks HTTP/2 already (store-etcd.c's struct handle) */
 };
 
 static json_t *bench_pod(size_t i)
@@ -69,99 +72,141 @@ static size_t gather(char *d, size_t size, size_t n, void *ud)
         return size * n;
 }
 
-/* One put, compare-and-swap or range straight to etcd's gateway, as a minimal client sends it.
+/* etcd's KV/Put, which the store never sends (its writes are txns): a PutRequest (key 1,
+ * value 2), answered by a PutResponse whose one field asked for is its header, as a
+ * CompactionResponse's. */
+#define PUT_PATH "/etcdserverpb.KV/Put"
+
+/* One gRPC call to path on h to cfg->etcd: its answer message into *out (a frame's contents,
+ * without the header). The first call on h opens the connection with prior knowledge, the next
+ * ones reuse it (libcurl 7.88 cannot reuse a prior-knowledge connection: store-etcd.c). */
+static void grpc_call(const struct config *cfg, CURL *h, bool *h2, const char *path,
+                      const struct strbuf *req, struct strbuf *out)
+{
+        char url[256];
+        long version = 0;
+        const uint8_t *msg;
+        size_t len, used;
+
+        (void) snprintf(url, sizeof(url), "%s%s", cfg->etcd, path);
+        strbuf_reset(out);
+        (void) curl_easy_setopt(h, CURLOPT_URL, url);
+        (void) curl_easy_setopt(h, CURLOPT_HTTP_VERSION,
+                                *h2 ? (long) CURL_HTTP_VERSION_2_0
+                                    : (long) CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE);
+        (void) curl_easy_setopt(h, CURLOPT_POSTFIELDS, req->buf);
+        (void) curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE, (long) req->len);
+        (void) curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, gather);
+        (void) curl_easy_setopt(h, CURLOPT_WRITEDATA, out);
+        if (curl_easy_perform(h) != CURLE_OK)
+                die("etcd %s failed", path);
+        (void) curl_easy_getinfo(h, CURLINFO_HTTP_VERSION, &version);
+        if (version != CURL_HTTP_VERSION_2_0)
+                die("etcd %s: not answered over HTTP/2", path);
+        *h2 = true;
+        if (etcd_rpc_frame((const uint8_t *) out->buf, out->len, out->len, &msg, &len, &used) != 1)
+                die("etcd %s: no answer (a gRPC error)", path);
+        memmove(out->buf, msg, len);
+        out->len = len;
+}
+
+/* One put, compare-and-swap or range straight to etcd's gRPC API, as a minimal client sends it.
  * A put and a txn leave the key's new revision in cfg->raw_rev[i], which the next txn on it
  * compares (the txn flexlet's store sends for an update: put if mod_revision is unchanged, else
  * read the key). */
 static void raw(struct worker *w, size_t i, enum op op)
 {
-        char key[64], url[256];
-        cleanup_free char *k = NULL, *v = NULL, *body = NULL;
-        cleanup_json json_t *ans = NULL;
-        const char *path = op == OP_RAW_PUT ? "put" : op == OP_RAW_TXN ? "txn" : "range";
-        struct strbuf out;
-        long status = 0;
+        static const enum etcd_method method[] = {
+                [OP_RAW_PUT] = ETCD_COMPACT, [OP_RAW_TXN] = ETCD_TXN, [OP_RAW_GET] = ETCD_RANGE
+        };
+        char key[64];
+        struct strbuf req, out, pod;
+        struct etcd_answer ans;
+        const struct strbuf *v = &pod;
 
         (void) snprintf(key, sizeof(key), "/bench-raw/bench/p-%zu", i);
-        k = base64_encode(key, strlen(key));
+        strbuf_init(&req);
+        strbuf_init(&out);
+        strbuf_init(&pod);
         if (op != OP_RAW_GET && w->cfg->raw_values_n) {
-                v = xstrdup(w->cfg->raw_values[i % w->cfg->raw_values_n]);
+                v = &w->cfg->raw_values[i % w->cfg->raw_values_n];
         } else if (op != OP_RAW_GET) {
                 cleanup_json json_t *o = bench_pod(i);
                 cleanup_free char *json = json_dumps(o, JSON_COMPACT);
 
-                v = base64_encode(json, strlen(json));
+                strbuf_add(&pod, json, strlen(json));
         }
-        if (op == OP_RAW_PUT)
-                body = xasprintf("{\"key\":\"%s\",\"value\":\"%s\"}", k, v);
-        else if (op == OP_RAW_TXN)
-                body = xasprintf(
-                        "{\"compare\":[{\"key\":\"%s\",\"result\":\"EQUAL\","
-                        "\"target\":\"MOD\",\"mod_revision\":\"%" PRIu64 "\"}],"
-                        "\"success\":[{\"request_put\":{\"key\":\"%s\",\"value\":\"%s\"}}],"
-                        "\"failure\":[{\"request_range\":{\"key\":\"%s\"}}]}",
-                        k, w->cfg->raw_rev[i], k, v, k);
-        else
-                body = xasprintf("{\"key\":\"%s\"}", k);
-        (void) snprintf(url, sizeof(url), "%s/v3/kv/%s", w->cfg->etcd, path);
-        strbuf_init(&out);
-        (void) curl_easy_setopt(w->h, CURLOPT_URL, url);
-        (void) curl_easy_setopt(w->h, CURLOPT_POSTFIELDS, body);
-        (void) curl_easy_setopt(w->h, CURLOPT_WRITEFUNCTION, gather);
-        (void) curl_easy_setopt(w->h, CURLOPT_WRITEDATA, &out);
-        if (curl_easy_perform(w->h) != CURLE_OK)
-                die("etcd %s failed", path);
-        (void) curl_easy_getinfo(w->h, CURLINFO_RESPONSE_CODE, &status);
-        if (status != 200)
-                die("etcd %s: status %ld", path, status);
-        if (op != OP_RAW_GET) {
-                ans = json_loadb(out.buf, out.len, 0, NULL);
-                if (op == OP_RAW_TXN && !json_is_true(json_object_get(ans, "succeeded")))
-                        die("etcd txn on %s: the compare failed", key);
-                w->cfg->raw_rev[i] = strtoull(json_string_value(json_object_get(
-                                                      json_object_get(ans, "header"), "revision"))
-                                                      ?: "0",
-                                              NULL, 10);
+        if (op == OP_RAW_PUT) {
+                /* KV/Put's PutRequest: key 1, value 2 (rpc.proto); sent to Put, not Txn */
+                struct pbw pw;
+
+                strbuf_add(&req, "\0\0\0\0\0", ETCD_RPC_FRAME_HEADER);
+                pbw_init(&pw, &req);
+                pbw_bytes(&pw, 1, key, strlen(key));
+                pbw_bytes(&pw, 2, v->buf, v->len);
+                pbw_finish(&pw);
+                for (size_t b = 1, n = req.len - ETCD_RPC_FRAME_HEADER; b < 5; b++)
+                        req.buf[b] = (char) (n >> (8 * (4 - b)));
+        } else if (op == OP_RAW_TXN) {
+                etcd_rpc_txn(&req, &(struct etcd_txn){ .key = key,
+                                                       .target = ETCD_COMPARE_MOD,
+                                                       .equals = (int64_t) w->cfg->raw_rev[i],
+                                                       .value = v->buf,
+                                                       .value_len = v->len });
+        } else {
+                etcd_rpc_range(&req, &(struct etcd_range){ .key = key, .key_len = strlen(key) });
         }
+        grpc_call(w->cfg, w->h, &w->h2, op == OP_RAW_PUT ? PUT_PATH : etcd_rpc_path(method[op]),
+                  &req, &out);
+        if (etcd_rpc_answer(method[op], (const uint8_t *) out.buf, out.len, &ans) < 0)
+                die("etcd %s: a malformed answer", op_names[op]);
+        if (op == OP_RAW_TXN && !ans.succeeded)
+                die("etcd txn on %s: the compare failed", key);
+        if (op != OP_RAW_GET)
+                w->cfg->raw_rev[i] = (uint64_t) ans.revision;
+        etcd_answer_release(&ans);
+        strbuf_release(&req);
         strbuf_release(&out);
+        strbuf_release(&pod);
 }
 
-/* Reads every value stored under prefix on cfg->etcd into cfg->raw_values (as base64, as the
- * gateway gives and takes them); prints how many and their mean size. Dies when there are none. */
+/* Reads every value stored under prefix on cfg->etcd into cfg->raw_values; prints how many and
+ * their mean size. Dies when there are none. */
 static void load_raw_values(struct config *cfg)
 {
-        cleanup_free char *k = base64_encode(cfg->raw_values_from, strlen(cfg->raw_values_from));
-        cleanup_free char *end = xstrdup(cfg->raw_values_from), *e = NULL, *body = NULL;
-        cleanup_free char *url = xasprintf("%s/v3/kv/range", cfg->etcd);
-        struct strbuf out;
-        cleanup_json json_t *ans = NULL;
+        cleanup_free char *end = xstrdup(cfg->raw_values_from);
+        struct strbuf req, out;
+        struct etcd_answer ans;
         CURL *h = curl_easy_init();
-        size_t bytes = 0, i;
-        json_t *kv;
+        struct curl_slist *hd = curl_slist_append(NULL, "Content-Type: application/grpc");
+        size_t bytes = 0;
+        bool h2 = false;
 
+        strbuf_init(&req);
         strbuf_init(&out);
         end[strlen(end) - 1]++; /* the prefix's range end: its last byte plus one */
-        e = base64_encode(end, strlen(end));
-        body = xasprintf("{\"key\":\"%s\",\"range_end\":\"%s\"}", k, e);
-        (void) curl_easy_setopt(h, CURLOPT_URL, url);
-        (void) curl_easy_setopt(h, CURLOPT_POSTFIELDS, body);
-        (void) curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, gather);
-        (void) curl_easy_setopt(h, CURLOPT_WRITEDATA, &out);
-        if (curl_easy_perform(h) != CURLE_OK)
-                die("etcd range %s failed", cfg->raw_values_from);
+        etcd_rpc_range(&req, &(struct etcd_range){ .key = cfg->raw_values_from,
+                                                   .key_len = strlen(cfg->raw_values_from),
+                                                   .range_end = end,
+                                                   .range_end_len = strlen(end) });
+        (void) curl_easy_setopt(h, CURLOPT_HTTPHEADER, hd);
+        grpc_call(cfg, h, &h2, etcd_rpc_path(ETCD_RANGE), &req, &out);
         curl_easy_cleanup(h);
-        ans = json_loadb(out.buf, out.len, 0, NULL);
-        strbuf_release(&out);
-        cfg->raw_values_n = json_array_size(json_object_get(ans, "kvs"));
+        curl_slist_free_all(hd);
+        if (etcd_rpc_answer(ETCD_RANGE, (const uint8_t *) out.buf, out.len, &ans) < 0)
+                die("etcd range %s: a malformed answer", cfg->raw_values_from);
+        cfg->raw_values_n = ans.n_kvs;
         if (cfg->raw_values_n == 0)
                 die("--raw-values-from %s: no values stored under it", cfg->raw_values_from);
         cfg->raw_values = xcalloc(cfg->raw_values_n, sizeof(*cfg->raw_values));
-        json_array_foreach(json_object_get(ans, "kvs"), i, kv) {
-                const char *v = json_string_value(json_object_get(kv, "value")) ?: "";
-
-                cfg->raw_values[i] = xstrdup(v);
-                bytes += strlen(v) / 4 * 3;
+        for (size_t i = 0; i < ans.n_kvs; i++) {
+                strbuf_init(&cfg->raw_values[i]);
+                strbuf_add(&cfg->raw_values[i], ans.kvs[i].value, ans.kvs[i].value_len);
+                bytes += ans.kvs[i].value_len;
         }
+        etcd_answer_release(&ans);
+        strbuf_release(&req);
+        strbuf_release(&out);
         (void) printf("raw.values %zu\nraw.value_bytes %zu\n", cfg->raw_values_n,
                       bytes / cfg->raw_values_n);
 }
@@ -173,7 +218,7 @@ static void *worker_main(void *arg)
 
         if (w->op >= OP_RAW_PUT) {
                 w->h = curl_easy_init();
-                hd = curl_slist_append(NULL, "Content-Type: application/json");
+                hd = curl_slist_append(NULL, "Content-Type: application/grpc");
                 (void) curl_easy_setopt(w->h, CURLOPT_HTTPHEADER, hd);
         }
         for (size_t j = 0; j < w->n; j++) {

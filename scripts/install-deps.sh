@@ -12,7 +12,7 @@ packages=(
         e2fsprogs xfsprogs btrfs-progs util-linux
         containernetworking-plugins iptables iproute2
         qemu-system-x86 linux-image-amd64 cpio
-        etcd-server etcd-client
+        etcd-server etcd-client nghttp2-client
         docker-registry skopeo apache2-utils
 )
 
