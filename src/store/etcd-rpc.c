@@ -341,7 +341,10 @@ static int event_of(struct etcd_answer *a, const struct pbr *r, const struct pb_
                 return k;
         a->events = xrealloc(a->events, (a->n_events + 1) * sizeof(*a->events));
         ev = &a->events[a->n_events++];
-        *ev = (struct etcd_event){ .type = ETCD_EVENT_PUT };
+        /* an event without a kv reads as one of an empty key and value at revision 0 */
+        *ev = (struct etcd_event){ .type = ETCD_EVENT_PUT,
+                                   .kv = { .key = (const uint8_t *) "",
+                                           .value = (const uint8_t *) "" } };
         while ((k = pbr_next(&s, &g)) == 1) {
                 if (g.num == EVENT_TYPE) {
                         if (want(&g, PB_WIRE_VARINT) < 0 || g.u > ETCD_EVENT_DELETE)
@@ -380,9 +383,7 @@ static int answer_field(enum etcd_method m, struct etcd_answer *a, const struct 
                         a->succeeded = f->u != 0;
                         return want(f, PB_WIRE_VARINT);
                 }
-                /* only the first response: every txn here has one operation a branch */
-                if (f->num == TXN_ANSWER_RESPONSES && !a->n_kvs)
-                        return txn_response(a, r, f);
+                /* the responses: etcd_rpc_answer's */
                 return 0;
         case ETCD_DELETE_RANGE:
                 return f->num == DELETE_ANSWER_PREV_KVS ? add_kv(a, r, f) : 0;
@@ -422,13 +423,21 @@ int etcd_rpc_answer(enum etcd_method m, const uint8_t *msg, size_t len, struct e
 {
         struct pbr r;
         struct pb_field f;
+        size_t responses = 0;
         int k;
 
         *ret = (struct etcd_answer){ 0 };
         pbr_init(&r, msg, len);
-        while ((k = pbr_next(&r, &f)) == 1)
+        while ((k = pbr_next(&r, &f)) == 1) {
+                /* a txn's first response only: every txn here has one operation a branch */
+                if (m == ETCD_TXN && f.num == TXN_ANSWER_RESPONSES) {
+                        if (responses++ == 0 && txn_response(ret, &r, &f) < 0)
+                                return -EBADMSG;
+                        continue;
+                }
                 if (answer_field(m, ret, &r, &f) < 0)
                         return -EBADMSG;
+        }
         return k < 0 ? -EBADMSG : 0;
 }
 
