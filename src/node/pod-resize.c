@@ -260,6 +260,7 @@ void pod_resize_forget(struct pod_memory *p)
         free(TAKE_PTR(p->pending_reason));
         free(TAKE_PTR(p->pending_message));
         free(TAKE_PTR(p->resize_error));
+        free(TAKE_PTR(p->admit_error));
 }
 
 void pod_resize_release_requests(struct pod_memory *p)
@@ -318,7 +319,7 @@ static void observe_duration(struct step *s, bool success)
                                        (double) (time_monotonic_ms() - s->p->resize_started_ms));
 }
 
-void pod_resize_admit(struct step *s)
+int pod_resize_admit(struct step *s, struct error **reterr)
 {
         struct pod_memory *p = s->p;
         struct pod_host *h = s->h;
@@ -334,16 +335,16 @@ void pod_resize_admit(struct step *s)
         int r;
 
         if (!p->allocation || !(spec = pod_spec_of(p, s->pod)))
-                return;
+                return 0;
         if (spec->desired_is_allocated) {
                 clear_pending(p);
-                return;
+                return 0;
         }
         desired = spec->desired;
         /* An Infeasible verdict stands until the spec changes again (K8S: not re-evaluated). */
         if (p->pending_for && json_equal(p->pending_for, desired) && p->pending_reason &&
             streq(p->pending_reason, "Infeasible"))
-                return;
+                return 0;
         /* one admission at a time, until this one's requests count (pod_host.admit_lock) */
         pthread_mutex_lock(&h->admit_lock);
         pthread_mutex_lock(&h->pods_lock);
@@ -386,7 +387,7 @@ void pod_resize_admit(struct step *s)
                 p->pending_message = TAKE_PTR(message);
                 json_decref(p->pending_for);
                 p->pending_for = json_incref(desired);
-                return;
+                return 0;
         }
         /* Accepted. Until the allocation is durable, the other pods' admissions count this
          * one at the larger of its old and new requests, whichever way the write goes; the
@@ -402,13 +403,14 @@ void pod_resize_admit(struct step *s)
         pthread_mutex_unlock(&h->pods_lock);
         pthread_mutex_unlock(&h->admit_lock);
         /* The allocation is durable before anything of it is applied. */
-        r = write_allocation(p, desired, NULL);
+        r = write_allocation(p, desired, reterr);
         if (r < 0) {
                 pthread_mutex_lock(&h->pods_lock);
                 p->alloc_milli_cpu = old_milli_cpu;
                 p->alloc_memory = old_memory;
                 pthread_mutex_unlock(&h->pods_lock);
-                return; /* tried again at the next step */
+                (void) error_wrap(reterr, "Failed to handle pod resize");
+                return r;
         }
         fault_point("resize-allocated");
         {
@@ -433,6 +435,7 @@ void pod_resize_admit(struct step *s)
                   xasprintf("Pod resize started: generation %lld",
                             (long long) json_integer_value(
                                     json_path(s->pod, "metadata.generation"))));
+        return 0;
 }
 
 static unsigned cgroup_bits(unsigned which)

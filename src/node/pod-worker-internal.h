@@ -100,6 +100,7 @@ struct pod_memory {
         json_t *pending_for; /* the desired allocation the pending verdict is about */
         bool resizing;       /* the last plan had steps: ResizeCompleted when it empties */
         char *resize_error;  /* the last failed step's message (PodResizeInProgress Error) */
+        char *admit_error;   /* the last failed admission's message, logged once */
         struct backoff resize_retry;
         time_t resize_failed_at;
         int64_t resize_started_ms; /* monotonic, when the allocation was accepted; 0: none */
@@ -258,8 +259,11 @@ void pod_actuated_cgroup(struct pod_memory *p, const char *container,
 void pod_actuated_volume(struct pod_memory *p, const char *volume, int64_t bytes);
 /* Writes actuated.slots if the last plan's steps are not in it yet (pod_worker_sync_after). */
 void pod_actuated_flush(struct pod_memory *p);
-/* Admission of a changed desired allocation (events, PodResizePending). */
-void pod_resize_admit(struct step *s);
+/* Admission of a changed desired allocation (events, PodResizePending). Fails only when an
+ * accepted allocation could not be made durable: nothing of it is applied or counted then, and
+ * the next step tries again (K8S: RetryPendingResizes logs "Failed to handle pod resize" and
+ * goes on). */
+int pod_resize_admit(struct step *s, struct error **reterr);
 /* Actuation toward the allocation, step by step in the required order; running is the
  * NULL-terminated names of the running containers. */
 void pod_resize_actuate(struct step *s, const char *const *running);

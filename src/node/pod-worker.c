@@ -2154,6 +2154,26 @@ int pod_worker_sync_light(struct pod_host *h, const json_t *pod, struct pod_even
         return 1;
 }
 
+/* The admission of the pod's resize; a failure (its allocation could not be made durable) is
+ * logged once per message, as the agent logs a failed step, and tried again at the next step. */
+static void admit_resize(struct step *s)
+{
+        cleanup_error struct error *err = NULL;
+        struct pod_memory *p = s->p;
+
+        if (pod_resize_admit(s, &err) >= 0) {
+                free(TAKE_PTR(p->admit_error));
+                return;
+        }
+        if (p->admit_error && streq(p->admit_error, err->message))
+                return;
+        (void) fprintf(stderr, "flexlet node: pod %s/%s: %s\n",
+                       json_path_string_or_empty(s->pod, "metadata.namespace"),
+                       json_path_string_or_empty(s->pod, "metadata.name"), err->message);
+        free(p->admit_error);
+        p->admit_error = xstrdup(err->message);
+}
+
 int pod_worker_sync(struct pod_host *h, const json_t *pod, json_t **ret_status,
                     struct pod_events *ev, struct error **reterr)
 {
@@ -2299,7 +2319,7 @@ int pod_worker_sync(struct pod_host *h, const json_t *pod, json_t **ret_status,
                         p->payload_compare_at = s.now + STEADY_FULL_S;
         }
         if (p->prepared && sandbox_ready && !deleting && !p->evicted)
-                pod_resize_admit(&s);
+                admit_resize(&s);
         /* claims come from the agent's informer: checking them every pass costs no request */
         if (p->prepared && sandbox_ready && !deleting && !p->evicted)
                 pod_claims_expand(&s);

@@ -268,6 +268,28 @@ until_equal "S20: after a restart the resize completes" "$(cpu_want 1024)" cg_fi
 check_equal "S20: allocated as accepted" "1" "$(jp web '{.status.containerStatuses[0].allocatedResources.cpu}')"
 check_equal "S20: the same container" "$cid" "$(jp web '{.status.containerStatuses[0].containerID}')"
 
+# --- an accepted allocation that cannot be made durable: nothing of it is applied, the failure
+# is logged once (K8S: "Failed to handle pod resize"), and the resize goes on once it can be
+# written (the record made immutable: even root's writes to it fail)
+alloc="$SERVER_DIR/data/pods/$(jp web '{.metadata.uid}')/allocated.slots"
+if chattr +i "$alloc" 2>/dev/null; then
+        trap 'chattr -i "$alloc" 2>/dev/null; node_cleanup' EXIT
+        resize web '{"spec":{"containers":[{"name":"c1","resources":{"requests":{"cpu":"1500m","memory":"128Mi"},"limits":{"cpu":"2","memory":"256Mi"}}}]}}'
+        until_equal "the failed allocation write is logged" "1" \
+                sh -c "grep -c 'pod default/web: Failed to handle pod resize: write .*allocated.slots' '$SERVER_DIR/server.log'"
+        sleep 3 # three steps of the resync at least
+        check_equal "logged once, not at every step" "1" \
+                "$(grep -c 'pod default/web: Failed to handle pod resize' "$SERVER_DIR/server.log")"
+        check_equal "nothing of it is allocated or applied" "1 $(cpu_want 1024)" \
+                "$(jp web '{.status.containerStatuses[0].allocatedResources.cpu}') $(cg_file web c1 cpu)"
+        chattr -i "$alloc"
+        trap node_cleanup EXIT
+        until_equal "writable again: the resize completes" "$(cpu_want 1536)" cg_file web c1 cpu
+        check_equal "and is allocated" "1500m" "$(jp web '{.status.containerStatuses[0].allocatedResources.cpu}')"
+else
+        ok "a failed allocation write is logged once and retried # SKIP the record cannot be made immutable here (chattr +i)"
+fi
+
 # --- cleanup through the API: nothing left
 check "delete every pod" k delete pods --all --timeout=60s
 if [ -z "$(find $(cg_dirs) -type d -name 'pod*' 2>/dev/null)" ] &&
