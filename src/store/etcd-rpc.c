@@ -440,32 +440,3 @@ int etcd_rpc_answer(enum etcd_method m, const uint8_t *msg, size_t len, struct e
         }
         return k < 0 ? -EBADMSG : 0;
 }
-
-static int hex_digit(char c)
-{
-        if (c >= '0' && c <= '9')
-                return c - '0';
-        if (c >= 'a' && c <= 'f')
-                return c - 'a' + 10;
-        if (c >= 'A' && c <= 'F')
-                return c - 'A' + 10;
-        return -1;
-}
-
-void etcd_rpc_unescape_message(char *s)
-{
-        char *out = s;
-
-        for (; *s; s++) {
-                int hi = s[0] == '%' ? hex_digit(s[1]) : -1;
-                int lo = hi >= 0 ? hex_digit(s[2]) : -1;
-
-                if (lo >= 0) {
-                        *out++ = (char) (hi << 4 | lo);
-                        s += 2;
-                } else {
-                        *out++ = *s;
-                }
-        }
-        *out = '\0';
-}

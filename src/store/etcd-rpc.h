@@ -116,8 +116,4 @@ int etcd_rpc_frame(const uint8_t *buf, size_t len, size_t max_len, const uint8_t
  * etcd_answer_release after, also on failure). -EBADMSG when malformed. */
 int etcd_rpc_answer(enum etcd_method m, const uint8_t *msg, size_t len, struct etcd_answer *ret);
 
-/* grpc-message's percent-encoding undone (gRPC's PROTOCOL-HTTP2: %XX for bytes outside
- * 0x20-0x7e and '%'), in place; a malformed escape is kept as it is. */
-void etcd_rpc_unescape_message(char *s);
-
 #endif

@@ -27,6 +27,7 @@
 #include "base/strbuf.h"
 #include "base/timeutil.h"
 #include "http/curl-setup.h"
+#include "http/http.h"
 #include "store/etcd-rpc.h"
 #include "store/store-internal.h"
 
@@ -153,7 +154,8 @@ static void grpc_status_header(const char *data, size_t len, int *status, char *
                 memcpy(message, data + 13 + skip, m);
                 message[m] = '\0';
                 message[strcspn(message, "\r\n")] = '\0';
-                etcd_rpc_unescape_message(message);
+                /* gRPC's PROTOCOL-HTTP2: percent-encoded */
+                (void) http_unescape(message);
         }
 }
 

@@ -1,11 +1,11 @@
 /* fuzz-etcd-rpc.c: libFuzzer target for the etcd store's reading of etcd's answers
  * (store/etcd-rpc.h), as from a broken or hostile etcd. The first byte picks the method (mod 6)
- * whose answer the rest is decoded as; the whole input also goes through the gRPC frame reader
- * and, NUL-terminated, through grpc-message's percent-decoding. No crash, no leak, no read past
+ * whose answer the rest is decoded as; the whole input also goes through the gRPC frame reader.
+ * No crash, no leak, no read past
  * the end; and what is read holds together: a decoded answer's keys, values and lease error lie
  * in the input, a kv's value is never NULL, an event is a PUT or a DELETE, only a watch has
  * events and only a range, txn or delete has kvs; a frame lies in the input and is what its
- * header says; the percent-decoding never lengthens the message. */
+ * header says. */
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -60,8 +60,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
         struct etcd_answer a;
         const uint8_t *msg = NULL;
-        size_t len = 0, used = 0, n;
-        char *s;
+        size_t len = 0, used = 0;
         int r;
 
         if (size > 0) {
@@ -89,17 +88,5 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 abort();
         }
 
-        s = malloc(size + 1);
-        if (!s)
-                return 0;
-        memcpy(s, data, size);
-        s[size] = '\0';
-        n = strlen(s);
-        etcd_rpc_unescape_message(s);
-        if (strlen(s) > n)
-                abort();
-        if (!memchr(data, '%', n) && memcmp(s, data, n) != 0)
-                abort(); /* nothing to undo: unchanged */
-        free(s);
         return 0;
 }

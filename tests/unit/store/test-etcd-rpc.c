@@ -4,7 +4,7 @@
  * api/mvccpb/kv.proto (proto3 zero scalars left out, as Go's marshalers do, but a Compare's
  * oneof always written); every answer is built with protowire's writer as etcd sends it, with
  * the fields the store does not read (which must be skipped), and decoded; malformed answers and
- * frames are -EBADMSG; then grpc-message's percent-decoding and the methods' paths. */
+ * frames are -EBADMSG; then the methods' paths. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -1279,36 +1279,7 @@ static void test_frame_bad(void **state)
         assert_int_equal(etcd_rpc_frame(huge, sizeof(huge), 16 << 20, &msg, &len, &used), -EBADMSG);
 }
 
-/* ---- grpc-message, paths ---- */
-
-static void expect_unescaped(const char *in, const char *want)
-{
-        char buf[256];
-
-        snprintf(buf, sizeof(buf), "%s", in);
-        etcd_rpc_unescape_message(buf);
-        if (strcmp(buf, want) != 0)
-                fail_msg("\"%s\": got \"%s\", want \"%s\"", in, buf, want);
-}
-
-static void test_unescape_message(void **state)
-{
-        (void) state;
-        expect_unescaped("etcdserver: mvcc: required revision has been compacted",
-                         "etcdserver: mvcc: required revision has been compacted");
-        expect_unescaped("a%20b%25c", "a b%c");
-        expect_unescaped("", "");
-        expect_unescaped("%41%42", "AB");
-        expect_unescaped("%e2%9c%93 %E2%9C%93", "\xe2\x9c\x93 \xe2\x9c\x93");
-        /* malformed escapes kept as they are */
-        expect_unescaped("%zz", "%zz");
-        expect_unescaped("a%4", "a%4");
-        expect_unescaped("%4", "%4");
-        expect_unescaped("100%", "100%");
-        expect_unescaped("%g1%1g", "%g1%1g");
-        expect_unescaped("%%41", "%A");
-        expect_unescaped("%2541", "%41"); /* once, not again */
-}
+/* ---- paths ---- */
 
 static void test_paths(void **state)
 {
@@ -1357,7 +1328,6 @@ int main(void)
                 cmocka_unit_test(test_frame_partial),
                 cmocka_unit_test(test_frame_back_to_back),
                 cmocka_unit_test(test_frame_bad),
-                cmocka_unit_test(test_unescape_message),
                 cmocka_unit_test(test_paths),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
