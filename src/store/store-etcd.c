@@ -101,14 +101,56 @@ struct store_etcd {
 
 /* --- requests --- */
 
-/* A keep-alive curl handle, and whether its connection speaks HTTP/2 already. */
+/* A keep-alive curl handle on a multi handle of its own (transfer), and whether its connection
+ * speaks HTTP/2 already. */
 struct handle {
         CURL *curl;
+        CURLM *multi; /* holds the kept connection between transfers */
         /* Its last request went over HTTP/2: a plain-http connection it kept is reused by
          * asking for HTTP/2 without prior knowledge (libcurl 7.88 fails a reused prior-knowledge
          * connection with "Error in the HTTP2 framing layer", curl/curl#10634). */
         bool h2;
 };
+
+/* How long transfer waits for the socket after a round that delivered data, and otherwise. */
+#define TRANSFER_WAIT_SHORT_MS 1
+#define TRANSFER_WAIT_MS       1000
+
+/* curl_easy_perform's loop, on multi m that h stays on: except that after a round that moved
+ * *delivered (the bytes the write callback took) the next wait is short. libcurl 7.88 can keep
+ * the last frames of an HTTP/2 answer unread in its buffer until the socket wakes it again, and
+ * curl_easy_perform waits up to a second for that: a list page of 126 KB was held a second,
+ * and an apiserver restarting on 8,000 ConfigMaps took 17 s instead of 2 (fixed upstream in
+ * 8.x's HTTP/2 rework). */
+static CURLcode transfer(CURLM *m, CURL *h, const size_t *delivered)
+{
+        CURLcode result = CURLE_OK;
+        CURLMsg *msg;
+        int running = 1, left;
+
+        if (curl_multi_add_handle(m, h) != CURLM_OK)
+                return CURLE_FAILED_INIT;
+        while (running) {
+                size_t before = *delivered;
+
+                if (curl_multi_perform(m, &running) != CURLM_OK) {
+                        result = CURLE_RECV_ERROR;
+                        break;
+                }
+                if (running && curl_multi_poll(m, NULL, 0,
+                                               *delivered != before ? TRANSFER_WAIT_SHORT_MS
+                                                                    : TRANSFER_WAIT_MS,
+                                               NULL) != CURLM_OK) {
+                        result = CURLE_RECV_ERROR;
+                        break;
+                }
+        }
+        while ((msg = curl_multi_info_read(m, &left)))
+                if (msg->msg == CURLMSG_DONE && msg->easy_handle == h)
+                        result = msg->data.result;
+        (void) curl_multi_remove_handle(m, h);
+        return result;
+}
 
 /* An answer: its bytes and what they decode to (whose keys and values point into them). */
 struct reply {
@@ -179,7 +221,8 @@ static struct handle *handle_get(struct store_etcd *e)
         if (!h) {
                 h = xcalloc(1, sizeof(*h));
                 h->curl = curl_easy_init();
-                if (!h->curl)
+                h->multi = curl_multi_init();
+                if (!h->curl || !h->multi)
                         abort();
         }
         return h;
@@ -344,7 +387,7 @@ static int etcd_call(struct store_etcd *e, enum etcd_method m, const struct strb
                 (void) curl_easy_setopt(h->curl, CURLOPT_WRITEDATA, ret);
                 (void) curl_easy_setopt(h->curl, CURLOPT_HEADERFUNCTION, reply_header);
                 (void) curl_easy_setopt(h->curl, CURLOPT_HEADERDATA, ret);
-                c = curl_easy_perform(h->curl);
+                c = transfer(h->multi, h->curl, &ret->body.len);
                 if (c == CURLE_OK)
                         (void) curl_easy_getinfo(h->curl, CURLINFO_HTTP_VERSION, &version);
                 h->h2 = c == CURLE_OK && version == CURL_HTTP_VERSION_2_0;
@@ -699,6 +742,7 @@ static bool key_split(char *key, const char **resource, const char **ns, const c
 struct feed {
         struct store_etcd *e;
         struct strbuf pending; /* the stream's bytes not yet a whole message */
+        size_t received;       /* every byte the stream brought (transfer) */
         uint64_t next_rev;     /* the revision the next (re)connection starts from */
         uint64_t compacted;    /* set when etcd cancelled the watch: history lost */
         bool broken, created;  /* the stream said something this code cannot follow */
@@ -829,6 +873,7 @@ static size_t feed_write(char *data, size_t size, size_t n, void *ud)
         size_t len, used;
         int k;
 
+        f->received += total;
         strbuf_add(&f->pending, data, total);
         while ((k = etcd_rpc_frame((const uint8_t *) f->pending.buf + at, f->pending.len - at,
                                    MAX_WATCH_MESSAGE_BYTES, &msg, &len, &used)) == 1) {
@@ -887,11 +932,12 @@ static void *feed_run(void *p)
         struct feed f = { .e = e };
         struct curl_slist *headers = grpc_headers();
         CURL *h = curl_easy_init();
+        CURLM *m = curl_multi_init();
         size_t end_len;
         cleanup_free char *end = prefix_end(REGISTRY_PREFIX, &end_len);
 
         (void) pthread_setname_np(pthread_self(), "etcd-feed");
-        if (!h)
+        if (!h || !m)
                 abort();
         strbuf_init(&f.pending);
         f.next_rev = e->feed_rv + 1;
@@ -928,7 +974,7 @@ static void *feed_run(void *p)
                 (void) curl_easy_setopt(h, CURLOPT_TCP_KEEPALIVE, 1L);
                 (void) curl_easy_setopt(h, CURLOPT_TCP_KEEPIDLE, 10L);
                 (void) curl_easy_setopt(h, CURLOPT_TCP_KEEPINTVL, 5L);
-                c = curl_easy_perform(h);
+                c = transfer(m, h, &f.received);
                 strbuf_release(&body);
                 if (__atomic_load_n(&e->stopping, __ATOMIC_ACQUIRE))
                         break;
@@ -958,6 +1004,7 @@ static void *feed_run(void *p)
         }
         strbuf_release(&f.pending);
         curl_easy_cleanup(h);
+        curl_multi_cleanup(m);
         curl_slist_free_all(headers);
         return NULL;
 }
@@ -1528,6 +1575,7 @@ static void etcd_free(struct store_backend *b)
                 (void) pthread_join(e->compact_thread, NULL);
         for (size_t i = 0; i < e->pool_len; i++) {
                 curl_easy_cleanup(e->pool[i]->curl);
+                curl_multi_cleanup(e->pool[i]->multi);
                 free(e->pool[i]);
         }
         free(e->pool);
