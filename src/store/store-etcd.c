@@ -110,6 +110,10 @@ struct handle {
          * asking for HTTP/2 without prior knowledge (libcurl 7.88 fails a reused prior-knowledge
          * connection with "Error in the HTTP2 framing layer", curl/curl#10634). */
         bool h2;
+        /* e->current when its connection was made or last used: a connection made before a
+         * failover is not reused (libcurl 7.88 sends on a kept HTTP/2 connection without
+         * checking it first, and a write that fails to send is not retried) */
+        unsigned current;
 };
 
 /* How long transfer waits for the socket after a round that delivered data, and otherwise. */
@@ -362,6 +366,7 @@ static int etcd_call(struct store_etcd *e, enum etcd_method m, const struct strb
         const char *path = etcd_rpc_path(m);
         int64_t deadline = time_monotonic_ms() + RETRY_MS;
         cleanup_free char *last_error = NULL;
+        bool http1_answered = false; /* the last try found HTTP/1.1 where HTTP/2 was kept */
         int r = -EIO;
 
         *ret = (struct reply){ .grpc_status = -1 };
@@ -371,7 +376,8 @@ static int etcd_call(struct store_etcd *e, enum etcd_method m, const struct strb
                 unsigned idx = cur % e->n_endpoints;
                 cleanup_free char *url = xasprintf("%s%s", e->endpoints[idx], path);
                 struct handle *h = handle_get(e);
-                bool h2_kept = h->h2;
+                bool fresh = h->current != cur || http1_answered;
+                bool h2_kept = h->h2 && !fresh;
                 const uint8_t *msg;
                 size_t len, used;
                 long version = 0;
@@ -382,6 +388,7 @@ static int etcd_call(struct store_etcd *e, enum etcd_method m, const struct strb
                 ret->grpc_status = -1;
                 ret->grpc_message[0] = '\0';
                 handle_setup(e, h->curl, url, req, headers, h2_kept);
+                (void) curl_easy_setopt(h->curl, CURLOPT_FRESH_CONNECT, fresh ? 1L : 0L);
                 (void) curl_easy_setopt(h->curl, CURLOPT_TIMEOUT_MS, (long) REQUEST_TIMEOUT_MS);
                 (void) curl_easy_setopt(h->curl, CURLOPT_WRITEFUNCTION, reply_write);
                 (void) curl_easy_setopt(h->curl, CURLOPT_WRITEDATA, ret);
@@ -391,15 +398,19 @@ static int etcd_call(struct store_etcd *e, enum etcd_method m, const struct strb
                 if (c == CURLE_OK)
                         (void) curl_easy_getinfo(h->curl, CURLINFO_HTTP_VERSION, &version);
                 h->h2 = c == CURLE_OK && version == CURL_HTTP_VERSION_2_0;
+                h->current = cur;
                 handle_put(e, h);
 
                 if (c == CURLE_OK && version != CURL_HTTP_VERSION_2_0 && h2_kept &&
                     strncmp(url, "http://", 7) == 0) {
                         /* the kept connection had closed and a new one spoke HTTP/1.1, which
-                         * etcd's gRPC service never sees: ask again with prior knowledge */
+                         * etcd's gRPC service never sees: ask again with prior knowledge, on a
+                         * new connection */
+                        http1_answered = true;
                         tries--;
                         continue;
                 }
+                http1_answered = false;
                 if (c != CURLE_OK) {
                         free(last_error);
                         last_error = xasprintf("%s: %s", e->endpoints[idx], curl_easy_strerror(c));

@@ -229,7 +229,12 @@ wait "${ETCD_PIDS[$el]}" 2>/dev/null
 ETCD_PIDS[$el]=
 wait_for "after kill -9 of the etcd leader, writes go through" 30 ks create configmap after-etcd
 fails=0
-for i in 1 2 3 4 5; do ks create configmap "more-$i" >/dev/null 2>&1 || fails=$((fails + 1)); done
+for i in 1 2 3 4 5; do
+        if ! err=$(ks create configmap "more-$i" 2>&1 >/dev/null); then
+                fails=$((fails + 1))
+                echo "# create more-$i: $err"
+        fi
+done
 check_equal "and keep going (5 creates)" 0 "$fails"
 
 # --- kill -9 a node: NotReady within 50 s, a pod tolerating unreachable for 10 s evicted
