@@ -22,6 +22,7 @@
 #include "base/protowire.h"
 #include "base/strbuf.h"
 #include "bench-util.h"
+#include "http/grpc.h"
 #include "store/etcd-rpc.h"
 #include "store/store.h"
 
@@ -104,7 +105,7 @@ static void grpc_call(const struct config *cfg, CURL *h, bool *h2, const char *p
         if (version != CURL_HTTP_VERSION_2_0)
                 die("etcd %s: not answered over HTTP/2", path);
         *h2 = true;
-        if (etcd_rpc_frame((const uint8_t *) out->buf, out->len, out->len, &msg, &len, &used) != 1)
+        if (grpc_frame_read((const uint8_t *) out->buf, out->len, out->len, &msg, &len, &used) != 1)
                 die("etcd %s: no answer (a gRPC error)", path);
         memmove(out->buf, msg, len);
         out->len = len;
@@ -138,15 +139,14 @@ static void raw(struct worker *w, size_t i, enum op op)
         }
         if (op == OP_RAW_PUT) {
                 /* KV/Put's PutRequest: key 1, value 2 (rpc.proto); sent to Put, not Txn */
+                size_t at = grpc_frame_begin(&req);
                 struct pbw pw;
 
-                strbuf_add(&req, "\0\0\0\0\0", ETCD_RPC_FRAME_HEADER);
                 pbw_init(&pw, &req);
                 pbw_bytes(&pw, 1, key, strlen(key));
                 pbw_bytes(&pw, 2, v->buf, v->len);
                 pbw_finish(&pw);
-                for (size_t b = 1, n = req.len - ETCD_RPC_FRAME_HEADER; b < 5; b++)
-                        req.buf[b] = (char) (n >> (8 * (4 - b)));
+                grpc_frame_end(&req, at);
         } else if (op == OP_RAW_TXN) {
                 etcd_rpc_txn(&req, &(struct etcd_txn){ .key = key,
                                                        .target = ETCD_COMPARE_MOD,

@@ -22,6 +22,7 @@
 #include "base/timeutil.h"
 #include "base/metrics.h"
 #include "http/curl-setup.h"
+#include "http/grpc.h"
 #include "node/node-metrics.h"
 #include "node/prober.h"
 #include "node/runtime/runtime.h"
@@ -124,43 +125,35 @@ size_t probe_grpc_request(const char *service, unsigned char *buf, size_t max)
 {
         struct strbuf msg;
         struct pbw w;
-        size_t n;
+        size_t at, n;
 
         strbuf_init(&msg);
+        at = grpc_frame_begin(&msg);
         pbw_init(&w, &msg);
         if (service && *service)
                 pbw_string(&w, 1, service); /* HealthCheckRequest.service = 1 */
         pbw_finish(&w);
-        n = 5 + msg.len;
-        if (n > max) {
-                strbuf_release(&msg);
-                return 0;
-        }
-        /* gRPC's Length-Prefixed-Message: not compressed, a 4-byte big-endian length */
-        buf[0] = 0;
-        buf[1] = (unsigned char) (msg.len >> 24);
-        buf[2] = (unsigned char) (msg.len >> 16);
-        buf[3] = (unsigned char) (msg.len >> 8);
-        buf[4] = (unsigned char) msg.len;
-        memcpy(buf + 5, msg.buf, msg.len);
+        grpc_frame_end(&msg, at);
+        n = msg.len;
+        if (n > max)
+                n = 0;
+        else
+                memcpy(buf, msg.buf, n);
         strbuf_release(&msg);
         return n;
 }
 
 int probe_grpc_status(const unsigned char *body, size_t len)
 {
-        size_t n;
+        const uint8_t *msg;
+        size_t n, used;
         struct pbr r;
         struct pb_field f;
         int status = 0; /* UNKNOWN, proto3's default when the field is absent */
 
-        if (len < 5 || body[0] != 0)
+        if (grpc_frame_read(body, len, len, &msg, &n, &used) != 1)
                 return -EINVAL;
-        n = ((size_t) body[1] << 24) | ((size_t) body[2] << 16) | ((size_t) body[3] << 8) |
-            (size_t) body[4];
-        if (n > len - 5)
-                return -EINVAL;
-        pbr_init(&r, body + 5, n);
+        pbr_init(&r, msg, n);
         for (;;) {
                 int k = pbr_next(&r, &f);
                 if (k < 0)
@@ -387,8 +380,7 @@ failed:
 struct body {
         unsigned char buf[BODY_MAX];
         size_t len;
-        int grpc_status; /* the grpc-status trailer, -1 when none came */
-        char grpc_message[256];
+        struct grpc_status grpc; /* HANDLER_GRPC's outcome */
 };
 
 static size_t body_write(char *data, size_t size, size_t n, void *ud)
@@ -405,19 +397,8 @@ static size_t body_write(char *data, size_t size, size_t n, void *ud)
 
 static size_t grpc_header(char *data, size_t size, size_t n, void *ud)
 {
-        struct body *b = ud;
-        size_t len = size * n;
-
-        if (len > 12 && strncasecmp(data, "grpc-status:", 12) == 0)
-                b->grpc_status = atoi(data + 12);
-        else if (len > 13 && strncasecmp(data, "grpc-message:", 13) == 0) {
-                size_t m = len - 13 < sizeof(b->grpc_message) - 1 ? len - 13
-                                                                  : sizeof(b->grpc_message) - 1;
-                memcpy(b->grpc_message, data + 13, m);
-                b->grpc_message[m] = '\0';
-                b->grpc_message[strcspn(b->grpc_message, "\r\n")] = '\0';
-        }
-        return len;
+        grpc_status_header(&((struct body *) ud)->grpc, data, size * n);
+        return size * n;
 }
 
 /* One request with libcurl; the transfer's own error as Go's client words it. */
@@ -510,7 +491,7 @@ static enum probe_result run_grpc(const struct probe *pr, char **ret_why)
                 *ret_why = xstrdup("cannot start an HTTP/2 client");
                 return RESULT_ERROR;
         }
-        b->grpc_status = -1;
+        b->grpc = (struct grpc_status) GRPC_STATUS_INIT;
         headers = curl_slist_append(headers, "Content-Type: application/grpc");
         headers = curl_slist_append(headers, "TE: trailers");
         headers = curl_slist_append(headers, "User-Agent: " PROBE_USER_AGENT);
@@ -534,14 +515,14 @@ static enum probe_result run_grpc(const struct probe *pr, char **ret_why)
                                                hp, pr->timeout_s, why);
         } else if (rc != CURLE_OK) {
                 *ret_why = xasprintf("error: health rpc probe failed: %s", why);
-        } else if (b->grpc_status == 12) { /* UNIMPLEMENTED */
+        } else if (b->grpc.code == 12) { /* UNIMPLEMENTED */
                 *ret_why = xasprintf("error: this server does not implement the grpc health "
                                      "protocol (grpc.health.v1.Health): %s",
-                                     b->grpc_message);
-        } else if (b->grpc_status != 0) {
+                                     b->grpc.message);
+        } else if (b->grpc.code != 0) {
                 *ret_why = xasprintf("error: health rpc probe failed: rpc error: code = %d desc "
                                      "= %s",
-                                     b->grpc_status, b->grpc_message);
+                                     b->grpc.code, b->grpc.message);
         } else if ((status = probe_grpc_status(b->buf, b->len)) < 0) {
                 *ret_why = xstrdup("error: health rpc probe failed: malformed response");
         } else if (status != 1) {

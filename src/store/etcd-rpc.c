@@ -8,6 +8,7 @@
 
 #include "base/alloc.h"
 #include "base/protowire.h"
+#include "http/grpc.h"
 
 /* rpc.proto's field numbers, by message. */
 enum {
@@ -88,26 +89,19 @@ const char *etcd_rpc_path(enum etcd_method m)
 
 /* --- requests --- */
 
-/* Starts a frame at the end of out: its header, the length filled in by frame_end. */
+/* Starts a gRPC frame at the end of out, its message written by w (frame_end closes both). */
 static size_t frame_begin(struct strbuf *out, struct pbw *w)
 {
-        size_t at = out->len;
+        size_t at = grpc_frame_begin(out);
 
-        strbuf_add(out, "\0\0\0\0\0", ETCD_RPC_FRAME_HEADER);
         pbw_init(w, out);
         return at;
 }
 
 static void frame_end(struct strbuf *out, struct pbw *w, size_t at)
 {
-        size_t n;
-
         pbw_finish(w);
-        n = out->len - at - ETCD_RPC_FRAME_HEADER;
-        out->buf[at + 1] = (char) (n >> 24);
-        out->buf[at + 2] = (char) (n >> 16);
-        out->buf[at + 3] = (char) (n >> 8);
-        out->buf[at + 4] = (char) n;
+        grpc_frame_end(out, at);
 }
 
 static void key_only(struct pbw *w, uint32_t field, const char *key)
@@ -215,24 +209,6 @@ void etcd_rpc_watch_create(struct strbuf *out, const char *key, const char *rang
 }
 
 /* --- answers --- */
-
-int etcd_rpc_frame(const uint8_t *buf, size_t len, size_t max_len, const uint8_t **ret_msg,
-                   size_t *ret_len, size_t *ret_used)
-{
-        size_t n;
-
-        if (len < ETCD_RPC_FRAME_HEADER)
-                return 0;
-        n = (size_t) buf[1] << 24 | (size_t) buf[2] << 16 | (size_t) buf[3] << 8 | buf[4];
-        if (buf[0] != 0 || n > max_len)
-                return -EBADMSG;
-        if (len - ETCD_RPC_FRAME_HEADER < n)
-                return 0;
-        *ret_msg = buf + ETCD_RPC_FRAME_HEADER;
-        *ret_len = n;
-        *ret_used = ETCD_RPC_FRAME_HEADER + n;
-        return 1;
-}
 
 void etcd_answer_release(struct etcd_answer *a)
 {

@@ -1,6 +1,6 @@
 /* etcd-rpc.h: the messages of etcd's v3 gRPC API that the etcd store sends and reads, in
  * protobuf (field numbers from etcd's api/etcdserverpb/rpc.proto and api/mvccpb/kv.proto, 3.4),
- * each framed as gRPC's Length-Prefixed-Message (a zero compression flag and a 4-byte
+ * each framed as a gRPC message (http/grpc.h: a zero compression flag and a 4-byte
  * big-endian length). Pure functions over bytes: the transport is store-etcd.c's.
  *
  * The store's requests are few shapes: a range, a txn on one key (compare its version,
@@ -15,9 +15,6 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "base/strbuf.h"
-
-/* gRPC's Length-Prefixed-Message header: compressed flag, 4-byte length. */
-#define ETCD_RPC_FRAME_HEADER 5
 
 enum etcd_method {
         ETCD_RANGE,
@@ -105,12 +102,6 @@ void etcd_rpc_compact(struct strbuf *out, int64_t revision);
 /* WatchRequest{create_request} of [key, range_end) from start_revision, without prev_kv. */
 void etcd_rpc_watch_create(struct strbuf *out, const char *key, const char *range_end,
                            int64_t start_revision);
-
-/* The first whole frame at buf[0..len): 1 with *ret_msg and *ret_len its message and *ret_used
- * the bytes the frame takes, 0 when buf holds less than one frame, -EBADMSG for a compressed
- * frame (never asked for) or one larger than max_len. */
-int etcd_rpc_frame(const uint8_t *buf, size_t len, size_t max_len, const uint8_t **ret_msg,
-                   size_t *ret_len, size_t *ret_used);
 
 /* Decodes one answer message (a frame's contents) of method m into *ret (zeroed first;
  * etcd_answer_release after, also on failure). -EBADMSG when malformed. */

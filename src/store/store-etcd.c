@@ -27,7 +27,7 @@
 #include "base/strbuf.h"
 #include "base/timeutil.h"
 #include "http/curl-setup.h"
-#include "http/http.h"
+#include "http/grpc.h"
 #include "store/etcd-rpc.h"
 #include "store/store-internal.h"
 
@@ -161,8 +161,7 @@ struct reply {
         struct strbuf body;
         struct etcd_answer a;
         bool too_big;
-        int grpc_status; /* -1 until the grpc-status header or trailer came */
-        char grpc_message[256];
+        struct grpc_status status;
 };
 
 static void reply_release(struct reply *r)
@@ -185,32 +184,11 @@ static size_t reply_write(char *data, size_t size, size_t n, void *ud)
         return size * n;
 }
 
-/* gRPC's status comes as a trailer, or as a header of a trailers-only answer. */
-static void grpc_status_header(const char *data, size_t len, int *status, char *message,
-                               size_t message_size)
-{
-        if (len > 12 && strncasecmp(data, "grpc-status:", 12) == 0) {
-                *status = atoi(data + 12);
-        } else if (len > 13 && strncasecmp(data, "grpc-message:", 13) == 0) {
-                size_t skip = strspn(data + 13, " ");
-                size_t m = len - 13 - skip;
-
-                if (m > message_size - 1)
-                        m = message_size - 1;
-                memcpy(message, data + 13 + skip, m);
-                message[m] = '\0';
-                message[strcspn(message, "\r\n")] = '\0';
-                /* gRPC's PROTOCOL-HTTP2: percent-encoded */
-                (void) http_unescape(message);
-        }
-}
-
 static size_t reply_header(char *data, size_t size, size_t n, void *ud)
 {
         struct reply *r = ud;
 
-        grpc_status_header(data, size * n, &r->grpc_status, r->grpc_message,
-                           sizeof(r->grpc_message));
+        grpc_status_header(&r->status, data, size * n);
         return size * n;
 }
 
@@ -369,7 +347,7 @@ static int etcd_call(struct store_etcd *e, enum etcd_method m, const struct strb
         bool http1_answered = false; /* the last try found HTTP/1.1 where HTTP/2 was kept */
         int r = -EIO;
 
-        *ret = (struct reply){ .grpc_status = -1 };
+        *ret = (struct reply){ .status = GRPC_STATUS_INIT };
         strbuf_init(&ret->body);
         for (size_t tries = 0;; tries++) {
                 unsigned cur = __atomic_load_n(&e->current, __ATOMIC_RELAXED);
@@ -385,8 +363,7 @@ static int etcd_call(struct store_etcd *e, enum etcd_method m, const struct strb
 
                 strbuf_reset(&ret->body);
                 ret->too_big = false;
-                ret->grpc_status = -1;
-                ret->grpc_message[0] = '\0';
+                ret->status = (struct grpc_status) GRPC_STATUS_INIT;
                 handle_setup(e, h->curl, url, req, headers, h2_kept);
                 (void) curl_easy_setopt(h->curl, CURLOPT_FRESH_CONNECT, fresh ? 1L : 0L);
                 (void) curl_easy_setopt(h->curl, CURLOPT_TIMEOUT_MS, (long) REQUEST_TIMEOUT_MS);
@@ -438,29 +415,29 @@ static int etcd_call(struct store_etcd *e, enum etcd_method m, const struct strb
                                 (void) nanosleep(&(struct timespec){ 0, 100 * 1000 * 1000 }, NULL);
                         continue;
                 }
-                if (ret->grpc_status != GRPC_OK) {
-                        const char *msg_text = ret->grpc_message;
+                if (ret->status.code != GRPC_OK) {
+                        const char *msg_text = ret->status.message;
 
-                        if (ret->grpc_status < 0) {
+                        if (ret->status.code < 0) {
                                 r = error_set(reterr, EIO, "etcd %s: %s: not a gRPC answer", path,
                                               e->endpoints[idx]);
                                 break;
                         }
-                        if (etcd_transient(msg_text, ret->grpc_status) &&
+                        if (etcd_transient(msg_text, ret->status.code) &&
                             time_monotonic_ms() < deadline &&
                             !__atomic_load_n(&e->no_retries, __ATOMIC_ACQUIRE)) {
                                 endpoint_failed(e, cur);
                                 (void) nanosleep(&(struct timespec){ 0, 100 * 1000 * 1000 }, NULL);
                                 continue;
                         }
-                        r = etcd_errno(msg_text, ret->grpc_status);
+                        r = etcd_errno(msg_text, ret->status.code);
                         r = error_set(reterr, -r, "etcd %s: %s", path,
                                       *msg_text ? msg_text : "error");
                         break;
                 }
                 /* a unary answer: exactly one message */
-                if (etcd_rpc_frame((const uint8_t *) ret->body.buf, ret->body.len,
-                                   MAX_RESPONSE_BYTES, &msg, &len, &used) != 1 ||
+                if (grpc_frame_read((const uint8_t *) ret->body.buf, ret->body.len,
+                                    MAX_RESPONSE_BYTES, &msg, &len, &used) != 1 ||
                     used != ret->body.len || etcd_rpc_answer(m, msg, len, &ret->a) < 0) {
                         r = error_set(reterr, EIO, "etcd %s: %s: malformed answer", path,
                                       e->endpoints[idx]);
@@ -886,8 +863,8 @@ static size_t feed_write(char *data, size_t size, size_t n, void *ud)
 
         f->received += total;
         strbuf_add(&f->pending, data, total);
-        while ((k = etcd_rpc_frame((const uint8_t *) f->pending.buf + at, f->pending.len - at,
-                                   MAX_WATCH_MESSAGE_BYTES, &msg, &len, &used)) == 1) {
+        while ((k = grpc_frame_read((const uint8_t *) f->pending.buf + at, f->pending.len - at,
+                                    MAX_WATCH_MESSAGE_BYTES, &msg, &len, &used)) == 1) {
                 feed_message(f, msg, len);
                 at += used;
                 if (f->compacted || f->broken)

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "http/grpc.h"
 #include "store/etcd-rpc.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -76,13 +77,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 etcd_answer_release(&a);
         }
 
-        r = etcd_rpc_frame(data, size, 1 << 16, &msg, &len, &used);
+        r = grpc_frame_read(data, size, 1 << 16, &msg, &len, &used);
         if (r == 1) {
-                if (msg != data + ETCD_RPC_FRAME_HEADER || used != ETCD_RPC_FRAME_HEADER + len ||
+                if (msg != data + GRPC_FRAME_HEADER || used != GRPC_FRAME_HEADER + len ||
                     used > size || len > 1 << 16 || data[0] != 0)
                         abort();
         } else if (r == 0) {
-                if (size >= ETCD_RPC_FRAME_HEADER && data[0] != 0)
+                if (size >= GRPC_FRAME_HEADER && data[0] != 0)
                         abort();
         } else if (r != -EBADMSG) {
                 abort();

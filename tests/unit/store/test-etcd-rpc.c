@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "base/protowire.h"
+#include "http/grpc.h"
 #include "store/etcd-rpc.h"
 
 #define N_ELEMS(a) (sizeof(a) / sizeof((a)[0]))
@@ -38,11 +39,11 @@ static struct msg only_frame(const struct strbuf *sb)
         const uint8_t *b = (const uint8_t *) sb->buf;
         size_t n;
 
-        assert_true(sb->len >= ETCD_RPC_FRAME_HEADER);
+        assert_true(sb->len >= GRPC_FRAME_HEADER);
         assert_int_equal(b[0], 0);
         n = (size_t) b[1] << 24 | (size_t) b[2] << 16 | (size_t) b[3] << 8 | b[4];
-        assert_int_equal(n, sb->len - ETCD_RPC_FRAME_HEADER);
-        return (struct msg){ b + ETCD_RPC_FRAME_HEADER, n };
+        assert_int_equal(n, sb->len - GRPC_FRAME_HEADER);
+        return (struct msg){ b + GRPC_FRAME_HEADER, n };
 }
 
 /* How many times m has field num; m must be well-formed. */
@@ -242,18 +243,18 @@ static void test_requests_append(void **state)
         etcd_rpc_delete(&sb, "/b");
         assert_memory_equal(sb.buf, "before", 6);
         assert_int_equal(
-                etcd_rpc_frame((const uint8_t *) sb.buf + 6, sb.len - 6, 1024, &msg, &len, &used),
+                grpc_frame_read((const uint8_t *) sb.buf + 6, sb.len - 6, 1024, &msg, &len, &used),
                 1);
         assert_int_equal(used, first - 6);
-        assert_int_equal(len, used - ETCD_RPC_FRAME_HEADER);
+        assert_int_equal(len, used - GRPC_FRAME_HEADER);
         pbr_init(&pr, msg, len);
         assert_int_equal(pbr_next(&pr, &f), 1);
         assert_int_equal(f.num, 1);
         assert_int_equal(f.len, 2);
         assert_memory_equal(f.data, "/a", 2);
         assert_int_equal(pbr_next(&pr, &f), 0);
-        assert_int_equal(etcd_rpc_frame((const uint8_t *) sb.buf + first, sb.len - first, 1024,
-                                        &msg, &len, &used),
+        assert_int_equal(grpc_frame_read((const uint8_t *) sb.buf + first, sb.len - first, 1024,
+                                         &msg, &len, &used),
                          1);
         assert_int_equal(used, sb.len - first);
         assert_int_equal(count((struct msg){ msg, len }, 3), 1);
@@ -1184,16 +1185,16 @@ static void test_frame(void **state)
         size_t len = 0, used = 0;
 
         (void) state;
-        assert_int_equal(etcd_rpc_frame(whole, sizeof(whole), 1024, &msg, &len, &used), 1);
+        assert_int_equal(grpc_frame_read(whole, sizeof(whole), 1024, &msg, &len, &used), 1);
         assert_ptr_equal(msg, whole + 5);
         assert_int_equal(len, 3);
         assert_int_equal(used, 8);
-        assert_int_equal(etcd_rpc_frame(empty, sizeof(empty), 1024, &msg, &len, &used), 1);
+        assert_int_equal(grpc_frame_read(empty, sizeof(empty), 1024, &msg, &len, &used), 1);
         assert_ptr_equal(msg, empty + 5);
         assert_int_equal(len, 0);
         assert_int_equal(used, 5);
         /* exactly max_len */
-        assert_int_equal(etcd_rpc_frame(whole, sizeof(whole), 3, &msg, &len, &used), 1);
+        assert_int_equal(grpc_frame_read(whole, sizeof(whole), 3, &msg, &len, &used), 1);
         assert_int_equal(len, 3);
 }
 
@@ -1207,25 +1208,25 @@ static void test_frame_partial(void **state)
 
         (void) state;
         for (size_t n = 0; n < sizeof(whole); n++) {
-                assert_int_equal(etcd_rpc_frame(whole, n, 1024, &msg, &len, &used), 0);
+                assert_int_equal(grpc_frame_read(whole, n, 1024, &msg, &len, &used), 0);
                 assert_null(msg);
                 assert_int_equal(len, 77);
                 assert_int_equal(used, 77);
         }
-        assert_int_equal(etcd_rpc_frame(whole, sizeof(whole), 1024, &msg, &len, &used), 1);
+        assert_int_equal(grpc_frame_read(whole, sizeof(whole), 1024, &msg, &len, &used), 1);
         assert_int_equal(len, 1);
         assert_int_equal(used, 6);
         assert_non_null(big);
         big[3] = 0x01;
         big[4] = 0x2c; /* 300 */
-        assert_int_equal(etcd_rpc_frame(big, 5 + 299, 1024, &msg, &len, &used), 0);
-        assert_int_equal(etcd_rpc_frame(big, 5 + 300, 1024, &msg, &len, &used), 1);
+        assert_int_equal(grpc_frame_read(big, 5 + 299, 1024, &msg, &len, &used), 0);
+        assert_int_equal(grpc_frame_read(big, 5 + 300, 1024, &msg, &len, &used), 1);
         assert_int_equal(len, 300);
         assert_int_equal(used, 305);
         /* the largest length: still only partial, no overflow */
         big[1] = big[2] = big[3] = big[4] = 0xff;
         msg = NULL;
-        assert_int_equal(etcd_rpc_frame(big, 5 + 300, SIZE_MAX, &msg, &len, &used), 0);
+        assert_int_equal(grpc_frame_read(big, 5 + 300, SIZE_MAX, &msg, &len, &used), 0);
         assert_null(msg);
         free(big);
 }
@@ -1239,13 +1240,13 @@ static void test_frame_back_to_back(void **state)
         size_t left = sizeof(buf), len, used;
 
         (void) state;
-        assert_int_equal(etcd_rpc_frame(p, left, 1024, &msg, &len, &used), 1);
+        assert_int_equal(grpc_frame_read(p, left, 1024, &msg, &len, &used), 1);
         assert_ptr_equal(msg, buf + 5);
         assert_int_equal(len, 2);
         assert_int_equal(used, 7);
         p += used;
         left -= used;
-        assert_int_equal(etcd_rpc_frame(p, left, 1024, &msg, &len, &used), 1);
+        assert_int_equal(grpc_frame_read(p, left, 1024, &msg, &len, &used), 1);
         assert_ptr_equal(msg, buf + 12);
         assert_int_equal(len, 3);
         assert_memory_equal(msg, "xyz", 3);
@@ -1253,7 +1254,7 @@ static void test_frame_back_to_back(void **state)
         p += used;
         left -= used;
         assert_int_equal(left, 4);
-        assert_int_equal(etcd_rpc_frame(p, left, 1024, &msg, &len, &used), 0);
+        assert_int_equal(grpc_frame_read(p, left, 1024, &msg, &len, &used), 0);
 }
 
 /* A compressed frame (flag 1, or any other non-zero flag), a length over max_len: -EBADMSG,
@@ -1268,15 +1269,16 @@ static void test_frame_bad(void **state)
         size_t len, used;
 
         (void) state;
-        assert_int_equal(etcd_rpc_frame(compressed, sizeof(compressed), 1024, &msg, &len, &used),
+        assert_int_equal(grpc_frame_read(compressed, sizeof(compressed), 1024, &msg, &len, &used),
                          -EBADMSG);
-        assert_int_equal(etcd_rpc_frame(compressed, 5, 1024, &msg, &len, &used), -EBADMSG);
-        assert_int_equal(etcd_rpc_frame(flag_80, sizeof(flag_80), 1024, &msg, &len, &used),
+        assert_int_equal(grpc_frame_read(compressed, 5, 1024, &msg, &len, &used), -EBADMSG);
+        assert_int_equal(grpc_frame_read(flag_80, sizeof(flag_80), 1024, &msg, &len, &used),
                          -EBADMSG);
-        assert_int_equal(etcd_rpc_frame(too_long, sizeof(too_long), 3, &msg, &len, &used),
+        assert_int_equal(grpc_frame_read(too_long, sizeof(too_long), 3, &msg, &len, &used),
                          -EBADMSG);
-        assert_int_equal(etcd_rpc_frame(too_long, 5, 3, &msg, &len, &used), -EBADMSG);
-        assert_int_equal(etcd_rpc_frame(huge, sizeof(huge), 16 << 20, &msg, &len, &used), -EBADMSG);
+        assert_int_equal(grpc_frame_read(too_long, 5, 3, &msg, &len, &used), -EBADMSG);
+        assert_int_equal(grpc_frame_read(huge, sizeof(huge), 16 << 20, &msg, &len, &used),
+                         -EBADMSG);
 }
 
 /* ---- paths ---- */
