@@ -65,8 +65,9 @@ bool rt_subpath_is_local(const char *sub);
 int rt_mount_source_open(const struct runtime_mount *m, struct error **reterr);
 
 /* ---- processes (util.c) */
-/* The kernel's start time of pid (clock ticks since boot) and its state letter. */
-int rt_proc_start_time(pid_t pid, uint64_t *ret_ticks, char *ret_state);
+/* The kernel's start time of pid (clock ticks since boot), and whether it has ended: a zombie,
+ * or a process in its exit (PF_EXITING). */
+int rt_proc_start_time(pid_t pid, uint64_t *ret_ticks, bool *ret_ended);
 /* A pidfd of pid when it is still the process that started at start_ticks; -ESRCH otherwise. */
 int rt_pidfd_open_checked(pid_t pid, uint64_t start_ticks);
 int rt_pidfd_send_signal(int pidfd, int sig);

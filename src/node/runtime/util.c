@@ -177,7 +177,10 @@ int rt_create_in_root(int rootfd, const char *path, bool is_file)
 
 /* ------------------------------------------------------------------ processes */
 
-int rt_proc_start_time(pid_t pid, uint64_t *ret_ticks, char *ret_state)
+/* task->flags' PF_EXITING (include/linux/sched.h): set as the process enters its exit */
+#define PF_EXITING 0x00000004
+
+int rt_proc_start_time(pid_t pid, uint64_t *ret_ticks, bool *ret_ended)
 {
         char path[64], buf[1024];
         cleanup_close int fd = -1;
@@ -201,8 +204,11 @@ int rt_proc_start_time(pid_t pid, uint64_t *ret_ticks, char *ret_state)
                 return -EIO;
         for (tok = strtok_r(p + 1, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
                 field++;
-                if (field == 3 && ret_state)
-                        *ret_state = tok[0];
+                /* proc(5): state is field 3, flags field 9 */
+                if (field == 3 && ret_ended)
+                        *ret_ended = tok[0] == 'Z' || tok[0] == 'X';
+                if (field == 9 && ret_ended)
+                        *ret_ended = *ret_ended || (strtoul(tok, NULL, 10) & PF_EXITING);
                 if (field == 22) {
                         char *end;
                         errno = 0;
@@ -216,7 +222,7 @@ int rt_proc_start_time(pid_t pid, uint64_t *ret_ticks, char *ret_state)
 int rt_pidfd_open_checked(pid_t pid, uint64_t start_ticks)
 {
         uint64_t ticks;
-        char state = '?';
+        bool ended = false;
         long fd;
         int r;
 
@@ -227,9 +233,11 @@ int rt_pidfd_open_checked(pid_t pid, uint64_t start_ticks)
                 return errno == ESRCH ? -ESRCH : -errno;
         /* the pidfd was taken first: if the pid still shows the recorded start time now, the
          * pidfd is that process and no later one that reused the number */
-        r = rt_proc_start_time(pid, &ticks, &state);
-        /* a zombie has ended; only its parent's wait is missing */
-        if (r < 0 || ticks != start_ticks || state == 'Z' || state == 'X') {
+        r = rt_proc_start_time(pid, &ticks, &ended);
+        /* A zombie has ended, only its parent's wait is missing; so has a process in its exit.
+         * A pod's pid 1 killed stays in its exit until the namespace's last process is reaped,
+         * and a container started meanwhile would fail to fork in the dying namespace. */
+        if (r < 0 || ticks != start_ticks || ended) {
                 close((int) fd);
                 return r < 0 && r != -ESRCH ? r : -ESRCH;
         }

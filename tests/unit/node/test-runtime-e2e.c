@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -904,6 +905,65 @@ static void test_sandbox_stop_kills_the_pod(void **state)
         }
 }
 
+/* A pod's pid 1 that was killed stays in its exit until the last process of its namespace is
+ * reaped (a container's, by its supervisor outside): the sandbox has ended then already, and a
+ * container must not be started into it. Here a process of the test's holds one unreaped. */
+static void test_sandbox_in_its_exit_has_ended(void **state)
+{
+        require_ready();
+        struct runtime_sandbox_spec sb = { .state_dir = g.sandbox_dir, .hostname = HOSTNAME };
+        const char *procs[2] = { g.cgroup_procs, NULL };
+        cleanup_free char *ns = xasprintf("/proc/%d/ns/pid", (int) g.sandbox_pid);
+        cleanup_free char *stat_path = xasprintf("/proc/%d/stat", (int) g.sandbox_pid);
+        cleanup_free char *stat = NULL;
+        struct error *err = NULL;
+        int ready[2], go[2], status, r = -1;
+        pid_t holder;
+        char b = 0;
+
+        assert_int_equal(pipe2(ready, O_CLOEXEC), 0);
+        assert_int_equal(pipe2(go, O_CLOEXEC), 0);
+        holder = fork();
+        assert_true(holder >= 0);
+        if (holder == 0) {
+                int fd = open(ns, O_RDONLY | O_CLOEXEC);
+                pid_t member;
+
+                if (fd < 0 || setns(fd, CLONE_NEWPID) < 0)
+                        _exit(1);
+                member = fork();
+                if (member == 0) {
+                        pause();
+                        _exit(0);
+                }
+                /* the member dies with the namespace's pid 1 and waits here, unreaped */
+                if (member < 0 || write(ready[1], "r", 1) != 1 || read(go[0], &b, 1) != 1)
+                        _exit(1);
+                _exit(waitpid(member, NULL, 0) == member ? 0 : 1);
+        }
+        assert_int_equal(read(ready[0], &b, 1), 1);
+        assert_int_equal(kill(g.sandbox_pid, SIGKILL), 0);
+        for (int i = 0; i < 100 && (r = runtime_sandbox_running(g.sandbox_dir, NULL)) != 0; i++)
+                usleep(50000);
+        stat = slurp(stat_path);
+        /* the killed pid 1 still exists, not yet a zombie: the case this test is for */
+        if (stat)
+                assert_null(strstr(stat, ") Z "));
+        assert_int_equal(write(go[1], "g", 1), 1);
+        assert_int_equal(waitpid(holder, &status, 0), holder);
+        close(ready[0]);
+        close(ready[1]);
+        close(go[0]);
+        close(go[1]);
+        assert_non_null(stat);
+        assert_int_equal(r, 0);
+        assert_int_equal(runtime_sandbox_exit_fd(g.sandbox_dir), -ESRCH);
+        assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+        /* a new sandbox for the tests after this one */
+        sb.cgroup_procs = g.cgroup_procs ? procs : NULL;
+        assert_int_equal(runtime_sandbox_start(&sb, &g.sandbox_pid, &err), 0);
+}
+
 /* K8S KEP-127: a sandbox with a user namespace of its own: the container's uid_map, its root
  * as host ID base, the image's files root's inside through the idmapped lower layer. The
  * sandbox of the other tests comes back afterwards. */
@@ -973,6 +1033,7 @@ int main(int argc, char **argv)
                 cmocka_unit_test(test_exit_code_follow_and_long_lines),
                 cmocka_unit_test(test_imported_image),
                 cmocka_unit_test(test_sandbox_stop_kills_the_pod),
+                cmocka_unit_test(test_sandbox_in_its_exit_has_ended),
                 cmocka_unit_test(test_userns),
                 cmocka_unit_test(test_nothing_left),
         };
