@@ -179,7 +179,7 @@ echo "# API writes on etcd against etcd alone, $(date -u +%FT%RZ)"
 echo
 echo "Commit $(git rev-parse --short HEAD) (after) against BEFORE=$BEFORE, one etcd member"
 echo "($(etcd --version | head -1)) on loopback; $PODS pods, $REQUESTS requests or $PHASE_SECONDS s"
-echo "per PATCH phase, $RAW_N bare puts from 8 threads and 200 from one per raw phase."
+echo "per PATCH phase, $RAW_N bare puts from 8 threads and as many from one per raw phase."
 echo "1-minute load average:$LOADS (2 CPUs, shared with other work)."
 echo
 echo "## etcd requests per API write"

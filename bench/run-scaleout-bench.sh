@@ -336,7 +336,7 @@ alone() { # LABEL KEY RAW (raw: 8 threads, raw1: one): flexlet on etcd against e
         echo
         echo "Etcd alone: \`bench/store-bench --raw-only\`, the same pod objects (the $(v raw.raw.values) pods api-bench made, as the"
         echo "API stored them: $(v raw.raw.value_bytes) bytes each) put straight to the same etcd's gRPC API, as the store speaks it, by a"
-        echo "minimal client (one keep-alive HTTP/2 libcurl handle per thread; $RAW_N puts with 8 threads, 200 with 1), then as many"
+        echo "minimal client (one keep-alive HTTP/2 libcurl handle per thread; $RAW_N puts with 8 threads, as many with 1), then as many"
         echo "compare-and-swap transactions over them: put if the key's mod_revision is the one it last wrote, else"
         echo "read it, the transaction flexlet's store sends for an update (its create is a put-if-absent one). Each"
         echo "flexlet write is that transaction behind TLS, authentication, authorization, admission and the JSON codecs."
