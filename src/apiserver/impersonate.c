@@ -13,6 +13,7 @@
 #include "base/alloc.h"
 #include "base/strbuf.h"
 #include "base/utf8.h"
+#include "http/http.h"
 
 /* K8S: k8s.io/api authentication/v1 types.go */
 #define HEADER_USER         "Impersonate-User"
@@ -77,45 +78,18 @@ static bool split_sa_username(const char *user, char **ret_ns, char **ret_name)
         return true;
 }
 
-static int hex(char c)
-{
-        if (c >= '0' && c <= '9')
-                return c - '0';
-        if (c >= 'a' && c <= 'f')
-                return c - 'a' + 10;
-        if (c >= 'A' && c <= 'F')
-                return c - 'A' + 10;
-        return -1;
-}
-
 /* K8S: unescapeExtraKey: the lower-cased key %-unescaped (url.PathUnescape), or kept as it is
  * when an escape is malformed. An escaped NUL, which a C string cannot hold, counts as
  * malformed. Caller frees. */
 static char *extra_key(const char *name)
 {
         char *key = xstrdup(name + strlen(HEADER_EXTRA_PREFIX));
-        char *out, *o;
 
         for (char *p = key; *p; p++)
                 if (*p >= 'A' && *p <= 'Z')
                         *p = (char) (*p - 'A' + 'a');
-        out = xmalloc(strlen(key) + 1);
-        o = out;
-        for (const char *p = key; *p; p++) {
-                if (*p != '%') {
-                        *o++ = *p;
-                        continue;
-                }
-                if (hex(p[1]) < 0 || hex(p[2]) < 0 || (hex(p[1]) == 0 && hex(p[2]) == 0)) {
-                        free(out);
-                        return key;
-                }
-                *o++ = (char) (hex(p[1]) * 16 + hex(p[2]));
-                p += 2;
-        }
-        *o = '\0';
-        free(key);
-        return out;
+        (void) http_unescape_strict(key);
+        return key;
 }
 
 /* Go's %v of one ObjectReference: {Kind Namespace Name UID APIVersion ResourceVersion

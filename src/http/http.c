@@ -1,6 +1,7 @@
 /* http.c: the request and response values every HTTP handler shares: percent-decoding, query
  * lookup, warnings and the response's construction and release. No I/O here; http-server.c does
  * the network. */
+#include <errno.h>
 #include <poll.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -56,6 +57,18 @@ size_t http_unescape(char *s)
         }
         *w = '\0';
         return (size_t) (w - s);
+}
+
+int http_unescape_strict(char *s)
+{
+        for (const char *r = strchr(s, '%'); r; r = strchr(r + 3, '%')) {
+                int hi = hex_digit(r[1]), lo = hi >= 0 ? hex_digit(r[2]) : -1;
+
+                if (lo < 0 || (hi == 0 && lo == 0))
+                        return -EINVAL;
+        }
+        (void) http_unescape(s);
+        return 0;
 }
 
 const char *http_request_query(const struct http_request *r, const char *key)

@@ -85,6 +85,10 @@ bool http_header_list_has(const char *value, const char *token);
  * becomes the overlong pair 0xC0 0x80, never valid UTF-8, so the request arrives whole and is
  * refused as not UTF-8 instead of being cut short at the NUL. */
 size_t http_unescape(char *s);
+/* Decodes the percent escapes of s in place as Go's url.PathUnescape does, refusing what it
+ * cannot hold: -EINVAL, s unchanged, when an escape is malformed or is %00 (a C string ends
+ * there); 0 otherwise. */
+int http_unescape_strict(char *s);
 
 /* The value of the first parameter named key ("" for "?key"), or NULL when absent. */
 const char *http_request_query(const struct http_request *r, const char *key);

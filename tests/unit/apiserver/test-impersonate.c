@@ -79,6 +79,11 @@ static void test_parse(void **state)
                   4,
                   "User//bob/ UserExtra//a/scopes UserExtra//b/foo/bar UserExtra//c/x%zz",
                   NULL },
+                /* an escaped NUL counts as malformed: the key stays as written (lower-cased) */
+                { { H("Impersonate-User", "bob"), H("Impersonate-Extra-A%00B%41", "n") },
+                  2,
+                  "User//bob/ UserExtra//n/a%00b%41",
+                  NULL },
                 { { H("Impersonate-Uid", "u-1"), H("Impersonate-User", "bob") },
                   2,
                   "User//bob/ UID//u-1/",

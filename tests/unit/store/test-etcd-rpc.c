@@ -3,8 +3,9 @@
  * protowire's reader against the field numbers of etcd's api/etcdserverpb/rpc.proto and
  * api/mvccpb/kv.proto (proto3 zero scalars left out, as Go's marshalers do, but a Compare's
  * oneof always written); every answer is built with protowire's writer as etcd sends it, with
- * the fields the store does not read (which must be skipped), and decoded; malformed answers and
- * frames are -EBADMSG; then the methods' paths. */
+ * the fields the store does not read (which must be skipped), and decoded; malformed answers
+ * are -EBADMSG; then the methods' paths. The framing itself is tested with http/grpc.c
+ * (tests/unit/http/test-grpc.c). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -1175,112 +1176,6 @@ static void test_answer_garbage(void **state)
                         expect_bad(cases[i].what, (enum etcd_method) m, cases[i].bytes, cases[i].n);
 }
 
-/* ---- frames ---- */
-
-static void test_frame(void **state)
-{
-        static const uint8_t whole[] = { 0, 0, 0, 0, 3, 'a', 'b', 'c' };
-        static const uint8_t empty[] = { 0, 0, 0, 0, 0 };
-        const uint8_t *msg = NULL;
-        size_t len = 0, used = 0;
-
-        (void) state;
-        assert_int_equal(grpc_frame_read(whole, sizeof(whole), 1024, &msg, &len, &used), 1);
-        assert_ptr_equal(msg, whole + 5);
-        assert_int_equal(len, 3);
-        assert_int_equal(used, 8);
-        assert_int_equal(grpc_frame_read(empty, sizeof(empty), 1024, &msg, &len, &used), 1);
-        assert_ptr_equal(msg, empty + 5);
-        assert_int_equal(len, 0);
-        assert_int_equal(used, 5);
-        /* exactly max_len */
-        assert_int_equal(grpc_frame_read(whole, sizeof(whole), 3, &msg, &len, &used), 1);
-        assert_int_equal(len, 3);
-}
-
-/* Less than a frame: 0, the outputs untouched. */
-static void test_frame_partial(void **state)
-{
-        static const uint8_t whole[] = { 0, 0, 0, 0, 1, 'x' };
-        uint8_t *big = calloc(1, 5 + 300);
-        const uint8_t *msg = NULL;
-        size_t len = 77, used = 77;
-
-        (void) state;
-        for (size_t n = 0; n < sizeof(whole); n++) {
-                assert_int_equal(grpc_frame_read(whole, n, 1024, &msg, &len, &used), 0);
-                assert_null(msg);
-                assert_int_equal(len, 77);
-                assert_int_equal(used, 77);
-        }
-        assert_int_equal(grpc_frame_read(whole, sizeof(whole), 1024, &msg, &len, &used), 1);
-        assert_int_equal(len, 1);
-        assert_int_equal(used, 6);
-        assert_non_null(big);
-        big[3] = 0x01;
-        big[4] = 0x2c; /* 300 */
-        assert_int_equal(grpc_frame_read(big, 5 + 299, 1024, &msg, &len, &used), 0);
-        assert_int_equal(grpc_frame_read(big, 5 + 300, 1024, &msg, &len, &used), 1);
-        assert_int_equal(len, 300);
-        assert_int_equal(used, 305);
-        /* the largest length: still only partial, no overflow */
-        big[1] = big[2] = big[3] = big[4] = 0xff;
-        msg = NULL;
-        assert_int_equal(grpc_frame_read(big, 5 + 300, SIZE_MAX, &msg, &len, &used), 0);
-        assert_null(msg);
-        free(big);
-}
-
-/* Two frames back to back, and a third begun: ret_used steps from one to the next. */
-static void test_frame_back_to_back(void **state)
-{
-        static const uint8_t buf[] = { 0, 0, 0,   0,   2,   0x08, 0x01, 0, 0, 0,
-                                       0, 3, 'x', 'y', 'z', 0,    0,    0, 0 };
-        const uint8_t *p = buf, *msg;
-        size_t left = sizeof(buf), len, used;
-
-        (void) state;
-        assert_int_equal(grpc_frame_read(p, left, 1024, &msg, &len, &used), 1);
-        assert_ptr_equal(msg, buf + 5);
-        assert_int_equal(len, 2);
-        assert_int_equal(used, 7);
-        p += used;
-        left -= used;
-        assert_int_equal(grpc_frame_read(p, left, 1024, &msg, &len, &used), 1);
-        assert_ptr_equal(msg, buf + 12);
-        assert_int_equal(len, 3);
-        assert_memory_equal(msg, "xyz", 3);
-        assert_int_equal(used, 8);
-        p += used;
-        left -= used;
-        assert_int_equal(left, 4);
-        assert_int_equal(grpc_frame_read(p, left, 1024, &msg, &len, &used), 0);
-}
-
-/* A compressed frame (flag 1, or any other non-zero flag), a length over max_len: -EBADMSG,
- * whether the message has arrived or not. */
-static void test_frame_bad(void **state)
-{
-        static const uint8_t compressed[] = { 1, 0, 0, 0, 2, 'h', 'i' };
-        static const uint8_t flag_80[] = { 0x80, 0, 0, 0, 0 };
-        static const uint8_t too_long[] = { 0, 0, 0, 0, 4, 'a', 'b', 'c', 'd' };
-        static const uint8_t huge[] = { 0, 0xff, 0xff, 0xff, 0xff };
-        const uint8_t *msg;
-        size_t len, used;
-
-        (void) state;
-        assert_int_equal(grpc_frame_read(compressed, sizeof(compressed), 1024, &msg, &len, &used),
-                         -EBADMSG);
-        assert_int_equal(grpc_frame_read(compressed, 5, 1024, &msg, &len, &used), -EBADMSG);
-        assert_int_equal(grpc_frame_read(flag_80, sizeof(flag_80), 1024, &msg, &len, &used),
-                         -EBADMSG);
-        assert_int_equal(grpc_frame_read(too_long, sizeof(too_long), 3, &msg, &len, &used),
-                         -EBADMSG);
-        assert_int_equal(grpc_frame_read(too_long, 5, 3, &msg, &len, &used), -EBADMSG);
-        assert_int_equal(grpc_frame_read(huge, sizeof(huge), 16 << 20, &msg, &len, &used),
-                         -EBADMSG);
-}
-
 /* ---- paths ---- */
 
 static void test_paths(void **state)
@@ -1326,10 +1221,6 @@ int main(void)
                 cmocka_unit_test(test_answer_truncated),
                 cmocka_unit_test(test_answer_wrong_types),
                 cmocka_unit_test(test_answer_garbage),
-                cmocka_unit_test(test_frame),
-                cmocka_unit_test(test_frame_partial),
-                cmocka_unit_test(test_frame_back_to_back),
-                cmocka_unit_test(test_frame_bad),
                 cmocka_unit_test(test_paths),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
