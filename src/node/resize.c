@@ -203,22 +203,6 @@ static const char *changed_volume(const json_t *pod, const json_t *allocated, co
         return NULL;
 }
 
-enum resize_verdict resize_admit(const json_t *pod, const json_t *allocated, const json_t *desired,
-                                 const struct resize_node *node, char **ret_message)
-{
-        cleanup_json json_t *dpod = NULL;
-        int64_t cpu, mem;
-
-        *ret_message = NULL;
-        dpod = resize_pod_with_allocation(pod, desired);
-        if (!dpod || pod_requests(dpod, &cpu, &mem) < 0) {
-                /* a volume's verdict comes first, as below */
-                cpu = -1;
-                mem = -1;
-        }
-        return resize_admit_requests(pod, allocated, desired, cpu, mem, node, ret_message);
-}
-
 enum resize_verdict resize_admit_requests(const json_t *pod, const json_t *allocated,
                                           const json_t *desired, int64_t cpu, int64_t mem,
                                           const struct resize_node *node, char **ret_message)
@@ -715,24 +699,6 @@ int resize_plan_from_targets(const struct resize_targets *t, const json_t *actua
         plan_flatten(&b, ret);
         builder_release(&b);
         return 0;
-}
-
-int resize_plan_build(const json_t *pod, const json_t *allocation, const json_t *actuated,
-                      const char *const *running, int64_t allocatable_memory,
-                      bool enforce_cpu_limits, struct resize_plan *ret, struct error **reterr)
-{
-        struct resize_targets t = { 0 };
-        int r;
-
-        if (!pod)
-                return error_set(reterr, EINVAL, "plan resize: no pod");
-        r = resize_targets_build(pod, allocation, allocatable_memory, enforce_cpu_limits, &t,
-                                 reterr);
-        if (r < 0)
-                return r;
-        r = resize_plan_from_targets(&t, actuated, running, ret, reterr);
-        resize_targets_release(&t);
-        return r;
 }
 
 void resize_plan_release(struct resize_plan *p)

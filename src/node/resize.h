@@ -64,7 +64,9 @@ struct resize_node {
 };
 
 /* K8S: handlePodResourcesResize / canResizePod (1.34), for a pod whose desired allocation differs
- * from its current one (allocated):
+ * from its current one (allocated), given the desired pod's requests (K8S: PodRequests of the pod
+ * at desired, which the typed model computes once per generation, pod-spec.h; -1: they do not
+ * parse):
  *  - a Memory emptyDir sizeLimit change (allocated's EmptyDirVolumeLimits against desired's, in
  *    spec.volumes order) on cgroup v1 without volume_resize_on_v1: Infeasible (KEP-6030),
  *    `Resizing memory-backed volume "<vol>" requires cgroup v2 (or the
@@ -79,12 +81,6 @@ struct resize_node {
  *  - else Accept.
  * A pod whose quantities do not parse (only a corrupt object) is Infeasible, "invalid resources".
  * *ret_message (caller frees) is set for Deferred and Infeasible, NULL for Accept. */
-enum resize_verdict resize_admit(const json_t *pod, const json_t *allocated, const json_t *desired,
-                                 const struct resize_node *node, char **ret_message);
-
-/* resize_admit with the desired pod's requests already known (K8S: PodRequests of the pod at
- * desired; -1: they do not parse, Infeasible "invalid resources"): the typed model's way, which
- * computes them once per generation (pod-spec.h). */
 enum resize_verdict resize_admit_requests(const json_t *pod, const json_t *allocated,
                                           const json_t *desired, int64_t milli_cpu, int64_t memory,
                                           const struct resize_node *node, char **ret_message);
@@ -117,7 +113,40 @@ struct resize_plan {
 };
 void resize_plan_release(struct resize_plan *p);
 
-/* The steps from actuated to allocated, in the one order that merges KEP-1287 and KEP-6030:
+/* The plan's inputs at the allocated values, typed: what a plan needs of the pod and its
+ * allocation (read through pod-resources.h, over JSON) before it compares with the actuated
+ * state. Built once per allocation (pod-spec.c caches them), so planning a step is integer
+ * comparisons. Names are borrowed from the pod given to resize_targets_build. */
+struct resize_target_container {
+        const char *name;
+        bool restart_on_cpu;    /* resizePolicy cpu: RestartContainer */
+        bool restart_on_memory; /* resizePolicy memory: RestartContainer */
+        int err;                /* -errno: its resources do not parse (an error if it runs) */
+        struct pod_cgroup_config cfg;
+};
+struct resize_target_volume {
+        const char *name;
+        int64_t size_bytes; /* > 0: the KEP-1967 size; volumes without a size= are left out */
+};
+struct resize_targets {
+        struct pod_cgroup_config pod;
+        /* the resizable containers in the plan's order: sidecars, then regular containers */
+        struct resize_target_container *containers;
+        size_t n_containers;
+        struct resize_target_volume *volumes; /* Memory emptyDirs, spec order */
+        size_t n_volumes;
+        int volumes_err; /* -errno: the pod memory limit does not parse (and a volume needs it) */
+};
+/* The targets of pod at allocation (NULL: the spec's own resources); enforce_cpu_limits as
+ * pod_cgroup_config's. -EINVAL (with reterr) when the pod cgroup's quantities do not parse,
+ * -ERANGE when one overflows; a container's own bad quantities are kept in its err (planning
+ * fails only if it runs). *ret is set only on success. */
+int resize_targets_build(const json_t *pod, const json_t *allocation, int64_t allocatable_memory,
+                         bool enforce_cpu_limits, struct resize_targets *ret,
+                         struct error **reterr);
+void resize_targets_release(struct resize_targets *t);
+/* The steps from actuated to the allocation the targets were built at (resize_targets_build),
+ * in the one order that merges KEP-1287 and KEP-6030:
  *  1. Memory emptyDirs whose size shrinks (the KEP-1967 size of the allocated pod:
  *     emptydir_memory_size(allocatable_memory, pod memory limit, sizeLimit));
  *  2. the pod cgroup's values that grow (memory limit, cpu quota, cpu shares);
@@ -144,45 +173,9 @@ void resize_plan_release(struct resize_plan *p);
  * millicores. A limit the allocation removes (unlimited) is a grow. A value the actuated state
  * does not know is written where a grow would be, and never restarts a container. An empty plan
  * means the kernel already holds the allocation.
- * running: NULL-terminated names of the containers that run now. enforce_cpu_limits as
- * pod_cgroup_config's. -EINVAL (with reterr) when the pod's quantities do not parse, -ERANGE
- * when one overflows; *ret (release it with resize_plan_release) is set only on success. */
-int resize_plan_build(const json_t *pod, const json_t *allocation, const json_t *actuated,
-                      const char *const *running, int64_t allocatable_memory,
-                      bool enforce_cpu_limits, struct resize_plan *ret, struct error **reterr);
-
-/* The plan's inputs at the allocated values, typed: what resize_plan_build derives from the pod
- * and its allocation (through pod-resources.h, over JSON) before it compares with the actuated
- * state. Built once per allocation (pod-spec.c caches them), so planning a step is integer
- * comparisons. Names are borrowed from the pod given to resize_targets_build. */
-struct resize_target_container {
-        const char *name;
-        bool restart_on_cpu;    /* resizePolicy cpu: RestartContainer */
-        bool restart_on_memory; /* resizePolicy memory: RestartContainer */
-        int err;                /* -errno: its resources do not parse (an error if it runs) */
-        struct pod_cgroup_config cfg;
-};
-struct resize_target_volume {
-        const char *name;
-        int64_t size_bytes; /* > 0: the KEP-1967 size; volumes without a size= are left out */
-};
-struct resize_targets {
-        struct pod_cgroup_config pod;
-        /* the resizable containers in the plan's order: sidecars, then regular containers */
-        struct resize_target_container *containers;
-        size_t n_containers;
-        struct resize_target_volume *volumes; /* Memory emptyDirs, spec order */
-        size_t n_volumes;
-        int volumes_err; /* -errno: the pod memory limit does not parse (and a volume needs it) */
-};
-/* The targets of pod at allocation (NULL: the spec's own resources). -EINVAL (with reterr) when
- * the pod cgroup's quantities do not parse; a container's own bad quantities are kept in its
- * err (planning fails only if it runs). *ret is set only on success. */
-int resize_targets_build(const json_t *pod, const json_t *allocation, int64_t allocatable_memory,
-                         bool enforce_cpu_limits, struct resize_targets *ret,
-                         struct error **reterr);
-void resize_targets_release(struct resize_targets *t);
-/* resize_plan_build from built targets: the same plan, with no JSON walked but actuated's. */
+ * running: NULL-terminated names of the containers that run now. -EINVAL (with reterr) when a
+ * running container's quantities did not parse; *ret (release it with resize_plan_release) is
+ * set only on success. No JSON is walked but actuated's. */
 int resize_plan_from_targets(const struct resize_targets *t, const json_t *actuated,
                              const char *const *running, struct resize_plan *ret,
                              struct error **reterr);

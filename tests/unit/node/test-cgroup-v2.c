@@ -27,6 +27,7 @@
 #include "node/resize.h"
 
 #include "fake-cgroupfs.h"
+#include "resize-json.h"
 
 struct fixture {
         char root[64];
@@ -781,8 +782,7 @@ static void test_s18_pod_cgroup_resize(void **state)
                                       "resources.limits"),
                             "cpu", json_string("1"));
         allocation = resize_allocation_from_pod(resized);
-        assert_int_equal(resize_plan_build(pod, allocation, actuated, NULL, 0, true, &plan, NULL),
-                         0);
+        assert_int_equal(plan_json(pod, allocation, actuated, NULL, 0, true, &plan, NULL), 0);
         assert_true(plan.n > 0);
         for (size_t i = 0; i < plan.n; i++) {
                 const struct resize_step *st = &plan.steps[i];

@@ -1,7 +1,7 @@
 /* test-pod-spec.c: the node's typed pod model: decoding (containers by kind, quantities as
  * integers, resizePolicy, volumes), validation of hostile input with its messages, the cache key
  * (uid + generation, else resourceVersion), the allocation-derived members, and that the plan
- * made from the typed targets is resize_plan_build's. */
+ * made from the typed targets is the one built from the pod JSON (resize-json.h). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -17,6 +17,8 @@
 #include "unit/json-literal.h"
 #include "node/pod-spec.h"
 #include "node/resize.h"
+
+#include "resize-json.h"
 
 #define MI ((int64_t) 1024 * 1024)
 #define GI (MI * 1024)
@@ -208,7 +210,7 @@ static bool plans_equal(const struct resize_plan *a, const struct resize_plan *b
 }
 
 /* A resized spec against its old allocation: the derived members, and the typed plan is
- * resize_plan_build's, step for step. */
+ * the one built from the pod JSON, step for step. */
 static void test_against_and_targets(void **state)
 {
         json_t *old = J(POD), *pod = J(POD);
@@ -245,8 +247,7 @@ static void test_against_and_targets(void **state)
                             "64Mi");
 
         /* the running cgroups at the old allocation, as the agent records them */
-        assert_int_equal(resize_plan_build(old, NULL, actuated, running, 16 * GI, true, &ref, NULL),
-                         0);
+        assert_int_equal(plan_json(old, NULL, actuated, running, 16 * GI, true, &ref, NULL), 0);
         for (size_t i = 0; i < ref.n; i++)
                 resize_actuated_record(actuated, &ref.steps[i]);
         resize_plan_release(&ref);
@@ -264,9 +265,8 @@ static void test_against_and_targets(void **state)
         assert_int_equal(t->n_volumes, 1);
         assert_int_equal(t->volumes[0].size_bytes, 32 * MI);
         assert_int_equal(resize_plan_from_targets(t, actuated, running, &typed, NULL), 0);
-        assert_int_equal(
-                resize_plan_build(pod, s->desired, actuated, running, 16 * GI, true, &ref, NULL),
-                0);
+        assert_int_equal(plan_json(pod, s->desired, actuated, running, 16 * GI, true, &ref, NULL),
+                         0);
         assert_true(typed.n > 0);
         assert_true(plans_equal(&typed, &ref));
         resize_plan_release(&typed);

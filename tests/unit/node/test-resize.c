@@ -22,6 +22,8 @@
 #include "node/resize.h"
 #include "node/volume/emptydir.h"
 
+#include "resize-json.h"
+
 #define MI ((int64_t) 1024 * 1024)
 #define GI (MI * 1024)
 
@@ -400,7 +402,7 @@ static void test_admit(void **state)
                         json_t *desired = resize_allocation_from_pod(npod);
                         char *msg = (char *) "unset";
                         enum resize_verdict v =
-                                resize_admit(npod, allocated, desired, &admit_node, &msg);
+                                admit_json(npod, allocated, desired, &admit_node, &msg);
 
                         if (v != c->want)
                                 fail_msg("%s (sidecar %d): verdict %d, want %d (%s)", c->name,
@@ -470,7 +472,7 @@ static void test_admit_volumes(void **state)
 
                 node.cgroup_v1 = c->v1;
                 node.volume_resize_on_v1 = c->gate;
-                v = resize_admit(npod, allocated, desired, &node, &msg);
+                v = admit_json(npod, allocated, desired, &node, &msg);
                 if (v != c->want || (c->message && (!msg || !streq(msg, c->message))) ||
                     (!c->message && msg))
                         fail_msg("%s: verdict %d, message %s", c->name, v, msg ? msg : "(null)");
@@ -792,16 +794,16 @@ static void test_plan(void **state)
                                     json_string(pod_qos_class(npod)));
                 alloc = resize_allocation_from_pod(npod);
 
-                if (resize_plan_build(npod, alloc, actuated, running, 16 * GI, !c->no_enforce,
-                                      &plan, &err) < 0)
+                if (plan_json(npod, alloc, actuated, running, 16 * GI, !c->no_enforce, &plan,
+                              &err) < 0)
                         fail_msg("%s: %s", c->name, err->message);
                 check_plan(c->name, &plan, c->want);
 
                 /* the steps recorded, the kernel holds the allocation: nothing is left to do */
                 for (size_t k = 0; k < plan.n; k++)
                         resize_actuated_record(actuated, &plan.steps[k]);
-                assert_int_equal(resize_plan_build(npod, alloc, actuated, running, 16 * GI,
-                                                   !c->no_enforce, &again, &err),
+                assert_int_equal(plan_json(npod, alloc, actuated, running, 16 * GI, !c->no_enforce,
+                                           &again, &err),
                                  0);
                 if (again.n)
                         fail_msg("%s: %zu steps after recording the plan", c->name, again.n);
@@ -834,8 +836,7 @@ static void test_plan_uses_allocation_not_spec(void **state)
         json_object_set_new(json_object_get(opod, "status"), "qosClass", json_string("Guaranteed"));
         json_object_set_new(json_object_get(pod, "status"), "qosClass", json_string("Guaranteed"));
         actuated = actuated_of(opod, 16 * GI, true);
-        assert_int_equal(
-                resize_plan_build(pod, alloc, actuated, running, 16 * GI, true, &plan, NULL), 0);
+        assert_int_equal(plan_json(pod, alloc, actuated, running, 16 * GI, true, &plan, NULL), 0);
         check_plan("allocation, not spec", &plan, want);
         /* names are borrowed from the caller's pod */
         assert_ptr_equal(plan.steps[1].name,
@@ -858,9 +859,8 @@ static void test_plan_invalid_quantity(void **state)
         struct resize_plan plan = { .n = 99 };
         struct error *err = NULL;
 
-        assert_int_equal(
-                resize_plan_build(pod, alloc, actuated, running, 16 * GI, true, &plan, &err),
-                -EINVAL);
+        assert_int_equal(plan_json(pod, alloc, actuated, running, 16 * GI, true, &plan, &err),
+                         -EINVAL);
         assert_non_null(err);
         assert_non_null(strstr(err->message, "plan resize"));
         assert_non_null(strstr(err->message, "invalid resources"));
