@@ -359,7 +359,7 @@ int runtime_container_remove(const char *state_dir, struct error **reterr)
         }
         /* the supervisor writes the exit record last; let it leave before the files go */
         if (read_proc_record(dfd, RT_SUPERVISOR_FILE, &sup, NULL) == 0) {
-                int fd = rt_pidfd_open_checked(sup.pid, sup.ticks);
+                int fd = rt_pidfd_open_to_wait(sup.pid, sup.ticks);
                 if (fd >= 0) {
                         int64_t left = deadline - time_monotonic_ms();
                         (void) rt_pidfd_wait(fd, left > 0 ? (int) left : 0);

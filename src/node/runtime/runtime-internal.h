@@ -68,8 +68,12 @@ int rt_mount_source_open(const struct runtime_mount *m, struct error **reterr);
 /* The kernel's start time of pid (clock ticks since boot), and whether it has ended: a zombie,
  * or a process in its exit (PF_EXITING). */
 int rt_proc_start_time(pid_t pid, uint64_t *ret_ticks, bool *ret_ended);
-/* A pidfd of pid when it is still the process that started at start_ticks; -ESRCH otherwise. */
+/* A pidfd of pid when it is still the process that started at start_ticks and runs; -ESRCH
+ * otherwise, a zombie or a process in its exit included. */
 int rt_pidfd_open_checked(pid_t pid, uint64_t start_ticks);
+/* A pidfd of pid while it is the process that started at start_ticks, running, in its exit or a
+ * zombie: to kill it and wait for its end (rt_pidfd_wait); -ESRCH otherwise. */
+int rt_pidfd_open_to_wait(pid_t pid, uint64_t start_ticks);
 int rt_pidfd_send_signal(int pidfd, int sig);
 /* Waits up to timeout_ms for the process behind pidfd to end: 1 ended, 0 timed out. */
 int rt_pidfd_wait(int pidfd, int timeout_ms);

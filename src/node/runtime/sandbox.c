@@ -191,7 +191,8 @@ int runtime_sandbox_stop(const char *state_dir, struct error **reterr)
         if (r < 0)
                 return error_set(reterr, -r, "stop the pod sandbox: read \"%s/%s\": %s", state_dir,
                                  RT_SANDBOX_STATE_FILE, strerror(-r));
-        fd = rt_pidfd_open_checked(pid, ticks);
+        /* one in its exit is waited for too: it holds the pod's namespaces until it is gone */
+        fd = rt_pidfd_open_to_wait(pid, ticks);
         if (fd == -ESRCH)
                 return 0;
         if (fd < 0)

@@ -219,10 +219,11 @@ int rt_proc_start_time(pid_t pid, uint64_t *ret_ticks, bool *ret_ended)
         return -EIO;
 }
 
-int rt_pidfd_open_checked(pid_t pid, uint64_t start_ticks)
+/* A pidfd of pid when it is still the process that started at start_ticks (in any state),
+ * with *ret_ended as rt_proc_start_time's; -ESRCH otherwise. */
+static int pidfd_open_identified(pid_t pid, uint64_t start_ticks, bool *ret_ended)
 {
         uint64_t ticks;
-        bool ended = false;
         long fd;
         int r;
 
@@ -233,15 +234,34 @@ int rt_pidfd_open_checked(pid_t pid, uint64_t start_ticks)
                 return errno == ESRCH ? -ESRCH : -errno;
         /* the pidfd was taken first: if the pid still shows the recorded start time now, the
          * pidfd is that process and no later one that reused the number */
-        r = rt_proc_start_time(pid, &ticks, &ended);
-        /* A zombie has ended, only its parent's wait is missing; so has a process in its exit.
-         * A pod's pid 1 killed stays in its exit until the namespace's last process is reaped,
-         * and a container started meanwhile would fail to fork in the dying namespace. */
-        if (r < 0 || ticks != start_ticks || ended) {
+        r = rt_proc_start_time(pid, &ticks, ret_ended);
+        if (r < 0 || ticks != start_ticks) {
                 close((int) fd);
                 return r < 0 && r != -ESRCH ? r : -ESRCH;
         }
         return (int) fd;
+}
+
+int rt_pidfd_open_checked(pid_t pid, uint64_t start_ticks)
+{
+        bool ended = false;
+        int fd = pidfd_open_identified(pid, start_ticks, &ended);
+
+        /* A zombie has ended, only its parent's wait is missing; so has a process in its exit.
+         * A pod's pid 1 killed stays in its exit until the namespace's last process is reaped,
+         * and a container started meanwhile would fail to fork in the dying namespace. */
+        if (fd >= 0 && ended) {
+                close(fd);
+                return -ESRCH;
+        }
+        return fd;
+}
+
+int rt_pidfd_open_to_wait(pid_t pid, uint64_t start_ticks)
+{
+        bool ended = false;
+
+        return pidfd_open_identified(pid, start_ticks, &ended);
 }
 
 int rt_pidfd_send_signal(int pidfd, int sig)
