@@ -4,7 +4,7 @@
 
 BUILD    ?= build
 CC       ?= gcc
-PKGS     := jansson sqlite3 libmicrohttpd gnutls libcurl libssh2 yaml-0.1 libseccomp zlib
+PKGS     := jansson sqlite3 libmicrohttpd gnutls libcurl libnghttp2 libssh2 yaml-0.1 libseccomp zlib
 # libarchive: its headers only; src/node/runtime/tar.c loads the library when it first reads a
 # tarball (docs/dependencies.md), and the tests that write tarballs link it (ARCHIVE_LIBS).
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) libarchive 2>/dev/null)

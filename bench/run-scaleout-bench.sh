@@ -220,8 +220,8 @@ o=$(cat "$TMP/raw.out")
 keep raw "$o"
 phase_cpu raw.put8 "$TMP/raw.err" "store-bench: raw.etcd-put" "$RAW_N"
 phase_cpu raw.txn8 "$TMP/raw.err" "store-bench: raw.etcd-txn" "$RAW_N"
-phase_cpu raw.put1 "$TMP/raw.err" "store-bench: raw1.etcd-put" 200
-phase_cpu raw.txn1 "$TMP/raw.err" "store-bench: raw1.etcd-txn" 200
+phase_cpu raw.put1 "$TMP/raw.err" "store-bench: raw1.etcd-put" "$RAW_N"
+phase_cpu raw.txn1 "$TMP/raw.err" "store-bench: raw1.etcd-txn" "$RAW_N"
 
 # --- 2. watch delivery through a second apiserver on the same etcd
 log "watch delivery: $EVENTS writes through A, watched through A and B"

@@ -1,16 +1,15 @@
 /* store-bench.c: the store interface (src/store/store.h) on SQLite and on etcd in one run:
  * creates, gets, updates and whole lists of N pods from T threads through store_create /
  * store_get / store_update_from (over the object as created, as the API updates what it read) /
- * store_list, each backend's rate and latency percentiles, and, as
- * the floor under the etcd numbers, the same puts and gets sent straight to etcd's gRPC API by a
- * minimal client (one keep-alive HTTP/2 libcurl handle per thread, the request messages of
- * src/store/etcd-rpc.h, no store around it).
+ * store_list, each backend's rate and latency percentiles, and, as the floor under the etcd
+ * numbers, the same puts and gets sent straight to etcd's gRPC API by a minimal client (one
+ * kept HTTP/2 connection per thread over the store's own transport, http/h2-client.h, the
+ * request messages of src/store/etcd-rpc.h, no store around it).
  * --raw-only runs that minimal client alone (run-scaleout-bench.sh's floor under `flexlet
  * apiserver --store etcd`); with --raw-values-from PREFIX its puts carry the values stored under
  * PREFIX on that etcd (the API's own pods, as defaulted and stored), one after another, instead
  * of its small pods: the same bytes as the writes it is the floor of. run-store-bench.sh starts
  * the etcd and writes the report. */
-#include <curl/curl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -23,6 +22,7 @@
 #include "base/strbuf.h"
 #include "bench-util.h"
 #include "http/grpc.h"
+#include "http/h2-client.h"
 #include "store/etcd-rpc.h"
 #include "store/store.h"
 
@@ -51,8 +51,7 @@ struct worker {
         size_t id;
         double *lat; /* ms, one per op of this worker */
         size_t n;
-        CURL *h;
-        bool h2; /* h's connection speaks HTTP/2 already (store-etcd.c's struct handle) */
+        struct h2_conn *conn; /* the raw phases' connection to cfg->etcd */
 };
 
 static json_t *bench_pod(size_t i)
@@ -67,48 +66,33 @@ static json_t *bench_pod(size_t i)
                          "64Mi");
 }
 
-static size_t gather(char *d, size_t size, size_t n, void *ud)
-{
-        strbuf_add(ud, d, size * n);
-        return size * n;
-}
-
 /* etcd's KV/Put, which the store never sends (its writes are txns): a PutRequest (key 1,
  * value 2), answered by a PutResponse whose one field asked for is its header, as a
  * CompactionResponse's. */
 #define PUT_PATH "/etcdserverpb.KV/Put"
 
-/* One gRPC call to path on h to cfg->etcd: its answer message into *out (a frame's contents,
- * without the header). The first call on h opens the connection with prior knowledge, the next
- * ones reuse it (libcurl 7.88 cannot reuse a prior-knowledge connection: store-etcd.c). */
-static void grpc_call(const struct config *cfg, CURL *h, bool *h2, const char *path,
+/* One gRPC call to path on conn (opened to cfg->etcd on the first call): its answer message
+ * into *out (a frame's contents, without the header). */
+static void grpc_call(const struct config *cfg, struct h2_conn **conn, const char *path,
                       const struct strbuf *req, struct strbuf *out)
 {
-        char url[256];
-        long version = 0;
+        struct error *err = NULL;
+        struct h2_answer ans;
         const uint8_t *msg;
         size_t len, used;
 
-        (void) snprintf(url, sizeof(url), "%s%s", cfg->etcd, path);
+        if (!*conn && h2_connect(cfg->etcd, NULL, 5000, conn, &err) < 0)
+                die("etcd %s: %s", cfg->etcd, err->message);
+        h2_answer_init(&ans);
+        if (h2_call(*conn, path, req->buf, req->len, (size_t) 1 << 30, 15000, &ans, &err) < 0)
+                die("etcd %s failed: %s", path, err->message);
+        if (ans.status.code != 0 || grpc_frame_read((const uint8_t *) ans.body.buf, ans.body.len,
+                                                    ans.body.len, &msg, &len, &used) != 1)
+                die("etcd %s: no answer (gRPC status %d: %s)", path, ans.status.code,
+                    ans.status.message);
         strbuf_reset(out);
-        (void) curl_easy_setopt(h, CURLOPT_URL, url);
-        (void) curl_easy_setopt(h, CURLOPT_HTTP_VERSION,
-                                *h2 ? (long) CURL_HTTP_VERSION_2_0
-                                    : (long) CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE);
-        (void) curl_easy_setopt(h, CURLOPT_POSTFIELDS, req->buf);
-        (void) curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE, (long) req->len);
-        (void) curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, gather);
-        (void) curl_easy_setopt(h, CURLOPT_WRITEDATA, out);
-        if (curl_easy_perform(h) != CURLE_OK)
-                die("etcd %s failed", path);
-        (void) curl_easy_getinfo(h, CURLINFO_HTTP_VERSION, &version);
-        if (version != CURL_HTTP_VERSION_2_0)
-                die("etcd %s: not answered over HTTP/2", path);
-        *h2 = true;
-        if (grpc_frame_read((const uint8_t *) out->buf, out->len, out->len, &msg, &len, &used) != 1)
-                die("etcd %s: no answer (a gRPC error)", path);
-        memmove(out->buf, msg, len);
-        out->len = len;
+        strbuf_add(out, (const char *) msg, len);
+        h2_answer_release(&ans);
 }
 
 /* One put, compare-and-swap or range straight to etcd's gRPC API, as a minimal client sends it.
@@ -156,8 +140,8 @@ static void raw(struct worker *w, size_t i, enum op op)
         } else {
                 etcd_rpc_range(&req, &(struct etcd_range){ .key = key, .key_len = strlen(key) });
         }
-        grpc_call(w->cfg, w->h, &w->h2, op == OP_RAW_PUT ? PUT_PATH : etcd_rpc_path(method[op]),
-                  &req, &out);
+        grpc_call(w->cfg, &w->conn, op == OP_RAW_PUT ? PUT_PATH : etcd_rpc_path(method[op]), &req,
+                  &out);
         if (etcd_rpc_answer(method[op], (const uint8_t *) out.buf, out.len, &ans) < 0)
                 die("etcd %s: a malformed answer", op_names[op]);
         if (op == OP_RAW_TXN && !ans.succeeded)
@@ -177,10 +161,8 @@ static void load_raw_values(struct config *cfg)
         cleanup_free char *end = xstrdup(cfg->raw_values_from);
         struct strbuf req, out;
         struct etcd_answer ans;
-        CURL *h = curl_easy_init();
-        struct curl_slist *hd = curl_slist_append(NULL, "Content-Type: application/grpc");
+        struct h2_conn *conn = NULL;
         size_t bytes = 0;
-        bool h2 = false;
 
         strbuf_init(&req);
         strbuf_init(&out);
@@ -189,10 +171,8 @@ static void load_raw_values(struct config *cfg)
                                                    .key_len = strlen(cfg->raw_values_from),
                                                    .range_end = end,
                                                    .range_end_len = strlen(end) });
-        (void) curl_easy_setopt(h, CURLOPT_HTTPHEADER, hd);
-        grpc_call(cfg, h, &h2, etcd_rpc_path(ETCD_RANGE), &req, &out);
-        curl_easy_cleanup(h);
-        curl_slist_free_all(hd);
+        grpc_call(cfg, &conn, etcd_rpc_path(ETCD_RANGE), &req, &out);
+        h2_close(conn);
         if (etcd_rpc_answer(ETCD_RANGE, (const uint8_t *) out.buf, out.len, &ans) < 0)
                 die("etcd range %s: a malformed answer", cfg->raw_values_from);
         cfg->raw_values_n = ans.n_kvs;
@@ -214,13 +194,7 @@ static void load_raw_values(struct config *cfg)
 static void *worker_main(void *arg)
 {
         struct worker *w = arg;
-        struct curl_slist *hd = NULL;
 
-        if (w->op >= OP_RAW_PUT) {
-                w->h = curl_easy_init();
-                hd = curl_slist_append(NULL, "Content-Type: application/grpc");
-                (void) curl_easy_setopt(w->h, CURLOPT_HTTPHEADER, hd);
-        }
         for (size_t j = 0; j < w->n; j++) {
                 size_t i = j * w->cfg->threads + w->id;
                 struct error *err = NULL;
@@ -263,9 +237,7 @@ static void *worker_main(void *arg)
                 json_decref(o);
                 error_free(err);
         }
-        if (w->h)
-                curl_easy_cleanup(w->h);
-        curl_slist_free_all(hd);
+        h2_close(w->conn);
         return NULL;
 }
 
@@ -388,7 +360,6 @@ int main(int argc, char **argv)
         if (cfg.raw_values_from && !*cfg.raw_values_from)
                 die("--raw-values-from: an empty prefix");
         cfg.n -= cfg.n % cfg.threads;
-        (void) curl_global_init(CURL_GLOBAL_DEFAULT);
         (void) printf("objects %zu\nthreads %zu\n", cfg.n, cfg.threads);
         cfg.created = xcalloc(cfg.n, sizeof(*cfg.created));
         cfg.raw_rev = xcalloc(cfg.n, sizeof(*cfg.raw_rev));

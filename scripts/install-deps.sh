@@ -6,7 +6,7 @@ set -euo pipefail
 
 packages=(
         build-essential pkg-config clang clang-format cppcheck libclang-rt-14-dev
-        libjansson-dev libsqlite3-dev libmicrohttpd-dev libgnutls28-dev libcurl4-gnutls-dev
+        libjansson-dev libsqlite3-dev libmicrohttpd-dev libgnutls28-dev libcurl4-gnutls-dev libnghttp2-dev
         libssh2-1-dev libjemalloc-dev libcmocka-dev libyaml-dev libseccomp-dev zlib1g-dev libarchive-dev
         openssl curl jq busybox-static protobuf-compiler zstd
         e2fsprogs xfsprogs btrfs-progs util-linux

@@ -23,6 +23,7 @@
 #include "base/metrics.h"
 #include "http/curl-setup.h"
 #include "http/grpc.h"
+#include "http/h2-client.h"
 #include "node/node-metrics.h"
 #include "node/prober.h"
 #include "node/runtime/runtime.h"
@@ -380,7 +381,6 @@ failed:
 struct body {
         unsigned char buf[BODY_MAX];
         size_t len;
-        struct grpc_status grpc; /* HANDLER_GRPC's outcome */
 };
 
 static size_t body_write(char *data, size_t size, size_t n, void *ud)
@@ -392,12 +392,6 @@ static size_t body_write(char *data, size_t size, size_t n, void *ud)
                 take = sizeof(b->buf) - b->len;
         memcpy(b->buf + b->len, data, take);
         b->len += take;
-        return size * n;
-}
-
-static size_t grpc_header(char *data, size_t size, size_t n, void *ud)
-{
-        grpc_status_header(&((struct body *) ud)->grpc, data, size * n);
         return size * n;
 }
 
@@ -475,62 +469,52 @@ static enum probe_result run_grpc(const struct probe *pr, char **ret_why)
         static const char *const serving[] = { "UNKNOWN", "SERVING", "NOT_SERVING",
                                                "SERVICE_UNKNOWN" };
         cleanup_free char *hp = host_port(pr->host, pr->port);
-        cleanup_free char *url = xasprintf("http://%s/grpc.health.v1.Health/Check", hp);
+        cleanup_free char *url = xasprintf("http://%s", hp);
         cleanup_free unsigned char *req = xmalloc(16 + strlen(pr->grpc_service));
         size_t req_len = probe_grpc_request(pr->grpc_service, req, 16 + strlen(pr->grpc_service));
-        struct curl_slist *headers = NULL;
-        struct body *b = xcalloc(1, sizeof(*b));
-        cleanup_free char *why = NULL;
-        CURL *c = curl_easy_init();
+        int64_t deadline = time_monotonic_ms() + (int64_t) pr->timeout_s * 1000;
+        struct h2_conn *conn = NULL;
+        struct error *err = NULL;
         enum probe_result res = RESULT_FAILURE;
-        CURLcode rc;
-        int status;
+        struct h2_answer ans;
+        int r, status;
 
-        if (!c) {
-                free(b);
-                *ret_why = xstrdup("cannot start an HTTP/2 client");
-                return RESULT_ERROR;
-        }
-        b->grpc = (struct grpc_status) GRPC_STATUS_INIT;
-        headers = curl_slist_append(headers, "Content-Type: application/grpc");
-        headers = curl_slist_append(headers, "TE: trailers");
-        headers = curl_slist_append(headers, "User-Agent: " PROBE_USER_AGENT);
-        (void) curl_easy_setopt(c, CURLOPT_HTTP_VERSION,
-                                (long) CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE);
-        (void) curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers);
-        (void) curl_easy_setopt(c, CURLOPT_POSTFIELDS, req);
-        (void) curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE, (long) req_len);
-        (void) curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, grpc_header);
-        (void) curl_easy_setopt(c, CURLOPT_HEADERDATA, b);
-        rc = perform(c, url, pr, b, &why);
-        curl_easy_cleanup(c);
-        curl_slist_free_all(headers);
+        h2_answer_init(&ans);
         /* K8S: pkg/probe/grpc's words */
-        if (rc == CURLE_COULDNT_CONNECT || rc == CURLE_OPERATION_TIMEDOUT) {
-                *ret_why = rc == CURLE_OPERATION_TIMEDOUT
-                                   ? xasprintf("timeout: health rpc did not complete within %ds",
-                                               pr->timeout_s)
-                                   : xasprintf("timeout: failed to connect service \"%s\" within "
-                                               "%ds: %s",
-                                               hp, pr->timeout_s, why);
-        } else if (rc != CURLE_OK) {
-                *ret_why = xasprintf("error: health rpc probe failed: %s", why);
-        } else if (b->grpc.code == 12) { /* UNIMPLEMENTED */
+        r = h2_connect(url, &(struct h2_options){ .user_agent = PROBE_USER_AGENT },
+                       pr->timeout_s * 1000, &conn, &err);
+        if (r < 0) {
+                *ret_why = xasprintf("timeout: failed to connect service \"%s\" within %ds: %s", hp,
+                                     pr->timeout_s, err->message);
+                goto out;
+        }
+        r = h2_call(conn, "/grpc.health.v1.Health/Check", req, req_len, BODY_MAX,
+                    (int) (deadline - time_monotonic_ms()), &ans, &err);
+        if (r == -ETIMEDOUT) {
+                *ret_why =
+                        xasprintf("timeout: health rpc did not complete within %ds", pr->timeout_s);
+        } else if (r < 0) {
+                *ret_why = xasprintf("error: health rpc probe failed: %s", err->message);
+        } else if (ans.status.code == 12) { /* UNIMPLEMENTED */
                 *ret_why = xasprintf("error: this server does not implement the grpc health "
                                      "protocol (grpc.health.v1.Health): %s",
-                                     b->grpc.message);
-        } else if (b->grpc.code != 0) {
+                                     ans.status.message);
+        } else if (ans.status.code != 0) {
                 *ret_why = xasprintf("error: health rpc probe failed: rpc error: code = %d desc "
                                      "= %s",
-                                     b->grpc.code, b->grpc.message);
-        } else if ((status = probe_grpc_status(b->buf, b->len)) < 0) {
+                                     ans.status.code, ans.status.message);
+        } else if ((status = probe_grpc_status((const unsigned char *) ans.body.buf,
+                                               ans.body.len)) < 0) {
                 *ret_why = xstrdup("error: health rpc probe failed: malformed response");
         } else if (status != 1) {
                 *ret_why = xasprintf("service unhealthy (responded with \"%s\")", serving[status]);
         } else {
                 res = RESULT_SUCCESS;
         }
-        free(b);
+out:
+        error_free(err);
+        h2_close(conn);
+        h2_answer_release(&ans);
         return res;
 }
 

@@ -1,7 +1,7 @@
 /* store-etcd.c: the etcd backend, as kube-apiserver's etcd3 storage keeps objects
  * (k8s.io/apiserver/pkg/storage/etcd3: store.go, watcher.go, compact.go, lease_manager.go),
- * spoken over etcd's gRPC API (the messages of etcd-rpc.h, over libcurl's HTTP/2: with TLS by
- * ALPN, without by prior knowledge), as kube-apiserver's clientv3 does.
+ * spoken over etcd's gRPC API (the messages of etcd-rpc.h, over http/h2-client.h's HTTP/2: with
+ * TLS by ALPN, without by prior knowledge), as kube-apiserver's clientv3 does.
  *
  * Keys are /registry/<resource>/<namespace>/<name> (cluster-scoped: /registry/<resource>/<name>),
  * values the object's JSON without metadata.resourceVersion, which is the key's mod_revision,
@@ -11,14 +11,13 @@
  * same etcd, go through one stream; a write returns once that stream has delivered it. Also
  * here: periodic compaction (the compact_rev_key CAS) and a lease manager for objects with a
  * TTL. Not here: the public API (store.c) and the watchers' queues (watch-cache.c). */
-#include <curl/curl.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
+#include <sys/eventfd.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -26,8 +25,8 @@
 #include "base/json.h"
 #include "base/strbuf.h"
 #include "base/timeutil.h"
-#include "http/curl-setup.h"
 #include "http/grpc.h"
+#include "http/h2-client.h"
 #include "store/etcd-rpc.h"
 #include "store/store-internal.h"
 
@@ -71,6 +70,7 @@ struct store_etcd {
         size_t n_endpoints;
         unsigned current; /* index of the endpoint in use; atomic */
         char *cafile, *certfile, *keyfile;
+        struct h2_options tls; /* the three above */
         unsigned compaction_interval_ms;
 
         pthread_mutex_t pool_lock;
@@ -86,7 +86,7 @@ struct store_etcd {
         uint64_t feed_rv;             /* newest revision published into the cache */
         bool feed_created, stopping;
         bool no_retries; /* store_stop_retrying was called; atomic */
-        int feed_fd;     /* the watch stream's socket, -1 when none; under feed_lock */
+        int stop_fd;     /* an eventfd, readable once stopping: ends the watch stream at once */
         /* this store's writes under way (struct own_write); under feed_lock */
         struct own_write *own_writes;
         uint64_t own_tickets; /* the last ticket handed to one */
@@ -101,96 +101,27 @@ struct store_etcd {
 
 /* --- requests --- */
 
-/* A keep-alive curl handle on a multi handle of its own (transfer), and whether its connection
- * speaks HTTP/2 already. */
+/* A kept connection to one endpoint, for one caller at a time. */
 struct handle {
-        CURL *curl;
-        CURLM *multi; /* holds the kept connection between transfers */
-        /* Its last request went over HTTP/2: a plain-http connection it kept is reused by
-         * asking for HTTP/2 without prior knowledge (libcurl 7.88 fails a reused prior-knowledge
-         * connection with "Error in the HTTP2 framing layer", curl/curl#10634). */
-        bool h2;
-        /* e->current when its connection was made or last used: a connection made before a
-         * failover is not reused (libcurl 7.88 sends on a kept HTTP/2 connection without
-         * checking it first, and a write that fails to send is not retried) */
+        struct h2_conn *conn; /* NULL: none yet, or it failed */
+        /* e->current when its connection was made: a connection made before a failover is
+         * not reused (its member may be the one that failed) */
         unsigned current;
 };
 
-/* How long transfer waits for the socket after a round that delivered data, and otherwise. */
-#define TRANSFER_WAIT_SHORT_MS 1
-#define TRANSFER_WAIT_MS       1000
-
-/* curl_easy_perform's loop, on multi m that h stays on: except that after a round that moved
- * *delivered (the bytes the write callback took) the next wait is short. libcurl 7.88 can keep
- * the last frames of an HTTP/2 answer unread in its buffer until the socket wakes it again, and
- * curl_easy_perform waits up to a second for that: a list page of 126 KB was held a second,
- * and an apiserver restarting on 8,000 ConfigMaps took 17 s instead of 2 (fixed upstream in
- * 8.x's HTTP/2 rework). */
-static CURLcode transfer(CURLM *m, CURL *h, const size_t *delivered)
-{
-        CURLcode result = CURLE_OK;
-        CURLMsg *msg;
-        int running = 1, left;
-
-        if (curl_multi_add_handle(m, h) != CURLM_OK)
-                return CURLE_FAILED_INIT;
-        while (running) {
-                size_t before = *delivered;
-
-                if (curl_multi_perform(m, &running) != CURLM_OK) {
-                        result = CURLE_RECV_ERROR;
-                        break;
-                }
-                if (running && curl_multi_poll(m, NULL, 0,
-                                               *delivered != before ? TRANSFER_WAIT_SHORT_MS
-                                                                    : TRANSFER_WAIT_MS,
-                                               NULL) != CURLM_OK) {
-                        result = CURLE_RECV_ERROR;
-                        break;
-                }
-        }
-        while ((msg = curl_multi_info_read(m, &left)))
-                if (msg->msg == CURLMSG_DONE && msg->easy_handle == h)
-                        result = msg->data.result;
-        (void) curl_multi_remove_handle(m, h);
-        return result;
-}
-
 /* An answer: its bytes and what they decode to (whose keys and values point into them). */
 struct reply {
-        struct strbuf body;
+        struct h2_answer h;
         struct etcd_answer a;
-        bool too_big;
-        struct grpc_status status;
 };
 
 static void reply_release(struct reply *r)
 {
         etcd_answer_release(&r->a);
-        strbuf_release(&r->body);
+        h2_answer_release(&r->h);
 }
 
 #define cleanup_reply __attribute__((cleanup(reply_release)))
-
-static size_t reply_write(char *data, size_t size, size_t n, void *ud)
-{
-        struct reply *r = ud;
-
-        if (r->body.len + size * n > MAX_RESPONSE_BYTES) {
-                r->too_big = true;
-                return 0;
-        }
-        strbuf_add(&r->body, data, size * n);
-        return size * n;
-}
-
-static size_t reply_header(char *data, size_t size, size_t n, void *ud)
-{
-        struct reply *r = ud;
-
-        grpc_status_header(&r->status, data, size * n);
-        return size * n;
-}
 
 static struct handle *handle_get(struct store_etcd *e)
 {
@@ -200,13 +131,8 @@ static struct handle *handle_get(struct store_etcd *e)
         if (e->pool_len > 0)
                 h = e->pool[--e->pool_len];
         pthread_mutex_unlock(&e->pool_lock);
-        if (!h) {
+        if (!h)
                 h = xcalloc(1, sizeof(*h));
-                h->curl = curl_easy_init();
-                h->multi = curl_multi_init();
-                if (!h->curl || !h->multi)
-                        abort();
-        }
         return h;
 }
 
@@ -221,82 +147,12 @@ static void handle_put(struct store_etcd *e, struct handle *h)
         pthread_mutex_unlock(&e->pool_lock);
 }
 
-/* The options every request shares: gRPC over HTTP/2 (ALPN with TLS, prior knowledge or the
- * kept connection without: struct handle), TLS material, no signals, loopback-friendly
- * timeouts. */
-static void handle_setup(struct store_etcd *e, CURL *h, const char *url, const struct strbuf *body,
-                         struct curl_slist *headers, bool h2_kept)
-{
-        bool tls = strncmp(url, "https://", 8) == 0;
-
-        curl_easy_reset(h);
-        (void) curl_easy_setopt(h, CURLOPT_URL, url);
-        (void) curl_easy_setopt(h, CURLOPT_HTTP_VERSION,
-                                tls       ? (long) CURL_HTTP_VERSION_2TLS
-                                : h2_kept ? (long) CURL_HTTP_VERSION_2_0
-                                          : (long) CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE);
-        (void) curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-        (void) curl_easy_setopt(h, CURLOPT_POST, 1L);
-        (void) curl_easy_setopt(h, CURLOPT_POSTFIELDS, body->buf);
-        (void) curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE, (long) body->len);
-        (void) curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers);
-        (void) curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, (long) CONNECT_TIMEOUT_MS);
-        (void) curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
-        (void) curl_easy_setopt(h, CURLOPT_TCP_NODELAY, 1L);
-        if (e->cafile)
-                (void) curl_easy_setopt(h, CURLOPT_CAINFO, e->cafile);
-        if (e->certfile)
-                (void) curl_easy_setopt(h, CURLOPT_SSLCERT, e->certfile);
-        if (e->keyfile)
-                (void) curl_easy_setopt(h, CURLOPT_SSLKEY, e->keyfile);
-}
-
-/* gRPC's request headers (PROTOCOL-HTTP2: content-type and te). */
-static struct curl_slist *grpc_headers(void)
-{
-        struct curl_slist *h = curl_slist_append(NULL, "Content-Type: application/grpc");
-
-        if (h)
-                h = curl_slist_append(h, "TE: trailers");
-        if (!h)
-                abort();
-        return h;
-}
-
 /* The endpoint at cur (the value of e->current the caller used) failed: move every caller on
  * to the next, unless another already did. */
 static void endpoint_failed(struct store_etcd *e, unsigned cur)
 {
         (void) __atomic_compare_exchange_n(&e->current, &cur, cur + 1, false, __ATOMIC_RELAXED,
                                            __ATOMIC_RELAXED);
-}
-
-/* A connection-level failure: the next endpoint may answer. */
-static bool curl_failover(CURLcode c)
-{
-        switch (c) {
-        case CURLE_COULDNT_CONNECT:
-        case CURLE_COULDNT_RESOLVE_HOST:
-        case CURLE_OPERATION_TIMEDOUT:
-        case CURLE_SEND_ERROR:
-        case CURLE_RECV_ERROR:
-        case CURLE_GOT_NOTHING:
-        case CURLE_SSL_CONNECT_ERROR:
-        case CURLE_PARTIAL_FILE:
-        case CURLE_HTTP2:
-        case CURLE_HTTP2_STREAM:
-                return true;
-        default:
-                return false;
-        }
-}
-
-/* Only a request that never reached a server is safe to send again unconditionally: a write
- * cut off after it was sent may have been applied (clientv3 retries mutations only then). */
-static bool curl_unsent(CURLcode c)
-{
-        return c == CURLE_COULDNT_CONNECT || c == CURLE_COULDNT_RESOLVE_HOST ||
-               c == CURLE_SSL_CONNECT_ERROR;
 }
 
 /* gRPC status codes (google.golang.org/grpc/codes) etcd answers with. */
@@ -340,72 +196,67 @@ static int etcd_errno(const char *msg, int code)
 static int etcd_call(struct store_etcd *e, enum etcd_method m, const struct strbuf *req,
                      bool idempotent, struct reply *ret, struct error **reterr)
 {
-        struct curl_slist *headers = grpc_headers();
         const char *path = etcd_rpc_path(m);
         int64_t deadline = time_monotonic_ms() + RETRY_MS;
         cleanup_free char *last_error = NULL;
-        bool http1_answered = false; /* the last try found HTTP/1.1 where HTTP/2 was kept */
         int r = -EIO;
 
-        *ret = (struct reply){ .status = GRPC_STATUS_INIT };
-        strbuf_init(&ret->body);
+        *ret = (struct reply){ 0 };
+        h2_answer_init(&ret->h);
         for (size_t tries = 0;; tries++) {
                 unsigned cur = __atomic_load_n(&e->current, __ATOMIC_RELAXED);
                 unsigned idx = cur % e->n_endpoints;
-                cleanup_free char *url = xasprintf("%s%s", e->endpoints[idx], path);
                 struct handle *h = handle_get(e);
-                bool fresh = h->current != cur || http1_answered;
-                bool h2_kept = h->h2 && !fresh;
+                struct error *err = NULL;
+                bool unsent, connected = true, lasting = false;
                 const uint8_t *msg;
                 size_t len, used;
-                long version = 0;
-                CURLcode c;
+                int c = 0;
 
-                strbuf_reset(&ret->body);
-                ret->too_big = false;
-                ret->status = (struct grpc_status) GRPC_STATUS_INIT;
-                handle_setup(e, h->curl, url, req, headers, h2_kept);
-                (void) curl_easy_setopt(h->curl, CURLOPT_FRESH_CONNECT, fresh ? 1L : 0L);
-                (void) curl_easy_setopt(h->curl, CURLOPT_TIMEOUT_MS, (long) REQUEST_TIMEOUT_MS);
-                (void) curl_easy_setopt(h->curl, CURLOPT_WRITEFUNCTION, reply_write);
-                (void) curl_easy_setopt(h->curl, CURLOPT_WRITEDATA, ret);
-                (void) curl_easy_setopt(h->curl, CURLOPT_HEADERFUNCTION, reply_header);
-                (void) curl_easy_setopt(h->curl, CURLOPT_HEADERDATA, ret);
-                c = transfer(h->multi, h->curl, &ret->body.len);
-                if (c == CURLE_OK)
-                        (void) curl_easy_getinfo(h->curl, CURLINFO_HTTP_VERSION, &version);
-                h->h2 = c == CURLE_OK && version == CURL_HTTP_VERSION_2_0;
-                h->current = cur;
+                if (h->conn && (h->current != cur || !h2_usable(h->conn))) {
+                        h2_close(h->conn);
+                        h->conn = NULL;
+                }
+                if (!h->conn) {
+                        c = h2_connect(e->endpoints[idx], &e->tls, CONNECT_TIMEOUT_MS, &h->conn,
+                                       &err);
+                        connected = c == 0;
+                        /* a failed handshake (no or a wrong client certificate) does not heal */
+                        lasting = c == -EPROTO;
+                        h->current = cur;
+                }
+                if (c == 0)
+                        c = h2_call(h->conn, path, req->buf, req->len, MAX_RESPONSE_BYTES,
+                                    REQUEST_TIMEOUT_MS, &ret->h, &err);
+                if (c < 0 && c != -E2BIG && h->conn) {
+                        h2_close(h->conn);
+                        h->conn = NULL;
+                }
                 handle_put(e, h);
 
-                if (c == CURLE_OK && version != CURL_HTTP_VERSION_2_0 && h2_kept &&
-                    strncmp(url, "http://", 7) == 0) {
-                        /* the kept connection had closed and a new one spoke HTTP/1.1, which
-                         * etcd's gRPC service never sees: ask again with prior knowledge, on a
-                         * new connection */
-                        http1_answered = true;
-                        tries--;
-                        continue;
-                }
-                http1_answered = false;
-                if (c != CURLE_OK) {
+                if (c < 0) {
                         free(last_error);
-                        last_error = xasprintf("%s: %s", e->endpoints[idx], curl_easy_strerror(c));
-                        if (ret->too_big) {
+                        last_error = xasprintf("%s: %s", e->endpoints[idx],
+                                               err ? err->message : strerror(-c));
+                        error_free(err);
+                        if (c == -E2BIG) {
                                 r = error_set(reterr, EIO, "etcd %s: response too large", path);
                                 break;
                         }
-                        if (!curl_failover(c) || (!idempotent && !curl_unsent(c))) {
+                        /* nothing reached a server: a connection that could not be made, or
+                         * one the server let go of before the request */
+                        unsent = !connected || c == -ENOTCONN;
+                        if (!idempotent && !unsent) {
                                 r = error_set(reterr, EIO, "etcd %s: %s", path, last_error);
                                 break;
                         }
                         /* K8S (clientv3's balancer): on a connection error, the next endpoint */
                         endpoint_failed(e, cur);
                         /* A refused connection may be a member still starting: keep trying
-                         * for a while. A failed handshake (no or a wrong client certificate)
-                         * does not heal: once every endpoint said so, give up. */
+                         * for a while. A failed handshake does not heal: once every endpoint
+                         * said so, give up. */
                         if (tries + 1 >= e->n_endpoints &&
-                            (time_monotonic_ms() > deadline || c == CURLE_SSL_CONNECT_ERROR ||
+                            (time_monotonic_ms() > deadline || lasting ||
                              __atomic_load_n(&e->no_retries, __ATOMIC_ACQUIRE))) {
                                 r = error_set(reterr, EIO, "etcd %s: no endpoint answers: %s", path,
                                               last_error);
@@ -415,30 +266,30 @@ static int etcd_call(struct store_etcd *e, enum etcd_method m, const struct strb
                                 (void) nanosleep(&(struct timespec){ 0, 100 * 1000 * 1000 }, NULL);
                         continue;
                 }
-                if (ret->status.code != GRPC_OK) {
-                        const char *msg_text = ret->status.message;
+                if (ret->h.status.code != GRPC_OK) {
+                        const char *msg_text = ret->h.status.message;
 
-                        if (ret->status.code < 0) {
+                        if (ret->h.status.code < 0) {
                                 r = error_set(reterr, EIO, "etcd %s: %s: not a gRPC answer", path,
                                               e->endpoints[idx]);
                                 break;
                         }
-                        if (etcd_transient(msg_text, ret->status.code) &&
+                        if (etcd_transient(msg_text, ret->h.status.code) &&
                             time_monotonic_ms() < deadline &&
                             !__atomic_load_n(&e->no_retries, __ATOMIC_ACQUIRE)) {
                                 endpoint_failed(e, cur);
                                 (void) nanosleep(&(struct timespec){ 0, 100 * 1000 * 1000 }, NULL);
                                 continue;
                         }
-                        r = etcd_errno(msg_text, ret->status.code);
+                        r = etcd_errno(msg_text, ret->h.status.code);
                         r = error_set(reterr, -r, "etcd %s: %s", path,
                                       *msg_text ? msg_text : "error");
                         break;
                 }
                 /* a unary answer: exactly one message */
-                if (grpc_frame_read((const uint8_t *) ret->body.buf, ret->body.len,
+                if (grpc_frame_read((const uint8_t *) ret->h.body.buf, ret->h.body.len,
                                     MAX_RESPONSE_BYTES, &msg, &len, &used) != 1 ||
-                    used != ret->body.len || etcd_rpc_answer(m, msg, len, &ret->a) < 0) {
+                    used != ret->h.body.len || etcd_rpc_answer(m, msg, len, &ret->a) < 0) {
                         r = error_set(reterr, EIO, "etcd %s: %s: malformed answer", path,
                                       e->endpoints[idx]);
                         break;
@@ -446,7 +297,6 @@ static int etcd_call(struct store_etcd *e, enum etcd_method m, const struct strb
                 r = 0;
                 break;
         }
-        curl_slist_free_all(headers);
         return r;
 }
 
@@ -730,7 +580,6 @@ static bool key_split(char *key, const char **resource, const char **ns, const c
 struct feed {
         struct store_etcd *e;
         struct strbuf pending; /* the stream's bytes not yet a whole message */
-        size_t received;       /* every byte the stream brought (transfer) */
         uint64_t next_rev;     /* the revision the next (re)connection starts from */
         uint64_t compacted;    /* set when etcd cancelled the watch: history lost */
         bool broken, created;  /* the stream said something this code cannot follow */
@@ -853,89 +702,56 @@ static void feed_message(struct feed *f, const uint8_t *msg, size_t len)
 }
 
 /* The stream's bytes: each whole gRPC message is one WatchResponse. */
-static size_t feed_write(char *data, size_t size, size_t n, void *ud)
+/* The stream's bytes as they arrive (h2_data_fn): each whole message to feed_message; false
+ * (the stream ends) once it cannot be followed. */
+static bool feed_data(void *ud, const uint8_t *data, size_t total)
 {
         struct feed *f = ud;
-        size_t total = size * n, at = 0;
+        size_t at = 0;
         const uint8_t *msg;
         size_t len, used;
         int k;
 
-        f->received += total;
-        strbuf_add(&f->pending, data, total);
+        strbuf_add(&f->pending, (const char *) data, total);
         while ((k = grpc_frame_read((const uint8_t *) f->pending.buf + at, f->pending.len - at,
                                     MAX_WATCH_MESSAGE_BYTES, &msg, &len, &used)) == 1) {
                 feed_message(f, msg, len);
                 at += used;
                 if (f->compacted || f->broken)
-                        return 0;
+                        return false;
         }
-        if (k < 0)
-                return 0;
+        if (k < 0) {
+                f->broken = true;
+                return false;
+        }
         memmove(f->pending.buf, f->pending.buf + at, f->pending.len - at + 1);
         f->pending.len -= at;
-        return total;
+        return true;
 }
 
-static int feed_progress(void *ud, curl_off_t a, curl_off_t b, curl_off_t c, curl_off_t d)
-{
-        struct feed *f = ud;
-
-        (void) a, (void) b, (void) c, (void) d;
-        return __atomic_load_n(&f->e->stopping, __ATOMIC_ACQUIRE) ? 1 : 0;
-}
-
-/* Remembers the stream's socket so closing the store can cut it at once (libcurl would notice
- * the stop flag only at its next progress call, up to a second later). */
-static curl_socket_t feed_open_socket(void *ud, curlsocktype purpose, struct curl_sockaddr *a)
-{
-        struct store_etcd *e = ud;
-        curl_socket_t fd = socket(a->family, a->socktype | SOCK_CLOEXEC, a->protocol);
-
-        (void) purpose;
-        pthread_mutex_lock(&e->feed_lock);
-        if (e->stopping && fd >= 0) {
-                (void) close(fd);
-                fd = CURL_SOCKET_BAD;
-        }
-        e->feed_fd = fd;
-        pthread_mutex_unlock(&e->feed_lock);
-        return fd;
-}
-
-static int feed_close_socket(void *ud, curl_socket_t fd)
-{
-        struct store_etcd *e = ud;
-
-        pthread_mutex_lock(&e->feed_lock);
-        if (e->feed_fd == fd)
-                e->feed_fd = -1;
-        pthread_mutex_unlock(&e->feed_lock);
-        return close(fd);
-}
+/* A watch stream silent this long gets a PING, and is taken for dead when silent as long again
+ * (a member that vanished without closing its connections). K8S: clientv3's keepalive time
+ * (kube-apiserver's DialKeepAliveTime, 30 s), which etcd's keepalive enforcement (its
+ * --grpc-keepalive-min-time, 5 s by default) allows. */
+#define FEED_IDLE_MS 30000
 
 static void *feed_run(void *p)
 {
         struct store_etcd *e = p;
         struct feed f = { .e = e };
-        struct curl_slist *headers = grpc_headers();
-        CURL *h = curl_easy_init();
-        CURLM *m = curl_multi_init();
         size_t end_len;
         cleanup_free char *end = prefix_end(REGISTRY_PREFIX, &end_len);
 
         (void) pthread_setname_np(pthread_self(), "etcd-feed");
-        if (!h || !m)
-                abort();
         strbuf_init(&f.pending);
         f.next_rev = e->feed_rv + 1;
         while (!__atomic_load_n(&e->stopping, __ATOMIC_ACQUIRE)) {
                 unsigned cur = __atomic_load_n(&e->current, __ATOMIC_RELAXED);
                 unsigned idx = cur % e->n_endpoints;
-                cleanup_free char *url =
-                        xasprintf("%s%s", e->endpoints[idx], etcd_rpc_path(ETCD_WATCH));
+                struct grpc_status status;
+                struct h2_conn *conn = NULL;
                 struct strbuf body;
-                CURLcode c;
+                int c;
 
                 /* one create request, then the request stream ends: etcd keeps the watch
                  * (its recvLoop ends, the send loop goes on) */
@@ -945,24 +761,12 @@ static void *feed_run(void *p)
                 f.broken = false;
                 f.compacted = 0;
                 strbuf_reset(&f.pending);
-                /* its own connection (FORBID_REUSE below): prior knowledge always works */
-                handle_setup(e, h, url, &body, headers, false);
-                (void) curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, feed_write);
-                (void) curl_easy_setopt(h, CURLOPT_WRITEDATA, &f);
-                (void) curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
-                (void) curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, feed_progress);
-                (void) curl_easy_setopt(h, CURLOPT_XFERINFODATA, &f);
-                (void) curl_easy_setopt(h, CURLOPT_OPENSOCKETFUNCTION, feed_open_socket);
-                (void) curl_easy_setopt(h, CURLOPT_OPENSOCKETDATA, e);
-                (void) curl_easy_setopt(h, CURLOPT_CLOSESOCKETFUNCTION, feed_close_socket);
-                (void) curl_easy_setopt(h, CURLOPT_CLOSESOCKETDATA, e);
-                /* the stream's connection is its own, never reused by another request */
-                (void) curl_easy_setopt(h, CURLOPT_FORBID_REUSE, 1L);
-                /* a dead member is noticed within a minute even without a RST */
-                (void) curl_easy_setopt(h, CURLOPT_TCP_KEEPALIVE, 1L);
-                (void) curl_easy_setopt(h, CURLOPT_TCP_KEEPIDLE, 10L);
-                (void) curl_easy_setopt(h, CURLOPT_TCP_KEEPINTVL, 5L);
-                c = transfer(m, h, &f.received);
+                /* the stream's connection is its own */
+                c = h2_connect(e->endpoints[idx], &e->tls, CONNECT_TIMEOUT_MS, &conn, NULL);
+                if (c == 0)
+                        c = h2_stream(conn, etcd_rpc_path(ETCD_WATCH), body.buf, body.len,
+                                      e->stop_fd, FEED_IDLE_MS, feed_data, &f, &status, NULL);
+                h2_close(conn);
                 strbuf_release(&body);
                 if (__atomic_load_n(&e->stopping, __ATOMIC_ACQUIRE))
                         break;
@@ -986,14 +790,11 @@ static void *feed_run(void *p)
                         }
                         continue;
                 }
-                if (c != CURLE_OK || f.broken || !f.created)
+                if (c != 0 || f.broken || !f.created)
                         endpoint_failed(e, cur);
                 (void) nanosleep(&(struct timespec){ 0, 100 * 1000 * 1000 }, NULL);
         }
         strbuf_release(&f.pending);
-        curl_easy_cleanup(h);
-        curl_multi_cleanup(m);
-        curl_slist_free_all(headers);
         return NULL;
 }
 
@@ -1554,18 +1355,17 @@ static void etcd_free(struct store_backend *b)
         own_writes_wake(e);
         pthread_cond_broadcast(&e->own_cond);
         pthread_cond_broadcast(&e->stop_cond);
-        if (e->feed_fd >= 0)
-                (void) shutdown(e->feed_fd, SHUT_RDWR);
+        (void) eventfd_write(e->stop_fd, 1);
         pthread_mutex_unlock(&e->feed_lock);
         if (e->feed_started)
                 (void) pthread_join(e->feed_thread, NULL);
         if (e->compact_started)
                 (void) pthread_join(e->compact_thread, NULL);
         for (size_t i = 0; i < e->pool_len; i++) {
-                curl_easy_cleanup(e->pool[i]->curl);
-                curl_multi_cleanup(e->pool[i]->multi);
+                h2_close(e->pool[i]->conn);
                 free(e->pool[i]);
         }
+        (void) close(e->stop_fd);
         free(e->pool);
         for (size_t i = 0; i < e->n_endpoints; i++)
                 free(e->endpoints[i]);
@@ -1651,16 +1451,18 @@ int store_etcd_open(const struct store_etcd_options *eo, struct store_backend **
         struct store_etcd *e;
         int r;
 
-        r = http_curl_setup(reterr);
-        if (r < 0)
-                return r;
         e = xcalloc(1, sizeof(*e));
         e->base.ops = &etcd_ops;
-        e->feed_fd = -1;
+        e->stop_fd = eventfd(0, EFD_CLOEXEC);
+        if (e->stop_fd < 0)
+                abort();
         e->compaction_interval_ms = eo->compaction_interval_ms;
         e->cafile = eo->cafile ? xstrdup(eo->cafile) : NULL;
         e->certfile = eo->certfile ? xstrdup(eo->certfile) : NULL;
         e->keyfile = eo->keyfile ? xstrdup(eo->keyfile) : NULL;
+        e->tls = (struct h2_options){ .ca_file = e->cafile,
+                                      .cert_file = e->certfile,
+                                      .key_file = e->keyfile };
         if (pthread_mutex_init(&e->pool_lock, NULL) != 0 ||
             pthread_mutex_init(&e->feed_lock, NULL) != 0 ||
             pthread_mutex_init(&e->ttl_lock, NULL) != 0)
