@@ -877,7 +877,6 @@ static void test_answer_too_big(void **state)
  * without anything sent. */
 static void test_goaway_before_call(void **state)
 {
-        cleanup_error struct error *err = NULL;
         struct h2_conn *c;
 
         server_start(MODE_GOAWAY, NULL, false);
@@ -895,7 +894,6 @@ static void test_goaway_before_call(void **state)
  * -ENOTCONN, and the connection takes no more calls. */
 static void test_goaway_below_call(void **state)
 {
-        cleanup_error struct error *err = NULL;
         struct h2_conn *c;
 
         server_start(MODE_GOAWAY_BELOW, NULL, false);
@@ -911,7 +909,6 @@ static void test_goaway_below_call(void **state)
  * the connection takes no more calls (-ENOTCONN, nothing sent). */
 static void test_goaway_after_call(void **state)
 {
-        cleanup_error struct error *err = NULL;
         struct h2_conn *c;
 
         server_start(MODE_GOAWAY_ABOVE, NULL, false);
@@ -928,7 +925,6 @@ static void test_goaway_after_call(void **state)
 /* REFUSED_STREAM: the call never reached the server (-ENOTCONN); the connection stays. */
 static void test_refused_stream(void **state)
 {
-        cleanup_error struct error *err = NULL;
         struct h2_conn *c;
 
         server_start(MODE_REFUSE_FIRST, NULL, false);
@@ -946,7 +942,6 @@ static void test_refused_stream(void **state)
  * connection is done. */
 static void test_hang_up_after_request(void **state)
 {
-        cleanup_error struct error *err = NULL;
         struct h2_conn *c;
 
         server_start(MODE_CLOSE, NULL, false);
