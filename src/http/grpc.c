@@ -2,6 +2,7 @@
 #include "http/grpc.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -44,18 +45,24 @@ int grpc_frame_read(const uint8_t *buf, size_t len, size_t max_len, const uint8_
         return 1;
 }
 
-void grpc_status_header(struct grpc_status *s, const char *line, size_t len)
+void grpc_status_field(struct grpc_status *s, const char *name, size_t name_len, const char *value,
+                       size_t value_len)
 {
-        if (len > 12 && strncasecmp(line, "grpc-status:", 12) == 0) {
-                s->code = atoi(line + 12);
-        } else if (len > 13 && strncasecmp(line, "grpc-message:", 13) == 0) {
-                size_t skip = strspn(line + 13, " ");
-                size_t m = len - 13 > skip ? len - 13 - skip : 0;
+        /* leading spaces are not the value's (RFC 9110 5.5), nor is a line end */
+        while (value_len && *value == ' ') {
+                value++;
+                value_len--;
+        }
+        if (value_len > sizeof(s->message) - 1)
+                value_len = sizeof(s->message) - 1;
+        if (name_len == 11 && strncasecmp(name, "grpc-status", 11) == 0) {
+                char digits[16];
 
-                if (m > sizeof(s->message) - 1)
-                        m = sizeof(s->message) - 1;
-                memcpy(s->message, line + 13 + skip, m);
-                s->message[m] = '\0';
+                (void) snprintf(digits, sizeof(digits), "%.*s", (int) value_len, value);
+                s->code = atoi(digits);
+        } else if (name_len == 12 && strncasecmp(name, "grpc-message", 12) == 0) {
+                memcpy(s->message, value, value_len);
+                s->message[value_len] = '\0';
                 s->message[strcspn(s->message, "\r\n")] = '\0';
                 /* PROTOCOL-HTTP2: percent-encoded */
                 (void) http_unescape(s->message);

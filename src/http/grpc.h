@@ -1,8 +1,9 @@
-/* grpc.h: gRPC's own layer over HTTP/2 (grpc/doc/PROTOCOL-HTTP2.md), for flexlet's two gRPC
- * clients, both over libcurl: the etcd store (store/store-etcd.c) and the prober's health
- * checks (node/prober.c). A message travels as a Length-Prefixed-Message (a compression flag,
- * always 0 here, and a 4-byte big-endian length); a call's outcome comes as the grpc-status
- * and grpc-message headers, in the trailers or in a trailers-only answer. Pure functions. */
+/* grpc.h: gRPC's own layer over HTTP/2 (grpc/doc/PROTOCOL-HTTP2.md), for flexlet's gRPC calls
+ * over http/h2-client.h: the etcd store's (store/store-etcd.c), the prober's health checks
+ * (node/prober.c) and the bench's minimal etcd client. A message travels as a
+ * Length-Prefixed-Message (a compression flag, always 0 here, and a 4-byte big-endian length); a
+ * call's outcome comes as the grpc-status and grpc-message headers, in the trailers or in a
+ * trailers-only answer. Pure functions. */
 #ifndef FLEXLET_HTTP_GRPC_H
 #define FLEXLET_HTTP_GRPC_H
 
@@ -33,8 +34,9 @@ struct grpc_status {
   .code = -1             \
  }
 
-/* One header or trailer line as libcurl hands it ("name: value\r\n"): a grpc-status or
- * grpc-message goes into *s, any other line is passed over. */
-void grpc_status_header(struct grpc_status *s, const char *line, size_t len);
+/* One header or trailer field of an answer: a grpc-status or grpc-message (names compared
+ * without case) goes into *s, any other field is passed over. */
+void grpc_status_field(struct grpc_status *s, const char *name, size_t name_len, const char *value,
+                       size_t value_len);
 
 #endif

@@ -251,8 +251,6 @@ static int on_header(nghttp2_session *s, const nghttp2_frame *frame, const uint8
 {
         struct h2_conn *c = ud;
         struct grpc_status *st = c->ans ? &c->ans->status : c->status;
-        char line[512];
-        int n;
 
         (void) s, (void) flags;
         if (frame->hd.stream_id != c->stream)
@@ -262,12 +260,9 @@ static int on_header(nghttp2_session *s, const nghttp2_frame *frame, const uint8
                         c->ans->http_status = atoi((const char *) value);
                 return 0;
         }
-        /* grpc.h reads the lines libcurl hands over: make one */
-        n = snprintf(line, sizeof(line), "%.*s: %.*s\r\n", (int) name_len, (const char *) name,
-                     (int) value_len, (const char *) value);
-        if (st && n > 0)
-                grpc_status_header(st, line,
-                                   (size_t) n < sizeof(line) ? (size_t) n : sizeof(line) - 1);
+        if (st)
+                grpc_status_field(st, (const char *) name, name_len, (const char *) value,
+                                  value_len);
         return 0;
 }
 
@@ -363,7 +358,7 @@ static int tcp_connect(struct h2_conn *c, const char *host, const char *port, in
 {
         struct addrinfo hints = { .ai_socktype = SOCK_STREAM, .ai_flags = AI_NUMERICSERV };
         struct addrinfo *ai = NULL;
-        int r = -EHOSTUNREACH, one = 1;
+        int r, one = 1;
 
         r = getaddrinfo(host, port, &hints, &ai);
         if (r != 0)
@@ -372,8 +367,8 @@ static int tcp_connect(struct h2_conn *c, const char *host, const char *port, in
         for (struct addrinfo *a = ai; a; a = a->ai_next) {
                 int fd = socket(a->ai_family, a->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC,
                                 a->ai_protocol);
-                socklen_t len = sizeof(r);
                 int w, err = 0;
+                socklen_t len = sizeof(err);
 
                 if (fd < 0) {
                         r = -errno;
