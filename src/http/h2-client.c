@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "base/alloc.h"
+#include "base/net.h"
 #include "base/timeutil.h"
 
 /* The receive windows the client offers (stream and connection): a 16 MiB answer flows without
@@ -356,48 +357,17 @@ static int parse_url(struct h2_conn *c, const char *url, char **ret_host, char *
 static int tcp_connect(struct h2_conn *c, const char *host, const char *port, int64_t deadline,
                        struct error **reterr)
 {
-        struct addrinfo hints = { .ai_socktype = SOCK_STREAM, .ai_flags = AI_NUMERICSERV };
-        struct addrinfo *ai = NULL;
-        int r, one = 1;
+        struct net_dial_failure why;
+        int one = 1;
+        int fd = net_dial(host, port, remaining_ms(deadline), &why);
 
-        r = getaddrinfo(host, port, &hints, &ai);
-        if (r != 0)
-                return error_set(reterr, EHOSTUNREACH, "resolve %s: %s", host, gai_strerror(r));
-        r = -EHOSTUNREACH;
-        for (struct addrinfo *a = ai; a; a = a->ai_next) {
-                int fd = socket(a->ai_family, a->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC,
-                                a->ai_protocol);
-                int w, err = 0;
-                socklen_t len = sizeof(err);
-
-                if (fd < 0) {
-                        r = -errno;
-                        continue;
-                }
-                if (connect(fd, a->ai_addr, a->ai_addrlen) < 0 && errno != EINPROGRESS) {
-                        r = -errno;
-                        close(fd);
-                        continue;
-                }
-                w = wait_fd(fd, POLLOUT, -1, deadline);
-                if (w <= 0) {
-                        r = w == 0 ? -ETIMEDOUT : w;
-                        close(fd);
-                        continue;
-                }
-                if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0 || err) {
-                        r = -(err ? err : errno);
-                        close(fd);
-                        continue;
-                }
-                (void) setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-                c->fd = fd;
-                r = 0;
-                break;
-        }
-        freeaddrinfo(ai);
-        if (r < 0)
-                return error_set(reterr, -r, "connect to %s: %s", c->authority, strerror(-r));
+        if (fd == -EHOSTUNREACH && why.gai_error)
+                return error_set(reterr, EHOSTUNREACH, "resolve %s: %s", host,
+                                 gai_strerror(why.gai_error));
+        if (fd < 0)
+                return error_set(reterr, -fd, "connect to %s: %s", c->authority, strerror(-fd));
+        (void) setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+        c->fd = fd;
         return 0;
 }
 

@@ -21,6 +21,7 @@
 #include "base/strbuf.h"
 #include "base/timeutil.h"
 #include "base/metrics.h"
+#include "base/net.h"
 #include "http/curl-setup.h"
 #include "http/grpc.h"
 #include "http/h2-client.h"
@@ -332,50 +333,26 @@ static char *errno_words(int e)
 
 static enum probe_result run_tcp(const struct probe *pr, char **ret_why)
 {
-        struct addrinfo hints = { .ai_socktype = SOCK_STREAM, .ai_flags = AI_NUMERICSERV };
-        struct addrinfo *ai = NULL;
         cleanup_free char *hp = host_port(pr->host, pr->port), *port = xasprintf("%d", pr->port);
-        int fd = -1, r, err = 0;
-        socklen_t len = sizeof(err);
-        struct pollfd pfd;
+        struct net_dial_failure why;
+        int fd = net_dial(pr->host, port, pr->timeout_s * 1000, &why);
+        cleanup_free char *words = NULL;
 
-        r = getaddrinfo(pr->host, port, &hints, &ai);
-        if (r != 0) {
-                *ret_why = xasprintf("dial tcp %s: lookup %s: %s", hp, pr->host, gai_strerror(r));
-                return RESULT_FAILURE;
-        }
-        fd = socket(ai->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-        if (fd < 0) {
-                err = errno;
-                freeaddrinfo(ai);
-                *ret_why = xasprintf("dial tcp %s: socket: %s", hp, strerror(err));
-                return RESULT_FAILURE;
-        }
-        r = connect(fd, ai->ai_addr, ai->ai_addrlen);
-        freeaddrinfo(ai);
-        if (r < 0 && errno != EINPROGRESS) {
-                err = errno;
-                goto failed;
-        }
-        pfd = (struct pollfd){ .fd = fd, .events = POLLOUT };
-        do {
-                r = poll(&pfd, 1, pr->timeout_s * 1000);
-        } while (r < 0 && errno == EINTR);
-        if (r == 0) {
+        if (fd >= 0) {
                 (void) close(fd);
+                return RESULT_SUCCESS;
+        }
+        /* K8S: Go's dial errors */
+        if (why.gai_error)
+                *ret_why = xasprintf("dial tcp %s: lookup %s: %s", hp, pr->host,
+                                     gai_strerror(why.gai_error));
+        else if (fd == -ETIMEDOUT)
                 *ret_why = xasprintf("dial tcp %s: i/o timeout", hp);
-                return RESULT_FAILURE;
-        }
-        if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0)
-                err = errno;
-failed:
-        (void) close(fd);
-        if (err) {
-                cleanup_free char *words = errno_words(err);
-                *ret_why = xasprintf("dial tcp %s: connect: %s", hp, words);
-                return RESULT_FAILURE;
-        }
-        return RESULT_SUCCESS;
+        else if (streq(why.op, "socket"))
+                *ret_why = xasprintf("dial tcp %s: socket: %s", hp, strerror(-fd));
+        else
+                *ret_why = xasprintf("dial tcp %s: connect: %s", hp, words = errno_words(-fd));
+        return RESULT_FAILURE;
 }
 
 struct body {
